@@ -1,0 +1,276 @@
+/*
+ * scope_profiler.h - region profiler for C/Fortran HPC codes.
+ *
+ * Introduction
+ * ------------
+ * A region is a named stretch of code. Each time it runs, scope-profiler
+ * records an int64 start and end stamp in nanoseconds of CLOCK_MONOTONIC
+ * (the clock of Python's time.perf_counter_ns() on Linux). Stamps go to a
+ * per-thread in-memory buffer; a full buffer is appended to the rank's spill
+ * file; sp_finalize() writes one HDF5 file for all MPI ranks:
+ *
+ *     profiling_data.h5
+ *       rank<N>/regions/<region link name>/start_times   int64 ns
+ *       rank<N>/regions/<region link name>/end_times     int64 ns
+ *
+ * Region names are free text; in the file, '%' becomes "%25", '/' becomes
+ * "%2F" and a name that is exactly "." becomes "%2E" (HDF5 link names cannot
+ * hold '/' and "." means the group itself). The original name is also stored
+ * as the attribute "name" of the region group.
+ *
+ * Simple use:
+ *
+ *     sp_setup(NULL);                        // defaults, environment overrides
+ *     int h = sp_region("compute");          // once
+ *     for (...) { sp_start(h); work(); sp_stop(h); }
+ *     SP_BLOCK("io") { write_output(); }
+ *     sp_finalize();                         // writes profiling_data.h5
+ *
+ * Threads: every call may be made from any thread (OpenMP or pthreads);
+ * each thread records into its own buffers without locks. sp_setup() and
+ * sp_finalize() must be called from one thread while no other thread is
+ * inside a profiler call.
+ *
+ * The library never exits or aborts the host program. Problems are
+ * reported once per kind through the log function (stderr, prefixed
+ * "scope-profiler:" unless replaced with sp_log_set()).
+ */
+#ifndef SCOPE_PROFILER_H
+#define SCOPE_PROFILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SP_STATIC_DEFINE)
+#define SP_EXPORT
+#elif defined(SP_BUILDING_LIBRARY)
+#define SP_EXPORT __attribute__((visibility("default")))
+#else
+#define SP_EXPORT
+#endif
+
+/* ===================================================================== */
+/*  Version                                                              */
+/* ===================================================================== */
+
+#define SP_VERSION_MAJOR 0
+#define SP_VERSION_MINOR 1
+#define SP_VERSION_PATCH 0
+#define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + SP_VERSION_PATCH)
+#define SP_VERSION_STRING "0.1.0"
+
+/* Version of the file layout written (root attribute scope_profiler_schema). */
+#define SP_SCHEMA_VERSION 1
+
+/** Runtime version: SP_VERSION_NUMBER of the library actually linked. */
+SP_EXPORT unsigned sp_version_number(void);
+/** Runtime version as "MAJOR.MINOR.PATCH"; a static string. */
+SP_EXPORT const char *sp_version_string(void);
+
+/* ===================================================================== */
+/*  Errors                                                               */
+/* ===================================================================== */
+
+/* X-macro: one list generates the enum, sp_strerror() and sp_err_name(). */
+#define SP_ERRNO_MAP(XX)                                                     \
+  XX(EINVAL, -1, "invalid argument")                                         \
+  XX(ENOMEM, -2, "out of memory")                                            \
+  XX(ENAMETOOLONG, -3, "region name longer than SP_NAME_MAX bytes")          \
+  XX(ENOTSETUP, -4, "profiler not set up (call sp_setup first)")             \
+  XX(EIO, -5, "I/O error while writing profile data")                        \
+  XX(EHDF5, -6, "HDF5 call failed")                                          \
+  XX(EMPI, -7, "MPI call failed or MPI unusable")                            \
+  XX(EPATH, -8, "output path not writable")                                  \
+  XX(ESPILL, -9, "spill file unreadable or damaged")                         \
+  XX(ENOTSUP, -10, "feature not built into this library")                    \
+  XX(ETOOMANY, -11, "too many regions")
+
+typedef enum sp_errno {
+#define SP__XX(name, value, text) SP_##name = value,
+  SP_ERRNO_MAP(SP__XX)
+#undef SP__XX
+  SP_OK = 0
+} sp_errno_t;
+
+/** Text for an SP_E* code (or "success" for 0); never NULL. Thread-safe. */
+SP_EXPORT const char *sp_strerror(int err);
+/** Name of an SP_E* code ("SP_EINVAL"); "SP_OK" for 0, "SP_UNKNOWN" otherwise. */
+SP_EXPORT const char *sp_err_name(int err);
+
+/* ===================================================================== */
+/*  Configuration and lifecycle                                          */
+/* ===================================================================== */
+
+/* Longest region name accepted, in bytes (without the terminating NUL). */
+#define SP_NAME_MAX 4096
+
+/* Longest output path, in bytes. */
+#define SP_PATH_MAX 4096
+
+/**
+ * Profiling configuration: the options of the reference
+ * ProfileManager.setup(). Fill with sp_config_init() and change fields.
+ */
+typedef struct sp_config {
+  int profiling_activated; /**< master switch; 0 makes every call a no-op (default 1) */
+  int use_likwid;          /**< also call LIKWID markers around regions (default 0) */
+  int time_trace;          /**< record start/end stamps; 0 = call counts only (default 1) */
+  int flush_to_disk;       /**< append full buffers to spill files (default 1) */
+  int64_t buffer_limit;    /**< events per thread and region before a flush (default 100000) */
+  const char *file_path;   /**< merged output file; copied by sp_setup (default "profiling_data.h5") */
+} sp_config;
+
+/** Fills *cfg with the defaults listed in sp_config. */
+SP_EXPORT void sp_config_init(sp_config *cfg);
+
+/**
+ * Starts a profiling session with cfg (NULL = defaults). Environment
+ * variables override fields of cfg (see README "Environment variables"):
+ *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
+ *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
+ *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
+ *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic.
+ * Calling sp_setup again discards all regions and recorded events of the
+ * previous session (without writing them) and applies the new config.
+ * Checks at once that the output directory is writable.
+ * MPI may be initialised before or after this call.
+ * Returns 0, SP_EINVAL (bad field), SP_EPATH (output not writable: profiling
+ * stays on and sp_finalize reports the failure) or SP_ENOMEM.
+ * Not thread-safe: call from one thread.
+ */
+SP_EXPORT int sp_setup(const sp_config *cfg);
+
+/**
+ * Writes the profile (with MPI: one file, collectively over the
+ * communicator; every rank must call it) and ends the session. Later
+ * start/stop calls are no-ops until the next sp_setup. A second call, or a
+ * call without setup, does nothing and returns 0. Regions still open are
+ * reported and their open calls dropped.
+ * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH; the spill files are
+ * kept when writing failed, so `scope-profiler-pproc merge` can recover them.
+ */
+SP_EXPORT int sp_finalize(void);
+
+/** 1 between sp_setup() and sp_finalize() with profiling_activated, else 0. */
+SP_EXPORT int sp_is_active(void);
+
+/* ===================================================================== */
+/*  Regions: the hot path                                                */
+/* ===================================================================== */
+
+/**
+ * Registers name (NUL-terminated) and returns its handle (>= 0); the same
+ * name always gives the same handle within a session. Returns SP_EINVAL
+ * for NULL or "", SP_ENAMETOOLONG past SP_NAME_MAX bytes, SP_ENOTSETUP
+ * before sp_setup(). Thread-safe; takes a lock: call it once per region,
+ * not in the loop.
+ */
+SP_EXPORT int sp_region(const char *name);
+
+/** As sp_region() for a name given by address and length (no NUL needed). */
+SP_EXPORT int sp_region_n(const char *name, size_t len);
+
+/**
+ * Opens one call of region h on the calling thread. Calls nest and may
+ * recurse to any depth. Cost: a clock read and a few stores (see the
+ * benchmark in tests/bench). Misuse (invalid handle) is counted and
+ * reported once; never fails loudly. Thread-safe, lock-free.
+ */
+SP_EXPORT void sp_start(int h);
+
+/**
+ * Closes the innermost open call on the calling thread, which must be of
+ * region h. A stop without a start, or of a region that is not the
+ * innermost open one, is counted and reported once and then ignored (if h
+ * is open further out, the calls above it are dropped). Thread-safe, lock-free.
+ */
+SP_EXPORT void sp_stop(int h);
+
+/** sp_start() by name (registers it on first use). Lock-free after first use. */
+SP_EXPORT void sp_start_name(const char *name);
+/** sp_stop() by name. */
+SP_EXPORT void sp_stop_name(const char *name);
+/** sp_start_name() for a name given by address and length (Fortran strings). */
+SP_EXPORT void sp_start_name_n(const char *name, size_t len);
+/** sp_stop_name() for a name given by address and length. */
+SP_EXPORT void sp_stop_name_n(const char *name, size_t len);
+
+/* Nonzero while a session with profiling activated is running. */
+SP_EXPORT extern volatile int sp__enabled;
+
+/* In C the macros shadow the functions (a function-like macro does not
+ * expand inside itself) so that a disabled profiler costs one load and
+ * branch, no call. (sp_start)(h) or a function pointer still reaches the
+ * real function. C++ gets the same from bindings/cpp/scope_profiler.hpp;
+ * define SP_NO_FAST_MACROS to turn the macros off. */
+#if !defined(__cplusplus) && !defined(SP_NO_FAST_MACROS)
+#define sp_start(h) (sp__enabled ? sp_start(h) : (void)0)
+#define sp_stop(h) (sp__enabled ? sp_stop(h) : (void)0)
+#define sp_start_name(n) (sp__enabled ? sp_start_name(n) : (void)0)
+#define sp_stop_name(n) (sp__enabled ? sp_stop_name(n) : (void)0)
+#endif
+
+/*
+ * SP_BLOCK("name") { ... } times the braces. The region is stopped whenever
+ * control leaves the block normally: at the closing brace, and by `break` or
+ * `continue` inside it (they end the block's hidden loop, not an enclosing
+ * loop). `return`, `goto` out of the block and longjmp skip the stop: the
+ * call stays open and is reported as unbalanced at sp_finalize. Use
+ * SP_BLOCK_H(handle) for a pre-registered handle (no lookup).
+ */
+#define SP__CAT2(a, b) a##b
+#define SP__CAT(a, b) SP__CAT2(a, b)
+#define SP_BLOCK_H(handle)                                                   \
+  for (int SP__CAT(sp__h_, __LINE__) = (handle),                             \
+           SP__CAT(sp__once_, __LINE__) = (sp_start(SP__CAT(sp__h_, __LINE__)), 1); \
+       SP__CAT(sp__once_, __LINE__);                                         \
+       SP__CAT(sp__once_, __LINE__) = 0, sp_stop(SP__CAT(sp__h_, __LINE__)))  \
+    for (int SP__CAT(sp__in_, __LINE__) = 1; SP__CAT(sp__in_, __LINE__);      \
+         SP__CAT(sp__in_, __LINE__) = 0)
+#define SP_BLOCK(name) SP_BLOCK_H(sp__block_handle(name))
+
+/* Registers on the first pass; internal to SP_BLOCK. */
+SP_EXPORT int sp__block_handle(const char *name);
+
+/* ===================================================================== */
+/*  Advanced: diagnostics                                                */
+/* ===================================================================== */
+
+/** Kinds of misuse counted by the hot path. */
+typedef enum sp_misuse {
+  SP_MISUSE_STOP_WITHOUT_START = 0, /* stop with nothing open on the thread */
+  SP_MISUSE_STOP_MISMATCH,          /* stop of a region not innermost open */
+  SP_MISUSE_INVALID_HANDLE,         /* handle never returned by sp_region */
+  SP_MISUSE_BAD_NAME,               /* NULL, empty or too long name */
+  SP_MISUSE_UNBALANCED,             /* calls still open at sp_finalize */
+  SP_MISUSE_NOT_ACTIVE,             /* start/stop/region before setup or after finalize */
+  SP_MISUSE_COUNT_
+} sp_misuse_t;
+
+/** How often misuse of this kind happened in the current (or last) session. */
+SP_EXPORT int64_t sp_misuse_count(sp_misuse_t kind);
+
+/** Log callback: level 0 = error, 1 = warning, 2 = info; msg has no newline. */
+typedef void (*sp_log_fn)(int level, const char *msg, void *user);
+
+/**
+ * Replaces the log function (NULL restores the default: stderr with the
+ * prefix "scope-profiler: "). Each kind of message is logged once per session.
+ */
+SP_EXPORT void sp_log_set(sp_log_fn fn, void *user);
+
+/** Name of the clock used for stamps in this session: "tsc" or "monotonic". */
+SP_EXPORT const char *sp_clock_name(void);
+
+/** Current time in the stamps' domain: CLOCK_MONOTONIC nanoseconds. */
+SP_EXPORT int64_t sp_clock_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCOPE_PROFILER_H */

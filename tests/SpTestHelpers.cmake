@@ -1,0 +1,31 @@
+# Helpers shared by the test directories.
+
+# Environment every MPI test needs: CI runs as root on 2 cores, so Open MPI
+# must be allowed to run as root and to oversubscribe.
+set(SP_MPI_TEST_ENV
+  OMPI_ALLOW_RUN_AS_ROOT=1
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_btl_vader_single_copy_mechanism=none)
+
+# The Python that has h5py (the python3 on PATH may not).
+find_program(SP_H5PY_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(SP_H5DUMP h5dump)
+
+# sp_add_mpi_test(NAME name NP n COMMAND exe args...)
+# Runs COMMAND under mpirun with n ranks (or directly when MPI is off and n is 1).
+function(sp_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;NP;WORKING_DIRECTORY" "COMMAND" ${ARGN})
+  if(NOT T_WORKING_DIRECTORY)
+    set(T_WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  if(SCOPE_PROFILER_ENABLE_MPI)
+    add_test(NAME ${T_NAME}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_NP} ${MPIEXEC_PREFLAGS}
+              ${T_COMMAND} ${MPIEXEC_POSTFLAGS}
+      WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
+  else()
+    add_test(NAME ${T_NAME} COMMAND ${T_COMMAND} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${SP_MPI_TEST_ENV}" TIMEOUT 300)
+endfunction()

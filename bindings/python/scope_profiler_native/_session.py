@@ -1,0 +1,133 @@
+"""Session lifecycle: setup() and finalize() over sp_setup/sp_finalize."""
+
+import ctypes
+import dataclasses
+import os
+
+from . import _lib
+
+
+class _State:
+    """Counts sessions so that regions know when their handle is stale.
+
+    setup() and finalize() increment ``generation``; a region caches its C
+    handle with the generation it was registered in and registers again
+    when they differ (sp_setup discards all handles).
+    """
+
+    __slots__ = ("generation",)
+
+    def __init__(self):
+        self.generation = 0
+
+
+STATE = _State()
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfilingConfig:
+    """The options of the last setup(), as passed (before environment overrides)."""
+
+    profiling_activated: bool = True
+    use_likwid: bool = False
+    time_trace: bool = True
+    flush_to_disk: bool = True
+    buffer_limit: int = 100_000
+    file_path: str = "profiling_data.h5"
+
+
+_config = ProfilingConfig()
+
+
+class ScopeProfilerError(RuntimeError):
+    """A call into libscope_profiler failed; ``code`` is the SP_E* value."""
+
+    def __init__(self, code, what):
+        self.code = code
+        super().__init__(f"{what}: {_lib.strerror(code)} ({code})")
+
+
+def setup(
+    profiling_activated=True,
+    use_likwid=False,
+    time_trace=True,
+    flush_to_disk=True,
+    buffer_limit=100_000,
+    file_path="profiling_data.h5",
+):
+    """Starts a profiling session (sp_setup); the options of the reference
+    ``ProfileManager.setup()``.
+
+    Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
+    override these arguments, as for C programs. Calling setup() again
+    discards the previous session without writing it.
+
+    Returns 0, or SP_EPATH (-8) when the output directory is not writable
+    (profiling stays on; finalize() reports the failure). Raises
+    ScopeProfilerError for invalid options or when memory runs out.
+    """
+    global _config
+    if isinstance(buffer_limit, bool) or not isinstance(buffer_limit, int):
+        raise TypeError(f"buffer_limit must be an int, not {type(buffer_limit).__name__}")
+    path = os.fsencode(file_path)
+    cfg = _lib.SpConfig()
+    _lib.sp_config_init(ctypes.byref(cfg))
+    cfg.profiling_activated = 1 if profiling_activated else 0
+    cfg.use_likwid = 1 if use_likwid else 0
+    cfg.time_trace = 1 if time_trace else 0
+    cfg.flush_to_disk = 1 if flush_to_disk else 0
+    cfg.buffer_limit = buffer_limit
+    cfg.file_path = path  # sp_setup copies it
+    rc = _lib.sp_setup(ctypes.byref(cfg))
+    STATE.generation += 1
+    _config = ProfilingConfig(
+        bool(profiling_activated),
+        bool(use_likwid),
+        bool(time_trace),
+        bool(flush_to_disk),
+        buffer_limit,
+        os.fsdecode(path),
+    )
+    if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
+        raise ScopeProfilerError(rc, "setup")
+    return rc
+
+
+def finalize(verbose=False):
+    """Writes the profile and ends the session (sp_finalize).
+
+    With MPI every rank must call it (it is collective). Returns 0 or the
+    SP_E* code of the failure (the library has already logged it; the
+    spill files are kept for ``scope-profiler-pproc merge``). With
+    ``verbose`` a line naming the file is printed on success; the reference
+    package's per-region statistics come from ``scope-profiler-pproc``.
+    """
+    active = _lib.sp_is_active() != 0
+    rc = _lib.sp_finalize()
+    STATE.generation += 1
+    if verbose and active and rc == 0:
+        print(f"scope-profiler: profile written to {_config.file_path}")
+    return rc
+
+
+def is_active():
+    """True between setup() and finalize() with profiling activated."""
+    return _lib.sp_is_active() != 0
+
+
+def get_config():
+    """The ProfilingConfig of the last setup() (defaults before any)."""
+    return _config
+
+
+def set_mpi_comm(comm):
+    """Makes finalize() write over ``comm`` instead of MPI_COMM_WORLD.
+
+    ``comm`` is an mpi4py communicator (anything with ``py2f()``) or a
+    Fortran handle (int). Returns 0, or SP_ENOTSUP (-10) in a build without
+    MPI.
+    """
+    if _lib.sp_mpi_set_comm_f is None:
+        return _lib.SP_ENOTSUP
+    handle = comm.py2f() if hasattr(comm, "py2f") else int(comm)
+    return _lib.sp_mpi_set_comm_f(handle)

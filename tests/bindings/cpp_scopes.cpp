@@ -1,0 +1,198 @@
+// cpp_scopes.cpp - C++ binding cases; each writes a profile that
+// check_profile.py (h5py) then checks.
+//
+// Usage: cpp_scopes <case> <output.h5>
+// Exit status 0 when the in-process assertions hold.
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifdef SP_TEST_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include <scope_profiler.hpp>
+
+namespace {
+
+int failures = 0;
+
+#define CHECK_EQ(a, b)                                                                \
+  do {                                                                               \
+    const long long check_a_ = static_cast<long long>(a);                            \
+    const long long check_b_ = static_cast<long long>(b);                            \
+    if (check_a_ != check_b_) {                                                      \
+      std::fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,       \
+                   __LINE__, #a, #b, check_a_, check_b_);                            \
+      ++failures;                                                                    \
+    }                                                                                \
+  } while (0)
+
+sp::Config config_for(const char *path) {
+  sp::Config cfg;
+  cfg.file_path = path;
+  return cfg;
+}
+
+long long misuse_total() {
+  long long n = 0;
+  for (int k = 0; k < SP_MISUSE_COUNT_; ++k) n += sp_misuse_count(static_cast<sp_misuse_t>(k));
+  return n;
+}
+
+// outer x3 { middle x2 { inner x1 } } via SP_SCOPE, SP_FUNCTION and Scope.
+void inner_function() { SP_FUNCTION(); }
+
+int case_nested(const char *path) {
+  sp::Session session(config_for(path));
+  CHECK_EQ(session.status(), 0);
+  static const sp::Region outer("outer");
+  for (int i = 0; i < 3; ++i) {
+    sp::Scope s(outer);
+    for (int j = 0; j < 2; ++j) {
+      SP_SCOPE("middle");
+      inner_function();
+    }
+  }
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
+// An exception thrown through two scopes must close both; the catch
+// site's own scope keeps nesting correctly afterwards.
+void thrower(int depth) {
+  SP_SCOPE("throw_inner");
+  if (depth == 0) throw std::runtime_error("through the scopes");
+  thrower(depth - 1);
+}
+
+int case_exception(const char *path) {
+  sp::Session session(config_for(path));
+  for (int i = 0; i < 4; ++i) {
+    SP_SCOPE("catcher");
+    try {
+      SP_SCOPE("throw_outer");
+      thrower(2);  // three nested calls of throw_inner per try
+    } catch (const std::runtime_error &) {
+      SP_SCOPE("handler");
+    }
+  }
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
+// Four threads share one static Region through SP_SCOPE.
+void worker(int calls) {
+  for (int i = 0; i < calls; ++i) {
+    SP_SCOPE("thread_work");
+    SP_SCOPE("thread_inner");
+  }
+}
+
+int case_threads(const char *path) {
+  sp::Session session(config_for(path));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(worker, 100 * (t + 1));
+  for (auto &th : threads) th.join();
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
+// A Region made before setup registers on first use; after a second
+// setup (which discards handles) it registers again. Only the second
+// session is written. In session 1 "early" gets handle 1; in session 2 it
+// must get handle 0 (a stale 1 would be an invalid handle there).
+int case_resetup(const char *path) {
+  static const sp::Region early("early");
+  CHECK_EQ(early.handle(), SP_ENOTSETUP);
+  { sp::Scope s(early); }  // no session: a no-op, no misuse
+  CHECK_EQ(sp::setup(config_for(path)), 0);
+  const sp::Region filler("filler_first_session");
+  CHECK_EQ(filler.handle(), 0);
+  { sp::Scope s(early); }
+  CHECK_EQ(early.handle(), 1);
+  CHECK_EQ(sp::setup(config_for(path)), 0);  // discards the first session
+  for (int i = 0; i < 5; ++i) sp::Scope s(early);
+  CHECK_EQ(early.handle(), 0);
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(sp::finalize(), 0);
+  return failures;
+}
+
+// Profiling off: scopes and the session cost nothing and record nothing.
+int case_disabled(const char *path) {
+  sp::Config cfg = config_for(path);
+  cfg.profiling_activated = false;
+  sp::Session session(cfg);
+  CHECK_EQ(sp::is_active(), 0);
+  for (int i = 0; i < 10; ++i) {
+    SP_SCOPE("never");
+  }
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
+// Runtime names (NamedScope), names needing encoding, and early stop().
+int case_names(const char *path) {
+  sp::Session session(config_for(path));
+  const std::string names[] = {"a/b", "100%", ".", "ünïcode name"};
+  for (const auto &n : names) {
+    sp::NamedScope s(n);
+  }
+  static const sp::Region early_stop("early_stop");
+  {
+    sp::Scope s(early_stop);
+    s.stop();
+    SP_SCOPE("after_stop");  // not nested in early_stop
+  }
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
+// With MPI: every rank records, the Session's finalize is collective.
+int case_mpi(const char *path) {
+#ifdef SP_TEST_WITH_MPI
+  MPI_Init(nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  {
+    sp::Session session(config_for(path));
+    for (int i = 0; i <= rank; ++i) {
+      SP_SCOPE("per_rank");
+    }
+    CHECK_EQ(session.finalize(), 0);
+  }
+  MPI_Finalize();
+  return failures;
+#else
+  return case_nested(path);
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s <case> <output.h5>\n", argv[0]);
+    return 2;
+  }
+  const std::string which = argv[1];
+  const char *path = argv[2];
+  std::remove(path);  // a stale file must not pass the h5py check
+  if (which == "nested") return case_nested(path);
+  if (which == "exception") return case_exception(path);
+  if (which == "threads") return case_threads(path);
+  if (which == "resetup") return case_resetup(path);
+  if (which == "disabled") return case_disabled(path);
+  if (which == "names") return case_names(path);
+  if (which == "mpi") return case_mpi(path);
+  std::fprintf(stderr, "%s: unknown case '%s'\n", argv[0], argv[1]);
+  return 2;
+}

@@ -1,0 +1,183 @@
+"""Python binding cases; each writes a profile that check_profile.py checks.
+
+Usage: python3 py_cases.py <case> <output.h5> [kernel library]
+
+Runs with any python3 (standard library only); exit status 0 when the
+in-process assertions hold. Each case is a function named case_<name>.
+"""
+
+import ctypes
+import os
+import sys
+import threading
+
+import scope_profiler_native as spn
+from scope_profiler_native import ProfileManager
+
+
+def check_eq(actual, expected, what):
+    if actual != expected:
+        raise AssertionError(f"{what}: got {actual!r}, expected {expected!r}")
+
+
+def misuse_total():
+    return sum(spn.misuse_count(k) for k in range(6))
+
+
+# Decorated before setup, as module-level functions usually are.
+@ProfileManager.profile("leaf")
+def leaf(x):
+    return x + 1
+
+
+@ProfileManager.profile
+def bare_decorated():
+    return 7
+
+
+@spn.profile()
+def empty_parens():
+    return 8
+
+
+def case_nested(path):
+    """outer x3 { middle x2 { leaf x1 } } plus the decorator forms."""
+    check_eq(ProfileManager.setup(file_path=path), 0, "setup")
+    check_eq(spn.is_active(), True, "is_active after setup")
+    for _ in range(3):
+        with ProfileManager.profile_region("outer"):
+            for _ in range(2):
+                with spn.region("middle"):
+                    check_eq(leaf(1), 2, "decorated return value")
+    check_eq(bare_decorated(), 7, "@profile without parentheses")
+    check_eq(empty_parens(), 8, "@profile()")
+    check_eq(leaf.__name__, "leaf", "functools.wraps")
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(ProfileManager.finalize(), 0, "finalize")
+    check_eq(spn.is_active(), False, "is_active after finalize")
+
+
+@spn.profile("raiser")
+def raiser(depth):
+    if depth == 0:
+        raise ValueError("through the regions")
+    raiser(depth - 1)
+
+
+def case_exception(path):
+    """Exceptions through a with-block and through decorated calls."""
+    spn.setup(file_path=path)
+    for _ in range(4):
+        try:
+            with spn.region("with_block"):
+                raiser(2)
+        except ValueError:
+            with spn.region("handler"):
+                pass
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_threads(path):
+    """Four Python threads share regions; each thread records its own."""
+    spn.setup(file_path=path)
+
+    def work(calls):
+        for _ in range(calls):
+            with spn.region("thread_work"):
+                with spn.region("thread_inner"):
+                    pass
+
+    threads = [threading.Thread(target=work, args=(50 * (t + 1),)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_count_only(path):
+    """time_trace=False: call counts only."""
+    spn.setup(file_path=path, time_trace=False)
+    for _ in range(7):
+        with spn.region("counted"):
+            leaf(0)
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_disabled(path):
+    """profiling_activated=False: everything is a no-op."""
+    spn.setup(profiling_activated=False, file_path=path)
+    check_eq(spn.is_active(), False, "is_active")
+    for _ in range(5):
+        with spn.region("never"):
+            leaf(0)
+    check_eq(spn.get_region("never").handle, -1, "handle when off")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_resetup(path):
+    """A second setup discards the first session; regions re-register."""
+    spn.setup(file_path=path)
+    with spn.region("first_session_only"):
+        pass
+    with spn.region("both"):
+        pass
+    check_eq(spn.get_region("both").handle, 1, "handle in session 1")
+    spn.setup(file_path=path)
+    for _ in range(3):
+        with spn.region("both"):
+            pass
+    check_eq(spn.get_region("both").handle, 0, "handle in session 2")
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_mixed(path, kernel_path):
+    """A Python driver calls a C kernel (ctypes) that records its own regions."""
+    kernel = ctypes.CDLL(kernel_path)
+    kernel.sp_test_kernel_run.argtypes = [ctypes.c_int]
+    kernel.sp_test_kernel_run.restype = ctypes.c_int
+    spn.setup(file_path=path)
+    total = 0
+    for _ in range(3):
+        with spn.region("driver"):
+            total += kernel.sp_test_kernel_run(4)
+    check_eq(total, 3 * 4, "kernel iterations")
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_mpi(path):
+    """Run under mpirun without mpi4py: the core uses whatever MPI state exists."""
+    case_nested(path)
+
+
+def case_library_lookup(path):
+    """Without SCOPE_PROFILER_LIBRARY the package finds the library itself."""
+    del path
+    check_eq(os.environ.get("SCOPE_PROFILER_LIBRARY"), None, "env var unset")
+    check_eq(os.path.isabs(spn.library_path), True, "library found by path")
+    check_eq(os.path.basename(spn.library_path).startswith("libscope_profiler"), True,
+             "library file name")
+    check_eq(spn.version().count("."), 2, "version string")
+    check_eq(spn.__version__, spn.version(), "__version__")
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    case = globals().get("case_" + argv[1])
+    if case is None:
+        print(f"py_cases.py: unknown case {argv[1]!r}", file=sys.stderr)
+        return 2
+    if os.path.exists(argv[2]):
+        os.remove(argv[2])  # a stale file must not pass the h5py check
+    case(*argv[2:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,114 @@
+/* config.c - defaults, environment overrides and checks of the setup options.
+ *
+ * Environment variables win over the program's sp_config so a job script can
+ * change profiling without recompiling (README "Environment variables"). */
+#include <errno.h>
+#include <stdio.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp_internal.h"
+
+void sp_config_init(sp_config *cfg) {
+  if (!cfg) return;
+  cfg->profiling_activated = 1;
+  cfg->use_likwid = 0;
+  cfg->time_trace = 1;
+  cfg->flush_to_disk = 1;
+  cfg->buffer_limit = 100000;
+  cfg->file_path = "profiling_data.h5";
+}
+
+/* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
+static void sp_env_bool(const char *var, int *field) {
+  const char *v = getenv(var);
+  if (!v || !*v) return;
+  if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
+    *field = 1;
+  } else if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+             !strcasecmp(v, "off")) {
+    *field = 0;
+  } else {
+    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0 or 1)", var, v);
+  }
+}
+
+static void sp_env_int64(const char *var, int64_t *field) {
+  const char *v = getenv(var);
+  if (!v || !*v) return;
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (errno || *end || x < 1) {
+    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected a positive integer)", var, v);
+    return;
+  }
+  *field = (int64_t)x;
+}
+
+/* Directory part of path ("." when there is none). */
+static void sp_dirname(const char *path, char *out, size_t cap) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(out, cap, ".");
+  } else if (slash == path) {
+    snprintf(out, cap, "/");
+  } else {
+    snprintf(out, cap, "%.*s", (int)(slash - path), path);
+  }
+}
+
+int sp__config_resolve(const sp_config *in, sp_state_t *st) {
+  sp_config cfg;
+  if (in) {
+    cfg = *in;
+  } else {
+    sp_config_init(&cfg);
+  }
+  if (!cfg.file_path || !*cfg.file_path) cfg.file_path = "profiling_data.h5";
+  sp_env_bool("SCOPE_PROFILER_ENABLE", &cfg.profiling_activated);
+  sp_env_bool("SCOPE_PROFILER_TIME_TRACE", &cfg.time_trace);
+  sp_env_bool("SCOPE_PROFILER_FLUSH", &cfg.flush_to_disk);
+  sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
+  sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", &cfg.buffer_limit);
+  const char *env_path = getenv("SCOPE_PROFILER_FILE");
+  if (env_path && *env_path) cfg.file_path = env_path;
+
+  if (cfg.buffer_limit < 1) {
+    sp__log(0, SP_LOG_ALWAYS, "buffer_limit must be >= 1 (got %lld)", (long long)cfg.buffer_limit);
+    return SP_EINVAL;
+  }
+  if (strlen(cfg.file_path) >= sizeof st->file_path) {
+    sp__log(0, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
+    return SP_EINVAL;
+  }
+  snprintf(st->file_path, sizeof st->file_path, "%s", cfg.file_path);
+  cfg.file_path = st->file_path;
+
+  const char *env_spill = getenv("SCOPE_PROFILER_SPILL_DIR");
+  int n;
+  if (env_spill && *env_spill) {
+    n = snprintf(st->spill_dir, sizeof st->spill_dir, "%s", env_spill);
+  } else {
+    n = snprintf(st->spill_dir, sizeof st->spill_dir, "%s.spill", st->file_path);
+  }
+  if (n < 0 || (size_t)n >= sizeof st->spill_dir) return SP_EINVAL;
+  st->cfg = cfg;
+
+  /* Checked now, not after a 10-hour run: the output directory must be
+   * writable (the file itself is created only at finalize). */
+  char dir[SP_PATH_MAX];
+  sp_dirname(st->file_path, dir, sizeof dir);
+  st->path_ok = access(dir, W_OK | X_OK) == 0;
+  if (!st->path_ok && cfg.profiling_activated) {
+    sp__log(0, SP_LOG_ALWAYS,
+            "output directory '%s' of '%s' is not writable (%s); profiling continues, "
+            "but sp_finalize will fail unless it becomes writable or SCOPE_PROFILER_FILE "
+            "points elsewhere",
+            dir, st->file_path, strerror(errno));
+    return SP_EPATH;
+  }
+  return 0;
+}

@@ -1,0 +1,126 @@
+/* finalize.c - writing the session's profile: plan, layout, raw data, publish.
+ *
+ * 1. every rank builds its plan (regions, counts) and all plans are gathered;
+ * 2. all ranks create the whole layout collectively in "<file>.partial";
+ * 3. every rank streams its events to its datasets' offsets;
+ * 4. if every rank succeeded, rank 0 renames the file into place (a reader
+ *    never sees a half-written file) and each rank removes its spill file.
+ * On failure the spill files are kept, with the in-memory events appended,
+ * so `scope-profiler-pproc merge` can rebuild the profile. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "layout.h"
+#include "par.h"
+#include "plan.h"
+#include "raw_write.h"
+
+#define SP_ROUND_BYTES_DEFAULT (16 << 20)
+
+static int64_t sp_round_bytes(void) {
+  const char *v = getenv("SCOPE_PROFILER_ROUND_BYTES");
+  long long b = v ? atoll(v) : 0;
+  return b >= 4096 ? (int64_t)b : SP_ROUND_BYTES_DEFAULT;
+}
+
+/* Gathers all plans; plans[r] is rank r's. */
+static int sp_gather_plans(sp_par_t *par, const sp_rank_plan_t *mine, sp_rank_plan_t **out) {
+  sp_rank_plan_t *plans = calloc((size_t)par->size, sizeof *plans);
+  if (!plans) return SP_ENOMEM;
+  *out = plans;
+  char *blob = NULL, *all = NULL;
+  int64_t len = 0, *offs = NULL;
+  int rc = sp__plan_pack(mine, &blob, &len);
+  if (par->active) {
+    /* Always take part in the collective, even with nothing to send. */
+    int grc = sp__par_allgather(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &offs);
+    if (rc == 0) rc = grc;
+    for (int r = 0; rc == 0 && r < par->size; r++)
+      rc = sp__plan_unpack(all + offs[r], offs[r + 1] - offs[r], &plans[r]);
+  } else if (rc == 0) {
+    rc = sp__plan_unpack(blob, len, &plans[0]);
+  }
+  free(blob);
+  free(all);
+  free(offs);
+  return rc;
+}
+
+/* Keeps what only memory holds when the file could not be written. */
+static void sp_spill_remaining(const sp_local_t *l) {
+  if (!sp__state.cfg.time_trace) return;
+  for (int32_t ti = 0; ti < l->nthreads; ti++) {
+    const sp_thread_t *t = l->threads[ti];
+    for (int32_t h = 0; t && h < t->nbufs; h++)
+      if (t->bufs[h].n > 0) sp__spill_events(h, ti, t->bufs[h].ev, t->bufs[h].n);
+  }
+}
+
+static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
+  sp_rank_plan_t *plans = NULL;
+  int rc = sp_gather_plans(par, &l->plan, &plans);
+  rc = sp__par_agree(par, rc);
+  sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
+  if (rc == 0 && !offs) rc = SP_ENOMEM;
+  rc = sp__par_agree(par, rc);
+  if (rc == 0) {
+    hid_t fapl = sp__par_fapl(par);
+    rc = sp__layout_create(fapl, partial, plans, par->size, par->rank, offs);
+    H5Pclose(fapl);
+    rc = sp__par_agree(par, rc);
+  }
+  if (rc == 0) rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, sp_round_bytes()));
+  for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
+  free(plans);
+  free(offs);
+  return rc;
+}
+
+int sp__finalize_session(void) {
+  sp_state_t *st = &sp__state;
+  sp__threads_drop_open_calls();
+  if (st->clock_tsc) sp__calib_add_now(&st->calib, 1, NULL);
+
+  sp_par_t par;
+  int rc = sp__par_begin(&par);
+  if (rc != 0) return rc;
+  sp_local_t local;
+  int lrc = sp__local_build(&local, par.rank);
+  rc = sp__par_agree(&par, lrc);
+
+  char partial[SP_PATH_MAX + 16];
+  if (snprintf(partial, sizeof partial, "%s.partial", st->file_path) >= (int)sizeof partial)
+    rc = SP_EPATH;
+  /* HDF5 prints its own error stacks; ours say what happened instead. */
+  H5E_auto2_t old_fn;
+  void *old_data;
+  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if (rc == 0) rc = sp_write_profile(&par, &local, partial);
+  if (rc == 0 && par.rank == 0 && rename(partial, st->file_path) != 0) rc = SP_EIO;
+  rc = sp__par_agree(&par, rc);
+  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+
+  if (rc == 0) {
+    if (st->events_lost > 0)
+      sp__log(1, SP_LOG_ALWAYS, "%lld event(s) could not be recorded (memory or disk)",
+              (long long)st->events_lost);
+    sp__spill_close(1);
+  } else {
+    if (par.rank == 0) unlink(partial);
+    if (lrc == 0) sp_spill_remaining(&local);
+    sp__log(0, SP_LOG_ALWAYS,
+            "could not write '%s': %s. %s", st->file_path, sp_strerror(rc),
+            st->spill_fd >= 0 ? "Recorded events are kept in the spill directory; rebuild the "
+                                "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
+                              : "No events were saved.");
+    if (st->spill_fd >= 0) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", st->spill_path);
+    sp__spill_close(0);
+  }
+  sp__local_free(&local);
+  sp__par_end(&par);
+  return rc;
+}

@@ -1,0 +1,147 @@
+/* layout.c - the documented layout in HDF5, created identically by every rank.
+ *
+ * With MPI every call here is collective metadata work (the file access
+ * list asks for collective metadata reads and writes), so every rank
+ * creates every rank's groups and datasets in the same order. Datasets are
+ * contiguous and allocated at creation, never filled: their raw data is
+ * written afterwards straight to the offsets returned here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "layout.h"
+
+static int sp_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t w = a >= 0 ? H5Awrite(a, type, value) : -1;
+  if (a >= 0) H5Aclose(a);
+  H5Sclose(space);
+  return (a >= 0 && w >= 0) ? 0 : SP_EHDF5;
+}
+
+static int sp_attr_str(hid_t obj, const char *name, const char *value) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  int rc = sp_attr_write(obj, name, t, &value);
+  H5Tclose(t);
+  return rc;
+}
+
+static int sp_attr_i64(hid_t obj, const char *name, int64_t v) {
+  return sp_attr_write(obj, name, H5T_NATIVE_INT64, &v);
+}
+
+static int sp_attr_i32(hid_t obj, const char *name, int32_t v) {
+  return sp_attr_write(obj, name, H5T_NATIVE_INT32, &v);
+}
+
+static hid_t sp_dataset(hid_t group, const char *name, hid_t type, int64_t n, hid_t dcpl,
+                        int64_t *offset) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Sclose(space);
+  if (d < 0) return -1;
+  if (offset) {
+    haddr_t a = n > 0 ? H5Dget_offset(d) : HADDR_UNDEF;
+    *offset = a == HADDR_UNDEF ? -1 : (int64_t)a;
+  }
+  return d;
+}
+
+static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans) {
+  hid_t g = H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return SP_EHDF5;
+  int32_t threads = 0;
+  int64_t lost = 0;
+  for (int i = 0; i < nplans; i++) {
+    if (plans[i].nthreads > threads) threads = plans[i].nthreads;
+    lost += plans[i].events_lost;
+  }
+  char stamp[64];
+  time_t wt = (time_t)plans[0].wall_time;
+  struct tm tmv;
+  gmtime_r(&wt, &tmv);
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  int rc = sp_attr_i32(g, "mpi_size", nplans);
+  rc |= sp_attr_str(g, "hostname", plans[0].host);
+  rc |= sp_attr_str(g, "timestamp", stamp);
+  rc |= sp_attr_str(g, "library_version", SP_VERSION_STRING);
+  rc |= sp_attr_str(g, "clock", "CLOCK_MONOTONIC");
+  rc |= sp_attr_str(g, "clock_source", sp_clock_name());
+  rc |= sp_attr_i32(g, "omp_threads", threads);
+  rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);
+  rc |= sp_attr_i64(g, "events_lost", lost);
+  H5Gclose(g);
+  return rc ? SP_EHDF5 : 0;
+}
+
+/* One region group with its attributes and datasets. */
+static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_trace, hid_t dcpl,
+                            sp_region_offsets_t *off, char *link, size_t link_cap) {
+  sp__link_name_encode(r->name, r->len, link, link_cap);
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_char_encoding(lcpl, H5T_CSET_UTF8);
+  hid_t g = H5Gcreate2(regions, link, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  H5Pclose(lcpl);
+  if (g < 0) return SP_EHDF5;
+  int rc = sp_attr_str(g, "name", r->name);
+  rc |= sp_attr_i64(g, "num_calls", r->ncalls);
+  int64_t o[3] = {-1, -1, -1};
+  if (time_trace) {
+    hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
+    if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+    d = sp_dataset(g, "end_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[1]);
+    if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+    if (r->nthreads > 1) {
+      d = sp_dataset(g, "thread_ids", H5T_NATIVE_INT32, r->nevents, dcpl, &o[2]);
+      if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+    }
+  }
+  if (off) {
+    off->start_times = o[0];
+    off->end_times = o[1];
+    off->thread_ids = o[2];
+  }
+  H5Gclose(g);
+  return rc ? SP_EHDF5 : 0;
+}
+
+int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans, int nplans,
+                      int myrank, sp_region_offsets_t *offs) {
+  hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file < 0) return SP_EPATH;
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_layout(dcpl, H5D_CONTIGUOUS);
+  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  size_t link_cap = 3 * SP_NAME_MAX + 1;
+  char *link = malloc(link_cap);
+  int rc = link ? 0 : SP_ENOMEM;
+  if (rc == 0) rc = sp_attr_i32(file, "scope_profiler_schema", SP_SCHEMA_VERSION);
+  if (rc == 0) rc = sp_metadata_group(file, plans, nplans);
+  for (int r = 0; rc == 0 && r < nplans; r++) {
+    char gname[32];
+    snprintf(gname, sizeof gname, "rank%d", r);
+    hid_t rg = H5Gcreate2(file, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (rg < 0) {
+      rc = SP_EHDF5;
+      break;
+    }
+    rc = sp_attr_str(rg, "hostname", plans[r].host);
+    hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (regions < 0) rc = SP_EHDF5;
+    for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)
+      rc = sp_region_create(regions, &plans[r].regions[i], plans[r].time_trace, dcpl,
+                            r == myrank ? &offs[i] : NULL, link, link_cap);
+    if (regions >= 0) H5Gclose(regions);
+    H5Gclose(rg);
+  }
+  free(link);
+  H5Pclose(dcpl);
+  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  return rc;
+}

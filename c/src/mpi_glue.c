@@ -1,0 +1,273 @@
+/* mpi_glue.c - MPI for finalize: communicator, gathering plans, collective
+ * raw writes, and writing the profile when the program reaches
+ * MPI_Finalize without sp_finalize.
+ *
+ * That last part uses two hooks, whichever comes first: PMPI interposition
+ * of MPI_Finalize (C) and of Open MPI's Fortran entry points, and a delete
+ * callback on MPI_COMM_SELF, which MPI runs at the start of MPI_Finalize
+ * whatever the link order (the standard's hook for libraries). */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "par.h"
+#include "scope_profiler_mpi.h"
+
+typedef struct sp_mpi_impl {
+  MPI_Comm comm;
+  MPI_File fh;
+} sp_mpi_impl_t;
+
+static int sp_have_user_comm;
+static MPI_Comm sp_user_comm;
+static int sp_self_hook_set;
+static pthread_t sp_setup_thread;
+
+int sp_mpi_set_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return SP_EINVAL;
+  sp_user_comm = comm;
+  sp_have_user_comm = 1;
+  return 0;
+}
+
+int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
+
+static int sp_mpi_usable(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+static void sp_before_mpi_finalize(void) {
+  if (!sp__state.session) return;
+  sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
+  sp_finalize();
+}
+
+static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
+  (void)comm;
+  (void)keyval;
+  (void)value;
+  (void)extra;
+  sp_before_mpi_finalize();
+  return MPI_SUCCESS;
+}
+
+/* Learns rank and size, and hooks MPI_Finalize, once MPI is up. Only from
+ * the thread that called sp_setup (MPI may be initialised FUNNELED). */
+static void sp_mpi_learn(void) {
+  if (!pthread_equal(pthread_self(), sp_setup_thread) || !sp_mpi_usable()) return;
+  MPI_Comm c = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
+  MPI_Comm_rank(c, &sp__state.rank);
+  MPI_Comm_size(c, &sp__state.size);
+  if (!sp_self_hook_set) {
+    /* HDF5 hooks MPI_COMM_SELF too; initialised first, its callback runs
+     * after ours (callbacks run in reverse order of setting). */
+    H5open();
+    int key;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sp_self_delete, &key, NULL) == MPI_SUCCESS &&
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
+      sp_self_hook_set = 1;
+  }
+}
+
+void sp__mpi_note_setup(void) {
+  sp_setup_thread = pthread_self();
+  sp_mpi_learn();
+}
+
+int sp__mpi_rank_if_known(void) {
+  if (sp__state.rank < 0) sp_mpi_learn();
+  return sp__state.rank;
+}
+
+/* ---- PMPI interposition ----------------------------------------------- */
+
+int MPI_Init(int *argc, char ***argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (sp__state.session) sp_mpi_learn();
+  return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (sp__state.session) sp_mpi_learn();
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  sp_before_mpi_finalize();
+  return PMPI_Finalize();
+}
+
+/* Open MPI's Fortran bindings call PMPI_Finalize directly, so the C hook
+ * above never sees them: these replace their entry points. */
+#define SP_FORTRAN_FINALIZE(fn)                                              \
+  SP_EXPORT void fn(MPI_Fint *ierr);                                         \
+  void fn(MPI_Fint *ierr) {                                                  \
+    sp_before_mpi_finalize();                                                \
+    int rc = PMPI_Finalize();                                                \
+    if (ierr) *ierr = (MPI_Fint)rc;                                          \
+  }
+SP_FORTRAN_FINALIZE(mpi_finalize_)
+SP_FORTRAN_FINALIZE(mpi_finalize__)
+SP_FORTRAN_FINALIZE(mpi_finalize)
+SP_FORTRAN_FINALIZE(MPI_FINALIZE)
+SP_FORTRAN_FINALIZE(mpi_finalize_f08_)
+
+/* ---- finalize's collective operations ---------------------------------- */
+
+int sp__par_begin(sp_par_t *p) {
+  memset(p, 0, sizeof *p);
+  p->rank = 0;
+  p->size = 1;
+  if (!sp_mpi_usable()) {
+    if (sp__state.size > 1) {
+      sp__log(0, SP_LOG_ALWAYS,
+              "sp_finalize after MPI_Finalize: the ranks can no longer write one file together");
+      return SP_EMPI;
+    }
+    return 0;
+  }
+  sp_mpi_impl_t *m = calloc(1, sizeof *m);
+  if (!m) return SP_ENOMEM;
+  MPI_Comm base = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
+  if (MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
+    free(m);
+    return SP_EMPI;
+  }
+  MPI_Comm_rank(m->comm, &p->rank);
+  MPI_Comm_size(m->comm, &p->size);
+  sp__state.rank = p->rank;
+  sp__state.size = p->size;
+  m->fh = MPI_FILE_NULL;
+  p->impl = m;
+  p->active = 1;
+  return 0;
+}
+
+void sp__par_end(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  if (m) {
+    if (m->fh != MPI_FILE_NULL) MPI_File_close(&m->fh);
+    MPI_Comm_free(&m->comm);
+    free(m);
+  }
+  p->impl = NULL;
+}
+
+int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all, int64_t **offs) {
+  sp_mpi_impl_t *m = p->impl;
+  int mylen = (int)len;
+  int *lens = malloc((size_t)p->size * sizeof *lens);
+  int *displs = malloc((size_t)p->size * sizeof *displs);
+  *offs = malloc((size_t)(p->size + 1) * sizeof **offs);
+  int rc = (lens && displs && *offs) ? 0 : SP_ENOMEM;
+  /* Collectives are entered even after a local failure. */
+  if (MPI_Allgather(&mylen, 1, MPI_INT, lens ? lens : &mylen, 1, MPI_INT, m->comm) != MPI_SUCCESS)
+    rc = SP_EMPI;
+  int64_t total = 0;
+  for (int r = 0; rc == 0 && r < p->size; r++) {
+    displs[r] = (int)total;
+    (*offs)[r] = total;
+    total += lens[r];
+  }
+  if (rc == 0) (*offs)[p->size] = total;
+  *all = malloc((size_t)(total ? total : 1));
+  if (rc == 0 && !*all) rc = SP_ENOMEM;
+  if (rc == 0 && MPI_Allgatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, m->comm) !=
+                     MPI_SUCCESS)
+    rc = SP_EMPI;
+  free(lens);
+  free(displs);
+  return rc;
+}
+
+hid_t sp__par_fapl(sp_par_t *p) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (p->active) {
+    sp_mpi_impl_t *m = p->impl;
+    H5Pset_fapl_mpio(fapl, m->comm, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+  }
+  return fapl;
+}
+
+int sp__par_raw_open(sp_par_t *p, const char *path) {
+  sp_mpi_impl_t *m = p->impl;
+  int rc = MPI_File_open(m->comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &m->fh);
+  return rc == MPI_SUCCESS ? 0 : SP_EIO;
+}
+
+int sp__par_raw_close(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  int rc = MPI_File_close(&m->fh);
+  m->fh = MPI_FILE_NULL;
+  return rc == MPI_SUCCESS ? 0 : SP_EIO;
+}
+
+static int sp_block_cmp(const void *a, const void *b) {
+  const sp_block_t *x = a, *y = b;
+  return (x->file_off > y->file_off) - (x->file_off < y->file_off);
+}
+
+int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, int active,
+                      int *any_active) {
+  sp_mpi_impl_t *m = p->impl;
+  int any = 0;
+  MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, m->comm);
+  *any_active = any;
+  if (!any) return 0;
+  if (!active) n = 0;
+  int rc = 0;
+  MPI_Status status;
+  if (n == 0) {
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    rc = MPI_File_write_all(m->fh, NULL, 0, MPI_BYTE, &status);
+    return rc == MPI_SUCCESS ? 0 : SP_EIO;
+  }
+  /* File views need non-decreasing displacements. */
+  qsort(blocks, (size_t)n, sizeof *blocks, sp_block_cmp);
+  int *lens = malloc((size_t)n * sizeof *lens);
+  MPI_Aint *fdisp = malloc((size_t)n * sizeof *fdisp);
+  MPI_Aint *mdisp = malloc((size_t)n * sizeof *mdisp);
+  MPI_Datatype ftype = MPI_DATATYPE_NULL, mtype = MPI_DATATYPE_NULL;
+  if (lens && fdisp && mdisp) {
+    for (int i = 0; i < n; i++) {
+      lens[i] = (int)blocks[i].len;
+      fdisp[i] = (MPI_Aint)blocks[i].file_off;
+      mdisp[i] = (MPI_Aint)blocks[i].mem_off;
+    }
+    MPI_Type_create_hindexed(n, lens, fdisp, MPI_BYTE, &ftype);
+    MPI_Type_create_hindexed(n, lens, mdisp, MPI_BYTE, &mtype);
+    MPI_Type_commit(&ftype);
+    MPI_Type_commit(&mtype);
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
+    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS ? 0 : SP_EIO;
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&mtype);
+  } else {
+    /* Still take part in the collective, writing nothing. */
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    MPI_File_write_all(m->fh, NULL, 0, MPI_BYTE, &status);
+    rc = SP_ENOMEM;
+  }
+  free(lens);
+  free(fdisp);
+  free(mdisp);
+  return rc;
+}
+
+int sp__par_agree(sp_par_t *p, int rc) {
+  if (!p->active) return rc;
+  sp_mpi_impl_t *m = p->impl;
+  int worst = rc;
+  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm) != MPI_SUCCESS) return SP_EMPI;
+  return worst;
+}
+
+void sp__par_barrier(sp_par_t *p) {
+  if (p->active) MPI_Barrier(((sp_mpi_impl_t *)p->impl)->comm);
+}

@@ -1,0 +1,49 @@
+/* mpi_stub.c - the MPI interface of finalize in a build without MPI:
+ * one process, rank 0, plain POSIX writes. */
+#include "par.h"
+
+/* The Fortran module may pass a communicator; without MPI it is refused. */
+SP_EXPORT int sp_mpi_set_comm_f(int comm);
+int sp_mpi_set_comm_f(int comm) {
+  (void)comm;
+  return SP_ENOTSUP;
+}
+
+void sp__mpi_note_setup(void) {}
+int sp__mpi_rank_if_known(void) { return -1; }
+
+int sp__par_begin(sp_par_t *p) {
+  p->active = 0;
+  p->rank = 0;
+  p->size = 1;
+  p->impl = NULL;
+  return 0;
+}
+void sp__par_end(sp_par_t *p) { (void)p; }
+int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all, int64_t **offs) {
+  (void)p, (void)blob, (void)len, (void)all, (void)offs;
+  return SP_ENOTSUP;
+}
+hid_t sp__par_fapl(sp_par_t *p) {
+  (void)p;
+  return H5Pcreate(H5P_FILE_ACCESS);
+}
+int sp__par_raw_open(sp_par_t *p, const char *path) {
+  (void)p, (void)path;
+  return SP_ENOTSUP;
+}
+int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, int active,
+                      int *any_active) {
+  (void)p, (void)blocks, (void)n, (void)buf;
+  *any_active = active;
+  return 0;
+}
+int sp__par_raw_close(sp_par_t *p) {
+  (void)p;
+  return 0;
+}
+int sp__par_agree(sp_par_t *p, int rc) {
+  (void)p;
+  return rc;
+}
+void sp__par_barrier(sp_par_t *p) { (void)p; }

@@ -1,0 +1,36 @@
+/* name_encoding.c - region names to HDF5 link names and back.
+ *
+ * HDF5 link names cannot contain '/' and "." names the group itself, so
+ * '%' -> "%25", '/' -> "%2F", NUL -> "%00" and a name that is exactly "."
+ * -> "%2E"; all other bytes (spaces, dots, UTF-8) are kept. Decoding
+ * turns every %XX back into its byte. */
+#include <string.h>
+
+#include "layout.h"
+
+/* Writes the encoded name (NUL-terminated) to out if it fits; returns the
+ * encoded length (without NUL) either way. */
+size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap) {
+  static const char hex[] = "0123456789ABCDEF";
+  size_t o = 0;
+  if (len == 1 && name[0] == '.') {
+    if (cap > 3) memcpy(out, "%2E", 4);
+    return 3;
+  }
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c == '%' || c == '/' || c == '\0') {
+      if (o + 3 < cap) {
+        out[o] = '%';
+        out[o + 1] = hex[c >> 4];
+        out[o + 2] = hex[c & 15];
+      }
+      o += 3;
+    } else {
+      if (o + 1 < cap) out[o] = (char)c;
+      o++;
+    }
+  }
+  if (o < cap) out[o] = '\0';
+  return o;
+}

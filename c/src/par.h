@@ -1,0 +1,44 @@
+/* par.h - what finalize needs from MPI, behind a small interface.
+ *
+ * par->active is 0 in a build without MPI, when MPI was never initialised
+ * (a serial run of an MPI build) and after MPI_Finalize; finalize then
+ * writes serially as rank 0. */
+#ifndef SP_PAR_H
+#define SP_PAR_H
+
+#include <hdf5.h>
+
+#include "sp_internal.h"
+
+typedef struct sp_block {
+  int64_t file_off; /* where in the file */
+  int64_t mem_off;  /* where in the round buffer */
+  int64_t len;      /* bytes */
+} sp_block_t;
+
+typedef struct sp_par {
+  int active; /* MPI usable: collective finalize over the communicator */
+  int rank;
+  int size;
+  void *impl; /* mpi_glue.c's communicator and file */
+} sp_par_t;
+
+SP_HIDDEN int sp__par_begin(sp_par_t *p);
+SP_HIDDEN void sp__par_end(sp_par_t *p);
+/* Gathers every rank's blob; *all holds them back to back, offs[r] where
+ * rank r's starts and offs[size] the total. Caller frees both. */
+SP_HIDDEN int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all,
+                                int64_t **offs);
+/* File access list for parallel HDF5 with collective metadata. */
+SP_HIDDEN hid_t sp__par_fapl(sp_par_t *p);
+SP_HIDDEN int sp__par_raw_open(sp_par_t *p, const char *path);
+/* One collective write round: blocks of buf (n may be 0). *any_active is
+ * set to whether any rank passed active=1; when none did nothing is written. */
+SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf,
+                                int active, int *any_active);
+SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
+/* The first nonzero rc of any rank (collective); rc when not active. */
+SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
+SP_HIDDEN void sp__par_barrier(sp_par_t *p);
+
+#endif

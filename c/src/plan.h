@@ -1,0 +1,46 @@
+/* plan.h - what each rank will write at finalize, and where its data is. */
+#ifndef SP_PLAN_H
+#define SP_PLAN_H
+
+#include "sp_internal.h"
+#include "spill_read.h"
+
+/* One region of one rank, as every rank must know it to create the layout. */
+typedef struct sp_plan_region {
+  char *name; /* raw region name, NUL-terminated */
+  uint32_t len;
+  int32_t nthreads; /* threads that recorded events (> 1: thread_ids written) */
+  int64_t nevents;  /* int64 stamps per dataset; 0 in count-only mode */
+  int64_t ncalls;   /* num_calls attribute */
+} sp_plan_region_t;
+
+typedef struct sp_rank_plan {
+  int32_t rank;
+  int32_t nthreads;    /* threads that recorded anything */
+  int32_t time_trace;  /* datasets exist */
+  int32_t nregions;
+  int64_t events_lost; /* dropped for lack of memory or disk */
+  int64_t wall_time;   /* seconds since the epoch at finalize */
+  char host[64];
+  sp_plan_region_t *regions;
+} sp_rank_plan_t;
+
+/* This rank's view: its plan plus where each region's events are. */
+typedef struct sp_local {
+  sp_rank_plan_t plan;
+  int32_t *handles;      /* plan region i -> handle */
+  sp_spill_file_t spill; /* fd < 0 when nothing was spilled */
+  sp_thread_t **threads; /* by thread index */
+  int32_t nthreads;
+} sp_local_t;
+
+SP_HIDDEN int sp__local_build(sp_local_t *l, int rank);
+SP_HIDDEN void sp__local_free(sp_local_t *l);
+
+/* Serialises a plan for MPI_Allgatherv; *blob is malloc'd. */
+SP_HIDDEN int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len);
+/* Reads a packed plan; names point into a malloc'd copy owned by p. */
+SP_HIDDEN int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p);
+SP_HIDDEN void sp__plan_free(sp_rank_plan_t *p);
+
+#endif

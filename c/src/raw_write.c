@@ -1,0 +1,171 @@
+/* raw_write.c - streaming every event into the datasets' storage.
+ *
+ * Events are converted to ns and de-interleaved into a round buffer of
+ * fixed size; a full buffer is written in one round (one collective
+ * MPI-IO call with MPI, pwrites without). Memory stays bounded by the
+ * round size whatever the number of events, and the number of collective
+ * calls grows with the data, not with ranks x regions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "par.h"
+#include "raw_write.h"
+
+typedef struct sp_sink {
+  sp_par_t *par;
+  int fd; /* serial writes */
+  char *buf;
+  int64_t cap, used;
+  sp_block_t *blocks;
+  int nblocks, blocks_cap;
+  int rc;
+} sp_sink_t;
+
+static int sp_round(sp_sink_t *s, int active, int *any) {
+  int rc = 0;
+  if (s->par->active) {
+    rc = sp__par_raw_round(s->par, s->blocks, s->nblocks, s->buf, active, any);
+  } else {
+    *any = active;
+    for (int i = 0; i < s->nblocks && rc == 0; i++) {
+      const sp_block_t *b = &s->blocks[i];
+      int64_t done = 0;
+      while (done < b->len) {
+        ssize_t w = pwrite(s->fd, s->buf + b->mem_off + done, (size_t)(b->len - done),
+                           (off_t)(b->file_off + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          rc = SP_EIO;
+          break;
+        }
+        done += w;
+      }
+    }
+  }
+  s->used = 0;
+  s->nblocks = 0;
+  if (rc != 0 && s->rc == 0) s->rc = rc;
+  return rc;
+}
+
+static void *sp_block_add(sp_sink_t *s, int64_t file_off, int64_t len) {
+  if (s->nblocks == s->blocks_cap) {
+    int ncap = s->blocks_cap ? s->blocks_cap * 2 : 64;
+    sp_block_t *nb = realloc(s->blocks, (size_t)ncap * sizeof *nb);
+    if (!nb) return NULL;
+    s->blocks = nb;
+    s->blocks_cap = ncap;
+  }
+  sp_block_t *b = &s->blocks[s->nblocks++];
+  b->file_off = file_off;
+  b->mem_off = s->used;
+  b->len = len;
+  s->used += (len + 7) & ~(int64_t)7;
+  return s->buf + b->mem_off;
+}
+
+/* Per event: 8 + 8 bytes of stamps, 4 (padded) of thread id. */
+static int64_t sp_events_fitting(const sp_sink_t *s, int tids) {
+  int64_t per = 16 + (tids ? 4 : 0);
+  int64_t room = s->cap - s->used - 3 * 8; /* padding of three blocks */
+  return room > 0 ? room / per : 0;
+}
+
+/* Writes events ev[0..k) of one thread as positions pos.. of a region. */
+static int sp_put(sp_sink_t *s, const sp_region_offsets_t *o, int64_t pos, const sp_event_t *ev,
+                  int64_t k, int32_t thread, const sp_calib_t *calib, int64_t *cursor) {
+  int64_t *st = sp_block_add(s, o->start_times + pos * 8, k * 8);
+  int64_t *en = sp_block_add(s, o->end_times + pos * 8, k * 8);
+  int32_t *ti = o->thread_ids >= 0 ? sp_block_add(s, o->thread_ids + pos * 4, k * 4) : NULL;
+  if (!st || !en || (o->thread_ids >= 0 && !ti)) return SP_ENOMEM;
+  for (int64_t j = 0; j < k; j++) {
+    st[j] = sp__calib_convert(calib, ev[j].start, cursor);
+    en[j] = sp__calib_convert(calib, ev[j].end, cursor);
+    if (ti) ti[j] = thread;
+  }
+  return 0;
+}
+
+/* Streams one source of events (spill chunk or memory buffer). */
+static int sp_put_source(sp_sink_t *s, const sp_local_t *l, const sp_region_offsets_t *o,
+                         int64_t *pos, const sp_spill_chunk_t *chunk, const sp_event_t *mem,
+                         int64_t n, int32_t thread, sp_event_t *tmp, int64_t tmp_cap) {
+  int64_t cursor = 0, done = 0;
+  int any;
+  while (done < n) {
+    int64_t k = sp_events_fitting(s, o->thread_ids >= 0);
+    if (k > n - done) k = n - done;
+    if (chunk && k > tmp_cap) k = tmp_cap;
+    if (k <= 0) {
+      sp_round(s, 1, &any);
+      continue;
+    }
+    const sp_event_t *ev = mem ? mem + done : tmp;
+    if (chunk) {
+      int rc = sp__spill_read(&l->spill, chunk, done, k, tmp);
+      if (rc != 0) return rc;
+    }
+    int rc = sp_put(s, o, *pos, ev, k, thread, &sp__state.calib, &cursor);
+    if (rc != 0) return rc;
+    done += k;
+    *pos += k;
+  }
+  return 0;
+}
+
+static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_region_offsets_t *o,
+                         sp_event_t *tmp, int64_t tmp_cap) {
+  const int32_t h = l->handles[i];
+  int64_t pos = 0;
+  for (int32_t ti = 0; ti < l->nthreads; ti++) {
+    for (int64_t c = 0; c < l->spill.nchunks; c++) {
+      const sp_spill_chunk_t *ch = &l->spill.chunks[c];
+      if (ch->region != h || ch->thread != ti) continue;
+      int rc = sp_put_source(s, l, o, &pos, ch, NULL, ch->n, ti, tmp, tmp_cap);
+      if (rc != 0) return rc;
+    }
+    const sp_thread_t *t = l->threads[ti];
+    if (t && h < t->nbufs && t->bufs[h].n > 0) {
+      int rc = sp_put_source(s, l, o, &pos, NULL, t->bufs[h].ev, t->bufs[h].n, ti, tmp, tmp_cap);
+      if (rc != 0) return rc;
+    }
+  }
+  return pos == l->plan.regions[i].nevents ? 0 : SP_ESPILL;
+}
+
+int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
+                  const sp_region_offsets_t *offs, int64_t round_bytes) {
+  sp_sink_t s = {.par = par, .fd = -1, .cap = round_bytes};
+  int64_t tmp_cap = round_bytes / 20;
+  sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);
+  s.buf = malloc((size_t)round_bytes);
+  int rc = (tmp && s.buf) ? 0 : SP_ENOMEM;
+  int opened = 0;
+  if (par->active) {
+    int orc = sp__par_raw_open(par, path);
+    if (orc == 0) opened = 1; else if (rc == 0) rc = orc;
+  } else {
+    s.fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (s.fd < 0 && rc == 0) rc = SP_EIO;
+  }
+  /* Even after an error this rank takes part in every round until all
+   * ranks are done, or the others would wait forever in the collective. */
+  for (int32_t i = 0; rc == 0 && i < l->plan.nregions; i++)
+    if (l->plan.regions[i].nevents > 0) rc = sp_put_region(&s, l, i, &offs[i], tmp, tmp_cap);
+  if (rc != 0) s.nblocks = 0;
+  int any = 1;
+  if (!par->active || opened) {
+    sp_round(&s, s.nblocks > 0, &any);
+    while (par->active && any) sp_round(&s, 0, &any);
+  }
+  if (opened && sp__par_raw_close(par) != 0 && rc == 0) rc = SP_EIO;
+  if (s.fd >= 0 && close(s.fd) != 0 && rc == 0) rc = SP_EIO;
+  if (rc == 0) rc = s.rc;
+  free(s.buf);
+  free(s.blocks);
+  free(tmp);
+  return rc;
+}

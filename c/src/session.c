@@ -1,0 +1,79 @@
+/* session.c - sp_setup and sp_finalize: the lifecycle of a session. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp_internal.h"
+
+sp_state_t sp__state = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .spill_fd = -1,
+    .rank = -1,
+    .size = 1,
+};
+
+int sp_is_active(void) { return sp__mode != SP_MODE_OFF; }
+
+static void sp_mode_set(int mode) {
+  sp__mode = mode;
+  sp__enabled = mode != SP_MODE_OFF;
+}
+
+/* Forgets the running session's regions and events without writing them. */
+static void sp_session_discard(void) {
+  sp_mode_set(SP_MODE_OFF);
+  sp__threads_discard();
+  sp__spill_close(1);
+  sp__region_table_reset();
+  sp__calib_reset(&sp__state.calib);
+  sp__state.session = 0;
+}
+
+int sp_setup(const sp_config *cfg) {
+  sp_state_t *st = &sp__state;
+  if (st->session) {
+    sp__log(2, SP_LOG_ALWAYS, "sp_setup called again: the previous session's regions are discarded");
+    sp_session_discard();
+  }
+  sp__log_reset_once();
+  memset(st->misuse, 0, sizeof st->misuse);
+  st->spill_failed = 0;
+  st->events_lost = 0;
+  int rc = sp__config_resolve(cfg, st);
+  if (rc != 0 && rc != SP_EPATH) return rc;
+  st->clock_tsc = sp__clock_detect_tsc();
+  sp__calib_reset(&st->calib);
+  sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
+  st->last_calib_ns = sp__monotonic_ns();
+  st->session = 1;
+  sp__mpi_note_setup();
+
+  int mode = SP_MODE_OFF;
+  if (st->cfg.profiling_activated) {
+    if (st->cfg.use_likwid && !sp__likwid_available()) {
+      sp__log(1, SP_LOG_ALWAYS,
+              "use_likwid requested but this library was built without LIKWID "
+              "(SCOPE_PROFILER_ENABLE_LIKWID=OFF); profiling continues without counters");
+      st->cfg.use_likwid = 0;
+    }
+    if (st->cfg.use_likwid) {
+      mode = SP_MODE_GENERAL;
+    } else {
+      mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
+    }
+  }
+  sp_mode_set(mode);
+  return rc;
+}
+
+int sp_finalize(void) {
+  if (!sp__state.session) return 0;
+  sp_mode_set(SP_MODE_OFF);
+  int rc = 0;
+  if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
+  sp__threads_discard();
+  sp__region_table_reset();
+  sp__calib_reset(&sp__state.calib);
+  sp__state.session = 0;
+  return rc;
+}

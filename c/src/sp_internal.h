@@ -1,0 +1,186 @@
+/*
+ * sp_internal.h - state shared by the core's source files. Never installed.
+ *
+ * One struct (sp__state) holds the session; per-thread records hold the
+ * buffers. The hot path touches only the calling thread's record, found
+ * through a thread-local pointer, so it takes no lock.
+ */
+#ifndef SP_INTERNAL_H
+#define SP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scope_profiler.h"
+
+#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SP_HIDDEN __attribute__((visibility("hidden")))
+
+/* What start/stop record, chosen once at setup (the reference mode table). */
+typedef enum sp_mode {
+  SP_MODE_OFF = 0,   /* not set up, finalized, or profiling_activated = 0 */
+  SP_MODE_TRACE = 1, /* start/end stamps; the common case, tested first */
+  SP_MODE_COUNT = 2, /* call counts only (time_trace = 0) */
+  SP_MODE_GENERAL = 3 /* any combination with LIKWID markers */
+} sp_mode_t;
+
+/* One recorded call, in clock ticks (converted to ns when written). */
+typedef struct sp_event {
+  int64_t start; /* ticks at sp_start */
+  int64_t end;   /* ticks at sp_stop; garbage while the call is open */
+} sp_event_t;
+
+/* One thread's events of one region. */
+typedef struct sp_rbuf {
+  sp_event_t *ev;  /* cap events, pages touched when allocated */
+  int64_t n;       /* slots used, including calls still open */
+  int64_t cap;     /* allocated slots */
+  int64_t calls;   /* completed calls in count-only mode */
+  int64_t spilled; /* events of this buffer already in the spill file */
+} sp_rbuf_t;
+
+/* One open call on a thread's stack. */
+typedef struct sp_frame {
+  int32_t region; /* handle */
+  int32_t unused;
+  int64_t slot; /* index in the region's buffer, -1 in count-only mode */
+} sp_frame_t;
+
+/* Everything one thread records. Never freed while the process runs, so
+ * the thread-local pointer stays valid across sessions; a record of an
+ * exited thread is reused by the next new thread. */
+typedef struct sp_thread {
+  sp_frame_t *stack;
+  int32_t depth;
+  int32_t stack_cap;
+  sp_rbuf_t *bufs; /* indexed by region handle */
+  int32_t nbufs;
+  int32_t index; /* thread number within the rank, as in thread_ids */
+  int retired;   /* its thread has exited */
+  struct sp_thread *next;
+} sp_thread_t;
+
+/* A registered region. Entries never move once published. */
+typedef struct sp_region_entry {
+  char *name;    /* NUL-terminated copy */
+  uint32_t len;  /* bytes, without NUL */
+  uint64_t hash; /* sp__name_hash(name, len) */
+} sp_region_entry_t;
+
+/* A (ticks, CLOCK_MONOTONIC ns) pair; conversion interpolates between them. */
+typedef struct sp_calib_point {
+  int64_t ticks;
+  int64_t ns;
+} sp_calib_point_t;
+
+typedef struct sp_calib {
+  sp_calib_point_t *pts; /* increasing in both fields */
+  int64_t n, cap;
+} sp_calib_t;
+
+/* Session state. Written only by setup/finalize and under `lock`. */
+typedef struct sp_state {
+  pthread_mutex_t lock; /* regions, thread list, spill file, calibration */
+  sp_config cfg;
+  char file_path[SP_PATH_MAX];
+  char spill_dir[SP_PATH_MAX];
+  int session;   /* 1 between setup and finalize (even when profiling is off) */
+  int path_ok;   /* output directory writable at setup */
+  int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
+  sp_thread_t *threads;
+  int32_t nthreads;
+  sp_calib_t calib;
+  /* spill file, opened at the first flush */
+  int spill_fd;
+  char spill_path[SP_PATH_MAX];
+  int spill_failed;       /* a flush could not be written: data lost */
+  uint8_t *spill_named;   /* per handle: REGION record written */
+  int32_t spill_named_cap;
+  int spill_rank_written; /* RANK record written */
+  int64_t events_lost;    /* events dropped for lack of memory or disk */
+  int64_t last_calib_ns;  /* when the last calibration point was taken */
+  int rank;               /* MPI rank if known, else -1 */
+  int size;               /* MPI size if known, else 1 */
+  int64_t misuse[SP_MISUSE_COUNT_];
+  uint32_t logged;        /* bit per message kind already logged */
+} sp_state_t;
+
+extern SP_HIDDEN sp_state_t sp__state;
+extern SP_HIDDEN volatile int sp__mode;
+extern SP_HIDDEN __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
+
+/* ---- log.c ---- */
+typedef enum sp_log_kind {
+  SP_LOG_ONCE_STOP_WITHOUT_START = 0,
+  SP_LOG_ONCE_STOP_MISMATCH,
+  SP_LOG_ONCE_INVALID_HANDLE,
+  SP_LOG_ONCE_BAD_NAME,
+  SP_LOG_ONCE_NOT_ACTIVE,
+  SP_LOG_ONCE_NOMEM,
+  SP_LOG_ONCE_SPILL,
+  SP_LOG_ONCE_GROW_OPEN,
+  SP_LOG_ONCE_LIKWID,
+  SP_LOG_ALWAYS
+} sp_log_kind_t;
+SP_HIDDEN void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+SP_HIDDEN void sp__log_reset_once(void);
+
+/* ---- clock.c ---- */
+SP_HIDDEN int sp__clock_detect_tsc(void);
+SP_HIDDEN void sp__calib_reset(sp_calib_t *c);
+SP_HIDDEN int sp__calib_add_now(sp_calib_t *c, int tsc, sp_calib_point_t *out);
+SP_HIDDEN int sp__calib_push(sp_calib_t *c, sp_calib_point_t p);
+/* Converts ticks to ns by piecewise-linear interpolation; *cursor speeds up
+ * sorted input (start it at 0). Identity when c has no points. */
+SP_HIDDEN int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor);
+SP_HIDDEN int64_t sp__monotonic_ns(void);
+
+static inline int64_t sp__ticks(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (SP_LIKELY(sp__state.clock_tsc)) return (int64_t)__builtin_ia32_rdtsc();
+#endif
+  return sp__monotonic_ns();
+}
+
+/* ---- config.c ---- */
+SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
+
+/* ---- region_table.c ---- */
+SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);
+SP_HIDDEN int sp__region_lookup(const char *name, size_t len, uint64_t hash);
+SP_HIDDEN int sp__region_register(const char *name, size_t len);
+SP_HIDDEN int32_t sp__region_count(void);
+SP_HIDDEN const sp_region_entry_t *sp__region_get(int32_t h);
+SP_HIDDEN void sp__region_table_reset(void);
+
+/* ---- thread_buffers.c ---- */
+SP_HIDDEN sp_thread_t *sp__thread_get(void);
+SP_HIDDEN int sp__thread_reserve(sp_thread_t *t, int32_t h);
+SP_HIDDEN int sp__rbuf_make_room(sp_thread_t *t, int32_t h);
+SP_HIDDEN int sp__stack_grow(sp_thread_t *t);
+SP_HIDDEN void sp__threads_discard(void);
+SP_HIDDEN void sp__threads_drop_open_calls(void);
+SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
+
+/* ---- spill.c ---- */
+SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
+SP_HIDDEN void sp__spill_close(int remove_file);
+
+/* ---- name_encoding.c ---- */
+SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
+
+/* ---- mpi_glue.c (stubs without MPI) ---- */
+SP_HIDDEN void sp__mpi_note_setup(void);
+SP_HIDDEN int sp__mpi_rank_if_known(void);
+
+/* ---- likwid_glue.c / likwid_stub.c ---- */
+SP_HIDDEN int sp__likwid_available(void);
+
+/* ---- finalize.c ---- */
+SP_HIDDEN int sp__finalize_session(void);
+
+#endif /* SP_INTERNAL_H */

@@ -1,0 +1,52 @@
+/*
+ * spill_format.h - the per-rank spill file: an append-only log of records.
+ *
+ * Why not HDF5 (as the reference tool uses): an HDF5 file whose writer is
+ * killed mid-run can be unreadable (its metadata lives in a cache until
+ * close). An append-only log written with one writev per record is
+ * readable after a SIGKILL at any moment: every record before the last is
+ * complete, and a torn last record is detected by its length and trailer
+ * and ignored. Stamps are raw clock ticks plus calibration records, so
+ * recovery converts them exactly as finalize does.
+ *
+ * Record: sp_spill_rec_head_t, `len` payload bytes, then uint32 SP_SPILL_TRAILER.
+ * Native byte order (spill files are read back on the same machine type).
+ */
+#ifndef SP_SPILL_FORMAT_H
+#define SP_SPILL_FORMAT_H
+
+#include <stdint.h>
+
+#define SP_SPILL_MAGIC 0x31525053u   /* "SPR1" */
+#define SP_SPILL_TRAILER 0x444E4553u /* "SEND" */
+#define SP_SPILL_VERSION 1u
+
+typedef enum sp_spill_type {
+  SP_SPILL_HEADER = 1, /* sp_spill_header_t: first record of a file */
+  SP_SPILL_RANK = 2,   /* int32 rank, int32 size: once MPI tells them */
+  SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
+  SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
+  SP_SPILL_CALIB = 5   /* int64 ticks, int64 ns: a calibration point */
+} sp_spill_type_t;
+
+typedef struct sp_spill_rec_head {
+  uint32_t magic; /* SP_SPILL_MAGIC */
+  uint32_t type;  /* sp_spill_type_t */
+  uint64_t len;   /* payload bytes */
+} sp_spill_rec_head_t;
+
+typedef struct sp_spill_header {
+  uint32_t version;   /* SP_SPILL_VERSION */
+  uint32_t clock_tsc; /* 1: ticks are TSC and need CALIB records; 0: ticks are ns */
+  int64_t pid;
+  int64_t wall_time; /* seconds since the epoch at the first flush */
+  char host[64];     /* NUL-terminated */
+} sp_spill_header_t;
+
+typedef struct sp_spill_events {
+  int32_t region; /* handle, named by an earlier REGION record */
+  int32_t thread; /* thread number within the rank */
+  int64_t n;      /* events following */
+} sp_spill_events_t;
+
+#endif /* SP_SPILL_FORMAT_H */

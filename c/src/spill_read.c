@@ -1,0 +1,141 @@
+/* spill_read.c - indexing and reading spill files.
+ *
+ * The same code reads a finished run's spill file at finalize and a dead
+ * run's files at recovery, so recovery is exercised by every flushed run. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spill_read.h"
+
+static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + (int64_t)done));
+    if (r <= 0) return -1;
+    done += (size_t)r;
+  }
+  return 0;
+}
+
+static int sp_add_chunk(sp_spill_file_t *f, sp_spill_chunk_t c) {
+  if ((f->nchunks & (f->nchunks - 1)) == 0) { /* grow at powers of two */
+    int64_t ncap = f->nchunks ? f->nchunks * 2 : 16;
+    sp_spill_chunk_t *nc = realloc(f->chunks, (size_t)ncap * sizeof *nc);
+    if (!nc) return SP_ENOMEM;
+    f->chunks = nc;
+  }
+  f->chunks[f->nchunks++] = c;
+  return 0;
+}
+
+static int sp_set_name(sp_spill_file_t *f, int32_t h, const char *name, uint32_t len) {
+  if (h < 0 || h > (1 << 22)) return SP_ESPILL;
+  if (h >= f->nnames) {
+    int32_t ncap = f->nnames ? f->nnames : 64;
+    while (ncap <= h) ncap *= 2;
+    char **nn = realloc(f->names, (size_t)ncap * sizeof *nn);
+    if (!nn) return SP_ENOMEM;
+    memset(nn + f->nnames, 0, (size_t)(ncap - f->nnames) * sizeof *nn);
+    f->names = nn;
+    f->nnames = ncap;
+  }
+  free(f->names[h]);
+  f->names[h] = malloc((size_t)len + 1);
+  if (!f->names[h]) return SP_ENOMEM;
+  memcpy(f->names[h], name, len);
+  f->names[h][len] = '\0';
+  return 0;
+}
+
+/* Handles one complete record whose payload starts at off. */
+static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64_t off) {
+  switch (h->type) {
+  case SP_SPILL_HEADER:
+    if (h->len != sizeof f->header || sp_pread_all(f->fd, &f->header, sizeof f->header, off))
+      return SP_ESPILL;
+    f->header.host[sizeof f->header.host - 1] = '\0';
+    return f->header.version == SP_SPILL_VERSION ? 0 : SP_ESPILL;
+  case SP_SPILL_RANK: {
+    int32_t rs[2];
+    if (h->len != sizeof rs || sp_pread_all(f->fd, rs, sizeof rs, off)) return SP_ESPILL;
+    f->rank = rs[0];
+    f->size = rs[1];
+    return 0;
+  }
+  case SP_SPILL_REGION: {
+    int32_t hl[2];
+    if (h->len < sizeof hl || sp_pread_all(f->fd, hl, sizeof hl, off)) return SP_ESPILL;
+    if (hl[1] <= 0 || hl[1] > SP_NAME_MAX || h->len != sizeof hl + (uint64_t)hl[1]) return SP_ESPILL;
+    char name[SP_NAME_MAX];
+    if (sp_pread_all(f->fd, name, (size_t)hl[1], off + (int64_t)sizeof hl)) return SP_ESPILL;
+    return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
+  }
+  case SP_SPILL_EVENTS: {
+    sp_spill_events_t e;
+    if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
+    if (e.n < 0 || h->len != sizeof e + (uint64_t)e.n * sizeof(sp_event_t)) return SP_ESPILL;
+    if (e.region < 0 || e.region >= f->nnames || !f->names[e.region]) return SP_ESPILL;
+    sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e};
+    return sp_add_chunk(f, c);
+  }
+  case SP_SPILL_CALIB: {
+    sp_calib_point_t p;
+    if (h->len != sizeof p || sp_pread_all(f->fd, &p, sizeof p, off)) return SP_ESPILL;
+    return sp__calib_push(&f->calib, p);
+  }
+  default:
+    return 0; /* a newer writer's record type: skip it */
+  }
+}
+
+int sp__spill_index(const char *path, sp_spill_file_t *f) {
+  memset(f, 0, sizeof *f);
+  f->rank = -1;
+  f->size = 0;
+  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (f->fd < 0) return SP_EIO;
+  struct stat sb;
+  if (fstat(f->fd, &sb) != 0) return SP_EIO;
+  const int64_t size = (int64_t)sb.st_size;
+  int64_t off = 0;
+  int first = 1;
+  while (off < size) {
+    sp_spill_rec_head_t h;
+    uint32_t trailer = 0;
+    const int64_t payload = off + (int64_t)sizeof h;
+    if (size - off < (int64_t)sizeof h || sp_pread_all(f->fd, &h, sizeof h, off)) break;
+    if (h.magic != SP_SPILL_MAGIC || h.len > (uint64_t)(size - payload)) break;
+    const int64_t end = payload + (int64_t)h.len;
+    if (size - end < (int64_t)sizeof trailer || sp_pread_all(f->fd, &trailer, sizeof trailer, end))
+      break;
+    if (trailer != SP_SPILL_TRAILER) break;
+    if (first && h.type != SP_SPILL_HEADER) return SP_ESPILL;
+    first = 0;
+    int rc = sp_index_record(f, &h, payload);
+    if (rc != 0) return rc;
+    off = end + (int64_t)sizeof trailer;
+  }
+  if (first) return SP_ESPILL; /* not even a header: not a spill file */
+  f->damaged_bytes = size - off;
+  return 0;
+}
+
+int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
+                   int64_t count, sp_event_t *out) {
+  if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
+  int64_t off = c->offset + first * (int64_t)sizeof(sp_event_t);
+  return sp_pread_all(f->fd, out, (size_t)count * sizeof(sp_event_t), off) ? SP_EIO : 0;
+}
+
+void sp__spill_free(sp_spill_file_t *f) {
+  if (f->fd > 0) close(f->fd);
+  for (int32_t i = 0; i < f->nnames; i++) free(f->names[i]);
+  free(f->names);
+  free(f->chunks);
+  sp__calib_reset(&f->calib);
+  memset(f, 0, sizeof *f);
+  f->fd = -1;
+}

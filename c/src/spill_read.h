@@ -1,0 +1,36 @@
+/* spill_read.h - reading a spill file back (finalize and crash recovery). */
+#ifndef SP_SPILL_READ_H
+#define SP_SPILL_READ_H
+
+#include "sp_internal.h"
+#include "spill_format.h"
+
+/* Where one EVENTS record's events are. */
+typedef struct sp_spill_chunk {
+  int32_t region;
+  int32_t thread;
+  int64_t n;
+  int64_t offset; /* file offset of the first event */
+} sp_spill_chunk_t;
+
+typedef struct sp_spill_file {
+  int fd;
+  sp_spill_header_t header;
+  int32_t rank; /* -1 when the run never told */
+  int32_t size;
+  char **names; /* by handle; NULL where unnamed */
+  int32_t nnames;
+  sp_calib_t calib;
+  sp_spill_chunk_t *chunks;
+  int64_t nchunks;
+  int64_t damaged_bytes; /* trailing bytes not forming a whole record */
+} sp_spill_file_t;
+
+/* Indexes a spill file (reads record heads only). Returns 0 or SP_ESPILL. */
+SP_HIDDEN int sp__spill_index(const char *path, sp_spill_file_t *f);
+/* Reads events [first, first+count) of a chunk, as raw ticks. */
+SP_HIDDEN int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
+                             int64_t count, sp_event_t *out);
+SP_HIDDEN void sp__spill_free(sp_spill_file_t *f);
+
+#endif

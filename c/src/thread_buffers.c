@@ -1,0 +1,172 @@
+/* thread_buffers.c - per-thread records: region buffers and call stacks.
+ *
+ * Everything here runs outside the hot path: the first call on a thread,
+ * the first call of a region on a thread, a full buffer, a deep stack.
+ * Buffers start small and double up to buffer_limit events; each new part
+ * is written once here so its pages are faulted in now and not in the hot
+ * path (a first-touch fault costs ~10 us on these VMs). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_internal.h"
+
+#define SP_FIRST_CAP 1024 /* events in a new buffer (16 KiB) */
+#define SP_FIRST_STACK 64 /* open calls before the stack grows */
+
+__thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t sp_thread_key;
+static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
+
+/* At thread exit the record is kept (its events are written at finalize)
+ * and offered to the next new thread. */
+static void sp_thread_exit(void *p) {
+  sp_thread_t *t = p;
+  pthread_mutex_lock(&sp__state.lock);
+  t->retired = 1;
+  pthread_mutex_unlock(&sp__state.lock);
+}
+
+static void sp_thread_key_create(void) { pthread_key_create(&sp_thread_key, sp_thread_exit); }
+
+sp_thread_t *sp__thread_get(void) {
+  sp_thread_t *t = sp__tls;
+  if (t) return t;
+  pthread_once(&sp_thread_key_once, sp_thread_key_create);
+  pthread_mutex_lock(&sp__state.lock);
+  for (sp_thread_t *r = sp__state.threads; r; r = r->next) {
+    if (r->retired) {
+      t = r;
+      break;
+    }
+  }
+  if (!t) {
+    t = calloc(1, sizeof *t);
+    if (t) {
+      t->index = sp__state.nthreads++;
+      t->next = sp__state.threads;
+      sp__state.threads = t;
+    }
+  }
+  if (t) t->retired = 0;
+  pthread_mutex_unlock(&sp__state.lock);
+  if (!t) return NULL;
+  pthread_setspecific(sp_thread_key, t);
+  sp__tls = t;
+  return t;
+}
+
+/* Makes t->bufs cover handle h. */
+int sp__thread_reserve(sp_thread_t *t, int32_t h) {
+  if (h < t->nbufs) return 0;
+  int32_t n = sp__region_count();
+  if (h >= n) return SP_EINVAL;
+  int32_t ncap = t->nbufs ? t->nbufs : 16;
+  while (ncap < n) ncap *= 2;
+  sp_rbuf_t *nb = realloc(t->bufs, (size_t)ncap * sizeof *nb);
+  if (!nb) return SP_ENOMEM;
+  memset(nb + t->nbufs, 0, (size_t)(ncap - t->nbufs) * sizeof *nb);
+  t->bufs = nb;
+  t->nbufs = ncap;
+  return 0;
+}
+
+int sp__stack_grow(sp_thread_t *t) {
+  int32_t ncap = t->stack_cap ? t->stack_cap * 2 : SP_FIRST_STACK;
+  sp_frame_t *ns = realloc(t->stack, (size_t)ncap * sizeof *ns);
+  if (!ns) return SP_ENOMEM;
+  memset(ns + t->stack_cap, 0, (size_t)(ncap - t->stack_cap) * sizeof *ns);
+  t->stack = ns;
+  t->stack_cap = ncap;
+  return 0;
+}
+
+static int sp_rbuf_grow(sp_rbuf_t *b, int64_t ncap) {
+  sp_event_t *ne = realloc(b->ev, (size_t)ncap * sizeof *ne);
+  if (!ne) return SP_ENOMEM;
+  memset(ne + b->cap, 0, (size_t)(ncap - b->cap) * sizeof *ne); /* pre-fault */
+  b->ev = ne;
+  b->cap = ncap;
+  return 0;
+}
+
+/* Lowest slot of region h still open on t (b->n when none is open). */
+static int64_t sp_first_open_slot(const sp_thread_t *t, int32_t h, int64_t n) {
+  int64_t first = n;
+  for (int32_t d = 0; d < t->depth; d++)
+    if (t->stack[d].region == h && t->stack[d].slot < first) first = t->stack[d].slot;
+  return first;
+}
+
+/* Called when buffer h of t is full: grows it, or appends its finished
+ * events to the spill file and reuses the memory. */
+int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
+  sp_rbuf_t *b = &t->bufs[h];
+  const int64_t limit = sp__state.cfg.buffer_limit;
+  if (b->cap < limit || !sp__state.cfg.flush_to_disk) {
+    int64_t ncap = b->cap ? b->cap * 2 : SP_FIRST_CAP;
+    if (sp__state.cfg.flush_to_disk && ncap > limit) ncap = limit;
+    if (ncap <= b->cap) ncap = b->cap + 1;
+    return sp_rbuf_grow(b, ncap);
+  }
+  int64_t done = sp_first_open_slot(t, h, b->n);
+  if (done == 0) {
+    /* Every slot is younger than a call still open (deep recursion of this
+     * region): nothing can be written yet, so grow past the limit. */
+    sp__log(1, SP_LOG_ONCE_GROW_OPEN,
+            "region '%s' stays open across a full buffer; its buffer grows past buffer_limit",
+            sp__region_get(h)->name);
+    return sp_rbuf_grow(b, b->cap * 2);
+  }
+  int rc = sp__spill_events(h, t->index, b->ev, done);
+  b->spilled += done;
+  memmove(b->ev, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
+  b->n -= done;
+  for (int32_t d = 0; d < t->depth; d++)
+    if (t->stack[d].region == h) t->stack[d].slot -= done;
+  return rc;
+}
+
+/* Drops the open calls above depth d (innermost first), removing their
+ * reserved slots: their end stamps will never be written. */
+void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
+  for (int32_t i = t->depth - 1; i > d; i--) {
+    const sp_frame_t *f = &t->stack[i];
+    if (f->slot < 0 || f->region >= t->nbufs) continue;
+    sp_rbuf_t *b = &t->bufs[f->region];
+    if (f->slot >= b->n) continue;
+    /* Later slots hold calls nested in this one, all closed or dropped
+     * already; outer open calls have smaller slots and do not move. */
+    memmove(b->ev + f->slot, b->ev + f->slot + 1, (size_t)(b->n - f->slot - 1) * sizeof *b->ev);
+    b->n--;
+  }
+  t->depth = d + 1;
+}
+
+/* Calls still open at finalize are reported and dropped. */
+static int64_t sp_thread_drop_open(sp_thread_t *t) {
+  int64_t open = t->depth;
+  if (open > 0) {
+    int32_t h = t->stack[t->depth - 1].region;
+    sp__log(1, SP_LOG_ALWAYS,
+            "%d call(s) still open at sp_finalize on thread %d (innermost: '%s'); dropped",
+            (int)open, (int)t->index, h < sp__region_count() ? sp__region_get(h)->name : "?");
+  }
+  sp__frames_drop_above(t, -1);
+  return open;
+}
+
+void sp__threads_drop_open_calls(void) {
+  for (sp_thread_t *t = sp__state.threads; t; t = t->next)
+    sp__state.misuse[SP_MISUSE_UNBALANCED] += sp_thread_drop_open(t);
+}
+
+void sp__threads_discard(void) {
+  for (sp_thread_t *t = sp__state.threads; t; t = t->next) {
+    for (int32_t h = 0; h < t->nbufs; h++) free(t->bufs[h].ev);
+    free(t->bufs);
+    t->bufs = NULL;
+    t->nbufs = 0;
+    t->depth = 0;
+  }
+}

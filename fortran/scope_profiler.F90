@@ -1,0 +1,561 @@
+!> Fortran binding of scope-profiler: the same profiler state and the same
+!> output file as the C library (`scope_profiler.h`), reached through
+!> ISO_C_BINDING with no glue code in C.
+!>
+!> Simple use:
+!>
+!>     use scope_profiler
+!>     integer :: h
+!>     call sp_setup()                      ! defaults, environment overrides
+!>     h = sp_region("compute")             ! once
+!>     do step = 1, n
+!>        call sp_start(h); call work(); call sp_stop(h)
+!>     end do
+!>     block
+!>        type(sp_scope) :: s
+!>        call s%start("io")                ! stopped at end block, exit, cycle, return
+!>        call write_output()
+!>     end block
+!>     call sp_finalize()                   ! writes profiling_data.h5
+!>
+!> Cost: `sp_start(h)`/`sp_stop(h)` with an integer handle call the C
+!> functions directly (the generic resolves to the `bind(C)` interface), so
+!> the handle path costs what the C one costs. The string path passes the
+!> address and `len_trim` length of the name to C: no copy, no allocation.
+!>
+!> Errors: procedures that can fail take optional `stat` and `errmsg`
+!> arguments (last, `intent(out)`). `stat` receives 0 or one of the negative
+!> `SP_E*` constants below, which equal the C codes; `errmsg` receives the
+!> text of `sp_strerror` (blank on success). Without `stat` a failure is
+!> reported on `error_unit` with the prefix "scope-profiler:"; the program
+!> is never stopped.
+!>
+!> With MPI (the library built with `SCOPE_PROFILER_ENABLE_MPI`), `sp_setup`
+!> and `sp_mpi_set_comm` take a communicator either as an `integer` (`use mpi`)
+!> or as a `type(MPI_Comm)` (`use mpi_f08`).
+module scope_profiler
+  use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_f_pointer, c_int, &
+    c_int64_t, c_loc, c_null_char, c_ptr, c_size_t
+  use, intrinsic :: iso_fortran_env, only: error_unit, int64
+#ifdef SP_FORTRAN_WITH_MPI
+  use mpi_f08, only: MPI_Comm
+#endif
+  implicit none
+  private
+
+  public :: sp_setup, sp_finalize, sp_region, sp_start, sp_stop, sp_scope
+  public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
+  public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
+  public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
+    SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY
+  public :: SP_NAME_MAX, SP_PATH_MAX, SP_VERSION_MAJOR, SP_VERSION_MINOR, &
+    SP_VERSION_PATCH, SP_SCHEMA_VERSION
+  public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
+    SP_MISUSE_INVALID_HANDLE, SP_MISUSE_BAD_NAME, SP_MISUSE_UNBALANCED, &
+    SP_MISUSE_NOT_ACTIVE
+
+  ! ---- Constants: the values of scope_profiler.h (SP_ERRNO_MAP etc.) ----
+
+  !> Success.
+  integer, parameter :: SP_OK = 0
+  !> Invalid argument.
+  integer, parameter :: SP_EINVAL = -1
+  !> Out of memory.
+  integer, parameter :: SP_ENOMEM = -2
+  !> Region name longer than `SP_NAME_MAX` bytes.
+  integer, parameter :: SP_ENAMETOOLONG = -3
+  !> Profiler not set up (call `sp_setup` first).
+  integer, parameter :: SP_ENOTSETUP = -4
+  !> I/O error while writing profile data.
+  integer, parameter :: SP_EIO = -5
+  !> An HDF5 call failed.
+  integer, parameter :: SP_EHDF5 = -6
+  !> An MPI call failed or MPI is unusable.
+  integer, parameter :: SP_EMPI = -7
+  !> Output path not writable.
+  integer, parameter :: SP_EPATH = -8
+  !> Spill file unreadable or damaged.
+  integer, parameter :: SP_ESPILL = -9
+  !> Feature not built into this library (for example MPI).
+  integer, parameter :: SP_ENOTSUP = -10
+  !> Too many regions.
+  integer, parameter :: SP_ETOOMANY = -11
+
+  !> Longest region name accepted, in bytes.
+  integer, parameter :: SP_NAME_MAX = 4096
+  !> Longest output path, in bytes.
+  integer, parameter :: SP_PATH_MAX = 4096
+  !> Version of the interface this module was written for; compare with
+  !> `sp_version_string()` for the library actually linked.
+  integer, parameter :: SP_VERSION_MAJOR = 0, SP_VERSION_MINOR = 1, SP_VERSION_PATCH = 0
+  !> Version of the file layout (root attribute `scope_profiler_schema`).
+  integer, parameter :: SP_SCHEMA_VERSION = 1
+
+  !> Kinds of misuse counted by the hot path (`sp_misuse_t`), for `sp_misuse_count`.
+  integer, parameter :: SP_MISUSE_STOP_WITHOUT_START = 0, SP_MISUSE_STOP_MISMATCH = 1, &
+    SP_MISUSE_INVALID_HANDLE = 2, SP_MISUSE_BAD_NAME = 3, SP_MISUSE_UNBALANCED = 4, &
+    SP_MISUSE_NOT_ACTIVE = 5
+
+  ! ---- The C structure sp_config, field for field ----
+  type, bind(C) :: sp_config_c
+    integer(c_int) :: profiling_activated
+    integer(c_int) :: use_likwid
+    integer(c_int) :: time_trace
+    integer(c_int) :: flush_to_disk
+    integer(c_int64_t) :: buffer_limit
+    type(c_ptr) :: file_path !! const char *, NUL-terminated, copied by sp_setup
+  end type sp_config_c
+
+  !> A region call that ends with the scope of the variable: declared in a
+  !> `block`, it is stopped by its final procedure when control leaves the
+  !> block in any way (`end block`, `exit`, `cycle`, `return`).
+  !>
+  !>     block
+  !>        type(sp_scope) :: s
+  !>        call s%start("halo")       ! or call s%start(h)
+  !>        ...
+  !>     end block
+  !>
+  !> Scopes must be left in the reverse order of their start, as blocks are.
+  type :: sp_scope
+    private
+    integer(c_int) :: h = -1 !! handle of the open call, -1 when none
+  contains
+    procedure, private :: scope_start_handle
+    procedure, private :: scope_start_name
+    !> Opens a call of a region given by handle or by name; a call this
+    !> scope already had open is stopped first.
+    generic, public :: start => scope_start_handle, scope_start_name
+    !> Stops the open call now instead of at the end of the scope.
+    procedure, public :: stop => scope_stop
+    final :: scope_final
+  end type sp_scope
+
+  ! ---- Hot path: the generics resolve directly to the C functions ----
+
+  !> Opens one call of a region on the calling thread: `call sp_start(h)`
+  !> with a handle from `sp_region`, or `call sp_start("name")` (trailing
+  !> blanks ignored; the name is registered on first use). Never fails
+  !> loudly: misuse is counted (`sp_misuse_count`) and reported once.
+  interface sp_start
+    ! void sp_start(int h);
+    subroutine sp_start_handle(h) bind(C, name="sp_start")
+      import :: c_int
+      integer(c_int), value, intent(in) :: h
+    end subroutine sp_start_handle
+    module procedure sp_start_name
+  end interface sp_start
+
+  !> Closes the innermost open call on the calling thread, which must be of
+  !> the region given by handle or by name. Misuse is counted and reported once.
+  interface sp_stop
+    ! void sp_stop(int h);
+    subroutine sp_stop_handle(h) bind(C, name="sp_stop")
+      import :: c_int
+      integer(c_int), value, intent(in) :: h
+    end subroutine sp_stop_handle
+    module procedure sp_stop_name
+  end interface sp_stop
+
+  !> Starts a profiling session. Every argument is optional; absent ones
+  !> keep the C defaults, and environment variables (`SCOPE_PROFILER_*`)
+  !> override both. With MPI, `comm` (an `integer` or a `type(MPI_Comm)`)
+  !> is the communicator over which `sp_finalize` writes the file.
+  interface sp_setup
+    module procedure sp_setup_int
+#ifdef SP_FORTRAN_WITH_MPI
+    module procedure sp_setup_f08
+#endif
+  end interface sp_setup
+
+  !> Sets the communicator over which `sp_finalize` writes the file
+  !> (`integer` or `type(MPI_Comm)`); see `sp_mpi_set_comm` in
+  !> `scope_profiler_mpi.h`. Without MPI in the library it fails with `SP_ENOTSUP`.
+  interface sp_mpi_set_comm
+    module procedure sp_mpi_set_comm_int
+#ifdef SP_FORTRAN_WITH_MPI
+    module procedure sp_mpi_set_comm_f08
+#endif
+  end interface sp_mpi_set_comm
+
+  ! ---- The rest of the C API, private except where noted ----
+  interface
+    ! void sp_start_name_n(const char *name, size_t len);
+    subroutine c_sp_start_name_n(name, len) bind(C, name="sp_start_name_n")
+      import :: c_char, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value, intent(in) :: len
+    end subroutine c_sp_start_name_n
+
+    ! void sp_stop_name_n(const char *name, size_t len);
+    subroutine c_sp_stop_name_n(name, len) bind(C, name="sp_stop_name_n")
+      import :: c_char, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value, intent(in) :: len
+    end subroutine c_sp_stop_name_n
+
+    ! int sp_region_n(const char *name, size_t len);
+    function c_sp_region_n(name, len) bind(C, name="sp_region_n") result(h)
+      import :: c_char, c_int, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value, intent(in) :: len
+      integer(c_int) :: h
+    end function c_sp_region_n
+
+    ! void sp_config_init(sp_config *cfg);
+    subroutine c_sp_config_init(cfg) bind(C, name="sp_config_init")
+      import :: sp_config_c
+      type(sp_config_c), intent(out) :: cfg
+    end subroutine c_sp_config_init
+
+    ! int sp_setup(const sp_config *cfg);
+    function c_sp_setup(cfg) bind(C, name="sp_setup") result(err)
+      import :: c_int, sp_config_c
+      type(sp_config_c), intent(in) :: cfg
+      integer(c_int) :: err
+    end function c_sp_setup
+
+    ! int sp_finalize(void);
+    function c_sp_finalize() bind(C, name="sp_finalize") result(err)
+      import :: c_int
+      integer(c_int) :: err
+    end function c_sp_finalize
+
+    ! int sp_is_active(void);
+    function c_sp_is_active() bind(C, name="sp_is_active") result(active)
+      import :: c_int
+      integer(c_int) :: active
+    end function c_sp_is_active
+
+    ! const char *sp_strerror(int err);
+    function c_sp_strerror(err) bind(C, name="sp_strerror") result(text)
+      import :: c_int, c_ptr
+      integer(c_int), value, intent(in) :: err
+      type(c_ptr) :: text
+    end function c_sp_strerror
+
+    ! const char *sp_err_name(int err);
+    function c_sp_err_name(err) bind(C, name="sp_err_name") result(text)
+      import :: c_int, c_ptr
+      integer(c_int), value, intent(in) :: err
+      type(c_ptr) :: text
+    end function c_sp_err_name
+
+    ! const char *sp_version_string(void);
+    function c_sp_version_string() bind(C, name="sp_version_string") result(text)
+      import :: c_ptr
+      type(c_ptr) :: text
+    end function c_sp_version_string
+
+    ! int64_t sp_misuse_count(sp_misuse_t kind);
+    function c_sp_misuse_count(kind) bind(C, name="sp_misuse_count") result(n)
+      import :: c_int, c_int64_t
+      integer(c_int), value, intent(in) :: kind
+      integer(c_int64_t) :: n
+    end function c_sp_misuse_count
+
+    !> Current time in the stamps' domain: CLOCK_MONOTONIC nanoseconds.
+    ! int64_t sp_clock_now_ns(void);
+    function sp_clock_now_ns() bind(C, name="sp_clock_now_ns") result(ns)
+      import :: c_int64_t
+      integer(c_int64_t) :: ns
+    end function sp_clock_now_ns
+
+    ! size_t strlen(const char *s);
+    function c_strlen(s) bind(C, name="strlen") result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value, intent(in) :: s
+      integer(c_size_t) :: n
+    end function c_strlen
+
+#ifdef SP_FORTRAN_WITH_MPI
+    ! int sp_mpi_set_comm_f(MPI_Fint comm);
+    function c_sp_mpi_set_comm_f(comm) bind(C, name="sp_mpi_set_comm_f") result(err)
+      import :: c_int
+      integer(c_int), value, intent(in) :: comm
+      integer(c_int) :: err
+    end function c_sp_mpi_set_comm_f
+#endif
+  end interface
+
+contains
+
+  ! ---- Regions --------------------------------------------------------
+
+  !> Registers a region and returns its handle (>= 0); the same name always
+  !> gives the same handle within a session. Trailing blanks of `name` are
+  !> ignored. Call it once per region, outside the loop. On failure the
+  !> result is the negative error code (`SP_EINVAL` for a blank name,
+  !> `SP_ENAMETOOLONG`, `SP_ENOMEM`, `SP_ETOOMANY`), also given in `stat`.
+  function sp_region(name, stat, errmsg) result(h)
+    character(len=*), intent(in) :: name !! region name, free text (UTF-8)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    integer :: h
+
+    h = c_sp_region_n(name, int(len_trim(name), c_size_t))
+    call sp_report(min(h, 0), "sp_region", stat, errmsg)
+  end function sp_region
+
+  !> `call sp_start("name")`: passes the address and `len_trim` length, no copy.
+  subroutine sp_start_name(name)
+    character(len=*), intent(in) :: name !! region name; trailing blanks ignored
+    call c_sp_start_name_n(name, int(len_trim(name), c_size_t))
+  end subroutine sp_start_name
+
+  !> `call sp_stop("name")`: passes the address and `len_trim` length, no copy.
+  subroutine sp_stop_name(name)
+    character(len=*), intent(in) :: name !! region name; trailing blanks ignored
+    call c_sp_stop_name_n(name, int(len_trim(name), c_size_t))
+  end subroutine sp_stop_name
+
+  ! ---- sp_scope -------------------------------------------------------
+
+  !> `call s%start(h)`: opens a call of region `h` until the end of the scope.
+  subroutine scope_start_handle(self, h)
+    class(sp_scope), intent(inout) :: self
+    integer, intent(in) :: h !! handle from `sp_region`
+    call scope_stop(self)
+    self%h = h
+    call sp_start_handle(self%h)
+  end subroutine scope_start_handle
+
+  !> `call s%start("name")`: looks the handle up once (lock-free after the
+  !> first registration) so that the stop needs neither the name nor a copy.
+  subroutine scope_start_name(self, name)
+    class(sp_scope), intent(inout) :: self
+    character(len=*), intent(in) :: name !! region name; trailing blanks ignored
+    integer(c_int) :: h
+    call scope_stop(self)
+    h = c_sp_region_n(name, int(len_trim(name), c_size_t))
+    ! A bad name or an inactive profiler: let the by-name start count and
+    ! report the misuse exactly as the C library does, and open nothing.
+    if (h < 0) then
+      call c_sp_start_name_n(name, int(len_trim(name), c_size_t))
+      return
+    end if
+    self%h = h
+    call sp_start_handle(h)
+  end subroutine scope_start_name
+
+  !> `call s%stop()`: closes the scope's call now; does nothing if none is open.
+  subroutine scope_stop(self)
+    class(sp_scope), intent(inout) :: self
+    if (self%h < 0) return
+    call sp_stop_handle(self%h)
+    self%h = -1
+  end subroutine scope_stop
+
+  !> Final procedure: closes the call still open when the variable goes out
+  !> of scope. Elemental so that arrays of scopes are finalized too.
+  impure elemental subroutine scope_final(self)
+    type(sp_scope), intent(inout) :: self
+    call scope_stop(self)
+  end subroutine scope_final
+
+  ! ---- Lifecycle ------------------------------------------------------
+
+  !> `sp_setup` with an `integer` communicator (`use mpi`) or none.
+  !> Returns in `stat` the first error of the setup and of the communicator.
+  subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg)
+    integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
+    logical, intent(in), optional :: profiling_activated !! master switch (default true)
+    logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
+    logical, intent(in), optional :: time_trace !! record stamps; false = call counts only (default true)
+    logical, intent(in), optional :: flush_to_disk !! spill full buffers to disk (default true)
+    integer, intent(in), optional :: buffer_limit !! events per thread and region before a flush (default 100000)
+    character(len=*), intent(in), optional :: file_path !! merged output file (default "profiling_data.h5")
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    integer :: err
+
+    err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
+                          buffer_limit, file_path)
+    if (present(comm)) call sp_keep_first(err, sp_mpi_set_comm_code(comm))
+    call sp_report(err, "sp_setup", stat, errmsg)
+  end subroutine sp_setup_int
+
+#ifdef SP_FORTRAN_WITH_MPI
+  !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
+  subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg)
+    type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
+    logical, intent(in), optional :: profiling_activated !! master switch (default true)
+    logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
+    logical, intent(in), optional :: time_trace !! record stamps; false = call counts only (default true)
+    logical, intent(in), optional :: flush_to_disk !! spill full buffers to disk (default true)
+    integer, intent(in), optional :: buffer_limit !! events per thread and region before a flush (default 100000)
+    character(len=*), intent(in), optional :: file_path !! merged output file (default "profiling_data.h5")
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    integer :: err
+
+    err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
+                          buffer_limit, file_path)
+    call sp_keep_first(err, sp_mpi_set_comm_code(comm%MPI_VAL))
+    call sp_report(err, "sp_setup", stat, errmsg)
+  end subroutine sp_setup_f08
+#endif
+
+  !> Fills an `sp_config` from the defaults and the arguments present, and
+  !> calls the C `sp_setup`. The path copy lives until `sp_setup` has
+  !> copied it in turn.
+  function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
+                           buffer_limit, file_path) result(err)
+    logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
+    integer, intent(in), optional :: buffer_limit
+    character(len=*), intent(in), optional :: file_path
+    integer :: err
+    type(sp_config_c) :: cfg
+    character(kind=c_char), allocatable, target :: path(:)
+    integer :: i, n
+
+    call c_sp_config_init(cfg)
+    if (present(profiling_activated)) cfg%profiling_activated = merge(1_c_int, 0_c_int, profiling_activated)
+    if (present(use_likwid)) cfg%use_likwid = merge(1_c_int, 0_c_int, use_likwid)
+    if (present(time_trace)) cfg%time_trace = merge(1_c_int, 0_c_int, time_trace)
+    if (present(flush_to_disk)) cfg%flush_to_disk = merge(1_c_int, 0_c_int, flush_to_disk)
+    if (present(buffer_limit)) cfg%buffer_limit = int(buffer_limit, c_int64_t)
+    if (present(file_path)) then
+      n = len_trim(file_path)
+      allocate (path(n + 1))
+      do i = 1, n
+        path(i) = file_path(i:i)
+      end do
+      path(n + 1) = c_null_char
+      cfg%file_path = c_loc(path)
+    end if
+    err = c_sp_setup(cfg)
+  end function sp_setup_config
+
+  !> Writes the profile and ends the session (with MPI: collectively; every
+  !> rank of the communicator must call it). A second call, or one without
+  !> setup, does nothing. Errors: `SP_EIO`, `SP_EHDF5`, `SP_EMPI`, `SP_EPATH`.
+  subroutine sp_finalize(stat, errmsg)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_report(c_sp_finalize(), "sp_finalize", stat, errmsg)
+  end subroutine sp_finalize
+
+  !> True between `sp_setup` and `sp_finalize` with profiling activated.
+  function sp_is_active() result(active)
+    logical :: active
+    active = c_sp_is_active() /= 0
+  end function sp_is_active
+
+  ! ---- MPI communicator -------------------------------------------------
+
+  !> `sp_mpi_set_comm` with an `integer` communicator (`use mpi`).
+  subroutine sp_mpi_set_comm_int(comm, stat, errmsg)
+    integer, intent(in) :: comm !! MPI communicator handle
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_report(sp_mpi_set_comm_code(comm), "sp_mpi_set_comm", stat, errmsg)
+  end subroutine sp_mpi_set_comm_int
+
+#ifdef SP_FORTRAN_WITH_MPI
+  !> `sp_mpi_set_comm` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
+  subroutine sp_mpi_set_comm_f08(comm, stat, errmsg)
+    type(MPI_Comm), intent(in) :: comm !! MPI communicator
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_report(sp_mpi_set_comm_code(comm%MPI_VAL), "sp_mpi_set_comm", stat, errmsg)
+  end subroutine sp_mpi_set_comm_f08
+#endif
+
+  !> Passes a Fortran communicator handle (MPI_Fint) to the C library.
+  function sp_mpi_set_comm_code(comm) result(err)
+    integer, intent(in) :: comm
+    integer :: err
+#ifdef SP_FORTRAN_WITH_MPI
+    err = c_sp_mpi_set_comm_f(comm)
+#else
+    ! A library without MPI writes one serial file; a communicator cannot
+    ! be honoured, which the caller learns from the status.
+    err = merge(SP_ENOTSUP, SP_ENOTSUP, comm == comm)
+#endif
+  end function sp_mpi_set_comm_code
+
+  ! ---- Errors and queries ------------------------------------------------
+
+  !> Text for an `SP_E*` code ("success" for 0).
+  function sp_strerror(code) result(text)
+    integer, intent(in) :: code !! 0 or an `SP_E*` code
+    character(len=:), allocatable :: text
+    text = sp_c_string(c_sp_strerror(code))
+  end function sp_strerror
+
+  !> Name of an `SP_E*` code ("SP_EINVAL"; "SP_OK" for 0, "SP_UNKNOWN" otherwise).
+  function sp_err_name(code) result(name)
+    integer, intent(in) :: code !! 0 or an `SP_E*` code
+    character(len=:), allocatable :: name
+    name = sp_c_string(c_sp_err_name(code))
+  end function sp_err_name
+
+  !> Version of the library actually linked, "MAJOR.MINOR.PATCH".
+  function sp_version_string() result(version)
+    character(len=:), allocatable :: version
+    version = sp_c_string(c_sp_version_string())
+  end function sp_version_string
+
+  !> How often misuse of `kind` (`SP_MISUSE_*`) happened in the current or
+  !> last session.
+  function sp_misuse_count(kind) result(n)
+    integer, intent(in) :: kind !! one of the `SP_MISUSE_*` constants
+    integer(int64) :: n
+    n = c_sp_misuse_count(kind)
+  end function sp_misuse_count
+
+  ! ---- Helpers ------------------------------------------------------------
+
+  !> Copies a NUL-terminated C string into a Fortran string.
+  function sp_c_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+
+    if (.not. c_associated(p)) then
+      s = ""
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function sp_c_string
+
+  !> Keeps in `err` the first nonzero code of a sequence of calls.
+  subroutine sp_keep_first(err, next)
+    integer, intent(inout) :: err
+    integer, intent(in) :: next
+    if (err == SP_OK) err = next
+  end subroutine sp_keep_first
+
+  !> Hands `err` to `stat`/`errmsg` when present; otherwise reports a
+  !> failure on `error_unit` and carries on (the library never stops the program).
+  subroutine sp_report(err, where, stat, errmsg)
+    integer, intent(in) :: err
+    character(len=*), intent(in) :: where
+    integer, intent(out), optional :: stat
+    character(len=*), intent(out), optional :: errmsg
+
+    if (present(errmsg)) then
+      if (err == SP_OK) then
+        errmsg = ""
+      else
+        errmsg = sp_strerror(err)
+      end if
+    end if
+    if (present(stat)) then
+      stat = err
+    else if (err /= SP_OK) then
+      write (error_unit, "(5a)") "scope-profiler: error: ", where, ": ", sp_strerror(err), &
+        " (" // sp_err_name(err) // ")"
+    end if
+  end subroutine sp_report
+
+end module scope_profiler

@@ -1,0 +1,223 @@
+/* test_api.c - single-process cases of the C API: test_api CASE.
+ * Runs without MPI_Init, so in an MPI build it also covers the serial path. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scope_profiler.h"
+
+#define ASSERT_EQ(a, b)                                                      \
+  do {                                                                       \
+    long long a_ = (long long)(a), b_ = (long long)(b);                      \
+    if (a_ != b_) {                                                          \
+      fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+      exit(1);                                                               \
+    }                                                                        \
+  } while (0)
+#define ASSERT(c) ASSERT_EQ(!!(c), 1)
+
+static int file_exists(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0;
+}
+
+static void setup_file(const char *path) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  ASSERT_EQ(sp_setup(&c), 0);
+}
+
+static void case_errors(void) {
+  ASSERT(strcmp(sp_strerror(SP_EINVAL), "invalid argument") == 0);
+  ASSERT(strcmp(sp_err_name(SP_EIO), "SP_EIO") == 0);
+  ASSERT(strcmp(sp_err_name(0), "SP_OK") == 0);
+  ASSERT(strcmp(sp_err_name(-999), "SP_UNKNOWN") == 0);
+  ASSERT(strcmp(sp_strerror(-999), "unknown error") == 0);
+  ASSERT_EQ(sp_version_number(), SP_VERSION_NUMBER);
+  ASSERT(strcmp(sp_version_string(), SP_VERSION_STRING) == 0);
+}
+
+static void case_config_defaults(void) {
+  sp_config c;
+  memset(&c, 0x5a, sizeof c);
+  sp_config_init(&c);
+  ASSERT_EQ(c.profiling_activated, 1);
+  ASSERT_EQ(c.use_likwid, 0);
+  ASSERT_EQ(c.time_trace, 1);
+  ASSERT_EQ(c.flush_to_disk, 1);
+  ASSERT_EQ(c.buffer_limit, 100000);
+  ASSERT(strcmp(c.file_path, "profiling_data.h5") == 0);
+}
+
+static void case_env_override(void) {
+  setenv("SCOPE_PROFILER_FILE", "env_override.h5", 1);
+  setenv("SCOPE_PROFILER_BUFFER_LIMIT", "3", 1);
+  unlink("env_override.h5");
+  setup_file("not_this.h5");
+  for (int i = 0; i < 10; i++) {
+    sp_start_name("env");
+    sp_stop_name("env");
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(file_exists("env_override.h5"));
+  ASSERT(!file_exists("not_this.h5"));
+  setenv("SCOPE_PROFILER_ENABLE", "0", 1);
+  setup_file("disabled_by_env.h5");
+  ASSERT_EQ(sp_is_active(), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(!file_exists("env_override.h5.partial"));
+  unsetenv("SCOPE_PROFILER_ENABLE");
+  unsetenv("SCOPE_PROFILER_FILE");
+  unsetenv("SCOPE_PROFILER_BUFFER_LIMIT");
+}
+
+static void case_handles(void) {
+  setup_file("handles.h5");
+  int a = sp_region("a"), b = sp_region("b");
+  ASSERT(a >= 0 && b >= 0 && a != b);
+  ASSERT_EQ(sp_region("a"), a);
+  ASSERT_EQ(sp_region_n("abc", 1), a);
+  ASSERT_EQ(sp_region(NULL), SP_EINVAL);
+  ASSERT_EQ(sp_region(""), SP_EINVAL);
+  ASSERT_EQ(sp_finalize(), 0);
+}
+
+static void case_misuse(void) {
+  setup_file("misuse.h5");
+  int a = sp_region("a"), b = sp_region("b");
+  sp_stop(a); /* stop without start */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1);
+  sp_start(a);
+  sp_start(b);
+  sp_stop(a); /* a is open, but b is innermost: b is dropped, a closed */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 1);
+  sp_stop(b); /* nothing open any more */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 2);
+  sp_start(12345);
+  sp_start(-1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_INVALID_HANDLE), 2);
+  sp_start_name(NULL);
+  sp_start_name("");
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_BAD_NAME), 2);
+  sp_start(a); /* left open: reported at finalize */
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 1);
+  ASSERT(file_exists("misuse.h5"));
+}
+
+static void case_before_setup(void) {
+  ASSERT_EQ(sp_finalize(), 0); /* without setup: harmless */
+  sp_start(0);
+  sp_stop(0);
+  sp_start_name("x");
+  sp_stop_name("x");
+  ASSERT_EQ(sp_is_active(), 0);
+  setup_file("before_setup.h5");
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_finalize(), 0); /* twice: harmless */
+  sp_start_name("after");      /* after finalize: no-op */
+  sp_stop_name("after");
+  ASSERT_EQ(sp_is_active(), 0);
+}
+
+static int block_with_return(void) {
+  SP_BLOCK("returned") { return 1; }
+  return 0;
+}
+
+static void case_block(void) {
+  setup_file("block.h5");
+  int n = 0;
+  for (int i = 0; i < 10; i++) {
+    SP_BLOCK("loop_body") {
+      if (i % 3 == 0) continue; /* leaves the block, stops the region */
+      if (i == 8) break;        /* likewise */
+      n++;
+    }
+  }
+  ASSERT_EQ(n, 5); /* 4 continues and 1 break of 10: break ends only the block */
+  block_with_return();
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 1); /* the return */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 0);
+}
+
+static void case_disabled(void) {
+  unlink("disabled.h5");
+  sp_config c;
+  sp_config_init(&c);
+  c.profiling_activated = 0;
+  c.file_path = "disabled.h5";
+  ASSERT_EQ(sp_setup(&c), 0);
+  int h = sp_region("r");
+  ASSERT(h >= 0);
+  sp_start(h);
+  sp_stop(h);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(!file_exists("disabled.h5"));
+}
+
+static void case_unwritable(void) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "/nonexistent-dir/x/profile.h5";
+  ASSERT_EQ(sp_setup(&c), SP_EPATH);
+  sp_start_name("still_runs");
+  sp_stop_name("still_runs");
+  ASSERT(sp_finalize() < 0);
+}
+
+static void case_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  long long before = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  long long now = sp_clock_now_ns();
+  ASSERT(now >= before && now - before < 1000000000LL);
+  setup_file("clock.h5");
+  ASSERT(strcmp(sp_clock_name(), "tsc") == 0 || strcmp(sp_clock_name(), "monotonic") == 0);
+  ASSERT_EQ(sp_finalize(), 0);
+}
+
+/* A serial file for check_profile.py (tag "serial"). */
+static void case_serial_file(void) {
+  setup_file("serial.h5");
+  int outer = sp_region("outer");
+  for (int i = 0; i < 50; i++) {
+    sp_start(outer);
+    sp_start_name("inner/slash");
+    sp_stop_name("inner/slash");
+    sp_stop(outer);
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  FILE *f = fopen("serial.expect.rank0.json", "w");
+  fprintf(f, "{\"outer\": 50, \"inner/slash\": 50}\n");
+  fclose(f);
+}
+
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    void (*fn)(void);
+  } cases[] = {
+      {"errors", case_errors},         {"config_defaults", case_config_defaults},
+      {"env_override", case_env_override}, {"handles", case_handles},
+      {"misuse", case_misuse},         {"before_setup", case_before_setup},
+      {"block", case_block},           {"disabled", case_disabled},
+      {"unwritable", case_unwritable}, {"clock", case_clock},
+      {"serial_file", case_serial_file},
+  };
+  for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
+    if (strcmp(argv[1], cases[i].name) == 0) {
+      cases[i].fn();
+      printf("%s: ok\n", argv[1]);
+      return 0;
+    }
+  }
+  fprintf(stderr, "usage: test_api CASE\n");
+  return 2;
+}

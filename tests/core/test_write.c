@@ -1,0 +1,309 @@
+/* test_write.c - MPI cases that write a profile; run as
+ *   mpirun -np N test_write CASE
+ * Each rank writes CASE.expect.rank<R>.json with the calls it made, which
+ * check_profile.py compares with the file through h5py (an independent
+ * reader), together with the layout's invariants. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scope_profiler.h"
+#include "scope_profiler_mpi.h"
+
+static int rank, size;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank, #cond); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                          \
+    }                                                                        \
+  } while (0)
+
+/* Expected calls per region, written as JSON for the checker. */
+typedef struct expect {
+  const char *names[64];
+  long counts[64];
+  int n;
+} expect_t;
+
+static void expect_add(expect_t *e, const char *name, long calls) {
+  for (int i = 0; i < e->n; i++)
+    if (strcmp(e->names[i], name) == 0) {
+      e->counts[i] += calls;
+      return;
+    }
+  e->names[e->n] = name;
+  e->counts[e->n++] = calls;
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void expect_write(const char *tag, const expect_t *e) {
+  char path[256];
+  snprintf(path, sizeof path, "%s.expect.rank%d.json", tag, rank);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  fprintf(f, "{");
+  for (int i = 0; i < e->n; i++) {
+    if (i) fprintf(f, ", ");
+    json_string(f, e->names[i]);
+    fprintf(f, ": %ld", e->counts[i]);
+  }
+  fprintf(f, "}\n");
+  fclose(f);
+}
+
+static void setup_with(const char *file, long long limit, int time_trace) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  c.buffer_limit = limit;
+  c.time_trace = time_trace;
+  CHECK(sp_setup(&c) == 0);
+}
+
+/* Per-rank counts, nesting and handle/name calls hitting one region. */
+static void case_counts(void) {
+  expect_t e = {0};
+  setup_with("counts.h5", 100000, 1);
+  int work = sp_region("work"), outer = sp_region("outer"), inner = sp_region("inner");
+  CHECK(work >= 0 && sp_region("work") == work);
+  for (int i = 0; i < 10 + rank; i++) {
+    sp_start(work);
+    sp_stop(work);
+  }
+  expect_add(&e, "work", 10 + rank);
+  for (int i = 0; i < 5; i++) {
+    sp_start(outer);
+    for (int j = 0; j < 3; j++) {
+      sp_start_name("inner");
+      sp_stop(inner);
+    }
+    sp_stop_name("outer");
+  }
+  expect_add(&e, "outer", 5);
+  expect_add(&e, "inner", 15);
+  SP_BLOCK("block") {}
+  expect_add(&e, "block", 1);
+  CHECK(sp_finalize() == 0);
+  expect_write("counts", &e);
+}
+
+/* One deterministic call sequence, used with and without flushes. */
+static void run_sequence(expect_t *e) {
+  int h[5];
+  char names[5][16];
+  for (int i = 0; i < 5; i++) {
+    snprintf(names[i], sizeof names[i], "r%d", i);
+    h[i] = sp_region(names[i]);
+  }
+  static const char *const fixed[5] = {"r0", "r1", "r2", "r3", "r4"};
+  for (int it = 0; it < 1000; it++) {
+    int a = it % 5, b = (it * 7 + 3) % 5;
+    sp_start(h[a]);
+    if (b != a) {
+      sp_start(h[b]);
+      sp_stop(h[b]);
+      if (e) expect_add(e, fixed[b], 1);
+    }
+    sp_stop(h[a]);
+    if (e) expect_add(e, fixed[a], 1);
+  }
+}
+
+static void case_flush(void) {
+  expect_t e = {0};
+  setup_with("flush7.h5", 7, 1);
+  run_sequence(&e);
+  CHECK(sp_finalize() == 0);
+  setup_with("noflush.h5", 1000000, 1);
+  run_sequence(NULL);
+  CHECK(sp_finalize() == 0);
+  expect_write("flush", &e);
+}
+
+static void case_names(void) {
+  expect_t e = {0};
+  static char longname[SP_NAME_MAX + 1];
+  memset(longname, 'L', SP_NAME_MAX);
+  longname[0] = '/';
+  longname[SP_NAME_MAX] = '\0';
+  const char *names[] = {"solver/step", "with space", "\xc3\xbcnic\xc3\xb8" "de", ".", "%",
+                         "a%2Fb", "x.y", "..", longname};
+  setup_with("names.h5", 100000, 1);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    int h = sp_region(names[i]);
+    CHECK(h >= 0);
+    sp_start(h);
+    sp_stop(h);
+    expect_add(&e, names[i], 1);
+  }
+  CHECK(sp_region(NULL) == SP_EINVAL);
+  CHECK(sp_region("") == SP_EINVAL);
+  char toolong[SP_NAME_MAX + 2];
+  memset(toolong, 'x', sizeof toolong - 1);
+  toolong[sizeof toolong - 1] = '\0';
+  CHECK(sp_region(toolong) == SP_ENAMETOOLONG);
+  CHECK(sp_finalize() == 0);
+  expect_write("names", &e);
+}
+
+static void case_threads(void) {
+  expect_t e = {0};
+  setup_with("threads.h5", 1000, 1);
+  int h = sp_region("omp_work");
+  const int per_thread = 5000;
+#pragma omp parallel num_threads(4)
+  {
+    char mine[32];
+    snprintf(mine, sizeof mine, "thread%d", omp_get_thread_num());
+    for (int i = 0; i < per_thread; i++) {
+      sp_start(h);
+      sp_start_name(mine);
+      sp_stop_name(mine);
+      sp_stop(h);
+    }
+  }
+  expect_add(&e, "omp_work", 4L * per_thread);
+  static const char *const tn[4] = {"thread0", "thread1", "thread2", "thread3"};
+  for (int t = 0; t < 4; t++) expect_add(&e, tn[t], per_thread);
+  CHECK(sp_finalize() == 0);
+  expect_write("threads", &e);
+}
+
+static void case_count_only(void) {
+  expect_t e = {0};
+  setup_with("count_only.h5", 100000, 0);
+  int h = sp_region("counted");
+  for (int i = 0; i < 42 + rank; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+  expect_add(&e, "counted", 42 + rank);
+  CHECK(sp_finalize() == 0);
+  expect_write("count_only", &e);
+}
+
+/* Rank 1 records nothing but must still get its group. */
+static void case_empty_rank(void) {
+  expect_t e = {0};
+  setup_with("empty_rank.h5", 100000, 1);
+  if (rank != 1) {
+    sp_start_name("only_others");
+    sp_stop_name("only_others");
+    expect_add(&e, "only_others", 1);
+  }
+  CHECK(sp_finalize() == 0);
+  expect_write("empty_rank", &e);
+}
+
+static long recurse(int h, int depth) {
+  long calls = 1;
+  sp_start(h);
+  if (depth > 0) calls += recurse(h, depth - 1) + recurse(h, depth - 1);
+  sp_stop(h);
+  return calls;
+}
+
+/* Recursion with a buffer smaller than the recursion: open calls must stay
+ * in memory while finished ones are flushed. */
+static void case_recursion(void) {
+  expect_t e = {0};
+  setup_with("recursion.h5", 3, 1);
+  int h = sp_region("rec");
+  long calls = 0;
+  for (int i = 0; i < 3; i++) calls += recurse(h, 5);
+  expect_add(&e, "rec", calls);
+  CHECK(sp_finalize() == 0);
+  expect_write("recursion", &e);
+}
+
+static void case_resetup(void) {
+  expect_t e = {0};
+  setup_with("resetup_first.h5", 4, 1);
+  for (int i = 0; i < 20; i++) {
+    sp_start_name("discarded");
+    sp_stop_name("discarded");
+  }
+  setup_with("resetup.h5", 4, 1); /* discards the session above */
+  for (int i = 0; i < 9; i++) {
+    sp_start_name("kept");
+    sp_stop_name("kept");
+  }
+  expect_add(&e, "kept", 9);
+  CHECK(sp_finalize() == 0);
+  CHECK(sp_finalize() == 0); /* harmless */
+  expect_write("resetup", &e);
+}
+
+/* No sp_finalize: MPI_Finalize writes the profile. */
+static void case_mpi_finalize_hook(void) {
+  expect_t e = {0};
+  setup_with("mpi_finalize_hook.h5", 5, 1);
+  for (int i = 0; i < 12; i++) {
+    sp_start_name("hooked");
+    sp_stop_name("hooked");
+  }
+  expect_add(&e, "hooked", 12);
+  expect_write("mpi_finalize_hook", &e);
+}
+
+/* A sub-communicator: only its ranks take part and are numbered in it. */
+static void case_subcomm(void) {
+  expect_t e = {0};
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int hr;
+  MPI_Comm_rank(half, &hr);
+  char file[64];
+  snprintf(file, sizeof file, "subcomm%d.h5", rank % 2);
+  setup_with(file, 100000, 1);
+  CHECK(sp_mpi_set_comm(half) == 0);
+  sp_start_name("sub");
+  sp_stop_name("sub");
+  expect_add(&e, "sub", 1);
+  CHECK(sp_finalize() == 0);
+  char tag[32];
+  snprintf(tag, sizeof tag, "subcomm%d", rank % 2);
+  int world = rank;
+  rank = hr; /* expectations are per rank of the sub-communicator */
+  expect_write(tag, &e);
+  rank = world;
+  MPI_Comm_free(&half);
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *c = argc > 1 ? argv[1] : "";
+  if (!strcmp(c, "counts")) case_counts();
+  else if (!strcmp(c, "flush")) case_flush();
+  else if (!strcmp(c, "names")) case_names();
+  else if (!strcmp(c, "threads")) case_threads();
+  else if (!strcmp(c, "count_only")) case_count_only();
+  else if (!strcmp(c, "empty_rank")) case_empty_rank();
+  else if (!strcmp(c, "recursion")) case_recursion();
+  else if (!strcmp(c, "resetup")) case_resetup();
+  else if (!strcmp(c, "mpi_finalize_hook")) case_mpi_finalize_hook();
+  else if (!strcmp(c, "subcomm")) case_subcomm();
+  else {
+    fprintf(stderr, "unknown case '%s'\n", c);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -268,14 +268,12 @@ module scope_profiler
       integer(c_size_t) :: n
     end function c_strlen
 
-#ifdef SP_FORTRAN_WITH_MPI
-    ! int sp_mpi_set_comm_f(MPI_Fint comm);
+    ! int sp_mpi_set_comm_f(MPI_Fint comm);  (SP_ENOTSUP in a library without MPI)
     function c_sp_mpi_set_comm_f(comm) bind(C, name="sp_mpi_set_comm_f") result(err)
       import :: c_int
       integer(c_int), value, intent(in) :: comm
       integer(c_int) :: err
     end function c_sp_mpi_set_comm_f
-#endif
   end interface
 
 contains
@@ -372,7 +370,7 @@ contains
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path)
-    if (present(comm)) call sp_keep_first(err, sp_mpi_set_comm_code(comm))
+    if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_report(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
 
@@ -393,7 +391,7 @@ contains
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path)
-    call sp_keep_first(err, sp_mpi_set_comm_code(comm%MPI_VAL))
+    call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_report(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
 #endif
@@ -451,7 +449,7 @@ contains
     integer, intent(in) :: comm !! MPI communicator handle
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
-    call sp_report(sp_mpi_set_comm_code(comm), "sp_mpi_set_comm", stat, errmsg)
+    call sp_report(c_sp_mpi_set_comm_f(comm), "sp_mpi_set_comm", stat, errmsg)
   end subroutine sp_mpi_set_comm_int
 
 #ifdef SP_FORTRAN_WITH_MPI
@@ -460,22 +458,9 @@ contains
     type(MPI_Comm), intent(in) :: comm !! MPI communicator
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
-    call sp_report(sp_mpi_set_comm_code(comm%MPI_VAL), "sp_mpi_set_comm", stat, errmsg)
+    call sp_report(c_sp_mpi_set_comm_f(comm%MPI_VAL), "sp_mpi_set_comm", stat, errmsg)
   end subroutine sp_mpi_set_comm_f08
 #endif
-
-  !> Passes a Fortran communicator handle (MPI_Fint) to the C library.
-  function sp_mpi_set_comm_code(comm) result(err)
-    integer, intent(in) :: comm
-    integer :: err
-#ifdef SP_FORTRAN_WITH_MPI
-    err = c_sp_mpi_set_comm_f(comm)
-#else
-    ! A library without MPI writes one serial file; a communicator cannot
-    ! be honoured, which the caller learns from the status.
-    err = merge(SP_ENOTSUP, SP_ENOTSUP, comm == comm)
-#endif
-  end function sp_mpi_set_comm_code
 
   ! ---- Errors and queries ------------------------------------------------
 

@@ -5,6 +5,7 @@
  * reads the clock first and writes one int64. Everything unusual (first
  * call on a thread or region, full buffer, misuse) goes to out-of-line
  * slow paths. */
+#include <stdint.h>
 #include <string.h>
 
 #include "sp_internal.h"
@@ -162,39 +163,74 @@ int sp_region(const char *name) {
 
 int sp__block_handle(const char *name) { return sp_region(name); }
 
-void sp_start_name_n(const char *name, size_t len) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF) || !sp_name_ok(name, len)) return;
+/* The region cached for the calling thread's current depth, if its name
+ * is the one given (len may be unknown: SIZE_MAX, name NUL-terminated). */
+static inline int sp_cached_handle(const sp_thread_t *t, const char *name, size_t len) {
+  if (!t || t->depth >= SP_NAME_CACHE_DEPTH) return -1;
+  int32_t h = t->name_cache[t->depth] - 1;
+  if (h < 0 || h >= sp__region_count()) return -1;
+  const sp_region_entry_t *e = sp__region_get(h);
+  if (len == SIZE_MAX) return strcmp(e->name, name) == 0 ? h : -1;
+  return (e->len == len && memcmp(e->name, name, len) == 0) ? h : -1;
+}
+
+static __attribute__((noinline)) void sp_start_name_lookup(const char *name, size_t len) {
+  if (len == SIZE_MAX) len = strnlen(name, SP_NAME_MAX + 1);
+  if (!sp_name_ok(name, len)) return;
   int h = sp__region_lookup(name, len, sp__name_hash(name, len));
-  if (SP_UNLIKELY(h < 0)) h = sp__region_register(name, len);
-  if (h >= 0) sp_start(h);
+  if (h < 0) h = sp__region_register(name, len);
+  if (h < 0) return;
+  sp_thread_t *t = sp__tls;
+  if (t && t->depth < SP_NAME_CACHE_DEPTH) t->name_cache[t->depth] = h + 1;
+  sp_start(h);
+}
+
+void sp_start_name_n(const char *name, size_t len) {
+  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
+  if (SP_UNLIKELY(!name)) {
+    sp_name_ok(NULL, 0);
+    return;
+  }
+  int h = sp_cached_handle(sp__tls, name, len);
+  if (SP_LIKELY(h >= 0)) {
+    sp_start(h);
+    return;
+  }
+  sp_start_name_lookup(name, len);
+}
+
+static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size_t len,
+                                                          int64_t now) {
+  if (len == SIZE_MAX) len = strnlen(name, SP_NAME_MAX + 1);
+  if (!sp_name_ok(name, len)) return;
+  sp_stop_at(sp__region_lookup(name, len, sp__name_hash(name, len)), now);
 }
 
 void sp_stop_name_n(const char *name, size_t len) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
   int64_t now = sp__mode == SP_MODE_COUNT ? 0 : sp__ticks();
-  if (!sp_name_ok(name, len)) return;
+  if (SP_UNLIKELY(!name)) {
+    sp_name_ok(NULL, 0);
+    return;
+  }
   /* Usually the innermost open call is the one named: compare its name
    * and skip the hash lookup. */
   sp_thread_t *t = sp__tls;
   if (SP_LIKELY(t && t->depth > 0)) {
     int32_t h = t->stack[t->depth - 1].region;
     const sp_region_entry_t *e = sp__region_get(h);
-    if (e->len == len && memcmp(e->name, name, len) == 0) {
+    if (len == SIZE_MAX ? strcmp(e->name, name) == 0
+                        : (e->len == len && memcmp(e->name, name, len) == 0)) {
       sp_stop_at(h, now);
       return;
     }
   }
-  int h = sp__region_lookup(name, len, sp__name_hash(name, len));
-  sp_stop_at(h, now);
+  sp_stop_name_lookup(name, len, now);
 }
 
-void sp_start_name(const char *name) {
-  sp_start_name_n(name, name ? strnlen(name, SP_NAME_MAX + 1) : 0);
-}
+void sp_start_name(const char *name) { sp_start_name_n(name, SIZE_MAX); }
 
-void sp_stop_name(const char *name) {
-  sp_stop_name_n(name, name ? strnlen(name, SP_NAME_MAX + 1) : 0);
-}
+void sp_stop_name(const char *name) { sp_stop_name_n(name, SIZE_MAX); }
 
 int64_t sp_misuse_count(sp_misuse_t kind) {
   if ((int)kind < 0 || kind >= SP_MISUSE_COUNT_) return 0;

@@ -49,6 +49,8 @@ typedef struct sp_frame {
   int64_t slot; /* index in the region's buffer, -1 in count-only mode */
 } sp_frame_t;
 
+#define SP_NAME_CACHE_DEPTH 16
+
 /* Everything one thread records. Never freed while the process runs, so
  * the thread-local pointer stays valid across sessions; a record of an
  * exited thread is reused by the next new thread. */
@@ -59,6 +61,10 @@ typedef struct sp_thread {
   sp_rbuf_t *bufs; /* indexed by region handle */
   int32_t nbufs;
   int32_t index; /* thread number within the rank, as in thread_ids */
+  /* Per stack depth, the region last started by name there: loops start
+   * the same names at the same depths, so a string compare usually
+   * replaces the hash lookup. Checked against the table, never trusted. */
+  int32_t name_cache[SP_NAME_CACHE_DEPTH];
   int retired;   /* its thread has exited */
   struct sp_thread *next;
 } sp_thread_t;

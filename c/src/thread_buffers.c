@@ -168,5 +168,6 @@ void sp__threads_discard(void) {
     t->bufs = NULL;
     t->nbufs = 0;
     t->depth = 0;
+    memset(t->name_cache, 0, sizeof t->name_cache);
   }
 }

@@ -131,7 +131,7 @@ def case_cpp_threads(f):
 
 
 def case_cpp_resetup(f):
-    check_counts(regions(f), {"early": 5})
+    check_counts(regions(f), {"early": 5, "before_setup": 2})
 
 
 def case_cpp_names(f):

@@ -81,12 +81,16 @@ def case_exception(path):
 def case_threads(path):
     """Four Python threads share regions; each thread records its own."""
     spn.setup(file_path=path)
+    # Threads wait for each other before exiting: the core gives a new
+    # thread the record (and thread id) of an exited one.
+    barrier = threading.Barrier(4)
 
     def work(calls):
         for _ in range(calls):
             with spn.region("thread_work"):
                 with spn.region("thread_inner"):
                     pass
+        barrier.wait()
 
     threads = [threading.Thread(target=work, args=(50 * (t + 1),)) for t in range(4)]
     for t in threads:

@@ -158,6 +158,35 @@ def case_mpi(path):
     case_nested(path)
 
 
+def case_mpi_init(path):
+    """Several ranks under mpirun, no mpi4py: mpi_init() after setup makes
+    them write one file together; each rank records rank+1 calls."""
+    spn.setup(file_path=path)
+    check_eq(spn.mpi_init(), True, "mpi_init initialised MPI")
+    check_eq(spn.mpi_init(), False, "second mpi_init")
+    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
+    for _ in range(rank + 1):
+        with spn.region("per_rank"):
+            pass
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_mpi_warning(path):
+    """A launcher says 2 processes but MPI is not initialised: finalize warns."""
+    import warnings
+
+    os.environ["OMPI_COMM_WORLD_SIZE"] = "2"
+    spn.setup(file_path=path)
+    with spn.region("alone"):
+        pass
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_eq(spn.finalize(), 0, "finalize")
+    messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    check_eq(len(messages), 1, "RuntimeWarning count")
+    check_eq("mpi_init()" in messages[0], True, "warning names mpi_init()")
+
+
 def case_library_lookup(path):
     """Without SCOPE_PROFILER_LIBRARY the package finds the library itself."""
     del path

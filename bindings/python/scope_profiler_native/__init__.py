@@ -25,6 +25,7 @@ The same functions exist at module level (``setup``, ``finalize``,
 """
 
 from . import _lib
+from ._mpi import mpi_init
 from ._region import Region, get_all_regions, get_region, profile, profile_region
 from ._session import (
     ProfilingConfig,
@@ -87,6 +88,7 @@ __all__ = [
     "is_active",
     "library_path",
     "misuse_count",
+    "mpi_init",
     "profile",
     "profile_region",
     "region",

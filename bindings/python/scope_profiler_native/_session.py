@@ -4,7 +4,7 @@ import ctypes
 import dataclasses
 import os
 
-from . import _lib
+from . import _lib, _mpi
 
 
 class _State:
@@ -103,6 +103,8 @@ def finalize(verbose=False):
     package's per-region statistics come from ``scope-profiler-pproc``.
     """
     active = _lib.sp_is_active() != 0
+    if active:
+        _mpi.warn_if_ranks_would_collide()
     rc = _lib.sp_finalize()
     STATE.generation += 1
     if verbose and active and rc == 0:

@@ -83,5 +83,17 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "finalize failed: %s\n", sp::strerror(rc));
     return 1;
   }
+
+  // After finalize profiling is off: what instrumentation left in costs.
+  const double c_off = best_of(reps, [&] { return sp_bench_c_pairs(hc, n); });
+  const double scope_off = best_of(reps, [&] {
+    return ns_per_iter(n, [&](long i) {
+      sp::Scope s(scope_region);
+      sink = i;
+    });
+  });
+  std::printf("  profiling off:\n");
+  std::printf("  %-28s %8.1f ns\n", "C handle sp_start/sp_stop", c_off);
+  std::printf("  %-28s %8.1f ns\n", "sp::Scope(region)", scope_off);
   return 0;
 }

@@ -187,6 +187,28 @@ def case_mpi_warning(path):
     check_eq("mpi_init()" in messages[0], True, "warning names mpi_init()")
 
 
+def expect_raise(exc_type, func, *args, **kwargs):
+    try:
+        func(*args, **kwargs)
+    except exc_type as err:
+        return err
+    raise AssertionError(f"{func.__name__}{args}{kwargs} did not raise {exc_type.__name__}")
+
+
+def case_errors(path):
+    """Bad options raise; an unwritable output is reported by return codes."""
+    err = expect_raise(spn.ScopeProfilerError, spn.setup, buffer_limit=0, file_path=path)
+    check_eq(err.code, -1, "SP_EINVAL for buffer_limit=0")
+    expect_raise(TypeError, spn.setup, buffer_limit="many", file_path=path)
+    expect_raise(TypeError, spn.region, 123)
+    unwritable = os.path.join(path + ".missing_dir", "out.h5")
+    check_eq(spn.setup(file_path=unwritable), -8, "SP_EPATH from setup")
+    with spn.region("kept_running"):
+        pass
+    check_eq(spn.finalize(), -8, "SP_EPATH from finalize")
+    check_eq(spn.finalize(), 0, "second finalize")
+
+
 def case_library_lookup(path):
     """Without SCOPE_PROFILER_LIBRARY the package finds the library itself."""
     del path

@@ -117,6 +117,11 @@ module scope_profiler
   !>     end block
   !>
   !> Scopes must be left in the reverse order of their start, as blocks are.
+  !> Declare scopes as scalars (the final procedure is scalar). With a
+  !> handle a scope costs what `sp_start(h)`/`sp_stop(h)` cost plus
+  !> gfortran's finalization wrapper (it allocates a small descriptor per
+  !> finalization); by name it also pays one name lookup at the start.
+  !> In the hottest loops prefer `sp_start(h)`/`sp_stop(h)`.
   type :: sp_scope
     private
     integer(c_int) :: h = -1 !! handle of the open call, -1 when none
@@ -132,6 +137,9 @@ module scope_profiler
   end type sp_scope
 
   ! ---- Hot path: the generics resolve directly to the C functions ----
+  ! Unlike the C macros, nothing here tests sp__enabled before the call: a
+  ! bind(C) module variable would be a second definition of that symbol,
+  ! not a reference to the library's. A disabled profiler costs one call.
 
   !> Opens one call of a region on the calling thread: `call sp_start(h)`
   !> with a handle from `sp_region`, or `call sp_start("name")` (trailing
@@ -345,8 +353,9 @@ contains
   end subroutine scope_stop
 
   !> Final procedure: closes the call still open when the variable goes out
-  !> of scope. Elemental so that arrays of scopes are finalized too.
-  impure elemental subroutine scope_final(self)
+  !> of scope. Scalar, not elemental: gfortran's finalization wrapper then
+  !> allocates one descriptor buffer per call instead of two.
+  subroutine scope_final(self)
     type(sp_scope), intent(inout) :: self
     call scope_stop(self)
   end subroutine scope_final

@@ -1,0 +1,33 @@
+/* bench_c_loops.c - the C side of the Fortran overhead benchmark: the same
+ * start/stop loops written in C, called once per measurement from Fortran,
+ * so that both languages are measured in one run on one session. */
+#include <stdint.h>
+
+#include "scope_profiler.h"
+
+void sp_bench_c_handle(int h, int64_t n);
+void sp_bench_c_handle_call(int h, int64_t n);
+void sp_bench_c_name(int64_t n);
+
+/* What a C user writes: the header's macros test sp__enabled inline. */
+void sp_bench_c_handle(int h, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+}
+
+/* The exported functions themselves, which is what Fortran calls. */
+void sp_bench_c_handle_call(int h, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    (sp_start)(h);
+    (sp_stop)(h);
+  }
+}
+
+void sp_bench_c_name(int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    sp_start_name("compute");
+    sp_stop_name("compute");
+  }
+}

@@ -1,0 +1,144 @@
+!> Overhead of the Fortran paths of scope-profiler against the C ones,
+!> measured in the same run (these VMs are noisy: compare within a run).
+!>
+!>   bench_fortran [pairs]     (default 2,000,000 start/stop pairs per case)
+!>
+!> Each repetition starts a fresh session (sp_setup discards the previous
+!> one) and runs every case once, C and Fortran interleaved, on the same
+!> region; each figure is the best of 7 repetitions. Default configuration:
+!> the flushes to the spill file every 100,000 events are included.
+program bench_fortran
+  use, intrinsic :: iso_c_binding, only: c_int, c_int64_t
+  use, intrinsic :: iso_fortran_env, only: int64, real64
+  use scope_profiler
+  implicit none
+  interface
+    subroutine sp_bench_c_handle(h, n) bind(C, name="sp_bench_c_handle")
+      import :: c_int, c_int64_t
+      integer(c_int), value, intent(in) :: h
+      integer(c_int64_t), value, intent(in) :: n
+    end subroutine sp_bench_c_handle
+    subroutine sp_bench_c_handle_call(h, n) bind(C, name="sp_bench_c_handle_call")
+      import :: c_int, c_int64_t
+      integer(c_int), value, intent(in) :: h
+      integer(c_int64_t), value, intent(in) :: n
+    end subroutine sp_bench_c_handle_call
+    subroutine sp_bench_c_name(n) bind(C, name="sp_bench_c_name")
+      import :: c_int64_t
+      integer(c_int64_t), value, intent(in) :: n
+    end subroutine sp_bench_c_name
+  end interface
+
+  integer, parameter :: reps = 7
+  character(len=*), parameter :: path = "/tmp/sp_bench_fortran.h5"
+  ! Cases; the first is the reference of the "- C handle" column.
+  integer, parameter :: c_handle = 1, c_call = 2, f_handle = 3, f_name = 4, &
+    f_scope_handle = 5, f_scope_name = 6, c_name = 7, ncases = 7, &
+    off_c_handle = 8, off_f_handle = 9, off_f_name = 10, nall = 10
+  character(len=44), parameter :: labels(nall) = [character(len=44) :: &
+    "C handle: sp_start(h) macro, loop in C", &
+    "C handle: (sp_start)(h) call, loop in C", &
+    "Fortran handle: call sp_start(h)", &
+    'Fortran name: call sp_start("compute")', &
+    "Fortran block: type(sp_scope), s%start(h)", &
+    'Fortran block: s%start("compute")', &
+    'C name: sp_start_name("compute")', &
+    "off: C handle macro", &
+    "off: Fortran handle", &
+    'off: Fortran name']
+  real(real64) :: best(nall)
+  integer(int64) :: pairs
+  integer :: r, k, h
+  character(len=32) :: arg
+
+  pairs = 2000000
+  if (command_argument_count() >= 1) then
+    call get_command_argument(1, arg)
+    read (arg, *) pairs
+  end if
+
+  best = huge(1.0_real64)
+  do r = 1, reps
+    call sp_setup(file_path=path)
+    h = sp_region("compute")
+    do k = 1, ncases
+      best(k) = min(best(k), run_case(k, h))
+    end do
+    call sp_setup(profiling_activated=.false., file_path=path)
+    h = sp_region("compute")
+    do k = ncases + 1, nall
+      best(k) = min(best(k), run_case(k, h))
+    end do
+  end do
+  ! An empty session, so that finalize writes a small file.
+  call sp_setup(file_path=path)
+  call sp_finalize()
+  call delete_file(path)
+
+  print "(a,i0,a,i0,a)", "scope-profiler Fortran overhead benchmark: ", pairs, " pairs x ", &
+    reps, " reps, best rep"
+  print "(a44,2a12)", "case", "ns/pair", "- C handle"
+  do k = 1, nall
+    if (k == off_c_handle) print "(a)", "profiling_activated = .false.:"
+    if (k < off_c_handle) then
+      print "(a44,2f12.2)", labels(k), best(k), best(k) - best(c_handle)
+    else
+      print "(a44,2f12.2)", labels(k), best(k), best(k) - best(off_c_handle)
+    end if
+  end do
+  print "(a,f6.2,a,a)", "target Fortran handle <= C handle + 3 ns/pair: ", &
+    best(f_handle) - best(c_handle), " ns/pair, ", &
+    trim(merge("met    ", "not met", best(f_handle) <= best(c_handle) + 3))
+
+contains
+
+  !> Nanoseconds per start/stop pair of one case, one repetition.
+  function run_case(k, h) result(ns)
+    integer, intent(in) :: k, h
+    real(real64) :: ns
+    integer(int64) :: i, t0
+
+    t0 = sp_clock_now_ns()
+    select case (k)
+    case (c_handle, off_c_handle)
+      call sp_bench_c_handle(h, pairs)
+    case (c_call)
+      call sp_bench_c_handle_call(h, pairs)
+    case (c_name)
+      call sp_bench_c_name(pairs)
+    case (f_handle, off_f_handle)
+      do i = 1, pairs
+        call sp_start(h)
+        call sp_stop(h)
+      end do
+    case (f_name, off_f_name)
+      do i = 1, pairs
+        call sp_start("compute")
+        call sp_stop("compute")
+      end do
+    case (f_scope_handle)
+      do i = 1, pairs
+        block
+          type(sp_scope) :: s
+          call s%start(h)
+        end block
+      end do
+    case (f_scope_name)
+      do i = 1, pairs
+        block
+          type(sp_scope) :: s
+          call s%start("compute")
+        end block
+      end do
+    end select
+    ns = real(sp_clock_now_ns() - t0, real64) / real(pairs, real64)
+  end function run_case
+
+  subroutine delete_file(name)
+    character(len=*), intent(in) :: name
+    integer :: u, ios
+    open (newunit=u, file=name, status="old", iostat=ios)
+    if (ios == 0) close (u, status="delete")
+  end subroutine delete_file
+
+end program bench_fortran

@@ -164,10 +164,12 @@ SP_EXPORT int sp_is_active(void);
 
 /**
  * Registers name (NUL-terminated) and returns its handle (>= 0); the same
- * name always gives the same handle within a session. Returns SP_EINVAL
- * for NULL or "", SP_ENAMETOOLONG past SP_NAME_MAX bytes, SP_ENOTSETUP
- * before sp_setup(). Thread-safe; takes a lock: call it once per region,
- * not in the loop.
+ * name always gives the same handle within a session. Names registered
+ * before the first sp_setup (or between sp_finalize and the next setup) are
+ * kept for that session; sp_finalize and a repeated sp_setup forget all
+ * handles. Returns SP_EINVAL for NULL or "", SP_ENAMETOOLONG past
+ * SP_NAME_MAX bytes, SP_ETOOMANY or SP_ENOMEM. Thread-safe; takes a lock:
+ * call it once per region, not in the loop.
  */
 SP_EXPORT int sp_region(const char *name);
 
@@ -201,6 +203,9 @@ SP_EXPORT void sp_stop_name_n(const char *name, size_t len);
 
 /* Nonzero while a session with profiling activated is running. */
 SP_EXPORT extern volatile int sp__enabled;
+/* Incremented by every sp_setup and sp_finalize: bindings that cache
+ * handles compare it to notice that their handles are stale. */
+SP_EXPORT extern volatile unsigned sp__session;
 
 /* In C the macros shadow the functions (a function-like macro does not
  * expand inside itself) so that a disabled profiler costs one load and
@@ -268,6 +273,31 @@ SP_EXPORT const char *sp_clock_name(void);
 
 /** Current time in the stamps' domain: CLOCK_MONOTONIC nanoseconds. */
 SP_EXPORT int64_t sp_clock_now_ns(void);
+
+/* ===================================================================== */
+/*  Advanced: extensions (automatic regions, other front ends)           */
+/* ===================================================================== */
+
+/**
+ * Runs fn(arg) at the start of every sp_finalize (on every rank, before
+ * anything is written), for extensions that resolve names or add data late.
+ * Hooks stay registered across sessions. Returns 0, SP_ENOMEM or
+ * SP_ETOOMANY (more than 16 hooks). Not thread-safe.
+ */
+SP_EXPORT int sp_finalize_hook_add(void (*fn)(void *arg), void *arg);
+
+/**
+ * Renames region h (e.g. an address placeholder resolved to a symbol name
+ * at finalize). Fails with SP_EINVAL if name is taken by another region.
+ * Must not race with sp_start_name/sp_stop_name; meant for finalize hooks.
+ */
+SP_EXPORT int sp_region_rename(int h, const char *name);
+
+/**
+ * Counts n calls of region h on the calling thread without stamps (for
+ * calls an extension chose not to trace); they add to num_calls.
+ */
+SP_EXPORT void sp_region_add_calls(int h, int64_t n);
 
 #ifdef __cplusplus
 }

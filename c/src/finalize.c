@@ -73,6 +73,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp__par_agree(par, rc);
   }
   if (rc == 0) rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, sp_round_bytes()));
+  if (rc == 0 && sp__state.cfg.use_likwid) rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
   free(plans);
   free(offs);

@@ -18,6 +18,7 @@
 
 volatile int sp__enabled;
 volatile int sp__mode;
+volatile unsigned sp__session;
 
 static void sp_misuse(sp_misuse_t kind) {
   __atomic_fetch_add(&sp__state.misuse[kind], 1, __ATOMIC_RELAXED);
@@ -60,11 +61,17 @@ nomem:
   return NULL;
 }
 
+/* Calls in count-only form: count mode, or LIKWID without time_trace. */
+static inline int sp_counting(void) {
+  return sp__mode == SP_MODE_COUNT || (sp__mode == SP_MODE_GENERAL && !sp__state.cfg.time_trace);
+}
+
 static __attribute__((noinline)) void sp_start_other(int h) {
   if (sp__mode == SP_MODE_OFF) return;
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
-  if (sp__mode == SP_MODE_COUNT) {
+  if (sp__mode == SP_MODE_GENERAL) sp__likwid_start(h);
+  if (sp_counting()) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
     f->slot = -1;
@@ -119,6 +126,7 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
   t->depth = d;
+  if (sp__mode == SP_MODE_GENERAL) sp__likwid_stop(h);
 }
 
 static inline void sp_stop_at(int h, int64_t now) {
@@ -128,15 +136,24 @@ static inline void sp_stop_at(int h, int64_t now) {
   if (SP_UNLIKELY(f->region != h)) goto unusual;
   t->depth--;
   sp_close_frame(t, f, now);
+  if (SP_UNLIKELY(sp__mode == SP_MODE_GENERAL)) sp__likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
 }
 
+static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks(); }
+
 void sp_stop(int h) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
-  int64_t now = sp__mode == SP_MODE_COUNT ? 0 : sp__ticks();
-  sp_stop_at(h, now);
+  sp_stop_at(h, sp_stop_stamp());
+}
+
+void sp_region_add_calls(int h, int64_t n) {
+  if (sp__mode == SP_MODE_OFF || n <= 0) return;
+  sp_thread_t *t = sp__thread_get();
+  if (!t || h < 0 || sp__thread_reserve(t, h) != 0) return;
+  t->bufs[h].calls += n;
 }
 
 /* ---- by name ------------------------------------------------------- */
@@ -208,7 +225,7 @@ static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size
 
 void sp_stop_name_n(const char *name, size_t len) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
-  int64_t now = sp__mode == SP_MODE_COUNT ? 0 : sp__ticks();
+  int64_t now = sp_stop_stamp();
   if (SP_UNLIKELY(!name)) {
     sp_name_ok(NULL, 0);
     return;

@@ -61,7 +61,9 @@ int sp__local_build(sp_local_t *l, int rank) {
         }
       }
       r.nevents += ev;
-      r.ncalls += p->time_trace ? ev : calls;
+      /* In trace mode calls holds calls counted without stamps
+       * (sp_region_add_calls); in count-only mode all of them. */
+      r.ncalls += p->time_trace ? ev + calls : calls;
     }
     if (r.ncalls == 0) continue; /* registered but never completed here */
     const sp_region_entry_t *e = sp__region_get(h);

@@ -142,3 +142,37 @@ void sp__region_table_reset(void) {
   }
   sp_index = NULL;
 }
+
+int sp__region_rename(int32_t h, const char *name, size_t len) {
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = 0;
+  uint64_t hash = sp__name_hash(name, len);
+  int other = sp__region_lookup(name, len, hash);
+  char *copy = NULL;
+  if (h < 0 || h >= sp_nregions || (other >= 0 && other != h)) {
+    rc = SP_EINVAL;
+  } else if (other != h) {
+    copy = malloc(len + 1);
+    if (!copy) rc = SP_ENOMEM;
+  }
+  if (rc == 0 && copy) {
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    sp_region_entry_t *e = &sp_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
+    free(e->name);
+    e->name = copy;
+    e->len = (uint32_t)len;
+    e->hash = hash;
+    /* The old name's slot still points at h; a fresh index forgets it. */
+    sp_name_index_t *old = sp_index;
+    sp_index = NULL;
+    rc = sp_index_ensure(sp_nregions);
+    if (rc == 0) {
+      sp_index->older = old;
+    } else {
+      sp_index = old;
+    }
+  }
+  pthread_mutex_unlock(&sp__state.lock);
+  return rc;
+}

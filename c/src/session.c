@@ -62,12 +62,39 @@ int sp_setup(const sp_config *cfg) {
       mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
     }
   }
+  if (mode == SP_MODE_GENERAL) sp__likwid_init();
+  sp__session++;
   sp_mode_set(mode);
   return rc;
 }
 
+#define SP_MAX_HOOKS 16
+static struct {
+  void (*fn)(void *);
+  void *arg;
+} sp_hooks[SP_MAX_HOOKS];
+static int sp_nhooks;
+
+int sp_finalize_hook_add(void (*fn)(void *arg), void *arg) {
+  if (!fn) return SP_EINVAL;
+  if (sp_nhooks == SP_MAX_HOOKS) return SP_ETOOMANY;
+  sp_hooks[sp_nhooks].fn = fn;
+  sp_hooks[sp_nhooks].arg = arg;
+  sp_nhooks++;
+  return 0;
+}
+
+int sp_region_rename(int h, const char *name) {
+  if (!name) return SP_EINVAL;
+  size_t len = strnlen(name, SP_NAME_MAX + 1);
+  if (len == 0) return SP_EINVAL;
+  if (len > SP_NAME_MAX) return SP_ENAMETOOLONG;
+  return sp__region_rename(h, name, len);
+}
+
 int sp_finalize(void) {
   if (!sp__state.session) return 0;
+  for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
   sp_mode_set(SP_MODE_OFF);
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
@@ -75,5 +102,6 @@ int sp_finalize(void) {
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
   sp__state.session = 0;
+  sp__session++;
   return rc;
 }

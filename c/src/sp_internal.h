@@ -159,6 +159,7 @@ SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
 SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);
 SP_HIDDEN int sp__region_lookup(const char *name, size_t len, uint64_t hash);
 SP_HIDDEN int sp__region_register(const char *name, size_t len);
+SP_HIDDEN int sp__region_rename(int32_t h, const char *name, size_t len);
 SP_HIDDEN int32_t sp__region_count(void);
 SP_HIDDEN const sp_region_entry_t *sp__region_get(int32_t h);
 SP_HIDDEN void sp__region_table_reset(void);
@@ -183,8 +184,17 @@ SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, s
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
 
-/* ---- likwid_glue.c / likwid_stub.c ---- */
+/* ---- likwid_glue.c / likwid_stub.c ----
+ * Called only in SP_MODE_GENERAL (use_likwid in a LIKWID build). */
+struct sp_par;
 SP_HIDDEN int sp__likwid_available(void);
+SP_HIDDEN void sp__likwid_init(void);          /* sp_setup: LIKWID_MARKER_INIT */
+SP_HIDDEN void sp__likwid_thread_init(void);   /* first call on a new thread */
+SP_HIDDEN void sp__likwid_start(int32_t h);    /* before the start stamp */
+SP_HIDDEN void sp__likwid_stop(int32_t h);     /* after the stop stamp */
+/* sp_finalize, after the raw data and before publication; collective over
+ * par: adds rank<N>/likwid/... to the file at partial_path. */
+SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path);
 
 /* ---- finalize.c ---- */
 SP_HIDDEN int sp__finalize_session(void);

@@ -53,6 +53,7 @@ sp_thread_t *sp__thread_get(void) {
   if (!t) return NULL;
   pthread_setspecific(sp_thread_key, t);
   sp__tls = t;
+  if (sp__mode == SP_MODE_GENERAL) sp__likwid_thread_init();
   return t;
 }
 

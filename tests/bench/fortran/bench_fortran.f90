@@ -1,11 +1,11 @@
 !> Overhead of the Fortran paths of scope-profiler against the C ones,
 !> measured in the same run (these VMs are noisy: compare within a run).
 !>
-!>   bench_fortran [pairs]     (default 2,000,000 start/stop pairs per case)
+!>   bench_fortran [pairs]     (default 1,000,000 start/stop pairs per case)
 !>
 !> Each repetition starts a fresh session (sp_setup discards the previous
 !> one) and runs every case once, C and Fortran interleaved, on the same
-!> region; each figure is the best of 7 repetitions. Default configuration:
+!> region; each figure is the best of 15 repetitions. Default configuration:
 !> the flushes to the spill file every 100,000 events are included.
 program bench_fortran
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t
@@ -29,7 +29,7 @@ program bench_fortran
     end subroutine sp_bench_c_name
   end interface
 
-  integer, parameter :: reps = 7
+  integer, parameter :: reps = 15
   character(len=*), parameter :: path = "/tmp/sp_bench_fortran.h5"
   ! Cases; the first is the reference of the "- C handle" column.
   integer, parameter :: c_handle = 1, c_call = 2, f_handle = 3, f_name = 4, &
@@ -51,7 +51,7 @@ program bench_fortran
   integer :: r, k, h
   character(len=32) :: arg
 
-  pairs = 2000000
+  pairs = 1000000
   if (command_argument_count() >= 1) then
     call get_command_argument(1, arg)
     read (arg, *) pairs

@@ -290,7 +290,9 @@ contains
 
   !> Registers a region and returns its handle (>= 0); the same name always
   !> gives the same handle within a session. Trailing blanks of `name` are
-  !> ignored. Call it once per region, outside the loop. On failure the
+  !> ignored. Call it once per region, outside the loop. A handle made
+  !> before `sp_setup` is kept for the session that follows; `sp_finalize`
+  !> and a repeated `sp_setup` forget all handles. On failure the
   !> result is the negative error code (`SP_EINVAL` for a blank name,
   !> `SP_ENAMETOOLONG`, `SP_ENOMEM`, `SP_ETOOMANY`), also given in `stat`.
   function sp_region(name, stat, errmsg) result(h)

@@ -1,0 +1,93 @@
+/* export.c - --export csv and --export chrome-trace, streamed lane by lane to stdout. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pproc.h"
+
+/* CSV field per RFC 4180: quoted only when it holds a comma, quote or newline. */
+static void sp_csv_field(const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"') putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+/* JSON string body: UTF-8 passes through, quotes and controls are escaped. */
+static void sp_json_string(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+static void sp_csv_lane(const sp_selection_t *sel, const sp_lane_t *ln,
+                        const sp_reader_intervals_t *iv) {
+  int rank = sp_reader_rank_id(sel->reader, ln->rank);
+  const char *name = sp_reader_region_name(sel->reader, ln->region);
+  for (int64_t i = 0; i < iv->n; i++) {
+    printf("%d,", rank);
+    sp_csv_field(name);
+    printf(",%.9f,%.9f\n", 1e-9 * (double)(iv->start[i] - sel->t0),
+           1e-9 * (double)(iv->end[i] - sel->t0));
+  }
+}
+
+/* Complete ("X") events; timestamps in microseconds as the format wants. */
+static void sp_chrome_lane(const sp_selection_t *sel, const sp_lane_t *ln,
+                           const sp_reader_intervals_t *iv, int *first) {
+  int rank = sp_reader_rank_id(sel->reader, ln->rank);
+  const char *name = sp_reader_region_name(sel->reader, ln->region);
+  for (int64_t i = 0; i < iv->n; i++) {
+    fputs(*first ? "\n" : ",\n", stdout);
+    *first = 0;
+    fputs("{\"name\":", stdout);
+    sp_json_string(name);
+    printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
+           1e-3 * (double)(iv->start[i] - sel->t0), 1e-3 * (double)(iv->end[i] - iv->start[i]),
+           rank, iv->thread_ids ? iv->thread_ids[i] : 0);
+  }
+}
+
+static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
+  printf("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"source\":");
+  sp_json_string(sel->file);
+  printf(",\"generator\":\"" SP_PROG " %s\"},\"traceEvents\":[", sp_reader_version_string());
+  for (int j = 0; j < sel->nranks; j++) {
+    int rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
+    printf("%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}}",
+           *first ? "" : ",", rank, rank);
+    *first = 0;
+  }
+}
+
+int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
+  int first = 1;
+  if (kind == SP_EXPORT_CSV) printf("rank,region,start_s,end_s\n");
+  else sp_chrome_begin(sel, &first);
+  for (int i = 0; i < sel->nlanes; i++) {
+    sp_reader_intervals_t iv;
+    sp_progress("exporting lane", i, sel->nlanes);
+    int err = sp_reader_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv);
+    if (err < 0) {
+      sp_progress_done();
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      return sp_exit_for_reader(err);
+    }
+    if (kind == SP_EXPORT_CSV) sp_csv_lane(sel, &sel->lanes[i], &iv);
+    else sp_chrome_lane(sel, &sel->lanes[i], &iv, &first);
+    sp_reader_intervals_free(&iv);
+  }
+  sp_progress_done();
+  if (kind == SP_EXPORT_CHROME) printf("\n]}\n");
+  return SP_EXIT_OK;
+}

@@ -1,0 +1,20 @@
+/* gantt.h - Gantt rendering with timings, for the CLI and the benchmark. */
+#ifndef SP_GANTT_H
+#define SP_GANTT_H
+
+#include "pproc.h"
+
+typedef struct sp_gantt_timing {
+  double read_s;     /* reading datasets: span scan plus lane loads, seconds */
+  double extent_s;   /* the span scan alone, seconds */
+  double render_s;   /* binning and PLplot, seconds */
+  int64_t intervals; /* intervals read */
+  int64_t runs;      /* bars drawn after merging per pixel column */
+} sp_gantt_timing_t;
+
+/* Draws the chart of sel to o->outdir/gantt_plot.<format>, or to a window
+ * when interactive. Returns an sp_exit_t code; fills *tm. */
+int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
+                          sp_gantt_timing_t *tm);
+
+#endif

@@ -1,0 +1,15 @@
+/* listing.c - --list: the lanes of the chart as text, in drawing order. */
+#include <stdio.h>
+
+#include "pproc.h"
+
+int sp_list_print(const sp_selection_t *sel) {
+  printf("lane rank intervals region\n");
+  for (int i = 0; i < sel->nlanes; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    printf("%d %d %lld %s\n", i, sp_reader_rank_id(sel->reader, sel->lanes[i].rank),
+           (long long)info.num_intervals, sp_reader_region_name(sel->reader, sel->lanes[i].region));
+  }
+  return SP_EXIT_OK;
+}

@@ -1,0 +1,236 @@
+/* options.c - command-line parsing and help of scope-profiler-pproc.
+ *
+ * Options follow the reference CLI: multi-valued options (--include,
+ * --exclude, --ranks) take every following word up to the next one that
+ * starts with '-', so the profile file is best given first. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pproc.h"
+
+static const char sp_usage_text[] =
+    "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
+    "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
+    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n";
+
+static const char sp_help_text[] =
+    "Draw a Gantt chart, a summary table or an export of a scope-profiler HDF5 file.\n"
+    "\n"
+    "Arguments:\n"
+    "  FILE                   profile written by scope-profiler (profiling_data.h5)\n"
+    "\n"
+    "Gantt chart (one lane per region and rank, a bar per recorded interval):\n"
+    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing)\n"
+    "      --show             open an interactive PLplot window (needs $DISPLAY)\n"
+    "      --format FMT       png (default), pdf or svg\n"
+    "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
+    "      --height PX        image height; default 16 px per lane, within 480..2400\n"
+    "  With none of -o, --show, --summary, --export, --list: same as -o .\n"
+    "\n"
+    "Selection (applies to every output):\n"
+    "  -i, --include PAT...   keep regions whose name matches a pattern\n"
+    "  -e, --exclude PAT...   drop regions whose name matches a pattern\n"
+    "                         PAT: POSIX extended regex matched at the start of the\n"
+    "                         name (as Python re.match): 'solver' keeps 'solver_step'\n"
+    "  -r, --ranks SPEC...    ranks to keep: 0-3, 0,2,4-7 or several words (0 2 5-6)\n"
+    "\n"
+    "Text outputs (on stdout, one at a time; redirect with >):\n"
+    "      --summary          per region over the selected ranks: calls, total_s,\n"
+    "                         mean_s, min_s, max_s (per call), imbalance, region.\n"
+    "                         imbalance = (max - mean) / max of per-rank totals; ranks\n"
+    "                         without the region count as 0. Name is the last column.\n"
+    "      --sort-by KEY      start (default: first start), name, calls, total, mean,\n"
+    "                         min, max or imbalance (numbers descending)\n"
+    "      --export csv       one row per interval: rank,region,start_s,end_s\n"
+    "      --export chrome-trace\n"
+    "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
+    "                         tid = thread)\n"
+    "      --list             one line per lane, in chart order:\n"
+    "                         lane rank intervals region\n"
+    "  Times are seconds since the first start in the selection.\n"
+    "\n"
+    "Other:\n"
+    "  -q, --quiet            only errors on stderr\n"
+    "  -v, --verbose          also timings and details on stderr\n"
+    "  -h, --help             this help\n"
+    "  -V, --version          version\n"
+    "\n"
+    "Lanes are ordered by region first start, then rank; one colour per region.\n"
+    "Many intervals in one pixel column of a lane are drawn as one bar.\n"
+    "Labels: every lane is labelled 'REGION rN' while lanes are at least 12 px\n"
+    "apart; with more lanes (e.g. 1024 ranks x 20 regions) labels thin out: a label\n"
+    "is drawn only 12 px or more below the previous one, the first lane of a region\n"
+    "showing 'REGION rN' and the others 'rN'; regions are told apart by colour,\n"
+    "separator lines and the legend (at most 40 entries, then '+N more').\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad input data (not HDF5, truncated, wrong layout or\n"
+    "types, inconsistent arrays, end before start, nothing to draw), 2 usage error\n"
+    "(also a --ranks rank the file lacks or an invalid pattern), 3 I/O or plotting\n"
+    "failure (missing or unreadable FILE, unwritable output, no display for --show).\n";
+
+void sp_usage_short(void) {
+  fputs(sp_usage_text, stderr);
+  fputs("Try '" SP_PROG " --help' for more information.\n", stderr);
+}
+
+void sp_help(void) {
+  fputs(sp_usage_text, stdout);
+  fputc('\n', stdout);
+  fputs(sp_help_text, stdout);
+}
+
+static int sp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sp_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, SP_PROG ": ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  sp_usage_short();
+  return SP_EXIT_USAGE;
+}
+
+/* Splits "--name=value" into name and value (value NULL without '='). */
+static const char *sp_opt_split(const char *arg, char *name, size_t cap) {
+  const char *eq = strchr(arg, '=');
+  size_t len = eq && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
+  if (len >= cap) len = cap - 1;
+  memcpy(name, arg, len);
+  name[len] = '\0';
+  return eq && arg[1] == '-' ? eq + 1 : NULL;
+}
+
+/* Collects the words of a multi-valued option into *list. */
+static int sp_opt_words(int argc, char **argv, int *i, const char *inl, const char ***list,
+                        size_t *n, const char *name) {
+  size_t add = inl ? 1 : 0;
+  while (!inl && *i + 1 + (int)add < argc && argv[*i + 1 + add][0] != '-') add++;
+  if (add == 0) return sp_usage_error("option %s needs at least one value", name);
+  const char **l = realloc(*list, (*n + add) * sizeof *l);
+  if (!l) return SP_EXIT_IO;
+  *list = l;
+  if (inl) {
+    l[(*n)++] = inl;
+  } else {
+    for (size_t k = 0; k < add; k++) l[(*n)++] = argv[++*i];
+  }
+  return 0;
+}
+
+/* Value of a single-valued option: inline or the next word. */
+static const char *sp_opt_value(int argc, char **argv, int *i, const char *inl) {
+  if (inl) return inl;
+  if (*i + 1 < argc) return argv[++*i];
+  return NULL;
+}
+
+static int sp_parse_size(const char *v, int *out) {
+  char *end;
+  long x = v ? strtol(v, &end, 10) : -1;
+  if (!v || *end || x < 0 || x > 20000) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+static int sp_parse_choice(const char *v, const char *const *names, int n) {
+  for (int k = 0; v && k < n; k++)
+    if (strcmp(v, names[k]) == 0) return k;
+  return -1;
+}
+
+static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
+  static const char *const formats[] = {"png", "pdf", "svg"};
+  static const char *const exports[] = {"", "csv", "chrome-trace"};
+  static const char *const sorts[] = {"start", "name", "calls", "total",
+                                      "mean",  "min",  "max",   "imbalance"};
+  char name[64];
+  const char *arg = argv[*i];
+  const char *inl = sp_opt_split(arg, name, sizeof name);
+  if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
+    if (!(o->outdir = sp_opt_value(argc, argv, i, inl)))
+      return sp_usage_error("option %s needs a directory", name);
+  } else if (!strcmp(name, "--show")) {
+    o->show = 1;
+  } else if (!strcmp(name, "-i") || !strcmp(name, "--include")) {
+    return sp_opt_words(argc, argv, i, inl, &o->include, &o->ninclude, name);
+  } else if (!strcmp(name, "-e") || !strcmp(name, "--exclude")) {
+    return sp_opt_words(argc, argv, i, inl, &o->exclude, &o->nexclude, name);
+  } else if (!strcmp(name, "-r") || !strcmp(name, "--ranks")) {
+    return sp_opt_words(argc, argv, i, inl, &o->ranks, &o->nranks, name);
+  } else if (!strcmp(name, "--format")) {
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 3);
+    if (k < 0) return sp_usage_error("%s expects png, pdf or svg", name);
+    o->format = (sp_format_t)k;
+  } else if (!strcmp(name, "--width") || !strcmp(name, "--height")) {
+    int *dst = name[2] == 'w' ? &o->width : &o->height;
+    int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
+             (*dst >= 64 || (dst == &o->height && *dst == 0));
+    if (!ok) return sp_usage_error("%s expects a number of pixels between 64 and 20000", name);
+  } else if (!strcmp(name, "--summary")) {
+    o->summary = 1;
+  } else if (!strcmp(name, "--sort-by")) {
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 8);
+    if (k < 0)
+      return sp_usage_error("%s expects start, name, calls, total, mean, min, max or imbalance",
+                            name);
+    o->sort = (sp_sort_t)k;
+  } else if (!strcmp(name, "--export")) {
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 3);
+    if (k <= 0) return sp_usage_error("%s expects csv or chrome-trace", name);
+    o->export_kind = (sp_export_t)k;
+  } else if (!strcmp(name, "--list")) {
+    o->list = 1;
+  } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
+    sp_msg_set_level(SP_QUIET);
+  } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
+    sp_msg_set_level(SP_VERBOSE);
+  } else {
+    return sp_usage_error("unknown option '%s'", arg);
+  }
+  return 0;
+}
+
+/* Returns 0 to go on, -1 after --help/--version (exit 0), or an exit code. */
+int sp_options_parse(int argc, char **argv, sp_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->width = 1600;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      sp_help();
+      return -1;
+    }
+    if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+      printf("%s %s\n", SP_PROG, sp_reader_version_string());
+      return -1;
+    }
+  }
+  for (int i = 1; i < argc; i++) {
+    int rc;
+    if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      rc = sp_parse_one(argc, argv, &i, o);
+    } else if (o->file) {
+      rc = sp_usage_error("more than one FILE given ('%s')", argv[i]);
+    } else {
+      o->file = argv[i];
+      rc = 0;
+    }
+    if (rc) return rc;
+  }
+  if (!o->file) return sp_usage_error("%s", "no FILE given");
+  if (o->list + o->summary + (o->export_kind != SP_EXPORT_NONE) > 1)
+    return sp_usage_error("%s", "--list, --summary and --export all write to stdout: choose one");
+  if (!o->outdir && !o->show && !o->list && !o->summary && o->export_kind == SP_EXPORT_NONE)
+    o->outdir = ".";
+  return 0;
+}
+
+void sp_options_free(sp_options_t *o) {
+  free(o->include);
+  free(o->exclude);
+  free(o->ranks);
+}

@@ -1,0 +1,130 @@
+/* plot_device.c - choosing, checking and opening PLplot devices.
+ *
+ * PLplot asks on stdin for a device it does not know and calls exit() on
+ * fatal errors. A job script has no terminal, so the device is checked
+ * against PLplot's list before plinit, the output file is checked to be
+ * writable, and PLplot's exit goes through a handler that reports in our
+ * format and exits with SP_EXIT_IO. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plplot.h>
+
+#include "plot_device.h"
+
+/* Set by PLplot's abort handler, which gets no user pointer. */
+static int sp_plot_failed;
+
+static int sp_plot_exit_handler(PLCHAR_VECTOR msg) {
+  fprintf(stderr, SP_PROG ": plotting failed: %s\n", msg ? msg : "PLplot error");
+  return SP_EXIT_IO;
+}
+
+static void sp_plot_abort_handler(PLCHAR_VECTOR msg) {
+  sp_plot_failed = 1;
+  sp_msg(SP_QUIET, "plotting error: %s", msg ? msg : "PLplot error");
+}
+
+const char *sp_plot_device(sp_format_t f, int interactive) {
+  if (interactive) return "xcairo";
+  switch (f) {
+    case SP_FORMAT_PDF: return "pdfcairo";
+    case SP_FORMAT_SVG: return "svgcairo";
+    case SP_FORMAT_PNG: break;
+  }
+  return "pngcairo";
+}
+
+const char *sp_plot_extension(sp_format_t f) {
+  switch (f) {
+    case SP_FORMAT_PDF: return "pdf";
+    case SP_FORMAT_SVG: return "svg";
+    case SP_FORMAT_PNG: break;
+  }
+  return "png";
+}
+
+static int sp_device_available(const char *device) {
+  PLCHAR_VECTOR *menus = NULL, *names = NULL;
+  int n = 0;
+  /* plgDevs fills caller arrays of up to n entries; PLplot has < 100 devices. */
+  menus = calloc(128, sizeof *menus);
+  names = calloc(128, sizeof *names);
+  if (!menus || !names) {
+    free(menus);
+    free(names);
+    return 0;
+  }
+  n = 128;
+  plgDevs(&menus, &names, &n);
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if (names[i] && strcmp(names[i], device) == 0) found = 1;
+  free(menus);
+  free(names);
+  return found;
+}
+
+int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors) {
+  if (!path) {
+    const char *d = getenv("DISPLAY");
+    if (!d || !*d) {
+      sp_msg(SP_QUIET, "--show needs a display, but DISPLAY is not set (use -o DIR to write a "
+                       "file instead)");
+      return SP_EXIT_IO;
+    }
+  }
+  if (!sp_device_available(device)) {
+    sp_msg(SP_QUIET, "PLplot device '%s' is not available (Debian: install plplot-driver-cairo)",
+           device);
+    return SP_EXIT_IO;
+  }
+  if (path) {
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+      sp_msg(SP_QUIET, "cannot write %s: %s", path, strerror(errno));
+      return SP_EXIT_IO;
+    }
+    fclose(f);
+  }
+  sp_plot_failed = 0;
+  plsexit(sp_plot_exit_handler);
+  plsabort(sp_plot_abort_handler);
+  plsdev(device);
+  if (path) plsfnam(path);
+  /* 90 dpi: PLplot's cairo default, so 1 mm of character height = 3.5 px. */
+  plspage(90.0, 90.0, width, height, 0, 0);
+  plscolbg(255, 255, 255); /* white background, set before plinit as PLplot requires */
+  plscmap0n(SP_COL_REGION0 + (ncolors > 0 ? ncolors : 1));
+  plspause(path ? 0 : 1);
+  plinit();
+  plscol0(SP_COL_BG, 255, 255, 255);
+  plscol0(SP_COL_FG, 0, 0, 0);
+  plscol0(SP_COL_GRID, 200, 200, 200);
+  return sp_plot_failed ? SP_EXIT_IO : 0;
+}
+
+int sp_plot_close(void) {
+  plend();
+  return sp_plot_failed ? SP_EXIT_IO : 0;
+}
+
+void sp_plot_text(const char *text, char *out, size_t cap, int max_chars) {
+  size_t o = 0;
+  int chars = 0;
+  for (const unsigned char *s = (const unsigned char *)text; *s && o + 5 < cap; s++) {
+    if ((*s & 0xC0) != 0x80) {
+      if (chars == max_chars) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+        break;
+      }
+      chars++;
+    }
+    if (*s == '#') out[o++] = '#';
+    out[o++] = (char)(*s < 0x20 ? ' ' : *s);
+  }
+  out[o] = '\0';
+}

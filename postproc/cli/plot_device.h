@@ -1,0 +1,22 @@
+/* plot_device.h - PLplot setup that never prompts and never exits behind our back. */
+#ifndef SP_PLOT_DEVICE_H
+#define SP_PLOT_DEVICE_H
+
+#include "pproc.h"
+
+/* Colour map 0 entries: background, text, separators, then one per region. */
+enum { SP_COL_BG = 0, SP_COL_FG = 1, SP_COL_GRID = 2, SP_COL_REGION0 = 3 };
+
+/* Checks the device and output, then calls plinit. path NULL = interactive.
+ * Returns 0 or SP_EXIT_IO after printing why. */
+int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors);
+/* Finishes the page (plend). Returns 0 or SP_EXIT_IO if PLplot reported an error. */
+int sp_plot_close(void);
+/* PLplot device name for a format ("pngcairo"), or the interactive one. */
+const char *sp_plot_device(sp_format_t f, int interactive);
+const char *sp_plot_extension(sp_format_t f);
+/* Copies text into out with PLplot's escape character '#' doubled, cut
+ * at max_chars characters (UTF-8 aware) with "..." appended. */
+void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * scope_profiler_reader.h - read scope-profiler HDF5 files from C.
+ *
+ * Introduction
+ * ------------
+ * The equivalent of the reference ProfilingH5Reader. A profile file holds
+ *
+ *     rank<N>/regions/<link name>/start_times   int64 ns (CLOCK_MONOTONIC)
+ *     rank<N>/regions/<link name>/end_times     int64 ns
+ *
+ * optionally thread_ids (int32) beside them, and the attributes "name"
+ * (original region name) and "num_calls" (int64) on each region group.
+ *
+ * sp_reader_open() reads only the structure (groups, attributes, dataset
+ * shapes and types, and the first start of every region on every rank), so
+ * opening a large file is cheap. The interval arrays of one (region, rank)
+ * pair are read on demand with sp_reader_load() and released with
+ * sp_reader_intervals_free(): a program that processes one pair at a time
+ * needs memory for the largest pair, not for the file.
+ *
+ * Simple use:
+ *
+ *     char msg[512];
+ *     sp_reader_t *r;
+ *     if (sp_reader_open("profiling_data.h5", &r, msg, sizeof msg) < 0) {
+ *       fprintf(stderr, "%s\n", msg);
+ *       return 1;
+ *     }
+ *     for (int g = 0; g < sp_reader_num_regions(r); g++)
+ *       for (int k = 0; k < sp_reader_num_ranks(r); k++) {
+ *         sp_reader_intervals_t iv;
+ *         sp_reader_stats_t st;
+ *         if (sp_reader_load(r, g, k, &iv) < 0) { puts(sp_reader_errmsg(r)); continue; }
+ *         sp_reader_stats_compute(&iv, &st);
+ *         printf("%s rank %d: %lld calls\n", sp_reader_region_name(r, g),
+ *                sp_reader_rank_id(r, k), (long long)st.num_calls);
+ *         sp_reader_intervals_free(&iv);
+ *       }
+ *     sp_reader_close(r);
+ *
+ * Indices: regions are numbered 0..sp_reader_num_regions()-1 in the order
+ * of their first start time over all ranks (regions without any interval
+ * last, by name); ranks are numbered 0..sp_reader_num_ranks()-1 in
+ * increasing rank id (the N of rank<N>; ids may have gaps).
+ *
+ * Errors: functions that can fail return 0 or a negative SP_READER_E* code
+ * and keep a one-line explanation that sp_reader_errmsg() returns.
+ * The library never prints, exits or aborts, and silences the HDF5 error
+ * stack only for the duration of its own calls.
+ *
+ * Threads: a reader object must be used by one thread at a time; distinct
+ * readers may be used concurrently only with a thread-safe HDF5 build.
+ */
+#ifndef SCOPE_PROFILER_READER_H
+#define SCOPE_PROFILER_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(SP_READER_STATIC_DEFINE)
+#define SP_READER_EXPORT
+#elif defined(SP_READER_BUILDING_LIBRARY)
+#define SP_READER_EXPORT __attribute__((visibility("default")))
+#else
+#define SP_READER_EXPORT
+#endif
+
+/* ===================================================================== */
+/*  Version                                                              */
+/* ===================================================================== */
+
+#define SP_READER_VERSION_MAJOR 0
+#define SP_READER_VERSION_MINOR 1
+#define SP_READER_VERSION_PATCH 0
+#define SP_READER_VERSION_NUMBER \
+  (SP_READER_VERSION_MAJOR * 10000 + SP_READER_VERSION_MINOR * 100 + SP_READER_VERSION_PATCH)
+#define SP_READER_VERSION_STRING "0.1.0"
+
+/* Newest file layout version (root attribute scope_profiler_schema) read.
+ * Files without the attribute (written by the reference tool) are read too. */
+#define SP_READER_SCHEMA_MAX 1
+
+/** Runtime version: SP_READER_VERSION_NUMBER of the library linked. */
+SP_READER_EXPORT unsigned sp_reader_version_number(void);
+/** Runtime version as "MAJOR.MINOR.PATCH"; a static string. */
+SP_READER_EXPORT const char *sp_reader_version_string(void);
+
+/* ===================================================================== */
+/*  Errors                                                               */
+/* ===================================================================== */
+
+/* X-macro: one list generates the enum, sp_reader_strerror() and
+ * sp_reader_err_name(). */
+#define SP_READER_ERRNO_MAP(XX)                                             \
+  XX(EINVAL, -1, "invalid argument")                                        \
+  XX(ENOMEM, -2, "out of memory")                                           \
+  XX(EIO, -3, "file missing or unreadable")                                 \
+  XX(ENOTHDF5, -4, "not an HDF5 file, or truncated or damaged")             \
+  XX(ELAYOUT, -5, "file does not follow the scope-profiler layout")         \
+  XX(EDATA, -6, "inconsistent interval data")                               \
+  XX(EHDF5, -7, "HDF5 read failed")                                         \
+  XX(EPATTERN, -8, "invalid regular expression")                            \
+  XX(ESCHEMA, -9, "file layout version newer than this reader")
+
+typedef enum sp_reader_errno {
+#define SP_READER__XX(name, value, text) SP_READER_##name = value,
+  SP_READER_ERRNO_MAP(SP_READER__XX)
+#undef SP_READER__XX
+  SP_READER_OK = 0
+} sp_reader_errno_t;
+
+/** Text for an SP_READER_E* code ("success" for 0); never NULL. Thread-safe. */
+SP_READER_EXPORT const char *sp_reader_strerror(int err);
+/** Name of a code ("SP_READER_EDATA"); "SP_READER_OK" for 0,
+ *  "SP_READER_UNKNOWN" otherwise. Thread-safe. */
+SP_READER_EXPORT const char *sp_reader_err_name(int err);
+
+/* ===================================================================== */
+/*  Opening a file                                                       */
+/* ===================================================================== */
+
+typedef struct sp_reader sp_reader_t;
+
+/**
+ * Opens path read-only, serially (the default file access list, also with a
+ * parallel HDF5: no MPI needed), and reads its structure. Only root groups
+ * named rank<digits> (no leading zeros) are ranks; other objects are
+ * ignored. A rank group without "regions" has no regions.
+ *
+ * Checked here, from metadata only: at least one rank group; schema version
+ * not newer than SP_READER_SCHEMA_MAX; per region, either both
+ * start_times and end_times or neither (count-only mode), both 1-D signed
+ * 64-bit integers of the same length, thread_ids (if present) a 1-D
+ * integer array of that length.
+ *
+ * out:    receives the reader (NULL on failure).
+ * errbuf: if not NULL, receives a one-line explanation on failure
+ *         (truncated to errcap bytes, always NUL-terminated).
+ * Returns 0, SP_READER_EIO (missing or unreadable), SP_READER_ENOTHDF5,
+ * SP_READER_ELAYOUT, SP_READER_ESCHEMA, SP_READER_EHDF5 or
+ * SP_READER_ENOMEM.
+ * Cost: one small read per region and rank (its first start; for regions
+ * recorded by several threads, a chunked scan of start_times).
+ */
+SP_READER_EXPORT int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf,
+                                    size_t errcap);
+
+/** Closes the file and frees the reader; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_close(sp_reader_t *r);
+
+/** Explanation of the last failure on r ("" if none); valid until the next
+ *  call on r. */
+SP_READER_EXPORT const char *sp_reader_errmsg(const sp_reader_t *r);
+
+/** Schema version from the root attribute, or 0 when the file has none. */
+SP_READER_EXPORT int sp_reader_schema(const sp_reader_t *r);
+
+/* ===================================================================== */
+/*  Ranks and regions                                                    */
+/* ===================================================================== */
+
+/** Number of rank groups in the file (>= 1). */
+SP_READER_EXPORT int sp_reader_num_ranks(const sp_reader_t *r);
+
+/** Rank id (the N of rank<N>) of rank index k, or -1 if k is out of range. */
+SP_READER_EXPORT int sp_reader_rank_id(const sp_reader_t *r, int k);
+
+/** Rank index of rank id, or -1 if the file has no rank<id>. */
+SP_READER_EXPORT int sp_reader_rank_index(const sp_reader_t *r, int id);
+
+/** Number of distinct regions over all ranks. */
+SP_READER_EXPORT int sp_reader_num_regions(const sp_reader_t *r);
+
+/** Name of region g: the "name" attribute, else the decoded link name.
+ *  NUL-terminated UTF-8 owned by r; NULL if g is out of range. */
+SP_READER_EXPORT const char *sp_reader_region_name(const sp_reader_t *r, int g);
+
+/** Earliest start (ns) of region g over all ranks; INT64_MAX when it has no
+ *  interval. */
+SP_READER_EXPORT int64_t sp_reader_region_first_start(const sp_reader_t *r, int g);
+
+/**
+ * Selects regions by name, as the reference get_regions(include, exclude):
+ * each pattern is a POSIX extended regular expression matched at the start
+ * of the name (like Python re.match: "solver" matches "solver_step").
+ * A region is kept when include is empty or any include pattern matches,
+ * and no exclude pattern matches.
+ *
+ * regions: receives the kept region indices in region order; must have room
+ *          for sp_reader_num_regions(r) entries.
+ * count:   receives the number kept (may be 0).
+ * Returns 0, SP_READER_EPATTERN (message names the bad pattern) or
+ * SP_READER_ENOMEM.
+ */
+SP_READER_EXPORT int sp_reader_filter(sp_reader_t *r, const char *const *include, size_t ninclude,
+                                      const char *const *exclude, size_t nexclude, int *regions,
+                                      int *count);
+
+/** What the file says about region g on rank index k, without reading
+ *  interval data. */
+typedef struct sp_reader_info {
+  int present;           /**< 1 if rank k has region g */
+  int has_times;         /**< 1 if start/end arrays exist (0: count-only mode) */
+  int has_thread_ids;    /**< 1 if a thread_ids array exists */
+  int64_t num_calls;     /**< num_calls attribute; the interval count if absent */
+  int64_t num_intervals; /**< length of start_times (0 without arrays) */
+  int64_t first_start;   /**< earliest start in ns; INT64_MAX without intervals */
+} sp_reader_info_t;
+
+/** Fills *info for region g on rank index k. Returns 0 or SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info);
+
+/* ===================================================================== */
+/*  Interval data                                                        */
+/* ===================================================================== */
+
+/** Intervals of one (region, rank) pair; arrays owned by the caller after
+ *  sp_reader_load() and released by sp_reader_intervals_free(). */
+typedef struct sp_reader_intervals {
+  int64_t n;           /**< number of intervals */
+  int64_t num_calls;   /**< num_calls attribute (n if absent) */
+  int64_t *start;      /**< n start stamps, ns */
+  int64_t *end;        /**< n end stamps, ns; end[i] >= start[i] */
+  int32_t *thread_ids; /**< n thread ids, or NULL when one thread recorded */
+} sp_reader_intervals_t;
+
+/**
+ * Reads the arrays of region g on rank index k into *out and checks every
+ * interval ends at or after its start. A pair that does not exist or has no
+ * arrays gives n = 0 and NULL arrays (not an error).
+ * Returns 0, SP_READER_EINVAL, SP_READER_EDATA (message gives the first bad
+ * interval), SP_READER_EHDF5 (e.g. truncated file) or SP_READER_ENOMEM; on
+ * failure *out holds no memory.
+ * Cost: 16 bytes per interval (20 with thread ids).
+ */
+SP_READER_EXPORT int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out);
+
+/** Frees the arrays of iv and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_intervals_free(sp_reader_intervals_t *iv);
+
+/**
+ * Earliest start and latest end (ns) of region g on rank index k, scanning
+ * the arrays in bounded chunks (ends need not be sorted: nested calls).
+ * Both are INT64_MAX / INT64_MIN when the pair has no interval.
+ * Returns 0, SP_READER_EINVAL, SP_READER_EHDF5 or SP_READER_ENOMEM.
+ */
+SP_READER_EXPORT int sp_reader_extent(sp_reader_t *r, int g, int k, int64_t *first_start,
+                                      int64_t *last_end);
+
+/** Duration statistics of a set of intervals, in ns. */
+typedef struct sp_reader_stats {
+  int64_t num_calls; /**< num_calls of the pair */
+  int64_t n;         /**< intervals measured */
+  int64_t total;     /**< sum of durations, ns */
+  double mean;       /**< total / n, ns (0 when n == 0) */
+  int64_t min;       /**< shortest duration, ns (0 when n == 0) */
+  int64_t max;       /**< longest duration, ns (0 when n == 0) */
+} sp_reader_stats_t;
+
+/** Computes *st from iv (total, average, min, max duration). Never fails
+ *  for loaded data; returns SP_READER_EINVAL for NULL arguments. */
+SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
+                                             sp_reader_stats_t *st);
+
+/* ===================================================================== */
+/*  Helpers                                                              */
+/* ===================================================================== */
+
+/**
+ * Decodes an HDF5 link name written by the core ("%2F" -> '/', "%25" ->
+ * '%', "%2E" -> '.', any %XX -> that byte) into out (cap bytes, always
+ * NUL-terminated when cap > 0). Malformed escapes are kept as they are.
+ * Returns the decoded length (which may exceed cap - 1: then truncated).
+ */
+SP_READER_EXPORT size_t sp_reader_name_decode(const char *link, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCOPE_PROFILER_READER_H */

@@ -1,0 +1,237 @@
+/* reader_data.c - accessors and on-demand reading of interval arrays.
+ *
+ * Arrays are read for one (region, rank) pair at a time, so memory follows
+ * what the caller selects rather than the size of the file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* Elements per chunk when scanning a dataset without keeping it: 8 MiB. */
+#define SP_SCAN_CHUNK ((hsize_t)1 << 20)
+
+int sp_reader_schema(const sp_reader_t *r) { return r ? r->schema : 0; }
+
+int sp_reader_num_ranks(const sp_reader_t *r) { return r ? r->nranks : 0; }
+
+int sp_reader_rank_id(const sp_reader_t *r, int k) {
+  return (r && k >= 0 && k < r->nranks) ? r->ranks[k].id : -1;
+}
+
+int sp_reader_rank_index(const sp_reader_t *r, int id) {
+  int lo = 0, hi = r ? r->nranks - 1 : -1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (r->ranks[mid].id == id) return mid;
+    if (r->ranks[mid].id < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+int sp_reader_num_regions(const sp_reader_t *r) { return r ? r->nregions : 0; }
+
+const char *sp_reader_region_name(const sp_reader_t *r, int g) {
+  return (r && g >= 0 && g < r->nregions) ? r->regions[g].name : NULL;
+}
+
+int64_t sp_reader_region_first_start(const sp_reader_t *r, int g) {
+  return (r && g >= 0 && g < r->nregions) ? r->regions[g].first_start : INT64_MAX;
+}
+
+const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
+  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return NULL;
+  const sp_rank_t *rk = &r->ranks[k];
+  int lo = 0, hi = rk->nregions - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (rk->regions[mid].region == g) return &rk->regions[mid];
+    if (rk->regions[mid].region < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {
+  if (!r || !info || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
+    return SP_READER_EINVAL;
+  memset(info, 0, sizeof *info);
+  info->first_start = INT64_MAX;
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr) return 0;
+  info->present = 1;
+  info->has_times = rr->has_times;
+  info->has_thread_ids = rr->has_tid;
+  info->num_calls = rr->num_calls;
+  info->num_intervals = rr->n;
+  info->first_start = rr->first_start;
+  return 0;
+}
+
+hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr) {
+  char path[64];
+  snprintf(path, sizeof path, "rank%d/regions", r->ranks[k].id);
+  hid_t regions = H5Gopen2(r->file, path, H5P_DEFAULT);
+  if (regions < 0) return -1;
+  hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
+  H5Gclose(regions);
+  return g;
+}
+
+int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max) {
+  *min = INT64_MAX;
+  *max = INT64_MIN;
+  hsize_t chunk = (hsize_t)n < SP_SCAN_CHUNK ? (hsize_t)n : SP_SCAN_CHUNK;
+  if (chunk == 0) return 0;
+  int64_t *buf = malloc(chunk * sizeof *buf);
+  if (!buf) return SP_READER_ENOMEM;
+  hid_t fs = H5Dget_space(d);
+  int rc = fs < 0 ? SP_READER_EHDF5 : 0;
+  for (hsize_t off = 0; rc == 0 && off < (hsize_t)n; off += chunk) {
+    hsize_t cnt = (hsize_t)n - off < chunk ? (hsize_t)n - off : chunk;
+    hid_t ms = H5Screate_simple(1, &cnt, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+    if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf) < 0) rc = SP_READER_EHDF5;
+    H5Sclose(ms);
+    for (hsize_t i = 0; rc == 0 && i < cnt; i++) {
+      if (buf[i] < *min) *min = buf[i];
+      if (buf[i] > *max) *max = buf[i];
+    }
+  }
+  if (fs >= 0) H5Sclose(fs);
+  free(buf);
+  return rc;
+}
+
+/* Reads the whole dataset name of g (n elements) as mem_type into a new buffer. */
+static int sp_read_all(hid_t g, const char *name, hid_t mem_type, size_t elem, int64_t n,
+                       void **out) {
+  *out = malloc((size_t)n * elem);
+  if (!*out) return SP_READER_ENOMEM;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  int rc = (d < 0 || H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)
+               ? SP_READER_EHDF5
+               : 0;
+  if (d >= 0) H5Dclose(d);
+  if (rc) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+static int sp_load_quiet(sp_reader_t *r, int g, int k, const sp_rank_region_t *rr,
+                         sp_reader_intervals_t *out) {
+  hid_t grp = sp__reader_open_region(r, k, rr);
+  if (grp < 0)
+    return sp__reader_fail(r, SP_READER_EHDF5, "rank%d/regions/%s: cannot open group",
+                           r->ranks[k].id, rr->link);
+  void *s = NULL, *e = NULL, *t = NULL;
+  int rc = sp_read_all(grp, "start_times", H5T_NATIVE_INT64, 8, rr->n, &s);
+  if (rc == 0) rc = sp_read_all(grp, "end_times", H5T_NATIVE_INT64, 8, rr->n, &e);
+  if (rc == 0 && rr->has_tid) rc = sp_read_all(grp, "thread_ids", H5T_NATIVE_INT32, 4, rr->n, &t);
+  H5Gclose(grp);
+  if (rc) {
+    free(s);
+    free(e);
+    free(t);
+    if (rc == SP_READER_ENOMEM)
+      return sp__reader_fail(r, rc, "out of memory loading %lld intervals of region '%s'",
+                             (long long)rr->n, r->regions[g].name);
+    return sp__reader_fail(r, rc, "rank%d/regions/%s: read failed (truncated or damaged file)",
+                           r->ranks[k].id, rr->link);
+  }
+  out->start = s;
+  out->end = e;
+  out->thread_ids = t;
+  out->n = rr->n;
+  for (int64_t i = 0; i < rr->n; i++)
+    if (out->end[i] < out->start[i]) {
+      rc = sp__reader_fail(r, SP_READER_EDATA,
+                           "region '%s' on rank %d: interval %lld ends before it starts "
+                           "(start %lld ns, end %lld ns)",
+                           r->regions[g].name, r->ranks[k].id, (long long)i,
+                           (long long)out->start[i], (long long)out->end[i]);
+      sp_reader_intervals_free(out);
+      break;
+    }
+  return rc;
+}
+
+int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out) {
+  if (!out) return SP_READER_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
+    return r ? sp__reader_fail(r, SP_READER_EINVAL, "region %d / rank index %d out of range", g, k)
+             : SP_READER_EINVAL;
+  r->errmsg[0] = '\0';
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr) return 0;
+  out->num_calls = rr->num_calls;
+  if (!rr->has_times || rr->n == 0) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int rc = sp_load_quiet(r, g, k, rr, out);
+  sp__h5_quiet_end(&q);
+  out->num_calls = rr->num_calls;
+  return rc;
+}
+
+void sp_reader_intervals_free(sp_reader_intervals_t *iv) {
+  if (!iv) return;
+  free(iv->start);
+  free(iv->end);
+  free(iv->thread_ids);
+  memset(iv, 0, sizeof *iv);
+}
+
+static int sp_extent_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr, int64_t *first,
+                           int64_t *last) {
+  hid_t grp = sp__reader_open_region(r, k, rr);
+  if (grp < 0) return SP_READER_EHDF5;
+  int64_t dummy;
+  hid_t d = H5Dopen2(grp, "end_times", H5P_DEFAULT);
+  int rc = d < 0 ? SP_READER_EHDF5 : sp__scan_minmax(d, rr->n, &dummy, last);
+  if (d >= 0) H5Dclose(d);
+  H5Gclose(grp);
+  *first = rr->first_start;
+  return rc;
+}
+
+int sp_reader_extent(sp_reader_t *r, int g, int k, int64_t *first_start, int64_t *last_end) {
+  if (!r || !first_start || !last_end) return SP_READER_EINVAL;
+  *first_start = INT64_MAX;
+  *last_end = INT64_MIN;
+  if (k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return SP_READER_EINVAL;
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr || !rr->has_times || rr->n == 0) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int rc = sp_extent_quiet(r, k, rr, first_start, last_end);
+  sp__h5_quiet_end(&q);
+  if (rc)
+    return sp__reader_fail(r, rc, "rank%d/regions/%s/end_times: read failed (truncated file?)",
+                           r->ranks[k].id, rr->link);
+  return 0;
+}
+
+int sp_reader_stats_compute(const sp_reader_intervals_t *iv, sp_reader_stats_t *st) {
+  if (!iv || !st) return SP_READER_EINVAL;
+  memset(st, 0, sizeof *st);
+  st->num_calls = iv->num_calls;
+  st->n = iv->n;
+  if (iv->n == 0) return 0;
+  int64_t total = 0, mn = INT64_MAX, mx = 0;
+  for (int64_t i = 0; i < iv->n; i++) {
+    int64_t d = iv->end[i] - iv->start[i];
+    total += d;
+    if (d < mn) mn = d;
+    if (d > mx) mx = d;
+  }
+  st->total = total;
+  st->min = mn;
+  st->max = mx;
+  st->mean = (double)total / (double)iv->n;
+  return 0;
+}

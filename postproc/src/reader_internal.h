@@ -1,0 +1,66 @@
+/* reader_internal.h - structures shared by the reader's source files; never installed. */
+#ifndef SP_READER_INTERNAL_H
+#define SP_READER_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "scope_profiler_reader.h"
+
+/* One region group on one rank, as found at open time. */
+typedef struct sp_rank_region {
+  int region;          /* global region index (after sorting) */
+  char *link;          /* HDF5 link name under rank<N>/regions */
+  int has_num_calls;   /* 1 if the num_calls attribute exists */
+  int64_t num_calls;   /* num_calls attribute */
+  int has_times;       /* 1 if start_times and end_times exist */
+  int has_tid;         /* 1 if thread_ids exists */
+  int64_t n;           /* intervals (length of start_times) */
+  int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
+} sp_rank_region_t;
+
+typedef struct sp_rank {
+  int id;                     /* N of rank<N> */
+  int nregions;               /* regions on this rank */
+  sp_rank_region_t *regions;  /* sorted by global region index once open completes */
+} sp_rank_t;
+
+typedef struct sp_region {
+  char *name;          /* decoded name (owned) */
+  int64_t first_start; /* earliest start over all ranks, ns */
+  int old;             /* index before sorting, to renumber the rank records */
+} sp_region_t;
+
+struct sp_reader {
+  hid_t file;
+  int schema;          /* root attribute scope_profiler_schema, 0 if absent */
+  int nranks;
+  sp_rank_t *ranks;    /* sorted by id */
+  int nregions;
+  sp_region_t *regions; /* sorted by first start, then name */
+  char errmsg[1024];
+};
+
+/* Formats the reader's error message and returns err. */
+int sp__reader_fail(sp_reader_t *r, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Region record of region g on rank index k, or NULL if absent. */
+const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k);
+
+/* Opens rank<id>/regions/<link> of rr; returns a group id or a negative value. */
+hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr);
+
+/* Earliest and latest value of the int64 dataset d of n elements, read in
+ * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */
+int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max);
+
+/* Silences HDF5's automatic error printing for the enclosing public call:
+ * a library must not print, and bad files are an expected input. */
+typedef struct sp_h5_quiet {
+  H5E_auto2_t func;
+  void *data;
+} sp_h5_quiet_t;
+void sp__h5_quiet_begin(sp_h5_quiet_t *q);
+void sp__h5_quiet_end(const sp_h5_quiet_t *q);
+
+#endif

@@ -1,0 +1,440 @@
+/* reader_open.c - open a profile file and read its structure (no interval data).
+ *
+ * Everything here is metadata: link names, attributes, dataset shapes and
+ * types, plus the first start of each (region, rank) pair so that regions
+ * can be ordered by first start as the reference reader does. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reader_internal.h"
+
+/* Parses "rank<digits>" without leading zeros; returns the id or -1. */
+static int sp_rank_name_parse(const char *name) {
+  if (strncmp(name, "rank", 4) != 0) return -1;
+  const char *d = name + 4;
+  size_t len = strlen(d);
+  if (len == 0 || len > 9 || (d[0] == '0' && len > 1)) return -1;
+  int id = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (d[i] < '0' || d[i] > '9') return -1;
+    id = id * 10 + (d[i] - '0');
+  }
+  return id;
+}
+
+/* Name of link idx of group g (malloc'd), or NULL. */
+static char *sp_link_name(hid_t g, hsize_t idx) {
+  ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, NULL, 0, H5P_DEFAULT);
+  if (len < 0) return NULL;
+  char *s = malloc((size_t)len + 1);
+  if (s && H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, s, (size_t)len + 1,
+                              H5P_DEFAULT) < 0) {
+    free(s);
+    s = NULL;
+  }
+  return s;
+}
+
+/* Type of the object linked as name in g: H5I_GROUP, H5I_DATASET, or H5I_BADID. */
+static H5I_type_t sp_object_type(hid_t g, const char *name) {
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return H5I_BADID;
+  hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+  if (o < 0) return H5I_BADID;
+  H5I_type_t t = H5Iget_type(o);
+  H5Oclose(o);
+  return t;
+}
+
+/* Short description of an HDF5 type for messages ("float64", "uint32"). */
+static void sp_type_describe(hid_t t, char *out, size_t cap) {
+  size_t bits = H5Tget_size(t) * 8;
+  switch (H5Tget_class(t)) {
+    case H5T_INTEGER:
+      snprintf(out, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", bits);
+      break;
+    case H5T_FLOAT:
+      snprintf(out, cap, "float%zu", bits);
+      break;
+    case H5T_STRING:
+      snprintf(out, cap, "string");
+      break;
+    default:
+      snprintf(out, cap, "a non-numeric type");
+  }
+}
+
+/* Checks that dataset name in g is 1-D with an integer type (signed 64-bit
+ * when want_i64) and returns its length in *n. */
+static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const char *name,
+                            int want_i64, int64_t *n) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot open dataset", where, name);
+  hid_t t = H5Dget_type(d);
+  hid_t s = H5Dget_space(d);
+  int rc = 0;
+  int ok_type = t >= 0 && H5Tget_class(t) == H5T_INTEGER &&
+                (want_i64 ? H5Tget_size(t) == 8 && H5Tget_sign(t) == H5T_SGN_2 : 1);
+  int ndims = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+  if (!ok_type) {
+    char desc[32] = "an unreadable type";
+    if (t >= 0) sp_type_describe(t, desc, sizeof desc);
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has type %s, expected %s", where, name,
+                         desc, want_i64 ? "int64" : "an integer type");
+  } else if (ndims != 1) {
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has %d dimensions, expected 1", where,
+                         name, ndims);
+  } else {
+    hsize_t dims[1];
+    H5Sget_simple_extent_dims(s, dims, NULL);
+    *n = (int64_t)dims[0];
+  }
+  if (s >= 0) H5Sclose(s);
+  if (t >= 0) H5Tclose(t);
+  H5Dclose(d);
+  return rc;
+}
+
+/* Reads a scalar string attribute (fixed or variable length) as a malloc'd
+ * string; NULL if absent or not a string. */
+static char *sp_attr_string(hid_t obj, const char *name) {
+  if (H5Aexists(obj, name) <= 0) return NULL;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return NULL;
+  hid_t t = H5Aget_type(a);
+  char *out = NULL;
+  if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_cset(mt, H5Tget_cset(t));
+    if (H5Tis_variable_str(t) > 0) {
+      char *v = NULL;
+      H5Tset_size(mt, H5T_VARIABLE);
+      if (H5Aread(a, mt, &v) >= 0 && v) out = strdup(v);
+      if (v) H5free_memory(v);
+    } else {
+      size_t sz = H5Tget_size(t);
+      H5Tset_size(mt, sz + 1);
+      H5Tset_strpad(mt, H5T_STR_NULLTERM);
+      out = calloc(sz + 2, 1);
+      if (out && H5Aread(a, mt, out) < 0) {
+        free(out);
+        out = NULL;
+      }
+    }
+    H5Tclose(mt);
+  }
+  if (t >= 0) H5Tclose(t);
+  H5Aclose(a);
+  return out;
+}
+
+/* Reads an integer attribute as int64; returns 1 if read, 0 otherwise. */
+static int sp_attr_i64(hid_t obj, const char *name, int64_t *v) {
+  if (H5Aexists(obj, name) <= 0) return 0;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  if (a < 0) return 0;
+  hid_t t = H5Aget_type(a);
+  int ok = t >= 0 && H5Tget_class(t) == H5T_INTEGER && H5Aread(a, H5T_NATIVE_INT64, v) >= 0;
+  if (t >= 0) H5Tclose(t);
+  H5Aclose(a);
+  return ok;
+}
+
+/* First start of a region: element 0 when one thread recorded it (starts
+ * are non-decreasing), else the minimum over the whole array. */
+static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_region_t *rr) {
+  rr->first_start = INT64_MAX;
+  if (!rr->has_times || rr->n == 0) return 0;
+  hid_t d = H5Dopen2(g, "start_times", H5P_DEFAULT);
+  if (d < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/start_times: cannot open", where);
+  int rc = 0;
+  if (rr->has_tid) {
+    int64_t mx;
+    rc = sp__scan_minmax(d, rr->n, &rr->first_start, &mx);
+  } else {
+    hid_t fs = H5Dget_space(d);
+    hsize_t off[1] = {0}, cnt[1] = {1};
+    hid_t ms = H5Screate_simple(1, cnt, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
+    if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, &rr->first_start) < 0) rc = SP_READER_EHDF5;
+    H5Sclose(ms);
+    H5Sclose(fs);
+  }
+  H5Dclose(d);
+  if (rc) return sp__reader_fail(r, rc, "%s/start_times: read failed (truncated file?)", where);
+  return 0;
+}
+
+/* Reads one region group: name, num_calls, datasets and their consistency. */
+static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_region_t *rr,
+                          char **name) {
+  char where[512];
+  snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
+  if (sp_object_type(regions, rr->link) != H5I_GROUP)
+    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
+  hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
+  if (g < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", where);
+  *name = sp_attr_string(g, "name");
+  if (!*name) {
+    size_t len = sp_reader_name_decode(rr->link, NULL, 0);
+    *name = malloc(len + 1);
+    if (*name) sp_reader_name_decode(rr->link, *name, len + 1);
+  }
+  int rc = *name ? 0 : SP_READER_ENOMEM;
+  rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
+  int has_start = H5Lexists(g, "start_times", H5P_DEFAULT) > 0;
+  int has_end = H5Lexists(g, "end_times", H5P_DEFAULT) > 0;
+  rr->has_tid = H5Lexists(g, "thread_ids", H5P_DEFAULT) > 0;
+  rr->has_times = has_start && has_end;
+  if (rc == 0 && has_start != has_end)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s has %s but no %s", where,
+                         has_start ? "start_times" : "end_times",
+                         has_start ? "end_times" : "start_times");
+  int64_t ns = 0, ne = 0, nt = 0;
+  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "start_times", 1, &ns);
+  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "end_times", 1, &ne);
+  if (rc == 0 && rr->has_times && ns != ne)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT,
+                         "%s: start_times has %lld elements but end_times has %lld", where,
+                         (long long)ns, (long long)ne);
+  if (rc == 0 && rr->has_tid && rr->has_times) {
+    rc = sp_dataset_check(r, g, where, "thread_ids", 0, &nt);
+    if (rc == 0 && nt != ns)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s: thread_ids has %lld elements but start_times has %lld", where,
+                           (long long)nt, (long long)ns);
+  }
+  rr->has_tid = rr->has_tid && rr->has_times;
+  rr->n = ns;
+  if (!rr->has_num_calls) rr->num_calls = ns;
+  if (rc == 0) rc = sp_first_start(r, g, where, rr);
+  H5Gclose(g);
+  return rc;
+}
+
+/* Open-addressing map from region name to global index, so merging the
+ * regions of 1000s of ranks stays linear. */
+typedef struct sp_name_map {
+  size_t cap;  /* power of two */
+  int *slot;   /* region index or -1 */
+} sp_name_map_t;
+
+static size_t sp_hash(const char *s) {
+  size_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+/* Returns the index of name, adding it (taking ownership) when new, or -1 on ENOMEM. */
+static int sp_region_intern(sp_reader_t *r, sp_name_map_t *m, char *name) {
+  if ((size_t)(r->nregions + 1) * 2 > m->cap) {
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    int *ns = malloc(ncap * sizeof *ns);
+    sp_region_t *nr = realloc(r->regions, ncap / 2 * sizeof *nr);
+    if (!ns || !nr) {
+      free(ns);
+      if (nr) r->regions = nr;
+      return -1;
+    }
+    r->regions = nr;
+    for (size_t i = 0; i < ncap; i++) ns[i] = -1;
+    for (int g = 0; g < r->nregions; g++) {
+      size_t h = sp_hash(r->regions[g].name) & (ncap - 1);
+      while (ns[h] >= 0) h = (h + 1) & (ncap - 1);
+      ns[h] = g;
+    }
+    free(m->slot);
+    m->slot = ns;
+    m->cap = ncap;
+  }
+  size_t h = sp_hash(name) & (m->cap - 1);
+  while (m->slot[h] >= 0) {
+    if (strcmp(r->regions[m->slot[h]].name, name) == 0) {
+      free(name);
+      return m->slot[h];
+    }
+    h = (h + 1) & (m->cap - 1);
+  }
+  m->slot[h] = r->nregions;
+  r->regions[r->nregions].name = name;
+  r->regions[r->nregions].first_start = INT64_MAX;
+  r->regions[r->nregions].old = r->nregions;
+  return r->nregions++;
+}
+
+/* Scans rank<id>/regions. */
+static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
+  char gname[32];
+  snprintf(gname, sizeof gname, "rank%d", rk->id);
+  hid_t rg = H5Gopen2(r->file, gname, H5P_DEFAULT);
+  if (rg < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", gname);
+  int rc = 0;
+  H5I_type_t t = sp_object_type(rg, "regions");
+  if (t == H5I_BADID) {
+    H5Gclose(rg);
+    return 0; /* a rank that recorded nothing */
+  }
+  if (t != H5I_GROUP) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
+  hid_t regions = rc ? -1 : H5Gopen2(rg, "regions", H5P_DEFAULT);
+  H5G_info_t info;
+  if (rc == 0 && (regions < 0 || H5Gget_info(regions, &info) < 0))
+    rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read (truncated file?)", gname);
+  if (rc == 0 && info.nlinks > 0) {
+    rk->regions = calloc(info.nlinks, sizeof *rk->regions);
+    if (!rk->regions) rc = SP_READER_ENOMEM;
+  }
+  for (hsize_t i = 0; rc == 0 && i < info.nlinks; i++) {
+    sp_rank_region_t *rr = &rk->regions[rk->nregions];
+    rr->link = sp_link_name(regions, i);
+    if (!rr->link) {
+      rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read link %llu", gname,
+                           (unsigned long long)i);
+      break;
+    }
+    rk->nregions++;
+    char *name = NULL;
+    rc = sp_region_scan(r, regions, rk->id, rr, &name);
+    if (rc == 0) {
+      rr->region = sp_region_intern(r, map, name);
+      if (rr->region < 0) rc = SP_READER_ENOMEM;
+    } else {
+      free(name);
+    }
+    if (rc == 0 && rr->first_start < r->regions[rr->region].first_start)
+      r->regions[rr->region].first_start = rr->first_start;
+  }
+  if (regions >= 0) H5Gclose(regions);
+  H5Gclose(rg);
+  return rc;
+}
+
+/* Collects the rank<N> groups of the root, sorted by id. */
+static int sp_ranks_find(sp_reader_t *r) {
+  H5G_info_t info;
+  if (H5Gget_info(r->file, &info) < 0)
+    return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot list the root group (truncated file?)");
+  r->ranks = calloc(info.nlinks ? info.nlinks : 1, sizeof *r->ranks);
+  if (!r->ranks) return SP_READER_ENOMEM;
+  for (hsize_t i = 0; i < info.nlinks; i++) {
+    char *name = sp_link_name(r->file, i);
+    if (!name) return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names");
+    int id = sp_rank_name_parse(name);
+    if (id >= 0 && sp_object_type(r->file, name) == H5I_GROUP) r->ranks[r->nranks++].id = id;
+    free(name);
+  }
+  if (r->nranks == 0)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "no rank<N> groups at the root: not a scope-profiler file");
+  return 0;
+}
+
+static int sp_rank_cmp(const void *a, const void *b) {
+  const sp_rank_t *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+static int sp_region_cmp(const void *a, const void *b) {
+  const sp_region_t *x = a, *y = b;
+  if (x->first_start != y->first_start) return x->first_start < y->first_start ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int sp_rank_region_cmp(const void *a, const void *b) {
+  const sp_rank_region_t *x = a, *y = b;
+  return (x->region > y->region) - (x->region < y->region);
+}
+
+/* Sorts regions by first start and renumbers the per-rank records. */
+static int sp_regions_order(sp_reader_t *r) {
+  int *newidx = malloc((r->nregions ? (size_t)r->nregions : 1) * sizeof *newidx);
+  if (!newidx) return SP_READER_ENOMEM;
+  qsort(r->regions, (size_t)r->nregions, sizeof *r->regions, sp_region_cmp);
+  for (int g = 0; g < r->nregions; g++) newidx[r->regions[g].old] = g;
+  for (int k = 0; k < r->nranks; k++) {
+    sp_rank_t *rk = &r->ranks[k];
+    for (int i = 0; i < rk->nregions; i++) rk->regions[i].region = newidx[rk->regions[i].region];
+    qsort(rk->regions, (size_t)rk->nregions, sizeof *rk->regions, sp_rank_region_cmp);
+  }
+  free(newidx);
+  return 0;
+}
+
+static int sp_open_file(sp_reader_t *r, const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return sp__reader_fail(r, SP_READER_EIO, "%s: is a directory", path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(errno));
+  fclose(f);
+#if H5_VERSION_GE(1, 12, 0)
+  if (H5Fis_accessible(path, H5P_DEFAULT) <= 0)
+#else
+  if (H5Fis_hdf5(path) <= 0)
+#endif
+    return sp__reader_fail(r, SP_READER_ENOTHDF5, "%s: not an HDF5 file", path);
+  r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (r->file < 0)
+    return sp__reader_fail(r, SP_READER_ENOTHDF5,
+                           "%s: cannot open as HDF5 (truncated or damaged file)", path);
+  int64_t schema = 0;
+  if (sp_attr_i64(r->file, "scope_profiler_schema", &schema)) r->schema = (int)schema;
+  if (r->schema > SP_READER_SCHEMA_MAX)
+    return sp__reader_fail(r, SP_READER_ESCHEMA,
+                           "%s: layout version %d is newer than this reader (%d); upgrade "
+                           "scope-profiler",
+                           path, r->schema, SP_READER_SCHEMA_MAX);
+  return 0;
+}
+
+static int sp_open_quiet(sp_reader_t *r, const char *path) {
+  int rc = sp_open_file(r, path);
+  if (rc == 0) rc = sp_ranks_find(r);
+  if (rc == 0) qsort(r->ranks, (size_t)r->nranks, sizeof *r->ranks, sp_rank_cmp);
+  sp_name_map_t map = {0, NULL};
+  for (int k = 0; rc == 0 && k < r->nranks; k++) rc = sp_rank_scan(r, &r->ranks[k], &map);
+  free(map.slot);
+  if (rc == 0) rc = sp_regions_order(r);
+  if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory reading %s", path);
+  return rc;
+}
+
+int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t errcap) {
+  if (errbuf && errcap) errbuf[0] = '\0';
+  if (!out || !path) return SP_READER_EINVAL;
+  *out = NULL;
+  sp_reader_t *r = calloc(1, sizeof *r);
+  if (!r) return SP_READER_ENOMEM;
+  r->file = -1;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int rc = sp_open_quiet(r, path);
+  sp__h5_quiet_end(&q);
+  if (rc < 0) {
+    if (errbuf && errcap) snprintf(errbuf, errcap, "%s", r->errmsg);
+    sp_reader_close(r);
+    return rc;
+  }
+  r->errmsg[0] = '\0';
+  *out = r;
+  return 0;
+}
+
+void sp_reader_close(sp_reader_t *r) {
+  if (!r) return;
+  for (int k = 0; k < r->nranks; k++) {
+    for (int i = 0; i < r->ranks[k].nregions; i++) free(r->ranks[k].regions[i].link);
+    free(r->ranks[k].regions);
+  }
+  free(r->ranks);
+  for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);
+  free(r->regions);
+  if (r->file >= 0) {
+    sp_h5_quiet_t q;
+    sp__h5_quiet_begin(&q);
+    H5Fclose(r->file);
+    sp__h5_quiet_end(&q);
+  }
+  free(r);
+}

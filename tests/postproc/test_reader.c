@@ -1,0 +1,255 @@
+/* test_reader.c - cases of the reader library on the generator's files.
+ * usage: test_reader CASE DIR; each case is its own CTest test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scope_profiler_reader.h"
+
+static const char *dir;
+static int failures;
+
+#define CHECK_INT(a, b)                                                                  \
+  do {                                                                                   \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                \
+    if (va_ != vb_) {                                                                    \
+      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, \
+              va_, #b, vb_);                                                             \
+      failures++;                                                                        \
+    }                                                                                    \
+  } while (0)
+
+#define CHECK_STR(a, b)                                                                   \
+  do {                                                                                    \
+    const char *sa_ = (a), *sb_ = (b);                                                    \
+    if (!sa_ || strcmp(sa_, sb_) != 0) {                                                  \
+      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,    \
+              sa_ ? sa_ : "(null)", sb_);                                                 \
+      failures++;                                                                         \
+    }                                                                                     \
+  } while (0)
+
+#define T0 1000000000000LL
+
+static sp_reader_t *open_file(const char *name) {
+  char path[4096], msg[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  sp_reader_t *r = NULL;
+  int rc = sp_reader_open(path, &r, msg, sizeof msg);
+  if (rc != 0) {
+    fprintf(stderr, "open %s: %s (%s)\n", path, msg, sp_reader_err_name(rc));
+    exit(1);
+  }
+  return r;
+}
+
+static int region_index(sp_reader_t *r, const char *name) {
+  for (int g = 0; g < sp_reader_num_regions(r); g++)
+    if (strcmp(sp_reader_region_name(r, g), name) == 0) return g;
+  fprintf(stderr, "no region '%s'\n", name);
+  exit(1);
+}
+
+static void test_decode(void) {
+  char out[64];
+  CHECK_INT(sp_reader_name_decode("solver%2Fstep", out, sizeof out), 11);
+  CHECK_STR(out, "solver/step");
+  sp_reader_name_decode("50%25", out, sizeof out);
+  CHECK_STR(out, "50%");
+  sp_reader_name_decode("%2E", out, sizeof out);
+  CHECK_STR(out, ".");
+  sp_reader_name_decode("a b.c \xc3\xa9", out, sizeof out);
+  CHECK_STR(out, "a b.c \xc3\xa9");
+  sp_reader_name_decode("bad%zz%2", out, sizeof out); /* malformed escapes kept */
+  CHECK_STR(out, "bad%zz%2");
+  CHECK_INT(sp_reader_name_decode("abcdef", out, 4), 6); /* truncated, still terminated */
+  CHECK_STR(out, "abc");
+}
+
+static void test_open_basic(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  CHECK_INT(sp_reader_schema(r), 1);
+  CHECK_STR(sp_reader_errmsg(r), "");
+  sp_reader_close(r);
+  sp_reader_close(NULL);
+}
+
+static void test_ranks(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  CHECK_INT(sp_reader_num_ranks(r), 4); /* rank01, rankX are not ranks */
+  CHECK_INT(sp_reader_rank_id(r, 3), 3);
+  CHECK_INT(sp_reader_rank_id(r, 4), -1);
+  CHECK_INT(sp_reader_rank_index(r, 2), 2);
+  CHECK_INT(sp_reader_rank_index(r, 9), -1);
+  sp_reader_close(r);
+}
+
+static void test_regions_order(void) {
+  static const char *want[] = {"main", "omp", "solver/step", "50%", "io", "a/b"};
+  sp_reader_t *r = open_file("basic.h5");
+  CHECK_INT(sp_reader_num_regions(r), 6);
+  for (int g = 0; g < 6; g++) CHECK_STR(sp_reader_region_name(r, g), want[g]);
+  CHECK_INT(sp_reader_region_first_start(r, 1), T0 + 50000000); /* omp: thread 1 started first */
+  CHECK_INT(sp_reader_region_name(r, 6) == NULL, 1);
+  sp_reader_close(r);
+}
+
+static void test_names(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  sp_reader_info_t info;
+  /* a/b has no name attribute: decoded from its link a%2Fb. */
+  CHECK_INT(sp_reader_info(r, region_index(r, "a/b"), 0, &info), 0);
+  CHECK_INT(info.present, 1);
+  CHECK_INT(info.num_intervals, 1);
+  sp_reader_close(r);
+}
+
+static void test_filter(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  int sel[16], n = -1;
+  const char *inc[] = {"solver", "a"}, *exc[] = {"a/"};
+  CHECK_INT(sp_reader_filter(r, inc, 2, exc, 1, sel, &n), 0);
+  CHECK_INT(n, 1);
+  CHECK_STR(sp_reader_region_name(r, sel[0]), "solver/step");
+  const char *mid[] = {"step"}; /* anchored at the start, as re.match */
+  CHECK_INT(sp_reader_filter(r, mid, 1, NULL, 0, sel, &n), 0);
+  CHECK_INT(n, 0);
+  CHECK_INT(sp_reader_filter(r, NULL, 0, NULL, 0, sel, &n), 0);
+  CHECK_INT(n, 6);
+  const char *alt[] = {"io|omp"};
+  CHECK_INT(sp_reader_filter(r, alt, 1, NULL, 0, sel, &n), 0);
+  CHECK_INT(n, 2);
+  sp_reader_close(r);
+}
+
+static void test_filter_bad(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  int sel[16], n = -1;
+  const char *bad[] = {"a)(b"};
+  CHECK_INT(sp_reader_filter(r, bad, 1, NULL, 0, sel, &n), SP_READER_EPATTERN);
+  CHECK_INT(strstr(sp_reader_errmsg(r), "a)(b") != NULL, 1);
+  sp_reader_close(r);
+}
+
+static void test_info_thread(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  sp_reader_info_t info;
+  int g = region_index(r, "omp");
+  sp_reader_info(r, g, 0, &info);
+  CHECK_INT(info.has_thread_ids, 1);
+  CHECK_INT(info.num_calls, 3);
+  sp_reader_info(r, g, 1, &info);
+  CHECK_INT(info.present, 0);
+  CHECK_INT(sp_reader_info(r, g, 99, &info), SP_READER_EINVAL);
+  sp_reader_intervals_t iv;
+  CHECK_INT(sp_reader_load(r, g, 0, &iv), 0);
+  CHECK_INT(iv.n, 3);
+  CHECK_INT(iv.thread_ids != NULL, 1);
+  CHECK_INT(iv.thread_ids[2], 1);
+  sp_reader_intervals_free(&iv);
+  sp_reader_close(r);
+}
+
+static void test_load_stats(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  sp_reader_intervals_t iv;
+  sp_reader_stats_t st;
+  int g = region_index(r, "solver/step");
+  CHECK_INT(sp_reader_load(r, g, 3, &iv), 0);
+  CHECK_INT(iv.n, 4);
+  CHECK_INT(iv.start[1], T0 + 3000000000LL);
+  sp_reader_stats_compute(&iv, &st);
+  CHECK_INT(st.total, 5000000000LL);
+  CHECK_INT(st.min, 500000000LL);
+  CHECK_INT(st.max, 2000000000LL);
+  CHECK_INT((long long)st.mean, 1250000000LL);
+  sp_reader_intervals_free(&iv);
+  CHECK_INT(iv.start == NULL, 1);
+  /* A pair that does not exist loads as empty, not as an error. */
+  CHECK_INT(sp_reader_load(r, region_index(r, "io"), 1, &iv), 0);
+  CHECK_INT(iv.n, 0);
+  sp_reader_close(r);
+}
+
+static void test_extent(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  int64_t a, b;
+  CHECK_INT(sp_reader_extent(r, region_index(r, "omp"), 0, &a, &b), 0);
+  CHECK_INT(a, T0 + 50000000);
+  CHECK_INT(b, T0 + 2500000000LL);
+  CHECK_INT(sp_reader_extent(r, region_index(r, "io"), 1, &a, &b), 0);
+  CHECK_INT(a, INT64_MAX);
+  sp_reader_close(r);
+}
+
+static void test_errors_open(void) {
+  static const struct {
+    const char *file;
+    int err;
+  } cases[] = {{"no_such.h5", SP_READER_EIO},           {"not_hdf5.h5", SP_READER_ENOTHDF5},
+               {"no_ranks.h5", SP_READER_ELAYOUT},      {"one_dataset.h5", SP_READER_ELAYOUT},
+               {"length_mismatch.h5", SP_READER_ELAYOUT}, {"wrong_dtype.h5", SP_READER_ELAYOUT},
+               {"future_schema.h5", SP_READER_ESCHEMA}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[4096], msg[512] = "unchanged";
+    snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+    sp_reader_t *r = (sp_reader_t *)1;
+    CHECK_INT(sp_reader_open(path, &r, msg, sizeof msg), cases[i].err);
+    CHECK_INT(r == NULL, 1);
+    CHECK_INT(msg[0] != '\0' && strcmp(msg, "unchanged") != 0, 1);
+    printf("%s: %s\n", cases[i].file, msg);
+  }
+  CHECK_STR(sp_reader_err_name(SP_READER_EDATA), "SP_READER_EDATA");
+  CHECK_STR(sp_reader_strerror(0), "success");
+  CHECK_STR(sp_reader_version_string(), SP_READER_VERSION_STRING);
+  CHECK_INT(sp_reader_version_number(), SP_READER_VERSION_NUMBER);
+}
+
+static void test_end_before_start(void) {
+  sp_reader_t *r = open_file("end_before_start.h5");
+  sp_reader_intervals_t iv;
+  CHECK_INT(sp_reader_load(r, region_index(r, "ok"), 0, &iv), 0);
+  sp_reader_intervals_free(&iv);
+  CHECK_INT(sp_reader_load(r, region_index(r, "backwards"), 0, &iv), SP_READER_EDATA);
+  CHECK_INT(iv.start == NULL && iv.n == 0, 1);
+  CHECK_INT(strstr(sp_reader_errmsg(r), "interval 1 ends before it starts") != NULL, 1);
+  sp_reader_close(r);
+}
+
+static void test_count_only(void) {
+  sp_reader_t *r = open_file("count_only.h5");
+  sp_reader_intervals_t iv;
+  sp_reader_info_t info;
+  sp_reader_info(r, 0, 1, &info);
+  CHECK_INT(info.has_times, 0);
+  CHECK_INT(info.num_calls, 7);
+  CHECK_INT(sp_reader_load(r, 0, 1, &iv), 0);
+  CHECK_INT(iv.n, 0);
+  CHECK_INT(iv.num_calls, 7);
+  sp_reader_close(r);
+}
+
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    void (*fn)(void);
+  } cases[] = {{"decode", test_decode},         {"open_basic", test_open_basic},
+               {"ranks", test_ranks},           {"regions_order", test_regions_order},
+               {"names", test_names},           {"filter", test_filter},
+               {"filter_bad", test_filter_bad}, {"info_thread", test_info_thread},
+               {"load_stats", test_load_stats}, {"extent", test_extent},
+               {"errors_open", test_errors_open}, {"end_before_start", test_end_before_start},
+               {"count_only", test_count_only}};
+  if (argc != 3) {
+    fprintf(stderr, "usage: test_reader CASE DIR\n");
+    return 2;
+  }
+  dir = argv[2];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (strcmp(argv[1], cases[i].name) == 0) {
+      cases[i].fn();
+      return failures ? 1 : 0;
+    }
+  fprintf(stderr, "unknown case %s\n", argv[1]);
+  return 2;
+}

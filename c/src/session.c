@@ -22,6 +22,7 @@ static void sp_mode_set(int mode) {
 /* Forgets the running session's regions and events without writing them. */
 static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
+  sp__writer_stop();
   sp__threads_discard();
   sp__spill_close(1);
   sp__region_table_reset();
@@ -96,6 +97,7 @@ int sp_finalize(void) {
   if (!sp__state.session) return 0;
   for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
   sp_mode_set(SP_MODE_OFF);
+  sp__writer_stop(); /* every handed buffer is in the spill file now */
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
   sp__threads_discard();

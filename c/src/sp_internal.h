@@ -96,6 +96,7 @@ typedef struct sp_state {
   int session;   /* 1 between setup and finalize (even when profiling is off) */
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
+  int async_flush; /* full buffers are written by the writer thread */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
@@ -176,6 +177,14 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
+
+/* ---- flush_writer.c ---- */
+/* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap
+ * events to continue with, or NULL when the caller must write itself. */
+SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
+                                      int32_t thread);
+SP_HIDDEN void sp__writer_drain(void); /* waits until every handed array is written */
+SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 
 /* ---- name_encoding.c ---- */
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);

@@ -119,9 +119,17 @@ int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
             sp__region_get(h)->name);
     return sp_rbuf_grow(b, b->cap * 2);
   }
-  int rc = sp__spill_events(h, t->index, b->ev, done);
+  int rc = 0;
+  sp_event_t *fresh = sp__writer_swap(b->ev, b->cap, done, h, t->index);
+  if (fresh) {
+    /* The writer owns the old array now; calls still open move along. */
+    memcpy(fresh, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
+    b->ev = fresh;
+  } else {
+    rc = sp__spill_events(h, t->index, b->ev, done);
+    memmove(b->ev, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
+  }
   b->spilled += done;
-  memmove(b->ev, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h) t->stack[d].slot -= done;

@@ -33,7 +33,9 @@
  * Outside likwid-perfctr the marker calls report "not initialised" and
  * nothing is added. SCOPE_PROFILER_LIKWID_MARKER_FILE=<path> (for tests)
  * reads that marker file instead, with event names from LIKWID_EVENTS. */
-#define LIKWID_PERFMON
+#ifndef LIKWID_PERFMON
+#define LIKWID_PERFMON /* the marker macros call LIKWID only with it */
+#endif
 #include <likwid-marker.h>
 #include <likwid.h>
 
@@ -241,11 +243,28 @@ static char *sp_rd_str(sp_rd_t *r) {
 
 /* ---- results: reading LIKWID's marker file ----------------------------- */
 
-/* Event names of group g: from perfmon while the marker API is live, else
- * from LIKWID_EVENTS ("EV:CTR,EV:CTR|..." per group). Packs count + names. */
-static void sp_lw_pack_event_names(sp_buf_t *b, int g, int nevents) {
-  const char *env = getenv("LIKWID_EVENTS");
-  const char *grp = env ? env : "";
+/* Group and event names of the live measurement, taken from perfmon
+ * before LIKWID_MARKER_CLOSE finalizes it. */
+#define SP_LW_MAX_EVENTS 64
+static char sp_lw_group_name[256];
+static char sp_lw_event_names[SP_LW_MAX_EVENTS][128];
+static int sp_lw_nevent_names;
+
+static void sp_lw_snapshot_names(void) {
+  const char *g = perfmon_getGroupName(-1);
+  snprintf(sp_lw_group_name, sizeof sp_lw_group_name, "%s", g ? g : "");
+  int n = perfmon_getNumberOfEvents(-1);
+  sp_lw_nevent_names = n < 0 ? 0 : n > SP_LW_MAX_EVENTS ? SP_LW_MAX_EVENTS : n;
+  for (int e = 0; e < sp_lw_nevent_names; e++) {
+    const char *en = perfmon_getEventName(-1, e);
+    snprintf(sp_lw_event_names[e], sizeof sp_lw_event_names[e], "%s", en ? en : "");
+  }
+}
+
+/* Packs nevents event names of group g: from the snapshot when LIKWID was
+ * live, else from LIKWID_EVENTS ("EV:CTR,EV:CTR|..." per group). */
+static void sp_lw_pack_event_names(sp_buf_t *b, int g, int nevents, int live) {
+  const char *grp = getenv("LIKWID_EVENTS");
   for (int i = 0; i < g && grp; i++) {
     grp = strchr(grp, '|');
     if (grp) grp++;
@@ -253,9 +272,8 @@ static void sp_lw_pack_event_names(sp_buf_t *b, int g, int nevents) {
   sp_buf_i64(b, nevents);
   for (int e = 0; e < nevents; e++) {
     char name[256] = "";
-    const char *pn = sp_lw_live ? perfmon_getEventName(g, e) : NULL;
-    if (pn) {
-      snprintf(name, sizeof name, "%s", pn);
+    if (live && e < sp_lw_nevent_names) {
+      snprintf(name, sizeof name, "%s", sp_lw_event_names[e]);
     } else if (grp) {
       size_t len = strcspn(grp, ":,|");
       snprintf(name, sizeof name, "%.*s", (int)len, grp);
@@ -287,7 +305,7 @@ typedef struct sp_lw_row {
 
 /* Parses the marker file at path into b: group name, then per region of
  * ours: name, tag, event names, T, and T rows (cpu, count, time, events). */
-static int sp_lw_pack_file(const char *path, sp_buf_t *b) {
+static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
   FILE *f = fopen(path, "r");
   if (!f) return SP_EIO;
   int nthreads = 0, nregions = 0, ngroups = 0, rc = 0;
@@ -341,8 +359,7 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b) {
     rows[nrows++] = r;
   }
   fclose(f);
-  const char *gname = sp_lw_live ? perfmon_getGroupName(-1) : NULL;
-  sp_buf_str(b, gname ? gname : "");
+  sp_buf_str(b, live ? sp_lw_group_name : "");
   for (int id = 0; rc == 0 && id < nregions; id++) {
     int32_t h = tags[id] ? sp_lw_handle_of_tag(tags[id]) : -1;
     if (h < 0) continue; /* a region of the program's own markers */
@@ -354,7 +371,7 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b) {
       }
     sp_buf_str(b, sp__region_get(h)->name);
     sp_buf_str(b, tags[id]);
-    sp_lw_pack_event_names(b, groups[id], nev);
+    sp_lw_pack_event_names(b, groups[id], nev, live);
     sp_buf_i64(b, t);
     for (int i = 0; i < nrows; i++) {
       if (rows[i].region != id || rows[i].group != groups[id]) continue;
@@ -473,31 +490,14 @@ static int sp_lw_write_rank(hid_t file, int rank, const char *blob, int64_t len)
   return rc;
 }
 
-/* This rank's results, packed; empty when LIKWID was not measuring. */
+/* This rank's results, packed; empty when LIKWID was not measuring. The
+ * close also writes LIKWID_FILEPATH for likwid-perfctr, as without us. */
 static int sp_lw_collect(sp_buf_t *b) {
-  const char *test_file = getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
   int live = __atomic_load_n(&sp_lw_live, __ATOMIC_RELAXED);
-  if (live) {
-    /* Event names must be read before the close finalizes perfmon. */
-    sp_buf_t names = {0};
-    sp_lw_pack_event_names(&names, -1, 0);
-    free(names.p);
-  }
-  /* The session's marker data go to LIKWID_FILEPATH for likwid-perfctr. */
-  sp_buf_t tmp = {0};
-  int rc = 0;
-  if (live) {
-    /* Pack first (perfmon alive for names), re-read after the close for
-     * counts: the file exists only after LIKWID_MARKER_CLOSE. */
-    LIKWID_MARKER_CLOSE;
-    const char *path = getenv("LIKWID_FILEPATH");
-    if (path) rc = sp_lw_pack_file(path, b);
-  } else {
-    LIKWID_MARKER_CLOSE;
-    if (test_file && *test_file) rc = sp_lw_pack_file(test_file, b);
-  }
-  free(tmp.p);
-  return rc;
+  if (live) sp_lw_snapshot_names();
+  LIKWID_MARKER_CLOSE;
+  const char *path = live ? getenv("LIKWID_FILEPATH") : getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
+  return (path && *path) ? sp_lw_pack_file(path, b, live) : 0;
 }
 
 int sp__likwid_finalize(struct sp_par *par, const char *partial_path) {

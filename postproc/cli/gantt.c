@@ -22,7 +22,7 @@
 #define SP_LEGEND_MAX 40
 /* Plot area in normalized page coordinates (room for labels and legend). */
 #define SP_VP_LEFT 0.17
-#define SP_VP_RIGHT 0.80
+#define SP_VP_RIGHT 0.84
 #define SP_VP_BOTTOM_PX 60.0
 #define SP_VP_TOP_PX 50.0
 
@@ -81,18 +81,30 @@ static int sp_gantt_extent(const sp_selection_t *sel, int64_t *t0, int64_t *t1) 
   return 0;
 }
 
+/* Lane labels, thinned so they stay SP_LABEL_PX apart: a region's first
+ * lane shows "REGION rN", then every step-th lane of the region "rN",
+ * skipping those too close to the next region's first label. */
 static void sp_gantt_labels(const sp_selection_t *sel, const sp_frame_t *f) {
-  double plot_px = (f->vp[3] - f->vp[1]) * f->height;
+  double plot_px = (f->vp[3] - f->vp[2]) * f->height;
   double lane_px = plot_px / sel->nlanes;
+  int step = lane_px >= SP_LABEL_PX ? 1 : (int)(SP_LABEL_PX / lane_px) + 1;
   double last_y = -1e9;
   char text[256], name[160];
   plcol0(SP_COL_FG);
+  int block = 0, block_len = 0;
   for (int i = 0; i < sel->nlanes; i++) {
+    if (i == 0 || sel->lanes[i].region != sel->lanes[i - 1].region) {
+      block = i;
+      for (block_len = 1; i + block_len < sel->nlanes &&
+                          sel->lanes[i + block_len].region == sel->lanes[i].region;)
+        block_len++;
+    }
+    int j = i - block;
     double y = (i + 0.5) * lane_px;
-    int first = i == 0 || sel->lanes[i].region != sel->lanes[i - 1].region;
     if (y - last_y < SP_LABEL_PX) continue;
+    if (j > 0 && (j % step != 0 || block_len - j < step)) continue;
     int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
-    if (first || lane_px >= SP_LABEL_PX) {
+    if (j == 0 || step == 1) {
       sp_plot_text(sp_reader_region_name(sel->reader, sel->lanes[i].region), name, sizeof name, 24);
       snprintf(text, sizeof text, "%s r%d", name, rank);
     } else {
@@ -107,7 +119,7 @@ static void sp_gantt_labels(const sp_selection_t *sel, const sp_frame_t *f) {
 static void sp_gantt_frame(const sp_selection_t *sel, const sp_frame_t *f) {
   char title[512], base[400];
   pladv(0);
-  plschr(2.6, 1.0);
+  plschr(3.0, 1.0);
   plvpor(f->vp[0], f->vp[1], f->vp[2], f->vp[3]);
   plwind(0.0, f->tmax, 0.0, sel->nlanes);
   plcol0(SP_COL_GRID);
@@ -119,16 +131,16 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_frame_t *f) {
   const char *slash = strrchr(sel->file, '/');
   sp_plot_text(slash ? slash + 1 : sel->file, base, sizeof base, 80);
   snprintf(title, sizeof title, "scope-profiler: %s", base);
-  plschr(3.2, 1.0);
+  plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
-  plschr(2.6, 1.0);
+  plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
   sp_gantt_labels(sel, f);
 }
 
 static void sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane, int nlanes,
                                int colour) {
-  double lane_px = (f->vp[3] - f->vp[1]) * f->height / nlanes;
+  double lane_px = (f->vp[3] - f->vp[2]) * f->height / nlanes;
   double pad = lane_px >= 4.0 ? 0.12 : 0.0; /* gaps only when lanes are visible apart */
   PLFLT y0 = nlanes - lane - 1 + pad, y1 = nlanes - lane - pad;
   double w = f->tmax / f->ncols;
@@ -167,9 +179,9 @@ static void sp_gantt_legend(const sp_selection_t *sel) {
     PLFLT lw, lh;
     PLINT fg[SP_LEGEND_MAX + 1];
     for (int i = 0; i < m; i++) fg[i] = SP_COL_FG;
-    plschr(2.6, 1.0);
+    plschr(3.0, 1.0);
     pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_RIGHT | PL_POSITION_TOP | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
              SP_COL_BG, SP_COL_FG, 1, 0, 0, m, opt, 0.8, 0.9, 1.6, 0.0, fg,
              (PLCHAR_MATRIX)texts, colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL,
              NULL, NULL);

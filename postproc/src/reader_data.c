@@ -70,13 +70,8 @@ int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {
 }
 
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr) {
-  char path[64];
-  snprintf(path, sizeof path, "rank%d/regions", r->ranks[k].id);
-  hid_t regions = H5Gopen2(r->file, path, H5P_DEFAULT);
-  if (regions < 0) return -1;
-  hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
-  H5Gclose(regions);
-  return g;
+  hid_t regions = r->ranks[k].regions_gid;
+  return regions >= 0 ? H5Gopen2(regions, rr->link, H5P_DEFAULT) : -1;
 }
 
 int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max) {

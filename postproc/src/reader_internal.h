@@ -20,6 +20,7 @@ typedef struct sp_rank_region {
 
 typedef struct sp_rank {
   int id;                     /* N of rank<N> */
+  hid_t regions_gid;          /* rank<N>/regions kept open (opening by path costs ~0.1 ms), or -1 */
   int nregions;               /* regions on this rank */
   sp_rank_region_t *regions;  /* sorted by global region index once open completes */
 } sp_rank_t;

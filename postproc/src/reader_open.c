@@ -305,7 +305,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     if (rc == 0 && rr->first_start < r->regions[rr->region].first_start)
       r->regions[rr->region].first_start = rr->first_start;
   }
-  if (regions >= 0) H5Gclose(regions);
+  rk->regions_gid = regions; /* closed by sp_reader_close */
   H5Gclose(rg);
   return rc;
 }
@@ -321,7 +321,10 @@ static int sp_ranks_find(sp_reader_t *r) {
     char *name = sp_link_name(r->file, i);
     if (!name) return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names");
     int id = sp_rank_name_parse(name);
-    if (id >= 0 && sp_object_type(r->file, name) == H5I_GROUP) r->ranks[r->nranks++].id = id;
+    if (id >= 0 && sp_object_type(r->file, name) == H5I_GROUP) {
+      r->ranks[r->nranks].regions_gid = -1;
+      r->ranks[r->nranks++].id = id;
+    }
     free(name);
   }
   if (r->nranks == 0)
@@ -423,18 +426,17 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
 
 void sp_reader_close(sp_reader_t *r) {
   if (!r) return;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
   for (int k = 0; k < r->nranks; k++) {
+    if (r->ranks[k].regions_gid >= 0) H5Gclose(r->ranks[k].regions_gid);
     for (int i = 0; i < r->ranks[k].nregions; i++) free(r->ranks[k].regions[i].link);
     free(r->ranks[k].regions);
   }
   free(r->ranks);
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);
   free(r->regions);
-  if (r->file >= 0) {
-    sp_h5_quiet_t q;
-    sp__h5_quiet_begin(&q);
-    H5Fclose(r->file);
-    sp__h5_quiet_end(&q);
-  }
+  if (r->file >= 0) H5Fclose(r->file);
+  sp__h5_quiet_end(&q);
   free(r);
 }

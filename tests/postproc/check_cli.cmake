@@ -1,13 +1,14 @@
 # check_cli.cmake - one golden CLI case: run a command, compare its exit code
 # and its output with expectations, optionally check an image file.
 #
-# -DCMD=a|b|c        command and arguments, separated by '|'
+# -DCMD=a@@b@@c      command and arguments, separated by '@@'
 # -DRC=n             expected exit code
-# -DOUT=re1|re2      regexes that stdout must match (each one)
+# -DOUT=re1@@re2    regexes that stdout must match (each one; no '[' '\]' pairs
+#                    across items: CMake lists group brackets)
 # -DERR=re           regex that stderr must match
 # -DNOT_OUT=re       regex that stdout must NOT match
 # -DIMAGE=path -DKIND=png|pdf|svg -DWIDTH=w -DHEIGHT=h   image to validate
-string(REPLACE "|" ";" cmd "${CMD}")
+string(REPLACE "@@" ";" cmd "${CMD}")
 if(IMAGE)
   file(REMOVE "${IMAGE}")
 endif()
@@ -18,7 +19,7 @@ if(NOT "${rc}" STREQUAL "${RC}")
   message(FATAL_ERROR "expected exit code ${RC}, got ${rc}\n${report}")
 endif()
 if(DEFINED OUT)
-  string(REPLACE "|" ";" outs "${OUT}")
+  string(REPLACE "@@" ";" outs "${OUT}")
   foreach(re IN LISTS outs)
     if(NOT out MATCHES "${re}")
       message(FATAL_ERROR "stdout does not match '${re}'\n${report}")
@@ -58,8 +59,8 @@ if(IMAGE)
       message(FATAL_ERROR "${IMAGE}: ${w}x${h}, expected ${WIDTH}x${HEIGHT}")
     endif()
   elseif(KIND STREQUAL "pdf")
-    file(READ "${IMAGE}" head LIMIT 5)
-    if(NOT head STREQUAL "%PDF-")
+    file(READ "${IMAGE}" head LIMIT 5 HEX)
+    if(NOT head STREQUAL "255044462d")
       message(FATAL_ERROR "${IMAGE}: not a PDF (starts with '${head}')")
     endif()
     file(STRINGS "${IMAGE}" boxes REGEX "MediaBox")

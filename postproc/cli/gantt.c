@@ -211,9 +211,11 @@ static int sp_gantt_lanes(const sp_selection_t *sel, const sp_frame_t *f, sp_bin
       return sp_exit_for_reader(err);
     }
     while (sel->regions[gi] != sel->lanes[i].region) gi++;
+    t = sp_now();
     sp_bins_reset(b);
     sp_bins_add(b, iv.start, iv.end, iv.n);
     sp_bins_runs(b);
+    tm->bin_s += sp_now() - t;
     tm->intervals += iv.n;
     tm->runs += b->nruns;
     sp_reader_intervals_free(&iv);

@@ -8,6 +8,7 @@ typedef struct sp_gantt_timing {
   double read_s;     /* reading datasets: span scan plus lane loads, seconds */
   double extent_s;   /* the span scan alone, seconds */
   double render_s;   /* binning and PLplot, seconds */
+  double bin_s;      /* binning alone (merging intervals per pixel column), seconds */
   int64_t intervals; /* intervals read */
   int64_t runs;      /* bars drawn after merging per pixel column */
 } sp_gantt_timing_t;

@@ -299,6 +299,34 @@ SP_EXPORT int sp_region_rename(int h, const char *name);
  */
 SP_EXPORT void sp_region_add_calls(int h, int64_t n);
 
+/* ===================================================================== */
+/*  Advanced: recovery after a run died                                  */
+/* ===================================================================== */
+
+/**
+ * Opt-in: when signum arrives (e.g. SIGTERM, sent by batch schedulers
+ * before SIGKILL), every thread appends its recorded events to the spill
+ * file at its next profiler call; then, if signum's action was the default,
+ * the signal is raised again and the process ends as it would have (after
+ * at most 3 s for threads that make no profiler call). A handler installed
+ * before is still called. Nothing but a flag and a pipe write happens in the
+ * handler. Also set by SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1,... at setup.
+ * Needs flush_to_disk. Returns 0 or SP_EINVAL / SP_EIO / SP_ENOMEM.
+ */
+SP_EXPORT int sp_flush_on_signal(int signum);
+
+/**
+ * Rebuilds the documented layout from spill files (inputs: spill files or
+ * directories holding *.spill files) into out_path, serially and without
+ * MPI. Each file is one rank; a rank with two files keeps the later run.
+ * A torn last record (the run died while writing it) is skipped; everything
+ * before it is recovered. The file is written as out_path.partial and
+ * renamed when complete. Returns 0, SP_ESPILL (no readable spill file),
+ * SP_EINVAL, SP_EPATH, SP_EIO, SP_EHDF5 or SP_ENOMEM.
+ * `scope-profiler-merge` and `scope-profiler-pproc merge` call this.
+ */
+SP_EXPORT int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path);
+
 #ifdef __cplusplus
 }
 #endif

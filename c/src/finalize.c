@@ -64,11 +64,13 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   int rc = sp_gather_plans(par, &l->plan, &plans);
   rc = sp__par_agree(par, rc);
   sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
-  if (rc == 0 && !offs) rc = SP_ENOMEM;
+  sp_region_offsets_t **by_rank = calloc((size_t)par->size, sizeof *by_rank);
+  if (rc == 0 && (!offs || !by_rank)) rc = SP_ENOMEM;
+  if (by_rank) by_rank[par->rank] = offs;
   rc = sp__par_agree(par, rc);
   if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
-    rc = sp__layout_create(fapl, partial, plans, par->size, par->rank, offs);
+    rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
     H5Pclose(fapl);
     rc = sp__par_agree(par, rc);
   }
@@ -77,13 +79,15 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
   free(plans);
   free(offs);
+  free(by_rank);
   return rc;
 }
 
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   sp__threads_drop_open_calls();
-  if (st->clock_tsc) sp__calib_add_now(&st->calib, 1, NULL);
+  if (st->clock_tsc && sp__monotonic_ns() - st->last_calib_ns >= 2000000)
+    sp__calib_add_now(&st->calib, 1, NULL);
 
   sp_par_t par;
   int rc = sp__par_begin(&par);

@@ -63,14 +63,15 @@ nomem:
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
-  return sp__mode == SP_MODE_COUNT || (sp__mode == SP_MODE_GENERAL && !sp__state.cfg.time_trace);
+  return sp__mode == SP_MODE_COUNT || (sp__mode >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
 }
 
 static __attribute__((noinline)) void sp_start_other(int h) {
   if (sp__mode == SP_MODE_OFF) return;
+  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
-  if (sp__mode == SP_MODE_GENERAL) sp__likwid_start(h);
+  if (sp__state.cfg.use_likwid) sp__likwid_start(h);
   if (sp_counting()) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
@@ -126,7 +127,7 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
   t->depth = d;
-  if (sp__mode == SP_MODE_GENERAL) sp__likwid_stop(h);
+  if (sp__state.cfg.use_likwid) sp__likwid_stop(h);
 }
 
 static inline void sp_stop_at(int h, int64_t now) {
@@ -136,7 +137,7 @@ static inline void sp_stop_at(int h, int64_t now) {
   if (SP_UNLIKELY(f->region != h)) goto unusual;
   t->depth--;
   sp_close_frame(t, f, now);
-  if (SP_UNLIKELY(sp__mode == SP_MODE_GENERAL)) sp__likwid_stop(h);
+  if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
@@ -147,6 +148,7 @@ static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks
 void sp_stop(int h) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
   sp_stop_at(h, sp_stop_stamp());
+  if (SP_UNLIKELY(sp__mode == SP_MODE_SIGNALED)) sp__signal_flush_self();
 }
 
 void sp_region_add_calls(int h, int64_t n) {

@@ -71,7 +71,8 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   rc |= sp_attr_str(g, "timestamp", stamp);
   rc |= sp_attr_str(g, "library_version", SP_VERSION_STRING);
   rc |= sp_attr_str(g, "clock", "CLOCK_MONOTONIC");
-  rc |= sp_attr_str(g, "clock_source", sp_clock_name());
+  rc |= sp_attr_str(g, "clock_source", plans[0].clock_tsc ? "tsc" : "monotonic");
+  if (plans[0].recovered) rc |= sp_attr_i32(g, "recovered_from_spill", 1);
   rc |= sp_attr_i32(g, "omp_threads", threads);
   rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);
   rc |= sp_attr_i64(g, "events_lost", lost);
@@ -111,7 +112,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
 }
 
 int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans, int nplans,
-                      int myrank, sp_region_offsets_t *offs) {
+                      sp_region_offsets_t *const *offs) {
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file < 0) return SP_EPATH;
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -136,7 +137,7 @@ int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
     if (regions < 0) rc = SP_EHDF5;
     for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)
       rc = sp_region_create(regions, &plans[r].regions[i], plans[r].time_trace, dcpl,
-                            r == myrank ? &offs[i] : NULL, link, link_cap);
+                            offs[r] ? &offs[r][i] : NULL, link, link_cap);
     if (regions >= 0) H5Gclose(regions);
     H5Gclose(rg);
   }

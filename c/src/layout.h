@@ -14,11 +14,11 @@ typedef struct sp_region_offsets {
 } sp_region_offsets_t;
 
 /* Creates path with fapl, the layout of all nplans plans (identical on
- * every rank: with MPI this is collective), and returns the offsets of
- * plans[myrank]'s datasets in offs (plans[myrank].nregions entries).
- * Closes the file before returning so raw data can be written directly. */
+ * every rank: with MPI this is collective), and returns in offs[r] (where
+ * not NULL) the offsets of plans[r]'s datasets (plans[r].nregions
+ * entries). Closes the file so raw data can be written directly. */
 SP_HIDDEN int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
-                                int nplans, int myrank, sp_region_offsets_t *offs);
+                                int nplans, sp_region_offsets_t *const *offs);
 
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
 

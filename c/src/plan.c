@@ -27,6 +27,7 @@ int sp__local_build(sp_local_t *l, int rank) {
     }
   }
   l->nthreads = st->nthreads;
+  l->calib = &st->calib;
   l->threads = calloc((size_t)(l->nthreads ? l->nthreads : 1), sizeof *l->threads);
   int32_t nreg = sp__region_count();
   l->plan.regions = calloc((size_t)(nreg ? nreg : 1), sizeof *l->plan.regions);
@@ -37,6 +38,7 @@ int sp__local_build(sp_local_t *l, int rank) {
   sp_rank_plan_t *p = &l->plan;
   p->rank = rank;
   p->time_trace = st->cfg.time_trace;
+  p->clock_tsc = st->clock_tsc;
   p->events_lost = st->events_lost;
   p->wall_time = (int64_t)time(NULL);
   gethostname(p->host, sizeof p->host - 1);
@@ -89,7 +91,7 @@ void sp__local_free(sp_local_t *l) {
 /* ---- packing --------------------------------------------------------- */
 
 typedef struct sp_packed_head {
-  int32_t rank, nthreads, time_trace, nregions;
+  int32_t rank, nthreads, time_trace, nregions, clock_tsc, recovered;
   int64_t events_lost, wall_time;
   char host[64];
 } sp_packed_head_t;
@@ -108,8 +110,8 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
     total += sizeof(sp_packed_region_t) + sp_pad8(p->regions[i].len);
   char *b = calloc(1, total);
   if (!b) return SP_ENOMEM;
-  sp_packed_head_t h = {p->rank, p->nthreads, p->time_trace, p->nregions,
-                        p->events_lost, p->wall_time, {0}};
+  sp_packed_head_t h = {p->rank,      p->nthreads,   p->time_trace, p->nregions,
+                        p->clock_tsc, p->recovered, p->events_lost, p->wall_time, {0}};
   memcpy(h.host, p->host, sizeof h.host);
   memcpy(b, &h, sizeof h);
   size_t off = sizeof h;
@@ -133,6 +135,8 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
   p->rank = h.rank;
   p->nthreads = h.nthreads;
   p->time_trace = h.time_trace;
+  p->clock_tsc = h.clock_tsc;
+  p->recovered = h.recovered;
   p->events_lost = h.events_lost;
   p->wall_time = h.wall_time;
   memcpy(p->host, h.host, sizeof p->host);

@@ -18,6 +18,8 @@ typedef struct sp_rank_plan {
   int32_t rank;
   int32_t nthreads;    /* threads that recorded anything */
   int32_t time_trace;  /* datasets exist */
+  int32_t clock_tsc;   /* stamps were read from the TSC */
+  int32_t recovered;   /* rebuilt from spill files after the run died */
   int32_t nregions;
   int64_t events_lost; /* dropped for lack of memory or disk */
   int64_t wall_time;   /* seconds since the epoch at finalize */
@@ -30,8 +32,9 @@ typedef struct sp_local {
   sp_rank_plan_t plan;
   int32_t *handles;      /* plan region i -> handle */
   sp_spill_file_t spill; /* fd < 0 when nothing was spilled */
-  sp_thread_t **threads; /* by thread index */
+  sp_thread_t **threads; /* by thread index; NULL entries when recovering */
   int32_t nthreads;
+  const sp_calib_t *calib; /* ticks -> ns for this rank's events */
 } sp_local_t;
 
 SP_HIDDEN int sp__local_build(sp_local_t *l, int rank);

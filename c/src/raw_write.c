@@ -108,7 +108,7 @@ static int sp_put_source(sp_sink_t *s, const sp_local_t *l, const sp_region_offs
       int rc = sp__spill_read(&l->spill, chunk, done, k, tmp);
       if (rc != 0) return rc;
     }
-    int rc = sp_put(s, o, *pos, ev, k, thread, &sp__state.calib, &cursor);
+    int rc = sp_put(s, o, *pos, ev, k, thread, l->calib, &cursor);
     if (rc != 0) return rc;
     done += k;
     *pos += k;

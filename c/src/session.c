@@ -1,6 +1,7 @@
 /* session.c - sp_setup and sp_finalize: the lifecycle of a session. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sp_internal.h"
@@ -45,9 +46,18 @@ int sp_setup(const sp_config *cfg) {
   st->clock_tsc = sp__clock_detect_tsc();
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
+  if (st->clock_tsc) {
+    /* A second point 2 ms later gives every conversion, even recovery of a
+     * run that died at once, a rate measured over a long enough base:
+     * points microseconds apart would turn read jitter into a wrong slope. */
+    struct timespec two_ms = {0, 2000000};
+    nanosleep(&two_ms, NULL);
+    sp__calib_add_now(&st->calib, 1, NULL);
+  }
   st->last_calib_ns = sp__monotonic_ns();
   st->session = 1;
   sp__mpi_note_setup();
+  sp__signal_setup_from_env();
 
   int mode = SP_MODE_OFF;
   if (st->cfg.profiling_activated) {

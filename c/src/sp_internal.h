@@ -24,7 +24,8 @@ typedef enum sp_mode {
   SP_MODE_OFF = 0,   /* not set up, finalized, or profiling_activated = 0 */
   SP_MODE_TRACE = 1, /* start/end stamps; the common case, tested first */
   SP_MODE_COUNT = 2, /* call counts only (time_trace = 0) */
-  SP_MODE_GENERAL = 3 /* any combination with LIKWID markers */
+  SP_MODE_GENERAL = 3, /* any combination with LIKWID markers */
+  SP_MODE_SIGNALED = 4 /* a flush signal arrived: each thread flushes on its next call */
 } sp_mode_t;
 
 /* One recorded call, in clock ticks (converted to ns when written). */
@@ -66,6 +67,7 @@ typedef struct sp_thread {
    * replaces the hash lookup. Checked against the table, never trusted. */
   int32_t name_cache[SP_NAME_CACHE_DEPTH];
   int retired;   /* its thread has exited */
+  int signal_flushed; /* flushed its events after a flush signal */
   struct sp_thread *next;
 } sp_thread_t;
 
@@ -177,6 +179,11 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
+
+/* ---- signal_flush.c ---- */
+SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
+SP_HIDDEN void sp__signal_setup_from_env(void);
+SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- flush_writer.c ---- */
 /* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap

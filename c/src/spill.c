@@ -113,7 +113,7 @@ static int sp_spill_prepare(int32_t h) {
    * following the NTP slew of CLOCK_MONOTONIC. */
   if (rc == 0 && st->clock_tsc) {
     int64_t now = sp__monotonic_ns();
-    if (st->calib.n < 2 || now - st->last_calib_ns >= 1000000000) {
+    if (now - st->last_calib_ns >= 1000000000) {
       sp_calib_point_t p;
       int64_t before = st->calib.n;
       rc = sp__calib_add_now(&st->calib, 1, &p);

@@ -99,28 +99,15 @@ static int64_t sp_first_open_slot(const sp_thread_t *t, int32_t h, int64_t n) {
   return first;
 }
 
-/* Called when buffer h of t is full: grows it, or appends its finished
- * events to the spill file and reuses the memory. */
-int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
+/* Appends the finished events of buffer h (those before its first open
+ * call) to the spill file, through the writer thread when allowed, and
+ * keeps the open ones. */
+static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   sp_rbuf_t *b = &t->bufs[h];
-  const int64_t limit = sp__state.cfg.buffer_limit;
-  if (b->cap < limit || !sp__state.cfg.flush_to_disk) {
-    int64_t ncap = b->cap ? b->cap * 2 : SP_FIRST_CAP;
-    if (sp__state.cfg.flush_to_disk && ncap > limit) ncap = limit;
-    if (ncap <= b->cap) ncap = b->cap + 1;
-    return sp_rbuf_grow(b, ncap);
-  }
   int64_t done = sp_first_open_slot(t, h, b->n);
-  if (done == 0) {
-    /* Every slot is younger than a call still open (deep recursion of this
-     * region): nothing can be written yet, so grow past the limit. */
-    sp__log(1, SP_LOG_ONCE_GROW_OPEN,
-            "region '%s' stays open across a full buffer; its buffer grows past buffer_limit",
-            sp__region_get(h)->name);
-    return sp_rbuf_grow(b, b->cap * 2);
-  }
+  if (done == 0) return 0;
   int rc = 0;
-  sp_event_t *fresh = sp__writer_swap(b->ev, b->cap, done, h, t->index);
+  sp_event_t *fresh = async ? sp__writer_swap(b->ev, b->cap, done, h, t->index) : NULL;
   if (fresh) {
     /* The writer owns the old array now; calls still open move along. */
     memcpy(fresh, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
@@ -135,6 +122,30 @@ int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
     if (t->stack[d].region == h) t->stack[d].slot -= done;
   return rc;
 }
+
+/* Called when buffer h of t is full: grows it, or appends its finished
+ * events to the spill file and reuses the memory. */
+int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
+  sp_rbuf_t *b = &t->bufs[h];
+  const int64_t limit = sp__state.cfg.buffer_limit;
+  if (b->cap < limit || !sp__state.cfg.flush_to_disk) {
+    int64_t ncap = b->cap ? b->cap * 2 : SP_FIRST_CAP;
+    if (sp__state.cfg.flush_to_disk && ncap > limit) ncap = limit;
+    if (ncap <= b->cap) ncap = b->cap + 1;
+    return sp_rbuf_grow(b, ncap);
+  }
+  if (sp_first_open_slot(t, h, b->n) == 0) {
+    /* Every slot is younger than a call still open (deep recursion of this
+     * region): nothing can be written yet, so grow past the limit. */
+    sp__log(1, SP_LOG_ONCE_GROW_OPEN,
+            "region '%s' stays open across a full buffer; its buffer grows past buffer_limit",
+            sp__region_get(h)->name);
+    return sp_rbuf_grow(b, b->cap * 2);
+  }
+  return sp_rbuf_spill(t, h, 1);
+}
+
+int sp__thread_spill_done(sp_thread_t *t, int32_t h) { return sp_rbuf_spill(t, h, 0); }
 
 /* Drops the open calls above depth d (innermost first), removing their
  * reserved slots: their end stamps will never be written. */

@@ -3,7 +3,10 @@
  * Each rank writes CASE.expect.rank<R>.json with the calls it made, which
  * check_profile.py compares with the file through h5py (an independent
  * reader), together with the layout's invariants. */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <signal.h>
+#include <time.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +287,60 @@ static void case_subcomm(void) {
   MPI_Comm_free(&half);
 }
 
+/* Calls flushed by the time call `calls`+1 starts, with buffers of `limit`:
+ * a full buffer is flushed when the next call starts. */
+static long flushed_by(long calls, long limit) { return calls > 0 ? limit * ((calls - 1) / limit) : 0; }
+
+/* Dies by SIGKILL after K steps (no finalize): spill files must hold every
+ * flushed event (the test sets SCOPE_PROFILER_ASYNC_FLUSH=0 so "flushed"
+ * means written). */
+static void case_killed(void) {
+  expect_t e = {0};
+  const long limit = 10, steps = 95 + 10 * rank;
+  setup_with("killed.h5", limit, 1);
+  int step = sp_region("step"), inner = sp_region("solver/inner");
+  for (long i = 0; i < steps; i++) {
+    sp_start(step);
+    for (int j = 0; j < 2; j++) {
+      sp_start(inner);
+      sp_stop(inner);
+    }
+    sp_stop(step);
+  }
+  /* The flushes happened at starts of calls 11, 21, ...; plus the start of
+   * the step that would follow is not made: expectations are exact. */
+  expect_add(&e, "step", flushed_by(steps, limit));
+  expect_add(&e, "solver/inner", flushed_by(2 * steps, limit));
+  expect_write("killed", &e);
+  MPI_Barrier(MPI_COMM_WORLD);
+  raise(SIGKILL);
+}
+
+/* SIGTERM with SCOPE_PROFILER_FLUSH_SIGNALS=TERM: the next profiler call
+ * flushes every finished call, then the default action ends the process. */
+static void case_sigterm(void) {
+  expect_t e = {0};
+  const long steps = 40 + rank;
+  setup_with("sigterm.h5", 1000000, 1); /* no flush before the signal */
+  int step = sp_region("step");
+  for (long i = 0; i < steps; i++) {
+    sp_start(step);
+    sp_stop(step);
+  }
+  expect_add(&e, "step", steps);
+  expect_write("sigterm", &e);
+  MPI_Barrier(MPI_COMM_WORLD);
+  raise(SIGTERM);
+  for (int i = 0; i < 1000; i++) { /* the first start flushes; then we are ended */
+    sp_start(step);
+    struct timespec ms = {0, 10000000};
+    nanosleep(&ms, NULL);
+    sp_stop(step);
+  }
+  fprintf(stderr, "rank %d: still alive 10 s after SIGTERM\n", rank);
+  exit(3);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -300,6 +357,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "resetup")) case_resetup();
   else if (!strcmp(c, "mpi_finalize_hook")) case_mpi_finalize_hook();
   else if (!strcmp(c, "subcomm")) case_subcomm();
+  else if (!strcmp(c, "killed")) case_killed();
+  else if (!strcmp(c, "sigterm")) case_sigterm();
   else {
     fprintf(stderr, "unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -1,0 +1,129 @@
+/* signal_flush.c - opt-in: on a signal (SIGTERM before a scheduler's
+ * SIGKILL), get the recorded events into the spill files.
+ *
+ * Nothing unsafe runs in the handler: it only switches the hot path to
+ * SP_MODE_SIGNALED, chains to a previous handler and writes one byte to a
+ * pipe. Each recording thread, on its next profiler call, appends its
+ * finished events to the spill file (normal context, no HDF5). A watcher
+ * thread, woken by the pipe, waits until every recording thread has done
+ * so (or a grace period passes, for threads stuck elsewhere), then, if the
+ * signal's action was the default one, restores it and raises the signal
+ * again so the process ends as it would have. Recover with
+ * `scope-profiler-merge` (README "When a job dies"). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp_internal.h"
+
+#define SP_SIGNAL_GRACE_MS 3000
+
+static struct sigaction sp_old_action[65];
+static int sp_installed[65];
+static int sp_pipe[2] = {-1, -1};
+static volatile sig_atomic_t sp_caught;
+static int sp_flushed_threads; /* atomic */
+static pthread_t sp_watcher;
+
+static int sp_threads_with_data(void) {
+  int n = 0;
+  pthread_mutex_lock(&sp__state.lock);
+  for (sp_thread_t *t = sp__state.threads; t; t = t->next) n += t->nbufs > 0;
+  pthread_mutex_unlock(&sp__state.lock);
+  return n;
+}
+
+static void *sp_watch(void *arg) {
+  (void)arg;
+  char c;
+  while (read(sp_pipe[0], &c, 1) < 0 && errno == EINTR) {
+  }
+  int sig = sp_caught;
+  for (int waited = 0; waited < SP_SIGNAL_GRACE_MS; waited += 10) {
+    if (__atomic_load_n(&sp_flushed_threads, __ATOMIC_ACQUIRE) >= sp_threads_with_data()) break;
+    struct pollfd p = {sp_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 10) > 0) read(sp_pipe[0], &c, 1);
+  }
+  sp__writer_drain();
+  if (sig > 0 && sig < 65 && sp_old_action[sig].sa_handler == SIG_DFL &&
+      !(sp_old_action[sig].sa_flags & SA_SIGINFO)) {
+    sigaction(sig, &sp_old_action[sig], NULL);
+    raise(sig);
+  }
+  return NULL;
+}
+
+static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
+  int saved = errno;
+  if (!sp_caught) {
+    sp_caught = sig;
+    if (sp__mode != SP_MODE_OFF) sp__mode = SP_MODE_SIGNALED;
+    char c = (char)sig;
+    ssize_t w = write(sp_pipe[1], &c, 1);
+    (void)w;
+  }
+  const struct sigaction *old = &sp_old_action[sig];
+  if (old->sa_flags & SA_SIGINFO) {
+    if (old->sa_sigaction) old->sa_sigaction(sig, info, uctx);
+  } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+    old->sa_handler(sig);
+  }
+  errno = saved;
+}
+
+int sp_flush_on_signal(int signum) {
+  if (signum <= 0 || signum >= 65 || signum == SIGKILL || signum == SIGSTOP) return SP_EINVAL;
+  if (sp_installed[signum]) return 0;
+  if (sp_pipe[0] < 0) {
+    if (pipe(sp_pipe) != 0) return SP_EIO;
+    if (pthread_create(&sp_watcher, NULL, sp_watch, NULL) != 0) return SP_ENOMEM;
+    pthread_detach(sp_watcher);
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = sp_on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(signum, &sa, &sp_old_action[signum]) != 0) return SP_EINVAL;
+  sp_installed[signum] = 1;
+  return 0;
+}
+
+void sp__signal_flush_self(void) {
+  sp_thread_t *t = sp__tls;
+  if (!t || t->signal_flushed) return;
+  t->signal_flushed = 1;
+  /* Buffers already handed to the writer go first, keeping record order. */
+  sp__writer_drain();
+  for (int32_t h = 0; h < t->nbufs; h++)
+    if (t->bufs[h].n > 0) sp__thread_spill_done(t, h);
+  __atomic_add_fetch(&sp_flushed_threads, 1, __ATOMIC_RELEASE);
+  char c = 0;
+  ssize_t w = write(sp_pipe[1], &c, 1);
+  (void)w;
+}
+
+/* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers). */
+void sp__signal_setup_from_env(void) {
+  const char *v = getenv("SCOPE_PROFILER_FLUSH_SIGNALS");
+  if (!v || !*v) return;
+  static const struct {
+    const char *name;
+    int sig;
+  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+               {"HUP", SIGHUP},   {"XCPU", SIGXCPU}, {"QUIT", SIGQUIT}};
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", v);
+  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    if (!strncmp(tok, "SIG", 3)) tok += 3;
+    int sig = atoi(tok);
+    for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
+      if (!strcmp(tok, names[i].name)) sig = names[i].sig;
+    if (sp_flush_on_signal(sig) != 0)
+      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
+  }
+}

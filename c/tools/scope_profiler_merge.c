@@ -1,0 +1,67 @@
+/* scope-profiler-merge - rebuild a profile from the spill files of a run
+ * that died (SIGKILL at the wall-time limit, MPI_Abort, a crash). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "scope_profiler.h"
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+
+static const char usage[] =
+    "usage: scope-profiler-merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
+
+static void help(void) {
+  printf("%s\n"
+         "Rebuilds the profiling file (rank<N>/regions/<name>/start_times, end_times)\n"
+         "from the spill files a run left behind when it died before sp_finalize.\n"
+         "Spill files live in <file_path>.spill/ (or $SCOPE_PROFILER_SPILL_DIR), one per\n"
+         "rank: rank<N>.<host>.<pid>.spill. Runs serially, without MPI.\n\n"
+         "  -o OUT.h5   output file (default: profiling_data.h5)\n"
+         "  -f          replace OUT.h5 if it exists\n"
+         "  -h, --help  this text\n"
+         "  --version   print the version\n\n"
+         "Exit status: 0 ok, 1 no readable spill file, 2 usage, 3 I/O or HDF5 failure.\n",
+         usage);
+}
+
+int main(int argc, char **argv) {
+  const char *out = "profiling_data.h5";
+  const char *inputs[4096];
+  int n = 0, force = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      help();
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "--version")) {
+      printf("scope-profiler-merge %s\n", sp_version_string());
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "-f")) {
+      force = 1;
+    } else if (!strcmp(argv[i], "-o")) {
+      if (++i == argc) {
+        fprintf(stderr, "scope-profiler-merge: -o needs a file name\n%s", usage);
+        return EXIT_USAGE;
+      }
+      out = argv[i];
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "scope-profiler-merge: unknown option '%s'\n%s", argv[i], usage);
+      return EXIT_USAGE;
+    } else if (n < (int)(sizeof inputs / sizeof inputs[0])) {
+      inputs[n++] = argv[i];
+    }
+  }
+  if (n == 0) {
+    fprintf(stderr, "scope-profiler-merge: no spill directory or file given\n%s", usage);
+    return EXIT_USAGE;
+  }
+  struct stat sb;
+  if (!force && stat(out, &sb) == 0) {
+    fprintf(stderr, "scope-profiler-merge: '%s' exists; use -f to replace it or -o elsewhere\n", out);
+    return EXIT_USAGE;
+  }
+  int rc = sp_spill_merge(inputs, n, out);
+  if (rc == 0) return EXIT_OK;
+  fprintf(stderr, "scope-profiler-merge: %s\n", sp_strerror(rc));
+  return rc == SP_ESPILL ? EXIT_BAD_INPUT : EXIT_IO;
+}

@@ -1,0 +1,25 @@
+# A run that dies, then recovery from its spill files:
+#   cmake -DMPIEXEC=... -DNP=n -DEXE=test_write -DCASE=killed -DMERGE=... -DPYTHON=... -DCHECK=... -P recovery_test.cmake
+# The run must die (non-zero), leave spill files, and scope-profiler-merge
+# must rebuild a file holding exactly the events flushed before the death.
+file(REMOVE_RECURSE ${CASE}.h5 ${CASE}.h5.spill recovered_${CASE}.h5)
+execute_process(COMMAND ${MPIEXEC} -n ${NP} ${EXE} ${CASE} RESULT_VARIABLE run_rc)
+if(run_rc EQUAL 0)
+  message(FATAL_ERROR "the ${CASE} run should have died but exited 0")
+endif()
+if(EXISTS ${CASE}.h5)
+  message(FATAL_ERROR "${CASE}.h5 exists although the run never finalized")
+endif()
+file(GLOB spills ${CASE}.h5.spill/*.spill)
+list(LENGTH spills n)
+if(NOT n EQUAL NP)
+  message(FATAL_ERROR "expected ${NP} spill files, found ${n}: ${spills}")
+endif()
+execute_process(COMMAND ${MERGE} -o recovered_${CASE}.h5 ${CASE}.h5.spill RESULT_VARIABLE merge_rc)
+if(NOT merge_rc EQUAL 0)
+  message(FATAL_ERROR "scope-profiler-merge failed (${merge_rc})")
+endif()
+execute_process(COMMAND ${PYTHON} ${CHECK} recovered_${CASE}.h5 ${CASE} ${NP} RESULT_VARIABLE check_rc)
+if(NOT check_rc EQUAL 0)
+  message(FATAL_ERROR "the recovered file does not hold the flushed events")
+endif()

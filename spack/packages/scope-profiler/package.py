@@ -1,0 +1,90 @@
+# Spack package of scope-profiler, kept in the project's own repository
+# (spack/, a Spack package repository: `spack repo add <checkout>/spack`).
+# Checked without Spack by tests/install/check_package_py.py; the commands
+# that checked it with a real Spack are in spack/README.md.
+
+import os
+
+from spack.package import *
+
+
+class ScopeProfiler(CMakePackage):
+    """Region profiler for C/Fortran MPI codes: start/stop stamps of named
+    regions on every rank, written to one HDF5 file (parallel HDF5 with
+    MPI), with a Fortran module, a reader library and a PLplot
+    postprocessor (scope-profiler-pproc)."""
+
+    # The project is not published yet, so there is no real homepage or
+    # repository URL. example.invalid is a reserved name that can never
+    # resolve: set SCOPE_PROFILER_GIT to a clone URL (file:///path/to/checkout
+    # works) to build @main from git, or build a checkout in place with
+    # `spack dev-build` / `spack develop` (see spack/README.md).
+    homepage = "https://example.invalid/scope-profiler"
+    git = os.environ.get("SCOPE_PROFILER_GIT", "https://example.invalid/scope-profiler.git")
+
+    version("main", branch="main")
+
+    variant("mpi", default=True, description="Write one file from all MPI ranks (parallel HDF5)")
+    variant("fortran", default=True, description="Build the Fortran module scope_profiler")
+    variant("likwid", default=False, description="Call LIKWID markers around regions")
+    variant(
+        "postproc",
+        default=True,
+        description="Build the reader library and scope-profiler-pproc (PLplot)",
+    )
+    variant("shared", default=True, description="Build shared libraries (else static)")
+    variant(
+        "bindings",
+        default=True,
+        description="Install the C++ header and the ctypes Python package (needs +shared)",
+    )
+
+    depends_on("cmake@3.25:", type="build")
+    depends_on("pkgconfig", type="build")
+
+    depends_on("mpi", when="+mpi")
+    # The parallel HDF5 for one file across ranks; a serial one without MPI.
+    depends_on("hdf5+mpi", when="+mpi")
+    depends_on("hdf5~mpi", when="~mpi")
+    # The Gantt charts use PLplot's cairo devices (pngcairo, pdfcairo,
+    # svgcairo, xcairo). Spack's plplot has no cairo variant: its cairo
+    # driver is built when pango (pangocairo) is found, hence +pango.
+    depends_on("plplot+pango", when="+postproc")
+    depends_on("likwid", when="+likwid")
+
+    # The Python package loads libscope_profiler.so with ctypes.
+    conflicts("+bindings", when="~shared", msg="the Python binding needs the shared library")
+
+    def cmake_args(self):
+        spec = self.spec
+        args = [
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_MPI", "mpi"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_FORTRAN", "fortran"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_LIKWID", "likwid"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_POSTPROC", "postproc"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
+            self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
+            self.define("BUILD_TESTING", self.run_tests),
+            self.define("SCOPE_PROFILER_BUILD_BENCHMARKS", False),
+            # Warnings of a compiler the project was not tested with must
+            # not break a user's install.
+            self.define("SCOPE_PROFILER_WERROR", False),
+            # The HDF5 of the spec, not one that happens to be on the system.
+            self.define("HDF5_ROOT", spec["hdf5"].prefix),
+        ]
+        if spec.satisfies("+mpi"):
+            args.append(self.define("MPI_C_COMPILER", spec["mpi"].mpicc))
+            if spec.satisfies("+fortran"):
+                args.append(self.define("MPI_Fortran_COMPILER", spec["mpi"].mpifc))
+        if spec.satisfies("+bindings"):
+            args.append(self.define("SCOPE_PROFILER_PYTHON_INSTALL_DIR", self.python_dir))
+        return args
+
+    @property
+    def python_dir(self):
+        """Where the Python package goes, relative to the prefix."""
+        return join_path("lib", "python3", "site-packages")
+
+    def setup_run_environment(self, env):
+        if self.spec.satisfies("+bindings"):
+            env.prepend_path("PYTHONPATH", join_path(self.prefix, self.python_dir))

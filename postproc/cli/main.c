@@ -1,11 +1,13 @@
 /* main.c - scope-profiler-pproc: parse options, then dispatch.
  *
- * Room for subcommands: a first word naming a subcommand (the planned
- * "merge", which rebuilds a profile from spill files after a crash) will
- * be dispatched here before the report options are parsed. */
+ * A first word naming a subcommand is dispatched before the report
+ * options are parsed: "merge" rebuilds a profile from spill files after a
+ * crash (the same command line as scope-profiler-merge). */
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
+#include "merge_cli.h"
 #include "pproc.h"
 
 /* The default command: read a profile and write the requested outputs. */
@@ -34,4 +36,8 @@ static int sp_cmd_report(int argc, char **argv) {
   return rc;
 }
 
-int main(int argc, char **argv) { return sp_cmd_report(argc, argv); }
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "merge") == 0)
+    return sp_merge_main(argc - 1, argv + 1, "scope-profiler-pproc merge");
+  return sp_cmd_report(argc, argv);
+}

@@ -13,7 +13,8 @@
 static const char sp_usage_text[] =
     "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n";
+    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
     "Draw a Gantt chart, a summary table or an export of a scope-profiler HDF5 file.\n"
@@ -50,6 +51,13 @@ static const char sp_help_text[] =
     "      --list             one line per lane, in chart order:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
+    "\n"
+    "Crash recovery (scope-profiler-pproc merge --help):\n"
+    "  merge [-f] [-o OUT.h5] SPILL...\n"
+    "                         rebuild the profile (default profiling_data.h5) from\n"
+    "                         the spill files of a run that died before sp_finalize\n"
+    "                         (<file>.spill/ directories or *.spill files); serial,\n"
+    "                         no MPI; -f replaces an existing OUT.h5\n"
     "\n"
     "Other:\n"
     "  -q, --quiet            only errors on stderr\n"

@@ -1,0 +1,74 @@
+/* merge_cli.c - the command line of crash recovery, shared by
+ * `scope-profiler-merge` and `scope-profiler-pproc merge`: rebuild a
+ * profile from the spill files of a run that died (SIGKILL at the
+ * wall-time limit, MPI_Abort, a crash). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "merge_cli.h"
+#include "scope_profiler.h"
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+
+static void usage(FILE *f, const char *prog) {
+  fprintf(f, "usage: %s [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n", prog);
+}
+
+static void help(const char *prog) {
+  usage(stdout, prog);
+  printf("\n"
+         "Rebuilds the profiling file (rank<N>/regions/<name>/start_times, end_times)\n"
+         "from the spill files a run left behind when it died before sp_finalize.\n"
+         "Spill files live in <file_path>.spill/ (or $SCOPE_PROFILER_SPILL_DIR), one per\n"
+         "rank: rank<N>.<host>.<pid>.spill. Runs serially, without MPI.\n\n"
+         "  -o OUT.h5   output file (default: profiling_data.h5)\n"
+         "  -f          replace OUT.h5 if it exists\n"
+         "  -h, --help  this text\n"
+         "  --version   print the version\n\n"
+         "Exit status: 0 ok, 1 no readable spill file, 2 usage, 3 I/O or HDF5 failure.\n");
+}
+
+int sp_merge_main(int argc, char **argv, const char *prog) {
+  const char *out = "profiling_data.h5";
+  const char *inputs[4096];
+  int n = 0, force = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      help(prog);
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "--version")) {
+      printf("%s %s\n", prog, sp_version_string());
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "-f")) {
+      force = 1;
+    } else if (!strcmp(argv[i], "-o")) {
+      if (++i == argc) {
+        fprintf(stderr, "%s: -o needs a file name\n", prog);
+        usage(stderr, prog);
+        return EXIT_USAGE;
+      }
+      out = argv[i];
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[i]);
+      usage(stderr, prog);
+      return EXIT_USAGE;
+    } else if (n < (int)(sizeof inputs / sizeof inputs[0])) {
+      inputs[n++] = argv[i];
+    }
+  }
+  if (n == 0) {
+    fprintf(stderr, "%s: no spill directory or file given\n", prog);
+    usage(stderr, prog);
+    return EXIT_USAGE;
+  }
+  struct stat sb;
+  if (!force && stat(out, &sb) == 0) {
+    fprintf(stderr, "%s: '%s' exists; use -f to replace it or -o elsewhere\n", prog, out);
+    return EXIT_USAGE;
+  }
+  int rc = sp_spill_merge(inputs, n, out);
+  if (rc == 0) return EXIT_OK;
+  fprintf(stderr, "%s: %s\n", prog, sp_strerror(rc));
+  return rc == SP_ESPILL ? EXIT_BAD_INPUT : EXIT_IO;
+}

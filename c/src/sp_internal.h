@@ -115,6 +115,7 @@ typedef struct sp_state {
   int size;               /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
   uint32_t logged;        /* bit per message kind already logged */
+  int profile_mpi;        /* record MPI calls as regions (mpi_profile.c) */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;
@@ -199,6 +200,22 @@ SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, s
 /* ---- mpi_glue.c (stubs without MPI) ---- */
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
+
+/* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
+#define SP_MPI_CALLS(XX)                                                     \
+  XX(SEND, "MPI_Send") XX(RECV, "MPI_Recv") XX(ISEND, "MPI_Isend")           \
+  XX(IRECV, "MPI_Irecv") XX(WAIT, "MPI_Wait") XX(WAITALL, "MPI_Waitall")     \
+  XX(SENDRECV, "MPI_Sendrecv") XX(BARRIER, "MPI_Barrier") XX(BCAST, "MPI_Bcast") \
+  XX(REDUCE, "MPI_Reduce") XX(ALLREDUCE, "MPI_Allreduce")                    \
+  XX(ALLGATHER, "MPI_Allgather") XX(ALLTOALL, "MPI_Alltoall")
+typedef enum sp_mpi_call {
+#define SP__XX(id, name) SP_MPI_CALL_##id,
+  SP_MPI_CALLS(SP__XX)
+#undef SP__XX
+  SP_MPI_NCALLS
+} sp_mpi_call_t;
+/* The region of an MPI call, or -1 when MPI calls are not being recorded. */
+SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
 
 /* ---- likwid_glue.c / likwid_stub.c ----
  * Called only in SP_MODE_GENERAL (use_likwid in a LIKWID build). */

@@ -159,9 +159,21 @@ install(EXPORT scope-profilerTargets
   COMPONENT development)
 # Build tree: find_package(scope-profiler) with scope-profiler_DIR set to
 # the build directory uses the targets in place (BUILD_INTERFACE paths).
-export(EXPORT scope-profilerTargets
-  NAMESPACE scope-profiler::
-  FILE ${PROJECT_BINARY_DIR}/scope-profilerTargets.cmake)
+# Static libraries list their PRIVATE links (sp_warnings, sp_hdf5, as
+# $<LINK_ONLY:$<BUILD_INTERFACE:...>>) in their interface, and export()
+# keeps BUILD_INTERFACE parts, so it would need those internal targets in
+# the export set. Until they are linked differently, a static build has
+# the installed package only.
+if(SCOPE_PROFILER_STATIC)
+  set(SCOPE_PROFILER_BUILD_TREE_PACKAGE OFF)
+  message(STATUS "scope-profiler: static build, no CMake package in the build tree "
+                 "(install it and use the installed one)")
+else()
+  set(SCOPE_PROFILER_BUILD_TREE_PACKAGE ON)
+  export(EXPORT scope-profilerTargets
+    NAMESPACE scope-profiler::
+    FILE ${PROJECT_BINARY_DIR}/scope-profilerTargets.cmake)
+endif()
 
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/scope-profilerConfig.cmake.in

@@ -59,8 +59,14 @@ static void sp_spill_remaining(const sp_local_t *l) {
   }
 }
 
+/* Phase times of the last finalize, printed with SCOPE_PROFILER_VERBOSE=1. */
+static double sp_phase[4];
+
+static double sp_seconds(void) { return (double)sp__monotonic_ns() / 1e9; }
+
 static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   sp_rank_plan_t *plans = NULL;
+  double t0 = sp_seconds();
   int rc = sp_gather_plans(par, &l->plan, &plans);
   rc = sp__par_agree(par, rc);
   sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
@@ -68,13 +74,19 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   if (rc == 0 && (!offs || !by_rank)) rc = SP_ENOMEM;
   if (by_rank) by_rank[par->rank] = offs;
   rc = sp__par_agree(par, rc);
+  double t1 = sp_seconds();
   if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
     rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
     H5Pclose(fapl);
     rc = sp__par_agree(par, rc);
   }
+  double t2 = sp_seconds();
   if (rc == 0) rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, sp_round_bytes()));
+  double t3 = sp_seconds();
+  sp_phase[0] = t1 - t0;
+  sp_phase[1] = t2 - t1;
+  sp_phase[2] = t3 - t2;
   if (rc == 0 && sp__state.cfg.use_likwid) rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
   free(plans);
@@ -85,6 +97,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
 
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
+  double t_begin = sp_seconds();
   sp__threads_drop_open_calls();
   if (st->clock_tsc && sp__monotonic_ns() - st->last_calib_ns >= 2000000)
     sp__calib_add_now(&st->calib, 1, NULL);
@@ -127,5 +140,9 @@ int sp__finalize_session(void) {
   }
   sp__local_free(&local);
   sp__par_end(&par);
+  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
+  if (verbose && *verbose == '1')
+    sp__log(2, SP_LOG_ALWAYS, "finalize: plans %.4f s, layout %.4f s, raw data %.4f s, total %.4f s",
+            sp_phase[0], sp_phase[1], sp_phase[2], sp_seconds() - t_begin);
   return rc;
 }

@@ -104,6 +104,7 @@ module scope_profiler
     integer(c_int) :: flush_to_disk
     integer(c_int64_t) :: buffer_limit
     type(c_ptr) :: file_path !! const char *, NUL-terminated, copied by sp_setup
+    integer(c_int) :: profile_mpi
   end type sp_config_c
 
   !> A region call that ends with the scope of the variable: declared in a

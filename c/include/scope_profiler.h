@@ -122,6 +122,8 @@ typedef struct sp_config {
   int flush_to_disk;       /**< append full buffers to spill files (default 1) */
   int64_t buffer_limit;    /**< events per thread and region before a flush (default 100000) */
   const char *file_path;   /**< merged output file; copied by sp_setup (default "profiling_data.h5") */
+  int profile_mpi;         /**< record MPI calls as regions named "MPI_Allreduce" etc. (default 0;
+                                needs libscope_profiler before libmpi in the link line) */
 } sp_config;
 
 /** Fills *cfg with the defaults listed in sp_config. */
@@ -133,7 +135,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
- *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic.
+ *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
+ *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config.
  * Checks at once that the output directory is writable.

@@ -19,6 +19,7 @@ void sp_config_init(sp_config *cfg) {
   cfg->flush_to_disk = 1;
   cfg->buffer_limit = 100000;
   cfg->file_path = "profiling_data.h5";
+  cfg->profile_mpi = 0;
 }
 
 /* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
@@ -72,10 +73,8 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_bool("SCOPE_PROFILER_TIME_TRACE", &cfg.time_trace);
   sp_env_bool("SCOPE_PROFILER_FLUSH", &cfg.flush_to_disk);
   sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
-  /* Not yet an sp_config field: the Fortran and Python mirrors of the
-   * struct must grow with it. */
-  st->profile_mpi = 0;
-  sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &st->profile_mpi);
+  sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
+  st->profile_mpi = cfg.profile_mpi;
   sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", &cfg.buffer_limit);
   st->async_flush = 1;
   sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &st->async_flush);

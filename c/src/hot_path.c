@@ -124,6 +124,8 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
           "opened inside it are dropped",
           sp_region_name_or(h), sp_region_name_or(t->stack[t->depth - 1].region),
           (int)(t->depth - 1 - d));
+  if (sp__state.cfg.use_likwid) /* the dropped calls' LIKWID regions end too */
+    for (int32_t i = t->depth - 1; i > d; i--) sp__likwid_stop(t->stack[i].region);
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
   t->depth = d;

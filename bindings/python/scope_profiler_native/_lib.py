@@ -31,6 +31,7 @@ class SpConfig(ctypes.Structure):
         ("flush_to_disk", ctypes.c_int),
         ("buffer_limit", ctypes.c_int64),
         ("file_path", ctypes.c_char_p),
+        ("profile_mpi", ctypes.c_int),
     ]
 
 

@@ -1,0 +1,331 @@
+/* test_disk.c - a full disk and a read-only output directory, with real
+ * failing write(2) calls: test_disk CASE MERGE_EXE.
+ *
+ * Where the process may mount (root, CAP_SYS_ADMIN), it enters a private
+ * mount namespace and mounts a 1 MiB tmpfs at ./mnt.CASE (a read-only one
+ * for the read-only cases); the mount disappears with the process. Where
+ * mount is refused, or with SP_REL_FORCE_RLIMIT=1, the disk-full cases use
+ * RLIMIT_FSIZE with SIGXFSZ ignored instead: writes past the limit fail
+ * with EFBIG. The read-only cases need a read-only mount as root (root
+ * ignores permission bits) and are skipped (exit 77) without one.
+ *
+ * Every profile a case writes or recovers is then checked by
+ * tests/core/check_profile.py (h5py, a reader independent of ours) when
+ * PYTHON and CHECKER are given: test_disk CASE MERGE_EXE [PYTHON CHECKER]. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rel_util.h"
+#include "scope_profiler.h"
+
+enum { MODE_TMPFS, MODE_RLIMIT };
+
+static const char *merge_exe, *python, *checker;
+static char mnt[256];
+
+/* Removes a directory of plain files (spill directories) and the directory. */
+static void rm_dir_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char p[1024];
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') {
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* A private mount namespace and a tmpfs at mnt; 0 on success. */
+static int mount_tmpfs(const char *name, unsigned long flags) {
+  snprintf(mnt, sizeof mnt, "mnt.%s", name);
+  mkdir(mnt, 0755);
+  const char *force = getenv("SP_REL_FORCE_RLIMIT");
+  if (force && strcmp(force, "1") == 0) return -1;
+  if (unshare(CLONE_NEWNS) != 0) return -1;
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+  if (mount("tmpfs", mnt, "tmpfs", flags, "size=1m") != 0) return -1;
+  return 0;
+}
+
+static int choose_mode(const char *name) {
+  if (mount_tmpfs(name, 0) == 0) {
+    printf("disk: a 1 MiB tmpfs at %s\n", mnt);
+    return MODE_TMPFS;
+  }
+  printf("disk: no tmpfs (%s); RLIMIT_FSIZE with SIGXFSZ ignored instead\n", strerror(errno));
+  signal(SIGXFSZ, SIG_IGN);
+  return MODE_RLIMIT;
+}
+
+static void fsize_limit(rlim_t bytes) {
+  struct rlimit rl;
+  REL_EQ(getrlimit(RLIMIT_FSIZE, &rl), 0);
+  rl.rlim_cur = bytes == RLIM_INFINITY ? rl.rlim_max : bytes;
+  REL_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+/* Fills the tmpfs until write(2) fails with ENOSPC, then gives back
+ * `leave` bytes. */
+static void fill_leaving(long leave) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/filler", mnt);
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  REL_ASSERT(fd >= 0);
+  static char block[4096];
+  long size = 0;
+  for (;;) {
+    ssize_t w = write(fd, block, sizeof block);
+    if (w <= 0) break;
+    size += w;
+  }
+  REL_EQ(errno, ENOSPC);
+  REL_EQ(ftruncate(fd, size > leave ? size - leave : 0), 0);
+  close(fd);
+}
+
+static void unfill(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/filler", mnt);
+  REL_EQ(unlink(path), 0);
+}
+
+/* Runs argv; returns its exit status (-1 if it did not exit). */
+static int run(char *const argv[]) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  REL_ASSERT(pid >= 0);
+  if (pid == 0) {
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st;
+  REL_EQ(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int merge(const char *out, const char *spill_dir) {
+  unlink(out);
+  char *argv[] = {(char *)merge_exe, "-o", (char *)out, (char *)spill_dir, NULL};
+  return run(argv);
+}
+
+/* N from "N event(s) could not be recorded" in text, 0 without it. */
+static long long events_lost(const char *text) {
+  const char *p = strstr(text, " event(s) could not be recorded");
+  if (!p) return 0;
+  while (p > text && p[-1] >= '0' && p[-1] <= '9') p--;
+  return atoll(p);
+}
+
+static void setup(const char *file, long long limit) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  c.buffer_limit = limit;
+  unlink(file);
+  REL_EQ(sp_setup(&c), 0);
+}
+
+/* TAG.h5 must hold `calls` calls of region and nothing else. */
+static void expect_one(const char *tag, const char *region, long long calls) {
+  const char *n[] = {region};
+  long long k[] = {calls};
+  rel_expect_write(tag, 0, n, k, 1);
+  if (!python) return;
+  char file[300];
+  snprintf(file, sizeof file, "%s.h5", tag);
+  char *argv[] = {(char *)python, (char *)checker, file, (char *)tag, "1", NULL};
+  REL_EQ(run(argv), 0);
+}
+
+/* Spill writes fail in the middle of a run (the spill directory is on the
+ * full filesystem; the profile goes elsewhere), and space comes back
+ * later. The host loop must finish, the failure be reported once, the lost
+ * events counted, and the spill file stay valid: scope-profiler-merge
+ * rebuilds every event written before and after the failures. */
+static void spill_full(const char *tag, int async) {
+  const long long n = 100000, limit = 1000;
+  int mode = choose_mode(tag);
+  char spill[512], file[512], recovered[300], rtag[256];
+  snprintf(spill, sizeof spill, mode == MODE_TMPFS ? "%s/spill" : "%s.spill", mode == MODE_TMPFS ? mnt : tag);
+  snprintf(file, sizeof file, "%s.h5", tag);
+  snprintf(rtag, sizeof rtag, "%s_recovered", tag);
+  snprintf(recovered, sizeof recovered, "%s.h5", rtag);
+  rm_dir_files(spill);
+  setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", async ? "1" : "0", 1);
+  if (mode == MODE_TMPFS) fill_leaving(256 << 10);
+  else fsize_limit(256 << 10);
+  setup(file, limit);
+  int h = sp_region("r");
+  rel_stderr_begin();
+  volatile double work = 0;
+  for (long long i = 0; i < n; i++) {
+    if (i == 70000) { /* space comes back: later flushes must succeed */
+      if (mode == MODE_TMPFS) unfill();
+      else fsize_limit(RLIM_INFINITY);
+    }
+    sp_start(h);
+    work += 1.0;
+    sp_stop(h);
+  }
+  REL_EQ((long long)work, n); /* the host program went on */
+  if (!async) {
+    /* What is on disk now: every flushed record not lost. */
+    REL_EQ(merge(recovered, spill), 0);
+  }
+  int rc = sp_finalize();
+  char *err = rel_stderr_end();
+  REL_EQ(rc, 0);
+  rel_expect_msg(err, "cannot write spill file in '", 1);
+  rel_expect_msg(err, "what is on disk stays valid", 1);
+  long long lost = events_lost(err);
+  printf("%s: %lld of %lld events lost while the disk was full\n", tag, lost, n);
+  REL_ASSERT(lost > 0 && lost % limit == 0 && lost < 69000);
+  expect_one(tag, "r", n - lost);
+  /* The merge ran before finalize: the last full buffer was in memory. */
+  if (!async) expect_one(rtag, "r", n - limit - lost);
+  free(err);
+}
+
+/* Finalize cannot write the profile: it returns an error, keeps the spill
+ * files (with what was in memory when there is room for it), and the
+ * merge rebuilds the profile once space exists. */
+static void finalize_full(const char *tag) {
+  const long long n = 20000, limit = 1000;
+  int mode = choose_mode(tag);
+  char dir[256], file[300], spill[320], partial[340], recovered[300], rtag[256];
+  if (mode == MODE_TMPFS) snprintf(dir, sizeof dir, "%s", mnt);
+  else snprintf(dir, sizeof dir, "%s.d", tag);
+  mkdir(dir, 0755);
+  snprintf(file, sizeof file, "%s/out.h5", dir);
+  snprintf(spill, sizeof spill, "%s.spill", file);
+  snprintf(partial, sizeof partial, "%s.partial", file);
+  snprintf(rtag, sizeof rtag, "%s_recovered", tag);
+  snprintf(recovered, sizeof recovered, "%s.h5", rtag);
+  rm_dir_files(spill);
+  unsetenv("SCOPE_PROFILER_SPILL_DIR");
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", "0", 1);
+  setup(file, limit);
+  int h = sp_region("r");
+  for (long long i = 0; i < n; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+  /* tmpfs: 64 KiB left, too little for the profile (320 KB of stamps) but
+   * room for the 16 KB still in memory. RLIMIT_FSIZE limits each file, so
+   * with it neither the profile nor the spill append fits. */
+  if (mode == MODE_TMPFS) fill_leaving(64 << 10);
+  else fsize_limit(32 << 10);
+  rel_stderr_begin();
+  int rc = sp_finalize();
+  char *err = rel_stderr_end();
+  printf("%s: sp_finalize returned %d (%s)\n", tag, rc, sp_err_name(rc));
+  REL_ASSERT(rc < 0);
+  rel_expect_msg(err, "scope-profiler: error: could not write '", 1);
+  rel_expect_msg(err, "scope-profiler: error: spill file: ", 1);
+  REL_ASSERT(!rel_file_exists(file));
+  REL_ASSERT(!rel_file_exists(partial));
+  free(err);
+  if (mode == MODE_TMPFS) unfill();
+  else fsize_limit(RLIM_INFINITY);
+  REL_EQ(merge(recovered, spill), 0);
+  expect_one(rtag, "r", mode == MODE_TMPFS ? n : n - limit);
+}
+
+/* The output directory is on a read-only filesystem: sp_setup says so at
+ * once (SP_EPATH), the run goes on, sp_finalize fails. With the spill
+ * directory elsewhere, every event is recovered. */
+static void readonly_dir(const char *tag, int spill_elsewhere) {
+  snprintf(mnt, sizeof mnt, "mnt.%s", tag);
+  const char *force = getenv("SP_REL_FORCE_RLIMIT");
+  int ro = 0;
+  if (!(force && strcmp(force, "1") == 0)) ro = mount_tmpfs(tag, MS_RDONLY) == 0;
+  if (!ro) {
+    if (geteuid() == 0) {
+      printf("skipped: no read-only mount possible, and permission bits do not stop root\n");
+      exit(REL_SKIP);
+    }
+    REL_EQ(chmod(mnt, 0555), 0);
+  }
+  const long long n = 5000, limit = 1000;
+  char file[512], spill[512], recovered[300], rtag[256];
+  snprintf(file, sizeof file, "%s/out.h5", mnt);
+  snprintf(spill, sizeof spill, "%s.spill", tag);
+  snprintf(rtag, sizeof rtag, "%s_recovered", tag);
+  snprintf(recovered, sizeof recovered, "%s.h5", rtag);
+  rm_dir_files(spill);
+  if (spill_elsewhere) setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", "0", 1);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  c.buffer_limit = limit;
+  rel_stderr_begin();
+  int rc = sp_setup(&c);
+  char *err = rel_stderr_end();
+  REL_EQ(rc, SP_EPATH);
+  rel_expect_msg(err, "is not writable", 1);
+  free(err);
+  REL_EQ(sp_is_active(), 1); /* profiling goes on */
+  int h = sp_region("r");
+  rel_stderr_begin();
+  for (long long i = 0; i < n; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+  rc = sp_finalize();
+  err = rel_stderr_end();
+  REL_ASSERT(rc < 0);
+  rel_expect_msg(err, "scope-profiler: error: could not write '", 1);
+  if (spill_elsewhere) {
+    rel_expect_msg(err, "Recorded events are kept in the spill directory", 1);
+    REL_EQ(merge(recovered, spill), 0);
+    expect_one(rtag, "r", n);
+  } else {
+    /* The spill directory defaults to <file>.spill, on the same read-only
+     * filesystem: the log must not promise kept events. */
+    rel_expect_msg(err, "Recorded events are kept", 0);
+  }
+  free(err);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 && argc != 5) {
+    fprintf(stderr, "usage: test_disk CASE MERGE_EXE [PYTHON CHECKER]\n");
+    return 2;
+  }
+  merge_exe = argv[2];
+  if (argc == 5) {
+    python = argv[3];
+    checker = argv[4];
+  }
+  const char *c = argv[1];
+  if (!strcmp(c, "spill_full")) spill_full(c, 0);
+  else if (!strcmp(c, "spill_full_async")) spill_full(c, 1);
+  else if (!strcmp(c, "finalize_full")) finalize_full(c);
+  else if (!strcmp(c, "readonly_dir")) readonly_dir(c, 0);
+  else if (!strcmp(c, "readonly_dir_spill_elsewhere")) readonly_dir(c, 1);
+  else {
+    fprintf(stderr, "unknown case '%s'\n", c);
+    return 2;
+  }
+  printf("%s: ok, the program went on\n", c);
+  return 0;
+}

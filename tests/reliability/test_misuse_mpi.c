@@ -1,0 +1,156 @@
+/* test_misuse_mpi.c - misuse cases that need several ranks:
+ *   mpirun -np N test_misuse_mpi CASE
+ * Each case writes CASE.h5 and CASE.expect.rank<R>.json for
+ * tests/core/check_profile.py. */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rel_util.h"
+#include "scope_profiler.h"
+
+static int rank, size;
+
+static void setup_file(const char *path) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  c.buffer_limit = 3; /* several flushes per rank, also through spill files */
+  if (rank == 0) unlink(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  REL_EQ(sp_setup(&c), 0);
+}
+
+static void pairs(const char *name, int n) {
+  for (int i = 0; i < n; i++) {
+    sp_start_name(name);
+    sp_stop_name(name);
+  }
+}
+
+/* The program never calls sp_finalize before MPI_Finalize: the hook in
+ * MPI_Finalize writes the profile; a later sp_finalize must be a harmless
+ * no-op (Caliper fails here: "MPI is already finalized"). */
+static void case_finalize_after_mpi_finalize(void) {
+  setup_file("finalize_after_mpi_finalize.h5");
+  pairs("before_mpi_finalize", 5 + rank);
+  char tag[] = "finalize_after_mpi_finalize";
+  const char *n[] = {"before_mpi_finalize"};
+  long long k[] = {5 + rank};
+  rel_expect_write(tag, rank, n, k, 1);
+  int r = rank;
+  rel_stderr_begin();
+  MPI_Finalize();
+  char *err = rel_stderr_end();
+  rel_expect_msg(err, "MPI_Finalize reached without sp_finalize: writing the profile now", 1);
+  free(err);
+  rel_stderr_begin();
+  int rc = sp_finalize();
+  (sp_start_name)("after_mpi_finalize"); /* no session any more: no-op */
+  (sp_stop_name)("after_mpi_finalize");
+  int rc2 = sp_finalize();
+  err = rel_stderr_end();
+  REL_EQ(rc, 0);
+  REL_EQ(rc2, 0);
+  REL_EQ(rel_count(err, "error"), 0);
+  free(err);
+  if (r == 0) REL_ASSERT(rel_file_exists("finalize_after_mpi_finalize.h5"));
+  printf("rank %d: ok after MPI_Finalize\n", r);
+  exit(0);
+}
+
+/* A session opened after MPI_Finalize: the ranks can no longer write one
+ * file together. Whatever sp_finalize returns, the program goes on, and a
+ * failure must keep the rank's events in its spill file (named in the
+ * log) for the merge. (Each rank then believes it is alone: see the
+ * reliability report on ranks racing for one file.) */
+static void case_setup_after_mpi_finalize(void) {
+  int r = rank;
+  char spill[64];
+  snprintf(spill, sizeof spill, "setup_after_mpi_finalize.spill.%d", r);
+  setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
+  MPI_Finalize();
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "setup_after_mpi_finalize.h5";
+  c.buffer_limit = 2;
+  REL_EQ(sp_setup(&c), 0);
+  pairs("late", 7);
+  rel_stderr_begin();
+  int rc = sp_finalize();
+  char *err = rel_stderr_end();
+  printf("rank %d: sp_finalize after MPI_Finalize returned %d (%s); went on\n", r, rc,
+         sp_err_name(rc));
+  REL_ASSERT(rc == 0 || rc == SP_EMPI || rc == SP_EIO || rc == SP_EPATH || rc == SP_EHDF5);
+  if (rc != 0) {
+    rel_expect_msg(err, "scope-profiler: error: spill file: ", 1);
+    const char *p = strstr(err, "spill file: ") + strlen("spill file: ");
+    char path[256];
+    size_t len = strcspn(p, "\n");
+    REL_ASSERT(len < sizeof path);
+    memcpy(path, p, len);
+    path[len] = '\0';
+    REL_ASSERT(rel_file_exists(path));
+  }
+  free(err);
+  exit(0);
+}
+
+/* Ranks with different region sets; the last rank records nothing. */
+static void case_different_regions(void) {
+  setup_file("different_regions.h5");
+  const char *names[8];
+  long long counts[8];
+  int n = 0;
+  char own[32], deep[32];
+  snprintf(own, sizeof own, "only_rank%d", rank);
+  snprintf(deep, sizeof deep, "nested/level%d", rank % 2);
+  int shared = sp_region("registered_everywhere_used_nowhere");
+  (void)shared;
+  if (rank != size - 1) {
+    pairs("common", rank + 1);
+    names[n] = "common";
+    counts[n++] = rank + 1;
+    pairs(own, 2 * rank + 1);
+    names[n] = own;
+    counts[n++] = 2 * rank + 1;
+    for (int i = 0; i < 4; i++) {
+      sp_start_name("outer");
+      pairs(deep, rank + 2);
+      sp_stop_name("outer");
+    }
+    names[n] = "outer";
+    counts[n++] = 4;
+    names[n] = deep;
+    counts[n++] = 4 * (rank + 2);
+  }
+  REL_EQ(sp_finalize(), 0);
+  rel_expect_write("different_regions", rank, names, counts, n);
+}
+
+/* No rank records anything: a valid file with every rank's group. */
+static void case_all_empty(void) {
+  setup_file("all_empty.h5");
+  REL_EQ(sp_finalize(), 0);
+  rel_expect_write("all_empty", rank, NULL, NULL, 0);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *c = argc > 1 ? argv[1] : "";
+  if (!strcmp(c, "finalize_after_mpi_finalize")) case_finalize_after_mpi_finalize();
+  else if (!strcmp(c, "setup_after_mpi_finalize")) case_setup_after_mpi_finalize();
+  else if (!strcmp(c, "different_regions")) case_different_regions();
+  else if (!strcmp(c, "all_empty")) case_all_empty();
+  else {
+    fprintf(stderr, "unknown case '%s'\n", c);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return 0;
+}

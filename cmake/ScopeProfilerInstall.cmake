@@ -84,6 +84,16 @@ else()
   set(SCOPE_PROFILER_STATIC OFF)
 endif()
 
+# A static archive beside the shared library, if c/CMakeLists.txt builds
+# one (target scope_profiler_static, OUTPUT_NAME scope_profiler): installed
+# as scope-profiler::scope-profiler-static, needing HDF5 like a static core.
+if(TARGET scope_profiler_static)
+  sp_install_library(scope_profiler_static)
+  target_link_libraries(scope_profiler_static INTERFACE
+    "$<INSTALL_INTERFACE:$<LINK_ONLY:HDF5::HDF5>>")
+  set(SCOPE_PROFILER_STATIC ON)
+endif()
+
 # ---- Fortran module ------------------------------------------------------
 if(TARGET scope_profiler_fortran)
   sp_install_library(scope_profiler_fortran)

@@ -36,7 +36,8 @@ class ScopeProfiler(CMakePackage):
     variant(
         "bindings",
         default=True,
-        description="Install the C++ header and the ctypes Python package (needs +shared)",
+        description="Install the C++ header and the ctypes Python package "
+        "(the Python package only with +shared: it loads libscope_profiler.so)",
     )
 
     depends_on("cmake@3.25:", type="build")
@@ -51,9 +52,6 @@ class ScopeProfiler(CMakePackage):
     # driver is built when pango (pangocairo) is found, hence +pango.
     depends_on("plplot+pango", when="+postproc")
     depends_on("likwid", when="+likwid")
-
-    # The Python package loads libscope_profiler.so with ctypes.
-    conflicts("+bindings", when="~shared", msg="the Python binding needs the shared library")
 
     def cmake_args(self):
         spec = self.spec
@@ -86,5 +84,5 @@ class ScopeProfiler(CMakePackage):
         return join_path("lib", "python3", "site-packages")
 
     def setup_run_environment(self, env):
-        if self.spec.satisfies("+bindings"):
+        if self.spec.satisfies("+bindings+shared"):
             env.prepend_path("PYTHONPATH", join_path(self.prefix, self.python_dir))

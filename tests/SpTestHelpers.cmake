@@ -29,3 +29,20 @@ function(sp_add_mpi_test)
   endif()
   set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${SP_MPI_TEST_ENV}" TIMEOUT 300)
 endfunction()
+
+# sp_add_nested_build_test(NAME n OPTIONS -Dx=y... TESTS regex [TARGET t]):
+# a test that builds the project again in its own tree with OPTIONS and runs
+# the tests matching regex there.
+function(sp_add_nested_build_test)
+  cmake_parse_arguments(T "" "NAME;TESTS;TARGET" "OPTIONS" ${ARGN})
+  string(REPLACE ";" "|" opts "${T_OPTIONS}")
+  set(target_arg "")
+  if(T_TARGET)
+    set(target_arg -DTARGET=${T_TARGET})
+  endif()
+  add_test(NAME ${T_NAME}
+    COMMAND ${CMAKE_COMMAND} -DSRC=${PROJECT_SOURCE_DIR} -DBIN=${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}-build
+            "-DOPTIONS=${opts}" ${target_arg} "-DTESTS=${T_TESTS}"
+            -P ${PROJECT_SOURCE_DIR}/tests/nested_build.cmake)
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 900)
+endfunction()

@@ -353,12 +353,14 @@ static int sp_rank_region_cmp(const void *a, const void *b) {
 static int sp_regions_order(sp_reader_t *r) {
   int *newidx = malloc((r->nregions ? (size_t)r->nregions : 1) * sizeof *newidx);
   if (!newidx) return SP_READER_ENOMEM;
-  qsort(r->regions, (size_t)r->nregions, sizeof *r->regions, sp_region_cmp);
+  /* qsort needs a valid array even for 0 elements; files without regions have none. */
+  if (r->nregions > 1) qsort(r->regions, (size_t)r->nregions, sizeof *r->regions, sp_region_cmp);
   for (int g = 0; g < r->nregions; g++) newidx[r->regions[g].old] = g;
   for (int k = 0; k < r->nranks; k++) {
     sp_rank_t *rk = &r->ranks[k];
     for (int i = 0; i < rk->nregions; i++) rk->regions[i].region = newidx[rk->regions[i].region];
-    qsort(rk->regions, (size_t)rk->nregions, sizeof *rk->regions, sp_rank_region_cmp);
+    if (rk->nregions > 1)
+      qsort(rk->regions, (size_t)rk->nregions, sizeof *rk->regions, sp_rank_region_cmp);
   }
   free(newidx);
   return 0;
@@ -394,7 +396,12 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
 static int sp_open_quiet(sp_reader_t *r, const char *path) {
   int rc = sp_open_file(r, path);
   if (rc == 0) rc = sp_ranks_find(r);
-  if (rc == 0) qsort(r->ranks, (size_t)r->nranks, sizeof *r->ranks, sp_rank_cmp);
+  if (rc == 0 && r->nranks > 1) qsort(r->ranks, (size_t)r->nranks, sizeof *r->ranks, sp_rank_cmp);
+  /* A damaged link table can list one name twice (found by fuzzing). */
+  for (int k = 1; rc == 0 && k < r->nranks; k++)
+    if (r->ranks[k].id == r->ranks[k - 1].id)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: group rank%d appears twice (damaged file)",
+                           path, r->ranks[k].id);
   sp_name_map_t map = {0, NULL};
   for (int k = 0; rc == 0 && k < r->nranks; k++) rc = sp_rank_scan(r, &r->ranks[k], &map);
   free(map.slot);

@@ -75,6 +75,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   if (by_rank) by_rank[par->rank] = offs;
   rc = sp__par_agree(par, rc);
   double t1 = sp_seconds();
+  if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
+  rc = sp__par_agree(par, rc);
   if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
     rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);

@@ -61,13 +61,27 @@ nomem:
   return NULL;
 }
 
+/* A call while no session runs (before sp_setup, after sp_finalize) is
+ * counted and reported once; with profiling_activated = 0 calls are
+ * silent no-ops. Only reached when the mode is off: costs nothing else. */
+static __attribute__((noinline)) void sp_not_active(void) {
+  if (sp__state.session) return;
+  sp_misuse(SP_MISUSE_NOT_ACTIVE);
+  sp__log(1, SP_LOG_ONCE_NOT_ACTIVE,
+          "region call before sp_setup or after sp_finalize; ignored (calls made then are "
+          "not recorded)");
+}
+
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
   return sp__mode == SP_MODE_COUNT || (sp__mode >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
 }
 
 static __attribute__((noinline)) void sp_start_other(int h) {
-  if (sp__mode == SP_MODE_OFF) return;
+  if (sp__mode == SP_MODE_OFF) {
+    sp_not_active();
+    return;
+  }
   if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
@@ -148,7 +162,10 @@ unusual:
 static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks(); }
 
 void sp_stop(int h) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
+  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
+    sp_not_active();
+    return;
+  }
   sp_stop_at(h, sp_stop_stamp());
   if (SP_UNLIKELY(sp__mode == SP_MODE_SIGNALED)) sp__signal_flush_self();
 }
@@ -207,7 +224,10 @@ static __attribute__((noinline)) void sp_start_name_lookup(const char *name, siz
 }
 
 void sp_start_name_n(const char *name, size_t len) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
+  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
+    sp_not_active();
+    return;
+  }
   if (SP_UNLIKELY(!name)) {
     sp_name_ok(NULL, 0);
     return;
@@ -228,7 +248,10 @@ static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size
 }
 
 void sp_stop_name_n(const char *name, size_t len) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) return;
+  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
+    sp_not_active();
+    return;
+  }
   int64_t now = sp_stop_stamp();
   if (SP_UNLIKELY(!name)) {
     sp_name_ok(NULL, 0);

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "layout.h"
 
@@ -149,4 +152,30 @@ int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
   H5Pclose(dcpl);
   if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;
+}
+
+int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans) {
+  /* HDF5 1.10 does not survive a failed write while it closes a file (a
+   * later close of the same file crashes, at the latest at exit), so the
+   * room for the whole file is reserved before HDF5 writes anything.
+   * Bound: the raw data plus 4 KiB per region group plus 1 MiB. */
+  int64_t bytes = 1 << 20;
+  for (int r = 0; r < nplans; r++) {
+    bytes += 4096;
+    for (int32_t i = 0; i < plans[r].nregions; i++) {
+      const sp_plan_region_t *g = &plans[r].regions[i];
+      bytes += 4096 + g->nevents * (g->nthreads > 1 ? 20 : 16);
+    }
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return SP_EPATH;
+  int err = posix_fallocate(fd, 0, (off_t)bytes);
+  close(fd);
+  unlink(path);
+  if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
+    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s",
+            (double)bytes / 1e6, strerror(err));
+    return SP_EIO;
+  }
+  return 0;
 }

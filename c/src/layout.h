@@ -20,6 +20,10 @@ typedef struct sp_region_offsets {
 SP_HIDDEN int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
                                 int nplans, sp_region_offsets_t *const *offs);
 
+/* Checks that a file of the size the plans need can be written at path
+ * (disk space, RLIMIT_FSIZE) before HDF5 is asked to write it. */
+SP_HIDDEN int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans);
+
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
 
 #endif

@@ -187,6 +187,7 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   char partial[SP_PATH_MAX + 16];
   if (rc == 0 && snprintf(partial, sizeof partial, "%s.partial", out_path) >= (int)sizeof partial)
     rc = SP_EPATH;
+  if (rc == 0) rc = sp__layout_reserve(partial, plans, nranks);
   if (rc == 0) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     rc = sp__layout_create(fapl, partial, plans, nranks, offs);

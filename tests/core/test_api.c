@@ -112,11 +112,15 @@ static void case_misuse(void) {
 
 static void case_before_setup(void) {
   ASSERT_EQ(sp_finalize(), 0); /* without setup: harmless */
-  sp_start(0);
+  sp_start(0); /* the C macros skip the call entirely: nothing counted */
   sp_stop(0);
-  sp_start_name("x");
-  sp_stop_name("x");
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_NOT_ACTIVE), 0);
+  (sp_start)(0); /* the functions, as Fortran and Python call them */
+  (sp_stop)(0);
+  (sp_start_name)("x");
+  (sp_stop_name)("x");
   ASSERT_EQ(sp_is_active(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_NOT_ACTIVE), 4); /* counted, reported once */
   setup_file("before_setup.h5");
   ASSERT_EQ(sp_finalize(), 0);
   ASSERT_EQ(sp_finalize(), 0); /* twice: harmless */

@@ -341,7 +341,37 @@ static void case_sigterm(void) {
   exit(3);
 }
 
+/* sp_setup before MPI_Init: the rank is learned later, the spill file is
+ * named after the process, and finalize still writes one file. */
+static int init_after_setup(int *argc, char ***argv) {
+  expect_t e = {0};
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "init_after_setup.h5";
+  c.buffer_limit = 5;
+  if (sp_setup(&c) != 0) return 1;
+  for (int i = 0; i < 12; i++) {
+    sp_start_name("before_init");
+    sp_stop_name("before_init");
+  }
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (int i = 0; i < 7; i++) {
+    sp_start_name("after_init");
+    sp_stop_name("after_init");
+  }
+  expect_add(&e, "before_init", 12);
+  expect_add(&e, "after_init", 7);
+  CHECK(sp_finalize() == 0);
+  expect_write("init_after_setup", &e);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "init_after_setup")) return init_after_setup(&argc, &argv);
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

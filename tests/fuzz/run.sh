@@ -51,7 +51,7 @@ wait
 
 # First frame of the fault's stack that is not libc or a sanitizer.
 fault_frame() {
-  awk '/^ *#[0-9]+ /{ if ($0 !~ /libc\.so|sysdeps|__interceptor_|sanitizer|libclang_rt|compiler-rt|in (malloc|calloc|realloc|free|abort|raise) /) { print; exit } }' "$1"
+  awk '/^ *#[0-9]+ /{ if ($0 !~ /libc\.so|sysdeps|__interceptor_|sanitizer|libclang_rt|compiler-rt|fuzzer::|in (malloc|calloc|realloc|free|abort|raise) /) { print; exit } }' "$1"
 }
 # First allocation frame (after the allocator) of a heap fault, if any.
 alloc_frame() {

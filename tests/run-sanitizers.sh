@@ -63,7 +63,8 @@ if command -v valgrind >/dev/null; then
            unwritable clock serial_file; do
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_api" "$c" >/dev/null) || fail "valgrind test_api $c"
   done
-  for c in stop_without_start stop_mismatch unbalanced double_setup invalid_handle bad_names; do
+  for c in stop_without_start stop_mismatch unbalanced before_setup after_finalize double_setup \
+           invalid_handle bad_names; do
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/reliability/test_misuse" "$c" >/dev/null 2>"$c.err") ||
       { cat "$dir/$c.err"; fail "valgrind test_misuse $c"; }
   done

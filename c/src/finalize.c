@@ -59,6 +59,38 @@ static void sp_spill_remaining(const sp_local_t *l) {
   }
 }
 
+/* SCOPE_PROFILER_METADATA=root: rank 0 alone creates the layout with the
+ * serial driver and sends each rank its offsets; =collective (default):
+ * every rank creates it together through parallel HDF5. */
+static int sp_metadata_by_root(void) {
+  const char *v = getenv("SCOPE_PROFILER_METADATA");
+  return v && strcmp(v, "root") == 0;
+}
+
+static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,
+                             sp_region_offsets_t **by_rank, sp_region_offsets_t *mine,
+                             int32_t nmine) {
+  int rc = 0;
+  if (par->rank == 0) {
+    for (int r = 1; r < par->size && rc == 0; r++) {
+      by_rank[r] = calloc((size_t)(plans[r].nregions + 1), sizeof **by_rank);
+      if (!by_rank[r]) rc = SP_ENOMEM;
+    }
+    if (rc == 0) {
+      hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+      rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
+      H5Pclose(fapl);
+    }
+  }
+  rc = sp__par_agree(par, rc);
+  if (rc == 0) rc = sp__par_agree(par, sp__par_scatter_offsets(par, plans, by_rank, mine, nmine));
+  for (int r = 1; par->rank == 0 && r < par->size; r++) {
+    free(by_rank[r]);
+    by_rank[r] = NULL;
+  }
+  return rc;
+}
+
 /* Phase times of the last finalize, printed with SCOPE_PROFILER_VERBOSE=1. */
 static double sp_phase[4];
 
@@ -77,7 +109,9 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   double t1 = sp_seconds();
   if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
   rc = sp__par_agree(par, rc);
-  if (rc == 0) {
+  if (rc == 0 && par->active && sp_metadata_by_root()) {
+    rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
+  } else if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
     rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
     H5Pclose(fapl);

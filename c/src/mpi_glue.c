@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "par.h"
 #include "scope_profiler_mpi.h"
 
@@ -193,6 +194,37 @@ hid_t sp__par_fapl(sp_par_t *p) {
     H5Pset_coll_metadata_write(fapl, 1);
   }
   return fapl;
+}
+
+int sp__par_scatter_offsets(sp_par_t *p, const sp_rank_plan_t *plans,
+                            sp_region_offsets_t *const *by_rank, sp_region_offsets_t *mine,
+                            int32_t nmine) {
+  sp_mpi_impl_t *m = p->impl;
+  const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
+  int *counts = NULL, *displs = NULL;
+  int64_t *all = NULL;
+  int rc = 0;
+  if (p->rank == 0) {
+    counts = malloc((size_t)p->size * sizeof *counts);
+    displs = malloc((size_t)p->size * sizeof *displs);
+    int64_t total = 0;
+    for (int r = 0; counts && displs && r < p->size; r++) {
+      counts[r] = plans[r].nregions * per;
+      displs[r] = (int)total;
+      total += counts[r];
+    }
+    all = malloc((size_t)(total + 1) * sizeof *all);
+    for (int r = 0; all && counts && displs && r < p->size; r++)
+      if (by_rank[r]) memcpy(all + displs[r], by_rank[r], (size_t)counts[r] * sizeof *all);
+    if (!counts || !displs || !all) rc = SP_ENOMEM;
+  }
+  if (MPI_Scatterv(all, counts, displs, MPI_INT64_T, mine, nmine * per, MPI_INT64_T, 0, m->comm) !=
+      MPI_SUCCESS)
+    rc = SP_EMPI;
+  free(counts);
+  free(displs);
+  free(all);
+  return rc;
 }
 
 int sp__par_raw_open(sp_par_t *p, const char *path) {

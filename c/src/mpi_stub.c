@@ -28,6 +28,12 @@ hid_t sp__par_fapl(sp_par_t *p) {
   (void)p;
   return H5Pcreate(H5P_FILE_ACCESS);
 }
+int sp__par_scatter_offsets(sp_par_t *p, const struct sp_rank_plan *plans,
+                            struct sp_region_offsets *const *by_rank,
+                            struct sp_region_offsets *mine, int32_t nmine) {
+  (void)p, (void)plans, (void)by_rank, (void)mine, (void)nmine;
+  return SP_ENOTSUP;
+}
 int sp__par_raw_open(sp_par_t *p, const char *path) {
   (void)p, (void)path;
   return SP_ENOTSUP;

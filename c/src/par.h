@@ -31,6 +31,13 @@ SP_HIDDEN int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char
                                 int64_t **offs);
 /* File access list for parallel HDF5 with collective metadata. */
 SP_HIDDEN hid_t sp__par_fapl(sp_par_t *p);
+/* Rank 0 sends by_rank[r] (plans[r].nregions offsets) to each rank r,
+ * which receives its own into mine (nmine entries). Collective. */
+struct sp_region_offsets;
+struct sp_rank_plan;
+SP_HIDDEN int sp__par_scatter_offsets(sp_par_t *p, const struct sp_rank_plan *plans,
+                                      struct sp_region_offsets *const *by_rank,
+                                      struct sp_region_offsets *mine, int32_t nmine);
 SP_HIDDEN int sp__par_raw_open(sp_par_t *p, const char *path);
 /* One collective write round: blocks of buf (n may be 0). *any_active is
  * set to whether any rank passed active=1; when none did nothing is written. */

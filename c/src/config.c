@@ -108,11 +108,23 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_dirname(st->file_path, dir, sizeof dir);
   st->path_ok = access(dir, W_OK | X_OK) == 0;
   if (!st->path_ok && cfg.profiling_activated) {
+    int err = errno;
+    /* The spill files would sit in the same unwritable directory and every
+     * flush would be lost: keep them where they can be recovered from. */
+    if (!(env_spill && *env_spill)) {
+      const char *tmp = getenv("TMPDIR");
+      const char *base = strrchr(st->file_path, '/');
+      if (snprintf(st->spill_dir, sizeof st->spill_dir, "%s/%s.%ld.spill",
+                   tmp && *tmp ? tmp : "/tmp", base ? base + 1 : st->file_path,
+                   (long)getpid()) >= (int)sizeof st->spill_dir)
+        snprintf(st->spill_dir, sizeof st->spill_dir, "/tmp/scope-profiler.%ld.spill",
+                 (long)getpid());
+    }
     sp__log(0, SP_LOG_ALWAYS,
-            "output directory '%s' of '%s' is not writable (%s); profiling continues, "
-            "but sp_finalize will fail unless it becomes writable or SCOPE_PROFILER_FILE "
-            "points elsewhere",
-            dir, st->file_path, strerror(errno));
+            "output directory '%s' of '%s' is not writable (%s); profiling continues with "
+            "spill files in '%s', but sp_finalize will fail unless the directory becomes "
+            "writable (SCOPE_PROFILER_FILE chooses another file)",
+            dir, st->file_path, strerror(err), st->spill_dir);
     return SP_EPATH;
   }
   return 0;

@@ -75,6 +75,12 @@ static void sp_mpi_learn(void) {
 
 void sp__mpi_note_setup(void) {
   sp_setup_thread = pthread_self();
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin)
+    sp__log(1, SP_LOG_ALWAYS,
+            "sp_setup after MPI_Finalize: every process now writes '%s' on its own; give each "
+            "process its own file_path (SCOPE_PROFILER_FILE)", sp__state.file_path);
   sp_mpi_learn();
 }
 

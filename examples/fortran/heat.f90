@@ -84,6 +84,7 @@ program heat
   call MPI_Type_free(xface)
   call MPI_Type_free(yface)
   call MPI_Comm_free(cart)
+  deallocate (u, unew)
   call MPI_Finalize()
 
 contains

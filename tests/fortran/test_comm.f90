@@ -36,5 +36,6 @@ program test_comm
   call check_equal(st, SP_OK, "sp_finalize stat")
   call MPI_Comm_free(reversed)
   call check_no_misuse()
+  if (allocated(path)) deallocate (path)
   call test_end()
 end program test_comm

@@ -44,5 +44,6 @@ program test_string_handle
   call sp_finalize(stat=st)
   call check_equal(st, SP_OK, "sp_finalize stat")
   call check_no_misuse()
+  if (allocated(deferred)) deallocate (deferred)
   call test_end()
 end program test_string_handle

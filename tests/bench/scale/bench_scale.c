@@ -1,6 +1,6 @@
 /* bench_scale.c - finalize at scale: one point of the scaling table.
  *
- *   mpirun -np P bench_scale REGIONS EVENTS_PER_RANK [FILE]
+ *   mpirun -np P bench_scale REGIONS EVENTS_PER_RANK [FILE [keep]]
  *
  * Each rank records EVENTS_PER_RANK calls spread over REGIONS regions
  * through the normal hot path (default config: spill flushes included),
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     double mbs = bytes / fin / 1e6, bmbs = bytes / tb / 1e6;
     printf("%5d %7d %11ld %10.4f %12lld %9.1f %9.1f %6.2f %8.1f %8.1f%s\n", size, nreg, events, fin,
            bytes, mbs, bmbs, mbs / bmbs, all[0] / 1024.0, all[1] / 1024.0, rc ? "  (finalize failed)" : "");
-    unlink(file);
+    if (!(argc > 4 && strcmp(argv[4], "keep") == 0)) unlink(file);
   }
   free(h);
   MPI_Finalize();

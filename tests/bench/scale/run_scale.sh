@@ -18,3 +18,14 @@ for np in 1 2 4 8 16 32 64 128 256; do
     done
   done
 done
+
+# The postprocessor on the largest file of the table: 64 ranks x 200 regions
+# x 1e5 events per rank (6.4 million intervals).
+if [ "$max" -ge 64 ] && [ -x "$build/postproc/scope-profiler-pproc" ]; then
+  mpirun -np 64 "$exe" 200 100000 "$out/pproc.h5" keep >/dev/null 2>&1
+  for args in "--summary" "-o $out/fig" ; do
+    /usr/bin/time -f "pproc $args: %e s, peak RSS %M KiB" \
+      "$build/postproc/scope-profiler-pproc" "$out/pproc.h5" $args -q >/dev/null
+  done
+  rm -rf "$out/pproc.h5" "$out/fig"
+fi

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors and
-# runs the whole test suite. Usage: bash tests/run-all.sh [build-dir]
+# runs the whole test suite; then the suite under ASan+UBSan, the threaded
+# tests under TSan, valgrind on the serial cases, and a 60-s fuzz run
+# (SCOPE_PROFILER_QUICK=1 skips those four).
+# Usage: bash tests/run-all.sh [build-dir]
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$src/build}
@@ -8,5 +11,8 @@ bash "$src/tests/install-deps.sh"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPE_PROFILER_WERROR=ON \
   -DSCOPE_PROFILER_BUILD_BENCHMARKS=ON
 cmake --build "$build" -j2
-cd "$build"
-ctest --output-on-failure -j2 --timeout 600
+(cd "$build" && ctest --output-on-failure -j2 --timeout 600)
+if [ "${SCOPE_PROFILER_QUICK:-0}" != 1 ]; then
+  bash "$src/tests/run-sanitizers.sh" "$build-san"
+  bash "$src/tests/fuzz/run.sh" 60 "$build-fuzz"
+fi

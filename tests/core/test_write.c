@@ -104,6 +104,14 @@ static void case_counts(void) {
   expect_write("counts", &e);
 }
 
+/* A few tens of ns of work: back-to-back calls can get the same stamp (the
+ * TSC reads here advance in steps of ~10 ns and are not serialising), and
+ * two identical intervals cannot be ordered by the checker. */
+static void spin(void) {
+  for (volatile int i = 0; i < 40; i++) {
+  }
+}
+
 /* One deterministic call sequence, used with and without flushes. */
 static void run_sequence(expect_t *e) {
   int h[5];
@@ -116,12 +124,16 @@ static void run_sequence(expect_t *e) {
   for (int it = 0; it < 1000; it++) {
     int a = it % 5, b = (it * 7 + 3) % 5;
     sp_start(h[a]);
+    spin();
     if (b != a) {
       sp_start(h[b]);
+      spin();
       sp_stop(h[b]);
+      spin();
       if (e) expect_add(e, fixed[b], 1);
     }
     sp_stop(h[a]);
+    spin();
     if (e) expect_add(e, fixed[a], 1);
   }
 }

@@ -98,6 +98,9 @@ void sp_selection_free(sp_selection_t *sel);
 /* listing.c, summary.c, export.c, gantt.c */
 int sp_list_print(const sp_selection_t *sel);
 int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort);
+/* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
+ * prints nothing when the selected ranks have no LIKWID results. */
+int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
 int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive);
 

@@ -1,8 +1,8 @@
 /* summary.c - --summary: per-region statistics over the selected ranks.
  *
  * Arrays are loaded one (region, rank) pair at a time, so memory follows
- * the largest pair. The row struct is where further per-region columns
- * (e.g. LIKWID counters) would be added. */
+ * the largest pair. LIKWID counters, when the file has them, follow as a
+ * second table in the same region order (summary_likwid.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +107,12 @@ int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort) {
     printf("%10s %14s %14s %14s %14s %9s %s\n", "calls", "total_s", "mean_s", "min_s", "max_s",
            "imbalance", "region");
     for (int i = 0; i < sel->nregions; i++) sp_row_print(sel->reader, &rows[i]);
+    /* The LIKWID table follows the rows' order (the --sort-by order). */
+    int *order = malloc((size_t)(sel->nregions ? sel->nregions : 1) * sizeof *order);
+    if (!order) rc = SP_EXIT_IO;
+    for (int i = 0; order && i < sel->nregions; i++) order[i] = rows[i].region;
+    if (rc == 0) rc = sp_summary_likwid_print(sel, order, sel->nregions);
+    free(order);
   }
   free(rows);
   free(rank_total);

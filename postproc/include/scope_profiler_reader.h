@@ -9,7 +9,9 @@
  *     rank<N>/regions/<link name>/end_times     int64 ns
  *
  * optionally thread_ids (int32) beside them, and the attributes "name"
- * (original region name) and "num_calls" (int64) on each region group.
+ * (original region name) and "num_calls" (int64) on each region group;
+ * and, when LIKWID measured, hardware-counter results under rank<N>/likwid
+ * (see "LIKWID hardware counters" below).
  *
  * sp_reader_open() reads only the structure (groups, attributes, dataset
  * shapes and types, and the first start of every region on every rank), so
@@ -265,6 +267,53 @@ typedef struct sp_reader_stats {
  *  for loaded data; returns SP_READER_EINVAL for NULL arguments. */
 SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
                                              sp_reader_stats_t *st);
+
+/* ===================================================================== */
+/*  LIKWID hardware counters (optional)                                  */
+/* ===================================================================== */
+
+/* Written by the core only when LIKWID measured (likwid-perfctr -m):
+ *
+ *   rank<N>/likwid                      attribute "group" (string)
+ *   rank<N>/likwid/regions/<link name>  attributes "name", "tag"
+ *     cpus int32[T]  counts int64[T]  times float64[T] (seconds)
+ *     events float64[T][E]  event_names string[E]
+ *
+ * T = threads (CPUs) that ran the region, E = events of the group. The
+ * link name is the one of rank<N>/regions/<link name>. */
+
+/** Number of ranks with LIKWID results; 0 when the file has none. */
+SP_READER_EXPORT int sp_reader_likwid_num_ranks(const sp_reader_t *r);
+
+/** LIKWID group measured on rank index k (e.g. "FLOPS_DP"; "" if the
+ *  attribute is missing), or NULL when rank k has no LIKWID results or k is
+ *  out of range. Owned by r. */
+SP_READER_EXPORT const char *sp_reader_likwid_group(const sp_reader_t *r, int k);
+
+/** LIKWID results of one (region, rank) pair; arrays owned by the caller
+ *  after sp_reader_likwid_load(), released by sp_reader_likwid_free(). */
+typedef struct sp_reader_likwid {
+  int present;         /**< 1 if rank k has LIKWID results for region g */
+  int nthreads;        /**< T: threads (CPUs) that ran the region */
+  int nevents;         /**< E: events of the group */
+  char **event_names;  /**< E names (UTF-8) */
+  int32_t *cpus;       /**< T hardware thread ids */
+  int64_t *counts;     /**< T calls counted by LIKWID */
+  double *times;       /**< T seconds measured by LIKWID */
+  double *events;      /**< T x E counter values: events[t * nevents + e] */
+} sp_reader_likwid_t;
+
+/**
+ * Reads the LIKWID results of region g on rank index k into *out. When the
+ * pair has none (LIKWID did not measure, or not this region) returns 0 with
+ * out->present = 0 and no arrays: absence is not an error.
+ * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (wrong shapes or types),
+ * SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory.
+ */
+SP_READER_EXPORT int sp_reader_likwid_load(sp_reader_t *r, int g, int k, sp_reader_likwid_t *out);
+
+/** Frees the arrays of lw and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
 
 /* ===================================================================== */
 /*  Helpers                                                              */

@@ -23,6 +23,7 @@ typedef struct sp_rank {
   hid_t regions_gid;          /* rank<N>/regions kept open (opening by path costs ~0.1 ms), or -1 */
   int nregions;               /* regions on this rank */
   sp_rank_region_t *regions;  /* sorted by global region index once open completes */
+  char *likwid_group;         /* group attribute of rank<N>/likwid ("" if none), or NULL */
 } sp_rank_t;
 
 typedef struct sp_region {
@@ -50,6 +51,10 @@ const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k);
 
 /* Opens rank<id>/regions/<link> of rr; returns a group id or a negative value. */
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr);
+
+/* Reads a scalar string attribute (fixed or variable length) as a malloc'd
+ * string; NULL if absent or not a string. */
+char *sp__attr_string(hid_t obj, const char *name);
 
 /* Earliest and latest value of the int64 dataset d of n elements, read in
  * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */

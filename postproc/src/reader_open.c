@@ -97,9 +97,7 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
   return rc;
 }
 
-/* Reads a scalar string attribute (fixed or variable length) as a malloc'd
- * string; NULL if absent or not a string. */
-static char *sp_attr_string(hid_t obj, const char *name) {
+char *sp__attr_string(hid_t obj, const char *name) {
   if (H5Aexists(obj, name) <= 0) return NULL;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   if (a < 0) return NULL;
@@ -176,7 +174,7 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
   hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
   if (g < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", where);
-  *name = sp_attr_string(g, "name");
+  *name = sp__attr_string(g, "name");
   if (!*name) {
     size_t len = sp_reader_name_decode(rr->link, NULL, 0);
     *name = malloc(len + 1);
@@ -271,12 +269,22 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   hid_t rg = H5Gopen2(r->file, gname, H5P_DEFAULT);
   if (rg < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", gname);
   int rc = 0;
+  /* LIKWID results are optional: only their group name is read here. */
+  if (sp_object_type(rg, "likwid") == H5I_GROUP) {
+    hid_t lw = H5Gopen2(rg, "likwid", H5P_DEFAULT);
+    if (lw >= 0) {
+      rk->likwid_group = sp__attr_string(lw, "group");
+      if (!rk->likwid_group) rk->likwid_group = strdup("");
+      H5Gclose(lw);
+    }
+    if (!rk->likwid_group) rc = SP_READER_ENOMEM;
+  }
   H5I_type_t t = sp_object_type(rg, "regions");
-  if (t == H5I_BADID) {
+  if (rc == 0 && t == H5I_BADID) {
     H5Gclose(rg);
     return 0; /* a rank that recorded nothing */
   }
-  if (t != H5I_GROUP) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
+  if (rc == 0 && t != H5I_GROUP) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
   hid_t regions = rc ? -1 : H5Gopen2(rg, "regions", H5P_DEFAULT);
   H5G_info_t info;
   if (rc == 0 && (regions < 0 || H5Gget_info(regions, &info) < 0))
@@ -439,6 +447,7 @@ void sp_reader_close(sp_reader_t *r) {
     if (r->ranks[k].regions_gid >= 0) H5Gclose(r->ranks[k].regions_gid);
     for (int i = 0; i < r->ranks[k].nregions; i++) free(r->ranks[k].regions[i].link);
     free(r->ranks[k].regions);
+    free(r->ranks[k].likwid_group);
   }
   free(r->ranks);
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);

@@ -14,7 +14,18 @@
  *   rank0, rank2: io [9, 9.25]
  *   rank0: a/b      link a%2Fb WITHOUT name attribute (decoded from the link)
  *                   [9.5, 9.6]
- *   plus: ignored root objects "metadata", "rank01", "rankX", "notes". */
+ *   plus: ignored root objects "metadata", "rank01", "rankX", "notes".
+ *
+ * likwid.h5: LIKWID results as the core writes them (c/src/likwid_glue.c),
+ * group FLOPS_DP, events INSTR_RETIRED_ANY and FP_ARITH_SCALAR_DOUBLE
+ * (values in the table are per thread):
+ *   main         rank0 2 threads, counts 1 1, times 2 1.5,   events 100 10 | 200 20
+ *                rank1 1 thread,  count 1,    time 4,        events 1000 5
+ *                rank2 2 threads, counts 1 1, times .25 .25, events 50 .5 | 50 .5
+ *   solver/step  rank0 count 3, time .75, events 1.5e12 7;
+ *                rank1 count 2, time .5,  events 2.5e12 3  (rank1 names: fixed-length strings)
+ *   io           rank2 only, timed but without LIKWID results
+ * likwid_bad.h5: events of shape [1][3] but two event names. */
 #define _POSIX_C_SOURCE 200809L
 #include <hdf5.h>
 #include <stdio.h>
@@ -209,6 +220,83 @@ static void sp_make_bad_cases(void) {
   H5Fclose(f);
 }
 
+/* rank<r>/likwid/regions/<link>: one region's LIKWID results. */
+static void sp_likwid_region(hid_t f, int r, const char *link, const char *name, int t, int e,
+                             const int64_t *counts, const double *times, const double *ev,
+                             int fixed_names) {
+  static const char *names[] = {"INSTR_RETIRED_ANY", "FP_ARITH_SCALAR_DOUBLE", "X"};
+  char path[256];
+  snprintf(path, sizeof path, "rank%d/likwid", r);
+  hid_t lw = H5Lexists(f, path, H5P_DEFAULT) > 0 ? H5Gopen2(f, path, H5P_DEFAULT)
+                                                  : H5Gcreate2(f, path, H5P_DEFAULT, H5P_DEFAULT,
+                                                               H5P_DEFAULT);
+  if (H5Aexists(lw, "group") <= 0) sp_attr_str(lw, "group", "FLOPS_DP");
+  hid_t regs = H5Lexists(lw, "regions", H5P_DEFAULT) > 0
+                   ? H5Gopen2(lw, "regions", H5P_DEFAULT)
+                   : H5Gcreate2(lw, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(regs, link, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  sp_attr_str(g, "name", name);
+  sp_attr_str(g, "tag", name);
+  int32_t cpus[4];
+  for (int i = 0; i < t; i++) cpus[i] = (int32_t)(2 * r + i);
+  sp_dataset(g, "cpus", H5T_STD_I32LE, H5T_NATIVE_INT32, cpus, (hsize_t)t);
+  sp_dataset(g, "counts", H5T_STD_I64LE, H5T_NATIVE_INT64, counts, (hsize_t)t);
+  sp_dataset(g, "times", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, times, (hsize_t)t);
+  hsize_t d2[2] = {(hsize_t)t, (hsize_t)e}, ne = 2;
+  hid_t s = H5Screate_simple(2, d2, NULL);
+  hid_t d = H5Dcreate2(g, "events", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ev);
+  H5Dclose(d);
+  H5Sclose(s);
+  hid_t st = H5Tcopy(H5T_C_S1);
+  H5Tset_size(st, fixed_names ? 24 : H5T_VARIABLE);
+  H5Tset_cset(st, H5T_CSET_UTF8);
+  char fixed[2][24] = {{0}};
+  for (int i = 0; i < 2; i++) snprintf(fixed[i], sizeof fixed[i], "%s", names[i]);
+  s = H5Screate_simple(1, &ne, NULL);
+  d = H5Dcreate2(g, "event_names", st, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const void *buf = fixed_names ? (const void *)fixed : (const void *)names;
+  H5Dwrite(d, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(d);
+  H5Sclose(s);
+  H5Tclose(st);
+  H5Gclose(g);
+  H5Gclose(regs);
+  H5Gclose(lw);
+}
+
+static void sp_make_likwid(void) {
+  hid_t f = sp_file_new("likwid.h5");
+  int64_t s[2], e[2];
+  for (int r = 0; r < 3; r++) {
+    s[0] = S(0.0);
+    e[0] = S(5.0);
+    sp_region(f, r, "main", "main", s, e, NULL, 1);
+  }
+  s[0] = S(1.0), e[0] = S(2.0), s[1] = S(2.0), e[1] = S(3.0);
+  sp_region(f, 0, "solver%2Fstep", "solver/step", s, e, NULL, 2);
+  sp_region(f, 1, "solver%2Fstep", "solver/step", s, e, NULL, 2);
+  sp_region(f, 2, "io", "io", s, e, NULL, 1);
+  int64_t c11[2] = {1, 1}, c3 = 3, c2 = 2;
+  double t0[2] = {2.0, 1.5}, e0[4] = {100, 10, 200, 20};
+  double t1 = 4.0, e1[2] = {1000, 5};
+  double t2[2] = {0.25, 0.25}, e2[4] = {50, 0.5, 50, 0.5};
+  sp_likwid_region(f, 0, "main", "main", 2, 2, c11, t0, e0, 0);
+  sp_likwid_region(f, 1, "main", "main", 1, 2, c11, &t1, e1, 1);
+  sp_likwid_region(f, 2, "main", "main", 2, 2, c11, t2, e2, 0);
+  double ts0 = 0.75, es0[2] = {1.5e12, 7}, ts1 = 0.5, es1[2] = {2.5e12, 3};
+  sp_likwid_region(f, 0, "solver%2Fstep", "solver/step", 1, 2, &c3, &ts0, es0, 0);
+  sp_likwid_region(f, 1, "solver%2Fstep", "solver/step", 1, 2, &c2, &ts1, es1, 1);
+  H5Fclose(f);
+
+  /* events [1][3] but two event names: the reader must refuse it. */
+  f = sp_file_new("likwid_bad.h5");
+  sp_region(f, 0, "main", "main", s, e, NULL, 1);
+  double eb[3] = {1, 2, 3};
+  sp_likwid_region(f, 0, "main", "main", 1, 3, &c3, &ts0, eb, 0);
+  H5Fclose(f);
+}
+
 /* Copies the first half of basic.h5, as a job killed while copying would. */
 static void sp_make_truncated(void) {
   FILE *in = fopen(sp_path("basic.h5"), "rb");
@@ -240,6 +328,7 @@ int main(int argc, char **argv) {
   sp_make_no_ranks();
   sp_make_bad_cases();
   sp_make_truncated();
+  sp_make_likwid();
   /* 1024 ranks x 20 regions, 2 intervals per lane: label thinning. */
   if (sp_gen_synthetic(sp_path("wide.h5"), 1024, 20, 1024 * 20 * 2) != 0) return 1;
   printf("wrote test profiles to %s\n", sp_dir);

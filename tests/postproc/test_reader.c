@@ -229,6 +229,60 @@ static void test_count_only(void) {
   sp_reader_close(r);
 }
 
+/* likwid.h5 as described in sp_make_profile.c. */
+static void test_likwid(void) {
+  sp_reader_t *r = open_file("likwid.h5");
+  sp_reader_likwid_t lw;
+  CHECK_INT(sp_reader_likwid_num_ranks(r), 3);
+  CHECK_STR(sp_reader_likwid_group(r, 2), "FLOPS_DP");
+  CHECK_INT(sp_reader_likwid_group(r, 3) == NULL, 1);
+  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "main"), 0, &lw), 0);
+  CHECK_INT(lw.present, 1);
+  CHECK_INT(lw.nthreads, 2);
+  CHECK_INT(lw.nevents, 2);
+  CHECK_STR(lw.event_names[0], "INSTR_RETIRED_ANY");
+  CHECK_STR(lw.event_names[1], "FP_ARITH_SCALAR_DOUBLE");
+  CHECK_INT(lw.cpus[1], 1);
+  CHECK_INT(lw.counts[0], 1);
+  CHECK_INT(lw.times[1] == 1.5, 1);
+  CHECK_INT(lw.events[2] == 200 && lw.events[3] == 20, 1); /* thread 1, row-major */
+  sp_reader_likwid_free(&lw);
+  CHECK_INT(lw.events == NULL && lw.nthreads == 0, 1);
+  /* rank 1 stores fixed-length names; link solver%2Fstep found from the region. */
+  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "solver/step"), 1, &lw), 0);
+  CHECK_INT(lw.present, 1);
+  CHECK_STR(lw.event_names[1], "FP_ARITH_SCALAR_DOUBLE");
+  CHECK_INT(lw.counts[0], 2);
+  CHECK_INT(lw.events[0] == 2.5e12, 1);
+  sp_reader_likwid_free(&lw);
+  /* Timed on rank 2 but not measured by LIKWID there: none, not an error. */
+  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "io"), 2, &lw), 0);
+  CHECK_INT(lw.present, 0);
+  CHECK_INT(sp_reader_likwid_load(r, 99, 0, &lw), SP_READER_EINVAL);
+  sp_reader_close(r);
+}
+
+static void test_likwid_none(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  sp_reader_likwid_t lw;
+  CHECK_INT(sp_reader_likwid_num_ranks(r), 0);
+  CHECK_INT(sp_reader_likwid_group(r, 0) == NULL, 1);
+  CHECK_INT(sp_reader_likwid_load(r, 0, 0, &lw), 0);
+  CHECK_INT(lw.present, 0);
+  CHECK_INT(lw.event_names == NULL, 1);
+  sp_reader_likwid_free(NULL);
+  sp_reader_close(r);
+}
+
+static void test_likwid_bad(void) {
+  sp_reader_t *r = open_file("likwid_bad.h5"); /* opening reads no LIKWID arrays */
+  sp_reader_likwid_t lw;
+  CHECK_INT(sp_reader_likwid_load(r, 0, 0, &lw), SP_READER_ELAYOUT);
+  CHECK_INT(lw.present == 0 && lw.events == NULL, 1);
+  CHECK_INT(strstr(sp_reader_errmsg(r), "events 1x3, event_names 2") != NULL, 1);
+  sp_reader_close(r);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -239,7 +293,8 @@ int main(int argc, char **argv) {
                {"filter_bad", test_filter_bad}, {"info_thread", test_info_thread},
                {"load_stats", test_load_stats}, {"extent", test_extent},
                {"errors_open", test_errors_open}, {"end_before_start", test_end_before_start},
-               {"count_only", test_count_only}};
+               {"count_only", test_count_only}, {"likwid", test_likwid},
+               {"likwid_none", test_likwid_none}, {"likwid_bad", test_likwid_bad}};
   if (argc != 3) {
     fprintf(stderr, "usage: test_reader CASE DIR\n");
     return 2;

@@ -1,0 +1,183 @@
+/* reader_likwid.c - optional LIKWID results of a (region, rank) pair.
+ *
+ * Read on demand like the interval arrays: only the group name of each
+ * rank is read at open time. Absent results are not an error (most files
+ * have none); present ones are checked for shapes before anything is
+ * allocated, so a damaged file cannot ask for absurd amounts of memory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* Bounds on T and E: far above any machine or LIKWID group. */
+#define SP_LW_MAX_THREADS (1 << 20)
+#define SP_LW_MAX_EVENTS (1 << 12)
+
+int sp_reader_likwid_num_ranks(const sp_reader_t *r) {
+  int n = 0;
+  for (int k = 0; r && k < r->nranks; k++) n += r->ranks[k].likwid_group != NULL;
+  return n;
+}
+
+const char *sp_reader_likwid_group(const sp_reader_t *r, int k) {
+  return (r && k >= 0 && k < r->nranks) ? r->ranks[k].likwid_group : NULL;
+}
+
+void sp_reader_likwid_free(sp_reader_likwid_t *lw) {
+  if (!lw) return;
+  for (int e = 0; lw->event_names && e < lw->nevents; e++) free(lw->event_names[e]);
+  free(lw->event_names);
+  free(lw->cpus);
+  free(lw->counts);
+  free(lw->times);
+  free(lw->events);
+  memset(lw, 0, sizeof *lw);
+}
+
+/* Shape of dataset name in g: rank and dims (up to 2); class in *cls.
+ * Returns the rank, or -1 when missing or unreadable. */
+static int sp_lw_shape(hid_t g, const char *name, hsize_t dims[2], H5T_class_t *cls) {
+  dims[0] = dims[1] = 0;
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+  int nd = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+  if (nd < 0 || nd > 2 || t < 0 || H5Sget_simple_extent_dims(s, dims, NULL) < 0) nd = -1;
+  *cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+  if (t >= 0) H5Tclose(t);
+  if (s >= 0) H5Sclose(s);
+  H5Dclose(d);
+  return nd;
+}
+
+/* Checks the five datasets and sets T and E. */
+static int sp_lw_check(sp_reader_t *r, hid_t g, const char *where, sp_reader_likwid_t *out) {
+  static const struct {
+    const char *name;
+    int ndims;
+    H5T_class_t cls;
+  } want[] = {{"cpus", 1, H5T_INTEGER},
+              {"counts", 1, H5T_INTEGER},
+              {"times", 1, H5T_FLOAT},
+              {"events", 2, H5T_FLOAT},
+              {"event_names", 1, H5T_STRING}};
+  hsize_t dims[5][2];
+  for (int i = 0; i < 5; i++) {
+    H5T_class_t cls = H5T_NO_CLASS;
+    if (sp_lw_shape(g, want[i].name, dims[i], &cls) != want[i].ndims || cls != want[i].cls)
+      return sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s: missing, or not a %d-D %s dataset",
+                             where, want[i].name, want[i].ndims,
+                             want[i].cls == H5T_INTEGER ? "integer"
+                             : want[i].cls == H5T_FLOAT ? "float"
+                                                        : "string");
+  }
+  hsize_t t = dims[0][0], e = dims[4][0];
+  if (dims[1][0] != t || dims[2][0] != t || dims[3][0] != t || dims[3][1] != e)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s: shapes disagree (cpus %llu, counts %llu, times %llu, events "
+                           "%llux%llu, event_names %llu)",
+                           where, (unsigned long long)t, (unsigned long long)dims[1][0],
+                           (unsigned long long)dims[2][0], (unsigned long long)dims[3][0],
+                           (unsigned long long)dims[3][1], (unsigned long long)e);
+  if (t > SP_LW_MAX_THREADS || e > SP_LW_MAX_EVENTS)
+    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %llu threads x %llu events is too large",
+                           where, (unsigned long long)t, (unsigned long long)e);
+  out->nthreads = (int)t;
+  out->nevents = (int)e;
+  return 0;
+}
+
+static int sp_lw_read(hid_t g, const char *name, hid_t mem_type, void *buf) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  herr_t w = d >= 0 ? H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : -1;
+  if (d >= 0) H5Dclose(d);
+  return w < 0 ? -1 : 0;
+}
+
+/* Event names as malloc'd strings, from variable- or fixed-length strings. */
+static int sp_lw_read_names(hid_t g, sp_reader_likwid_t *out) {
+  int n = out->nevents, rc = 0;
+  hid_t d = H5Dopen2(g, "event_names", H5P_DEFAULT);
+  hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+  if (ft < 0) rc = -1;
+  int vlen = rc == 0 ? H5Tis_variable_str(ft) > 0 : 0;
+  size_t sz = vlen || ft < 0 ? sizeof(char *) : H5Tget_size(ft) + 1;
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mt, vlen ? H5T_VARIABLE : sz);
+  if (ft >= 0) H5Tset_cset(mt, H5Tget_cset(ft));
+  char *buf = rc == 0 ? calloc((size_t)n + 1, sz) : NULL;
+  if (!buf || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    rc = -1;
+    vlen = 0; /* nothing was allocated by HDF5 */
+  }
+  for (int e = 0; rc == 0 && e < n; e++) {
+    const char *s = vlen ? ((char **)(void *)buf)[e] : buf + (size_t)e * sz;
+    out->event_names[e] = strdup(s ? s : "");
+    if (!out->event_names[e]) rc = -1;
+  }
+  for (int e = 0; vlen && e < n; e++)
+    if (((char **)(void *)buf)[e]) H5free_memory(((char **)(void *)buf)[e]);
+  free(buf);
+  H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+static int sp_lw_load_group(sp_reader_t *r, hid_t g, const char *where, sp_reader_likwid_t *out) {
+  int rc = sp_lw_check(r, g, where, out);
+  if (rc) return rc;
+  size_t t = (size_t)out->nthreads + 1, e = (size_t)out->nevents + 1;
+  out->event_names = calloc(e, sizeof *out->event_names);
+  out->cpus = calloc(t, sizeof *out->cpus);
+  out->counts = calloc(t, sizeof *out->counts);
+  out->times = calloc(t, sizeof *out->times);
+  out->events = calloc(t * e, sizeof *out->events);
+  if (!out->event_names || !out->cpus || !out->counts || !out->times || !out->events)
+    return sp__reader_fail(r, SP_READER_ENOMEM, "%s: out of memory", where);
+  if (sp_lw_read(g, "cpus", H5T_NATIVE_INT32, out->cpus) < 0 ||
+      sp_lw_read(g, "counts", H5T_NATIVE_INT64, out->counts) < 0 ||
+      sp_lw_read(g, "times", H5T_NATIVE_DOUBLE, out->times) < 0 ||
+      (out->nthreads && out->nevents &&
+       sp_lw_read(g, "events", H5T_NATIVE_DOUBLE, out->events) < 0) ||
+      sp_lw_read_names(g, out) < 0)
+    return sp__reader_fail(r, SP_READER_EHDF5, "%s: read failed (truncated file?)", where);
+  out->present = 1;
+  return 0;
+}
+
+static int sp_lw_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
+                            sp_reader_likwid_t *out) {
+  char path[64], where[512];
+  snprintf(path, sizeof path, "rank%d/likwid/regions", r->ranks[k].id);
+  snprintf(where, sizeof where, "%s/%s", path, rr->link);
+  hid_t regions = H5Gopen2(r->file, path, H5P_DEFAULT);
+  if (regions < 0) return 0; /* a group attribute but no region measured */
+  int rc = 0;
+  if (H5Lexists(regions, rr->link, H5P_DEFAULT) > 0) {
+    hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
+    rc = g >= 0 ? sp_lw_load_group(r, g, where, out)
+                : sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
+    if (g >= 0) H5Gclose(g);
+  }
+  H5Gclose(regions);
+  return rc;
+}
+
+int sp_reader_likwid_load(sp_reader_t *r, int g, int k, sp_reader_likwid_t *out) {
+  if (!out) return SP_READER_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
+    return r ? sp__reader_fail(r, SP_READER_EINVAL, "region %d / rank index %d out of range", g, k)
+             : SP_READER_EINVAL;
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!r->ranks[k].likwid_group || !rr) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int rc = sp_lw_load_quiet(r, k, rr, out);
+  sp__h5_quiet_end(&q);
+  if (rc) sp_reader_likwid_free(out);
+  return rc;
+}

@@ -82,7 +82,7 @@ static void sp_lw_print_groups(const sp_selection_t *sel) {
       const char *h = sp_reader_likwid_group(sel->reader, sel->ranks[i]);
       seen = h && strcmp(h, g) == 0;
     }
-    if (!seen) printf(" %s", *g ? g : "?");
+    if (!seen) printf(" %s", *g ? g : "unknown"); /* marker-file runs name no group */
   }
   putchar('\n');
   printf("%5s %10s %14s %16s %16s %16s %s %s\n", "ranks", "calls", "time_s", "sum", "rank_min",

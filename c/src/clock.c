@@ -106,28 +106,72 @@ static double sp_segment_slope(const sp_calib_point_t *a, const sp_calib_point_t
   return (double)(b->ns - a->ns) / (double)(b->ticks - a->ticks);
 }
 
-static int64_t sp_along(const sp_calib_point_t *p, double slope, int64_t ticks) {
+static inline int64_t sp_along(const sp_calib_point_t *p, double slope, int64_t ticks) {
   double d = (double)(ticks - p->ticks) * slope;
   int64_t di = (int64_t)d;
   if ((double)di > d) di--; /* floor, so the map never decreases */
   return p->ns + di;
 }
 
-int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor) {
-  if (c->n == 0) return ticks;
+/* The piece of the map that covers ticks in [lo, hi): base point and slope. */
+typedef struct sp_calib_seg {
+  int64_t lo, hi;
+  const sp_calib_point_t *base;
+  double slope;
+} sp_calib_seg_t;
+
+/* Needs c->n >= 2. */
+static void sp_seg_find(const sp_calib_t *c, int64_t ticks, int64_t *cursor, sp_calib_seg_t *s) {
   const sp_calib_point_t *p = c->pts;
-  if (c->n == 1) return p[0].ns; /* cannot happen after setup+finalize points */
+  const int64_t last = c->n - 1;
   /* Outside the points: the slope over the whole span, which is the most
    * accurate estimate of the TSC rate. */
-  if (ticks < p[0].ticks || ticks >= p[c->n - 1].ticks) {
-    double slope = sp_segment_slope(&p[0], &p[c->n - 1]);
-    return ticks < p[0].ticks ? sp_along(&p[0], slope, ticks)
-                              : sp_along(&p[c->n - 1], slope, ticks);
+  if (ticks < p[0].ticks || ticks >= p[last].ticks) {
+    s->slope = sp_segment_slope(&p[0], &p[last]);
+    int before = ticks < p[0].ticks;
+    s->base = before ? &p[0] : &p[last];
+    s->lo = before ? INT64_MIN : p[last].ticks;
+    s->hi = before ? p[0].ticks : INT64_MAX;
+    return;
   }
   int64_t i = *cursor;
-  if (i < 0 || i >= c->n - 1) i = 0;
+  if (i < 0 || i >= last) i = 0;
   while (i > 0 && ticks < p[i].ticks) i--;
-  while (i < c->n - 2 && ticks >= p[i + 1].ticks) i++;
+  while (i < last - 1 && ticks >= p[i + 1].ticks) i++;
   *cursor = i;
-  return sp_along(&p[i], sp_segment_slope(&p[i], &p[i + 1]), ticks);
+  s->base = &p[i];
+  s->slope = sp_segment_slope(&p[i], &p[i + 1]);
+  s->lo = p[i].ticks;
+  s->hi = p[i + 1].ticks;
+}
+
+int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor) {
+  if (c->n == 0) return ticks;
+  if (c->n == 1) return c->pts[0].ns; /* cannot happen after setup+finalize points */
+  sp_calib_seg_t s;
+  sp_seg_find(c, ticks, cursor, &s);
+  return sp_along(s.base, s.slope, ticks);
+}
+
+void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *ev, int64_t n, int64_t *start,
+                              int64_t *end, int64_t *cursor) {
+  if (c->n < 2) {
+    for (int64_t j = 0; j < n; j++) {
+      start[j] = sp__calib_convert(c, ev[j].start, cursor);
+      end[j] = sp__calib_convert(c, ev[j].end, cursor);
+    }
+    return;
+  }
+  /* Nearly all stamps of a buffer fall in one segment: look it up (and
+   * divide for its slope) only when a stamp leaves it. A division per
+   * stamp was half of finalize's raw-data time. */
+  sp_calib_seg_t s = {.lo = 1, .hi = 0};
+  for (int64_t j = 0; j < n; j++) {
+    int64_t t = ev[j].start;
+    if (t < s.lo || t >= s.hi) sp_seg_find(c, t, cursor, &s);
+    start[j] = sp_along(s.base, s.slope, t);
+    t = ev[j].end;
+    if (t < s.lo || t >= s.hi) sp_seg_find(c, t, cursor, &s);
+    end[j] = sp_along(s.base, s.slope, t);
+  }
 }

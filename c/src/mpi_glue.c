@@ -7,6 +7,8 @@
  * callback on MPI_COMM_SELF, which MPI runs at the start of MPI_Finalize
  * whatever the link order (the standard's hook for libraries). */
 #include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,6 +298,40 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
   free(fdisp);
   free(mdisp);
   return rc;
+}
+
+int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
+  sp_mpi_impl_t *m = p->impl;
+  MPI_Status status;
+  for (int i = 0; i < n; i++)
+    if (MPI_File_write_at(m->fh, (MPI_Offset)blocks[i].file_off, buf + blocks[i].mem_off,
+                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS)
+      return SP_EIO;
+  return 0;
+}
+
+int sp__par_oversubscribed(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  MPI_Comm node;
+  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return 0;
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  /* The CPUs any rank of this node may run on: bound ranks have one core
+   * each, unbound ones all of the node's (or of the job's cpuset). */
+  enum { WORDS = sizeof(cpu_set_t) / sizeof(uint64_t) };
+  uint64_t mine[WORDS], all[WORDS];
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+  memcpy(mine, &set, sizeof mine);
+  int cpus = 0;
+  if (MPI_Allreduce(mine, all, WORDS, MPI_UINT64_T, MPI_BOR, node) == MPI_SUCCESS)
+    for (int w = 0; w < WORDS; w++) cpus += __builtin_popcountll(all[w]);
+  MPI_Comm_free(&node);
+  int over = cpus > 0 && local > cpus, any = over;
+  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, m->comm);
+  return any;
 }
 
 int sp__par_agree(sp_par_t *p, int rc) {

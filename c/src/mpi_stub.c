@@ -44,7 +44,15 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
   *any_active = active;
   return 0;
 }
+int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
+  (void)p, (void)blocks, (void)n, (void)buf;
+  return SP_ENOTSUP;
+}
 int sp__par_raw_close(sp_par_t *p) {
+  (void)p;
+  return 0;
+}
+int sp__par_oversubscribed(sp_par_t *p) {
   (void)p;
   return 0;
 }

@@ -1,10 +1,18 @@
 /* raw_write.c - streaming every event into the datasets' storage.
  *
  * Events are converted to ns and de-interleaved into a round buffer of
- * fixed size; a full buffer is written in one round (one collective
- * MPI-IO call with MPI, pwrites without). Memory stays bounded by the
- * round size whatever the number of events, and the number of collective
- * calls grows with the data, not with ranks x regions. */
+ * fixed size; a full buffer is written in one round. Memory stays bounded
+ * by the round size whatever the number of events.
+ *
+ * Independent mode (default): each rank writes its own blocks with
+ * MPI_File_write_at (pwrite without MPI) and never waits for another rank;
+ * the 1 MiB round buffer stays in cache. Collective mode: each round is one
+ * MPI_File_write_all (two-phase I/O) over all ranks, in 16 MiB rounds so
+ * that the number of collective calls stays small. Measured on the 2-core
+ * VM (10 regions, 1e6 events per rank, README "Performance"): 8 ranks
+ * 0.07 s independent against 0.39 s collective, 16 ranks 0.16 s against
+ * 1.17 s: the blocks are large and every rank's own, so aggregation buys
+ * nothing and a synchronisation per round costs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,6 +24,7 @@
 
 typedef struct sp_sink {
   sp_par_t *par;
+  int collective;
   int fd; /* serial writes */
   char *buf;
   int64_t cap, used;
@@ -26,7 +35,10 @@ typedef struct sp_sink {
 
 static int sp_round(sp_sink_t *s, int active, int *any) {
   int rc = 0;
-  if (s->par->active) {
+  if (s->par->active && !s->collective) {
+    *any = 0; /* no closing rounds to take part in */
+    rc = sp__par_raw_write_at(s->par, s->blocks, s->nblocks, s->buf);
+  } else if (s->par->active) {
     rc = sp__par_raw_round(s->par, s->blocks, s->nblocks, s->buf, active, any);
   } else {
     *any = active;
@@ -81,11 +93,8 @@ static int sp_put(sp_sink_t *s, const sp_region_offsets_t *o, int64_t pos, const
   int64_t *en = sp_block_add(s, o->end_times + pos * 8, k * 8);
   int32_t *ti = o->thread_ids >= 0 ? sp_block_add(s, o->thread_ids + pos * 4, k * 4) : NULL;
   if (!st || !en || (o->thread_ids >= 0 && !ti)) return SP_ENOMEM;
-  for (int64_t j = 0; j < k; j++) {
-    st[j] = sp__calib_convert(calib, ev[j].start, cursor);
-    en[j] = sp__calib_convert(calib, ev[j].end, cursor);
-    if (ti) ti[j] = thread;
-  }
+  sp__calib_convert_events(calib, ev, k, st, en, cursor);
+  for (int64_t j = 0; ti && j < k; j++) ti[j] = thread;
   return 0;
 }
 
@@ -137,8 +146,8 @@ static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_
 }
 
 int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
-                  const sp_region_offsets_t *offs, int64_t round_bytes) {
-  sp_sink_t s = {.par = par, .fd = -1, .cap = round_bytes};
+                  const sp_region_offsets_t *offs, sp_raw_mode_t mode, int64_t round_bytes) {
+  sp_sink_t s = {.par = par, .collective = mode == SP_RAW_COLLECTIVE, .fd = -1, .cap = round_bytes};
   int64_t tmp_cap = round_bytes / 20;
   sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);
   s.buf = malloc((size_t)round_bytes);
@@ -151,8 +160,8 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
     s.fd = open(path, O_WRONLY | O_CLOEXEC);
     if (s.fd < 0 && rc == 0) rc = SP_EIO;
   }
-  /* Even after an error this rank takes part in every round until all
-   * ranks are done, or the others would wait forever in the collective. */
+  /* Even after an error this rank takes part in every collective round
+   * until all ranks are done, or the others would wait forever in it. */
   for (int32_t i = 0; rc == 0 && i < l->plan.nregions; i++)
     if (l->plan.regions[i].nevents > 0) rc = sp_put_region(&s, l, i, &offs[i], tmp, tmp_cap);
   if (rc != 0) s.nblocks = 0;

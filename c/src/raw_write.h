@@ -6,9 +6,17 @@
 #include "par.h"
 #include "plan.h"
 
-/* Writes l's events at offs (from sp__layout_create) into path; with MPI
- * collective over par (every rank calls it). round_bytes bounds memory. */
+/* How the events reach the file (SCOPE_PROFILER_RAW_WRITE). */
+typedef enum sp_raw_mode {
+  SP_RAW_INDEPENDENT, /* each rank writes its own blocks, no synchronisation */
+  SP_RAW_COLLECTIVE   /* one MPI_File_write_all over all ranks per round */
+} sp_raw_mode_t;
+
+/* Writes l's events at offs (from sp__layout_create) into path. With MPI
+ * every rank of par calls it (the file is opened and closed collectively).
+ * round_bytes bounds the memory used. */
 SP_HIDDEN int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
-                            const sp_region_offsets_t *offs, int64_t round_bytes);
+                            const sp_region_offsets_t *offs, sp_raw_mode_t mode,
+                            int64_t round_bytes);
 
 #endif

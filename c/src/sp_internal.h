@@ -147,6 +147,10 @@ SP_HIDDEN int sp__calib_push(sp_calib_t *c, sp_calib_point_t p);
 /* Converts ticks to ns by piecewise-linear interpolation; *cursor speeds up
  * sorted input (start it at 0). Identity when c has no points. */
 SP_HIDDEN int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor);
+/* Converts n events' stamps into start[] and end[]: the same values as
+ * sp__calib_convert on each stamp, a few ns per stamp faster. */
+SP_HIDDEN void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *ev, int64_t n,
+                                        int64_t *start, int64_t *end, int64_t *cursor);
 SP_HIDDEN int64_t sp__monotonic_ns(void);
 
 static inline int64_t sp__ticks(void) {

@@ -102,7 +102,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
       sp__writer_drain(); /* the caller's own write must come after the queue */
       return NULL;
     }
-    memset(fresh, 0, (size_t)cap * sizeof *fresh); /* pre-fault */
+    sp__touch_pages(fresh, (size_t)cap * sizeof *fresh);
   }
   *j = (sp_job_t){full, cap, n, region, thread, NULL};
   pthread_mutex_lock(&sp_w.mu);

@@ -191,6 +191,15 @@ SP_HIDDEN void sp__signal_setup_from_env(void);
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- flush_writer.c ---- */
+/* Faults the pages of fresh memory in now, off the hot path. (memset of
+ * zeros right after malloc does not: compilers merge the two into calloc,
+ * which leaves fresh pages unmapped, and the recording thread then took a
+ * page fault every 256 events.) */
+static inline void sp__touch_pages(void *p, size_t bytes) {
+  volatile char *c = p;
+  for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
+}
+
 /* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap
  * events to continue with, or NULL when the caller must write itself. */
 SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,

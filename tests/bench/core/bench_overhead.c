@@ -115,46 +115,6 @@ static void session(int activated, int time_trace) {
   }
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Pause distribution: every pair timed with rdtsc around it, with flushes
- * every buffer_limit (default 100,000) events, by the writer thread
- * (async=1) or the recording thread (async=0). */
-static void flush_pauses(int async, long n) {
-#if defined(__x86_64__)
-  setenv("SCOPE_PROFILER_ASYNC_FLUSH", async ? "1" : "0", 1);
-  session(1, 1);
-  unsetenv("SCOPE_PROFILER_ASYNC_FLUSH");
-  int64_t *d = malloc((size_t)n * sizeof *d);
-  memset(d, 0, (size_t)n * sizeof *d);
-  const int h = handles[0];
-  int64_t w0 = now_ns(), c0 = (int64_t)__builtin_ia32_rdtsc();
-  for (long i = 0; i < n; i++) {
-    int64_t t0 = (int64_t)__builtin_ia32_rdtsc();
-    sp_start(h);
-    sp_stop(h);
-    d[i] = (int64_t)__builtin_ia32_rdtsc() - t0;
-  }
-  int64_t w1 = now_ns(), c1 = (int64_t)__builtin_ia32_rdtsc();
-  double ns_per_tick = (double)(w1 - w0) / (double)(c1 - c0);
-  double mean = (double)(w1 - w0) / (double)n;
-  qsort(d, (size_t)n, sizeof *d, cmp_i64);
-  double p50 = d[n / 2] * ns_per_tick, p99 = d[n * 99 / 100] * ns_per_tick;
-  double p999 = d[n - n / 1000 - 1] * ns_per_tick, mx = d[n - 1] * ns_per_tick;
-  printf("%-26s %8.1f %8.1f %8.1f %10.1f %12.1f %9.2f\n", async ? "flush by writer thread" : "flush by recording thread",
-         mean, p50, p99, p999, mx, mean - p50);
-  free(d);
-  sp_finalize();
-  remove("/tmp/sp_bench_overhead.h5");
-#else
-  (void)async;
-  (void)n;
-#endif
-}
-
 int main(int argc, char **argv) {
   pairs = argc > 1 ? atol(argv[1]) : 2000000;
   floor_buf = malloc(2 * 65536 * sizeof *floor_buf);
@@ -202,9 +162,5 @@ int main(int argc, char **argv) {
          alt16 - fl);
   printf("targets: by handle <= 1.15x floor, by name <= floor + 10 ns, disabled <= 1 ns\n");
   printf("finalize of %ld events: %.3f s (rc %d)\n", pairs * REPS * 4, fin_s, rc);
-  printf("\nflush pauses, %ld timed pairs, buffer_limit 100000 (ns; each pair timed with rdtsc)\n", pairs);
-  printf("%-26s %8s %8s %8s %10s %12s %9s\n", "", "mean", "p50", "p99", "p99.9", "max", "mean-p50");
-  flush_pauses(1, pairs);
-  flush_pauses(0, pairs);
   return 0;
 }

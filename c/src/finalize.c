@@ -81,7 +81,7 @@ static int sp_metadata_by_root(sp_par_t *par) {
   const char *v = getenv("SCOPE_PROFILER_METADATA");
   if (v && strcmp(v, "root") == 0) return 1;
   if (v && strcmp(v, "collective") == 0) return 0;
-  return sp__par_oversubscribed(par);
+  return par->oversubscribed;
 }
 
 static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,

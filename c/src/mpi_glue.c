@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "layout.h"
 #include "par.h"
@@ -19,6 +20,7 @@
 typedef struct sp_mpi_impl {
   MPI_Comm comm;
   MPI_File fh;
+  int polite; /* ranks share cores: wait by sleeping, not spinning */
 } sp_mpi_impl_t;
 
 static int sp_have_user_comm;
@@ -127,6 +129,47 @@ SP_FORTRAN_FINALIZE(mpi_finalize_f08_)
 
 /* ---- finalize's collective operations ---------------------------------- */
 
+/* 1 when some node runs more ranks of comm than there are CPUs its ranks
+ * may use (collective; the same answer on every rank). */
+static int sp_oversubscribed(MPI_Comm comm) {
+  MPI_Comm node;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return 0;
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  /* The CPUs any rank of this node may run on: bound ranks have one core
+   * each, unbound ones all of the node's (or of the job's cpuset). */
+  enum { WORDS = sizeof(cpu_set_t) / sizeof(uint64_t) };
+  uint64_t mine[WORDS], all[WORDS];
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
+  memcpy(mine, &set, sizeof mine);
+  int cpus = 0;
+  if (MPI_Allreduce(mine, all, WORDS, MPI_UINT64_T, MPI_BOR, node) == MPI_SUCCESS)
+    for (int w = 0; w < WORDS; w++) cpus += __builtin_popcountll(all[w]);
+  MPI_Comm_free(&node);
+  int over = cpus > 0 && local > cpus, any = over;
+  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
+  return any;
+}
+
+/* Waits for r. Where ranks share cores, a waiting rank sleeps between
+ * tests instead of spinning inside MPI, which leaves the cores to the ranks
+ * still working (rank 0 creating the layout, ranks still writing). */
+static int sp_wait(const sp_mpi_impl_t *m, MPI_Request *r) {
+  if (!m->polite) return MPI_Wait(r, MPI_STATUS_IGNORE);
+  long ns = 20000;
+  for (;;) {
+    int done = 0;
+    int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done) return rc;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+    if (ns < 1000000) ns *= 2;
+  }
+}
+
 int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
   p->rank = 0;
@@ -151,6 +194,7 @@ int sp__par_begin(sp_par_t *p) {
   sp__state.rank = p->rank;
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
+  m->polite = p->oversubscribed = sp_oversubscribed(m->comm);
   p->impl = m;
   p->active = 1;
   return 0;
@@ -310,38 +354,20 @@ int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const cha
   return 0;
 }
 
-int sp__par_oversubscribed(sp_par_t *p) {
-  sp_mpi_impl_t *m = p->impl;
-  MPI_Comm node;
-  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    return 0;
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  /* The CPUs any rank of this node may run on: bound ranks have one core
-   * each, unbound ones all of the node's (or of the job's cpuset). */
-  enum { WORDS = sizeof(cpu_set_t) / sizeof(uint64_t) };
-  uint64_t mine[WORDS], all[WORDS];
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
-  memcpy(mine, &set, sizeof mine);
-  int cpus = 0;
-  if (MPI_Allreduce(mine, all, WORDS, MPI_UINT64_T, MPI_BOR, node) == MPI_SUCCESS)
-    for (int w = 0; w < WORDS; w++) cpus += __builtin_popcountll(all[w]);
-  MPI_Comm_free(&node);
-  int over = cpus > 0 && local > cpus, any = over;
-  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, m->comm);
-  return any;
-}
-
 int sp__par_agree(sp_par_t *p, int rc) {
   if (!p->active) return rc;
   sp_mpi_impl_t *m = p->impl;
   int worst = rc;
-  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm) != MPI_SUCCESS) return SP_EMPI;
+  MPI_Request req;
+  if (MPI_Iallreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm, &req) != MPI_SUCCESS ||
+      sp_wait(m, &req) != MPI_SUCCESS)
+    return SP_EMPI;
   return worst;
 }
 
 void sp__par_barrier(sp_par_t *p) {
-  if (p->active) MPI_Barrier(((sp_mpi_impl_t *)p->impl)->comm);
+  if (!p->active) return;
+  sp_mpi_impl_t *m = p->impl;
+  MPI_Request req;
+  if (MPI_Ibarrier(m->comm, &req) == MPI_SUCCESS) sp_wait(m, &req);
 }

@@ -16,6 +16,7 @@ int sp__par_begin(sp_par_t *p) {
   p->active = 0;
   p->rank = 0;
   p->size = 1;
+  p->oversubscribed = 0;
   p->impl = NULL;
   return 0;
 }
@@ -49,10 +50,6 @@ int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const cha
   return SP_ENOTSUP;
 }
 int sp__par_raw_close(sp_par_t *p) {
-  (void)p;
-  return 0;
-}
-int sp__par_oversubscribed(sp_par_t *p) {
   (void)p;
   return 0;
 }

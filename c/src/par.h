@@ -20,6 +20,7 @@ typedef struct sp_par {
   int active; /* MPI usable: collective finalize over the communicator */
   int rank;
   int size;
+  int oversubscribed; /* a node runs more ranks than CPUs for them (same on all ranks) */
   void *impl; /* mpi_glue.c's communicator and file */
 } sp_par_t;
 
@@ -46,9 +47,6 @@ SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const ch
 SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 /* Writes blocks of buf at their offsets, this rank alone (independent). */
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
-/* 1 when some node runs more ranks of the communicator than there are
- * CPUs its ranks may use (collective; the same answer on every rank). */
-SP_HIDDEN int sp__par_oversubscribed(sp_par_t *p);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
 SP_HIDDEN void sp__par_barrier(sp_par_t *p);

@@ -287,6 +287,9 @@ int sp__par_raw_open(sp_par_t *p, const char *path) {
 
 int sp__par_raw_close(sp_par_t *p) {
   sp_mpi_impl_t *m = p->impl;
+  /* Ranks done early wait here (sleeping where ranks share cores) rather
+   * than spinning inside the collective close while others still write. */
+  sp__par_barrier(p);
   int rc = MPI_File_close(&m->fh);
   m->fh = MPI_FILE_NULL;
   return rc == MPI_SUCCESS ? 0 : SP_EIO;

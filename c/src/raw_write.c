@@ -33,8 +33,25 @@ typedef struct sp_sink {
   int rc;
 } sp_sink_t;
 
+/* Merges blocks that follow each other both in the buffer and in the file
+ * (a region's start_times then end_times, then the next region's: the
+ * layout keeps them adjacent), so a round takes few write calls. */
+static int sp_blocks_merge(sp_block_t *b, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    if (m > 0 && b[i].file_off == b[m - 1].file_off + b[m - 1].len &&
+        b[i].mem_off == b[m - 1].mem_off + b[m - 1].len) {
+      b[m - 1].len += b[i].len;
+    } else {
+      b[m++] = b[i];
+    }
+  }
+  return m;
+}
+
 static int sp_round(sp_sink_t *s, int active, int *any) {
   int rc = 0;
+  if (!s->collective) s->nblocks = sp_blocks_merge(s->blocks, s->nblocks);
   if (s->par->active && !s->collective) {
     *any = 0; /* no closing rounds to take part in */
     rc = sp__par_raw_write_at(s->par, s->blocks, s->nblocks, s->buf);

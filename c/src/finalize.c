@@ -34,8 +34,12 @@ static int64_t sp_round_bytes(sp_raw_mode_t mode) {
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
 }
 
-/* Gathers all plans; plans[r] is rank r's. */
-static int sp_gather_plans(sp_par_t *par, const sp_rank_plan_t *mine, sp_rank_plan_t **out) {
+/* Gathers all plans; plans[r] is rank r's. With root_only only rank 0
+ * gets them all (it alone creates the layout), the others their own: every
+ * rank unpacking every plan is ranks^2 x regions work, which on 128 ranks
+ * sharing 2 cores took longer than the layout. */
+static int sp_gather_plans(sp_par_t *par, const sp_rank_plan_t *mine, int root_only,
+                           sp_rank_plan_t **out) {
   sp_rank_plan_t *plans = calloc((size_t)par->size, sizeof *plans);
   if (!plans) return SP_ENOMEM;
   *out = plans;
@@ -44,10 +48,17 @@ static int sp_gather_plans(sp_par_t *par, const sp_rank_plan_t *mine, sp_rank_pl
   int rc = sp__plan_pack(mine, &blob, &len);
   if (par->active) {
     /* Always take part in the collective, even with nothing to send. */
-    int grc = sp__par_allgather(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &offs);
+    const char *b = rc == 0 ? blob : "";
+    int64_t n = rc == 0 ? len : 0;
+    int grc = root_only ? sp__par_gather_root(par, b, n, &all, &offs)
+                        : sp__par_allgather(par, b, n, &all, &offs);
     if (rc == 0) rc = grc;
-    for (int r = 0; rc == 0 && r < par->size; r++)
-      rc = sp__plan_unpack(all + offs[r], offs[r + 1] - offs[r], &plans[r]);
+    if (root_only && par->rank != 0) {
+      if (rc == 0) rc = sp__plan_unpack(blob, len, &plans[par->rank]);
+    } else {
+      for (int r = 0; rc == 0 && r < par->size; r++)
+        rc = sp__plan_unpack(all + offs[r], offs[r + 1] - offs[r], &plans[r]);
+    }
   } else if (rc == 0) {
     rc = sp__plan_unpack(blob, len, &plans[0]);
   }
@@ -119,7 +130,9 @@ static double sp_seconds(void) { return (double)sp__monotonic_ns() / 1e9; }
 static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   sp_rank_plan_t *plans = NULL;
   double t0 = sp_seconds();
-  int rc = sp_gather_plans(par, &l->plan, &plans);
+  sp_layout_by = par->active && sp_metadata_by_root(par) ? "root" : "collective";
+  const int by_root = sp_layout_by[0] == 'r';
+  int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
   rc = sp__par_agree(par, rc);
   sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
   sp_region_offsets_t **by_rank = calloc((size_t)par->size, sizeof *by_rank);
@@ -129,8 +142,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   double t1 = sp_seconds();
   if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
   rc = sp__par_agree(par, rc);
-  sp_layout_by = par->active && sp_metadata_by_root(par) ? "root" : "collective";
-  if (rc == 0 && sp_layout_by[0] == 'r') {
+  if (rc == 0 && by_root) {
     rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
   } else if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);

@@ -30,6 +30,9 @@ SP_HIDDEN void sp__par_end(sp_par_t *p);
  * rank r's starts and offs[size] the total. Caller frees both. */
 SP_HIDDEN int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all,
                                 int64_t **offs);
+/* The same, received by rank 0 only (the others get offs, not the blobs). */
+SP_HIDDEN int sp__par_gather_root(sp_par_t *p, const char *blob, int64_t len, char **all,
+                                  int64_t **offs);
 /* File access list for parallel HDF5 with collective metadata. */
 SP_HIDDEN hid_t sp__par_fapl(sp_par_t *p);
 /* Rank 0 sends by_rank[r] (plans[r].nregions offsets) to each rank r,

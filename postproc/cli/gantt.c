@@ -296,7 +296,11 @@ int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int 
       sp_msg(SP_QUIET, "cannot create output directory %s: %s", o->outdir, strerror(errno));
       return SP_EXIT_IO;
     }
-    snprintf(path, sizeof path, "%s/gantt_plot.%s", o->outdir, sp_plot_extension(o->format));
+    /* DIR/gantt_plot.EXT without doubling the slash(es) DIR may end with. */
+    size_t n = strlen(o->outdir);
+    while (n > 1 && o->outdir[n - 1] == '/') n--;
+    snprintf(path, sizeof path, "%.*s%sgantt_plot.%s", (int)n, o->outdir,
+             o->outdir[n - 1] == '/' ? "" : "/", sp_plot_extension(o->format));
   }
   int rc = sp_gantt_draw(sel, o, interactive ? NULL : path, interactive, tm);
   if (rc != 0 && !interactive) remove(path);

@@ -37,8 +37,8 @@ static void sp_csv_lane(const sp_selection_t *sel, const sp_lane_t *ln,
   for (int64_t i = 0; i < iv->n; i++) {
     printf("%d,", rank);
     sp_csv_field(name);
-    printf(",%.9f,%.9f\n", 1e-9 * (double)(iv->start[i] - sel->t0),
-           1e-9 * (double)(iv->end[i] - sel->t0));
+    printf(",%.9f,%.9f\n", 1e-9 * sp_ns_between(sel->t0, iv->start[i]),
+           1e-9 * sp_ns_between(sel->t0, iv->end[i]));
   }
 }
 
@@ -53,7 +53,8 @@ static void sp_chrome_lane(const sp_selection_t *sel, const sp_lane_t *ln,
     fputs("{\"name\":", stdout);
     sp_json_string(name);
     printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
-           1e-3 * (double)(iv->start[i] - sel->t0), 1e-3 * (double)(iv->end[i] - iv->start[i]),
+           1e-3 * sp_ns_between(sel->t0, iv->start[i]),
+           1e-3 * sp_ns_between(iv->start[i], iv->end[i]),
            rank, iv->thread_ids ? iv->thread_ids[i] : 0);
   }
 }

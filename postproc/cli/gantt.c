@@ -260,7 +260,7 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
   f.vp[1] = SP_VP_RIGHT;
   f.vp[2] = SP_VP_BOTTOM_PX / f.height;
   f.vp[3] = 1.0 - SP_VP_TOP_PX / f.height;
-  f.tmax = t1 > t0 ? 1e-9 * (double)(t1 - t0) : 1e-9;
+  f.tmax = t1 > t0 ? 1e-9 * sp_ns_between(t0, t1) : 1e-9;
   f.ncols = (int)((f.vp[1] - f.vp[0]) * f.width);
   sp_bins_t b;
   if (sp_bins_init(&b, f.ncols, t0, t1 > t0 ? t1 : t0 + 1) < 0) {

@@ -3,12 +3,13 @@
 #include <string.h>
 
 #include "gantt_bins.h"
+#include "pproc.h"
 
 int sp_bins_init(sp_bins_t *b, int ncols, int64_t t0, int64_t t1) {
   memset(b, 0, sizeof *b);
   b->ncols = ncols > 0 ? ncols : 1;
   b->t0 = t0;
-  b->scale = t1 > t0 ? (double)b->ncols / (double)(t1 - t0) : 0.0;
+  b->scale = t1 > t0 ? (double)b->ncols / sp_ns_between(t0, t1) : 0.0;
   b->diff = calloc((size_t)b->ncols + 1, sizeof *b->diff);
   b->runs = malloc(((size_t)b->ncols + 1) * sizeof *b->runs);
   return b->diff && b->runs ? 0 : -1;
@@ -26,7 +27,7 @@ void sp_bins_reset(sp_bins_t *b) {
 }
 
 static int sp_column(const sp_bins_t *b, int64_t t) {
-  double c = (double)(t - b->t0) * b->scale;
+  double c = sp_ns_between(b->t0, t) * b->scale;
   if (c < 0) return 0;
   if (c >= b->ncols) return b->ncols - 1;
   return (int)c;

@@ -9,6 +9,13 @@
 
 #define SP_PROG "scope-profiler-pproc"
 
+/* to - from in ns as a double, without the signed overflow of subtracting
+ * stamps that lie more than INT64_MAX apart (damaged or foreign files). */
+static inline double sp_ns_between(int64_t from, int64_t to) {
+  return to >= from ? (double)((uint64_t)to - (uint64_t)from)
+                    : -(double)((uint64_t)from - (uint64_t)to);
+}
+
 /* Exit codes: the documented contract for job scripts. */
 typedef enum sp_exit {
   SP_EXIT_OK = 0,    /* success */

@@ -297,6 +297,17 @@ static void sp_make_likwid(void) {
   H5Fclose(f);
 }
 
+/* Stamps at both ends of int64 (a damaged or foreign file): every span
+ * the CLI computes would overflow int64 if subtracted as signed. */
+static void sp_make_extreme_stamps(void) {
+  int64_t es[2] = {INT64_MIN, INT64_MIN + 10}, ee[2] = {INT64_MIN + 5, INT64_MIN + 20};
+  int64_t ls[2] = {INT64_MAX - 20, INT64_MAX - 10}, le[2] = {INT64_MAX - 15, INT64_MAX};
+  hid_t f = sp_file_new("extreme_stamps.h5");
+  sp_region(f, 0, "early", "early", es, ee, NULL, 2);
+  sp_region(f, 1, "late", "late", ls, le, NULL, 2);
+  H5Fclose(f);
+}
+
 /* Copies the first half of basic.h5, as a job killed while copying would. */
 static void sp_make_truncated(void) {
   FILE *in = fopen(sp_path("basic.h5"), "rb");
@@ -328,6 +339,7 @@ int main(int argc, char **argv) {
   sp_make_no_ranks();
   sp_make_bad_cases();
   sp_make_truncated();
+  sp_make_extreme_stamps();
   sp_make_likwid();
   /* 1024 ranks x 20 regions, 2 intervals per lane: label thinning. */
   if (sp_gen_synthetic(sp_path("wide.h5"), 1024, 20, 1024 * 20 * 2) != 0) return 1;

@@ -11,6 +11,8 @@ set(SP_MPI_TEST_ENV
 # The Python that has h5py (the python3 on PATH may not).
 find_program(SP_H5PY_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(SP_H5DUMP h5dump)
+# The h5py checker of profiles every test directory uses (see its --help).
+set(SP_CHECK_PROFILE ${CMAKE_CURRENT_LIST_DIR}/common/check_profile.py)
 
 # sp_add_mpi_test(NAME name NP n COMMAND exe args...)
 # Runs COMMAND under mpirun with n ranks (or directly when MPI is off and n is 1).

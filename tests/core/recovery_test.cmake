@@ -19,7 +19,7 @@ execute_process(COMMAND ${MERGE} -o recovered_${CASE}.h5 ${CASE}.h5.spill RESULT
 if(NOT merge_rc EQUAL 0)
   message(FATAL_ERROR "scope-profiler-merge failed (${merge_rc})")
 endif()
-execute_process(COMMAND ${PYTHON} ${CHECK} recovered_${CASE}.h5 ${CASE} ${NP} RESULT_VARIABLE check_rc)
+execute_process(COMMAND ${PYTHON} ${CHECK} recovered_${CASE}.h5 --expect ${CASE} --ranks ${NP} RESULT_VARIABLE check_rc)
 if(NOT check_rc EQUAL 0)
   message(FATAL_ERROR "the recovered file does not hold the flushed events")
 endif()

@@ -1,8 +1,8 @@
 /* test_write.c - MPI cases that write a profile; run as
  *   mpirun -np N test_write CASE
  * Each rank writes CASE.expect.rank<R>.json with the calls it made, which
- * check_profile.py compares with the file through h5py (an independent
- * reader), together with the layout's invariants. */
+ * tests/common/check_profile.py compares with the file through h5py (an
+ * independent reader), together with the layout's invariants. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <signal.h>

@@ -42,7 +42,7 @@ void rel_expect_msg(const char *text, const char *needle, int times);
 
 int rel_file_exists(const char *path);
 
-/* Writes TAG.expect.rank<R>.json for tests/core/check_profile.py:
+/* Writes TAG.expect.rank<R>.json for tests/common/check_profile.py:
  * names[i] -> counts[i]. */
 void rel_expect_write(const char *tag, int rank, const char *const *names, const long long *counts,
                       int n);

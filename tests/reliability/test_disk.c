@@ -10,7 +10,7 @@
  * ignores permission bits) and are skipped (exit 77) without one.
  *
  * Every profile a case writes or recovers is then checked by
- * tests/core/check_profile.py (h5py, a reader independent of ours) when
+ * tests/common/check_profile.py (h5py, a reader independent of ours) when
  * PYTHON and CHECKER are given: test_disk CASE MERGE_EXE [PYTHON CHECKER]. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -150,7 +150,7 @@ static void expect_one(const char *tag, const char *region, long long calls) {
   if (!python) return;
   char file[300];
   snprintf(file, sizeof file, "%s.h5", tag);
-  char *argv[] = {(char *)python, (char *)checker, file, (char *)tag, "1", NULL};
+  char *argv[] = {(char *)python, (char *)checker, file, "--expect", (char *)tag, NULL};
   REL_EQ(run(argv), 0);
 }
 

@@ -4,7 +4,7 @@
  * prefix "scope-profiler:"), the status returned or counted, that each kind
  * of message comes once however often the misuse repeats, and that the
  * program goes on and still records correct calls: the case writes
- * CASE.h5 and CASE.expect.rank0.json for tests/core/check_profile.py.
+ * CASE.h5 and CASE.expect.rank0.json for tests/common/check_profile.py.
  * Counts of single misuses are in tests/core/test_api.c (case misuse);
  * here the messages, repetition and the file are checked. */
 #define _POSIX_C_SOURCE 200809L

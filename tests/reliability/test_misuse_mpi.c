@@ -1,7 +1,7 @@
 /* test_misuse_mpi.c - misuse cases that need several ranks:
  *   mpirun -np N test_misuse_mpi CASE
  * Each case writes CASE.h5 and CASE.expect.rank<R>.json for
- * tests/core/check_profile.py. */
+ * tests/common/check_profile.py. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>

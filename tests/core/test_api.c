@@ -9,21 +9,7 @@
 #include <unistd.h>
 
 #include "scope_profiler.h"
-
-#define ASSERT_EQ(a, b)                                                      \
-  do {                                                                       \
-    long long a_ = (long long)(a), b_ = (long long)(b);                      \
-    if (a_ != b_) {                                                          \
-      fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_, b_); \
-      exit(1);                                                               \
-    }                                                                        \
-  } while (0)
-#define ASSERT(c) ASSERT_EQ(!!(c), 1)
-
-static int file_exists(const char *p) {
-  struct stat sb;
-  return stat(p, &sb) == 0;
-}
+#include "sp_test_util.h"
 
 static void setup_file(const char *path) {
   sp_config c;
@@ -64,13 +50,13 @@ static void case_env_override(void) {
     sp_stop_name("env");
   }
   ASSERT_EQ(sp_finalize(), 0);
-  ASSERT(file_exists("env_override.h5"));
-  ASSERT(!file_exists("not_this.h5"));
+  ASSERT(sp_test_file_exists("env_override.h5"));
+  ASSERT(!sp_test_file_exists("not_this.h5"));
   setenv("SCOPE_PROFILER_ENABLE", "0", 1);
   setup_file("disabled_by_env.h5");
   ASSERT_EQ(sp_is_active(), 0);
   ASSERT_EQ(sp_finalize(), 0);
-  ASSERT(!file_exists("env_override.h5.partial"));
+  ASSERT(!sp_test_file_exists("env_override.h5.partial"));
   unsetenv("SCOPE_PROFILER_ENABLE");
   unsetenv("SCOPE_PROFILER_FILE");
   unsetenv("SCOPE_PROFILER_BUFFER_LIMIT");
@@ -107,7 +93,7 @@ static void case_misuse(void) {
   sp_start(a); /* left open: reported at finalize */
   ASSERT_EQ(sp_finalize(), 0);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 1);
-  ASSERT(file_exists("misuse.h5"));
+  ASSERT(sp_test_file_exists("misuse.h5"));
 }
 
 static void case_before_setup(void) {
@@ -163,7 +149,7 @@ static void case_disabled(void) {
   sp_start(h);
   sp_stop(h);
   ASSERT_EQ(sp_finalize(), 0);
-  ASSERT(!file_exists("disabled.h5"));
+  ASSERT(!sp_test_file_exists("disabled.h5"));
 }
 
 static void case_unwritable(void) {

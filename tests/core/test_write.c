@@ -14,59 +14,12 @@
 
 #include "scope_profiler.h"
 #include "scope_profiler_mpi.h"
+#include "sp_test_util.h"
 
 static int rank, size;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                          \
-    }                                                                        \
-  } while (0)
-
-/* Expected calls per region, written as JSON for the checker. */
-typedef struct expect {
-  const char *names[64];
-  long counts[64];
-  int n;
-} expect_t;
-
-static void expect_add(expect_t *e, const char *name, long calls) {
-  for (int i = 0; i < e->n; i++)
-    if (strcmp(e->names[i], name) == 0) {
-      e->counts[i] += calls;
-      return;
-    }
-  e->names[e->n] = name;
-  e->counts[e->n++] = calls;
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void expect_write(const char *tag, const expect_t *e) {
-  char path[256];
-  snprintf(path, sizeof path, "%s.expect.rank%d.json", tag, rank);
-  FILE *f = fopen(path, "w");
-  CHECK(f != NULL);
-  fprintf(f, "{");
-  for (int i = 0; i < e->n; i++) {
-    if (i) fprintf(f, ", ");
-    json_string(f, e->names[i]);
-    fprintf(f, ": %ld", e->counts[i]);
-  }
-  fprintf(f, "}\n");
-  fclose(f);
-}
+/* A failed check ends every rank, not only the one that saw it. */
+static void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 static void setup_with(const char *file, long long limit, int time_trace) {
   sp_config c;
@@ -74,20 +27,20 @@ static void setup_with(const char *file, long long limit, int time_trace) {
   c.file_path = file;
   c.buffer_limit = limit;
   c.time_trace = time_trace;
-  CHECK(sp_setup(&c) == 0);
+  ASSERT_EQ(sp_setup(&c), 0);
 }
 
 /* Per-rank counts, nesting and handle/name calls hitting one region. */
 static void case_counts(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("counts.h5", 100000, 1);
   int work = sp_region("work"), outer = sp_region("outer"), inner = sp_region("inner");
-  CHECK(work >= 0 && sp_region("work") == work);
+  ASSERT(work >= 0 && sp_region("work") == work);
   for (int i = 0; i < 10 + rank; i++) {
     sp_start(work);
     sp_stop(work);
   }
-  expect_add(&e, "work", 10 + rank);
+  sp_test_expect_add(&e, "work", 10 + rank);
   for (int i = 0; i < 5; i++) {
     sp_start(outer);
     for (int j = 0; j < 3; j++) {
@@ -96,12 +49,12 @@ static void case_counts(void) {
     }
     sp_stop_name("outer");
   }
-  expect_add(&e, "outer", 5);
-  expect_add(&e, "inner", 15);
+  sp_test_expect_add(&e, "outer", 5);
+  sp_test_expect_add(&e, "inner", 15);
   SP_BLOCK("block") {}
-  expect_add(&e, "block", 1);
-  CHECK(sp_finalize() == 0);
-  expect_write("counts", &e);
+  sp_test_expect_add(&e, "block", 1);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("counts", rank, &e);
 }
 
 /* A few tens of ns of work: back-to-back calls can get the same stamp (the
@@ -113,7 +66,7 @@ static void spin(void) {
 }
 
 /* One deterministic call sequence, used with and without flushes. */
-static void run_sequence(expect_t *e) {
+static void run_sequence(sp_test_expect_t *e) {
   int h[5];
   char names[5][16];
   for (int i = 0; i < 5; i++) {
@@ -130,27 +83,27 @@ static void run_sequence(expect_t *e) {
       spin();
       sp_stop(h[b]);
       spin();
-      if (e) expect_add(e, fixed[b], 1);
+      if (e) sp_test_expect_add(e, fixed[b], 1);
     }
     sp_stop(h[a]);
     spin();
-    if (e) expect_add(e, fixed[a], 1);
+    if (e) sp_test_expect_add(e, fixed[a], 1);
   }
 }
 
 static void case_flush(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("flush7.h5", 7, 1);
   run_sequence(&e);
-  CHECK(sp_finalize() == 0);
+  ASSERT_EQ(sp_finalize(), 0);
   setup_with("noflush.h5", 1000000, 1);
   run_sequence(NULL);
-  CHECK(sp_finalize() == 0);
-  expect_write("flush", &e);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("flush", rank, &e);
 }
 
 static void case_names(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   static char longname[SP_NAME_MAX + 1];
   memset(longname, 'L', SP_NAME_MAX);
   longname[0] = '/';
@@ -160,23 +113,23 @@ static void case_names(void) {
   setup_with("names.h5", 100000, 1);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     int h = sp_region(names[i]);
-    CHECK(h >= 0);
+    ASSERT(h >= 0);
     sp_start(h);
     sp_stop(h);
-    expect_add(&e, names[i], 1);
+    sp_test_expect_add(&e, names[i], 1);
   }
-  CHECK(sp_region(NULL) == SP_EINVAL);
-  CHECK(sp_region("") == SP_EINVAL);
+  ASSERT_EQ(sp_region(NULL), SP_EINVAL);
+  ASSERT_EQ(sp_region(""), SP_EINVAL);
   char toolong[SP_NAME_MAX + 2];
   memset(toolong, 'x', sizeof toolong - 1);
   toolong[sizeof toolong - 1] = '\0';
-  CHECK(sp_region(toolong) == SP_ENAMETOOLONG);
-  CHECK(sp_finalize() == 0);
-  expect_write("names", &e);
+  ASSERT_EQ(sp_region(toolong), SP_ENAMETOOLONG);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("names", rank, &e);
 }
 
 static void case_threads(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("threads.h5", 1000, 1);
   int h = sp_region("omp_work");
   const int per_thread = 5000;
@@ -191,37 +144,37 @@ static void case_threads(void) {
       sp_stop(h);
     }
   }
-  expect_add(&e, "omp_work", 4L * per_thread);
+  sp_test_expect_add(&e, "omp_work", 4L * per_thread);
   static const char *const tn[4] = {"thread0", "thread1", "thread2", "thread3"};
-  for (int t = 0; t < 4; t++) expect_add(&e, tn[t], per_thread);
-  CHECK(sp_finalize() == 0);
-  expect_write("threads", &e);
+  for (int t = 0; t < 4; t++) sp_test_expect_add(&e, tn[t], per_thread);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("threads", rank, &e);
 }
 
 static void case_count_only(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("count_only.h5", 100000, 0);
   int h = sp_region("counted");
   for (int i = 0; i < 42 + rank; i++) {
     sp_start(h);
     sp_stop(h);
   }
-  expect_add(&e, "counted", 42 + rank);
-  CHECK(sp_finalize() == 0);
-  expect_write("count_only", &e);
+  sp_test_expect_add(&e, "counted", 42 + rank);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("count_only", rank, &e);
 }
 
 /* Rank 1 records nothing but must still get its group. */
 static void case_empty_rank(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("empty_rank.h5", 100000, 1);
   if (rank != 1) {
     sp_start_name("only_others");
     sp_stop_name("only_others");
-    expect_add(&e, "only_others", 1);
+    sp_test_expect_add(&e, "only_others", 1);
   }
-  CHECK(sp_finalize() == 0);
-  expect_write("empty_rank", &e);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("empty_rank", rank, &e);
 }
 
 static long recurse(int h, int depth) {
@@ -235,18 +188,18 @@ static long recurse(int h, int depth) {
 /* Recursion with a buffer smaller than the recursion: open calls must stay
  * in memory while finished ones are flushed. */
 static void case_recursion(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("recursion.h5", 3, 1);
   int h = sp_region("rec");
   long calls = 0;
   for (int i = 0; i < 3; i++) calls += recurse(h, 5);
-  expect_add(&e, "rec", calls);
-  CHECK(sp_finalize() == 0);
-  expect_write("recursion", &e);
+  sp_test_expect_add(&e, "rec", calls);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("recursion", rank, &e);
 }
 
 static void case_resetup(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("resetup_first.h5", 4, 1);
   for (int i = 0; i < 20; i++) {
     sp_start_name("discarded");
@@ -257,27 +210,27 @@ static void case_resetup(void) {
     sp_start_name("kept");
     sp_stop_name("kept");
   }
-  expect_add(&e, "kept", 9);
-  CHECK(sp_finalize() == 0);
-  CHECK(sp_finalize() == 0); /* harmless */
-  expect_write("resetup", &e);
+  sp_test_expect_add(&e, "kept", 9);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_finalize(), 0); /* harmless */
+  sp_test_expect_write("resetup", rank, &e);
 }
 
 /* No sp_finalize: MPI_Finalize writes the profile. */
 static void case_mpi_finalize_hook(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   setup_with("mpi_finalize_hook.h5", 5, 1);
   for (int i = 0; i < 12; i++) {
     sp_start_name("hooked");
     sp_stop_name("hooked");
   }
-  expect_add(&e, "hooked", 12);
-  expect_write("mpi_finalize_hook", &e);
+  sp_test_expect_add(&e, "hooked", 12);
+  sp_test_expect_write("mpi_finalize_hook", rank, &e);
 }
 
 /* A sub-communicator: only its ranks take part and are numbered in it. */
 static void case_subcomm(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   int hr;
@@ -285,17 +238,14 @@ static void case_subcomm(void) {
   char file[64];
   snprintf(file, sizeof file, "subcomm%d.h5", rank % 2);
   setup_with(file, 100000, 1);
-  CHECK(sp_mpi_set_comm(half) == 0);
+  ASSERT_EQ(sp_mpi_set_comm(half), 0);
   sp_start_name("sub");
   sp_stop_name("sub");
-  expect_add(&e, "sub", 1);
-  CHECK(sp_finalize() == 0);
+  sp_test_expect_add(&e, "sub", 1);
+  ASSERT_EQ(sp_finalize(), 0);
   char tag[32];
   snprintf(tag, sizeof tag, "subcomm%d", rank % 2);
-  int world = rank;
-  rank = hr; /* expectations are per rank of the sub-communicator */
-  expect_write(tag, &e);
-  rank = world;
+  sp_test_expect_write(tag, hr, &e); /* ranks of the sub-communicator */
   MPI_Comm_free(&half);
 }
 
@@ -307,7 +257,7 @@ static long flushed_by(long calls, long limit) { return calls > 0 ? limit * ((ca
  * flushed event (the test sets SCOPE_PROFILER_ASYNC_FLUSH=0 so "flushed"
  * means written). */
 static void case_killed(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   const long limit = 10, steps = 95 + 10 * rank;
   setup_with("killed.h5", limit, 1);
   int step = sp_region("step"), inner = sp_region("solver/inner");
@@ -321,9 +271,9 @@ static void case_killed(void) {
   }
   /* The flushes happened at starts of calls 11, 21, ...; plus the start of
    * the step that would follow is not made: expectations are exact. */
-  expect_add(&e, "step", flushed_by(steps, limit));
-  expect_add(&e, "solver/inner", flushed_by(2 * steps, limit));
-  expect_write("killed", &e);
+  sp_test_expect_add(&e, "step", flushed_by(steps, limit));
+  sp_test_expect_add(&e, "solver/inner", flushed_by(2 * steps, limit));
+  sp_test_expect_write("killed", rank, &e);
   MPI_Barrier(MPI_COMM_WORLD);
   raise(SIGKILL);
 }
@@ -331,7 +281,7 @@ static void case_killed(void) {
 /* SIGTERM with SCOPE_PROFILER_FLUSH_SIGNALS=TERM: the next profiler call
  * flushes every finished call, then the default action ends the process. */
 static void case_sigterm(void) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   const long steps = 40 + rank;
   setup_with("sigterm.h5", 1000000, 1); /* no flush before the signal */
   int step = sp_region("step");
@@ -339,8 +289,8 @@ static void case_sigterm(void) {
     sp_start(step);
     sp_stop(step);
   }
-  expect_add(&e, "step", steps);
-  expect_write("sigterm", &e);
+  sp_test_expect_add(&e, "step", steps);
+  sp_test_expect_write("sigterm", rank, &e);
   MPI_Barrier(MPI_COMM_WORLD);
   raise(SIGTERM);
   for (int i = 0; i < 1000; i++) { /* the first start flushes; then we are ended */
@@ -356,7 +306,7 @@ static void case_sigterm(void) {
 /* sp_setup before MPI_Init: the rank is learned later, the spill file is
  * named after the process, and finalize still writes one file. */
 static int init_after_setup(int *argc, char ***argv) {
-  expect_t e = {0};
+  sp_test_expect_t e = {0};
   sp_config c;
   sp_config_init(&c);
   c.file_path = "init_after_setup.h5";
@@ -370,14 +320,16 @@ static int init_after_setup(int *argc, char ***argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  sp_test_set_rank(rank);
+  sp_test_on_failure(abort_all);
   for (int i = 0; i < 7; i++) {
     sp_start_name("after_init");
     sp_stop_name("after_init");
   }
-  expect_add(&e, "before_init", 12);
-  expect_add(&e, "after_init", 7);
-  CHECK(sp_finalize() == 0);
-  expect_write("init_after_setup", &e);
+  sp_test_expect_add(&e, "before_init", 12);
+  sp_test_expect_add(&e, "after_init", 7);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("init_after_setup", rank, &e);
   MPI_Finalize();
   return 0;
 }
@@ -388,6 +340,8 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  sp_test_set_rank(rank);
+  sp_test_on_failure(abort_all);
   const char *c = argc > 1 ? argv[1] : "";
   if (!strcmp(c, "counts")) case_counts();
   else if (!strcmp(c, "flush")) case_flush();

@@ -28,16 +28,12 @@
 #include <unistd.h>
 
 #include "scope_profiler.h"
+#include "sp_test_util.h"
 
 static int rank, size;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                          \
-    }                                                                        \
-  } while (0)
+/* A failed check ends every rank, not only the one that saw it. */
+static void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 /* ---- the shim ---------------------------------------------------------- */
 
@@ -75,10 +71,8 @@ int likwid_markerStopRegion(const char *tag) {
 }
 
 static void shim_expect(const char *want) {
-  if (strcmp(shim_log, want) != 0) {
-    fprintf(stderr, "marker calls:\n  got  %s\n  want %s\n", shim_log, want);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  if (strcmp(shim_log, want) != 0)
+    sp_test_fail(__FILE__, __LINE__, "marker calls:\n  got  %s\n  want %s", shim_log, want);
   shim_log[0] = '\0';
 }
 
@@ -92,7 +86,7 @@ static void setup(const char *file, int time_trace, int flush, int64_t limit) {
   cfg.flush_to_disk = flush;
   cfg.buffer_limit = limit;
   cfg.file_path = file;
-  CHECK(sp_setup(&cfg) == 0);
+  ASSERT_EQ(sp_setup(&cfg), 0);
 }
 
 static void rec(int h, int depth) {
@@ -129,8 +123,8 @@ static void case_markers(void) {
            twin);
   shim_expect(want);
   pthread_t t;
-  CHECK(pthread_create(&t, NULL, thread_body, NULL) == 0);
-  CHECK(pthread_join(t, NULL) == 0);
+  ASSERT_EQ(pthread_create(&t, NULL, thread_body, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
   shim_expect("thread_init;start in_thread;stop in_thread;");
   /* Long names are cut to 64 bytes at a character boundary. */
   char longname[200];
@@ -141,9 +135,9 @@ static void case_markers(void) {
   sp_stop_name(longname);
   snprintf(want, sizeof want, "start %.63s;stop %.63s;", longname, longname);
   shim_expect(want);
-  CHECK(sp_finalize() == 0);
+  ASSERT_EQ(sp_finalize(), 0);
   shim_expect("close;");
-  CHECK(sp_misuse_count(SP_MISUSE_STOP_MISMATCH) == 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 0);
 }
 
 /* Each rank: "work" 3 calls, "io" 2 calls (rank+1 nested "inner" in work). */
@@ -185,18 +179,18 @@ static void case_mode(const char *file, int time_trace, int flush) {
   if (flush) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s.spill", file);
-    CHECK(spill_dir_has_data(dir));
+    ASSERT(spill_dir_has_data(dir));
   }
-  CHECK(strstr(shim_log, "start work;start inner;stop inner;stop work;") != NULL);
-  CHECK(strstr(shim_log, "start io;stop io;") != NULL);
-  CHECK(sp_finalize() == 0);
+  ASSERT(strstr(shim_log, "start work;start inner;stop inner;stop work;") != NULL);
+  ASSERT(strstr(shim_log, "start io;stop io;") != NULL);
+  ASSERT_EQ(sp_finalize(), 0);
 }
 
 /* Writes a marker file as likwid_markerClose (LIKWID 5) does, for our tags
  * plus a region of the program's own ("foreign", not ours: skipped). */
 static void write_marker_file(const char *path) {
   FILE *f = fopen(path, "w");
-  CHECK(f != NULL);
+  ASSERT(f != NULL);
   fprintf(f, "2 3 1\n0:work-0\n1:foreign-0\n2:inner-0\n");
   for (int t = 0; t < 2; t++) {
     fprintf(f, "0 0 %d %d %e 2 %e %e \n", t, 3, 0.5 + t, 1000.0 * (rank + 1) + t, 7.0);
@@ -214,7 +208,7 @@ static void case_results(void) {
   setenv("LIKWID_EVENTS", "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC0,CPU_CLK_UNHALTED_CORE:FIXC1", 1);
   setup("results.h5", 1, 0, 1000);
   record_pattern();
-  CHECK(sp_finalize() == 0);
+  ASSERT_EQ(sp_finalize(), 0);
   unlink(path);
 }
 
@@ -222,6 +216,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  sp_test_set_rank(rank);
+  sp_test_on_failure(abort_all);
   const char *c = argc > 1 ? argv[1] : "";
   if (!strcmp(c, "markers")) case_markers();
   else if (!strcmp(c, "mode_count")) case_mode("mode_count.h5", 0, 0);

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rel_util.h"
+#include "sp_test_util.h"
 #include "scope_profiler.h"
 
 enum { MODE_TMPFS, MODE_RLIMIT };
@@ -74,9 +74,9 @@ static int choose_mode(const char *name) {
 
 static void fsize_limit(rlim_t bytes) {
   struct rlimit rl;
-  REL_EQ(getrlimit(RLIMIT_FSIZE, &rl), 0);
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &rl), 0);
   rl.rlim_cur = bytes == RLIM_INFINITY ? rl.rlim_max : bytes;
-  REL_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
 }
 
 /* Fills the tmpfs until write(2) fails with ENOSPC, then gives back
@@ -85,7 +85,7 @@ static void fill_leaving(long leave) {
   char path[512];
   snprintf(path, sizeof path, "%s/filler", mnt);
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  REL_ASSERT(fd >= 0);
+  ASSERT(fd >= 0);
   static char block[4096];
   long size = 0;
   for (;;) {
@@ -93,15 +93,15 @@ static void fill_leaving(long leave) {
     if (w <= 0) break;
     size += w;
   }
-  REL_EQ(errno, ENOSPC);
-  REL_EQ(ftruncate(fd, size > leave ? size - leave : 0), 0);
+  ASSERT_EQ(errno, ENOSPC);
+  ASSERT_EQ(ftruncate(fd, size > leave ? size - leave : 0), 0);
   close(fd);
 }
 
 static void unfill(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/filler", mnt);
-  REL_EQ(unlink(path), 0);
+  ASSERT_EQ(unlink(path), 0);
 }
 
 /* Runs argv; returns its exit status (-1 if it did not exit). */
@@ -109,13 +109,13 @@ static int run(char *const argv[]) {
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
-  REL_ASSERT(pid >= 0);
+  ASSERT(pid >= 0);
   if (pid == 0) {
     execv(argv[0], argv);
     _exit(127);
   }
   int st;
-  REL_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -139,19 +139,19 @@ static void setup(const char *file, long long limit) {
   c.file_path = file;
   c.buffer_limit = limit;
   unlink(file);
-  REL_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_setup(&c), 0);
 }
 
 /* TAG.h5 must hold `calls` calls of region and nothing else. */
 static void expect_one(const char *tag, const char *region, long long calls) {
   const char *n[] = {region};
   long long k[] = {calls};
-  rel_expect_write(tag, 0, n, k, 1);
+  sp_test_expect_write_table(tag, 0, n, k, 1);
   if (!python) return;
   char file[300];
   snprintf(file, sizeof file, "%s.h5", tag);
   char *argv[] = {(char *)python, (char *)checker, file, "--expect", (char *)tag, NULL};
-  REL_EQ(run(argv), 0);
+  ASSERT_EQ(run(argv), 0);
 }
 
 /* Spill writes fail in the middle of a run (the spill directory is on the
@@ -174,7 +174,7 @@ static void spill_full(const char *tag, int async) {
   else fsize_limit(256 << 10);
   setup(file, limit);
   int h = sp_region("r");
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   volatile double work = 0;
   for (long long i = 0; i < n; i++) {
     if (i == 70000) { /* space comes back: later flushes must succeed */
@@ -185,19 +185,19 @@ static void spill_full(const char *tag, int async) {
     work += 1.0;
     sp_stop(h);
   }
-  REL_EQ((long long)work, n); /* the host program went on */
+  ASSERT_EQ((long long)work, n); /* the host program went on */
   if (!async) {
     /* What is on disk now: every flushed record not lost. */
-    REL_EQ(merge(recovered, spill), 0);
+    ASSERT_EQ(merge(recovered, spill), 0);
   }
   int rc = sp_finalize();
-  char *err = rel_stderr_end();
-  REL_EQ(rc, 0);
-  rel_expect_msg(err, "cannot write spill file in '", 1);
-  rel_expect_msg(err, "what is on disk stays valid", 1);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, 0);
+  sp_test_expect_msg(err, "cannot write spill file in '", 1);
+  sp_test_expect_msg(err, "what is on disk stays valid", 1);
   long long lost = events_lost(err);
   printf("%s: %lld of %lld events lost while the disk was full\n", tag, lost, n);
-  REL_ASSERT(lost > 0 && lost % limit == 0 && lost < 69000);
+  ASSERT(lost > 0 && lost % limit == 0 && lost < 69000);
   expect_one(tag, "r", n - lost);
   /* The merge ran before finalize: the last full buffer was in memory. */
   if (!async) expect_one(rtag, "r", n - limit - lost);
@@ -233,19 +233,19 @@ static void finalize_full(const char *tag) {
    * with it neither the profile nor the spill append fits. */
   if (mode == MODE_TMPFS) fill_leaving(64 << 10);
   else fsize_limit(32 << 10);
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   int rc = sp_finalize();
-  char *err = rel_stderr_end();
+  char *err = sp_test_stderr_end();
   printf("%s: sp_finalize returned %d (%s)\n", tag, rc, sp_err_name(rc));
-  REL_ASSERT(rc < 0);
-  rel_expect_msg(err, "scope-profiler: error: could not write '", 1);
-  rel_expect_msg(err, "scope-profiler: error: spill file: ", 1);
-  REL_ASSERT(!rel_file_exists(file));
-  REL_ASSERT(!rel_file_exists(partial));
+  ASSERT(rc < 0);
+  sp_test_expect_msg(err, "scope-profiler: error: could not write '", 1);
+  sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
+  ASSERT(!sp_test_file_exists(file));
+  ASSERT(!sp_test_file_exists(partial));
   free(err);
   if (mode == MODE_TMPFS) unfill();
   else fsize_limit(RLIM_INFINITY);
-  REL_EQ(merge(recovered, spill), 0);
+  ASSERT_EQ(merge(recovered, spill), 0);
   expect_one(rtag, "r", mode == MODE_TMPFS ? n : n - limit);
 }
 
@@ -260,9 +260,9 @@ static void readonly_dir(const char *tag, int spill_elsewhere) {
   if (!ro) {
     if (geteuid() == 0) {
       printf("skipped: no read-only mount possible, and permission bits do not stop root\n");
-      exit(REL_SKIP);
+      exit(SP_TEST_SKIP);
     }
-    REL_EQ(chmod(mnt, 0555), 0);
+    ASSERT_EQ(chmod(mnt, 0555), 0);
   }
   const long long n = 5000, limit = 1000;
   char file[512], spill[512], recovered[300], rtag[256];
@@ -287,27 +287,27 @@ static void readonly_dir(const char *tag, int spill_elsewhere) {
   sp_config_init(&c);
   c.file_path = file;
   c.buffer_limit = limit;
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   int rc = sp_setup(&c);
-  char *err = rel_stderr_end();
-  REL_EQ(rc, SP_EPATH);
-  rel_expect_msg(err, "is not writable", 1);
-  if (!spill_elsewhere) rel_expect_msg(err, ".tmpdir/out.h5.", 1); /* says where */
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EPATH);
+  sp_test_expect_msg(err, "is not writable", 1);
+  if (!spill_elsewhere) sp_test_expect_msg(err, ".tmpdir/out.h5.", 1); /* says where */
   free(err);
-  REL_EQ(sp_is_active(), 1); /* profiling goes on */
+  ASSERT_EQ(sp_is_active(), 1); /* profiling goes on */
   int h = sp_region("r");
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   for (long long i = 0; i < n; i++) {
     sp_start(h);
     sp_stop(h);
   }
   rc = sp_finalize();
-  err = rel_stderr_end();
-  REL_ASSERT(rc < 0);
-  rel_expect_msg(err, "scope-profiler: error: could not write '", 1);
+  err = sp_test_stderr_end();
+  ASSERT(rc < 0);
+  sp_test_expect_msg(err, "scope-profiler: error: could not write '", 1);
   /* Either way every event is kept and recovered. */
-  rel_expect_msg(err, "Recorded events are kept in the spill directory", 1);
-  REL_EQ(merge(recovered, spill), 0);
+  sp_test_expect_msg(err, "Recorded events are kept in the spill directory", 1);
+  ASSERT_EQ(merge(recovered, spill), 0);
   expect_one(rtag, "r", n);
   free(err);
 }

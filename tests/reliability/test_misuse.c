@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rel_util.h"
+#include "sp_test_util.h"
 #include "scope_profiler.h"
 
 static void setup_file(const char *path) {
@@ -24,7 +24,7 @@ static void setup_file(const char *path) {
   sp_config_init(&c);
   c.file_path = path;
   unlink(path);
-  REL_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_setup(&c), 0);
 }
 
 static void pair(int h) {
@@ -35,47 +35,47 @@ static void pair(int h) {
 static void case_stop_without_start(void) {
   setup_file("stop_without_start.h5");
   int a = sp_region("a");
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   for (int i = 0; i < 1000; i++) sp_stop(a);
   sp_stop_name("never_started");
-  char *err = rel_stderr_end();
-  rel_expect_msg(err, "scope-profiler: warning: sp_stop of region 'a' with no open call", 1);
-  REL_EQ(rel_count(err, "scope-profiler:"), 1); /* once per kind, not 1001 lines */
-  REL_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1001);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "scope-profiler: warning: sp_stop of region 'a' with no open call", 1);
+  ASSERT_EQ(sp_test_count(err, "scope-profiler:"), 1); /* once per kind, not 1001 lines */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1001);
   pair(a); /* recording goes on normally */
-  REL_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_finalize(), 0);
   free(err);
   static const char *const n[] = {"a"};
   static const long long c[] = {1};
-  rel_expect_write("stop_without_start", 0, n, c, 1);
+  sp_test_expect_write_table("stop_without_start", 0, n, c, 1);
 }
 
 static void case_stop_mismatch(void) {
   setup_file("stop_mismatch.h5");
   int a = sp_region("a"), b = sp_region("b"), c = sp_region("c");
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   for (int i = 0; i < 3; i++) {
     sp_start(a);
     sp_start(b);
     sp_start(c);
     sp_stop(a); /* b and c are still open inside a: dropped, a closed */
   }
-  char *err = rel_stderr_end();
-  rel_expect_msg(err,
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err,
                  "sp_stop of region 'a' while 'c' is the innermost open call; the 2 call(s) "
                  "opened inside it are dropped",
                  1);
-  REL_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 3);
-  REL_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 3);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 0);
   sp_start(b); /* the stack is sound again */
   pair(c);
   sp_stop(b);
-  REL_EQ(sp_finalize(), 0);
-  REL_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
   free(err);
   static const char *const n[] = {"a", "b", "c"};
   static const long long k[] = {3, 1, 1};
-  rel_expect_write("stop_mismatch", 0, n, k, 3);
+  sp_test_expect_write_table("stop_mismatch", 0, n, k, 3);
 }
 
 static void *open_and_leave(void *arg) {
@@ -90,20 +90,22 @@ static void case_unbalanced(void) {
   sp_start(a);
   sp_start(b);
   pthread_t th;
-  REL_EQ(pthread_create(&th, NULL, open_and_leave, &t), 0);
-  REL_EQ(pthread_join(th, NULL), 0);
-  rel_stderr_begin();
+  ASSERT_EQ(pthread_create(&th, NULL, open_and_leave, &t), 0);
+  ASSERT_EQ(pthread_join(th, NULL), 0);
+  sp_test_stderr_begin();
   int rc = sp_finalize();
-  char *err = rel_stderr_end();
-  REL_EQ(rc, 0); /* the profile is written; only the open calls are lost */
-  rel_expect_msg(err, "2 call(s) still open at sp_finalize on thread 0 (innermost: 'b'); dropped", 1);
-  rel_expect_msg(err, "1 call(s) still open at sp_finalize on thread 1 (innermost: 'thread_open')", 1);
-  REL_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 3);
-  REL_ASSERT(rel_file_exists("unbalanced.h5"));
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, 0); /* the profile is written; only the open calls are lost */
+  sp_test_expect_msg(err,
+                     "2 call(s) still open at sp_finalize on thread 0 (innermost: 'b'); dropped", 1);
+  sp_test_expect_msg(err,
+                     "1 call(s) still open at sp_finalize on thread 1 (innermost: 'thread_open')", 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 3);
+  ASSERT(sp_test_file_exists("unbalanced.h5"));
   free(err);
   static const char *const n[] = {"a"};
   static const long long k[] = {1};
-  rel_expect_write("unbalanced", 0, n, k, 1);
+  sp_test_expect_write_table("unbalanced", 0, n, k, 1);
 }
 
 /* The function forms: the C macros skip the call entirely when no session
@@ -121,45 +123,45 @@ static void call_everything(int h) {
 
 static void case_before_setup(void) {
   int pre = sp_region("registered_before_setup"); /* allowed: kept for the session */
-  REL_ASSERT(pre >= 0);
-  rel_stderr_begin();
+  ASSERT(pre >= 0);
+  sp_test_stderr_begin();
   call_everything(pre);
   call_everything(12345);
-  REL_EQ(sp_finalize(), 0); /* no session: nothing to do */
-  char *err = rel_stderr_end();
-  REL_EQ(sp_is_active(), 0);
+  ASSERT_EQ(sp_finalize(), 0); /* no session: nothing to do */
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(sp_is_active(), 0);
   /* header: SP_MISUSE_NOT_ACTIVE counts start/stop before setup */
-  REL_ASSERT(sp_misuse_count(SP_MISUSE_NOT_ACTIVE) > 0);
-  rel_expect_msg(err, "scope-profiler:", -1);
+  ASSERT(sp_misuse_count(SP_MISUSE_NOT_ACTIVE) > 0);
+  sp_test_expect_msg(err, "scope-profiler:", -1);
   free(err);
   setup_file("before_setup.h5");
-  REL_EQ(sp_region("registered_before_setup"), pre);
+  ASSERT_EQ(sp_region("registered_before_setup"), pre);
   pair(pre);
-  REL_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_finalize(), 0);
   static const char *const n[] = {"registered_before_setup"};
   static const long long k[] = {1};
-  rel_expect_write("before_setup", 0, n, k, 1);
+  sp_test_expect_write_table("before_setup", 0, n, k, 1);
 }
 
 static void case_after_finalize(void) {
   setup_file("after_finalize.h5");
   int a = sp_region("a");
   pair(a);
-  REL_EQ(sp_finalize(), 0);
-  rel_stderr_begin();
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_stderr_begin();
   for (int i = 0; i < 100; i++) call_everything(a); /* a stale handle */
-  REL_EQ(sp_finalize(), 0); /* twice: harmless, the file stays as written */
-  REL_EQ(sp_finalize(), 0);
-  char *err = rel_stderr_end();
-  REL_EQ(sp_is_active(), 0);
-  REL_ASSERT(!rel_file_exists("after_finalize.h5.partial"));
+  ASSERT_EQ(sp_finalize(), 0); /* twice: harmless, the file stays as written */
+  ASSERT_EQ(sp_finalize(), 0);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(sp_is_active(), 0);
+  ASSERT(!sp_test_file_exists("after_finalize.h5.partial"));
   /* header: SP_MISUSE_NOT_ACTIVE counts start/stop after finalize */
-  REL_ASSERT(sp_misuse_count(SP_MISUSE_NOT_ACTIVE) > 0);
-  rel_expect_msg(err, "scope-profiler:", 1); /* once, not 800 times */
+  ASSERT(sp_misuse_count(SP_MISUSE_NOT_ACTIVE) > 0);
+  sp_test_expect_msg(err, "scope-profiler:", 1); /* once, not 800 times */
   free(err);
   static const char *const n[] = {"a"};
   static const long long k[] = {1};
-  rel_expect_write("after_finalize", 0, n, k, 1);
+  sp_test_expect_write_table("after_finalize", 0, n, k, 1);
 }
 
 static void case_double_setup(void) {
@@ -167,32 +169,32 @@ static void case_double_setup(void) {
   int a = sp_region("discarded");
   for (int i = 0; i < 10; i++) pair(a);
   sp_start(a); /* open across the second setup */
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   sp_config c;
   sp_config_init(&c);
   c.file_path = "double_setup.h5";
   unlink(c.file_path);
   int rc = sp_setup(&c);
-  char *err = rel_stderr_end();
-  REL_EQ(rc, 0);
-  rel_expect_msg(err, "scope-profiler: info: sp_setup called again", 1);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, 0);
+  sp_test_expect_msg(err, "scope-profiler: info: sp_setup called again", 1);
   sp_stop(a); /* the handle of the discarded session: no crash */
   int k = sp_region("kept");
   for (int i = 0; i < 4; i++) pair(k);
-  REL_EQ(sp_finalize(), 0);
-  REL_EQ(sp_finalize(), 0);
-  REL_ASSERT(!rel_file_exists("double_setup_first.h5"));
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(!sp_test_file_exists("double_setup_first.h5"));
   free(err);
   static const char *const n[] = {"kept"};
   static const long long cnt[] = {4};
-  rel_expect_write("double_setup", 0, n, cnt, 1);
+  sp_test_expect_write_table("double_setup", 0, n, cnt, 1);
 }
 
 static void case_invalid_handle(void) {
   setup_file("invalid_handle.h5");
   int ok = sp_region("valid");
   static const int bad[] = {12345, -1, INT_MIN, INT_MAX, SP_EINVAL};
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   for (int r = 0; r < 10; r++)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       sp_start(bad[i]);
@@ -200,32 +202,33 @@ static void case_invalid_handle(void) {
       sp_region_add_calls(bad[i], 3);
       SP_BLOCK_H(bad[i]) {}
     }
-  char *err = rel_stderr_end();
-  rel_expect_msg(err, "scope-profiler: warning: sp_start(12345): not a handle from sp_region; ignored", 1);
-  REL_EQ(sp_misuse_count(SP_MISUSE_INVALID_HANDLE), 2 * 10 * 5); /* sp_start and SP_BLOCK_H */
-  REL_EQ(sp_region_rename(12345, "x"), SP_EINVAL);
-  REL_EQ(sp_region_rename(-1, "x"), SP_EINVAL);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err,
+                     "scope-profiler: warning: sp_start(12345): not a handle from sp_region; ignored", 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_INVALID_HANDLE), 2 * 10 * 5); /* sp_start and SP_BLOCK_H */
+  ASSERT_EQ(sp_region_rename(12345, "x"), SP_EINVAL);
+  ASSERT_EQ(sp_region_rename(-1, "x"), SP_EINVAL);
   pair(ok);
-  REL_EQ(sp_finalize(), 0);
-  REL_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
   free(err);
   static const char *const n[] = {"valid"};
   static const long long k[] = {1};
-  rel_expect_write("invalid_handle", 0, n, k, 1);
+  sp_test_expect_write_table("invalid_handle", 0, n, k, 1);
 }
 
 static void case_bad_names(void) {
   setup_file("bad_names.h5");
   size_t huge_len = (size_t)1 << 20;
   char *huge = malloc(huge_len + 1);
-  REL_ASSERT(huge != NULL);
+  ASSERT(huge != NULL);
   memset(huge, 'h', huge_len);
   huge[huge_len] = '\0';
   char *max = malloc(SP_NAME_MAX + 1);
-  REL_ASSERT(max != NULL);
+  ASSERT(max != NULL);
   memset(max, 'h', SP_NAME_MAX); /* the first SP_NAME_MAX bytes of huge */
   max[SP_NAME_MAX] = '\0';
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   for (int r = 0; r < 3; r++) {
     sp_start_name(NULL);
     sp_stop_name(NULL);
@@ -237,32 +240,32 @@ static void case_bad_names(void) {
     sp_stop_name(huge);
     sp_start_name_n(huge, SP_NAME_MAX + 1);
   }
-  char *err = rel_stderr_end();
-  rel_expect_msg(err, "scope-profiler: warning: region name is NULL; ignored", 1);
-  REL_EQ(rel_count(err, "scope-profiler:"), 1);
-  REL_EQ(sp_misuse_count(SP_MISUSE_BAD_NAME), 3 * 9);
-  REL_EQ(sp_region(NULL), SP_EINVAL);
-  REL_EQ(sp_region(""), SP_EINVAL);
-  REL_EQ(sp_region_n(NULL, 3), SP_EINVAL);
-  REL_EQ(sp_region_n("abc", 0), SP_EINVAL);
-  REL_EQ(sp_region(huge), SP_ENAMETOOLONG);
-  REL_EQ(sp_region_n(huge, SP_NAME_MAX + 1), SP_ENAMETOOLONG);
-  REL_EQ(sp_region_n(huge, SIZE_MAX - 1), SP_ENAMETOOLONG);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "scope-profiler: warning: region name is NULL; ignored", 1);
+  ASSERT_EQ(sp_test_count(err, "scope-profiler:"), 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_BAD_NAME), 3 * 9);
+  ASSERT_EQ(sp_region(NULL), SP_EINVAL);
+  ASSERT_EQ(sp_region(""), SP_EINVAL);
+  ASSERT_EQ(sp_region_n(NULL, 3), SP_EINVAL);
+  ASSERT_EQ(sp_region_n("abc", 0), SP_EINVAL);
+  ASSERT_EQ(sp_region(huge), SP_ENAMETOOLONG);
+  ASSERT_EQ(sp_region_n(huge, SP_NAME_MAX + 1), SP_ENAMETOOLONG);
+  ASSERT_EQ(sp_region_n(huge, SIZE_MAX - 1), SP_ENAMETOOLONG);
   int h = sp_region_n(huge, SP_NAME_MAX); /* exactly the limit: accepted */
-  REL_ASSERT(h >= 0);
-  REL_EQ(sp_region(max), h);
+  ASSERT(h >= 0);
+  ASSERT_EQ(sp_region(max), h);
   pair(h);
   sp_start_name(max);
   sp_stop_name(max);
-  REL_EQ(sp_region_rename(h, huge), SP_ENAMETOOLONG);
-  REL_EQ(sp_region_rename(h, ""), SP_EINVAL);
-  REL_EQ(sp_region_rename(h, NULL), SP_EINVAL);
-  REL_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_region_rename(h, huge), SP_ENAMETOOLONG);
+  ASSERT_EQ(sp_region_rename(h, ""), SP_EINVAL);
+  ASSERT_EQ(sp_region_rename(h, NULL), SP_EINVAL);
+  ASSERT_EQ(sp_finalize(), 0);
   free(err);
   free(huge);
   const char *n[] = {max};
   static const long long k[] = {2};
-  rel_expect_write("bad_names", 0, n, k, 1);
+  sp_test_expect_write_table("bad_names", 0, n, k, 1);
   free(max);
 }
 

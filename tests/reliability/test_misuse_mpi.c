@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rel_util.h"
+#include "sp_test_util.h"
 #include "scope_profiler.h"
 
 static int rank, size;
@@ -21,7 +21,7 @@ static void setup_file(const char *path) {
   c.buffer_limit = 3; /* several flushes per rank, also through spill files */
   if (rank == 0) unlink(path);
   MPI_Barrier(MPI_COMM_WORLD);
-  REL_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_setup(&c), 0);
 }
 
 static void pairs(const char *name, int n) {
@@ -40,24 +40,24 @@ static void case_finalize_after_mpi_finalize(void) {
   char tag[] = "finalize_after_mpi_finalize";
   const char *n[] = {"before_mpi_finalize"};
   long long k[] = {5 + rank};
-  rel_expect_write(tag, rank, n, k, 1);
+  sp_test_expect_write_table(tag, rank, n, k, 1);
   int r = rank;
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   MPI_Finalize();
-  char *err = rel_stderr_end();
-  rel_expect_msg(err, "MPI_Finalize reached without sp_finalize: writing the profile now", 1);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "MPI_Finalize reached without sp_finalize: writing the profile now", 1);
   free(err);
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   int rc = sp_finalize();
   (sp_start_name)("after_mpi_finalize"); /* no session any more: no-op */
   (sp_stop_name)("after_mpi_finalize");
   int rc2 = sp_finalize();
-  err = rel_stderr_end();
-  REL_EQ(rc, 0);
-  REL_EQ(rc2, 0);
-  REL_EQ(rel_count(err, "error"), 0);
+  err = sp_test_stderr_end();
+  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(rc2, 0);
+  ASSERT_EQ(sp_test_count(err, "error"), 0);
   free(err);
-  if (r == 0) REL_ASSERT(rel_file_exists("finalize_after_mpi_finalize.h5"));
+  if (r == 0) ASSERT(sp_test_file_exists("finalize_after_mpi_finalize.h5"));
   printf("rank %d: ok after MPI_Finalize\n", r);
   exit(0);
 }
@@ -77,23 +77,23 @@ static void case_setup_after_mpi_finalize(void) {
   sp_config_init(&c);
   c.file_path = "setup_after_mpi_finalize.h5";
   c.buffer_limit = 2;
-  REL_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_setup(&c), 0);
   pairs("late", 7);
-  rel_stderr_begin();
+  sp_test_stderr_begin();
   int rc = sp_finalize();
-  char *err = rel_stderr_end();
+  char *err = sp_test_stderr_end();
   printf("rank %d: sp_finalize after MPI_Finalize returned %d (%s); went on\n", r, rc,
          sp_err_name(rc));
-  REL_ASSERT(rc == 0 || rc == SP_EMPI || rc == SP_EIO || rc == SP_EPATH || rc == SP_EHDF5);
+  ASSERT(rc == 0 || rc == SP_EMPI || rc == SP_EIO || rc == SP_EPATH || rc == SP_EHDF5);
   if (rc != 0) {
-    rel_expect_msg(err, "scope-profiler: error: spill file: ", 1);
+    sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
     const char *p = strstr(err, "spill file: ") + strlen("spill file: ");
     char path[256];
     size_t len = strcspn(p, "\n");
-    REL_ASSERT(len < sizeof path);
+    ASSERT(len < sizeof path);
     memcpy(path, p, len);
     path[len] = '\0';
-    REL_ASSERT(rel_file_exists(path));
+    ASSERT(sp_test_file_exists(path));
   }
   free(err);
   exit(0);
@@ -127,15 +127,15 @@ static void case_different_regions(void) {
     names[n] = deep;
     counts[n++] = 4 * (rank + 2);
   }
-  REL_EQ(sp_finalize(), 0);
-  rel_expect_write("different_regions", rank, names, counts, n);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write_table("different_regions", rank, names, counts, n);
 }
 
 /* No rank records anything: a valid file with every rank's group. */
 static void case_all_empty(void) {
   setup_file("all_empty.h5");
-  REL_EQ(sp_finalize(), 0);
-  rel_expect_write("all_empty", rank, NULL, NULL, 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write_table("all_empty", rank, NULL, NULL, 0);
 }
 
 int main(int argc, char **argv) {

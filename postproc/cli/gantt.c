@@ -16,6 +16,9 @@
 #include "gantt_bins.h"
 #include "plot_device.h"
 
+/* Bytes of the output file's path, NUL included. */
+#define SP_PATH_MAX 4096
+
 /* Labels closer than this (in pixels) would overlap: see --help. */
 #define SP_LABEL_PX 12.0
 /* Legend entries before "+N more". */
@@ -225,8 +228,9 @@ static int sp_gantt_lanes(const sp_selection_t *sel, const sp_frame_t *f, sp_bin
   return 0;
 }
 
+/* mkdir -p dir; dir is not empty and shorter than SP_PATH_MAX (checked). */
 static int sp_mkdirs(const char *dir) {
-  char path[4096];
+  char path[SP_PATH_MAX];
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1;; p++) {
     char c = *p;
@@ -289,9 +293,15 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
 
 int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
                           sp_gantt_timing_t *tm) {
-  char path[4096];
+  char path[SP_PATH_MAX];
   memset(tm, 0, sizeof *tm);
   if (!interactive) {
+    /* Room for DIR, '/' and gantt_plot.EXT: a longer name would be cut. */
+    if (strlen(o->outdir) + sizeof "/gantt_plot.svg" > sizeof path) {
+      sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)",
+             strlen(o->outdir), sizeof path - sizeof "/gantt_plot.svg");
+      return SP_EXIT_IO;
+    }
     if (sp_mkdirs(o->outdir) != 0) {
       sp_msg(SP_QUIET, "cannot create output directory %s: %s", o->outdir, strerror(errno));
       return SP_EXIT_IO;

@@ -165,7 +165,7 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   const char *arg = argv[*i];
   const char *inl = sp_opt_split(arg, name, sizeof name);
   if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
-    if (!(o->outdir = sp_opt_value(argc, argv, i, inl)))
+    if (!(o->outdir = sp_opt_value(argc, argv, i, inl)) || !*o->outdir)
       return sp_usage_error("option %s needs a directory", name);
   } else if (!strcmp(name, "--show")) {
     o->show = 1;

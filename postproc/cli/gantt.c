@@ -62,6 +62,7 @@ static void sp_region_colour(int i, int *r, int *g, int *b) {
 static int sp_gantt_extent(const sp_selection_t *sel, int64_t *t0, int64_t *t1) {
   *t0 = INT64_MAX;
   *t1 = INT64_MIN;
+  int any = 0; /* INT64_MAX is a valid start: no sentinel */
   for (int i = 0; i < sel->nlanes; i++) {
     int64_t a, b;
     sp_progress("scanning lane", i, sel->nlanes);
@@ -71,11 +72,15 @@ static int sp_gantt_extent(const sp_selection_t *sel, int64_t *t0, int64_t *t1) 
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       return sp_exit_for_reader(err);
     }
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    if (info.num_intervals == 0) continue; /* a and b are INT64_MAX, INT64_MIN */
+    any = 1;
     if (a < *t0) *t0 = a;
     if (b > *t1) *t1 = b;
   }
   sp_progress_done();
-  if (*t0 == INT64_MAX) {
+  if (!any) {
     sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
                      "recorded with time_trace off); --summary still shows call counts",
            sel->file);
@@ -267,7 +272,9 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
   f.tmax = t1 > t0 ? 1e-9 * sp_ns_between(t0, t1) : 1e-9;
   f.ncols = (int)((f.vp[1] - f.vp[0]) * f.width);
   sp_bins_t b;
-  if (sp_bins_init(&b, f.ncols, t0, t1 > t0 ? t1 : t0 + 1) < 0) {
+  /* t1 == t0 (every interval at one instant, maybe INT64_MAX): bins of
+   * scale 0 put it in column 0; t0 + 1 could overflow. */
+  if (sp_bins_init(&b, f.ncols, t0, t1 > t0 ? t1 : t0) < 0) {
     sp_bins_free(&b);
     return SP_EXIT_IO;
   }

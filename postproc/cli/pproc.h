@@ -16,6 +16,16 @@ static inline double sp_ns_between(int64_t from, int64_t to) {
                     : -(double)((uint64_t)from - (uint64_t)to);
 }
 
+/* a + b, saturated at INT64_MIN / INT64_MAX instead of overflowing (sums of
+ * durations or call counts from a damaged file); counts each saturation
+ * in *clamped. */
+static inline int64_t sp_add_sat(int64_t a, int64_t b, int64_t *clamped) {
+  int64_t sum;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  ++*clamped;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* Exit codes: the documented contract for job scripts. */
 typedef enum sp_exit {
   SP_EXIT_OK = 0,    /* success */

@@ -43,11 +43,29 @@ static int sp_row_cmp(const void *a, const void *b) {
   return c ? c : (x->region > y->region) - (x->region < y->region);
 }
 
+/* What a damaged file made the summary clamp (see sp_summary_warn). */
+typedef struct sp_clamped {
+  int64_t intervals; /* durations beyond INT64_MAX ns, counted as INT64_MAX */
+  int64_t sums;      /* rows' totals and call counts clamped at the int64 limits */
+} sp_clamped_t;
+
+/* Intervals of iv that last more than INT64_MAX ns (end >= start is checked
+ * at load): only stamps near both ends of int64 are that far apart, and the
+ * reader's statistics count such a duration as INT64_MAX. */
+static int64_t sp_overlong(const sp_reader_intervals_t *iv) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < iv->n; i++)
+    n += (uint64_t)iv->end[i] - (uint64_t)iv->start[i] > (uint64_t)INT64_MAX;
+  return n;
+}
+
 /* Accumulates region sel->regions[i] over the selected ranks into *row. */
-static int sp_row_compute(const sp_selection_t *sel, int i, sp_row_t *row, int64_t *rank_total) {
+static int sp_row_compute(const sp_selection_t *sel, int i, sp_row_t *row, int64_t *rank_total,
+                          sp_clamped_t *cl) {
   memset(row, 0, sizeof *row);
   row->region = sel->regions[i];
   row->min = INT64_MAX;
+  int64_t calls_sat = 0, total_sat = 0; /* saturations of this row's sums */
   for (int j = 0; j < sel->nranks; j++) {
     sp_reader_intervals_t iv;
     sp_reader_stats_t st;
@@ -57,14 +75,20 @@ static int sp_row_compute(const sp_selection_t *sel, int i, sp_row_t *row, int64
       return sp_exit_for_reader(err);
     }
     sp_reader_stats_compute(&iv, &st);
+    int64_t overlong = sp_overlong(&iv);
     sp_reader_intervals_free(&iv);
-    row->calls += st.num_calls;
-    row->n += st.n;
-    row->total += st.total;
+    cl->intervals += overlong;
+    /* The reader saturates a rank's total; one overlong duration alone
+     * already makes it INT64_MAX, which that warning explains. */
+    if (st.total == INT64_MAX && overlong == 0) total_sat++;
+    row->calls = sp_add_sat(row->calls, st.num_calls, &calls_sat);
+    row->n += st.n; /* the lengths of arrays in memory: cannot overflow */
+    row->total = sp_add_sat(row->total, st.total, &total_sat);
     if (st.n && st.min < row->min) row->min = st.min;
     if (st.n && st.max > row->max) row->max = st.max;
     rank_total[j] = st.total;
   }
+  cl->sums += (calls_sat > 0) + (total_sat > 0);
   if (row->n == 0) row->min = 0;
   row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
   int64_t tmax = 0;
@@ -89,15 +113,29 @@ static void sp_row_print(const sp_reader_t *r, const sp_row_t *row) {
   printf("%s\n", sp_reader_region_name(r, row->region));
 }
 
+/* Damaged stamps or counts are summarised, not refused: say what was
+ * clamped, once per kind, so that nobody takes those rows at face value. */
+static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
+  if (cl->intervals)
+    sp_msg(SP_NORMAL, "warning: %s: %lld interval(s) last longer than INT64_MAX ns "
+                      "(damaged stamps?): their durations are counted as INT64_MAX ns",
+           sel->file, (long long)cl->intervals);
+  if (cl->sums)
+    sp_msg(SP_NORMAL, "warning: %s: %lld total(s) or call count(s) exceed int64: "
+                      "clamped to the int64 limit", sel->file, (long long)cl->sums);
+}
+
 int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort) {
   sp_row_t *rows = calloc((size_t)sel->nregions, sizeof *rows);
   int64_t *rank_total = calloc((size_t)sel->nranks, sizeof *rank_total);
   int rc = rows && rank_total ? 0 : SP_EXIT_IO;
+  sp_clamped_t clamped = {0, 0};
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     sp_progress("summarising region", i, sel->nregions);
-    rc = sp_row_compute(sel, i, &rows[i], rank_total);
+    rc = sp_row_compute(sel, i, &rows[i], rank_total, &clamped);
   }
   sp_progress_done();
+  if (rc == 0) sp_summary_warn(sel, &clamped);
   if (rc == 0) {
     for (int i = 0; i < sel->nregions; i++) {
       rows[i].key = sp_row_key(&rows[i], sort);

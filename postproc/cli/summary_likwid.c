@@ -23,6 +23,7 @@ typedef struct sp_lw_table {
   sp_lw_acc_t *acc;
   int n, cap;
   int64_t calls;
+  int64_t clamped;  /* saturations of calls (sp_add_sat) */
   double time;
   int printed;      /* header written */
 } sp_lw_table_t;
@@ -55,7 +56,7 @@ static void sp_lw_table_reset(sp_lw_table_t *t) {
 /* Adds one rank's results for the region. */
 static int sp_lw_add(sp_lw_table_t *t, const sp_reader_likwid_t *lw) {
   for (int i = 0; i < lw->nthreads; i++) {
-    t->calls += lw->counts[i];
+    t->calls = sp_add_sat(t->calls, lw->counts[i], &t->clamped);
     t->time += lw->times[i];
   }
   for (int e = 0; e < lw->nevents; e++) {
@@ -113,8 +114,10 @@ int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int n
   if (!any) return 0;
   sp_lw_table_t t = {0};
   int rc = 0;
+  int64_t clamped_rows = 0; /* regions whose call count was clamped */
   for (int i = 0; rc == 0 && i < nregions; i++) {
     sp_lw_table_reset(&t);
+    int64_t clamped_before = t.clamped;
     for (int j = 0; rc == 0 && j < sel->nranks; j++) {
       sp_reader_likwid_t lw;
       int err = sp_reader_likwid_load(sel->reader, regions[i], sel->ranks[j], &lw);
@@ -127,8 +130,12 @@ int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int n
       sp_reader_likwid_free(&lw);
     }
     if (rc == 0) sp_lw_print_region(sel, &t, regions[i]);
+    clamped_rows += t.clamped > clamped_before;
   }
   sp_lw_table_reset(&t);
   free(t.acc);
+  if (rc == 0 && clamped_rows)
+    sp_msg(SP_NORMAL, "warning: %s: %lld LIKWID call count(s) exceed int64: clamped to the "
+                      "int64 limit", sel->file, (long long)clamped_rows);
   return rc;
 }

@@ -41,7 +41,7 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
     sp_w.pool[sp_w.npool] = ev;
     sp_w.pool_cap[sp_w.npool++] = cap;
   } else {
-    free(ev);
+    sp__event_array_free(ev);
   }
 }
 
@@ -96,13 +96,12 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   pthread_mutex_unlock(&sp_w.mu);
   if (!fresh) {
     /* Only until the pool is warm: later arrays come back written. */
-    fresh = malloc((size_t)cap * sizeof *fresh);
+    fresh = sp__event_array_new(cap);
     if (!fresh) {
       free(j);
       sp__writer_drain(); /* the caller's own write must come after the queue */
       return NULL;
     }
-    sp__touch_pages(fresh, (size_t)cap * sizeof *fresh);
   }
   *j = (sp_job_t){full, cap, n, region, thread, NULL};
   pthread_mutex_lock(&sp_w.mu);
@@ -133,7 +132,7 @@ void sp__writer_stop(void) {
   if (running) pthread_join(sp_w.tid, NULL);
   pthread_mutex_lock(&sp_w.mu);
   sp_w.running = 0;
-  for (int i = 0; i < sp_w.npool; i++) free(sp_w.pool[i]);
+  for (int i = 0; i < sp_w.npool; i++) sp__event_array_free(sp_w.pool[i]);
   sp_w.npool = 0;
   pthread_mutex_unlock(&sp_w.mu);
 }

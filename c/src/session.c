@@ -25,6 +25,7 @@ static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop();
   sp__threads_discard();
+  sp__event_arrays_release();
   sp__spill_close(1);
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
@@ -43,6 +44,7 @@ int sp_setup(const sp_config *cfg) {
   st->events_lost = 0;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
+  sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0, st->huge_pages);
   st->clock_tsc = sp__clock_detect_tsc();
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
@@ -111,6 +113,7 @@ int sp_finalize(void) {
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
   sp__threads_discard();
+  sp__event_arrays_release();
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
   sp__state.session = 0;

@@ -151,6 +151,47 @@ static void case_threads(void) {
   sp_test_expect_write("threads", rank, &e);
 }
 
+/* Full buffers of 16384 and 24000 events (256 and 375 KiB) come from the slab of
+ * event_arrays.c: 4 threads fill buffers of 6 regions, flush them and
+ * trade arrays with the writer thread; "deep" stays open across a full
+ * buffer, so its array grows out of the slab. The second session has
+ * another slot size, after the first one's slab was unmapped. */
+static void slab_session(const char *file, long long limit, sp_test_expect_t *e) {
+  static const char *const rn[6] = {"s0", "s1", "s2", "s3", "s4", "s5"};
+  const int per_region = 30000, deep_inner = 25000;
+  setup_with(file, limit, 1);
+#pragma omp parallel num_threads(4)
+  {
+    for (int i = 0; i < 6 * per_region; i++) {
+      sp_start_name(rn[i % 6]);
+      spin();
+      sp_stop_name(rn[i % 6]);
+    }
+#pragma omp master
+    {
+      int deep = sp_region("deep");
+      sp_start(deep);
+      for (int i = 0; i < deep_inner; i++) {
+        sp_start(deep);
+        spin();
+        sp_stop(deep);
+      }
+      sp_stop(deep);
+    }
+  }
+  for (int r = 0; r < 6; r++) sp_test_expect_add(e, rn[r], 4L * per_region);
+  sp_test_expect_add(e, "deep", deep_inner + 1);
+  ASSERT_EQ(sp_finalize(), 0);
+}
+
+static void case_slab(void) {
+  sp_test_expect_t first = {0}, second = {0};
+  slab_session("slab_first.h5", 16384, &first);
+  slab_session("slab.h5", 24000, &second);
+  sp_test_expect_write("slab_first", rank, &first);
+  sp_test_expect_write("slab", rank, &second);
+}
+
 static void case_count_only(void) {
   sp_test_expect_t e = {0};
   setup_with("count_only.h5", 100000, 0);
@@ -347,6 +388,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "flush")) case_flush();
   else if (!strcmp(c, "names")) case_names();
   else if (!strcmp(c, "threads")) case_threads();
+  else if (!strcmp(c, "slab")) case_slab();
   else if (!strcmp(c, "count_only")) case_count_only();
   else if (!strcmp(c, "empty_rank")) case_empty_rank();
   else if (!strcmp(c, "recursion")) case_recursion();

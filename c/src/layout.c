@@ -102,7 +102,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
     if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
     d = sp_dataset(g, "end_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[1]);
     if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
-    if (r->nthreads > 1) {
+    if (r->thread_ids) {
       d = sp_dataset(g, "thread_ids", H5T_NATIVE_INT32, r->nevents, dcpl, &o[2]);
       if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
     }
@@ -182,7 +182,7 @@ int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans
     bytes += 4096;
     for (int32_t i = 0; i < plans[r].nregions; i++) {
       const sp_plan_region_t *g = &plans[r].regions[i];
-      bytes += 4096 + g->nevents * (g->nthreads > 1 ? 20 : 16);
+      bytes += 4096 + g->nevents * (g->thread_ids ? 20 : 16);
     }
   }
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -47,6 +47,7 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
       if (f->chunks[c].region != h || f->chunks[c].n == 0) continue;
       r.nevents += f->chunks[c].n;
       if (!seen[f->chunks[c].thread]) r.nthreads++;
+      if (f->chunks[c].thread != 0) r.thread_ids = 1;
       seen[f->chunks[c].thread] = 1;
     }
     if (r.nevents == 0) continue;

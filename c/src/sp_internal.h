@@ -192,13 +192,14 @@ SP_HIDDEN void sp__signal_setup_from_env(void);
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- event_arrays.c ---- */
-/* Arrays of full_cap events (the buffer_limit, 0 when buffers are
- * unbounded) come from a huge-page slab; huge_pages=0 only skips the
- * madvise. Call at setup, while no array is held. */
+/* Event arrays from 64 KiB up come from a huge-page slab, in power-of-two
+ * classes and one class of full_cap events (the buffer_limit; 0 when
+ * buffers are unbounded); huge_pages=0 only skips the madvise. Call at
+ * setup, while no array is held. */
 SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap, int huge_pages);
 /* An array of cap events with its pages touched, or NULL. */
 SP_HIDDEN sp_event_t *sp__event_array_new(int64_t cap);
-SP_HIDDEN void sp__event_array_free(sp_event_t *ev);
+SP_HIDDEN void sp__event_array_free(sp_event_t *ev, int64_t cap);
 /* Moves the first used events into an array of ncap; NULL leaves ev as is. */
 SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap,
                                              int64_t ncap);

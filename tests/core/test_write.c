@@ -151,6 +151,31 @@ static void case_threads(void) {
   sp_test_expect_write("threads", rank, &e);
 }
 
+/* A region recorded only by thread 1, overlapping a call of thread 0:
+ * without thread_ids a reader takes its events as thread 0's, and the two
+ * calls would overlap without nesting on one thread. */
+static void case_lone_thread(void) {
+  sp_test_expect_t e = {0};
+  setup_with("lone_thread.h5", 100000, 1);
+  SP_BLOCK("main_first") {} /* the main thread is thread 0 */
+#pragma omp parallel num_threads(2)
+  {
+    int me = omp_get_thread_num();
+    if (me == 1) sp_start_name("worker_only");
+#pragma omp barrier
+    if (me == 0) sp_start_name("main_only");
+#pragma omp barrier
+    if (me == 1) sp_stop_name("worker_only");
+#pragma omp barrier
+    if (me == 0) sp_stop_name("main_only");
+  }
+  sp_test_expect_add(&e, "main_first", 1);
+  sp_test_expect_add(&e, "worker_only", 1);
+  sp_test_expect_add(&e, "main_only", 1);
+  ASSERT_EQ(sp_finalize(), 0);
+  sp_test_expect_write("lone_thread", rank, &e);
+}
+
 /* Full buffers of 16384 and 24000 events (256 and 375 KiB) come from the slab of
  * event_arrays.c: 4 threads fill buffers of 6 regions, flush them and
  * trade arrays with the writer thread; "deep" stays open across a full
@@ -389,6 +414,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "names")) case_names();
   else if (!strcmp(c, "threads")) case_threads();
   else if (!strcmp(c, "slab")) case_slab();
+  else if (!strcmp(c, "lone_thread")) case_lone_thread();
   else if (!strcmp(c, "count_only")) case_count_only();
   else if (!strcmp(c, "empty_rank")) case_empty_rank();
   else if (!strcmp(c, "recursion")) case_recursion();

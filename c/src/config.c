@@ -78,8 +78,6 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", &cfg.buffer_limit);
   st->async_flush = 1;
   sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &st->async_flush);
-  st->huge_pages = 1;
-  sp_env_bool("SCOPE_PROFILER_HUGE_PAGES", &st->huge_pages);
   const char *env_path = getenv("SCOPE_PROFILER_FILE");
   if (env_path && *env_path) cfg.file_path = env_path;
 

@@ -41,7 +41,7 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
     sp_w.pool[sp_w.npool] = ev;
     sp_w.pool_cap[sp_w.npool++] = cap;
   } else {
-    sp__event_array_free(ev, cap);
+    sp__event_array_free(ev);
   }
 }
 
@@ -132,7 +132,7 @@ void sp__writer_stop(void) {
   if (running) pthread_join(sp_w.tid, NULL);
   pthread_mutex_lock(&sp_w.mu);
   sp_w.running = 0;
-  for (int i = 0; i < sp_w.npool; i++) sp__event_array_free(sp_w.pool[i], sp_w.pool_cap[i]);
+  for (int i = 0; i < sp_w.npool; i++) sp__event_array_free(sp_w.pool[i]);
   sp_w.npool = 0;
   pthread_mutex_unlock(&sp_w.mu);
 }

@@ -44,7 +44,7 @@ int sp_setup(const sp_config *cfg) {
   st->events_lost = 0;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
-  sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0, st->huge_pages);
+  sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
   st->clock_tsc = sp__clock_detect_tsc();
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);

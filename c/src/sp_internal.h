@@ -99,7 +99,6 @@ typedef struct sp_state {
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   int async_flush; /* full buffers are written by the writer thread */
-  int huge_pages;  /* full buffers may use transparent huge pages */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
@@ -192,15 +191,15 @@ SP_HIDDEN void sp__signal_setup_from_env(void);
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- event_arrays.c ---- */
-/* Event arrays from 64 KiB up come from a huge-page slab, in power-of-two
- * classes and one class of full_cap events (the buffer_limit; 0 when
- * buffers are unbounded); huge_pages=0 only skips the madvise. Call at
- * setup, while no array is held. */
-SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap, int huge_pages);
+/* Arrays from 64 KiB up to full_cap events (the buffer_limit; 0 when
+ * buffers are unbounded) live in slots of full_cap events of a slab, and
+ * grow inside them. Call at setup, while no array is held. */
+SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap);
 /* An array of cap events with its pages touched, or NULL. */
 SP_HIDDEN sp_event_t *sp__event_array_new(int64_t cap);
-SP_HIDDEN void sp__event_array_free(sp_event_t *ev, int64_t cap);
-/* Moves the first used events into an array of ncap; NULL leaves ev as is. */
+SP_HIDDEN void sp__event_array_free(sp_event_t *ev);
+/* An array of ncap events holding the first used events of ev (ev itself
+ * when its slot has room); NULL leaves ev as it is. */
 SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap,
                                              int64_t ncap);
 /* Unmaps the slab once every array is freed (finalize). */

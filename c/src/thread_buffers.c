@@ -182,7 +182,7 @@ void sp__threads_drop_open_calls(void) {
 
 void sp__threads_discard(void) {
   for (sp_thread_t *t = sp__state.threads; t; t = t->next) {
-    for (int32_t h = 0; h < t->nbufs; h++) sp__event_array_free(t->bufs[h].ev, t->bufs[h].cap);
+    for (int32_t h = 0; h < t->nbufs; h++) sp__event_array_free(t->bufs[h].ev);
     free(t->bufs);
     t->bufs = NULL;
     t->nbufs = 0;

@@ -1,6 +1,7 @@
 /* test_api.c - single-process cases of the C API: test_api CASE.
  * Runs without MPI_Init, so in an MPI build it also covers the serial path. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,14 +153,39 @@ static void case_disabled(void) {
   ASSERT(!sp_test_file_exists("disabled.h5"));
 }
 
+/* The spill files move to $TMPDIR (here the test's own directory), where
+ * they are kept after the failed finalize; the test then removes them. */
 static void case_unwritable(void) {
+  char tmp[512], spill[600];
+  ASSERT(getcwd(tmp, sizeof tmp - 16) != NULL);
+  strcat(tmp, "/unwritable.tmp");
+  mkdir(tmp, 0755);
+  setenv("TMPDIR", tmp, 1);
+  snprintf(spill, sizeof spill, "%s/profile.h5.%ld.spill", tmp, (long)getpid());
   sp_config c;
   sp_config_init(&c);
   c.file_path = "/nonexistent-dir/x/profile.h5";
+  c.buffer_limit = 4; /* the events reach the spill file before finalize */
   ASSERT_EQ(sp_setup(&c), SP_EPATH);
-  sp_start_name("still_runs");
-  sp_stop_name("still_runs");
+  for (int i = 0; i < 10; i++) {
+    sp_start_name("still_runs");
+    sp_stop_name("still_runs");
+  }
   ASSERT(sp_finalize() < 0);
+  DIR *d = opendir(spill);
+  ASSERT(d != NULL);
+  int files = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", spill, e->d_name);
+    ASSERT_EQ(unlink(path), 0);
+    files++;
+  }
+  closedir(d);
+  ASSERT_EQ(files, 1);
+  ASSERT_EQ(rmdir(spill), 0);
+  rmdir(tmp);
 }
 
 static void case_clock(void) {

@@ -31,7 +31,10 @@ export LSAN_OPTIONS=suppressions=$src/tests/fuzz/hdf5_known.supp:print_suppressi
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 work=$build/fuzz-run
 rm -rf "$work"
-mkdir -p "$work"
+mkdir -p "$work/tmp"
+# The harnesses' temporary files: one left by an input that crashed stays
+# here, not in /tmp.
+export TMPDIR=$work/tmp
 
 run_one() { # name max_len
   local name=$1 max_len=$2 dir=$work/$1

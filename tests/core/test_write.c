@@ -339,6 +339,22 @@ static void case_killed(void) {
    * the step that would follow is not made: expectations are exact. */
   sp_test_expect_add(&e, "step", flushed_by(steps, limit));
   sp_test_expect_add(&e, "solver/inner", flushed_by(2 * steps, limit));
+  /* A region of thread 1 only, overlapping calls of thread 0 (as in
+   * lone_thread): the recovered file must keep its thread id. The 11th
+   * round's starts flush the first 10 calls of each. */
+#pragma omp parallel num_threads(2)
+  for (int i = 0; i <= limit; i++) {
+    int me = omp_get_thread_num();
+    if (me == 1) sp_start_name("worker_only");
+#pragma omp barrier
+    if (me == 0) sp_start_name("main_only");
+#pragma omp barrier
+    if (me == 1 && i < limit) sp_stop_name("worker_only");
+#pragma omp barrier
+    if (me == 0 && i < limit) sp_stop_name("main_only");
+  }
+  sp_test_expect_add(&e, "worker_only", limit);
+  sp_test_expect_add(&e, "main_only", limit);
   sp_test_expect_write("killed", rank, &e);
   MPI_Barrier(MPI_COMM_WORLD);
   raise(SIGKILL);

@@ -56,7 +56,6 @@ int sp__local_build(sp_local_t *l, int rank) {
       }
       if (ev > 0 && ti != 0) r.thread_ids = 1;
       if (ev > 0 || calls > 0) {
-        r.nthreads++;
         if (ti < 64) {
           threads_used |= 1ull << ti;
         } else if (ti + 1 > threads_over) {
@@ -99,8 +98,8 @@ typedef struct sp_packed_head {
 
 typedef struct sp_packed_region {
   int64_t nevents, ncalls;
-  int32_t nthreads, thread_ids;
-  uint32_t len, unused; /* name bytes follow, then padding to 8 */
+  int32_t thread_ids;
+  uint32_t len; /* name bytes follow, then padding to 8 */
 } sp_packed_region_t;
 
 static size_t sp_pad8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -118,7 +117,7 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
   size_t off = sizeof h;
   for (int32_t i = 0; i < p->nregions; i++) {
     const sp_plan_region_t *r = &p->regions[i];
-    sp_packed_region_t pr = {r->nevents, r->ncalls, r->nthreads, r->thread_ids, r->len, 0};
+    sp_packed_region_t pr = {r->nevents, r->ncalls, r->thread_ids, r->len};
     memcpy(b + off, &pr, sizeof pr);
     memcpy(b + off + sizeof pr, r->name, r->len);
     off += sizeof pr + sp_pad8(r->len);
@@ -159,7 +158,6 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
     r->len = pr.len;
     r->nevents = pr.nevents;
     r->ncalls = pr.ncalls;
-    r->nthreads = pr.nthreads;
     r->thread_ids = pr.thread_ids;
     p->nregions = i + 1;
     off += sizeof pr + sp_pad8(pr.len);

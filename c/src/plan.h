@@ -9,7 +9,6 @@
 typedef struct sp_plan_region {
   char *name; /* raw region name, NUL-terminated */
   uint32_t len;
-  int32_t nthreads; /* threads that recorded events */
   /* 1: a thread other than thread 0 recorded events, so thread_ids is
    * written (without it readers take every event as thread 0's) */
   int32_t thread_ids;

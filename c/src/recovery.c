@@ -27,11 +27,7 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   l->threads = calloc((size_t)(l->nthreads ? l->nthreads : 1), sizeof *l->threads);
   l->plan.regions = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->plan.regions);
   l->handles = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->handles);
-  uint8_t *seen = calloc((size_t)(l->nthreads ? l->nthreads : 1), 1);
-  if (!l->threads || !l->plan.regions || !l->handles || !seen) {
-    free(seen);
-    return SP_ENOMEM;
-  }
+  if (!l->threads || !l->plan.regions || !l->handles) return SP_ENOMEM;
   sp_rank_plan_t *p = &l->plan;
   p->rank = rank;
   p->time_trace = 1;
@@ -42,13 +38,10 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   for (int32_t h = 0; h < f->nnames; h++) {
     if (!f->names[h]) continue;
     sp_plan_region_t r = {0};
-    memset(seen, 0, (size_t)(l->nthreads ? l->nthreads : 1));
     for (int64_t c = 0; c < f->nchunks; c++) {
       if (f->chunks[c].region != h || f->chunks[c].n == 0) continue;
       r.nevents += f->chunks[c].n;
-      if (!seen[f->chunks[c].thread]) r.nthreads++;
       if (f->chunks[c].thread != 0) r.thread_ids = 1;
-      seen[f->chunks[c].thread] = 1;
     }
     if (r.nevents == 0) continue;
     r.ncalls = r.nevents;
@@ -57,10 +50,8 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
     l->handles[p->nregions] = h;
     p->regions[p->nregions++] = r;
   }
-  for (int32_t t = 0; t < l->nthreads; t++) p->nthreads += seen[t] ? 1 : 0;
   p->nthreads = l->nthreads;
   l->calib = &f->calib;
-  free(seen);
   return 0;
 }
 

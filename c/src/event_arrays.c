@@ -31,6 +31,15 @@
 #define SP_SLAB_CHUNK ((size_t)32 << 20) /* one mapping of several slots */
 #define SP_SLAB_MAX_CHUNKS 1024          /* then malloc */
 
+/* Faults the pages of fresh memory in now, off the hot path. (memset of
+ * zeros right after malloc does not: compilers merge the two into calloc,
+ * which leaves fresh pages unmapped, and the recording thread then took a
+ * page fault every 256 events.) */
+static void sp_touch_pages(void *p, size_t bytes) {
+  volatile char *c = p;
+  for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
+}
+
 typedef struct sp_slab_chunk {
   char *base;
   size_t bytes;
@@ -121,7 +130,7 @@ sp_event_t *sp__event_array_new(int64_t cap) {
   void *p = cap > 0 && cap == sp_slab_slot_cap() ? sp_slab_take() : NULL;
   if (!p) p = malloc((size_t)cap * sizeof(sp_event_t)); /* also when no slot could be mapped */
   /* Pages touched now, not in the hot path (a no-op on a reused slot). */
-  if (p) sp__touch_pages(p, (size_t)cap * sizeof(sp_event_t));
+  if (p) sp_touch_pages(p, (size_t)cap * sizeof(sp_event_t));
   return p;
 }
 
@@ -143,13 +152,13 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
   const int in_slot = ev && sp_slab_owns(ev);
   const size_t grown = (size_t)(ncap > cap ? ncap - cap : 0) * sizeof *ev;
   if (in_slot && ncap <= slot_cap) { /* the slot has room: no copy */
-    sp__touch_pages(ev + cap, grown);
+    sp_touch_pages(ev + cap, grown);
     return ev;
   }
   sp_event_t *ne = NULL;
   if (!in_slot && ncap <= slot_cap && (size_t)ncap * sizeof *ev >= SP_SLAB_MIN) {
     ne = sp_slab_take(); /* NULL: stay with malloc */
-    if (ne) sp__touch_pages(ne, (size_t)ncap * sizeof *ev);
+    if (ne) sp_touch_pages(ne, (size_t)ncap * sizeof *ev);
   }
   if (!ne && in_slot) ne = sp__event_array_new(ncap); /* past the limit: out of the slab */
   if (ne) {
@@ -159,7 +168,7 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
   }
   /* realloc moves a large block by remapping it, without a copy. */
   ne = realloc(ev, (size_t)ncap * sizeof *ne);
-  if (ne) sp__touch_pages(ne + cap, grown);
+  if (ne) sp_touch_pages(ne + cap, grown);
   return ne;
 }
 

@@ -206,15 +206,6 @@ SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64
 SP_HIDDEN void sp__event_arrays_release(void);
 
 /* ---- flush_writer.c ---- */
-/* Faults the pages of fresh memory in now, off the hot path. (memset of
- * zeros right after malloc does not: compilers merge the two into calloc,
- * which leaves fresh pages unmapped, and the recording thread then took a
- * page fault every 256 events.) */
-static inline void sp__touch_pages(void *p, size_t bytes) {
-  volatile char *c = p;
-  for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
-}
-
 /* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap
  * events to continue with, or NULL when the caller must write itself. */
 SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,

@@ -151,27 +151,34 @@ static void case_threads(void) {
   sp_test_expect_write("threads", rank, &e);
 }
 
-/* A region recorded only by thread 1, overlapping a call of thread 0:
- * without thread_ids a reader takes its events as thread 0's, and the two
- * calls would overlap without nesting on one thread. */
-static void case_lone_thread(void) {
-  sp_test_expect_t e = {0};
-  setup_with("lone_thread.h5", 100000, 1);
-  SP_BLOCK("main_first") {} /* the main thread is thread 0 */
+/* `rounds` calls of "worker_only" on OpenMP thread 1 only, each
+ * overlapping a call of "main_only" on thread 0 without nesting: without
+ * thread_ids a reader takes both for thread 0's and sees them cross. With
+ * last_open the last round's calls are started and never stopped. The
+ * caller's thread must already be profiler thread 0. */
+static void overlap_two_threads(int rounds, int last_open, sp_test_expect_t *e) {
 #pragma omp parallel num_threads(2)
-  {
-    int me = omp_get_thread_num();
+  for (int i = 0; i < rounds; i++) {
+    int me = omp_get_thread_num(), stop = !(last_open && i == rounds - 1);
     if (me == 1) sp_start_name("worker_only");
 #pragma omp barrier
     if (me == 0) sp_start_name("main_only");
 #pragma omp barrier
-    if (me == 1) sp_stop_name("worker_only");
+    if (me == 1 && stop) sp_stop_name("worker_only");
 #pragma omp barrier
-    if (me == 0) sp_stop_name("main_only");
+    if (me == 0 && stop) sp_stop_name("main_only");
   }
+  sp_test_expect_add(e, "worker_only", rounds - last_open);
+  sp_test_expect_add(e, "main_only", rounds - last_open);
+}
+
+/* A region recorded only by thread 1 (see overlap_two_threads). */
+static void case_lone_thread(void) {
+  sp_test_expect_t e = {0};
+  setup_with("lone_thread.h5", 100000, 1);
+  SP_BLOCK("main_first") {} /* the main thread is thread 0 */
   sp_test_expect_add(&e, "main_first", 1);
-  sp_test_expect_add(&e, "worker_only", 1);
-  sp_test_expect_add(&e, "main_only", 1);
+  overlap_two_threads(1, 0, &e);
   ASSERT_EQ(sp_finalize(), 0);
   sp_test_expect_write("lone_thread", rank, &e);
 }
@@ -339,22 +346,9 @@ static void case_killed(void) {
    * the step that would follow is not made: expectations are exact. */
   sp_test_expect_add(&e, "step", flushed_by(steps, limit));
   sp_test_expect_add(&e, "solver/inner", flushed_by(2 * steps, limit));
-  /* A region of thread 1 only, overlapping calls of thread 0 (as in
-   * lone_thread): the recovered file must keep its thread id. The 11th
-   * round's starts flush the first 10 calls of each. */
-#pragma omp parallel num_threads(2)
-  for (int i = 0; i <= limit; i++) {
-    int me = omp_get_thread_num();
-    if (me == 1) sp_start_name("worker_only");
-#pragma omp barrier
-    if (me == 0) sp_start_name("main_only");
-#pragma omp barrier
-    if (me == 1 && i < limit) sp_stop_name("worker_only");
-#pragma omp barrier
-    if (me == 0 && i < limit) sp_stop_name("main_only");
-  }
-  sp_test_expect_add(&e, "worker_only", limit);
-  sp_test_expect_add(&e, "main_only", limit);
+  /* A region of thread 1 only: the recovered file must keep its thread
+   * id. The starts of the 11th round flush the first 10 calls of each. */
+  overlap_two_threads((int)limit + 1, 1, &e);
   sp_test_expect_write("killed", rank, &e);
   MPI_Barrier(MPI_COMM_WORLD);
   raise(SIGKILL);

@@ -48,3 +48,42 @@ function(sp_add_nested_build_test)
             -P ${PROJECT_SOURCE_DIR}/tests/nested_build.cmake)
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT 900)
 endfunction()
+
+# sp_add_pproc_case(GROUP g NAME n FIXTURE f [WORKDIR d] [LABELS l...]
+#                   RC code ARGS a... [PREFIX cmd...] [OUT re...] [ERR re]
+#                   [NOT_OUT re] [IMAGE path KIND k WIDTH w HEIGHT h])
+# The test g.n: runs scope-profiler-pproc ARGS (after PREFIX, e.g. env) and
+# checks exit code, stdout, stderr and an image with check_cli.cmake. Needs
+# the fixture f that writes the input files.
+set(SP_CHECK_CLI ${CMAKE_CURRENT_LIST_DIR}/postproc/check_cli.cmake)
+function(sp_add_pproc_case)
+  cmake_parse_arguments(C "" "GROUP;NAME;FIXTURE;WORKDIR;RC;ERR;NOT_OUT;IMAGE;KIND;WIDTH;HEIGHT"
+    "ARGS;OUT;PREFIX;LABELS" ${ARGN})
+  set(pproc $<TARGET_FILE:scope-profiler-pproc>)
+  list(JOIN C_ARGS "@@" args)
+  set(cmd ${pproc})
+  if(C_PREFIX)
+    list(JOIN C_PREFIX "@@" pre)
+    set(cmd "${pre}@@${pproc}")
+  endif()
+  set(defs "-DCMD=${cmd}@@${args}" -DRC=${C_RC})
+  if(DEFINED C_OUT)
+    list(JOIN C_OUT "@@" outs)
+    list(APPEND defs "-DOUT=${outs}")
+  endif()
+  foreach(v ERR NOT_OUT IMAGE KIND WIDTH HEIGHT)
+    if(DEFINED C_${v})
+      list(APPEND defs "-D${v}=${C_${v}}")
+    endif()
+  endforeach()
+  if(NOT C_WORKDIR)
+    set(C_WORKDIR ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  add_test(NAME ${C_GROUP}.${C_NAME}
+    COMMAND ${CMAKE_COMMAND} ${defs} -P ${SP_CHECK_CLI}
+    WORKING_DIRECTORY ${C_WORKDIR})
+  set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES FIXTURES_REQUIRED ${C_FIXTURE})
+  if(C_LABELS)
+    set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES LABELS "${C_LABELS}")
+  endif()
+endfunction()

@@ -188,7 +188,7 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   for (int r = 0; rc == 0 && r < nranks; r++) {
     if (!ranks[r].used || ranks[r].local.plan.nregions == 0) continue;
     sp_par_t serial = {.active = 0, .rank = 0, .size = 1};
-    rc = sp__raw_write(&serial, partial, &ranks[r].local, offs[r], SP_RAW_INDEPENDENT, 1 << 20);
+    rc = sp__raw_write(&serial, partial, &ranks[r].local, offs[r], SP_RAW_POSIX, 1 << 20);
   }
   if (rc == 0 && rename(partial, out_path) != 0) rc = SP_EIO;
   if (rc == 0) {

@@ -202,11 +202,30 @@ def case_errors(path):
     expect_raise(TypeError, spn.setup, buffer_limit="many", file_path=path)
     expect_raise(TypeError, spn.region, 123)
     unwritable = os.path.join(path + ".missing_dir", "out.h5")
-    check_eq(spn.setup(file_path=unwritable), -8, "SP_EPATH from setup")
-    with spn.region("kept_running"):
-        pass
-    check_eq(spn.finalize(), -8, "SP_EPATH from finalize")
-    check_eq(spn.finalize(), 0, "second finalize")
+    # The spill then goes to $TMPDIR and is kept after the failed finalize:
+    # give it a directory of this test's own, check it and remove it.
+    tmpdir = path + ".tmp"
+    os.makedirs(tmpdir, exist_ok=True)
+    old_tmpdir = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = tmpdir
+    try:
+        check_eq(spn.setup(file_path=unwritable), -8, "SP_EPATH from setup")
+        with spn.region("kept_running"):
+            pass
+        check_eq(spn.finalize(), -8, "SP_EPATH from finalize")
+        check_eq(spn.finalize(), 0, "second finalize")
+    finally:
+        if old_tmpdir is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = old_tmpdir
+    kept = [os.path.join(d, f) for d, _, files in os.walk(tmpdir) for f in files]
+    check_eq(len(kept), 1, "one spill file kept in TMPDIR")
+    check_eq(kept[0].endswith(".spill"), True, "kept file is a spill file")
+    for d, _, files in os.walk(tmpdir, topdown=False):
+        for f in files:
+            os.remove(os.path.join(d, f))
+        os.rmdir(d)
 
 
 def case_library_lookup(path):

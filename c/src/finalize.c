@@ -27,7 +27,8 @@
  * 2 cores: 0.8-1.5 s to open, 0.3-0.4 s to close), so each rank pwrites;
  * where the layout was created through parallel HDF5, MPI-IO, which may
  * have a file system's own driver behind it. */
-static sp_raw_mode_t sp_raw_mode(int layout_by_root) {
+static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
+  if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
   const char *v = getenv("SCOPE_PROFILER_RAW_WRITE");
   if (v && strcmp(v, "collective") == 0) return SP_RAW_COLLECTIVE;
   if (v && strcmp(v, "mpiio") == 0) return SP_RAW_MPIIO;
@@ -169,7 +170,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp__par_agree(par, rc);
   }
   double t2 = sp_seconds();
-  sp_raw_mode_t mode = sp_raw_by = par->active ? sp_raw_mode(by_root) : SP_RAW_POSIX;
+  sp_raw_mode_t mode = sp_raw_by = sp_raw_mode(par, by_root);
   if (rc == 0)
     rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, mode, sp_round_bytes(mode)));
   double t3 = sp_seconds();

@@ -167,7 +167,6 @@ static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_
 
 int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
                   const sp_region_offsets_t *offs, sp_raw_mode_t mode, int64_t round_bytes) {
-  if (!par->active) mode = SP_RAW_POSIX;
   sp_sink_t s = {.par = par, .mode = mode, .fd = -1, .cap = round_bytes};
   int64_t tmp_cap = round_bytes / 20;
   sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);

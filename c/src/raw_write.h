@@ -15,7 +15,8 @@ typedef enum sp_raw_mode {
 
 /* Writes l's events at offs (from sp__layout_create) into path. With MPI
  * every rank of par calls it (in the MPI-IO modes the file is opened and
- * closed collectively); without MPI the mode is always SP_RAW_POSIX.
+ * closed collectively); without MPI (par->active 0) mode must be
+ * SP_RAW_POSIX.
  * round_bytes bounds the memory used. */
 SP_HIDDEN int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
                             const sp_region_offsets_t *offs, sp_raw_mode_t mode,

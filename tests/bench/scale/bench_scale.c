@@ -13,7 +13,7 @@
  *   until the end, so that each write, like finalize's, takes page-cache
  *   pages the kernel has not just freed. On this VM that matters more than
  *   anything else: the hypervisor takes back free guest memory, and the
- *   first touch of a page it took back costs ~1-2 us (writing 512 MB into a
+ *   first touch of a page it took back costs 8-20 us (writing 512 MB into a
  *   new file: 0.5-1.3 GB/s; into pages just freed by an unlinked file:
  *   8 GB/s).
  * - "warm": the best of three x (independent, collective) with the file

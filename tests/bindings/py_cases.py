@@ -8,6 +8,7 @@ in-process assertions hold. Each case is a function named case_<name>.
 
 import ctypes
 import os
+import shutil
 import sys
 import threading
 
@@ -222,10 +223,7 @@ def case_errors(path):
     kept = [os.path.join(d, f) for d, _, files in os.walk(tmpdir) for f in files]
     check_eq(len(kept), 1, "one spill file kept in TMPDIR")
     check_eq(kept[0].endswith(".spill"), True, "kept file is a spill file")
-    for d, _, files in os.walk(tmpdir, topdown=False):
-        for f in files:
-            os.remove(os.path.join(d, f))
-        os.rmdir(d)
+    shutil.rmtree(tmpdir)
 
 
 def case_library_lookup(path):

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "layout.h"
+#include "mpi_polite.h"
 #include "par.h"
 #include "scope_profiler_mpi.h"
 
@@ -154,24 +154,6 @@ static int sp_oversubscribed(MPI_Comm comm) {
   return any;
 }
 
-/* Waits for r. Where ranks share cores, a waiting rank sleeps between
- * tests instead of spinning inside MPI, which leaves the cores to the ranks
- * still working (rank 0 creating the layout, ranks still writing). Sleeps
- * grow to 4 ms: with 1 ms, 127 waiting ranks woke often enough to slow
- * rank 0's layout from 1.6 s to 2.6 s (128 ranks on 2 cores). */
-static int sp_wait(const sp_mpi_impl_t *m, MPI_Request *r) {
-  if (!m->polite) return MPI_Wait(r, MPI_STATUS_IGNORE);
-  long ns = 20000;
-  for (;;) {
-    int done = 0;
-    int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || done) return rc;
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
-    if (ns < 4000000) ns *= 2;
-  }
-}
-
 int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
   p->rank = 0;
@@ -213,10 +195,14 @@ void sp__par_end(sp_par_t *p) {
 }
 
 /* Gathers every rank's blob on every rank (to_all) or on rank 0 only; the
- * other ranks then get offs but an empty *all. */
+ * other ranks then get an empty *all (and offs unless ranks share cores). */
 static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, char **all,
                      int64_t **offs) {
   sp_mpi_impl_t *m = p->impl;
+  if (!to_all && m->polite) {
+    int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, all, offs);
+    return err == MPI_SUCCESS ? 0 : err == MPI_ERR_NO_MEM ? SP_ENOMEM : SP_EMPI;
+  }
   int mylen = (int)len;
   int *lens = calloc((size_t)p->size, sizeof *lens);
   int *displs = calloc((size_t)p->size, sizeof *displs);
@@ -265,11 +251,44 @@ hid_t sp__par_fapl(sp_par_t *p) {
   return fapl;
 }
 
+/* Rank 0 sends each rank its offsets with point-to-point messages, so that
+ * ranks waiting for them can sleep (mpi_polite.c). All sends are posted at
+ * once: an offsets message larger than the eager limit goes only when its
+ * rank wakes up, and one send at a time would add those waits up. Without
+ * memory for the requests, one at a time it is. */
+static int sp_scatter_politely(sp_par_t *p, const sp_rank_plan_t *plans,
+                               sp_region_offsets_t *const *by_rank, sp_region_offsets_t *mine,
+                               int32_t nmine) {
+  enum { TAG_OFFSETS = 7310 };
+  sp_mpi_impl_t *m = p->impl;
+  const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
+  int err = MPI_SUCCESS;
+  if (p->rank != 0) {
+    MPI_Request r;
+    err = MPI_Irecv(mine, nmine * per, MPI_INT64_T, 0, TAG_OFFSETS, m->comm, &r);
+    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+    return err == MPI_SUCCESS ? 0 : SP_EMPI;
+  }
+  MPI_Request *reqs = malloc((size_t)p->size * sizeof *reqs);
+  for (int r = 1; r < p->size && err == MPI_SUCCESS; r++) {
+    int count = plans[r].nregions * per;
+    if (reqs)
+      err = MPI_Isend(by_rank[r], count, MPI_INT64_T, r, TAG_OFFSETS, m->comm, &reqs[r - 1]);
+    else
+      err = sp__mpi_polite_send(m->comm, by_rank[r], count, MPI_INT64_T, r, TAG_OFFSETS);
+  }
+  if (reqs && err == MPI_SUCCESS)
+    err = sp__mpi_polite_waitall(p->size - 1, reqs, MPI_STATUSES_IGNORE);
+  free(reqs);
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
 int sp__par_scatter_offsets(sp_par_t *p, const sp_rank_plan_t *plans,
                             sp_region_offsets_t *const *by_rank, sp_region_offsets_t *mine,
                             int32_t nmine) {
   sp_mpi_impl_t *m = p->impl;
   const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
+  if (m->polite) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
   int *counts = NULL, *displs = NULL;
   int64_t *all = NULL;
   int rc = 0;
@@ -374,20 +393,14 @@ int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const cha
   return 0;
 }
 
+/* Where ranks share cores, waiting ranks sleep (mpi_polite.c). */
 int sp__par_agree(sp_par_t *p, int rc) {
   if (!p->active) return rc;
   sp_mpi_impl_t *m = p->impl;
   int worst = rc;
-  MPI_Request req;
-  if (MPI_Iallreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm, &req) != MPI_SUCCESS ||
-      sp_wait(m, &req) != MPI_SUCCESS)
-    return SP_EMPI;
-  return worst;
+  int err = m->polite ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
+                      : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
+  return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
 
-void sp__par_barrier(sp_par_t *p) {
-  if (!p->active) return;
-  sp_mpi_impl_t *m = p->impl;
-  MPI_Request req;
-  if (MPI_Ibarrier(m->comm, &req) == MPI_SUCCESS) sp_wait(m, &req);
-}
+void sp__par_barrier(sp_par_t *p) { (void)sp__par_agree(p, 0); }

@@ -1,0 +1,29 @@
+/* mpi_polite.h - finalize's exchanges between ranks where a node runs more
+ * ranks than it has cores: waiting ranks sleep instead of spinning. All
+ * return an MPI error code; every rank of comm must call them in the same
+ * order (rank: this rank's, size: comm's). */
+#ifndef SP_MPI_POLITE_H
+#define SP_MPI_POLITE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Waits for all n requests (statuses may be MPI_STATUSES_IGNORE). */
+int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+
+/* *worst = the smallest rc of all ranks. */
+int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst);
+
+/* Rank 0 gets every rank's blob of len bytes, concatenated in rank order
+ * in *all, rank r's from (*offs)[r] to (*offs)[r + 1]. Other ranks get
+ * NULL for both. MPI_ERR_NO_MEM on rank 0 when it had no memory for them
+ * (then nothing was sent). */
+int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len,
+                          char **all, int64_t **offs);
+
+/* Sends count values of type t from buf to rank `to` with tag; returns
+ * when sent. */
+int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, int to,
+                        int tag);
+
+#endif

@@ -129,12 +129,13 @@ SP_FORTRAN_FINALIZE(mpi_finalize_f08_)
 
 /* ---- finalize's collective operations ---------------------------------- */
 
-/* 1 when some node runs more ranks of comm than there are CPUs its ranks
- * may use (collective; the same answer on every rank). */
-static int sp_oversubscribed(MPI_Comm comm) {
+/* The most ranks of comm per CPU on any node, rounded up (collective; the
+ * same answer on every rank): above 1 where a node runs more ranks than
+ * the CPUs its ranks may use. */
+static int sp_ranks_per_cpu(MPI_Comm comm) {
   MPI_Comm node;
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    return 0;
+    return 1;
   int local = 1;
   MPI_Comm_size(node, &local);
   /* The CPUs any rank of this node may run on: bound ranks have one core
@@ -149,9 +150,9 @@ static int sp_oversubscribed(MPI_Comm comm) {
   if (MPI_Allreduce(mine, all, WORDS, MPI_UINT64_T, MPI_BOR, node) == MPI_SUCCESS)
     for (int w = 0; w < WORDS; w++) cpus += __builtin_popcountll(all[w]);
   MPI_Comm_free(&node);
-  int over = cpus > 0 && local > cpus, any = over;
-  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
-  return any;
+  int mine_per_cpu = cpus > 0 ? (local + cpus - 1) / cpus : 1, most = mine_per_cpu;
+  MPI_Allreduce(&mine_per_cpu, &most, 1, MPI_INT, MPI_MAX, comm);
+  return most;
 }
 
 int sp__par_begin(sp_par_t *p) {
@@ -178,7 +179,9 @@ int sp__par_begin(sp_par_t *p) {
   sp__state.rank = p->rank;
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
-  m->polite = p->oversubscribed = sp_oversubscribed(m->comm);
+  int per_cpu = sp_ranks_per_cpu(m->comm);
+  m->polite = p->oversubscribed = per_cpu > 1;
+  sp__mpi_polite_set_crowding(per_cpu);
   p->impl = m;
   p->active = 1;
   return 0;

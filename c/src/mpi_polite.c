@@ -20,12 +20,20 @@ enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
 /* Sleeps double from 20 us to 4 ms, so short waits end promptly: with a
  * 1 ms cap, 127 waiting ranks woke often enough to slow rank 0's layout
  * from 1.6 s to 2.6 s (128 ranks on 2 cores). Past that, a sleep is 1/8 of
- * the time already waited, up to 100 ms, so a long wait grows by at most
- * 12.5%: 255 ranks waking every 4 ms took about half of the CPUs from
- * rank 0, whose layout of 256 ranks x 200 regions took 6.3-9.7 s instead
- * of 3.9-4.7 s with this backoff. */
+ * the time already waited, so a long wait grows by at most 12.5%, up to
+ * 0.5 ms per rank sharing a CPU (at most 100 ms): 255 ranks waking every
+ * 4 ms took about half of the CPUs from rank 0, whose layout of 256 ranks
+ * x 200 regions took 6.9-12.8 s instead of 4.4-4.6 s, while with 4 ranks
+ * on 2 cores sleeping past 4 ms only made finalize 10-20% slower. */
+enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
+static long sp_longest_sleep_ns = DOUBLING_CAP_NS;
+
+void sp__mpi_polite_set_crowding(int ranks_per_cpu) {
+  long ns = (long)ranks_per_cpu * 500000;
+  sp_longest_sleep_ns = ns < DOUBLING_CAP_NS ? DOUBLING_CAP_NS : ns > MAX_NS ? MAX_NS : ns;
+}
+
 int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
-  enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
   long ns = FIRST_NS, waited = 0;
   for (;;) {
     int done = 0;
@@ -37,7 +45,7 @@ int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
     if (ns < DOUBLING_CAP_NS)
       ns *= 2;
     else if (waited / 8 > ns)
-      ns = waited / 8 < MAX_NS ? waited / 8 : MAX_NS;
+      ns = waited / 8 < sp_longest_sleep_ns ? waited / 8 : sp_longest_sleep_ns;
   }
 }
 

@@ -8,6 +8,11 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* How many ranks share a CPU (the most on any node): the more, the
+ * longer waiting ranks may sleep. Finalize's ranks are single-threaded
+ * there, so this is set once per finalize for the process. */
+void sp__mpi_polite_set_crowding(int ranks_per_cpu);
+
 /* Waits for all n requests (statuses may be MPI_STATUSES_IGNORE). */
 int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 

@@ -21,10 +21,10 @@ enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
  * 1 ms cap, 127 waiting ranks woke often enough to slow rank 0's layout
  * from 1.6 s to 2.6 s (128 ranks on 2 cores). Past that, a sleep is 1/8 of
  * the time already waited, so a long wait grows by at most 12.5%, up to
- * 0.5 ms per rank sharing a CPU (at most 100 ms): 255 ranks waking every
+ * 0.5 ms per rank sharing a CPU (4 to 100 ms): 255 ranks waking every
  * 4 ms took about half of the CPUs from rank 0, whose layout of 256 ranks
- * x 200 regions took 6.9-12.8 s instead of 4.4-4.6 s, while with 4 ranks
- * on 2 cores sleeping past 4 ms only made finalize 10-20% slower. */
+ * x 200 regions took 6.9-13.0 s instead of 4.3-4.7 s. Few ranks per CPU
+ * keep the 4-ms cap, which was measured without that cost. */
 enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
 static long sp_longest_sleep_ns = DOUBLING_CAP_NS;
 
@@ -66,14 +66,27 @@ int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype 
   return err == MPI_SUCCESS ? sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE) : err;
 }
 
+/* A rank other than 0 sends mine to rank 0 (tag up) and waits for its
+ * answer (tag down). Receiving is posted first, so the answer never waits
+ * for a receive. */
+static int sp_ask_root(MPI_Comm comm, const int *mine, int up, int *answer, int down) {
+  MPI_Request r[2];
+  int err = MPI_Irecv(answer, 1, MPI_INT, 0, down, comm, &r[0]);
+  if (err == MPI_SUCCESS) err = MPI_Isend(mine, 1, MPI_INT, 0, up, comm, &r[1]);
+  return err == MPI_SUCCESS ? sp__mpi_polite_waitall(2, r, MPI_STATUSES_IGNORE) : err;
+}
+
+/* Rank 0 sends answer to every other rank (tag down). */
+static int sp_answer_all(MPI_Comm comm, int size, const int *answer, int down) {
+  int err = MPI_SUCCESS;
+  for (int i = 1; i < size && err == MPI_SUCCESS; i++)
+    err = sp__mpi_polite_send(comm, answer, 1, MPI_INT, i, down);
+  return err;
+}
+
 int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst) {
   *worst = rc;
-  if (rank != 0) {
-    MPI_Request r[2];
-    int err = MPI_Irecv(worst, 1, MPI_INT, 0, TAG_MIN, comm, &r[0]);
-    if (err == MPI_SUCCESS) err = MPI_Isend(&rc, 1, MPI_INT, 0, TAG_MIN, comm, &r[1]);
-    return err == MPI_SUCCESS ? sp__mpi_polite_waitall(2, r, MPI_STATUSES_IGNORE) : err;
-  }
+  if (rank != 0) return sp_ask_root(comm, &rc, TAG_MIN, worst, TAG_MIN);
   /* One message at a time, from whichever rank sent it: nothing to
    * allocate, and no rank can send for the next agreement before all have
    * sent for this one. */
@@ -83,9 +96,7 @@ int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst) {
     err = sp_recv_any(comm, &theirs, MPI_INT, TAG_MIN, &from);
     if (err == MPI_SUCCESS && theirs < *worst) *worst = theirs;
   }
-  for (int i = 1; i < size && err == MPI_SUCCESS; i++)
-    err = sp__mpi_polite_send(comm, worst, 1, MPI_INT, i, TAG_MIN);
-  return err;
+  return err == MPI_SUCCESS ? sp_answer_all(comm, size, worst, TAG_MIN) : err;
 }
 
 /* Rank 0's side of sp__mpi_polite_gather: the lengths, then a go (1) or
@@ -106,8 +117,7 @@ static int sp_gather_at_root(MPI_Comm comm, int size, const char *blob, int len,
   char *a = o ? malloc(o[size] > 0 ? (size_t)o[size] : 1) : NULL;
   MPI_Request *reqs = a ? malloc((size_t)size * sizeof *reqs) : NULL;
   int go = reqs != NULL;
-  for (int i = 1; i < size && err == MPI_SUCCESS; i++)
-    err = sp__mpi_polite_send(comm, &go, 1, MPI_INT, i, TAG_GO);
+  if (err == MPI_SUCCESS) err = sp_answer_all(comm, size, &go, TAG_GO);
   if (go) {
     memcpy(a, blob, (size_t)len);
     for (int r = 1; r < size && err == MPI_SUCCESS; r++)
@@ -132,11 +142,8 @@ int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, i
   *all = NULL;
   *offs = NULL;
   if (rank == 0) return sp_gather_at_root(comm, size, blob, len, all, offs);
-  MPI_Request r[2];
   int go = 0;
-  int err = MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, comm, &r[0]);
-  if (err == MPI_SUCCESS) err = MPI_Isend(&len, 1, MPI_INT, 0, TAG_LEN, comm, &r[1]);
-  if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(2, r, MPI_STATUSES_IGNORE);
+  int err = sp_ask_root(comm, &len, TAG_LEN, &go, TAG_GO);
   if (err == MPI_SUCCESS && go) err = sp__mpi_polite_send(comm, blob, len, MPI_BYTE, 0, TAG_BLOB);
   return err;
 }

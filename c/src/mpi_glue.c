@@ -20,7 +20,6 @@
 typedef struct sp_mpi_impl {
   MPI_Comm comm;
   MPI_File fh;
-  int polite; /* ranks share cores: wait by sleeping, not spinning */
 } sp_mpi_impl_t;
 
 static int sp_have_user_comm;
@@ -180,7 +179,7 @@ int sp__par_begin(sp_par_t *p) {
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
   int per_cpu = sp_ranks_per_cpu(m->comm);
-  m->polite = p->oversubscribed = per_cpu > 1;
+  p->oversubscribed = per_cpu > 1;
   sp__mpi_polite_set_crowding(per_cpu);
   p->impl = m;
   p->active = 1;
@@ -202,7 +201,7 @@ void sp__par_end(sp_par_t *p) {
 static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, char **all,
                      int64_t **offs) {
   sp_mpi_impl_t *m = p->impl;
-  if (!to_all && m->polite) {
+  if (!to_all && p->oversubscribed) {
     int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, all, offs);
     return err == MPI_SUCCESS ? 0 : err == MPI_ERR_NO_MEM ? SP_ENOMEM : SP_EMPI;
   }
@@ -291,7 +290,7 @@ int sp__par_scatter_offsets(sp_par_t *p, const sp_rank_plan_t *plans,
                             int32_t nmine) {
   sp_mpi_impl_t *m = p->impl;
   const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
-  if (m->polite) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
+  if (p->oversubscribed) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
   int *counts = NULL, *displs = NULL;
   int64_t *all = NULL;
   int rc = 0;
@@ -401,7 +400,7 @@ int sp__par_agree(sp_par_t *p, int rc) {
   if (!p->active) return rc;
   sp_mpi_impl_t *m = p->impl;
   int worst = rc;
-  int err = m->polite ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
+  int err = p->oversubscribed ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
                       : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }

@@ -173,6 +173,9 @@ int sp__par_begin(sp_par_t *p) {
     free(m);
     return SP_EMPI;
   }
+  /* A failed call returns its error, and finalize its status, instead of
+   * aborting the program. */
+  MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(m->comm, &p->rank);
   MPI_Comm_size(m->comm, &p->size);
   sp__state.rank = p->rank;

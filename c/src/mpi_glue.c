@@ -7,12 +7,12 @@
  * callback on MPI_COMM_SELF, which MPI runs at the start of MPI_Finalize
  * whatever the link order (the standard's hook for libraries). */
 #include <mpi.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
+#include "mpi_crowding.h"
 #include "mpi_polite.h"
 #include "par.h"
 #include "scope_profiler_mpi.h"
@@ -128,32 +128,6 @@ SP_FORTRAN_FINALIZE(mpi_finalize_f08_)
 
 /* ---- finalize's collective operations ---------------------------------- */
 
-/* The most ranks of comm per CPU on any node, rounded up (collective; the
- * same answer on every rank): above 1 where a node runs more ranks than
- * the CPUs its ranks may use. */
-static int sp_ranks_per_cpu(MPI_Comm comm) {
-  MPI_Comm node;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    return 1;
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  /* The CPUs any rank of this node may run on: bound ranks have one core
-   * each, unbound ones all of the node's (or of the job's cpuset). */
-  enum { WORDS = sizeof(cpu_set_t) / sizeof(uint64_t) };
-  uint64_t mine[WORDS], all[WORDS];
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_SET(0, &set);
-  memcpy(mine, &set, sizeof mine);
-  int cpus = 0;
-  if (MPI_Allreduce(mine, all, WORDS, MPI_UINT64_T, MPI_BOR, node) == MPI_SUCCESS)
-    for (int w = 0; w < WORDS; w++) cpus += __builtin_popcountll(all[w]);
-  MPI_Comm_free(&node);
-  int mine_per_cpu = cpus > 0 ? (local + cpus - 1) / cpus : 1, most = mine_per_cpu;
-  MPI_Allreduce(&mine_per_cpu, &most, 1, MPI_INT, MPI_MAX, comm);
-  return most;
-}
-
 int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
   p->rank = 0;
@@ -181,7 +155,7 @@ int sp__par_begin(sp_par_t *p) {
   sp__state.rank = p->rank;
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
-  int per_cpu = sp_ranks_per_cpu(m->comm);
+  int per_cpu = sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
   p->oversubscribed = per_cpu > 1;
   sp__mpi_polite_set_crowding(per_cpu);
   p->impl = m;

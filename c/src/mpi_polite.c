@@ -23,8 +23,10 @@ enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
  * the time already waited, so a long wait grows by at most 12.5%, up to
  * 0.5 ms per rank sharing a CPU (4 to 100 ms): 255 ranks waking every
  * 4 ms took about half of the CPUs from rank 0, whose layout of 256 ranks
- * x 200 regions took 6.9-13.0 s instead of 4.3-4.7 s. Few ranks per CPU
- * keep the 4-ms cap, which was measured without that cost. */
+ * x 200 regions took 6.9-13.0 s instead of 4.3-4.7 s. Longer is not
+ * better: 2 ms per rank sharing a CPU (256 ms there) gave 5.4-6.3 s
+ * against 3.9-4.1 s. Few ranks per CPU keep the 4-ms cap, which was
+ * measured without that cost. */
 enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
 static long sp_longest_sleep_ns = DOUBLING_CAP_NS;
 

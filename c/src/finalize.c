@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "layout.h"
@@ -139,12 +140,21 @@ static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const c
 }
 
 /* Phase times and modes of the last finalize, printed with
- * SCOPE_PROFILER_VERBOSE=1. */
+ * SCOPE_PROFILER_VERBOSE=1. The process CPU time of the layout phase tells
+ * whether a slow layout was work or waiting for a CPU (ranks sharing cores,
+ * a hypervisor taking the CPU). */
 static double sp_phase[4];
+static double sp_layout_cpu;
 static const char *sp_layout_by = "collective";
 static sp_raw_mode_t sp_raw_by;
 
 static double sp_seconds(void) { return (double)sp__monotonic_ns() / 1e9; }
+
+static double sp_cpu_seconds(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0.0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   sp_rank_plan_t *plans = NULL;
@@ -159,6 +169,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   if (by_rank) by_rank[par->rank] = offs;
   rc = sp__par_agree(par, rc);
   double t1 = sp_seconds();
+  double cpu1 = sp_cpu_seconds();
   if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
   rc = sp__par_agree(par, rc);
   if (rc == 0 && by_root) {
@@ -170,6 +181,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp__par_agree(par, rc);
   }
   double t2 = sp_seconds();
+  sp_layout_cpu = sp_cpu_seconds() - cpu1;
   sp_raw_mode_t mode = sp_raw_by = sp_raw_mode(par, by_root);
   if (rc == 0)
     rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, mode, sp_round_bytes(mode)));
@@ -188,6 +200,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   double t_begin = sp_seconds();
+  double cpu_begin = sp_cpu_seconds();
   sp__threads_drop_open_calls();
   if (st->clock_tsc && sp__monotonic_ns() - st->last_calib_ns >= 2000000)
     sp__calib_add_now(&st->calib, 1, NULL);
@@ -233,9 +246,10 @@ int sp__finalize_session(void) {
   const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
   if (verbose && *verbose == '1')
     sp__log(2, SP_LOG_ALWAYS,
-            "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s",
+            "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
+            " CPU time of this process: layout %.4f s, total %.4f s",
             sp_phase[0], sp_layout_by, sp_phase[1],
             sp_raw_mode_name(sp_raw_by), sp_phase[2],
-            sp_seconds() - t_begin);
+            sp_seconds() - t_begin, sp_layout_cpu, sp_cpu_seconds() - cpu_begin);
   return rc;
 }

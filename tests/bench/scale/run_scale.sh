@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scaling table of README "Performance": finalize time, bytes, bandwidth
 # against same-run MPI-IO baselines (see bench_scale.c for the three), and
-# memory, for ranks x regions x events.
+# memory, for ranks x regions x events; then the layout alone (bench_layout)
+# for the same rank counts.
 #   bash tests/bench/scale/run_scale.sh BUILD_DIR [MAX_RANKS] [OUT_DIR]
 set -euo pipefail
 build=${1:?build directory (configured with -DSCOPE_PROFILER_BUILD_BENCHMARKS=ON)}
@@ -37,6 +38,21 @@ for np in 1 2 4 8 16 32 64 128 256 512; do
     done
   done
 done
+
+# The layout alone (bench_layout): rank 0's metadata work for the same rank
+# counts in one process, without other ranks taking the CPUs. x_first at
+# or under 1.00 is time linear in ranks x regions.
+layout_exe=$build/tests/bench/scale/bench_layout
+if [ -x "$layout_exe" ]; then
+  counts=()
+  for np in 1 2 4 8 16 32 64 128 256 512 1024; do
+    [ "$np" -le "$max" ] && counts+=("$np")
+  done
+  echo
+  echo "the layout alone:"
+  "$layout_exe" 10 "${counts[@]}" -o "$out/layout.h5"
+  "$layout_exe" 200 "${counts[@]}" -o "$out/layout.h5" | tail -n +2
+fi
 
 # The designs side by side at one size: who creates the layout
 # (SCOPE_PROFILER_METADATA) and how the raw data is written

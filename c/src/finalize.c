@@ -1,8 +1,9 @@
 /* finalize.c - writing the session's profile: plan, layout, raw data, publish.
  *
  * 1. every rank builds its plan (regions, counts) and all plans are gathered;
- * 2. all ranks create the whole layout collectively in "<file>.partial"
- *    (or rank 0 alone, see sp_metadata_by_root);
+ * 2. rank 0 creates the whole layout in "<file>.partial" and sends each
+ *    rank its datasets' offsets (or all ranks create it collectively, see
+ *    sp_metadata_by_root);
  * 3. every rank streams its events to its datasets' offsets (pwrite or
  *    MPI-IO, see sp_raw_mode);
  * 4. if every rank succeeded, rank 0 renames the file into place (a reader
@@ -96,23 +97,21 @@ static void sp_spill_remaining(const sp_local_t *l) {
 }
 
 /* Who creates the layout (SCOPE_PROFILER_METADATA):
+ * - root (auto, the default): rank 0 alone with the serial driver; it sends
+ *   each rank its offsets.
  * - collective: all ranks together through parallel HDF5 with collective
- *   metadata. Every rank does the whole layout's work, which costs the
- *   wall time of one rank doing it when each rank has a core of its own.
- * - root: rank 0 alone with the serial driver; it sends each rank its
- *   offsets.
- * - auto (default): collective, unless a node runs more ranks than it has
- *   CPUs for them: there every rank's copy of the work queues for the same
- *   cores and each collective sync point waits for all of them (32 ranks
- *   on 2 cores, 10 regions each: layout 1.3 s collective, 0.07 s root);
- *   and root for a single rank, which needs no parallel HDF5 (1 rank x 10
- *   regions: layout 6-13 ms through parallel HDF5, the first MPI-IO open's
- *   component loading included; 5 ms serial). */
-static int sp_metadata_by_root(sp_par_t *par) {
+ *   metadata. Every rank does the whole layout's work, so at best it takes
+ *   the wall time of rank 0 doing it alone, plus the collective's sync
+ *   points and a collective MPI-IO open. It was slower at every point
+ *   measured: 2 ranks on 2 CPUs, a core each, finalize 0.053-0.073 s root
+ *   against 0.071-0.114 s collective at 200 regions and 0.010 s against
+ *   0.018-0.021 s at 10 (three runs each, alternating); 32 ranks on 2
+ *   cores, 10 regions: layout 0.07 s root, 1.3 s collective, where every
+ *   rank's copy of the work queues for the same cores. Kept for file
+ *   systems that want the metadata written through MPI-IO. */
+static int sp_metadata_by_root(void) {
   const char *v = getenv("SCOPE_PROFILER_METADATA");
-  if (v && strcmp(v, "root") == 0) return 1;
-  if (v && strcmp(v, "collective") == 0) return 0;
-  return par->size == 1 || par->oversubscribed;
+  return !(v && strcmp(v, "collective") == 0);
 }
 
 static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,
@@ -145,6 +144,7 @@ static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const c
  * a hypervisor taking the CPU). */
 static double sp_phase[4];
 static double sp_layout_cpu;
+static int sp_ranks_per_cpu;
 static const char *sp_layout_by = "collective";
 static sp_raw_mode_t sp_raw_by;
 
@@ -159,8 +159,10 @@ static double sp_cpu_seconds(void) {
 static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   sp_rank_plan_t *plans = NULL;
   double t0 = sp_seconds();
-  sp_layout_by = par->active && sp_metadata_by_root(par) ? "root" : "collective";
-  const int by_root = sp_layout_by[0] == 'r';
+  /* Without MPI the one process creates the layout through the path below,
+   * with a serial file access list. */
+  const int by_root = par->active && sp_metadata_by_root();
+  sp_layout_by = by_root ? "root" : par->active ? "collective" : "serial";
   int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
   rc = sp__par_agree(par, rc);
   sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
@@ -208,6 +210,7 @@ int sp__finalize_session(void) {
   sp_par_t par;
   int rc = sp__par_begin(&par);
   if (rc != 0) return rc;
+  sp_ranks_per_cpu = par.ranks_per_cpu;
   sp_local_t local;
   int lrc = sp__local_build(&local, par.rank);
   rc = sp__par_agree(&par, lrc);
@@ -247,9 +250,11 @@ int sp__finalize_session(void) {
   if (verbose && *verbose == '1')
     sp__log(2, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
-            " CPU time of this process: layout %.4f s, total %.4f s",
+            " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"
+            " node): %d",
             sp_phase[0], sp_layout_by, sp_phase[1],
             sp_raw_mode_name(sp_raw_by), sp_phase[2],
-            sp_seconds() - t_begin, sp_layout_cpu, sp_cpu_seconds() - cpu_begin);
+            sp_seconds() - t_begin, sp_layout_cpu, sp_cpu_seconds() - cpu_begin,
+            sp_ranks_per_cpu);
   return rc;
 }

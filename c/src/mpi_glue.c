@@ -132,6 +132,7 @@ int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
   p->rank = 0;
   p->size = 1;
+  p->ranks_per_cpu = 1;
   if (!sp_mpi_usable()) {
     if (sp__state.size > 1) {
       sp__log(0, SP_LOG_ALWAYS,
@@ -155,9 +156,8 @@ int sp__par_begin(sp_par_t *p) {
   sp__state.rank = p->rank;
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
-  int per_cpu = sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
-  p->oversubscribed = per_cpu > 1;
-  sp__mpi_polite_set_crowding(per_cpu);
+  p->ranks_per_cpu = sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
+  sp__mpi_polite_set_crowding(p->ranks_per_cpu);
   p->impl = m;
   p->active = 1;
   return 0;
@@ -178,7 +178,7 @@ void sp__par_end(sp_par_t *p) {
 static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, char **all,
                      int64_t **offs) {
   sp_mpi_impl_t *m = p->impl;
-  if (!to_all && p->oversubscribed) {
+  if (!to_all && p->ranks_per_cpu > 1) {
     int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, all, offs);
     return err == MPI_SUCCESS ? 0 : err == MPI_ERR_NO_MEM ? SP_ENOMEM : SP_EMPI;
   }
@@ -267,7 +267,7 @@ int sp__par_scatter_offsets(sp_par_t *p, const sp_rank_plan_t *plans,
                             int32_t nmine) {
   sp_mpi_impl_t *m = p->impl;
   const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
-  if (p->oversubscribed) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
+  if (p->ranks_per_cpu > 1) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
   int *counts = NULL, *displs = NULL;
   int64_t *all = NULL;
   int rc = 0;
@@ -377,7 +377,7 @@ int sp__par_agree(sp_par_t *p, int rc) {
   if (!p->active) return rc;
   sp_mpi_impl_t *m = p->impl;
   int worst = rc;
-  int err = p->oversubscribed ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
+  int err = p->ranks_per_cpu > 1 ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
                       : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }

@@ -16,7 +16,7 @@ int sp__par_begin(sp_par_t *p) {
   p->active = 0;
   p->rank = 0;
   p->size = 1;
-  p->oversubscribed = 0;
+  p->ranks_per_cpu = 1;
   p->impl = NULL;
   return 0;
 }

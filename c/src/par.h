@@ -20,8 +20,9 @@ typedef struct sp_par {
   int active; /* MPI usable: collective finalize over the communicator */
   int rank;
   int size;
-  int oversubscribed; /* a node runs more ranks than CPUs for them (same on all ranks):
-                       * waiting ranks sleep instead of spinning (mpi_polite.c) */
+  int ranks_per_cpu; /* the most ranks sharing a CPU on any node (same on all ranks,
+                      * 1 without MPI): above 1 waiting ranks sleep instead of
+                      * spinning (mpi_polite.c) */
   void *impl; /* mpi_glue.c's communicator and file */
 } sp_par_t;
 

@@ -46,10 +46,11 @@ static int sp_cpuinfo_has_invariant_tsc(void) {
 }
 
 int sp__clock_detect_tsc(void) {
-  const char *env = getenv("SCOPE_PROFILER_CLOCK");
-  if (env && strcmp(env, "monotonic") == 0) return 0;
+  static const char *const clocks[] = {"auto", "tsc", "monotonic"};
+  int choice = sp__env_choice("SCOPE_PROFILER_CLOCK", clocks, 3);
+  if (choice == 2) return 0;
   int invariant = sp_cpuinfo_has_invariant_tsc();
-  if (env && strcmp(env, "tsc") == 0 && !invariant)
+  if (choice == 1 && !invariant)
     sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_CLOCK=tsc ignored: this CPU has no invariant TSC");
   return invariant;
 }

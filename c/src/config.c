@@ -36,17 +36,45 @@ static void sp_env_bool(const char *var, int *field) {
   }
 }
 
-static void sp_env_int64(const char *var, int64_t *field) {
+static void sp_env_int64(const char *var, int64_t least, int64_t *field) {
   const char *v = getenv(var);
   if (!v || !*v) return;
   char *end = NULL;
   errno = 0;
   long long x = strtoll(v, &end, 10);
-  if (errno || *end || x < 1) {
-    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected a positive integer)", var, v);
+  if (errno || *end || x < least) {
+    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected an integer >= %lld)", var, v,
+            (long long)least);
     return;
   }
   *field = (int64_t)x;
+}
+
+int sp__env_choice(const char *var, const char *const *choices, int n) {
+  const char *v = getenv(var);
+  if (!v || !*v) return 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(v, choices[i]) == 0) return i;
+  char expected[128] = "";
+  size_t used = 0;
+  for (int i = 0; i < n && used < sizeof expected; i++)
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+                             i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i]);
+  sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
+  return 0;
+}
+
+/* Finalize's ways of writing: who creates the layout, how the stamps are
+ * written and through how large a buffer (finalize.c). */
+static void sp_env_finalize_ways(sp_state_t *st) {
+  static const char *const layout[] = {"auto", "root", "collective"};
+  st->layout_collective = sp__env_choice("SCOPE_PROFILER_METADATA", layout, 3) == 2;
+  /* "independent" means auto: both write each rank's blocks on its own. */
+  static const char *const raw[] = {"auto", "independent", "posix", "mpiio", "collective"};
+  int r = sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5);
+  st->raw_write = r >= 2 ? raw[r] : NULL;
+  st->round_bytes = 0;
+  sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &st->round_bytes);
 }
 
 /* Directory part of path ("." when there is none). */
@@ -75,7 +103,8 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
   sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
   st->profile_mpi = cfg.profile_mpi;
-  sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", &cfg.buffer_limit);
+  sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", 1, &cfg.buffer_limit);
+  sp_env_finalize_ways(st);
   st->async_flush = 1;
   sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &st->async_flush);
   const char *env_path = getenv("SCOPE_PROFILER_FILE");

@@ -23,7 +23,7 @@
 #include "raw_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
- * |posix|mpiio|collective. auto: where rank 0 created the layout with
+ * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0 created the layout with
  * serial HDF5 nothing else opened the file through MPI-IO, and a collective
  * open of it costs more than the writes unless they are large (256 ranks on
  * 2 cores: 0.8-1.5 s to open, 0.3-0.4 s to close), so each rank pwrites;
@@ -31,7 +31,7 @@
  * have a file system's own driver behind it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
   if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
-  const char *v = getenv("SCOPE_PROFILER_RAW_WRITE");
+  const char *v = sp__state.raw_write;
   if (v && strcmp(v, "collective") == 0) return SP_RAW_COLLECTIVE;
   if (v && strcmp(v, "mpiio") == 0) return SP_RAW_MPIIO;
   if (v && strcmp(v, "posix") == 0) return SP_RAW_POSIX;
@@ -46,9 +46,7 @@ static const char *sp_raw_mode_name(sp_raw_mode_t m) {
  * 16 MiB buffer was 5x slower, page faults and cache misses) for
  * independent writes and 16 MiB (few collective calls) for collective. */
 static int64_t sp_round_bytes(sp_raw_mode_t mode) {
-  const char *v = getenv("SCOPE_PROFILER_ROUND_BYTES");
-  long long b = v ? atoll(v) : 0;
-  if (b >= 4096) return (int64_t)b;
+  if (sp__state.round_bytes >= 4096) return sp__state.round_bytes;
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
 }
 
@@ -96,7 +94,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
   }
 }
 
-/* Who creates the layout (SCOPE_PROFILER_METADATA):
+/* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup):
  * - root (auto, the default): rank 0 alone with the serial driver; it sends
  *   each rank its offsets.
  * - collective: all ranks together through parallel HDF5 with collective
@@ -109,10 +107,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
  *   cores, 10 regions: layout 0.07 s root, 1.3 s collective, where every
  *   rank's copy of the work queues for the same cores. Kept for file
  *   systems that want the metadata written through MPI-IO. */
-static int sp_metadata_by_root(void) {
-  const char *v = getenv("SCOPE_PROFILER_METADATA");
-  return !(v && strcmp(v, "collective") == 0);
-}
+static int sp_metadata_by_root(void) { return !sp__state.layout_collective; }
 
 static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,
                              sp_region_offsets_t **by_rank, sp_region_offsets_t *mine,

@@ -116,6 +116,12 @@ typedef struct sp_state {
   int64_t misuse[SP_MISUSE_COUNT_];
   uint32_t logged;        /* bit per message kind already logged */
   int profile_mpi;        /* record MPI calls as regions (mpi_profile.c) */
+  /* How finalize writes (README "Environment variables"), read and checked
+   * at setup so a mistyped value is reported at the start of the job. */
+  int layout_collective;  /* SCOPE_PROFILER_METADATA=collective, else rank 0 */
+  const char *raw_write;  /* SCOPE_PROFILER_RAW_WRITE: "posix", "mpiio", "collective" or
+                           * NULL for auto */
+  int64_t round_bytes;    /* SCOPE_PROFILER_ROUND_BYTES, 0 for the default */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;
@@ -162,6 +168,9 @@ static inline int64_t sp__ticks(void) {
 
 /* ---- config.c ---- */
 SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
+/* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
+ * when VAR is unset or empty, and after reporting a value not among them. */
+SP_HIDDEN int sp__env_choice(const char *var, const char *const *choices, int n);
 
 /* ---- region_table.c ---- */
 SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);

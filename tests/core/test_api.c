@@ -63,6 +63,52 @@ static void case_env_override(void) {
   unsetenv("SCOPE_PROFILER_BUFFER_LIMIT");
 }
 
+/* Mistyped values of the variables that choose finalize's ways and the
+ * clock are reported at setup and ignored; the run still writes its file.
+ * Valid values are not reported. */
+static void case_env_ignored(void) {
+  static const char *const vars[][3] = {
+      {"SCOPE_PROFILER_METADATA", "colective", "root"},
+      {"SCOPE_PROFILER_RAW_WRITE", "fast", "posix"},
+      {"SCOPE_PROFILER_ROUND_BYTES", "1k", "8192"},
+      {"SCOPE_PROFILER_CLOCK", "rdtsc", "monotonic"},
+      {"SCOPE_PROFILER_FLUSH", "maybe", "1"},
+  };
+  static const char *const messages[] = {
+      "scope-profiler: warning: ignoring SCOPE_PROFILER_METADATA=colective (expected auto, "
+      "root or collective)",
+      "ignoring SCOPE_PROFILER_RAW_WRITE=fast (expected auto, independent, posix, mpiio or "
+      "collective)",
+      "ignoring SCOPE_PROFILER_ROUND_BYTES=1k (expected an integer >= 4096)",
+      "ignoring SCOPE_PROFILER_CLOCK=rdtsc (expected auto, tsc or monotonic)",
+      "ignoring SCOPE_PROFILER_FLUSH=maybe (expected 0 or 1)",
+  };
+  for (int valid = 0; valid < 2; valid++) {
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+      setenv(vars[i][0], vars[i][1 + valid], 1);
+    const char *path = valid ? "env_valid.h5" : "env_ignored.h5";
+    unlink(path);
+    sp_test_stderr_begin();
+    setup_file(path);
+    for (int k = 0; k < 10; k++) {
+      sp_start_name("env");
+      sp_stop_name("env");
+    }
+    int rc = sp_finalize();
+    char *err = sp_test_stderr_end();
+    ASSERT_EQ(rc, 0);
+    ASSERT(sp_test_file_exists(path));
+    if (valid) {
+      sp_test_expect_msg(err, "ignoring", 0);
+    } else {
+      for (size_t i = 0; i < sizeof messages / sizeof messages[0]; i++)
+        sp_test_expect_msg(err, messages[i], 1);
+    }
+    free(err);
+  }
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i][0]);
+}
+
 static void case_handles(void) {
   setup_file("handles.h5");
   int a = sp_region("a"), b = sp_region("b");
@@ -221,7 +267,8 @@ int main(int argc, char **argv) {
     void (*fn)(void);
   } cases[] = {
       {"errors", case_errors},         {"config_defaults", case_config_defaults},
-      {"env_override", case_env_override}, {"handles", case_handles},
+      {"env_override", case_env_override}, {"env_ignored", case_env_ignored},
+      {"handles", case_handles},
       {"misuse", case_misuse},         {"before_setup", case_before_setup},
       {"block", case_block},           {"disabled", case_disabled},
       {"unwritable", case_unwritable}, {"clock", case_clock},

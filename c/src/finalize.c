@@ -23,12 +23,13 @@
 #include "raw_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
- * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0 created the layout with
- * serial HDF5 nothing else opened the file through MPI-IO, and a collective
- * open of it costs more than the writes unless they are large (256 ranks on
- * 2 cores: 0.8-1.5 s to open, 0.3-0.4 s to close), so each rank pwrites;
- * where the layout was created through parallel HDF5, MPI-IO, which may
- * have a file system's own driver behind it. */
+ * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0
+ * created the layout with serial HDF5 nothing else opened the file through
+ * MPI-IO, and a collective open of it costs more than the writes unless
+ * they are large (256 ranks on 2 cores: 0.8-1.5 s to open, 0.3-0.4 s to
+ * close), so each rank pwrites; where the layout was created through
+ * parallel HDF5, MPI-IO, which may have a file system's own driver behind
+ * it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
   if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
   const char *v = sp__state.raw_write;

@@ -378,7 +378,7 @@ int sp__par_agree(sp_par_t *p, int rc) {
   sp_mpi_impl_t *m = p->impl;
   int worst = rc;
   int err = p->ranks_per_cpu > 1 ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
-                      : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
+                                 : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
 

@@ -138,7 +138,7 @@ static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const c
  * SCOPE_PROFILER_VERBOSE=1. The process CPU time of the layout phase tells
  * whether a slow layout was work or waiting for a CPU (ranks sharing cores,
  * a hypervisor taking the CPU). */
-static double sp_phase[4];
+static double sp_phase[3];
 static double sp_layout_cpu;
 static int sp_ranks_per_cpu;
 static const char *sp_layout_by = "collective";
@@ -187,7 +187,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   sp_phase[0] = t1 - t0;
   sp_phase[1] = t2 - t1;
   sp_phase[2] = t3 - t2;
-  if (rc == 0 && sp__state.cfg.use_likwid) rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
+  if (rc == 0 && sp__state.cfg.use_likwid)
+    rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
   free(plans);
   free(offs);

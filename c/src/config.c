@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "raw_write.h"
 #include "sp_internal.h"
 
 void sp_config_init(sp_config *cfg) {
@@ -71,8 +72,8 @@ static void sp_env_finalize_ways(sp_state_t *st) {
   st->layout_collective = sp__env_choice("SCOPE_PROFILER_METADATA", layout, 3) == 2;
   /* "independent" means auto: both write each rank's blocks on its own. */
   static const char *const raw[] = {"auto", "independent", "posix", "mpiio", "collective"};
-  int r = sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5);
-  st->raw_write = r >= 2 ? raw[r] : NULL;
+  static const int raw_mode[] = {-1, -1, SP_RAW_POSIX, SP_RAW_MPIIO, SP_RAW_COLLECTIVE};
+  st->raw_write = raw_mode[sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
   st->round_bytes = 0;
   sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &st->round_bytes);
 }

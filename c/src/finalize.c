@@ -3,7 +3,7 @@
  * 1. every rank builds its plan (regions, counts) and all plans are gathered;
  * 2. rank 0 creates the whole layout in "<file>.partial" and sends each
  *    rank its datasets' offsets (or all ranks create it collectively, see
- *    sp_metadata_by_root);
+ *    "Who creates the layout" below);
  * 3. every rank streams its events to its datasets' offsets (pwrite or
  *    MPI-IO, see sp_raw_mode);
  * 4. if every rank succeeded, rank 0 renames the file into place (a reader
@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,10 +31,7 @@
  * it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
   if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
-  const char *v = sp__state.raw_write;
-  if (v && strcmp(v, "collective") == 0) return SP_RAW_COLLECTIVE;
-  if (v && strcmp(v, "mpiio") == 0) return SP_RAW_MPIIO;
-  if (v && strcmp(v, "posix") == 0) return SP_RAW_POSIX;
+  if (sp__state.raw_write >= 0) return (sp_raw_mode_t)sp__state.raw_write;
   return layout_by_root ? SP_RAW_POSIX : SP_RAW_MPIIO;
 }
 
@@ -47,7 +43,7 @@ static const char *sp_raw_mode_name(sp_raw_mode_t m) {
  * 16 MiB buffer was 5x slower, page faults and cache misses) for
  * independent writes and 16 MiB (few collective calls) for collective. */
 static int64_t sp_round_bytes(sp_raw_mode_t mode) {
-  if (sp__state.round_bytes >= 4096) return sp__state.round_bytes;
+  if (sp__state.round_bytes > 0) return sp__state.round_bytes; /* >= 4096 (config.c) */
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
 }
 
@@ -95,7 +91,8 @@ static void sp_spill_remaining(const sp_local_t *l) {
   }
 }
 
-/* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup):
+/* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup into
+ * sp__state.layout_collective):
  * - root (auto, the default): rank 0 alone with the serial driver; it sends
  *   each rank its offsets.
  * - collective: all ranks together through parallel HDF5 with collective
@@ -107,9 +104,9 @@ static void sp_spill_remaining(const sp_local_t *l) {
  *   0.018-0.021 s at 10 (three runs each, alternating); 32 ranks on 2
  *   cores, 10 regions: layout 0.07 s root, 1.3 s collective, where every
  *   rank's copy of the work queues for the same cores. Kept for file
- *   systems that want the metadata written through MPI-IO. */
-static int sp_metadata_by_root(void) { return !sp__state.layout_collective; }
-
+ *   systems that want the metadata written through MPI-IO.
+ * sp_layout_by_root is the first way; the second is sp__layout_create with
+ * sp__par_fapl in sp_write_profile. */
 static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,
                              sp_region_offsets_t **by_rank, sp_region_offsets_t *mine,
                              int32_t nmine) {
@@ -157,7 +154,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   double t0 = sp_seconds();
   /* Without MPI the one process creates the layout through the path below,
    * with a serial file access list. */
-  const int by_root = par->active && sp_metadata_by_root();
+  const int by_root = par->active && !sp__state.layout_collective;
   sp_layout_by = by_root ? "root" : par->active ? "collective" : "serial";
   int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
   rc = sp__par_agree(par, rc);

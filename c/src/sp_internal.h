@@ -119,8 +119,8 @@ typedef struct sp_state {
   /* How finalize writes (README "Environment variables"), read and checked
    * at setup so a mistyped value is reported at the start of the job. */
   int layout_collective;  /* SCOPE_PROFILER_METADATA=collective, else rank 0 */
-  const char *raw_write;  /* SCOPE_PROFILER_RAW_WRITE: "posix", "mpiio", "collective" or
-                           * NULL for auto */
+  int raw_write;          /* SCOPE_PROFILER_RAW_WRITE: an sp_raw_mode_t (raw_write.h), or
+                           * -1 for auto */
   int64_t round_bytes;    /* SCOPE_PROFILER_ROUND_BYTES, 0 for the default */
 } sp_state_t;
 

@@ -56,8 +56,7 @@ fi
 
 # The designs side by side at one size: who creates the layout
 # (SCOPE_PROFILER_METADATA) and how the raw data is written
-# (SCOPE_PROFILER_RAW_WRITE). "auto" picks root and posix here when ranks
-# share cores.
+# (SCOPE_PROFILER_RAW_WRITE). "auto" is root and posix.
 np=$(( max < 32 ? max : 32 ))
 echo
 echo "designs at $np ranks (finalize_s):"

@@ -102,7 +102,8 @@ int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max) {
 /* Reads the whole dataset name of g (n elements) as mem_type into a new buffer. */
 static int sp_read_all(hid_t g, const char *name, hid_t mem_type, size_t elem, int64_t n,
                        void **out) {
-  *out = malloc((size_t)n * elem);
+  /* n was checked against the stored bytes at open; this guards size_t. */
+  *out = sp__memory_check(n, elem) == 0 ? malloc((size_t)n * elem) : NULL;
   if (!*out) return SP_READER_ENOMEM;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   int rc = (d < 0 || H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0)

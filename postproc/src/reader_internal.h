@@ -39,6 +39,7 @@ struct sp_reader {
   sp_rank_t *ranks;    /* sorted by id */
   int nregions;
   sp_region_t *regions; /* sorted by first start, then name */
+  int64_t file_size;   /* bytes of the file at open, to check stored sizes against */
   char errmsg[1024];
 };
 
@@ -59,6 +60,30 @@ char *sp__attr_string(hid_t obj, const char *name);
 /* Earliest and latest value of the int64 dataset d of n elements, read in
  * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */
 int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max);
+
+/* reader_guard.c: checks against hostile or damaged inputs. */
+
+/* Refuses anything but a regular file (a FIFO would block, a device never
+ * end) without blocking, and records its size in r->file_size. Returns 0 or
+ * SP_READER_EIO with the message set. */
+int sp__file_check(sp_reader_t *r, const char *path);
+
+/* Kind of link name in g: none, hard or soft (followed), or foreign (an
+ * external or user-defined link to another file: never followed). */
+enum { SP_LINK_NONE, SP_LINK_LOCAL, SP_LINK_FOREIGN };
+int sp__link_kind(hid_t g, const char *name);
+
+/* Checks that dataset d (where/name, n elements of elem bytes in the file)
+ * keeps its data inside the file (no external storage, not virtual) and
+ * that the stored bytes can hold n elements: in full when unfiltered, at
+ * most 65536:1 compressed, never more than the file's size. Returns 0 or
+ * SP_READER_ELAYOUT / SP_READER_ENOTHDF5 / SP_READER_EHDF5 with the message. */
+int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
+                           int64_t n, size_t elem);
+
+/* 0 if n elements of elem bytes can be allocated at all (no size_t
+ * overflow, not beyond physical memory), else SP_READER_ENOMEM. */
+int sp__memory_check(int64_t n, size_t elem);
 
 /* Silences HDF5's automatic error printing for the enclosing public call:
  * a library must not print, and bad files are an expected input. */

@@ -3,11 +3,9 @@
  * Everything here is metadata: link names, attributes, dataset shapes and
  * types, plus the first start of each (region, rank) pair so that regions
  * can be ordered by first start as the reference reader does. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "reader_internal.h"
 
@@ -40,7 +38,8 @@ static char *sp_link_name(hid_t g, hsize_t idx) {
 
 /* Type of the object linked as name in g: H5I_GROUP, H5I_DATASET, or H5I_BADID. */
 static H5I_type_t sp_object_type(hid_t g, const char *name) {
-  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return H5I_BADID;
+  /* Links to other files are never followed (see reader_guard.c). */
+  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return H5I_BADID;
   hid_t o = H5Oopen(g, name, H5P_DEFAULT);
   if (o < 0) return H5I_BADID;
   H5I_type_t t = H5Iget_type(o);
@@ -89,7 +88,8 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
   } else {
     hsize_t dims[1];
     H5Sget_simple_extent_dims(s, dims, NULL);
-    *n = (int64_t)dims[0];
+    *n = dims[0] > (hsize_t)INT64_MAX ? INT64_MAX : (int64_t)dims[0];
+    rc = sp__dataset_size_check(r, d, where, name, *n, H5Tget_size(t));
   }
   if (s >= 0) H5Sclose(s);
   if (t >= 0) H5Tclose(t);
@@ -170,6 +170,9 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
                           char **name) {
   char where[512];
   snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
+  if (sp__link_kind(regions, rr->link) == SP_LINK_FOREIGN)
+    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
+                           where);
   if (sp_object_type(regions, rr->link) != H5I_GROUP)
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
   hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
@@ -182,9 +185,16 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
   }
   int rc = *name ? 0 : SP_READER_ENOMEM;
   rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
-  int has_start = H5Lexists(g, "start_times", H5P_DEFAULT) > 0;
-  int has_end = H5Lexists(g, "end_times", H5P_DEFAULT) > 0;
-  rr->has_tid = H5Lexists(g, "thread_ids", H5P_DEFAULT) > 0;
+  static const char *const dsets[3] = {"start_times", "end_times", "thread_ids"};
+  int kind[3];
+  for (int i = 0; i < 3; i++) {
+    kind[i] = sp__link_kind(g, dsets[i]);
+    if (rc == 0 && kind[i] == SP_LINK_FOREIGN)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s is a link to another file: not followed",
+                           where, dsets[i]);
+  }
+  int has_start = kind[0] == SP_LINK_LOCAL, has_end = kind[1] == SP_LINK_LOCAL;
+  rr->has_tid = kind[2] == SP_LINK_LOCAL;
   rr->has_times = has_start && has_end;
   if (rc == 0 && has_start != has_end)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s has %s but no %s", where,
@@ -280,6 +290,9 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     if (!rk->likwid_group) rc = SP_READER_ENOMEM;
   }
   H5I_type_t t = sp_object_type(rg, "regions");
+  if (rc == 0 && sp__link_kind(rg, "regions") == SP_LINK_FOREIGN)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is a link to another file: not followed",
+                         gname);
   if (rc == 0 && t == H5I_BADID) {
     H5Gclose(rg);
     return 0; /* a rank that recorded nothing */
@@ -329,6 +342,11 @@ static int sp_ranks_find(sp_reader_t *r) {
     char *name = sp_link_name(r->file, i);
     if (!name) return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names");
     int id = sp_rank_name_parse(name);
+    if (id >= 0 && sp__link_kind(r->file, name) == SP_LINK_FOREIGN) {
+      sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed", name);
+      free(name);
+      return SP_READER_ELAYOUT;
+    }
     if (id >= 0 && sp_object_type(r->file, name) == H5I_GROUP) {
       r->ranks[r->nranks].regions_gid = -1;
       r->ranks[r->nranks++].id = id;
@@ -375,12 +393,8 @@ static int sp_regions_order(sp_reader_t *r) {
 }
 
 static int sp_open_file(sp_reader_t *r, const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(errno));
-  if (S_ISDIR(st.st_mode)) return sp__reader_fail(r, SP_READER_EIO, "%s: is a directory", path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(errno));
-  fclose(f);
+  int rc = sp__file_check(r, path);
+  if (rc) return rc;
 #if H5_VERSION_GE(1, 12, 0)
   if (H5Fis_accessible(path, H5P_DEFAULT) <= 0)
 #else

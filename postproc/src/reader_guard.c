@@ -1,0 +1,114 @@
+/* reader_guard.c - checks that keep a hostile or damaged file from hanging,
+ * crashing or exhausting the reader: what FILE is, which links are followed,
+ * and whether a dataset's declared size is backed by stored data.
+ *
+ * A profile is one regular file with its data inside. FIFOs and devices
+ * would block or never end; external links, external raw storage and
+ * virtual datasets would make HDF5 open other files (maybe such a FIFO);
+ * a dataset may declare 2^62 elements that were never written (HDF5 then
+ * returns fill values for the whole extent). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reader_internal.h"
+
+/* A filtered (compressed) dataset may expand this much: deflate's limit is
+ * about 1032:1, a shuffle in front does not change that; other filters are
+ * given room too. Unfiltered data must be stored in full. */
+#define SP_MAX_EXPANSION 65536
+
+static const char *sp_file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "is a directory";
+  if (S_ISFIFO(m)) return "is a FIFO (named pipe), not a regular file";
+  if (S_ISCHR(m)) return "is a character device, not a regular file";
+  if (S_ISBLK(m)) return "is a block device, not a regular file";
+  if (S_ISSOCK(m)) return "is a socket, not a regular file";
+  return "is not a regular file";
+}
+
+int sp__file_check(sp_reader_t *r, const char *path) {
+  /* O_NONBLOCK: opening a FIFO without a writer must not block. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    struct stat st;
+    if (e == ENXIO || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+      return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path,
+                             stat(path, &st) == 0 ? sp_file_kind(st.st_mode) : strerror(e));
+    return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(e));
+  }
+  struct stat st;
+  int rc = fstat(fd, &st);
+  int e = errno;
+  close(fd);
+  if (rc != 0) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(e));
+  if (!S_ISREG(st.st_mode)) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path,
+                                                   sp_file_kind(st.st_mode));
+  r->file_size = (int64_t)st.st_size;
+  return 0;
+}
+
+int sp__link_kind(hid_t g, const char *name) {
+  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return SP_LINK_NONE;
+  H5L_info_t li;
+  if (H5Lget_info(g, name, &li, H5P_DEFAULT) < 0) return SP_LINK_NONE;
+  return li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL : SP_LINK_FOREIGN;
+}
+
+/* Refuses storage outside the file: external raw files, virtual datasets. */
+static int sp_storage_local(sp_reader_t *r, hid_t dcpl, const char *where, const char *name) {
+  H5D_layout_t layout = H5Pget_layout(dcpl);
+  if (layout == H5D_VIRTUAL)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s/%s is a virtual dataset (data in other files): not read", where,
+                           name);
+  if (layout < 0 || H5Pget_external_count(dcpl) != 0)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s/%s stores its data in an external file: not read", where, name);
+  return 0;
+}
+
+int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
+                           int64_t n, size_t elem) {
+  hid_t dcpl = H5Dget_create_plist(d);
+  if (dcpl < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot read its layout", where, name);
+  int rc = sp_storage_local(r, dcpl, where, name);
+  int filtered = H5Pget_nfilters(dcpl) > 0;
+  H5Pclose(dcpl);
+  if (rc) return rc;
+  if (n == 0) return 0;
+  /* Bytes the extent needs, saturated (n is at most 2^64 - 1 elements). */
+  uint64_t need = (uint64_t)n > UINT64_MAX / elem ? UINT64_MAX : (uint64_t)n * elem;
+  uint64_t stored = (uint64_t)H5Dget_storage_size(d);
+  uint64_t file = r->file_size > 0 ? (uint64_t)r->file_size : 0;
+  if (stored > file)
+    return sp__reader_fail(r, SP_READER_ENOTHDF5,
+                           "%s/%s claims %llu bytes of storage in a file of %llu bytes "
+                           "(damaged file)",
+                           where, name, (unsigned long long)stored, (unsigned long long)file);
+  uint64_t limit = filtered ? (stored > UINT64_MAX / SP_MAX_EXPANSION ? UINT64_MAX
+                                                                      : stored * SP_MAX_EXPANSION)
+                            : stored;
+  if (need > limit)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s/%s declares %lld elements but stores only %llu bytes%s: "
+                           "unwritten or damaged dataset",
+                           where, name, (long long)n, (unsigned long long)stored,
+                           filtered ? " compressed" : "");
+  return 0;
+}
+
+int sp__memory_check(int64_t n, size_t elem) {
+  if (n < 0 || (uint64_t)n > SIZE_MAX / elem) return SP_READER_ENOMEM;
+#ifdef _SC_PHYS_PAGES
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (uint64_t)n * elem > (uint64_t)pages * (uint64_t)page)
+    return SP_READER_ENOMEM;
+#endif
+  return 0;
+}

@@ -6,27 +6,16 @@
 
 /* CSV field per RFC 4180: quoted only when it holds a comma, quote or newline. */
 static void sp_csv_field(const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, stdout);
-    return;
-  }
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"') putchar('"');
-    putchar(*s);
-  }
-  putchar('"');
+  int quote = strpbrk(s, ",\"\r\n") != NULL;
+  if (quote) putchar('"');
+  sp_text_put(stdout, s, SP_TEXT_CSV);
+  if (quote) putchar('"');
 }
 
-/* JSON string body: UTF-8 passes through, quotes and controls are escaped. */
+/* JSON string: valid UTF-8 passes through, the rest is escaped (text_safe.c). */
 static void sp_json_string(const char *s) {
   putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
-  }
+  sp_text_put(stdout, s, SP_TEXT_JSON);
   putchar('"');
 }
 

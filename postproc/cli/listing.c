@@ -8,8 +8,10 @@ int sp_list_print(const sp_selection_t *sel) {
   for (int i = 0; i < sel->nlanes; i++) {
     sp_reader_info_t info;
     sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
-    printf("%d %d %lld %s\n", i, sp_reader_rank_id(sel->reader, sel->lanes[i].rank),
-           (long long)info.num_intervals, sp_reader_region_name(sel->reader, sel->lanes[i].region));
+    printf("%d %d %lld ", i, sp_reader_rank_id(sel->reader, sel->lanes[i].rank),
+           (long long)info.num_intervals);
+    sp_text_put(stdout, sp_reader_region_name(sel->reader, sel->lanes[i].region), SP_TEXT_PLAIN);
+    putchar('\n');
   }
   return SP_EXIT_OK;
 }

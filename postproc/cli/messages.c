@@ -16,12 +16,15 @@ int sp_msg_level(void) { return sp_level; }
 
 void sp_msg(int level, const char *fmt, ...) {
   if (level > sp_level) return;
+  /* Messages quote names from the file: one line, valid UTF-8 (text_safe.c). */
+  char buf[4096];
   va_list ap;
   va_start(ap, fmt);
-  fputs(SP_PROG ": ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  fputs(SP_PROG ": ", stderr);
+  sp_text_put(stderr, buf, SP_TEXT_PLAIN);
+  fputc('\n', stderr);
 }
 
 void sp_progress(const char *what, int64_t i, int64_t n) {

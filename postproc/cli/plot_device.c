@@ -110,21 +110,3 @@ int sp_plot_close(void) {
   plend();
   return sp_plot_failed ? SP_EXIT_IO : 0;
 }
-
-void sp_plot_text(const char *text, char *out, size_t cap, int max_chars) {
-  size_t o = 0;
-  int chars = 0;
-  for (const unsigned char *s = (const unsigned char *)text; *s && o + 5 < cap; s++) {
-    if ((*s & 0xC0) != 0x80) {
-      if (chars == max_chars) {
-        memcpy(out + o, "...", 3);
-        o += 3;
-        break;
-      }
-      chars++;
-    }
-    if (*s == '#') out[o++] = '#';
-    out[o++] = (char)(*s < 0x20 ? ' ' : *s);
-  }
-  out[o] = '\0';
-}

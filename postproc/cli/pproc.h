@@ -3,6 +3,7 @@
 #define SP_PPROC_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "scope_profiler_reader.h"
@@ -100,6 +101,16 @@ void sp_progress_done(void);
 double sp_now(void);
 /* Exit code for a reader error. */
 int sp_exit_for_reader(int err);
+
+/* text_safe.c: names from the file in every output. */
+enum { SP_TEXT_PLAIN, SP_TEXT_CSV, SP_TEXT_JSON };
+/* Length of the valid UTF-8 sequence at s (1 to 4), 0 if s[0] starts none. */
+size_t sp_utf8_seq(const unsigned char *s);
+/* Writes text to f, each byte outside valid UTF-8 as \xNN. PLAIN also
+ * writes controls (newline, tab, DEL...) as \xNN; CSV doubles quotes (the
+ * caller adds the enclosing ones); JSON escapes quotes, backslashes and
+ * controls and writes \\xNN for a bad byte (the JSON text of \xNN). */
+void sp_text_put(FILE *f, const char *text, int mode);
 
 /* options.c */
 int sp_options_parse(int argc, char **argv, sp_options_t *o);

@@ -47,6 +47,7 @@ static int sp_row_cmp(const void *a, const void *b) {
 typedef struct sp_clamped {
   int64_t intervals; /* durations beyond INT64_MAX ns, counted as INT64_MAX */
   int64_t sums;      /* rows' totals and call counts clamped at the int64 limits */
+  int64_t calls;     /* (region, rank) pairs whose num_calls is below their intervals */
 } sp_clamped_t;
 
 /* Intervals of iv that last more than INT64_MAX ns (end >= start is checked
@@ -75,6 +76,13 @@ static int sp_row_compute(const sp_selection_t *sel, int i, sp_row_t *row, int64
       return sp_exit_for_reader(err);
     }
     sp_reader_stats_compute(&iv, &st);
+    /* Every recorded interval is a call; calls past a trace cap are only
+     * counted, so num_calls >= intervals. Fewer (or negative) is damage:
+     * the intervals are the evidence. */
+    if (st.num_calls < st.n) {
+      cl->calls++;
+      st.num_calls = st.n;
+    }
     int64_t overlong = sp_overlong(&iv);
     sp_reader_intervals_free(&iv);
     cl->intervals += overlong;
@@ -110,7 +118,8 @@ static void sp_row_print(const sp_reader_t *r, const sp_row_t *row) {
     printf("%14.9f %14.9f %14.9f %14.9f %9.4f ", 1e-9 * (double)row->total, 1e-9 * row->mean,
            1e-9 * (double)row->min, 1e-9 * (double)row->max, row->imbalance);
   }
-  printf("%s\n", sp_reader_region_name(r, row->region));
+  sp_text_put(stdout, sp_reader_region_name(r, row->region), SP_TEXT_PLAIN);
+  putchar('\n');
 }
 
 /* Damaged stamps or counts are summarised, not refused: say what was
@@ -123,13 +132,17 @@ static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
   if (cl->sums)
     sp_msg(SP_NORMAL, "warning: %s: %lld total(s) or call count(s) exceed int64: "
                       "clamped to the int64 limit", sel->file, (long long)cl->sums);
+  if (cl->calls)
+    sp_msg(SP_NORMAL, "warning: %s: %lld region(s) on a rank have num_calls below their "
+                      "number of intervals (damaged file?): calls counted as the intervals",
+           sel->file, (long long)cl->calls);
 }
 
 int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort) {
   sp_row_t *rows = calloc((size_t)sel->nregions, sizeof *rows);
   int64_t *rank_total = calloc((size_t)sel->nranks, sizeof *rank_total);
   int rc = rows && rank_total ? 0 : SP_EXIT_IO;
-  sp_clamped_t clamped = {0, 0};
+  sp_clamped_t clamped = {0, 0, 0};
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     sp_progress("summarising region", i, sel->nregions);
     rc = sp_row_compute(sel, i, &rows[i], rank_total, &clamped);

@@ -92,7 +92,13 @@ static void sp_lw_print_groups(const sp_selection_t *sel) {
 
 /* Event names are LIKWID identifiers; a blank would break the columns. */
 static void sp_lw_print_word(const char *s) {
-  for (; *s; s++) putchar((unsigned char)*s <= ' ' ? '_' : *s);
+  while (*s) {
+    size_t len = sp_utf8_seq((const unsigned char *)s);
+    if (len == 0) printf("\\x%02x", (unsigned char)*s);
+    else if ((unsigned char)*s <= ' ') putchar('_');
+    else fwrite(s, 1, len, stdout);
+    s += len ? len : 1;
+  }
 }
 
 static void sp_lw_print_region(const sp_selection_t *sel, sp_lw_table_t *t, int region) {
@@ -103,7 +109,9 @@ static void sp_lw_print_region(const sp_selection_t *sel, sp_lw_table_t *t, int 
     printf("%5d %10lld %14.9f %16.10g %16.10g %16.10g ", a->ranks, (long long)t->calls, t->time,
            a->sum, a->min, a->max);
     sp_lw_print_word(a->name);
-    printf(" %s\n", sp_reader_region_name(sel->reader, region));
+    putchar(' ');
+    sp_text_put(stdout, sp_reader_region_name(sel->reader, region), SP_TEXT_PLAIN);
+    putchar('\n');
   }
 }
 

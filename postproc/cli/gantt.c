@@ -14,6 +14,7 @@
 
 #include "gantt.h"
 #include "gantt_bins.h"
+#include "output_file.h"
 #include "plot_device.h"
 
 /* Bytes of the output file's path, NUL included. */
@@ -319,8 +320,15 @@ int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int 
     snprintf(path, sizeof path, "%.*s%sgantt_plot.%s", (int)n, o->outdir,
              o->outdir[n - 1] == '/' ? "" : "/", sp_plot_extension(o->format));
   }
-  int rc = sp_gantt_draw(sel, o, interactive ? NULL : path, interactive, tm);
-  if (rc != 0 && !interactive) remove(path);
+  /* Drawn under a temporary name, renamed when complete (output_file.c). */
+  char tmp[SP_PATH_MAX + 32];
+  if (!interactive && sp_output_temp(path, tmp, sizeof tmp) != 0) {
+    sp_msg(SP_QUIET, "output directory name too long: %s", o->outdir);
+    return SP_EXIT_IO;
+  }
+  int rc = sp_gantt_draw(sel, o, interactive ? NULL : tmp, interactive, tm);
+  if (rc != 0 && !interactive) remove(tmp);
+  if (rc == 0 && !interactive) rc = sp_output_commit(tmp, path, o->format);
   if (rc == 0 && !interactive) sp_msg(SP_NORMAL, "wrote %s", path);
   return rc;
 }

@@ -27,7 +27,8 @@ static int sp_cmd_report(int argc, char **argv) {
   }
   if (rc == 0 && o.outdir) rc = sp_gantt_render(&sel, &o, 0);
   if (rc == 0 && o.show) rc = sp_gantt_render(&sel, &o, 1);
-  if (rc == 0 && fflush(stdout) != 0) {
+  /* ferror too: a write that failed earlier (full disk) leaves nothing to flush. */
+  if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
     sp_msg(SP_QUIET, "cannot write to stdout");
     rc = SP_EXIT_IO;
   }

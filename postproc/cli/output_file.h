@@ -1,0 +1,18 @@
+/* output_file.h - a chart reaches its final name complete or not at all. */
+#ifndef SP_OUTPUT_FILE_H
+#define SP_OUTPUT_FILE_H
+
+#include <stddef.h>
+
+#include "pproc.h"
+
+/* Writes into tmp (cap bytes) the temporary name for final: DIR/.NAME.PID.tmp,
+ * next to it so that rename is atomic. Returns 0, or -1 if it does not fit. */
+int sp_output_temp(const char *final, char *tmp, size_t cap);
+
+/* Checks that tmp ends as a complete file of format f and is on disk
+ * (fsync), then renames it to final. On failure prints why, removes tmp
+ * and returns SP_EXIT_IO; final is left untouched. */
+int sp_output_commit(const char *tmp, const char *final, sp_format_t f);
+
+#endif

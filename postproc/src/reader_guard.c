@@ -112,3 +112,15 @@ int sp__memory_check(int64_t n, size_t elem) {
 #endif
   return 0;
 }
+
+static herr_t sp_lock_walk(unsigned n, const H5E_error2_t *e, void *data) {
+  (void)n;
+  if (e->min_num == H5E_CANTLOCKFILE) *(int *)data = 1;
+  return 0;
+}
+
+int sp__h5_lock_failed(void) {
+  int locked = 0;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, sp_lock_walk, &locked);
+  return locked;
+}

@@ -85,6 +85,10 @@ int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const cha
  * overflow, not beyond physical memory), else SP_READER_ENOMEM. */
 int sp__memory_check(int64_t n, size_t elem);
 
+/* 1 if the HDF5 call that just failed could not lock the file: another
+ * process has it open for writing. */
+int sp__h5_lock_failed(void);
+
 /* Silences HDF5's automatic error printing for the enclosing public call:
  * a library must not print, and bad files are an expected input. */
 typedef struct sp_h5_quiet {

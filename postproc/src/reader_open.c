@@ -23,17 +23,40 @@ static int sp_rank_name_parse(const char *name) {
   return id;
 }
 
-/* Name of link idx of group g (malloc'd), or NULL. */
-static char *sp_link_name(hid_t g, hsize_t idx) {
-  ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, NULL, 0, H5P_DEFAULT);
-  if (len < 0) return NULL;
-  char *s = malloc((size_t)len + 1);
-  if (s && H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, s, (size_t)len + 1,
-                              H5P_DEFAULT) < 0) {
-    free(s);
-    s = NULL;
-  }
-  return s;
+/* Collects link names for H5Literate: stops past cap (a group that grew). */
+typedef struct sp_names {
+  char **names;
+  hsize_t n, cap;
+} sp_names_t;
+
+static herr_t sp_name_collect(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  (void)g;
+  (void)info;
+  sp_names_t *ns = data;
+  if (ns->n == ns->cap) return 1;
+  ns->names[ns->n] = strdup(name);
+  if (!ns->names[ns->n]) return -1;
+  ns->n++;
+  return 0;
+}
+
+/* Names of the first n links of g in name order: an array of *got malloc'd
+ * strings (*got < n when the group cannot be read to its end), or NULL.
+ * One pass: H5Lget_name_by_idx builds and sorts the link table of a large
+ * group on every call, so a rank of 10^5 regions took over 10 minutes. */
+static char **sp_link_names(hid_t g, hsize_t n, hsize_t *got) {
+  sp_names_t ns = {calloc(n ? n : 1, sizeof(char *)), 0, n};
+  *got = 0;
+  if (!ns.names) return NULL;
+  hsize_t idx = 0;
+  H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sp_name_collect, &ns);
+  *got = ns.n;
+  return ns.names;
+}
+
+static void sp_names_free(char **names, hsize_t n) {
+  for (hsize_t i = 0; names && i < n; i++) free(names[i]);
+  free(names);
 }
 
 /* Type of the object linked as name in g: H5I_GROUP, H5I_DATASET, or H5I_BADID. */
@@ -306,9 +329,13 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     rk->regions = calloc(info.nlinks, sizeof *rk->regions);
     if (!rk->regions) rc = SP_READER_ENOMEM;
   }
+  hsize_t got = 0;
+  char **links = rc == 0 ? sp_link_names(regions, info.nlinks, &got) : NULL;
+  if (rc == 0 && !links) rc = SP_READER_ENOMEM;
   for (hsize_t i = 0; rc == 0 && i < info.nlinks; i++) {
     sp_rank_region_t *rr = &rk->regions[rk->nregions];
-    rr->link = sp_link_name(regions, i);
+    rr->link = i < got ? links[i] : NULL;
+    if (i < got) links[i] = NULL; /* now owned by rr */
     if (!rr->link) {
       rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read link %llu", gname,
                            (unsigned long long)i);
@@ -326,6 +353,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     if (rc == 0 && rr->first_start < r->regions[rr->region].first_start)
       r->regions[rr->region].first_start = rr->first_start;
   }
+  sp_names_free(links, got);
   rk->regions_gid = regions; /* closed by sp_reader_close */
   H5Gclose(rg);
   return rc;
@@ -338,21 +366,24 @@ static int sp_ranks_find(sp_reader_t *r) {
     return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot list the root group (truncated file?)");
   r->ranks = calloc(info.nlinks ? info.nlinks : 1, sizeof *r->ranks);
   if (!r->ranks) return SP_READER_ENOMEM;
-  for (hsize_t i = 0; i < info.nlinks; i++) {
-    char *name = sp_link_name(r->file, i);
-    if (!name) return sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names");
-    int id = sp_rank_name_parse(name);
-    if (id >= 0 && sp__link_kind(r->file, name) == SP_LINK_FOREIGN) {
-      sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed", name);
-      free(name);
-      return SP_READER_ELAYOUT;
-    }
-    if (id >= 0 && sp_object_type(r->file, name) == H5I_GROUP) {
+  hsize_t got = 0;
+  char **names = sp_link_names(r->file, info.nlinks, &got);
+  if (!names) return SP_READER_ENOMEM;
+  int rc = got < info.nlinks
+               ? sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names")
+               : 0;
+  for (hsize_t i = 0; rc == 0 && i < got; i++) {
+    int id = sp_rank_name_parse(names[i]);
+    if (id >= 0 && sp__link_kind(r->file, names[i]) == SP_LINK_FOREIGN)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
+                           names[i]);
+    if (rc == 0 && id >= 0 && sp_object_type(r->file, names[i]) == H5I_GROUP) {
       r->ranks[r->nranks].regions_gid = -1;
       r->ranks[r->nranks++].id = id;
     }
-    free(name);
   }
+  sp_names_free(names, got);
+  if (rc) return rc;
   if (r->nranks == 0)
     return sp__reader_fail(r, SP_READER_ELAYOUT,
                            "no rank<N> groups at the root: not a scope-profiler file");
@@ -402,6 +433,12 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
 #endif
     return sp__reader_fail(r, SP_READER_ENOTHDF5, "%s: not an HDF5 file", path);
   r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (r->file < 0 && sp__h5_lock_failed())
+    return sp__reader_fail(r, SP_READER_EIO,
+                           "%s: locked by a process that has it open for writing (a run still "
+                           "writing it?): retry when it has finished, or set "
+                           "HDF5_USE_FILE_LOCKING=FALSE to read it as it is now",
+                           path);
   if (r->file < 0)
     return sp__reader_fail(r, SP_READER_ENOTHDF5,
                            "%s: cannot open as HDF5 (truncated or damaged file)", path);

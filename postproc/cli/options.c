@@ -82,7 +82,8 @@ static const char sp_help_text[] =
     "Exit status: 0 ok, 1 bad input data (not HDF5, truncated, wrong layout or\n"
     "types, inconsistent arrays, end before start, nothing to draw), 2 usage error\n"
     "(also a --ranks rank the file lacks or an invalid pattern), 3 I/O or plotting\n"
-    "failure (missing or unreadable FILE, unwritable output, no display for --show).\n";
+    "failure (missing or unreadable FILE, FILE not a regular file or locked by a\n"
+    "writer, unwritable output or full disk, no display for --show).\n";
 
 void sp_usage_short(void) {
   fputs(sp_usage_text, stderr);

@@ -3,6 +3,7 @@
 the documented layout and independently of scope-profiler's code.
 
 usage: make_pproc_inputs.py DIR
+       make_pproc_inputs.py DIR --many N   (only hostile_many_regions.h5)
 
 plain.h5   one rank, region "work": 2 calls, [1 s, 2 s] and [3 s, 3.5 s]
 
@@ -22,6 +23,30 @@ damaged_stamps.h5  stamps and counts at the ends of int64 (MIN, MAX), as a
   int64 (total of whole over the ranks, calls of counted over the ranks,
   total of sum on rank1); 1 LIKWID call count past int64. Sums that pass
   the limit twice (counted, the LIKWID calls) are still one clamped value.
+Hostile inputs (hostile_*.h5 unless said; region "big"/"work" on rank0):
+huge_unalloc     start/end of shape (2^62,), chunked, never written
+huge_maxshape    shape (2^62,), maxshape None, one 1024-element chunk written
+huge_contig      shape (2^59,), contiguous, never allocated
+huge_gzip        shape (2^40,), gzip, one chunk written (past 65536:1)
+gzip             region "work" as plain.h5, chunked, shuffle + gzip (valid)
+names            rank0: "\xff\xfe" (fixed-length name attribute), 'q"uo\te<LF>nl,#co' and
+                 "caf\xc3\xa9 \xf0\x9f\x98\x80" (valid UTF-8); one interval each
+calls            "neg": num_calls -5, "big": num_calls 10^12; 2 intervals each
+type_string      start_times/end_times of strings
+type_2d          start_times/end_times of shape (2, 1)
+type_float       end_times float64 (start int64)
+ext_link         rank0/regions/work/start_times: external link to fifo:/data
+ext_rank         rank1: external link to plain.h5:/rank0 (beside a good rank0)
+ext_storage      rank0/regions/work/start_times stored in the external raw file fifo
+virtual          rank0/regions/work/start_times a virtual dataset over plain.h5
+soft_rank        rank1: soft link to /rank0 (followed: same regions as rank0)
+soft_dangling    rank0/regions/work/end_times: soft link to /nowhere
+rank_names       rank0 "work", plus groups rank-1, rank99999999999, rank007 and
+                 rank999999999 ("edge": the largest id accepted, 9 digits)
+rank_odd_only    only rank-1 and rank99999999999
+many_regions     one rank, N count-only regions r0..r<N-1>, num_calls i (--many N)
+intervals        rank0 "work": 2*10^5 intervals of 1 us every 2 us (big exports)
+fifo             a FIFO (named pipe), not a file
 """
 import os
 import sys
@@ -83,12 +108,141 @@ def damaged_stamps(path):
         region(f, 2, "counted", num_calls=hi)
 
 
+def one_region(path, name="big", starts=(1 * S, 3 * S), ends=(2 * S, 4 * S), **kw):
+    """A file with rank0/regions/<name> made by kw["make"](group) or plain data."""
+    with new_file(path) as f:
+        g = f.create_group(f"rank0/regions/{name}")
+        g.attrs["name"] = name
+        g.attrs.create("num_calls", len(starts), dtype=np.int64)
+        if "make" in kw:
+            kw["make"](g)
+        else:
+            g.create_dataset("start_times", data=np.array(starts, dtype=np.int64))
+            g.create_dataset("end_times", data=np.array(ends, dtype=np.int64))
+
+
+def huge(g, shape, written=0, **kw):
+    for n in ("start_times", "end_times"):
+        d = g.create_dataset(n, shape=shape, dtype=np.int64, **kw)
+        if written:
+            d[0:written] = np.arange(written, dtype=np.int64) * 10 + (n == "end_times")
+
+
+def hostile_sizes(out):
+    one_region(f"{out}/hostile_huge_unalloc.h5", make=lambda g: huge(g, (2**62,), chunks=(1024,)))
+    one_region(f"{out}/hostile_huge_maxshape.h5", make=lambda g: huge(
+        g, (2**62,), 1024, chunks=(1024,), maxshape=(None,)))
+    one_region(f"{out}/hostile_huge_contig.h5", make=lambda g: huge(g, (2**59,)))
+    one_region(f"{out}/hostile_huge_gzip.h5", make=lambda g: huge(
+        g, (2**40,), 1024, chunks=(1024,), compression="gzip"))
+    one_region(f"{out}/hostile_gzip.h5", name="work", make=lambda g: [g.create_dataset(
+        n, data=np.array(v, dtype=np.int64), chunks=(1,), shuffle=True, compression="gzip")
+        for n, v in (("start_times", [1 * S, 3 * S]), ("end_times", [2 * S, 3 * S + S // 2]))])
+
+
+def hostile_names(out):
+    with new_file(f"{out}/hostile_names.h5") as f:
+        g = f.create_group("rank0/regions/bad")
+        g.attrs["name"] = np.bytes_(b"\xff\xfe")  # fixed-length, not UTF-8
+        g.attrs.create("num_calls", 1, dtype=np.int64)
+        g.create_dataset("start_times", data=np.array([S], dtype=np.int64))
+        g.create_dataset("end_times", data=np.array([2 * S], dtype=np.int64))
+        region(f, 0, 'q"uo\\te\nnl,#co', [S], [3 * S])
+        region(f, 0, "caf\u00e9 \U0001F600", [2 * S], [3 * S])
+    with new_file(f"{out}/hostile_calls.h5") as f:
+        region(f, 0, "neg", [S, 3 * S], [2 * S, 4 * S], num_calls=-5)
+        region(f, 0, "big", [S, 3 * S], [2 * S, 4 * S], num_calls=10**12)
+
+
+def hostile_types(out):
+    def typed(g, dtype, shape=None):
+        for n, v in (("start_times", [1, 2]), ("end_times", [3, 4])):
+            data = np.array(v, dtype=dtype)
+            g.create_dataset(n, data=data.reshape(shape) if shape else data)
+    one_region(f"{out}/hostile_type_string.h5", make=lambda g: typed(g, "S8"))
+    one_region(f"{out}/hostile_type_2d.h5", make=lambda g: typed(g, np.int64, (2, 1)))
+
+    def mixed(g):
+        g.create_dataset("start_times", data=np.array([1, 2], dtype=np.int64))
+        g.create_dataset("end_times", data=np.array([3.0, 4.0]))
+    one_region(f"{out}/hostile_type_float.h5", make=mixed)
+
+
+def hostile_links(out):
+    plain = f"{out}/plain.h5"
+
+    def ext_dataset(g):
+        g["start_times"] = h5py.ExternalLink("fifo", "/data")
+        g.create_dataset("end_times", data=np.array([2 * S, 4 * S], dtype=np.int64))
+    one_region(f"{out}/hostile_ext_link.h5", name="work", make=ext_dataset)
+    with new_file(f"{out}/hostile_ext_rank.h5") as f:
+        region(f, 0, "work", [S], [2 * S])
+        f["rank1"] = h5py.ExternalLink("plain.h5", "/rank0")
+
+    def ext_storage(g):
+        g.create_dataset("start_times", shape=(2,), dtype=np.int64,
+                         external=[(os.path.join(out, "fifo"), 0, h5py.h5f.UNLIMITED)])
+        g.create_dataset("end_times", data=np.array([2 * S, 4 * S], dtype=np.int64))
+    one_region(f"{out}/hostile_ext_storage.h5", name="work", make=ext_storage)
+
+    def virtual(g):
+        layout = h5py.VirtualLayout(shape=(2,), dtype=np.int64)
+        layout[:] = h5py.VirtualSource(plain, "rank0/regions/work/start_times", shape=(2,))
+        g.create_virtual_dataset("start_times", layout)
+        g.create_dataset("end_times", data=np.array([2 * S, 4 * S], dtype=np.int64))
+    one_region(f"{out}/hostile_virtual.h5", name="work", make=virtual)
+    with new_file(f"{out}/hostile_soft_rank.h5") as f:
+        region(f, 0, "work", [S], [2 * S])
+        f["rank1"] = h5py.SoftLink("/rank0")
+
+    def dangling(g):
+        g.create_dataset("start_times", data=np.array([S, 3 * S], dtype=np.int64))
+        g["end_times"] = h5py.SoftLink("/nowhere")
+    one_region(f"{out}/hostile_soft_dangling.h5", name="work", make=dangling)
+
+
+def hostile_ranks(out):
+    with new_file(f"{out}/hostile_rank_names.h5") as f:
+        region(f, 0, "work", [S], [2 * S])
+        for odd in ("rank-1", "rank99999999999", "rank007"):
+            region(f, odd[4:], "odd", [S], [2 * S])
+        region(f, 999999999, "edge", [S], [3 * S])
+    with new_file(f"{out}/hostile_rank_odd_only.h5") as f:
+        for odd in ("rank-1", "rank99999999999"):
+            region(f, odd[4:], "odd", [S], [2 * S])
+
+
+def many_regions(path, n=10**6):
+    """n count-only regions on one rank: only groups and attributes."""
+    with h5py.File(path, "w", libver="latest") as f:
+        f.attrs.create("scope_profiler_schema", 1, dtype=np.int32)
+        regions = f.create_group("rank0/regions")
+        for i in range(n):
+            g = regions.create_group(f"r{i}")
+            g.attrs.create("num_calls", i, dtype=np.int64)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    if sys.argv[2:3] == ["--many"]:
+        many_regions(os.path.join(out, "hostile_many_regions.h5"), int(sys.argv[3]))
+        return 0
     with new_file(os.path.join(out, "plain.h5")) as f:
         region(f, 0, "work", [1 * S, 3 * S], [2 * S, 3 * S + S // 2])
     damaged_stamps(os.path.join(out, "damaged_stamps.h5"))
+    fifo = os.path.join(out, "fifo")
+    if os.path.lexists(fifo):
+        os.remove(fifo)
+    os.mkfifo(fifo)
+    hostile_sizes(out)
+    hostile_names(out)
+    hostile_types(out)
+    hostile_links(out)
+    hostile_ranks(out)
+    with new_file(f"{out}/hostile_intervals.h5") as f:
+        starts = np.arange(2 * 10**5, dtype=np.int64) * 2000
+        region(f, 0, "work", starts, starts + 1000)
     return 0
 
 

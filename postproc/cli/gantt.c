@@ -323,7 +323,7 @@ int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int 
   /* Drawn under a temporary name, renamed when complete (output_file.c). */
   char tmp[SP_PATH_MAX + 32];
   if (!interactive && sp_output_temp(path, tmp, sizeof tmp) != 0) {
-    sp_msg(SP_QUIET, "output directory name too long: %s", o->outdir);
+    sp_msg(SP_QUIET, "cannot write %s: %s", path, strerror(errno));
     return SP_EXIT_IO;
   }
   int rc = sp_gantt_draw(sel, o, interactive ? NULL : tmp, interactive, tm);

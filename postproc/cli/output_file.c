@@ -19,9 +19,20 @@
 int sp_output_temp(const char *final, char *tmp, size_t cap) {
   const char *slash = strrchr(final, '/');
   int dir = slash ? (int)(slash - final + 1) : 0;
-  int n = snprintf(tmp, cap, "%.*s.%s.%ld.tmp", dir, final, slash ? slash + 1 : final,
-                   (long)getpid());
-  return n > 0 && (size_t)n < cap ? 0 : -1;
+  /* Created here, exclusively and without following a link: a name that
+   * already exists (a stale temporary, a planted symlink) is never reused. */
+  for (int i = 0; i < 100; i++) {
+    int n = snprintf(tmp, cap, "%.*s.%s.%ld.%d.tmp", dir, final, slash ? slash + 1 : final,
+                     (long)getpid(), i);
+    if (n < 0 || (size_t)n >= cap) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return close(fd);
+    if (errno != EEXIST) return -1;
+  }
+  return -1;
 }
 
 /* 1 if the last bytes of fd (of size bytes) end like a complete file of kind f. */

@@ -6,8 +6,9 @@
 
 #include "pproc.h"
 
-/* Writes into tmp (cap bytes) the temporary name for final: DIR/.NAME.PID.tmp,
- * next to it so that rename is atomic. Returns 0, or -1 if it does not fit. */
+/* Creates an empty temporary file for final, next to it so that rename is
+ * atomic: DIR/.NAME.PID.N.tmp (O_EXCL, O_NOFOLLOW), its name in tmp (cap
+ * bytes). Returns 0, or -1 with errno set. */
 int sp_output_temp(const char *final, char *tmp, size_t cap);
 
 /* Checks that tmp ends as a complete file of format f and is on disk

@@ -73,6 +73,15 @@ static int sp_storage_local(sp_reader_t *r, hid_t dcpl, const char *where, const
   return 0;
 }
 
+int sp__dataset_local(hid_t d) {
+  hid_t dcpl = H5Dget_create_plist(d);
+  if (dcpl < 0) return 0;
+  int local = H5Pget_layout(dcpl) != H5D_VIRTUAL && H5Pget_layout(dcpl) >= 0 &&
+              H5Pget_external_count(dcpl) == 0;
+  H5Pclose(dcpl);
+  return local;
+}
+
 int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
                            int64_t n, size_t elem) {
   hid_t dcpl = H5Dget_create_plist(d);

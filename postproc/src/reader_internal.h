@@ -81,6 +81,10 @@ int sp__link_kind(hid_t g, const char *name);
 int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
                            int64_t n, size_t elem);
 
+/* 1 if dataset d keeps its data inside the file (not virtual, no external
+ * raw files), else 0. */
+int sp__dataset_local(hid_t d);
+
 /* 0 if n elements of elem bytes can be allocated at all (no size_t
  * overflow, not beyond physical memory), else SP_READER_ENOMEM. */
 int sp__memory_check(int64_t n, size_t elem);

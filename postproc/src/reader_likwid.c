@@ -39,9 +39,14 @@ void sp_reader_likwid_free(sp_reader_likwid_t *lw) {
  * Returns the rank, or -1 when missing or unreadable. */
 static int sp_lw_shape(hid_t g, const char *name, hsize_t dims[2], H5T_class_t *cls) {
   dims[0] = dims[1] = 0;
-  if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return -1;
+  /* Data in another file (external link or storage, virtual) is not read. */
+  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return -1;
+  if (!sp__dataset_local(d)) {
+    H5Dclose(d);
+    return -1;
+  }
   hid_t t = H5Dget_type(d), s = H5Dget_space(d);
   int nd = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
   if (nd < 0 || nd > 2 || t < 0 || H5Sget_simple_extent_dims(s, dims, NULL) < 0) nd = -1;
@@ -67,7 +72,8 @@ static int sp_lw_check(sp_reader_t *r, hid_t g, const char *where, sp_reader_lik
   for (int i = 0; i < 5; i++) {
     H5T_class_t cls = H5T_NO_CLASS;
     if (sp_lw_shape(g, want[i].name, dims[i], &cls) != want[i].ndims || cls != want[i].cls)
-      return sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s: missing, or not a %d-D %s dataset",
+      return sp__reader_fail(r, SP_READER_ELAYOUT,
+                             "%s/%s: missing, in another file, or not a %d-D %s dataset",
                              where, want[i].name, want[i].ndims,
                              want[i].cls == H5T_INTEGER ? "integer"
                              : want[i].cls == H5T_FLOAT ? "float"
@@ -151,12 +157,18 @@ static int sp_lw_load_group(sp_reader_t *r, hid_t g, const char *where, sp_reade
 static int sp_lw_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
                             sp_reader_likwid_t *out) {
   char path[64], where[512];
-  snprintf(path, sizeof path, "rank%d/likwid/regions", r->ranks[k].id);
-  snprintf(where, sizeof where, "%s/%s", path, rr->link);
-  hid_t regions = H5Gopen2(r->file, path, H5P_DEFAULT);
+  snprintf(path, sizeof path, "rank%d/likwid", r->ranks[k].id);
+  snprintf(where, sizeof where, "%s/regions/%s", path, rr->link);
+  hid_t lw = H5Gopen2(r->file, path, H5P_DEFAULT);
+  int local = lw >= 0 && sp__link_kind(lw, "regions") == SP_LINK_LOCAL;
+  hid_t regions = local ? H5Gopen2(lw, "regions", H5P_DEFAULT) : -1;
+  if (lw >= 0) H5Gclose(lw);
   if (regions < 0) return 0; /* a group attribute but no region measured */
   int rc = 0;
-  if (H5Lexists(regions, rr->link, H5P_DEFAULT) > 0) {
+  int kind = sp__link_kind(regions, rr->link);
+  if (kind == SP_LINK_FOREIGN)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed", where);
+  if (kind == SP_LINK_LOCAL) {
     hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
     rc = g >= 0 ? sp_lw_load_group(r, g, where, out)
                 : sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);

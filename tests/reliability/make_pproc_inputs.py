@@ -45,6 +45,8 @@ rank_names       rank0 "work", plus groups rank-1, rank99999999999, rank007 and
                  rank999999999 ("edge": the largest id accepted, 9 digits)
 rank_odd_only    only rank-1 and rank99999999999
 many_regions     one rank, N count-only regions r0..r<N-1>, num_calls i (--many N)
+likwid_link      LIKWID "work": counts an external link to fifo:/data
+likwid_storage   LIKWID "work": counts stored in the external raw file fifo
 intervals        rank0 "work": 2*10^5 intervals of 1 us every 2 us (big exports)
 fifo             a FIFO (named pipe), not a file
 """
@@ -212,6 +214,22 @@ def hostile_ranks(out):
             region(f, odd[4:], "odd", [S], [2 * S])
 
 
+def hostile_likwid(out):
+    """LIKWID results of region "work" whose data lies in another file."""
+    fifo = os.path.join(out, "fifo")
+    for tag in ("link", "storage"):
+        with new_file(f"{out}/hostile_likwid_{tag}.h5") as f:
+            region(f, 0, "work", [S], [2 * S])
+            likwid_region(f, 0, "work", [1], [1.0], [[1.0]], ["CYCLES"])
+            g = f["rank0/likwid/regions/work"]
+            del g["counts"]
+            if tag == "link":
+                g["counts"] = h5py.ExternalLink("fifo", "/data")
+            else:
+                g.create_dataset("counts", shape=(1,), dtype=np.int64,
+                                 external=[(fifo, 0, h5py.h5f.UNLIMITED)])
+
+
 def many_regions(path, n=10**6):
     """n count-only regions on one rank: only groups and attributes."""
     with h5py.File(path, "w", libver="latest") as f:
@@ -240,6 +258,7 @@ def main():
     hostile_types(out)
     hostile_links(out)
     hostile_ranks(out)
+    hostile_likwid(out)
     with new_file(f"{out}/hostile_intervals.h5") as f:
         starts = np.arange(2 * 10**5, dtype=np.int64) * 2000
         region(f, 0, "work", starts, starts + 1000)

@@ -249,6 +249,7 @@ def main():
     with new_file(os.path.join(out, "plain.h5")) as f:
         region(f, 0, "work", [1 * S, 3 * S], [2 * S, 3 * S + S // 2])
     damaged_stamps(os.path.join(out, "damaged_stamps.h5"))
+    os.makedirs(os.path.join(out, "hostile_out"), exist_ok=True)  # charts; a directory as FILE
     fifo = os.path.join(out, "fifo")
     if os.path.lexists(fifo):
         os.remove(fifo)

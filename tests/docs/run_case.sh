@@ -8,7 +8,7 @@
 # Environment (set by tests/docs/CMakeLists.txt): SP_SRC (source tree),
 # SP_PREFIX (installed prefix), SP_WORK, SP_PYTHON (python3 with h5py),
 # SP_CHECK_PROFILE, SP_PYTHONPATH, SP_MPI (1 when the library has MPI),
-# MPIEXEC, CC, CXX, FC, PKG_CONFIG.
+# MPIEXEC, CC, CXX, FC, SP_SANITIZE_FLAGS.
 set -eu
 name=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +16,22 @@ work=$SP_WORK/$name
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
+
+# A sanitized library (SP_SANITIZE_FLAGS, e.g. -fsanitize=address,undefined)
+# needs its programs built with the same flags: the compilers the snippets
+# name (cc, gcc, c++, gfortran) become wrappers that add them.
+if [ -n "${SP_SANITIZE_FLAGS:-}" ]; then
+  mkdir -p "$work/bin"
+  for tool in cc:"$CC" gcc:"$CC" c++:"$CXX" g++:"$CXX" gfortran:"$FC"; do
+    real=${tool#*:}
+    [ -n "$real" ] || continue
+    printf '#!/bin/sh\nexec %s %s "$@"\n' "$real" "$SP_SANITIZE_FLAGS" > "$work/bin/${tool%%:*}"
+    chmod +x "$work/bin/${tool%%:*}"
+  done
+  PATH=$work/bin:$PATH
+  CC=$work/bin/cc CXX=$work/bin/c++ FC=$work/bin/gfortran
+  export PATH CC CXX FC
+fi
 
 # snippet NAME: the code block <!-- snippet: NAME --> of the documentation.
 snippet() { "$SP_PYTHON" "$here/snippets.py" get "$SP_SRC" "$1"; }

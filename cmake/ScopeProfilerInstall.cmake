@@ -163,6 +163,22 @@ foreach(_sp_opt MPI FORTRAN LIKWID POSTPROC BINDINGS)
   endif()
 endforeach()
 
+# What the config file uses in projects that cannot run FindThreads,
+# FindMPI for C or FindHDF5 (Fortran-only, C++-only): the thread flags,
+# MPI's C include directories and libraries, HDF5's libraries (static
+# builds) as this build found them.
+set(SP_CFG_THREAD_LIBS "${CMAKE_THREAD_LIBS_INIT}")
+set(SP_CFG_HDF5_LIBRARIES "${HDF5_C_LIBRARIES}")
+if(NOT SP_CFG_HDF5_LIBRARIES)
+  set(SP_CFG_HDF5_LIBRARIES "${HDF5_LIBRARIES}")
+endif()
+set(SP_CFG_MPI_C_LIBRARIES "")
+set(SP_CFG_MPI_C_INCLUDE_DIRS "")
+if(SCOPE_PROFILER_ENABLE_MPI)
+  set(SP_CFG_MPI_C_LIBRARIES "${MPI_C_LIBRARIES}")
+  set(SP_CFG_MPI_C_INCLUDE_DIRS "${MPI_C_INCLUDE_DIRS}")
+endif()
+
 install(EXPORT scope-profilerTargets
   NAMESPACE scope-profiler::
   DESTINATION ${SCOPE_PROFILER_CMAKE_INSTALL_DIR}

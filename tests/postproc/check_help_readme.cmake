@@ -2,7 +2,8 @@
 # -DPPROC=exe -DREADME=path
 execute_process(COMMAND ${PPROC} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
 file(READ ${README} text)
-string(FIND "${text}" "## Options (`scope-profiler-pproc --help`)\n\n```\n" at)
+# The first block after the heading (a <!-- snippet: skip --> marker may precede it).
+string(FIND "${text}" "## Options (`scope-profiler-pproc --help`)\n" at)
 if(rc OR at LESS 0)
   message(FATAL_ERROR "--help failed (${rc}) or README has no Options block")
 endif()

@@ -5,6 +5,8 @@
  * Usage: sp_consumer_c <output.h5>
  * Regions: "consumer outer" called 3 times, "consumer/inner" 12 times
  * (a '/' so the file's name encoding is exercised through the install).
+ * With SP_CONSUMER_READER it then reads the file back with the installed
+ * reader library (component "reader") and checks the calls it made.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,47 @@
 #include <scope_profiler.h>
 #ifdef SP_CONSUMER_MPI
 #include <scope_profiler_mpi.h>
+#endif
+#ifdef SP_CONSUMER_READER
+#include <scope_profiler_reader.h>
+
+/* Reads path back: every rank has "consumer/inner" with 12 calls. */
+static int read_back(const char *path) {
+  char msg[512];
+  sp_reader_t *r;
+  if (sp_reader_open(path, &r, msg, sizeof msg) < 0) {
+    fprintf(stderr, "consumer: sp_reader_open: %s\n", msg);
+    return 1;
+  }
+  int bad = 0, found = 0;
+  for (int g = 0; g < sp_reader_num_regions(r); g++) {
+    if (strcmp(sp_reader_region_name(r, g), "consumer/inner") != 0) continue;
+    for (int k = 0; k < sp_reader_num_ranks(r); k++) {
+      sp_reader_intervals_t iv;
+      sp_reader_stats_t st;
+      if (sp_reader_load(r, g, k, &iv) < 0 || sp_reader_stats_compute(&iv, &st) < 0) {
+        fprintf(stderr, "consumer: reader: %s\n", sp_reader_errmsg(r));
+        return 1;
+      }
+      found++;
+      if (st.num_calls != 12) {
+        fprintf(stderr, "consumer: reader: rank %d has %lld calls, expected 12\n",
+                sp_reader_rank_id(r, k), (long long)st.num_calls);
+        bad = 1;
+      }
+      sp_reader_intervals_free(&iv);
+    }
+  }
+  int ranks = sp_reader_num_ranks(r);
+  sp_reader_close(r);
+  if (found != ranks || found == 0) {
+    fprintf(stderr, "consumer: reader: consumer/inner on %d of %d ranks\n", found, ranks);
+    return 1;
+  }
+  printf("consumer: read back %s with reader %s: %d ranks\n", path, sp_reader_version_string(),
+         ranks);
+  return bad;
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -62,6 +105,9 @@ int main(int argc, char **argv) {
   }
 #ifdef SP_CONSUMER_MPI
   MPI_Finalize();
+#endif
+#ifdef SP_CONSUMER_READER
+  if (read_back(argv[1]) != 0) return 1;
 #endif
   printf("consumer: wrote %s with scope-profiler %s\n", argv[1], sp_version_string());
   return 0;

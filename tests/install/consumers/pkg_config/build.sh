@@ -24,6 +24,15 @@ if [ -n "${SP_EXPECT_PREFIX:-}" ]; then
   esac
 fi
 
+# The Fortran module's .mod files are where the .pc file says.
+if [ "$module" = scope-profiler-fortran ]; then
+  moddir=$("$pkgconfig" --variable=fortran_moddir "$module")
+  if [ ! -f "$moddir/scope_profiler.mod" ]; then
+    echo "build.sh: no scope_profiler.mod in fortran_moddir '$moddir'" >&2
+    exit 1
+  fi
+fi
+
 cflags=$("$pkgconfig" --cflags $static "$module")
 libs=$("$pkgconfig" --libs $static "$module")
 mkdir -p "$(dirname "$out")"

@@ -1,0 +1,14 @@
+# postproc/README.md, the first commands, on a profile of 7 ranks (the
+# csv line selects ranks 0 2 5-6) written by docs/fortran.md's MPI program.
+snippet fortran-mpi > ranks.f90
+fortran_build ranks.f90 ranks
+"$MPIEXEC" -n 7 ./ranks
+mv ranks.h5 profiling_data.h5
+PATH=$SP_PREFIX/bin:$PATH
+snippet pproc-commands > commands.sh
+sh -e commands.sh
+test -s figures/gantt_plot.png
+test -s trace.json
+"$SP_PYTHON" -c 'import json,sys; json.load(open("trace.json"))'
+# The csv holds ranks 0, 2, 5 and 6, one interval of "exchange" each.
+test "$(grep -c exchange intervals.csv)" = 4

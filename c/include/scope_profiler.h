@@ -87,7 +87,8 @@ SP_EXPORT const char *sp_version_string(void);
   XX(EPATH, -8, "output path not writable")                                  \
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
-  XX(ETOOMANY, -11, "too many regions")
+  XX(ETOOMANY, -11, "too many regions")                                      \
+  XX(EPARTIAL, -14, "some ranks or records could not be recovered")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,

@@ -1,13 +1,14 @@
 /* finalize.c - writing the session's profile: plan, layout, raw data, publish.
  *
  * 1. every rank builds its plan (regions, counts) and all plans are gathered;
- * 2. rank 0 creates the whole layout in "<file>.partial" and sends each
- *    rank its datasets' offsets (or all ranks create it collectively, see
- *    "Who creates the layout" below);
+ * 2. rank 0 creates the whole layout in a temporary file of this run's own
+ *    (out_temp.c) and sends each rank its datasets' offsets (or all ranks
+ *    create it collectively, see "Who creates the layout" below);
  * 3. every rank streams its events to its datasets' offsets (pwrite or
  *    MPI-IO, see sp_raw_mode);
- * 4. if every rank succeeded, rank 0 renames the file into place (a reader
- *    never sees a half-written file) and each rank removes its spill file.
+ * 4. if every rank succeeded, rank 0 renames the file into place unless
+ *    another writer did so first (a reader never sees a half-written file)
+ *    and each rank removes its spill file.
  * On failure the spill files are kept, with the in-memory events appended,
  * so `scope-profiler-pproc merge` can rebuild the profile. */
 #include <errno.h>

@@ -21,15 +21,28 @@ typedef struct sp_rank_src {
   int file;         /* its index in the sorted paths */
 } sp_rank_src_t;
 
-/* Plan of one spill file: every named region that has events. */
+/* Plan of one spill file: every named region that has events. One pass
+ * over the chunks, then one over the handles: a crafted file's largest
+ * handle times its number of records would not finish. */
 static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   sp_spill_file_t *f = &l->spill;
   for (int64_t c = 0; c < f->nchunks; c++)
     if (f->chunks[c].thread + 1 > l->nthreads) l->nthreads = f->chunks[c].thread + 1;
-  l->threads = calloc((size_t)(l->nthreads ? l->nthreads : 1), sizeof *l->threads);
-  l->plan.regions = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->plan.regions);
-  l->handles = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->handles);
-  if (!l->threads || !l->plan.regions || !l->handles) return SP_ENOMEM;
+  /* No thread buffers: everything is in the spill file (raw_write.c). */
+  l->threads = NULL;
+  const size_t nn = (size_t)(f->nnames ? f->nnames : 1);
+  sp_plan_region_t *by_handle = calloc(nn, sizeof *by_handle);
+  l->plan.regions = calloc(nn, sizeof *l->plan.regions);
+  l->handles = calloc(nn, sizeof *l->handles);
+  if (!by_handle || !l->plan.regions || !l->handles) {
+    free(by_handle);
+    return SP_ENOMEM;
+  }
+  for (int64_t c = 0; c < f->nchunks; c++) {
+    sp_plan_region_t *r = &by_handle[f->chunks[c].region]; /* checked when indexed */
+    r->nevents += f->chunks[c].n;
+    if (f->chunks[c].n > 0 && f->chunks[c].thread != 0) r->thread_ids = 1;
+  }
   sp_rank_plan_t *p = &l->plan;
   p->rank = rank;
   p->time_trace = 1;
@@ -38,20 +51,15 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   p->wall_time = f->header.wall_time;
   memcpy(p->host, f->header.host, sizeof p->host);
   for (int32_t h = 0; h < f->nnames; h++) {
-    if (!f->names[h]) continue;
-    sp_plan_region_t r = {0};
-    for (int64_t c = 0; c < f->nchunks; c++) {
-      if (f->chunks[c].region != h || f->chunks[c].n == 0) continue;
-      r.nevents += f->chunks[c].n;
-      if (f->chunks[c].thread != 0) r.thread_ids = 1;
-    }
-    if (r.nevents == 0) continue;
+    sp_plan_region_t r = by_handle[h];
+    if (!f->names[h] || r.nevents == 0) continue;
     r.ncalls = r.nevents;
     r.name = f->names[h];
     r.len = (uint32_t)strlen(f->names[h]);
     l->handles[p->nregions] = h;
     p->regions[p->nregions++] = r;
   }
+  free(by_handle);
   p->nthreads = l->nthreads;
   l->calib = &f->calib;
   return 0;

@@ -194,13 +194,52 @@ static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
   return 0;
 }
 
+static int sp_int_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The job's size is what most files say: one damaged RANK record must not
+ * turn a 3-rank job into a million missing ranks. A file that disagrees
+ * is reported; its rank is kept when it fits, else it counts as unranked. */
+static void sp_agree_size(sp_spill_file_t *files, int np, char **paths, int *problems) {
+  int32_t *sizes = malloc((size_t)(np ? np : 1) * sizeof *sizes);
+  int n = 0;
+  for (int i = 0; sizes && i < np; i++)
+    if (files[i].fd >= 0 && files[i].size > 0) sizes[n++] = files[i].size;
+  if (n < 2) {
+    free(sizes);
+    return;
+  }
+  qsort(sizes, (size_t)n, sizeof *sizes, sp_int_cmp);
+  int32_t mode = sizes[0];
+  for (int i = 0, best = 0, run = 0; i < n; i++) {
+    run = i > 0 && sizes[i] == sizes[i - 1] ? run + 1 : 1;
+    if (run > best) {
+      best = run;
+      mode = sizes[i];
+    }
+  }
+  free(sizes);
+  for (int i = 0; i < np; i++) {
+    if (files[i].fd < 0 || files[i].size <= 0 || files[i].size == mode) continue;
+    sp__log(0, SP_LOG_ALWAYS, "'%s' says rank %d of %d, the other files %d ranks; its RANK record "
+            "is taken as damaged", paths[i], (int)files[i].rank, (int)files[i].size, (int)mode);
+    (*problems)++;
+    files[i].size = mode;
+    if (files[i].rank >= mode) files[i].rank = -1;
+  }
+}
+
 /* Reads every file; a rank seen twice keeps its newest run. */
 static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks, int *problems) {
   int32_t maxrank = -1, unranked = 0;
   sp_spill_file_t *files = calloc((size_t)np, sizeof *files);
   if (!files) return SP_ENOMEM;
+  for (int i = 0; i < np; i++) sp_index_one(paths[i], &files[i], problems);
+  sp_agree_size(files, np, paths, problems);
   for (int i = 0; i < np; i++) {
-    if (sp_index_one(paths[i], &files[i], problems) != 0) continue;
+    if (files[i].fd < 0) continue;
     if (files[i].rank > maxrank) maxrank = files[i].rank;
     if (files[i].size - 1 > maxrank) maxrank = files[i].size - 1;
     if (files[i].rank < 0) unranked++;

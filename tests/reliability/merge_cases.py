@@ -326,6 +326,15 @@ def case_damaged_region_record():
     damaged("region_record", 2, damage, lambda recs: {(2, "solver/inner"): 80 + 40})
 
 
+def case_damaged_rank_size():
+    """Rank 1's RANK record says a million ranks: the job's size is what the
+    other files say, rank 1's events are all recovered, the file named."""
+    def damage(recs):
+        return rebuild(recs, lambda i, t, p: record(t, struct.pack("<ii", 1, (1 << 20) + 3))
+                       if t == RANK else record(t, p))
+    damaged("rank_size", 1, damage, lambda recs: {})
+
+
 def case_damaged_duplicate_name():
     """A second handle named "step" with 3 events: they are skipped."""
     def damage(recs):

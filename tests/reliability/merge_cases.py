@@ -90,8 +90,9 @@ def sha(path):
 
 # ---- profiles ---------------------------------------------------------------
 
-def read_profile(path):
-    """{rank: {region name: sorted [(start, end)]}} and {rank: attributes}."""
+def read_profile(path, strict=False):
+    """{rank: {region name: sorted [(start, end)]}} and {rank: attributes}.
+    strict: every event must also end at or after its start."""
     data, attrs = {}, {}
     with h5py.File(path, "r") as f:
         n = int(f["metadata"].attrs["mpi_size"])
@@ -107,13 +108,16 @@ def read_profile(path):
                 check(len(st) == len(en) == int(reg.attrs["num_calls"]),
                       f"{path} rank{r} {name}: {len(st)} starts, {len(en)} ends, "
                       f"num_calls {int(reg.attrs['num_calls'])}")
+                if strict:
+                    check(bool(np.all(en >= st)), f"{path} rank{r} {name}: an event ends "
+                          f"before it starts")
                 data[r][name] = sorted(zip(st.tolist(), en.tolist()))
     return data, attrs
 
 
 def expect_events(out, ref, lost):
     """out holds ref's events but `lost` {(rank, name): n} fewer, all from ref."""
-    got, _ = read_profile(out)
+    got, _ = read_profile(out, strict=True)
     check(sorted(got) == sorted(ref), f"ranks {sorted(got)} != {sorted(ref)}")
     for r in ref:
         for name, evs in ref[r].items():
@@ -192,7 +196,7 @@ def case_source():
         os.unlink(ref)
     rc, err = run_merge(["-o", ref], [os.path.join(d, "source.h5.spill")])
     check(rc == 0, f"merge of the intact files: exit {rc}: {err}")
-    got, _ = read_profile(ref)
+    got, _ = read_profile(ref, strict=True)
     for r in range(3):
         counts = {k: len(v) for k, v in got.get(r, {}).items()}
         check(counts == {"step": 40 + 10 * r, "solver/inner": 80 + 20 * r},
@@ -335,6 +339,38 @@ def case_damaged_rank_size():
     damaged("rank_size", 1, damage, lambda recs: {})
 
 
+def case_extreme_stamps():
+    """Stamps at the ends of int64 (a damaged record can hold anything):
+    converted without overflow (UBSan stops at one), order kept: no end
+    before its start, the largest stamp maps to the largest time."""
+    d = case_dir("extreme_stamps")
+    files = copy_base(d)
+    recs = records(open(files[0], "rb").read())
+    lo, hi = -(1 << 63), (1 << 63) - 1
+    pairs = [(lo, hi), (lo, 0), (0, hi), (lo, lo + 1), (hi - 1, hi), (-(1 << 62), 1 << 62)]
+    k = third_events(recs)[0]
+    def change(i, t, p):
+        if i != k:
+            return record(t, p)
+        h, th, _ = struct.unpack_from("<iiq", p)
+        return record(t, struct.pack("<iiq", h, th, len(pairs)) +
+                      b"".join(struct.pack("<qq", a, b) for a, b in pairs))
+    open(files[0], "wb").write(rebuild(recs, change))
+    out = os.path.join(d, "out.h5")
+    rc, err = run_merge(["-o", out], [d])
+    check(rc == 0, f"exit {rc}: {err}")
+    if rc != 0:
+        return
+    name = third_events(recs)[1]
+    with h5py.File(out, "r") as f:
+        for _, reg in f["rank0/regions"].items():
+            if reg.attrs["name"] in (name, name.encode()):
+                st, en = reg["start_times"][()], reg["end_times"][()]
+    ev = sorted(zip(st.tolist(), en.tolist()))
+    check(all(b >= a for a, b in ev), f"an end before its start: {ev[:3]} ...")
+    check(max(en.tolist()) == max(en.tolist() + st.tolist()), "the largest stamp is not an end")
+
+
 def case_damaged_duplicate_name():
     """A second handle named "step" with 3 events: they are skipped."""
     def damage(recs):
@@ -369,7 +405,7 @@ def case_missing_ranks():
     check(rc == EPARTIAL_EXIT, f"exit {rc}, want {EPARTIAL_EXIT}: {err}")
     check(re.search(r"no readable spill file for 1 of 3 rank\(s\): 1;", err), f"stderr: {err}")
     ref = reference()
-    got, attrs = read_profile(out)
+    got, attrs = read_profile(out, strict=True)
     check(got[0] == ref[0] and got[2] == ref[2], "ranks 0 and 2 differ from the reference")
     check(got[1] == {}, f"rank1 has regions: {list(got[1])}")
     check(int(attrs[1].get("missing", 0)) == 1, f"rank1@missing: {attrs[1].get('missing')}")
@@ -467,12 +503,12 @@ def case_symlink_finalize():
                        timeout=60)
     check(p.returncode == 0, f"finalize failed: {p.stderr}")
     check(open(victim, "rb").read() == b"precious\n" * 100, "the victim was changed")
-    got, _ = read_profile(os.path.join(d, "plain.h5"))
+    got, _ = read_profile(os.path.join(d, "plain.h5"), strict=True)
     check({k: len(v) for k, v in got[0].items()} == {"plain": 5}, f"plain.h5: {got}")
 
 
 def regions_in(path):
-    got, _ = read_profile(path)
+    got, _ = read_profile(path, strict=True)
     return {r: sorted(got[r]) for r in got}
 
 

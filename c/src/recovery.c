@@ -277,20 +277,25 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks,
 }
 
 /* Names the ranks without a usable spill file (a node's directory not
- * given, a file skipped above). */
+ * given, a file skipped above), as ranges: "1, 4-7". */
 static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *problems) {
   char list[512] = "";
   size_t len = 0;
-  int missing = 0;
+  int missing = 0, full = 0;
   for (int r = 0; r < nranks; r++) {
     if (ranks[r].used) continue;
-    if (len < sizeof list - 16) {
-      int k = snprintf(list + len, sizeof list - len, "%s%d", missing ? ", " : "", r);
+    int last = r;
+    while (last + 1 < nranks && !ranks[last + 1].used) last++;
+    missing += last - r + 1;
+    if (!full && len < sizeof list - 32) {
+      int k = last > r ? snprintf(list + len, sizeof list - len, "%s%d-%d", len ? ", " : "", r, last)
+                       : snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", r);
       if (k > 0) len += (size_t)k;
-    } else if (len < sizeof list - 1) {
-      len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
+    } else if (!full) {
+      full = 1;
+      snprintf(list + len, sizeof list - len, ", ...");
     }
-    missing++;
+    r = last;
   }
   if (missing == 0) return;
   sp__log(0, SP_LOG_ALWAYS, "no readable spill file for %d of %d rank(s): %s; they are written "

@@ -445,17 +445,18 @@ def case_fuzz():
 def case_sparse_ids():
     """Valid but hostile: the largest region handle and thread number the
     format allows, on many small records. Recovered in bounded time (the
-    old code did handles x records and regions x threads x records work)."""
+    old code did handles x records and regions x threads x records work:
+    over 60 s; now well under a second)."""
     d = case_dir("sparse_ids")
     recs = records(open(base_files()[0], "rb").read())
     out = [record(HEADER, recs[0][2])]
     ev = struct.pack("<qq", 1000, 2000)
     out.append(record(REGION, struct.pack("<ii", (1 << 22) - 1, 6) + b"sparse"))
-    for _ in range(20000):
+    for _ in range(1000):
         out.append(record(EVENTS, struct.pack("<iiq", (1 << 22) - 1, 0, 1) + ev))
-    for h in range(300):
+    for h in range(50):
         out.append(record(REGION, struct.pack("<ii", h, 8) + b"r%07d" % h))
-        for _ in range(30):
+        for _ in range(20):
             out.append(record(EVENTS, struct.pack("<iiq", h, (1 << 20) - 1, 1) + ev))
     out = b"".join(out)
     src = os.path.join(d, "rank0.x.1.spill")
@@ -466,8 +467,8 @@ def case_sparse_ids():
     if rc == 0:
         got, _ = read_profile(o)
         counts = {k: len(v) for k, v in got[0].items()}
-        check(counts.get("sparse") == 20000 and len(counts) == 301 and
-              all(counts[f"r{h:07d}"] == 30 for h in range(300)), f"counts: {counts}")
+        check(counts.get("sparse") == 1000 and len(counts) == 51 and
+              all(counts[f"r{h:07d}"] == 20 for h in range(50)), f"counts: {counts}")
 
 
 def plant_symlinks(final, victim):
@@ -551,10 +552,11 @@ def case_same_path_serial():
 
 
 def case_same_path_split():
-    """Even and odd ranks (two communicators) write one path, 20 times."""
+    """Even and odd ranks (two communicators) write one path, 20 times (5
+    under tests/run-sanitizers.sh, where one 4-rank ASan run takes ~10 s)."""
     d = case_dir("same_path.split")
     final = os.path.join(d, "split.h5")
-    for it in range(20):
+    for it in range(5 if "ASAN_OPTIONS" in os.environ else 20):
         shutil.rmtree(final + ".spill", ignore_errors=True)
         p = subprocess.run([A.mpiexec, "-n", "4", A.writers, "split", final], cwd=d,
                            capture_output=True, text=True, timeout=120)

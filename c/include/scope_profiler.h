@@ -87,7 +87,8 @@ SP_EXPORT const char *sp_version_string(void);
   XX(EPATH, -8, "output path not writable")                                  \
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
-  XX(ETOOMANY, -11, "too many regions")
+  XX(ETOOMANY, -11, "too many regions")                                      \
+  XX(EPARTIAL, -14, "some ranks or records could not be recovered")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,
@@ -155,6 +156,10 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * reported and their open calls dropped.
  * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH; the spill files are
  * kept when writing failed, so `scope-profiler-pproc merge` can recover them.
+ * SP_EPATH also when another writer (another run, another communicator) put
+ * a file at file_path after this sp_setup: that file is kept, and this
+ * run's complete profile is left as <file_path>.<host>.<pid>.<random>.h5
+ * (named on stderr).
  */
 SP_EXPORT int sp_finalize(void);
 
@@ -323,9 +328,14 @@ SP_EXPORT int sp_flush_on_signal(int signum);
  * directories holding *.spill files) into out_path, serially and without
  * MPI. Each file is one rank; a rank with two files keeps the later run.
  * A torn last record (the run died while writing it) is skipped; everything
- * before it is recovered. The file is written as out_path.partial and
- * renamed when complete. Returns 0, SP_ESPILL (no readable spill file),
- * SP_EINVAL, SP_EPATH, SP_EIO, SP_EHDF5 or SP_ENOMEM.
+ * before it is recovered. Inputs are only read, never changed or removed. A
+ * damaged record or file is skipped and named on stderr; ranks without a
+ * readable file are written as empty groups with rank<N>@missing = 1. The
+ * file is written under a unique temporary name and renamed when complete.
+ * Returns 0, SP_EPARTIAL (out_path written, but some ranks or records could
+ * not be recovered), SP_ESPILL (no readable spill file: nothing written),
+ * SP_EINVAL (also: out_path is one of the inputs), SP_EPATH, SP_EIO,
+ * SP_EHDF5 or SP_ENOMEM.
  * `scope-profiler-merge` and `scope-profiler-pproc merge` call this.
  */
 SP_EXPORT int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path);

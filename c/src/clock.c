@@ -103,15 +103,27 @@ int sp__calib_add_now(sp_calib_t *c, int tsc, sp_calib_point_t *out) {
   return sp__calib_push(c, best);
 }
 
-static double sp_segment_slope(const sp_calib_point_t *a, const sp_calib_point_t *b) {
-  return (double)(b->ns - a->ns) / (double)(b->ticks - a->ticks);
+/* b - a, exact where it fits in int64 (every real stamp), else as double:
+ * stamps read back from a damaged spill file may be anything. */
+static inline double sp_diff(int64_t b, int64_t a) {
+  int64_t d;
+  return __builtin_sub_overflow(b, a, &d) ? (double)b - (double)a : (double)d;
 }
 
+static double sp_segment_slope(const sp_calib_point_t *a, const sp_calib_point_t *b) {
+  return sp_diff(b->ns, a->ns) / sp_diff(b->ticks, a->ticks);
+}
+
+/* Saturates at the int64 limits instead of overflowing (damaged stamps). */
 static inline int64_t sp_along(const sp_calib_point_t *p, double slope, int64_t ticks) {
-  double d = (double)(ticks - p->ticks) * slope;
+  double d = sp_diff(ticks, p->ticks) * slope;
+  if (!(d < 9.2e18)) return INT64_MAX; /* also NaN */
+  if (d < -9.2e18) return INT64_MIN;
   int64_t di = (int64_t)d;
   if ((double)di > d) di--; /* floor, so the map never decreases */
-  return p->ns + di;
+  int64_t ns;
+  if (__builtin_add_overflow(p->ns, di, &ns)) return di > 0 ? INT64_MAX : INT64_MIN;
+  return ns;
 }
 
 /* The piece of the map that covers ticks in [lo, hi): base point and slope. */

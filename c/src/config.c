@@ -131,6 +131,9 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   }
   if (n < 0 || (size_t)n >= sizeof st->spill_dir) return SP_EINVAL;
   st->cfg = cfg;
+  /* finalize replaces this file (a previous run's), not one another run
+   * writing to the same path puts there meanwhile (out_temp.c). */
+  sp__out_id_take(st->file_path, &st->out_at_setup);
 
   /* Checked now, not after a 10-hour run: the output directory must be
    * writable (the file itself is created only at finalize). */

@@ -1,13 +1,14 @@
 /* finalize.c - writing the session's profile: plan, layout, raw data, publish.
  *
  * 1. every rank builds its plan (regions, counts) and all plans are gathered;
- * 2. rank 0 creates the whole layout in "<file>.partial" and sends each
- *    rank its datasets' offsets (or all ranks create it collectively, see
- *    "Who creates the layout" below);
+ * 2. rank 0 creates the whole layout in a temporary file of this run's own
+ *    (out_temp.c) and sends each rank its datasets' offsets (or all ranks
+ *    create it collectively, see "Who creates the layout" below);
  * 3. every rank streams its events to its datasets' offsets (pwrite or
  *    MPI-IO, see sp_raw_mode);
- * 4. if every rank succeeded, rank 0 renames the file into place (a reader
- *    never sees a half-written file) and each rank removes its spill file.
+ * 4. if every rank succeeded, rank 0 renames the file into place unless
+ *    another writer did so first (a reader never sees a half-written file)
+ *    and each rank removes its spill file.
  * On failure the spill files are kept, with the in-memory events appended,
  * so `scope-profiler-pproc merge` can rebuild the profile. */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include "out_temp.h"
 #include "par.h"
 #include "plan.h"
 #include "raw_write.h"
@@ -209,16 +211,16 @@ int sp__finalize_session(void) {
   int lrc = sp__local_build(&local, par.rank);
   rc = sp__par_agree(&par, lrc);
 
-  char partial[SP_PATH_MAX + 16];
-  if (snprintf(partial, sizeof partial, "%s.partial", st->file_path) >= (int)sizeof partial)
-    rc = SP_EPATH;
+  /* A name of this run's own, agreed by all ranks (out_temp.c). */
+  char partial[SP_TEMP_MAX] = "";
+  if (rc == 0) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if (rc == 0) rc = sp_write_profile(&par, &local, partial);
-  if (rc == 0 && par.rank == 0 && rename(partial, st->file_path) != 0) rc = SP_EIO;
+  if (rc == 0 && par.rank == 0) rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
@@ -228,7 +230,7 @@ int sp__finalize_session(void) {
               (long long)st->events_lost);
     sp__spill_close(1);
   } else {
-    if (par.rank == 0) unlink(partial);
+    if (par.rank == 0 && partial[0]) unlink(partial);
     if (lrc == 0) sp_spill_remaining(&local);
     sp__log(0, SP_LOG_ALWAYS,
             "could not write '%s': %s. %s", st->file_path, sp_strerror(rc),

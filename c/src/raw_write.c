@@ -18,6 +18,7 @@
  * nothing and a synchronisation per round costs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,22 +146,55 @@ static int sp_put_source(sp_sink_t *s, const sp_local_t *l, const sp_region_offs
   return 0;
 }
 
+/* Chunks ordered by (region, thread, place in the file): each region's
+ * chunks are one run, thread by thread, in the order they were recorded. */
+static int sp_chunk_cmp(const void *a, const void *b, void *arg) {
+  const sp_spill_chunk_t *c = arg;
+  const int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  if (c[i].region != c[j].region) return c[i].region < c[j].region ? -1 : 1;
+  if (c[i].thread != c[j].thread) return c[i].thread < c[j].thread ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* The first entry of order whose chunk belongs to region h (or n). */
+static int64_t sp_first_chunk(const sp_spill_file_t *f, const int64_t *order, int32_t h) {
+  int64_t lo = 0, hi = f->nchunks;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (f->chunks[order[mid]].region < h) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Thread by thread: its spilled chunks, then what it still holds in
+ * memory. Only threads that have either are visited, so the work is the
+ * region's chunks plus the rank's threads (none when recovering). */
 static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_region_offsets_t *o,
-                         sp_event_t *tmp, int64_t tmp_cap) {
+                         const int64_t *order, sp_event_t *tmp, int64_t tmp_cap) {
   const int32_t h = l->handles[i];
-  int64_t pos = 0;
-  for (int32_t ti = 0; ti < l->nthreads; ti++) {
-    for (int64_t c = 0; c < l->spill.nchunks; c++) {
-      const sp_spill_chunk_t *ch = &l->spill.chunks[c];
-      if (ch->region != h || ch->thread != ti) continue;
-      int rc = sp_put_source(s, l, o, &pos, ch, NULL, ch->n, ti, tmp, tmp_cap);
+  const sp_spill_chunk_t *ch = l->spill.chunks;
+  const int64_t n = l->spill.nchunks;
+  const int32_t nt = l->threads ? l->nthreads : 0;
+  int64_t pos = 0, k = n > 0 ? sp_first_chunk(&l->spill, order, h) : 0;
+  int32_t ti = 0;
+  while ((k < n && ch[order[k]].region == h) || ti < nt) {
+    const int more = k < n && ch[order[k]].region == h;
+    const int32_t next = more ? ch[order[k]].thread : INT32_MAX;
+    const int mem_turn = ti < nt && ti <= next;
+    const int32_t t = mem_turn ? ti : next;
+    for (; k < n && ch[order[k]].region == h && ch[order[k]].thread == t; k++) {
+      const sp_spill_chunk_t *c = &ch[order[k]];
+      int rc = sp_put_source(s, l, o, &pos, c, NULL, c->n, t, tmp, tmp_cap);
       if (rc != 0) return rc;
     }
-    const sp_thread_t *t = l->threads[ti];
-    if (t && h < t->nbufs && t->bufs[h].n > 0) {
-      int rc = sp_put_source(s, l, o, &pos, NULL, t->bufs[h].ev, t->bufs[h].n, ti, tmp, tmp_cap);
+    if (!mem_turn) continue;
+    const sp_thread_t *th = l->threads[ti];
+    if (th && h < th->nbufs && th->bufs[h].n > 0) {
+      int rc = sp_put_source(s, l, o, &pos, NULL, th->bufs[h].ev, th->bufs[h].n, ti, tmp, tmp_cap);
       if (rc != 0) return rc;
     }
+    ti++;
   }
   return pos == l->plan.regions[i].nevents ? 0 : SP_ESPILL;
 }
@@ -171,7 +205,11 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   int64_t tmp_cap = round_bytes / 20;
   sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);
   s.buf = malloc((size_t)round_bytes);
-  int rc = (tmp && s.buf) ? 0 : SP_ENOMEM;
+  int64_t *order = malloc((size_t)(l->spill.nchunks ? l->spill.nchunks : 1) * sizeof *order);
+  for (int64_t c = 0; order && c < l->spill.nchunks; c++) order[c] = c;
+  if (order && l->spill.nchunks > 1)
+    qsort_r(order, (size_t)l->spill.nchunks, sizeof *order, sp_chunk_cmp, l->spill.chunks);
+  int rc = (tmp && s.buf && order) ? 0 : SP_ENOMEM;
   int opened = 0; /* the collective MPI-IO open succeeded */
   if (mode != SP_RAW_POSIX) {
     int orc = sp__par_raw_open(par, path);
@@ -183,7 +221,7 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   /* Even after an error this rank takes part in every collective round
    * until all ranks are done, or the others would wait forever in it. */
   for (int32_t i = 0; rc == 0 && i < l->plan.nregions; i++)
-    if (l->plan.regions[i].nevents > 0) rc = sp_put_region(&s, l, i, &offs[i], tmp, tmp_cap);
+    if (l->plan.regions[i].nevents > 0) rc = sp_put_region(&s, l, i, &offs[i], order, tmp, tmp_cap);
   if (rc != 0) s.nblocks = 0;
   int any = 1;
   if (mode == SP_RAW_POSIX || opened) {
@@ -196,5 +234,6 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   free(s.buf);
   free(s.blocks);
   free(tmp);
+  free(order);
   return rc;
 }

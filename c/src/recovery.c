@@ -11,23 +11,38 @@
 #include <unistd.h>
 
 #include "layout.h"
+#include "out_temp.h"
 #include "par.h"
 #include "raw_write.h"
 
 typedef struct sp_rank_src {
   sp_local_t local; /* plan and spill of one rank */
   int used;         /* a spill file was found for this rank */
+  int file;         /* its index in the sorted paths */
 } sp_rank_src_t;
 
-/* Plan of one spill file: every named region that has events. */
+/* Plan of one spill file: every named region that has events. One pass
+ * over the chunks, then one over the handles: a crafted file's largest
+ * handle times its number of records would not finish. */
 static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   sp_spill_file_t *f = &l->spill;
   for (int64_t c = 0; c < f->nchunks; c++)
     if (f->chunks[c].thread + 1 > l->nthreads) l->nthreads = f->chunks[c].thread + 1;
-  l->threads = calloc((size_t)(l->nthreads ? l->nthreads : 1), sizeof *l->threads);
-  l->plan.regions = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->plan.regions);
-  l->handles = calloc((size_t)(f->nnames ? f->nnames : 1), sizeof *l->handles);
-  if (!l->threads || !l->plan.regions || !l->handles) return SP_ENOMEM;
+  /* No thread buffers: everything is in the spill file (raw_write.c). */
+  l->threads = NULL;
+  const size_t nn = (size_t)(f->nnames ? f->nnames : 1);
+  sp_plan_region_t *by_handle = calloc(nn, sizeof *by_handle);
+  l->plan.regions = calloc(nn, sizeof *l->plan.regions);
+  l->handles = calloc(nn, sizeof *l->handles);
+  if (!by_handle || !l->plan.regions || !l->handles) {
+    free(by_handle);
+    return SP_ENOMEM;
+  }
+  for (int64_t c = 0; c < f->nchunks; c++) {
+    sp_plan_region_t *r = &by_handle[f->chunks[c].region]; /* checked when indexed */
+    r->nevents += f->chunks[c].n;
+    if (f->chunks[c].n > 0 && f->chunks[c].thread != 0) r->thread_ids = 1;
+  }
   sp_rank_plan_t *p = &l->plan;
   p->rank = rank;
   p->time_trace = 1;
@@ -36,22 +51,65 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   p->wall_time = f->header.wall_time;
   memcpy(p->host, f->header.host, sizeof p->host);
   for (int32_t h = 0; h < f->nnames; h++) {
-    if (!f->names[h]) continue;
-    sp_plan_region_t r = {0};
-    for (int64_t c = 0; c < f->nchunks; c++) {
-      if (f->chunks[c].region != h || f->chunks[c].n == 0) continue;
-      r.nevents += f->chunks[c].n;
-      if (f->chunks[c].thread != 0) r.thread_ids = 1;
-    }
-    if (r.nevents == 0) continue;
+    sp_plan_region_t r = by_handle[h];
+    if (!f->names[h] || r.nevents == 0) continue;
     r.ncalls = r.nevents;
     r.name = f->names[h];
     r.len = (uint32_t)strlen(f->names[h]);
     l->handles[p->nregions] = h;
     p->regions[p->nregions++] = r;
   }
+  free(by_handle);
   p->nthreads = l->nthreads;
   l->calib = &f->calib;
+  return 0;
+}
+
+static int sp_region_cmp(const void *a, const void *b, void *arg) {
+  const sp_plan_region_t *r = arg;
+  int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+  int c = strcmp(r[i].name, r[j].name);
+  return c ? c : (i > j) - (i < j);
+}
+
+/* Two handles with one name (a damaged REGION record) would make the
+ * layout fail as a whole: the later handle's events are skipped. */
+static int sp_drop_duplicate_names(sp_local_t *l, const char *path, int *problems) {
+  sp_rank_plan_t *p = &l->plan;
+  if (p->nregions < 2) return 0;
+  int32_t *order = malloc((size_t)p->nregions * sizeof *order);
+  uint8_t *drop = calloc((size_t)p->nregions, 1);
+  if (!order || !drop) {
+    free(order);
+    free(drop);
+    return SP_ENOMEM;
+  }
+  for (int32_t i = 0; i < p->nregions; i++) order[i] = i;
+  qsort_r(order, (size_t)p->nregions, sizeof *order, sp_region_cmp, p->regions);
+  for (int32_t k = 1; k < p->nregions; k++) {
+    const sp_plan_region_t *a = &p->regions[order[k - 1]], *b = &p->regions[order[k]];
+    if (strcmp(a->name, b->name) != 0) continue;
+    drop[order[k]] = 1;
+    sp__log(0, SP_LOG_ALWAYS, "'%s': region '%s' is named by two handles (%d and %d); the "
+            "%lld events of the second are skipped", path, b->name, (int)l->handles[order[k - 1]],
+            (int)l->handles[order[k]], (long long)b->nevents);
+    (*problems)++;
+  }
+  int32_t n = 0;
+  for (int32_t i = 0; i < p->nregions; i++) {
+    if (drop[i]) continue;
+    l->handles[n] = l->handles[i];
+    p->regions[n++] = p->regions[i];
+  }
+  p->nregions = n;
+  free(order);
+  free(drop);
+  return 0;
+}
+
+static int ranks_any_used(const sp_rank_src_t *ranks, int nranks) {
+  for (int r = 0; r < nranks; r++)
+    if (ranks[r].used) return 1;
   return 0;
 }
 
@@ -100,21 +158,88 @@ static int sp_collect_paths(const char *const *inputs, int n, char ***out, int *
   return np > 0 ? 0 : SP_ESPILL;
 }
 
+/* Says why a file was not read; the whole file is then skipped. */
+static void sp_log_unreadable(const char *path, int rc, const sp_spill_file_t *f) {
+  if (rc == SP_ESPILL && f->header.version > SP_SPILL_VERSION)
+    sp__log(0, SP_LOG_ALWAYS, "'%s' was written in spill format version %u, newer than this "
+            "tool's (%u); skipped: use the merge tool of the library that wrote it", path,
+            (unsigned)f->header.version, (unsigned)SP_SPILL_VERSION);
+  else if (rc == SP_ESPILL)
+    sp__log(0, SP_LOG_ALWAYS, "'%s' is not a spill file (or its header is damaged); skipped",
+            path);
+  else
+    sp__log(0, SP_LOG_ALWAYS, "cannot read '%s': %s; skipped", path, sp_strerror(rc));
+}
+
+/* Indexes one file and reports what is damaged in it. Returns 0 when it is
+ * used; *problems counts what could not be recovered. */
+static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
+  int rc = sp__spill_index(path, f);
+  if (rc != 0) {
+    sp_log_unreadable(path, rc, f);
+    sp__spill_free(f);
+    (*problems)++;
+    return rc;
+  }
+  if (f->damaged > 0) {
+    sp__log(0, SP_LOG_ALWAYS, "'%s': %lld damaged record(s) or span(s) skipped, the first at "
+            "byte %lld; every whole record around them is recovered", path,
+            (long long)f->damaged, (long long)f->first_damage);
+    (*problems)++;
+  }
+  if (f->damaged_bytes > 0)
+    sp__log(1, SP_LOG_ALWAYS, "'%s': the last %lld bytes are an incomplete record (the run "
+            "died while writing it); everything before is recovered", path,
+            (long long)f->damaged_bytes);
+  return 0;
+}
+
+static int sp_int_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The job's size is what most files say: one damaged RANK record must not
+ * turn a 3-rank job into a million missing ranks. A file that disagrees
+ * is reported; its rank is kept when it fits, else it counts as unranked. */
+static void sp_agree_size(sp_spill_file_t *files, int np, char **paths, int *problems) {
+  int32_t *sizes = malloc((size_t)(np ? np : 1) * sizeof *sizes);
+  int n = 0;
+  for (int i = 0; sizes && i < np; i++)
+    if (files[i].fd >= 0 && files[i].size > 0) sizes[n++] = files[i].size;
+  if (n < 2) {
+    free(sizes);
+    return;
+  }
+  qsort(sizes, (size_t)n, sizeof *sizes, sp_int_cmp);
+  int32_t mode = sizes[0];
+  for (int i = 0, best = 0, run = 0; i < n; i++) {
+    run = i > 0 && sizes[i] == sizes[i - 1] ? run + 1 : 1;
+    if (run > best) {
+      best = run;
+      mode = sizes[i];
+    }
+  }
+  free(sizes);
+  for (int i = 0; i < np; i++) {
+    if (files[i].fd < 0 || files[i].size <= 0 || files[i].size == mode) continue;
+    sp__log(0, SP_LOG_ALWAYS, "'%s' says rank %d of %d, the other files %d ranks; its RANK record "
+            "is taken as damaged", paths[i], (int)files[i].rank, (int)files[i].size, (int)mode);
+    (*problems)++;
+    files[i].size = mode;
+    if (files[i].rank >= mode) files[i].rank = -1;
+  }
+}
+
 /* Reads every file; a rank seen twice keeps its newest run. */
-static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks) {
+static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks, int *problems) {
   int32_t maxrank = -1, unranked = 0;
   sp_spill_file_t *files = calloc((size_t)np, sizeof *files);
   if (!files) return SP_ENOMEM;
+  for (int i = 0; i < np; i++) sp_index_one(paths[i], &files[i], problems);
+  sp_agree_size(files, np, paths, problems);
   for (int i = 0; i < np; i++) {
-    if (sp__spill_index(paths[i], &files[i]) != 0) {
-      sp__log(1, SP_LOG_ALWAYS, "'%s' is not a readable spill file; skipped", paths[i]);
-      sp__spill_free(&files[i]);
-      continue;
-    }
-    if (files[i].damaged_bytes > 0)
-      sp__log(1, SP_LOG_ALWAYS, "'%s': the last %lld bytes are an incomplete record (the run "
-              "died while writing it); everything before is recovered", paths[i],
-              (long long)files[i].damaged_bytes);
+    if (files[i].fd < 0) continue;
     if (files[i].rank > maxrank) maxrank = files[i].rank;
     if (files[i].size - 1 > maxrank) maxrank = files[i].size - 1;
     if (files[i].rank < 0) unranked++;
@@ -123,7 +248,7 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks)
   sp_rank_src_t *ranks = calloc((size_t)(n ? n : 1), sizeof *ranks);
   int next_free = maxrank + 1;
   for (int i = 0; ranks && i < np; i++) {
-    if (files[i].fd <= 0 && !files[i].chunks) continue;
+    if (files[i].fd < 0) continue; /* skipped above */
     int32_t r = files[i].rank;
     if (r < 0) {
       r = next_free++;
@@ -141,7 +266,9 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks)
     }
     ranks[r].local.spill = files[i];
     ranks[r].used = 1;
+    ranks[r].file = i;
   }
+  for (int i = 0; !ranks && i < np; i++) sp__spill_free(&files[i]);
   free(files);
   if (!ranks) return SP_ENOMEM;
   *out = ranks;
@@ -149,22 +276,80 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks)
   return 0;
 }
 
-int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path) {
-  if (!inputs || ninputs <= 0 || !out_path || !*out_path) return SP_EINVAL;
-  char **paths = NULL;
-  int np = 0, nranks = 0;
-  int rc = sp_collect_paths(inputs, ninputs, &paths, &np);
-  sp_rank_src_t *ranks = NULL;
-  if (rc == 0) rc = sp_load_ranks(paths, np, &ranks, &nranks);
-  if (rc == 0 && nranks == 0) rc = SP_ESPILL;
-  sp_rank_plan_t *plans = rc == 0 ? calloc((size_t)nranks, sizeof *plans) : NULL;
-  sp_region_offsets_t **offs = rc == 0 ? calloc((size_t)nranks, sizeof *offs) : NULL;
-  if (rc == 0 && (!plans || !offs)) rc = SP_ENOMEM;
-  int64_t events = 0;
+/* Names the ranks without a usable spill file (a node's directory not
+ * given, a file skipped above), as ranges: "1, 4-7". */
+static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *problems) {
+  char list[512] = "";
+  size_t len = 0;
+  int missing = 0, full = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (ranks[r].used) continue;
+    int last = r;
+    while (last + 1 < nranks && !ranks[last + 1].used) last++;
+    missing += last - r + 1;
+    if (!full && len < sizeof list - 32) {
+      int k = last > r ? snprintf(list + len, sizeof list - len, "%s%d-%d", len ? ", " : "", r, last)
+                       : snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", r);
+      if (k > 0) len += (size_t)k;
+    } else if (!full) {
+      full = 1;
+      snprintf(list + len, sizeof list - len, ", ...");
+    }
+    r = last;
+  }
+  if (missing == 0) return;
+  sp__log(0, SP_LOG_ALWAYS, "no readable spill file for %d of %d rank(s): %s; they are written "
+          "as empty groups with the attribute missing = 1 (give every node's spill directory)",
+          missing, nranks, list);
+  (*problems)++;
+}
+
+/* Marks rank<N>@missing = 1 on the ranks without data. */
+static int sp_mark_missing(const char *path, const sp_rank_src_t *ranks, int nranks) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) return SP_EHDF5;
+  int rc = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    if (ranks[r].used) continue;
+    char name[32];
+    snprintf(name, sizeof name, "rank%d", r);
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = g >= 0 && space >= 0
+                  ? H5Acreate2(g, "missing", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT)
+                  : -1;
+    const int32_t one = 1;
+    if (a < 0 || H5Awrite(a, H5T_NATIVE_INT32, &one) < 0) rc = SP_EHDF5;
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    if (g >= 0) H5Gclose(g);
+  }
+  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  return rc;
+}
+
+/* 1 when out_path is one of the inputs (replacing it would destroy it). */
+static int sp_out_is_input(const char *out_path, char **paths, int np) {
+  struct stat o, sb;
+  if (stat(out_path, &o) != 0) return 0;
+  for (int i = 0; i < np; i++)
+    if (stat(paths[i], &sb) == 0 && sb.st_dev == o.st_dev && sb.st_ino == o.st_ino) {
+      sp__log(0, SP_LOG_ALWAYS, "output '%s' is the input '%s'; choose another output",
+              out_path, paths[i]);
+      return 1;
+    }
+  return 0;
+}
+
+/* Plans of every rank; ranks without a file get an empty plan. */
+static int sp_plan_all(sp_rank_src_t *ranks, int nranks, sp_rank_plan_t *plans,
+                       sp_region_offsets_t **offs, int64_t *events, char **paths, int *problems) {
+  int rc = 0;
   for (int r = 0; rc == 0 && r < nranks; r++) {
     sp_local_t *l = &ranks[r].local;
     if (ranks[r].used) {
       rc = sp_plan_from_spill(l, r);
+      if (rc == 0) rc = sp_drop_duplicate_names(l, paths[ranks[r].file], problems);
     } else {
       l->spill.fd = -1;
       l->plan.rank = r;
@@ -172,32 +357,66 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
       l->plan.recovered = 1;
     }
     plans[r] = l->plan;
-    for (int32_t i = 0; i < l->plan.nregions; i++) events += l->plan.regions[i].nevents;
+    for (int32_t i = 0; i < l->plan.nregions; i++) *events += l->plan.regions[i].nevents;
     offs[r] = calloc((size_t)(l->plan.nregions + 1), sizeof **offs);
     if (rc == 0 && !offs[r]) rc = SP_ENOMEM;
   }
-  char partial[SP_PATH_MAX + 16];
-  if (rc == 0 && snprintf(partial, sizeof partial, "%s.partial", out_path) >= (int)sizeof partial)
-    rc = SP_EPATH;
-  if (rc == 0) rc = sp__layout_reserve(partial, plans, nranks);
+  return rc;
+}
+
+/* Writes the layout and every rank's events into tmp. */
+static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_rank_plan_t *plans,
+                        sp_region_offsets_t **offs) {
+  int rc = sp__layout_reserve(tmp, plans, nranks);
   if (rc == 0) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    rc = sp__layout_create(fapl, partial, plans, nranks, offs);
+    rc = sp__layout_create(fapl, tmp, plans, nranks, offs);
     H5Pclose(fapl);
   }
   for (int r = 0; rc == 0 && r < nranks; r++) {
     if (!ranks[r].used || ranks[r].local.plan.nregions == 0) continue;
     sp_par_t serial = {.active = 0, .rank = 0, .size = 1};
-    rc = sp__raw_write(&serial, partial, &ranks[r].local, offs[r], SP_RAW_POSIX, 1 << 20);
+    rc = sp__raw_write(&serial, tmp, &ranks[r].local, offs[r], SP_RAW_POSIX, 1 << 20);
   }
-  if (rc == 0 && rename(partial, out_path) != 0) rc = SP_EIO;
+  if (rc == 0) rc = sp_mark_missing(tmp, ranks, nranks);
+  return rc;
+}
+
+int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path) {
+  if (!inputs || ninputs <= 0 || !out_path || !*out_path) return SP_EINVAL;
+  /* HDF5 prints its own error stacks; ours say what happened instead. */
+  H5E_auto2_t old_fn;
+  void *old_data;
+  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  char **paths = NULL;
+  int np = 0, nranks = 0, problems = 0;
+  int rc = sp_collect_paths(inputs, ninputs, &paths, &np);
+  if (rc == 0 && sp_out_is_input(out_path, paths, np)) rc = SP_EINVAL;
+  sp_rank_src_t *ranks = NULL;
+  if (rc == 0) rc = sp_load_ranks(paths, np, &ranks, &nranks, &problems);
+  if (rc == 0 && !ranks_any_used(ranks, nranks)) rc = SP_ESPILL;
+  sp_rank_plan_t *plans = rc == 0 ? calloc((size_t)nranks, sizeof *plans) : NULL;
+  sp_region_offsets_t **offs = rc == 0 ? calloc((size_t)nranks, sizeof *offs) : NULL;
+  if (rc == 0 && (!plans || !offs)) rc = SP_ENOMEM;
+  int64_t events = 0;
+  if (rc == 0) rc = sp_plan_all(ranks, nranks, plans, offs, &events, paths, &problems);
+  if (rc == 0) sp_report_missing(ranks, nranks, &problems);
+  /* Only a file this call created is ever written to or removed. */
+  char tmp[SP_TEMP_MAX] = "";
+  if (rc == 0) rc = sp__out_temp_create(out_path, tmp, sizeof tmp);
+  if (rc == 0) rc = sp_write_all(tmp, ranks, nranks, plans, offs);
+  if (rc == 0 && rename(tmp, out_path) != 0) rc = SP_EIO;
   if (rc == 0) {
+    tmp[0] = '\0';
     sp__log(2, SP_LOG_ALWAYS, "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
             (long long)events, nranks, np, out_path);
-  } else if (np > 0) {
-    unlink(partial);
-    sp__log(0, SP_LOG_ALWAYS, "recovery into '%s' failed: %s", out_path, sp_strerror(rc));
+    if (problems > 0) rc = SP_EPARTIAL;
+  } else {
+    sp__log(0, SP_LOG_ALWAYS, "recovery into '%s' failed: %s; the spill files are unchanged",
+            out_path, sp_strerror(rc));
   }
+  if (tmp[0]) unlink(tmp);
   for (int r = 0; ranks && r < nranks; r++) {
     sp__local_free(&ranks[r].local);
     if (offs) free(offs[r]);
@@ -207,5 +426,6 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   free(plans);
   for (int i = 0; i < np; i++) free(paths[i]);
   free(paths);
+  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
   return rc;
 }

@@ -89,11 +89,20 @@ typedef struct sp_calib {
   int64_t n, cap;
 } sp_calib_t;
 
+/* Which file was at a path (lstat), to tell it from one another writer put
+ * there later (out_temp.c). */
+typedef struct sp_out_id {
+  int present;
+  uint64_t dev, ino;
+} sp_out_id_t;
+SP_HIDDEN void sp__out_id_take(const char *path, sp_out_id_t *id);
+
 /* Session state. Written only by setup/finalize and under `lock`. */
 typedef struct sp_state {
   pthread_mutex_t lock; /* regions, thread list, spill file, calibration */
   sp_config cfg;
   char file_path[SP_PATH_MAX];
+  sp_out_id_t out_at_setup; /* the file at file_path when sp_setup ran */
   char spill_dir[SP_PATH_MAX];
   int session;   /* 1 between setup and finalize (even when profiling is off) */
   int path_ok;   /* output directory writable at setup */

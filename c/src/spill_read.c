@@ -32,7 +32,7 @@ static int sp_add_chunk(sp_spill_file_t *f, sp_spill_chunk_t c) {
 }
 
 static int sp_set_name(sp_spill_file_t *f, int32_t h, const char *name, uint32_t len) {
-  if (h < 0 || h > (1 << 22)) return SP_ESPILL;
+  if (h < 0 || h >= SP_SPILL_MAX_HANDLES) return SP_ESPILL;
   if (h >= f->nnames) {
     int32_t ncap = f->nnames ? f->nnames : 64;
     while (ncap <= h) ncap *= 2;
@@ -50,17 +50,16 @@ static int sp_set_name(sp_spill_file_t *f, int32_t h, const char *name, uint32_t
   return 0;
 }
 
-/* Handles one complete record whose payload starts at off. */
+/* Handles one whole record whose payload starts at off; SP_ESPILL when it
+ * is inconsistent (the caller skips it). */
 static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64_t off) {
   switch (h->type) {
   case SP_SPILL_HEADER:
-    if (h->len != sizeof f->header || sp_pread_all(f->fd, &f->header, sizeof f->header, off))
-      return SP_ESPILL;
-    f->header.host[sizeof f->header.host - 1] = '\0';
-    return f->header.version == SP_SPILL_VERSION ? 0 : SP_ESPILL;
+    return SP_ESPILL; /* only the first record may be one */
   case SP_SPILL_RANK: {
     int32_t rs[2];
     if (h->len != sizeof rs || sp_pread_all(f->fd, rs, sizeof rs, off)) return SP_ESPILL;
+    if (rs[1] <= 0 || rs[1] > (1 << 24) || rs[0] < 0 || rs[0] >= rs[1]) return SP_ESPILL;
     f->rank = rs[0];
     f->size = rs[1];
     return 0;
@@ -76,8 +75,12 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   case SP_SPILL_EVENTS: {
     sp_spill_events_t e;
     if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
-    if (e.n < 0 || h->len != sizeof e + (uint64_t)e.n * sizeof(sp_event_t)) return SP_ESPILL;
+    /* Division, not e.n * 16: a crafted count must not wrap into a match. */
+    if (e.n < 0 || (h->len - sizeof e) % sizeof(sp_event_t) != 0 ||
+        (uint64_t)e.n != (h->len - sizeof e) / sizeof(sp_event_t))
+      return SP_ESPILL;
     if (e.region < 0 || e.region >= f->nnames || !f->names[e.region]) return SP_ESPILL;
+    if (e.thread < 0 || e.thread >= SP_SPILL_MAX_THREADS) return SP_ESPILL;
     sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e};
     return sp_add_chunk(f, c);
   }
@@ -91,34 +94,81 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   }
 }
 
+/* 1 when a whole record (head, payload, trailer) starts at off; *next is
+ * where the following one starts. */
+static int sp_whole_record(const sp_spill_file_t *f, int64_t off, int64_t size,
+                           sp_spill_rec_head_t *h, int64_t *next) {
+  uint32_t trailer = 0;
+  const int64_t payload = off + (int64_t)sizeof *h;
+  if (size - off < (int64_t)sizeof *h || sp_pread_all(f->fd, h, sizeof *h, off)) return 0;
+  if (h->magic != SP_SPILL_MAGIC || h->len > (uint64_t)(size - payload)) return 0;
+  const int64_t end = payload + (int64_t)h->len;
+  if (size - end < (int64_t)sizeof trailer || sp_pread_all(f->fd, &trailer, sizeof trailer, end))
+    return 0;
+  *next = end + (int64_t)sizeof trailer;
+  return trailer == SP_SPILL_TRAILER;
+}
+
+/* The first offset >= from where a whole record starts, or -1. Scans for
+ * the magic in blocks, so a damaged span costs one read per 64 KiB. */
+static int64_t sp_resync(const sp_spill_file_t *f, int64_t from, int64_t size) {
+  enum { BLOCK = 1 << 16 };
+  static const uint32_t magic = SP_SPILL_MAGIC;
+  unsigned char *buf = malloc(BLOCK); /* not on the stack: finalize may run on a small one */
+  int64_t found = -1;
+  for (int64_t base = from; buf && found < 0 && base < size; base += BLOCK - 3) {
+    size_t want = size - base < BLOCK ? (size_t)(size - base) : BLOCK;
+    if (want < sizeof magic || sp_pread_all(f->fd, buf, want, base)) break;
+    for (size_t i = 0; found < 0 && i + sizeof magic <= want; i++) {
+      sp_spill_rec_head_t h;
+      int64_t next;
+      if (memcmp(buf + i, &magic, sizeof magic) == 0 &&
+          sp_whole_record(f, base + (int64_t)i, size, &h, &next))
+        found = base + (int64_t)i;
+    }
+    if (want < BLOCK) break;
+  }
+  free(buf);
+  return found;
+}
+
+static void sp_note_damage(sp_spill_file_t *f, int64_t off) {
+  if (f->damaged++ == 0) f->first_damage = off;
+}
+
 int sp__spill_index(const char *path, sp_spill_file_t *f) {
   memset(f, 0, sizeof *f);
   f->rank = -1;
   f->size = 0;
-  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (f->fd < 0) return SP_EIO;
   struct stat sb;
   if (fstat(f->fd, &sb) != 0) return SP_EIO;
+  if (!S_ISREG(sb.st_mode)) return SP_ESPILL; /* a FIFO or device would block or never end */
   const int64_t size = (int64_t)sb.st_size;
+  /* The first record must be a valid header of this version: without it
+   * neither the clock nor the layout of the rest can be trusted. */
+  sp_spill_rec_head_t h;
   int64_t off = 0;
-  int first = 1;
+  if (!sp_whole_record(f, 0, size, &h, &off) || h.type != SP_SPILL_HEADER ||
+      h.len != sizeof f->header || sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))
+    return SP_ESPILL;
+  f->header.host[sizeof f->header.host - 1] = '\0';
+  if (f->header.version != SP_SPILL_VERSION || f->header.clock_tsc > 1) return SP_ESPILL;
   while (off < size) {
-    sp_spill_rec_head_t h;
-    uint32_t trailer = 0;
-    const int64_t payload = off + (int64_t)sizeof h;
-    if (size - off < (int64_t)sizeof h || sp_pread_all(f->fd, &h, sizeof h, off)) break;
-    if (h.magic != SP_SPILL_MAGIC || h.len > (uint64_t)(size - payload)) break;
-    const int64_t end = payload + (int64_t)h.len;
-    if (size - end < (int64_t)sizeof trailer || sp_pread_all(f->fd, &trailer, sizeof trailer, end))
-      break;
-    if (trailer != SP_SPILL_TRAILER) break;
-    if (first && h.type != SP_SPILL_HEADER) return SP_ESPILL;
-    first = 0;
-    int rc = sp_index_record(f, &h, payload);
-    if (rc != 0) return rc;
-    off = end + (int64_t)sizeof trailer;
+    int64_t next;
+    if (!sp_whole_record(f, off, size, &h, &next)) {
+      int64_t again = sp_resync(f, off + 1, size);
+      if (again < 0) break; /* the torn tail */
+      sp_note_damage(f, off);
+      off = again;
+      continue;
+    }
+    int rc = sp_index_record(f, &h, off + (int64_t)sizeof h);
+    if (rc == SP_ESPILL) sp_note_damage(f, off);
+    else if (rc != 0) return rc;
+    off = next;
   }
-  if (first) return SP_ESPILL; /* not even a header: not a spill file */
   f->damaged_bytes = size - off;
   return 0;
 }

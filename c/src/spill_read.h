@@ -24,9 +24,19 @@ typedef struct sp_spill_file {
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */
+  int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
+  int64_t first_damage;  /* file offset of the first of them */
 } sp_spill_file_t;
 
-/* Indexes a spill file (reads record heads only). Returns 0 or SP_ESPILL. */
+/* Limits a record must keep to be read (anything beyond is damage). */
+#define SP_SPILL_MAX_THREADS (1 << 20)
+#define SP_SPILL_MAX_HANDLES (1 << 22)
+
+/* Indexes a spill file (reads record heads only). A record that is not
+ * whole or not consistent is skipped (counted in damaged) and reading goes
+ * on at the next whole record; a torn tail is counted in damaged_bytes.
+ * Returns 0, SP_ESPILL when the file does not start with a valid header
+ * (not a spill file, or a newer version), SP_EIO or SP_ENOMEM. */
 SP_HIDDEN int sp__spill_index(const char *path, sp_spill_file_t *f);
 /* Reads events [first, first+count) of a chunk, as raw ticks. */
 SP_HIDDEN int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,

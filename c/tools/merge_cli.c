@@ -9,7 +9,7 @@
 #include "merge_cli.h"
 #include "scope_profiler.h"
 
-enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_PARTIAL = 4 };
 
 static void usage(FILE *f, const char *prog) {
   fprintf(f, "usage: %s [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n", prog);
@@ -26,7 +26,17 @@ static void help(const char *prog) {
          "  -f          replace OUT.h5 if it exists\n"
          "  -h, --help  this text\n"
          "  --version   print the version\n\n"
-         "Exit status: 0 ok, 1 no readable spill file, 2 usage, 3 I/O or HDF5 failure.\n");
+         "Inputs are only read, never changed or removed. Damaged records are skipped\n"
+         "and every whole record around them recovered; ranks without a readable spill\n"
+         "file are written as empty groups with the attribute missing = 1. Each damaged\n"
+         "file and missing rank is named on stderr.\n\n"
+         "Exit status:\n"
+         "  0  every rank and record recovered (a torn last record, from a run killed\n"
+         "     while writing it, is reported but not an error)\n"
+         "  1  no readable spill file: nothing written\n"
+         "  2  usage error (also: OUT.h5 exists without -f, or is one of the inputs)\n"
+         "  3  I/O or HDF5 failure: nothing written\n"
+         "  4  OUT.h5 written, but some ranks or records could not be recovered\n");
 }
 
 int sp_merge_main(int argc, char **argv, const char *prog) {
@@ -69,6 +79,10 @@ int sp_merge_main(int argc, char **argv, const char *prog) {
   }
   int rc = sp_spill_merge(inputs, n, out);
   if (rc == 0) return EXIT_OK;
+  if (rc == SP_EPARTIAL) {
+    fprintf(stderr, "%s: '%s' written, but %s (named above)\n", prog, out, sp_strerror(rc));
+    return EXIT_PARTIAL;
+  }
   fprintf(stderr, "%s: %s\n", prog, sp_strerror(rc));
-  return rc == SP_ESPILL ? EXIT_BAD_INPUT : EXIT_IO;
+  return rc == SP_ESPILL ? EXIT_BAD_INPUT : rc == SP_EINVAL ? EXIT_USAGE : EXIT_IO;
 }

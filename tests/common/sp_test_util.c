@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sp_test_util.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -122,4 +123,20 @@ void sp_test_expect_msg(const char *text, const char *needle, int times) {
 int sp_test_file_exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0;
+}
+
+int sp_test_partial_count(const char *file) {
+  char dir[1024] = ".";
+  const char *slash = strrchr(file, '/');
+  const char *base = slash ? slash + 1 : file;
+  if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+  char prefix[1024];
+  snprintf(prefix, sizeof prefix, "%s.partial", base);
+  DIR *d = opendir(dir);
+  int n = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) n++;
+  if (d) closedir(d);
+  return n;
 }

@@ -78,5 +78,7 @@ int sp_test_count(const char *hay, const char *needle);
 void sp_test_expect_msg(const char *text, const char *needle, int times);
 
 int sp_test_file_exists(const char *path);
+/* How many temporary files of `file` (FILE.partial*) are in its directory. */
+int sp_test_partial_count(const char *file);
 
 #endif

@@ -57,7 +57,7 @@ static void case_env_override(void) {
   setup_file("disabled_by_env.h5");
   ASSERT_EQ(sp_is_active(), 0);
   ASSERT_EQ(sp_finalize(), 0);
-  ASSERT(!sp_test_file_exists("env_override.h5.partial"));
+  ASSERT_EQ(sp_test_partial_count("env_override.h5"), 0);
   unsetenv("SCOPE_PROFILER_ENABLE");
   unsetenv("SCOPE_PROFILER_FILE");
   unsetenv("SCOPE_PROFILER_BUFFER_LIMIT");

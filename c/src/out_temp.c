@@ -1,0 +1,154 @@
+/* out_temp.c - the output file's temporary name and its publication.
+ *
+ * Two writers may target one path: two runs started at once, or the two
+ * halves of a split communicator with the same file_path. Each writes its
+ * own temporary file; at the end each renames it over <file> unless the
+ * file there is no longer the one that was there when its sp_setup ran,
+ * i.e. another writer has published since. So the first to publish wins,
+ * a writer returns 0 only when its data is at <file> at that moment, and
+ * the other keeps its complete profile under a name of its own. The check
+ * and the rename are done holding an flock on the directory where the file
+ * system offers one (a best effort: without it two renames in the same
+ * instant may still both succeed). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "out_temp.h"
+
+void sp__out_id_take(const char *path, sp_out_id_t *id) {
+  struct stat sb;
+  memset(id, 0, sizeof *id);
+  int saved = errno;
+  if (lstat(path, &sb) == 0) {
+    id->present = 1;
+    id->dev = (uint64_t)sb.st_dev;
+    id->ino = (uint64_t)sb.st_ino;
+  }
+  errno = saved;
+}
+
+static uint64_t sp_random64(void) {
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^ r;
+}
+
+int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
+  char host[64] = "host";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "host");
+  host[sizeof host - 1] = '\0';
+  for (char *c = host; *c; c++)
+    if (*c == '/') *c = '_';
+  int err = 0;
+  for (int attempt = 0; attempt < 16; attempt++) {
+    unsigned long long rnd = (unsigned long long)(sp_random64() & 0xffffffffffffULL);
+    if (snprintf(tmp, cap, "%s.partial.%s.%ld.%012llx", final, host, (long)getpid(), rnd) >=
+        (int)cap) {
+      tmp[0] = '\0';
+      sp__log(0, SP_LOG_ALWAYS, "'%s': path too long for its temporary name", final);
+      return SP_EPATH;
+    }
+    /* O_EXCL|O_NOFOLLOW: whatever is at the name already, file or symlink,
+     * is neither followed nor truncated. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      close(fd);
+      return 0;
+    }
+    err = errno;
+    if (err != EEXIST) break;
+  }
+  sp__log(0, SP_LOG_ALWAYS, "cannot create a temporary file for '%s' ('%s'): %s", final, tmp,
+          strerror(err));
+  tmp[0] = '\0';
+  return SP_EPATH;
+}
+
+int sp__out_temp_agree(sp_par_t *par, const char *final, char *tmp, size_t cap) {
+  int rc = 0;
+  tmp[0] = '\0';
+  if (par->rank == 0) rc = sp__out_temp_create(final, tmp, cap);
+  if (!par->active) return rc;
+  /* Only rank 0 contributes: its name (with the NUL) reaches every rank. */
+  int64_t len = par->rank == 0 && rc == 0 ? (int64_t)strlen(tmp) + 1 : 0;
+  char *all = NULL;
+  int64_t *offs = NULL;
+  int grc = sp__par_allgather(par, par->rank == 0 ? tmp : "", len, &all, &offs);
+  if (rc == 0 && grc == 0 && par->rank != 0) {
+    int64_t n = offs[1] - offs[0];
+    if (n > 0 && n <= (int64_t)cap && all[n - 1] == '\0')
+      memcpy(tmp, all, (size_t)n);
+    else
+      rc = SP_EPATH; /* rank 0 failed and says so */
+  }
+  free(all);
+  free(offs);
+  return sp__par_agree(par, rc != 0 ? rc : grc);
+}
+
+/* An exclusive flock on the directory of path, waiting at most ~5 s;
+ * returns the descriptor to close, or -1 (no lock: go on without). */
+static int sp_lock_dir(const char *path) {
+  char dir[SP_PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dir, sizeof dir, ".");
+  } else if (slash == path) {
+    snprintf(dir, sizeof dir, "/");
+  } else if (snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= (int)sizeof dir) {
+    return -1;
+  }
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  for (int i = 0; i < 2500; i++) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+    if (errno != EWOULDBLOCK && errno != EINTR) break;
+    struct timespec two_ms = {0, 2000000};
+    nanosleep(&two_ms, NULL);
+  }
+  close(fd);
+  return -1;
+}
+
+/* tmp lost the race: keep it as <file>.<host>.<pid>.<random>.h5. */
+static void sp_keep_loser(char *tmp, const char *final) {
+  char kept[SP_TEMP_MAX + 8];
+  const size_t skip = strlen(final) + strlen(".partial");
+  if (strlen(tmp) < skip ||
+      snprintf(kept, sizeof kept, "%s%s.h5", final, tmp + skip) >= (int)sizeof kept ||
+      rename(tmp, kept) != 0)
+    snprintf(kept, sizeof kept, "%s", tmp);
+  else
+    tmp[0] = '\0';
+  sp__log(0, SP_LOG_ALWAYS,
+          "'%s' was written by another run after this one started (two runs with one "
+          "file_path?); it is left as it is and this run's profile is kept as '%s'",
+          final, kept);
+}
+
+int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
+  int lock = sp_lock_dir(final);
+  sp_out_id_t now;
+  sp__out_id_take(final, &now);
+  int rc = 0;
+  if (now.present && !(was->present && was->dev == now.dev && was->ino == now.ino)) {
+    sp_keep_loser(tmp, final);
+    rc = SP_EPATH;
+  } else if (rename(tmp, final) != 0) {
+    rc = SP_EIO;
+  } else {
+    tmp[0] = '\0';
+  }
+  if (lock >= 0) close(lock); /* releases the flock */
+  return rc;
+}

@@ -1,0 +1,105 @@
+/* merge_writers.c - the real runs behind tests/reliability/merge_cases.py:
+ *
+ *   merge_writers source            (mpirun -n 3) records known calls with
+ *       buffer_limit 10 into source.h5's spill files, then SIGKILLs itself:
+ *       rank r flushed 40+10r calls of "step" and 80+20r of "solver/inner".
+ *   merge_writers serial PATH NAME  records 5 calls of NAME into PATH, prints
+ *       "ready", waits for a line on stdin, finalizes and prints "rc N".
+ *   merge_writers split PATH        (mpirun -n 4) even and odd ranks write
+ *       PATH over their own communicator, regions "half<color>" (3 calls
+ *       per rank), and print "rank R half C rc N".
+ *   merge_writers plain PATH        5 calls of "plain" into PATH; exit 0
+ *       when sp_finalize returned 0.
+ *
+ * Environment: SCOPE_PROFILER_ASYNC_FLUSH=0 for "source" (flushed means
+ * written when the process dies). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scope_profiler.h"
+#include "scope_profiler_mpi.h"
+
+static int setup(const char *path, long limit) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  c.buffer_limit = limit;
+  return sp_setup(&c);
+}
+
+static void calls(const char *name, long n) {
+  int h = sp_region(name);
+  for (long i = 0; i < n; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+}
+
+static int source(void) {
+  int rank;
+  MPI_Init(NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (setup("source.h5", 10) != 0) return 1;
+  int step = sp_region("step"), inner = sp_region("solver/inner");
+  for (long i = 0; i < 41 + 10 * rank; i++) { /* the 41st start flushes the 40th call */
+    sp_start(step);
+    for (int j = 0; j < 2; j++) {
+      sp_start(inner);
+      sp_stop(inner);
+    }
+    sp_stop(step);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  raise(SIGKILL);
+  return 1;
+}
+
+static int serial(const char *path, const char *name) {
+  if (setup(path, 100000) != 0) return 1;
+  calls(name, 5);
+  printf("ready\n");
+  fflush(stdout);
+  char line[16];
+  if (!fgets(line, sizeof line, stdin)) return 1;
+  printf("rc %d\n", sp_finalize());
+  return 0;
+}
+
+static int split(const char *path) {
+  int rank;
+  MPI_Init(NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int rc = setup(path, 100000);
+  if (rc == 0) rc = sp_mpi_set_comm(half);
+  char name[16];
+  snprintf(name, sizeof name, "half%d", rank % 2);
+  calls(name, 3);
+  MPI_Barrier(MPI_COMM_WORLD); /* both halves have set up before either writes */
+  if (rc == 0) rc = sp_finalize();
+  printf("rank %d half %d rc %d\n", rank, rank % 2, rc);
+  fflush(stdout);
+  MPI_Comm_free(&half);
+  MPI_Finalize();
+  return 0;
+}
+
+static int plain(const char *path) {
+  if (setup(path, 100000) != 0) return 1;
+  calls("plain", 5);
+  return sp_finalize() == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  const char *c = argc > 1 ? argv[1] : "";
+  if (!strcmp(c, "source")) return source();
+  if (!strcmp(c, "serial") && argc == 4) return serial(argv[2], argv[3]);
+  if (!strcmp(c, "split") && argc == 3) return split(argv[2]);
+  if (!strcmp(c, "plain") && argc == 3) return plain(argv[2]);
+  fprintf(stderr, "usage: merge_writers source | serial PATH NAME | split PATH | plain PATH\n");
+  return 2;
+}

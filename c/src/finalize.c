@@ -171,7 +171,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
   } else if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
-    rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
+    rc = sp__layout_create_par(fapl, partial, plans, par->size, by_rank,
+                               par->active ? par : NULL, sp__par_agree);
     H5Pclose(fapl);
     rc = sp__par_agree(par, rc);
   }

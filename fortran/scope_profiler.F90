@@ -179,7 +179,8 @@ module scope_profiler
 
   !> Sets the communicator over which `sp_finalize` writes the file
   !> (`integer` or `type(MPI_Comm)`); see `sp_mpi_set_comm` in
-  !> `scope_profiler_mpi.h`. Without MPI in the library it fails with `SP_ENOTSUP`.
+  !> `scope_profiler_mpi.h`: the library keeps a duplicate, so the program may
+  !> free its communicator at once. Without MPI in the library it fails with `SP_ENOTSUP`.
   interface sp_mpi_set_comm
     module procedure sp_mpi_set_comm_int
 #ifdef SP_FORTRAN_WITH_MPI

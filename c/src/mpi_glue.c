@@ -22,19 +22,13 @@ typedef struct sp_mpi_impl {
   MPI_File fh;
 } sp_mpi_impl_t;
 
+/* Our duplicate of the communicator given to sp_mpi_set_comm: the program
+ * may free its own at any time. Freed when another is set and before
+ * MPI_Finalize. */
 static int sp_have_user_comm;
-static MPI_Comm sp_user_comm;
+static MPI_Comm sp_user_comm = MPI_COMM_NULL;
 static int sp_self_hook_set;
 static pthread_t sp_setup_thread;
-
-int sp_mpi_set_comm(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return SP_EINVAL;
-  sp_user_comm = comm;
-  sp_have_user_comm = 1;
-  return 0;
-}
-
-int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
 
 static int sp_mpi_usable(void) {
   int init = 0, fin = 0;
@@ -43,10 +37,18 @@ static int sp_mpi_usable(void) {
   return init && !fin;
 }
 
+static void sp_user_comm_release(void) {
+  if (sp_have_user_comm) MPI_Comm_free(&sp_user_comm);
+  sp_have_user_comm = 0;
+  sp_user_comm = MPI_COMM_NULL;
+}
+
 static void sp_before_mpi_finalize(void) {
-  if (!sp__state.session) return;
-  sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
-  sp_finalize();
+  if (sp__state.session) {
+    sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
+    sp_finalize();
+  }
+  sp_user_comm_release();
 }
 
 static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
@@ -58,6 +60,44 @@ static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* A delete callback on MPI_COMM_SELF, which MPI runs at the start of
+ * MPI_Finalize whatever the link order. */
+static void sp_hook_mpi_finalize(void) {
+  if (sp_self_hook_set) return;
+  /* HDF5 hooks MPI_COMM_SELF too; initialised first, its callback runs
+   * after ours (callbacks run in reverse order of setting). */
+  H5open();
+  int key;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sp_self_delete, &key, NULL) == MPI_SUCCESS &&
+      MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
+    sp_self_hook_set = 1;
+}
+
+int sp_mpi_set_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
+    return SP_EINVAL;
+  }
+  if (!sp_mpi_usable()) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm before MPI_Init or after MPI_Finalize: the "
+                              "communicator is unchanged");
+    return SP_EMPI;
+  }
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm: MPI_Comm_dup failed; the communicator is "
+                              "unchanged");
+    return SP_EMPI;
+  }
+  sp_user_comm_release();
+  sp_user_comm = dup;
+  sp_have_user_comm = 1;
+  sp_hook_mpi_finalize(); /* to free the duplicate before MPI_Finalize */
+  return 0;
+}
+
+int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
+
 /* Learns rank and size, and hooks MPI_Finalize, once MPI is up. Only from
  * the thread that called sp_setup (MPI may be initialised FUNNELED). */
 static void sp_mpi_learn(void) {
@@ -65,15 +105,7 @@ static void sp_mpi_learn(void) {
   MPI_Comm c = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
   MPI_Comm_rank(c, &sp__state.rank);
   MPI_Comm_size(c, &sp__state.size);
-  if (!sp_self_hook_set) {
-    /* HDF5 hooks MPI_COMM_SELF too; initialised first, its callback runs
-     * after ours (callbacks run in reverse order of setting). */
-    H5open();
-    int key;
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sp_self_delete, &key, NULL) == MPI_SUCCESS &&
-        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
-      sp_self_hook_set = 1;
-  }
+  sp_hook_mpi_finalize();
 }
 
 void sp__mpi_note_setup(void) {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "sp_test_util.h"
-#include "scope_profiler.h"
+#include "scope_profiler_mpi.h"
 
 static int rank, size;
 
@@ -138,6 +138,58 @@ static void case_all_empty(void) {
   sp_test_expect_write_table("all_empty", rank, NULL, NULL, 0);
 }
 
+/* The program frees its communicator after handing it to sp_mpi_set_comm
+ * (it crashed every rank in sp_finalize): the library keeps its own
+ * duplicate. Each half (even and odd world ranks) writes its own file,
+ * numbered in the half. Setting another communicator first frees the
+ * earlier duplicate. */
+static void case_set_comm_freed(void) {
+  MPI_Comm half, other;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  int hr;
+  MPI_Comm_rank(half, &hr);
+  char file[80], tag[64];
+  snprintf(tag, sizeof tag, "set_comm_freed%d", rank % 2);
+  snprintf(file, sizeof file, "%s.h5", tag);
+  if (hr == 0) unlink(file);
+  MPI_Barrier(MPI_COMM_WORLD);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_mpi_set_comm(other), 0);
+  ASSERT_EQ(sp_mpi_set_comm(half), 0);
+  MPI_Comm_free(&other);
+  MPI_Comm_free(&half);
+  pairs("after_free", 3 + hr);
+  ASSERT_EQ(sp_finalize(), 0);
+  const char *n[] = {"after_free"};
+  long long k[] = {3 + hr};
+  sp_test_expect_write_table(tag, hr, n, k, 1);
+}
+
+/* MPI_COMM_NULL, and a call after MPI_Finalize: a message and a status. */
+static void case_set_comm_misuse(void) {
+  sp_test_stderr_begin();
+  int rc = sp_mpi_set_comm(MPI_COMM_NULL);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EINVAL);
+  sp_test_expect_msg(err, "scope-profiler: error: sp_mpi_set_comm(MPI_COMM_NULL)", 1);
+  free(err);
+  int r = rank;
+  MPI_Finalize();
+  sp_test_stderr_begin();
+  rc = sp_mpi_set_comm(MPI_COMM_WORLD);
+  err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EMPI);
+  sp_test_expect_msg(err, "scope-profiler: error: sp_mpi_set_comm before MPI_Init or after "
+                          "MPI_Finalize", 1);
+  free(err);
+  printf("rank %d: ok\n", r);
+  exit(0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -147,6 +199,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "setup_after_mpi_finalize")) case_setup_after_mpi_finalize();
   else if (!strcmp(c, "different_regions")) case_different_regions();
   else if (!strcmp(c, "all_empty")) case_all_empty();
+  else if (!strcmp(c, "set_comm_freed")) case_set_comm_freed();
+  else if (!strcmp(c, "set_comm_misuse")) case_set_comm_misuse();
   else {
     fprintf(stderr, "unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -76,6 +76,8 @@ static void sp_env_finalize_ways(sp_state_t *st) {
   st->raw_write = raw_mode[sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
   st->round_bytes = 0;
   sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &st->round_bytes);
+  st->finalize_timeout = 600;
+  sp_env_int64("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, &st->finalize_timeout);
 }
 
 /* Directory part of path ("." when there is none). */

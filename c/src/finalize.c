@@ -204,11 +204,13 @@ int sp__finalize_session(void) {
 
   sp_par_t par;
   int rc = sp__par_begin(&par);
-  if (rc != 0) return rc;
+  /* Without MPI's help (ranks missing, MPI finalized) the spill files are
+   * kept, with what is still in memory, as after any failure. */
+  const int began = rc == 0;
   sp_ranks_per_cpu = par.ranks_per_cpu;
   sp_local_t local;
-  int lrc = sp__local_build(&local, par.rank);
-  rc = sp__par_agree(&par, lrc);
+  int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
+  rc = sp__par_agree(&par, rc != 0 ? rc : lrc);
 
   char partial[SP_PATH_MAX + 16];
   if (snprintf(partial, sizeof partial, "%s.partial", st->file_path) >= (int)sizeof partial)
@@ -229,7 +231,7 @@ int sp__finalize_session(void) {
               (long long)st->events_lost);
     sp__spill_close(1);
   } else {
-    if (par.rank == 0) unlink(partial);
+    if (began && par.rank == 0) unlink(partial);
     if (lrc == 0) sp_spill_remaining(&local);
     sp__log(0, SP_LOG_ALWAYS,
             "could not write '%s': %s. %s", st->file_path, sp_strerror(rc),

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "mpi_arrival.h"
 #include "mpi_crowding.h"
 #include "mpi_polite.h"
 #include "par.h"
@@ -27,6 +28,10 @@ typedef struct sp_mpi_impl {
  * MPI_Finalize. */
 static int sp_have_user_comm;
 static MPI_Comm sp_user_comm = MPI_COMM_NULL;
+/* The library's own copy of MPI_COMM_WORLD, taken inside MPI_Init (a
+ * collective anyway), for finalize's bounded wait (mpi_arrival.c): none
+ * when MPI was initialised without going through the hooks below. */
+static MPI_Comm sp_world_own = MPI_COMM_NULL;
 static int sp_self_hook_set;
 static pthread_t sp_setup_thread;
 
@@ -43,12 +48,17 @@ static void sp_user_comm_release(void) {
   sp_user_comm = MPI_COMM_NULL;
 }
 
+static void sp_world_own_release(void) {
+  if (sp_world_own != MPI_COMM_NULL) MPI_Comm_free(&sp_world_own);
+}
+
 static void sp_before_mpi_finalize(void) {
   if (sp__state.session) {
     sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
     sp_finalize();
   }
   sp_user_comm_release();
+  sp_world_own_release();
 }
 
 static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
@@ -89,6 +99,7 @@ int sp_mpi_set_comm(MPI_Comm comm) {
                               "unchanged");
     return SP_EMPI;
   }
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   sp_user_comm_release();
   sp_user_comm = dup;
   sp_have_user_comm = 1;
@@ -126,15 +137,26 @@ int sp__mpi_rank_if_known(void) {
 
 /* ---- PMPI interposition ----------------------------------------------- */
 
+/* Takes the library's own copy of MPI_COMM_WORLD, while all ranks are in
+ * MPI_Init together. */
+static void sp_after_mpi_init(int rc) {
+  if (rc != MPI_SUCCESS) return;
+  if (sp_world_own == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
+    MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
+    sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
+  }
+  if (sp__state.session) sp_mpi_learn();
+}
+
 int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv);
-  if (sp__state.session) sp_mpi_learn();
+  sp_after_mpi_init(rc);
   return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (sp__state.session) sp_mpi_learn();
+  sp_after_mpi_init(rc);
   return rc;
 }
 
@@ -176,6 +198,14 @@ int sp__par_begin(sp_par_t *p) {
   sp_mpi_impl_t *m = calloc(1, sizeof *m);
   if (!m) return SP_ENOMEM;
   MPI_Comm base = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
+  /* A bounded wait for all ranks first: the duplicate below would wait
+   * forever for a rank that never comes. */
+  MPI_Comm own = sp_have_user_comm ? sp_user_comm : sp_world_own;
+  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.finalize_timeout) : 0;
+  if (arrived != 0) {
+    free(m);
+    return arrived;
+  }
   if (MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
     free(m);
     return SP_EMPI;

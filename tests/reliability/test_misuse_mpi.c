@@ -190,6 +190,69 @@ static void case_set_comm_misuse(void) {
   exit(0);
 }
 
+/* The path in "spill file: PATH" of err must exist and hold data. */
+static void expect_spill_kept(const char *err) {
+  const char *p = strstr(err, "spill file: ");
+  ASSERT(p != NULL);
+  p += strlen("spill file: ");
+  char path[256];
+  size_t len = strcspn(p, "\n");
+  ASSERT(len < sizeof path);
+  memcpy(path, p, len);
+  path[len] = '\0';
+  FILE *f = fopen(path, "rb");
+  ASSERT(f != NULL);
+  fseek(f, 0, SEEK_END);
+  ASSERT(ftell(f) > 0);
+  fclose(f);
+}
+
+/* One rank is in an MPI_Barrier while the others call sp_finalize (it
+ * hung forever with no word). With SCOPE_PROFILER_FINALIZE_TIMEOUT=2 the
+ * ranks in sp_finalize return SP_ETIMEDOUT within bounded time, naming the
+ * rank(s) missing, with their spill files kept; then they call the
+ * matching barrier, the missing rank leaves it and its own sp_finalize
+ * times out too, and the job ends normally. The test's TIMEOUT bounds it. */
+static void case_finalize_missing(int missing) {
+  setenv("SCOPE_PROFILER_FINALIZE_TIMEOUT", "2", 1);
+  char file[64];
+  snprintf(file, sizeof file, "finalize_missing%d.h5", missing);
+  setup_file(file);
+  pairs("before", 5);
+  char *err;
+  int rc;
+  if (rank == missing) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    sp_test_stderr_begin();
+    rc = sp_finalize();
+    err = sp_test_stderr_end();
+  } else {
+    sp_test_stderr_begin();
+    rc = sp_finalize();
+    err = sp_test_stderr_end();
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  fputs(err, stdout);
+  ASSERT_EQ(rc, SP_ETIMEDOUT);
+  sp_test_expect_msg(err, "could not write '", 1);
+  expect_spill_kept(err);
+  if (rank == missing) {
+    /* The others gave up before this rank came. */
+    if (rank == 0) sp_test_expect_msg(err, "rank(s) 1, 2, 3 did not reach sp_finalize within 2 s", 1);
+    else sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
+  } else if (missing == 0) {
+    sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
+  } else {
+    char want[96];
+    snprintf(want, sizeof want, "rank(s) %d did not reach sp_finalize within 2 s", missing);
+    sp_test_expect_msg(err, want, 1);
+  }
+  free(err);
+  ASSERT(!sp_test_file_exists(file));
+  printf("rank %d: sp_finalize returned SP_ETIMEDOUT; the job goes on\n", rank);
+  unsetenv("SCOPE_PROFILER_FINALIZE_TIMEOUT");
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -201,6 +264,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "all_empty")) case_all_empty();
   else if (!strcmp(c, "set_comm_freed")) case_set_comm_freed();
   else if (!strcmp(c, "set_comm_misuse")) case_set_comm_misuse();
+  else if (!strcmp(c, "finalize_root_missing")) case_finalize_missing(0);
+  else if (!strcmp(c, "finalize_rank_missing")) case_finalize_missing(size - 1);
   else {
     fprintf(stderr, "unknown case '%s'\n", c);
     MPI_Abort(MPI_COMM_WORLD, 2);

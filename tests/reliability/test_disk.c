@@ -353,6 +353,73 @@ static void layout_disk_taken(const char *tag) {
   }
 }
 
+/* A profile larger than RLIMIT_FSIZE (ulimit -f), with SIGXFSZ at its
+ * default action (end the process), as in a job script: finalize must
+ * refuse it before any write past the limit (the space check's
+ * posix_fallocate raised SIGXFSZ and ended the host program), keep the old
+ * profile and the spill files, and the program must go on. */
+static void fsize_below_profile(const char *tag) {
+  const long long nold = 3, n = 100, regions = 60;
+  char dir[256], file[300], spill[300], recovered[300], rtag[256], otag[256], old_copy[300];
+  snprintf(dir, sizeof dir, "%s.d", tag);
+  mkdir(dir, 0755);
+  snprintf(file, sizeof file, "%s/out.h5", dir);
+  snprintf(spill, sizeof spill, "%s.spill", tag);
+  snprintf(rtag, sizeof rtag, "%s_recovered", tag);
+  snprintf(recovered, sizeof recovered, "%s.h5", rtag);
+  snprintf(otag, sizeof otag, "%s_old", tag);
+  snprintf(old_copy, sizeof old_copy, "%s.h5", otag);
+  rm_dir_files(spill);
+  setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", "0", 1);
+  signal(SIGXFSZ, SIG_DFL);
+  setup(file, 1000);
+  int h = sp_region("old");
+  for (long long i = 0; i < nold; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  rm_dir_files(spill);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  c.buffer_limit = 550;
+  ASSERT_EQ(sp_setup(&c), 0);
+  static char keep[64][32];
+  const char *names[64];
+  long long calls[64];
+  for (long long r = 0; r < regions; r++) {
+    snprintf(keep[r], sizeof keep[r], "r%02lld", r);
+    names[r] = keep[r];
+    calls[r] = n;
+    for (long long i = 0; i < n; i++) {
+      sp_start_name(keep[r]);
+      sp_stop_name(keep[r]);
+    }
+  }
+  fsize_limit(512 << 10); /* the spills fit, the profile (~1.4 MB) does not */
+  sp_test_stderr_begin();
+  int rc = sp_finalize();
+  char *err = sp_test_stderr_end();
+  fsize_limit(RLIM_INFINITY);
+  fputs(err, stdout);
+  printf("%s: sp_finalize returned %d (%s); the program goes on\n", tag, rc, sp_err_name(rc));
+  ASSERT(rc < 0);
+  sp_test_expect_msg(err, "more than the file size limit (ulimit -f)", 1);
+  sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
+  free(err);
+  char *cp[] = {"/bin/cp", file, old_copy, NULL};
+  ASSERT_EQ(run(cp), 0);
+  expect_one(otag, "old", nold);
+  ASSERT_EQ(merge(recovered, spill), 0);
+  sp_test_expect_write_table(rtag, 0, names, calls, (int)regions);
+  if (python) {
+    char *argv[] = {(char *)python, (char *)checker, recovered, "--expect", rtag, NULL};
+    ASSERT_EQ(run(argv), 0);
+  }
+}
+
 /* The output directory is on a read-only filesystem: sp_setup says so at
  * once (SP_EPATH), the run goes on, sp_finalize fails. With the spill
  * directory elsewhere, every event is recovered. */
@@ -431,6 +498,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(c, "spill_full_async")) spill_full(c, 1);
   else if (!strcmp(c, "finalize_full")) finalize_full(c);
   else if (!strcmp(c, "layout_disk_taken")) layout_disk_taken(c);
+  else if (!strcmp(c, "fsize_below_profile")) fsize_below_profile(c);
   else if (!strcmp(c, "readonly_dir")) readonly_dir(c, 0);
   else if (!strcmp(c, "readonly_dir_spill_elsewhere")) readonly_dir(c, 1);
   else {

@@ -8,9 +8,10 @@
  * (SCOPE_PROFILER_FINALIZE_TIMEOUT, default 600 s) and answers every rank
  * that arrived with the list of those that did not (empty: go on, once
  * every rank has acknowledged; see sp_arrival_root). A rank that hears
- * nothing from rank 0 within the timeout and 5 s more gives up on its own. Pending receives are cancelled, so nothing of ours is left
- * waiting; a message of a rank that arrives later stays unmatched on the
- * library's communicator. MPI cannot cancel a collective, so the missing
+ * nothing from rank 0 within the timeout and 5 s more gives up on its own.
+ * Pending receives are cancelled, so nothing of ours is left waiting; a
+ * message of a rank that arrives later stays unmatched on the library's
+ * communicator. MPI cannot cancel a collective, so the missing
  * ranks stay where they are (README "When a job dies"). */
 #include "mpi_arrival.h"
 
@@ -29,20 +30,28 @@ static int64_t sp_now_ns(void) {
 }
 
 /* Tests reqs until all completed (1) or the deadline passed (0), sleeping
- * between tests (from 20 us, doubling up to 2 ms: the ranks that wait
- * here while others still arrive give up little CPU, and the answer is
- * seen soon after it came). */
+ * between tests: from 20 us doubling to 2 ms, then 1/8 of the time waited
+ * up to 100 ms (as mpi_polite.c), so a long wait grows by at most 12.5%
+ * and ranks that arrive long before the others, which may still compute
+ * on the same cores, wake at most 10 times a second. */
 static int sp_wait_until(int n, MPI_Request *reqs, int64_t deadline_ns, int *err) {
-  long ns = 20000;
+  const int64_t start = sp_now_ns();
+  int64_t ns = 20000;
   for (;;) {
     int done = 0;
     *err = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
     if (*err != MPI_SUCCESS) return 0;
     if (done) return 1;
-    if (sp_now_ns() >= deadline_ns) return 0;
-    struct timespec ts = {0, ns};
+    int64_t now = sp_now_ns();
+    if (now >= deadline_ns) return 0;
+    int64_t eighth = (now - start) / 8;
+    if (ns < 2000000)
+      ns *= 2;
+    else if (eighth > ns)
+      ns = eighth < 100000000 ? eighth : 100000000;
+    int64_t nap = now + ns > deadline_ns ? deadline_ns - now : ns;
+    struct timespec ts = {0, (long)nap};
     nanosleep(&ts, NULL);
-    if (ns < 2000000) ns *= 2;
   }
 }
 

@@ -141,7 +141,8 @@ int sp__mpi_rank_if_known(void) {
  * MPI_Init together. */
 static void sp_after_mpi_init(int rc) {
   if (rc != MPI_SUCCESS) return;
-  if (sp_world_own == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
+  if (sp_world_own == MPI_COMM_NULL &&
+      PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
     MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
     sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
   }

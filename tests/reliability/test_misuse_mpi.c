@@ -244,8 +244,10 @@ static void case_finalize_missing(int missing) {
   expect_spill_kept(err);
   if (rank == missing) {
     /* The others gave up before this rank came. */
-    if (rank == 0) sp_test_expect_msg(err, "rank(s) 1, 2, 3 did not reach sp_finalize within 2 s", 1);
-    else sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
+    if (rank == 0)
+      sp_test_expect_msg(err, "rank(s) 1, 2, 3 did not reach sp_finalize within 2 s", 1);
+    else
+      sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
   } else if (missing == 0) {
     sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
   } else {

@@ -411,7 +411,11 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
     MPI_Type_commit(&ftype);
     MPI_Type_commit(&mtype);
     MPI_File_set_view(m->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
-    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS ? 0 : SP_EIO;
+    int written = 0;
+    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS &&
+                 MPI_Get_count(&status, mtype, &written) == MPI_SUCCESS && written == 1
+             ? 0
+             : SP_EIO;
     MPI_Type_free(&ftype);
     MPI_Type_free(&mtype);
   } else {
@@ -426,13 +430,22 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
   return rc;
 }
 
+/* The count written is checked too: Open MPI 4.1's OMPIO returns
+ * MPI_SUCCESS for a write that failed with ENOSPC (count 0), and finalize
+ * then published a file without the data. (Its collective writes report
+ * the full count even then: there only the room reserved at the layout
+ * protects, README "How finalize writes".) */
 int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
   sp_mpi_impl_t *m = p->impl;
   MPI_Status status;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    int written = 0;
     if (MPI_File_write_at(m->fh, (MPI_Offset)blocks[i].file_off, buf + blocks[i].mem_off,
-                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS)
+                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS ||
+        MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS ||
+        written != (int)blocks[i].len)
       return SP_EIO;
+  }
   return 0;
 }
 

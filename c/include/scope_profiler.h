@@ -87,7 +87,8 @@ SP_EXPORT const char *sp_version_string(void);
   XX(EPATH, -8, "output path not writable")                                  \
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
-  XX(ETOOMANY, -11, "too many regions")
+  XX(ETOOMANY, -11, "too many regions")                                      \
+  XX(ELOST, -12, "recorded events were lost (see the message on stderr)")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,
@@ -155,6 +156,9 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * reported and their open calls dropped.
  * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH; the spill files are
  * kept when writing failed, so `scope-profiler-pproc merge` can recover them.
+ * SP_ELOST: the file was written, but events recorded on this process were
+ * dropped (a spill write failed, memory ran out); the message on stderr
+ * gives their number.
  */
 SP_EXPORT int sp_finalize(void);
 

@@ -119,6 +119,7 @@ SP_EINVAL = -1
 SP_ENOMEM = -2
 SP_ENOTSETUP = -4
 SP_ENOTSUP = -10
+SP_ELOST = -12  # from finalize: the file lacks events (counted on stderr)
 
 
 def strerror(code):

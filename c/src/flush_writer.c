@@ -136,3 +136,26 @@ void sp__writer_stop(void) {
   sp_w.npool = 0;
   pthread_mutex_unlock(&sp_w.mu);
 }
+
+/* fork(): the child gets no writer thread, and the buffers queued for the
+ * parent's one are the parent's to write. The lock is held across fork so
+ * the child's copy of the queue is consistent. */
+void sp__writer_fork_prepare(void) { pthread_mutex_lock(&sp_w.mu); }
+
+void sp__writer_fork_parent(void) { pthread_mutex_unlock(&sp_w.mu); }
+
+void sp__writer_fork_child(void) {
+  for (sp_job_t *j = sp_w.head, *next; j; j = next) {
+    next = j->next;
+    sp_pool_put_locked(j->ev, j->cap);
+    free(j);
+  }
+  sp_w.head = sp_w.tail = NULL;
+  sp_w.pending = 0;
+  sp_w.running = 0;
+  sp_w.stop = 0;
+  /* Waiters recorded in the copies are threads the child does not have. */
+  pthread_cond_init(&sp_w.work, NULL);
+  pthread_cond_init(&sp_w.idle, NULL);
+  pthread_mutex_unlock(&sp_w.mu);
+}

@@ -37,6 +37,7 @@ int sp_mpi_set_comm(MPI_Comm comm) {
 int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
 
 static int sp_mpi_usable(void) {
+  if (sp__state.forked) return 0; /* a forked child of a rank is not one */
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);

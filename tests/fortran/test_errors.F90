@@ -89,6 +89,7 @@ contains
     call check_equal(sp_err_name(SP_ENOTSUP), "SP_ENOTSUP", "SP_ENOTSUP")
     call check_equal(sp_err_name(SP_ETOOMANY), "SP_ETOOMANY", "SP_ETOOMANY")
     call check_equal(sp_err_name(SP_ELOST), "SP_ELOST", "SP_ELOST")
+    call check_equal(sp_err_name(SP_EBUSY), "SP_EBUSY", "SP_EBUSY")
     call check_equal(sp_strerror(SP_OK), "success", "sp_strerror(SP_OK)")
     call check_equal(sp_strerror(SP_EINVAL), "invalid argument", "sp_strerror(SP_EINVAL)")
     call check(len(sp_version_string()) >= 5, "sp_version_string: " // sp_version_string())

@@ -19,9 +19,22 @@ static pthread_key_t sp_thread_key;
 static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 
 /* At thread exit the record is kept (its events are written at finalize)
- * and offered to the next new thread. */
+ * and offered to the next new thread. Calls the thread left open are
+ * dropped now: the next thread must not inherit them (its stop of such a
+ * region would end a call another thread began). */
 static void sp_thread_exit(void *p) {
   sp_thread_t *t = p;
+  int saved_errno = errno;
+  if (t->depth > 0) {
+    int32_t h = t->stack[t->depth - 1].region;
+    sp__log(1, SP_LOG_ONCE_THREAD_OPEN,
+            "%d call(s) still open when thread %d ended (innermost: '%s'); dropped",
+            (int)t->depth, (int)t->index,
+            h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
+    __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], t->depth, __ATOMIC_RELAXED);
+    sp__frames_drop_above(t, -1);
+  }
+  errno = saved_errno;
   pthread_mutex_lock(&sp__state.lock);
   t->retired = 1;
   pthread_mutex_unlock(&sp__state.lock);

@@ -267,6 +267,73 @@ static void case_resetup_threads(void) {
   check_file("resetup_threads_after.h5", n2, k2, 1);
 }
 
+/* ---- threads that end with calls open ---------------------------------- */
+
+static void *leave_open(void *arg) {
+  (void)arg;
+  pairs(sp_region("b"), 3);
+  sp_start(sp_region("a")); /* never stopped: the thread ends */
+  return NULL;
+}
+
+static void *stop_foreign(void *arg) {
+  (void)arg;
+  pairs(sp_region("b"), 2);  /* takes over the ended thread's record */
+  sp_stop(sp_region("a")); /* no call of "a" open on this thread */
+  return NULL;
+}
+
+/* A thread ends with a call open; the next thread reuses its record. The
+ * open call is dropped and counted when its thread ends: the next
+ * thread's stop of that region is a stop without start, not the end of a
+ * call another thread began. */
+static void case_thread_exit_open(void) {
+  sp_config c;
+  setup_file(&c, "thread_exit_open.h5", 1000);
+  pthread_t t;
+  sp_test_stderr_begin();
+  ASSERT_EQ(pthread_create(&t, NULL, leave_open, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  ASSERT_EQ(pthread_create(&t, NULL, stop_foreign, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "1 call(s) still open when thread ", 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 1);
+  free(err);
+  const char *names[] = {"b"}; /* "a" has no call */
+  long long calls[] = {5};
+  check_file("thread_exit_open.h5", names, calls, 1);
+}
+
+/* ---- sp_finalize on another thread -------------------------------------- */
+
+static void *finalize_here(void *arg) {
+  *(int *)arg = sp_finalize();
+  return NULL;
+}
+
+/* Setup and recording on the main thread, sp_finalize on another: the
+ * file is written with every call (serial; with MPI the thread must be
+ * the one MPI allows). */
+static void case_finalize_other_thread(void) {
+  sp_config c;
+  setup_file(&c, "finalize_other_thread.h5", 1000);
+  pairs(sp_region("main"), 2500);
+  pthread_t t;
+  ASSERT_EQ(pthread_create(&t, NULL, one_pair, NULL), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  int rc = -99;
+  ASSERT_EQ(pthread_create(&t, NULL, finalize_here, &rc), 0);
+  ASSERT_EQ(pthread_join(t, NULL), 0);
+  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(sp_is_active(), 0);
+  const char *names[] = {"main", "gone"};
+  long long calls[] = {2500, 10};
+  check_file("finalize_other_thread.h5", names, calls, 2);
+}
+
 /* ---- fork --------------------------------------------------------------- */
 
 #define PARENT_CALLS 5000
@@ -446,6 +513,10 @@ int main(int argc, char **argv) {
     case_errno(async);
   } else if (!strcmp(c, "resetup_threads")) {
     case_resetup_threads();
+  } else if (!strcmp(c, "thread_exit_open")) {
+    case_thread_exit_open();
+  } else if (!strcmp(c, "finalize_other_thread")) {
+    case_finalize_other_thread();
   } else if (!strncmp(c, "fork_", 5)) {
     case_fork(c + 5, async);
   } else {

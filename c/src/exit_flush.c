@@ -61,6 +61,7 @@ static void sp_exit_flush(void) {
   sp__mode = SP_MODE_OFF;
   sp__enabled = 0;
   sp__writer_stop(); /* every queued buffer is in the spill file now */
+  st->exit_flushed = 1;
   if (!st->cfg.time_trace) {
     sp__log(1, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: the call counts of this session are lost "

@@ -52,6 +52,7 @@ static int sp_setup_session(const sp_config *cfg) {
   st->spill_failed = 0;
   st->events_lost = 0;
   st->events_spill_failed = 0;
+  st->exit_flushed = 0;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
@@ -131,6 +132,9 @@ static int sp_finalize_session(void) {
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
+  if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */
+    sp__log(2, SP_LOG_ALWAYS, "sp_finalize ran at exit after all: '%s' is written, no merge needed",
+            sp__state.file_path);
   sp__threads_discard();
   sp__event_arrays_release();
   sp__region_table_reset();

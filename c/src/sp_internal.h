@@ -111,6 +111,7 @@ typedef struct sp_state {
   int session;   /* 1 between setup and finalize (even when profiling is off) */
   int discarding; /* a second sp_setup is discarding the session (under lock) */
   int forked;     /* this process was forked from one with a session (fork_guard.c) */
+  int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   int async_flush; /* full buffers are written by the writer thread */

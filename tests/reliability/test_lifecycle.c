@@ -441,6 +441,48 @@ static int case_exit_return(long long n) {
   return 0;
 }
 
+static void finalize_at_exit(void) {
+  if (sp_finalize() != 0) _exit(3);
+}
+
+/* A program whose own atexit handler (registered before sp_setup, so it
+ * runs after the library's exit flush) calls sp_finalize: the profile is
+ * written complete from the spill files, which are then removed. */
+static void case_exit_then_finalize(void) {
+  const char *file = "exit_then_finalize.h5";
+  char spill[64];
+  snprintf(spill, sizeof spill, "%s.spill", file);
+  rm_dir_files(spill);
+  unlink(file);
+  fflush(stdout);
+  pid_t pid = fork(); /* before any sp_setup here: an ordinary process */
+  ASSERT(pid >= 0);
+  if (pid == 0) {
+    int fd = open("exit_then_finalize.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 2) < 0) _exit(4);
+    atexit(finalize_at_exit);
+    sp_config c;
+    setup_file(&c, file, 1000);
+    pairs(sp_region("r"), 25500);
+    exit(0);
+  }
+  ASSERT(exited_ok(wait_bounded(pid, 60)));
+  ASSERT(!sp_test_file_exists(spill));
+  /* The merge hint of the exit flush is taken back. */
+  FILE *f = fopen("exit_then_finalize.stderr", "r");
+  ASSERT(f != NULL);
+  char text[4096];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  text[len] = '\0';
+  fclose(f);
+  fputs(text, stdout);
+  sp_test_expect_msg(text, "rebuild the profile with: scope-profiler-merge", 1);
+  sp_test_expect_msg(text, "sp_finalize ran at exit after all: 'exit_then_finalize.h5' is written", 1);
+  const char *names[] = {"r"};
+  long long calls[] = {25500};
+  check_file(file, names, calls, 1);
+}
+
 /* Runs CMD, which records CALLS calls of "r" on each of NRANKS ranks into
  * NAME.h5 and ends without sp_finalize; then the spill files must hold
  * them all: each rank said where and how to merge, scope-profiler-merge
@@ -513,6 +555,8 @@ int main(int argc, char **argv) {
     case_errno(async);
   } else if (!strcmp(c, "resetup_threads")) {
     case_resetup_threads();
+  } else if (!strcmp(c, "exit_then_finalize")) {
+    case_exit_then_finalize();
   } else if (!strcmp(c, "thread_exit_open")) {
     case_thread_exit_open();
   } else if (!strcmp(c, "finalize_other_thread")) {

@@ -166,6 +166,10 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * SP_ELOST: the file was written, but events recorded on this process were
  * dropped (a spill write failed, memory ran out); the message on stderr
  * gives their number.
+ * A process that ends without sp_finalize (exit(), a return from main,
+ * Fortran `stop`) appends its recorded calls to the spill files at exit and
+ * prints the scope-profiler-merge command that rebuilds the profile.
+ * Callable from any thread, but not while other threads still record.
  */
 SP_EXPORT int sp_finalize(void);
 

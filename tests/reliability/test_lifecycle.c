@@ -431,6 +431,86 @@ static void case_fork(const char *kind, int async) {
   unsetenv("SCOPE_PROFILER_FLUSH_SIGNALS");
 }
 
+/* As worker, with a pause every 256 pairs: recording goes on through
+ * every fork without making millions of events. */
+static void *worker_paced(void *arg) {
+  long i = (long)arg;
+  int h = sp_region("work");
+  while (!__atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE)) {
+    for (int k = 0; k < 256; k++) {
+      sp_start(h);
+      sp_stop(h);
+    }
+    __atomic_add_fetch(&done[i], 256, __ATOMIC_RELEASE);
+    struct timespec pause = {0, 200000};
+    nanosleep(&pause, NULL);
+  }
+  return NULL;
+}
+
+static void *register_names(void *arg) {
+  (void)arg;
+  char name[32];
+  for (int i = 0; !__atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE); i++) {
+    snprintf(name, sizeof name, "name%d", i % 200); /* the first 200 take the lock */
+    sp_start_name(name);
+    sp_stop_name(name);
+    if (i % 64 == 0) {
+      struct timespec pause = {0, 100000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  return NULL;
+}
+
+/* 30 forks while threads record (through the writer thread, small
+ * buffers) and register names: the atfork handlers must not deadlock with
+ * them, each child (recording, then _exit or exit) ends, and the parent's
+ * file holds exactly the parent's calls. */
+static void case_fork_threads(int async) {
+  const char *file = async ? "fork_threads_async.h5" : "fork_threads_sync.h5";
+  char spill[64];
+  snprintf(spill, sizeof spill, "%s.spill", file);
+  rm_dir_files(spill);
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", async ? "1" : "0", 1);
+  sp_config c;
+  setup_file(&c, file, 1000);
+  memset(done, 0, sizeof done);
+  pthread_t tid[NWORKERS];
+  for (long i = 0; i < NWORKERS - 1; i++)
+    ASSERT_EQ(pthread_create(&tid[i], NULL, worker_paced, (void *)i), 0);
+  ASSERT_EQ(pthread_create(&tid[NWORKERS - 1], NULL, register_names, NULL), 0);
+  int h = sp_region("parent");
+  for (int k = 0; k < 30; k++) {
+    pairs(h, 100);
+    fflush(stdout);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+      pairs(h, 3000);
+      pairs(sp_region("child"), 3000);
+      if (k % 2) _exit(sp_is_active());
+      exit(sp_is_active());
+    }
+    ASSERT(exited_ok(wait_bounded(pid, 60)));
+  }
+  __atomic_store_n(&stop_workers, 1, __ATOMIC_RELEASE);
+  long long work = 0;
+  for (int i = 0; i < NWORKERS; i++) {
+    ASSERT_EQ(pthread_join(tid[i], NULL), 0);
+    if (i < NWORKERS - 1) work += done[i];
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  if (!python) return;
+  char count_parent[64], count_work[64];
+  snprintf(count_parent, sizeof count_parent, "parent=%d", 30 * 100);
+  snprintf(count_work, sizeof count_work, "work=%lld", work);
+  /* The children also called "parent": none of those calls may be here. */
+  char *argv[] = {(char *)python, (char *)checker, (char *)file, "--count", count_parent,
+                  "--count", count_work, NULL};
+  ASSERT(exited_ok(run(argv, NULL, 120)));
+}
+
 /* ---- exit without sp_finalize ------------------------------------------ */
 
 /* Records n calls of "r" and returns from main (SCOPE_PROFILER_FILE and
@@ -561,6 +641,8 @@ int main(int argc, char **argv) {
     case_thread_exit_open();
   } else if (!strcmp(c, "finalize_other_thread")) {
     case_finalize_other_thread();
+  } else if (!strcmp(c, "fork_threads")) {
+    case_fork_threads(async);
   } else if (!strncmp(c, "fork_", 5)) {
     case_fork(c + 5, async);
   } else {

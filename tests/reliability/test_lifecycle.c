@@ -465,7 +465,7 @@ static void *register_names(void *arg) {
 
 /* 30 forks while threads record (through the writer thread, small
  * buffers) and register names: the atfork handlers must not deadlock with
- * them, each child (recording, then _exit or exit) ends, and the parent's
+ * them, each child (recording, then _exit) ends, and the parent's
  * file holds exactly the parent's calls. */
 static void case_fork_threads(int async) {
   const char *file = async ? "fork_threads_async.h5" : "fork_threads_sync.h5";
@@ -489,8 +489,10 @@ static void case_fork_threads(int async) {
     if (pid == 0) {
       pairs(h, 3000);
       pairs(sp_region("child"), 3000);
-      if (k % 2) _exit(sp_is_active());
-      exit(sp_is_active());
+      /* _exit: LeakSanitizer at exit() in a child of a threaded parent
+       * reports what the parent's other threads held only on their stacks
+       * at fork (they do not exist here). exit() in a child: fork_record_exit. */
+      _exit(sp_is_active());
     }
     ASSERT(exited_ok(wait_bounded(pid, 60)));
   }

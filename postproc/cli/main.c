@@ -21,8 +21,9 @@ static int sp_cmd_report(int argc, char **argv) {
   sp_selection_t sel;
   rc = sp_selection_build(&o, &sel);
   if (rc == 0) {
-    if (o.list) rc = sp_list_print(&sel);
-    else if (o.summary) rc = sp_summary_print(&sel, o.sort);
+    if (o.list) rc = sp_list_print(&sel, o.table);
+    else if (o.summary) rc = sp_summary_print(&sel, &o);
+    else if (o.tree) rc = sp_tree_print(&sel, &o);
     else if (o.export_kind != SP_EXPORT_NONE) rc = sp_export_write(&sel, o.export_kind);
   }
   if (rc == 0 && o.outdir) rc = sp_gantt_render(&sel, &o, 0);

@@ -13,7 +13,8 @@
 static const char sp_usage_text[] =
     "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
@@ -28,7 +29,7 @@ static const char sp_help_text[] =
     "      --format FMT       png (default), pdf or svg\n"
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
     "      --height PX        image height; default 16 px per lane, within 480..2400\n"
-    "  With none of -o, --show, --summary, --export, --list: same as -o .\n"
+    "  With none of -o, --show, --summary, --tree, --export, --list: same as -o .\n"
     "\n"
     "Selection (applies to every output):\n"
     "  -i, --include PAT...   keep regions whose name matches a pattern\n"
@@ -38,17 +39,32 @@ static const char sp_help_text[] =
     "  -r, --ranks SPEC...    ranks to keep: 0-3, 0,2,4-7 or several words (0 2 5-6)\n"
     "\n"
     "Text outputs (on stdout, one at a time; redirect with >):\n"
-    "      --summary          per region over the selected ranks: calls, total_s,\n"
-    "                         mean_s, min_s, max_s (per call), imbalance, region.\n"
-    "                         imbalance = (max - mean) / max of per-rank totals; ranks\n"
-    "                         without the region count as 0. Name is the last column.\n"
+    "      --summary          per region over the selected ranks: calls, total_s and\n"
+    "                         self_s (exclusive: minus the calls nested in it),\n"
+    "                         summed over ranks and threads; mean_s, min_s, max_s per\n"
+    "                         call; rank_mean_s, rank_max_s, max_rank of the per-rank\n"
+    "                         totals (ranks without the region count as 0);\n"
+    "                         imbalance = (rank_max - rank_mean) / rank_max; % of the\n"
+    "                         roots' total; region. Name is the last column.\n"
     "                         When the file has LIKWID results, a second table follows\n"
     "                         with one row per region and event: ranks (that have\n"
     "                         it), calls and time_s (LIKWID's, summed over ranks and\n"
     "                         threads), sum (over ranks and threads), rank_min and\n"
     "                         rank_max (per-rank sums), event, region.\n"
-    "      --sort-by KEY      start (default: first start), name, calls, total, mean,\n"
-    "                         min, max or imbalance (numbers descending)\n"
+    "      --by-thread        --summary: one row per (region, thread), thread column\n"
+    "      --tree             the call tree rebuilt from the stamps, per rank and\n"
+    "                         thread (a call's parent is the innermost call that\n"
+    "                         contains it; worker-thread calls are roots of their\n"
+    "                         thread, marked [threads]): calls, incl_s and excl_s\n"
+    "                         (mean per rank), % of the root, rank_min_s and\n"
+    "                         rank_max_s of per-rank inclusive time, max_rank,\n"
+    "                         imbalance, worker_calls, depth, region (indented)\n"
+    "      --sort-by KEY      start (default: first start; --tree: inclusive), name,\n"
+    "                         calls, total, mean, min, max, imbalance or self\n"
+    "                         (numbers descending; --tree sorts siblings)\n"
+    "      --format FMT       text (default: aligned, '#' notes), tsv, csv or json\n"
+    "                         (an array of rows; --tree: call_tree.json) for\n"
+    "                         --summary, --tree and --list\n"
     "      --export csv       one row per interval: rank,region,start_s,end_s\n"
     "      --export chrome-trace\n"
     "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
@@ -157,10 +173,10 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
 }
 
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
-  static const char *const formats[] = {"png", "pdf", "svg"};
+  static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
   static const char *const exports[] = {"", "csv", "chrome-trace"};
   static const char *const sorts[] = {"start", "name", "calls", "total",
-                                      "mean",  "min",  "max",   "imbalance"};
+                                      "mean",  "min",  "max",   "imbalance", "self"};
   char name[64];
   const char *arg = argv[*i];
   const char *inl = sp_opt_split(arg, name, sizeof name);
@@ -176,9 +192,12 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "-r") || !strcmp(name, "--ranks")) {
     return sp_opt_words(argc, argv, i, inl, &o->ranks, &o->nranks, name);
   } else if (!strcmp(name, "--format")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 3);
-    if (k < 0) return sp_usage_error("%s expects png, pdf or svg", name);
-    o->format = (sp_format_t)k;
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 7);
+    if (k < 0)
+      return sp_usage_error("%s expects png, pdf or svg (images), or text, tsv, csv or json "
+                            "(text outputs)", name);
+    if (k < 3) o->format = (sp_format_t)k;
+    else o->table = (sp_table_format_t)(k - 3);
   } else if (!strcmp(name, "--width") || !strcmp(name, "--height")) {
     int *dst = name[2] == 'w' ? &o->width : &o->height;
     int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
@@ -187,10 +206,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "--summary")) {
     o->summary = 1;
   } else if (!strcmp(name, "--sort-by")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 8);
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 9);
     if (k < 0)
-      return sp_usage_error("%s expects start, name, calls, total, mean, min, max or imbalance",
-                            name);
+      return sp_usage_error("%s expects start, name, calls, total, mean, min, max, imbalance "
+                            "or self", name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 3);
@@ -198,6 +217,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;
+  } else if (!strcmp(name, "--tree")) {
+    o->tree = 1;
+  } else if (!strcmp(name, "--by-thread")) {
+    o->by_thread = 1;
   } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
     sp_msg_set_level(SP_QUIET);
   } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
@@ -236,9 +259,13 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     if (rc) return rc;
   }
   if (!o->file) return sp_usage_error("%s", "no FILE given");
-  if (o->list + o->summary + (o->export_kind != SP_EXPORT_NONE) > 1)
-    return sp_usage_error("%s", "--list, --summary and --export all write to stdout: choose one");
-  if (!o->outdir && !o->show && !o->list && !o->summary && o->export_kind == SP_EXPORT_NONE)
+  if (o->list + o->summary + o->tree + (o->export_kind != SP_EXPORT_NONE) > 1)
+    return sp_usage_error("%s", "--list, --summary, --tree and --export all write to stdout: "
+                                "choose one");
+  if (o->by_thread && !o->summary)
+    return sp_usage_error("%s", "--by-thread applies to --summary");
+  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree &&
+      o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
   return 0;
 }

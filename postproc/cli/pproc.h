@@ -3,6 +3,7 @@
 #define SP_PPROC_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "scope_profiler_reader.h"
@@ -47,8 +48,17 @@ typedef enum sp_sort {
   SP_SORT_MEAN,
   SP_SORT_MIN,
   SP_SORT_MAX,
-  SP_SORT_IMBALANCE
+  SP_SORT_IMBALANCE,
+  SP_SORT_SELF
 } sp_sort_t;
+
+/* --format for the text outputs (tables). */
+typedef enum sp_table_format {
+  SP_TABLE_TEXT,
+  SP_TABLE_TSV,
+  SP_TABLE_CSV,
+  SP_TABLE_JSON
+} sp_table_format_t;
 
 typedef struct sp_options {
   const char *file;      /* the profile to read */
@@ -67,6 +77,9 @@ typedef struct sp_options {
   sp_sort_t sort;        /* --sort-by */
   sp_export_t export_kind; /* --export */
   int list;              /* --list */
+  int tree;              /* --tree */
+  int by_thread;         /* --by-thread: --summary rows per (region, thread) */
+  sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -112,9 +125,47 @@ int sp_ranks_parse(const char *const *words, size_t nwords, sp_reader_t *r, int 
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel);
 void sp_selection_free(sp_selection_t *sel);
 
+/* table.c: rows of a text output in the chosen format. */
+typedef enum sp_col_kind {
+  SP_COL_INT,   /* int64 */
+  SP_COL_SEC,   /* seconds, 9 decimals */
+  SP_COL_RATIO, /* 0..1, 4 decimals */
+  SP_COL_PCT,   /* percent, 2 decimals */
+  SP_COL_STR    /* text */
+} sp_col_kind_t;
+typedef struct sp_col {
+  const char *name;
+  sp_col_kind_t kind;
+  int width; /* text format: right-aligned width (the last column is not padded) */
+} sp_col_t;
+typedef struct sp_cell {
+  int missing; /* "-" in text, tsv and csv; null in json */
+  int64_t i;
+  double d;
+  const char *s;
+} sp_cell_t;
+typedef struct sp_table {
+  sp_table_format_t fmt;
+  const sp_col_t *cols;
+  int ncols;
+  int64_t nrows;
+} sp_table_t;
+/* note: '#' lines printed above the header in the text format only. */
+void sp_table_begin(sp_table_t *t, sp_table_format_t fmt, const sp_col_t *cols, int ncols,
+                    const char *note);
+void sp_table_row(sp_table_t *t, const sp_cell_t *cells);
+void sp_table_end(sp_table_t *t);
+/* A JSON string literal of s on stdout. */
+void sp_json_put_string(FILE *f, const char *s);
+
+/* tree.c: --tree; tree_json.c: call_tree.json (also --tree --format json). */
+int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o);
+int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **out);
+void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, const char *label);
+
 /* listing.c, summary.c, export.c, gantt.c */
-int sp_list_print(const sp_selection_t *sel);
-int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort);
+int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
+int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);

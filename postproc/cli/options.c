@@ -11,20 +11,41 @@
 #include "pproc.h"
 
 static const char sp_usage_text[] =
-    "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
+    "usage: " SP_PROG " FILE... [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--label L]... [--compare]\n"
+    "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
-    "Draw a Gantt chart, a summary table or an export of a scope-profiler HDF5 file.\n"
+    "Draw a Gantt chart, a summary table, a call tree or an export of scope-profiler\n"
+    "HDF5 files.\n"
     "\n"
     "Arguments:\n"
-    "  FILE                   profile written by scope-profiler (profiling_data.h5)\n"
+    "  FILE...                profiles written by scope-profiler (profiling_data.h5);\n"
+    "                         a quoted pattern ('runs/*.h5') is expanded here: sorted,\n"
+    "                         regular files, a file given twice read once; a pattern\n"
+    "                         matching nothing is a usage error. Text outputs print\n"
+    "                         one block per file ('== LABEL ==' in text, a 'file'\n"
+    "                         column in tsv/csv/json); the chart shows the first file\n"
+    "      --label L          name of a file in outputs, once per file in order\n"
+    "                         (default: file name without extension; a repeated\n"
+    "                         one gets ' (2)', ' (3)')\n"
+    "      --compare          one table over all files: per region (with --tree: per\n"
+    "                         call path) total seconds of each file and the ratio\n"
+    "                         of each later file to the first\n"
     "\n"
-    "Gantt chart (one lane per region and rank, a bar per recorded interval):\n"
-    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing)\n"
+    "Gantt chart and JSON files (one lane per region and rank, a bar per interval):\n"
+    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing),\n"
+    "                         DIR/region_statistics.json (the reference tool's schema:\n"
+    "                         per file and region count, average, min, max, std\n"
+    "                         (population), total duration in seconds over the calls\n"
+    "                         of the selected ranks, and per_rank) and\n"
+    "                         DIR/call_tree.json (nodes: path, calls, inclusive and\n"
+    "                         exclusive seconds, per_rank; with several files under\n"
+    "                         'files')\n"
     "      --show             open an interactive PLplot window (needs $DISPLAY)\n"
     "      --format FMT       png (default), pdf or svg\n"
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
@@ -73,6 +94,11 @@ static const char sp_help_text[] =
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
     "\n"
+    "Regression gate (scope-profiler-pproc check --help):\n"
+    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric total|mean|self]\n"
+    "                         exit 1 when a region of NEW is slower than in BASE by\n"
+    "                         more than P percent (or, with --fail-on-new, is new)\n"
+    "\n"
     "Crash recovery (scope-profiler-pproc merge --help):\n"
     "  merge [-f] [-o OUT.h5] SPILL...\n"
     "                         rebuild the profile (default profiling_data.h5) from\n"
@@ -97,8 +123,9 @@ static const char sp_help_text[] =
     "\n"
     "Exit status: 0 ok, 1 bad input data (not HDF5, truncated, wrong layout or\n"
     "types, inconsistent arrays, end before start, nothing to draw), 2 usage error\n"
-    "(also a --ranks rank the file lacks or an invalid pattern), 3 I/O or plotting\n"
-    "failure (missing or unreadable FILE, unwritable output, no display for --show).\n";
+    "(also a --ranks rank the file lacks, an invalid pattern or a file pattern\n"
+    "matching nothing), 3 I/O or plotting failure (missing or unreadable FILE,\n"
+    "unwritable output, no display for --show).\n";
 
 void sp_usage_short(void) {
   fputs(sp_usage_text, stderr);
@@ -183,6 +210,7 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
     if (!(o->outdir = sp_opt_value(argc, argv, i, inl)) || !*o->outdir)
       return sp_usage_error("option %s needs a directory", name);
+    o->outdir_given = 1;
   } else if (!strcmp(name, "--show")) {
     o->show = 1;
   } else if (!strcmp(name, "-i") || !strcmp(name, "--include")) {
@@ -217,6 +245,15 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;
+  } else if (!strcmp(name, "--label")) {
+    const char *v = sp_opt_value(argc, argv, i, inl);
+    if (!v) return sp_usage_error("option %s needs a value", name);
+    const char **l = realloc(o->labels, (o->nlabels + 1) * sizeof *l);
+    if (!l) return SP_EXIT_IO;
+    o->labels = l;
+    o->labels[o->nlabels++] = v;
+  } else if (!strcmp(name, "--compare")) {
+    o->compare = 1;
   } else if (!strcmp(name, "--tree")) {
     o->tree = 1;
   } else if (!strcmp(name, "--by-thread")) {
@@ -250,27 +287,34 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     int rc;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
       rc = sp_parse_one(argc, argv, &i, o);
-    } else if (o->file) {
-      rc = sp_usage_error("more than one FILE given ('%s')", argv[i]);
     } else {
-      o->file = argv[i];
+      const char **w = realloc(o->words, (o->nwords + 1) * sizeof *w);
+      if (!w) return SP_EXIT_IO;
+      o->words = w;
+      o->words[o->nwords++] = argv[i];
+      o->file = o->words[0];
       rc = 0;
     }
     if (rc) return rc;
   }
   if (!o->file) return sp_usage_error("%s", "no FILE given");
-  if (o->list + o->summary + o->tree + (o->export_kind != SP_EXPORT_NONE) > 1)
+  if (o->list + o->summary + o->tree + o->compare + (o->export_kind != SP_EXPORT_NONE) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + (o->export_kind != SP_EXPORT_NONE) == 0))
     return sp_usage_error("%s", "--list, --summary, --tree and --export all write to stdout: "
                                 "choose one");
+  if (o->compare && o->nwords < 2)
+    return sp_usage_error("%s", "--compare needs two or more files");
   if (o->by_thread && !o->summary)
     return sp_usage_error("%s", "--by-thread applies to --summary");
-  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree &&
+  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
       o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
   return 0;
 }
 
 void sp_options_free(sp_options_t *o) {
+  free(o->words);
+  free(o->labels);
   free(o->include);
   free(o->exclude);
   free(o->ranks);

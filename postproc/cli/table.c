@@ -40,17 +40,34 @@ static void sp_tsv_put(const char *s) {
   for (; *s; s++) putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
+/* Which file of several the rows belong to: the CLI's one piece of table state. */
+static int sp_file_k, sp_file_n = 1;
+static const char *sp_file_label;
+static int64_t sp_json_rows; /* rows printed into the JSON array so far */
+
+void sp_table_set_file(int k, int nfiles, const char *label) {
+  sp_file_k = k;
+  sp_file_n = nfiles;
+  sp_file_label = label;
+  if (k == 0) sp_json_rows = 0;
+}
+
 void sp_table_begin(sp_table_t *t, sp_table_format_t fmt, const sp_col_t *cols, int ncols,
                     const char *note) {
   t->fmt = fmt;
   t->cols = cols;
   t->ncols = ncols;
   t->nrows = 0;
+  int many = sp_file_n > 1;
   if (fmt == SP_TABLE_JSON) {
-    fputs("[", stdout);
+    if (sp_file_k == 0) fputs("[", stdout);
     return;
   }
+  if (fmt == SP_TABLE_TEXT && many)
+    printf("%s== %s ==\n", sp_file_k ? "\n" : "", sp_file_label ? sp_file_label : "");
   if (fmt == SP_TABLE_TEXT && note && *note) printf("%s\n", note);
+  if (fmt != SP_TABLE_TEXT && many && sp_file_k > 0) return; /* one header for all files */
+  if (fmt != SP_TABLE_TEXT && many) fputs(fmt == SP_TABLE_TSV ? "file\t" : "file,", stdout);
   for (int c = 0; c < ncols; c++) {
     const char *sep = c ? (fmt == SP_TABLE_TSV ? "\t" : fmt == SP_TABLE_CSV ? "," : " ") : "";
     fputs(sep, stdout);
@@ -84,8 +101,15 @@ static void sp_cell_json(const sp_col_t *col, const sp_cell_t *v) {
 }
 
 void sp_table_row(sp_table_t *t, const sp_cell_t *cells) {
+  int many = sp_file_n > 1;
+  const char *label = sp_file_label ? sp_file_label : "";
   if (t->fmt == SP_TABLE_JSON) {
-    fputs(t->nrows ? ",\n{" : "\n{", stdout);
+    fputs(sp_json_rows++ ? ",\n{" : "\n{", stdout);
+    if (many) {
+      fputs("\"file\":", stdout);
+      sp_json_put_string(stdout, label);
+      putchar(',');
+    }
     for (int c = 0; c < t->ncols; c++) {
       if (c) putchar(',');
       sp_json_put_string(stdout, t->cols[c].name);
@@ -95,6 +119,11 @@ void sp_table_row(sp_table_t *t, const sp_cell_t *cells) {
     putchar('}');
   } else {
     const char *sep = t->fmt == SP_TABLE_TSV ? "\t" : t->fmt == SP_TABLE_CSV ? "," : " ";
+    if (many && t->fmt != SP_TABLE_TEXT) {
+      if (t->fmt == SP_TABLE_CSV) sp_csv_put(label);
+      else sp_tsv_put(label);
+      fputs(sep, stdout);
+    }
     for (int c = 0; c < t->ncols; c++) {
       if (c) fputs(sep, stdout);
       sp_cell_text(t, &t->cols[c], &cells[c], c == t->ncols - 1);
@@ -105,5 +134,6 @@ void sp_table_row(sp_table_t *t, const sp_cell_t *cells) {
 }
 
 void sp_table_end(sp_table_t *t) {
-  if (t->fmt == SP_TABLE_JSON) fputs(t->nrows ? "\n]\n" : "]\n", stdout);
+  if (t->fmt == SP_TABLE_JSON && sp_file_k == sp_file_n - 1)
+    fputs(sp_json_rows ? "\n]\n" : "]\n", stdout);
 }

@@ -10,7 +10,6 @@
  * parent (node index or null), depth, rank_{min,mean,max}_seconds,
  * max_rank, imbalance, share (of the root's inclusive time), worker_calls.
  * Times are null for count-only regions (calls only). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,7 +65,7 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
 }
 
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, const char *label) {
-  char *abs = realpath(sel->file, NULL);
+  char *abs = sp_path_absolute(sel->file);
   fputs("{\"units\":{\"durations\":\"seconds\"},\"label\":", f);
   if (label) sp_json_put_string(f, label);
   else fputs("null", f);
@@ -82,4 +81,19 @@ void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree
     sp_node_json(f, sel, t, i);
   }
   fputs("\n]}\n", f);
+}
+
+int sp_tree_json_files(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles) {
+  if (nfiles > 1) fputs("{\"units\":{\"durations\":\"seconds\"},\"files\":[\n", f);
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < nfiles; k++) {
+    sp_reader_tree_t *t;
+    rc = sp_tree_build(&sels[k], 0, &t);
+    if (rc) break;
+    if (k) fputs(",\n", f);
+    sp_tree_json_write(f, &sels[k], t, labels[k]);
+    sp_reader_tree_free(t);
+  }
+  if (nfiles > 1) fputs("]}\n", f);
+  return rc;
 }

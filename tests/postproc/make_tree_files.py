@@ -16,8 +16,10 @@ tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   omp [30, 60] on threads 1 and 2 (worker roots), and on thread 0 inside
       step 2 as a child
   lonely [200, 201] rank 1 only, a root
-tree_b.h5: tree.h5 with every duration of 'compute' x 1.2 (for --compare and check).
+tree_b.h5: tree.h5 with every thread-0 'compute' call 1.2 x longer (--compare, check).
+again/tree.h5: a copy of tree.h5 under another directory (labels).
 """
+import os
 import sys
 
 import h5py
@@ -76,5 +78,7 @@ def write(path, scale_compute=1.0, seed=7):
 
 
 if __name__ == "__main__":
+    os.makedirs(sys.argv[1] + "/again", exist_ok=True)
     write(sys.argv[1] + "/tree.h5")
     write(sys.argv[1] + "/tree_b.h5", scale_compute=1.2)
+    write(sys.argv[1] + "/again/tree.h5")  # same label as tree.h5: "tree (2)"

@@ -1,0 +1,228 @@
+/* stats_json.c - region_statistics.json, the reference tool's schema:
+ *
+ *   {"units": {"durations": "seconds"},
+ *    "filters": {"include": [..] | null, "exclude": [..] | null, "ranks": [..] | null},
+ *    "common_regions": [names],
+ *    "files": [{"label", "file_path", "num_ranks", "total_time_seconds",
+ *               "region_statistics": {NAME: {STATS..., "per_rank": {"<rank>": {STATS...}}}}}]}
+ *
+ * STATS: count, average_duration_seconds, min_duration_seconds,
+ * max_duration_seconds, first_duration_seconds, last_duration_seconds,
+ * std_duration_seconds (population), total_duration_seconds; over the calls
+ * of the selected ranks together; count 0 and null values without calls.
+ * per_rank lists the selected ranks that have the region. common_regions:
+ * with one file its regions, with several the first file's regions that
+ * every file has (in the first file's order). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pproc.h"
+
+/* Running statistics of durations (ns), merged over ranks with Chan's formula. */
+typedef struct sp_acc {
+  int64_t n;
+  double mean, m2;      /* ns, ns^2 */
+  double total;         /* ns */
+  int64_t min, max;     /* ns */
+  int64_t first_start;  /* start of the earliest call */
+  int64_t first_dur;    /* its duration */
+  int64_t last_end;     /* end of the latest-ending call */
+  int64_t last_dur;
+} sp_acc_t;
+
+static void sp_acc_init(sp_acc_t *a) {
+  memset(a, 0, sizeof *a);
+  a->min = INT64_MAX;
+  a->first_start = INT64_MAX;
+  a->last_end = INT64_MIN;
+}
+
+static int64_t sp_dur(int64_t s, int64_t e) {
+  uint64_t ud = (uint64_t)e - (uint64_t)s;
+  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+}
+
+/* Statistics of one loaded (region, rank) pair, two passes for an exact m2. */
+static void sp_acc_intervals(sp_acc_t *a, const sp_reader_intervals_t *iv) {
+  sp_acc_init(a);
+  a->n = iv->n;
+  for (int64_t i = 0; i < iv->n; i++) {
+    int64_t d = sp_dur(iv->start[i], iv->end[i]);
+    a->total += (double)d;
+    if (d < a->min) a->min = d;
+    if (d > a->max) a->max = d;
+    if (iv->start[i] < a->first_start) {
+      a->first_start = iv->start[i];
+      a->first_dur = d;
+    }
+    if (iv->end[i] > a->last_end) {
+      a->last_end = iv->end[i];
+      a->last_dur = d;
+    }
+  }
+  a->mean = a->n ? a->total / (double)a->n : 0.0;
+  for (int64_t i = 0; i < iv->n; i++) {
+    double dev = (double)sp_dur(iv->start[i], iv->end[i]) - a->mean;
+    a->m2 += dev * dev;
+  }
+}
+
+static void sp_acc_merge(sp_acc_t *a, const sp_acc_t *b) {
+  if (b->n == 0) return;
+  if (a->n == 0) {
+    *a = *b;
+    return;
+  }
+  double n = (double)(a->n + b->n), delta = b->mean - a->mean;
+  a->m2 += b->m2 + delta * delta * (double)a->n * (double)b->n / n;
+  a->mean += delta * (double)b->n / n;
+  a->n += b->n;
+  a->total += b->total;
+  if (b->min < a->min) a->min = b->min;
+  if (b->max > a->max) a->max = b->max;
+  if (b->first_start < a->first_start) {
+    a->first_start = b->first_start;
+    a->first_dur = b->first_dur;
+  }
+  if (b->last_end > a->last_end) {
+    a->last_end = b->last_end;
+    a->last_dur = b->last_dur;
+  }
+}
+
+static void sp_acc_json(FILE *f, const sp_acc_t *a) {
+  fprintf(f, "\"count\":%lld", (long long)a->n);
+  if (a->n == 0) {
+    fputs(",\"average_duration_seconds\":null,\"min_duration_seconds\":null,"
+          "\"max_duration_seconds\":null,\"first_duration_seconds\":null,"
+          "\"last_duration_seconds\":null,\"std_duration_seconds\":null,"
+          "\"total_duration_seconds\":null", f);
+    return;
+  }
+  fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":%.15g", 1e-9 * a->mean,
+          1e-9 * (double)a->min);
+  fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g", 1e-9 * (double)a->max,
+          1e-9 * (double)a->first_dur);
+  fprintf(f, ",\"last_duration_seconds\":%.15g,\"std_duration_seconds\":%.15g",
+          1e-9 * (double)a->last_dur, 1e-9 * sqrt(a->m2 / (double)a->n));
+  fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
+}
+
+/* One region of one file: the statistics over the selected ranks, then per rank. */
+static int sp_region_json(FILE *f, const sp_selection_t *sel, int g, sp_acc_t *per,
+                          int64_t span[2]) {
+  sp_acc_t all;
+  sp_acc_init(&all);
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_intervals_t iv;
+    int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
+    if (err < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      return sp_exit_for_reader(err);
+    }
+    sp_acc_intervals(&per[j], &iv);
+    sp_reader_intervals_free(&iv);
+    sp_acc_merge(&all, &per[j]);
+  }
+  if (all.n && all.first_start < span[0]) span[0] = all.first_start;
+  if (all.n && all.last_end > span[1]) span[1] = all.last_end;
+  sp_json_put_string(f, sp_reader_region_name(sel->reader, g));
+  fputs(":{", f);
+  sp_acc_json(f, &all);
+  fputs(",\"per_rank\":{", f);
+  int first = 1;
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, g, sel->ranks[j], &info);
+    if (!info.present) continue;
+    fprintf(f, "%s\"%d\":{", first ? "" : ",", sp_reader_rank_id(sel->reader, sel->ranks[j]));
+    sp_acc_json(f, &per[j]);
+    fputc('}', f);
+    first = 0;
+  }
+  fputs("}}", f);
+  return 0;
+}
+
+static int sp_file_json(FILE *f, const sp_selection_t *sel, const char *label) {
+  sp_acc_t *per = calloc((size_t)(sel->nranks ? sel->nranks : 1), sizeof *per);
+  if (!per) return SP_EXIT_IO;
+  char *abs = sp_path_absolute(sel->file);
+  fputs("{\"label\":", f);
+  sp_json_put_string(f, label);
+  fputs(",\"file_path\":", f);
+  sp_json_put_string(f, abs ? abs : sel->file);
+  free(abs);
+  fprintf(f, ",\"num_ranks\":%d,\"region_statistics\":{", sp_reader_num_ranks(sel->reader));
+  int64_t span[2] = {INT64_MAX, INT64_MIN};
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < sel->nregions; i++) {
+    if (i) fputs(",\n", f);
+    rc = sp_region_json(f, sel, sel->regions[i], per, span);
+  }
+  fputs("},\"total_time_seconds\":", f);
+  if (span[1] >= span[0]) fprintf(f, "%.15g}", 1e-9 * sp_ns_between(span[0], span[1]));
+  else fputs("null}", f);
+  free(per);
+  return rc;
+}
+
+static void sp_string_list(FILE *f, const char *const *v, size_t n) {
+  if (n == 0) {
+    fputs("null", f);
+    return;
+  }
+  fputc('[', f);
+  for (size_t i = 0; i < n; i++) {
+    if (i) fputc(',', f);
+    sp_json_put_string(f, v[i]);
+  }
+  fputc(']', f);
+}
+
+/* Is region name in every file's selection? */
+static int sp_in_all(const sp_selection_t *sels, int nfiles, const char *name) {
+  for (int k = 1; k < nfiles; k++) {
+    int found = 0;
+    for (int i = 0; !found && i < sels[k].nregions; i++)
+      found = strcmp(sp_reader_region_name(sels[k].reader, sels[k].regions[i]), name) == 0;
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+int sp_stats_json_write(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles,
+                        const sp_options_t *o) {
+  fputs("{\"units\":{\"durations\":\"seconds\"},\"filters\":{\"include\":", f);
+  sp_string_list(f, o->include, o->ninclude);
+  fputs(",\"exclude\":", f);
+  sp_string_list(f, o->exclude, o->nexclude);
+  fputs(",\"ranks\":", f);
+  if (o->nranks == 0) {
+    fputs("null", f);
+  } else {
+    fputc('[', f);
+    for (int j = 0; j < sels[0].nranks; j++)
+      fprintf(f, "%s%d", j ? "," : "", sp_reader_rank_id(sels[0].reader, sels[0].ranks[j]));
+    fputc(']', f);
+  }
+  fputs("},\n\"common_regions\":[", f);
+  int first = 1;
+  for (int i = 0; i < sels[0].nregions; i++) {
+    const char *name = sp_reader_region_name(sels[0].reader, sels[0].regions[i]);
+    if (!sp_in_all(sels, nfiles, name)) continue;
+    if (!first) fputc(',', f);
+    sp_json_put_string(f, name);
+    first = 0;
+  }
+  fputs("],\n\"files\":[", f);
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < nfiles; k++) {
+    fputs(k ? ",\n" : "\n", f);
+    rc = sp_file_json(f, &sels[k], labels[k]);
+  }
+  fputs("\n]}\n", f);
+  return rc;
+}

@@ -22,25 +22,13 @@ static int sp_text_output(const sp_selection_t *sel, const sp_options_t *o) {
   return 0;
 }
 
-/* -o DIR: region_statistics.json and call_tree.json over all files. */
-static int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int n,
-                           const sp_options_t *o) {
-  sp_outfile_t of;
-  int rc = sp_outfile_open(&of, o->outdir, "region_statistics.json");
-  if (rc == 0) rc = sp_stats_json_write(of.f, sels, labels, n, o);
-  rc = sp_outfile_close(&of, rc);
-  if (rc == 0) rc = sp_outfile_open(&of, o->outdir, "call_tree.json");
-  if (rc == 0) rc = sp_tree_json_files(of.f, sels, labels, n);
-  return sp_outfile_close(&of, rc); /* harmless on the closed (zeroed) first one */
-}
-
 static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const sp_options_t *o) {
   const char *const *labels = (const char *const *)in->labels;
   int rc = 0;
   if (o->compare) {
     rc = sp_compare_print(sels, labels, in->n, o);
   } else if (o->tree && o->table == SP_TABLE_JSON && in->n > 1) {
-    rc = sp_tree_json_files(stdout, sels, labels, in->n);
+    rc = sp_tree_json_files(stdout, sels, NULL, labels, in->n);
   } else {
     for (int k = 0; rc == 0 && k < in->n; k++) {
       sp_table_set_file(k, in->n, labels[k]);

@@ -190,8 +190,11 @@ int sp_outfile_close(sp_outfile_t *of, int rc);
 char *sp_path_absolute(const char *path); /* realpath, malloc'd; NULL on failure */
 
 /* stats_json.c: region_statistics.json over the files. */
-int sp_stats_json_write(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles,
-                        const sp_options_t *o);
+int sp_stats_json_write(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                        const char *const *labels, int nfiles, const sp_options_t *o);
+/* Both JSON files under o->outdir from one tree per file (one read of the data). */
+int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o);
 
 /* tree.c: --tree; tree_json.c: call_tree.json (also --tree --format json). */
 int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o);
@@ -200,8 +203,9 @@ int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
                         const char *label);
 /* call_tree.json of several files: {"units", "files": [one object per file]};
- * of one file: that file's object. */
-int sp_tree_json_files(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles);
+ * of one file: that file's object. trees: one per file, or NULL to build them. */
+int sp_tree_json_files(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                       const char *const *labels, int nfiles);
 
 /* figures.c: per selected region (in selection order) what --compare and check compare. */
 typedef struct sp_figure {

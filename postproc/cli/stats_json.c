@@ -12,7 +12,9 @@
  * of the selected ranks together; count 0 and null values without calls.
  * per_rank lists the selected ranks that have the region. common_regions:
  * with one file its regions, with several the first file's regions that
- * every file has (in the first file's order). */
+ * every file has (in the first file's order). The figures come from the
+ * call trees' per-(region, rank) durations (SP_READER_TREE_DURATIONS), so
+ * both JSON files cost one read of the data. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,53 +22,13 @@
 
 #include "pproc.h"
 
-/* Running statistics of durations (ns), merged over ranks with Chan's formula. */
-typedef struct sp_acc {
-  int64_t n;
-  double mean, m2;      /* ns, ns^2 */
-  double total;         /* ns */
-  int64_t min, max;     /* ns */
-  int64_t first_start;  /* start of the earliest call */
-  int64_t first_dur;    /* its duration */
-  int64_t last_end;     /* end of the latest-ending call */
-  int64_t last_dur;
-} sp_acc_t;
+/* Statistics of several ranks' durations, merged with Chan's formula. */
+typedef sp_reader_durations_t sp_acc_t;
 
 static void sp_acc_init(sp_acc_t *a) {
   memset(a, 0, sizeof *a);
-  a->min = INT64_MAX;
   a->first_start = INT64_MAX;
   a->last_end = INT64_MIN;
-}
-
-static int64_t sp_dur(int64_t s, int64_t e) {
-  uint64_t ud = (uint64_t)e - (uint64_t)s;
-  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-}
-
-/* Statistics of one loaded (region, rank) pair, two passes for an exact m2. */
-static void sp_acc_intervals(sp_acc_t *a, const sp_reader_intervals_t *iv) {
-  sp_acc_init(a);
-  a->n = iv->n;
-  for (int64_t i = 0; i < iv->n; i++) {
-    int64_t d = sp_dur(iv->start[i], iv->end[i]);
-    a->total += (double)d;
-    if (d < a->min) a->min = d;
-    if (d > a->max) a->max = d;
-    if (iv->start[i] < a->first_start) {
-      a->first_start = iv->start[i];
-      a->first_dur = d;
-    }
-    if (iv->end[i] > a->last_end) {
-      a->last_end = iv->end[i];
-      a->last_dur = d;
-    }
-  }
-  a->mean = a->n ? a->total / (double)a->n : 0.0;
-  for (int64_t i = 0; i < iv->n; i++) {
-    double dev = (double)sp_dur(iv->start[i], iv->end[i]) - a->mean;
-    a->m2 += dev * dev;
-  }
 }
 
 static void sp_acc_merge(sp_acc_t *a, const sp_acc_t *b) {
@@ -84,11 +46,11 @@ static void sp_acc_merge(sp_acc_t *a, const sp_acc_t *b) {
   if (b->max > a->max) a->max = b->max;
   if (b->first_start < a->first_start) {
     a->first_start = b->first_start;
-    a->first_dur = b->first_dur;
+    a->first = b->first;
   }
   if (b->last_end > a->last_end) {
     a->last_end = b->last_end;
-    a->last_dur = b->last_dur;
+    a->last = b->last;
   }
 }
 
@@ -104,26 +66,19 @@ static void sp_acc_json(FILE *f, const sp_acc_t *a) {
   fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":%.15g", 1e-9 * a->mean,
           1e-9 * (double)a->min);
   fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g", 1e-9 * (double)a->max,
-          1e-9 * (double)a->first_dur);
+          1e-9 * (double)a->first);
   fprintf(f, ",\"last_duration_seconds\":%.15g,\"std_duration_seconds\":%.15g",
-          1e-9 * (double)a->last_dur, 1e-9 * sqrt(a->m2 / (double)a->n));
+          1e-9 * (double)a->last, 1e-9 * sqrt(a->m2 / (double)a->n));
   fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
 }
 
 /* One region of one file: the statistics over the selected ranks, then per rank. */
-static int sp_region_json(FILE *f, const sp_selection_t *sel, int g, sp_acc_t *per,
-                          int64_t span[2]) {
+static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, int g,
+                          sp_acc_t *per, int64_t span[2]) {
   sp_acc_t all;
   sp_acc_init(&all);
   for (int j = 0; j < sel->nranks; j++) {
-    sp_reader_intervals_t iv;
-    int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
-    if (err < 0) {
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
-    }
-    sp_acc_intervals(&per[j], &iv);
-    sp_reader_intervals_free(&iv);
+    if (sp_reader_tree_durations(t, g, j, &per[j]) < 0) return SP_EXIT_IO;
     sp_acc_merge(&all, &per[j]);
   }
   if (all.n && all.first_start < span[0]) span[0] = all.first_start;
@@ -146,7 +101,8 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, int g, sp_acc_t *p
   return 0;
 }
 
-static int sp_file_json(FILE *f, const sp_selection_t *sel, const char *label) {
+static int sp_file_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
+                        const char *label) {
   sp_acc_t *per = calloc((size_t)(sel->nranks ? sel->nranks : 1), sizeof *per);
   if (!per) return SP_EXIT_IO;
   char *abs = sp_path_absolute(sel->file);
@@ -160,7 +116,7 @@ static int sp_file_json(FILE *f, const sp_selection_t *sel, const char *label) {
   int rc = 0;
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     if (i) fputs(",\n", f);
-    rc = sp_region_json(f, sel, sel->regions[i], per, span);
+    rc = sp_region_json(f, sel, t, sel->regions[i], per, span);
   }
   fputs("},\"total_time_seconds\":", f);
   if (span[1] >= span[0]) fprintf(f, "%.15g}", 1e-9 * sp_ns_between(span[0], span[1]));
@@ -193,8 +149,8 @@ static int sp_in_all(const sp_selection_t *sels, int nfiles, const char *name) {
   return 1;
 }
 
-int sp_stats_json_write(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles,
-                        const sp_options_t *o) {
+int sp_stats_json_write(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                        const char *const *labels, int nfiles, const sp_options_t *o) {
   fputs("{\"units\":{\"durations\":\"seconds\"},\"filters\":{\"include\":", f);
   sp_string_list(f, o->include, o->ninclude);
   fputs(",\"exclude\":", f);
@@ -221,8 +177,26 @@ int sp_stats_json_write(FILE *f, const sp_selection_t *sels, const char *const *
   int rc = 0;
   for (int k = 0; rc == 0 && k < nfiles; k++) {
     fputs(k ? ",\n" : "\n", f);
-    rc = sp_file_json(f, &sels[k], labels[k]);
+    rc = sp_file_json(f, &sels[k], trees[k], labels[k]);
   }
   fputs("\n]}\n", f);
+  return rc;
+}
+
+int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o) {
+  sp_reader_tree_t **trees = calloc((size_t)(nfiles ? nfiles : 1), sizeof *trees);
+  int rc = trees ? 0 : SP_EXIT_IO;
+  for (int k = 0; rc == 0 && k < nfiles; k++)
+    rc = sp_tree_build(&sels[k], SP_READER_TREE_DURATIONS, &trees[k]);
+  sp_outfile_t of = {NULL, NULL, NULL};
+  if (rc == 0) rc = sp_outfile_open(&of, o->outdir, "region_statistics.json");
+  if (rc == 0) rc = sp_stats_json_write(of.f, sels, trees, labels, nfiles, o);
+  rc = sp_outfile_close(&of, rc);
+  if (rc == 0) rc = sp_outfile_open(&of, o->outdir, "call_tree.json");
+  if (rc == 0) rc = sp_tree_json_files(of.f, sels, trees, labels, nfiles);
+  rc = sp_outfile_close(&of, rc);
+  for (int k = 0; trees && k < nfiles; k++) sp_reader_tree_free(trees[k]);
+  free(trees);
   return rc;
 }

@@ -83,16 +83,17 @@ void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree
   fputs("\n]}\n", f);
 }
 
-int sp_tree_json_files(FILE *f, const sp_selection_t *sels, const char *const *labels, int nfiles) {
+int sp_tree_json_files(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                       const char *const *labels, int nfiles) {
   if (nfiles > 1) fputs("{\"units\":{\"durations\":\"seconds\"},\"files\":[\n", f);
   int rc = 0;
   for (int k = 0; rc == 0 && k < nfiles; k++) {
-    sp_reader_tree_t *t;
-    rc = sp_tree_build(&sels[k], 0, &t);
+    sp_reader_tree_t *t = trees ? trees[k] : NULL;
+    if (!t) rc = sp_tree_build(&sels[k], 0, &t);
     if (rc) break;
     if (k) fputs(",\n", f);
     sp_tree_json_write(f, &sels[k], t, labels[k]);
-    sp_reader_tree_free(t);
+    if (!trees) sp_reader_tree_free(t);
   }
   if (nfiles > 1) fputs("]}\n", f);
   return rc;

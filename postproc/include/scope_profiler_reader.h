@@ -302,7 +302,8 @@ SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
  *   share      inclusive / inclusive of the path's root, 0..1
  *
  * Cost: every interval of the selected regions on one rank is held at a
- * time (24 bytes per interval, plus one region's arrays while loading it),
+ * time (48 bytes per interval: the calls and a merge buffer, plus one
+ * region's arrays while loading it),
  * so memory follows the largest rank, not the file; plus 24 bytes per node
  * and selected rank for the per-rank figures.
  */
@@ -313,7 +314,10 @@ typedef struct sp_reader_tree sp_reader_tree_t;
 enum {
   /** Keep threads apart: the thread id is part of the path, so a region
    *  gets one node per (call path, thread); node.thread says which. */
-  SP_READER_TREE_BY_THREAD = 1
+  SP_READER_TREE_BY_THREAD = 1,
+  /** Also keep the duration statistics of every (region, selected rank)
+   *  pair, from the same read (sp_reader_tree_durations()). */
+  SP_READER_TREE_DURATIONS = 2
 };
 
 /** One call path. Nodes are numbered in depth-first order, children by
@@ -352,7 +356,7 @@ typedef struct sp_reader_tree_rank {
  * Builds the call tree of the regions regions[0..nregions-1] on the rank
  * indices ranks[0..nranks-1] (both as sp_reader_filter() and
  * sp_reader_rank_index() give them; NULL with a count of -1 selects all).
- * flags: 0 or SP_READER_TREE_BY_THREAD.
+ * flags: 0, or SP_READER_TREE_BY_THREAD and/or SP_READER_TREE_DURATIONS.
  * out: receives the tree (NULL on failure); free it with
  * sp_reader_tree_free(). The tree does not refer to r after the build, but
  * node.region is an index of r.
@@ -380,6 +384,26 @@ SP_READER_EXPORT int sp_reader_tree_num_ranks(const sp_reader_tree_t *t);
  *  Returns 0 or SP_READER_EINVAL. */
 SP_READER_EXPORT int sp_reader_tree_rank(const sp_reader_tree_t *t, int i, int j,
                                          sp_reader_tree_rank_t *out);
+
+/** Duration statistics of one (region, rank) pair, in ns. */
+typedef struct sp_reader_durations {
+  int64_t n;           /**< calls with stamps */
+  double total;        /**< sum of durations */
+  double mean;         /**< total / n (0 when n is 0) */
+  double m2;           /**< sum of squared deviations from mean: variance = m2 / n */
+  int64_t min, max;    /**< shortest and longest duration (0 when n is 0) */
+  int64_t first_start; /**< start of the earliest call (INT64_MAX when n is 0) */
+  int64_t first;       /**< its duration */
+  int64_t last_end;    /**< end of the latest-ending call (INT64_MIN when n is 0) */
+  int64_t last;        /**< its duration */
+} sp_reader_durations_t;
+
+/** Fills *out for region g (a reader region index) on the j-th selected
+ *  rank; needs a tree built with SP_READER_TREE_DURATIONS. Regions that were
+ *  not selected or not on the rank give n = 0. Returns 0 or SP_READER_EINVAL.
+ *  Cost: the tree keeps 80 bytes per region of the file and selected rank. */
+SP_READER_EXPORT int sp_reader_tree_durations(const sp_reader_tree_t *t, int g, int j,
+                                              sp_reader_durations_t *out);
 
 /** Sum of the inclusive time of all roots, ns (the run's time summed over
  *  ranks and threads; with SP_READER_TREE_BY_THREAD the same). */

@@ -36,7 +36,17 @@ struct sp_reader_tree {
   int *slots;         /* hash table of node indices + 1 (0 = empty) */
   size_t nslots;      /* power of two */
   int64_t roots_inclusive;
+  int nregions_all;             /* regions of the reader (index of dur) */
+  sp_reader_durations_t *dur;   /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
 };
+
+/* The calls of the rank being processed, with one run per region. */
+typedef struct sp_buf {
+  sp_call_t *calls, *tmp; /* tmp: merge buffer of the same capacity */
+  int64_t n, cap;
+  int64_t *runs;          /* run r is calls[runs[r] .. runs[r + 1]) */
+  int nruns;
+} sp_buf_t;
 
 /* Saturating int64 addition: sums of a damaged file's durations must not overflow. */
 static int64_t sp_add(int64_t a, int64_t b) {
@@ -103,12 +113,54 @@ static int64_t *sp_rank_cell(sp_reader_tree_t *t, int node, int j) {
   return &t->per_rank[((size_t)node * (size_t)t->nranks + (size_t)j) * 3];
 }
 
+/* The order of the sweep: thread, start ascending, end descending, name. */
+static inline int sp_call_before(const sp_call_t *x, const sp_call_t *y) {
+  if (x->tid != y->tid) return x->tid < y->tid;
+  if (x->start != y->start) return x->start < y->start;
+  if (x->end != y->end) return x->end > y->end;
+  return x->key < y->key;
+}
+
 static int sp_call_cmp(const void *a, const void *b) {
   const sp_call_t *x = a, *y = b;
-  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  if (x->end != y->end) return x->end > y->end ? -1 : 1;
-  return (x->key > y->key) - (x->key < y->key);
+  return sp_call_before(x, y) ? -1 : sp_call_before(y, x) ? 1 : 0;
+}
+
+/* Sorts each region's run where it is not in order already (usually it
+ * is: one thread, no recursion); sp_runs_merge then merges the runs. */
+static void sp_runs_sort(sp_buf_t *b) {
+  for (int r = 0; r < b->nruns; r++) {
+    sp_call_t *c = b->calls + b->runs[r];
+    int64_t len = b->runs[r + 1] - b->runs[r];
+    for (int64_t i = 1; i < len; i++)
+      if (sp_call_before(&c[i], &c[i - 1])) {
+        qsort(c, (size_t)len, sizeof *c, sp_call_cmp);
+        break;
+      }
+  }
+}
+
+/* Merges the sorted runs pairwise (O(n log runs)), through b->tmp. */
+static void sp_runs_merge(sp_buf_t *b) {
+  while (b->nruns > 1) {
+    int out = 0;
+    for (int r = 0; r < b->nruns; r += 2) {
+      int64_t lo = b->runs[r], mid = b->runs[r + 1];
+      int64_t hi = r + 1 < b->nruns ? b->runs[r + 2] : mid;
+      const sp_call_t *c = b->calls;
+      sp_call_t *o = b->tmp + lo;
+      int64_t i = lo, k = mid;
+      while (i < mid && k < hi) *o++ = sp_call_before(&c[k], &c[i]) ? c[k++] : c[i++];
+      while (i < mid) *o++ = c[i++];
+      while (k < hi) *o++ = c[k++];
+      b->runs[out++] = lo; /* out <= r: runs not yet read are kept */
+    }
+    b->runs[out] = b->n;
+    b->nruns = out;
+    sp_call_t *sw = b->calls;
+    b->calls = b->tmp;
+    b->tmp = sw;
+  }
 }
 
 /* Closes the innermost open call: its exclusive time is now known. */
@@ -120,72 +172,121 @@ static void sp_pop(sp_reader_tree_t *t, int j, sp_open_t *stack, int *depth) {
   c[2] = sp_add(c[2], excl);
 }
 
-/* The sweep over one rank's sorted calls. by_region maps key to region. */
-static int sp_sweep(sp_reader_tree_t *t, int j, const sp_call_t *calls, int64_t n,
-                    const int *by_key, unsigned flags) {
-  int cap = 64, depth = 0;
-  sp_open_t *stack = malloc((size_t)cap * sizeof *stack);
-  if (!stack) return SP_READER_ENOMEM;
-  for (int64_t i = 0; i < n; i++) {
-    const sp_call_t *c = &calls[i];
-    if (i > 0 && c->tid != calls[i - 1].tid)
-      while (depth) sp_pop(t, j, stack, &depth);
-    while (depth && stack[depth - 1].end < c->end) sp_pop(t, j, stack, &depth);
-    uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
-    int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-    int parent = depth ? stack[depth - 1].node : -1;
-    int node = sp_node_get(t, parent, by_key[c->key],
-                           (flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
-    if (node < 0) {
-      free(stack);
-      return SP_READER_ENOMEM;
-    }
-    sp_reader_tree_node_t *nd = &t->nodes[node];
-    nd->timed = 1;
-    nd->calls++;
-    nd->worker_calls += c->tid != 0;
-    nd->inclusive = sp_add(nd->inclusive, dur);
-    int64_t *cell = sp_rank_cell(t, node, j);
-    cell[0]++;
-    cell[1] = sp_add(cell[1], dur);
-    if (depth) stack[depth - 1].child_incl = sp_add(stack[depth - 1].child_incl, dur);
-    if (depth == cap) {
-      sp_open_t *s = realloc(stack, (size_t)cap * 2 * sizeof *s);
-      if (!s) {
-        free(stack);
-        return SP_READER_ENOMEM;
-      }
-      stack = s;
-      cap *= 2;
-    }
-    stack[depth++] = (sp_open_t){node, c->end, dur, 0};
+/* The sweep over one rank's calls in order, one call at a time. */
+typedef struct sp_sweep {
+  sp_reader_tree_t *t;
+  int j;              /* selected rank */
+  const int *by_key;  /* name position -> region */
+  unsigned flags;
+  sp_open_t *stack;
+  int depth, cap;
+  int32_t tid;        /* thread of the open calls */
+} sp_sweep_t;
+
+static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
+  sp_reader_tree_t *t = w->t;
+  if (c->tid != w->tid)
+    while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
+  w->tid = c->tid;
+  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(t, w->j, w->stack, &w->depth);
+  uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
+  int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+  int parent = w->depth ? w->stack[w->depth - 1].node : -1;
+  int node = sp_node_get(t, parent, w->by_key[c->key],
+                         (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
+  if (node < 0) return SP_READER_ENOMEM;
+  sp_reader_tree_node_t *nd = &t->nodes[node];
+  nd->timed = 1;
+  nd->calls++;
+  nd->worker_calls += c->tid != 0;
+  nd->inclusive = sp_add(nd->inclusive, dur);
+  int64_t *cell = sp_rank_cell(t, node, w->j);
+  cell[0]++;
+  cell[1] = sp_add(cell[1], dur);
+  if (w->depth) w->stack[w->depth - 1].child_incl = sp_add(w->stack[w->depth - 1].child_incl, dur);
+  if (w->depth == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 64;
+    sp_open_t *s = realloc(w->stack, (size_t)cap * sizeof *s);
+    if (!s) return SP_READER_ENOMEM;
+    w->stack = s;
+    w->cap = cap;
   }
-  while (depth) sp_pop(t, j, stack, &depth);
-  free(stack);
+  w->stack[w->depth++] = (sp_open_t){node, c->end, dur, 0};
   return 0;
 }
 
-/* Appends the intervals of region g on rank index k to *calls. */
-static int sp_gather(sp_reader_t *r, int g, int k, int key, sp_call_t **calls, int64_t *n,
-                     int64_t *cap) {
+/* Sweeps the sorted calls, then closes what is still open. */
+static int sp_sweep_all(sp_sweep_t *w, const sp_buf_t *b) {
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < b->n; i++) rc = sp_sweep_call(w, &b->calls[i]);
+  while (w->depth) sp_pop(w->t, w->j, w->stack, &w->depth);
+  return rc;
+}
+
+/* Duration statistics of one loaded (region, rank) pair. */
+static void sp_durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
+  memset(d, 0, sizeof *d);
+  d->first_start = INT64_MAX;
+  d->last_end = INT64_MIN;
+  d->n = iv->n;
+  if (iv->n == 0) return;
+  d->min = INT64_MAX;
+  for (int64_t i = 0; i < iv->n; i++) {
+    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
+    int64_t x = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    d->total += (double)x;
+    if (x < d->min) d->min = x;
+    if (x > d->max) d->max = x;
+    if (iv->start[i] < d->first_start) {
+      d->first_start = iv->start[i];
+      d->first = x;
+    }
+    if (iv->end[i] > d->last_end) {
+      d->last_end = iv->end[i];
+      d->last = x;
+    }
+  }
+  d->mean = d->total / (double)iv->n;
+  for (int64_t i = 0; i < iv->n; i++) {
+    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
+    double dev = (double)(ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud) - d->mean;
+    d->m2 += dev * dev;
+  }
+}
+
+static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
+  if (!b->runs) {
+    b->runs = malloc((size_t)(nregions + 1) * sizeof *b->runs);
+    if (!b->runs) return SP_READER_ENOMEM;
+  }
+  if (b->n + more <= b->cap) return 0;
+  int64_t nc = b->cap ? b->cap : 1024;
+  while (nc < b->n + more) nc *= 2;
+  sp_call_t *c = realloc(b->calls, (size_t)nc * sizeof *c);
+  if (c) b->calls = c;
+  sp_call_t *t = c ? realloc(b->tmp, (size_t)nc * sizeof *t) : NULL;
+  if (t) b->tmp = t;
+  if (!c || !t) return SP_READER_ENOMEM;
+  b->cap = nc;
+  return 0;
+}
+
+/* Appends the intervals of region g on rank index k to the buffer as one run. */
+static int sp_gather(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
+                     sp_buf_t *b, int nregions) {
   sp_reader_intervals_t iv;
   int rc = sp_reader_load(r, g, k, &iv);
   if (rc < 0) return rc;
-  if (*n + iv.n > *cap) {
-    int64_t nc = *cap ? *cap : 1024;
-    while (nc < *n + iv.n) nc *= 2;
-    sp_call_t *c = realloc(*calls, (size_t)nc * sizeof *c);
-    if (!c) {
-      sp_reader_intervals_free(&iv);
-      return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory building the call tree");
-    }
-    *calls = c;
-    *cap = nc;
+  if (sp_buf_reserve(b, iv.n, nregions) < 0) {
+    sp_reader_intervals_free(&iv);
+    return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory building the call tree");
   }
+  if (t->dur) sp_durations(&iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
+  b->runs[b->nruns++] = b->n;
   for (int64_t i = 0; i < iv.n; i++)
-    (*calls)[*n + i] = (sp_call_t){iv.start[i], iv.end[i], iv.thread_ids ? iv.thread_ids[i] : 0,
-                                   key};
-  *n += iv.n;
+    b->calls[b->n + i] = (sp_call_t){iv.start[i], iv.end[i], iv.thread_ids ? iv.thread_ids[i] : 0,
+                                     key};
+  b->n += iv.n;
   sp_reader_intervals_free(&iv);
   return 0;
 }
@@ -202,19 +303,25 @@ static int sp_count_only(sp_reader_tree_t *t, int j, int g, int64_t calls, unsig
 /* All selected regions of the j-th selected rank (index k). */
 static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                         const int *keys, int nregions, const int *by_key, unsigned flags,
-                        sp_call_t **calls, int64_t *cap) {
-  int64_t n = 0;
+                        sp_buf_t *b) {
   int rc = 0;
+  b->n = 0;
+  b->nruns = 0;
   for (int i = 0; rc == 0 && i < nregions; i++) {
     sp_reader_info_t info;
     sp_reader_info(r, regions[i], k, &info);
     if (!info.present) continue;
     if (!info.has_times) rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
-    else rc = sp_gather(r, regions[i], k, keys[i], calls, &n, cap);
+    else rc = sp_gather(r, t, regions[i], k, j, keys[i], b, nregions);
   }
   if (rc < 0) return rc;
-  qsort(*calls, (size_t)n, sizeof **calls, sp_call_cmp);
-  rc = sp_sweep(t, j, *calls, n, by_key, flags);
+  if (b->nruns == 0) return 0;
+  b->runs[b->nruns] = b->n;
+  sp_runs_sort(b);
+  sp_runs_merge(b);
+  sp_sweep_t w = {t, j, by_key, flags, NULL, 0, 0, 0};
+  rc = sp_sweep_all(&w, b);
+  free(w.stack);
   return rc < 0 ? sp__reader_fail(r, rc, "out of memory building the call tree") : 0;
 }
 
@@ -395,11 +502,18 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
   int *name_rank = NULL, *by_key = NULL, *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
   int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
   for (int i = 0; rc == 0 && i < nregions; i++) keys[i] = name_rank[regions[i]];
-  sp_call_t *calls = NULL;
-  int64_t cap = 0;
+  sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0};
+  if (rc == 0 && (flags & SP_READER_TREE_DURATIONS)) {
+    t->nregions_all = r->nregions;
+    t->dur = calloc((size_t)(r->nregions ? r->nregions : 1) * (size_t)(t->nranks ? t->nranks : 1),
+                    sizeof *t->dur);
+    if (!t->dur) rc = SP_READER_ENOMEM;
+  }
   for (int j = 0; rc == 0 && j < t->nranks; j++)
-    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &calls, &cap);
-  free(calls);
+    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b);
+  free(b.calls);
+  free(b.tmp);
+  free(b.runs);
   if (rc == 0) rc = sp_tree_finish(t, name_rank);
   free(keys);
   free(name_rank);
@@ -412,7 +526,7 @@ int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions, const
                          int nranks, unsigned flags, sp_reader_tree_t **out) {
   if (out) *out = NULL;
   if (!r || !out || (nregions < 0 && regions) || (nranks < 0 && ranks) || nregions < -1 ||
-      nranks < -1 || (flags & ~(unsigned)SP_READER_TREE_BY_THREAD))
+      nranks < -1 || (flags & ~(unsigned)(SP_READER_TREE_BY_THREAD | SP_READER_TREE_DURATIONS)))
     return SP_READER_EINVAL;
   int *all_g = NULL, *all_k = NULL;
   if (nregions == -1 || !regions) {
@@ -457,6 +571,7 @@ void sp_reader_tree_free(sp_reader_tree_t *t) {
   free(t->per_rank);
   free(t->rank_ids);
   free(t->slots);
+  free(t->dur);
   free(t);
 }
 
@@ -480,4 +595,11 @@ int sp_reader_tree_rank(const sp_reader_tree_t *t, int i, int j, sp_reader_tree_
 
 int64_t sp_reader_tree_roots_inclusive(const sp_reader_tree_t *t) {
   return t ? t->roots_inclusive : 0;
+}
+
+int sp_reader_tree_durations(const sp_reader_tree_t *t, int g, int j, sp_reader_durations_t *out) {
+  if (!t || !out || !t->dur || g < 0 || g >= t->nregions_all || j < 0 || j >= t->nranks)
+    return SP_READER_EINVAL;
+  *out = t->dur[(size_t)g * (size_t)t->nranks + (size_t)j];
+  return 0;
 }

@@ -73,6 +73,9 @@ static const char sp_help_text[] =
     "                         threads), sum (over ranks and threads), rank_min and\n"
     "                         rank_max (per-rank sums), event, region.\n"
     "      --by-thread        --summary: one row per (region, thread), thread column\n"
+    "      --columns p50,p95  --summary: add percentiles of the call durations after\n"
+    "                         max_s (pN, N from 0 to 100, as numpy.percentile's\n"
+    "                         linear default; holds one region's durations at a time)\n"
     "      --tree             the call tree rebuilt from the stamps, per rank and\n"
     "                         thread (a call's parent is the innermost call that\n"
     "                         contains it; worker-thread calls are roots of their\n"
@@ -199,6 +202,23 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
   return -1;
 }
 
+/* --columns p50,p95,p99: percentiles (0..100) of the call durations, at most 8. */
+static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
+  static char buf[256]; /* the names point into it; one --columns per run */
+  if (!v || strlen(v) >= sizeof buf) return sp_usage_error("%s needs a list such as p50,p95,p99", name);
+  strcpy(buf, v);
+  o->npcts = 0;
+  for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    char *end;
+    double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
+    if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8)", name, w);
+    o->pct_names[o->npcts] = w;
+    o->pcts[o->npcts++] = p;
+  }
+  return 0;
+}
+
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
   static const char *const exports[] = {"", "csv", "chrome-trace"};
@@ -256,6 +276,8 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->compare = 1;
   } else if (!strcmp(name, "--tree")) {
     o->tree = 1;
+  } else if (!strcmp(name, "--columns")) {
+    return sp_parse_columns(sp_opt_value(argc, argv, i, inl), o, name);
   } else if (!strcmp(name, "--by-thread")) {
     o->by_thread = 1;
   } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
@@ -306,6 +328,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     return sp_usage_error("%s", "--compare needs two or more files");
   if (o->by_thread && !o->summary)
     return sp_usage_error("%s", "--by-thread applies to --summary");
+  if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
       o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";

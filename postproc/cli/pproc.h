@@ -86,6 +86,9 @@ typedef struct sp_options {
   int tree;              /* --tree */
   int by_thread;         /* --by-thread: --summary rows per (region, thread) */
   sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
+  double pcts[8];        /* --columns p50,p95,...: percentiles of call durations */
+  const char *pct_names[8]; /* their column names as given ("p50") */
+  int npcts;
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */

@@ -27,6 +27,9 @@ typedef struct sp_row {
   double key;         /* sort key, ascending */
   const char *name;   /* set only when sorting by name */
   int64_t *rank_total; /* per selected rank, ns */
+  int64_t *durs;       /* --columns: the durations while the region is read */
+  int64_t ndurs, capdurs;
+  double pct[8];       /* --columns percentiles, ns */
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -66,6 +69,7 @@ typedef struct sp_rows {
   int n, cap;
   int nranks;
   int64_t sat; /* saturations of sums */
+  int keep;    /* keep durations for percentiles */
 } sp_rows_t;
 
 static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
@@ -89,13 +93,25 @@ static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
   return row;
 }
 
-/* Adds one duration (ns) of rank j to the row. */
-static void sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
+/* Adds one duration (ns) of rank j to the row; keeps it when percentiles
+ * are asked for (returns -1 when out of memory). */
+static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
+  if (rs->keep) {
+    if (row->ndurs == row->capdurs) {
+      int64_t cap = row->capdurs ? 2 * row->capdurs : 1024;
+      int64_t *v = realloc(row->durs, (size_t)cap * sizeof *v);
+      if (!v) return -1;
+      row->durs = v;
+      row->capdurs = cap;
+    }
+    row->durs[row->ndurs++] = d;
+  }
   row->n++;
   row->total = sp_add_sat(row->total, d, &rs->sat);
   row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &rs->sat);
   if (d < row->min) row->min = d;
   if (d > row->max) row->max = d;
+  return 0;
 }
 
 /* Region sel->regions[i] on the j-th selected rank. */
@@ -121,10 +137,30 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
       if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) break;
       row->calls++;
     }
-    sp_row_add(rs, row, j, d);
+    if (sp_row_add(rs, row, j, d) < 0) {
+      row = NULL;
+      break;
+    }
   }
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
+}
+
+static int sp_i64_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Percentiles of v (sorted here) with numpy's default linear interpolation:
+ * rank p/100 (n - 1) between the neighbouring order statistics. */
+static void sp_percentiles(int64_t *v, int64_t n, const double *p, int np, double *out) {
+  if (n == 0 || np == 0) return;
+  qsort(v, (size_t)n, sizeof *v, sp_i64_cmp);
+  for (int k = 0; k < np; k++) {
+    double pos = p[k] / 100.0 * (double)(n - 1);
+    int64_t lo = (int64_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    out[k] = (double)v[lo] + (pos - (double)lo) * ((double)v[hi] - (double)v[lo]);
+  }
 }
 
 /* Per-rank figures and self time of the finished rows. */
@@ -157,26 +193,41 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14},  {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},            {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
+enum { SP_SUM_MAXCOLS = 13 + 8 };
+
+/* The columns: the fixed ones, the --columns percentiles after max_s, the
+ * thread with --by-thread. */
+static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
+  int nc = 0;
+  for (int k = 0; k < 13; k++) {
+    if (k == 11 && !o->by_thread) continue;
+    cols[nc++] = sp_sum_cols[k];
+    for (int q = 0; k == 5 && q < o->npcts; q++)
+      cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
+  }
+  return nc;
+}
 
 static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *row, double roots,
-                         int by_thread) {
-  sp_cell_t c[13];
+                         const sp_options_t *o) {
+  sp_cell_t c[SP_SUM_MAXCOLS];
   memset(c, 0, sizeof c);
-  c[0].i = row->calls;
-  c[1].d = 1e-9 * (double)row->total;
-  c[2].d = 1e-9 * (double)row->self;
-  c[3].d = 1e-9 * row->mean;
-  c[4].d = 1e-9 * (double)row->min;
-  c[5].d = 1e-9 * (double)row->max;
-  c[6].d = 1e-9 * row->rank_mean;
-  c[7].d = 1e-9 * (double)row->rank_max;
-  c[8].i = row->max_rank;
-  c[9].d = row->imbalance;
-  c[10].d = roots > 0 ? 100.0 * (double)row->total / roots : 0.0;
-  /* Count-only or empty region: no durations were recorded. */
-  for (int k = 1; k <= 10; k++) c[k].missing = row->n == 0;
-  int k = 11;
-  if (by_thread) c[k++].i = row->thread;
+  int k = 0;
+  /* Count-only or empty region: no durations were recorded ("-"). */
+  int none = row->n == 0;
+  c[k++].i = row->calls;
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->total, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->self, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->mean, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->min, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->max, NULL};
+  for (int q = 0; q < o->npcts; q++) c[k++] = (sp_cell_t){none, 0, 1e-9 * row->pct[q], NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->rank_mean, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->rank_max, NULL};
+  c[k++] = (sp_cell_t){none, row->max_rank, 0, NULL};
+  c[k++] = (sp_cell_t){none, 0, row->imbalance, NULL};
+  c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
+  if (o->by_thread) c[k++].i = row->thread;
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -195,10 +246,8 @@ static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
 
 static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
                              double roots) {
-  sp_col_t cols[13];
-  int nc = 0;
-  for (int k = 0; k < 13; k++)
-    if (k != 11 || o->by_thread) cols[nc++] = sp_sum_cols[k];
+  sp_col_t cols[SP_SUM_MAXCOLS];
+  int nc = sp_sum_columns(o, cols);
   char note[512];
   snprintf(note, sizeof note,
            "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; mean/min/max_s: "
@@ -208,7 +257,7 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
            sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
   sp_table_begin(&tb, o->table, cols, nc, note);
-  for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o->by_thread);
+  for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);
   sp_table_end(&tb);
 }
 
@@ -222,13 +271,20 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
       rc = sp_rows_rank(sel, rs, i, j, o->by_thread, cl);
     if (rc == 0 && rs->n == before && !sp_row_get(rs, sel->regions[i], o->by_thread ? 0 : -1))
       rc = SP_EXIT_IO;
+    for (int r = before; r < rs->n; r++) {
+      sp_row_t *row = &rs->v[r];
+      sp_percentiles(row->durs, row->ndurs, o->pcts, o->npcts, row->pct);
+      free(row->durs);
+      row->durs = NULL;
+      row->ndurs = row->capdurs = 0;
+    }
   }
   sp_progress_done();
   return rc;
 }
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
-  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0};
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0};
   sp_clamped_t clamped = {0, 0};
   sp_reader_tree_t *t = NULL;
   int rc = sp_tree_build(sel, o->by_thread ? SP_READER_TREE_BY_THREAD : 0, &t);
@@ -252,7 +308,10 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     if (rc == 0 && o->table == SP_TABLE_TEXT) rc = sp_summary_likwid_print(sel, order, n);
     free(order);
   }
-  for (int i = 0; i < rs.n; i++) free(rs.v[i].rank_total);
+  for (int i = 0; i < rs.n; i++) {
+    free(rs.v[i].rank_total);
+    free(rs.v[i].durs);
+  }
   free(rs.v);
   sp_reader_tree_free(t);
   return rc;

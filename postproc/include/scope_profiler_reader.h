@@ -83,8 +83,12 @@ extern "C" {
 #define SP_READER_VERSION_STRING "0.1.0"
 
 /* Newest file layout version (root attribute scope_profiler_schema) read.
- * Files without the attribute (written by the reference tool) are read too. */
-#define SP_READER_SCHEMA_MAX 1
+ * Files without the attribute (written by the reference tool) are read too,
+ * and so are the reference tool's later layouts: schema 2 and 3 with
+ * storage_layout "columnar" (region_table, rank_region_index and events
+ * columns; see reader_columnar.c), and names with '/' that it stored as
+ * nested groups (rank0/regions/solver/rhs is the region "solver/rhs"). */
+#define SP_READER_SCHEMA_MAX 3
 
 /** Runtime version: SP_READER_VERSION_NUMBER of the library linked. */
 SP_READER_EXPORT unsigned sp_reader_version_number(void);

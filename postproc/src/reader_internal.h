@@ -16,6 +16,7 @@ typedef struct sp_rank_region {
   int has_tid;         /* 1 if thread_ids exists */
   int64_t n;           /* intervals (length of start_times) */
   int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
+  int64_t offset;      /* columnar layout: first event of the pair in the events columns */
 } sp_rank_region_t;
 
 typedef struct sp_rank {
@@ -39,6 +40,10 @@ struct sp_reader {
   sp_rank_t *ranks;    /* sorted by id */
   int nregions;
   sp_region_t *regions; /* sorted by first start, then name */
+  int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
+  int deltas;           /* schema 3: events/start_deltas and events/durations */
+  hid_t col[3];         /* columnar: the start, end (or delta, duration) and thread_ids
+                         * datasets, kept open; -1 when absent */
   char errmsg[1024];
 };
 
@@ -59,6 +64,25 @@ char *sp__attr_string(hid_t obj, const char *name);
 /* Earliest and latest value of the int64 dataset d of n elements, read in
  * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */
 int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max);
+
+/* reader_columnar.c: files whose root says storage_layout "columnar" (the
+ * reference tool's schema 2 and 3): one table of events for all ranks and
+ * regions, indexed by rank_region_index and region_table. */
+int sp__columnar_detect(hid_t file);
+int sp__columnar_open(sp_reader_t *r, const char *path);
+/* The arrays of one pair: out->start / end / thread_ids allocated, n set. */
+int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out);
+void sp__columnar_close(sp_reader_t *r);
+
+/* reader_nested.c: the links under a rank's regions group; and, for a
+ * link without region data, whether it is a level of a name with '/' that
+ * the reference tool stored as nested groups ("solver/rhs" ->
+ * regions/solver/rhs): then its children's paths are appended to *links
+ * (capacity *cap) and *n grows. */
+int sp__region_links(sp_reader_t *r, hid_t regions, const char *where, char ***links,
+                     size_t *n);
+int sp__region_expand(sp_reader_t *r, hid_t regions, const char *path, char ***links, size_t *n,
+                      size_t *cap);
 
 /* Silences HDF5's automatic error printing for the enclosing public call:
  * a library must not print, and bad files are an expected input. */

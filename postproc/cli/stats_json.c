@@ -185,6 +185,13 @@ int sp_stats_json_write(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *c
 
 int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o) {
+  /* The chart's limit on DIR (gantt.c), checked first so that a too long
+   * name gets the same message whichever output meets it first. */
+  if (strlen(o->outdir) + sizeof "/gantt_plot.svg" > 4096) {
+    sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)", strlen(o->outdir),
+           4096 - sizeof "/gantt_plot.svg");
+    return SP_EXIT_IO;
+  }
   sp_reader_tree_t **trees = calloc((size_t)(nfiles ? nfiles : 1), sizeof *trees);
   int rc = trees ? 0 : SP_EXIT_IO;
   for (int k = 0; rc == 0 && k < nfiles; k++)

@@ -30,6 +30,11 @@ typedef struct sp_row {
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
   double pct[8];       /* --columns percentiles, ns */
+  /* Clamping of a damaged file, reported once per row and kind as before:
+   * a rank total saturated by durations that are not themselves overlong,
+   * the row total (sum of rank totals) or the call count saturated. */
+  int cur_rank;        /* rank of cur_sat / cur_overlong, -1 before the first */
+  int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -89,6 +94,7 @@ static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
   row->region = region;
   row->thread = thread;
   row->min = INT64_MAX;
+  row->cur_rank = -1;
   rs->n++;
   return row;
 }
@@ -106,9 +112,14 @@ static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
     }
     row->durs[row->ndurs++] = d;
   }
+  if (row->cur_rank != j) {
+    if (row->cur_sat && !row->cur_overlong) row->total_sat++;
+    row->cur_rank = j;
+    row->cur_sat = row->cur_overlong = 0;
+  }
   row->n++;
-  row->total = sp_add_sat(row->total, d, &rs->sat);
-  row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &rs->sat);
+  row->cur_overlong += d == INT64_MAX;
+  row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &row->cur_sat);
   if (d < row->min) row->min = d;
   if (d > row->max) row->max = d;
   return 0;
@@ -127,7 +138,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
   sp_row_t *row = sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   if (!row) return SP_EXIT_IO;
-  if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, iv.num_calls, &rs->sat);
+  if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, iv.num_calls, &row->calls_sat);
   for (int64_t k = 0; k < iv.n; k++) {
     uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
     cl->intervals += ud > (uint64_t)INT64_MAX;
@@ -167,6 +178,12 @@ static void sp_percentiles(int64_t *v, int64_t n, const double *p, int np, doubl
 static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_reader_tree_t *t) {
   for (int r = 0; r < rs->n; r++) {
     sp_row_t *row = &rs->v[r];
+    /* The total is the sum of the rank totals, each saturated on its own. */
+    if (row->cur_sat && !row->cur_overlong) row->total_sat++;
+    row->total = 0;
+    for (int j = 0; j < sel->nranks; j++)
+      row->total = sp_add_sat(row->total, row->rank_total[j], &row->total_sat);
+    rs->sat += (row->calls_sat > 0) + (row->total_sat > 0);
     if (row->n == 0) row->min = 0;
     row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
     row->rank_max = 0;
@@ -182,7 +199,7 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
     for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
       if (nd->region == row->region && nd->thread == row->thread)
-        row->self = sp_add_sat(row->self, nd->exclusive, &rs->sat);
+        row->self = sp_add_sat(row->self, nd->exclusive, &row->self_sat);
     }
   }
 }

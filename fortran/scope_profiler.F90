@@ -47,7 +47,7 @@ module scope_profiler
   public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
-    SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_EPARTIAL
+    SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ETIMEDOUT, SP_EPARTIAL
   public :: SP_NAME_MAX, SP_PATH_MAX, SP_VERSION_MAJOR, SP_VERSION_MINOR, &
     SP_VERSION_PATCH, SP_SCHEMA_VERSION
   public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
@@ -80,6 +80,8 @@ module scope_profiler
   integer, parameter :: SP_ENOTSUP = -10
   !> Too many regions.
   integer, parameter :: SP_ETOOMANY = -11
+  !> Ranks did not reach `sp_finalize` in time (`SCOPE_PROFILER_FINALIZE_TIMEOUT`).
+  integer, parameter :: SP_ETIMEDOUT = -13
   !> Some ranks or records could not be recovered (sp_spill_merge).
   integer, parameter :: SP_EPARTIAL = -14
 
@@ -181,7 +183,8 @@ module scope_profiler
 
   !> Sets the communicator over which `sp_finalize` writes the file
   !> (`integer` or `type(MPI_Comm)`); see `sp_mpi_set_comm` in
-  !> `scope_profiler_mpi.h`. Without MPI in the library it fails with `SP_ENOTSUP`.
+  !> `scope_profiler_mpi.h`: the library keeps a duplicate, so the program may
+  !> free its communicator at once. Without MPI in the library it fails with `SP_ENOTSUP`.
   interface sp_mpi_set_comm
     module procedure sp_mpi_set_comm_int
 #ifdef SP_FORTRAN_WITH_MPI

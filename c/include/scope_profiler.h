@@ -88,6 +88,7 @@ SP_EXPORT const char *sp_version_string(void);
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
   XX(ETOOMANY, -11, "too many regions")                                      \
+  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")                   \
   XX(EPARTIAL, -14, "some ranks or records could not be recovered")
 
 typedef enum sp_errno {
@@ -154,7 +155,9 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * start/stop calls are no-ops until the next sp_setup. A second call, or a
  * call without setup, does nothing and returns 0. Regions still open are
  * reported and their open calls dropped.
- * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH; the spill files are
+ * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH, or SP_ETIMEDOUT when
+ * ranks did not all call it within SCOPE_PROFILER_FINALIZE_TIMEOUT seconds
+ * (default 600; the missing ranks are named on stderr); the spill files are
  * kept when writing failed, so `scope-profiler-pproc merge` can recover them.
  * SP_EPATH also when another writer (another run, another communicator) put
  * a file at file_path after this sp_setup: that file is kept, and this

@@ -76,6 +76,8 @@ static void sp_env_finalize_ways(sp_state_t *st) {
   st->raw_write = raw_mode[sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
   st->round_bytes = 0;
   sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &st->round_bytes);
+  st->finalize_timeout = 600;
+  sp_env_int64("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, &st->finalize_timeout);
 }
 
 /* Directory part of path ("." when there is none). */
@@ -88,6 +90,26 @@ static void sp_dirname(const char *path, char *out, size_t cap) {
   } else {
     snprintf(out, cap, "%.*s", (int)(slash - path), path);
   }
+}
+
+/* Finalize writes "<name>.partial" (and a unique suffix) next to the file
+ * and spills into "<name>.spill": a name within the file system's limit
+ * whose derived names are not could never be written, which would only
+ * show at finalize, after the whole run. */
+enum { SP_DERIVED_SUFFIX_MAX = 32 };
+static int sp_name_too_long(const char *path) {
+  char dir[SP_PATH_MAX];
+  sp_dirname(path, dir, sizeof dir);
+  const char *slash = strrchr(path, '/');
+  size_t len = strlen(slash ? slash + 1 : path);
+  long name_max = pathconf(dir, _PC_NAME_MAX);
+  if (name_max <= 0) name_max = 255; /* unknown, or no such directory (reported later) */
+  if ((long)len + SP_DERIVED_SUFFIX_MAX <= name_max) return 0;
+  sp__log(0, SP_LOG_ALWAYS,
+          "file name of '%s' too long: %zu bytes, at most %ld here, so that the names derived "
+          "from it (<name>.partial..., <name>.spill) fit the file system's limit of %ld",
+          path, len, name_max - SP_DERIVED_SUFFIX_MAX, name_max);
+  return 1;
 }
 
 int sp__config_resolve(const sp_config *in, sp_state_t *st) {
@@ -121,6 +143,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   }
   snprintf(st->file_path, sizeof st->file_path, "%s", cfg.file_path);
   cfg.file_path = st->file_path;
+  if (sp_name_too_long(st->file_path)) return SP_EINVAL;
 
   const char *env_spill = getenv("SCOPE_PROFILER_SPILL_DIR");
   int n;

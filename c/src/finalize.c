@@ -173,7 +173,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
   } else if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
-    rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
+    rc = sp__layout_create_par(fapl, partial, plans, par->size, by_rank,
+                               par->active ? par : NULL, sp__par_agree);
     H5Pclose(fapl);
     rc = sp__par_agree(par, rc);
   }
@@ -205,11 +206,13 @@ int sp__finalize_session(void) {
 
   sp_par_t par;
   int rc = sp__par_begin(&par);
-  if (rc != 0) return rc;
+  /* Without MPI's help (ranks missing, MPI finalized) the spill files are
+   * kept, with what is still in memory, as after any failure. */
+  const int began = rc == 0;
   sp_ranks_per_cpu = par.ranks_per_cpu;
   sp_local_t local;
-  int lrc = sp__local_build(&local, par.rank);
-  rc = sp__par_agree(&par, lrc);
+  int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
+  rc = sp__par_agree(&par, rc != 0 ? rc : lrc);
 
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
@@ -230,7 +233,7 @@ int sp__finalize_session(void) {
               (long long)st->events_lost);
     sp__spill_close(1);
   } else {
-    if (par.rank == 0 && partial[0]) unlink(partial);
+    if (began && par.rank == 0 && partial[0]) unlink(partial);
     if (lrc == 0) sp_spill_remaining(&local);
     sp__log(0, SP_LOG_ALWAYS,
             "could not write '%s': %s. %s", st->file_path, sp_strerror(rc),

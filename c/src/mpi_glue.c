@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "mpi_arrival.h"
 #include "mpi_crowding.h"
 #include "mpi_polite.h"
 #include "par.h"
@@ -22,19 +23,17 @@ typedef struct sp_mpi_impl {
   MPI_File fh;
 } sp_mpi_impl_t;
 
+/* Our duplicate of the communicator given to sp_mpi_set_comm: the program
+ * may free its own at any time. Freed when another is set and before
+ * MPI_Finalize. */
 static int sp_have_user_comm;
-static MPI_Comm sp_user_comm;
+static MPI_Comm sp_user_comm = MPI_COMM_NULL;
+/* The library's own copy of MPI_COMM_WORLD, taken inside MPI_Init (a
+ * collective anyway), for finalize's bounded wait (mpi_arrival.c): none
+ * when MPI was initialised without going through the hooks below. */
+static MPI_Comm sp_world_own = MPI_COMM_NULL;
 static int sp_self_hook_set;
 static pthread_t sp_setup_thread;
-
-int sp_mpi_set_comm(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return SP_EINVAL;
-  sp_user_comm = comm;
-  sp_have_user_comm = 1;
-  return 0;
-}
-
-int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
 
 static int sp_mpi_usable(void) {
   int init = 0, fin = 0;
@@ -43,10 +42,23 @@ static int sp_mpi_usable(void) {
   return init && !fin;
 }
 
+static void sp_user_comm_release(void) {
+  if (sp_have_user_comm) MPI_Comm_free(&sp_user_comm);
+  sp_have_user_comm = 0;
+  sp_user_comm = MPI_COMM_NULL;
+}
+
+static void sp_world_own_release(void) {
+  if (sp_world_own != MPI_COMM_NULL) MPI_Comm_free(&sp_world_own);
+}
+
 static void sp_before_mpi_finalize(void) {
-  if (!sp__state.session) return;
-  sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
-  sp_finalize();
+  if (sp__state.session) {
+    sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
+    sp_finalize();
+  }
+  sp_user_comm_release();
+  sp_world_own_release();
 }
 
 static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
@@ -58,6 +70,45 @@ static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* A delete callback on MPI_COMM_SELF, which MPI runs at the start of
+ * MPI_Finalize whatever the link order. */
+static void sp_hook_mpi_finalize(void) {
+  if (sp_self_hook_set) return;
+  /* HDF5 hooks MPI_COMM_SELF too; initialised first, its callback runs
+   * after ours (callbacks run in reverse order of setting). */
+  H5open();
+  int key;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sp_self_delete, &key, NULL) == MPI_SUCCESS &&
+      MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
+    sp_self_hook_set = 1;
+}
+
+int sp_mpi_set_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
+    return SP_EINVAL;
+  }
+  if (!sp_mpi_usable()) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm before MPI_Init or after MPI_Finalize: the "
+                              "communicator is unchanged");
+    return SP_EMPI;
+  }
+  MPI_Comm dup;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm: MPI_Comm_dup failed; the communicator is "
+                              "unchanged");
+    return SP_EMPI;
+  }
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  sp_user_comm_release();
+  sp_user_comm = dup;
+  sp_have_user_comm = 1;
+  sp_hook_mpi_finalize(); /* to free the duplicate before MPI_Finalize */
+  return 0;
+}
+
+int sp_mpi_set_comm_f(MPI_Fint comm) { return sp_mpi_set_comm(MPI_Comm_f2c(comm)); }
+
 /* Learns rank and size, and hooks MPI_Finalize, once MPI is up. Only from
  * the thread that called sp_setup (MPI may be initialised FUNNELED). */
 static void sp_mpi_learn(void) {
@@ -65,15 +116,7 @@ static void sp_mpi_learn(void) {
   MPI_Comm c = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
   MPI_Comm_rank(c, &sp__state.rank);
   MPI_Comm_size(c, &sp__state.size);
-  if (!sp_self_hook_set) {
-    /* HDF5 hooks MPI_COMM_SELF too; initialised first, its callback runs
-     * after ours (callbacks run in reverse order of setting). */
-    H5open();
-    int key;
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sp_self_delete, &key, NULL) == MPI_SUCCESS &&
-        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) == MPI_SUCCESS)
-      sp_self_hook_set = 1;
-  }
+  sp_hook_mpi_finalize();
 }
 
 void sp__mpi_note_setup(void) {
@@ -94,15 +137,27 @@ int sp__mpi_rank_if_known(void) {
 
 /* ---- PMPI interposition ----------------------------------------------- */
 
+/* Takes the library's own copy of MPI_COMM_WORLD, while all ranks are in
+ * MPI_Init together. */
+static void sp_after_mpi_init(int rc) {
+  if (rc != MPI_SUCCESS) return;
+  if (sp_world_own == MPI_COMM_NULL &&
+      PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
+    MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
+    sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
+  }
+  if (sp__state.session) sp_mpi_learn();
+}
+
 int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv);
-  if (sp__state.session) sp_mpi_learn();
+  sp_after_mpi_init(rc);
   return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (sp__state.session) sp_mpi_learn();
+  sp_after_mpi_init(rc);
   return rc;
 }
 
@@ -144,6 +199,14 @@ int sp__par_begin(sp_par_t *p) {
   sp_mpi_impl_t *m = calloc(1, sizeof *m);
   if (!m) return SP_ENOMEM;
   MPI_Comm base = sp_have_user_comm ? sp_user_comm : MPI_COMM_WORLD;
+  /* A bounded wait for all ranks first: the duplicate below would wait
+   * forever for a rank that never comes. */
+  MPI_Comm own = sp_have_user_comm ? sp_user_comm : sp_world_own;
+  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.finalize_timeout) : 0;
+  if (arrived != 0) {
+    free(m);
+    return arrived;
+  }
   if (MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
     free(m);
     return SP_EMPI;
@@ -348,7 +411,11 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
     MPI_Type_commit(&ftype);
     MPI_Type_commit(&mtype);
     MPI_File_set_view(m->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
-    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS ? 0 : SP_EIO;
+    int written = 0;
+    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS &&
+                 MPI_Get_count(&status, mtype, &written) == MPI_SUCCESS && written == 1
+             ? 0
+             : SP_EIO;
     MPI_Type_free(&ftype);
     MPI_Type_free(&mtype);
   } else {
@@ -363,13 +430,22 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
   return rc;
 }
 
+/* The count written is checked too: Open MPI 4.1's OMPIO returns
+ * MPI_SUCCESS for a write that failed with ENOSPC (count 0), and finalize
+ * then published a file without the data. (Its collective writes report
+ * the full count even then: there only the room reserved at the layout
+ * protects, README "How finalize writes".) */
 int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
   sp_mpi_impl_t *m = p->impl;
   MPI_Status status;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    int written = 0;
     if (MPI_File_write_at(m->fh, (MPI_Offset)blocks[i].file_off, buf + blocks[i].mem_off,
-                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS)
+                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS ||
+        MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS ||
+        written != (int)blocks[i].len)
       return SP_EIO;
+  }
   return 0;
 }
 

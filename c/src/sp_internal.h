@@ -131,6 +131,8 @@ typedef struct sp_state {
   int raw_write;          /* SCOPE_PROFILER_RAW_WRITE: an sp_raw_mode_t (raw_write.h), or
                            * -1 for auto */
   int64_t round_bytes;    /* SCOPE_PROFILER_ROUND_BYTES, 0 for the default */
+  int64_t finalize_timeout; /* SCOPE_PROFILER_FINALIZE_TIMEOUT: s that finalize waits for
+                             * all ranks to arrive (mpi_arrival.c) */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;

@@ -73,6 +73,7 @@ static void case_env_ignored(void) {
       {"SCOPE_PROFILER_ROUND_BYTES", "1k", "8192"},
       {"SCOPE_PROFILER_CLOCK", "rdtsc", "monotonic"},
       {"SCOPE_PROFILER_FLUSH", "maybe", "1"},
+      {"SCOPE_PROFILER_FINALIZE_TIMEOUT", "0", "30"},
   };
   static const char *const messages[] = {
       "scope-profiler: warning: ignoring SCOPE_PROFILER_METADATA=colective (expected auto, "
@@ -82,6 +83,7 @@ static void case_env_ignored(void) {
       "ignoring SCOPE_PROFILER_ROUND_BYTES=1k (expected an integer >= 4096)",
       "ignoring SCOPE_PROFILER_CLOCK=rdtsc (expected auto, tsc or monotonic)",
       "ignoring SCOPE_PROFILER_FLUSH=maybe (expected 0 or 1)",
+      "ignoring SCOPE_PROFILER_FINALIZE_TIMEOUT=0 (expected an integer >= 1)",
   };
   for (int valid = 0; valid < 2; valid++) {
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)

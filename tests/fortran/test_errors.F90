@@ -88,6 +88,7 @@ contains
     call check_equal(sp_err_name(SP_ESPILL), "SP_ESPILL", "SP_ESPILL")
     call check_equal(sp_err_name(SP_ENOTSUP), "SP_ENOTSUP", "SP_ENOTSUP")
     call check_equal(sp_err_name(SP_ETOOMANY), "SP_ETOOMANY", "SP_ETOOMANY")
+    call check_equal(sp_err_name(SP_ETIMEDOUT), "SP_ETIMEDOUT", "SP_ETIMEDOUT")
     call check_equal(sp_err_name(SP_EPARTIAL), "SP_EPARTIAL", "SP_EPARTIAL")
     call check_equal(sp_strerror(SP_OK), "success", "sp_strerror(SP_OK)")
     call check_equal(sp_strerror(SP_EINVAL), "invalid argument", "sp_strerror(SP_EINVAL)")

@@ -269,6 +269,42 @@ static void case_bad_names(void) {
   free(max);
 }
 
+/* A file name within NAME_MAX (255 here) whose derived names
+ * ("<name>.partial", "<name>.spill") are not: sp_finalize failed after the
+ * whole run ("output path not writable", no events saved). Refused at
+ * sp_setup now, with the limit; a name 32 bytes shorter than the limit
+ * works end to end. */
+static void case_long_file_name(void) {
+  char name[256];
+  memset(name, 'n', 250);
+  memcpy(name + 247, ".h5", 4);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = name;
+  sp_test_stderr_begin();
+  int rc = sp_setup(&c);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EINVAL);
+  ASSERT_EQ(sp_is_active(), 0);
+  sp_test_expect_msg(err, "too long: 250 bytes, at most 223 here", 1);
+  free(err);
+  memcpy(name + 220, ".h5", 4); /* 223 bytes */
+  unlink(name);
+  c.file_path = name;
+  ASSERT_EQ(sp_setup(&c), 0);
+  sp_start_name("long");
+  sp_stop_name("long");
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(sp_test_file_exists(name));
+  unlink(name);
+  setup_file("long_file_name.h5");
+  pair(sp_region("after"));
+  ASSERT_EQ(sp_finalize(), 0);
+  static const char *const n[] = {"after"};
+  static const long long k[] = {1};
+  sp_test_expect_write_table("long_file_name", 0, n, k, 1);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -282,6 +318,7 @@ int main(int argc, char **argv) {
       {"double_setup", case_double_setup},
       {"invalid_handle", case_invalid_handle},
       {"bad_names", case_bad_names},
+      {"long_file_name", case_long_file_name},
   };
   for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
     if (strcmp(argv[1], cases[i].name) == 0) {

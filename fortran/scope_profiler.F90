@@ -47,7 +47,8 @@ module scope_profiler
   public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
-    SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ETIMEDOUT, SP_EPARTIAL
+    SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ELOST, &
+    SP_ETIMEDOUT, SP_EPARTIAL, SP_EBUSY
   public :: SP_NAME_MAX, SP_PATH_MAX, SP_VERSION_MAJOR, SP_VERSION_MINOR, &
     SP_VERSION_PATCH, SP_SCHEMA_VERSION
   public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
@@ -80,10 +81,15 @@ module scope_profiler
   integer, parameter :: SP_ENOTSUP = -10
   !> Too many regions.
   integer, parameter :: SP_ETOOMANY = -11
+  !> Recorded events were lost (see the message on stderr); from `sp_finalize`
+  !> when the file was written without them.
+  integer, parameter :: SP_ELOST = -12
   !> Ranks did not reach `sp_finalize` in time (`SCOPE_PROFILER_FINALIZE_TIMEOUT`).
   integer, parameter :: SP_ETIMEDOUT = -13
   !> Some ranks or records could not be recovered (sp_spill_merge).
   integer, parameter :: SP_EPARTIAL = -14
+  !> Other threads are recording in the running session (`sp_setup` again).
+  integer, parameter :: SP_EBUSY = -15
 
   !> Longest region name accepted, in bytes.
   integer, parameter :: SP_NAME_MAX = 4096

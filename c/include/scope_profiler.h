@@ -88,8 +88,10 @@ SP_EXPORT const char *sp_version_string(void);
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
   XX(ETOOMANY, -11, "too many regions")                                      \
-  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")                   \
-  XX(EPARTIAL, -14, "some ranks or records could not be recovered")
+  XX(ELOST, -12, "recorded events were lost (see the message on stderr)")    \
+  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")              \
+  XX(EPARTIAL, -14, "some ranks or records could not be recovered")          \
+  XX(EBUSY, -15, "other threads are recording in the running session")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,
@@ -140,11 +142,17 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
  *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...
  * Calling sp_setup again discards all regions and recorded events of the
- * previous session (without writing them) and applies the new config.
+ * previous session (without writing them) and applies the new config; but
+ * while other live threads have recorded in the running session it is
+ * refused with SP_EBUSY and the session goes on untouched (discarding
+ * their buffers under them is not safe): call sp_finalize first.
  * Checks at once that the output directory is writable.
  * MPI may be initialised before or after this call.
  * Returns 0, SP_EINVAL (bad field), SP_EPATH (output not writable: profiling
- * stays on and sp_finalize reports the failure) or SP_ENOMEM.
+ * stays on and sp_finalize reports the failure), SP_EBUSY or SP_ENOMEM.
+ * In a process forked from one with a session, recording is off until it
+ * calls sp_setup; that session writes "<stem>.<pid><ext>" (the pid inserted
+ * before the extension of file_path), never the parent's file.
  * Not thread-safe: call from one thread.
  */
 SP_EXPORT int sp_setup(const sp_config *cfg);
@@ -163,6 +171,13 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * a file at file_path after this sp_setup: that file is kept, and this
  * run's complete profile is left as <file_path>.<host>.<pid>.<random>.h5
  * (named on stderr).
+ * SP_ELOST: the file was written, but events recorded on this process were
+ * dropped (a spill write failed, memory ran out); the message on stderr
+ * gives their number.
+ * A process that ends without sp_finalize (exit(), a return from main,
+ * Fortran `stop`) appends its recorded calls to the spill files at exit and
+ * prints the scope-profiler-merge command that rebuilds the profile.
+ * Callable from any thread, but not while other threads still record.
  */
 SP_EXPORT int sp_finalize(void);
 

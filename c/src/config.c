@@ -141,7 +141,21 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
     sp__log(0, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
     return SP_EINVAL;
   }
-  snprintf(st->file_path, sizeof st->file_path, "%s", cfg.file_path);
+  if (st->forked) {
+    /* A forked child's own session never writes its parent's file
+     * (fork_guard.c): "<stem>.<pid><ext>". */
+    const char *slash = strrchr(cfg.file_path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : cfg.file_path, '.');
+    int stem = dot && dot != (slash ? slash + 1 : cfg.file_path) ? (int)(dot - cfg.file_path)
+                                                                 : (int)strlen(cfg.file_path);
+    if (snprintf(st->file_path, sizeof st->file_path, "%.*s.%ld%s", stem, cfg.file_path,
+                 (long)getpid(), cfg.file_path + stem) >= (int)sizeof st->file_path) {
+      sp__log(0, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
+      return SP_EINVAL;
+    }
+  } else {
+    snprintf(st->file_path, sizeof st->file_path, "%s", cfg.file_path);
+  }
   cfg.file_path = st->file_path;
   if (sp_name_too_long(st->file_path)) return SP_EINVAL;
 

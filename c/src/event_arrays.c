@@ -189,3 +189,8 @@ void sp__event_arrays_release(void) {
   }
   pthread_mutex_unlock(&sp_slab.mu);
 }
+
+/* Held across fork() so the child's copy of the slab is consistent. */
+void sp__event_arrays_fork_lock(void) { pthread_mutex_lock(&sp_slab.mu); }
+
+void sp__event_arrays_fork_unlock(void) { pthread_mutex_unlock(&sp_slab.mu); }

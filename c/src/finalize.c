@@ -228,15 +228,23 @@ int sp__finalize_session(void) {
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
   if (rc == 0) {
-    if (st->events_lost > 0)
-      sp__log(1, SP_LOG_ALWAYS, "%lld event(s) could not be recorded (memory or disk)",
-              (long long)st->events_lost);
+    if (st->events_lost > 0) {
+      /* The file holds everything else; the status says it is incomplete. */
+      sp__log(1, SP_LOG_ALWAYS,
+              "%lld event(s) could not be recorded (memory or disk); '%s' lacks them",
+              (long long)st->events_lost, st->file_path);
+      rc = SP_ELOST;
+    }
     sp__spill_close(1);
   } else {
     if (began && par.rank == 0 && partial[0]) unlink(partial);
     if (lrc == 0) sp_spill_remaining(&local);
+    char lost[96] = "";
+    if (st->events_lost > 0)
+      snprintf(lost, sizeof lost, " %lld event(s) could not be recorded (memory or disk).",
+               (long long)st->events_lost);
     sp__log(0, SP_LOG_ALWAYS,
-            "could not write '%s': %s. %s", st->file_path, sp_strerror(rc),
+            "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc), lost,
             st->spill_fd >= 0 ? "Recorded events are kept in the spill directory; rebuild the "
                                 "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
                               : "No events were saved.");

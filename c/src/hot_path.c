@@ -47,7 +47,9 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h) {
     sp__log(1, SP_LOG_ONCE_INVALID_HANDLE, "sp_start(%d): not a handle from sp_region; ignored", h);
     return NULL;
   }
-  if (sp__thread_reserve(t, h) != 0) goto nomem;
+  int rc = sp__thread_reserve(t, h);
+  if (rc == SP_EBUSY) return NULL; /* sp_setup is replacing the session right now */
+  if (rc != 0) goto nomem;
   if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) goto nomem;
   if (sp__state.cfg.time_trace) {
     sp_rbuf_t *b = &t->bufs[h];
@@ -66,6 +68,12 @@ nomem:
  * silent no-ops. Only reached when the mode is off: costs nothing else. */
 static __attribute__((noinline)) void sp_not_active(void) {
   if (sp__state.session) return;
+  if (sp__state.forked) { /* fork_guard.c: not misuse, the documented state */
+    sp__log(2, SP_LOG_ONCE_FORKED,
+            "this process was forked from a profiled one: its calls are not recorded unless "
+            "it calls sp_setup");
+    return;
+  }
   sp_misuse(SP_MISUSE_NOT_ACTIVE);
   sp__log(1, SP_LOG_ONCE_NOT_ACTIVE,
           "region call before sp_setup or after sp_finalize; ignored (calls made then are "
@@ -97,7 +105,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
 
 void sp_start(int h) {
   if (SP_UNLIKELY(sp__mode != SP_MODE_TRACE)) {
-    sp_start_other(h);
+    SP_KEEP_ERRNO(sp_start_other(h));
     return;
   }
   sp_thread_t *t = sp__tls;
@@ -107,7 +115,7 @@ void sp_start(int h) {
   sp_push_traced(t, b, h);
   return;
 slow:
-  t = sp_start_prepare(h);
+  SP_KEEP_ERRNO(t = sp_start_prepare(h));
   if (t) sp_push_traced(t, &t->bufs[h], h);
 }
 
@@ -156,25 +164,29 @@ static inline void sp_stop_at(int h, int64_t now) {
   if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
-  sp_stop_unusual(h, now);
+  SP_KEEP_ERRNO(sp_stop_unusual(h, now));
 }
 
 static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks(); }
 
 void sp_stop(int h) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    sp_not_active();
+    SP_KEEP_ERRNO(sp_not_active());
     return;
   }
   sp_stop_at(h, sp_stop_stamp());
-  if (SP_UNLIKELY(sp__mode == SP_MODE_SIGNALED)) sp__signal_flush_self();
+  if (SP_UNLIKELY(sp__mode == SP_MODE_SIGNALED)) SP_KEEP_ERRNO(sp__signal_flush_self());
+}
+
+static void sp_add_calls(int h, int64_t n) {
+  sp_thread_t *t = sp__thread_get();
+  if (!t || h < 0 || sp__thread_reserve(t, h) != 0) return;
+  t->bufs[h].calls += n;
 }
 
 void sp_region_add_calls(int h, int64_t n) {
   if (sp__mode == SP_MODE_OFF || n <= 0) return;
-  sp_thread_t *t = sp__thread_get();
-  if (!t || h < 0 || sp__thread_reserve(t, h) != 0) return;
-  t->bufs[h].calls += n;
+  SP_KEEP_ERRNO(sp_add_calls(h, n));
 }
 
 /* ---- by name ------------------------------------------------------- */
@@ -191,7 +203,8 @@ int sp_region_n(const char *name, size_t len) {
   if (!name || len == 0) return SP_EINVAL;
   if (len > SP_NAME_MAX) return SP_ENAMETOOLONG;
   int h = sp__region_lookup(name, len, sp__name_hash(name, len));
-  return h >= 0 ? h : sp__region_register(name, len);
+  if (h < 0) SP_KEEP_ERRNO(h = sp__region_register(name, len));
+  return h;
 }
 
 int sp_region(const char *name) {
@@ -225,11 +238,11 @@ static __attribute__((noinline)) void sp_start_name_lookup(const char *name, siz
 
 void sp_start_name_n(const char *name, size_t len) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    sp_not_active();
+    SP_KEEP_ERRNO(sp_not_active());
     return;
   }
   if (SP_UNLIKELY(!name)) {
-    sp_name_ok(NULL, 0);
+    SP_KEEP_ERRNO(sp_name_ok(NULL, 0));
     return;
   }
   int h = sp_cached_handle(sp__tls, name, len);
@@ -237,7 +250,7 @@ void sp_start_name_n(const char *name, size_t len) {
     sp_start(h);
     return;
   }
-  sp_start_name_lookup(name, len);
+  SP_KEEP_ERRNO(sp_start_name_lookup(name, len));
 }
 
 static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size_t len,
@@ -249,12 +262,12 @@ static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size
 
 void sp_stop_name_n(const char *name, size_t len) {
   if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    sp_not_active();
+    SP_KEEP_ERRNO(sp_not_active());
     return;
   }
   int64_t now = sp_stop_stamp();
   if (SP_UNLIKELY(!name)) {
-    sp_name_ok(NULL, 0);
+    SP_KEEP_ERRNO(sp_name_ok(NULL, 0));
     return;
   }
   /* Usually the innermost open call is the one named: compare its name
@@ -269,7 +282,7 @@ void sp_stop_name_n(const char *name, size_t len) {
       return;
     }
   }
-  sp_stop_name_lookup(name, len, now);
+  SP_KEEP_ERRNO(sp_stop_name_lookup(name, len, now));
 }
 
 void sp_start_name(const char *name) { sp_start_name_n(name, SIZE_MAX); }

@@ -22,6 +22,7 @@ void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
     uint32_t before = __atomic_fetch_or(&sp__state.logged, bit, __ATOMIC_RELAXED);
     if (before & bit) return;
   }
+  int saved_errno = errno; /* a failed stderr must not change the host's errno */
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -29,6 +30,7 @@ void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
   va_end(ap);
   if (sp_log_user_fn) {
     sp_log_user_fn(level, msg, sp_log_user_data);
+    errno = saved_errno;
     return;
   }
   static const char *const level_names[] = {"error", "warning", "info"};
@@ -37,4 +39,5 @@ void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
     fprintf(stderr, "scope-profiler: [rank %d] %s: %s\n", sp__state.rank, lv, msg);
   else
     fprintf(stderr, "scope-profiler: %s: %s\n", lv, msg);
+  errno = saved_errno;
 }

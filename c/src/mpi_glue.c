@@ -36,6 +36,7 @@ static int sp_self_hook_set;
 static pthread_t sp_setup_thread;
 
 static int sp_mpi_usable(void) {
+  if (sp__state.forked) return 0; /* a forked child of a rank is not one */
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);

@@ -75,7 +75,7 @@ static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
   errno = saved;
 }
 
-int sp_flush_on_signal(int signum) {
+static int sp_flush_on(int signum) {
   if (signum <= 0 || signum >= 65 || signum == SIGKILL || signum == SIGSTOP) return SP_EINVAL;
   if (sp_installed[signum]) return 0;
   if (sp_pipe[0] < 0) {
@@ -107,6 +107,12 @@ void sp__signal_flush_self(void) {
   (void)w;
 }
 
+int sp_flush_on_signal(int signum) {
+  int rc;
+  SP_KEEP_ERRNO(rc = sp_flush_on(signum));
+  return rc;
+}
+
 /* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers). */
 void sp__signal_setup_from_env(void) {
   const char *v = getenv("SCOPE_PROFILER_FLUSH_SIGNALS");
@@ -126,4 +132,22 @@ void sp__signal_setup_from_env(void) {
     if (sp_flush_on_signal(sig) != 0)
       sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
   }
+}
+
+/* A forked child has no watcher thread, and the pipe leads to the parent's:
+ * a signal in the child must not make the parent flush and raise it. The
+ * child gets back the actions that were there before ours. */
+void sp__signal_fork_child(void) {
+  for (int sig = 1; sig < 65; sig++) {
+    if (!sp_installed[sig]) continue;
+    sigaction(sig, &sp_old_action[sig], NULL);
+    sp_installed[sig] = 0;
+  }
+  if (sp_pipe[0] >= 0) {
+    close(sp_pipe[0]);
+    close(sp_pipe[1]);
+    sp_pipe[0] = sp_pipe[1] = -1;
+  }
+  sp_caught = 0;
+  __atomic_store_n(&sp_flushed_threads, 0, __ATOMIC_RELAXED);
 }

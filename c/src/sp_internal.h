@@ -8,6 +8,7 @@
 #ifndef SP_INTERNAL_H
 #define SP_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,17 @@
 #define SP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SP_HIDDEN __attribute__((visibility("hidden")))
+
+/* Runs stmt and gives the host its errno back: every public call leaves
+ * errno as it found it, even when a write, an allocation or a log line
+ * inside failed or touched it. Used on the slow paths and entry points
+ * only; the hot path's fast path touches nothing that sets errno. */
+#define SP_KEEP_ERRNO(stmt)                                                  \
+  do {                                                                       \
+    int sp__saved_errno_ = errno;                                            \
+    stmt;                                                                    \
+    errno = sp__saved_errno_;                                                \
+  } while (0)
 
 /* What start/stop record, chosen once at setup (the reference mode table). */
 typedef enum sp_mode {
@@ -67,6 +79,7 @@ typedef struct sp_thread {
    * replaces the hash lookup. Checked against the table, never trusted. */
   int32_t name_cache[SP_NAME_CACHE_DEPTH];
   int retired;   /* its thread has exited */
+  int in_session; /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
   struct sp_thread *next;
 } sp_thread_t;
@@ -105,6 +118,9 @@ typedef struct sp_state {
   sp_out_id_t out_at_setup; /* the file at file_path when sp_setup ran */
   char spill_dir[SP_PATH_MAX];
   int session;   /* 1 between setup and finalize (even when profiling is off) */
+  int discarding; /* a second sp_setup is discarding the session (under lock) */
+  int forked;     /* this process was forked from one with a session (fork_guard.c) */
+  int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   int async_flush; /* full buffers are written by the writer thread */
@@ -119,6 +135,7 @@ typedef struct sp_state {
   int32_t spill_named_cap;
   int spill_rank_written; /* RANK record written */
   int64_t events_lost;    /* events dropped for lack of memory or disk */
+  int64_t events_spill_failed; /* of those, events whose spill write failed */
   int64_t last_calib_ns;  /* when the last calibration point was taken */
   int rank;               /* MPI rank if known, else -1 */
   int size;               /* MPI size if known, else 1 */
@@ -150,6 +167,9 @@ typedef enum sp_log_kind {
   SP_LOG_ONCE_SPILL,
   SP_LOG_ONCE_GROW_OPEN,
   SP_LOG_ONCE_LIKWID,
+  SP_LOG_ONCE_BUSY,
+  SP_LOG_ONCE_FORKED,
+  SP_LOG_ONCE_THREAD_OPEN,
   SP_LOG_ALWAYS
 } sp_log_kind_t;
 SP_HIDDEN void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...)
@@ -198,6 +218,13 @@ SP_HIDDEN int sp__thread_reserve(sp_thread_t *t, int32_t h);
 SP_HIDDEN int sp__rbuf_make_room(sp_thread_t *t, int32_t h);
 SP_HIDDEN int sp__stack_grow(sp_thread_t *t);
 SP_HIDDEN void sp__threads_discard(void);
+/* Counts the live threads other than self that recorded in the running
+ * session; when there are none, new threads are kept from starting to
+ * record until sp__threads_end_discard (sp_setup replacing a session). */
+SP_HIDDEN int sp__threads_claim_discard(const sp_thread_t *self);
+SP_HIDDEN void sp__threads_end_discard(void);
+/* In a forked child: forgets the parent's thread records (kept, not freed). */
+SP_HIDDEN void sp__threads_fork_child(void);
 SP_HIDDEN void sp__threads_drop_open_calls(void);
 SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 
@@ -208,6 +235,7 @@ SP_HIDDEN void sp__spill_close(int remove_file);
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
 SP_HIDDEN void sp__signal_setup_from_env(void);
+SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- event_arrays.c ---- */
@@ -224,6 +252,8 @@ SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64
                                              int64_t ncap);
 /* Unmaps the slab once every array is freed (finalize). */
 SP_HIDDEN void sp__event_arrays_release(void);
+SP_HIDDEN void sp__event_arrays_fork_lock(void);
+SP_HIDDEN void sp__event_arrays_fork_unlock(void);
 
 /* ---- flush_writer.c ---- */
 /* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap
@@ -232,6 +262,15 @@ SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, 
                                       int32_t thread);
 SP_HIDDEN void sp__writer_drain(void); /* waits until every handed array is written */
 SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
+SP_HIDDEN void sp__writer_fork_prepare(void);
+SP_HIDDEN void sp__writer_fork_parent(void);
+SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */
+
+/* ---- fork_guard.c, exit_flush.c ---- */
+/* Installs the pthread_atfork handlers, once (sp_setup). */
+SP_HIDDEN void sp__fork_guard_install(void);
+/* Registers the flush into the spill files at exit, once (sp_setup). */
+SP_HIDDEN void sp__exit_flush_install(void);
 
 /* ---- name_encoding.c ---- */
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);

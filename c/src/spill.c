@@ -139,6 +139,7 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
     int err = errno;
     st->spill_failed = 1;
     st->events_lost += n;
+    st->events_spill_failed += n;
     pthread_mutex_unlock(&st->lock);
     sp__log(0, SP_LOG_ONCE_SPILL,
             "cannot write spill file in '%s' (%s); events of full buffers are being dropped, "

@@ -119,6 +119,8 @@ SP_EINVAL = -1
 SP_ENOMEM = -2
 SP_ENOTSETUP = -4
 SP_ENOTSUP = -10
+SP_ELOST = -12  # from finalize: the file lacks events (counted on stderr)
+SP_EBUSY = -15  # from setup: other threads record in the running session
 
 
 def strerror(code):

@@ -250,7 +250,7 @@ void sp__threads_discard(void) {
     t->bufs = NULL;
     t->nbufs = 0;
     t->depth = 0;
-    memset(t->name_cache, 0, sizeof t->name_cache);
+    memset(t->names, 0, sizeof t->names);
   }
   pthread_mutex_unlock(&sp__state.lock);
 }

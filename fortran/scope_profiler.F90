@@ -214,6 +214,14 @@ module scope_profiler
       integer(c_size_t), value, intent(in) :: len
     end subroutine c_sp_stop_name_n
 
+    ! int sp__start_name_handle(const char *name, size_t len);
+    function c_sp_start_name_handle(name, len) bind(C, name="sp__start_name_handle") result(h)
+      import :: c_char, c_int, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value, intent(in) :: len
+      integer(c_int) :: h
+    end function c_sp_start_name_handle
+
     ! int sp_region_n(const char *name, size_t len);
     function c_sp_region_n(name, len) bind(C, name="sp_region_n") result(h)
       import :: c_char, c_int, c_size_t
@@ -340,22 +348,16 @@ contains
     call sp_start_handle(self%h)
   end subroutine scope_start_handle
 
-  !> `call s%start("name")`: looks the handle up once (lock-free after the
-  !> first registration) so that the stop needs neither the name nor a copy.
+  !> `call s%start("name")`: starts by name as `sp_start("name")` does (the
+  !> thread's cache of name addresses serves a literal without a lookup) and
+  !> keeps the handle, so that the stop needs neither the name nor a copy.
+  !> A bad name or an inactive profiler is counted and reported by the C
+  !> library, and the scope opens nothing.
   subroutine scope_start_name(self, name)
     class(sp_scope), intent(inout) :: self
     character(len=*), intent(in) :: name !! region name; trailing blanks ignored
-    integer(c_int) :: h
-    call scope_stop(self)
-    h = c_sp_region_n(name, int(len_trim(name), c_size_t))
-    ! A bad name or an inactive profiler: let the by-name start count and
-    ! report the misuse exactly as the C library does, and open nothing.
-    if (h < 0) then
-      call c_sp_start_name_n(name, int(len_trim(name), c_size_t))
-      return
-    end if
-    self%h = h
-    call sp_start_handle(h)
+    if (self%h >= 0) call scope_stop(self)
+    self%h = c_sp_start_name_handle(name, int(len_trim(name), c_size_t))
   end subroutine scope_start_name
 
   !> `call s%stop()`: closes the scope's call now; does nothing if none is open.

@@ -267,6 +267,11 @@ SP_EXPORT extern volatile unsigned sp__session;
 /* Registers on the first pass; internal to SP_BLOCK. */
 SP_EXPORT int sp__block_handle(const char *name);
 
+/* sp_start_name_n() that returns the region it started (or -1 when the
+ * name was refused or no session runs); internal to the Fortran sp_scope,
+ * which stops by handle. */
+SP_EXPORT int sp__start_name_handle(const char *name, size_t len);
+
 /* ===================================================================== */
 /*  Advanced: diagnostics                                                */
 /* ===================================================================== */

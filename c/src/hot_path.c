@@ -343,18 +343,22 @@ static inline int sp_name_cached(sp_thread_t *t, const char *name, size_t len) {
 
 /* A start by name the cache could not serve: checks the name, looks it up
  * or registers it, fills the cache slot and starts. */
-static __attribute__((noinline)) void sp_start_name_slow(const char *name, size_t len) {
-  if (sp_quiet_off()) return;
+static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t len) {
+  if (sp_quiet_off()) return -1;
   int saved_errno = errno;
+  int h = -1;
   if (sp__mode == SP_MODE_OFF) {
     sp_not_active();
     goto out;
   }
   if (len == SIZE_MAX && name) len = strnlen(name, SP_NAME_MAX + 1);
   if (!sp_name_ok(name, len)) goto out;
-  int h = sp__region_lookup(name, len, sp__name_hash(name, len));
+  h = sp__region_lookup(name, len, sp__name_hash(name, len));
   if (h < 0) h = sp__region_register(name, len);
-  if (h < 0) goto out;
+  if (h < 0) {
+    h = -1;
+    goto out;
+  }
   sp_thread_t *t = sp__thread_get();
   if (t) {
     sp_name_slot_t *s = sp_name_slot(t, name);
@@ -364,18 +368,21 @@ static __attribute__((noinline)) void sp_start_name_slow(const char *name, size_
   sp_start_fast(t, h);
 out:
   errno = saved_errno;
+  return h;
 }
 
-static inline void sp_start_name_impl(const char *name, size_t len) {
+/* Starts a call by name; returns its region, or -1 when the name was
+ * refused or no session runs (reported by the slow path). */
+static inline int sp_start_name_impl(const char *name, size_t len) {
   sp_thread_t *t = sp__tls;
   if (SP_LIKELY(sp__mode != SP_MODE_OFF && t && name)) {
     int h = sp_name_cached(t, name, len);
     if (SP_LIKELY(h >= 0)) {
       sp_start_fast(t, h);
-      return;
+      return h;
     }
   }
-  sp_start_name_slow(name, len);
+  return sp_start_name_slow(name, len);
 }
 
 /* A stop by name the fast path did not finish; now is its stamp when
@@ -424,11 +431,13 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   sp_stop_name_slow(name, len, now, 1);
 }
 
-void sp_start_name_n(const char *name, size_t len) { sp_start_name_impl(name, len); }
+void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
+
+int sp__start_name_handle(const char *name, size_t len) { return sp_start_name_impl(name, len); }
 
 void sp_stop_name_n(const char *name, size_t len) { sp_stop_name_impl(name, len); }
 
-void sp_start_name(const char *name) { sp_start_name_impl(name, SIZE_MAX); }
+void sp_start_name(const char *name) { (void)sp_start_name_impl(name, SIZE_MAX); }
 
 void sp_stop_name(const char *name) { sp_stop_name_impl(name, SIZE_MAX); }
 

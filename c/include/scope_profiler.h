@@ -272,10 +272,13 @@ SP_EXPORT extern volatile unsigned sp__session;
 /* Registers on the first pass; internal to SP_BLOCK. */
 SP_EXPORT int sp__block_handle(const char *name);
 
-/* sp_start_name_n() that returns the region it started (or -1 when the
- * name was refused or no session runs); internal to the Fortran sp_scope,
- * which stops by handle. */
-SP_EXPORT int sp__start_name_handle(const char *name, size_t len);
+/* Internal to the Fortran module: sp_start_name_n() and sp_stop_name_n()
+ * for a Fortran string of len characters, its trailing blanks not part of
+ * the name (cheaper here than len_trim). The start returns the region it
+ * started, or -1 when the name was refused or no session runs (sp_scope
+ * keeps it and stops by handle). */
+SP_EXPORT int sp__start_name_f(const char *name, size_t len);
+SP_EXPORT void sp__stop_name_f(const char *name, size_t len);
 
 /* ===================================================================== */
 /*  Advanced: diagnostics                                                */

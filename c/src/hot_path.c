@@ -433,7 +433,20 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
 
 void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
 
-int sp__start_name_handle(const char *name, size_t len) { return sp_start_name_impl(name, len); }
+/* A Fortran string's length without its trailing blanks: one byte test
+ * for a name without any, where len_trim would be a library call. */
+static inline size_t sp_fortran_len(const char *name, size_t len) {
+  while (len > 0 && name[len - 1] == ' ') len--;
+  return len;
+}
+
+int sp__start_name_f(const char *name, size_t len) {
+  return sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+}
+
+void sp__stop_name_f(const char *name, size_t len) {
+  sp_stop_name_impl(name, name ? sp_fortran_len(name, len) : len);
+}
 
 void sp_stop_name_n(const char *name, size_t len) { sp_stop_name_impl(name, len); }
 

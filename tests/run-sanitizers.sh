@@ -69,7 +69,8 @@ if command -v valgrind >/dev/null; then
            unwritable clock serial_file; do
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_api" "$c" >/dev/null) || fail "valgrind test_api $c"
   done
-  for c in reused_buffer same_pointer_lengths changed_before_stop sessions many_names; do
+  for c in reused_buffer same_pointer_lengths changed_before_stop sessions many_names \
+           unregistered_handle; do
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_names" "$c" >/dev/null) || fail "valgrind test_names $c"
   done
   for c in stop_without_start stop_mismatch unbalanced before_setup after_finalize double_setup \

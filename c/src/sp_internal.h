@@ -80,7 +80,8 @@ typedef struct sp_thread {
   int32_t depth;
   int32_t stack_cap;
   sp_rbuf_t *bufs; /* indexed by region handle */
-  int32_t nbufs;
+  int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
+  int32_t bufs_cap; /* allocated entries of bufs */
   int32_t index; /* thread number within the rank, as in thread_ids */
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so

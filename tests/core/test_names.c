@@ -165,6 +165,34 @@ static void case_many_names(void) {
   sp_test_expect_write_table("many_names", 0, all, all_counts, N + 1);
 }
 
+/* A number that sp_region never returned but that is below the thread's
+ * buffer capacity (16) is refused, in both modes, so no call of it is open
+ * when a stop by name reads the innermost call's name. */
+static void unregistered_handle_in(const char *path, int time_trace) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  c.time_trace = time_trace;
+  ASSERT_EQ(sp_setup(&c), 0);
+  int h = sp_region("only");
+  ASSERT_EQ(h, 0);
+  sp_start(h);
+  sp_stop(h);
+  sp_start(h + 3);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_INVALID_HANDLE), 1);
+  sp_stop_name("only"); /* nothing open: refused */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
+}
+
+static void case_unregistered_handle(void) {
+  unregistered_handle_in("unregistered_handle_counts.h5", 0);
+  unregistered_handle_in("unregistered_handle.h5", 1);
+  sp_test_expect_add(&expect, "only", 1);
+  sp_test_expect_write("unregistered_handle", 0, &expect);
+}
+
 /* Threads with caches of their own: each rewrites its own buffer and
  * shares an array of names with the others. */
 enum { NTHREADS = 4, ROUNDS = 3000 };
@@ -210,6 +238,7 @@ int main(int argc, char **argv) {
       {"changed_before_stop", case_changed_before_stop},
       {"sessions", case_sessions},
       {"many_names", case_many_names},
+      {"unregistered_handle", case_unregistered_handle},
       {"threads", case_threads},
   };
   for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {

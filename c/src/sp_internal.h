@@ -62,7 +62,15 @@ typedef struct sp_frame {
   int64_t slot; /* index in the region's buffer, -1 in count-only mode */
 } sp_frame_t;
 
-#define SP_NAME_CACHE_DEPTH 16
+/* One entry of a thread's by-name cache: the name pointer a caller passed
+ * and the region it named then. */
+typedef struct sp_name_slot {
+  const char *ptr; /* the caller's pointer, NULL when empty */
+  int32_t h;       /* region handle */
+  int32_t unused;
+} sp_name_slot_t;
+
+#define SP_NAME_SLOTS 64 /* direct-mapped, by a hash of the pointer: 1 KiB */
 
 /* Everything one thread records. Never freed while the process runs, so
  * the thread-local pointer stays valid across sessions; a record of an
@@ -72,12 +80,16 @@ typedef struct sp_thread {
   int32_t depth;
   int32_t stack_cap;
   sp_rbuf_t *bufs; /* indexed by region handle */
-  int32_t nbufs;
+  int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
+  int32_t bufs_cap; /* allocated entries of bufs */
   int32_t index; /* thread number within the rank, as in thread_ids */
-  /* Per stack depth, the region last started by name there: loops start
-   * the same names at the same depths, so a string compare usually
-   * replaces the hash lookup. Checked against the table, never trusted. */
-  int32_t name_cache[SP_NAME_CACHE_DEPTH];
+  /* By name, the region last started through each name pointer: programs
+   * pass the same pointers (literals, arrays of names) again and again, so
+   * a compare of the name with the region's own replaces the strlen, the
+   * hash and the table lookup. A pointer may hold another name later (a
+   * reused buffer, a Fortran temporary): the compare, not the pointer,
+   * decides, so a hit is never a wrong region. */
+  sp_name_slot_t names[SP_NAME_SLOTS];
   int retired;   /* its thread has exited */
   int in_session; /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
@@ -190,6 +202,16 @@ SP_HIDDEN void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *e
                                         int64_t *start, int64_t *end, int64_t *cursor);
 SP_HIDDEN int64_t sp__monotonic_ns(void);
 
+/* The TSC, for paths that checked sp__state.clock_tsc (never set where
+ * there is no TSC: then this is never called). */
+static inline uint64_t sp__rdtsc(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_ia32_rdtsc();
+#else
+  return (uint64_t)sp__monotonic_ns();
+#endif
+}
+
 static inline int64_t sp__ticks(void) {
 #if defined(__x86_64__) || defined(__i386__)
   if (SP_LIKELY(sp__state.clock_tsc)) return (int64_t)__builtin_ia32_rdtsc();
@@ -210,6 +232,16 @@ SP_HIDDEN int sp__region_register(const char *name, size_t len);
 SP_HIDDEN int sp__region_rename(int32_t h, const char *name, size_t len);
 SP_HIDDEN int32_t sp__region_count(void);
 SP_HIDDEN const sp_region_entry_t *sp__region_get(int32_t h);
+/* The same two inline, for the by-name hot path (region_table.c). */
+#define SP_REGION_CHUNK_BITS 10
+extern SP_HIDDEN sp_region_entry_t *sp__region_chunks[];
+extern SP_HIDDEN int32_t sp__nregions; /* published count; atomic */
+static inline int32_t sp__region_count_inline(void) {
+  return __atomic_load_n(&sp__nregions, __ATOMIC_ACQUIRE);
+}
+static inline const sp_region_entry_t *sp__region_at(int32_t h) {
+  return &sp__region_chunks[h >> SP_REGION_CHUNK_BITS][h & ((1 << SP_REGION_CHUNK_BITS) - 1)];
+}
 SP_HIDDEN void sp__region_table_reset(void);
 
 /* ---- thread_buffers.c ---- */

@@ -135,7 +135,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
 
 /**
  * Starts a profiling session with cfg (NULL = defaults). Environment
- * variables override fields of cfg (see README "Environment variables"):
+ * variables override fields of cfg (see README "Settings"):
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,

@@ -1,7 +1,7 @@
 /* config.c - defaults, environment overrides and checks of the setup options.
  *
  * Environment variables win over the program's sp_config so a job script can
- * change profiling without recompiling (README "Environment variables"). */
+ * change profiling without recompiling (README "Settings"). */
 #include <errno.h>
 #include <stdio.h>
 #include <strings.h>

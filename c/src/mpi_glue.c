@@ -435,7 +435,7 @@ int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, i
  * MPI_SUCCESS for a write that failed with ENOSPC (count 0), and finalize
  * then published a file without the data. (Its collective writes report
  * the full count even then: there only the room reserved at the layout
- * protects, README "How finalize writes".) */
+ * protects, docs/design.md "How finalize writes".) */
 int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
   sp_mpi_impl_t *m = p->impl;
   MPI_Status status;

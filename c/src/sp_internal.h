@@ -142,7 +142,7 @@ typedef struct sp_state {
   int64_t misuse[SP_MISUSE_COUNT_];
   uint32_t logged;        /* bit per message kind already logged */
   int profile_mpi;        /* record MPI calls as regions (mpi_profile.c) */
-  /* How finalize writes (README "Environment variables"), read and checked
+  /* How finalize writes (README "Settings"), read and checked
    * at setup so a mistyped value is reported at the start of the job. */
   int layout_collective;  /* SCOPE_PROFILER_METADATA=collective, else rank 0 */
   int raw_write;          /* SCOPE_PROFILER_RAW_WRITE: an sp_raw_mode_t (raw_write.h), or

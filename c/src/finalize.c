@@ -33,7 +33,7 @@
  * it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
   if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
-  if (sp__state.raw_write >= 0) return (sp_raw_mode_t)sp__state.raw_write;
+  if (sp__state.set.raw_write >= 0) return (sp_raw_mode_t)sp__state.set.raw_write;
   return layout_by_root ? SP_RAW_POSIX : SP_RAW_MPIIO;
 }
 
@@ -45,7 +45,7 @@ static const char *sp_raw_mode_name(sp_raw_mode_t m) {
  * 16 MiB buffer was 5x slower, page faults and cache misses) for
  * independent writes and 16 MiB (few collective calls) for collective. */
 static int64_t sp_round_bytes(sp_raw_mode_t mode) {
-  if (sp__state.round_bytes > 0) return sp__state.round_bytes; /* >= 4096 (config.c) */
+  if (sp__state.set.round_bytes > 0) return sp__state.set.round_bytes; /* >= 4096 (config.c) */
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
 }
 
@@ -94,7 +94,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
 }
 
 /* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup into
- * sp__state.layout_collective):
+ * sp__state.set.layout_collective):
  * - root (auto, the default): rank 0 alone with the serial driver; it sends
  *   each rank its offsets.
  * - collective: all ranks together through parallel HDF5 with collective
@@ -156,7 +156,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
   double t0 = sp_seconds();
   /* Without MPI the one process creates the layout through the path below,
    * with a serial file access list. */
-  const int by_root = par->active && !sp__state.layout_collective;
+  const int by_root = par->active && !sp__state.set.layout_collective;
   sp_layout_by = by_root ? "root" : par->active ? "collective" : "serial";
   int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
   rc = sp__par_agree(par, rc);
@@ -253,8 +253,7 @@ int sp__finalize_session(void) {
   }
   sp__local_free(&local);
   sp__par_end(&par);
-  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
-  if (verbose && *verbose == '1')
+  if (sp__state.set.verbose)
     sp__log(2, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
             " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"

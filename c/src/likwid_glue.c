@@ -496,7 +496,8 @@ static int sp_lw_collect(sp_buf_t *b) {
   int live = __atomic_load_n(&sp_lw_live, __ATOMIC_RELAXED);
   if (live) sp_lw_snapshot_names();
   LIKWID_MARKER_CLOSE;
-  const char *path = live ? getenv("LIKWID_FILEPATH") : getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
+  /* LIKWID_FILEPATH is LIKWID's own variable; ours was read at setup. */
+  const char *path = live ? getenv("LIKWID_FILEPATH") : sp__state.set.likwid_marker_file;
   return (path && *path) ? sp_lw_pack_file(path, b, live) : 0;
 }
 

@@ -203,7 +203,7 @@ int sp__par_begin(sp_par_t *p) {
   /* A bounded wait for all ranks first: the duplicate below would wait
    * forever for a rank that never comes. */
   MPI_Comm own = sp_have_user_comm ? sp_user_comm : sp_world_own;
-  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.finalize_timeout) : 0;
+  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout) : 0;
   if (arrived != 0) {
     free(m);
     return arrived;

@@ -164,7 +164,6 @@ typedef struct sp_state {
   int rank;               /* MPI rank if known, else -1 */
   int size;               /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
-  uint32_t logged;        /* bit per message kind already logged */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;

@@ -249,10 +249,10 @@ int sp__finalize_session(void) {
                (long long)st->events_lost);
     sp__log(0, SP_LOG_ALWAYS,
             "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc), lost,
-            st->spill_fd >= 0 ? "Recorded events are kept in the spill directory; rebuild the "
+            sp__spill_path() ? "Recorded events are kept in the spill directory; rebuild the "
                                 "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
                               : "No events were saved.");
-    if (st->spill_fd >= 0) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", st->spill_path);
+    if (sp__spill_path()) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", sp__spill_path());
     sp__spill_close(0);
   }
   sp__local_free(&local);

@@ -17,14 +17,15 @@ int sp__local_build(sp_local_t *l, int rank) {
   const sp_state_t *st = &sp__state;
   memset(l, 0, sizeof *l);
   l->spill.fd = -1;
-  if (st->spill_fd >= 0) {
-    int rc = sp__spill_index(st->spill_path, &l->spill);
+  const char *spill = sp__spill_path();
+  if (spill) {
+    int rc = sp__spill_index(spill, &l->spill);
     /* Our own file damaged in the middle: refuse, as before recovery learnt
      * to skip damaged records, so the spill file is kept for a merge that
      * names what it cannot read. */
     if (rc == 0 && l->spill.damaged > 0) rc = SP_ESPILL;
     if (rc != 0) {
-      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", st->spill_path,
+      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill,
               sp_strerror(rc));
       sp__spill_free(&l->spill);
       return rc;

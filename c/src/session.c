@@ -8,7 +8,6 @@
 
 sp_state_t sp__state = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .spill_fd = -1,
     .rank = -1,
     .size = 1,
 };
@@ -49,9 +48,8 @@ static int sp_setup_session(const sp_config *cfg) {
   }
   sp__log_reset_once();
   memset(st->misuse, 0, sizeof st->misuse);
-  st->spill_failed = 0;
+  sp__spill_session_begin();
   st->events_lost = 0;
-  st->events_spill_failed = 0;
   st->exit_flushed = 0;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;

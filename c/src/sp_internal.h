@@ -151,15 +151,7 @@ typedef struct sp_state {
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
-  /* spill file, opened at the first flush */
-  int spill_fd;
-  char spill_path[SP_PATH_MAX];
-  int spill_failed;       /* a flush could not be written: data lost */
-  uint8_t *spill_named;   /* per handle: REGION record written */
-  int32_t spill_named_cap;
-  int spill_rank_written; /* RANK record written */
   int64_t events_lost;    /* events dropped for lack of memory or disk */
-  int64_t events_spill_failed; /* of those, events whose spill write failed */
   int64_t last_calib_ns;  /* when the last calibration point was taken */
   int rank;               /* MPI rank if known, else -1 */
   int size;               /* MPI size if known, else 1 */
@@ -244,6 +236,14 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
+/* The open spill file's path, or NULL while none is open. */
+SP_HIDDEN const char *sp__spill_path(void);
+/* Events whose spill write failed in this session (of events_lost). */
+SP_HIDDEN int64_t sp__spill_events_failed(void);
+/* sp_setup: a new session's failure counts start at 0. */
+SP_HIDDEN void sp__spill_session_begin(void);
+/* In a forked child: the parent's descriptor is closed, not written. */
+SP_HIDDEN void sp__spill_fork_child(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

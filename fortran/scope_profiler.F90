@@ -98,7 +98,10 @@ module scope_profiler
   integer, parameter :: SP_PATH_MAX = 4096
   !> Version of the interface this module was written for; compare with
   !> `sp_version_string()` for the library actually linked.
-  integer, parameter :: SP_VERSION_MAJOR = 0, SP_VERSION_MINOR = 1, SP_VERSION_PATCH = 0
+  !> (The numbers come from CMake's project(VERSION), fortran/CMakeLists.txt.)
+  integer, parameter :: SP_VERSION_MAJOR = SP_PROJECT_VERSION_MAJOR, &
+                        SP_VERSION_MINOR = SP_PROJECT_VERSION_MINOR, &
+                        SP_VERSION_PATCH = SP_PROJECT_VERSION_PATCH
   !> Version of the file layout (root attribute `scope_profiler_schema`).
   integer, parameter :: SP_SCHEMA_VERSION = 1
 

@@ -57,11 +57,10 @@ extern "C" {
 /*  Version                                                              */
 /* ===================================================================== */
 
-#define SP_VERSION_MAJOR 0
-#define SP_VERSION_MINOR 1
-#define SP_VERSION_PATCH 0
+/* SP_VERSION_MAJOR, _MINOR, _PATCH and SP_VERSION_STRING, generated from the
+ * project's version (CMake project(VERSION)). */
+#include "scope_profiler_version.h"
 #define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + SP_VERSION_PATCH)
-#define SP_VERSION_STRING "0.1.0"
 
 /* Version of the file layout written (root attribute scope_profiler_schema). */
 #define SP_SCHEMA_VERSION 1
@@ -135,7 +134,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
 
 /**
  * Starts a profiling session with cfg (NULL = defaults). Environment
- * variables override fields of cfg (see README "Environment variables"):
+ * variables override fields of cfg (see README "Settings"):
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,

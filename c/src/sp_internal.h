@@ -122,10 +122,35 @@ typedef struct sp_out_id {
 } sp_out_id_t;
 SP_HIDDEN void sp__out_id_take(const char *path, sp_out_id_t *id);
 
+/* How the events reach the file at finalize (raw_write.c). */
+typedef enum sp_raw_mode {
+  SP_RAW_POSIX,      /* each rank opens the file itself and pwrites its blocks */
+  SP_RAW_MPIIO,      /* each rank MPI_File_write_at through a collective open */
+  SP_RAW_COLLECTIVE  /* one MPI_File_write_all over all ranks per round */
+} sp_raw_mode_t;
+
+/* The SCOPE_PROFILER_* settings that are not fields of sp_config (README
+ * "Settings"), read and checked by config.c at sp_setup, so that a mistyped
+ * value is reported at the start of the job; no other file reads them. */
+typedef struct sp_settings {
+  int async_flush;        /* _ASYNC_FLUSH: full buffers written by the writer thread */
+  int clock;              /* _CLOCK: 0 auto, 1 tsc, 2 monotonic (clock.c) */
+  int verbose;            /* _VERBOSE=1: finalize's timings and the slab's use */
+  int flush_signals[16];  /* _FLUSH_SIGNALS, as signal numbers (signal_flush.c) */
+  int nflush_signals;
+  int layout_collective;  /* _METADATA=collective, else rank 0 creates the layout */
+  int raw_write;          /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
+  int64_t round_bytes;    /* _ROUND_BYTES, 0 for the default */
+  int64_t finalize_timeout; /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
+                             * to arrive (mpi_arrival.c) */
+  char likwid_marker_file[SP_PATH_MAX]; /* _LIKWID_MARKER_FILE (tests), "" if unset */
+} sp_settings_t;
+
 /* Session state. Written only by setup/finalize and under `lock`. */
 typedef struct sp_state {
   pthread_mutex_t lock; /* regions, thread list, spill file, calibration */
   sp_config cfg;
+  sp_settings_t set; /* the other settings (config.c) */
   char file_path[SP_PATH_MAX];
   sp_out_id_t out_at_setup; /* the file at file_path when sp_setup ran */
   char spill_dir[SP_PATH_MAX];
@@ -135,33 +160,14 @@ typedef struct sp_state {
   int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
-  int async_flush; /* full buffers are written by the writer thread */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
-  /* spill file, opened at the first flush */
-  int spill_fd;
-  char spill_path[SP_PATH_MAX];
-  int spill_failed;       /* a flush could not be written: data lost */
-  uint8_t *spill_named;   /* per handle: REGION record written */
-  int32_t spill_named_cap;
-  int spill_rank_written; /* RANK record written */
   int64_t events_lost;    /* events dropped for lack of memory or disk */
-  int64_t events_spill_failed; /* of those, events whose spill write failed */
   int64_t last_calib_ns;  /* when the last calibration point was taken */
   int rank;               /* MPI rank if known, else -1 */
   int size;               /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
-  uint32_t logged;        /* bit per message kind already logged */
-  int profile_mpi;        /* record MPI calls as regions (mpi_profile.c) */
-  /* How finalize writes (README "Environment variables"), read and checked
-   * at setup so a mistyped value is reported at the start of the job. */
-  int layout_collective;  /* SCOPE_PROFILER_METADATA=collective, else rank 0 */
-  int raw_write;          /* SCOPE_PROFILER_RAW_WRITE: an sp_raw_mode_t (raw_write.h), or
-                           * -1 for auto */
-  int64_t round_bytes;    /* SCOPE_PROFILER_ROUND_BYTES, 0 for the default */
-  int64_t finalize_timeout; /* SCOPE_PROFILER_FINALIZE_TIMEOUT: s that finalize waits for
-                             * all ranks to arrive (mpi_arrival.c) */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;
@@ -189,7 +195,9 @@ SP_HIDDEN void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...)
 SP_HIDDEN void sp__log_reset_once(void);
 
 /* ---- clock.c ---- */
-SP_HIDDEN int sp__clock_detect_tsc(void);
+/* Whether the hot path reads the TSC, given SCOPE_PROFILER_CLOCK's choice
+ * (sp_settings_t.clock: 0 auto, 1 tsc, 2 monotonic). */
+SP_HIDDEN int sp__clock_detect_tsc(int choice);
 SP_HIDDEN void sp__calib_reset(sp_calib_t *c);
 SP_HIDDEN int sp__calib_add_now(sp_calib_t *c, int tsc, sp_calib_point_t *out);
 SP_HIDDEN int sp__calib_push(sp_calib_t *c, sp_calib_point_t p);
@@ -221,9 +229,6 @@ static inline int64_t sp__ticks(void) {
 
 /* ---- config.c ---- */
 SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
-/* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
- * when VAR is unset or empty, and after reporting a value not among them. */
-SP_HIDDEN int sp__env_choice(const char *var, const char *const *choices, int n);
 
 /* ---- region_table.c ---- */
 SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);
@@ -263,10 +268,19 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
+/* The open spill file's path, or NULL while none is open. */
+SP_HIDDEN const char *sp__spill_path(void);
+/* Events whose spill write failed in this session (of events_lost). */
+SP_HIDDEN int64_t sp__spill_events_failed(void);
+/* sp_setup: a new session's failure counts start at 0. */
+SP_HIDDEN void sp__spill_session_begin(void);
+/* In a forked child: the parent's descriptor is closed, not written. */
+SP_HIDDEN void sp__spill_fork_child(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
-SP_HIDDEN void sp__signal_setup_from_env(void);
+/* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
+SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
 SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 

@@ -68,6 +68,9 @@ typedef struct sp_options {
   sp_sort_t sort;        /* --sort-by */
   sp_export_t export_kind; /* --export */
   int list;              /* --list */
+  const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
+  double start_time;     /* --start-time: chart window start, s since the first start (0) */
+  double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */

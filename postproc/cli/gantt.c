@@ -18,12 +18,9 @@
 
 #include "gantt.h"
 #include "chart_lanes.h"
+#include "chart_output.h"
 #include "gantt_bins.h"
-#include "output_file.h"
 #include "plot_device.h"
-
-/* Bytes of the output file's path, NUL included. */
-#define SP_PATH_MAX 4096
 
 /* Labels closer than this (in pixels) would overlap: see --help. */
 #define SP_LABEL_PX 12.0
@@ -212,22 +209,6 @@ static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   return 0;
 }
 
-/* mkdir -p dir; dir is not empty and shorter than SP_PATH_MAX (checked). */
-static int sp_mkdirs(const char *dir) {
-  char path[SP_PATH_MAX];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1;; p++) {
-    char c = *p;
-    if (c != '/' && c != '\0') continue;
-    *p = '\0';
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
-    *p = c;
-    if (c == '\0') break;
-  }
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 /* Page, plot area and time window of the chart. */
 static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, sp_frame_t *f) {
   f->width = o->width;
@@ -237,6 +218,8 @@ static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, s
     f->height = 120 + 16 * l->n;
     f->height = f->height < 480 ? 480 : f->height > 2400 ? 2400 : f->height;
   }
+  if (f->height < 2 * (SP_VP_BOTTOM_PX + SP_VP_TOP_PX))
+    f->height = 2 * (int)(SP_VP_BOTTOM_PX + SP_VP_TOP_PX); /* a plot area above the margins */
   f->vp[0] = SP_VP_LEFT;
   f->vp[1] = SP_VP_RIGHT;
   f->vp[2] = SP_VP_BOTTOM_PX / f->height;
@@ -294,7 +277,7 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
   rc = sp_plot_open(sp_plot_device(o->format, interactive), path, f.width, f.height,
                     sel->nregions, 1);
   if (rc == 0) {
-    sp_plot_region_colours(sel, o->cmap);
+    sp_plot_region_colours(sel, o);
     sp_gantt_frame(sel, &l, &f);
     rc = sp_gantt_lanes(sel, &l, &f, &b, tm);
     if (rc == 0) sp_gantt_legend(sel);
@@ -308,38 +291,24 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
   return rc;
 }
 
+typedef struct sp_gantt_job {
+  const sp_selection_t *sel;
+  const sp_options_t *o;
+  int interactive;
+  sp_gantt_timing_t *tm;
+} sp_gantt_job_t;
+
+static int sp_gantt_job_draw(void *ctx, const char *path) {
+  sp_gantt_job_t *j = ctx;
+  return sp_gantt_draw(j->sel, j->o, path, j->interactive, j->tm);
+}
+
 int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
                           sp_gantt_timing_t *tm) {
-  char path[SP_PATH_MAX];
   memset(tm, 0, sizeof *tm);
-  if (!interactive) {
-    /* Room for DIR, '/' and gantt_plot.EXT: a longer name would be cut. */
-    if (strlen(o->outdir) + sizeof "/gantt_plot.svg" > sizeof path) {
-      sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)",
-             strlen(o->outdir), sizeof path - sizeof "/gantt_plot.svg");
-      return SP_EXIT_IO;
-    }
-    if (sp_mkdirs(o->outdir) != 0) {
-      sp_msg(SP_QUIET, "cannot create output directory %s: %s", o->outdir, strerror(errno));
-      return SP_EXIT_IO;
-    }
-    /* DIR/gantt_plot.EXT without doubling the slash(es) DIR may end with. */
-    size_t n = strlen(o->outdir);
-    while (n > 1 && o->outdir[n - 1] == '/') n--;
-    snprintf(path, sizeof path, "%.*s%sgantt_plot.%s", (int)n, o->outdir,
-             o->outdir[n - 1] == '/' ? "" : "/", sp_plot_extension(o->format));
-  }
-  /* Drawn under a temporary name, renamed when complete (output_file.c). */
-  char tmp[SP_PATH_MAX + 32];
-  if (!interactive && sp_output_temp(path, tmp, sizeof tmp) != 0) {
-    sp_msg(SP_QUIET, "cannot write %s: %s", path, strerror(errno));
-    return SP_EXIT_IO;
-  }
-  int rc = sp_gantt_draw(sel, o, interactive ? NULL : tmp, interactive, tm);
-  if (rc != 0 && !interactive) remove(tmp);
-  if (rc == 0 && !interactive) rc = sp_output_commit(tmp, path, o->format);
-  if (rc == 0 && !interactive) sp_msg(SP_NORMAL, "wrote %s", path);
-  return rc;
+  sp_gantt_job_t job = {sel, o, interactive, tm};
+  if (interactive) return sp_gantt_job_draw(&job, NULL);
+  return sp_chart_write(o, "gantt_plot", sp_gantt_job_draw, &job);
 }
 
 int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive) {

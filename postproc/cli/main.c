@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "merge_cli.h"
+#include "charts.h"
 #include "pproc.h"
 
 /* The default command: read a profile and write the requested outputs. */
@@ -25,7 +26,10 @@ static int sp_cmd_report(int argc, char **argv) {
     else if (o.summary) rc = sp_summary_print(&sel, o.sort);
     else if (o.export_kind != SP_EXPORT_NONE) rc = sp_export_write(&sel, o.export_kind);
   }
-  if (rc == 0 && o.outdir) rc = sp_gantt_render(&sel, &o, 0);
+  if (rc == 0 && o.outdir) {
+    const char *labels[1] = {o.file};
+    rc = sp_charts_write(&sel, labels, 1, &o);
+  }
   if (rc == 0 && o.show) rc = sp_gantt_render(&sel, &o, 1);
   /* ferror too: a write that failed earlier (full disk) leaves nothing to flush. */
   if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {

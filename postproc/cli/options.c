@@ -14,7 +14,9 @@
 static const char sp_usage_text[] =
     "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--start-time S] [--end-time S] [--cmap NAME]\n"
+    "       [--start-time S] [--end-time S] [--cmap NAME] [--plots NAME,...]\n"
+    "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
+    "       [--skip-plot-images]]\n"
     "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
@@ -24,13 +26,30 @@ static const char sp_help_text[] =
     "Arguments:\n"
     "  FILE                   profile written by scope-profiler (profiling_data.h5)\n"
     "\n"
-    "Gantt chart (one lane per region and rank, and per thread where a region ran\n"
-    "on several threads of a rank):\n"
-    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing)\n"
+    "Charts (the Gantt chart: one lane per region and rank, and per thread where a\n"
+    "region ran on several threads of a rank):\n"
+    "  -o, --output DIR       write the charts to DIR/<name>_plot.<format> (DIR is\n"
+    "                         created if missing)\n"
+    "      --plots NAME,...   charts to write: gantt, durations, rank_heatmap, or all;\n"
+    "                         default all three. durations_plot_<metric>: bars per\n"
+    "                         region of avg, min, max or total over the calls of the\n"
+    "                         selected ranks; rank_heatmap_plot: ranks x regions,\n"
+    "                         colour = rank's total / region's mean over ranks\n"
+    "      --metrics M,...    durations metrics: avg, min, max, total (default all;\n"
+    "                         one metric writes durations_plot.<format>)\n"
+    "      --export-data      also write the data behind the charts to DIR:\n"
+    "                         gantt_data (file,rank,region,start_seconds,end_seconds)\n"
+    "                         and durations_data (file,region,metric,value_seconds)\n"
+    "      --export-data-format csv|json\n"
+    "                         csv (default) or json: {columns, data (one object per\n"
+    "                         row), colors (region -> #rrggbb)}\n"
+    "      --skip-plot-images only the data files (needs --export-data)\n"
     "      --show             open an interactive PLplot window (needs $DISPLAY)\n"
     "      --format FMT       png (default), pdf or svg\n"
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
     "      --height PX        image height; default 16 px per lane, within 480..2400\n"
+    "                         (at least 220; 400 for the charts with names under\n"
+    "                         the axis)\n"
     "      --start-time S     draw only from S seconds since the first start\n"
     "      --end-time S       draw only up to S seconds (default: the last end)\n"
     "      --cmap NAME        region colours: tab10, tab20, viridis, plasma or Set3,\n"
@@ -172,6 +191,54 @@ static int sp_parse_seconds(const char *v, double *out) {
   return 0;
 }
 
+const char *const sp_metric_names[SP_NMETRICS] = {"avg", "min", "max", "total"};
+
+/* The names of --plots, with their bits; "all" is handled apart. */
+static const struct {
+  const char *name;
+  unsigned bit;
+} sp_plot_names[] = {{"gantt", SP_PLOT_GANTT},
+                     {"durations", SP_PLOT_DURATIONS},
+                     {"rank_heatmap", SP_PLOT_RANK_HEATMAP}};
+
+/* Comma-separated words of one option value into bits: --plots or --metrics. */
+static int sp_parse_list(const char *v, int plots, unsigned *bits) {
+  char word[64];
+  while (v && *v) {
+    size_t n = strcspn(v, ",");
+    if (n == 0 || n >= sizeof word) return -1;
+    memcpy(word, v, n);
+    word[n] = '\0';
+    v += n + (v[n] == ',');
+    unsigned add = 0;
+    if (plots && !strcmp(word, "all")) add = SP_PLOTS_ALL;
+    for (size_t k = 0; plots && k < sizeof sp_plot_names / sizeof sp_plot_names[0]; k++)
+      if (!strcmp(word, sp_plot_names[k].name)) add = sp_plot_names[k].bit;
+    for (int k = 0; !plots && k < SP_NMETRICS; k++)
+      if (!strcmp(word, sp_metric_names[k])) add = 1u << k;
+    if (!add) return -1;
+    *bits |= add;
+  }
+  return 0;
+}
+
+/* --plots / --metrics: every following word (or one inline), each a comma list. */
+static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned *bits,
+                       const char *name) {
+  int plots = !strcmp(name, "--plots");
+  const char **words = NULL;
+  size_t n = 0;
+  int rc = sp_opt_words(argc, argv, i, inl, &words, &n, name);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    if (sp_parse_list(words[k], plots, bits) != 0)
+      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, durations, "
+                                  "rank_heatmap or all, comma-separated)", name, words[k])
+                 : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
+                                  "comma-separated)", name, words[k]);
+  free(words);
+  return rc;
+}
+
 static int sp_parse_choice(const char *v, const char *const *names, int n) {
   for (int k = 0; v && k < n; k++)
     if (strcmp(v, names[k]) == 0) return k;
@@ -225,6 +292,19 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), dst) != 0 ||
         (dst == &o->end_time && *dst <= 0))
       return sp_usage_error("%s expects seconds since the first start (a number >= 0)", name);
+  } else if (!strcmp(name, "--plots")) {
+    return sp_opt_list(argc, argv, i, inl, &o->plots, name);
+  } else if (!strcmp(name, "--metrics")) {
+    return sp_opt_list(argc, argv, i, inl, &o->metrics, name);
+  } else if (!strcmp(name, "--export-data")) {
+    o->export_data = 1;
+  } else if (!strcmp(name, "--export-data-format")) {
+    static const char *const kinds[] = {"csv", "json"};
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), kinds, 2);
+    if (k < 0) return sp_usage_error("%s expects csv or json", name);
+    o->data_json = k;
+  } else if (!strcmp(name, "--skip-plot-images")) {
+    o->skip_images = 1;
   } else if (!strcmp(name, "--cmap")) {
     const char *v = sp_opt_value(argc, argv, i, inl);
     if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", name, sp_palette_names());
@@ -272,6 +352,10 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
                           o->start_time);
   if (o->list + o->summary + (o->export_kind != SP_EXPORT_NONE) > 1)
     return sp_usage_error("%s", "--list, --summary and --export all write to stdout: choose one");
+  if (o->export_data && !o->outdir)
+    return sp_usage_error("%s", "--export-data needs -o DIR (the data files go beside the charts)");
+  if (o->skip_images && !o->export_data)
+    return sp_usage_error("%s", "--skip-plot-images needs --export-data (nothing would be written)");
   if (!o->outdir && !o->show && !o->list && !o->summary && o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
   return 0;

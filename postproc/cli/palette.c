@@ -103,6 +103,23 @@ int sp_palette_assign(const char *cmap, const char *const *names, int n, unsigne
   return 0;
 }
 
+int sp_palette_for(const char *cmap, const char *const *domain, int ndomain,
+                   const char *const *names, int n, unsigned char *rgb) {
+  size_t all = (size_t)ndomain + (size_t)n;
+  const char **v = malloc((all ? all : 1) * sizeof *v);
+  unsigned char *c = malloc((all ? all : 1) * 3);
+  int rc = v && c ? 0 : -1;
+  if (rc == 0) {
+    if (ndomain) memcpy(v, domain, (size_t)ndomain * sizeof *v);
+    if (n) memcpy(v + ndomain, names, (size_t)n * sizeof *v);
+    rc = sp_palette_assign(cmap, v, (int)all, c);
+    memcpy(rgb, c + 3 * (size_t)ndomain, 3 * (size_t)n);
+  }
+  free(v);
+  free(c);
+  return rc;
+}
+
 void sp_palette_hex(const unsigned char *rgb, char out[8]) {
   snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }

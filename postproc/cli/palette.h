@@ -16,6 +16,13 @@ const char *sp_palette_names(void);
  * (rgb then holds the unsorted sampling). */
 int sp_palette_assign(const char *cmap, const char *const *names, int n, unsigned char *rgb);
 
+/* Colours of names[0..n) when the map is sampled over the distinct names
+ * of domain[0..ndomain) and names together: every chart of a run passes
+ * the same domain (the selected regions of all files), so a region keeps
+ * its colour whatever a chart shows. Returns 0 or -1 (out of memory). */
+int sp_palette_for(const char *cmap, const char *const *domain, int ndomain,
+                   const char *const *names, int n, unsigned char *rgb);
+
 /* "#rrggbb" of rgb into out (8 bytes). */
 void sp_palette_hex(const unsigned char *rgb, char out[8]);
 

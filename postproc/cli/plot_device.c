@@ -117,13 +117,13 @@ int sp_plot_close(void) {
   return sp_plot_failed ? SP_EXIT_IO : 0;
 }
 
-void sp_plot_region_colours(const sp_selection_t *sel, const char *cmap) {
+void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o) {
   int n = sel->nregions;
   const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
   unsigned char *rgb = malloc((size_t)(n ? n : 1) * 3);
   if (names && rgb) {
     for (int i = 0; i < n; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
-    sp_palette_assign(cmap, names, n, rgb);
+    sp_palette_for(o->cmap, o->colour_names, o->ncolour_names, names, n, rgb);
     for (int i = 0; i < n; i++) plscol0(SP_COL_REGION0 + i, rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
   }
   free(names);

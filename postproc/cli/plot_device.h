@@ -24,7 +24,8 @@ const char *sp_plot_extension(sp_format_t f);
 void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
 
 /* Sets colour map 0 entries SP_COL_REGION0 + i to the colour of region
- * sel->regions[i] under the named colour map (palette.c; NULL: default). */
-void sp_plot_region_colours(const sp_selection_t *sel, const char *cmap);
+ * sel->regions[i] under o->cmap (palette.c), sampled over o->colour_names
+ * (all files) when set, else over the selection's regions. */
+void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o);
 
 #endif

@@ -51,6 +51,23 @@ typedef enum sp_sort {
   SP_SORT_IMBALANCE
 } sp_sort_t;
 
+/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. */
+typedef enum sp_plot {
+  SP_PLOT_GANTT = 1u << 0,
+  SP_PLOT_DURATIONS = 1u << 1,
+  SP_PLOT_RANK_HEATMAP = 1u << 2,
+  SP_PLOT_FLAME = 1u << 3,
+  SP_PLOT_SPEEDUP = 1u << 4
+} sp_plot_t;
+/* What --plots all gives: the charts this version draws. */
+#define SP_PLOTS_ALL (SP_PLOT_GANTT | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
+/* Without --plots (speedup only with several files). */
+#define SP_PLOTS_DEFAULT SP_PLOTS_ALL
+
+/* Metrics of the duration charts (--metrics), in this order. */
+enum { SP_METRIC_AVG, SP_METRIC_MIN, SP_METRIC_MAX, SP_METRIC_TOTAL, SP_NMETRICS };
+extern const char *const sp_metric_names[SP_NMETRICS];
+
 typedef struct sp_options {
   const char *file;      /* the profile to read */
   const char *outdir;    /* -o: directory for gantt_plot.<format>; NULL = none */
@@ -71,6 +88,14 @@ typedef struct sp_options {
   const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
   double start_time;     /* --start-time: chart window start, s since the first start (0) */
   double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
+  unsigned plots;        /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
+  unsigned metrics;      /* --metrics: 1 << SP_METRIC_*; 0 = all four */
+  int export_data;       /* --export-data: the data behind the charts under -o DIR */
+  int data_json;         /* --export-data-format json (else csv) */
+  int skip_images;       /* --skip-plot-images: only the data files */
+  const char *const *colour_names; /* palette domain: selected regions of all files
+                                    * (set by charts.c; NULL = each chart's own) */
+  int ncolour_names;
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */

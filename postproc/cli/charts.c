@@ -1,0 +1,82 @@
+/* charts.c - the charts and data files of -o DIR: figures read once, the
+ * colour domain fixed for the run, then each chart chosen by --plots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "charts.h"
+#include "palette.h"
+
+/* The selected region names of all files, distinct, in first-seen order. */
+static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
+  size_t cap = 0;
+  for (int f = 0; f < nfiles; f++) cap += (size_t)sels[f].nregions;
+  const char **v = malloc((cap ? cap : 1) * sizeof *v);
+  if (!v) return SP_EXIT_IO;
+  int m = 0;
+  for (int f = 0; f < nfiles; f++)
+    for (int g = 0; g < sels[f].nregions; g++) {
+      const char *name = sp_reader_region_name(sels[f].reader, sels[f].regions[g]);
+      int seen = 0;
+      /* Files after the first are compared by name (quadratic only then). */
+      for (int i = 0; f > 0 && !seen && i < m; i++) seen = strcmp(v[i], name) == 0;
+      if (!seen) v[m++] = name;
+    }
+  *out = v;
+  *n = m;
+  return 0;
+}
+
+static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
+  const char **names = NULL;
+  int nnames = 0;
+  int rc = sp_charts_names(c->sels, c->nfiles, &names, &nnames);
+  if (rc) return rc;
+  one->colour_names = names;
+  one->ncolour_names = nnames;
+  c->stats = calloc(c->nfiles > 0 ? (size_t)c->nfiles : 1, sizeof *c->stats);
+  c->rgb = malloc((size_t)(nnames ? nnames : 1) * 3);
+  if (!c->stats || !c->rgb) return SP_EXIT_IO;
+  sp_palette_for(one->cmap, names, nnames, names, nnames, c->rgb);
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_chart_stats_build(&c->sels[f], &c->stats[f]);
+  if (rc == 0) rc = sp_common_regions(c->sels, c->nfiles, &c->common, &c->ncommon);
+  if (rc) return rc;
+  const char **cn = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *cn);
+  c->common_rgb = malloc((size_t)(c->ncommon ? c->ncommon : 1) * 3);
+  if (!cn || !c->common_rgb) {
+    free(cn);
+    return SP_EXIT_IO;
+  }
+  for (int j = 0; j < c->ncommon; j++)
+    cn[j] = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[j]]);
+  sp_palette_for(one->cmap, names, nnames, cn, c->ncommon, c->common_rgb);
+  free(cn);
+  return 0;
+}
+
+static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
+  for (int f = 0; c->stats && f < c->nfiles; f++) sp_chart_stats_free(&c->stats[f]);
+  free(c->stats);
+  free(c->common);
+  free(c->rgb);
+  free(c->common_rgb);
+  free((void *)one->colour_names);
+}
+
+int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o) {
+  sp_options_t one = *o;
+  sp_charts_t c;
+  memset(&c, 0, sizeof c);
+  c.sels = sels;
+  c.labels = labels;
+  c.nfiles = nfiles;
+  c.o = &one;
+  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
+  int rc = sp_charts_prepare(&c, &one);
+  if (rc == 0 && (plots & SP_PLOT_GANTT)) rc = sp_gantt_render(&sels[0], &one, 0);
+  if (rc == 0 && (plots & SP_PLOT_DURATIONS)) rc = sp_durations_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_RANK_HEATMAP)) rc = sp_heatmap_plot(&c);
+  if (rc == 0 && o->export_data) rc = sp_export_data(&c);
+  sp_charts_free(&c, &one);
+  return rc;
+}

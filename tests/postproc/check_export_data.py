@@ -1,0 +1,120 @@
+"""check_export_data.py - --export-data files against numpy on the HDF5 file.
+
+Reads the profile with h5py (an independent reader), computes the rows of
+gantt_data (file,rank,region,start_seconds,end_seconds, seconds since the
+file's first start) and durations_data (file,region,metric,value_seconds:
+mean, min, max and total over the calls of the selected ranks) with numpy,
+runs scope-profiler-pproc --export-data and compares, row by row.
+
+usage: check_export_data.py PPROC OUTDIR H5 CASE
+CASE: csv, json (adds the colors map: tab10 sampled evenly over the sorted
+names), metrics (--metrics avg,total --ranks 1-2)."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from urllib.parse import unquote
+
+import h5py
+import numpy as np
+
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def read_profile(path, ranks=None):
+    """{(rank, name): (starts, ends)} in ns."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for key in f:
+            if not key.startswith("rank") or not key[4:].isdigit():
+                continue
+            rank = int(key[4:])
+            if ranks is not None and rank not in ranks:
+                continue
+            regs = f[key].get("regions")
+            for link in (regs or {}):
+                g = regs[link]
+                if "start_times" not in g:
+                    continue
+                name = g.attrs.get("name", unquote(link))
+                name = name.decode() if isinstance(name, bytes) else str(name)
+                out[(rank, name)] = (g["start_times"][()].astype(np.int64),
+                                     g["end_times"][()].astype(np.int64))
+    return out
+
+
+def expected(path, ranks, metrics):
+    prof = read_profile(path, ranks)
+    t0 = min(int(s.min()) for s, _ in prof.values() if len(s))
+    gantt = []
+    for (rank, name), (s, e) in prof.items():
+        for a, b in zip(s, e):
+            gantt.append((path, rank, name, (int(a) - t0) * 1e-9, (int(b) - t0) * 1e-9))
+    dur = {}
+    names = sorted({n for (_, n) in prof})
+    for name in names:
+        d = np.concatenate([(e - s).astype(np.float64) for (r, n), (s, e) in prof.items()
+                            if n == name]) * 1e-9
+        if len(d) == 0:
+            continue
+        vals = {"avg": d.mean(), "min": d.min(), "max": d.max(), "total": d.sum()}
+        for m in metrics:
+            dur[(path, name, m)] = vals[m]
+    nd = len(names)
+    colors = {n: TAB10[min(9, int((k / (nd - 1) if nd > 1 else 0) * 10))]
+              for k, n in enumerate(names)}
+    return gantt, dur, colors
+
+
+def load(path, json_fmt):
+    if json_fmt:
+        with open(path) as f:
+            doc = json.load(f)
+        return doc["columns"], doc["data"], doc.get("colors")
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], [dict(zip(rows[0], r)) for r in rows[1:]], None
+
+
+def main():
+    pproc, outdir, h5, case = sys.argv[1:5]
+    out = os.path.join(outdir, f"export_data_{case}")
+    shutil.rmtree(out, ignore_errors=True)
+    args = [pproc, h5, "-o", out, "--export-data", "--skip-plot-images"]
+    metrics, ranks = ["avg", "min", "max", "total"], None
+    if case == "json":
+        args += ["--export-data-format", "json"]
+    if case == "metrics":
+        args += ["--metrics", "avg,total", "--ranks", "1-2"]
+        metrics, ranks = ["avg", "total"], {1, 2}
+    subprocess.run(args, check=True)
+    pngs = [f for f in os.listdir(out) if f.endswith(".png")]
+    assert not pngs, f"--skip-plot-images wrote {pngs}"
+    gantt, dur, colors = expected(h5, ranks, metrics)
+    ext = "json" if case == "json" else "csv"
+    cols, rows, got_colors = load(os.path.join(out, f"gantt_data.{ext}"), case == "json")
+    assert cols == ["file", "rank", "region", "start_seconds", "end_seconds"], cols
+    got = sorted((r["file"], int(r["rank"]), r["region"], float(r["start_seconds"]),
+                  float(r["end_seconds"])) for r in rows)
+    exp = sorted(gantt)
+    assert len(got) == len(exp), f"gantt_data: {len(got)} rows, numpy {len(exp)}"
+    for g, e in zip(got, exp):
+        assert g[:3] == e[:3] and abs(g[3] - e[3]) < 1e-8 and abs(g[4] - e[4]) < 1e-8, (g, e)
+    cols, rows, got_colors2 = load(os.path.join(out, f"durations_data.{ext}"), case == "json")
+    assert cols == ["file", "region", "metric", "value_seconds"], cols
+    gd = {(r["file"], r["region"], r["metric"]): float(r["value_seconds"]) for r in rows}
+    assert len(gd) == len(rows), "durations_data: duplicate rows"
+    assert set(gd) == set(dur), f"durations_data keys differ: {sorted(set(gd) ^ set(dur))}"
+    for k, v in dur.items():
+        assert abs(gd[k] - v) <= 1e-9 + 1e-9 * abs(v), (k, gd[k], v)
+    if case == "json":
+        for c in (got_colors, got_colors2):
+            assert c == colors, f"colors {c} != {colors}"
+    print(f"{case}: {len(got)} gantt rows and {len(gd)} duration rows match numpy")
+
+
+if __name__ == "__main__":
+    main()

@@ -74,6 +74,7 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
   int rc = sp_charts_prepare(&c, &one);
   if (rc == 0 && (plots & SP_PLOT_GANTT)) rc = sp_gantt_render(&sels[0], &one, 0);
+  if (rc == 0 && (plots & SP_PLOT_FLAME)) rc = sp_flame_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_DURATIONS)) rc = sp_durations_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_RANK_HEATMAP)) rc = sp_heatmap_plot(&c);
   if (rc == 0 && o->export_data) rc = sp_export_data(&c);

@@ -27,7 +27,9 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
 int sp_durations_plot(const sp_charts_t *c);
 /* chart_heatmap.c: rank_heatmap_plot of the first file. */
 int sp_heatmap_plot(const sp_charts_t *c);
-/* export_data.c: gantt_data and durations_data (.csv or .json). */
+/* chart_flame.c: flame_plot of the first file. */
+int sp_flame_plot(const sp_charts_t *c);
+/* export_data.c: gantt_data, flame_data and durations_data (.csv or .json). */
 int sp_export_data(const sp_charts_t *c);
 
 #endif

@@ -3,6 +3,8 @@
  * Files and columns as the reference tool writes them:
  *   gantt_data      file,rank,region,start_seconds,end_seconds
  *                   (seconds since the file's first start, one row per call)
+ *   flame_data      file,rank,region,depth,start_seconds,end_seconds
+ *                   (the flame chart's ranks; depth as flame_calls.c gives it)
  *   durations_data  file,region,metric,value_seconds
  *                   (the regions common to all files, the chosen metrics)
  * As .csv (a header line, RFC 4180 quoting) or .json: an object with
@@ -18,6 +20,7 @@
 
 #include "chart_output.h"
 #include "charts.h"
+#include "flame_calls.h"
 #include "output_file.h"
 #include "palette.h"
 
@@ -139,6 +142,41 @@ static int sp_gantt_data(const sp_charts_t *c) {
   return d.f ? sp_data_close(&d, c, rc) : rc;
 }
 
+static int sp_flame_data(const sp_charts_t *c) {
+  static const char *const cols[] = {"file", "rank", "region", "depth", "start_seconds",
+                                     "end_seconds"};
+  sp_data_file_t d;
+  int rc = sp_data_open(&d, c->o, "flame_data", cols, 6);
+  for (int fi = 0; rc == 0 && fi < c->nfiles; fi++) {
+    const sp_selection_t *sel = &c->sels[fi];
+    const int *ranks;
+    int nfr = sp_flame_ranks(sel, c->o, &ranks);
+    for (int p = 0; rc == 0 && p < nfr; p++) {
+      sp_flame_calls_t fc;
+      rc = sp_flame_calls_load(sel, p, &fc);
+      int rank = sp_reader_rank_id(sel->reader, ranks[p]);
+      for (int64_t k = 0; rc == 0 && k < fc.n; k++) {
+        const sp_flame_call_t *call = &fc.call[k];
+        sp_data_key(&d, 0);
+        sp_data_text(d.f, d.json, c->labels[fi]);
+        sp_data_key(&d, 1);
+        fprintf(d.f, "%d", rank);
+        sp_data_key(&d, 2);
+        sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[call->row]));
+        sp_data_key(&d, 3);
+        fprintf(d.f, "%d", (int)call->depth);
+        sp_data_key(&d, 4);
+        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->start));
+        sp_data_key(&d, 5);
+        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->end));
+        sp_data_end_row(&d);
+      }
+      if (rc == 0) sp_flame_calls_free(&fc);
+    }
+  }
+  return d.f ? sp_data_close(&d, c, rc) : rc;
+}
+
 static int sp_durations_data(const sp_charts_t *c) {
   static const char *const cols[] = {"file", "region", "metric", "value_seconds"};
   unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_NMETRICS) - 1;
@@ -168,6 +206,7 @@ static int sp_durations_data(const sp_charts_t *c) {
 
 int sp_export_data(const sp_charts_t *c) {
   int rc = sp_gantt_data(c);
+  if (rc == 0) rc = sp_flame_data(c);
   if (rc == 0) rc = sp_durations_data(c);
   return rc;
 }

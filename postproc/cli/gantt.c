@@ -24,8 +24,6 @@
 
 /* Labels closer than this (in pixels) would overlap: see --help. */
 #define SP_LABEL_PX 12.0
-/* Legend entries before "+N more". */
-#define SP_LEGEND_MAX 40
 /* Plot area in normalized page coordinates (room for labels and legend). */
 #define SP_VP_LEFT 0.17
 #define SP_VP_RIGHT 0.84
@@ -128,49 +126,6 @@ static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int l
     c = e;
   }
   return drawn;
-}
-
-/* Legend at the right, outside the plot: one coloured box per region. */
-static void sp_gantt_legend(const sp_selection_t *sel) {
-  int n = sel->nregions < SP_LEGEND_MAX ? sel->nregions : SP_LEGEND_MAX;
-  int extra = sel->nregions > n;
-  int m = n + extra;
-  PLINT *opt = calloc((size_t)m, sizeof *opt), *colours = calloc((size_t)m, sizeof *colours);
-  PLINT *patterns = calloc((size_t)m, sizeof *patterns);
-  PLFLT *scales = calloc((size_t)m, sizeof *scales), *widths = calloc((size_t)m, sizeof *widths);
-  char **texts = calloc((size_t)m, sizeof *texts);
-  char *store = calloc((size_t)m, 128);
-  if (opt && colours && patterns && scales && widths && texts && store) {
-    for (int i = 0; i < m; i++) {
-      texts[i] = store + 128 * i;
-      colours[i] = SP_COL_REGION0 + i;
-      scales[i] = 0.8;
-      widths[i] = 1.0;
-      opt[i] = PL_LEGEND_COLOR_BOX;
-      if (i < n) {
-        sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[i]), texts[i], 128, 24);
-      } else {
-        opt[i] = PL_LEGEND_NONE;
-        snprintf(texts[i], 128, "+%d more", sel->nregions - n);
-      }
-    }
-    PLFLT lw, lh;
-    PLINT fg[SP_LEGEND_MAX + 1];
-    for (int i = 0; i < m; i++) fg[i] = SP_COL_FG;
-    plschr(3.0, 1.0);
-    pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
-             SP_COL_BG, SP_COL_FG, 1, 0, 0, m, opt, 0.8, 0.9, 1.6, 0.0, fg,
-             (PLCHAR_MATRIX)texts, colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL,
-             NULL, NULL);
-  }
-  free(opt);
-  free(colours);
-  free(patterns);
-  free(scales);
-  free(widths);
-  free(texts);
-  free(store);
 }
 
 /* Pass 2: load each (region, rank) pair once, bin and draw each of its lanes. */
@@ -280,7 +235,7 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
     sp_plot_region_colours(sel, o);
     sp_gantt_frame(sel, &l, &f);
     rc = sp_gantt_lanes(sel, &l, &f, &b, tm);
-    if (rc == 0) sp_gantt_legend(sel);
+    if (rc == 0) sp_plot_region_legend(sel);
     int rc2 = sp_plot_close();
     if (rc == 0) rc = rc2;
   }

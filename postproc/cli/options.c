@@ -30,16 +30,20 @@ static const char sp_help_text[] =
     "region ran on several threads of a rank):\n"
     "  -o, --output DIR       write the charts to DIR/<name>_plot.<format> (DIR is\n"
     "                         created if missing)\n"
-    "      --plots NAME,...   charts to write: gantt, durations, rank_heatmap, or all;\n"
-    "                         default all three. durations_plot_<metric>: bars per\n"
+    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
+    "                         or all; default all four. flame_plot: call depth over\n"
+    "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
+    "                         band per rank and thread; durations_plot_<metric>: bars per\n"
     "                         region of avg, min, max or total over the calls of the\n"
     "                         selected ranks; rank_heatmap_plot: ranks x regions,\n"
     "                         colour = rank's total / region's mean over ranks\n"
     "      --metrics M,...    durations metrics: avg, min, max, total (default all;\n"
     "                         one metric writes durations_plot.<format>)\n"
     "      --export-data      also write the data behind the charts to DIR:\n"
-    "                         gantt_data (file,rank,region,start_seconds,end_seconds)\n"
-    "                         and durations_data (file,region,metric,value_seconds)\n"
+    "                         gantt_data (file,rank,region,start_seconds,end_seconds),\n"
+    "                         flame_data (file,rank,region,depth,start_seconds,\n"
+    "                         end_seconds) and durations_data (file,region,metric,\n"
+    "                         value_seconds); seconds since the selection's first start\n"
     "      --export-data-format csv|json\n"
     "                         csv (default) or json: {columns, data (one object per\n"
     "                         row), colors (region -> #rrggbb)}\n"
@@ -198,6 +202,7 @@ static const struct {
   const char *name;
   unsigned bit;
 } sp_plot_names[] = {{"gantt", SP_PLOT_GANTT},
+                     {"flame", SP_PLOT_FLAME},
                      {"durations", SP_PLOT_DURATIONS},
                      {"rank_heatmap", SP_PLOT_RANK_HEATMAP}};
 
@@ -231,8 +236,8 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   int rc = sp_opt_words(argc, argv, i, inl, &words, &n, name);
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
-      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, durations, "
-                                  "rank_heatmap or all, comma-separated)", name, words[k])
+      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
+                                  "durations, rank_heatmap or all, comma-separated)", name, words[k])
                  : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
                                   "comma-separated)", name, words[k]);
   free(words);

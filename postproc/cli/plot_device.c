@@ -129,3 +129,49 @@ void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o) {
   free(names);
   free(rgb);
 }
+
+/* Legend entries before "+N more". */
+#define SP_LEGEND_MAX 40
+
+/* Legend at the right, outside the plot: one coloured box per region. */
+void sp_plot_region_legend(const sp_selection_t *sel) {
+  int n = sel->nregions < SP_LEGEND_MAX ? sel->nregions : SP_LEGEND_MAX;
+  int extra = sel->nregions > n;
+  int m = n + extra;
+  PLINT *opt = calloc((size_t)m, sizeof *opt), *colours = calloc((size_t)m, sizeof *colours);
+  PLINT *patterns = calloc((size_t)m, sizeof *patterns);
+  PLFLT *scales = calloc((size_t)m, sizeof *scales), *widths = calloc((size_t)m, sizeof *widths);
+  char **texts = calloc((size_t)m, sizeof *texts);
+  char *store = calloc((size_t)m, 128);
+  if (opt && colours && patterns && scales && widths && texts && store) {
+    for (int i = 0; i < m; i++) {
+      texts[i] = store + 128 * i;
+      colours[i] = SP_COL_REGION0 + i;
+      scales[i] = 0.8;
+      widths[i] = 1.0;
+      opt[i] = PL_LEGEND_COLOR_BOX;
+      if (i < n) {
+        sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[i]), texts[i], 128, 24);
+      } else {
+        opt[i] = PL_LEGEND_NONE;
+        snprintf(texts[i], 128, "+%d more", sel->nregions - n);
+      }
+    }
+    PLFLT lw, lh;
+    PLINT fg[SP_LEGEND_MAX + 1];
+    for (int i = 0; i < m; i++) fg[i] = SP_COL_FG;
+    plschr(3.0, 1.0);
+    pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
+             SP_COL_BG, SP_COL_FG, 1, 0, 0, m, opt, 0.8, 0.9, 1.6, 0.0, fg,
+             (PLCHAR_MATRIX)texts, colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL,
+             NULL, NULL);
+  }
+  free(opt);
+  free(colours);
+  free(patterns);
+  free(scales);
+  free(widths);
+  free(texts);
+  free(store);
+}

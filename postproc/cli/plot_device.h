@@ -28,4 +28,8 @@ void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
  * (all files) when set, else over the selection's regions. */
 void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o);
 
+/* Legend at the right, outside the plot: a coloured box per selected region
+ * (colours as sp_plot_region_colours set them), at most 40, then "+N more". */
+void sp_plot_region_legend(const sp_selection_t *sel);
+
 #endif

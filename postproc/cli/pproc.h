@@ -60,7 +60,7 @@ typedef enum sp_plot {
   SP_PLOT_SPEEDUP = 1u << 4
 } sp_plot_t;
 /* What --plots all gives: the charts this version draws. */
-#define SP_PLOTS_ALL (SP_PLOT_GANTT | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
+#define SP_PLOTS_ALL (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
 /* Without --plots (speedup only with several files). */
 #define SP_PLOTS_DEFAULT SP_PLOTS_ALL
 

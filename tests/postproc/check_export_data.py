@@ -8,7 +8,9 @@ runs scope-profiler-pproc --export-data and compares, row by row.
 
 usage: check_export_data.py PPROC OUTDIR H5 CASE
 CASE: csv, json (adds the colors map: tab10 sampled evenly over the sorted
-names), metrics (--metrics avg,total --ranks 1-2)."""
+names), metrics (--metrics avg,total --ranks 1-2), flame (--ranks 0 1).
+flame_data (the flame chart's ranks: rank 0 without --ranks) is checked in
+every case against a brute-force depth."""
 import csv
 import json
 import os
@@ -44,6 +46,42 @@ def read_profile(path, ranks=None):
                 out[(rank, name)] = (g["start_times"][()].astype(np.int64),
                                      g["end_times"][()].astype(np.int64))
     return out
+
+
+def flame_rows(path, ranks, sel_ranks):
+    """flame_data rows by brute force: per rank and thread, calls ordered by
+    start, longest first, name; depth = earlier calls in that order still
+    open (end > start) at the call's start."""
+    rows = []
+    with h5py.File(path, "r") as f:
+        t0 = None
+        calls = []
+        for key in f:
+            if not key.startswith("rank") or not key[4:].isdigit():
+                continue
+            regs = f[key].get("regions") or {}
+            for link in regs:
+                g = regs[link]
+                if "start_times" not in g:
+                    continue
+                s = g["start_times"][()].astype(np.int64)
+                rank = int(key[4:])
+                if sel_ranks is not None and rank not in sel_ranks:
+                    continue
+                if len(s):  # times are since the selection's first start
+                    t0 = int(s.min()) if t0 is None else min(t0, int(s.min()))
+                if rank not in ranks:
+                    continue
+                name = g.attrs.get("name", unquote(link))
+                name = name.decode() if isinstance(name, bytes) else str(name)
+                e = g["end_times"][()].astype(np.int64)
+                tid = g["thread_ids"][()] if "thread_ids" in g else np.zeros(len(s), np.int64)
+                calls += [(rank, int(t), int(a), int(b), name) for a, b, t in zip(s, e, tid)]
+    calls.sort(key=lambda c: (c[0], c[1], c[2], -c[3], c[4]))
+    for i, (rank, t, a, b, name) in enumerate(calls):
+        depth = sum(1 for c in calls[:i] if c[0] == rank and c[1] == t and c[3] > a)
+        rows.append((path, rank, name, depth, (a - t0) * 1e-9, (b - t0) * 1e-9))
+    return rows
 
 
 def expected(path, ranks, metrics):
@@ -87,6 +125,9 @@ def main():
     metrics, ranks = ["avg", "min", "max", "total"], None
     if case == "json":
         args += ["--export-data-format", "json"]
+    if case == "flame":
+        args += ["--ranks", "0", "1"]
+        ranks = {0, 1}
     if case == "metrics":
         args += ["--metrics", "avg,total", "--ranks", "1-2"]
         metrics, ranks = ["avg", "total"], {1, 2}
@@ -113,7 +154,15 @@ def main():
     if case == "json":
         for c in (got_colors, got_colors2):
             assert c == colors, f"colors {c} != {colors}"
-    print(f"{case}: {len(got)} gantt rows and {len(gd)} duration rows match numpy")
+    cols, rows, _ = load(os.path.join(out, f"flame_data.{ext}"), case == "json")
+    assert cols == ["file", "rank", "region", "depth", "start_seconds", "end_seconds"], cols
+    gotf = sorted((r["file"], int(r["rank"]), r["region"], int(r["depth"]),
+                   float(r["start_seconds"]), float(r["end_seconds"])) for r in rows)
+    expf = sorted(flame_rows(h5, ranks if ranks else {0}, ranks))
+    assert len(gotf) == len(expf), f"flame_data: {len(gotf)} rows, expected {len(expf)}"
+    for g, e in zip(gotf, expf):
+        assert g[:4] == e[:4] and abs(g[4] - e[4]) < 1e-8 and abs(g[5] - e[5]) < 1e-8, (g, e)
+    print(f"{case}: {len(gotf)} flame rows, {len(got)} gantt rows and {len(gd)} duration rows match numpy")
 
 
 if __name__ == "__main__":

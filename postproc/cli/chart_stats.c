@@ -5,7 +5,7 @@
 
 #include "chart_stats.h"
 
-int sp_chart_stats_build(const sp_selection_t *sel, sp_chart_stats_t *st) {
+int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st) {
   memset(st, 0, sizeof *st);
   st->nregions = sel->nregions;
   st->nranks = sel->nranks;
@@ -23,6 +23,7 @@ int sp_chart_stats_build(const sp_selection_t *sel, sp_chart_stats_t *st) {
       sp_cell_stats_t *c = &st->cell[(size_t)g * sel->nranks + k];
       for (int64_t i = 0; i < iv.n; i++) {
         double d = sp_ns_between(iv.start[i], iv.end[i]);
+        if (d < 1e9 * min_duration) continue;
         c->total += d;
         if (c->n == 0 || d < c->min) c->min = d;
         if (c->n == 0 || d > c->max) c->max = d;

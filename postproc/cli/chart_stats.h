@@ -18,8 +18,9 @@ typedef struct sp_chart_stats {
                           * sel->regions[g] on sel->ranks[k] */
 } sp_chart_stats_t;
 
-/* Reads every selected pair once. Returns an sp_exit_t code after printing why. */
-int sp_chart_stats_build(const sp_selection_t *sel, sp_chart_stats_t *st);
+/* Reads every selected pair once; calls shorter than min_duration seconds
+ * are left out. Returns an sp_exit_t code after printing why. */
+int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st);
 void sp_chart_stats_free(sp_chart_stats_t *st);
 
 /* Metric SP_METRIC_* of region row g over all selected ranks, in seconds

@@ -26,6 +26,40 @@ static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char **
   return 0;
 }
 
+/* --top-n: keeps the n common regions of largest total time in the first
+ * file (ties: chart order), in chart order. */
+static void sp_charts_top(sp_charts_t *c, int n) {
+  if (n <= 0 || n >= c->ncommon) return;
+  int nc = c->ncommon;
+  char *keep = calloc((size_t)nc, 1);
+  if (!keep) return;
+  for (int t = 0; t < n; t++) {
+    int best = -1;
+    double bv = -1;
+    for (int j = 0; j < nc; j++) {
+      double v = sp_chart_stats_metric(&c->stats[0], c->common[j], SP_METRIC_TOTAL);
+      if (!keep[j] && (v != v ? 0.0 : v) > bv) best = j, bv = v != v ? 0.0 : v;
+    }
+    keep[best] = 1;
+  }
+  int *rows = malloc((size_t)n * (size_t)c->nfiles * sizeof *rows);
+  if (!rows) {
+    free(keep);
+    return;
+  }
+  int m = 0;
+  for (int j = 0; j < nc; j++) {
+    if (!keep[j]) continue;
+    for (int f = 0; f < c->nfiles; f++) rows[(size_t)f * n + m] = c->common[(size_t)f * nc + j];
+    memmove(c->common_rgb + 3 * m, c->common_rgb + 3 * j, 3);
+    m++;
+  }
+  free(c->common);
+  c->common = rows;
+  c->ncommon = n;
+  free(keep);
+}
+
 static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
   const char **names = NULL;
   int nnames = 0;
@@ -37,7 +71,7 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
   c->rgb = malloc((size_t)(nnames ? nnames : 1) * 3);
   if (!c->stats || !c->rgb) return SP_EXIT_IO;
   sp_palette_for(one->cmap, names, nnames, names, nnames, c->rgb);
-  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_chart_stats_build(&c->sels[f], &c->stats[f]);
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_chart_stats_build(&c->sels[f], one->min_duration, &c->stats[f]);
   if (rc == 0) rc = sp_common_regions(c->sels, c->nfiles, &c->common, &c->ncommon);
   if (rc) return rc;
   const char **cn = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *cn);
@@ -50,6 +84,7 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
     cn[j] = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[j]]);
   sp_palette_for(one->cmap, names, nnames, cn, c->ncommon, c->common_rgb);
   free(cn);
+  sp_charts_top(c, one->top_n);
   return 0;
 }
 
@@ -77,6 +112,9 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   if (rc == 0 && (plots & SP_PLOT_FLAME)) rc = sp_flame_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_DURATIONS)) rc = sp_durations_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_RANK_HEATMAP)) rc = sp_heatmap_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_TIMESERIES)) rc = sp_timeseries_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_HISTOGRAM)) rc = sp_histogram_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_DENSITY)) rc = sp_density_plot(&c);
   if (rc == 0 && o->export_data) rc = sp_export_data(&c);
   sp_charts_free(&c, &one);
   return rc;

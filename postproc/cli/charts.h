@@ -29,6 +29,10 @@ int sp_durations_plot(const sp_charts_t *c);
 int sp_heatmap_plot(const sp_charts_t *c);
 /* chart_flame.c: flame_plot of the first file. */
 int sp_flame_plot(const sp_charts_t *c);
+/* chart_timeseries.c, chart_histogram.c, chart_density.c: the "more views". */
+int sp_timeseries_plot(const sp_charts_t *c);
+int sp_histogram_plot(const sp_charts_t *c);
+int sp_density_plot(const sp_charts_t *c);
 /* export_data.c: gantt_data, flame_data and durations_data (.csv or .json). */
 int sp_export_data(const sp_charts_t *c);
 

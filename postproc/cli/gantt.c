@@ -101,24 +101,36 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   sp_gantt_labels(sel, l, f);
 }
 
-/* One lane: each pixel column a bar as high as the lane is busy in it
- * (heights in 1/256 steps); neighbouring columns of one height are one
- * rectangle, so a lane costs at most ncols fills whatever its intervals.
- * Returns the rectangles drawn. */
+/* One lane: each pixel column a bar as high as the lane is busy in it, in
+ * steps of one pixel of the lane's height (what a non-antialiased fill can
+ * show), each column's rounding error carried to the next (error diffusion)
+ * so that the lane's ink stays its busy time even where every column is a
+ * fraction of a pixel level, as in lanes 2 px high; neighbouring columns of one height are one rectangle, so a lane
+ * costs at most ncols fills whatever its intervals, and far fewer when its
+ * lane is a few pixels high. Returns the rectangles drawn. */
 static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane,
                                   int colour) {
   double lane_px = (f->vp[3] - f->vp[2]) * f->height / f->nlanes;
   double pad = lane_px >= 4.0 ? 0.12 : 0.0; /* gaps only when lanes are visible apart */
   PLFLT y0 = f->nlanes - lane - 1 + pad, h = 1.0 - 2 * pad;
+  double levels = lround(lane_px * h) > 1 ? (double)lround(lane_px * h) : 1.0;
   double w = (f->x1 - f->x0) / f->ncols;
   int64_t drawn = 0;
+  double carry = 0; /* rounding error passed on to the next column */
   plcol0(colour);
   for (int c = 0; c < f->ncols;) {
-    long q = lround(b->frac[c] * 256.0);
+    double want = b->frac[c] * levels + carry;
+    long q = lround(want);
+    carry = want - q;
     int e = c + 1;
-    while (e < f->ncols && lround(b->frac[e] * 256.0) == q) e++;
+    while (e < f->ncols) {
+      double next = b->frac[e] * levels + carry;
+      if (lround(next) != q) break;
+      carry = next - q;
+      e++;
+    }
     if (q > 0) {
-      PLFLT xa = f->x0 + c * w, xb = f->x0 + e * w, yb = y0 + h * (double)q / 256.0;
+      PLFLT xa = f->x0 + c * w, xb = f->x0 + e * w, yb = y0 + h * (double)q / levels;
       PLFLT x[4] = {xa, xb, xb, xa}, y[4] = {y0, y0, yb, yb};
       plfill(4, x, y);
       drawn++;

@@ -16,7 +16,7 @@ static const char sp_usage_text[] =
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
     "       [--start-time S] [--end-time S] [--cmap NAME] [--plots NAME,...]\n"
     "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
-    "       [--skip-plot-images]]\n"
+    "       [--skip-plot-images]] [--top-n N] [--min-duration S]\n"
     "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
@@ -30,20 +30,33 @@ static const char sp_help_text[] =
     "region ran on several threads of a rank):\n"
     "  -o, --output DIR       write the charts to DIR/<name>_plot.<format> (DIR is\n"
     "                         created if missing)\n"
-    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
-    "                         or all; default all four. flame_plot: call depth over\n"
+    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap\n"
+    "                         (the default), duration_timeseries, histogram,\n"
+    "                         timeline_density, or all. flame_plot: call depth over\n"
     "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
-    "                         band per rank and thread; durations_plot_<metric>: bars per\n"
-    "                         region of avg, min, max or total over the calls of the\n"
-    "                         selected ranks; rank_heatmap_plot: ranks x regions,\n"
+    "                         band per rank and thread; durations_plot_<metric>:\n"
+    "                         bars per region of avg, min, max or total over the\n"
+    "                         calls of the selected ranks; rank_heatmap_plot: ranks x regions,\n"
     "                         colour = rank's total / region's mean over ranks\n"
+    "                         duration_timeseries_plot: each region's call duration\n"
+    "                         per step (k-th call), min..max band over ranks and the\n"
+    "                         mean; histogram_plot: share of each region's calls per\n"
+    "                         log-spaced duration bin; timeline_density_plot: busy\n"
+    "                         share per region and time bin, mean over ranks\n"
+    "      --top-n N          region charts (durations, duration_timeseries,\n"
+    "                         histogram, timeline_density, durations_data) show the\n"
+    "                         N regions of largest total time\n"
+    "      --min-duration S   leave calls shorter than S seconds out of durations,\n"
+    "                         histogram and duration_timeseries (the time charts\n"
+    "                         show every call)\n"
     "      --metrics M,...    durations metrics: avg, min, max, total (default all;\n"
     "                         one metric writes durations_plot.<format>)\n"
     "      --export-data      also write the data behind the charts to DIR:\n"
-    "                         gantt_data (file,rank,region,start_seconds,end_seconds),\n"
-    "                         flame_data (file,rank,region,depth,start_seconds,\n"
-    "                         end_seconds) and durations_data (file,region,metric,\n"
-    "                         value_seconds); seconds since the selection's first start\n"
+    "                         gantt_data (file,rank,region,start_seconds,\n"
+    "                         end_seconds), flame_data (file,rank,region,depth,\n"
+    "                         start_seconds,end_seconds) and durations_data\n"
+    "                         (file,region,metric,value_seconds); times in seconds\n"
+    "                         since the selection's first start\n"
     "      --export-data-format csv|json\n"
     "                         csv (default) or json: {columns, data (one object per\n"
     "                         row), colors (region -> #rrggbb)}\n"
@@ -204,7 +217,10 @@ static const struct {
 } sp_plot_names[] = {{"gantt", SP_PLOT_GANTT},
                      {"flame", SP_PLOT_FLAME},
                      {"durations", SP_PLOT_DURATIONS},
-                     {"rank_heatmap", SP_PLOT_RANK_HEATMAP}};
+                     {"rank_heatmap", SP_PLOT_RANK_HEATMAP},
+                     {"duration_timeseries", SP_PLOT_TIMESERIES},
+                     {"histogram", SP_PLOT_HISTOGRAM},
+                     {"timeline_density", SP_PLOT_DENSITY}};
 
 /* Comma-separated words of one option value into bits: --plots or --metrics. */
 static int sp_parse_list(const char *v, int plots, unsigned *bits) {
@@ -237,7 +253,8 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
       rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
-                                  "durations, rank_heatmap or all, comma-separated)", name, words[k])
+                                  "durations, rank_heatmap, duration_timeseries, histogram, "
+                                  "timeline_density or all, comma-separated)", name, words[k])
                  : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
                                   "comma-separated)", name, words[k]);
   free(words);
@@ -308,6 +325,14 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), kinds, 2);
     if (k < 0) return sp_usage_error("%s expects csv or json", name);
     o->data_json = k;
+  } else if (!strcmp(name, "--top-n")) {
+    int n;
+    if (sp_parse_size(sp_opt_value(argc, argv, i, inl), &n) != 0 || n < 1)
+      return sp_usage_error("%s expects a number of regions between 1 and 20000", name);
+    o->top_n = n;
+  } else if (!strcmp(name, "--min-duration")) {
+    if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
+      return sp_usage_error("%s expects seconds (a number >= 0)", name);
   } else if (!strcmp(name, "--skip-plot-images")) {
     o->skip_images = 1;
   } else if (!strcmp(name, "--cmap")) {

@@ -57,12 +57,15 @@ typedef enum sp_plot {
   SP_PLOT_DURATIONS = 1u << 1,
   SP_PLOT_RANK_HEATMAP = 1u << 2,
   SP_PLOT_FLAME = 1u << 3,
-  SP_PLOT_SPEEDUP = 1u << 4
+  SP_PLOT_SPEEDUP = 1u << 4,
+  SP_PLOT_TIMESERIES = 1u << 5,
+  SP_PLOT_HISTOGRAM = 1u << 6,
+  SP_PLOT_DENSITY = 1u << 7
 } sp_plot_t;
-/* What --plots all gives: the charts this version draws. */
-#define SP_PLOTS_ALL (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
-/* Without --plots (speedup only with several files). */
-#define SP_PLOTS_DEFAULT SP_PLOTS_ALL
+/* Without --plots; and what --plots all gives: every chart this version draws. */
+#define SP_PLOTS_DEFAULT (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
+#define SP_PLOTS_ALL \
+  (SP_PLOTS_DEFAULT | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY)
 
 /* Metrics of the duration charts (--metrics), in this order. */
 enum { SP_METRIC_AVG, SP_METRIC_MIN, SP_METRIC_MAX, SP_METRIC_TOTAL, SP_NMETRICS };
@@ -93,6 +96,8 @@ typedef struct sp_options {
   int export_data;       /* --export-data: the data behind the charts under -o DIR */
   int data_json;         /* --export-data-format json (else csv) */
   int skip_images;       /* --skip-plot-images: only the data files */
+  int top_n;             /* --top-n: region charts show the N largest by total; 0 = all */
+  double min_duration;   /* --min-duration: calls shorter (s) left out of the duration charts */
   const char *const *colour_names; /* palette domain: selected regions of all files
                                     * (set by charts.c; NULL = each chart's own) */
   int ncolour_names;

@@ -8,7 +8,9 @@ runs scope-profiler-pproc --export-data and compares, row by row.
 
 usage: check_export_data.py PPROC OUTDIR H5 CASE
 CASE: csv, json (adds the colors map: tab10 sampled evenly over the sorted
-names), metrics (--metrics avg,total --ranks 1-2), flame (--ranks 0 1).
+names), metrics (--metrics avg,total --ranks 1-2), flame (--ranks 0 1),
+top (--top-n 2 --min-duration 0.3: durations_data of the 2 regions of
+largest total over the calls of 0.3 s or longer; gantt_data unchanged).
 flame_data (the flame chart's ranks: rank 0 without --ranks) is checked in
 every case against a brute-force depth."""
 import csv
@@ -84,7 +86,7 @@ def flame_rows(path, ranks, sel_ranks):
     return rows
 
 
-def expected(path, ranks, metrics):
+def expected(path, ranks, metrics, min_d=0.0, top=0):
     prof = read_profile(path, ranks)
     t0 = min(int(s.min()) for s, _ in prof.values() if len(s))
     gantt = []
@@ -93,9 +95,15 @@ def expected(path, ranks, metrics):
             gantt.append((path, rank, name, (int(a) - t0) * 1e-9, (int(b) - t0) * 1e-9))
     dur = {}
     names = sorted({n for (_, n) in prof})
+    durs = {}
     for name in names:
         d = np.concatenate([(e - s).astype(np.float64) for (r, n), (s, e) in prof.items()
                             if n == name]) * 1e-9
+        durs[name] = d[d >= min_d]
+    if top:
+        keep = sorted(durs, key=lambda n: -durs[n].sum())[:top]
+        durs = {n: durs[n] for n in keep}
+    for name, d in durs.items():
         if len(d) == 0:
             continue
         vals = {"avg": d.mean(), "min": d.min(), "max": d.max(), "total": d.sum()}
@@ -122,7 +130,10 @@ def main():
     out = os.path.join(outdir, f"export_data_{case}")
     shutil.rmtree(out, ignore_errors=True)
     args = [pproc, h5, "-o", out, "--export-data", "--skip-plot-images"]
-    metrics, ranks = ["avg", "min", "max", "total"], None
+    metrics, ranks, min_d, top = ["avg", "min", "max", "total"], None, 0.0, 0
+    if case == "top":
+        args += ["--top-n", "2", "--min-duration", "0.3"]
+        min_d, top = 0.3, 2
     if case == "json":
         args += ["--export-data-format", "json"]
     if case == "flame":
@@ -134,7 +145,7 @@ def main():
     subprocess.run(args, check=True)
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
     assert not pngs, f"--skip-plot-images wrote {pngs}"
-    gantt, dur, colors = expected(h5, ranks, metrics)
+    gantt, dur, colors = expected(h5, ranks, metrics, min_d, top)
     ext = "json" if case == "json" else "csv"
     cols, rows, got_colors = load(os.path.join(out, f"gantt_data.{ext}"), case == "json")
     assert cols == ["file", "rank", "region", "start_seconds", "end_seconds"], cols

@@ -100,7 +100,7 @@ int sp_flame_calls_load(const sp_selection_t *sel, int k, sp_flame_calls_t *fc) 
   }
   if (rc == 0) {
     sp_name_rank = name_rank;
-    qsort(fc->call, (size_t)fc->n, sizeof *fc->call, sp_cmp_call);
+    if (fc->n > 1) qsort(fc->call, (size_t)fc->n, sizeof *fc->call, sp_cmp_call);
     rc = sp_flame_depths(fc);
   }
   free(order);

@@ -11,7 +11,8 @@ of the window (one column per hundred).
 usage: gantt_occupancy.py PPROC OUTDIR CASE
 CASE: whole, window (--start-time 2 --end-time 7), threads (a lane per
 thread), thin (100 lanes 3 px high, each 20% busy: the rounding of every
-column to whole pixels must not add up)."""
+column to whole pixels must not add up), many (300 lanes on 110 pixel rows:
+the chart says so and points to the heat map)."""
 import os
 import subprocess
 import sys
@@ -73,6 +74,30 @@ def write_thin(path):
             grp.attrs["num_calls"] = np.int64(len(st))
 
 
+def write_many(path):
+    """300 ranks of one region: more lanes than the 110 pixel rows of a
+    220-px chart."""
+    with h5py.File(path, "w") as f:
+        for r in range(300):
+            g = f.create_group(f"rank{r}").create_group("regions").create_group("work")
+            g.create_dataset("start_times", data=np.array([T0 + r], np.int64))
+            g.create_dataset("end_times", data=np.array([T0 + S], np.int64))
+            g.attrs["name"] = "work"
+            g.attrs["num_calls"] = np.int64(1)
+
+
+def many(pproc, outdir):
+    h5 = os.path.join(outdir, "occupancy_many.h5")
+    write_many(h5)
+    p = subprocess.run([pproc, h5, "-o", os.path.join(outdir, "many"), "--plots", "gantt",
+                        "--height", "220"], capture_output=True, text=True)
+    print(p.stderr, end="")
+    want = "300 lanes on 110 pixel rows: lanes are thinner than a pixel"
+    ok = p.returncode == 0 and want in p.stderr and "rank_heatmap_plot" in p.stderr
+    print("many: " + ("ok" if ok else f"WRONG: exit {p.returncode}, expected '{want}'"))
+    sys.exit(0 if ok else 1)
+
+
 def write_profile(path):
     with h5py.File(path, "w") as f:
         regions = f.create_group("rank0").create_group("regions")
@@ -123,6 +148,8 @@ def colour_mass(img, rgb):
 def main():
     pproc, outdir, case = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
+    if case == "many":
+        many(pproc, outdir)
     h5 = os.path.join(outdir, f"occupancy_{case}.h5")
     (write_thin if case == "thin" else write_profile)(h5)
     args = {"whole": [], "window": ["--start-time", "2", "--end-time", "7"],

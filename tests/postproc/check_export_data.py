@@ -10,7 +10,9 @@ usage: check_export_data.py PPROC OUTDIR H5 CASE
 CASE: csv, json (adds the colors map: tab10 sampled evenly over the sorted
 names), metrics (--metrics avg,total --ranks 1-2), flame (--ranks 0 1),
 top (--top-n 2 --min-duration 0.3: durations_data of the 2 regions of
-largest total over the calls of 0.3 s or longer; gantt_data unchanged).
+largest total over the calls of 0.3 s or longer; gantt_data unchanged),
+cmap (json with --cmap plasma: colors interpolated from matplotlib's
+anchors, sampled evenly over the sorted names).
 flame_data (the flame chart's ranks: rank 0 without --ranks) is checked in
 every case against a brute-force depth."""
 import csv
@@ -23,6 +25,20 @@ from urllib.parse import unquote
 
 import h5py
 import numpy as np
+
+# matplotlib's plasma at 0, 0.1, ..., 1 (palette.c interpolates between them).
+PLASMA = ["#0d0887", "#41049d", "#6a00a8", "#8f0da4", "#b12a90", "#cc4778",
+          "#e16462", "#f2844b", "#fca636", "#fcce25", "#f0f921"]
+
+
+def plasma(x):
+    pos = x * 10
+    k = min(int(pos), 9)
+    f = pos - k
+    a = [int(PLASMA[k][i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(PLASMA[k + 1][i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{int(u + (v - u) * f + 0.5):02x}" for u, v in zip(a, b))
+
 
 TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -86,7 +102,7 @@ def flame_rows(path, ranks, sel_ranks):
     return rows
 
 
-def expected(path, ranks, metrics, min_d=0.0, top=0):
+def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
     prof = read_profile(path, ranks)
     t0 = min(int(s.min()) for s, _ in prof.values() if len(s))
     gantt = []
@@ -112,6 +128,8 @@ def expected(path, ranks, metrics, min_d=0.0, top=0):
     nd = len(names)
     colors = {n: TAB10[min(9, int((k / (nd - 1) if nd > 1 else 0) * 10))]
               for k, n in enumerate(names)}
+    if cmap == "plasma":
+        colors = {n: plasma(k / (nd - 1) if nd > 1 else 0) for k, n in enumerate(names)}
     return gantt, dur, colors
 
 
@@ -134,8 +152,11 @@ def main():
     if case == "top":
         args += ["--top-n", "2", "--min-duration", "0.3"]
         min_d, top = 0.3, 2
-    if case == "json":
+    if case in ("json", "cmap"):
         args += ["--export-data-format", "json"]
+    cmap = "plasma" if case == "cmap" else None
+    if cmap:
+        args += ["--cmap", cmap]
     if case == "flame":
         args += ["--ranks", "0", "1"]
         ranks = {0, 1}
@@ -145,9 +166,10 @@ def main():
     subprocess.run(args, check=True)
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
     assert not pngs, f"--skip-plot-images wrote {pngs}"
-    gantt, dur, colors = expected(h5, ranks, metrics, min_d, top)
-    ext = "json" if case == "json" else "csv"
-    cols, rows, got_colors = load(os.path.join(out, f"gantt_data.{ext}"), case == "json")
+    gantt, dur, colors = expected(h5, ranks, metrics, min_d, top, cmap)
+    js = case in ("json", "cmap")
+    ext = "json" if js else "csv"
+    cols, rows, got_colors = load(os.path.join(out, f"gantt_data.{ext}"), js)
     assert cols == ["file", "rank", "region", "start_seconds", "end_seconds"], cols
     got = sorted((r["file"], int(r["rank"]), r["region"], float(r["start_seconds"]),
                   float(r["end_seconds"])) for r in rows)
@@ -155,17 +177,17 @@ def main():
     assert len(got) == len(exp), f"gantt_data: {len(got)} rows, numpy {len(exp)}"
     for g, e in zip(got, exp):
         assert g[:3] == e[:3] and abs(g[3] - e[3]) < 1e-8 and abs(g[4] - e[4]) < 1e-8, (g, e)
-    cols, rows, got_colors2 = load(os.path.join(out, f"durations_data.{ext}"), case == "json")
+    cols, rows, got_colors2 = load(os.path.join(out, f"durations_data.{ext}"), js)
     assert cols == ["file", "region", "metric", "value_seconds"], cols
     gd = {(r["file"], r["region"], r["metric"]): float(r["value_seconds"]) for r in rows}
     assert len(gd) == len(rows), "durations_data: duplicate rows"
     assert set(gd) == set(dur), f"durations_data keys differ: {sorted(set(gd) ^ set(dur))}"
     for k, v in dur.items():
         assert abs(gd[k] - v) <= 1e-9 + 1e-9 * abs(v), (k, gd[k], v)
-    if case == "json":
+    if js:
         for c in (got_colors, got_colors2):
             assert c == colors, f"colors {c} != {colors}"
-    cols, rows, _ = load(os.path.join(out, f"flame_data.{ext}"), case == "json")
+    cols, rows, _ = load(os.path.join(out, f"flame_data.{ext}"), js)
     assert cols == ["file", "rank", "region", "depth", "start_seconds", "end_seconds"], cols
     gotf = sorted((r["file"], int(r["rank"]), r["region"], int(r["depth"]),
                    float(r["start_seconds"]), float(r["end_seconds"])) for r in rows)

@@ -104,7 +104,7 @@ static int sp_dur_draw(void *ctx, const char *path) {
   static const char *const what[] = {"mean duration per call", "shortest call", "longest call",
                                      "total time"};
   snprintf(title, sizeof title, "%s (%s) over the selected ranks [s]", what[j->metric],
-           sp_metric_names[j->metric]);
+           sp_dur_metric_names[j->metric]);
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   sp_dur_labels(c, (0.97 - 0.08) * width);
@@ -113,16 +113,16 @@ static int sp_dur_draw(void *ctx, const char *path) {
 }
 
 int sp_durations_plot(const sp_charts_t *c) {
-  unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_NMETRICS) - 1;
+  unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_DUR_NMETRICS) - 1;
   int one = (m & (m - 1)) == 0;
   if (c->ncommon == 0) {
     sp_msg(SP_QUIET, "durations: no region is common to all %d files", c->nfiles);
     return SP_EXIT_DATA;
   }
-  for (int k = 0; k < SP_NMETRICS; k++) {
+  for (int k = 0; k < SP_DUR_NMETRICS; k++) {
     if (!(m & (1u << k))) continue;
     char name[64];
-    snprintf(name, sizeof name, one ? "durations_plot" : "durations_plot_%s", sp_metric_names[k]);
+    snprintf(name, sizeof name, one ? "durations_plot" : "durations_plot_%s", sp_dur_metric_names[k]);
     sp_dur_job_t job = {c, k};
     int rc = sp_chart_write(c->o, name, sp_dur_draw, &job);
     if (rc) return rc;

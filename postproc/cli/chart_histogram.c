@@ -105,8 +105,8 @@ int sp_histogram_plot(const sp_charts_t *c) {
   sp_hist_job_t j = {c, NULL, 0, 0};
   double mn = INFINITY, mx = 0;
   for (int r = 0; r < c->ncommon; r++) {
-    double a = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_METRIC_MIN);
-    double b = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_METRIC_MAX);
+    double a = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MIN);
+    double b = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MAX);
     if (isfinite(a) && a > 0 && a < mn) mn = a;
     if (isfinite(b) && b > mx) mx = b;
   }

@@ -52,9 +52,9 @@ double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric) {
   }
   if (n == 0) return NAN;
   switch (metric) {
-    case SP_METRIC_MIN: return 1e-9 * mn;
-    case SP_METRIC_MAX: return 1e-9 * mx;
-    case SP_METRIC_TOTAL: return 1e-9 * total;
+    case SP_DUR_MIN: return 1e-9 * mn;
+    case SP_DUR_MAX: return 1e-9 * mx;
+    case SP_DUR_TOTAL: return 1e-9 * total;
     default: return 1e-9 * total / (double)n;
   }
 }

@@ -23,7 +23,7 @@ typedef struct sp_chart_stats {
 int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st);
 void sp_chart_stats_free(sp_chart_stats_t *st);
 
-/* Metric SP_METRIC_* of region row g over all selected ranks, in seconds
+/* Metric SP_DUR_* of region row g over all selected ranks, in seconds
  * (the reference tool's rule: mean, min, max and total over the calls of
  * the selected ranks); NaN when the region has no timed call. */
 double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric);

@@ -37,7 +37,7 @@ static void sp_charts_top(sp_charts_t *c, int n) {
     int best = -1;
     double bv = -1;
     for (int j = 0; j < nc; j++) {
-      double v = sp_chart_stats_metric(&c->stats[0], c->common[j], SP_METRIC_TOTAL);
+      double v = sp_chart_stats_metric(&c->stats[0], c->common[j], SP_DUR_TOTAL);
       if (!keep[j] && (v != v ? 0.0 : v) > bv) best = j, bv = v != v ? 0.0 : v;
     }
     keep[best] = 1;

@@ -179,14 +179,14 @@ static int sp_flame_data(const sp_charts_t *c) {
 
 static int sp_durations_data(const sp_charts_t *c) {
   static const char *const cols[] = {"file", "region", "metric", "value_seconds"};
-  unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_NMETRICS) - 1;
+  unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_DUR_NMETRICS) - 1;
   sp_data_file_t d;
   int rc = sp_data_open(&d, c->o, "durations_data", cols, 4);
   for (int fi = 0; rc == 0 && fi < c->nfiles; fi++) {
     const sp_selection_t *sel = &c->sels[fi];
     for (int j = 0; j < c->ncommon; j++) {
       int row = c->common[(size_t)fi * c->ncommon + j];
-      for (int k = 0; k < SP_NMETRICS; k++) {
+      for (int k = 0; k < SP_DUR_NMETRICS; k++) {
         double v = sp_chart_stats_metric(&c->stats[fi], row, k);
         if (!(m & (1u << k)) || !isfinite(v)) continue;
         sp_data_key(&d, 0);
@@ -194,7 +194,7 @@ static int sp_durations_data(const sp_charts_t *c) {
         sp_data_key(&d, 1);
         sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[row]));
         sp_data_key(&d, 2);
-        sp_data_text(d.f, d.json, sp_metric_names[k]);
+        sp_data_text(d.f, d.json, sp_dur_metric_names[k]);
         sp_data_key(&d, 3);
         fprintf(d.f, "%.9f", v);
         sp_data_end_row(&d);

@@ -98,7 +98,7 @@ def flame_rows(path, ranks, sel_ranks):
     calls.sort(key=lambda c: (c[0], c[1], c[2], -c[3], c[4]))
     for i, (rank, t, a, b, name) in enumerate(calls):
         depth = sum(1 for c in calls[:i] if c[0] == rank and c[1] == t and c[3] > a)
-        rows.append((path, rank, name, depth, (a - t0) * 1e-9, (b - t0) * 1e-9))
+        rows.append((os.path.splitext(os.path.basename(path))[0], rank, name, depth, (a - t0) * 1e-9, (b - t0) * 1e-9))
     return rows
 
 
@@ -106,9 +106,10 @@ def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
     prof = read_profile(path, ranks)
     t0 = min(int(s.min()) for s, _ in prof.values() if len(s))
     gantt = []
+    label = os.path.splitext(os.path.basename(path))[0]  # the file column: its label
     for (rank, name), (s, e) in prof.items():
         for a, b in zip(s, e):
-            gantt.append((path, rank, name, (int(a) - t0) * 1e-9, (int(b) - t0) * 1e-9))
+            gantt.append((label, rank, name, (int(a) - t0) * 1e-9, (int(b) - t0) * 1e-9))
     dur = {}
     names = sorted({n for (_, n) in prof})
     durs = {}
@@ -124,7 +125,7 @@ def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
             continue
         vals = {"avg": d.mean(), "min": d.min(), "max": d.max(), "total": d.sum()}
         for m in metrics:
-            dur[(path, name, m)] = vals[m]
+            dur[(label, name, m)] = vals[m]
     nd = len(names)
     colors = {n: TAB10[min(9, int((k / (nd - 1) if nd > 1 else 0) * 10))]
               for k, n in enumerate(names)}

@@ -107,11 +107,16 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   c.nfiles = nfiles;
   c.o = &one;
   unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
+  /* Speedup by default, and with "all", when there are several files. */
+  if (nfiles < 2 && (!o->plots || (o->plots & SP_PLOTS_ALL) == SP_PLOTS_ALL) &&
+      !(o->plots & SP_PLOT_SPEEDUP_ASKED))
+    plots &= ~(unsigned)SP_PLOT_SPEEDUP;
   int rc = sp_charts_prepare(&c, &one);
   if (rc == 0 && (plots & SP_PLOT_GANTT)) rc = sp_gantt_render(&sels[0], &one, 0);
   if (rc == 0 && (plots & SP_PLOT_FLAME)) rc = sp_flame_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_DURATIONS)) rc = sp_durations_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_RANK_HEATMAP)) rc = sp_heatmap_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_SPEEDUP)) rc = sp_speedup_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_TIMESERIES)) rc = sp_timeseries_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_HISTOGRAM)) rc = sp_histogram_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_DENSITY)) rc = sp_density_plot(&c);

@@ -29,6 +29,18 @@ int sp_durations_plot(const sp_charts_t *c);
 int sp_heatmap_plot(const sp_charts_t *c);
 /* chart_flame.c: flame_plot of the first file. */
 int sp_flame_plot(const sp_charts_t *c);
+/* chart_speedup.c: speedup per common region and x group (--x-field). */
+typedef struct sp_speedup {
+  const char *field; /* --x-field */
+  int numeric;       /* every x a number: sorted, with an ideal line */
+  int ngroups;       /* distinct x values */
+  double *x;         /* ngroups: x (group index when not numeric) */
+  char *label;       /* ngroups x 128 bytes: x as text */
+  double *speedup;   /* ncommon x ngroups; NaN without a mean */
+} sp_speedup_t;
+int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
+void sp_speedup_free(sp_speedup_t *sp);
+int sp_speedup_plot(const sp_charts_t *c);
 /* chart_timeseries.c, chart_histogram.c, chart_density.c: the "more views". */
 int sp_timeseries_plot(const sp_charts_t *c);
 int sp_histogram_plot(const sp_charts_t *c);

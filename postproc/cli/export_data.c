@@ -7,6 +7,7 @@
  *                   (the flame chart's ranks; depth as flame_calls.c gives it)
  *   durations_data  file,region,metric,value_seconds
  *                   (the regions common to all files, the chosen metrics)
+ *   speedup_data    region,<x_field>,speedup (with several files)
  * As .csv (a header line, RFC 4180 quoting) or .json: an object with
  * "columns", "data" (one object per row, keys the column names) and
  * "colors" (region name -> "#rrggbb", the charts' colours). Each file is
@@ -204,9 +205,36 @@ static int sp_durations_data(const sp_charts_t *c) {
   return d.f ? sp_data_close(&d, c, rc) : rc;
 }
 
+static int sp_speedup_data(const sp_charts_t *c) {
+  sp_speedup_t sp;
+  int rc = sp_speedup_compute(c, &sp);
+  if (rc) return rc;
+  const char *cols[3] = {"region", sp.field, "speedup"};
+  sp_data_file_t d;
+  rc = sp_data_open(&d, c->o, "speedup_data", cols, 3);
+  const sp_selection_t *sel = &c->sels[0];
+  for (int j = 0; rc == 0 && j < c->ncommon; j++)
+    for (int g = 0; g < sp.ngroups; g++) {
+      double v = sp.speedup[(size_t)j * sp.ngroups + g];
+      if (!isfinite(v)) continue;
+      sp_data_key(&d, 0);
+      sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[c->common[j]]));
+      sp_data_key(&d, 1);
+      if (sp.numeric) fputs(sp.label + (size_t)g * 128, d.f);
+      else sp_data_text(d.f, d.json, sp.label + (size_t)g * 128);
+      sp_data_key(&d, 2);
+      fprintf(d.f, "%.9f", v);
+      sp_data_end_row(&d);
+    }
+  rc = d.f ? sp_data_close(&d, c, rc) : rc;
+  sp_speedup_free(&sp);
+  return rc;
+}
+
 int sp_export_data(const sp_charts_t *c) {
   int rc = sp_gantt_data(c);
   if (rc == 0) rc = sp_flame_data(c);
   if (rc == 0) rc = sp_durations_data(c);
+  if (rc == 0 && c->nfiles > 1 && c->ncommon > 0) rc = sp_speedup_data(c);
   return rc;
 }

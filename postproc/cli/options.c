@@ -16,7 +16,7 @@ static const char sp_usage_text[] =
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
     "       [--start-time S] [--end-time S] [--cmap NAME] [--plots NAME,...]\n"
     "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
-    "       [--skip-plot-images]] [--top-n N] [--min-duration S]\n"
+    "       [--skip-plot-images]] [--top-n N] [--min-duration S] [--x-field F]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
     "       [--label L]... [--compare]\n"
@@ -53,19 +53,26 @@ static const char sp_help_text[] =
     "                         per_rank) and DIR/call_tree.json (nodes: path, calls,\n"
     "                         inclusive and exclusive seconds, per_rank; with\n"
     "                         several files under 'files')\n"
-    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap\n"
-    "                         (the default), duration_timeseries, histogram,\n"
-    "                         timeline_density, or all. flame_plot: call depth over\n"
+    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
+    "                         speedup (the default; speedup with several files),\n"
+    "                         duration_timeseries, histogram, timeline_density, or\n"
+    "                         all. flame_plot: call depth over\n"
     "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
     "                         band per rank and thread; durations_plot_<metric>:\n"
     "                         bars per region of avg, min, max or total over the\n"
-    "                         calls of the selected ranks; rank_heatmap_plot: ranks x regions,\n"
-    "                         colour = rank's total / region's mean over ranks\n"
+    "                         calls of the selected ranks, a bar per file;\n"
+    "                         rank_heatmap_plot: ranks x regions, colour = rank's\n"
+    "                         total / region's mean over ranks; speedup_plot: per\n"
+    "                         common region, mean per call at the smallest x / at\n"
+    "                         each x (files of one x averaged), ideal line\n"
     "                         duration_timeseries_plot: each region's call duration\n"
     "                         per step (k-th call), min..max band over ranks and the\n"
     "                         mean; histogram_plot: share of each region's calls per\n"
     "                         log-spaced duration bin; timeline_density_plot: busy\n"
     "                         share per region and time bin, mean over ranks\n"
+    "      --x-field F        speedup's x: num_ranks (default), omp_num_threads,\n"
+    "                         total_cores or any /metadata attribute (not a number:\n"
+    "                         categories in command-line order, no ideal line)\n"
     "      --top-n N          region charts (durations, duration_timeseries,\n"
     "                         histogram, timeline_density, durations_data) show the\n"
     "                         N regions of largest total time\n"
@@ -78,8 +85,9 @@ static const char sp_help_text[] =
     "                         gantt_data (file,rank,region,start_seconds,\n"
     "                         end_seconds), flame_data (file,rank,region,depth,\n"
     "                         start_seconds,end_seconds) and durations_data\n"
-    "                         (file,region,metric,value_seconds); times in seconds\n"
-    "                         since the selection's first start\n"
+    "                         (file,region,metric,value_seconds), with several\n"
+    "                         files speedup_data (region,<x_field>,speedup); times\n"
+    "                         in seconds since the selection's first start\n"
     "      --export-data-format csv|json\n"
     "                         csv (default) or json: {columns, data (one object per\n"
     "                         row), colors (region -> #rrggbb)}\n"
@@ -266,6 +274,7 @@ static const struct {
                      {"flame", SP_PLOT_FLAME},
                      {"durations", SP_PLOT_DURATIONS},
                      {"rank_heatmap", SP_PLOT_RANK_HEATMAP},
+                     {"speedup", SP_PLOT_SPEEDUP | SP_PLOT_SPEEDUP_ASKED},
                      {"duration_timeseries", SP_PLOT_TIMESERIES},
                      {"histogram", SP_PLOT_HISTOGRAM},
                      {"timeline_density", SP_PLOT_DENSITY}};
@@ -301,7 +310,7 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
       rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
-                                  "durations, rank_heatmap, duration_timeseries, histogram, "
+                                  "durations, rank_heatmap, speedup, duration_timeseries, histogram, "
                                   "timeline_density or all, comma-separated)", name, words[k])
                  : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
                                   "comma-separated)", name, words[k]);
@@ -399,6 +408,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     if (sp_parse_size(sp_opt_value(argc, argv, i, inl), &n) != 0 || n < 1)
       return sp_usage_error("%s expects a number of regions between 1 and 20000", name);
     o->top_n = n;
+  } else if (!strcmp(name, "--x-field")) {
+    if (!(o->x_field = sp_opt_value(argc, argv, i, inl)) || !*o->x_field)
+      return sp_usage_error("option %s needs num_ranks, omp_num_threads, total_cores or another "
+                            "/metadata attribute", name);
   } else if (!strcmp(name, "--min-duration")) {
     if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
       return sp_usage_error("%s expects seconds (a number >= 0)", name);

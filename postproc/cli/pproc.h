@@ -61,10 +61,12 @@ typedef enum sp_plot {
   SP_PLOT_SPEEDUP = 1u << 4,
   SP_PLOT_TIMESERIES = 1u << 5,
   SP_PLOT_HISTOGRAM = 1u << 6,
-  SP_PLOT_DENSITY = 1u << 7
+  SP_PLOT_DENSITY = 1u << 7,
+  SP_PLOT_SPEEDUP_ASKED = 1u << 8 /* "speedup" named in --plots (not only via "all") */
 } sp_plot_t;
 /* Without --plots; and what --plots all gives: every chart this version draws. */
-#define SP_PLOTS_DEFAULT (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP)
+#define SP_PLOTS_DEFAULT \
+  (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
 #define SP_PLOTS_ALL \
   (SP_PLOTS_DEFAULT | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY)
 
@@ -112,6 +114,7 @@ typedef struct sp_options {
   int skip_images;       /* --skip-plot-images: only the data files */
   int top_n;             /* --top-n: region charts show the N largest by total; 0 = all */
   double min_duration;   /* --min-duration: calls shorter (s) left out of the duration charts */
+  const char *x_field;   /* --x-field of speedup: num_ranks or a /metadata attribute */
   const char *const *colour_names; /* palette domain: selected regions of all files
                                     * (set by charts.c; NULL = each chart's own) */
   int ncolour_names;

@@ -117,6 +117,7 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   if (rc == 0 && (plots & SP_PLOT_DURATIONS)) rc = sp_durations_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_RANK_HEATMAP)) rc = sp_heatmap_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_SPEEDUP)) rc = sp_speedup_plot(&c);
+  if (rc == 0 && (plots & SP_PLOT_FLAME_GRAPH)) rc = sp_flame_graph_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_TIMESERIES)) rc = sp_timeseries_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_HISTOGRAM)) rc = sp_histogram_plot(&c);
   if (rc == 0 && (plots & SP_PLOT_DENSITY)) rc = sp_density_plot(&c);

@@ -41,6 +41,8 @@ typedef struct sp_speedup {
 int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
 void sp_speedup_free(sp_speedup_t *sp);
 int sp_speedup_plot(const sp_charts_t *c);
+/* chart_flame_graph.c: flame_graph_plot of the first file's call tree. */
+int sp_flame_graph_plot(const sp_charts_t *c);
 /* chart_timeseries.c, chart_histogram.c, chart_density.c: the "more views". */
 int sp_timeseries_plot(const sp_charts_t *c);
 int sp_histogram_plot(const sp_charts_t *c);

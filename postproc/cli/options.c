@@ -18,7 +18,8 @@ static const char sp_usage_text[] =
     "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
     "       [--skip-plot-images]] [--top-n N] [--min-duration S] [--x-field F]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
-    "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
+    "       [-q|-v]\n"
     "       [--label L]... [--compare]\n"
     "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
@@ -55,8 +56,10 @@ static const char sp_help_text[] =
     "                         several files under 'files')\n"
     "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
     "                         speedup (the default; speedup with several files),\n"
-    "                         duration_timeseries, histogram, timeline_density, or\n"
-    "                         all. flame_plot: call depth over\n"
+    "                         flame_graph, duration_timeseries, histogram,\n"
+    "                         timeline_density, or all. flame_graph_plot: call paths\n"
+    "                         as boxes as wide as their inclusive time (the image of\n"
+    "                         --export folded). flame_plot: call depth over\n"
     "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
     "                         band per rank and thread; durations_plot_<metric>:\n"
     "                         bars per region of avg, min, max or total over the\n"
@@ -147,6 +150,9 @@ static const char sp_help_text[] =
     "      --export chrome-trace\n"
     "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
     "                         tid = thread)\n"
+    "      --export folded    one line per call path with its exclusive time in ns,\n"
+    "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
+    "                         speedscope); summed over the selected ranks\n"
     "      --list             one line per lane, in chart order:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
@@ -275,6 +281,7 @@ static const struct {
                      {"durations", SP_PLOT_DURATIONS},
                      {"rank_heatmap", SP_PLOT_RANK_HEATMAP},
                      {"speedup", SP_PLOT_SPEEDUP | SP_PLOT_SPEEDUP_ASKED},
+                     {"flame_graph", SP_PLOT_FLAME_GRAPH},
                      {"duration_timeseries", SP_PLOT_TIMESERIES},
                      {"histogram", SP_PLOT_HISTOGRAM},
                      {"timeline_density", SP_PLOT_DENSITY}};
@@ -310,7 +317,7 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
       rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
-                                  "durations, rank_heatmap, speedup, duration_timeseries, histogram, "
+                                  "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
                                   "timeline_density or all, comma-separated)", name, words[k])
                  : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
                                   "comma-separated)", name, words[k]);
@@ -343,7 +350,7 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
 
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
-  static const char *const exports[] = {"", "csv", "chrome-trace"};
+  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
   static const char *const sorts[] = {"start", "name", "calls", "total",
                                       "mean",  "min",  "max",   "imbalance", "self"};
   char name[64];
@@ -382,8 +389,8 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
                             "or self", name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 3);
-    if (k <= 0) return sp_usage_error("%s expects csv or chrome-trace", name);
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 4);
+    if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", name);
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;

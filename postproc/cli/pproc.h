@@ -37,7 +37,12 @@ typedef enum sp_exit {
 
 typedef enum sp_format { SP_FORMAT_PNG, SP_FORMAT_PDF, SP_FORMAT_SVG } sp_format_t;
 
-typedef enum sp_export { SP_EXPORT_NONE, SP_EXPORT_CSV, SP_EXPORT_CHROME } sp_export_t;
+typedef enum sp_export {
+  SP_EXPORT_NONE,
+  SP_EXPORT_CSV,
+  SP_EXPORT_CHROME,
+  SP_EXPORT_FOLDED
+} sp_export_t;
 
 /* Keys of --sort-by; numbers sort descending, name and start ascending. */
 typedef enum sp_sort {
@@ -62,13 +67,15 @@ typedef enum sp_plot {
   SP_PLOT_TIMESERIES = 1u << 5,
   SP_PLOT_HISTOGRAM = 1u << 6,
   SP_PLOT_DENSITY = 1u << 7,
-  SP_PLOT_SPEEDUP_ASKED = 1u << 8 /* "speedup" named in --plots (not only via "all") */
+  SP_PLOT_SPEEDUP_ASKED = 1u << 8, /* "speedup" named in --plots (not only via "all") */
+  SP_PLOT_FLAME_GRAPH = 1u << 9
 } sp_plot_t;
 /* Without --plots; and what --plots all gives: every chart this version draws. */
 #define SP_PLOTS_DEFAULT \
   (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
 #define SP_PLOTS_ALL \
-  (SP_PLOTS_DEFAULT | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY)
+  (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
+   SP_PLOT_DENSITY)
 
 /* Metrics of the duration charts (--metrics), in this order. */
 enum { SP_DUR_AVG, SP_DUR_MIN, SP_DUR_MAX, SP_DUR_TOTAL, SP_DUR_NMETRICS };
@@ -279,6 +286,8 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
+/* export_folded.c: --export folded from the call tree. */
+int sp_export_folded(const sp_selection_t *sel);
 int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive);
 
 #endif

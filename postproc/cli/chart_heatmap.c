@@ -3,7 +3,8 @@
  * A cell is the rank's total time in the region divided by the region's
  * mean over the selected ranks (ranks without the region count as 0), on a
  * blue-white-red scale from 0 to 2 (white = the mean, values past 2 drawn
- * as 2, one fill per cell). Columns are the regions with timed calls in chart order; the
+ * as 2, one fill per cell). Columns are the regions with timed calls in
+ * call-tree order (with several files the common ones; --top-n applies); the
  * picture that shows the slow rank among 1024, where a Gantt chart would
  * need a pixel row per lane. */
 #include <math.h>
@@ -18,10 +19,13 @@
 
 #define SP_HEAT_ZMAX 2.0
 
-/* Region rows with timed calls and their mean total over ranks (ns). */
-static int sp_heat_columns(const sp_chart_stats_t *st, int *cols, double *mean) {
+/* Region rows with timed calls (the common regions in chart order) and
+ * their mean total over ranks (ns). */
+static int sp_heat_columns(const sp_charts_t *c, int *cols, double *mean) {
+  const sp_chart_stats_t *st = &c->stats[0];
   int n = 0;
-  for (int g = 0; g < st->nregions; g++) {
+  for (int j = 0; j < c->ncommon; j++) {
+    int g = c->common[j];
     double sum = 0;
     int64_t calls = 0;
     for (int k = 0; k < st->nranks; k++) {
@@ -76,7 +80,7 @@ static int sp_heat_draw(void *ctx, const char *path) {
   int *cols = malloc((size_t)(st->nregions ? st->nregions : 1) * sizeof *cols);
   double *mean = malloc((size_t)(st->nregions ? st->nregions : 1) * sizeof *mean);
   PLFLT **z = NULL;
-  int ncols = cols && mean ? sp_heat_columns(st, cols, mean) : -1;
+  int ncols = cols && mean ? sp_heat_columns(c, cols, mean) : -1;
   int nr = st->nranks, rc = ncols < 0 ? SP_EXIT_IO : 0;
   if (rc == 0 && ncols == 0) {
     sp_msg(SP_QUIET, "%s: rank heat map: no selected region has timed calls", sel->file);

@@ -60,13 +60,57 @@ static int sp_pair_threads(const sp_selection_t *sel, sp_chart_lane_t ln, sp_cha
   return rc;
 }
 
+int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth) {
+  int n = sel->nregions;
+  for (int i = 0; i < n; i++) pos[i] = -1, depth[i] = 0;
+  sp_reader_tree_t *t;
+  int rc = sp_tree_build(sel, 0, &t);
+  if (rc) return rc;
+  int next = 0, nn = sp_reader_tree_num_nodes(t);
+  for (int i = 0; i < nn; i++) { /* node order is depth-first */
+    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
+    for (int g = 0; g < n; g++)
+      if (sel->regions[g] == nd->region && pos[g] < 0) {
+        pos[g] = next++;
+        depth[g] = nd->depth;
+      }
+  }
+  for (int g = 0; g < n; g++)
+    if (pos[g] < 0) pos[g] = next++;
+  sp_reader_tree_free(t);
+  return 0;
+}
+
+static int sp_cmp_lane(const void *pa, const void *pb) {
+  const sp_chart_lane_t *a = pa, *b = pb;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Lanes in call-tree order of their regions, rank and thread kept. */
+static int sp_lanes_tree_order(const sp_selection_t *sel, sp_chart_lanes_t *l) {
+  int n = sel->nregions;
+  int *pos = malloc((size_t)(n ? n : 1) * sizeof *pos);
+  int *depth = malloc((size_t)(n ? n : 1) * sizeof *depth);
+  int rc = pos && depth ? sp_tree_region_order(sel, pos, depth) : SP_EXIT_IO;
+  for (int i = 0; rc == 0 && i < l->n; i++) {
+    l->lane[i].key = pos[l->lane[i].colour];
+    l->lane[i].depth = depth[l->lane[i].colour];
+    l->lane[i].seq = i;
+  }
+  if (rc == 0 && l->n > 1) qsort(l->lane, (size_t)l->n, sizeof *l->lane, sp_cmp_lane);
+  free(pos);
+  free(depth);
+  return rc;
+}
+
 int sp_chart_lanes_build(const sp_selection_t *sel, sp_chart_lanes_t *l) {
   memset(l, 0, sizeof *l);
   l->t0 = INT64_MAX;
   l->t1 = INT64_MIN;
   int cap = 0, gi = 0, rc = 0;
   for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
-    sp_chart_lane_t ln = {sel->lanes[i].region, sel->lanes[i].rank, -1, 0, 0};
+    sp_chart_lane_t ln = {sel->lanes[i].region, sel->lanes[i].rank, -1, 0, 0, 0, 0};
     while (sel->regions[gi] != ln.region) gi++;
     ln.colour = gi;
     sp_progress("scanning lane", i, sel->nlanes);
@@ -87,6 +131,7 @@ int sp_chart_lanes_build(const sp_selection_t *sel, sp_chart_lanes_t *l) {
     if (sp_lanes_push(l, &cap, &ln)) rc = SP_EXIT_IO;
   }
   sp_progress_done();
+  if (rc == 0) rc = sp_lanes_tree_order(sel, l);
   return rc;
 }
 

@@ -10,7 +10,9 @@ typedef struct sp_chart_lane {
   int rank;       /* reader rank index */
   int64_t thread; /* thread id of this lane; -1: every interval of the pair */
   int colour;     /* index into the selection's regions (sel->regions) */
-  int depth;      /* call depth shown in the label; 0 without a call tree */
+  int depth;      /* call depth shown in the label (of the region's first call path) */
+  int key;        /* position of the region in call-tree order */
+  int seq;        /* position before sorting (keeps the sort stable) */
 } sp_chart_lane_t;
 
 typedef struct sp_chart_lanes {
@@ -20,9 +22,17 @@ typedef struct sp_chart_lanes {
   int any;        /* 1 if some lane has an interval */
 } sp_chart_lanes_t;
 
-/* Builds the lanes of sel in chart order (region order, then rank, then
- * thread) and their time span; pairs with thread ids are read once to
- * find their threads. Returns an sp_exit_t code after printing why. */
+/* Call-tree order of the selected regions: pos[i] and depth[i] for
+ * sel->regions[i], from the first call path (depth-first, children by
+ * inclusive time) that ends in it; regions without one follow in
+ * selection order at depth 0. Costs one read of the selection (the tree).
+ * Returns an sp_exit_t code. */
+int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth);
+
+/* Builds the lanes of sel in chart order (call-tree order of the regions,
+ * then rank, then thread) and their time span; pairs with thread ids are
+ * read once to find their threads. Returns an sp_exit_t code after
+ * printing why. */
 int sp_chart_lanes_build(const sp_selection_t *sel, sp_chart_lanes_t *out);
 void sp_chart_lanes_free(sp_chart_lanes_t *l);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_lanes.h"
 #include "charts.h"
 #include "palette.h"
 
@@ -60,6 +61,41 @@ static void sp_charts_top(sp_charts_t *c, int n) {
   free(keep);
 }
 
+static int sp_cmp_pair(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The common regions in the first file's call-tree order (bars, heat map
+ * columns, panels). */
+static int sp_charts_tree_order(sp_charts_t *c) {
+  const sp_selection_t *sel = &c->sels[0];
+  int n = c->ncommon, nr = sel->nregions, nf = c->nfiles;
+  int *pos = malloc((size_t)(nr ? nr : 1) * sizeof *pos);
+  int *depth = malloc((size_t)(nr ? nr : 1) * sizeof *depth);
+  int *pair = malloc((size_t)(n ? n : 1) * 2 * sizeof *pair);
+  int *rows = malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *rows);
+  unsigned char *rgb = malloc((size_t)(n ? n : 1) * 3);
+  int rc = pos && depth && pair && rows && rgb ? sp_tree_region_order(sel, pos, depth) : SP_EXIT_IO;
+  if (rc == 0) {
+    for (int j = 0; j < n; j++) pair[2 * j] = pos[c->common[j]], pair[2 * j + 1] = j;
+    qsort(pair, (size_t)n, 2 * sizeof *pair, sp_cmp_pair);
+    for (int k = 0; k < n; k++) {
+      int j = pair[2 * k + 1];
+      for (int f = 0; f < nf; f++) rows[(size_t)f * n + k] = c->common[(size_t)f * n + j];
+      memcpy(rgb + 3 * k, c->common_rgb + 3 * j, 3);
+    }
+    memcpy(c->common, rows, (size_t)n * (size_t)nf * sizeof *rows);
+    memcpy(c->common_rgb, rgb, (size_t)n * 3);
+  }
+  free(pos);
+  free(depth);
+  free(pair);
+  free(rows);
+  free(rgb);
+  return rc;
+}
+
 static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
   const char **names = NULL;
   int nnames = 0;
@@ -84,8 +120,9 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
     cn[j] = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[j]]);
   sp_palette_for(one->cmap, names, nnames, cn, c->ncommon, c->common_rgb);
   free(cn);
-  sp_charts_top(c, one->top_n);
-  return 0;
+  rc = c->ncommon > 1 ? sp_charts_tree_order(c) : 0;
+  if (rc == 0) sp_charts_top(c, one->top_n);
+  return rc;
 }
 
 static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {

@@ -67,7 +67,10 @@ static void sp_gantt_labels(const sp_selection_t *sel, const sp_chart_lanes_t *l
     if (ln->thread >= 0) snprintf(thr, sizeof thr, " t%lld", (long long)ln->thread);
     if (j == 0 || step == 1) {
       sp_plot_text(sp_reader_region_name(sel->reader, ln->region), name, sizeof name, 24);
-      snprintf(text, sizeof text, "%*s%s r%d%s", 2 * ln->depth, "", name, rank, thr);
+      /* Depth in the call tree as one middle dot per level before the name. */
+      char dots[64] = "";
+      for (int d = 0; d < ln->depth && d < 20; d++) strcat(dots, "\u00b7");
+      snprintf(text, sizeof text, "%s%s%s r%d%s", dots, ln->depth ? " " : "", name, rank, thr);
     } else {
       snprintf(text, sizeof text, "r%d%s", rank, thr);
     }

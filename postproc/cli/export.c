@@ -61,6 +61,7 @@ static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
 }
 
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
+  if (kind == SP_EXPORT_FOLDED) return sp_export_folded(sel);
   int first = 1;
   if (kind == SP_EXPORT_CSV) printf("rank,region,start_s,end_s\n");
   else sp_chrome_begin(sel, &first);

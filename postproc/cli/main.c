@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "merge_cli.h"
+#include "charts.h"
 #include "pproc.h"
 
 /* The text output chosen for file k of several. */
@@ -38,8 +39,9 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
   if (rc == 0 && o->outdir_given)
     rc = sp_json_outputs(sels, labels, in->n, o);
   if (in->n > 1 && (o->outdir || o->show) && rc == 0)
-    sp_msg(SP_NORMAL, "the Gantt chart shows the first file only (%s)", in->labels[0]);
-  if (rc == 0 && o->outdir) rc = sp_gantt_render(&sels[0], o, 0);
+    sp_msg(SP_NORMAL, "the Gantt, flame, heat map and per-file views show the first file only "
+                      "(%s); durations and speedup compare the files", in->labels[0]);
+  if (rc == 0 && o->outdir) rc = sp_charts_write(sels, labels, in->n, o);
   if (rc == 0 && o->show) rc = sp_gantt_render(&sels[0], o, 1);
   return rc;
 }

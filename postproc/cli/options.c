@@ -8,13 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "palette.h"
 #include "pproc.h"
 
 static const char sp_usage_text[] =
     "usage: " SP_PROG " FILE... [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
+    "       [--start-time S] [--end-time S] [--cmap NAME] [--plots NAME,...]\n"
+    "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
+    "       [--skip-plot-images]] [--top-n N] [--min-duration S] [--x-field F]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
-    "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
+    "       [-q|-v]\n"
     "       [--label L]... [--compare]\n"
     "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
@@ -39,19 +44,69 @@ static const char sp_help_text[] =
     "                         call path) total seconds of each file and the ratio\n"
     "                         of each later file to the first\n"
     "\n"
-    "Gantt chart and JSON files (one lane per region and rank, a bar per interval):\n"
-    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing),\n"
-    "                         DIR/region_statistics.json (the reference tool's schema:\n"
-    "                         per file and region count, average, min, max, std\n"
-    "                         (population), total duration in seconds over the calls\n"
-    "                         of the selected ranks, and per_rank) and\n"
-    "                         DIR/call_tree.json (nodes: path, calls, inclusive and\n"
-    "                         exclusive seconds, per_rank; with several files under\n"
-    "                         'files')\n"
+    "Charts (the Gantt chart: one lane per region and rank, and per thread where a\n"
+    "region ran on several threads of a rank):\n"
+    "  -o, --output DIR       write the charts to DIR/<name>_plot.<format> (DIR is\n"
+    "                         created if missing), DIR/region_statistics.json (the\n"
+    "                         reference tool's schema: per file and region count,\n"
+    "                         average, min, max, std (population), total duration\n"
+    "                         in seconds over the calls of the selected ranks, and\n"
+    "                         per_rank) and DIR/call_tree.json (nodes: path, calls,\n"
+    "                         inclusive and exclusive seconds, per_rank; with\n"
+    "                         several files under 'files')\n"
+    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
+    "                         speedup (the default; speedup with several files),\n"
+    "                         flame_graph, duration_timeseries, histogram,\n"
+    "                         timeline_density, or all. flame_graph_plot: call paths\n"
+    "                         as boxes as wide as their inclusive time (the image of\n"
+    "                         --export folded). flame_plot: call depth over\n"
+    "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
+    "                         band per rank and thread; durations_plot_<metric>:\n"
+    "                         bars per region of avg, min, max or total over the\n"
+    "                         calls of the selected ranks, a bar per file;\n"
+    "                         rank_heatmap_plot: ranks x regions, colour = rank's\n"
+    "                         total / region's mean over ranks; speedup_plot: per\n"
+    "                         common region, mean per call at the smallest x / at\n"
+    "                         each x (files of one x averaged), ideal line\n"
+    "                         duration_timeseries_plot: each region's call duration\n"
+    "                         per step (k-th call), min..max band over ranks and the\n"
+    "                         mean; histogram_plot: share of each region's calls per\n"
+    "                         log-spaced duration bin; timeline_density_plot: busy\n"
+    "                         share per region and time bin, mean over ranks\n"
+    "      --x-field F        speedup's x: num_ranks (default), omp_num_threads,\n"
+    "                         total_cores or any /metadata attribute (not a number:\n"
+    "                         categories in command-line order, no ideal line)\n"
+    "      --top-n N          region charts (durations, duration_timeseries,\n"
+    "                         histogram, timeline_density, durations_data) show the\n"
+    "                         N regions of largest total time\n"
+    "      --min-duration S   leave calls shorter than S seconds out of durations,\n"
+    "                         histogram and duration_timeseries (the time charts\n"
+    "                         show every call)\n"
+    "      --metrics M,...    durations metrics: avg, min, max, total (default all;\n"
+    "                         one metric writes durations_plot.<format>)\n"
+    "      --export-data      also write the data behind the charts to DIR:\n"
+    "                         gantt_data (file,rank,region,start_seconds,\n"
+    "                         end_seconds), flame_data (file,rank,region,depth,\n"
+    "                         start_seconds,end_seconds) and durations_data\n"
+    "                         (file,region,metric,value_seconds), with several\n"
+    "                         files speedup_data (region,<x_field>,speedup); times\n"
+    "                         in seconds since the selection's first start\n"
+    "      --export-data-format csv|json\n"
+    "                         csv (default) or json: {columns, data (one object per\n"
+    "                         row), colors (region -> #rrggbb)}\n"
+    "      --skip-plot-images only the data files (needs --export-data)\n"
     "      --show             open an interactive PLplot window (needs $DISPLAY)\n"
     "      --format FMT       png (default), pdf or svg\n"
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
     "      --height PX        image height; default 16 px per lane, within 480..2400\n"
+    "                         (at least 220; 400 for the charts with names under\n"
+    "                         the axis)\n"
+    "      --start-time S     draw only from S seconds since the first start\n"
+    "      --end-time S       draw only up to S seconds (default: the last end)\n"
+    "      --cmap NAME        region colours: tab10, tab20, viridis, plasma or Set3,\n"
+    "                         sampled evenly over the sorted region names (default\n"
+    "                         tab10 up to 10 regions, tab20 up to 20, then viridis)\n"
+
     "  With none of -o, --show, --summary, --tree, --export, --list: same as -o .\n"
     "\n"
     "Selection (applies to every output):\n"
@@ -95,7 +150,10 @@ static const char sp_help_text[] =
     "      --export chrome-trace\n"
     "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
     "                         tid = thread)\n"
-    "      --list             one line per lane, in chart order:\n"
+    "      --export folded    one line per call path with its exclusive time in ns,\n"
+    "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
+    "                         speedscope); summed over the selected ranks\n"
+    "      --list             one line per (region, rank), regions by first start:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
     "\n"
@@ -117,8 +175,13 @@ static const char sp_help_text[] =
     "  -h, --help             this help\n"
     "  -V, --version          version\n"
     "\n"
-    "Lanes are ordered by region first start, then rank; one colour per region.\n"
-    "Many intervals in one pixel column of a lane are drawn as one bar.\n"
+    "Lanes are in call-tree order (a region where its first call path puts it,\n"
+    "one dot per level of depth before its name), then rank, then thread (label\n"
+    "'REGION rN tT'); one colour per region. Each pixel column of a lane is a bar\n"
+    "as high as the share of that column's time the lane is busy (nested calls\n"
+    "of a region count once), so a lane's inked area is its busy time: short\n"
+    "calls are not widened to a pixel, and a region busy 1% of the run looks\n"
+    "1% full. More lanes than pixel rows: a message points to the heat map.\n"
     "Labels: every lane is labelled 'REGION rN' while lanes are at least 12 px\n"
     "apart. With more lanes (e.g. 1024 ranks x 20 regions) labels thin out: the\n"
     "first lane of each region shows 'REGION rN' and every k-th lane after it 'rN',\n"
@@ -199,6 +262,70 @@ static int sp_parse_size(const char *v, int *out) {
   return 0;
 }
 
+/* Seconds >= 0, finite. */
+static int sp_parse_seconds(const char *v, double *out) {
+  char *end;
+  double x = v ? strtod(v, &end) : -1.0;
+  if (!v || end == v || *end || !(x >= 0.0) || x > 1e12) return -1;
+  *out = x;
+  return 0;
+}
+
+const char *const sp_dur_metric_names[SP_DUR_NMETRICS] = {"avg", "min", "max", "total"};
+
+/* The names of --plots, with their bits; "all" is handled apart. */
+static const struct {
+  const char *name;
+  unsigned bit;
+} sp_plot_names[] = {{"gantt", SP_PLOT_GANTT},
+                     {"flame", SP_PLOT_FLAME},
+                     {"durations", SP_PLOT_DURATIONS},
+                     {"rank_heatmap", SP_PLOT_RANK_HEATMAP},
+                     {"speedup", SP_PLOT_SPEEDUP | SP_PLOT_SPEEDUP_ASKED},
+                     {"flame_graph", SP_PLOT_FLAME_GRAPH},
+                     {"duration_timeseries", SP_PLOT_TIMESERIES},
+                     {"histogram", SP_PLOT_HISTOGRAM},
+                     {"timeline_density", SP_PLOT_DENSITY}};
+
+/* Comma-separated words of one option value into bits: --plots or --metrics. */
+static int sp_parse_list(const char *v, int plots, unsigned *bits) {
+  char word[64];
+  while (v && *v) {
+    size_t n = strcspn(v, ",");
+    if (n == 0 || n >= sizeof word) return -1;
+    memcpy(word, v, n);
+    word[n] = '\0';
+    v += n + (v[n] == ',');
+    unsigned add = 0;
+    if (plots && !strcmp(word, "all")) add = SP_PLOTS_ALL;
+    for (size_t k = 0; plots && k < sizeof sp_plot_names / sizeof sp_plot_names[0]; k++)
+      if (!strcmp(word, sp_plot_names[k].name)) add = sp_plot_names[k].bit;
+    for (int k = 0; !plots && k < SP_DUR_NMETRICS; k++)
+      if (!strcmp(word, sp_dur_metric_names[k])) add = 1u << k;
+    if (!add) return -1;
+    *bits |= add;
+  }
+  return 0;
+}
+
+/* --plots / --metrics: every following word (or one inline), each a comma list. */
+static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned *bits,
+                       const char *name) {
+  int plots = !strcmp(name, "--plots");
+  const char **words = NULL;
+  size_t n = 0;
+  int rc = sp_opt_words(argc, argv, i, inl, &words, &n, name);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    if (sp_parse_list(words[k], plots, bits) != 0)
+      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
+                                  "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
+                                  "timeline_density or all, comma-separated)", name, words[k])
+                 : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
+                                  "comma-separated)", name, words[k]);
+  free(words);
+  return rc;
+}
+
 static int sp_parse_choice(const char *v, const char *const *names, int n) {
   for (int k = 0; v && k < n; k++)
     if (strcmp(v, names[k]) == 0) return k;
@@ -224,7 +351,7 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
 
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
-  static const char *const exports[] = {"", "csv", "chrome-trace"};
+  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
   static const char *const sorts[] = {"start", "name", "calls", "total",
                                       "mean",  "min",  "max",   "imbalance", "self"};
   char name[64];
@@ -263,11 +390,45 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
                             "or self", name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 3);
-    if (k <= 0) return sp_usage_error("%s expects csv or chrome-trace", name);
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 4);
+    if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", name);
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;
+  } else if (!strcmp(name, "--start-time") || !strcmp(name, "--end-time")) {
+    double *dst = name[2] == 's' ? &o->start_time : &o->end_time;
+    if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), dst) != 0 ||
+        (dst == &o->end_time && *dst <= 0))
+      return sp_usage_error("%s expects seconds since the first start (a number >= 0)", name);
+  } else if (!strcmp(name, "--plots")) {
+    return sp_opt_list(argc, argv, i, inl, &o->plots, name);
+  } else if (!strcmp(name, "--metrics")) {
+    return sp_opt_list(argc, argv, i, inl, &o->metrics, name);
+  } else if (!strcmp(name, "--export-data")) {
+    o->export_data = 1;
+  } else if (!strcmp(name, "--export-data-format")) {
+    static const char *const kinds[] = {"csv", "json"};
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), kinds, 2);
+    if (k < 0) return sp_usage_error("%s expects csv or json", name);
+    o->data_json = k;
+  } else if (!strcmp(name, "--top-n")) {
+    int n;
+    if (sp_parse_size(sp_opt_value(argc, argv, i, inl), &n) != 0 || n < 1)
+      return sp_usage_error("%s expects a number of regions between 1 and 20000", name);
+    o->top_n = n;
+  } else if (!strcmp(name, "--x-field")) {
+    if (!(o->x_field = sp_opt_value(argc, argv, i, inl)) || !*o->x_field)
+      return sp_usage_error("option %s needs num_ranks, omp_num_threads, total_cores or another "
+                            "/metadata attribute", name);
+  } else if (!strcmp(name, "--min-duration")) {
+    if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
+      return sp_usage_error("%s expects seconds (a number >= 0)", name);
+  } else if (!strcmp(name, "--skip-plot-images")) {
+    o->skip_images = 1;
+  } else if (!strcmp(name, "--cmap")) {
+    const char *v = sp_opt_value(argc, argv, i, inl);
+    if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", name, sp_palette_names());
+    o->cmap = v;
   } else if (!strcmp(name, "--label")) {
     const char *v = sp_opt_value(argc, argv, i, inl);
     if (!v) return sp_usage_error("option %s needs a value", name);
@@ -323,6 +484,13 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     if (rc) return rc;
   }
   if (!o->file) return sp_usage_error("%s", "no FILE given");
+  if (o->end_time > 0 && o->end_time <= o->start_time)
+    return sp_usage_error("--end-time %g is not after --start-time %g", o->end_time,
+                          o->start_time);
+  if (o->export_data && !o->outdir)
+    return sp_usage_error("%s", "--export-data needs -o DIR (the data files go beside the charts)");
+  if (o->skip_images && !o->export_data)
+    return sp_usage_error("%s", "--skip-plot-images needs --export-data (nothing would be written)");
   if (o->list + o->summary + o->tree + o->compare + (o->export_kind != SP_EXPORT_NONE) > 1 &&
       !(o->compare && (o->summary || o->tree) && o->list + (o->export_kind != SP_EXPORT_NONE) == 0))
     return sp_usage_error("%s", "--list, --summary, --tree and --export all write to stdout: "

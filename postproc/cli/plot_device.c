@@ -12,6 +12,7 @@
 
 #include <plplot.h>
 
+#include "palette.h"
 #include "plot_device.h"
 
 /* Set by PLplot's abort handler, which gets no user pointer. */
@@ -67,7 +68,8 @@ static int sp_device_available(const char *device) {
   return found;
 }
 
-int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors) {
+int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors,
+                 int exact_fills) {
   if (!path) {
     const char *d = getenv("DISPLAY");
     if (!d || !*d) {
@@ -93,6 +95,10 @@ int sp_plot_open(const char *device, const char *path, int width, int height, in
   plsexit(sp_plot_exit_handler);
   plsabort(sp_plot_abort_handler);
   plsdev(device);
+  /* PLplot's cairo devices outline every antialiased fill with a 1-px line,
+   * which widens a one-column bar to two columns: exact fills are drawn
+   * without antialiasing (pixel-aligned, nothing added). */
+  if (exact_fills) plsetopt("drvopt", "graphics_anti_aliasing=1");
   if (path) plsfnam(path);
   /* 90 dpi: PLplot's cairo default, so 1 mm of character height = 3.5 px. */
   plspage(90.0, 90.0, width, height, 0, 0);
@@ -109,4 +115,63 @@ int sp_plot_open(const char *device, const char *path, int width, int height, in
 int sp_plot_close(void) {
   plend();
   return sp_plot_failed ? SP_EXIT_IO : 0;
+}
+
+void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o) {
+  int n = sel->nregions;
+  const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
+  unsigned char *rgb = malloc((size_t)(n ? n : 1) * 3);
+  if (names && rgb) {
+    for (int i = 0; i < n; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
+    sp_palette_for(o->cmap, o->colour_names, o->ncolour_names, names, n, rgb);
+    for (int i = 0; i < n; i++) plscol0(SP_COL_REGION0 + i, rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
+  }
+  free(names);
+  free(rgb);
+}
+
+/* Legend entries before "+N more". */
+#define SP_LEGEND_MAX 40
+
+/* Legend at the right, outside the plot: one coloured box per region. */
+void sp_plot_region_legend(const sp_selection_t *sel) {
+  int n = sel->nregions < SP_LEGEND_MAX ? sel->nregions : SP_LEGEND_MAX;
+  int extra = sel->nregions > n;
+  int m = n + extra;
+  PLINT *opt = calloc((size_t)m, sizeof *opt), *colours = calloc((size_t)m, sizeof *colours);
+  PLINT *patterns = calloc((size_t)m, sizeof *patterns);
+  PLFLT *scales = calloc((size_t)m, sizeof *scales), *widths = calloc((size_t)m, sizeof *widths);
+  char **texts = calloc((size_t)m, sizeof *texts);
+  char *store = calloc((size_t)m, 128);
+  if (opt && colours && patterns && scales && widths && texts && store) {
+    for (int i = 0; i < m; i++) {
+      texts[i] = store + 128 * i;
+      colours[i] = SP_COL_REGION0 + i;
+      scales[i] = 0.8;
+      widths[i] = 1.0;
+      opt[i] = PL_LEGEND_COLOR_BOX;
+      if (i < n) {
+        sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[i]), texts[i], 128, 24);
+      } else {
+        opt[i] = PL_LEGEND_NONE;
+        snprintf(texts[i], 128, "+%d more", sel->nregions - n);
+      }
+    }
+    PLFLT lw, lh;
+    PLINT fg[SP_LEGEND_MAX + 1];
+    for (int i = 0; i < m; i++) fg[i] = SP_COL_FG;
+    plschr(3.0, 1.0);
+    pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
+             SP_COL_BG, SP_COL_FG, 1, 0, 0, m, opt, 0.8, 0.9, 1.6, 0.0, fg,
+             (PLCHAR_MATRIX)texts, colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL,
+             NULL, NULL);
+  }
+  free(opt);
+  free(colours);
+  free(patterns);
+  free(scales);
+  free(widths);
+  free(texts);
+  free(store);
 }

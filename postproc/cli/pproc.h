@@ -37,7 +37,12 @@ typedef enum sp_exit {
 
 typedef enum sp_format { SP_FORMAT_PNG, SP_FORMAT_PDF, SP_FORMAT_SVG } sp_format_t;
 
-typedef enum sp_export { SP_EXPORT_NONE, SP_EXPORT_CSV, SP_EXPORT_CHROME } sp_export_t;
+typedef enum sp_export {
+  SP_EXPORT_NONE,
+  SP_EXPORT_CSV,
+  SP_EXPORT_CHROME,
+  SP_EXPORT_FOLDED
+} sp_export_t;
 
 /* Keys of --sort-by; numbers sort descending, name and start ascending. */
 typedef enum sp_sort {
@@ -52,6 +57,29 @@ typedef enum sp_sort {
   SP_SORT_SELF
 } sp_sort_t;
 
+/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. */
+typedef enum sp_plot {
+  SP_PLOT_GANTT = 1u << 0,
+  SP_PLOT_DURATIONS = 1u << 1,
+  SP_PLOT_RANK_HEATMAP = 1u << 2,
+  SP_PLOT_FLAME = 1u << 3,
+  SP_PLOT_SPEEDUP = 1u << 4,
+  SP_PLOT_TIMESERIES = 1u << 5,
+  SP_PLOT_HISTOGRAM = 1u << 6,
+  SP_PLOT_DENSITY = 1u << 7,
+  SP_PLOT_SPEEDUP_ASKED = 1u << 8, /* "speedup" named in --plots (not only via "all") */
+  SP_PLOT_FLAME_GRAPH = 1u << 9
+} sp_plot_t;
+/* Without --plots; and what --plots all gives: every chart this version draws. */
+#define SP_PLOTS_DEFAULT \
+  (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
+#define SP_PLOTS_ALL \
+  (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
+   SP_PLOT_DENSITY)
+
+/* Metrics of the duration charts (--metrics), in this order. */
+enum { SP_DUR_AVG, SP_DUR_MIN, SP_DUR_MAX, SP_DUR_TOTAL, SP_DUR_NMETRICS };
+extern const char *const sp_dur_metric_names[SP_DUR_NMETRICS];
 /* --format for the text outputs (tables). */
 typedef enum sp_table_format {
   SP_TABLE_TEXT,
@@ -83,6 +111,20 @@ typedef struct sp_options {
   sp_sort_t sort;        /* --sort-by */
   sp_export_t export_kind; /* --export */
   int list;              /* --list */
+  const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
+  double start_time;     /* --start-time: chart window start, s since the first start (0) */
+  double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
+  unsigned plots;        /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
+  unsigned metrics;      /* --metrics: 1 << SP_DUR_*; 0 = all four */
+  int export_data;       /* --export-data: the data behind the charts under -o DIR */
+  int data_json;         /* --export-data-format json (else csv) */
+  int skip_images;       /* --skip-plot-images: only the data files */
+  int top_n;             /* --top-n: region charts show the N largest by total; 0 = all */
+  double min_duration;   /* --min-duration: calls shorter (s) left out of the duration charts */
+  const char *x_field;   /* --x-field of speedup: num_ranks or a /metadata attribute */
+  const char *const *colour_names; /* palette domain: selected regions of all files
+                                    * (set by charts.c; NULL = each chart's own) */
+  int ncolour_names;
   int tree;              /* --tree */
   int by_thread;         /* --by-thread: --summary rows per (region, thread) */
   sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
@@ -244,6 +286,8 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
+/* export_folded.c: --export folded from the call tree. */
+int sp_export_folded(const sp_selection_t *sel);
 int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive);
 
 #endif

@@ -464,6 +464,21 @@ SP_READER_EXPORT int sp_reader_likwid_load(sp_reader_t *r, int g, int k, sp_read
 SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
 
 /* ===================================================================== */
+/*  Run metadata                                                         */
+/* ===================================================================== */
+
+/**
+ * Writes the scalar attribute name of the file's /metadata group into out
+ * (cap bytes, always NUL-terminated, cut when longer) as text: integers in
+ * decimal, floats as %.17g, strings as stored. The core writes mpi_size,
+ * omp_num_threads, total_cores, hostname, timestamp and more; the
+ * reference tool its own keys.
+ * Returns 0, or SP_READER_EINVAL when the file has no such readable
+ * attribute (message in sp_reader_errmsg()). Cost: a few metadata reads.
+ */
+SP_READER_EXPORT int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap);
+
+/* ===================================================================== */
 /*  Helpers                                                              */
 /* ===================================================================== */
 

@@ -14,7 +14,7 @@ exec unshare -m sh -c '
   shift 4
   mount --make-rprivate / 2>/dev/null && mount -t tmpfs -o "size=$size" tmpfs "$mnt" || exit 77
   case $mode in
-    chart) "$pproc" plain.h5 -q -o "$mnt/d" || exit 1 ;;
+    chart) "$pproc" plain.h5 -q -o "$mnt/d" --plots gantt || exit 1 ;;
     ro) mount -o remount,ro "$mnt" || exit 77 ;;
   esac
   exec "$@"' sh "$mnt" "$size" "$mode" "$pproc" "$@"

@@ -1,0 +1,126 @@
+/* chart_histogram.c - histogram_plot: the call-duration distribution per
+ * region (the common regions of the first file, --top-n), over the calls
+ * of the selected ranks. Durations span decades, so the bins are 40
+ * log-spaced bins between the shortest and the longest call of all shown
+ * regions; a region's line gives the share of its calls in each bin, so
+ * regions with few and many calls compare. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plplot.h>
+
+#include "chart_output.h"
+#include "charts.h"
+#include "plot_device.h"
+
+#define SP_HIST_BINS 40
+
+typedef struct sp_hist_job {
+  const sp_charts_t *c;
+  double *share;     /* ncommon x SP_HIST_BINS */
+  double lo, hi;     /* log10 seconds of the edges */
+} sp_hist_job_t;
+
+static int sp_hist_fill(sp_hist_job_t *j) {
+  const sp_charts_t *c = j->c;
+  const sp_selection_t *sel = &c->sels[0];
+  double w = (j->hi - j->lo) / SP_HIST_BINS;
+  for (int r = 0; r < c->ncommon; r++) {
+    double *h = j->share + (size_t)r * SP_HIST_BINS, n = 0;
+    for (int k = 0; k < sel->nranks; k++) {
+      sp_reader_intervals_t iv;
+      int err = sp_reader_load(sel->reader, sel->regions[c->common[r]], sel->ranks[k], &iv);
+      if (err < 0) {
+        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+        return sp_exit_for_reader(err);
+      }
+      for (int64_t i = 0; i < iv.n; i++) {
+        double d = 1e-9 * sp_ns_between(iv.start[i], iv.end[i]);
+        if (d < c->o->min_duration) continue;
+        int b = d > 0 ? (int)((log10(d) - j->lo) / w) : 0;
+        h[b < 0 ? 0 : b >= SP_HIST_BINS ? SP_HIST_BINS - 1 : b] += 1;
+        n += 1;
+      }
+      sp_reader_intervals_free(&iv);
+    }
+    for (int b = 0; n > 0 && b < SP_HIST_BINS; b++) h[b] /= n;
+  }
+  return 0;
+}
+
+static int sp_hist_draw(void *ctx, const char *path) {
+  sp_hist_job_t *j = ctx;
+  const sp_charts_t *c = j->c;
+  const sp_options_t *o = c->o;
+  int height = o->height ? o->height : 720;
+  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
+  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, c->ncommon, 0);
+  if (rc) return rc;
+  for (int r = 0; r < c->ncommon; r++)
+    plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
+            c->common_rgb[3 * r + 2]);
+  double ymax = 0;
+  for (int i = 0; i < c->ncommon * SP_HIST_BINS; i++)
+    if (j->share[i] > ymax) ymax = j->share[i];
+  pladv(0);
+  plvpor(0.08, 0.80, 70.0 / height, 1.0 - 50.0 / height);
+  plwind(j->lo, j->hi, 0.0, (ymax > 0 ? ymax : 1) * 1.05);
+  plcol0(SP_COL_FG);
+  plschr(3.0, 1.0);
+  plbox("bcnstl", 0.0, 0, "bcnstv", 0.0, 0);
+  double w = (j->hi - j->lo) / SP_HIST_BINS;
+  PLFLT x[2 * SP_HIST_BINS], y[2 * SP_HIST_BINS];
+  plwidth(2.0);
+  for (int r = 0; r < c->ncommon; r++) {
+    for (int b = 0; b < SP_HIST_BINS; b++) {
+      x[2 * b] = j->lo + b * w;
+      x[2 * b + 1] = j->lo + (b + 1) * w;
+      y[2 * b] = y[2 * b + 1] = j->share[(size_t)r * SP_HIST_BINS + b];
+    }
+    plcol0(SP_COL_REGION0 + r);
+    plline(2 * SP_HIST_BINS, x, y);
+  }
+  plwidth(1.0);
+  plcol0(SP_COL_FG);
+  plschr(3.6, 1.0);
+  plmtex("t", 1.5, 0.5, 0.5, "call durations: share of each region's calls per bin");
+  plschr(3.0, 1.0);
+  plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
+  /* Legend: the shown regions (a selection of one file's regions). */
+  sp_selection_t shown = c->sels[0];
+  int *rows = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *rows);
+  if (rows) {
+    for (int r = 0; r < c->ncommon; r++) rows[r] = c->sels[0].regions[c->common[r]];
+    shown.regions = rows;
+    shown.nregions = c->ncommon;
+    sp_plot_region_legend(&shown);
+    free(rows);
+  }
+  return sp_plot_close();
+}
+
+int sp_histogram_plot(const sp_charts_t *c) {
+  sp_hist_job_t j = {c, NULL, 0, 0};
+  double mn = INFINITY, mx = 0;
+  for (int r = 0; r < c->ncommon; r++) {
+    double a = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MIN);
+    double b = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MAX);
+    if (isfinite(a) && a > 0 && a < mn) mn = a;
+    if (isfinite(b) && b > mx) mx = b;
+  }
+  if (c->o->min_duration > 0 && c->o->min_duration > mn) mn = c->o->min_duration;
+  if (!(mx > 0) || !isfinite(mn)) {
+    sp_msg(SP_QUIET, "%s: histogram: no timed calls", c->sels[0].file);
+    return SP_EXIT_DATA;
+  }
+  j.lo = floor(log10(mn) * 4) / 4;
+  j.hi = ceil(log10(mx) * 4) / 4;
+  if (j.hi <= j.lo) j.hi = j.lo + 0.25;
+  j.share = calloc((size_t)(c->ncommon ? c->ncommon : 1) * SP_HIST_BINS, sizeof *j.share);
+  int rc = j.share ? sp_hist_fill(&j) : SP_EXIT_IO;
+  if (rc == 0) rc = sp_chart_write(c->o, "histogram_plot", sp_hist_draw, &j);
+  free(j.share);
+  return rc;
+}

@@ -1,0 +1,60 @@
+/* chart_output.c - where charts go: DIR/<name>.<ext>, complete or not at all. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "chart_output.h"
+#include "output_file.h"
+#include "plot_device.h"
+
+/* mkdir -p dir; dir is not empty and shorter than SP_PATH_MAX (checked). */
+static int sp_mkdirs(const char *dir) {
+  char path[SP_PATH_MAX];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1;; p++) {
+    char c = *p;
+    if (c != '/' && c != '\0') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+    *p = c;
+    if (c == '\0') break;
+  }
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int sp_chart_path(const char *dir, const char *name, const char *ext, char *path) {
+  /* Room for DIR, '/', NAME, '.' and EXT: a longer name would be cut. */
+  size_t room = strlen(name) + strlen(ext) + 3;
+  if (strlen(dir) + room > SP_PATH_MAX) {
+    sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)", strlen(dir),
+           (size_t)SP_PATH_MAX - room);
+    return SP_EXIT_IO;
+  }
+  if (sp_mkdirs(dir) != 0) {
+    sp_msg(SP_QUIET, "cannot create output directory %s: %s", dir, strerror(errno));
+    return SP_EXIT_IO;
+  }
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  snprintf(path, SP_PATH_MAX, "%.*s%s%s.%s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", name,
+           ext);
+  return 0;
+}
+
+int sp_chart_write(const sp_options_t *o, const char *name, sp_chart_draw_fn draw, void *ctx) {
+  char path[SP_PATH_MAX];
+  int rc = sp_chart_path(o->outdir, name, sp_plot_extension(o->format), path);
+  if (rc) return rc;
+  char tmp[SP_PATH_MAX + 32];
+  if (sp_output_temp(path, tmp, sizeof tmp) != 0) {
+    sp_msg(SP_QUIET, "cannot write %s: %s", path, strerror(errno));
+    return SP_EXIT_IO;
+  }
+  rc = draw(ctx, tmp);
+  if (rc != 0) remove(tmp);
+  if (rc == 0) rc = sp_output_commit(tmp, path, o->format);
+  if (rc == 0) sp_msg(SP_NORMAL, "wrote %s", path);
+  return rc;
+}

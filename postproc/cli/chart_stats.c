@@ -1,0 +1,94 @@
+/* chart_stats.c - duration figures per (region, rank), one pair in memory at a time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_stats.h"
+
+int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st) {
+  memset(st, 0, sizeof *st);
+  st->nregions = sel->nregions;
+  st->nranks = sel->nranks;
+  size_t cells = (size_t)sel->nregions * (size_t)sel->nranks;
+  st->cell = calloc(cells ? cells : 1, sizeof *st->cell);
+  if (!st->cell) return SP_EXIT_IO;
+  for (int g = 0; g < sel->nregions; g++)
+    for (int k = 0; k < sel->nranks; k++) {
+      sp_reader_intervals_t iv;
+      int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      if (err < 0) {
+        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+        return sp_exit_for_reader(err);
+      }
+      sp_cell_stats_t *c = &st->cell[(size_t)g * sel->nranks + k];
+      for (int64_t i = 0; i < iv.n; i++) {
+        double d = sp_ns_between(iv.start[i], iv.end[i]);
+        if (d < 1e9 * min_duration) continue;
+        c->total += d;
+        if (c->n == 0 || d < c->min) c->min = d;
+        if (c->n == 0 || d > c->max) c->max = d;
+        c->n++;
+      }
+      sp_reader_intervals_free(&iv);
+    }
+  return 0;
+}
+
+void sp_chart_stats_free(sp_chart_stats_t *st) {
+  free(st->cell);
+  memset(st, 0, sizeof *st);
+}
+
+double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric) {
+  int64_t n = 0;
+  double total = 0, mn = 0, mx = 0;
+  for (int k = 0; k < st->nranks; k++) {
+    const sp_cell_stats_t *c = &st->cell[(size_t)g * st->nranks + k];
+    if (c->n == 0) continue;
+    if (n == 0 || c->min < mn) mn = c->min;
+    if (n == 0 || c->max > mx) mx = c->max;
+    n += c->n;
+    total += c->total;
+  }
+  if (n == 0) return NAN;
+  switch (metric) {
+    case SP_DUR_MIN: return 1e-9 * mn;
+    case SP_DUR_MAX: return 1e-9 * mx;
+    case SP_DUR_TOTAL: return 1e-9 * total;
+    default: return 1e-9 * total / (double)n;
+  }
+}
+
+/* Row of name among sel's regions, or -1. */
+static int sp_row_of(const sp_selection_t *sel, const char *name) {
+  for (int g = 0; g < sel->nregions; g++)
+    if (strcmp(sp_reader_region_name(sel->reader, sel->regions[g]), name) == 0) return g;
+  return -1;
+}
+
+int sp_common_regions(const sp_selection_t *sels, int nfiles, int **rows, int *ncommon) {
+  int n0 = sels[0].nregions;
+  *ncommon = 0;
+  *rows = malloc((size_t)(n0 ? n0 : 1) * (size_t)nfiles * sizeof **rows);
+  int *tmp = malloc((size_t)(nfiles ? nfiles : 1) * sizeof *tmp);
+  if (!*rows || !tmp) {
+    free(tmp);
+    return SP_EXIT_IO;
+  }
+  int nc = 0;
+  for (int g = 0; g < n0; g++) {
+    const char *name = sp_reader_region_name(sels[0].reader, sels[0].regions[g]);
+    int all = 1;
+    tmp[0] = g;
+    for (int f = 1; all && f < nfiles; f++) all = (tmp[f] = sp_row_of(&sels[f], name)) >= 0;
+    if (!all) continue;
+    for (int f = 0; f < nfiles; f++) (*rows)[(size_t)f * n0 + nc] = tmp[f];
+    nc++;
+  }
+  /* Compact from stride n0 to stride nc. */
+  for (int f = 1; f < nfiles; f++)
+    memmove(*rows + (size_t)f * nc, *rows + (size_t)f * n0, (size_t)nc * sizeof **rows);
+  *ncommon = nc;
+  free(tmp);
+  return 0;
+}

@@ -1,0 +1,37 @@
+/* chart_stats.h - per (region, rank) duration figures behind the bar charts
+ * and the heat map, read once per selection. */
+#ifndef SP_CHART_STATS_H
+#define SP_CHART_STATS_H
+
+#include "pproc.h"
+
+typedef struct sp_cell_stats {
+  int64_t n;    /* intervals (calls with stamps) */
+  double total; /* sum of durations, ns */
+  double min;   /* shortest call, ns (0 when n == 0) */
+  double max;   /* longest call, ns */
+} sp_cell_stats_t;
+
+typedef struct sp_chart_stats {
+  int nregions, nranks;  /* as in the selection */
+  sp_cell_stats_t *cell; /* nregions x nranks, cell[g * nranks + k] for
+                          * sel->regions[g] on sel->ranks[k] */
+} sp_chart_stats_t;
+
+/* Reads every selected pair once; calls shorter than min_duration seconds
+ * are left out. Returns an sp_exit_t code after printing why. */
+int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st);
+void sp_chart_stats_free(sp_chart_stats_t *st);
+
+/* Metric SP_DUR_* of region row g over all selected ranks, in seconds
+ * (the reference tool's rule: mean, min, max and total over the calls of
+ * the selected ranks); NaN when the region has no timed call. */
+double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric);
+
+
+
+/* Regions common to all nfiles selections, by name, in the first file's
+ * order: *ncommon of them; (*rows)[f * ncommon + j] is the row (index into
+ * sels[f].regions) of common region j in file f. Returns 0 or SP_EXIT_IO. */
+int sp_common_regions(const sp_selection_t *sels, int nfiles, int **rows, int *ncommon);
+#endif

@@ -1,0 +1,201 @@
+/* chart_timeseries.c - duration_timeseries_plot: each region's call
+ * duration over the run, per step (the k-th call of a rank, in start
+ * order), with the min-max band over the selected ranks and their mean as
+ * a line: the chart that shows a time-stepping code slowing down. A panel
+ * per region (the common regions of the first file, --top-n; at most 8).
+ * More steps than pixel columns are binned: a column's band spans the
+ * min and max of its steps, its line the mean. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plplot.h>
+
+#include "chart_output.h"
+#include "charts.h"
+#include "plot_device.h"
+
+#define SP_TS_PANELS 8
+
+typedef struct sp_ts_series {
+  int64_t steps;      /* longest call count over ranks */
+  double *mn, *mx, *sum; /* per step over ranks, seconds */
+  int64_t *cnt;       /* ranks with this step */
+} sp_ts_series_t;
+
+static int sp_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Durations of one pair in start order (stamps are pairs; sort by start). */
+static int sp_ts_pair(const sp_selection_t *sel, int g, int k, sp_ts_series_t *s, double min_d) {
+  sp_reader_intervals_t iv;
+  int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  int64_t *p = malloc((size_t)(iv.n ? iv.n : 1) * 2 * sizeof *p);
+  if (!p) {
+    sp_reader_intervals_free(&iv);
+    return SP_EXIT_IO;
+  }
+  for (int64_t i = 0; i < iv.n; i++) {
+    p[2 * i] = iv.start[i];
+    p[2 * i + 1] = iv.end[i];
+  }
+  qsort(p, (size_t)iv.n, 2 * sizeof *p, sp_cmp_i64);
+  int rc = 0;
+  int64_t step = 0;
+  for (int64_t i = 0; i < iv.n && rc == 0; i++) {
+    double d = 1e-9 * sp_ns_between(p[2 * i], p[2 * i + 1]);
+    if (d < min_d) continue;
+    if (step >= s->steps) {
+      int64_t nc = step * 2 + 64;
+      double *a = realloc(s->mn, (size_t)nc * sizeof *a);
+      if (a) s->mn = a;
+      double *b = realloc(s->mx, (size_t)nc * sizeof *b);
+      if (b) s->mx = b;
+      double *c = realloc(s->sum, (size_t)nc * sizeof *c);
+      if (c) s->sum = c;
+      int64_t *e = realloc(s->cnt, (size_t)nc * sizeof *e);
+      if (e) s->cnt = e;
+      if (!a || !b || !c || !e) {
+        rc = SP_EXIT_IO;
+        break;
+      }
+      for (int64_t t = s->steps; t < nc; t++) s->cnt[t] = 0, s->sum[t] = 0;
+      s->steps = nc;
+    }
+    if (s->cnt[step] == 0 || d < s->mn[step]) s->mn[step] = d;
+    if (s->cnt[step] == 0 || d > s->mx[step]) s->mx[step] = d;
+    s->sum[step] += d;
+    s->cnt[step]++;
+    step++;
+  }
+  free(p);
+  sp_reader_intervals_free(&iv);
+  return rc;
+}
+
+/* One panel: binned band and mean line of a series with n steps. */
+static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colour,
+                        const char *title) {
+  int nb = n < ncols ? (int)n : ncols;
+  PLFLT *x = malloc((size_t)nb * 2 * sizeof *x), *y = malloc((size_t)nb * 2 * sizeof *y);
+  PLFLT *m = malloc((size_t)nb * sizeof *m), *xm = malloc((size_t)nb * sizeof *xm);
+  double ymax = 0;
+  if (!x || !y || !m || !xm) nb = 0;
+  for (int b = 0; b < nb; b++) {
+    int64_t a = n * b / nb, e = n * (b + 1) / nb;
+    double lo = INFINITY, hi = 0, sum = 0;
+    int64_t cnt = 0;
+    for (int64_t t = a; t < e; t++) {
+      if (!s->cnt[t]) continue;
+      lo = s->mn[t] < lo ? s->mn[t] : lo;
+      hi = s->mx[t] > hi ? s->mx[t] : hi;
+      sum += s->sum[t];
+      cnt += s->cnt[t];
+    }
+    xm[b] = x[b] = x[2 * nb - 1 - b] = 0.5 * (a + e - 1);
+    y[b] = isfinite(lo) ? lo : 0;
+    y[2 * nb - 1 - b] = hi;
+    m[b] = cnt ? sum / cnt : 0;
+    if (hi > ymax) ymax = hi;
+  }
+  plwind(n > 1 ? 0 : -0.5, n > 1 ? n - 1 : 0.5, 0, ymax > 0 ? ymax * 1.08 : 1);
+  if (nb > 1) {
+    PLINT r, g, bl;
+    PLFLT al;
+    plgcol0a(SP_COL_REGION0 + colour, &r, &g, &bl, &al);
+    plscol0a(SP_COL_REGION0 + colour, r, g, bl, 0.3);
+    plfill(2 * nb, x, y);
+    plscol0a(SP_COL_REGION0 + colour, r, g, bl, 1.0);
+    plcol0(SP_COL_REGION0 + colour);
+    plline(nb, xm, m);
+  } else if (nb == 1) { /* one step: its range and mean as a bar and a point */
+    plcol0(SP_COL_REGION0 + colour);
+    pljoin(0, y[0], 0, y[1]);
+    plpoin(1, xm, m, 17);
+  }
+  plcol0(SP_COL_FG);
+  plschr(2.6, 1.0);
+  plbox("bcnst", 0.0, 0, "bcnstv", 0.0, 0);
+  plmtex("t", 0.6, 0.0, 0.0, title);
+  free(x);
+  free(y);
+  free(m);
+  free(xm);
+}
+
+typedef struct sp_ts_job {
+  const sp_charts_t *c;
+  sp_ts_series_t *s;
+  int np;
+} sp_ts_job_t;
+
+static int64_t sp_ts_len(const sp_ts_series_t *s) {
+  int64_t n = s->steps;
+  while (n > 0 && s->cnt[n - 1] == 0) n--;
+  return n;
+}
+
+static int sp_ts_draw(void *ctx, const char *path) {
+  sp_ts_job_t *j = ctx;
+  const sp_charts_t *c = j->c;
+  const sp_options_t *o = c->o;
+  const sp_selection_t *sel = &c->sels[0];
+  int height = o->height ? o->height : 120 + 200 * j->np;
+  if (!o->height && height > 2400) height = 2400;
+  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
+  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, j->np, 0);
+  if (rc) return rc;
+  for (int p = 0; p < j->np; p++)
+    plscol0(SP_COL_REGION0 + p, c->common_rgb[3 * p], c->common_rgb[3 * p + 1],
+            c->common_rgb[3 * p + 2]);
+  pladv(0);
+  double top = 1.0 - 50.0 / height, bottom = 60.0 / height, ph = (top - bottom) / j->np;
+  int ncols = (int)(0.86 * o->width);
+  char name[160], title[256];
+  for (int p = 0; p < j->np; p++) {
+    plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
+    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[p]]), name,
+                 sizeof name, 40);
+    snprintf(title, sizeof title, "%s: duration per call [s], band = min..max over ranks, "
+                                  "line = mean", name);
+    sp_ts_panel(&j->s[p], sp_ts_len(&j->s[p]), ncols, p, title);
+  }
+  plschr(3.0, 1.0);
+  plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
+  return sp_plot_close();
+}
+
+int sp_timeseries_plot(const sp_charts_t *c) {
+  const sp_selection_t *sel = &c->sels[0];
+  sp_ts_job_t j = {c, NULL, c->ncommon < SP_TS_PANELS ? c->ncommon : SP_TS_PANELS};
+  if (c->ncommon > SP_TS_PANELS)
+    sp_msg(SP_NORMAL, "duration timeseries: the first %d of %d regions (--top-n chooses)",
+           SP_TS_PANELS, c->ncommon);
+  j.s = calloc((size_t)(j.np ? j.np : 1), sizeof *j.s);
+  int rc = j.s ? 0 : SP_EXIT_IO;
+  for (int p = 0; rc == 0 && p < j.np; p++)
+    for (int k = 0; rc == 0 && k < sel->nranks; k++)
+      rc = sp_ts_pair(sel, c->common[p], k, &j.s[p], c->o->min_duration);
+  int any = 0;
+  for (int p = 0; rc == 0 && p < j.np; p++) any |= sp_ts_len(&j.s[p]) > 0;
+  if (rc == 0 && !any) {
+    sp_msg(SP_QUIET, "%s: duration timeseries: no timed calls", sel->file);
+    rc = SP_EXIT_DATA;
+  }
+  if (rc == 0) rc = sp_chart_write(c->o, "duration_timeseries_plot", sp_ts_draw, &j);
+  for (int p = 0; j.s && p < j.np; p++) {
+    free(j.s[p].mn);
+    free(j.s[p].mx);
+    free(j.s[p].sum);
+    free(j.s[p].cnt);
+  }
+  free(j.s);
+  return rc;
+}

@@ -1,0 +1,174 @@
+/* charts.c - the charts and data files of -o DIR: figures read once, the
+ * colour domain fixed for the run, then each chart chosen by --plots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_lanes.h"
+#include "charts.h"
+#include "palette.h"
+
+/* The selected region names of all files, distinct, in first-seen order. */
+static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
+  size_t cap = 0;
+  for (int f = 0; f < nfiles; f++) cap += (size_t)sels[f].nregions;
+  const char **v = malloc((cap ? cap : 1) * sizeof *v);
+  if (!v) return SP_EXIT_IO;
+  int m = 0;
+  for (int f = 0; f < nfiles; f++)
+    for (int g = 0; g < sels[f].nregions; g++) {
+      const char *name = sp_reader_region_name(sels[f].reader, sels[f].regions[g]);
+      int seen = 0;
+      /* Files after the first are compared by name (quadratic only then). */
+      for (int i = 0; f > 0 && !seen && i < m; i++) seen = strcmp(v[i], name) == 0;
+      if (!seen) v[m++] = name;
+    }
+  *out = v;
+  *n = m;
+  return 0;
+}
+
+/* --top-n: keeps the n common regions of largest total time in the first
+ * file (ties: chart order), in chart order. */
+static void sp_charts_top(sp_charts_t *c, int n) {
+  if (n <= 0 || n >= c->ncommon) return;
+  int nc = c->ncommon;
+  char *keep = calloc((size_t)nc, 1);
+  if (!keep) return;
+  for (int t = 0; t < n; t++) {
+    int best = -1;
+    double bv = -1;
+    for (int j = 0; j < nc; j++) {
+      double v = sp_chart_stats_metric(&c->stats[0], c->common[j], SP_DUR_TOTAL);
+      if (!keep[j] && (v != v ? 0.0 : v) > bv) best = j, bv = v != v ? 0.0 : v;
+    }
+    keep[best] = 1;
+  }
+  int *rows = malloc((size_t)n * (size_t)c->nfiles * sizeof *rows);
+  if (!rows) {
+    free(keep);
+    return;
+  }
+  int m = 0;
+  for (int j = 0; j < nc; j++) {
+    if (!keep[j]) continue;
+    for (int f = 0; f < c->nfiles; f++) rows[(size_t)f * n + m] = c->common[(size_t)f * nc + j];
+    memmove(c->common_rgb + 3 * m, c->common_rgb + 3 * j, 3);
+    m++;
+  }
+  free(c->common);
+  c->common = rows;
+  c->ncommon = n;
+  free(keep);
+}
+
+static int sp_cmp_pair(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The common regions in the first file's call-tree order (bars, heat map
+ * columns, panels). */
+static int sp_charts_tree_order(sp_charts_t *c) {
+  const sp_selection_t *sel = &c->sels[0];
+  int n = c->ncommon, nr = sel->nregions, nf = c->nfiles;
+  int *pos = malloc((size_t)(nr ? nr : 1) * sizeof *pos);
+  int *depth = malloc((size_t)(nr ? nr : 1) * sizeof *depth);
+  int *pair = malloc((size_t)(n ? n : 1) * 2 * sizeof *pair);
+  int *rows = malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *rows);
+  unsigned char *rgb = malloc((size_t)(n ? n : 1) * 3);
+  int rc = pos && depth && pair && rows && rgb ? sp_tree_region_order(sel, pos, depth) : SP_EXIT_IO;
+  if (rc == 0) {
+    for (int j = 0; j < n; j++) pair[2 * j] = pos[c->common[j]], pair[2 * j + 1] = j;
+    qsort(pair, (size_t)n, 2 * sizeof *pair, sp_cmp_pair);
+    for (int k = 0; k < n; k++) {
+      int j = pair[2 * k + 1];
+      for (int f = 0; f < nf; f++) rows[(size_t)f * n + k] = c->common[(size_t)f * n + j];
+      memcpy(rgb + 3 * k, c->common_rgb + 3 * j, 3);
+    }
+    memcpy(c->common, rows, (size_t)n * (size_t)nf * sizeof *rows);
+    memcpy(c->common_rgb, rgb, (size_t)n * 3);
+  }
+  free(pos);
+  free(depth);
+  free(pair);
+  free(rows);
+  free(rgb);
+  return rc;
+}
+
+static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
+  const char **names = NULL;
+  int nnames = 0;
+  int rc = sp_charts_names(c->sels, c->nfiles, &names, &nnames);
+  if (rc) return rc;
+  one->colour_names = names;
+  one->ncolour_names = nnames;
+  c->stats = calloc(c->nfiles > 0 ? (size_t)c->nfiles : 1, sizeof *c->stats);
+  c->rgb = malloc((size_t)(nnames ? nnames : 1) * 3);
+  if (!c->stats || !c->rgb) return SP_EXIT_IO;
+  sp_palette_for(one->cmap, names, nnames, names, nnames, c->rgb);
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_chart_stats_build(&c->sels[f], one->min_duration, &c->stats[f]);
+  if (rc == 0) rc = sp_common_regions(c->sels, c->nfiles, &c->common, &c->ncommon);
+  if (rc) return rc;
+  const char **cn = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *cn);
+  c->common_rgb = malloc((size_t)(c->ncommon ? c->ncommon : 1) * 3);
+  if (!cn || !c->common_rgb) {
+    free(cn);
+    return SP_EXIT_IO;
+  }
+  for (int j = 0; j < c->ncommon; j++)
+    cn[j] = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[j]]);
+  sp_palette_for(one->cmap, names, nnames, cn, c->ncommon, c->common_rgb);
+  free(cn);
+  rc = c->ncommon > 1 ? sp_charts_tree_order(c) : 0;
+  if (rc == 0) sp_charts_top(c, one->top_n);
+  return rc;
+}
+
+static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
+  for (int f = 0; c->stats && f < c->nfiles; f++) sp_chart_stats_free(&c->stats[f]);
+  free(c->stats);
+  free(c->common);
+  free(c->rgb);
+  free(c->common_rgb);
+  free((void *)one->colour_names);
+}
+
+int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o) {
+  sp_options_t one = *o;
+  sp_charts_t c;
+  memset(&c, 0, sizeof c);
+  c.sels = sels;
+  c.labels = labels;
+  c.nfiles = nfiles;
+  c.o = &one;
+  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
+  /* Speedup by default, and with "all", when there are several files. */
+  if (nfiles < 2 && (!o->plots || (o->plots & SP_PLOTS_ALL) == SP_PLOTS_ALL) &&
+      !(o->plots & SP_PLOT_SPEEDUP_ASKED))
+    plots &= ~(unsigned)SP_PLOT_SPEEDUP;
+  int rc = sp_charts_prepare(&c, &one);
+  /* The Gantt chart first: its "nothing to draw" ends the run as before. */
+  if (rc == 0 && (plots & SP_PLOT_GANTT)) rc = sp_gantt_render(&sels[0], &one, 0);
+  static const struct {
+    unsigned bit;
+    int (*draw)(const sp_charts_t *);
+  } charts[] = {{SP_PLOT_FLAME, sp_flame_plot},           {SP_PLOT_DURATIONS, sp_durations_plot},
+                {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},   {SP_PLOT_SPEEDUP, sp_speedup_plot},
+                {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot}, {SP_PLOT_TIMESERIES, sp_timeseries_plot},
+                {SP_PLOT_HISTOGRAM, sp_histogram_plot},    {SP_PLOT_DENSITY, sp_density_plot}};
+  for (size_t k = 0; rc == 0 && k < sizeof charts / sizeof charts[0]; k++) {
+    if (!(plots & charts[k].bit)) continue;
+    rc = charts[k].draw(&c);
+    /* A chart of the default set with nothing to show (no timed calls,
+     * only zero-length ones) is skipped; one named in --plots fails. */
+    if (rc == SP_EXIT_DATA && !o->plots) {
+      sp_msg(SP_NORMAL, "that chart is skipped (nothing to draw); the others are written");
+      rc = 0;
+    }
+  }
+  if (rc == 0 && o->export_data) rc = sp_export_data(&c);
+  sp_charts_free(&c, &one);
+  return rc;
+}

@@ -200,7 +200,8 @@ static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
 
 /* Node totals (calls, inclusive, exclusive) are summed from the per-rank
  * cells when the tree is finished: one update per call here. */
-static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
+static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w,
+                                                               const sp_call_t *c) {
   sp_reader_tree_t *t = w->t;
   if (c->tid != w->tid)
     while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
@@ -314,17 +315,13 @@ static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j
   if (rc < 0) return rc;
   ps->key[ps->n++] = key;
   if (t->dur) sp_durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
+  /* Starts in order: the range is the ends (only the block order needs it). */
   const int64_t *st = iv->start;
-  int64_t lo = ps->lo, hi = ps->hi;
   int down = 0;
-  for (int64_t i = 0; i < iv->n; i++) {
-    lo = st[i] < lo ? st[i] : lo;
-    hi = st[i] > hi ? st[i] : hi;
-    down |= i > 0 && st[i] < st[i - 1];
-  }
+  for (int64_t i = 1; i < iv->n; i++) down |= st[i] < st[i - 1];
   ps->unsorted |= down;
-  ps->lo = lo;
-  ps->hi = hi;
+  if (iv->n && st[0] < ps->lo) ps->lo = st[0];
+  if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
   for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {
     if (ps->calls + i == 0) ps->tid0 = iv->thread_ids[0];
     ps->mixed |= iv->thread_ids[i] != ps->tid0;
@@ -359,7 +356,7 @@ static void sp_order_runs(sp_buf_t *b, const sp_pairs_t *ps) {
 
 /* Buckets with more calls than this are sorted with qsort, the others by
  * the insertion pass: equal or crowded stamps cannot make it quadratic. */
-enum { SP_BUCKET_SMALL = 48, SP_BLOCK_CALLS = 4096 };
+enum { SP_BUCKET_SMALL = 48, SP_BLOCK_CALLS = 1024, SP_BLOCK_MIN_RANK = 4096 };
 
 /* The state of the ordering by time blocks (see sp_order_blocks). */
 typedef struct sp_blocks {
@@ -373,14 +370,14 @@ typedef struct sp_blocks {
 } sp_blocks_t;
 
 /* Orders the m calls of block blk (taken from every pair) into b->calls:
- * a counting sort by start into about m/2 buckets, then an insertion pass
+ * a counting sort by start into about m buckets, then an insertion pass
  * for the order inside a bucket (end descending, then name: the pairs are
  * placed in name order, so ties by name are already right). */
 static int sp_block_order(sp_blocks_t *bl, sp_buf_t *b, uint64_t blk, const int64_t *end_idx,
                           int64_t m) {
   const sp_pairs_t *ps = bl->ps;
   int lb = 4;
-  while (((int64_t)1 << lb) < m / 2 && lb < 30) lb++;
+  while (((int64_t)1 << lb) < m && lb < 30) lb++;
   uint64_t nb = (uint64_t)1 << lb;
   int ls = bl->shift > lb ? bl->shift - lb : 0;
   if (nb + 1 > bl->npos) {
@@ -457,9 +454,15 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
     int64_t m = 0;
     for (int p = 0; p < ps->n; p++) {
       const sp_reader_intervals_t *iv = &ps->iv[p];
-      int64_t e = bl.cur[p];
-      while (e < iv->n && ((uint64_t)iv->start[e] - bl.lo) >> bl.shift == blk) e++;
-      end_idx[p] = e;
+      /* The pair's calls of this block: up to the first start past it (binary search). */
+      int64_t a = bl.cur[p], z = iv->n;
+      while (a < z) {
+        int64_t mid = a + (z - a) / 2;
+        if (((uint64_t)iv->start[mid] - bl.lo) >> bl.shift <= blk) a = mid + 1;
+        else z = mid;
+      }
+      end_idx[p] = a;
+      int64_t e = a;
       m += e - bl.cur[p];
     }
     if (m == 0) continue;
@@ -507,7 +510,7 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     else rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
   }
   /* Thread changes and recursion need the general order; else blocks. */
-  int general = ps->mixed || ps->unsorted || ps->calls < SP_BLOCK_CALLS ||
+  int general = ps->mixed || ps->unsorted || ps->calls < SP_BLOCK_MIN_RANK ||
                 ps->calls >= (int64_t)UINT32_MAX; /* bucket counts are 32-bit */
   if (rc == 0 && ps->calls > 0 && general) {
     rc = sp_buf_reserve(b, ps->calls, nregions);

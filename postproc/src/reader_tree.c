@@ -1,12 +1,17 @@
 /* reader_tree.c - the call tree rebuilt from the intervals (see the header's
  * "Call tree" section for the rules and definitions).
  *
- * One rank at a time: every selected interval of the rank is gathered,
- * sorted by (thread, start, end descending, name), and swept with a stack
- * of open calls; each call is added to the node of its call path, found in
- * a hash table keyed by (parent node, region, thread). When all ranks are
- * done the nodes are renumbered depth-first with children by inclusive
- * time, and the per-rank figures give min / mean / max over ranks. */
+ * One rank at a time: every selected pair of the rank is loaded and its
+ * calls are put in the sweep's order (thread, start, end descending,
+ * name). With one thread and every pair's starts in order, the rank's time
+ * is cut into blocks ordered in cache (counting sort plus insertion pass)
+ * and swept block by block; otherwise each pair is a run, runs are sorted
+ * where needed and merged. The sweep keeps a stack of open calls; each call
+ * is added to the node of its call path, found through a small cache in
+ * front of a hash table keyed by (parent node, region, thread). When all
+ * ranks are done the nodes are renumbered depth-first with children by
+ * inclusive time, and the per-rank figures give min / mean / max over
+ * ranks. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -57,11 +57,10 @@ extern "C" {
 /*  Version                                                              */
 /* ===================================================================== */
 
-#define SP_VERSION_MAJOR 0
-#define SP_VERSION_MINOR 1
-#define SP_VERSION_PATCH 0
+/* SP_VERSION_MAJOR, _MINOR, _PATCH and SP_VERSION_STRING, generated from the
+ * project's version (CMake project(VERSION)). */
+#include "scope_profiler_version.h"
 #define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + SP_VERSION_PATCH)
-#define SP_VERSION_STRING "0.1.0"
 
 /* Version of the file layout written (root attribute scope_profiler_schema). */
 #define SP_SCHEMA_VERSION 1
@@ -88,7 +87,10 @@ SP_EXPORT const char *sp_version_string(void);
   XX(ESPILL, -9, "spill file unreadable or damaged")                         \
   XX(ENOTSUP, -10, "feature not built into this library")                    \
   XX(ETOOMANY, -11, "too many regions")                                      \
-  XX(EPARTIAL, -14, "some ranks or records could not be recovered")
+  XX(ELOST, -12, "recorded events were lost (see the message on stderr)")    \
+  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")              \
+  XX(EPARTIAL, -14, "some ranks or records could not be recovered")          \
+  XX(EBUSY, -15, "other threads are recording in the running session")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,
@@ -132,18 +134,24 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
 
 /**
  * Starts a profiling session with cfg (NULL = defaults). Environment
- * variables override fields of cfg (see README "Environment variables"):
+ * variables override fields of cfg (see README "Settings"):
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
  *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...
  * Calling sp_setup again discards all regions and recorded events of the
- * previous session (without writing them) and applies the new config.
+ * previous session (without writing them) and applies the new config; but
+ * while other live threads have recorded in the running session it is
+ * refused with SP_EBUSY and the session goes on untouched (discarding
+ * their buffers under them is not safe): call sp_finalize first.
  * Checks at once that the output directory is writable.
  * MPI may be initialised before or after this call.
  * Returns 0, SP_EINVAL (bad field), SP_EPATH (output not writable: profiling
- * stays on and sp_finalize reports the failure) or SP_ENOMEM.
+ * stays on and sp_finalize reports the failure), SP_EBUSY or SP_ENOMEM.
+ * In a process forked from one with a session, recording is off until it
+ * calls sp_setup; that session writes "<stem>.<pid><ext>" (the pid inserted
+ * before the extension of file_path), never the parent's file.
  * Not thread-safe: call from one thread.
  */
 SP_EXPORT int sp_setup(const sp_config *cfg);
@@ -154,12 +162,21 @@ SP_EXPORT int sp_setup(const sp_config *cfg);
  * start/stop calls are no-ops until the next sp_setup. A second call, or a
  * call without setup, does nothing and returns 0. Regions still open are
  * reported and their open calls dropped.
- * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH; the spill files are
+ * Returns 0 or SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH, or SP_ETIMEDOUT when
+ * ranks did not all call it within SCOPE_PROFILER_FINALIZE_TIMEOUT seconds
+ * (default 600; the missing ranks are named on stderr); the spill files are
  * kept when writing failed, so `scope-profiler-pproc merge` can recover them.
  * SP_EPATH also when another writer (another run, another communicator) put
  * a file at file_path after this sp_setup: that file is kept, and this
  * run's complete profile is left as <file_path>.<host>.<pid>.<random>.h5
  * (named on stderr).
+ * SP_ELOST: the file was written, but events recorded on this process were
+ * dropped (a spill write failed, memory ran out); the message on stderr
+ * gives their number.
+ * A process that ends without sp_finalize (exit(), a return from main,
+ * Fortran `stop`) appends its recorded calls to the spill files at exit and
+ * prints the scope-profiler-merge command that rebuilds the profile.
+ * Callable from any thread, but not while other threads still record.
  */
 SP_EXPORT int sp_finalize(void);
 
@@ -200,9 +217,14 @@ SP_EXPORT void sp_start(int h);
  */
 SP_EXPORT void sp_stop(int h);
 
-/** sp_start() by name (registers it on first use). Lock-free after first use. */
+/**
+ * sp_start() by name (registers it on first use). Lock-free after first use.
+ * Cost: each thread caches the region of each name pointer, so a name
+ * passed again costs a string compare more than sp_start(h); the compare,
+ * not the pointer, decides (a buffer rewritten with another name is safe).
+ */
 SP_EXPORT void sp_start_name(const char *name);
-/** sp_stop() by name. */
+/** sp_stop() by name; compares with the innermost open call's name first. */
 SP_EXPORT void sp_stop_name(const char *name);
 /** sp_start_name() for a name given by address and length (Fortran strings). */
 SP_EXPORT void sp_start_name_n(const char *name, size_t len);
@@ -248,6 +270,14 @@ SP_EXPORT extern volatile unsigned sp__session;
 
 /* Registers on the first pass; internal to SP_BLOCK. */
 SP_EXPORT int sp__block_handle(const char *name);
+
+/* Internal to the Fortran module: sp_start_name_n() and sp_stop_name_n()
+ * for a Fortran string of len characters, its trailing blanks not part of
+ * the name (cheaper here than len_trim). The start returns the region it
+ * started, or -1 when the name was refused or no session runs (sp_scope
+ * keeps it and stops by handle). */
+SP_EXPORT int sp__start_name_f(const char *name, size_t len);
+SP_EXPORT void sp__stop_name_f(const char *name, size_t len);
 
 /* ===================================================================== */
 /*  Advanced: diagnostics                                                */

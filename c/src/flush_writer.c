@@ -30,6 +30,7 @@ static struct {
   pthread_t tid;
   int running, stop;
   sp_job_t *head, *tail;
+  sp_job_t *current; /* being written (so a forked child can free it) */
   int pending; /* queued or being written */
   sp_event_t *pool[SP_POOL_MAX];
   int64_t pool_cap[SP_POOL_MAX];
@@ -54,9 +55,11 @@ static void *sp_writer_main(void *arg) {
     if (!j) break; /* stop requested and nothing left */
     sp_w.head = j->next;
     if (!sp_w.head) sp_w.tail = NULL;
+    sp_w.current = j;
     pthread_mutex_unlock(&sp_w.mu);
     sp__spill_events(j->region, j->thread, j->ev, j->n);
     pthread_mutex_lock(&sp_w.mu);
+    sp_w.current = NULL;
     sp_pool_put_locked(j->ev, j->cap);
     free(j);
     sp_w.pending--;
@@ -68,7 +71,7 @@ static void *sp_writer_main(void *arg) {
 
 sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
                             int32_t thread) {
-  if (!sp__state.async_flush) return NULL;
+  if (!sp__state.set.async_flush) return NULL;
   sp_job_t *j = malloc(sizeof *j);
   if (!j) return NULL;
   sp_event_t *fresh = NULL;
@@ -134,5 +137,33 @@ void sp__writer_stop(void) {
   sp_w.running = 0;
   for (int i = 0; i < sp_w.npool; i++) sp__event_array_free(sp_w.pool[i]);
   sp_w.npool = 0;
+  pthread_mutex_unlock(&sp_w.mu);
+}
+
+/* fork(): the child gets no writer thread, and the buffers queued for the
+ * parent's one are the parent's to write. The lock is held across fork so
+ * the child's copy of the queue is consistent. */
+void sp__writer_fork_prepare(void) { pthread_mutex_lock(&sp_w.mu); }
+
+void sp__writer_fork_parent(void) { pthread_mutex_unlock(&sp_w.mu); }
+
+void sp__writer_fork_child(void) {
+  if (sp_w.current) { /* the parent's writer is writing it */
+    sp_w.current->next = sp_w.head;
+    sp_w.head = sp_w.current;
+    sp_w.current = NULL;
+  }
+  for (sp_job_t *j = sp_w.head, *next; j; j = next) {
+    next = j->next;
+    sp_pool_put_locked(j->ev, j->cap);
+    free(j);
+  }
+  sp_w.head = sp_w.tail = NULL;
+  sp_w.pending = 0;
+  sp_w.running = 0;
+  sp_w.stop = 0;
+  /* Waiters recorded in the copies are threads the child does not have. */
+  pthread_cond_init(&sp_w.work, NULL);
+  pthread_cond_init(&sp_w.idle, NULL);
   pthread_mutex_unlock(&sp_w.mu);
 }

@@ -11,9 +11,13 @@
 #include <time.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "layout.h"
+#include "par.h"
 
 #define SP_LAYOUT_BLOCK (64 << 10)
 
@@ -131,22 +135,83 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   return rc ? SP_EHDF5 : 0;
 }
 
-int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans, int nplans,
-                      sp_region_offsets_t *const *offs) {
-  /* Groups in the 1.8 format keep their links in the object header
-   * (compact storage) instead of a B-tree and a local heap each: the file's
-   * metadata is about half the size (any HDF5 >= 1.8 reads it). */
-  H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18);
-  /* Metadata and small datasets are allocated from 64 KiB blocks instead
-   * of 2 KiB ones, so they seldom sit between the datasets: the datasets of
-   * consecutive regions are adjacent in the file and finalize writes a
-   * round of them with one call instead of one per dataset (200 regions on
-   * 64 ranks: ~400 writes per rank into one file serialised on its lock).
-   * 1 MiB blocks were no faster and left up to 1 MiB unused in a file. */
-  H5Pset_meta_block_size(fapl, SP_LAYOUT_BLOCK);
-  H5Pset_small_data_block_size(fapl, SP_LAYOUT_BLOCK);
-  hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (file < 0) return SP_EPATH;
+/* Bound of the file's size: the raw data plus 4 KiB per region group plus
+ * 1 MiB (the superblock and partly used allocation blocks). */
+static int64_t sp_layout_bytes(const sp_rank_plan_t *plans, int nplans) {
+  int64_t bytes = 16 * SP_LAYOUT_BLOCK;
+  for (int r = 0; r < nplans; r++) {
+    bytes += 4096;
+    for (int32_t i = 0; i < plans[r].nregions; i++) {
+      const sp_plan_region_t *g = &plans[r].regions[i];
+      bytes += 4096 + g->nevents * (g->thread_ids ? 20 : 16);
+    }
+  }
+  return bytes;
+}
+
+/* Takes the disk space of the whole file (raw data included) for fd, so
+ * no later write into it runs into a full disk, a quota or RLIMIT_FSIZE.
+ * A file larger than RLIMIT_FSIZE is refused before any write: writing past
+ * it would raise SIGXFSZ, which ends the host program. */
+static int sp_layout_reserve_fd(int fd, int64_t bytes) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (uint64_t)bytes > (uint64_t)rl.rlim_cur) {
+    sp__log(0, SP_LOG_ALWAYS,
+            "the profile needs up to %.1f MB, more than the file size limit (ulimit -f) of "
+            "%.1f MB", (double)bytes / 1e6, (double)rl.rlim_cur / 1e6);
+    return SP_EIO;
+  }
+  int err = posix_fallocate(fd, 0, (off_t)bytes);
+  if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
+    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s",
+            (double)bytes / 1e6, strerror(err));
+    return SP_EIO;
+  }
+  return 0;
+}
+
+/* The file's own descriptor where HDF5 writes through POSIX calls, else -1. */
+static int sp_layout_fd(hid_t file, hid_t fapl) {
+  void *handle = NULL;
+  if (H5Pget_driver(fapl) != H5FD_SEC2 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 ||
+      !handle)
+    return -1;
+  return *(int *)handle;
+}
+
+/* Takes the room through the file's own descriptor, or a second one on the
+ * same file (MPI-IO). */
+static int sp_layout_reserve_in(hid_t file, hid_t fapl, const char *path, int64_t bytes) {
+  int fd = sp_layout_fd(file, fapl), own = fd < 0;
+  if (own) fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return SP_EPATH;
+  int rc = sp_layout_reserve_fd(fd, bytes);
+  if (own) close(fd);
+  return rc;
+}
+
+/* HDF5 1.10 does not survive a write that fails while it flushes a file:
+ * every later flush fails ("slist already enabled"), so does the close,
+ * and the half-closed file crashes HDF5's own cleanup at exit or at
+ * MPI_Finalize. That is why the room is taken before HDF5 writes anything.
+ * A file given up before any write failed (no room, a failed call) is not
+ * closed onto the disk either: its descriptor is pointed at an anonymous
+ * memory file, where the close writes what it still holds and succeeds;
+ * the caller removes the file on disk. Only the POSIX driver allows this;
+ * with MPI-IO the close is left to HDF5. */
+static void sp_layout_abandon(hid_t file, hid_t fapl) {
+  int fd = sp_layout_fd(file, fapl);
+  if (fd < 0) return;
+  int mem = memfd_create("scope-profiler-abandoned", MFD_CLOEXEC);
+  if (mem < 0) return;
+  dup3(mem, fd, O_CLOEXEC);
+  close(mem);
+}
+
+/* Creates the groups and datasets of every plan in the open file. */
+static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
+                          sp_region_offsets_t *const *offs) {
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_layout(dcpl, H5D_CONTIGUOUS);
   H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
@@ -182,33 +247,59 @@ int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
   free(link);
   H5Pclose(dcpl);
   H5Pclose(gcpl);
-  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;
 }
 
+int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *plans, int nplans,
+                          sp_region_offsets_t *const *offs, sp_par_t *par,
+                          int (*agree)(sp_par_t *, int)) {
+  /* Groups in the 1.8 format keep their links in the object header
+   * (compact storage) instead of a B-tree and a local heap each: the file's
+   * metadata is about half the size (any HDF5 >= 1.8 reads it). */
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18);
+  /* Metadata and small datasets are allocated from 64 KiB blocks instead
+   * of 2 KiB ones, so they seldom sit between the datasets: the datasets of
+   * consecutive regions are adjacent in the file and finalize writes a
+   * round of them with one call instead of one per dataset (200 regions on
+   * 64 ranks: ~400 writes per rank into one file serialised on its lock).
+   * 1 MiB blocks were no faster and left up to 1 MiB unused in a file. */
+  H5Pset_meta_block_size(fapl, SP_LAYOUT_BLOCK);
+  H5Pset_small_data_block_size(fapl, SP_LAYOUT_BLOCK);
+  /* The room is taken right after HDF5 wrote the superblock (checked by
+   * sp__layout_reserve before), before it writes anything else. */
+  hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file < 0) return SP_EPATH;
+  const int reserver = !par || par->rank == 0;
+  int rc = reserver ? sp_layout_reserve_in(file, fapl, path, sp_layout_bytes(plans, nplans)) : 0;
+  if (par) rc = agree(par, rc); /* collective: all ranks go on, or none */
+  if (rc == 0) rc = sp_layout_fill(file, plans, nplans, offs);
+  if (rc != 0) sp_layout_abandon(file, fapl);
+  haddr_t eoa = HADDR_UNDEF;
+  if (H5Fget_eoa(file, &eoa) < 0) eoa = HADDR_UNDEF;
+  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  /* The reservation's unused end goes back: the file ends at its EOA. */
+  struct stat sb;
+  if (rc == 0 && reserver && eoa != HADDR_UNDEF && stat(path, &sb) == 0 &&
+      (uint64_t)sb.st_size > (uint64_t)eoa && truncate(path, (off_t)eoa) != 0)
+    sp__log(1, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
+            strerror(errno));
+  return rc;
+}
+
+int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans, int nplans,
+                      sp_region_offsets_t *const *offs) {
+  return sp__layout_create_par(fapl, path, plans, nplans, offs, NULL, NULL);
+}
+
 int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans) {
-  /* HDF5 1.10 does not survive a failed write while it closes a file (a
-   * later close of the same file crashes, at the latest at exit), so the
-   * room for the whole file is reserved before HDF5 writes anything.
-   * Bound: the raw data plus 4 KiB per region group plus 1 MiB (the
-   * superblock and partly used allocation blocks). */
-  int64_t bytes = 16 * SP_LAYOUT_BLOCK;
-  for (int r = 0; r < nplans; r++) {
-    bytes += 4096;
-    for (int32_t i = 0; i < plans[r].nregions; i++) {
-      const sp_plan_region_t *g = &plans[r].regions[i];
-      bytes += 4096 + g->nevents * (g->thread_ids ? 20 : 16);
-    }
-  }
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* A check before HDF5 creates the file (its superblock is written at
+   * once); the room is then taken for real by sp__layout_create. The file
+   * is this run's own temporary (out_temp.c made it, exclusively): it is
+   * emptied again, never replaced or removed here. */
+  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return SP_EPATH;
-  int err = posix_fallocate(fd, 0, (off_t)bytes);
+  int rc = sp_layout_reserve_fd(fd, sp_layout_bytes(plans, nplans));
+  if (ftruncate(fd, 0) != 0 && rc == 0) rc = SP_EIO;
   close(fd);
-  unlink(path);
-  if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
-    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s",
-            (double)bytes / 1e6, strerror(err));
-    return SP_EIO;
-  }
-  return 0;
+  return rc;
 }

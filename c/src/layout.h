@@ -13,15 +13,29 @@ typedef struct sp_region_offsets {
   int64_t thread_ids; /* -1 when not written */
 } sp_region_offsets_t;
 
-/* Creates path with fapl, the layout of all nplans plans (identical on
- * every rank: with MPI this is collective), and returns in offs[r] (where
- * not NULL) the offsets of plans[r]'s datasets (plans[r].nregions
- * entries). Closes the file so raw data can be written directly. */
+/* Creates path with fapl, the layout of all nplans plans, and returns in
+ * offs[r] (where not NULL) the offsets of plans[r]'s datasets
+ * (plans[r].nregions entries). Right after creating the file it takes the
+ * disk space of the whole profile (raw data included) for it, so no later
+ * write runs out of room. Closes the file so raw data can be written
+ * directly; a file that failed is closed without further writes to it
+ * (HDF5 1.10 would crash at exit otherwise). By the one process that
+ * creates the file. */
 SP_HIDDEN int sp__layout_create(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
                                 int nplans, sp_region_offsets_t *const *offs);
 
-/* Checks that a file of the size the plans need can be written at path
- * (disk space, RLIMIT_FSIZE) before HDF5 is asked to write it. */
+/* The same by every rank of par together (fapl for parallel HDF5, the
+ * layout identical on every rank): rank 0 takes the disk space and all
+ * agree on it through agree (sp__par_agree) before any metadata is
+ * written. */
+struct sp_par;
+SP_HIDDEN int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *plans,
+                                    int nplans, sp_region_offsets_t *const *offs,
+                                    struct sp_par *par, int (*agree)(struct sp_par *, int));
+
+/* Checks that a file of the size the plans need could be written at path
+ * (disk space, RLIMIT_FSIZE) before the file exists; the room is then
+ * taken for real by sp__layout_create. */
 SP_HIDDEN int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans);
 
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);

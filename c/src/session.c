@@ -8,7 +8,6 @@
 
 sp_state_t sp__state = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .spill_fd = -1,
     .rank = -1,
     .size = 1,
 };
@@ -32,20 +31,30 @@ static void sp_session_discard(void) {
   sp__state.session = 0;
 }
 
-int sp_setup(const sp_config *cfg) {
+static int sp_setup_session(const sp_config *cfg) {
   sp_state_t *st = &sp__state;
   if (st->session) {
+    int busy = sp__threads_claim_discard(sp__tls);
+    if (busy > 0) {
+      sp__log(0, SP_LOG_ONCE_BUSY,
+              "sp_setup called again while %d other thread(s) have recorded in the running "
+              "session: refused (SP_EBUSY), the session goes on; call sp_finalize first",
+              busy);
+      return SP_EBUSY;
+    }
     sp__log(2, SP_LOG_ALWAYS, "sp_setup called again: the previous session's regions are discarded");
     sp_session_discard();
+    sp__threads_end_discard();
   }
   sp__log_reset_once();
   memset(st->misuse, 0, sizeof st->misuse);
-  st->spill_failed = 0;
+  sp__spill_session_begin();
   st->events_lost = 0;
+  st->exit_flushed = 0;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
-  st->clock_tsc = sp__clock_detect_tsc();
+  st->clock_tsc = sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {
@@ -58,8 +67,10 @@ int sp_setup(const sp_config *cfg) {
   }
   st->last_calib_ns = sp__monotonic_ns();
   st->session = 1;
-  sp__mpi_note_setup();
-  sp__signal_setup_from_env();
+  sp__fork_guard_install();
+  sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
+  sp__exit_flush_install();
+  sp__signal_setup(&st->set);
 
   int mode = SP_MODE_OFF;
   if (st->cfg.profiling_activated) {
@@ -78,6 +89,12 @@ int sp_setup(const sp_config *cfg) {
   if (mode == SP_MODE_GENERAL) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
+  return rc;
+}
+
+int sp_setup(const sp_config *cfg) {
+  int rc;
+  SP_KEEP_ERRNO(rc = sp_setup_session(cfg));
   return rc;
 }
 
@@ -102,21 +119,32 @@ int sp_region_rename(int h, const char *name) {
   size_t len = strnlen(name, SP_NAME_MAX + 1);
   if (len == 0) return SP_EINVAL;
   if (len > SP_NAME_MAX) return SP_ENAMETOOLONG;
-  return sp__region_rename(h, name, len);
+  int rc;
+  SP_KEEP_ERRNO(rc = sp__region_rename(h, name, len));
+  return rc;
 }
 
-int sp_finalize(void) {
-  if (!sp__state.session) return 0;
+static int sp_finalize_session(void) {
   for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
+  if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */
+    sp__log(2, SP_LOG_ALWAYS, "sp_finalize ran at exit after all: '%s' is written, no merge needed",
+            sp__state.file_path);
   sp__threads_discard();
   sp__event_arrays_release();
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
   sp__state.session = 0;
   sp__session++;
+  return rc;
+}
+
+int sp_finalize(void) {
+  if (!sp__state.session) return 0;
+  int rc;
+  SP_KEEP_ERRNO(rc = sp_finalize_session());
   return rc;
 }

@@ -75,7 +75,7 @@ static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
   errno = saved;
 }
 
-int sp_flush_on_signal(int signum) {
+static int sp_flush_on(int signum) {
   if (signum <= 0 || signum >= 65 || signum == SIGKILL || signum == SIGSTOP) return SP_EINVAL;
   if (sp_installed[signum]) return 0;
   if (sp_pipe[0] < 0) {
@@ -107,23 +107,34 @@ void sp__signal_flush_self(void) {
   (void)w;
 }
 
-/* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers). */
-void sp__signal_setup_from_env(void) {
-  const char *v = getenv("SCOPE_PROFILER_FLUSH_SIGNALS");
-  if (!v || !*v) return;
-  static const struct {
-    const char *name;
-    int sig;
-  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
-               {"HUP", SIGHUP},   {"XCPU", SIGXCPU}, {"QUIT", SIGQUIT}};
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", v);
-  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    if (!strncmp(tok, "SIG", 3)) tok += 3;
-    int sig = atoi(tok);
-    for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
-      if (!strcmp(tok, names[i].name)) sig = names[i].sig;
-    if (sp_flush_on_signal(sig) != 0)
-      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
+int sp_flush_on_signal(int signum) {
+  int rc;
+  SP_KEEP_ERRNO(rc = sp_flush_on(signum));
+  return rc;
+}
+
+/* SCOPE_PROFILER_FLUSH_SIGNALS, as config.c parsed it. */
+void sp__signal_setup(const sp_settings_t *set) {
+  for (int i = 0; i < set->nflush_signals; i++)
+    if (sp_flush_on_signal(set->flush_signals[i]) != 0)
+      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d",
+              set->flush_signals[i]);
+}
+
+/* A forked child has no watcher thread, and the pipe leads to the parent's:
+ * a signal in the child must not make the parent flush and raise it. The
+ * child gets back the actions that were there before ours. */
+void sp__signal_fork_child(void) {
+  for (int sig = 1; sig < 65; sig++) {
+    if (!sp_installed[sig]) continue;
+    sigaction(sig, &sp_old_action[sig], NULL);
+    sp_installed[sig] = 0;
   }
+  if (sp_pipe[0] >= 0) {
+    close(sp_pipe[0]);
+    close(sp_pipe[1]);
+    sp_pipe[0] = sp_pipe[1] = -1;
+  }
+  sp_caught = 0;
+  __atomic_store_n(&sp_flushed_threads, 0, __ATOMIC_RELAXED);
 }

@@ -19,15 +19,32 @@ static pthread_key_t sp_thread_key;
 static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 
 /* At thread exit the record is kept (its events are written at finalize)
- * and offered to the next new thread. */
+ * and offered to the next new thread. Calls the thread left open are
+ * dropped now: the next thread must not inherit them (its stop of such a
+ * region would end a call another thread began). */
 static void sp_thread_exit(void *p) {
   sp_thread_t *t = p;
+  int saved_errno = errno;
+  if (t->depth > 0) {
+    int32_t h = t->stack[t->depth - 1].region;
+    sp__log(1, SP_LOG_ONCE_THREAD_OPEN,
+            "%d call(s) still open when thread %d ended (innermost: '%s'); dropped",
+            (int)t->depth, (int)t->index,
+            h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
+    __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], t->depth, __ATOMIC_RELAXED);
+    sp__frames_drop_above(t, -1);
+  }
+  errno = saved_errno;
   pthread_mutex_lock(&sp__state.lock);
   t->retired = 1;
   pthread_mutex_unlock(&sp__state.lock);
 }
 
-static void sp_thread_key_create(void) { pthread_key_create(&sp_thread_key, sp_thread_exit); }
+static int sp_key_made;
+
+static void sp_thread_key_create(void) {
+  sp_key_made = pthread_key_create(&sp_thread_key, sp_thread_exit) == 0;
+}
 
 sp_thread_t *sp__thread_get(void) {
   sp_thread_t *t = sp__tls;
@@ -60,15 +77,32 @@ sp_thread_t *sp__thread_get(void) {
 /* Makes t->bufs cover handle h. */
 int sp__thread_reserve(sp_thread_t *t, int32_t h) {
   if (h < t->nbufs) return 0;
+  if (t->nbufs == 0) {
+    /* The thread's first region this session: from now on a second
+     * sp_setup must not discard the session under it (sp__threads_busy);
+     * while one is discarding it, the call is not recorded. */
+    pthread_mutex_lock(&sp__state.lock);
+    int discarding = sp__state.discarding;
+    if (!discarding) t->in_session = 1;
+    pthread_mutex_unlock(&sp__state.lock);
+    if (discarding) return SP_EBUSY;
+  }
   int32_t n = sp__region_count();
   if (h >= n) return SP_EINVAL;
-  int32_t ncap = t->nbufs ? t->nbufs : 16;
+  /* nbufs is the regions covered, never more than are registered: the
+   * hot path's h < nbufs is then also the test that h is a handle. */
+  if (n <= t->bufs_cap) {
+    t->nbufs = n;
+    return 0;
+  }
+  int32_t ncap = t->bufs_cap ? t->bufs_cap : 16;
   while (ncap < n) ncap *= 2;
   sp_rbuf_t *nb = realloc(t->bufs, (size_t)ncap * sizeof *nb);
   if (!nb) return SP_ENOMEM;
-  memset(nb + t->nbufs, 0, (size_t)(ncap - t->nbufs) * sizeof *nb);
+  memset(nb + t->bufs_cap, 0, (size_t)(ncap - t->bufs_cap) * sizeof *nb);
   t->bufs = nb;
-  t->nbufs = ncap;
+  t->bufs_cap = ncap;
+  t->nbufs = n;
   return 0;
 }
 
@@ -180,13 +214,51 @@ void sp__threads_drop_open_calls(void) {
     sp__state.misuse[SP_MISUSE_UNBALANCED] += sp_thread_drop_open(t);
 }
 
+int sp__threads_claim_discard(const sp_thread_t *self) {
+  int n = 0;
+  pthread_mutex_lock(&sp__state.lock);
+  for (const sp_thread_t *t = sp__state.threads; t; t = t->next)
+    n += t != self && t->in_session && !t->retired;
+  if (n == 0) sp__state.discarding = 1;
+  pthread_mutex_unlock(&sp__state.lock);
+  return n;
+}
+
+void sp__threads_end_discard(void) {
+  pthread_mutex_lock(&sp__state.lock);
+  sp__state.discarding = 0;
+  pthread_mutex_unlock(&sp__state.lock);
+}
+
+/* Records of the parent's threads, kept reachable (not freed: another
+ * thread of the parent may have been changing one when fork copied it). */
+static sp_thread_t *sp_forked_away;
+
+void sp__threads_fork_child(void) {
+  sp_thread_t *list = sp__state.threads;
+  if (list) {
+    sp_thread_t *last = list;
+    while (last->next) last = last->next;
+    last->next = sp_forked_away;
+    sp_forked_away = list;
+  }
+  sp__state.threads = NULL;
+  sp__state.nthreads = 0;
+  sp__tls = NULL;
+  if (sp_key_made) pthread_setspecific(sp_thread_key, NULL);
+}
+
 void sp__threads_discard(void) {
+  pthread_mutex_lock(&sp__state.lock);
   for (sp_thread_t *t = sp__state.threads; t; t = t->next) {
+    t->in_session = 0;
     for (int32_t h = 0; h < t->nbufs; h++) sp__event_array_free(t->bufs[h].ev);
     free(t->bufs);
     t->bufs = NULL;
     t->nbufs = 0;
+    t->bufs_cap = 0;
     t->depth = 0;
-    memset(t->name_cache, 0, sizeof t->name_cache);
+    memset(t->names, 0, sizeof t->names);
   }
+  pthread_mutex_unlock(&sp__state.lock);
 }

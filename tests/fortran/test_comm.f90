@@ -1,7 +1,9 @@
 !> sp_setup(comm=...) with a communicator that reverses the ranks: the
 !> file's rank<N> groups follow the ranks in that communicator, so world
 !> rank r must appear as rank<n-1-r>. The argument picks how the
-!> communicator is passed: "f08" (type(MPI_Comm)) or "int" (integer handle).
+!> communicator is passed: "f08" (type(MPI_Comm)) or "int" (integer handle),
+!> or "freed": set by `sp_mpi_set_comm` and freed by the program before
+!> `sp_finalize` (which crashed every rank when the library kept the handle).
 program test_comm
   use mpi_f08
   use scope_profiler
@@ -23,6 +25,11 @@ program test_comm
     call sp_setup(reversed, file_path=path, stat=st)
   case ("int")
     call sp_setup(comm=reversed%MPI_VAL, file_path=path, stat=st)
+  case ("freed")
+    call sp_setup(file_path=path, stat=st)
+    call check_equal(st, SP_OK, "sp_setup before sp_mpi_set_comm")
+    call sp_mpi_set_comm(reversed, stat=st)
+    call MPI_Comm_free(reversed)
   case default
     st = -999
   end select
@@ -34,7 +41,7 @@ program test_comm
 
   call sp_finalize(stat=st)
   call check_equal(st, SP_OK, "sp_finalize stat")
-  call MPI_Comm_free(reversed)
+  if (how /= "freed") call MPI_Comm_free(reversed)
   call check_no_misuse()
   if (allocated(path)) deallocate (path)
   call test_end()

@@ -8,10 +8,12 @@
 # -DERR=re           regex that stderr must match
 # -DNOT_OUT=re       regex that stdout must NOT match
 # -DIMAGE=path -DKIND=png|pdf|svg -DWIDTH=w -DHEIGHT=h   image to validate
-# -DTIMEOUT=s        seconds the command may take (default 120)
+# -DTIMEOUT=s        seconds the command may take (default 540: below CTest's
+#                    600 s, so a hang still shows its output; wide charts under
+#                    ASan on a loaded 2-core machine take minutes)
 string(REPLACE "@@" ";" cmd "${CMD}")
 if(NOT TIMEOUT)
-  set(TIMEOUT 120)
+  set(TIMEOUT 540)
 endif()
 if(IMAGE)
   file(REMOVE "${IMAGE}")

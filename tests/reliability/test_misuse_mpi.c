@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
-#include "scope_profiler.h"
+#include "scope_profiler_mpi.h"
 
 static int rank, size;
 
@@ -138,19 +139,146 @@ static void case_all_empty(void) {
   sp_test_expect_write_table("all_empty", rank, NULL, NULL, 0);
 }
 
+/* The program frees its communicator after handing it to sp_mpi_set_comm
+ * (it crashed every rank in sp_finalize): the library keeps its own
+ * duplicate. Each half (even and odd world ranks) writes its own file,
+ * numbered in the half. Setting another communicator first frees the
+ * earlier duplicate. */
+static void case_set_comm_freed(void) {
+  MPI_Comm half, other;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  int hr;
+  MPI_Comm_rank(half, &hr);
+  char file[80], tag[64];
+  snprintf(tag, sizeof tag, "set_comm_freed%d", rank % 2);
+  snprintf(file, sizeof file, "%s.h5", tag);
+  if (hr == 0) unlink(file);
+  MPI_Barrier(MPI_COMM_WORLD);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(sp_mpi_set_comm(other), 0);
+  ASSERT_EQ(sp_mpi_set_comm(half), 0);
+  MPI_Comm_free(&other);
+  MPI_Comm_free(&half);
+  pairs("after_free", 3 + hr);
+  ASSERT_EQ(sp_finalize(), 0);
+  const char *n[] = {"after_free"};
+  long long k[] = {3 + hr};
+  sp_test_expect_write_table(tag, hr, n, k, 1);
+}
+
+/* MPI_COMM_NULL, and a call after MPI_Finalize: a message and a status. */
+static void case_set_comm_misuse(void) {
+  sp_test_stderr_begin();
+  int rc = sp_mpi_set_comm(MPI_COMM_NULL);
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EINVAL);
+  sp_test_expect_msg(err, "scope-profiler: error: sp_mpi_set_comm(MPI_COMM_NULL)", 1);
+  free(err);
+  int r = rank;
+  MPI_Finalize();
+  sp_test_stderr_begin();
+  rc = sp_mpi_set_comm(MPI_COMM_WORLD);
+  err = sp_test_stderr_end();
+  ASSERT_EQ(rc, SP_EMPI);
+  sp_test_expect_msg(err, "scope-profiler: error: sp_mpi_set_comm before MPI_Init or after "
+                          "MPI_Finalize", 1);
+  free(err);
+  printf("rank %d: ok\n", r);
+  exit(0);
+}
+
+/* The path in "spill file: PATH" of err must exist and hold data. */
+static void expect_spill_kept(const char *err) {
+  const char *p = strstr(err, "spill file: ");
+  ASSERT(p != NULL);
+  p += strlen("spill file: ");
+  char path[256];
+  size_t len = strcspn(p, "\n");
+  ASSERT(len < sizeof path);
+  memcpy(path, p, len);
+  path[len] = '\0';
+  FILE *f = fopen(path, "rb");
+  ASSERT(f != NULL);
+  fseek(f, 0, SEEK_END);
+  ASSERT(ftell(f) > 0);
+  fclose(f);
+}
+
+/* One rank is in an MPI_Barrier while the others call sp_finalize (it
+ * hung forever with no word). With SCOPE_PROFILER_FINALIZE_TIMEOUT=2 the
+ * ranks in sp_finalize return SP_ETIMEDOUT within bounded time, naming the
+ * rank(s) missing, with their spill files kept; then they call the
+ * matching barrier, the missing rank leaves it and its own sp_finalize
+ * times out too, and the job ends normally. The test's TIMEOUT bounds it. */
+static void case_finalize_missing(int missing) {
+  setenv("SCOPE_PROFILER_FINALIZE_TIMEOUT", "2", 1);
+  char file[64];
+  snprintf(file, sizeof file, "finalize_missing%d.h5", missing);
+  setup_file(file);
+  pairs("before", 5);
+  /* The others enter sp_finalize together, so that on a loaded machine
+   * none of them is late by more than the timeout. */
+  MPI_Comm others;
+  MPI_Comm_split(MPI_COMM_WORLD, rank == missing, 0, &others);
+  char *err;
+  int rc;
+  if (rank != missing) MPI_Barrier(others);
+  MPI_Comm_free(&others);
+  if (rank == missing) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    sp_test_stderr_begin();
+    rc = sp_finalize();
+    err = sp_test_stderr_end();
+  } else {
+    sp_test_stderr_begin();
+    rc = sp_finalize();
+    err = sp_test_stderr_end();
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  fputs(err, stdout);
+  ASSERT_EQ(rc, SP_ETIMEDOUT);
+  sp_test_expect_msg(err, "could not write '", 1);
+  expect_spill_kept(err);
+  if (rank == missing) {
+    /* The others gave up before this rank came. */
+    if (rank == 0)
+      sp_test_expect_msg(err, "rank(s) 1, 2, 3 did not reach sp_finalize within 2 s", 1);
+    else
+      sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
+  } else if (missing == 0) {
+    sp_test_expect_msg(err, "no answer from rank 0 within 7 s", 1);
+  } else {
+    char want[96];
+    snprintf(want, sizeof want, "rank(s) %d did not reach sp_finalize within 2 s", missing);
+    sp_test_expect_msg(err, want, 1);
+  }
+  free(err);
+  ASSERT(!sp_test_file_exists(file));
+  printf("rank %d: sp_finalize returned SP_ETIMEDOUT; the job goes on\n", rank);
+  unsetenv("SCOPE_PROFILER_FINALIZE_TIMEOUT");
+}
+
+static void case_finalize_root_missing(void) { case_finalize_missing(0); }
+static void case_finalize_rank_missing(void) { case_finalize_missing(size - 1); }
+
 int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(finalize_after_mpi_finalize), SP_TEST_CASE(setup_after_mpi_finalize),
+      SP_TEST_CASE(different_regions),           SP_TEST_CASE(all_empty),
+      SP_TEST_CASE(set_comm_freed),              SP_TEST_CASE(set_comm_misuse),
+      SP_TEST_CASE(finalize_root_missing),       SP_TEST_CASE(finalize_rank_missing),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char *c = argc > 1 ? argv[1] : "";
-  if (!strcmp(c, "finalize_after_mpi_finalize")) case_finalize_after_mpi_finalize();
-  else if (!strcmp(c, "setup_after_mpi_finalize")) case_setup_after_mpi_finalize();
-  else if (!strcmp(c, "different_regions")) case_different_regions();
-  else if (!strcmp(c, "all_empty")) case_all_empty();
-  else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  sp_test_case_run(c);
   MPI_Finalize();
   return 0;
 }

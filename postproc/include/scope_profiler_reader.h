@@ -308,11 +308,13 @@ SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
  *              in the mean; as --summary's imbalance
  *   share      inclusive / inclusive of the path's root, 0..1
  *
- * Cost: every interval of the selected regions on one rank is held at a
- * time (48 bytes per interval: the calls and a merge buffer, plus one
- * region's arrays while loading it),
- * so memory follows the largest rank, not the file; plus 24 bytes per node
- * and selected rank for the per-rank figures.
+ * Cost: the selected regions of one rank are held at a time (their arrays,
+ * 16-20 bytes per interval; with one thread and starts in order the calls
+ * are ordered in blocks of about 1024, else 48 more bytes per interval for
+ * the calls and a merge buffer), so memory follows the largest rank, not
+ * the file; plus 24 bytes per node and selected rank for the per-rank
+ * figures. CPU: about 3-4x the time to read the intervals
+ * (docs/performance.md).
  */
 
 typedef struct sp_reader_tree sp_reader_tree_t;

@@ -1,12 +1,17 @@
 /* reader_tree.c - the call tree rebuilt from the intervals (see the header's
  * "Call tree" section for the rules and definitions).
  *
- * One rank at a time: every selected interval of the rank is gathered,
- * sorted by (thread, start, end descending, name), and swept with a stack
- * of open calls; each call is added to the node of its call path, found in
- * a hash table keyed by (parent node, region, thread). When all ranks are
- * done the nodes are renumbered depth-first with children by inclusive
- * time, and the per-rank figures give min / mean / max over ranks. */
+ * One rank at a time: every selected pair of the rank is loaded and its
+ * calls are put in the sweep's order (thread, start, end descending,
+ * name). With one thread and every pair's starts in order, the rank's time
+ * is cut into blocks ordered in cache (counting sort plus insertion pass)
+ * and swept block by block; otherwise each pair is a run, runs are sorted
+ * where needed and merged. The sweep keeps a stack of open calls; each call
+ * is added to the node of its call path, found through a small cache in
+ * front of a hash table keyed by (parent node, region, thread). When all
+ * ranks are done the nodes are renumbered depth-first with children by
+ * inclusive time, and the per-rank figures give min / mean / max over
+ * ranks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,10 +172,11 @@ static void sp_runs_merge(sp_buf_t *b) {
 static void sp_pop(sp_reader_tree_t *t, int j, sp_open_t *stack, int *depth) {
   sp_open_t *o = &stack[--*depth];
   int64_t excl = o->dur - o->child_incl;
-  t->nodes[o->node].exclusive = sp_add(t->nodes[o->node].exclusive, excl);
   int64_t *c = sp_rank_cell(t, o->node, j);
   c[2] = sp_add(c[2], excl);
 }
+
+enum { SP_CACHE_BITS = 12 };
 
 /* The sweep over one rank's calls in order, one call at a time. */
 typedef struct sp_sweep {
@@ -181,9 +187,26 @@ typedef struct sp_sweep {
   sp_open_t *stack;
   int depth, cap;
   int32_t tid;        /* thread of the open calls */
+  int cache[1 << SP_CACHE_BITS]; /* node + 1 of a recent (parent, region, thread), 0 = none */
 } sp_sweep_t;
 
-static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
+/* The node of (parent, region, thread): a direct-mapped cache in front of
+ * the hash table, since a rank repeats the same few call paths. */
+static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
+  uint32_t h = ((uint32_t)(parent + 1) * 0x9E3779B1u + (uint32_t)region * 0x85EBCA6Bu +
+                (uint32_t)thread * 0xC2B2AE35u) >> (32 - SP_CACHE_BITS);
+  int node = w->cache[h] - 1;
+  const sp_reader_tree_node_t *nd = node >= 0 ? &w->t->nodes[node] : NULL;
+  if (nd && nd->parent == parent && nd->region == region && nd->thread == thread) return node;
+  node = sp_node_get(w->t, parent, region, thread);
+  if (node >= 0) w->cache[h] = node + 1;
+  return node;
+}
+
+/* Node totals (calls, inclusive, exclusive) are summed from the per-rank
+ * cells when the tree is finished: one update per call here. */
+static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w,
+                                                               const sp_call_t *c) {
   sp_reader_tree_t *t = w->t;
   if (c->tid != w->tid)
     while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
@@ -192,14 +215,12 @@ static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
   uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
   int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
   int parent = w->depth ? w->stack[w->depth - 1].node : -1;
-  int node = sp_node_get(t, parent, w->by_key[c->key],
-                         (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
+  int node = sp_node_find(w, parent, w->by_key[c->key],
+                          (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
   if (node < 0) return SP_READER_ENOMEM;
   sp_reader_tree_node_t *nd = &t->nodes[node];
   nd->timed = 1;
-  nd->calls++;
   nd->worker_calls += c->tid != 0;
-  nd->inclusive = sp_add(nd->inclusive, dur);
   int64_t *cell = sp_rank_cell(t, node, w->j);
   cell[0]++;
   cell[1] = sp_add(cell[1], dur);
@@ -215,15 +236,10 @@ static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
   return 0;
 }
 
-/* Sweeps the sorted calls, then closes what is still open. */
-static int sp_sweep_all(sp_sweep_t *w, const sp_buf_t *b) {
-  int rc = 0;
-  for (int64_t i = 0; rc == 0 && i < b->n; i++) rc = sp_sweep_call(w, &b->calls[i]);
-  while (w->depth) sp_pop(w->t, w->j, w->stack, &w->depth);
-  return rc;
-}
-
-/* Duration statistics of one loaded (region, rank) pair. */
+/* Duration statistics of one loaded (region, rank) pair, in one pass: the
+ * variance from sums of the durations shifted by the first one (the
+ * shifted-data algorithm: no cancellation when the spread is small next to
+ * the mean, as it is for the calls of one region). */
 static void sp_durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   memset(d, 0, sizeof *d);
   d->first_start = INT64_MAX;
@@ -231,27 +247,39 @@ static void sp_durations(const sp_reader_intervals_t *iv, sp_reader_durations_t 
   d->n = iv->n;
   if (iv->n == 0) return;
   d->min = INT64_MAX;
+  const int64_t *st = iv->start, *en = iv->end;
+  uint64_t u0 = (uint64_t)en[0] - (uint64_t)st[0];
+  double k = (double)(u0 > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u0);
+  double s1 = 0, s2 = 0, total = 0;
+  int64_t mn = INT64_MAX, mx = 0, fs = INT64_MAX, le = INT64_MIN, first = 0, last = 0;
   for (int64_t i = 0; i < iv->n; i++) {
-    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
+    uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
     int64_t x = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-    d->total += (double)x;
-    if (x < d->min) d->min = x;
-    if (x > d->max) d->max = x;
-    if (iv->start[i] < d->first_start) {
-      d->first_start = iv->start[i];
-      d->first = x;
+    double dx = (double)x, sh = dx - k;
+    total += dx;
+    s1 += sh;
+    s2 += sh * sh;
+    mn = x < mn ? x : mn;
+    mx = x > mx ? x : mx;
+    if (st[i] < fs) {
+      fs = st[i];
+      first = x;
     }
-    if (iv->end[i] > d->last_end) {
-      d->last_end = iv->end[i];
-      d->last = x;
+    if (en[i] > le) {
+      le = en[i];
+      last = x;
     }
   }
-  d->mean = d->total / (double)iv->n;
-  for (int64_t i = 0; i < iv->n; i++) {
-    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
-    double dev = (double)(ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud) - d->mean;
-    d->m2 += dev * dev;
-  }
+  d->total = total;
+  d->min = mn;
+  d->max = mx;
+  d->first_start = fs;
+  d->first = first;
+  d->last_end = le;
+  d->last = last;
+  d->mean = total / (double)iv->n;
+  d->m2 = s2 - s1 * s1 / (double)iv->n;
+  if (d->m2 < 0) d->m2 = 0;
 }
 
 static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
@@ -271,58 +299,247 @@ static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
   return 0;
 }
 
-/* Appends the intervals of region g on rank index k to the buffer as one run. */
-static int sp_gather(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
-                     sp_buf_t *b, int nregions) {
-  sp_reader_intervals_t iv;
-  int rc = sp_reader_load(r, g, k, &iv);
+/* The timed (region, rank) pairs of the rank being processed, all loaded:
+ * the rank's set is what memory is bounded by. */
+typedef struct sp_pairs {
+  sp_reader_intervals_t *iv;
+  int *key;            /* region's position in name order */
+  int n;
+  int64_t calls;       /* intervals over all pairs */
+  int64_t lo, hi;      /* smallest and largest start, ns */
+  int mixed;           /* more than one thread id among the calls */
+  int unsorted;        /* a pair whose starts decrease somewhere (recursion) */
+  int32_t tid0;        /* the thread id when not mixed */
+} sp_pairs_t;
+
+/* Loads region g on rank index k into the pairs (keeping it for the sort). */
+static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
+                        sp_pairs_t *ps) {
+  sp_reader_intervals_t *iv = &ps->iv[ps->n];
+  int rc = sp_reader_load(r, g, k, iv);
   if (rc < 0) return rc;
-  if (sp_buf_reserve(b, iv.n, nregions) < 0) {
-    sp_reader_intervals_free(&iv);
-    return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory building the call tree");
+  ps->key[ps->n++] = key;
+  if (t->dur) sp_durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
+  /* Starts in order: the range is the ends (only the block order needs it). */
+  const int64_t *st = iv->start;
+  int down = 0;
+  for (int64_t i = 1; i < iv->n; i++) down |= st[i] < st[i - 1];
+  ps->unsorted |= down;
+  if (iv->n && st[0] < ps->lo) ps->lo = st[0];
+  if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
+  for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {
+    if (ps->calls + i == 0) ps->tid0 = iv->thread_ids[0];
+    ps->mixed |= iv->thread_ids[i] != ps->tid0;
   }
-  if (t->dur) sp_durations(&iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
-  b->runs[b->nruns++] = b->n;
-  for (int64_t i = 0; i < iv.n; i++)
-    b->calls[b->n + i] = (sp_call_t){iv.start[i], iv.end[i], iv.thread_ids ? iv.thread_ids[i] : 0,
-                                     key};
-  b->n += iv.n;
-  sp_reader_intervals_free(&iv);
+  if (!iv->thread_ids && iv->n) {
+    if (ps->calls == 0) ps->tid0 = 0;
+    ps->mixed |= ps->tid0 != 0;
+  }
+  ps->calls += iv->n;
   return 0;
+}
+
+static void sp_pairs_free(sp_pairs_t *ps) {
+  for (int p = 0; p < ps->n; p++) sp_reader_intervals_free(&ps->iv[p]);
+  ps->n = 0;
+}
+
+/* The general order: each pair a run, sorted where needed, runs merged. */
+static void sp_order_runs(sp_buf_t *b, const sp_pairs_t *ps) {
+  for (int p = 0; p < ps->n; p++) {
+    const sp_reader_intervals_t *iv = &ps->iv[p];
+    b->runs[b->nruns++] = b->n;
+    for (int64_t i = 0; i < iv->n; i++)
+      b->calls[b->n + i] = (sp_call_t){iv->start[i], iv->end[i],
+                                       iv->thread_ids ? iv->thread_ids[i] : 0, ps->key[p]};
+    b->n += iv->n;
+  }
+  b->runs[b->nruns] = b->n;
+  sp_runs_sort(b);
+  sp_runs_merge(b);
+}
+
+/* Buckets with more calls than this are sorted with qsort, the others by
+ * the insertion pass: equal or crowded stamps cannot make it quadratic. */
+enum { SP_BUCKET_SMALL = 48, SP_BLOCK_CALLS = 1024, SP_BLOCK_MIN_RANK = 4096 };
+
+/* The state of the ordering by time blocks (see sp_order_blocks). */
+typedef struct sp_blocks {
+  const sp_pairs_t *ps;
+  int *order;        /* pairs in name order */
+  int64_t *cur;      /* per pair: first call not yet placed */
+  uint64_t lo;       /* the rank's smallest start */
+  int shift;         /* a block is 2^shift ns wide */
+  uint32_t *pos;     /* bucket positions of the block being ordered */
+  uint64_t npos;
+} sp_blocks_t;
+
+/* Orders the m calls of block blk (taken from every pair) into b->calls:
+ * a counting sort by start into about m buckets, then an insertion pass
+ * for the order inside a bucket (end descending, then name: the pairs are
+ * placed in name order, so ties by name are already right). */
+static int sp_block_order(sp_blocks_t *bl, sp_buf_t *b, uint64_t blk, const int64_t *end_idx,
+                          int64_t m) {
+  const sp_pairs_t *ps = bl->ps;
+  int lb = 4;
+  while (((int64_t)1 << lb) < m && lb < 30) lb++;
+  uint64_t nb = (uint64_t)1 << lb;
+  int ls = bl->shift > lb ? bl->shift - lb : 0;
+  if (nb + 1 > bl->npos) {
+    uint32_t *p = realloc(bl->pos, (nb + 1) * sizeof *p);
+    if (!p) return SP_READER_ENOMEM;
+    bl->pos = p;
+    bl->npos = nb + 1;
+  }
+  uint32_t *pos = bl->pos;
+  memset(pos, 0, nb * sizeof *pos);
+  uint64_t base = bl->lo + (blk << bl->shift);
+  for (int p = 0; p < ps->n; p++) {
+    const int64_t *st = ps->iv[p].start;
+    for (int64_t i = bl->cur[p]; i < end_idx[p]; i++) pos[((uint64_t)st[i] - base) >> ls]++;
+  }
+  uint32_t sum = 0, big = 0;
+  for (uint64_t k = 0; k < nb; k++) {
+    uint32_t c = pos[k];
+    big |= c > SP_BUCKET_SMALL;
+    pos[k] = sum;
+    sum += c;
+  }
+  sp_call_t *calls = b->calls;
+  for (int q = 0; q < ps->n; q++) {
+    int p = bl->order[q];
+    const sp_reader_intervals_t *iv = &ps->iv[p];
+    int32_t key = ps->key[p], tid = ps->tid0;
+    for (int64_t i = bl->cur[p]; i < end_idx[p]; i++)
+      calls[pos[((uint64_t)iv->start[i] - base) >> ls]++] =
+          (sp_call_t){iv->start[i], iv->end[i], tid, key};
+  }
+  /* pos[k] is now the end of bucket k. */
+  for (uint64_t k = 0; big && k < nb; k++) {
+    uint32_t from = k ? pos[k - 1] : 0;
+    if (pos[k] - from > SP_BUCKET_SMALL) qsort(calls + from, pos[k] - from, sizeof *calls, sp_call_cmp);
+  }
+  for (int64_t i = 1; i < m; i++) {
+    if (!sp_call_before(&calls[i], &calls[i - 1])) continue;
+    sp_call_t c = calls[i];
+    int64_t k = i;
+    for (; k > 0 && sp_call_before(&c, &calls[k - 1]); k--) calls[k] = calls[k - 1];
+    calls[k] = c;
+  }
+  b->n = m;
+  return 0;
+}
+
+/* One thread, every pair's starts in order (the common case): the rank's
+ * time is cut into blocks of about SP_BLOCK_CALLS calls; each block takes
+ * its calls from the front of every pair, is ordered in cache
+ * (sp_block_order) and swept at once. A full sort or merge of the rank's
+ * calls would move every call through memory several times. */
+static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
+  sp_blocks_t bl = {ps, NULL, NULL, (uint64_t)ps->lo, 0, NULL, 0};
+  uint64_t nblk = 1;
+  while (nblk < (uint64_t)ps->calls / SP_BLOCK_CALLS) nblk *= 2;
+  uint64_t span = (uint64_t)ps->hi - (uint64_t)ps->lo;
+  while (bl.shift < 63 && (span >> bl.shift) >= nblk) bl.shift++;
+  bl.order = malloc((size_t)ps->n * sizeof *bl.order);
+  bl.cur = calloc((size_t)ps->n, sizeof *bl.cur);
+  int64_t *end_idx = malloc((size_t)ps->n * sizeof *end_idx);
+  int rc = bl.order && bl.cur && end_idx ? 0 : SP_READER_ENOMEM;
+  /* Pairs in name order (insertion by key: a rank has one pair per region). */
+  for (int p = 0; rc == 0 && p < ps->n; p++) {
+    int q = p;
+    while (q > 0 && ps->key[bl.order[q - 1]] > ps->key[p]) {
+      bl.order[q] = bl.order[q - 1];
+      q--;
+    }
+    bl.order[q] = p;
+  }
+  uint64_t last = span >> bl.shift;
+  for (uint64_t blk = 0; rc == 0 && blk <= last; blk++) {
+    int64_t m = 0;
+    for (int p = 0; p < ps->n; p++) {
+      const sp_reader_intervals_t *iv = &ps->iv[p];
+      /* The pair's calls of this block: up to the first start past it (binary search). */
+      int64_t a = bl.cur[p], z = iv->n;
+      while (a < z) {
+        int64_t mid = a + (z - a) / 2;
+        if (((uint64_t)iv->start[mid] - bl.lo) >> bl.shift <= blk) a = mid + 1;
+        else z = mid;
+      }
+      end_idx[p] = a;
+      int64_t e = a;
+      m += e - bl.cur[p];
+    }
+    if (m == 0) continue;
+    b->n = 0;
+    rc = sp_buf_reserve(b, m, 0);
+    if (rc == 0) rc = sp_block_order(&bl, b, blk, end_idx, m);
+    for (int64_t i = 0; rc == 0 && i < m; i++) rc = sp_sweep_call(w, &b->calls[i]);
+    for (int p = 0; p < ps->n; p++) bl.cur[p] = end_idx[p];
+  }
+  free(bl.order);
+  free(bl.cur);
+  free(bl.pos);
+  free(end_idx);
+  return rc;
 }
 
 /* Count-only regions: calls on a root node, no time. */
 static int sp_count_only(sp_reader_tree_t *t, int j, int g, int64_t calls, unsigned flags) {
   int node = sp_node_get(t, -1, g, (flags & SP_READER_TREE_BY_THREAD) ? 0 : -1);
   if (node < 0) return SP_READER_ENOMEM;
-  t->nodes[node].calls = sp_add(t->nodes[node].calls, calls);
   sp_rank_cell(t, node, j)[0] = sp_add(sp_rank_cell(t, node, j)[0], calls);
   return 0;
 }
 
-/* All selected regions of the j-th selected rank (index k). */
+/* All selected regions of the j-th selected rank (index k): loaded, put in
+ * the sweep's order, swept. */
 static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                         const int *keys, int nregions, const int *by_key, unsigned flags,
-                        sp_buf_t *b) {
+                        sp_buf_t *b, sp_pairs_t *ps) {
   int rc = 0;
   b->n = 0;
   b->nruns = 0;
+  ps->n = 0;
+  ps->calls = 0;
+  ps->lo = INT64_MAX;
+  ps->hi = INT64_MIN;
+  ps->mixed = 0;
+  ps->unsorted = 0;
+  ps->tid0 = 0;
   for (int i = 0; rc == 0 && i < nregions; i++) {
     sp_reader_info_t info;
     sp_reader_info(r, regions[i], k, &info);
     if (!info.present) continue;
     if (!info.has_times) rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
-    else rc = sp_gather(r, t, regions[i], k, j, keys[i], b, nregions);
+    else rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
   }
-  if (rc < 0) return rc;
-  if (b->nruns == 0) return 0;
-  b->runs[b->nruns] = b->n;
-  sp_runs_sort(b);
-  sp_runs_merge(b);
-  sp_sweep_t w = {t, j, by_key, flags, NULL, 0, 0, 0};
-  rc = sp_sweep_all(&w, b);
-  free(w.stack);
-  return rc < 0 ? sp__reader_fail(r, rc, "out of memory building the call tree") : 0;
+  /* Thread changes and recursion need the general order; else blocks. */
+  int general = ps->mixed || ps->unsorted || ps->calls < SP_BLOCK_MIN_RANK ||
+                ps->calls >= (int64_t)UINT32_MAX; /* bucket counts are 32-bit */
+  if (rc == 0 && ps->calls > 0 && general) {
+    rc = sp_buf_reserve(b, ps->calls, nregions);
+    if (rc == 0) sp_order_runs(b, ps);
+  }
+  sp_sweep_t *w = rc == 0 && ps->calls > 0 ? calloc(1, sizeof *w) : NULL;
+  if (rc == 0 && ps->calls > 0 && !w) rc = SP_READER_ENOMEM;
+  if (w) {
+    w->t = t;
+    w->j = j;
+    w->by_key = by_key;
+    w->flags = flags;
+    if (general) {
+      for (int64_t i = 0; rc == 0 && i < b->n; i++) rc = sp_sweep_call(w, &b->calls[i]);
+    } else {
+      rc = sp_order_blocks(w, b, ps);
+    }
+    while (w->depth) sp_pop(t, j, w->stack, &w->depth);
+    free(w->stack);
+    free(w);
+  }
+  sp_pairs_free(ps);
+  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                : rc;
 }
 
 /* A region and its name, to sort regions by name. */
@@ -361,6 +578,14 @@ static int sp_name_keys(const sp_reader_t *r, int **name_rank, int **by_key) {
 static void sp_rank_stats(sp_reader_tree_t *t) {
   for (int i = 0; i < t->nnodes; i++) {
     sp_reader_tree_node_t *nd = &t->nodes[i];
+    /* Node totals: the sums of the per-rank cells (saturating, as the cells). */
+    nd->calls = nd->inclusive = nd->exclusive = 0;
+    for (int j = 0; j < t->nranks; j++) {
+      const int64_t *c = sp_rank_cell(t, i, j);
+      nd->calls = sp_add(nd->calls, c[0]);
+      nd->inclusive = sp_add(nd->inclusive, c[1]);
+      nd->exclusive = sp_add(nd->exclusive, c[2]);
+    }
     double mn = 0, mx = -1, sum = 0;
     nd->nranks = 0;
     for (int j = 0; j < t->nranks; j++) {
@@ -503,6 +728,10 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
   int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
   for (int i = 0; rc == 0 && i < nregions; i++) keys[i] = name_rank[regions[i]];
   sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0};
+  sp_pairs_t ps = {NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+  ps.iv = calloc((size_t)(nregions > 0 ? nregions : 1), sizeof *ps.iv);
+  ps.key = malloc((size_t)(nregions > 0 ? nregions : 1) * sizeof *ps.key);
+  if (rc == 0 && (!ps.iv || !ps.key)) rc = SP_READER_ENOMEM;
   if (rc == 0 && (flags & SP_READER_TREE_DURATIONS)) {
     t->nregions_all = r->nregions;
     t->dur = calloc((size_t)(r->nregions ? r->nregions : 1) * (size_t)(t->nranks ? t->nranks : 1),
@@ -510,7 +739,9 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
     if (!t->dur) rc = SP_READER_ENOMEM;
   }
   for (int j = 0; rc == 0 && j < t->nranks; j++)
-    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b);
+    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b, &ps);
+  free(ps.iv);
+  free(ps.key);
   free(b.calls);
   free(b.tmp);
   free(b.runs);

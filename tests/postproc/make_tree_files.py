@@ -2,7 +2,7 @@
 (rank<N>/regions/<link>/{start_times,end_times[,thread_ids]}, attributes
 name and num_calls), independently of the C code under test.
 
-usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5
+usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5, DIR/blocks.h5
 
 tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   main [0, 100]                                      every rank
@@ -18,6 +18,11 @@ tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   lonely [200, 201] rank 1 only, a root
 tree_b.h5: tree.h5 with every thread-0 'compute' call 1.2 x longer (--compare, check).
 again/tree.h5: a copy of tree.h5 under another directory (labels).
+blocks.h5: 2 ranks, one thread, every region's starts in order (the
+  reader's block ordering, used from 4096 calls on a rank): main, 1500
+  steps each with compute and comm (touching), a and b with identical
+  stamps, a zero-length tick; 60 zero-length 'burst' calls at one stamp
+  (a crowded bucket) in step 700; 'late' on rank 1 only, a root.
 """
 import os
 import sys
@@ -77,8 +82,45 @@ def write(path, scale_compute=1.0, seed=7):
                     g.create_dataset("thread_ids", data=np.array([c[2] for c in v], dtype=np.int32))
 
 
+def write_blocks(path, seed=11):
+    rng = np.random.default_rng(seed)
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int32(1)
+        for rank in range(2):
+            calls = {}
+
+            def add(name, s, e):
+                calls.setdefault(name, []).append((T0 + int(s), T0 + int(e)))
+
+            us = 1000
+            add("main", 0, 1600 * 100 * us)
+            for j in range(1500):
+                s = (10 + 100 * j) * us + int(rng.integers(0, 50))
+                e = s + 80 * us + int(rng.integers(0, 500))
+                add("step", s, e)
+                add("compute", s + us, e - 20 * us)
+                add("comm", e - 20 * us, e)
+                add("a", s + 2 * us, s + 3 * us)
+                add("b", s + 2 * us, s + 3 * us)
+                add("tick", s + 5 * us, s + 5 * us)
+                if j == 700:
+                    for _ in range(60):
+                        add("burst", s + 7 * us, s + 7 * us)
+            if rank == 1:
+                add("late", 1700 * 100 * us, 1701 * 100 * us)
+            regs = f.create_group(f"rank{rank}").create_group("regions")
+            for name, v in calls.items():
+                g = regs.create_group(name)
+                g.attrs["name"] = name
+                g.attrs["num_calls"] = np.int64(len(v))
+                v = sorted(v)
+                g.create_dataset("start_times", data=np.array([c[0] for c in v], dtype=np.int64))
+                g.create_dataset("end_times", data=np.array([c[1] for c in v], dtype=np.int64))
+
+
 if __name__ == "__main__":
     os.makedirs(sys.argv[1] + "/again", exist_ok=True)
     write(sys.argv[1] + "/tree.h5")
     write(sys.argv[1] + "/tree_b.h5", scale_compute=1.2)
     write(sys.argv[1] + "/again/tree.h5")  # same label as tree.h5: "tree (2)"
+    write_blocks(sys.argv[1] + "/blocks.h5")

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_offset.h"
 #include "layout.h"
 #include "mpi_arrival.h"
 #include "mpi_crowding.h"
@@ -120,6 +121,35 @@ static void sp_mpi_learn(void) {
   sp_hook_mpi_finalize();
 }
 
+/* The first clock measurement (clock_offset.c), once MPI is usable after
+ * sp_setup: at sp_setup, or inside MPI_Init when that comes later. On the
+ * library's own communicator only (none: the finalize measurement alone
+ * aligns). Bounded by SP_CLOCK_START_TIMEOUT_S (at most the finalize
+ * timeout): a rank that calls sp_setup much later than the others only
+ * costs this measurement, never the program's progress for longer. */
+enum { SP_CLOCK_START_TIMEOUT_S = 10 };
+static void sp_clock_at_start(void) {
+  sp_state_t *st = &sp__state;
+  if (!st->session || st->clock_off[0].valid || !pthread_equal(pthread_self(), sp_setup_thread) ||
+      !sp_mpi_usable())
+    return;
+  MPI_Comm c = sp_have_user_comm ? sp_user_comm : sp_world_own;
+  if (c == MPI_COMM_NULL) return;
+  int64_t timeout = st->finalize_timeout < SP_CLOCK_START_TIMEOUT_S ? st->finalize_timeout
+                                                                    : SP_CLOCK_START_TIMEOUT_S;
+  sp_clock_offset_t o;
+  int rc = sp__clock_offset_measure(c, timeout, &o);
+  if (!o.valid || rc != 0)
+    sp__log(1, SP_LOG_ALWAYS,
+            "clock offset to rank 0 not measured at setup (%s within %lld s); timelines are "
+            "aligned with the finalize measurement alone",
+            sp_strerror(rc), (long long)timeout);
+  if (!o.valid) return;
+  pthread_mutex_lock(&st->lock);
+  st->clock_off[0] = o;
+  pthread_mutex_unlock(&st->lock);
+}
+
 void sp__mpi_note_setup(void) {
   sp_setup_thread = pthread_self();
   int fin = 0;
@@ -129,6 +159,7 @@ void sp__mpi_note_setup(void) {
             "sp_setup after MPI_Finalize: every process now writes '%s' on its own; give each "
             "process its own file_path (SCOPE_PROFILER_FILE)", sp__state.file_path);
   sp_mpi_learn();
+  sp_clock_at_start();
 }
 
 int sp__mpi_rank_if_known(void) {
@@ -147,7 +178,10 @@ static void sp_after_mpi_init(int rc) {
     MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
     sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
   }
-  if (sp__state.session) sp_mpi_learn();
+  if (sp__state.session) {
+    sp_mpi_learn();
+    sp_clock_at_start();
+  }
 }
 
 int MPI_Init(int *argc, char ***argv) {
@@ -225,6 +259,15 @@ int sp__par_begin(sp_par_t *p) {
   p->impl = m;
   p->active = 1;
   return 0;
+}
+
+int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
+  if (!p->active) {
+    *out = (sp_clock_offset_t){0, sp__monotonic_ns(), 0, 1, 0};
+    return 0;
+  }
+  sp_mpi_impl_t *m = p->impl;
+  return sp__clock_offset_measure(m->comm, sp__state.finalize_timeout, out);
 }
 
 void sp__par_end(sp_par_t *p) {

@@ -46,6 +46,9 @@ int sp__local_build(sp_local_t *l, int rank) {
   p->events_lost = st->events_lost;
   p->wall_time = (int64_t)time(NULL);
   gethostname(p->host, sizeof p->host - 1);
+  pthread_mutex_lock(&sp__state.lock);
+  memcpy(p->clock, st->clock_off, sizeof p->clock);
+  pthread_mutex_unlock(&sp__state.lock);
   uint64_t threads_used = 0; /* bitmask of the first 64 threads, for counting */
   int32_t threads_over = 0;
   for (int32_t h = 0; h < nreg; h++) {
@@ -98,6 +101,7 @@ typedef struct sp_packed_head {
   int32_t rank, nthreads, time_trace, nregions, clock_tsc, recovered;
   int64_t events_lost, wall_time;
   char host[64];
+  sp_clock_offset_t clock[2];
 } sp_packed_head_t;
 
 typedef struct sp_packed_region {
@@ -115,8 +119,9 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
   char *b = calloc(1, total);
   if (!b) return SP_ENOMEM;
   sp_packed_head_t h = {p->rank,      p->nthreads,   p->time_trace, p->nregions,
-                        p->clock_tsc, p->recovered, p->events_lost, p->wall_time, {0}};
+                        p->clock_tsc, p->recovered, p->events_lost, p->wall_time, {0}, {{0}}};
   memcpy(h.host, p->host, sizeof h.host);
+  memcpy(h.clock, p->clock, sizeof h.clock);
   memcpy(b, &h, sizeof h);
   size_t off = sizeof h;
   for (int32_t i = 0; i < p->nregions; i++) {
@@ -145,6 +150,7 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
   p->wall_time = h.wall_time;
   memcpy(p->host, h.host, sizeof p->host);
   p->host[sizeof p->host - 1] = '\0';
+  memcpy(p->clock, h.clock, sizeof p->clock);
   if (h.nregions < 0) return SP_EMPI;
   p->regions = calloc((size_t)(h.nregions ? h.nregions : 1), sizeof *p->regions);
   if (!p->regions) return SP_ENOMEM;

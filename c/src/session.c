@@ -53,6 +53,7 @@ static int sp_setup_session(const sp_config *cfg) {
   st->events_lost = 0;
   st->events_spill_failed = 0;
   st->exit_flushed = 0;
+  memset(st->clock_off, 0, sizeof st->clock_off);
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);

@@ -113,11 +113,17 @@ static void sp_gantt_labels(const sp_selection_t *sel, const sp_frame_t *f) {
     if (y - last_y < SP_LABEL_PX) continue;
     if (j > 0 && (j % step != 0 || block_len - j < step)) continue;
     int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
+    const char *host_raw = sp_rank_host_shown(sel, sel->lanes[i].rank);
+    char host[80] = "";
+    if (host_raw) {
+      host[0] = '@';
+      sp_plot_text(host_raw, host + 1, sizeof host - 1, 16);
+    }
     if (j == 0 || step == 1) {
       sp_plot_text(sp_reader_region_name(sel->reader, sel->lanes[i].region), name, sizeof name, 24);
-      snprintf(text, sizeof text, "%s r%d", name, rank);
+      snprintf(text, sizeof text, "%s r%d%s", name, rank, host);
     } else {
-      snprintf(text, sizeof text, "r%d", rank);
+      snprintf(text, sizeof text, "r%d%s", rank, host);
     }
     plmtex("lv", 0.5, 1.0 - (i + 0.5) / sel->nlanes, 1.0, text);
     last_y = y;

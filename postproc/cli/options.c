@@ -13,7 +13,8 @@
 static const char sp_usage_text[] =
     "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
     "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list]\n"
+    "       [--no-clock-align] [-q|-v]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
@@ -56,6 +57,14 @@ static const char sp_help_text[] =
     "      --list             one line per lane, in chart order:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
+    "\n"
+    "Clocks (every time-based output: chart, exports, --list):\n"
+    "      --no-clock-align   stamps as each node recorded them; by default each\n"
+    "                         rank's stamps are put on rank 0's clock with the\n"
+    "                         offsets measured at setup and finalize (files\n"
+    "                         without them read as recorded). Durations and\n"
+    "                         --summary are the same either way. When ranks ran\n"
+    "                         on several hosts, lanes are named rN@HOST.\n"
     "\n"
     "Crash recovery (scope-profiler-pproc merge --help):\n"
     "  merge [-f] [-o OUT.h5] SPILL...\n"
@@ -199,6 +208,8 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;
+  } else if (!strcmp(name, "--no-clock-align")) {
+    o->no_clock_align = 1;
   } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
     sp_msg_set_level(SP_QUIET);
   } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {

@@ -68,6 +68,7 @@ typedef struct sp_options {
   sp_sort_t sort;        /* --sort-by */
   sp_export_t export_kind; /* --export */
   int list;              /* --list */
+  int no_clock_align;    /* --no-clock-align: stamps as recorded on each node */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -122,6 +123,9 @@ void sp_options_free(sp_options_t *o);
 int sp_ranks_parse(const char *const *words, size_t nwords, sp_reader_t *r, int **out, int *n);
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel);
 void sp_selection_free(sp_selection_t *sel);
+/* The host of rank index k when the file's ranks span several hosts, else
+ * NULL: lanes are then named rN@HOST. */
+const char *sp_rank_host_shown(const sp_selection_t *sel, int k);
 
 /* listing.c, summary.c, export.c, gantt.c */
 int sp_list_print(const sp_selection_t *sel);

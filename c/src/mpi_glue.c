@@ -85,6 +85,8 @@ static void sp_hook_mpi_finalize(void) {
     sp_self_hook_set = 1;
 }
 
+static void sp_clock_at_start(void);
+
 int sp_mpi_set_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) {
     sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
@@ -106,6 +108,13 @@ int sp_mpi_set_comm(MPI_Comm comm) {
   sp_user_comm = dup;
   sp_have_user_comm = 1;
   sp_hook_mpi_finalize(); /* to free the duplicate before MPI_Finalize */
+  /* Rank 0 of this communicator is the clock reference from now on: a
+   * setup measurement against another one no longer counts. Measured again
+   * here, where all its ranks are together anyway (the duplicate). */
+  pthread_mutex_lock(&sp__state.lock);
+  memset(&sp__state.clock_off[0], 0, sizeof sp__state.clock_off[0]);
+  pthread_mutex_unlock(&sp__state.lock);
+  sp_clock_at_start();
   return 0;
 }
 

@@ -148,11 +148,16 @@ static void sp_clock_at_start(void) {
                                                                     : SP_CLOCK_START_TIMEOUT_S;
   sp_clock_offset_t o;
   int rc = sp__clock_offset_measure(c, timeout, &o);
-  if (!o.valid || rc != 0)
+  if (!o.valid)
     sp__log(1, SP_LOG_ALWAYS,
-            "clock offset to rank 0 not measured at setup (%s within %lld s); timelines are "
-            "aligned with the finalize measurement alone",
+            "clock offset to rank 0 not measured at setup (%s within %lld s); this rank's "
+            "timeline is aligned with the finalize measurement alone",
             sp_strerror(rc), (long long)timeout);
+  else if (rc != 0)
+    sp__log(1, SP_LOG_ALWAYS,
+            "not every rank took part in the clock measurement at setup within %lld s (%s); "
+            "those ranks' timelines are aligned with the finalize measurement alone",
+            (long long)timeout, sp_strerror(rc));
   if (!o.valid) return;
   pthread_mutex_lock(&st->lock);
   st->clock_off[0] = o;

@@ -8,6 +8,10 @@
  *                          first clock measurement runs inside MPI_Init.
  *   clock_app kill PATH    as write, with buffer_limit 10, then SIGKILLs
  *                          itself: only the spill files hold the run.
+ *   clock_app late PATH    as write, but ranks other than 0 call sp_setup
+ *                          4 s after rank 0 (run with
+ *                          SCOPE_PROFILER_FINALIZE_TIMEOUT=2): the setup
+ *                          measurement gives up on them, nothing hangs.
  *
  * Prints "rank R host H" on each rank. */
 #define _DEFAULT_SOURCE /* gethostname, nanosleep under -std=c11 */
@@ -39,8 +43,9 @@ static void calls(const char *name, int n, long nap_ns) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "write") && strcmp(argv[1], "early") && strcmp(argv[1], "kill"))) {
-    fprintf(stderr, "usage: clock_app write|early|kill PATH\n");
+  if (argc != 3 || (strcmp(argv[1], "write") && strcmp(argv[1], "early") &&
+                    strcmp(argv[1], "kill") && strcmp(argv[1], "late"))) {
+    fprintf(stderr, "usage: clock_app write|early|kill|late PATH\n");
     return 2;
   }
   const int early = !strcmp(argv[1], "early"), kill_it = !strcmp(argv[1], "kill");
@@ -48,6 +53,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!strcmp(argv[1], "late") && rank != 0) sleep(4);
   if (!early) rc = setup(argv[2], kill_it ? 10 : 100000);
   if (rc != 0) return 1;
   char host[64] = "";

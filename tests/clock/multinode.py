@@ -15,8 +15,10 @@ run in the same work directory, the holders after 900 s on their own).
 CASE is NODES.MODE[.OFFSETS], e.g. 3.write.1e5_2e5_0: 3 nodes whose
 monotonic clocks run 1e5, 2e5 and 0 s ahead of this machine's (rank r on
 node r, so ranks 1 and 2 are +1e5 s and -1e5 s from rank 0); MODE is
-write, early (sp_setup before MPI_Init) or kill (the ranks SIGKILL
-themselves; the profile is rebuilt with scope-profiler-merge).
+write, early (sp_setup before MPI_Init), kill (the ranks SIGKILL
+themselves; the profile is rebuilt with scope-profiler-merge) or late
+(ranks > 0 call sp_setup 4 s after rank 0 with a 2 s timeout: the setup
+measurement gives up on them with a warning, they keep the finalize one).
 
 Checks, with h5py and through `scope-profiler-pproc --export csv`:
 - rank<N> hostname is its node's; the clock attributes exist (setup and
@@ -162,13 +164,14 @@ def mpirun(a, nodes, mode, out):
     with open(hostfile, "w") as f:
         f.writelines("%s slots=1\n" % ad for ad in nodes.addr)
     env = dict(os.environ, SP_NODES_MAP=nodes.map, SCOPE_PROFILER_ASYNC_FLUSH="0",
+               SCOPE_PROFILER_FINALIZE_TIMEOUT="2" if mode == "late" else "600",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     agent = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_agent.sh")
     cmd = [a.mpiexec, "--allow-run-as-root", "--hostfile", hostfile, "-n", str(len(nodes.addr)),
            "--map-by", "node", "--mca", "plm_rsh_agent", agent, "--mca", "plm_rsh_no_tree_spawn", "1",
            "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", nodes.subnet,
            "--mca", "oob_tcp_if_include", nodes.subnet,
-           "-x", "SCOPE_PROFILER_ASYNC_FLUSH", a.app, mode, out]
+           "-x", "SCOPE_PROFILER_ASYNC_FLUSH", "-x", "SCOPE_PROFILER_FINALIZE_TIMEOUT", a.app, mode, out]
     return subprocess.run(cmd, env=env, cwd=a.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=180)
 
@@ -183,7 +186,7 @@ def first_sync(pproc, path, raw):
     return starts
 
 
-def check(a, path, offsets, want_end):
+def check(a, path, offsets, mode):
     import h5py
     fails = []
     n = len(offsets)
@@ -196,15 +199,17 @@ def check(a, path, offsets, want_end):
             host = host.decode() if isinstance(host, bytes) else str(host)
             if host != "node%s" % NAMES[r]:
                 fails.append("rank%d hostname %r, want node%s" % (r, host, NAMES[r]))
-            keys = ["clock_offset_ns", "clock_offset_at_ns", "clock_offset_error_ns"]
-            if want_end:
-                keys += ["clock_offset_end_ns", "clock_offset_end_at_ns", "clock_offset_end_error_ns"]
+            # kill: no finalize measurement; late: ranks > 0 missed the setup one.
+            which = [w for w in ("", "_end") if not (w == "_end" and mode == "kill")
+                     and not (w == "" and mode == "late" and r > 0)]
+            keys = ["clock_offset%s%s" % (w, k) for w in which for k in ("_ns", "_at_ns", "_error_ns")]
             missing = [k for k in keys if k not in g]
-            if missing:
-                fails.append("rank%d lacks %s" % (r, missing))
+            extra = [k for k in g if k.startswith("clock_offset") and k not in keys]
+            if missing or extra:
+                fails.append("rank%d lacks %s, has unexpected %s" % (r, missing, extra))
                 err.append(0)
                 continue
-            for w in ("", "_end") if want_end else ("",):
+            for w in which:
                 off, e = int(g["clock_offset%s_ns" % w]), int(g["clock_offset%s_error_ns" % w])
                 print("rank%d %s: offset %d ns (true %d ns), error bound %d ns" %
                       (r, "finalize" if w else "setup", off, true_ns[r], e))
@@ -213,7 +218,7 @@ def check(a, path, offsets, want_end):
                 if abs(off - true_ns[r]) > e:
                     fails.append("rank%d offset%s %d ns is %d ns from the true %d ns, beyond its "
                                  "error bound %d ns" % (r, w, off, off - true_ns[r], true_ns[r], e))
-            err.append(int(g["clock_offset_error_ns"]))
+            err.append(int(g["clock_offset%s_error_ns" % which[0]]))
     aligned, raw = first_sync(a.pproc, path, False), first_sync(a.pproc, path, True)
     for r in range(1, n):
         d = (aligned[r] - aligned[0]) * 1e9
@@ -271,7 +276,12 @@ def main():
         elif r.returncode != 0:
             print("FAIL: mpirun exited %d\n%s" % (r.returncode, r.stderr))
             return 1
-        fails = check(a, out, offsets, mode != "kill")
+        fails = check(a, out, offsets, mode)
+        if mode == "late":
+            for want in ("not every rank took part in the clock measurement at setup",
+                         "clock offset to rank 0 not measured at setup"):
+                if want not in r.stderr:
+                    fails.append("stderr lacks %r:\n%s" % (want, r.stderr))
     finally:
         nodes.down()
     for f in fails:

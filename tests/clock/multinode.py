@@ -36,6 +36,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -147,6 +148,9 @@ class Nodes:
 
 
 def can_simulate():
+    for tool in ("ip", "unshare", "nsenter", "awk"):
+        if not shutil.which(tool):
+            return "'%s' not found (packages iproute2, util-linux)" % tool
     if os.geteuid() != 0:
         return "not root: network namespaces need CAP_SYS_ADMIN"
     r = run(["unshare", "--fork", "--time", "--monotonic", "1", "true"], check=False)

@@ -12,8 +12,10 @@
  * up (its pending receive cancelled), as in mpi_arrival.c. Each ping
  * carries a sequence number that the answer echoes, so an answer left over
  * from an exchange given up earlier is never taken for a current one.
- * The stamps are stored as recorded; readers align them (README
- * "Clock alignment"). */
+ * PMPI_ calls throughout: with profile_mpi the MPI_ wrappers would record
+ * the library's own messages as the program's (the measurement may run
+ * inside MPI_Init or sp_mpi_set_comm while recording). The stamps are
+ * stored as recorded; readers align them (README "Clock alignment"). */
 #include "clock_offset.h"
 
 #include <stdlib.h>
@@ -34,7 +36,7 @@ static int sp_clock_wait(MPI_Request *r, MPI_Status *st, int64_t deadline_ns, in
   int64_t nap = 50000;
   for (;;) {
     int done = 0;
-    *err = MPI_Test(r, &done, st);
+    *err = PMPI_Test(r, &done, st);
     if (*err != MPI_SUCCESS) return 0;
     if (done) return 1;
     int64_t now = sp__monotonic_ns();
@@ -49,8 +51,8 @@ static int sp_clock_wait(MPI_Request *r, MPI_Status *st, int64_t deadline_ns, in
 
 static void sp_clock_cancel(MPI_Request *r) {
   if (*r == MPI_REQUEST_NULL) return;
-  MPI_Cancel(r);
-  MPI_Wait(r, MPI_STATUS_IGNORE);
+  PMPI_Cancel(r);
+  PMPI_Wait(r, MPI_STATUS_IGNORE);
 }
 
 /* Rank 0: answers (size - 1) * SP_CLOCK_ROUNDS pings, each with its
@@ -62,14 +64,14 @@ static int sp_clock_serve(MPI_Comm comm, int size, int64_t deadline_ns) {
     int64_t seq = 0;
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Status st;
-    err = MPI_Irecv(&seq, 1, MPI_INT64_T, MPI_ANY_SOURCE, TAG_PING, comm, &r);
+    err = PMPI_Irecv(&seq, 1, MPI_INT64_T, MPI_ANY_SOURCE, TAG_PING, comm, &r);
     if (err != MPI_SUCCESS) break;
     if (!sp_clock_wait(&r, &st, deadline_ns, &err)) {
       sp_clock_cancel(&r);
       return err != MPI_SUCCESS ? SP_EMPI : SP_ETIMEDOUT;
     }
     int64_t pong[2] = {seq, sp__monotonic_ns()};
-    err = MPI_Send(pong, 2, MPI_INT64_T, st.MPI_SOURCE, TAG_PONG, comm);
+    err = PMPI_Send(pong, 2, MPI_INT64_T, st.MPI_SOURCE, TAG_PONG, comm);
   }
   return err == MPI_SUCCESS ? 0 : SP_EMPI;
 }
@@ -81,23 +83,23 @@ static int sp_clock_exchange(MPI_Comm comm, int64_t seq, int64_t deadline_ns, in
   int64_t pong[2] = {-1, 0};
   MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
   MPI_Status st;
-  *err = MPI_Irecv(pong, 2, MPI_INT64_T, 0, TAG_PONG, comm, &rr);
+  *err = PMPI_Irecv(pong, 2, MPI_INT64_T, 0, TAG_PONG, comm, &rr);
   if (*err != MPI_SUCCESS) return 0;
   ping = seq;
   *t0 = sp__monotonic_ns();
-  *err = MPI_Isend(&ping, 1, MPI_INT64_T, 0, TAG_PING, comm, &sr);
+  *err = PMPI_Isend(&ping, 1, MPI_INT64_T, 0, TAG_PING, comm, &sr);
   int got = *err == MPI_SUCCESS;
   /* An answer to an older ping (given up before) is read and dropped. */
   while (got && (got = sp_clock_wait(&rr, &st, deadline_ns, err)) && pong[0] != seq) {
-    *err = MPI_Irecv(pong, 2, MPI_INT64_T, 0, TAG_PONG, comm, &rr);
+    *err = PMPI_Irecv(pong, 2, MPI_INT64_T, 0, TAG_PONG, comm, &rr);
     got = *err == MPI_SUCCESS;
   }
   *t1 = sp__monotonic_ns();
   *s = pong[1];
   if (!got) sp_clock_cancel(&rr);
   int sent = 0;
-  if (sr != MPI_REQUEST_NULL) MPI_Test(&sr, &sent, MPI_STATUS_IGNORE);
-  if (!sent && sr != MPI_REQUEST_NULL) MPI_Request_free(&sr);
+  if (sr != MPI_REQUEST_NULL) PMPI_Test(&sr, &sent, MPI_STATUS_IGNORE);
+  if (!sent && sr != MPI_REQUEST_NULL) PMPI_Request_free(&sr);
   return got;
 }
 
@@ -128,7 +130,7 @@ int sp__clock_offset_measure(MPI_Comm comm, int64_t timeout_s, sp_clock_offset_t
   out->valid = 0;
   out->spilled = 0;
   int rank = 0, size = 1;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+  if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return SP_EMPI;
   const int64_t deadline = out->at_ns + timeout_s * 1000000000;
   if (rank != 0) return sp_clock_ask(comm, rank, deadline, out);

@@ -15,7 +15,8 @@ run in the same work directory, the holders after 900 s on their own).
 CASE is NODES.MODE[.OFFSETS], e.g. 3.write.1e5_2e5_0: 3 nodes whose
 monotonic clocks run 1e5, 2e5 and 0 s ahead of this machine's (rank r on
 node r, so ranks 1 and 2 are +1e5 s and -1e5 s from rank 0); MODE is
-write, early (sp_setup before MPI_Init), kill (the ranks SIGKILL
+write, early (sp_setup before MPI_Init, MPI calls recorded as regions),
+kill (the ranks SIGKILL
 themselves; the profile is rebuilt with scope-profiler-merge) or late
 (ranks > 0 call sp_setup 4 s after rank 0 with a 2 s timeout: the setup
 measurement gives up on them with a warning, they keep the finalize one).
@@ -169,13 +170,15 @@ def mpirun(a, nodes, mode, out):
         f.writelines("%s slots=1\n" % ad for ad in nodes.addr)
     env = dict(os.environ, SP_NODES_MAP=nodes.map, SCOPE_PROFILER_ASYNC_FLUSH="0",
                SCOPE_PROFILER_FINALIZE_TIMEOUT="2" if mode == "late" else "600",
+               SCOPE_PROFILER_PROFILE_MPI="1" if mode == "early" else "0",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     agent = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_agent.sh")
     cmd = [a.mpiexec, "--allow-run-as-root", "--hostfile", hostfile, "-n", str(len(nodes.addr)),
            "--map-by", "node", "--mca", "plm_rsh_agent", agent, "--mca", "plm_rsh_no_tree_spawn", "1",
            "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", nodes.subnet,
            "--mca", "oob_tcp_if_include", nodes.subnet,
-           "-x", "SCOPE_PROFILER_ASYNC_FLUSH", "-x", "SCOPE_PROFILER_FINALIZE_TIMEOUT", a.app, mode, out]
+           "-x", "SCOPE_PROFILER_ASYNC_FLUSH", "-x", "SCOPE_PROFILER_FINALIZE_TIMEOUT",
+           "-x", "SCOPE_PROFILER_PROFILE_MPI", a.app, mode, out]
     return subprocess.run(cmd, env=env, cwd=a.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=180)
 
@@ -223,6 +226,12 @@ def check(a, path, offsets, mode):
                     fails.append("rank%d offset%s %d ns is %d ns from the true %d ns, beyond its "
                                  "error bound %d ns" % (r, w, off, off - true_ns[r], true_ns[r], e))
             err.append(int(g["clock_offset%s_error_ns" % which[0]]))
+            # early records MPI calls (SCOPE_PROFILER_PROFILE_MPI=1) while the
+            # setup measurement runs inside MPI_Init: only the program's own.
+            regions = sorted(f["rank%d/regions" % r].keys())
+            want = ["MPI_Barrier", "sync", "work"] if mode == "early" else ["sync", "work"]
+            if mode != "kill" and regions != want:
+                fails.append("rank%d regions %s, want %s" % (r, regions, want))
     aligned, raw = first_sync(a.pproc, path, False), first_sync(a.pproc, path, True)
     for r in range(1, n):
         d = (aligned[r] - aligned[0]) * 1e9

@@ -30,7 +30,8 @@ Checks, with h5py and through `scope-profiler-pproc --export csv`:
   plus the time ranks take to leave one barrier (BARRIER_SLACK_NS);
 - with --no-clock-align the same starts differ by the true offsets (the
   nodes' clocks really differed);
-- --list names every lane rN@nodeX.
+- --list names every lane rN@nodeX, Chrome-trace processes "rank N@nodeX",
+  whose first sync events are aligned as the CSV's.
 Exit 0 pass, 1 fail, 77 skip (no root, no namespaces)."""
 import argparse
 import csv
@@ -244,6 +245,16 @@ def check(a, path, offsets, mode):
         if abs(d_raw - true_ns[r]) > bound:
             fails.append("rank%d raw first sync %+.0f ns from rank 0's, want the true offset %d ns"
                          % (r, d_raw, true_ns[r]))
+    trace = json.loads(run([a.pproc, path, "--export", "chrome-trace"]).stdout)
+    names = sorted(e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M")
+    want = sorted("rank %d@node%s" % (r, NAMES[r]) for r in range(n))
+    if names != want:
+        fails.append("chrome-trace process names %s, want %s" % (names, want))
+    ts = [min(e["ts"] for e in trace["traceEvents"]
+              if e["ph"] == "X" and e["name"] == "sync" and e["pid"] == r) for r in range(n)]
+    for r in range(1, n):
+        if abs(ts[r] - ts[0]) * 1e3 > err[r] + err[0] + BARRIER_SLACK_NS:
+            fails.append("chrome-trace: rank%d's first sync %.3f us from rank 0's" % (r, ts[r] - ts[0]))
     lst = run([a.pproc, path, "--list"]).stdout.split("\n")[1:]
     ranks = sorted({l.split()[1] for l in lst if l.strip()})
     want = sorted("%d@node%s" % (r, NAMES[r]) for r in range(n))

@@ -57,6 +57,7 @@ if(NOT TARGET scope_profiler)
 endif()
 sp_install_library(scope_profiler)
 install(FILES ${PROJECT_SOURCE_DIR}/c/include/scope_profiler.h
+  ${PROJECT_BINARY_DIR}/c/include/scope_profiler_version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
 if(SCOPE_PROFILER_ENABLE_MPI)
   # Only an MPI build has sp_mpi_set_comm(); the header would promise a

@@ -21,7 +21,8 @@
 !> Cost: `sp_start(h)`/`sp_stop(h)` with an integer handle call the C
 !> functions directly (the generic resolves to the `bind(C)` interface), so
 !> the handle path costs what the C one costs. The string path passes the
-!> address and `len_trim` length of the name to C: no copy, no allocation.
+!> address and length of the name to C (which drops trailing blanks): no
+!> copy, no allocation.
 !>
 !> Errors: procedures that can fail take optional `stat` and `errmsg`
 !> arguments (last, `intent(out)`). `stat` receives 0 or one of the negative
@@ -97,7 +98,10 @@ module scope_profiler
   integer, parameter :: SP_PATH_MAX = 4096
   !> Version of the interface this module was written for; compare with
   !> `sp_version_string()` for the library actually linked.
-  integer, parameter :: SP_VERSION_MAJOR = 0, SP_VERSION_MINOR = 1, SP_VERSION_PATCH = 0
+  !> (The numbers come from CMake's project(VERSION), fortran/CMakeLists.txt.)
+  integer, parameter :: SP_VERSION_MAJOR = SP_PROJECT_VERSION_MAJOR, &
+                        SP_VERSION_MINOR = SP_PROJECT_VERSION_MINOR, &
+                        SP_VERSION_PATCH = SP_PROJECT_VERSION_PATCH
   !> Version of the file layout (root attribute `scope_profiler_schema`).
   integer, parameter :: SP_SCHEMA_VERSION = 1
 
@@ -200,19 +204,20 @@ module scope_profiler
 
   ! ---- The rest of the C API, private except where noted ----
   interface
-    ! void sp_start_name_n(const char *name, size_t len);
-    subroutine c_sp_start_name_n(name, len) bind(C, name="sp_start_name_n")
-      import :: c_char, c_size_t
+    ! int sp__start_name_f(const char *name, size_t len);  (trailing blanks ignored)
+    function c_sp_start_name_f(name, len) bind(C, name="sp__start_name_f") result(h)
+      import :: c_char, c_int, c_size_t
       character(kind=c_char), dimension(*), intent(in) :: name
       integer(c_size_t), value, intent(in) :: len
-    end subroutine c_sp_start_name_n
+      integer(c_int) :: h
+    end function c_sp_start_name_f
 
-    ! void sp_stop_name_n(const char *name, size_t len);
-    subroutine c_sp_stop_name_n(name, len) bind(C, name="sp_stop_name_n")
+    ! void sp__stop_name_f(const char *name, size_t len);  (trailing blanks ignored)
+    subroutine c_sp_stop_name_f(name, len) bind(C, name="sp__stop_name_f")
       import :: c_char, c_size_t
       character(kind=c_char), dimension(*), intent(in) :: name
       integer(c_size_t), value, intent(in) :: len
-    end subroutine c_sp_stop_name_n
+    end subroutine c_sp_stop_name_f
 
     ! int sp_region_n(const char *name, size_t len);
     function c_sp_region_n(name, len) bind(C, name="sp_region_n") result(h)
@@ -317,16 +322,18 @@ contains
     call sp_report(min(h, 0), "sp_region", stat, errmsg)
   end function sp_region
 
-  !> `call sp_start("name")`: passes the address and `len_trim` length, no copy.
+  !> `call sp_start("name")`: passes the address and length, no copy (the C
+  !> side drops the trailing blanks).
   subroutine sp_start_name(name)
     character(len=*), intent(in) :: name !! region name; trailing blanks ignored
-    call c_sp_start_name_n(name, int(len_trim(name), c_size_t))
+    integer(c_int) :: h
+    h = c_sp_start_name_f(name, int(len(name), c_size_t))
   end subroutine sp_start_name
 
-  !> `call sp_stop("name")`: passes the address and `len_trim` length, no copy.
+  !> `call sp_stop("name")`: passes the address and length, no copy.
   subroutine sp_stop_name(name)
     character(len=*), intent(in) :: name !! region name; trailing blanks ignored
-    call c_sp_stop_name_n(name, int(len_trim(name), c_size_t))
+    call c_sp_stop_name_f(name, int(len(name), c_size_t))
   end subroutine sp_stop_name
 
   ! ---- sp_scope -------------------------------------------------------
@@ -340,22 +347,16 @@ contains
     call sp_start_handle(self%h)
   end subroutine scope_start_handle
 
-  !> `call s%start("name")`: looks the handle up once (lock-free after the
-  !> first registration) so that the stop needs neither the name nor a copy.
+  !> `call s%start("name")`: starts by name as `sp_start("name")` does (the
+  !> thread's cache of name addresses serves a literal without a lookup) and
+  !> keeps the handle, so that the stop needs neither the name nor a copy.
+  !> A bad name or an inactive profiler is counted and reported by the C
+  !> library, and the scope opens nothing.
   subroutine scope_start_name(self, name)
     class(sp_scope), intent(inout) :: self
     character(len=*), intent(in) :: name !! region name; trailing blanks ignored
-    integer(c_int) :: h
-    call scope_stop(self)
-    h = c_sp_region_n(name, int(len_trim(name), c_size_t))
-    ! A bad name or an inactive profiler: let the by-name start count and
-    ! report the misuse exactly as the C library does, and open nothing.
-    if (h < 0) then
-      call c_sp_start_name_n(name, int(len_trim(name), c_size_t))
-      return
-    end if
-    self%h = h
-    call sp_start_handle(h)
+    if (self%h >= 0) call scope_stop(self)
+    self%h = c_sp_start_name_f(name, int(len(name), c_size_t))
   end subroutine scope_start_name
 
   !> `call s%stop()`: closes the scope's call now; does nothing if none is open.

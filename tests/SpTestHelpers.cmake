@@ -91,3 +91,22 @@ function(sp_add_pproc_case)
     set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES LABELS "${C_LABELS}")
   endif()
 endfunction()
+
+# sp_test_cases_of(<var> <source.c>): the case names of a C test program's
+# table (SP_TEST_CASE(name) and SP_TEST_CASE_NAMED(name, fn) entries, see
+# tests/common/sp_test_cases.h), read from its source, so that a case added
+# to the table is registered without a second list here. (The program's
+# --list gives the same names at test time: tests.cases_registered.)
+function(sp_test_cases_of var source)
+  file(STRINGS ${source} _lines REGEX "SP_TEST_CASE(_NAMED)?\\([a-z0-9_]+")
+  set(_cases "")
+  foreach(_line IN LISTS _lines)
+    string(REGEX MATCHALL "SP_TEST_CASE(_NAMED)?\\([a-z0-9_]+" _hits "${_line}")
+    foreach(_hit IN LISTS _hits)
+      string(REGEX REPLACE "^SP_TEST_CASE(_NAMED)?\\(" "" _name "${_hit}")
+      list(APPEND _cases ${_name})
+    endforeach()
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${source})
+  set(${var} ${_cases} PARENT_SCOPE)
+endfunction()

@@ -8,7 +8,7 @@
 #     detection stays on; tests/sanitizers/lsan.supp names only other
 #     projects' libraries (Open MPI, HDF5, PLplot...).
 #  2. PREFIX-tsan: -DSCOPE_PROFILER_SANITIZE=thread, the threaded tests.
-#  3. valgrind memcheck on the serial cases of test_api and test_misuse
+#  3. valgrind memcheck on the serial cases of test_api, test_misuse and test_names
 #     (from a build without sanitizers, PREFIX-plain).
 # Exits non-zero if any step fails. About 20 minutes on 2 cores.
 set -uo pipefail
@@ -39,7 +39,7 @@ fi
 step "TSan build"
 cmake -S "$src" -B "$prefix-tsan" "${common[@]}" -DSCOPE_PROFILER_SANITIZE=thread \
   -DSCOPE_PROFILER_ENABLE_FORTRAN=OFF -DSCOPE_PROFILER_ENABLE_POSTPROC=OFF >/dev/null &&
-  cmake --build "$prefix-tsan" -j2 --target test_write test_misuse test_disk test_lifecycle scope-profiler-merge >/dev/null || fail "tsan build"
+  cmake --build "$prefix-tsan" -j2 --target test_write test_misuse test_disk test_lifecycle test_names scope-profiler-merge >/dev/null || fail "tsan build"
 if [ -f "$prefix-tsan/CTestTestfile.cmake" ]; then
   step "TSan: threaded tests"
   # pthreads recording, the spill writer thread, the signal flush. Not the
@@ -48,25 +48,30 @@ if [ -f "$prefix-tsan/CTestTestfile.cmake" ]; then
   # Shared memory only: the TCP BTL's lock order trips TSan inside Open MPI.
   # A second sp_setup while 4 threads record (refused), errno with the
   # writer thread, threads ending with calls open, sp_finalize on another
-  # thread. Not the fork cases: TSan does not support threads
-  # started in a child forked from a threaded parent.
+  # thread, by-name calls on 4 threads (each with its cache of names). Not
+  # the fork cases: TSan does not support threads started in a child forked
+  # from a threaded parent.
   (cd "$prefix-tsan" && OMPI_MCA_btl=self,vader \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$src/tests/sanitizers/tsan.supp \
     ctest --output-on-failure -j2 --timeout 600 \
-      -R 'core\.write\.(flush|recursion)|core\.recovery|reliability\.misuse\.unbalanced$|reliability\.disk\.spill_full_async|reliability\.lifecycle\.(resetup_threads|errno|thread_exit_open|finalize_other_thread)') ||
+      -R 'core\.write\.(flush|recursion)|core\.names\.threads|core\.recovery|reliability\.misuse\.unbalanced$|reliability\.disk\.spill_full_async|reliability\.lifecycle\.(resetup_threads|errno|thread_exit_open|finalize_other_thread)') ||
     fail "ctest under TSan"
 fi
 
 step "valgrind memcheck"
 if command -v valgrind >/dev/null; then
   cmake -S "$src" -B "$prefix-plain" "${common[@]}" -DSCOPE_PROFILER_ENABLE_FORTRAN=OFF >/dev/null &&
-    cmake --build "$prefix-plain" -j2 --target test_api test_misuse >/dev/null || fail "plain build"
+    cmake --build "$prefix-plain" -j2 --target test_api test_misuse test_names >/dev/null || fail "plain build"
   vg=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet)
   dir=$prefix-plain/valgrind
   mkdir -p "$dir"
   for c in errors config_defaults env_override handles misuse before_setup block disabled \
            unwritable clock serial_file; do
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_api" "$c" >/dev/null) || fail "valgrind test_api $c"
+  done
+  for c in reused_buffer same_pointer_lengths changed_before_stop sessions many_names \
+           unregistered_handle; do
+    (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_names" "$c" >/dev/null) || fail "valgrind test_names $c"
   done
   for c in stop_without_start stop_mismatch unbalanced before_setup after_finalize double_setup \
            invalid_handle bad_names; do

@@ -49,19 +49,12 @@ namespace sp {
 
 namespace detail {
 
-/* Session counter of the C++ layer: sp::setup() increments it so that a
- * Region registered in an earlier session registers again on next use
- * (sp_setup discards all handles). Starts at 1; a Region's state holds 0
- * until its first successful registration. */
-inline std::atomic<unsigned> session_counter{1};
-
-inline unsigned session_id() noexcept {
-  return session_counter.load(std::memory_order_relaxed);
-}
-
-inline void new_session() noexcept {
-  session_counter.fetch_add(1, std::memory_order_relaxed);
-}
+/* The core's session number plus one: every sp_setup and sp_finalize,
+ * from C++, C, Fortran or Python, changes it, so that a Region registered
+ * in an earlier session registers again on next use (sp_setup discards all
+ * handles). Plus one so that it is never 0, the state of a Region before
+ * its first successful registration. */
+inline unsigned session_id() noexcept { return sp__session + 1u; }
 
 }  // namespace detail
 
@@ -110,7 +103,8 @@ struct Config {
 /**
  * Starts a session with cfg (sp_setup(); environment variables still
  * override). Returns 0 or an SP_E* code (see sp_setup). Regions registered
- * in an earlier session re-register on their next use.
+ * in an earlier session re-register on their next use, also after an
+ * sp_setup called from C, Fortran or Python.
  */
 inline int setup(const Config &cfg = Config()) noexcept {
   ::sp_config c;
@@ -121,9 +115,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.flush_to_disk = cfg.flush_to_disk ? 1 : 0;
   c.buffer_limit = cfg.buffer_limit;
   c.file_path = cfg.file_path.empty() ? nullptr : cfg.file_path.c_str();
-  const int rc = ::sp_setup(&c);
-  detail::new_session();
-  return rc;
+  return ::sp_setup(&c);
 }
 
 /** Writes the profile and ends the session (sp_finalize()); 0 or SP_E*. */
@@ -167,8 +159,8 @@ class Session {
 /**
  * A region registered once: keep it (static or long-lived) and open it
  * many times with sp::Scope. It may be created before setup: it then
- * registers on its first use in a session, and again after each new
- * sp::setup(). Thread-safe; copying is not allowed (keep a reference).
+ * registers on its first use in a session, and again in each new session
+ * (sp_setup from C++, C, Fortran or Python). Thread-safe; copying is not allowed (keep a reference).
  */
 class Region {
  public:

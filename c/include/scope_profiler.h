@@ -57,11 +57,10 @@ extern "C" {
 /*  Version                                                              */
 /* ===================================================================== */
 
-#define SP_VERSION_MAJOR 0
-#define SP_VERSION_MINOR 1
-#define SP_VERSION_PATCH 0
+/* SP_VERSION_MAJOR, _MINOR, _PATCH and SP_VERSION_STRING, generated from the
+ * project's version (CMake project(VERSION)). */
+#include "scope_profiler_version.h"
 #define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + SP_VERSION_PATCH)
-#define SP_VERSION_STRING "0.1.0"
 
 /* Version of the file layout written (root attribute scope_profiler_schema). */
 #define SP_SCHEMA_VERSION 1
@@ -135,7 +134,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
 
 /**
  * Starts a profiling session with cfg (NULL = defaults). Environment
- * variables override fields of cfg (see README "Environment variables"):
+ * variables override fields of cfg (see README "Settings"):
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
@@ -218,9 +217,14 @@ SP_EXPORT void sp_start(int h);
  */
 SP_EXPORT void sp_stop(int h);
 
-/** sp_start() by name (registers it on first use). Lock-free after first use. */
+/**
+ * sp_start() by name (registers it on first use). Lock-free after first use.
+ * Cost: each thread caches the region of each name pointer, so a name
+ * passed again costs a string compare more than sp_start(h); the compare,
+ * not the pointer, decides (a buffer rewritten with another name is safe).
+ */
 SP_EXPORT void sp_start_name(const char *name);
-/** sp_stop() by name. */
+/** sp_stop() by name; compares with the innermost open call's name first. */
 SP_EXPORT void sp_stop_name(const char *name);
 /** sp_start_name() for a name given by address and length (Fortran strings). */
 SP_EXPORT void sp_start_name_n(const char *name, size_t len);
@@ -266,6 +270,14 @@ SP_EXPORT extern volatile unsigned sp__session;
 
 /* Registers on the first pass; internal to SP_BLOCK. */
 SP_EXPORT int sp__block_handle(const char *name);
+
+/* Internal to the Fortran module: sp_start_name_n() and sp_stop_name_n()
+ * for a Fortran string of len characters, its trailing blanks not part of
+ * the name (cheaper here than len_trim). The start returns the region it
+ * started, or -1 when the name was refused or no session runs (sp_scope
+ * keeps it and stops by handle). */
+SP_EXPORT int sp__start_name_f(const char *name, size_t len);
+SP_EXPORT void sp__stop_name_f(const char *name, size_t len);
 
 /* ===================================================================== */
 /*  Advanced: diagnostics                                                */

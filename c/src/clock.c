@@ -45,9 +45,7 @@ static int sp_cpuinfo_has_invariant_tsc(void) {
 #endif
 }
 
-int sp__clock_detect_tsc(void) {
-  static const char *const clocks[] = {"auto", "tsc", "monotonic"};
-  int choice = sp__env_choice("SCOPE_PROFILER_CLOCK", clocks, 3);
+int sp__clock_detect_tsc(int choice) {
   if (choice == 2) return 0;
   int invariant = sp_cpuinfo_has_invariant_tsc();
   if (choice == 1 && !invariant)

@@ -1,15 +1,17 @@
 /* config.c - defaults, environment overrides and checks of the setup options.
  *
  * Environment variables win over the program's sp_config so a job script can
- * change profiling without recompiling (README "Environment variables"). */
+ * change profiling without recompiling (README "Settings"). Every
+ * SCOPE_PROFILER_* setting of the core is read and checked here, at
+ * sp_setup, into st->cfg and st->set; no other file reads them. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "raw_write.h"
 #include "sp_internal.h"
 
 void sp_config_init(sp_config *cfg) {
@@ -51,7 +53,9 @@ static void sp_env_int64(const char *var, int64_t least, int64_t *field) {
   *field = (int64_t)x;
 }
 
-int sp__env_choice(const char *var, const char *const *choices, int n) {
+/* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
+ * when VAR is unset or empty, and after reporting a value not among them. */
+static int sp_env_choice(const char *var, const char *const *choices, int n) {
   const char *v = getenv(var);
   if (!v || !*v) return 0;
   for (int i = 0; i < n; i++)
@@ -67,17 +71,58 @@ int sp__env_choice(const char *var, const char *const *choices, int n) {
 
 /* Finalize's ways of writing: who creates the layout, how the stamps are
  * written and through how large a buffer (finalize.c). */
-static void sp_env_finalize_ways(sp_state_t *st) {
+static void sp_env_finalize_ways(sp_settings_t *set) {
   static const char *const layout[] = {"auto", "root", "collective"};
-  st->layout_collective = sp__env_choice("SCOPE_PROFILER_METADATA", layout, 3) == 2;
+  set->layout_collective = sp_env_choice("SCOPE_PROFILER_METADATA", layout, 3) == 2;
   /* "independent" means auto: both write each rank's blocks on its own. */
   static const char *const raw[] = {"auto", "independent", "posix", "mpiio", "collective"};
   static const int raw_mode[] = {-1, -1, SP_RAW_POSIX, SP_RAW_MPIIO, SP_RAW_COLLECTIVE};
-  st->raw_write = raw_mode[sp__env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
-  st->round_bytes = 0;
-  sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &st->round_bytes);
-  st->finalize_timeout = 600;
-  sp_env_int64("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, &st->finalize_timeout);
+  set->raw_write = raw_mode[sp_env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
+  set->round_bytes = 0;
+  sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &set->round_bytes);
+  set->finalize_timeout = 600;
+  sp_env_int64("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, &set->finalize_timeout);
+}
+
+/* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers, "SIG" optional)
+ * into signal numbers; signal_flush.c installs the handlers. */
+static void sp_env_flush_signals(sp_settings_t *set) {
+  set->nflush_signals = 0;
+  const char *v = getenv("SCOPE_PROFILER_FLUSH_SIGNALS");
+  if (!v || !*v) return;
+  static const struct {
+    const char *name;
+    int sig;
+  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+               {"HUP", SIGHUP},   {"XCPU", SIGXCPU}, {"QUIT", SIGQUIT}};
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", v);
+  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    if (!strncmp(tok, "SIG", 3)) tok += 3;
+    int sig = atoi(tok);
+    for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
+      if (!strcmp(tok, names[i].name)) sig = names[i].sig;
+    if (sig <= 0 || sig >= 65 || sig == SIGKILL || sig == SIGSTOP ||
+        set->nflush_signals >= (int)(sizeof set->flush_signals / sizeof(int))) {
+      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
+      continue;
+    }
+    set->flush_signals[set->nflush_signals++] = sig;
+  }
+}
+
+/* The settings that are not sp_config fields. */
+static void sp_env_settings(sp_settings_t *set) {
+  sp_env_finalize_ways(set);
+  set->async_flush = 1;
+  sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &set->async_flush);
+  static const char *const clocks[] = {"auto", "tsc", "monotonic"};
+  set->clock = sp_env_choice("SCOPE_PROFILER_CLOCK", clocks, 3);
+  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
+  set->verbose = verbose && *verbose == '1';
+  sp_env_flush_signals(set);
+  const char *marker = getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
+  snprintf(set->likwid_marker_file, sizeof set->likwid_marker_file, "%s", marker ? marker : "");
 }
 
 /* Directory part of path ("." when there is none). */
@@ -125,11 +170,8 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_bool("SCOPE_PROFILER_FLUSH", &cfg.flush_to_disk);
   sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
   sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
-  st->profile_mpi = cfg.profile_mpi;
   sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", 1, &cfg.buffer_limit);
-  sp_env_finalize_ways(st);
-  st->async_flush = 1;
-  sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &st->async_flush);
+  sp_env_settings(&st->set);
   const char *env_path = getenv("SCOPE_PROFILER_FILE");
   if (env_path && *env_path) cfg.file_path = env_path;
 

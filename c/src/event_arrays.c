@@ -174,8 +174,7 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
 
 void sp__event_arrays_release(void) {
   pthread_mutex_lock(&sp_slab.mu);
-  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
-  if (verbose && *verbose == '1' && sp_slab.nchunks > 0)
+  if (sp__state.set.verbose && sp_slab.nchunks > 0)
     sp__log(2, SP_LOG_ALWAYS, "event arrays: %lld slot(s) of %zu KiB taken from %d mapping(s), %s",
             (long long)sp_slab.made, sp_slab.slot_bytes >> 10, sp_slab.nchunks,
             sp_slab.in_use == 0 ? "unmapped" : "kept: arrays still held");

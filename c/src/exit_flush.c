@@ -41,12 +41,12 @@ static void sp_exit_report(int64_t flushed) {
   if (lost > 0)
     snprintf(lost_text, sizeof lost_text, "; %lld event(s) could not be recorded (memory or disk)",
              (long long)lost);
-  if (st->spill_fd < 0) {
+  if (!sp__spill_path()) {
     sp__log(1, SP_LOG_ALWAYS, "the program ended without sp_finalize: no profile written, and "
             "no event reached a spill file%s", lost_text);
     return;
   }
-  int64_t kept = flushed - st->events_spill_failed;
+  int64_t kept = flushed - sp__spill_events_failed();
   sp__log(1, SP_LOG_ALWAYS,
           "the program ended without sp_finalize: %lld event(s) are in the spill directory "
           "'%s'%s; rebuild the profile with: scope-profiler-merge -o %s %s",

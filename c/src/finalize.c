@@ -33,7 +33,7 @@
  * it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
   if (!par->active) return SP_RAW_POSIX; /* no MPI: the only way */
-  if (sp__state.raw_write >= 0) return (sp_raw_mode_t)sp__state.raw_write;
+  if (sp__state.set.raw_write >= 0) return (sp_raw_mode_t)sp__state.set.raw_write;
   return layout_by_root ? SP_RAW_POSIX : SP_RAW_MPIIO;
 }
 
@@ -45,7 +45,7 @@ static const char *sp_raw_mode_name(sp_raw_mode_t m) {
  * 16 MiB buffer was 5x slower, page faults and cache misses) for
  * independent writes and 16 MiB (few collective calls) for collective. */
 static int64_t sp_round_bytes(sp_raw_mode_t mode) {
-  if (sp__state.round_bytes > 0) return sp__state.round_bytes; /* >= 4096 (config.c) */
+  if (sp__state.set.round_bytes > 0) return sp__state.set.round_bytes; /* >= 4096 (config.c) */
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
 }
 
@@ -94,7 +94,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
 }
 
 /* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup into
- * sp__state.layout_collective):
+ * sp__state.set.layout_collective):
  * - root (auto, the default): rank 0 alone with the serial driver; it sends
  *   each rank its offsets.
  * - collective: all ranks together through parallel HDF5 with collective
@@ -133,15 +133,17 @@ static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const c
   return rc;
 }
 
-/* Phase times and modes of the last finalize, printed with
+/* Phase times and modes of one finalize, printed with
  * SCOPE_PROFILER_VERBOSE=1. The process CPU time of the layout phase tells
  * whether a slow layout was work or waiting for a CPU (ranks sharing cores,
  * a hypervisor taking the CPU). */
-static double sp_phase[3];
-static double sp_layout_cpu;
-static int sp_ranks_per_cpu;
-static const char *sp_layout_by = "collective";
-static sp_raw_mode_t sp_raw_by;
+typedef struct sp_finalize_times {
+  double phase[3];       /* s: gathering the plans, the layout, the raw data */
+  double layout_cpu;     /* s of this process's CPU time in the layout phase */
+  int ranks_per_cpu;     /* most ranks sharing a CPU on a node */
+  const char *layout_by; /* "root", "collective" or "serial" */
+  sp_raw_mode_t raw_by;
+} sp_finalize_times_t;
 
 static double sp_seconds(void) { return (double)sp__monotonic_ns() / 1e9; }
 
@@ -151,13 +153,14 @@ static double sp_cpu_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
+static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
+                            sp_finalize_times_t *times) {
   sp_rank_plan_t *plans = NULL;
   double t0 = sp_seconds();
   /* Without MPI the one process creates the layout through the path below,
    * with a serial file access list. */
-  const int by_root = par->active && !sp__state.layout_collective;
-  sp_layout_by = by_root ? "root" : par->active ? "collective" : "serial";
+  const int by_root = par->active && !sp__state.set.layout_collective;
+  times->layout_by = by_root ? "root" : par->active ? "collective" : "serial";
   int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
   rc = sp__par_agree(par, rc);
   sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
@@ -179,14 +182,14 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial) {
     rc = sp__par_agree(par, rc);
   }
   double t2 = sp_seconds();
-  sp_layout_cpu = sp_cpu_seconds() - cpu1;
-  sp_raw_mode_t mode = sp_raw_by = sp_raw_mode(par, by_root);
+  times->layout_cpu = sp_cpu_seconds() - cpu1;
+  sp_raw_mode_t mode = times->raw_by = sp_raw_mode(par, by_root);
   if (rc == 0)
     rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, mode, sp_round_bytes(mode)));
   double t3 = sp_seconds();
-  sp_phase[0] = t1 - t0;
-  sp_phase[1] = t2 - t1;
-  sp_phase[2] = t3 - t2;
+  times->phase[0] = t1 - t0;
+  times->phase[1] = t2 - t1;
+  times->phase[2] = t3 - t2;
   if (rc == 0 && sp__state.cfg.use_likwid)
     rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
@@ -200,6 +203,7 @@ int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   double t_begin = sp_seconds();
   double cpu_begin = sp_cpu_seconds();
+  sp_finalize_times_t times = {.layout_by = "collective", .raw_by = SP_RAW_POSIX};
   sp__threads_drop_open_calls();
   if (st->clock_tsc && sp__monotonic_ns() - st->last_calib_ns >= 2000000)
     sp__calib_add_now(&st->calib, 1, NULL);
@@ -209,7 +213,7 @@ int sp__finalize_session(void) {
   /* Without MPI's help (ranks missing, MPI finalized) the spill files are
    * kept, with what is still in memory, as after any failure. */
   const int began = rc == 0;
-  sp_ranks_per_cpu = par.ranks_per_cpu;
+  times.ranks_per_cpu = par.ranks_per_cpu;
   /* The second clock measurement, before the plan takes both. */
   if (began) {
     sp_clock_offset_t o;
@@ -231,7 +235,7 @@ int sp__finalize_session(void) {
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (rc == 0) rc = sp_write_profile(&par, &local, partial);
+  if (rc == 0) rc = sp_write_profile(&par, &local, partial, &times);
   if (rc == 0 && par.rank == 0) rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
@@ -254,23 +258,22 @@ int sp__finalize_session(void) {
                (long long)st->events_lost);
     sp__log(0, SP_LOG_ALWAYS,
             "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc), lost,
-            st->spill_fd >= 0 ? "Recorded events are kept in the spill directory; rebuild the "
+            sp__spill_path() ? "Recorded events are kept in the spill directory; rebuild the "
                                 "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
                               : "No events were saved.");
-    if (st->spill_fd >= 0) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", st->spill_path);
+    if (sp__spill_path()) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", sp__spill_path());
     sp__spill_close(0);
   }
   sp__local_free(&local);
   sp__par_end(&par);
-  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
-  if (verbose && *verbose == '1')
+  if (sp__state.set.verbose)
     sp__log(2, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
             " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"
             " node): %d",
-            sp_phase[0], sp_layout_by, sp_phase[1],
-            sp_raw_mode_name(sp_raw_by), sp_phase[2],
-            sp_seconds() - t_begin, sp_layout_cpu, sp_cpu_seconds() - cpu_begin,
-            sp_ranks_per_cpu);
+            times.phase[0], times.layout_by, times.phase[1],
+            sp_raw_mode_name(times.raw_by), times.phase[2],
+            sp_seconds() - t_begin, times.layout_cpu, sp_cpu_seconds() - cpu_begin,
+            times.ranks_per_cpu);
   return rc;
 }

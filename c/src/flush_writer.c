@@ -71,7 +71,7 @@ static void *sp_writer_main(void *arg) {
 
 sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
                             int32_t thread) {
-  if (!sp__state.async_flush) return NULL;
+  if (!sp__state.set.async_flush) return NULL;
   sp_job_t *j = malloc(sizeof *j);
   if (!j) return NULL;
   sp_event_t *fresh = NULL;

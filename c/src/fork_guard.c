@@ -37,8 +37,7 @@ static void sp_fork_child(void) {
   sp__mode = SP_MODE_OFF;
   sp__enabled = 0;
   sp__threads_fork_child();
-  if (st->spill_fd >= 0) close(st->spill_fd); /* the parent's stays open */
-  st->spill_fd = -1;
+  sp__spill_fork_child();
   pthread_mutex_unlock(&st->lock);
   sp__spill_close(0); /* with no descriptor: only forgets the parent's path */
   sp__region_table_reset();

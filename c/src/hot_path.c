@@ -80,6 +80,9 @@ static __attribute__((noinline)) void sp_not_active(void) {
           "not recorded)");
 }
 
+/* profiling_activated = 0: calls are silent no-ops, and cost a test. */
+static inline int sp_quiet_off(void) { return sp__mode == SP_MODE_OFF && sp__state.session; }
+
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
   return sp__mode == SP_MODE_COUNT || (sp__mode >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
@@ -103,21 +106,50 @@ static __attribute__((noinline)) void sp_start_other(int h) {
   }
 }
 
-void sp_start(int h) {
-  if (SP_UNLIKELY(sp__mode != SP_MODE_TRACE)) {
-    SP_KEEP_ERRNO(sp_start_other(h));
+/* Every start the fast path below does not take: another mode, a clock
+ * other than the TSC, a first call, a full buffer or stack, misuse. Keeps
+ * errno here so that the fast path needs no stack frame. */
+static __attribute__((noinline)) void sp_start_slow(int h) {
+  if (sp_quiet_off()) return;
+  int saved_errno = errno;
+  if (sp__mode != SP_MODE_TRACE) {
+    sp_start_other(h);
+  } else {
+    sp_thread_t *t = sp_start_prepare(h);
+    if (t) sp_push_traced(t, &t->bufs[h], h);
+  }
+  errno = saved_errno;
+}
+
+/* The fast path of a start, shared by sp_start and the by-name start: a
+ * leaf with no stack frame, everything else is one tail call. */
+static inline void sp_start_fast(sp_thread_t *t, int h) {
+  const int mode = sp__mode;
+  if (SP_UNLIKELY(!t || (unsigned)h >= (unsigned)t->nbufs || t->depth == t->stack_cap ||
+                  mode != SP_MODE_TRACE)) {
+    if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
+        t->depth != t->stack_cap) { /* counts only: a frame without a slot */
+      sp_frame_t *f = &t->stack[t->depth++];
+      f->region = h;
+      f->slot = -1;
+      return;
+    }
+    sp_start_slow(h);
     return;
   }
-  sp_thread_t *t = sp__tls;
-  if (SP_UNLIKELY(!t || (unsigned)h >= (unsigned)t->nbufs || t->depth == t->stack_cap)) goto slow;
   sp_rbuf_t *b = &t->bufs[h];
-  if (SP_UNLIKELY(b->n == b->cap)) goto slow;
-  sp_push_traced(t, b, h);
-  return;
-slow:
-  SP_KEEP_ERRNO(t = sp_start_prepare(h));
-  if (t) sp_push_traced(t, &t->bufs[h], h);
+  if (SP_UNLIKELY(b->n == b->cap || !sp__state.clock_tsc)) {
+    sp_start_slow(h);
+    return;
+  }
+  int64_t slot = b->n++;
+  sp_frame_t *f = &t->stack[t->depth++];
+  f->region = h;
+  f->slot = slot;
+  b->ev[slot].start = (int64_t)sp__rdtsc();
 }
+
+void sp_start(int h) { sp_start_fast(sp__tls, h); }
 
 /* Closes frame d of t at time now. */
 static inline void sp_close_frame(sp_thread_t *t, const sp_frame_t *f, int64_t now) {
@@ -164,18 +196,58 @@ static inline void sp_stop_at(int h, int64_t now) {
   if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
-  SP_KEEP_ERRNO(sp_stop_unusual(h, now));
+  sp_stop_unusual(h, now);
 }
 
 static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks(); }
 
+/* A stop the fast path below does not finish, stamped at now (TSC mode)
+ * or not yet stamped (any other mode: stamped here). */
+static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamped) {
+  if (sp_quiet_off()) return;
+  int saved_errno = errno;
+  if (sp__mode == SP_MODE_OFF) {
+    sp_not_active();
+  } else {
+    sp_stop_at(h, stamped ? now : sp_stop_stamp());
+    if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+  }
+  errno = saved_errno;
+}
+
+/* Whether the fast paths may run: trace mode with TSC stamps. */
+static inline int sp_fast_mode(void) {
+  return SP_LIKELY(sp__mode == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
+}
+
+/* Closes the innermost call of t at now if it is a traced call of h. */
+static inline int sp_stop_fast(sp_thread_t *t, int h, int64_t now) {
+  if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
+  const sp_frame_t *f = &t->stack[t->depth - 1];
+  if (SP_UNLIKELY(f->region != h || f->slot < 0)) return 0;
+  t->depth--;
+  t->bufs[h].ev[f->slot].end = now;
+  return 1;
+}
+
+/* Closes the innermost call of t if it is a counted call of h. */
+static inline int sp_stop_count_fast(sp_thread_t *t, int h) {
+  if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
+  const sp_frame_t *f = &t->stack[t->depth - 1];
+  if (SP_UNLIKELY(f->region != h || f->slot >= 0)) return 0;
+  t->depth--;
+  t->bufs[h].calls++;
+  return 1;
+}
+
 void sp_stop(int h) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    SP_KEEP_ERRNO(sp_not_active());
+  if (SP_UNLIKELY(!sp_fast_mode())) {
+    if (sp__mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
+    sp_stop_slow(h, 0, 0);
     return;
   }
-  sp_stop_at(h, sp_stop_stamp());
-  if (SP_UNLIKELY(sp__mode == SP_MODE_SIGNALED)) SP_KEEP_ERRNO(sp__signal_flush_self());
+  int64_t now = (int64_t)sp__rdtsc();
+  if (SP_UNLIKELY(!sp_stop_fast(sp__tls, h, now))) sp_stop_slow(h, now, 1);
 }
 
 static void sp_add_calls(int h, int64_t n) {
@@ -214,80 +286,173 @@ int sp_region(const char *name) {
 
 int sp__block_handle(const char *name) { return sp_region(name); }
 
-/* The region cached for the calling thread's current depth, if its name
- * is the one given (len may be unknown: SIZE_MAX, name NUL-terminated). */
-static inline int sp_cached_handle(const sp_thread_t *t, const char *name, size_t len) {
-  if (!t || t->depth >= SP_NAME_CACHE_DEPTH) return -1;
-  int32_t h = t->name_cache[t->depth] - 1;
-  if (h < 0 || h >= sp__region_count()) return -1;
-  const sp_region_entry_t *e = sp__region_get(h);
-  if (len == SIZE_MAX) return strcmp(e->name, name) == 0 ? h : -1;
-  return (e->len == len && memcmp(e->name, name, len) == 0) ? h : -1;
+/* Whether len bytes at a and b are equal. Short names, the usual ones,
+ * are compared inline with loads that stay inside both: two overlapping
+ * words from each end. */
+static inline int sp_bytes_eq(const char *a, const char *b, size_t len) {
+  if (len >= 8 && len <= 16) {
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&a1, a + len - 8, 8);
+    memcpy(&b1, b + len - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (len >= 4 && len < 8) {
+    uint32_t a0, a1, b0, b1;
+    memcpy(&a0, a, 4);
+    memcpy(&b0, b, 4);
+    memcpy(&a1, a + len - 4, 4);
+    memcpy(&b1, b + len - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (len < 4) {
+    for (size_t i = 0; i < len; i++)
+      if (a[i] != b[i]) return 0;
+    return 1;
+  }
+  return memcmp(a, b, len) == 0;
 }
 
-static __attribute__((noinline)) void sp_start_name_lookup(const char *name, size_t len) {
-  if (len == SIZE_MAX) len = strnlen(name, SP_NAME_MAX + 1);
-  if (!sp_name_ok(name, len)) return;
-  int h = sp__region_lookup(name, len, sp__name_hash(name, len));
+/* Whether the caller's name is region e's: len bytes, or a NUL-terminated
+ * string when len is SIZE_MAX (read byte by byte, never past its NUL). */
+static inline int sp_name_is(const sp_region_entry_t *e, const char *name, size_t len) {
+  if (len != SIZE_MAX) return e->len == len && sp_bytes_eq(e->name, name, len);
+  return strcmp(e->name, name) == 0;
+}
+
+/* The calling thread's cache slot for a name pointer (Fibonacci hashing
+ * of the pointer without its 3 low bits, which are often zero: names in an
+ * array, 8 or 16 bytes apart, get slots of their own). */
+#define SP_NAME_SLOT_BITS 6
+_Static_assert(SP_NAME_SLOTS == 1 << SP_NAME_SLOT_BITS, "SP_NAME_SLOTS is 2^SP_NAME_SLOT_BITS");
+static inline sp_name_slot_t *sp_name_slot(sp_thread_t *t, const char *name) {
+  uint64_t k = (uint64_t)((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15ull;
+  return &t->names[k >> (64 - SP_NAME_SLOT_BITS)];
+}
+
+/* The region the cache holds for this pointer, if that region's name is
+ * still the one at the pointer; else -1. Stale entries of an earlier
+ * session fail the compare or the count (the table restarts at 0). */
+static inline int sp_name_cached(sp_thread_t *t, const char *name, size_t len) {
+  const sp_name_slot_t *s = sp_name_slot(t, name);
+  int32_t h = s->h;
+  if (s->ptr != name || h >= sp__region_count_inline()) return -1;
+  return sp_name_is(sp__region_at(h), name, len) ? h : -1;
+}
+
+/* A start by name the cache could not serve: checks the name, looks it up
+ * or registers it, fills the cache slot and starts. */
+static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t len) {
+  if (sp_quiet_off()) return -1;
+  int saved_errno = errno;
+  int h = -1;
+  if (sp__mode == SP_MODE_OFF) {
+    sp_not_active();
+    goto out;
+  }
+  if (len == SIZE_MAX && name) len = strnlen(name, SP_NAME_MAX + 1);
+  if (!sp_name_ok(name, len)) goto out;
+  h = sp__region_lookup(name, len, sp__name_hash(name, len));
   if (h < 0) h = sp__region_register(name, len);
-  if (h < 0) return;
+  if (h < 0) {
+    h = -1;
+    goto out;
+  }
+  sp_thread_t *t = sp__thread_get();
+  if (t) {
+    sp_name_slot_t *s = sp_name_slot(t, name);
+    s->ptr = name;
+    s->h = h;
+  }
+  sp_start_fast(t, h);
+out:
+  errno = saved_errno;
+  return h;
+}
+
+/* Starts a call by name; returns its region, or -1 when the name was
+ * refused or no session runs (reported by the slow path). */
+static inline int sp_start_name_impl(const char *name, size_t len) {
   sp_thread_t *t = sp__tls;
-  if (t && t->depth < SP_NAME_CACHE_DEPTH) t->name_cache[t->depth] = h + 1;
-  sp_start(h);
+  if (SP_LIKELY(sp__mode != SP_MODE_OFF && t && name)) {
+    int h = sp_name_cached(t, name, len);
+    if (SP_LIKELY(h >= 0)) {
+      sp_start_fast(t, h);
+      return h;
+    }
+  }
+  return sp_start_name_slow(name, len);
 }
 
-void sp_start_name_n(const char *name, size_t len) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    SP_KEEP_ERRNO(sp_not_active());
-    return;
+/* A stop by name the fast path did not finish; now is its stamp when
+ * stamped (TSC trace mode), else it is taken here. Usually the innermost
+ * open call is the one named: its name is compared before any lookup. */
+static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t len, int64_t now,
+                                                        int stamped) {
+  if (sp_quiet_off()) return;
+  int saved_errno = errno;
+  if (sp__mode == SP_MODE_OFF) {
+    sp_not_active();
+    goto out;
   }
-  if (SP_UNLIKELY(!name)) {
-    SP_KEEP_ERRNO(sp_name_ok(NULL, 0));
-    return;
-  }
-  int h = sp_cached_handle(sp__tls, name, len);
-  if (SP_LIKELY(h >= 0)) {
-    sp_start(h);
-    return;
-  }
-  SP_KEEP_ERRNO(sp_start_name_lookup(name, len));
-}
-
-static __attribute__((noinline)) void sp_stop_name_lookup(const char *name, size_t len,
-                                                          int64_t now) {
-  if (len == SIZE_MAX) len = strnlen(name, SP_NAME_MAX + 1);
-  if (!sp_name_ok(name, len)) return;
-  sp_stop_at(sp__region_lookup(name, len, sp__name_hash(name, len)), now);
-}
-
-void sp_stop_name_n(const char *name, size_t len) {
-  if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) {
-    SP_KEEP_ERRNO(sp_not_active());
-    return;
-  }
-  int64_t now = sp_stop_stamp();
-  if (SP_UNLIKELY(!name)) {
-    SP_KEEP_ERRNO(sp_name_ok(NULL, 0));
-    return;
-  }
-  /* Usually the innermost open call is the one named: compare its name
-   * and skip the hash lookup. */
+  if (!stamped) now = sp_stop_stamp();
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t && t->depth > 0)) {
-    int32_t h = t->stack[t->depth - 1].region;
-    const sp_region_entry_t *e = sp__region_get(h);
-    if (len == SIZE_MAX ? strcmp(e->name, name) == 0
-                        : (e->len == len && memcmp(e->name, name, len) == 0)) {
-      sp_stop_at(h, now);
+  int h = -1;
+  if (t && t->depth > 0 && name && sp_name_is(sp__region_at(t->stack[t->depth - 1].region), name, len)) {
+    h = t->stack[t->depth - 1].region;
+  } else {
+    if (len == SIZE_MAX && name) len = strnlen(name, SP_NAME_MAX + 1);
+    if (!sp_name_ok(name, len)) goto out;
+    h = sp__region_lookup(name, len, sp__name_hash(name, len));
+  }
+  sp_stop_at(h, now);
+  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+out:
+  errno = saved_errno;
+}
+
+static inline void sp_stop_name_impl(const char *name, size_t len) {
+  if (SP_UNLIKELY(!sp_fast_mode())) {
+    sp_stop_name_slow(name, len, 0, 0);
+    return;
+  }
+  int64_t now = (int64_t)sp__rdtsc();
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t && name && t->depth > 0)) {
+    const sp_frame_t *f = &t->stack[t->depth - 1];
+    int32_t h = f->region;
+    if (SP_LIKELY(f->slot >= 0 && sp_name_is(sp__region_at(h), name, len))) {
+      t->depth--;
+      t->bufs[h].ev[f->slot].end = now;
       return;
     }
   }
-  SP_KEEP_ERRNO(sp_stop_name_lookup(name, len, now));
+  sp_stop_name_slow(name, len, now, 1);
 }
 
-void sp_start_name(const char *name) { sp_start_name_n(name, SIZE_MAX); }
+void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
 
-void sp_stop_name(const char *name) { sp_stop_name_n(name, SIZE_MAX); }
+/* A Fortran string's length without its trailing blanks: one byte test
+ * for a name without any, where len_trim would be a library call. */
+static inline size_t sp_fortran_len(const char *name, size_t len) {
+  while (len > 0 && name[len - 1] == ' ') len--;
+  return len;
+}
+
+int sp__start_name_f(const char *name, size_t len) {
+  return sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+}
+
+void sp__stop_name_f(const char *name, size_t len) {
+  sp_stop_name_impl(name, name ? sp_fortran_len(name, len) : len);
+}
+
+void sp_stop_name_n(const char *name, size_t len) { sp_stop_name_impl(name, len); }
+
+void sp_start_name(const char *name) { (void)sp_start_name_impl(name, SIZE_MAX); }
+
+void sp_stop_name(const char *name) { sp_stop_name_impl(name, SIZE_MAX); }
 
 int64_t sp_misuse_count(sp_misuse_t kind) {
   if ((int)kind < 0 || kind >= SP_MISUSE_COUNT_) return 0;

@@ -45,6 +45,7 @@
 
 #include "layout.h"
 #include "par.h"
+#include "serial.h"
 
 #define SP_LW_TAG_MAX 64
 #define SP_LW_CHUNK_BITS 10
@@ -169,78 +170,6 @@ void sp__likwid_stop(int32_t h) {
 
 /* ---- results: one rank's packed form ----------------------------------- */
 
-typedef struct sp_buf {
-  char *p;
-  size_t n, cap;
-  int failed;
-} sp_buf_t;
-
-static void sp_buf_put(sp_buf_t *b, const void *v, size_t len) {
-  if (b->failed) return;
-  if (b->n + len > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 4096;
-    while (cap < b->n + len) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->failed = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, v, len);
-  b->n += len;
-}
-
-static void sp_buf_i64(sp_buf_t *b, int64_t v) { sp_buf_put(b, &v, sizeof v); }
-static void sp_buf_f64(sp_buf_t *b, double v) { sp_buf_put(b, &v, sizeof v); }
-static void sp_buf_str(sp_buf_t *b, const char *s) {
-  sp_buf_i64(b, (int64_t)strlen(s));
-  sp_buf_put(b, s, strlen(s));
-}
-
-typedef struct sp_rd {
-  const char *p, *end;
-  int failed;
-} sp_rd_t;
-
-static void sp_rd_get(sp_rd_t *r, void *v, size_t len) {
-  if (r->failed || (size_t)(r->end - r->p) < len) {
-    r->failed = 1;
-    memset(v, 0, len);
-    return;
-  }
-  memcpy(v, r->p, len);
-  r->p += len;
-}
-static int64_t sp_rd_i64(sp_rd_t *r) {
-  int64_t v;
-  sp_rd_get(r, &v, sizeof v);
-  return v;
-}
-static double sp_rd_f64(sp_rd_t *r) {
-  double v;
-  sp_rd_get(r, &v, sizeof v);
-  return v;
-}
-/* Returns a malloc'd NUL-terminated copy, or NULL. */
-static char *sp_rd_str(sp_rd_t *r) {
-  int64_t n = sp_rd_i64(r);
-  if (r->failed || n < 0 || n > r->end - r->p) {
-    r->failed = 1;
-    return NULL;
-  }
-  char *s = malloc((size_t)n + 1);
-  if (!s) {
-    r->failed = 1;
-    return NULL;
-  }
-  memcpy(s, r->p, (size_t)n);
-  s[n] = '\0';
-  r->p += n;
-  return s;
-}
-
 /* ---- results: reading LIKWID's marker file ----------------------------- */
 
 /* Group and event names of the live measurement, taken from perfmon
@@ -269,7 +198,7 @@ static void sp_lw_pack_event_names(sp_buf_t *b, int g, int nevents, int live) {
     grp = strchr(grp, '|');
     if (grp) grp++;
   }
-  sp_buf_i64(b, nevents);
+  sp__buf_i64(b, nevents);
   for (int e = 0; e < nevents; e++) {
     char name[256] = "";
     if (live && e < sp_lw_nevent_names) {
@@ -281,7 +210,7 @@ static void sp_lw_pack_event_names(sp_buf_t *b, int g, int nevents, int live) {
       grp = *grp == ',' ? grp + 1 : NULL;
     }
     if (!name[0]) snprintf(name, sizeof name, "event%d", e);
-    sp_buf_str(b, name);
+    sp__buf_str(b, name);
   }
 }
 
@@ -359,7 +288,7 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
     rows[nrows++] = r;
   }
   fclose(f);
-  sp_buf_str(b, live ? sp_lw_group_name : "");
+  sp__buf_str(b, live ? sp_lw_group_name : "");
   for (int id = 0; rc == 0 && id < nregions; id++) {
     int32_t h = tags[id] ? sp_lw_handle_of_tag(tags[id]) : -1;
     if (h < 0) continue; /* a region of the program's own markers */
@@ -369,16 +298,16 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
         t++;
         nev = rows[i].nevents;
       }
-    sp_buf_str(b, sp__region_get(h)->name);
-    sp_buf_str(b, tags[id]);
+    sp__buf_str(b, sp__region_get(h)->name);
+    sp__buf_str(b, tags[id]);
     sp_lw_pack_event_names(b, groups[id], nev, live);
-    sp_buf_i64(b, t);
+    sp__buf_i64(b, t);
     for (int i = 0; i < nrows; i++) {
       if (rows[i].region != id || rows[i].group != groups[id]) continue;
-      sp_buf_i64(b, rows[i].cpu);
-      sp_buf_i64(b, rows[i].count);
-      sp_buf_f64(b, rows[i].time);
-      for (int e = 0; e < nev; e++) sp_buf_f64(b, e < rows[i].nevents ? rows[i].ev[e] : 0.0);
+      sp__buf_i64(b, rows[i].cpu);
+      sp__buf_i64(b, rows[i].count);
+      sp__buf_f64(b, rows[i].time);
+      for (int e = 0; e < nev; e++) sp__buf_f64(b, e < rows[i].nevents ? rows[i].ev[e] : 0.0);
     }
   }
   for (int i = 0; tags && i < nregions; i++) free(tags[i]);
@@ -416,12 +345,12 @@ static int sp_lw_dataset(hid_t g, const char *name, hid_t type, int rank, const 
 
 /* Writes one region record read from r into group regions. */
 static int sp_lw_write_region(sp_rd_t *r, hid_t regions) {
-  char *name = sp_rd_str(r), *tag = sp_rd_str(r);
-  int64_t nev = sp_rd_i64(r);
+  char *name = sp__rd_bytes(r, NULL), *tag = sp__rd_bytes(r, NULL);
+  int64_t nev = sp__rd_i64(r);
   int rc = (r->failed || nev < 0 || nev > 64) ? SP_EIO : 0;
   char *evn[64] = {0};
-  for (int64_t e = 0; rc == 0 && e < nev; e++) evn[e] = sp_rd_str(r);
-  int64_t t = rc == 0 ? sp_rd_i64(r) : 0;
+  for (int64_t e = 0; rc == 0 && e < nev; e++) evn[e] = sp__rd_bytes(r, NULL);
+  int64_t t = rc == 0 ? sp__rd_i64(r) : 0;
   if (r->failed || t < 0 || t > (r->end - r->p)) rc = SP_EIO;
   int32_t *cpus = rc == 0 ? calloc((size_t)t + 1, sizeof *cpus) : NULL;
   int64_t *counts = rc == 0 ? calloc((size_t)t + 1, sizeof *counts) : NULL;
@@ -429,10 +358,10 @@ static int sp_lw_write_region(sp_rd_t *r, hid_t regions) {
   double *ev = rc == 0 ? calloc((size_t)(t * nev) + 1, sizeof *ev) : NULL;
   if (rc == 0 && !(cpus && counts && times && ev)) rc = SP_ENOMEM;
   for (int64_t i = 0; rc == 0 && i < t; i++) {
-    cpus[i] = (int32_t)sp_rd_i64(r);
-    counts[i] = sp_rd_i64(r);
-    times[i] = sp_rd_f64(r);
-    for (int64_t e = 0; e < nev; e++) ev[i * nev + e] = sp_rd_f64(r);
+    cpus[i] = (int32_t)sp__rd_i64(r);
+    counts[i] = sp__rd_i64(r);
+    times[i] = sp__rd_f64(r);
+    for (int64_t e = 0; e < nev; e++) ev[i * nev + e] = sp__rd_f64(r);
   }
   if (rc == 0 && r->failed) rc = SP_EIO;
   hid_t g = -1;
@@ -471,7 +400,7 @@ static int sp_lw_write_region(sp_rd_t *r, hid_t regions) {
 /* Adds rank's results (blob of len bytes) as rank<rank>/likwid. */
 static int sp_lw_write_rank(hid_t file, int rank, const char *blob, int64_t len) {
   if (len == 0) return 0; /* LIKWID was not measuring on that rank */
-  sp_rd_t r = {blob, blob + len, 0};
+  sp_rd_t r = {.p = blob, .end = blob + len};
   char path[64];
   snprintf(path, sizeof path, "rank%d/likwid", rank);
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -479,7 +408,7 @@ static int sp_lw_write_rank(hid_t file, int rank, const char *blob, int64_t len)
   hid_t lw = H5Gcreate2(file, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
   H5Pclose(lcpl);
   if (lw < 0) return SP_EHDF5;
-  char *group = sp_rd_str(&r);
+  char *group = sp__rd_bytes(&r, NULL);
   int rc = group ? sp_lw_attr_str(lw, "group", group) : SP_EIO;
   free(group);
   hid_t regions = H5Gcreate2(lw, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -496,7 +425,8 @@ static int sp_lw_collect(sp_buf_t *b) {
   int live = __atomic_load_n(&sp_lw_live, __ATOMIC_RELAXED);
   if (live) sp_lw_snapshot_names();
   LIKWID_MARKER_CLOSE;
-  const char *path = live ? getenv("LIKWID_FILEPATH") : getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
+  /* LIKWID_FILEPATH is LIKWID's own variable; ours was read at setup. */
+  const char *path = live ? getenv("LIKWID_FILEPATH") : sp__state.set.likwid_marker_file;
   return (path && *path) ? sp_lw_pack_file(path, b, live) : 0;
 }
 

@@ -8,18 +8,20 @@
 
 static sp_log_fn sp_log_user_fn;
 static void *sp_log_user_data;
+/* Bit per sp_log_kind_t already logged in this session. */
+static uint32_t sp_log_once_bits;
 
 void sp_log_set(sp_log_fn fn, void *user) {
   sp_log_user_fn = fn;
   sp_log_user_data = user;
 }
 
-void sp__log_reset_once(void) { __atomic_store_n(&sp__state.logged, 0u, __ATOMIC_RELAXED); }
+void sp__log_reset_once(void) { __atomic_store_n(&sp_log_once_bits, 0u, __ATOMIC_RELAXED); }
 
 void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
   if (kind != SP_LOG_ALWAYS) {
     uint32_t bit = 1u << (unsigned)kind;
-    uint32_t before = __atomic_fetch_or(&sp__state.logged, bit, __ATOMIC_RELAXED);
+    uint32_t before = __atomic_fetch_or(&sp_log_once_bits, bit, __ATOMIC_RELAXED);
     if (before & bit) return;
   }
   int saved_errno = errno; /* a failed stderr must not change the host's errno */

@@ -37,7 +37,7 @@ static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
 }
 
 int sp__mpi_call_handle(sp_mpi_call_t call) {
-  if (SP_LIKELY(!sp__state.profile_mpi || sp__mode == SP_MODE_OFF)) return -1;
+  if (SP_LIKELY(!sp__state.cfg.profile_mpi || sp__mode == SP_MODE_OFF)) return -1;
   if (SP_LIKELY(__atomic_load_n(&sp_mpi_handles_session, __ATOMIC_ACQUIRE) == sp__session + 1u)) {
     int h = __atomic_load_n(&sp_mpi_handles[call], __ATOMIC_ACQUIRE) - 1;
     if (SP_LIKELY(h >= 0)) return h;

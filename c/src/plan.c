@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "plan.h"
+#include "serial.h"
 
 static int64_t sp_spilled_events(const sp_spill_file_t *s, int32_t h, int32_t thread) {
   int64_t n = 0;
@@ -17,14 +18,15 @@ int sp__local_build(sp_local_t *l, int rank) {
   const sp_state_t *st = &sp__state;
   memset(l, 0, sizeof *l);
   l->spill.fd = -1;
-  if (st->spill_fd >= 0) {
-    int rc = sp__spill_index(st->spill_path, &l->spill);
+  const char *spill = sp__spill_path();
+  if (spill) {
+    int rc = sp__spill_index(spill, &l->spill);
     /* Our own file damaged in the middle: refuse, as before recovery learnt
      * to skip damaged records, so the spill file is kept for a merge that
      * names what it cannot read. */
     if (rc == 0 && l->spill.damaged > 0) rc = SP_ESPILL;
     if (rc != 0) {
-      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", st->spill_path,
+      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill,
               sp_strerror(rc));
       sp__spill_free(&l->spill);
       return rc;
@@ -95,82 +97,70 @@ void sp__local_free(sp_local_t *l) {
   memset(l, 0, sizeof *l);
 }
 
-/* ---- packing --------------------------------------------------------- */
-
-typedef struct sp_packed_head {
-  int32_t rank, nthreads, time_trace, nregions, clock_tsc, recovered;
-  int64_t events_lost, wall_time;
-  char host[64];
-  sp_clock_offset_t clock[2];
-} sp_packed_head_t;
-
-typedef struct sp_packed_region {
-  int64_t nevents, ncalls;
-  int32_t thread_ids;
-  uint32_t len; /* name bytes follow, then padding to 8 */
-} sp_packed_region_t;
-
-static size_t sp_pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+/* ---- packing (serial.h) ------------------------------------------------ */
 
 int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
-  size_t total = sizeof(sp_packed_head_t);
-  for (int32_t i = 0; i < p->nregions; i++)
-    total += sizeof(sp_packed_region_t) + sp_pad8(p->regions[i].len);
-  char *b = calloc(1, total);
-  if (!b) return SP_ENOMEM;
-  sp_packed_head_t h = {p->rank,      p->nthreads,   p->time_trace, p->nregions,
-                        p->clock_tsc, p->recovered, p->events_lost, p->wall_time, {0}, {{0}}};
-  memcpy(h.host, p->host, sizeof h.host);
-  memcpy(h.clock, p->clock, sizeof h.clock);
-  memcpy(b, &h, sizeof h);
-  size_t off = sizeof h;
+  sp_buf_t b = {0};
+  const int64_t head[] = {p->rank,      p->nthreads,  p->time_trace, p->nregions,
+                          p->clock_tsc, p->recovered, p->events_lost, p->wall_time};
+  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sp__buf_i64(&b, head[i]);
+  sp__buf_put(&b, p->host, sizeof p->host);
+  for (int w = 0; w < 2; w++) { /* clock offsets (clock_offset.c) */
+    const sp_clock_offset_t *c = &p->clock[w];
+    sp__buf_i64(&b, c->offset_ns);
+    sp__buf_i64(&b, c->at_ns);
+    sp__buf_i64(&b, c->error_ns);
+    sp__buf_i64(&b, c->valid);
+  }
   for (int32_t i = 0; i < p->nregions; i++) {
     const sp_plan_region_t *r = &p->regions[i];
-    sp_packed_region_t pr = {r->nevents, r->ncalls, r->thread_ids, r->len};
-    memcpy(b + off, &pr, sizeof pr);
-    memcpy(b + off + sizeof pr, r->name, r->len);
-    off += sizeof pr + sp_pad8(r->len);
+    sp__buf_i64(&b, r->nevents);
+    sp__buf_i64(&b, r->ncalls);
+    sp__buf_i64(&b, r->thread_ids);
+    sp__buf_bytes(&b, r->name, r->len);
   }
-  *blob = b;
-  *len = (int64_t)total;
+  if (b.failed) {
+    free(b.p);
+    return SP_ENOMEM;
+  }
+  *blob = b.p;
+  *len = (int64_t)b.n;
   return 0;
 }
 
 int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
   memset(p, 0, sizeof *p);
-  sp_packed_head_t h;
-  if (len < (int64_t)sizeof h) return SP_EMPI;
-  memcpy(&h, blob, sizeof h);
-  p->rank = h.rank;
-  p->nthreads = h.nthreads;
-  p->time_trace = h.time_trace;
-  p->clock_tsc = h.clock_tsc;
-  p->recovered = h.recovered;
-  p->events_lost = h.events_lost;
-  p->wall_time = h.wall_time;
-  memcpy(p->host, h.host, sizeof p->host);
+  sp_rd_t r = {.p = blob, .end = blob + len};
+  p->rank = (int32_t)sp__rd_i64(&r);
+  p->nthreads = (int32_t)sp__rd_i64(&r);
+  p->time_trace = (int32_t)sp__rd_i64(&r);
+  int64_t nregions = sp__rd_i64(&r);
+  p->clock_tsc = (int32_t)sp__rd_i64(&r);
+  p->recovered = (int32_t)sp__rd_i64(&r);
+  p->events_lost = sp__rd_i64(&r);
+  p->wall_time = sp__rd_i64(&r);
+  sp__rd_get(&r, p->host, sizeof p->host);
   p->host[sizeof p->host - 1] = '\0';
-  memcpy(p->clock, h.clock, sizeof p->clock);
-  if (h.nregions < 0) return SP_EMPI;
-  p->regions = calloc((size_t)(h.nregions ? h.nregions : 1), sizeof *p->regions);
+  for (int w = 0; w < 2; w++) {
+    sp_clock_offset_t *c = &p->clock[w];
+    c->offset_ns = sp__rd_i64(&r);
+    c->at_ns = sp__rd_i64(&r);
+    c->error_ns = sp__rd_i64(&r);
+    c->valid = (int32_t)sp__rd_i64(&r);
+  }
+  if (r.failed || nregions < 0 || nregions > INT32_MAX) return SP_EMPI;
+  p->regions = calloc((size_t)(nregions ? nregions : 1), sizeof *p->regions);
   if (!p->regions) return SP_ENOMEM;
-  size_t off = sizeof h;
-  for (int32_t i = 0; i < h.nregions; i++) {
-    sp_packed_region_t pr;
-    if (off + sizeof pr > (size_t)len) return SP_EMPI;
-    memcpy(&pr, blob + off, sizeof pr);
-    if (off + sizeof pr + pr.len > (size_t)len) return SP_EMPI;
-    sp_plan_region_t *r = &p->regions[i];
-    r->name = malloc((size_t)pr.len + 1);
-    if (!r->name) return SP_ENOMEM;
-    memcpy(r->name, blob + off + sizeof pr, pr.len);
-    r->name[pr.len] = '\0';
-    r->len = pr.len;
-    r->nevents = pr.nevents;
-    r->ncalls = pr.ncalls;
-    r->thread_ids = pr.thread_ids;
+  for (int32_t i = 0; i < (int32_t)nregions; i++) {
+    sp_plan_region_t *pr = &p->regions[i];
+    pr->nevents = sp__rd_i64(&r);
+    pr->ncalls = sp__rd_i64(&r);
+    pr->thread_ids = (int32_t)sp__rd_i64(&r);
+    size_t n = 0;
+    pr->name = sp__rd_bytes(&r, &n);
+    if (!pr->name) return r.nomem ? SP_ENOMEM : SP_EMPI;
+    pr->len = (uint32_t)n;
     p->nregions = i + 1;
-    off += sizeof pr + sp_pad8(pr.len);
   }
   return 0;
 }

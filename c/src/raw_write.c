@@ -12,7 +12,7 @@
  * s of a 4.5-s finalize that wrote 7 MB. Collective mode: each round is one
  * MPI_File_write_all (two-phase I/O) over all ranks, in 16 MiB rounds so
  * that the number of collective calls stays small. Measured on the 2-core
- * VM (10 regions, 1e6 events per rank, README "Performance"): 8 ranks
+ * VM (10 regions, 1e6 events per rank, docs/performance.md "Finalize at scale"): 8 ranks
  * 0.07 s independent against 0.39 s collective, 16 ranks 0.16 s against
  * 1.17 s: the blocks are large and every rank's own, so aggregation buys
  * nothing and a synchronisation per round costs. */

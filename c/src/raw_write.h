@@ -6,13 +6,6 @@
 #include "par.h"
 #include "plan.h"
 
-/* How the events reach the file (SCOPE_PROFILER_RAW_WRITE). */
-typedef enum sp_raw_mode {
-  SP_RAW_POSIX,      /* each rank opens the file itself and pwrites its blocks */
-  SP_RAW_MPIIO,      /* each rank MPI_File_write_at through a collective open */
-  SP_RAW_COLLECTIVE  /* one MPI_File_write_all over all ranks per round */
-} sp_raw_mode_t;
-
 /* Writes l's events at offs (from sp__layout_create) into path. With MPI
  * every rank of par calls it (in the MPI-IO modes the file is opened and
  * closed collectively); without MPI (par->active 0) mode must be

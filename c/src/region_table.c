@@ -10,7 +10,7 @@
 
 #include "sp_internal.h"
 
-#define SP_CHUNK_BITS 10
+#define SP_CHUNK_BITS SP_REGION_CHUNK_BITS
 #define SP_CHUNK_SIZE (1 << SP_CHUNK_BITS)
 #define SP_MAX_CHUNKS 1024 /* up to 1,048,576 regions */
 
@@ -20,8 +20,9 @@ typedef struct sp_name_index {
   struct sp_name_index *older; /* retired indexes, freed at reset */
 } sp_name_index_t;
 
-static sp_region_entry_t *sp_chunks[SP_MAX_CHUNKS];
-static int32_t sp_nregions;      /* published count; atomic */
+/* Not static: the by-name hot path reads them inline (sp__region_at). */
+sp_region_entry_t *sp__region_chunks[SP_MAX_CHUNKS];
+int32_t sp__nregions; /* published count; atomic */
 static sp_name_index_t *sp_index; /* current index; atomic pointer */
 
 uint64_t sp__name_hash(const char *s, size_t len) {
@@ -47,10 +48,10 @@ uint64_t sp__name_hash(const char *s, size_t len) {
 }
 
 const sp_region_entry_t *sp__region_get(int32_t h) {
-  return &sp_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
+  return &sp__region_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
 }
 
-int32_t sp__region_count(void) { return __atomic_load_n(&sp_nregions, __ATOMIC_ACQUIRE); }
+int32_t sp__region_count(void) { return __atomic_load_n(&sp__nregions, __ATOMIC_ACQUIRE); }
 
 int sp__region_lookup(const char *name, size_t len, uint64_t hash) {
   sp_name_index_t *idx = __atomic_load_n(&sp_index, __ATOMIC_ACQUIRE);
@@ -85,7 +86,7 @@ static int sp_index_ensure(int32_t want) {
   idx->mask = slots - 1;
   idx->slots = s;
   idx->older = old;
-  for (int32_t h = 0; h < sp_nregions; h++) sp_index_insert(idx, h, sp__region_get(h)->hash);
+  for (int32_t h = 0; h < sp__nregions; h++) sp_index_insert(idx, h, sp__region_get(h)->hash);
   __atomic_store_n(&sp_index, idx, __ATOMIC_RELEASE);
   return 0;
 }
@@ -95,21 +96,21 @@ int sp__region_register(const char *name, size_t len) {
   pthread_mutex_lock(&sp__state.lock);
   int h = sp__region_lookup(name, len, hash);
   if (h >= 0) goto out;
-  int32_t n = sp_nregions;
+  int32_t n = sp__nregions;
   if (n >= SP_MAX_CHUNKS * SP_CHUNK_SIZE) {
     h = SP_ETOOMANY;
     goto out;
   }
-  if (!sp_chunks[n >> SP_CHUNK_BITS]) {
-    sp_chunks[n >> SP_CHUNK_BITS] = calloc(SP_CHUNK_SIZE, sizeof(sp_region_entry_t));
-    if (!sp_chunks[n >> SP_CHUNK_BITS]) {
+  if (!sp__region_chunks[n >> SP_CHUNK_BITS]) {
+    sp__region_chunks[n >> SP_CHUNK_BITS] = calloc(SP_CHUNK_SIZE, sizeof(sp_region_entry_t));
+    if (!sp__region_chunks[n >> SP_CHUNK_BITS]) {
       h = SP_ENOMEM;
       goto out;
     }
   }
   h = sp_index_ensure(n + 1);
   if (h < 0) goto out;
-  sp_region_entry_t *e = &sp_chunks[n >> SP_CHUNK_BITS][n & (SP_CHUNK_SIZE - 1)];
+  sp_region_entry_t *e = &sp__region_chunks[n >> SP_CHUNK_BITS][n & (SP_CHUNK_SIZE - 1)];
   e->name = malloc(len + 1);
   if (!e->name) {
     h = SP_ENOMEM;
@@ -119,7 +120,7 @@ int sp__region_register(const char *name, size_t len) {
   e->name[len] = '\0';
   e->len = (uint32_t)len;
   e->hash = hash;
-  __atomic_store_n(&sp_nregions, n + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&sp__nregions, n + 1, __ATOMIC_RELEASE);
   sp_index_insert(sp_index, n, hash);
   h = n;
 out:
@@ -128,12 +129,12 @@ out:
 }
 
 void sp__region_table_reset(void) {
-  for (int32_t h = 0; h < sp_nregions; h++) {
-    sp_region_entry_t *e = &sp_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
+  for (int32_t h = 0; h < sp__nregions; h++) {
+    sp_region_entry_t *e = &sp__region_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
     free(e->name);
     memset(e, 0, sizeof *e);
   }
-  sp_nregions = 0;
+  sp__nregions = 0;
   for (sp_name_index_t *idx = sp_index; idx;) {
     sp_name_index_t *older = idx->older;
     free(idx->slots);
@@ -149,7 +150,7 @@ int sp__region_rename(int32_t h, const char *name, size_t len) {
   uint64_t hash = sp__name_hash(name, len);
   int other = sp__region_lookup(name, len, hash);
   char *copy = NULL;
-  if (h < 0 || h >= sp_nregions || (other >= 0 && other != h)) {
+  if (h < 0 || h >= sp__nregions || (other >= 0 && other != h)) {
     rc = SP_EINVAL;
   } else if (other != h) {
     copy = malloc(len + 1);
@@ -158,7 +159,7 @@ int sp__region_rename(int32_t h, const char *name, size_t len) {
   if (rc == 0 && copy) {
     memcpy(copy, name, len);
     copy[len] = '\0';
-    sp_region_entry_t *e = &sp_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
+    sp_region_entry_t *e = &sp__region_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
     free(e->name);
     e->name = copy;
     e->len = (uint32_t)len;
@@ -166,7 +167,7 @@ int sp__region_rename(int32_t h, const char *name, size_t len) {
     /* The old name's slot still points at h; a fresh index forgets it. */
     sp_name_index_t *old = sp_index;
     sp_index = NULL;
-    rc = sp_index_ensure(sp_nregions);
+    rc = sp_index_ensure(sp__nregions);
     if (rc == 0) {
       sp_index->older = old;
     } else {

@@ -8,7 +8,6 @@
 
 sp_state_t sp__state = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .spill_fd = -1,
     .rank = -1,
     .size = 1,
 };
@@ -49,15 +48,14 @@ static int sp_setup_session(const sp_config *cfg) {
   }
   sp__log_reset_once();
   memset(st->misuse, 0, sizeof st->misuse);
-  st->spill_failed = 0;
+  sp__spill_session_begin();
   st->events_lost = 0;
-  st->events_spill_failed = 0;
   st->exit_flushed = 0;
   memset(st->clock_off, 0, sizeof st->clock_off);
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
-  st->clock_tsc = sp__clock_detect_tsc();
+  st->clock_tsc = sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {
@@ -73,7 +71,7 @@ static int sp_setup_session(const sp_config *cfg) {
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
   sp__exit_flush_install();
-  sp__signal_setup_from_env();
+  sp__signal_setup(&st->set);
 
   int mode = SP_MODE_OFF;
   if (st->cfg.profiling_activated) {

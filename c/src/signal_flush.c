@@ -113,25 +113,12 @@ int sp_flush_on_signal(int signum) {
   return rc;
 }
 
-/* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers). */
-void sp__signal_setup_from_env(void) {
-  const char *v = getenv("SCOPE_PROFILER_FLUSH_SIGNALS");
-  if (!v || !*v) return;
-  static const struct {
-    const char *name;
-    int sig;
-  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
-               {"HUP", SIGHUP},   {"XCPU", SIGXCPU}, {"QUIT", SIGQUIT}};
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", v);
-  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-    if (!strncmp(tok, "SIG", 3)) tok += 3;
-    int sig = atoi(tok);
-    for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
-      if (!strcmp(tok, names[i].name)) sig = names[i].sig;
-    if (sp_flush_on_signal(sig) != 0)
-      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
-  }
+/* SCOPE_PROFILER_FLUSH_SIGNALS, as config.c parsed it. */
+void sp__signal_setup(const sp_settings_t *set) {
+  for (int i = 0; i < set->nflush_signals; i++)
+    if (sp_flush_on_signal(set->flush_signals[i]) != 0)
+      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d",
+              set->flush_signals[i]);
 }
 
 /* A forked child has no watcher thread, and the pipe leads to the parent's:

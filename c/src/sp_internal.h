@@ -62,7 +62,15 @@ typedef struct sp_frame {
   int64_t slot; /* index in the region's buffer, -1 in count-only mode */
 } sp_frame_t;
 
-#define SP_NAME_CACHE_DEPTH 16
+/* One entry of a thread's by-name cache: the name pointer a caller passed
+ * and the region it named then. */
+typedef struct sp_name_slot {
+  const char *ptr; /* the caller's pointer, NULL when empty */
+  int32_t h;       /* region handle */
+  int32_t unused;
+} sp_name_slot_t;
+
+#define SP_NAME_SLOTS 64 /* direct-mapped, by a hash of the pointer: 1 KiB */
 
 /* Everything one thread records. Never freed while the process runs, so
  * the thread-local pointer stays valid across sessions; a record of an
@@ -72,12 +80,16 @@ typedef struct sp_thread {
   int32_t depth;
   int32_t stack_cap;
   sp_rbuf_t *bufs; /* indexed by region handle */
-  int32_t nbufs;
+  int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
+  int32_t bufs_cap; /* allocated entries of bufs */
   int32_t index; /* thread number within the rank, as in thread_ids */
-  /* Per stack depth, the region last started by name there: loops start
-   * the same names at the same depths, so a string compare usually
-   * replaces the hash lookup. Checked against the table, never trusted. */
-  int32_t name_cache[SP_NAME_CACHE_DEPTH];
+  /* By name, the region last started through each name pointer: programs
+   * pass the same pointers (literals, arrays of names) again and again, so
+   * a compare of the name with the region's own replaces the strlen, the
+   * hash and the table lookup. A pointer may hold another name later (a
+   * reused buffer, a Fortran temporary): the compare, not the pointer,
+   * decides, so a hit is never a wrong region. */
+  sp_name_slot_t names[SP_NAME_SLOTS];
   int retired;   /* its thread has exited */
   int in_session; /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
@@ -120,11 +132,35 @@ typedef struct sp_clock_offset {
   int32_t valid;     /* 1 once measured */
   int32_t spilled;   /* its SP_SPILL_CLOCK record is in the spill file */
 } sp_clock_offset_t;
+/* How the events reach the file at finalize (raw_write.c). */
+typedef enum sp_raw_mode {
+  SP_RAW_POSIX,      /* each rank opens the file itself and pwrites its blocks */
+  SP_RAW_MPIIO,      /* each rank MPI_File_write_at through a collective open */
+  SP_RAW_COLLECTIVE  /* one MPI_File_write_all over all ranks per round */
+} sp_raw_mode_t;
+
+/* The SCOPE_PROFILER_* settings that are not fields of sp_config (README
+ * "Settings"), read and checked by config.c at sp_setup, so that a mistyped
+ * value is reported at the start of the job; no other file reads them. */
+typedef struct sp_settings {
+  int async_flush;        /* _ASYNC_FLUSH: full buffers written by the writer thread */
+  int clock;              /* _CLOCK: 0 auto, 1 tsc, 2 monotonic (clock.c) */
+  int verbose;            /* _VERBOSE=1: finalize's timings and the slab's use */
+  int flush_signals[16];  /* _FLUSH_SIGNALS, as signal numbers (signal_flush.c) */
+  int nflush_signals;
+  int layout_collective;  /* _METADATA=collective, else rank 0 creates the layout */
+  int raw_write;          /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
+  int64_t round_bytes;    /* _ROUND_BYTES, 0 for the default */
+  int64_t finalize_timeout; /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
+                             * to arrive (mpi_arrival.c) */
+  char likwid_marker_file[SP_PATH_MAX]; /* _LIKWID_MARKER_FILE (tests), "" if unset */
+} sp_settings_t;
 
 /* Session state. Written only by setup/finalize and under `lock`. */
 typedef struct sp_state {
   pthread_mutex_t lock; /* regions, thread list, spill file, calibration */
   sp_config cfg;
+  sp_settings_t set; /* the other settings (config.c) */
   char file_path[SP_PATH_MAX];
   sp_out_id_t out_at_setup; /* the file at file_path when sp_setup ran */
   char spill_dir[SP_PATH_MAX];
@@ -134,36 +170,17 @@ typedef struct sp_state {
   int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;   /* output directory writable at setup */
   int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
-  int async_flush; /* full buffers are written by the writer thread */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
-  /* spill file, opened at the first flush */
-  int spill_fd;
-  char spill_path[SP_PATH_MAX];
-  int spill_failed;       /* a flush could not be written: data lost */
-  uint8_t *spill_named;   /* per handle: REGION record written */
-  int32_t spill_named_cap;
-  int spill_rank_written; /* RANK record written */
   /* This rank's clock against rank 0's: [0] when MPI became usable after
    * sp_setup, [1] at sp_finalize (clock_offset.c); set under lock. */
   sp_clock_offset_t clock_off[2];
   int64_t events_lost;    /* events dropped for lack of memory or disk */
-  int64_t events_spill_failed; /* of those, events whose spill write failed */
   int64_t last_calib_ns;  /* when the last calibration point was taken */
   int rank;               /* MPI rank if known, else -1 */
   int size;               /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
-  uint32_t logged;        /* bit per message kind already logged */
-  int profile_mpi;        /* record MPI calls as regions (mpi_profile.c) */
-  /* How finalize writes (README "Environment variables"), read and checked
-   * at setup so a mistyped value is reported at the start of the job. */
-  int layout_collective;  /* SCOPE_PROFILER_METADATA=collective, else rank 0 */
-  int raw_write;          /* SCOPE_PROFILER_RAW_WRITE: an sp_raw_mode_t (raw_write.h), or
-                           * -1 for auto */
-  int64_t round_bytes;    /* SCOPE_PROFILER_ROUND_BYTES, 0 for the default */
-  int64_t finalize_timeout; /* SCOPE_PROFILER_FINALIZE_TIMEOUT: s that finalize waits for
-                             * all ranks to arrive (mpi_arrival.c) */
 } sp_state_t;
 
 extern SP_HIDDEN sp_state_t sp__state;
@@ -191,7 +208,9 @@ SP_HIDDEN void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...)
 SP_HIDDEN void sp__log_reset_once(void);
 
 /* ---- clock.c ---- */
-SP_HIDDEN int sp__clock_detect_tsc(void);
+/* Whether the hot path reads the TSC, given SCOPE_PROFILER_CLOCK's choice
+ * (sp_settings_t.clock: 0 auto, 1 tsc, 2 monotonic). */
+SP_HIDDEN int sp__clock_detect_tsc(int choice);
 SP_HIDDEN void sp__calib_reset(sp_calib_t *c);
 SP_HIDDEN int sp__calib_add_now(sp_calib_t *c, int tsc, sp_calib_point_t *out);
 SP_HIDDEN int sp__calib_push(sp_calib_t *c, sp_calib_point_t p);
@@ -204,6 +223,16 @@ SP_HIDDEN void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *e
                                         int64_t *start, int64_t *end, int64_t *cursor);
 SP_HIDDEN int64_t sp__monotonic_ns(void);
 
+/* The TSC, for paths that checked sp__state.clock_tsc (never set where
+ * there is no TSC: then this is never called). */
+static inline uint64_t sp__rdtsc(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_ia32_rdtsc();
+#else
+  return (uint64_t)sp__monotonic_ns();
+#endif
+}
+
 static inline int64_t sp__ticks(void) {
 #if defined(__x86_64__) || defined(__i386__)
   if (SP_LIKELY(sp__state.clock_tsc)) return (int64_t)__builtin_ia32_rdtsc();
@@ -213,9 +242,6 @@ static inline int64_t sp__ticks(void) {
 
 /* ---- config.c ---- */
 SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
-/* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
- * when VAR is unset or empty, and after reporting a value not among them. */
-SP_HIDDEN int sp__env_choice(const char *var, const char *const *choices, int n);
 
 /* ---- region_table.c ---- */
 SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);
@@ -224,6 +250,16 @@ SP_HIDDEN int sp__region_register(const char *name, size_t len);
 SP_HIDDEN int sp__region_rename(int32_t h, const char *name, size_t len);
 SP_HIDDEN int32_t sp__region_count(void);
 SP_HIDDEN const sp_region_entry_t *sp__region_get(int32_t h);
+/* The same two inline, for the by-name hot path (region_table.c). */
+#define SP_REGION_CHUNK_BITS 10
+extern SP_HIDDEN sp_region_entry_t *sp__region_chunks[];
+extern SP_HIDDEN int32_t sp__nregions; /* published count; atomic */
+static inline int32_t sp__region_count_inline(void) {
+  return __atomic_load_n(&sp__nregions, __ATOMIC_ACQUIRE);
+}
+static inline const sp_region_entry_t *sp__region_at(int32_t h) {
+  return &sp__region_chunks[h >> SP_REGION_CHUNK_BITS][h & ((1 << SP_REGION_CHUNK_BITS) - 1)];
+}
 SP_HIDDEN void sp__region_table_reset(void);
 
 /* ---- thread_buffers.c ---- */
@@ -245,10 +281,19 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
+/* The open spill file's path, or NULL while none is open. */
+SP_HIDDEN const char *sp__spill_path(void);
+/* Events whose spill write failed in this session (of events_lost). */
+SP_HIDDEN int64_t sp__spill_events_failed(void);
+/* sp_setup: a new session's failure counts start at 0. */
+SP_HIDDEN void sp__spill_session_begin(void);
+/* In a forked child: the parent's descriptor is closed, not written. */
+SP_HIDDEN void sp__spill_fork_child(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
-SP_HIDDEN void sp__signal_setup_from_env(void);
+/* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
+SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
 SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 

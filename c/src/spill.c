@@ -17,6 +17,33 @@
 #include "sp_internal.h"
 #include "spill_format.h"
 
+/* This process's spill file, opened at the first flush of a session;
+ * changed only under sp__state.lock (or by one thread at setup, finalize
+ * and fork). */
+static struct {
+  int fd; /* -1 while no file is open */
+  char path[SP_PATH_MAX];
+  int failed;            /* a flush could not be written: data lost */
+  uint8_t *named;        /* per handle: REGION record written */
+  int32_t named_cap;
+  int rank_written;      /* RANK record written */
+  int64_t events_failed; /* events whose spill write failed */
+} sp_spill = {.fd = -1};
+
+const char *sp__spill_path(void) { return sp_spill.fd >= 0 ? sp_spill.path : NULL; }
+
+int64_t sp__spill_events_failed(void) { return sp_spill.events_failed; }
+
+void sp__spill_session_begin(void) {
+  sp_spill.failed = 0;
+  sp_spill.events_failed = 0;
+}
+
+void sp__spill_fork_child(void) {
+  if (sp_spill.fd >= 0) close(sp_spill.fd); /* the parent's stays open */
+  sp_spill.fd = -1;
+}
+
 /* Writes one whole record or nothing. */
 static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, const void *p2, size_t n2) {
   sp_spill_rec_head_t head = {SP_SPILL_MAGIC, type, (uint64_t)(n1 + n2)};
@@ -57,14 +84,14 @@ static int sp_spill_open(void) {
    * of a run that died and has not been recovered yet. */
   int n;
   if (rank >= 0) {
-    n = snprintf(st->spill_path, sizeof st->spill_path, "%s/rank%d.%s.%ld.spill", st->spill_dir,
+    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld.spill", st->spill_dir,
                  rank, host, (long)getpid());
   } else {
-    n = snprintf(st->spill_path, sizeof st->spill_path, "%s/%s.%ld.spill", st->spill_dir, host,
+    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld.spill", st->spill_dir, host,
                  (long)getpid());
   }
-  if (n < 0 || (size_t)n >= sizeof st->spill_path) return SP_EPATH;
-  int fd = open(st->spill_path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  if (n < 0 || (size_t)n >= sizeof sp_spill.path) return SP_EPATH;
+  int fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return SP_EIO;
   sp_spill_header_t h;
   memset(&h, 0, sizeof h);
@@ -78,10 +105,10 @@ static int sp_spill_open(void) {
     rc = sp_spill_write(fd, SP_SPILL_CALIB, &st->calib.pts[i], sizeof st->calib.pts[i], NULL, 0);
   if (rc != 0) {
     close(fd);
-    unlink(st->spill_path);
+    unlink(sp_spill.path);
     return rc;
   }
-  st->spill_fd = fd;
+  sp_spill.fd = fd;
   return 0;
 }
 
@@ -89,32 +116,32 @@ static int sp_spill_open(void) {
 static int sp_spill_prepare(int32_t h) {
   sp_state_t *st = &sp__state;
   int rc = 0;
-  if (!st->spill_rank_written && sp__mpi_rank_if_known() >= 0) {
+  if (!sp_spill.rank_written && sp__mpi_rank_if_known() >= 0) {
     int32_t rs[2] = {st->rank, st->size};
-    rc = sp_spill_write(st->spill_fd, SP_SPILL_RANK, rs, sizeof rs, NULL, 0);
-    if (rc == 0) st->spill_rank_written = 1;
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_RANK, rs, sizeof rs, NULL, 0);
+    if (rc == 0) sp_spill.rank_written = 1;
   }
   for (int w = 0; rc == 0 && w < 2; w++) {
     sp_clock_offset_t *o = &st->clock_off[w];
     if (!o->valid || o->spilled) continue;
     sp_spill_clock_t c = {w, 0, o->offset_ns, o->at_ns, o->error_ns};
-    rc = sp_spill_write(st->spill_fd, SP_SPILL_CLOCK, &c, sizeof c, NULL, 0);
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_CLOCK, &c, sizeof c, NULL, 0);
     if (rc == 0) o->spilled = 1;
   }
-  if (rc == 0 && h >= st->spill_named_cap) {
-    int32_t ncap = st->spill_named_cap ? st->spill_named_cap : 64;
+  if (rc == 0 && h >= sp_spill.named_cap) {
+    int32_t ncap = sp_spill.named_cap ? sp_spill.named_cap : 64;
     while (ncap <= h) ncap *= 2;
-    uint8_t *nn = realloc(st->spill_named, (size_t)ncap);
+    uint8_t *nn = realloc(sp_spill.named, (size_t)ncap);
     if (!nn) return SP_ENOMEM;
-    memset(nn + st->spill_named_cap, 0, (size_t)(ncap - st->spill_named_cap));
-    st->spill_named = nn;
-    st->spill_named_cap = ncap;
+    memset(nn + sp_spill.named_cap, 0, (size_t)(ncap - sp_spill.named_cap));
+    sp_spill.named = nn;
+    sp_spill.named_cap = ncap;
   }
-  if (rc == 0 && !st->spill_named[h]) {
+  if (rc == 0 && !sp_spill.named[h]) {
     const sp_region_entry_t *e = sp__region_get(h);
     int32_t hl[2] = {h, (int32_t)e->len};
-    rc = sp_spill_write(st->spill_fd, SP_SPILL_REGION, hl, sizeof hl, e->name, e->len);
-    if (rc == 0) st->spill_named[h] = 1;
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_REGION, hl, sizeof hl, e->name, e->len);
+    if (rc == 0) sp_spill.named[h] = 1;
   }
   /* A calibration point at most once a second keeps the list short while
    * following the NTP slew of CLOCK_MONOTONIC. */
@@ -125,7 +152,7 @@ static int sp_spill_prepare(int32_t h) {
       int64_t before = st->calib.n;
       rc = sp__calib_add_now(&st->calib, 1, &p);
       if (rc == 0 && st->calib.n > before)
-        rc = sp_spill_write(st->spill_fd, SP_SPILL_CALIB, &p, sizeof p, NULL, 0);
+        rc = sp_spill_write(sp_spill.fd, SP_SPILL_CALIB, &p, sizeof p, NULL, 0);
       st->last_calib_ns = now;
     }
   }
@@ -136,17 +163,17 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
   sp_state_t *st = &sp__state;
   pthread_mutex_lock(&st->lock);
   int rc = 0;
-  if (st->spill_fd < 0) rc = sp_spill_open();
+  if (sp_spill.fd < 0) rc = sp_spill_open();
   if (rc == 0) rc = sp_spill_prepare(region);
   if (rc == 0) {
     sp_spill_events_t h = {region, thread, n};
-    rc = sp_spill_write(st->spill_fd, SP_SPILL_EVENTS, &h, sizeof h, ev, (size_t)n * sizeof *ev);
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_EVENTS, &h, sizeof h, ev, (size_t)n * sizeof *ev);
   }
   if (rc != 0) {
     int err = errno;
-    st->spill_failed = 1;
+    sp_spill.failed = 1;
     st->events_lost += n;
-    st->events_spill_failed += n;
+    sp_spill.events_failed += n;
     pthread_mutex_unlock(&st->lock);
     sp__log(0, SP_LOG_ONCE_SPILL,
             "cannot write spill file in '%s' (%s); events of full buffers are being dropped, "
@@ -160,17 +187,17 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
 
 void sp__spill_close(int remove_file) {
   sp_state_t *st = &sp__state;
-  if (st->spill_fd >= 0) {
-    close(st->spill_fd);
-    st->spill_fd = -1;
+  if (sp_spill.fd >= 0) {
+    close(sp_spill.fd);
+    sp_spill.fd = -1;
     if (remove_file) {
-      unlink(st->spill_path);
+      unlink(sp_spill.path);
       rmdir(st->spill_dir); /* only succeeds when no other rank's file is left */
     }
   }
-  st->spill_path[0] = '\0';
-  free(st->spill_named);
-  st->spill_named = NULL;
-  st->spill_named_cap = 0;
-  st->spill_rank_written = 0;
+  sp_spill.path[0] = '\0';
+  free(sp_spill.named);
+  sp_spill.named = NULL;
+  sp_spill.named_cap = 0;
+  sp_spill.rank_written = 0;
 }

@@ -89,13 +89,20 @@ int sp__thread_reserve(sp_thread_t *t, int32_t h) {
   }
   int32_t n = sp__region_count();
   if (h >= n) return SP_EINVAL;
-  int32_t ncap = t->nbufs ? t->nbufs : 16;
+  /* nbufs is the regions covered, never more than are registered: the
+   * hot path's h < nbufs is then also the test that h is a handle. */
+  if (n <= t->bufs_cap) {
+    t->nbufs = n;
+    return 0;
+  }
+  int32_t ncap = t->bufs_cap ? t->bufs_cap : 16;
   while (ncap < n) ncap *= 2;
   sp_rbuf_t *nb = realloc(t->bufs, (size_t)ncap * sizeof *nb);
   if (!nb) return SP_ENOMEM;
-  memset(nb + t->nbufs, 0, (size_t)(ncap - t->nbufs) * sizeof *nb);
+  memset(nb + t->bufs_cap, 0, (size_t)(ncap - t->bufs_cap) * sizeof *nb);
   t->bufs = nb;
-  t->nbufs = ncap;
+  t->bufs_cap = ncap;
+  t->nbufs = n;
   return 0;
 }
 
@@ -249,8 +256,9 @@ void sp__threads_discard(void) {
     free(t->bufs);
     t->bufs = NULL;
     t->nbufs = 0;
+    t->bufs_cap = 0;
     t->depth = 0;
-    memset(t->name_cache, 0, sizeof t->name_cache);
+    memset(t->names, 0, sizeof t->names);
   }
   pthread_mutex_unlock(&sp__state.lock);
 }

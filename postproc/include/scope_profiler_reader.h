@@ -75,12 +75,15 @@ extern "C" {
 /*  Version                                                              */
 /* ===================================================================== */
 
-#define SP_READER_VERSION_MAJOR 0
-#define SP_READER_VERSION_MINOR 1
-#define SP_READER_VERSION_PATCH 0
+/* The reader is released with the core: the same version, generated from the
+ * project's (CMake project(VERSION)). */
+#include "scope_profiler_version.h"
+#define SP_READER_VERSION_MAJOR SP_VERSION_MAJOR
+#define SP_READER_VERSION_MINOR SP_VERSION_MINOR
+#define SP_READER_VERSION_PATCH SP_VERSION_PATCH
 #define SP_READER_VERSION_NUMBER \
   (SP_READER_VERSION_MAJOR * 10000 + SP_READER_VERSION_MINOR * 100 + SP_READER_VERSION_PATCH)
-#define SP_READER_VERSION_STRING "0.1.0"
+#define SP_READER_VERSION_STRING SP_VERSION_STRING
 
 /* Newest file layout version (root attribute scope_profiler_schema) read.
  * Files without the attribute (written by the reference tool) are read too,

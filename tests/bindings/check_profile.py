@@ -130,6 +130,10 @@ def case_cpp_resetup(f):
     check_counts(regions(f), {"early": 5, "before_setup": 2})
 
 
+def case_cpp_c_resetup(f):
+    check_counts(regions(f), {"cpp_region": 3, "c_first": 1})
+
+
 def case_cpp_names(f):
     regs = regions(f)
     check_counts(regs, {"a/b": 1, "100%": 1, ".": 1, "ünïcode name": 1, "early_stop": 1,
@@ -181,6 +185,14 @@ def case_py_resetup(f):
     check_counts(regions(f), {"both": 3})
 
 
+def case_py_c_resetup(f):
+    check_counts(regions(f), {"py_region": 3, "c_first": 1})
+
+
+def case_py_defaults(f):
+    check_counts(regions(f), {"default_session": 1})
+
+
 def case_py_mixed(f):
     regs = regions(f)
     check_counts(regs, {"driver": 3, "kernel": 3, "kernel/step": 12})
@@ -194,6 +206,9 @@ CASES = {
     "cpp_threads": case_cpp_threads,
     "cpp_resetup": case_cpp_resetup,
     "cpp_names": case_cpp_names,
+    "cpp_c_resetup": case_cpp_c_resetup,
+    "py_c_resetup": case_py_c_resetup,
+    "py_defaults": case_py_defaults,
     "py_nested": case_py_nested,
     "py_exception": case_py_exception,
     "py_threads": case_py_threads,

@@ -133,6 +133,30 @@ int case_resetup(const char *path) {
   return failures;
 }
 
+// A C (or Fortran) part of the program calls sp_setup again: the C++
+// Region's handle from the first session is stale. Used after that setup it
+// must register anew (handle 1), not record into "c_first", which the C part
+// registered first in the new session and so holds handle 0.
+int case_c_resetup(const char *path) {
+  CHECK_EQ(sp::setup(config_for(path)), 0);
+  static const sp::Region mine("cpp_region");
+  { sp::Scope s(mine); }
+  CHECK_EQ(mine.handle(), 0);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  CHECK_EQ(::sp_setup(&c), 0);  // discards the first session
+  const int c_first = ::sp_region("c_first");
+  CHECK_EQ(c_first, 0);
+  for (int i = 0; i < 3; ++i) sp::Scope s(mine);
+  CHECK_EQ(mine.handle(), 1);
+  ::sp_start(c_first);
+  ::sp_stop(c_first);
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(::sp_finalize(), 0);
+  return failures;
+}
+
 // Profiling off: scopes and the session cost nothing and record nothing.
 int case_disabled(const char *path) {
   sp::Config cfg = config_for(path);
@@ -199,6 +223,7 @@ int main(int argc, char **argv) {
   if (which == "threads") return case_threads(path);
   if (which == "resetup") return case_resetup(path);
   if (which == "disabled") return case_disabled(path);
+  if (which == "c_resetup") return case_c_resetup(path);
   if (which == "names") return case_names(path);
   if (which == "mpi") return case_mpi(path);
   std::fprintf(stderr, "%s: unknown case '%s'\n", argv[0], argv[1]);

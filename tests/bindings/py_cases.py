@@ -139,6 +139,59 @@ def case_resetup(path):
     check_eq(spn.finalize(), 0, "finalize")
 
 
+def case_c_resetup(path):
+    """A C (or Fortran) part of the program calls sp_setup again: a Python
+    region's cached handle is stale and must not record into the region the
+    C part registers first in the new session."""
+    from scope_profiler_native import _lib
+
+    spn.setup(file_path=path)
+    with spn.region("py_region"):
+        pass
+    check_eq(spn.get_region("py_region").handle, 0, "handle in session 1")
+    cfg = _lib.SpConfig()
+    _lib.sp_config_init(ctypes.byref(cfg))
+    cfg.file_path = os.fsencode(path)
+    check_eq(_lib.sp_setup(ctypes.byref(cfg)), 0, "C sp_setup")
+    c_first = _lib.sp_region_n(b"c_first", 7)
+    check_eq(c_first, 0, "C handle in session 2")
+    for _ in range(3):
+        with spn.region("py_region"):
+            pass
+    check_eq(spn.get_region("py_region").handle, 1, "handle in session 2")
+    _lib.sp_start(c_first)
+    _lib.sp_stop(c_first)
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
+def case_defaults(path):
+    """Python's defaults are the core's (sp_config_init), not a copy."""
+    from scope_profiler_native import _lib
+
+    cfg = _lib.SpConfig()
+    _lib.sp_config_init(ctypes.byref(cfg))
+    got = spn.get_config()
+    check_eq(got.profiling_activated, bool(cfg.profiling_activated), "profiling_activated")
+    check_eq(got.use_likwid, bool(cfg.use_likwid), "use_likwid")
+    check_eq(got.time_trace, bool(cfg.time_trace), "time_trace")
+    check_eq(got.flush_to_disk, bool(cfg.flush_to_disk), "flush_to_disk")
+    check_eq(got.buffer_limit, cfg.buffer_limit, "buffer_limit")
+    check_eq(got.file_path, os.fsdecode(cfg.file_path), "file_path")
+    path = os.path.abspath(path)
+    workdir = path + ".dir"  # its own directory: no other test writes the default name there
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    os.chdir(workdir)
+    spn.setup()  # no arguments: the core's defaults, file_path included
+    check_eq(spn.get_config(), got, "config of setup() without arguments")
+    with spn.region("default_session"):
+        pass
+    check_eq(spn.finalize(), 0, "finalize")
+    check_eq(os.path.exists(got.file_path), True, "the default file written")
+    os.rename(got.file_path, path)
+
+
 def case_mixed(path, kernel_path):
     """A Python driver calls a C kernel (ctypes) that records its own regions."""
     kernel = ctypes.CDLL(kernel_path)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "scope_profiler.h"
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 
 static void setup_file(const char *path) {
@@ -264,25 +265,16 @@ static void case_serial_file(void) {
 }
 
 int main(int argc, char **argv) {
-  static const struct {
-    const char *name;
-    void (*fn)(void);
-  } cases[] = {
-      {"errors", case_errors},         {"config_defaults", case_config_defaults},
-      {"env_override", case_env_override}, {"env_ignored", case_env_ignored},
-      {"handles", case_handles},
-      {"misuse", case_misuse},         {"before_setup", case_before_setup},
-      {"block", case_block},           {"disabled", case_disabled},
-      {"unwritable", case_unwritable}, {"clock", case_clock},
-      {"serial_file", case_serial_file},
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(errors),       SP_TEST_CASE(config_defaults), SP_TEST_CASE(env_override),
+      SP_TEST_CASE(env_ignored),  SP_TEST_CASE(handles),         SP_TEST_CASE(misuse),
+      SP_TEST_CASE(before_setup), SP_TEST_CASE(block),           SP_TEST_CASE(disabled),
+      SP_TEST_CASE(unwritable),   SP_TEST_CASE(clock),           SP_TEST_CASE(serial_file),
   };
-  for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
-    if (strcmp(argv[1], cases[i].name) == 0) {
-      cases[i].fn();
-      printf("%s: ok\n", argv[1]);
-      return 0;
-    }
-  }
-  fprintf(stderr, "usage: test_api CASE\n");
-  return 2;
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
+  sp_test_case_run(c);
+  printf("%s: ok\n", c->name);
+  return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "scope_profiler.h"
 #include "scope_profiler_mpi.h"
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 
 static int rank, size;
@@ -437,33 +438,25 @@ static int init_after_setup(int *argc, char ***argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "init_after_setup")) return init_after_setup(&argc, &argv);
+  static const sp_test_case cases[] = {
+      {"init_after_setup", NULL, NULL}, /* run by main itself: it calls MPI_Init late */
+      SP_TEST_CASE(counts),     SP_TEST_CASE(flush),     SP_TEST_CASE(names),
+      SP_TEST_CASE(many),       SP_TEST_CASE(threads),   SP_TEST_CASE(slab),
+      SP_TEST_CASE(lone_thread), SP_TEST_CASE(count_only), SP_TEST_CASE(empty_rank),
+      SP_TEST_CASE(recursion),  SP_TEST_CASE(resetup),   SP_TEST_CASE(mpi_finalize_hook),
+      SP_TEST_CASE(subcomm),    SP_TEST_CASE(killed),    SP_TEST_CASE(sigterm),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
+  if (!strcmp(c->name, "init_after_setup")) return init_after_setup(&argc, &argv);
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   sp_test_set_rank(rank);
   sp_test_on_failure(abort_all);
-  const char *c = argc > 1 ? argv[1] : "";
-  if (!strcmp(c, "counts")) case_counts();
-  else if (!strcmp(c, "flush")) case_flush();
-  else if (!strcmp(c, "names")) case_names();
-  else if (!strcmp(c, "many")) case_many();
-  else if (!strcmp(c, "threads")) case_threads();
-  else if (!strcmp(c, "slab")) case_slab();
-  else if (!strcmp(c, "lone_thread")) case_lone_thread();
-  else if (!strcmp(c, "count_only")) case_count_only();
-  else if (!strcmp(c, "empty_rank")) case_empty_rank();
-  else if (!strcmp(c, "recursion")) case_recursion();
-  else if (!strcmp(c, "resetup")) case_resetup();
-  else if (!strcmp(c, "mpi_finalize_hook")) case_mpi_finalize_hook();
-  else if (!strcmp(c, "subcomm")) case_subcomm();
-  else if (!strcmp(c, "killed")) case_killed();
-  else if (!strcmp(c, "sigterm")) case_sigterm();
-  else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  sp_test_case_run(c);
   MPI_Finalize();
   return 0;
 }

@@ -3,6 +3,7 @@
 
 usage: snippets.py check ROOT CASES_DIR
        snippets.py get ROOT NAME
+       snippets.py links ROOT
 
 Every fenced code block (```) in the documentation files below must have,
 on the line just before its opening fence, either
@@ -15,6 +16,9 @@ without a marker, a skip without a reason, a name used twice, a named
 block without its case script, or a case script without its block.
 `get` prints the block NAME as it is in the file (the fences excluded,
 the list indentation of the fence removed), for the case scripts.
+`links` fails (exit 1, one line per problem) on a relative link
+[text](path#anchor) outside code blocks whose file does not exist or,
+for a Markdown file, whose anchor is not one of its headings.
 """
 import glob
 import os
@@ -105,7 +109,58 @@ def get(root, name):
     return 1
 
 
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def prose_lines(path):
+    """(line number, text) of the lines outside fenced code blocks."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    fence = None
+    for i, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if m and fence is None:
+            fence = m.group(2)[0] * 3
+        elif m and fence is not None and m.group(2).startswith(fence):
+            fence = None
+        elif fence is None:
+            yield i, line
+
+
+def anchors(path):
+    """GitHub's anchors of a Markdown file's headings."""
+    result = set()
+    for _, line in prose_lines(path):
+        m = re.match(r"^#+\s+(.*?)\s*$", line)
+        if m:
+            text = re.sub(r"[^\w\- ]", "", m.group(1).lower())
+            result.add(text.replace(" ", "-"))
+    return result
+
+
+def links(root):
+    problems = []
+    for path in doc_files(root):
+        rel = os.path.relpath(path, root)
+        for number, line in prose_lines(path):
+            for target in LINK.findall(line):
+                if re.match(r"^[a-z]+:", target):
+                    continue  # http:, https:, mailto:
+                file_part, _, anchor = target.partition("#")
+                dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) \
+                    if file_part else path
+                if not os.path.exists(dest):
+                    problems.append(f"{rel}:{number}: {target}: no such file")
+                elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
+                    problems.append(f"{rel}:{number}: {target}: no heading #{anchor}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "links":
+        return links(argv[2])
     if len(argv) == 4 and argv[1] == "check":
         return check(argv[2], argv[3])
     if len(argv) == 4 and argv[1] == "get":

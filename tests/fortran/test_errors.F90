@@ -76,6 +76,7 @@ contains
 
   !> Each Fortran constant has the value of the C code of the same name.
   subroutine check_constants()
+    character(len=64) :: ver
     call check_equal(sp_err_name(SP_OK), "SP_OK", "SP_OK")
     call check_equal(sp_err_name(SP_EINVAL), "SP_EINVAL", "SP_EINVAL")
     call check_equal(sp_err_name(SP_ENOMEM), "SP_ENOMEM", "SP_ENOMEM")
@@ -95,6 +96,10 @@ contains
     call check_equal(sp_strerror(SP_OK), "success", "sp_strerror(SP_OK)")
     call check_equal(sp_strerror(SP_EINVAL), "invalid argument", "sp_strerror(SP_EINVAL)")
     call check(len(sp_version_string()) >= 5, "sp_version_string: " // sp_version_string())
+    ! The module's version parameters and the library's string come from the
+    ! one project(VERSION).
+    write (ver, '(i0,".",i0,".",i0)') SP_VERSION_MAJOR, SP_VERSION_MINOR, SP_VERSION_PATCH
+    call check_equal(sp_version_string(), trim(ver), "SP_VERSION_* against sp_version_string")
   end subroutine check_constants
 
 end program test_errors

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "scope_profiler.h"
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 
 static int rank, size;
@@ -212,22 +213,24 @@ static void case_results(void) {
   unlink(path);
 }
 
+static void case_mode_count(void) { case_mode("mode_count.h5", 0, 0); }
+static void case_mode_trace(void) { case_mode("mode_trace.h5", 1, 0); }
+static void case_mode_spill(void) { case_mode("mode_spill.h5", 1, 1); }
+
 int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(markers),   SP_TEST_CASE(mode_count), SP_TEST_CASE(mode_trace),
+      SP_TEST_CASE(mode_spill), SP_TEST_CASE(results),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   sp_test_set_rank(rank);
   sp_test_on_failure(abort_all);
-  const char *c = argc > 1 ? argv[1] : "";
-  if (!strcmp(c, "markers")) case_markers();
-  else if (!strcmp(c, "mode_count")) case_mode("mode_count.h5", 0, 0);
-  else if (!strcmp(c, "mode_trace")) case_mode("mode_trace.h5", 1, 0);
-  else if (!strcmp(c, "mode_spill")) case_mode("mode_spill.h5", 1, 1);
-  else if (!strcmp(c, "results")) case_results();
-  else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  sp_test_case_run(c);
   MPI_Finalize();
   return 0;
 }

@@ -84,7 +84,7 @@ static hid_t sp_file_new(const char *name) {
   sp_attr_int(f, "scope_profiler_schema", H5T_STD_I32LE, 1);
   hid_t m = H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   sp_attr_str(m, "hostname", "testhost");
-  sp_attr_str(m, "library_version", "0.1.0");
+  sp_attr_str(m, "library_version", SP_TEST_LIBRARY_VERSION);
   sp_attr_str(m, "clock", "CLOCK_MONOTONIC");
   H5Gclose(m);
   return f;

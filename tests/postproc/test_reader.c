@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "scope_profiler_reader.h"
+#include "sp_test_cases.h"
 
 static const char *dir;
 static int failures;
@@ -50,7 +51,7 @@ static int region_index(sp_reader_t *r, const char *name) {
   exit(1);
 }
 
-static void test_decode(void) {
+static void case_decode(void) {
   char out[64];
   CHECK_INT(sp_reader_name_decode("solver%2Fstep", out, sizeof out), 11);
   CHECK_STR(out, "solver/step");
@@ -66,7 +67,7 @@ static void test_decode(void) {
   CHECK_STR(out, "abc");
 }
 
-static void test_open_basic(void) {
+static void case_open_basic(void) {
   sp_reader_t *r = open_file("basic.h5");
   CHECK_INT(sp_reader_schema(r), 1);
   CHECK_STR(sp_reader_errmsg(r), "");
@@ -74,7 +75,7 @@ static void test_open_basic(void) {
   sp_reader_close(NULL);
 }
 
-static void test_ranks(void) {
+static void case_ranks(void) {
   sp_reader_t *r = open_file("basic.h5");
   CHECK_INT(sp_reader_num_ranks(r), 4); /* rank01, rankX are not ranks */
   CHECK_INT(sp_reader_rank_id(r, 3), 3);
@@ -84,7 +85,7 @@ static void test_ranks(void) {
   sp_reader_close(r);
 }
 
-static void test_regions_order(void) {
+static void case_regions_order(void) {
   static const char *want[] = {"main", "omp", "solver/step", "50%", "io", "a/b"};
   sp_reader_t *r = open_file("basic.h5");
   CHECK_INT(sp_reader_num_regions(r), 6);
@@ -94,7 +95,7 @@ static void test_regions_order(void) {
   sp_reader_close(r);
 }
 
-static void test_names(void) {
+static void case_names(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
   /* a/b has no name attribute: decoded from its link a%2Fb. */
@@ -104,7 +105,7 @@ static void test_names(void) {
   sp_reader_close(r);
 }
 
-static void test_filter(void) {
+static void case_filter(void) {
   sp_reader_t *r = open_file("basic.h5");
   int sel[16], n = -1;
   const char *inc[] = {"solver", "a"}, *exc[] = {"a/"};
@@ -122,7 +123,7 @@ static void test_filter(void) {
   sp_reader_close(r);
 }
 
-static void test_filter_bad(void) {
+static void case_filter_bad(void) {
   sp_reader_t *r = open_file("basic.h5");
   int sel[16], n = -1;
   const char *bad[] = {"a)(b"};
@@ -131,7 +132,7 @@ static void test_filter_bad(void) {
   sp_reader_close(r);
 }
 
-static void test_info_thread(void) {
+static void case_info_thread(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
   int g = region_index(r, "omp");
@@ -150,7 +151,7 @@ static void test_info_thread(void) {
   sp_reader_close(r);
 }
 
-static void test_load_stats(void) {
+static void case_load_stats(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_intervals_t iv;
   sp_reader_stats_t st;
@@ -171,7 +172,7 @@ static void test_load_stats(void) {
   sp_reader_close(r);
 }
 
-static void test_extent(void) {
+static void case_extent(void) {
   sp_reader_t *r = open_file("basic.h5");
   int64_t a, b;
   CHECK_INT(sp_reader_extent(r, region_index(r, "omp"), 0, &a, &b), 0);
@@ -182,7 +183,7 @@ static void test_extent(void) {
   sp_reader_close(r);
 }
 
-static void test_errors_open(void) {
+static void case_errors_open(void) {
   static const struct {
     const char *file;
     int err;
@@ -205,7 +206,7 @@ static void test_errors_open(void) {
   CHECK_INT(sp_reader_version_number(), SP_READER_VERSION_NUMBER);
 }
 
-static void test_end_before_start(void) {
+static void case_end_before_start(void) {
   sp_reader_t *r = open_file("end_before_start.h5");
   sp_reader_intervals_t iv;
   CHECK_INT(sp_reader_load(r, region_index(r, "ok"), 0, &iv), 0);
@@ -216,7 +217,7 @@ static void test_end_before_start(void) {
   sp_reader_close(r);
 }
 
-static void test_count_only(void) {
+static void case_count_only(void) {
   sp_reader_t *r = open_file("count_only.h5");
   sp_reader_intervals_t iv;
   sp_reader_info_t info;
@@ -230,7 +231,7 @@ static void test_count_only(void) {
 }
 
 /* likwid.h5 as described in sp_make_profile.c. */
-static void test_likwid(void) {
+static void case_likwid(void) {
   sp_reader_t *r = open_file("likwid.h5");
   sp_reader_likwid_t lw;
   CHECK_INT(sp_reader_likwid_num_ranks(r), 3);
@@ -262,7 +263,7 @@ static void test_likwid(void) {
   sp_reader_close(r);
 }
 
-static void test_likwid_none(void) {
+static void case_likwid_none(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_likwid_t lw;
   CHECK_INT(sp_reader_likwid_num_ranks(r), 0);
@@ -274,7 +275,7 @@ static void test_likwid_none(void) {
   sp_reader_close(r);
 }
 
-static void test_likwid_bad(void) {
+static void case_likwid_bad(void) {
   sp_reader_t *r = open_file("likwid_bad.h5"); /* opening reads no LIKWID arrays */
   sp_reader_likwid_t lw;
   CHECK_INT(sp_reader_likwid_load(r, 0, 0, &lw), SP_READER_ELAYOUT);
@@ -284,27 +285,22 @@ static void test_likwid_bad(void) {
 }
 
 int main(int argc, char **argv) {
-  static const struct {
-    const char *name;
-    void (*fn)(void);
-  } cases[] = {{"decode", test_decode},         {"open_basic", test_open_basic},
-               {"ranks", test_ranks},           {"regions_order", test_regions_order},
-               {"names", test_names},           {"filter", test_filter},
-               {"filter_bad", test_filter_bad}, {"info_thread", test_info_thread},
-               {"load_stats", test_load_stats}, {"extent", test_extent},
-               {"errors_open", test_errors_open}, {"end_before_start", test_end_before_start},
-               {"count_only", test_count_only}, {"likwid", test_likwid},
-               {"likwid_none", test_likwid_none}, {"likwid_bad", test_likwid_bad}};
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(decode),      SP_TEST_CASE(open_basic),       SP_TEST_CASE(ranks),
+      SP_TEST_CASE(regions_order), SP_TEST_CASE(names),          SP_TEST_CASE(filter),
+      SP_TEST_CASE(filter_bad),  SP_TEST_CASE(info_thread),      SP_TEST_CASE(load_stats),
+      SP_TEST_CASE(extent),      SP_TEST_CASE(errors_open),      SP_TEST_CASE(end_before_start),
+      SP_TEST_CASE(count_only),  SP_TEST_CASE(likwid),           SP_TEST_CASE(likwid_none),
+      SP_TEST_CASE(likwid_bad),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   if (argc != 3) {
     fprintf(stderr, "usage: test_reader CASE DIR\n");
     return 2;
   }
   dir = argv[2];
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if (strcmp(argv[1], cases[i].name) == 0) {
-      cases[i].fn();
-      return failures ? 1 : 0;
-    }
-  fprintf(stderr, "unknown case %s\n", argv[1]);
-  return 2;
+  sp_test_case_run(c);
+  return failures ? 1 : 0;
 }

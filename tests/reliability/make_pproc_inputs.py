@@ -66,7 +66,7 @@ def new_file(path):
     f.attrs.create("scope_profiler_schema", 1, dtype=np.int32)
     meta = f.create_group("metadata")
     meta.attrs["hostname"] = "testhost"
-    meta.attrs["library_version"] = "0.1.0"
+    meta.attrs["library_version"] = "test-fixture"
     meta.attrs["clock"] = "CLOCK_MONOTONIC"
     return f
 

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
 
@@ -497,7 +498,26 @@ static void readonly_dir(const char *tag, int spill_elsewhere) {
   free(err);
 }
 
+static void case_spill_full(void) { spill_full("spill_full", 0); }
+static void case_spill_full_async(void) { spill_full("spill_full_async", 1); }
+static void case_readonly_dir(void) { readonly_dir("readonly_dir", 0); }
+static void case_readonly_dir_spill_elsewhere(void) {
+  readonly_dir("readonly_dir_spill_elsewhere", 1);
+}
+
 int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(spill_full),
+      SP_TEST_CASE(spill_full_async),
+      SP_TEST_CASE_NAMED(finalize_full, finalize_full),
+      SP_TEST_CASE_NAMED(layout_disk_taken, layout_disk_taken),
+      SP_TEST_CASE_NAMED(fsize_below_profile, fsize_below_profile),
+      SP_TEST_CASE(readonly_dir),
+      SP_TEST_CASE(readonly_dir_spill_elsewhere),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   if (argc != 3 && argc != 5) {
     fprintf(stderr, "usage: test_disk CASE MERGE_EXE [PYTHON CHECKER]\n");
     return 2;
@@ -507,18 +527,7 @@ int main(int argc, char **argv) {
     python = argv[3];
     checker = argv[4];
   }
-  const char *c = argv[1];
-  if (!strcmp(c, "spill_full")) spill_full(c, 0);
-  else if (!strcmp(c, "spill_full_async")) spill_full(c, 1);
-  else if (!strcmp(c, "finalize_full")) finalize_full(c);
-  else if (!strcmp(c, "layout_disk_taken")) layout_disk_taken(c);
-  else if (!strcmp(c, "fsize_below_profile")) fsize_below_profile(c);
-  else if (!strcmp(c, "readonly_dir")) readonly_dir(c, 0);
-  else if (!strcmp(c, "readonly_dir_spill_elsewhere")) readonly_dir(c, 1);
-  else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    return 2;
-  }
-  printf("%s: ok, the program went on\n", c);
+  sp_test_case_run(c);
+  printf("%s: ok, the program went on\n", c->name);
   return 0;
 }

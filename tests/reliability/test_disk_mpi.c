@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
 
@@ -192,31 +193,48 @@ static void disk_taken(const char *tag, long long n, const char *merge_exe, cons
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static const char *merge_arg, *py_arg, *chk_arg;
+
+static void case_layout_disk_taken(void) {
+  if (size != 4) {
+    fprintf(stderr, "layout_disk_taken needs 4 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  disk_taken("layout_disk_taken", 100, merge_arg, py_arg, chk_arg);
+}
+
+static void case_raw_disk_taken(void) {
+  if (size != 4) {
+    fprintf(stderr, "raw_disk_taken needs 4 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  /* 10 MB of stamps on a 32 MiB disk: 1 MiB left holds the layout. */
+  no_fallocate = 1;
+  taken_leave = 1 << 20;
+  setenv("SCOPE_PROFILER_RAW_WRITE", "mpiio", 0); /* or as the test says */
+  disk_taken("raw_disk_taken", 4000, merge_arg, py_arg, chk_arg);
+}
+
 int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {SP_TEST_CASE(layout_disk_taken),
+                                       SP_TEST_CASE(raw_disk_taken)};
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   if (argc != 3 && argc != 5) {
     fprintf(stderr, "usage: test_disk_mpi CASE MERGE_EXE [PYTHON CHECKER]\n");
     return 2;
   }
-  const char *tag = argv[1];
-  snprintf(mnt, sizeof mnt, "mnt.%s", tag);
+  snprintf(mnt, sizeof mnt, "mnt.%s", c->name);
+  merge_arg = argv[2];
+  py_arg = argc == 5 ? argv[3] : NULL;
+  chk_arg = argc == 5 ? argv[4] : NULL;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   sp_test_set_rank(rank);
   sp_test_on_failure(abort_all);
-  const char *py = argc == 5 ? argv[3] : NULL, *chk = argc == 5 ? argv[4] : NULL;
-  if (!strcmp(tag, "layout_disk_taken") && size == 4) {
-    disk_taken(tag, 100, argv[2], py, chk);
-  } else if (!strcmp(tag, "raw_disk_taken") && size == 4) {
-    /* 10 MB of stamps on a 32 MiB disk: 1 MiB left holds the layout. */
-    no_fallocate = 1;
-    taken_leave = 1 << 20;
-    setenv("SCOPE_PROFILER_RAW_WRITE", "mpiio", 0); /* or as the test says */
-    disk_taken(tag, 4000, argv[2], py, chk);
-  } else {
-    fprintf(stderr, "unknown case '%s' (or not 4 ranks)\n", tag);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  sp_test_case_run(c);
   MPI_Finalize();
   printf("rank %d: ok, exited normally\n", rank);
   return 0;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
 
@@ -614,43 +615,49 @@ static void run_merge(int argc, char **argv) {
   ASSERT(exited_ok(run(cargv, NULL, 120)));
 }
 
+/* Set by main from the command line: the variant (sync or async). */
+static int async_flush;
+
+static void case_errno_v(void) { case_errno(async_flush); }
+static void case_fork_threads_v(void) { case_fork_threads(async_flush); }
+static void case_fork_kind(const char *name) { case_fork(name + strlen("fork_"), async_flush); }
+
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_lifecycle CASE [VARIANT] [MERGE PYTHON CHECKER]\n");
-    return 2;
-  }
-  const char *c = argv[1];
-  if (!strcmp(c, "run_merge")) {
+  /* run_merge and exit_return have their own arguments (see above). */
+  static const sp_test_case cases[] = {
+      {"run_merge", NULL, NULL},
+      {"exit_return", NULL, NULL},
+      {"errno", case_errno_v, NULL},
+      SP_TEST_CASE(resetup_threads),
+      SP_TEST_CASE(exit_then_finalize),
+      SP_TEST_CASE(thread_exit_open),
+      SP_TEST_CASE(finalize_other_thread),
+      {"fork_threads", case_fork_threads_v, NULL},
+      SP_TEST_CASE_NAMED(fork_system, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_popen, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_record_exit_, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_record_exit, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_finalize, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_setup, case_fork_kind),
+      SP_TEST_CASE_NAMED(fork_signal, case_fork_kind),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
+  if (!strcmp(c->name, "run_merge")) {
     run_merge(argc, argv);
     printf("run_merge: ok\n");
     return 0;
   }
-  if (!strcmp(c, "exit_return")) return case_exit_return(argc > 2 ? atoll(argv[2]) : 25000);
+  if (!strcmp(c->name, "exit_return")) return case_exit_return(argc > 2 ? atoll(argv[2]) : 25000);
   const char *variant = argc > 2 ? argv[2] : "";
   if (argc >= 6) {
     merge_exe = argv[3];
     python = argv[4];
     checker = argv[5];
   }
-  int async = strcmp(variant, "sync") != 0;
-  if (!strcmp(c, "errno")) {
-    case_errno(async);
-  } else if (!strcmp(c, "resetup_threads")) {
-    case_resetup_threads();
-  } else if (!strcmp(c, "exit_then_finalize")) {
-    case_exit_then_finalize();
-  } else if (!strcmp(c, "thread_exit_open")) {
-    case_thread_exit_open();
-  } else if (!strcmp(c, "finalize_other_thread")) {
-    case_finalize_other_thread();
-  } else if (!strcmp(c, "fork_threads")) {
-    case_fork_threads(async);
-  } else if (!strncmp(c, "fork_", 5)) {
-    case_fork(c + 5, async);
-  } else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    return 2;
-  }
-  printf("%s %s: ok, the program went on\n", c, variant);
+  async_flush = strcmp(variant, "sync") != 0;
+  sp_test_case_run(c);
+  printf("%s %s: ok, the program went on\n", c->name, variant);
   return 0;
 }

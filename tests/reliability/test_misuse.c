@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
 
@@ -309,27 +310,15 @@ static void case_long_file_name(void) {
 }
 
 int main(int argc, char **argv) {
-  static const struct {
-    const char *name;
-    void (*fn)(void);
-  } cases[] = {
-      {"stop_without_start", case_stop_without_start},
-      {"stop_mismatch", case_stop_mismatch},
-      {"unbalanced", case_unbalanced},
-      {"before_setup", case_before_setup},
-      {"after_finalize", case_after_finalize},
-      {"double_setup", case_double_setup},
-      {"invalid_handle", case_invalid_handle},
-      {"bad_names", case_bad_names},
-      {"long_file_name", case_long_file_name},
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(stop_without_start), SP_TEST_CASE(stop_mismatch),  SP_TEST_CASE(unbalanced),
+      SP_TEST_CASE(before_setup),       SP_TEST_CASE(after_finalize), SP_TEST_CASE(double_setup),
+      SP_TEST_CASE(invalid_handle),     SP_TEST_CASE(bad_names),      SP_TEST_CASE(long_file_name),
   };
-  for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
-    if (strcmp(argv[1], cases[i].name) == 0) {
-      cases[i].fn();
-      printf("%s: ok, the program went on\n", argv[1]);
-      return 0;
-    }
-  }
-  fprintf(stderr, "usage: test_misuse CASE\n");
-  return 2;
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
+  sp_test_case_run(c);
+  printf("%s: ok, the program went on\n", c->name);
+  return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler_mpi.h"
 
@@ -261,23 +262,23 @@ static void case_finalize_missing(int missing) {
   unsetenv("SCOPE_PROFILER_FINALIZE_TIMEOUT");
 }
 
+static void case_finalize_root_missing(void) { case_finalize_missing(0); }
+static void case_finalize_rank_missing(void) { case_finalize_missing(size - 1); }
+
 int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(finalize_after_mpi_finalize), SP_TEST_CASE(setup_after_mpi_finalize),
+      SP_TEST_CASE(different_regions),           SP_TEST_CASE(all_empty),
+      SP_TEST_CASE(set_comm_freed),              SP_TEST_CASE(set_comm_misuse),
+      SP_TEST_CASE(finalize_root_missing),       SP_TEST_CASE(finalize_rank_missing),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char *c = argc > 1 ? argv[1] : "";
-  if (!strcmp(c, "finalize_after_mpi_finalize")) case_finalize_after_mpi_finalize();
-  else if (!strcmp(c, "setup_after_mpi_finalize")) case_setup_after_mpi_finalize();
-  else if (!strcmp(c, "different_regions")) case_different_regions();
-  else if (!strcmp(c, "all_empty")) case_all_empty();
-  else if (!strcmp(c, "set_comm_freed")) case_set_comm_freed();
-  else if (!strcmp(c, "set_comm_misuse")) case_set_comm_misuse();
-  else if (!strcmp(c, "finalize_root_missing")) case_finalize_missing(0);
-  else if (!strcmp(c, "finalize_rank_missing")) case_finalize_missing(size - 1);
-  else {
-    fprintf(stderr, "unknown case '%s'\n", c);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  sp_test_case_run(c);
   MPI_Finalize();
   return 0;
 }

@@ -107,6 +107,11 @@ sp_misuse_count = _declare(LIB, "sp_misuse_count", ctypes.c_int64, [ctypes.c_int
 sp_clock_name = _declare(LIB, "sp_clock_name", ctypes.c_char_p, [])
 sp_clock_now_ns = _declare(LIB, "sp_clock_now_ns", ctypes.c_int64, [])
 
+#: The core's session number (``sp__session``): every sp_setup and
+#: sp_finalize changes it, whichever language calls them, so that cached
+#: region handles can tell that they are stale. ``SESSION.value`` reads it.
+SESSION = ctypes.c_uint.in_dll(LIB, "sp__session")
+
 # Returns SP_ENOTSUP in a build without MPI; looked up defensively so an
 # older library without the symbol still loads.
 if hasattr(LIB, "sp_mpi_set_comm_f"):

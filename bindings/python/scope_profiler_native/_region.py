@@ -3,10 +3,10 @@
 import functools
 
 from . import _lib
-from ._session import STATE
 
 _start = _lib.sp_start
 _stop = _lib.sp_stop
+_SESSION = _lib.SESSION  # the core's session number: any language's sp_setup changes it
 
 
 class Region:
@@ -25,7 +25,7 @@ class Region:
             raise TypeError(f"region name must be a str, not {type(name).__name__}")
         self.name = name
         self._encoded = name.encode("utf-8")
-        self._generation = -1  # never a session generation: register on first use
+        self._generation = -1  # never a session number: register on first use
         self._handle = -1
 
     def _refresh(self):
@@ -34,17 +34,17 @@ class Region:
         if _lib.sp_is_active():
             handle = _lib.sp_region_n(self._encoded, len(self._encoded))
         self._handle = handle if handle >= 0 else -1
-        self._generation = STATE.generation
+        self._generation = _SESSION.value
 
     @property
     def handle(self):
         """The C handle in this session, or -1 when not recording."""
-        if self._generation != STATE.generation:
+        if self._generation != _SESSION.value:
             self._refresh()
         return self._handle
 
     def __enter__(self):
-        if self._generation != STATE.generation:
+        if self._generation != _SESSION.value:
             self._refresh()
         if self._handle >= 0:
             _start(self._handle)
@@ -52,18 +52,18 @@ class Region:
 
     def __exit__(self, exc_type, exc_value, traceback):
         # A session started or ended inside the block leaves nothing to stop.
-        if self._handle >= 0 and self._generation == STATE.generation:
+        if self._handle >= 0 and self._generation == _SESSION.value:
             _stop(self._handle)
         return False
 
     def wrap(self, func):
         """Returns func timed as this region (the stop also runs on exceptions)."""
         region = self
-        state = STATE
+        session = _SESSION
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            if region._generation != state.generation:
+            if region._generation != session.value:
                 region._refresh()
             handle = region._handle
             if handle < 0:
@@ -72,7 +72,7 @@ class Region:
             try:
                 return func(*args, **kwargs)
             finally:
-                if region._generation == state.generation:
+                if region._generation == session.value:
                     _stop(handle)
 
         return wrapper

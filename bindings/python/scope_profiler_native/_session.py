@@ -7,36 +7,33 @@ import os
 from . import _lib, _mpi
 
 
-class _State:
-    """Counts sessions so that regions know when their handle is stale.
-
-    setup() and finalize() increment ``generation``; a region caches its C
-    handle with the generation it was registered in and registers again
-    when they differ (sp_setup discards all handles).
-    """
-
-    __slots__ = ("generation",)
-
-    def __init__(self):
-        self.generation = 0
-
-
-STATE = _State()
-
-
 @dataclasses.dataclass(frozen=True)
 class ProfilingConfig:
     """The options of the last setup(), as passed (before environment overrides)."""
 
-    profiling_activated: bool = True
-    use_likwid: bool = False
-    time_trace: bool = True
-    flush_to_disk: bool = True
-    buffer_limit: int = 100_000
-    file_path: str = "profiling_data.h5"
+    profiling_activated: bool
+    use_likwid: bool
+    time_trace: bool
+    flush_to_disk: bool
+    buffer_limit: int
+    file_path: str
 
 
-_config = ProfilingConfig()
+def _core_defaults():
+    """The core's defaults (sp_config_init), never written out here."""
+    cfg = _lib.SpConfig()
+    _lib.sp_config_init(ctypes.byref(cfg))
+    return ProfilingConfig(
+        bool(cfg.profiling_activated),
+        bool(cfg.use_likwid),
+        bool(cfg.time_trace),
+        bool(cfg.flush_to_disk),
+        cfg.buffer_limit,
+        os.fsdecode(cfg.file_path),
+    )
+
+
+_config = _core_defaults()
 
 
 class ScopeProfilerError(RuntimeError):
@@ -48,15 +45,16 @@ class ScopeProfilerError(RuntimeError):
 
 
 def setup(
-    profiling_activated=True,
-    use_likwid=False,
-    time_trace=True,
-    flush_to_disk=True,
-    buffer_limit=100_000,
-    file_path="profiling_data.h5",
+    profiling_activated=None,
+    use_likwid=None,
+    time_trace=None,
+    flush_to_disk=None,
+    buffer_limit=None,
+    file_path=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
-    ``ProfileManager.setup()``.
+    ``ProfileManager.setup()``. An option left out (None) takes the core's
+    default (sp_config_init; get_config() before any setup() shows them).
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -67,6 +65,13 @@ def setup(
     ScopeProfilerError for invalid options or when memory runs out.
     """
     global _config
+    d = _core_defaults()
+    profiling_activated = d.profiling_activated if profiling_activated is None else profiling_activated
+    use_likwid = d.use_likwid if use_likwid is None else use_likwid
+    time_trace = d.time_trace if time_trace is None else time_trace
+    flush_to_disk = d.flush_to_disk if flush_to_disk is None else flush_to_disk
+    buffer_limit = d.buffer_limit if buffer_limit is None else buffer_limit
+    file_path = d.file_path if file_path is None else file_path
     if isinstance(buffer_limit, bool) or not isinstance(buffer_limit, int):
         raise TypeError(f"buffer_limit must be an int, not {type(buffer_limit).__name__}")
     path = os.fsencode(file_path)
@@ -79,7 +84,6 @@ def setup(
     cfg.buffer_limit = buffer_limit
     cfg.file_path = path  # sp_setup copies it
     rc = _lib.sp_setup(ctypes.byref(cfg))
-    STATE.generation += 1
     _config = ProfilingConfig(
         bool(profiling_activated),
         bool(use_likwid),
@@ -106,7 +110,6 @@ def finalize(verbose=False):
     if active:
         _mpi.warn_if_ranks_would_collide()
     rc = _lib.sp_finalize()
-    STATE.generation += 1
     if verbose and active and rc == 0:
         print(f"scope-profiler: profile written to {_config.file_path}")
     return rc

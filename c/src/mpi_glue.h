@@ -1,0 +1,19 @@
+/* mpi_glue.h - what mpi_glue.c's hooks tell finalize's MPI operations
+ * (mpi_par.c). Internal; MPI builds only. */
+#ifndef SP_MPI_GLUE_H
+#define SP_MPI_GLUE_H
+
+#include <mpi.h>
+
+#include "sp_internal.h"
+
+/* MPI is initialised and not finalized: finalize may use it. */
+SP_HIDDEN int sp__mpi_usable(void);
+/* The communicator to write over: sp_mpi_set_comm's (our duplicate), else
+ * MPI_COMM_WORLD. */
+SP_HIDDEN MPI_Comm sp__mpi_base_comm(void);
+/* Our own duplicate of it for the bounded arrival wait (mpi_arrival.c), or
+ * MPI_COMM_NULL when MPI_Init did not go through the library. */
+SP_HIDDEN MPI_Comm sp__mpi_own_comm(void);
+
+#endif

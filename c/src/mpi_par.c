@@ -1,0 +1,310 @@
+/* mpi_par.c - finalize's MPI operations, the MPI implementation of par.h:
+ * the communicator of one finalize, gathering plans, scattering offsets,
+ * collective raw writes and agreements (mpi_stub.c is the serial one).
+ * Which communicator to use comes from the hooks in mpi_glue.c. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock_offset.h"
+#include "layout.h"
+#include "mpi_arrival.h"
+#include "mpi_crowding.h"
+#include "mpi_glue.h"
+#include "mpi_polite.h"
+#include "par.h"
+
+typedef struct sp_mpi_impl {
+  MPI_Comm comm;
+  MPI_File fh;
+} sp_mpi_impl_t;
+
+/* ---- finalize's collective operations ---------------------------------- */
+
+int sp__par_begin(sp_par_t *p) {
+  memset(p, 0, sizeof *p);
+  p->rank = 0;
+  p->size = 1;
+  p->ranks_per_cpu = 1;
+  if (!sp__mpi_usable()) {
+    if (sp__state.size > 1) {
+      sp__log(0, SP_LOG_ALWAYS,
+              "sp_finalize after MPI_Finalize: the ranks can no longer write one file together");
+      return SP_EMPI;
+    }
+    return 0;
+  }
+  sp_mpi_impl_t *m = calloc(1, sizeof *m);
+  if (!m) return SP_ENOMEM;
+  MPI_Comm base = sp__mpi_base_comm();
+  /* A bounded wait for all ranks first: the duplicate below would wait
+   * forever for a rank that never comes. */
+  MPI_Comm own = sp__mpi_own_comm();
+  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout) : 0;
+  if (arrived != 0) {
+    free(m);
+    return arrived;
+  }
+  if (MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
+    free(m);
+    return SP_EMPI;
+  }
+  /* A failed call returns its error, and finalize its status, instead of
+   * aborting the program. */
+  MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(m->comm, &p->rank);
+  MPI_Comm_size(m->comm, &p->size);
+  sp__state.rank = p->rank;
+  sp__state.size = p->size;
+  m->fh = MPI_FILE_NULL;
+  p->ranks_per_cpu = sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
+  sp__mpi_polite_set_crowding(p->ranks_per_cpu);
+  p->impl = m;
+  p->active = 1;
+  return 0;
+}
+
+int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
+  if (!p->active) {
+    *out = (sp_clock_offset_t){0, sp__monotonic_ns(), 0, 1, 0};
+    return 0;
+  }
+  sp_mpi_impl_t *m = p->impl;
+  return sp__clock_offset_measure(m->comm, sp__state.set.finalize_timeout, out);
+}
+
+void sp__par_end(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  if (m) {
+    if (m->fh != MPI_FILE_NULL) MPI_File_close(&m->fh);
+    MPI_Comm_free(&m->comm);
+    free(m);
+  }
+  p->impl = NULL;
+}
+
+/* Gathers every rank's blob on every rank (to_all) or on rank 0 only; the
+ * other ranks then get an empty *all (and offs unless ranks share cores). */
+static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, char **all,
+                     int64_t **offs) {
+  sp_mpi_impl_t *m = p->impl;
+  if (!to_all && p->ranks_per_cpu > 1) {
+    int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, all, offs);
+    return err == MPI_SUCCESS ? 0 : err == MPI_ERR_NO_MEM ? SP_ENOMEM : SP_EMPI;
+  }
+  int mylen = (int)len;
+  int *lens = calloc((size_t)p->size, sizeof *lens);
+  int *displs = calloc((size_t)p->size, sizeof *displs);
+  *offs = calloc((size_t)(p->size + 1), sizeof **offs);
+  int ok = lens && displs && *offs;
+  int rc = ok ? 0 : SP_ENOMEM;
+  /* Collectives are entered even after a local failure, with what there is. */
+  int junk[1];
+  if (MPI_Allgather(&mylen, 1, MPI_INT, ok ? lens : junk, ok ? 1 : 0, MPI_INT, m->comm) !=
+      MPI_SUCCESS)
+    rc = SP_EMPI;
+  int64_t total = 0;
+  for (int r = 0; ok && r < p->size; r++) {
+    displs[r] = (int)total;
+    (*offs)[r] = total;
+    total += lens[r];
+  }
+  if (ok) (*offs)[p->size] = total;
+  int receives = to_all || p->rank == 0;
+  *all = malloc((size_t)(receives && total ? total : 1));
+  if (rc == 0 && !*all) rc = SP_ENOMEM;
+  int mpi_rc =
+      to_all ? MPI_Allgatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, m->comm)
+             : MPI_Gatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, m->comm);
+  if (mpi_rc != MPI_SUCCESS && rc == 0) rc = SP_EMPI;
+  free(lens);
+  free(displs);
+  return rc;
+}
+
+int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all, int64_t **offs) {
+  return sp_gather(p, blob, len, 1, all, offs);
+}
+
+int sp__par_gather_root(sp_par_t *p, const char *blob, int64_t len, char **all, int64_t **offs) {
+  return sp_gather(p, blob, len, 0, all, offs);
+}
+
+hid_t sp__par_fapl(sp_par_t *p) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (p->active) {
+    sp_mpi_impl_t *m = p->impl;
+    H5Pset_fapl_mpio(fapl, m->comm, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+  }
+  return fapl;
+}
+
+/* Rank 0 sends each rank its offsets with point-to-point messages, so that
+ * ranks waiting for them can sleep (mpi_polite.c). All sends are posted at
+ * once: an offsets message larger than the eager limit goes only when its
+ * rank wakes up, and one send at a time would add those waits up. Without
+ * memory for the requests, one at a time it is. */
+static int sp_scatter_politely(sp_par_t *p, const sp_rank_plan_t *plans,
+                               sp_region_offsets_t *const *by_rank, sp_region_offsets_t *mine,
+                               int32_t nmine) {
+  enum { TAG_OFFSETS = 7310 };
+  sp_mpi_impl_t *m = p->impl;
+  const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
+  int err = MPI_SUCCESS;
+  if (p->rank != 0) {
+    MPI_Request r;
+    err = MPI_Irecv(mine, nmine * per, MPI_INT64_T, 0, TAG_OFFSETS, m->comm, &r);
+    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+    return err == MPI_SUCCESS ? 0 : SP_EMPI;
+  }
+  MPI_Request *reqs = malloc((size_t)p->size * sizeof *reqs);
+  for (int r = 1; r < p->size && err == MPI_SUCCESS; r++) {
+    int count = plans[r].nregions * per;
+    if (reqs)
+      err = MPI_Isend(by_rank[r], count, MPI_INT64_T, r, TAG_OFFSETS, m->comm, &reqs[r - 1]);
+    else
+      err = sp__mpi_polite_send(m->comm, by_rank[r], count, MPI_INT64_T, r, TAG_OFFSETS);
+  }
+  if (reqs && err == MPI_SUCCESS)
+    err = sp__mpi_polite_waitall(p->size - 1, reqs, MPI_STATUSES_IGNORE);
+  free(reqs);
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
+int sp__par_scatter_offsets(sp_par_t *p, const sp_rank_plan_t *plans,
+                            sp_region_offsets_t *const *by_rank, sp_region_offsets_t *mine,
+                            int32_t nmine) {
+  sp_mpi_impl_t *m = p->impl;
+  const int per = (int)(sizeof(sp_region_offsets_t) / sizeof(int64_t));
+  if (p->ranks_per_cpu > 1) return sp_scatter_politely(p, plans, by_rank, mine, nmine);
+  int *counts = NULL, *displs = NULL;
+  int64_t *all = NULL;
+  int rc = 0;
+  if (p->rank == 0) {
+    counts = malloc((size_t)p->size * sizeof *counts);
+    displs = malloc((size_t)p->size * sizeof *displs);
+    int64_t total = 0;
+    for (int r = 0; counts && displs && r < p->size; r++) {
+      counts[r] = plans[r].nregions * per;
+      displs[r] = (int)total;
+      total += counts[r];
+    }
+    all = malloc((size_t)(total + 1) * sizeof *all);
+    for (int r = 0; all && counts && displs && r < p->size; r++)
+      if (by_rank[r]) memcpy(all + displs[r], by_rank[r], (size_t)counts[r] * sizeof *all);
+    if (!counts || !displs || !all) rc = SP_ENOMEM;
+  }
+  if (MPI_Scatterv(all, counts, displs, MPI_INT64_T, mine, nmine * per, MPI_INT64_T, 0, m->comm) !=
+      MPI_SUCCESS)
+    rc = SP_EMPI;
+  free(counts);
+  free(displs);
+  free(all);
+  return rc;
+}
+
+int sp__par_raw_open(sp_par_t *p, const char *path) {
+  sp_mpi_impl_t *m = p->impl;
+  int rc = MPI_File_open(m->comm, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &m->fh);
+  return rc == MPI_SUCCESS ? 0 : SP_EIO;
+}
+
+int sp__par_raw_close(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  /* Ranks done early wait here (sleeping where ranks share cores) rather
+   * than spinning inside the collective close while others still write. */
+  sp__par_barrier(p);
+  int rc = MPI_File_close(&m->fh);
+  m->fh = MPI_FILE_NULL;
+  return rc == MPI_SUCCESS ? 0 : SP_EIO;
+}
+
+static int sp_block_cmp(const void *a, const void *b) {
+  const sp_block_t *x = a, *y = b;
+  return (x->file_off > y->file_off) - (x->file_off < y->file_off);
+}
+
+int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, int active,
+                      int *any_active) {
+  sp_mpi_impl_t *m = p->impl;
+  int any = 0;
+  MPI_Allreduce(&active, &any, 1, MPI_INT, MPI_MAX, m->comm);
+  *any_active = any;
+  if (!any) return 0;
+  if (!active) n = 0;
+  int rc = 0;
+  MPI_Status status;
+  if (n == 0) {
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    rc = MPI_File_write_all(m->fh, NULL, 0, MPI_BYTE, &status);
+    return rc == MPI_SUCCESS ? 0 : SP_EIO;
+  }
+  /* File views need non-decreasing displacements. */
+  qsort(blocks, (size_t)n, sizeof *blocks, sp_block_cmp);
+  int *lens = malloc((size_t)n * sizeof *lens);
+  MPI_Aint *fdisp = malloc((size_t)n * sizeof *fdisp);
+  MPI_Aint *mdisp = malloc((size_t)n * sizeof *mdisp);
+  MPI_Datatype ftype = MPI_DATATYPE_NULL, mtype = MPI_DATATYPE_NULL;
+  if (lens && fdisp && mdisp) {
+    for (int i = 0; i < n; i++) {
+      lens[i] = (int)blocks[i].len;
+      fdisp[i] = (MPI_Aint)blocks[i].file_off;
+      mdisp[i] = (MPI_Aint)blocks[i].mem_off;
+    }
+    MPI_Type_create_hindexed(n, lens, fdisp, MPI_BYTE, &ftype);
+    MPI_Type_create_hindexed(n, lens, mdisp, MPI_BYTE, &mtype);
+    MPI_Type_commit(&ftype);
+    MPI_Type_commit(&mtype);
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
+    int written = 0;
+    rc = MPI_File_write_all(m->fh, buf, 1, mtype, &status) == MPI_SUCCESS &&
+                 MPI_Get_count(&status, mtype, &written) == MPI_SUCCESS && written == 1
+             ? 0
+             : SP_EIO;
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&mtype);
+  } else {
+    /* Still take part in the collective, writing nothing. */
+    MPI_File_set_view(m->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    MPI_File_write_all(m->fh, NULL, 0, MPI_BYTE, &status);
+    rc = SP_ENOMEM;
+  }
+  free(lens);
+  free(fdisp);
+  free(mdisp);
+  return rc;
+}
+
+/* The count written is checked too: Open MPI 4.1's OMPIO returns
+ * MPI_SUCCESS for a write that failed with ENOSPC (count 0), and finalize
+ * then published a file without the data. (Its collective writes report
+ * the full count even then: there only the room reserved at the layout
+ * protects, docs/design.md "How finalize writes".) */
+int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf) {
+  sp_mpi_impl_t *m = p->impl;
+  MPI_Status status;
+  for (int i = 0; i < n; i++) {
+    int written = 0;
+    if (MPI_File_write_at(m->fh, (MPI_Offset)blocks[i].file_off, buf + blocks[i].mem_off,
+                          (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS ||
+        MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS ||
+        written != (int)blocks[i].len)
+      return SP_EIO;
+  }
+  return 0;
+}
+
+/* Where ranks share cores, waiting ranks sleep (mpi_polite.c). */
+int sp__par_agree(sp_par_t *p, int rc) {
+  if (!p->active) return rc;
+  sp_mpi_impl_t *m = p->impl;
+  int worst = rc;
+  int err = p->ranks_per_cpu > 1 ? sp__mpi_polite_min(m->comm, p->rank, p->size, rc, &worst)
+                                 : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
+  return err == MPI_SUCCESS ? worst : SP_EMPI;
+}
+
+void sp__par_barrier(sp_par_t *p) { (void)sp__par_agree(p, 0); }

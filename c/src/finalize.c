@@ -214,6 +214,15 @@ int sp__finalize_session(void) {
    * kept, with what is still in memory, as after any failure. */
   const int began = rc == 0;
   times.ranks_per_cpu = par.ranks_per_cpu;
+  /* The second clock measurement, before the plan takes both. */
+  if (began) {
+    sp_clock_offset_t o;
+    if (sp__par_clock_offset(&par, &o) != 0 || !o.valid)
+      sp__log(1, SP_LOG_ALWAYS, "clock offset to rank 0 not measured at finalize");
+    pthread_mutex_lock(&st->lock);
+    if (o.valid) st->clock_off[1] = o;
+    pthread_mutex_unlock(&st->lock);
+  }
   sp_local_t local;
   int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
   rc = sp__par_agree(&par, rc != 0 ? rc : lrc);

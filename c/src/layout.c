@@ -209,6 +209,23 @@ static void sp_layout_abandon(hid_t file, hid_t fapl) {
   close(mem);
 }
 
+/* rank<N> attributes of the clock measurements that exist (README "Clock
+ * alignment"): clock_offset_ns, clock_offset_at_ns, clock_offset_error_ns
+ * after setup, the same with _end_ at finalize. */
+static int sp_clock_attrs(hid_t rg, const sp_rank_plan_t *p) {
+  static const char *const names[2][3] = {
+      {"clock_offset_ns", "clock_offset_at_ns", "clock_offset_error_ns"},
+      {"clock_offset_end_ns", "clock_offset_end_at_ns", "clock_offset_end_error_ns"}};
+  int rc = 0;
+  for (int w = 0; w < 2; w++) {
+    if (!p->clock[w].valid) continue;
+    rc |= sp_attr_i64(rg, names[w][0], p->clock[w].offset_ns);
+    rc |= sp_attr_i64(rg, names[w][1], p->clock[w].at_ns);
+    rc |= sp_attr_i64(rg, names[w][2], p->clock[w].error_ns);
+  }
+  return rc;
+}
+
 /* Creates the groups and datasets of every plan in the open file. */
 static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
                           sp_region_offsets_t *const *offs) {
@@ -236,6 +253,7 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
       break;
     }
     rc = sp_attr_str(rg, "hostname", plans[r].host);
+    if (rc == 0) rc = sp_clock_attrs(rg, &plans[r]);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0) rc = SP_EHDF5;
     for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_offset.h"
 #include "mpi_arrival.h"
 #include "mpi_glue.h"
 #include "par.h"
@@ -78,6 +79,8 @@ static void sp_hook_mpi_finalize(void) {
     sp_self_hook_set = 1;
 }
 
+static void sp_clock_at_start(void);
+
 int sp_mpi_set_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) {
     sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
@@ -99,6 +102,13 @@ int sp_mpi_set_comm(MPI_Comm comm) {
   sp_user_comm = dup;
   sp_have_user_comm = 1;
   sp_hook_mpi_finalize(); /* to free the duplicate before MPI_Finalize */
+  /* Rank 0 of this communicator is the clock reference from now on: a
+   * setup measurement against another one no longer counts. Measured again
+   * here, where all its ranks are together anyway (the duplicate). */
+  pthread_mutex_lock(&sp__state.lock);
+  memset(&sp__state.clock_off[0], 0, sizeof sp__state.clock_off[0]);
+  pthread_mutex_unlock(&sp__state.lock);
+  sp_clock_at_start();
   return 0;
 }
 
@@ -114,6 +124,40 @@ static void sp_mpi_learn(void) {
   sp_hook_mpi_finalize();
 }
 
+/* The first clock measurement (clock_offset.c), once MPI is usable after
+ * sp_setup: at sp_setup, or inside MPI_Init when that comes later. On the
+ * library's own communicator only (none: the finalize measurement alone
+ * aligns). Bounded by SP_CLOCK_START_TIMEOUT_S (at most the finalize
+ * timeout): a rank that calls sp_setup much later than the others only
+ * costs this measurement, never the program's progress for longer. */
+enum { SP_CLOCK_START_TIMEOUT_S = 10 };
+static void sp_clock_at_start(void) {
+  sp_state_t *st = &sp__state;
+  if (!st->session || st->clock_off[0].valid || !pthread_equal(pthread_self(), sp_setup_thread) ||
+      !sp__mpi_usable())
+    return;
+  MPI_Comm c = sp_have_user_comm ? sp_user_comm : sp_world_own;
+  if (c == MPI_COMM_NULL) return;
+  int64_t timeout = st->set.finalize_timeout < SP_CLOCK_START_TIMEOUT_S ? st->set.finalize_timeout
+                                                                    : SP_CLOCK_START_TIMEOUT_S;
+  sp_clock_offset_t o;
+  int rc = sp__clock_offset_measure(c, timeout, &o);
+  if (!o.valid)
+    sp__log(1, SP_LOG_ALWAYS,
+            "clock offset to rank 0 not measured at setup (%s within %lld s); this rank's "
+            "timeline is aligned with the finalize measurement alone",
+            sp_strerror(rc), (long long)timeout);
+  else if (rc != 0)
+    sp__log(1, SP_LOG_ALWAYS,
+            "not every rank took part in the clock measurement at setup within %lld s (%s); "
+            "those ranks' timelines are aligned with the finalize measurement alone",
+            (long long)timeout, sp_strerror(rc));
+  if (!o.valid) return;
+  pthread_mutex_lock(&st->lock);
+  st->clock_off[0] = o;
+  pthread_mutex_unlock(&st->lock);
+}
+
 void sp__mpi_note_setup(void) {
   sp_setup_thread = pthread_self();
   int fin = 0;
@@ -123,6 +167,7 @@ void sp__mpi_note_setup(void) {
             "sp_setup after MPI_Finalize: every process now writes '%s' on its own; give each "
             "process its own file_path (SCOPE_PROFILER_FILE)", sp__state.file_path);
   sp_mpi_learn();
+  sp_clock_at_start();
 }
 
 int sp__mpi_rank_if_known(void) {
@@ -141,7 +186,10 @@ static void sp_after_mpi_init(int rc) {
     MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
     sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
   }
-  if (sp__state.session) sp_mpi_learn();
+  if (sp__state.session) {
+    sp_mpi_learn();
+    sp_clock_at_start();
+  }
 }
 
 int MPI_Init(int *argc, char ***argv) {

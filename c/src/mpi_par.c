@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_offset.h"
 #include "layout.h"
 #include "mpi_arrival.h"
 #include "mpi_crowding.h"
@@ -62,6 +63,15 @@ int sp__par_begin(sp_par_t *p) {
   p->impl = m;
   p->active = 1;
   return 0;
+}
+
+int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
+  if (!p->active) {
+    *out = (sp_clock_offset_t){0, sp__monotonic_ns(), 0, 1, 0};
+    return 0;
+  }
+  sp_mpi_impl_t *m = p->impl;
+  return sp__clock_offset_measure(m->comm, sp__state.set.finalize_timeout, out);
 }
 
 void sp__par_end(sp_par_t *p) {

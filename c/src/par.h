@@ -28,6 +28,10 @@ typedef struct sp_par {
 
 SP_HIDDEN int sp__par_begin(sp_par_t *p);
 SP_HIDDEN void sp__par_end(sp_par_t *p);
+/* This rank's clock offset to rank 0 (clock_offset.c), collective, bounded
+ * by the finalize timeout; offset 0 without MPI. 0, or SP_ETIMEDOUT /
+ * SP_EMPI with out->valid 0 when no exchange completed. */
+SP_HIDDEN int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out);
 /* Gathers every rank's blob; *all holds them back to back, offs[r] where
  * rank r's starts and offs[size] the total. Caller frees both. */
 SP_HIDDEN int sp__par_allgather(sp_par_t *p, const char *blob, int64_t len, char **all,

@@ -48,6 +48,9 @@ int sp__local_build(sp_local_t *l, int rank) {
   p->events_lost = st->events_lost;
   p->wall_time = (int64_t)time(NULL);
   gethostname(p->host, sizeof p->host - 1);
+  pthread_mutex_lock(&sp__state.lock);
+  memcpy(p->clock, st->clock_off, sizeof p->clock);
+  pthread_mutex_unlock(&sp__state.lock);
   uint64_t threads_used = 0; /* bitmask of the first 64 threads, for counting */
   int32_t threads_over = 0;
   for (int32_t h = 0; h < nreg; h++) {
@@ -102,6 +105,13 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
                           p->clock_tsc, p->recovered, p->events_lost, p->wall_time};
   for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sp__buf_i64(&b, head[i]);
   sp__buf_put(&b, p->host, sizeof p->host);
+  for (int w = 0; w < 2; w++) { /* clock offsets (clock_offset.c) */
+    const sp_clock_offset_t *c = &p->clock[w];
+    sp__buf_i64(&b, c->offset_ns);
+    sp__buf_i64(&b, c->at_ns);
+    sp__buf_i64(&b, c->error_ns);
+    sp__buf_i64(&b, c->valid);
+  }
   for (int32_t i = 0; i < p->nregions; i++) {
     const sp_plan_region_t *r = &p->regions[i];
     sp__buf_i64(&b, r->nevents);
@@ -131,6 +141,13 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
   p->wall_time = sp__rd_i64(&r);
   sp__rd_get(&r, p->host, sizeof p->host);
   p->host[sizeof p->host - 1] = '\0';
+  for (int w = 0; w < 2; w++) {
+    sp_clock_offset_t *c = &p->clock[w];
+    c->offset_ns = sp__rd_i64(&r);
+    c->at_ns = sp__rd_i64(&r);
+    c->error_ns = sp__rd_i64(&r);
+    c->valid = (int32_t)sp__rd_i64(&r);
+  }
   if (r.failed || nregions < 0 || nregions > INT32_MAX) return SP_EMPI;
   p->regions = calloc((size_t)(nregions ? nregions : 1), sizeof *p->regions);
   if (!p->regions) return SP_ENOMEM;

@@ -50,6 +50,7 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   p->recovered = 1;
   p->wall_time = f->header.wall_time;
   memcpy(p->host, f->header.host, sizeof p->host);
+  memcpy(p->clock, f->clock, sizeof p->clock);
   for (int32_t h = 0; h < f->nnames; h++) {
     sp_plan_region_t r = by_handle[h];
     if (!f->names[h] || r.nevents == 0) continue;

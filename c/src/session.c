@@ -51,6 +51,7 @@ static int sp_setup_session(const sp_config *cfg) {
   sp__spill_session_begin();
   st->events_lost = 0;
   st->exit_flushed = 0;
+  memset(st->clock_off, 0, sizeof st->clock_off);
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);

@@ -122,6 +122,16 @@ typedef struct sp_out_id {
 } sp_out_id_t;
 SP_HIDDEN void sp__out_id_take(const char *path, sp_out_id_t *id);
 
+/* One measurement of this rank's clock against rank 0's (clock_offset.c):
+ * offset_ns = this rank's CLOCK_MONOTONIC minus rank 0's at the same
+ * instant, so rank 0's time of a stamp t is t - offset_ns. */
+typedef struct sp_clock_offset {
+  int64_t offset_ns; /* this clock minus rank 0's, ns */
+  int64_t at_ns;     /* when it was measured, on this rank's own clock, ns */
+  int64_t error_ns;  /* bound: half the round trip of the best exchange, ns */
+  int32_t valid;     /* 1 once measured */
+  int32_t spilled;   /* its SP_SPILL_CLOCK record is in the spill file */
+} sp_clock_offset_t;
 /* How the events reach the file at finalize (raw_write.c). */
 typedef enum sp_raw_mode {
   SP_RAW_POSIX,      /* each rank opens the file itself and pwrites its blocks */
@@ -163,6 +173,9 @@ typedef struct sp_state {
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
+  /* This rank's clock against rank 0's: [0] when MPI became usable after
+   * sp_setup, [1] at sp_finalize (clock_offset.c); set under lock. */
+  sp_clock_offset_t clock_off[2];
   int64_t events_lost;    /* events dropped for lack of memory or disk */
   int64_t last_calib_ns;  /* when the last calibration point was taken */
   int rank;               /* MPI rank if known, else -1 */

@@ -121,6 +121,13 @@ static int sp_spill_prepare(int32_t h) {
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_RANK, rs, sizeof rs, NULL, 0);
     if (rc == 0) sp_spill.rank_written = 1;
   }
+  for (int w = 0; rc == 0 && w < 2; w++) {
+    sp_clock_offset_t *o = &st->clock_off[w];
+    if (!o->valid || o->spilled) continue;
+    sp_spill_clock_t c = {w, 0, o->offset_ns, o->at_ns, o->error_ns};
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_CLOCK, &c, sizeof c, NULL, 0);
+    if (rc == 0) o->spilled = 1;
+  }
   if (rc == 0 && h >= sp_spill.named_cap) {
     int32_t ncap = sp_spill.named_cap ? sp_spill.named_cap : 64;
     while (ncap <= h) ncap *= 2;

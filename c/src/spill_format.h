@@ -26,7 +26,8 @@ typedef enum sp_spill_type {
   SP_SPILL_RANK = 2,   /* int32 rank, int32 size: once MPI tells them */
   SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
   SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
-  SP_SPILL_CALIB = 5   /* int64 ticks, int64 ns: a calibration point */
+  SP_SPILL_CALIB = 5,  /* int64 ticks, int64 ns: a calibration point */
+  SP_SPILL_CLOCK = 6   /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {
@@ -42,6 +43,14 @@ typedef struct sp_spill_header {
   int64_t wall_time; /* seconds since the epoch at the first flush */
   char host[64];     /* NUL-terminated */
 } sp_spill_header_t;
+
+typedef struct sp_spill_clock {
+  int32_t which;     /* 0: measured after sp_setup, 1: at sp_finalize */
+  int32_t pad;       /* 0 */
+  int64_t offset_ns; /* this rank's CLOCK_MONOTONIC minus rank 0's, ns */
+  int64_t at_ns;     /* when, on this rank's clock, ns */
+  int64_t error_ns;  /* error bound, ns */
+} sp_spill_clock_t;
 
 typedef struct sp_spill_events {
   int32_t region; /* handle, named by an earlier REGION record */

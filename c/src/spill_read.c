@@ -89,6 +89,13 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     if (h->len != sizeof p || sp_pread_all(f->fd, &p, sizeof p, off)) return SP_ESPILL;
     return sp__calib_push(&f->calib, p);
   }
+  case SP_SPILL_CLOCK: {
+    sp_spill_clock_t c;
+    if (h->len != sizeof c || sp_pread_all(f->fd, &c, sizeof c, off)) return SP_ESPILL;
+    if (c.which < 0 || c.which > 1 || c.error_ns < 0) return SP_ESPILL;
+    f->clock[c.which] = (sp_clock_offset_t){c.offset_ns, c.at_ns, c.error_ns, 1, 1};
+    return 0;
+  }
   default:
     return 0; /* a newer writer's record type: skip it */
   }

@@ -21,6 +21,7 @@ typedef struct sp_spill_file {
   char **names; /* by handle; NULL where unnamed */
   int32_t nnames;
   sp_calib_t calib;
+  sp_clock_offset_t clock[2]; /* SP_SPILL_CLOCK records; valid 0 where none */
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */

@@ -54,8 +54,14 @@ static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
   printf(",\"generator\":\"" SP_PROG " %s\"},\"traceEvents\":[", sp_reader_version_string());
   for (int j = 0; j < sel->nranks; j++) {
     int rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
-    printf("%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}}",
+    const char *host = sp_rank_host_shown(sel, sel->ranks[j]);
+    printf("%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d",
            *first ? "" : ",", rank, rank);
+    if (host) {
+      putchar('@');
+      sp_text_put(stdout, host, SP_TEXT_JSON);
+    }
+    printf("\"}}");
     *first = 0;
   }
 }

@@ -65,14 +65,22 @@ static void sp_gantt_labels(const sp_selection_t *sel, const sp_chart_lanes_t *l
     int rank = sp_reader_rank_id(sel->reader, ln->rank);
     thr[0] = '\0';
     if (ln->thread >= 0) snprintf(thr, sizeof thr, " t%lld", (long long)ln->thread);
+    /* The host where ranks span several (clock alignment, issue 28). */
+    const char *host_raw = sp_rank_host_shown(sel, ln->rank);
+    char host[80] = "";
+    if (host_raw) {
+      host[0] = '@';
+      sp_plot_text(host_raw, host + 1, sizeof host - 1, 16);
+    }
     if (j == 0 || step == 1) {
       sp_plot_text(sp_reader_region_name(sel->reader, ln->region), name, sizeof name, 24);
       /* Depth in the call tree as one middle dot per level before the name. */
       char dots[64] = "";
       for (int d = 0; d < ln->depth && d < 20; d++) strcat(dots, "\u00b7");
-      snprintf(text, sizeof text, "%s%s%s r%d%s", dots, ln->depth ? " " : "", name, rank, thr);
+      snprintf(text, sizeof text, "%s%s%s r%d%s%s", dots, ln->depth ? " " : "", name, rank, host,
+               thr);
     } else {
-      snprintf(text, sizeof text, "r%d%s", rank, thr);
+      snprintf(text, sizeof text, "r%d%s%s", rank, host, thr);
     }
     plmtex("lv", 0.5, 1.0 - (i + 0.5) / l->n, 1.0, text);
     last_y = y;

@@ -4,17 +4,23 @@
 #include "pproc.h"
 
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt) {
-  static const sp_col_t cols[] = {{"lane", SP_COL_INT, 0},
-                                  {"rank", SP_COL_INT, 0},
-                                  {"intervals", SP_COL_INT, 0},
-                                  {"region", SP_COL_STR, 0}};
+  /* Ranks on several hosts: the rank column says "N@HOST" (a string). */
+  const int hosts = sp_reader_num_hosts(sel->reader) > 1;
+  const sp_col_t cols[] = {{"lane", SP_COL_INT, 0},
+                           {"rank", hosts ? SP_COL_STR : SP_COL_INT, 0},
+                           {"intervals", SP_COL_INT, 0},
+                           {"region", SP_COL_STR, 0}};
   sp_table_t tb;
   sp_table_begin(&tb, fmt, cols, 4, NULL);
   for (int i = 0; i < sel->nlanes; i++) {
     sp_reader_info_t info;
     sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
+    const char *host = sp_rank_host_shown(sel, sel->lanes[i].rank);
+    char named[96];
+    snprintf(named, sizeof named, "%d@%s", rank, host ? host : "?");
     sp_cell_t c[4] = {{0, i, 0, NULL},
-                      {0, sp_reader_rank_id(sel->reader, sel->lanes[i].rank), 0, NULL},
+                      {0, rank, 0, hosts ? named : NULL},
                       {0, info.num_intervals, 0, NULL},
                       {0, 0, 0, sp_reader_region_name(sel->reader, sel->lanes[i].region)}};
     sp_table_row(&tb, c);

@@ -19,7 +19,7 @@ static const char sp_usage_text[] =
     "       [--skip-plot-images]] [--top-n N] [--min-duration S] [--x-field F]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
-    "       [-q|-v]\n"
+    "       [-q|-v] [--no-clock-align]\n"
     "       [--label L]... [--compare]\n"
     "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
@@ -157,6 +157,13 @@ static const char sp_help_text[] =
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
     "\n"
+    "Clocks (every time-based output: chart, exports, --list):\n"
+    "      --no-clock-align   stamps as each node recorded them; by default each\n"
+    "                         rank's stamps are put on rank 0's clock with the\n"
+    "                         offsets measured at setup and finalize (files\n"
+    "                         without them read as recorded). Durations and\n"
+    "                         --summary are the same either way. When ranks ran\n"
+    "                         on several hosts, lanes are named rN@HOST.\n"
     "Regression gate (scope-profiler-pproc check --help):\n"
     "  check BASE NEW --max-regression P% [--fail-on-new] [--metric total|mean|self]\n"
     "                         exit 1 when a region of NEW is slower than in BASE by\n"
@@ -429,6 +436,8 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     const char *v = sp_opt_value(argc, argv, i, inl);
     if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", name, sp_palette_names());
     o->cmap = v;
+  } else if (!strcmp(name, "--no-clock-align")) {
+    o->no_clock_align = 1;
   } else if (!strcmp(name, "--label")) {
     const char *v = sp_opt_value(argc, argv, i, inl);
     if (!v) return sp_usage_error("option %s needs a value", name);

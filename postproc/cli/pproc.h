@@ -125,6 +125,7 @@ typedef struct sp_options {
   const char *const *colour_names; /* palette domain: selected regions of all files
                                     * (set by charts.c; NULL = each chart's own) */
   int ncolour_names;
+  int no_clock_align;    /* --no-clock-align: stamps as recorded on each node */
   int tree;              /* --tree */
   int by_thread;         /* --by-thread: --summary rows per (region, thread) */
   sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
@@ -185,6 +186,9 @@ void sp_options_free(sp_options_t *o);
 int sp_ranks_parse(const char *const *words, size_t nwords, sp_reader_t *r, int **out, int *n);
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel);
 void sp_selection_free(sp_selection_t *sel);
+/* The host of rank index k when the file's ranks span several hosts, else
+ * NULL: lanes are then named rN@HOST. */
+const char *sp_rank_host_shown(const sp_selection_t *sel, int k);
 
 /* table.c: rows of a text output in the chosen format. */
 typedef enum sp_col_kind {

@@ -91,6 +91,11 @@ int sp_selection_build(const sp_options_t *o, sp_selection_t *sel) {
     sp_msg(SP_QUIET, "%s", why);
     return sp_exit_for_reader(err);
   }
+  if (o->no_clock_align) sp_reader_set_clock_align(sel->reader, 0);
+  sp_msg(SP_VERBOSE, "%s: %s", o->file,
+         sp_reader_clock_aligned(sel->reader)
+             ? "stamps aligned to rank 0's clock (--no-clock-align shows them as recorded)"
+             : "stamps as recorded");
   int nreg = sp_reader_num_regions(sel->reader);
   sel->regions = malloc((nreg ? (size_t)nreg : 1) * sizeof *sel->regions);
   if (!sel->regions) return SP_EXIT_IO;
@@ -110,6 +115,10 @@ int sp_selection_build(const sp_options_t *o, sp_selection_t *sel) {
   sp_msg(SP_VERBOSE, "%s: %d ranks, %d regions; selected %d regions x %d ranks = %d lanes", o->file,
          sp_reader_num_ranks(sel->reader), nreg, sel->nregions, sel->nranks, sel->nlanes);
   return rc;
+}
+
+const char *sp_rank_host_shown(const sp_selection_t *sel, int k) {
+  return sp_reader_num_hosts(sel->reader) > 1 ? sp_reader_rank_host(sel->reader, k) : NULL;
 }
 
 void sp_selection_free(sp_selection_t *sel) {

@@ -276,6 +276,51 @@ SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
                                              sp_reader_stats_t *st);
 
 /* ===================================================================== */
+/*  Clocks of several nodes                                              */
+/* ===================================================================== */
+
+/* Stamps are each node's CLOCK_MONOTONIC, which counts from that node's
+ * boot. The core measures every rank's offset to rank 0's clock after setup
+ * and at finalize (rank<N> attributes clock_offset_ns, clock_offset_at_ns,
+ * clock_offset_error_ns, and clock_offset_end_ns, clock_offset_end_at_ns,
+ * clock_offset_end_error_ns). By default the reader puts every stamp it
+ * returns (sp_reader_load, sp_reader_extent, first starts) on rank 0's
+ * clock: t - offset(t), the offset interpolated linearly between the two
+ * measurements (constant with one). Each interval moves as a whole by the
+ * offset at its start, so durations are exactly as recorded. Files without
+ * the attributes read as recorded. Region order is fixed at open, by the
+ * aligned first starts. */
+
+/** One rank's clock measurements, in the order taken (n = 0: none). */
+typedef struct sp_reader_clock {
+  int n;                /**< measurements: 0, 1 or 2 */
+  int64_t offset_ns[2]; /**< this rank's clock minus rank 0's, ns */
+  int64_t at_ns[2];     /**< when, on this rank's clock, ns */
+  int64_t error_ns[2];  /**< error bound (half the best round trip), ns */
+} sp_reader_clock_t;
+
+/** on = 1 (the default): stamps on rank 0's clock; 0: stamps as recorded.
+ *  Returns 0 or SP_READER_EINVAL. Not thread-safe against readers of r. */
+SP_READER_EXPORT int sp_reader_set_clock_align(sp_reader_t *r, int on);
+
+/** 1 when stamps are being moved (aligning is on and some rank has
+ *  offsets), else 0. */
+SP_READER_EXPORT int sp_reader_clock_aligned(const sp_reader_t *r);
+
+/** Stamp t of rank index k on rank 0's clock (t itself when aligning is off
+ *  or the rank has no offsets): for callers reading stamps themselves. */
+SP_READER_EXPORT int64_t sp_reader_time_align(const sp_reader_t *r, int k, int64_t t);
+
+/** The clock measurements of rank index k. Returns 0 or SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_rank_clock(const sp_reader_t *r, int k, sp_reader_clock_t *out);
+
+/** Hostname attribute of rank index k (owned by r), or NULL if absent. */
+SP_READER_EXPORT const char *sp_reader_rank_host(const sp_reader_t *r, int k);
+
+/** Number of distinct hostnames over the ranks (0 when none is recorded). */
+SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
+
+/* ===================================================================== */
 /*  Call tree                                                            */
 /* ===================================================================== */
 

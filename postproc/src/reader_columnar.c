@@ -234,6 +234,7 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     r->regions[g].name = x->names[g];
     x->names[g] = NULL;
     r->regions[g].first_start = INT64_MAX;
+    r->regions[g].first_start_raw = INT64_MAX; /* no clock offsets in this layout */
     r->regions[g].old = (int)g;
   }
   r->nregions = (int)x->nnames;
@@ -266,7 +267,7 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     if (sp_pair_first(r, rr->offset, rr->n, &rr->first_start) < 0)
       return sp__reader_fail(r, SP_READER_EHDF5, "%s: events: read failed (truncated file?)", path);
     if (rr->first_start < r->regions[rr->region].first_start)
-      r->regions[rr->region].first_start = rr->first_start;
+      r->regions[rr->region].first_start = r->regions[rr->region].first_start_raw = rr->first_start;
   }
   return 0;
 }

@@ -37,7 +37,8 @@ const char *sp_reader_region_name(const sp_reader_t *r, int g) {
 }
 
 int64_t sp_reader_region_first_start(const sp_reader_t *r, int g) {
-  return (r && g >= 0 && g < r->nregions) ? r->regions[g].first_start : INT64_MAX;
+  if (!r || g < 0 || g >= r->nregions) return INT64_MAX;
+  return r->clock_raw ? r->regions[g].first_start_raw : r->regions[g].first_start;
 }
 
 const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
@@ -65,7 +66,7 @@ int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {
   info->has_thread_ids = rr->has_tid;
   info->num_calls = rr->num_calls;
   info->num_intervals = rr->n;
-  info->first_start = rr->first_start;
+  info->first_start = sp__reader_align_at(r, k, rr->first_start, 0);
   return 0;
 }
 
@@ -195,6 +196,7 @@ int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out) {
   sp__h5_quiet_begin(&q);
   int rc = sp_load_quiet(r, g, k, rr, out);
   sp__h5_quiet_end(&q);
+  if (rc == 0) sp__reader_align_intervals(r, k, out);
   out->num_calls = rr->num_calls;
   return rc;
 }
@@ -245,6 +247,8 @@ int sp_reader_extent(sp_reader_t *r, int g, int k, int64_t *first_start, int64_t
   if (rc)
     return sp__reader_fail(r, rc, "rank%d/regions/%s/end_times: read failed (truncated file?)",
                            r->ranks[k].id, rr->link);
+  *first_start = sp__reader_align_at(r, k, *first_start, 0);
+  *last_end = sp__reader_align_at(r, k, *last_end, 0);
   return 0;
 }
 

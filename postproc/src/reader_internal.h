@@ -25,11 +25,14 @@ typedef struct sp_rank {
   int nregions;               /* regions on this rank */
   sp_rank_region_t *regions;  /* sorted by global region index once open completes */
   char *likwid_group;         /* group attribute of rank<N>/likwid ("" if none), or NULL */
+  char *host;                 /* hostname attribute, or NULL */
+  sp_reader_clock_t clock;    /* offsets to rank 0's clock (reader_clock.c); n = 0: none */
 } sp_rank_t;
 
 typedef struct sp_region {
   char *name;          /* decoded name (owned) */
-  int64_t first_start; /* earliest start over all ranks, ns */
+  int64_t first_start; /* earliest start over all ranks, on rank 0's clock, ns */
+  int64_t first_start_raw; /* the same in stamps as recorded */
   int old;             /* index before sorting, to renumber the rank records */
 } sp_region_t;
 
@@ -41,6 +44,8 @@ struct sp_reader {
   int nregions;
   sp_region_t *regions; /* sorted by first start, then name */
   int64_t file_size;   /* bytes of the file at open, to check stored sizes against */
+  int clock_raw;       /* sp_reader_set_clock_align(r, 0): stamps as recorded */
+  int nhosts;          /* distinct hostname attributes of the ranks */
   int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
   int deltas;           /* schema 3: events/start_deltas and events/durations */
   hid_t col[3];         /* columnar: the start, end (or delta, duration) and thread_ids
@@ -65,6 +70,18 @@ char *sp__attr_string(hid_t obj, const char *name);
 /* Earliest and latest value of the int64 dataset d of n elements, read in
  * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */
 int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max);
+
+/* reader_clock.c: stamps on rank 0's clock. */
+
+/* Reads rank<N>'s clock attributes and hostname into rk. */
+void sp__reader_clock_read(hid_t rank_group, sp_rank_t *rk);
+/* Stamp t of rank index k on rank 0's clock when aligning (or always with
+ * force); t itself without offsets. */
+int64_t sp__reader_align_at(const sp_reader_t *r, int k, int64_t t, int force);
+/* Moves every interval of iv by its rank's offset at its start, when aligning. */
+void sp__reader_align_intervals(const sp_reader_t *r, int k, sp_reader_intervals_t *iv);
+/* Counts the distinct hostnames into r->nhosts. 0 or SP_READER_ENOMEM. */
+int sp__reader_hosts_count(sp_reader_t *r);
 
 /* reader_guard.c: checks against hostile or damaged inputs. */
 

@@ -291,6 +291,7 @@ static int sp_region_intern(sp_reader_t *r, sp_name_map_t *m, char *name) {
   m->slot[h] = r->nregions;
   r->regions[r->nregions].name = name;
   r->regions[r->nregions].first_start = INT64_MAX;
+  r->regions[r->nregions].first_start_raw = INT64_MAX;
   r->regions[r->nregions].old = r->nregions;
   return r->nregions++;
 }
@@ -302,6 +303,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   hid_t rg = H5Gopen2(r->file, gname, H5P_DEFAULT);
   if (rg < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", gname);
   int rc = 0;
+  sp__reader_clock_read(rg, rk);
   /* LIKWID results are optional: only their group name is read here. */
   if (sp_object_type(rg, "likwid") == H5I_GROUP) {
     hid_t lw = H5Gopen2(rg, "likwid", H5P_DEFAULT);
@@ -361,8 +363,12 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     } else {
       free(name);
     }
-    if (rc == 0 && rr->first_start < r->regions[rr->region].first_start)
-      r->regions[rr->region].first_start = rr->first_start;
+    if (rc == 0) {
+      sp_region_t *g = &r->regions[rr->region];
+      int64_t aligned = sp__reader_align_at(r, (int)(rk - r->ranks), rr->first_start, 1);
+      if (aligned < g->first_start) g->first_start = aligned;
+      if (rr->first_start < g->first_start_raw) g->first_start_raw = rr->first_start;
+    }
   }
   for (size_t i = 0; i < nlinks; i++) free(links[i]);
   free(links);
@@ -487,6 +493,7 @@ static int sp_open_quiet(sp_reader_t *r, const char *path) {
   for (int k = 0; rc == 0 && k < r->nranks; k++) rc = sp_rank_scan(r, &r->ranks[k], &map);
   free(map.slot);
   if (rc == 0) rc = sp_regions_order(r);
+  if (rc == 0) rc = sp__reader_hosts_count(r);
   if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory reading %s", path);
   return rc;
 }
@@ -522,6 +529,7 @@ void sp_reader_close(sp_reader_t *r) {
     for (int i = 0; i < r->ranks[k].nregions; i++) free(r->ranks[k].regions[i].link);
     free(r->ranks[k].regions);
     free(r->ranks[k].likwid_group);
+    free(r->ranks[k].host);
   }
   free(r->ranks);
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);

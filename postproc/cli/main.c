@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "html.h"
 #include "merge_cli.h"
 #include "pproc.h"
 
@@ -25,8 +26,13 @@ static int sp_cmd_report(int argc, char **argv) {
     else if (o.summary) rc = sp_summary_print(&sel, o.sort);
     else if (o.export_kind != SP_EXPORT_NONE) rc = sp_export_write(&sel, o.export_kind);
   }
-  if (rc == 0 && o.outdir) rc = sp_gantt_render(&sel, &o, 0);
-  if (rc == 0 && o.show) rc = sp_gantt_render(&sel, &o, 1);
+  sp_html_counts_t counts;
+  if (o.backend == SP_BACKEND_HTML) {
+    if (rc == 0 && (o.outdir || o.show)) rc = sp_html_render(&sel, &o, &counts);
+  } else {
+    if (rc == 0 && o.outdir) rc = sp_gantt_render(&sel, &o, 0);
+    if (rc == 0 && o.show) rc = sp_gantt_render(&sel, &o, 1);
+  }
   /* ferror too: a write that failed earlier (full disk) leaves nothing to flush. */
   if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
     sp_msg(SP_QUIET, "cannot write to stdout");

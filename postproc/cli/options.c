@@ -11,9 +11,10 @@
 #include "pproc.h"
 
 static const char sp_usage_text[] =
-    "usage: " SP_PROG " FILE [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
-    "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "usage: " SP_PROG " FILE [-o DIR] [--show] [--backend plplot|html] [--include PAT...]\n"
+    "       [--exclude PAT...] [--ranks SPEC...] [--format png|pdf|svg] [--width PX]\n"
+    "       [--height PX] [--summary [--sort-by KEY]] [--export csv|chrome-trace]\n"
+    "       [--list] [--html-exact N] [-q|-v]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
@@ -29,6 +30,17 @@ static const char sp_help_text[] =
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
     "      --height PX        image height; default 16 px per lane, within 480..2400\n"
     "  With none of -o, --show, --summary, --export, --list: same as -o .\n"
+    "\n"
+    "Interactive report:\n"
+    "      --backend html     -o DIR writes DIR/report.html instead: one self-contained\n"
+    "                         file (no network) with the zoomable timeline of every\n"
+    "                         region, rank and thread, a tooltip per bar and the\n"
+    "                         duration bars; large traces are embedded as busy\n"
+    "                         fractions per time bin. With --show: opens it with\n"
+    "                         xdg-open, or prints its path (-o . when no -o).\n"
+    "      --html-exact N     intervals embedded exactly, smallest lanes first\n"
+    "                         (default 1000000); the other lanes are binned\n"
+    "      --backend plplot   the charts above (default)\n"
     "\n"
     "Selection (applies to every output):\n"
     "  -i, --include PAT...   keep regions whose name matches a pattern\n"
@@ -185,6 +197,18 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
              (*dst >= 64 || (dst == &o->height && *dst == 0));
     if (!ok) return sp_usage_error("%s expects a number of pixels between 64 and 20000", name);
+  } else if (!strcmp(name, "--backend")) {
+    static const char *const backends[] = {"plplot", "html"};
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), backends, 2);
+    if (k < 0) return sp_usage_error("%s expects plplot or html", name);
+    o->backend = (sp_backend_t)k;
+  } else if (!strcmp(name, "--html-exact")) {
+    const char *v = sp_opt_value(argc, argv, i, inl);
+    char *end;
+    long x = v ? strtol(v, &end, 10) : -1;
+    if (!v || *end || x < 0 || x > 100000000L)
+      return sp_usage_error("%s expects a number of intervals between 0 and 100000000", name);
+    o->html_exact = x;
   } else if (!strcmp(name, "--summary")) {
     o->summary = 1;
   } else if (!strcmp(name, "--sort-by")) {
@@ -213,6 +237,7 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
 int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   memset(o, 0, sizeof *o);
   o->width = 1600;
+  o->html_exact = 1000000; /* SP_HTML_EXACT_MAX */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -1,0 +1,42 @@
+/* html.h - the interactive report (--backend html): one self-contained report.html. */
+#ifndef SP_HTML_H
+#define SP_HTML_H
+
+#include <stdio.h>
+
+#include "pproc.h"
+
+/* Budgets that keep report.html small whatever the trace (see postproc/README.md). */
+#define SP_HTML_EXACT_MAX 1000000 /* default of --html-exact: intervals embedded exactly */
+#define SP_HTML_OCC_BYTES 6000000 /* occupancy bytes over all binned lanes and levels */
+#define SP_HTML_OCC_COARSE 256    /* bins of the coarsest occupancy level */
+#define SP_HTML_OCC_FINE 16384    /* bins of the finest level, at most */
+
+/* What the data part of a report holds, for messages and the benchmark. */
+typedef struct sp_html_counts {
+  int64_t intervals; /* intervals read */
+  int64_t exact;     /* of those, embedded exactly */
+  int lanes;         /* (region, rank, thread) lanes */
+  int binned_lanes;  /* lanes embedded as occupancy only */
+  int fine_bins;     /* bins of the finest occupancy level (0: no binned lane) */
+} sp_html_counts_t;
+
+/* html_data.c: writes the report's data as one JSON object to f (text
+ * safe inside <script>: '<', '>' and '&' are escaped), embedding at most
+ * exact_max intervals exactly. Returns an sp_exit_t
+ * code after printing why on failure; fills *c. */
+int sp_html_data_write(FILE *f, const sp_selection_t *sel, int64_t exact_max,
+                       sp_html_counts_t *c);
+
+/* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
+ * through a temporary file; with o->show opens it (xdg-open) or prints
+ * its path. Returns an sp_exit_t code. */
+int sp_html_render(const sp_selection_t *sel, const sp_options_t *o, sp_html_counts_t *c);
+
+/* report_assets.c, generated at build time from postproc/report/ by
+ * postproc/report/embed.cmake: the viewer's files, NUL-terminated. */
+extern const unsigned char sp_report_template[];
+extern const unsigned char sp_report_css[];
+extern const unsigned char sp_report_js[];
+
+#endif

@@ -1,0 +1,434 @@
+// viewer.js - the interactive part of report.html (embedded at build time).
+//
+// Reads the JSON written by scope-profiler-pproc (postproc/cli/html_data.c)
+// from <script id="sp-data"> and draws:
+//  - the timeline: one lane per (region, rank, thread) on a <canvas>; each
+//    pixel column is shaded in proportion to the time the lane is busy in it
+//    (lighter = partly busy), from the exact intervals when the report has
+//    them, else from the busy fractions per time bin at the resolution that
+//    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
+//    the call under the mouse; the time axis (DOM labels) follows the zoom.
+//  - the region legend, the call tree (when the data has one) and the
+//    duration bars. Clicking a region highlights its lanes.
+// No library, no network: it must open from file://.
+(function () {
+  'use strict';
+
+  var LANE_H = 16;   // lane height, CSS pixels
+  var LABEL_W = 190; // label column, CSS pixels
+  var D = JSON.parse(document.getElementById('sp-data').textContent);
+  var regions = D.regions;
+  var lanes = [];
+  var view = { t0: 0, t1: Math.max(D.span, 1) };
+  var highlight = null; // Set of region indices, or null
+  var el = {};
+
+  ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
+    'durations', 'metric', 'flame'].forEach(function (id) {
+    el[id] = document.getElementById('sp-' + id);
+  });
+
+  // ---- data -------------------------------------------------------------
+
+  function rgb(hex) {
+    return [parseInt(hex.substr(1, 2), 16), parseInt(hex.substr(3, 2), 16),
+      parseInt(hex.substr(5, 2), 16)];
+  }
+
+  function decodeLevel(b64) {
+    var s = atob(b64), a = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
+    return a;
+  }
+
+  // Exact lanes: absolute starts (ns since the first start) from the deltas.
+  function prepareLane(L) {
+    var lane = { g: L.g, rank: L.r, thread: L.t, n: L.n };
+    if (L.iv) {
+      var m = L.iv.length / 2, st = new Float64Array(m), du = new Float64Array(m);
+      var t = 0, maxd = 0, busy = 0, end = -Infinity;
+      for (var i = 0; i < m; i++) {
+        t += L.iv[2 * i];
+        st[i] = t;
+        du[i] = L.iv[2 * i + 1];
+        if (du[i] > maxd) maxd = du[i];
+        var e = t + du[i];
+        if (e > end) { busy += e - Math.max(t, end); end = e; }
+      }
+      lane.start = st; lane.dur = du; lane.maxDur = maxd; lane.busy = busy;
+    } else {
+      lane.levels = L.occ.map(decodeLevel);
+      lane.busy = L.busy;
+    }
+    return lane;
+  }
+
+  D.lanes.forEach(function (L) { lanes.push(prepareLane(L)); });
+  regions.forEach(function (r, g) { r.rgb = rgb(r.color); r.index = g; r.path = r.path || r.name; });
+  var threadsPerRankRegion = {};
+  lanes.forEach(function (l) {
+    var k = l.g + ':' + l.rank;
+    threadsPerRankRegion[k] = (threadsPerRankRegion[k] || 0) + 1;
+  });
+
+  // ---- formatting -------------------------------------------------------
+
+  var UNITS = [[1e9, 's'], [1e6, 'ms'], [1e3, '\u00b5s'], [1, 'ns']];
+
+  function fmtTime(ns) {
+    var a = Math.abs(ns);
+    for (var i = 0; i < UNITS.length; i++) {
+      if (a >= UNITS[i][0] || i === UNITS.length - 1) {
+        var v = ns / UNITS[i][0];
+        return (Math.abs(v) >= 100 ? v.toFixed(1) : v.toPrecision(4)) + ' ' + UNITS[i][1];
+      }
+    }
+  }
+
+  // ---- coverage of one lane per pixel column ----------------------------
+
+  // Adds weight * the covered part of each column between x0 and x1.
+  function addSpan(cov, x0, x1, w) {
+    var n = cov.length;
+    if (x1 <= 0 || x0 >= n) return;
+    if (x0 < 0) x0 = 0;
+    if (x1 > n) x1 = n;
+    var a = Math.floor(x0), b = Math.floor(x1);
+    if (b >= n) b = n - 1;
+    if (a === b) { cov[a] += (x1 - x0) * w; return; }
+    cov[a] += (a + 1 - x0) * w;
+    for (var c = a + 1; c < b; c++) cov[c] += w;
+    cov[b] += (x1 - b) * w;
+  }
+
+  // Index of the first interval that may end after t (starts are sorted).
+  function firstFrom(lane, t) {
+    var lo = 0, hi = lane.start.length, key = t - lane.maxDur;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (lane.start[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  function coverExact(lane, cov, scale) {
+    var st = lane.start, du = lane.dur, m = st.length;
+    var curS = 0, curE = -Infinity;
+    for (var i = firstFrom(lane, view.t0); i < m && st[i] < view.t1; i++) {
+      var s = st[i], e = s + du[i];
+      if (s > curE) { // disjoint: flush the merged run (nested calls counted once)
+        if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
+        curS = s; curE = e;
+      } else if (e > curE) {
+        curE = e;
+      }
+    }
+    if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
+  }
+
+  // The coarsest level whose bins are no wider than a pixel, else the finest.
+  function pickLevel(lane, scale) {
+    var bins = D.coarse;
+    for (var l = 0; l < lane.levels.length; l++, bins *= 4)
+      if (D.span / bins * scale <= 1 || l === lane.levels.length - 1) return l;
+    return lane.levels.length - 1;
+  }
+
+  function coverBinned(lane, cov, scale) {
+    var l = pickLevel(lane, scale), lv = lane.levels[l];
+    var w = D.span / lv.length;
+    var k0 = Math.max(0, Math.floor(view.t0 / w)), k1 = Math.min(lv.length, Math.ceil(view.t1 / w));
+    for (var k = k0; k < k1; k++)
+      if (lv[k]) addSpan(cov, (k * w - view.t0) * scale, ((k + 1) * w - view.t0) * scale, lv[k] / 255);
+  }
+
+  // ---- drawing ----------------------------------------------------------
+
+  function laneLabel(l) {
+    var r = regions[l.g], t = threadsPerRankRegion[l.g + ':' + l.rank] > 1 ? ' t' + l.thread : '';
+    return r.name + ' r' + l.rank + t;
+  }
+
+  function plotWidth() { return Math.max(10, el.canvas.clientWidth - LABEL_W); }
+
+  function draw() {
+    var cv = el.canvas, dpr = window.devicePixelRatio || 1;
+    var cssW = cv.clientWidth, cssH = cv.clientHeight;
+    if (cv.width !== Math.round(cssW * dpr) || cv.height !== Math.round(cssH * dpr)) {
+      cv.width = Math.round(cssW * dpr);
+      cv.height = Math.round(cssH * dpr);
+    }
+    var ctx = cv.getContext('2d');
+    var pw = Math.max(1, Math.round((cssW - LABEL_W) * dpr)), ph = cv.height;
+    var laneH = LANE_H * dpr, top = el.scroll.scrollTop * dpr;
+    var img = ctx.createImageData(pw, ph), px = img.data;
+    px.fill(255);
+    var scale = pw / (view.t1 - view.t0), cov = new Float32Array(pw);
+    var first = Math.floor(top / laneH), last = Math.min(lanes.length, Math.ceil((top + ph) / laneH));
+    for (var i = first; i < last; i++) {
+      var lane = lanes[i], col = regions[lane.g].rgb;
+      cov.fill(0);
+      if (lane.start) coverExact(lane, cov, scale); else coverBinned(lane, cov, scale);
+      var dim = highlight && !highlight.has(lane.g) ? 0.15 : 1;
+      var y0 = Math.max(0, Math.round(i * laneH - top + dpr)), y1 = Math.min(ph, Math.round((i + 1) * laneH - top - dpr));
+      for (var c = 0; c < pw; c++) {
+        var a = cov[c];
+        if (a <= 0) continue;
+        if (a > 1) a = 1;
+        a *= dim;
+        var r = 255 - a * (255 - col[0]), g = 255 - a * (255 - col[1]), b = 255 - a * (255 - col[2]);
+        for (var y = y0; y < y1; y++) {
+          var o = (y * pw + c) * 4;
+          px[o] = r; px[o + 1] = g; px[o + 2] = b;
+        }
+      }
+    }
+    ctx.putImageData(img, Math.round(LABEL_W * dpr), 0);
+    drawLabels(ctx, dpr, first, last, top);
+    drawAxis();
+  }
+
+  function drawLabels(ctx, dpr, first, last, top) {
+    ctx.save();
+    ctx.scale(dpr, dpr);
+    ctx.clearRect(0, 0, LABEL_W, el.canvas.clientHeight);
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    for (var i = first; i < last; i++) {
+      var l = lanes[i], y = i * LANE_H - top / dpr;
+      var on = highlight && highlight.has(l.g);
+      ctx.fillStyle = regions[l.g].color;
+      ctx.fillRect(2, y + 3, 8, LANE_H - 6);
+      ctx.fillStyle = on ? '#000' : '#333';
+      ctx.font = (on ? 'bold ' : '') + '11px system-ui, sans-serif';
+      var text = laneLabel(l);
+      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 18) text = text.slice(0, -2);
+      ctx.fillText(text !== laneLabel(l) ? text + '\u2026' : text, 14, y + LANE_H / 2);
+      if (i > 0 && lanes[i - 1].g !== l.g) {
+        ctx.fillStyle = '#bbb';
+        ctx.fillRect(0, y, el.canvas.clientWidth, 1);
+      }
+    }
+    ctx.fillStyle = '#999';
+    ctx.fillRect(LABEL_W - 1, 0, 1, el.canvas.clientHeight);
+    ctx.restore();
+  }
+
+  // Ticks at 1, 2 or 5 times a power of ten, about every 110 px; labelled
+  // in the unit of the step, so they change as the window shrinks.
+  function drawAxis() {
+    var pw = plotWidth(), range = view.t1 - view.t0;
+    var raw = range / Math.max(1, pw / 110), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = raw / p < 2 ? 2 * p : raw / p < 5 ? 5 * p : 10 * p;
+    var unit = UNITS[UNITS.length - 1];
+    for (var u = 0; u < UNITS.length; u++) if (step >= UNITS[u][0]) { unit = UNITS[u]; break; }
+    var dec = Math.max(0, -Math.floor(Math.log10(step / unit[0]) + 1e-9));
+    var html = [], t = Math.ceil(view.t0 / step) * step;
+    for (var n = 0; t <= view.t1 && n < 200; t += step, n++) {
+      var x = LABEL_W + (t - view.t0) / range * pw;
+      html.push('<span class="sp-tick" style="left:' + x.toFixed(1) + 'px">' +
+        (t / unit[0]).toFixed(dec) + ' ' + unit[1] + '</span>');
+    }
+    el.axis.innerHTML = html.join('');
+    el.window.textContent = 'window ' + fmtTime(view.t0) + ' \u2013 ' + fmtTime(view.t1) +
+      ' of ' + fmtTime(D.span);
+  }
+
+  var pending = false;
+  function redraw() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; draw(); });
+  }
+
+  // ---- zoom and pan -----------------------------------------------------
+
+  function setView(t0, t1) {
+    var span = Math.max(D.span, 1), w = Math.min(Math.max(t1 - t0, 10), span * 1.0);
+    if (t0 < 0) t0 = 0;
+    if (t0 + w > span) t0 = span - w;
+    view.t0 = Math.max(0, t0);
+    view.t1 = view.t0 + w;
+    redraw();
+  }
+
+  function zoom(factor, frac) { // factor < 1 zooms in, around the fraction frac of the width
+    var w = view.t1 - view.t0, at = view.t0 + frac * w;
+    setView(at - frac * w * factor, at + (1 - frac) * w * factor);
+  }
+
+  function pan(frac) { var w = view.t1 - view.t0; setView(view.t0 + frac * w, view.t1 + frac * w); }
+
+  function mouseFrac(e) {
+    var r = el.canvas.getBoundingClientRect();
+    return Math.min(1, Math.max(0, (e.clientX - r.left - LABEL_W) / plotWidth()));
+  }
+
+  el.canvas.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    if (e.shiftKey) { el.scroll.scrollTop += e.deltaY; return; }
+    zoom(Math.exp(e.deltaY * 0.002), mouseFrac(e));
+  }, { passive: false });
+
+  var drag = null;
+  el.canvas.addEventListener('mousedown', function (e) {
+    drag = { x: e.clientX, y: e.clientY, t0: view.t0, t1: view.t1, top: el.scroll.scrollTop };
+    el.canvas.classList.add('sp-dragging');
+    el.canvas.focus();
+  });
+  window.addEventListener('mouseup', function () { drag = null; el.canvas.classList.remove('sp-dragging'); });
+  window.addEventListener('mousemove', function (e) {
+    if (!drag) return;
+    var dt = (e.clientX - drag.x) / plotWidth() * (drag.t1 - drag.t0);
+    setView(drag.t0 - dt, drag.t1 - dt);
+    el.scroll.scrollTop = drag.top - (e.clientY - drag.y);
+  });
+  el.canvas.addEventListener('keydown', function (e) {
+    var k = e.key, done = true;
+    if (k === '+' || k === '=') zoom(0.5, 0.5);
+    else if (k === '-' || k === '_') zoom(2, 0.5);
+    else if (k === 'ArrowLeft') pan(-0.2);
+    else if (k === 'ArrowRight') pan(0.2);
+    else if (k === 'ArrowUp') el.scroll.scrollTop -= LANE_H * 3;
+    else if (k === 'ArrowDown') el.scroll.scrollTop += LANE_H * 3;
+    else if (k === '0' || k === 'Home') setView(0, D.span);
+    else done = false;
+    if (done) e.preventDefault();
+  });
+  document.getElementById('sp-zoom-in').onclick = function () { zoom(0.5, 0.5); };
+  document.getElementById('sp-zoom-out').onclick = function () { zoom(2, 0.5); };
+  document.getElementById('sp-reset').onclick = function () { setView(0, D.span); };
+  el.scroll.addEventListener('scroll', redraw);
+  window.addEventListener('resize', function () { layout(); redraw(); });
+
+  // ---- tooltip ----------------------------------------------------------
+
+  function hitExact(lane, t, tol) {
+    var st = lane.start, du = lane.dur, best = -1;
+    var lo = 0, hi = st.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (st[mid] <= t + tol) lo = mid + 1; else hi = mid; }
+    for (var i = lo - 1, k = 0; i >= 0 && k < 512; i--, k++) {
+      if (st[i] + du[i] >= t - tol) { best = i; if (st[i] <= t && st[i] + du[i] >= t) break; }
+      if (st[i] + lane.maxDur < t - tol) break;
+    }
+    return best;
+  }
+
+  function tipText(e) {
+    var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
+    var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
+    if (x < 0 || i < 0 || i >= lanes.length) return null;
+    var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
+    var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
+    var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
+      '   thread  ' + lane.thread + '\n';
+    if (lane.start) {
+      var k = hitExact(lane, t, tol);
+      if (k < 0) return null;
+      return head + 'start  ' + fmtTime(lane.start[k]) + '\nduration  ' + fmtTime(lane.dur[k]);
+    }
+    var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, b = Math.floor(t / bw);
+    if (b < 0 || b >= lv.length || !lv[b]) return null;
+    return head + 'busy  ' + Math.round(lv[b] / 2.55) + ' % of ' + fmtTime(b * bw) + ' \u2013 ' +
+      fmtTime((b + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report)';
+  }
+
+  el.canvas.addEventListener('mousemove', function (e) {
+    var text = drag ? null : tipText(e);
+    el.tip.hidden = !text;
+    if (!text) return;
+    el.tip.textContent = text;
+    el.tip.style.left = (e.clientX + 14) + 'px';
+    el.tip.style.top = (e.clientY + 14) + 'px';
+  });
+  el.canvas.addEventListener('mouseleave', function () { el.tip.hidden = true; });
+
+  // ---- highlight, legend, duration bars ---------------------------------
+
+  function setHighlight(set) {
+    highlight = set && set.size ? set : null;
+    Array.prototype.forEach.call(document.querySelectorAll('[data-region]'), function (n) {
+      var on = highlight && highlight.has(+n.getAttribute('data-region'));
+      n.classList.toggle('sp-on', !!on);
+    });
+    redraw();
+  }
+
+  function toggleRegion(g) {
+    setHighlight(highlight && highlight.size === 1 && highlight.has(g) ? null : new Set([g]));
+  }
+
+  function buildLegend() {
+    regions.forEach(function (r, g) {
+      var li = document.createElement('li'), sw = document.createElement('span');
+      li.setAttribute('data-region', g);
+      li.className = 'sp-region';
+      sw.className = 'sp-swatch';
+      sw.style.background = r.color;
+      li.appendChild(sw);
+      li.appendChild(document.createTextNode(r.name));
+      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total';
+      li.onclick = function () { toggleRegion(g); };
+      el.legend.appendChild(li);
+    });
+  }
+
+  function metricOf(r, m) {
+    if (m === 'avg') return r.n ? r.total / r.n : 0;
+    return r[m] || 0;
+  }
+
+  function buildDurations() {
+    var m = el.metric.value, svgNS = 'http://www.w3.org/2000/svg';
+    var rows = regions.filter(function (r) { return r.n > 0; })
+      .sort(function (a, b) { return metricOf(b, m) - metricOf(a, m); });
+    var max = rows.length ? metricOf(rows[0], m) || 1 : 1, W = 900, bh = 16, nameW = 220;
+    el.durations.setAttribute('width', W);
+    el.durations.setAttribute('height', rows.length * (bh + 4) + 4);
+    el.durations.textContent = '';
+    rows.forEach(function (r, k) {
+      var y = 2 + k * (bh + 4), w = metricOf(r, m) / max * (W - nameW - 110);
+      var name = document.createElementNS(svgNS, 'text');
+      name.setAttribute('x', nameW - 6); name.setAttribute('y', y + bh - 4);
+      name.setAttribute('text-anchor', 'end');
+      name.textContent = r.name.length > 34 ? r.name.slice(0, 33) + '\u2026' : r.name;
+      var bar = document.createElementNS(svgNS, 'rect');
+      bar.setAttribute('x', nameW); bar.setAttribute('y', y);
+      bar.setAttribute('width', Math.max(0.5, w)); bar.setAttribute('height', bh);
+      bar.setAttribute('fill', r.color);
+      bar.setAttribute('data-region', r.index);
+      bar.addEventListener('click', function () { toggleRegion(r.index); });
+      var val = document.createElementNS(svgNS, 'text');
+      val.setAttribute('x', nameW + w + 4); val.setAttribute('y', y + bh - 4);
+      val.textContent = fmtTime(metricOf(r, m));
+      el.durations.appendChild(name); el.durations.appendChild(bar); el.durations.appendChild(val);
+    });
+  }
+  el.metric.addEventListener('change', buildDurations);
+
+  // ---- layout and start -------------------------------------------------
+
+  function layout() {
+    var total = lanes.length * LANE_H, h = Math.min(total, Math.max(200, window.innerHeight * 0.7));
+    el.canvas.style.height = h + 'px';
+    el.scroll.style.height = h + 'px';
+    el.spacer.style.height = Math.max(0, total - h) + 'px';
+  }
+
+  el.file.textContent = D.file;
+  el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
+    ' lanes, ' + D.counts.intervals + ' intervals' +
+    (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
+      D.counts.exact + ' intervals exact)' : '') + '; ' + D.generator;
+  document.title = 'scope-profiler: ' + D.file;
+  buildLegend();
+  buildDurations();
+  layout();
+  draw();
+
+  // For scripts and tests: the state, and the same actions as the mouse and keys.
+  window.spReport = {
+    data: D, lanes: lanes, view: function () { return [view.t0, view.t1]; },
+    setView: setView, zoom: zoom, highlight: setHighlight, draw: draw
+  };
+})();

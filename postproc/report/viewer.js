@@ -424,11 +424,15 @@
   buildLegend();
   buildDurations();
   layout();
+  var t = performance.now();
   draw();
 
   // For scripts and tests: the state, and the same actions as the mouse and keys.
+  // loadedMs: from navigation start to the end of the first drawing (benchmark).
   window.spReport = {
     data: D, lanes: lanes, view: function () { return [view.t0, view.t1]; },
-    setView: setView, zoom: zoom, highlight: setHighlight, draw: draw
+    setView: setView, zoom: zoom, highlight: setHighlight, draw: draw,
+    highlighted: function () { return highlight ? Array.from(highlight) : []; },
+    firstDrawMs: performance.now() - t, loadedMs: performance.now()
   };
 })();

@@ -1,10 +1,14 @@
-/* gantt.c - the Gantt chart: one lane per (region, rank), a bar per interval.
+/* gantt.c - the Gantt chart: one lane per (region, rank, thread), drawn
+ * honestly: each pixel column of a lane is a bar as high as the share of
+ * the column's time the lane is busy, so a lane's inked area is its busy
+ * time (no minimum width that makes short calls look long).
  *
- * Two passes over the selected lanes, each holding one lane in memory:
- * the first finds the exact time span (ends are not sorted when calls
- * nest), the second loads each lane, merges its intervals per pixel column
- * and draws one rectangle per run of covered columns. */
+ * Two passes over the selected lanes, each holding one pair in memory:
+ * the first finds the threads and the exact time span (ends are not
+ * sorted when calls nest), the second loads each pair, bins each of its
+ * lanes per pixel column and draws at most one rectangle per column. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,7 @@
 #include <plplot.h>
 
 #include "gantt.h"
+#include "chart_lanes.h"
 #include "gantt_bins.h"
 #include "output_file.h"
 #include "plot_device.h"
@@ -33,108 +38,61 @@
 typedef struct sp_frame {
   int width, height; /* page, pixels */
   double vp[4];      /* viewport: xmin, xmax, ymin, ymax (normalized) */
-  double tmax;       /* seconds from t0 to the last end */
+  double x0, x1;     /* window, seconds since the first start */
   int ncols;         /* pixel columns of the plot area */
+  int nlanes;
 } sp_frame_t;
 
-/* Distinct colours, first the tab10 set then lighter ones; beyond them hues
- * are spread by the golden angle. */
-static void sp_region_colour(int i, int *r, int *g, int *b) {
-  static const unsigned char pal[20][3] = {
-      {31, 119, 180}, {255, 127, 14}, {44, 160, 44},   {214, 39, 40},   {148, 103, 189},
-      {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34},  {23, 190, 207},
-      {174, 199, 232}, {255, 187, 120}, {152, 223, 138}, {255, 152, 150}, {197, 176, 213},
-      {196, 156, 148}, {247, 182, 210}, {199, 199, 199}, {219, 219, 141}, {158, 218, 229}};
-  if (i < 20) {
-    *r = pal[i][0];
-    *g = pal[i][1];
-    *b = pal[i][2];
-    return;
-  }
-  PLFLT fr, fg, fb;
-  double hue = (double)((i * 137) % 360);
-  plhlsrgb(hue, 0.5 + 0.15 * (i % 2), 0.65, &fr, &fg, &fb);
-  *r = (int)(fr * 255);
-  *g = (int)(fg * 255);
-  *b = (int)(fb * 255);
-}
-
-/* Pass 1: exact first start and last end over the selected lanes. */
-static int sp_gantt_extent(const sp_selection_t *sel, int64_t *t0, int64_t *t1) {
-  *t0 = INT64_MAX;
-  *t1 = INT64_MIN;
-  int any = 0; /* INT64_MAX is a valid start: no sentinel */
-  for (int i = 0; i < sel->nlanes; i++) {
-    int64_t a, b;
-    sp_progress("scanning lane", i, sel->nlanes);
-    int err = sp_reader_extent(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &a, &b);
-    if (err < 0) {
-      sp_progress_done();
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
-    }
-    sp_reader_info_t info;
-    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
-    if (info.num_intervals == 0) continue; /* a and b are INT64_MAX, INT64_MIN */
-    any = 1;
-    if (a < *t0) *t0 = a;
-    if (b > *t1) *t1 = b;
-  }
-  sp_progress_done();
-  if (!any) {
-    sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
-                     "recorded with time_trace off); --summary still shows call counts",
-           sel->file);
-    return SP_EXIT_DATA;
-  }
-  return 0;
-}
-
 /* Lane labels, thinned so they stay SP_LABEL_PX apart: a region's first
- * lane shows "REGION rN", then every step-th lane of the region "rN",
- * skipping those too close to the next region's first label. */
-static void sp_gantt_labels(const sp_selection_t *sel, const sp_frame_t *f) {
+ * lane shows "REGION rN" (" tT" for a thread lane), then every step-th
+ * lane of the region "rN", skipping those too close to the next region's
+ * first label. */
+static void sp_gantt_labels(const sp_selection_t *sel, const sp_chart_lanes_t *l,
+                            const sp_frame_t *f) {
   double plot_px = (f->vp[3] - f->vp[2]) * f->height;
-  double lane_px = plot_px / sel->nlanes;
+  double lane_px = plot_px / l->n;
   int step = lane_px >= SP_LABEL_PX ? 1 : (int)(SP_LABEL_PX / lane_px) + 1;
   double last_y = -1e9;
-  char text[256], name[160];
+  char text[256], name[160], thr[32];
   plcol0(SP_COL_FG);
   int block = 0, block_len = 0;
-  for (int i = 0; i < sel->nlanes; i++) {
-    if (i == 0 || sel->lanes[i].region != sel->lanes[i - 1].region) {
+  for (int i = 0; i < l->n; i++) {
+    const sp_chart_lane_t *ln = &l->lane[i];
+    if (i == 0 || ln->region != l->lane[i - 1].region) {
       block = i;
-      for (block_len = 1; i + block_len < sel->nlanes &&
-                          sel->lanes[i + block_len].region == sel->lanes[i].region;)
+      for (block_len = 1; i + block_len < l->n && l->lane[i + block_len].region == ln->region;)
         block_len++;
     }
     int j = i - block;
     double y = (i + 0.5) * lane_px;
     if (y - last_y < SP_LABEL_PX) continue;
     if (j > 0 && (j % step != 0 || block_len - j < step)) continue;
-    int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
+    int rank = sp_reader_rank_id(sel->reader, ln->rank);
+    thr[0] = '\0';
+    if (ln->thread >= 0) snprintf(thr, sizeof thr, " t%lld", (long long)ln->thread);
     if (j == 0 || step == 1) {
-      sp_plot_text(sp_reader_region_name(sel->reader, sel->lanes[i].region), name, sizeof name, 24);
-      snprintf(text, sizeof text, "%s r%d", name, rank);
+      sp_plot_text(sp_reader_region_name(sel->reader, ln->region), name, sizeof name, 24);
+      snprintf(text, sizeof text, "%*s%s r%d%s", 2 * ln->depth, "", name, rank, thr);
     } else {
-      snprintf(text, sizeof text, "r%d", rank);
+      snprintf(text, sizeof text, "r%d%s", rank, thr);
     }
-    plmtex("lv", 0.5, 1.0 - (i + 0.5) / sel->nlanes, 1.0, text);
+    plmtex("lv", 0.5, 1.0 - (i + 0.5) / l->n, 1.0, text);
     last_y = y;
   }
 }
 
 /* Box, axis, title, region separators and labels. */
-static void sp_gantt_frame(const sp_selection_t *sel, const sp_frame_t *f) {
+static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
+                           const sp_frame_t *f) {
   char title[512], base[400];
   pladv(0);
   plschr(3.0, 1.0);
   plvpor(f->vp[0], f->vp[1], f->vp[2], f->vp[3]);
-  plwind(0.0, f->tmax, 0.0, sel->nlanes);
+  plwind(f->x0, f->x1, 0.0, l->n);
   plcol0(SP_COL_GRID);
-  for (int i = 1; i < sel->nlanes; i++)
-    if (sel->lanes[i].region != sel->lanes[i - 1].region)
-      pljoin(0.0, sel->nlanes - i, f->tmax, sel->nlanes - i);
+  for (int i = 1; i < l->n; i++)
+    if (l->lane[i].region != l->lane[i - 1].region)
+      pljoin(f->x0, l->n - i, f->x1, l->n - i);
   plcol0(SP_COL_FG);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   const char *slash = strrchr(sel->file, '/');
@@ -143,22 +101,36 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_frame_t *f) {
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
-  sp_gantt_labels(sel, f);
+  plmtex("b", 3.0, 0.5, 0.5,
+         "time since first start [s]; bar height = share of each pixel column the lane is busy");
+  sp_gantt_labels(sel, l, f);
 }
 
-static void sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane, int nlanes,
-                               int colour) {
-  double lane_px = (f->vp[3] - f->vp[2]) * f->height / nlanes;
+/* One lane: each pixel column a bar as high as the lane is busy in it
+ * (heights in 1/256 steps); neighbouring columns of one height are one
+ * rectangle, so a lane costs at most ncols fills whatever its intervals.
+ * Returns the rectangles drawn. */
+static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane,
+                                  int colour) {
+  double lane_px = (f->vp[3] - f->vp[2]) * f->height / f->nlanes;
   double pad = lane_px >= 4.0 ? 0.12 : 0.0; /* gaps only when lanes are visible apart */
-  PLFLT y0 = nlanes - lane - 1 + pad, y1 = nlanes - lane - pad;
-  double w = f->tmax / f->ncols;
+  PLFLT y0 = f->nlanes - lane - 1 + pad, h = 1.0 - 2 * pad;
+  double w = (f->x1 - f->x0) / f->ncols;
+  int64_t drawn = 0;
   plcol0(colour);
-  for (int k = 0; k < b->nruns; k++) {
-    PLFLT x0 = b->runs[2 * k] * w, x1 = (b->runs[2 * k + 1] + 1) * w;
-    PLFLT x[4] = {x0, x1, x1, x0}, y[4] = {y0, y0, y1, y1};
-    plfill(4, x, y);
+  for (int c = 0; c < f->ncols;) {
+    long q = lround(b->frac[c] * 256.0);
+    int e = c + 1;
+    while (e < f->ncols && lround(b->frac[e] * 256.0) == q) e++;
+    if (q > 0) {
+      PLFLT xa = f->x0 + c * w, xb = f->x0 + e * w, yb = y0 + h * (double)q / 256.0;
+      PLFLT x[4] = {xa, xb, xb, xa}, y[4] = {y0, y0, yb, yb};
+      plfill(4, x, y);
+      drawn++;
+    }
+    c = e;
   }
+  return drawn;
 }
 
 /* Legend at the right, outside the plot: one coloured box per region. */
@@ -204,31 +176,37 @@ static void sp_gantt_legend(const sp_selection_t *sel) {
   free(store);
 }
 
-/* Pass 2: load, bin and draw every lane. */
-static int sp_gantt_lanes(const sp_selection_t *sel, const sp_frame_t *f, sp_bins_t *b,
-                          sp_gantt_timing_t *tm) {
-  int gi = 0;
-  for (int i = 0; i < sel->nlanes; i++) {
+/* Pass 2: load each (region, rank) pair once, bin and draw each of its lanes. */
+static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l,
+                          const sp_frame_t *f, sp_bins_t *b, sp_gantt_timing_t *tm) {
+  for (int i = 0; i < l->n;) {
+    const sp_chart_lane_t *ln = &l->lane[i];
     sp_reader_intervals_t iv;
-    sp_progress("drawing lane", i, sel->nlanes);
+    sp_progress("drawing lane", i, l->n);
     double t = sp_now();
-    int err = sp_reader_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv);
+    int err = sp_reader_load(sel->reader, ln->region, ln->rank, &iv);
     tm->read_s += sp_now() - t;
     if (err < 0) {
       sp_progress_done();
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       return sp_exit_for_reader(err);
     }
-    while (sel->regions[gi] != sel->lanes[i].region) gi++;
-    t = sp_now();
-    sp_bins_reset(b);
-    sp_bins_add(b, iv.start, iv.end, iv.n);
-    sp_bins_runs(b);
-    tm->bin_s += sp_now() - t;
     tm->intervals += iv.n;
-    tm->runs += b->nruns;
+    int e = i;
+    for (; e < l->n && l->lane[e].region == ln->region && l->lane[e].rank == ln->rank; e++) {
+      t = sp_now();
+      sp_bins_reset(b);
+      int bad = sp_bins_add(b, iv.start, iv.end, iv.thread_ids, l->lane[e].thread, iv.n);
+      sp_bins_finish(b);
+      tm->bin_s += sp_now() - t;
+      if (bad) {
+        sp_reader_intervals_free(&iv);
+        return SP_EXIT_IO;
+      }
+      tm->runs += sp_gantt_lane_draw(f, b, e, SP_COL_REGION0 + l->lane[e].colour);
+    }
     sp_reader_intervals_free(&iv);
-    sp_gantt_lane_draw(f, b, i, sel->nlanes, SP_COL_REGION0 + gi);
+    i = e;
   }
   sp_progress_done();
   return 0;
@@ -250,50 +228,81 @@ static int sp_mkdirs(const char *dir) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+/* Page, plot area and time window of the chart. */
+static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, sp_frame_t *f) {
+  f->width = o->width;
+  f->height = o->height;
+  f->nlanes = l->n;
+  if (f->height == 0) {
+    f->height = 120 + 16 * l->n;
+    f->height = f->height < 480 ? 480 : f->height > 2400 ? 2400 : f->height;
+  }
+  f->vp[0] = SP_VP_LEFT;
+  f->vp[1] = SP_VP_RIGHT;
+  f->vp[2] = SP_VP_BOTTOM_PX / f->height;
+  f->vp[3] = 1.0 - SP_VP_TOP_PX / f->height;
+  f->ncols = (int)((f->vp[1] - f->vp[0]) * f->width);
+  double span = l->t1 > l->t0 ? 1e-9 * sp_ns_between(l->t0, l->t1) : 1e-9;
+  f->x0 = o->start_time;
+  f->x1 = o->end_time > 0 ? o->end_time : span;
+  if (f->x1 <= f->x0) {
+    sp_msg(SP_QUIET, "--start-time %g s is not before the end of the window (%g s; the run "
+                     "spans %g s)", f->x0, f->x1, span);
+    return SP_EXIT_USAGE;
+  }
+  double rows = (f->vp[3] - f->vp[2]) * f->height;
+  if (l->n > rows)
+    sp_msg(SP_NORMAL, "%d lanes on %.0f pixel rows: lanes are thinner than a pixel and blend; "
+                      "see rank_heatmap_plot (--plots rank_heatmap) for ranks x regions, or "
+                      "select with --ranks/--include", l->n, rows);
+  return 0;
+}
+
+/* Window stamps: first start + seconds, saturated at the int64 range. */
+static int64_t sp_gantt_stamp(int64_t t0, double sec) {
+  double ns = sec * 1e9;
+  int64_t clamped = 0, add = ns >= 9.2e18 ? INT64_MAX : (int64_t)ns;
+  return sp_add_sat(t0, add, &clamped);
+}
+
 static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const char *path,
                          int interactive, sp_gantt_timing_t *tm) {
-  int64_t t0, t1;
+  sp_chart_lanes_t l;
   double t = sp_now();
-  int rc = sp_gantt_extent(sel, &t0, &t1);
+  int rc = sp_chart_lanes_build(sel, &l);
   tm->extent_s = sp_now() - t;
   tm->read_s = tm->extent_s;
-  if (rc) return rc;
-  double start = sp_now();
-  sp_frame_t f;
-  f.width = o->width;
-  f.height = o->height;
-  if (f.height == 0) {
-    f.height = 120 + 16 * sel->nlanes;
-    f.height = f.height < 480 ? 480 : f.height > 2400 ? 2400 : f.height;
+  if (rc == 0 && !l.any) {
+    sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
+                     "recorded with time_trace off); --summary still shows call counts",
+           sel->file);
+    rc = SP_EXIT_DATA;
   }
-  f.vp[0] = SP_VP_LEFT;
-  f.vp[1] = SP_VP_RIGHT;
-  f.vp[2] = SP_VP_BOTTOM_PX / f.height;
-  f.vp[3] = 1.0 - SP_VP_TOP_PX / f.height;
-  f.tmax = t1 > t0 ? 1e-9 * sp_ns_between(t0, t1) : 1e-9;
-  f.ncols = (int)((f.vp[1] - f.vp[0]) * f.width);
+  sp_frame_t f;
+  if (rc == 0) rc = sp_gantt_geometry(o, &l, &f);
+  if (rc) {
+    sp_chart_lanes_free(&l);
+    return rc;
+  }
+  double start = sp_now();
   sp_bins_t b;
-  /* t1 == t0 (every interval at one instant, maybe INT64_MAX): bins of
-   * scale 0 put it in column 0; t0 + 1 could overflow. */
-  if (sp_bins_init(&b, f.ncols, t0, t1 > t0 ? t1 : t0) < 0) {
+  if (sp_bins_init(&b, f.ncols, sp_gantt_stamp(l.t0, f.x0), sp_gantt_stamp(l.t0, f.x1)) < 0) {
     sp_bins_free(&b);
+    sp_chart_lanes_free(&l);
     return SP_EXIT_IO;
   }
   rc = sp_plot_open(sp_plot_device(o->format, interactive), path, f.width, f.height,
-                    sel->nregions);
+                    sel->nregions, 1);
   if (rc == 0) {
-    for (int i = 0; i < sel->nregions; i++) {
-      int r, g, bl;
-      sp_region_colour(i, &r, &g, &bl);
-      plscol0(SP_COL_REGION0 + i, r, g, bl);
-    }
-    sp_gantt_frame(sel, &f);
-    rc = sp_gantt_lanes(sel, &f, &b, tm);
+    sp_plot_region_colours(sel, o->cmap);
+    sp_gantt_frame(sel, &l, &f);
+    rc = sp_gantt_lanes(sel, &l, &f, &b, tm);
     if (rc == 0) sp_gantt_legend(sel);
     int rc2 = sp_plot_close();
     if (rc == 0) rc = rc2;
   }
   sp_bins_free(&b);
+  sp_chart_lanes_free(&l);
   /* Lane loading happened inside the drawing loop: count it as reading. */
   tm->render_s = (sp_now() - start) - (tm->read_s - tm->extent_s);
   return rc;

@@ -1,29 +1,37 @@
-/* gantt_bins.h - merge the intervals of one lane into pixel-column runs. */
+/* gantt_bins.h - the busy fraction of one lane in each pixel column. */
 #ifndef SP_GANTT_BINS_H
 #define SP_GANTT_BINS_H
 
 #include <stdint.h>
 
-/* Coverage of one lane at the resolution of the picture: intervals that
- * fall into the same pixel column become one bar, so drawing costs at most
- * one call per run of covered columns instead of one per interval. */
+/* Occupancy of one lane at the resolution of the picture: for each pixel
+ * column of the window, the fraction of its time the lane is busy (the
+ * union of its intervals; nested calls of one region count once). Adding
+ * an interval costs O(1) whatever its length (two partial end columns and
+ * a difference counter for the full columns between), so binning costs
+ * O(intervals + columns) per lane and drawing O(columns). */
 typedef struct sp_bins {
-  int ncols;     /* pixel columns of the plot area */
-  int64_t t0;    /* time of column 0's left edge, ns */
-  double scale;  /* columns per ns */
-  int64_t *diff; /* ncols + 1 difference counters (O(1) per interval) */
-  int *runs;     /* 2 * nruns column indices: first, last (inclusive) */
-  int nruns;
+  int ncols;       /* pixel columns of the window */
+  int64_t w0, w1;  /* window [w0, w1], ns */
+  double col_ns;   /* ns per column */
+  double *part;    /* ncols: covered fraction of partly covered columns */
+  int64_t *full;   /* ncols + 1 difference counters of fully covered columns */
+  double *frac;    /* ncols: busy fraction in [0, 1] after sp_bins_finish */
+  int64_t *scratch; /* 2 * cap stamps, for lanes whose starts are not sorted */
+  int64_t cap;
 } sp_bins_t;
 
-/* Prepares bins for ncols columns spanning [t0, t1]. Returns 0 or -1 (ENOMEM). */
-int sp_bins_init(sp_bins_t *b, int ncols, int64_t t0, int64_t t1);
+/* Prepares bins for ncols columns spanning the window [w0, w1], w1 > w0.
+ * Returns 0 or -1 (ENOMEM). */
+int sp_bins_init(sp_bins_t *b, int ncols, int64_t w0, int64_t w1);
 void sp_bins_free(sp_bins_t *b);
 /* Clears the counters for the next lane. */
 void sp_bins_reset(sp_bins_t *b);
-/* Adds n intervals [start[i], end[i]]. */
-void sp_bins_add(sp_bins_t *b, const int64_t *start, const int64_t *end, int64_t n);
-/* Turns the counters into runs of covered columns (b->runs, b->nruns). */
-void sp_bins_runs(sp_bins_t *b);
+/* Adds the lane's n intervals (once per lane, after sp_bins_reset) [start[i], end[i]] whose thread id is thread (all of
+ * them when tids is NULL or thread is -1). Returns 0 or -1 (ENOMEM). */
+int sp_bins_add(sp_bins_t *b, const int64_t *start, const int64_t *end, const int32_t *tids,
+                int64_t thread, int64_t n);
+/* Fills b->frac; returns the lane's busy time in the window, in columns. */
+double sp_bins_finish(sp_bins_t *b);
 
 #endif

@@ -23,9 +23,9 @@ typedef struct sp_html_counts {
 
 /* html_data.c: writes the report's data as one JSON object to f (text
  * safe inside <script>: '<', '>' and '&' are escaped), embedding at most
- * exact_max intervals exactly. Returns an sp_exit_t
+ * o->html_exact intervals exactly, colours from o->cmap. Returns an sp_exit_t
  * code after printing why on failure; fills *c. */
-int sp_html_data_write(FILE *f, const sp_selection_t *sel, int64_t exact_max,
+int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
                        sp_html_counts_t *c);
 
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)

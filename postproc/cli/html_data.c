@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "palette.h"
 
 typedef struct sp_span {
   int64_t s, e; /* start and end, ns */
@@ -40,6 +41,8 @@ typedef struct sp_html_ctx {
   sp_rstat_t *rs;      /* per position */
   sp_html_counts_t *c;
   int64_t exact_max;   /* intervals embedded exactly, at most */
+  const char *cmap;    /* --cmap, NULL = the default */
+  double start_time, end_time; /* --start-time, --end-time, s (0: not given) */
   int first_lane;      /* no comma before the next lane */
 } sp_html_ctx_t;
 
@@ -301,52 +304,27 @@ static int sp_html_pair(sp_html_ctx_t *x, int li) {
   return 0;
 }
 
-/* Colour of the region at position k among n sorted names: the default
- * palette (tab10) sampled evenly, the rule of the PNG charts (issue 22). */
-static void sp_html_colour(FILE *f, int k, int n) {
-  static const unsigned char tab10[10][3] = {
-      {31, 119, 180}, {255, 127, 14}, {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
-      {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
-  int i = n > 1 ? (int)((double)k / (n - 1) * 10) : 0;
-  if (n > 10) i = k % 10; /* more regions than colours: cycle */
-  if (i > 9) i = 9;
-  fprintf(f, ",\"color\":\"#%02x%02x%02x\"", tab10[i][0], tab10[i][1], tab10[i][2]);
-}
-
-static const sp_selection_t *sp_sort_sel;
-static int sp_cmp_name(const void *a, const void *b) {
-  const sp_selection_t *s = sp_sort_sel;
-  return strcmp(sp_reader_region_name(s->reader, s->regions[*(const int *)a]),
-                sp_reader_region_name(s->reader, s->regions[*(const int *)b]));
-}
-
-/* Position of each selected region among the sorted names, into rank[]. */
-static int sp_html_name_ranks(const sp_selection_t *sel, int *rank) {
-  int *ord = malloc(((size_t)sel->nregions + 1) * sizeof *ord);
-  if (!ord) return -1;
-  for (int i = 0; i < sel->nregions; i++) ord[i] = i;
-  sp_sort_sel = sel;
-  qsort(ord, (size_t)sel->nregions, sizeof *ord, sp_cmp_name);
-  for (int k = 0; k < sel->nregions; k++) rank[ord[k]] = k;
-  free(ord);
-  return 0;
-}
-
 static int sp_html_regions(sp_html_ctx_t *x) {
   FILE *f = x->f;
   const sp_selection_t *sel = x->sel;
-  int *nrank = malloc(((size_t)sel->nregions + 1) * sizeof *nrank);
-  if (!nrank || sp_html_name_ranks(sel, nrank) != 0) {
-    free(nrank);
+  /* The colours of the PNG charts: --cmap sampled over the sorted names. */
+  const char **names = malloc(((size_t)sel->nregions + 1) * sizeof *names);
+  unsigned char *rgb = malloc(3 * ((size_t)sel->nregions + 1));
+  if (!names || !rgb) {
+    free(names), free(rgb);
     sp_msg(SP_QUIET, "out of memory");
     return SP_EXIT_IO;
   }
+  for (int i = 0; i < sel->nregions; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
+  sp_palette_assign(x->cmap, names, sel->nregions, rgb);
   fputs("],\n\"regions\":[", f);
   for (int i = 0; i < sel->nregions; i++) {
     const sp_rstat_t *r = &x->rs[i];
     fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
     sp_html_json_str(f, sp_reader_region_name(sel->reader, sel->regions[i]));
-    sp_html_colour(f, nrank[i], sel->nregions);
+    char hex[8];
+    sp_palette_hex(rgb + 3 * i, hex);
+    fprintf(f, ",\"color\":\"%s\"", hex);
     /* Ranks without the region count as 0 in min and mean, as in --summary. */
     double rk_min = r->rk_n < sel->nranks ? 0 : r->rk_min;
     fprintf(f, ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
@@ -355,7 +333,7 @@ static int sp_html_regions(sp_html_ctx_t *x) {
             r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
   }
   fputs("]", f);
-  free(nrank);
+  free(names), free(rgb);
   return 0;
 }
 
@@ -367,10 +345,12 @@ static void sp_html_header(sp_html_ctx_t *x) {
           sp_reader_version_string(), x->span, SP_HTML_OCC_COARSE, x->nlevels);
   for (int j = 0; j < x->sel->nranks; j++)
     fprintf(f, "%s%d", j ? "," : "", sp_reader_rank_id(x->sel->reader, x->sel->ranks[j]));
-  fputs("],\n\"lanes\":[", f);
+  /* --start-time/--end-time: the window the page opens with (ns). */
+  fprintf(f, "],\"window\":[%.0f,%.0f],\n\"lanes\":[", 1e9 * x->start_time,
+          x->end_time > 0 ? 1e9 * x->end_time : x->span);
 }
 
-int sp_html_data_write(FILE *f, const sp_selection_t *sel, int64_t exact_max,
+int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
                        sp_html_counts_t *c) {
   sp_html_ctx_t x;
   memset(&x, 0, sizeof x);
@@ -379,7 +359,10 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sel, int64_t exact_max,
   x.sel = sel;
   x.c = c;
   x.first_lane = 1;
-  x.exact_max = exact_max;
+  x.exact_max = o->html_exact;
+  x.cmap = o->cmap;
+  x.start_time = o->start_time;
+  x.end_time = o->end_time;
   int rc = sp_html_plan(&x);
   int nreg = sp_reader_num_regions(sel->reader);
   if (rc == 0) {

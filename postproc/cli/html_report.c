@@ -38,7 +38,7 @@ static int sp_html_page(FILE *f, const sp_selection_t *sel, const sp_options_t *
     if (len == 12 && memcmp(m, "<!--SP_STYLE", 12) == 0) {
       fputs((const char *)sp_report_css, f);
     } else if (len == 11 && memcmp(m, "<!--SP_DATA", 11) == 0) {
-      int rc = sp_html_data_write(f, sel, o->html_exact, c);
+      int rc = sp_html_data_write(f, sel, o, c);
       if (rc) return rc;
     } else if (len == 13 && memcmp(m, "<!--SP_SCRIPT", 13) == 0) {
       fputs((const char *)sp_report_js, f);

@@ -12,6 +12,7 @@
 
 #include <plplot.h>
 
+#include "palette.h"
 #include "plot_device.h"
 
 /* Set by PLplot's abort handler, which gets no user pointer. */
@@ -67,7 +68,8 @@ static int sp_device_available(const char *device) {
   return found;
 }
 
-int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors) {
+int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors,
+                 int exact_fills) {
   if (!path) {
     const char *d = getenv("DISPLAY");
     if (!d || !*d) {
@@ -93,6 +95,10 @@ int sp_plot_open(const char *device, const char *path, int width, int height, in
   plsexit(sp_plot_exit_handler);
   plsabort(sp_plot_abort_handler);
   plsdev(device);
+  /* PLplot's cairo devices outline every antialiased fill with a 1-px line,
+   * which widens a one-column bar to two columns: exact fills are drawn
+   * without antialiasing (pixel-aligned, nothing added). */
+  if (exact_fills) plsetopt("drvopt", "graphics_anti_aliasing=1");
   if (path) plsfnam(path);
   /* 90 dpi: PLplot's cairo default, so 1 mm of character height = 3.5 px. */
   plspage(90.0, 90.0, width, height, 0, 0);
@@ -109,4 +115,17 @@ int sp_plot_open(const char *device, const char *path, int width, int height, in
 int sp_plot_close(void) {
   plend();
   return sp_plot_failed ? SP_EXIT_IO : 0;
+}
+
+void sp_plot_region_colours(const sp_selection_t *sel, const char *cmap) {
+  int n = sel->nregions;
+  const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
+  unsigned char *rgb = malloc((size_t)(n ? n : 1) * 3);
+  if (names && rgb) {
+    for (int i = 0; i < n; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
+    sp_palette_assign(cmap, names, n, rgb);
+    for (int i = 0; i < n; i++) plscol0(SP_COL_REGION0 + i, rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
+  }
+  free(names);
+  free(rgb);
 }

@@ -73,6 +73,9 @@ typedef struct sp_options {
   int list;              /* --list */
   sp_backend_t backend;  /* --backend */
   long html_exact;       /* --html-exact: intervals embedded exactly in report.html */
+  const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
+  double start_time;     /* --start-time: chart window start, s since the first start (0) */
+  double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */

@@ -424,6 +424,7 @@
   buildLegend();
   buildDurations();
   layout();
+  if (D.window && D.window[1] > D.window[0]) setView(D.window[0], D.window[1]);
   var t = performance.now();
   draw();
 

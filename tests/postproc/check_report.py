@@ -10,6 +10,8 @@ from the report. Cases:
   data         (no browser) the embedded data equals the file read with h5py:
                the same lanes, every exact interval, every coarse bin's busy
                fraction (an independent computation)
+  colors       (no browser) default colours: tab10 over the sorted names
+  window       the page opens on the --start-time/--end-time window
   load         no console message of level error, no exception, no error in
                the page's #sp-errors; the legend lists every region of the
                file exactly once; the page fetched nothing (every request is
@@ -480,17 +482,42 @@ def case_data(path, h5, out):
           % (len(want), nexact, nbinned))
 
 
-CASES = {"load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+         "#bcbd22", "#17becf"]
+
+
+def case_colors(path, h5, out):
+    """Default colours (up to 10 regions): tab10 sampled as matplotlib's
+    cmap(linspace(0, 1, n)) over the sorted names, as the PNG charts."""
+    d = report_data(path)
+    names = sorted(r["name"].encode() for r in d["regions"])
+    n = len(names)
+    want = {nm.decode(): TAB10[min(int(k / (n - 1) * 10) if n > 1 else 0, 9)] for k, nm in enumerate(names)}
+    got = {r["name"]: r["color"] for r in d["regions"]}
+    if got != want:
+        fail("colours %s, expected %s" % (got, want))
+    print("ok:", got)
+
+
+def case_window(b, h5, out):
+    """--start-time/--end-time: the page opens on that window."""
+    v, w = b.eval("spReport.view()"), b.eval("spReport.data.window")
+    print("view", v, "window", w, ticks(b))
+    if abs(v[0] - w[0]) > 1 or abs(v[1] - w[1]) > 1:
+        fail("the page opened on %s, not %s" % (v, w))
+
+
+CASES = {"window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
 
 
 def main():
-    if len(sys.argv) < 5 or sys.argv[1] not in list(CASES) + ["data"]:
+    if len(sys.argv) < 5 or sys.argv[1] not in list(CASES) + ["data", "colors"]:
         print(__doc__)
         sys.exit(2)
     case, report, h5, out = sys.argv[1:5]
-    if case == "data":  # no browser
-        case_data(report, h5, out)
+    if case in ("data", "colors"):  # no browser
+        (case_data if case == "data" else case_colors)(report, h5, out)
         print("PASS", case)
         return
     exe = sys.argv[5] if len(sys.argv) > 5 else shutil.which("chromium")

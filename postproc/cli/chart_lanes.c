@@ -1,0 +1,96 @@
+/* chart_lanes.c - lanes per (region, rank, thread) and the span they cover.
+ *
+ * Pairs without thread ids are one lane, their span read by the chunked
+ * sp_reader_extent; pairs with thread ids are loaded once (one pair in
+ * memory at a time) to find their distinct threads and span. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_lanes.h"
+
+static int sp_cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int sp_lanes_push(sp_chart_lanes_t *l, int *cap, const sp_chart_lane_t *ln) {
+  if (l->n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    sp_chart_lane_t *p = realloc(l->lane, (size_t)nc * sizeof *p);
+    if (!p) return -1;
+    l->lane = p;
+    *cap = nc;
+  }
+  l->lane[l->n++] = *ln;
+  return 0;
+}
+
+static void sp_span_widen(sp_chart_lanes_t *l, int64_t a, int64_t b) {
+  if (a < l->t0) l->t0 = a;
+  if (b > l->t1) l->t1 = b;
+  l->any = 1;
+}
+
+/* One pair with thread ids: a lane per distinct thread (one lane if one). */
+static int sp_pair_threads(const sp_selection_t *sel, sp_chart_lane_t ln, sp_chart_lanes_t *l,
+                           int *cap) {
+  sp_reader_intervals_t iv;
+  int err = sp_reader_load(sel->reader, ln.region, ln.rank, &iv);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  int32_t *t = iv.n && iv.thread_ids ? malloc((size_t)iv.n * sizeof *t) : NULL;
+  int rc = iv.n && iv.thread_ids && !t ? SP_EXIT_IO : 0;
+  int64_t nd = 0;
+  if (t) {
+    memcpy(t, iv.thread_ids, (size_t)iv.n * sizeof *t);
+    qsort(t, (size_t)iv.n, sizeof *t, sp_cmp_i32);
+    for (int64_t i = 0; i < iv.n; i++)
+      if (nd == 0 || t[nd - 1] != t[i]) t[nd++] = t[i];
+  }
+  for (int64_t i = 0; i < iv.n; i++) sp_span_widen(l, iv.start[i], iv.end[i]);
+  if (rc == 0 && nd <= 1) rc = sp_lanes_push(l, cap, &ln) ? SP_EXIT_IO : 0;
+  for (int64_t k = 0; rc == 0 && nd > 1 && k < nd; k++) {
+    ln.thread = t[k];
+    if (sp_lanes_push(l, cap, &ln)) rc = SP_EXIT_IO;
+  }
+  free(t);
+  sp_reader_intervals_free(&iv);
+  return rc;
+}
+
+int sp_chart_lanes_build(const sp_selection_t *sel, sp_chart_lanes_t *l) {
+  memset(l, 0, sizeof *l);
+  l->t0 = INT64_MAX;
+  l->t1 = INT64_MIN;
+  int cap = 0, gi = 0, rc = 0;
+  for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
+    sp_chart_lane_t ln = {sel->lanes[i].region, sel->lanes[i].rank, -1, 0, 0};
+    while (sel->regions[gi] != ln.region) gi++;
+    ln.colour = gi;
+    sp_progress("scanning lane", i, sel->nlanes);
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, ln.region, ln.rank, &info);
+    if (info.has_thread_ids && info.num_intervals > 0) {
+      rc = sp_pair_threads(sel, ln, l, &cap);
+      continue;
+    }
+    int64_t a, b;
+    int err = sp_reader_extent(sel->reader, ln.region, ln.rank, &a, &b);
+    if (err < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      rc = sp_exit_for_reader(err);
+      break;
+    }
+    if (info.num_intervals > 0) sp_span_widen(l, a, b);
+    if (sp_lanes_push(l, &cap, &ln)) rc = SP_EXIT_IO;
+  }
+  sp_progress_done();
+  return rc;
+}
+
+void sp_chart_lanes_free(sp_chart_lanes_t *l) {
+  free(l->lane);
+  memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,108 @@
+/* palette.c - named colour maps sampled evenly over the sorted region names.
+ *
+ * Qualitative maps (tab10, tab20, Set3) are lists: sample x in [0, 1] picks
+ * entry min(K - 1, floor(x * K)), as matplotlib's ListedColormap does.
+ * Sequential maps (viridis, plasma) are interpolated linearly between
+ * 11 anchors taken at x = 0, 0.1, ..., 1 of matplotlib's tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "palette.h"
+
+typedef struct sp_cmap {
+  const char *name;
+  int listed;           /* 1: pick entries; 0: interpolate anchors */
+  int n;                /* entries */
+  const unsigned *rgb;  /* 0xrrggbb */
+} sp_cmap_t;
+
+static const unsigned sp_tab10[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                    0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+static const unsigned sp_tab20[] = {0x1f77b4, 0xaec7e8, 0xff7f0e, 0xffbb78, 0x2ca02c,
+                                    0x98df8a, 0xd62728, 0xff9896, 0x9467bd, 0xc5b0d5,
+                                    0x8c564b, 0xc49c94, 0xe377c2, 0xf7b6d2, 0x7f7f7f,
+                                    0xc7c7c7, 0xbcbd22, 0xdbdb8d, 0x17becf, 0x9edae5};
+static const unsigned sp_set3[] = {0x8dd3c7, 0xffffb3, 0xbebada, 0xfb8072, 0x80b1d3, 0xfdb462,
+                                   0xb3de69, 0xfccde5, 0xd9d9d9, 0xbc80bd, 0xccebc5, 0xffed6f};
+static const unsigned sp_viridis[] = {0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c,
+                                      0x22a884, 0x44bf70, 0x7ad151, 0xbddf26, 0xfde725};
+static const unsigned sp_plasma[] = {0x0d0887, 0x41049d, 0x6a00a8, 0x8f0da4, 0xb12a90, 0xcc4778,
+                                     0xe16462, 0xf2844b, 0xfca636, 0xfcce25, 0xf0f921};
+
+static const sp_cmap_t sp_cmaps[] = {
+    {"tab10", 1, 10, sp_tab10},      {"tab20", 1, 20, sp_tab20}, {"viridis", 0, 11, sp_viridis},
+    {"plasma", 0, 11, sp_plasma},    {"Set3", 1, 12, sp_set3}};
+#define SP_NCMAPS ((int)(sizeof sp_cmaps / sizeof sp_cmaps[0]))
+
+static const sp_cmap_t *sp_cmap_find(const char *name) {
+  for (int i = 0; name && i < SP_NCMAPS; i++)
+    if (strcmp(name, sp_cmaps[i].name) == 0) return &sp_cmaps[i];
+  return NULL;
+}
+
+int sp_palette_known(const char *name) { return sp_cmap_find(name) != NULL; }
+
+const char *sp_palette_names(void) { return "tab10, tab20, viridis, plasma, Set3"; }
+
+static void sp_cmap_sample(const sp_cmap_t *m, double x, unsigned char *rgb) {
+  if (x < 0) x = 0;
+  if (x > 1) x = 1;
+  if (m->listed) {
+    int k = (int)(x * m->n);
+    unsigned c = m->rgb[k < m->n ? k : m->n - 1];
+    rgb[0] = (unsigned char)(c >> 16);
+    rgb[1] = (unsigned char)(c >> 8);
+    rgb[2] = (unsigned char)c;
+    return;
+  }
+  double pos = x * (m->n - 1);
+  int k = (int)pos;
+  if (k >= m->n - 1) k = m->n - 2;
+  double f = pos - k;
+  for (int ch = 0; ch < 3; ch++) {
+    int shift = 16 - 8 * ch;
+    double a = (m->rgb[k] >> shift) & 0xff, b = (m->rgb[k + 1] >> shift) & 0xff;
+    rgb[ch] = (unsigned char)(a + (b - a) * f + 0.5);
+  }
+}
+
+static int sp_cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Index of name among the distinct sorted names (binary search). */
+static int sp_rank_of(const char *const *sorted, int nd, const char *name) {
+  int lo = 0, hi = nd - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (strcmp(sorted[mid], name) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+int sp_palette_assign(const char *cmap, const char *const *names, int n, unsigned char *rgb) {
+  const char **sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
+  if (!sorted) {
+    for (int i = 0; i < n; i++) sp_cmap_sample(&sp_cmaps[0], n > 1 ? (double)i / (n - 1) : 0, rgb + 3 * i);
+    return -1;
+  }
+  memcpy(sorted, names, (size_t)n * sizeof *sorted);
+  qsort(sorted, (size_t)n, sizeof *sorted, sp_cmp_name);
+  int nd = 0;
+  for (int i = 0; i < n; i++)
+    if (nd == 0 || strcmp(sorted[nd - 1], sorted[i]) != 0) sorted[nd++] = sorted[i];
+  const sp_cmap_t *m = sp_cmap_find(cmap);
+  if (!m) m = sp_cmap_find(nd <= 10 ? "tab10" : nd <= 20 ? "tab20" : "viridis");
+  for (int i = 0; i < n; i++) {
+    int k = sp_rank_of(sorted, nd, names[i]);
+    sp_cmap_sample(m, nd > 1 ? (double)k / (nd - 1) : 0.0, rgb + 3 * i);
+  }
+  free(sorted);
+  return 0;
+}
+
+void sp_palette_hex(const unsigned char *rgb, char out[8]) {
+  snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}

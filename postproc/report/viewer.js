@@ -24,7 +24,7 @@
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
-    'durations', 'metric', 'flame'].forEach(function (id) {
+    'durations', 'metric', 'flame', 'flame-rank', 'flame-note'].forEach(function (id) {
     el[id] = document.getElementById('sp-' + id);
   });
 
@@ -186,6 +186,7 @@
     ctx.putImageData(img, Math.round(LABEL_W * dpr), 0);
     drawLabels(ctx, dpr, first, last, top);
     drawAxis();
+    drawFlame();
   }
 
   function drawLabels(ctx, dpr, first, last, top) {
@@ -406,6 +407,118 @@
   }
   el.metric.addEventListener('change', buildDurations);
 
+
+  // ---- flame chart --------------------------------------------------------
+  // The reference tool's meaning: per rank, calls sorted by start then
+  // longest first, depth = number of calls still open; threads kept apart
+  // (a band per thread). Built from the exact intervals of that rank.
+  var FLAME_ROW = 16, flame = null;
+
+  function buildFlame(rank) {
+    var byThread = {}, binned = 0;
+    lanes.forEach(function (l) {
+      if (l.rank !== rank) return;
+      if (!l.start) { binned += l.n; return; }
+      var calls = byThread[l.thread] || (byThread[l.thread] = []);
+      for (var i = 0; i < l.start.length; i++) calls.push([l.start[i], l.start[i] + l.dur[i], l.g]);
+    });
+    var bands = [], y = 0;
+    Object.keys(byThread).map(Number).sort(function (a, b) { return a - b; }).forEach(function (t) {
+      var calls = byThread[t], stack = [], maxd = 0;
+      calls.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+      for (var i = 0; i < calls.length; i++) {
+        while (stack.length && stack[stack.length - 1] < calls[i][1]) stack.pop();
+        calls[i].push(stack.length);
+        if (stack.length > maxd) maxd = stack.length;
+        stack.push(calls[i][1]);
+      }
+      bands.push({ thread: t, calls: calls, y: y, depth: maxd + 1 });
+      y += (maxd + 1) * FLAME_ROW + 18;
+    });
+    flame = { rank: rank, bands: bands, height: Math.max(y, 40), binned: binned };
+    el['flame-note'].textContent = binned ? binned + ' calls of rank ' + rank +
+      ' are binned in this report and not shown (raise --html-exact)' : '';
+    drawFlame();
+  }
+
+  function drawFlame() {
+    if (!flame) return;
+    var cv = el.flame, dpr = window.devicePixelRatio || 1, W = cv.clientWidth;
+    cv.style.height = flame.height + 'px';
+    cv.width = Math.round(W * dpr);
+    cv.height = Math.round(flame.height * dpr);
+    var ctx = cv.getContext('2d'), pw = W - LABEL_W, scale = pw / (view.t1 - view.t0);
+    ctx.scale(dpr, dpr);
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    flame.bands.forEach(function (b) {
+      ctx.fillStyle = '#333';
+      ctx.fillText('thread ' + b.thread, 4, b.y + 8);
+      var base = b.y + 16;
+      for (var i = 0; i < b.calls.length; i++) {
+        var c = b.calls[i];
+        if (c[1] < view.t0 || c[0] > view.t1) continue;
+        var x0 = LABEL_W + Math.max(0, (c[0] - view.t0) * scale);
+        var x1 = LABEL_W + Math.min(pw, (c[1] - view.t0) * scale);
+        var dim = highlight && !highlight.has(c[2]);
+        ctx.globalAlpha = dim ? 0.2 : 1;
+        ctx.fillStyle = regions[c[2]].color;
+        ctx.fillRect(x0, base + c[3] * FLAME_ROW, x1 - x0, FLAME_ROW - 1);
+        if (x1 - x0 > 40) {
+          ctx.fillStyle = '#000';
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(x0, base + c[3] * FLAME_ROW, x1 - x0, FLAME_ROW);
+          ctx.clip();
+          ctx.fillText(regions[c[2]].name, x0 + 3, base + c[3] * FLAME_ROW + FLAME_ROW / 2);
+          ctx.restore();
+        }
+      }
+      ctx.globalAlpha = 1;
+    });
+  }
+
+  function flameHit(e) {
+    if (!flame) return null;
+    var r = el.flame.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W, y = e.clientY - r.top;
+    var t = view.t0 + x / (r.width - LABEL_W) * (view.t1 - view.t0);
+    for (var k = 0; k < flame.bands.length; k++) {
+      var b = flame.bands[k], d = Math.floor((y - b.y - 16) / FLAME_ROW);
+      if (d < 0 || d >= b.depth) continue;
+      for (var i = 0; i < b.calls.length; i++) {
+        var c = b.calls[i];
+        if (c[3] === d && c[0] <= t && c[1] >= t) return { c: c, thread: b.thread };
+      }
+    }
+    return null;
+  }
+
+  el.flame.addEventListener('mousemove', function (e) {
+    var h = flameHit(e);
+    el.tip.hidden = !h;
+    if (!h) return;
+    var reg = regions[h.c[2]];
+    el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + flame.rank +
+      '   thread  ' + h.thread + '   depth  ' + h.c[3] + '\nstart  ' + fmtTime(h.c[0]) +
+      '\nduration  ' + fmtTime(h.c[1] - h.c[0]);
+    el.tip.style.left = (e.clientX + 14) + 'px';
+    el.tip.style.top = (e.clientY + 14) + 'px';
+  });
+  el.flame.addEventListener('mouseleave', function () { el.tip.hidden = true; });
+  el.flame.addEventListener('click', function (e) { var h = flameHit(e); if (h) toggleRegion(h.c[2]); });
+  el.flame.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    var r = el.flame.getBoundingClientRect();
+    zoom(Math.exp(e.deltaY * 0.002), Math.min(1, Math.max(0, (e.clientX - r.left - LABEL_W) / (r.width - LABEL_W))));
+  }, { passive: false });
+  D.ranks.forEach(function (rk) {
+    var o = document.createElement('option');
+    o.value = rk;
+    o.textContent = rk;
+    el['flame-rank'].appendChild(o);
+  });
+  el['flame-rank'].addEventListener('change', function () { buildFlame(+el['flame-rank'].value); });
+
   // ---- layout and start -------------------------------------------------
 
   function layout() {
@@ -423,6 +536,7 @@
   document.title = 'scope-profiler: ' + D.file;
   buildLegend();
   buildDurations();
+  buildFlame(D.ranks[0]);
   layout();
   if (D.window && D.window[1] > D.window[0]) setView(D.window[0], D.window[1]);
   var t = performance.now();
@@ -434,6 +548,12 @@
     data: D, lanes: lanes, view: function () { return [view.t0, view.t1]; },
     setView: setView, zoom: zoom, highlight: setHighlight, draw: draw,
     highlighted: function () { return highlight ? Array.from(highlight) : []; },
+    flame: function () {
+      return flame.bands.map(function (b) {
+        return { thread: b.thread, calls: b.calls.length, depth: b.depth,
+          depths: b.calls.map(function (c) { return [regions[c[2]].name, c[0], c[3]]; }) };
+      });
+    },
     firstDrawMs: performance.now() - t, loadedMs: performance.now()
   };
 })();

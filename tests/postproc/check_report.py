@@ -507,7 +507,43 @@ def case_window(b, h5, out):
         fail("the page opened on %s, not %s" % (v, w))
 
 
-CASES = {"window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
+def case_flame(b, h5, out):
+    """The flame chart of the first rank: each call's depth (calls still open,
+    per thread) as computed here from the file, and a non-blank canvas."""
+    rank = b.eval("spReport.data.ranks[0]")
+    want = {}
+    for (name, rk, th), spans in file_lanes(h5).items():
+        if rk == rank:
+            want.setdefault(th, []).extend((s, e, name) for s, e in spans)
+    t0 = min(s for v in file_lanes(h5).values() for s, _ in v)
+    ref = {}
+    for th, calls in want.items():
+        calls.sort(key=lambda c: (c[0], -c[1]))
+        stack, out_d = [], []
+        for s, e, name in calls:
+            while stack and stack[-1] < e:
+                stack.pop()
+            out_d.append((name, s - t0, len(stack)))
+            stack.append(e)
+        ref[th] = sorted(out_d)
+    got = {band["thread"]: sorted(tuple(x) for x in band["depths"]) for band in b.eval("spReport.flame()")}
+    print("flame depths:", got)
+    if got != ref:
+        fail("flame chart depths %s, expected %s" % (got, ref))
+    # Screenshot clips are in page coordinates.
+    r = b.eval("(() => { const c = document.getElementById('sp-flame'); c.scrollIntoView();"
+               " const r = c.getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY,"
+               " width: r.width, height: r.height}; })()")
+    png = b.screenshot(r)
+    os.makedirs(out, exist_ok=True)
+    pathlib.Path(out, "flame.png").write_bytes(png)
+    frac, _ = coloured_fraction(png, 200)
+    print("flame coloured pixels %.3f" % frac)
+    if frac < 0.02:
+        fail("the flame chart is blank")
+
+
+CASES = {"flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
 
 

@@ -315,6 +315,25 @@
     return best;
   }
 
+  // The calls that contain call k of lane (same rank and thread, exact
+  // lanes only), outermost first: the call path, as the call tree nests.
+  function callPath(lane, k) {
+    var s = lane.start[k], e = s + lane.dur[k], outer = [];
+    lanes.forEach(function (l) {
+      if (l === lane || !l.start || l.rank !== lane.rank || l.thread !== lane.thread) return;
+      var i = hitExact(l, s, 0);
+      for (var n = 0; i >= 0 && n < 64; i--, n++) {
+        if (l.start[i] <= s && l.start[i] + l.dur[i] >= e && (l.start[i] < s || l.dur[i] > lane.dur[k])) {
+          outer.push([l.start[i], -l.dur[i], regions[l.g].name]);
+          break;
+        }
+        if (l.start[i] + l.maxDur < s) break;
+      }
+    });
+    outer.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    return outer.map(function (o) { return o[2]; }).concat([regions[lane.g].name]).join(' / ');
+  }
+
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
     var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
@@ -326,6 +345,7 @@
     if (lane.start) {
       var k = hitExact(lane, t, tol);
       if (k < 0) return null;
+      head = head.replace('call path  ' + reg.path, 'call path  ' + callPath(lane, k));
       return head + 'start  ' + fmtTime(lane.start[k]) + '\nduration  ' + fmtTime(lane.dur[k]);
     }
     var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, b = Math.floor(t / bw);

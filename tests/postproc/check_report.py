@@ -543,7 +543,40 @@ def case_flame(b, h5, out):
         fail("the flame chart is blank")
 
 
-CASES = {"flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
+def case_callpath(b, h5, out):
+    """Hovering a nested call names its call path: the calls of the file
+    (same rank and thread) that contain it, outermost first."""
+    lanes = b.eval("spReport.lanes.map(l => ({name: spReport.data.regions[l.g].name, rank: l.rank,"
+                   " thread: l.thread, s: l.start ? l.start[0] : null, d: l.start ? l.dur[0] : null}))")
+    spans, t0 = file_lanes(h5), None
+    t0 = min(s for v in spans.values() for s, _ in v)
+    for i, l in enumerate(lanes):
+        if l["s"] is None:
+            continue
+        s, e = l["s"] + t0, l["s"] + l["d"] + t0
+        outer = sorted((cs, -(ce - cs), name) for (name, rk, th), v in spans.items()
+                       if rk == l["rank"] and th == l["thread"] and name != l["name"]
+                       for cs, ce in v if cs <= s and ce >= e)
+        if outer:
+            break
+    else:
+        fail("no nested call in the report")
+    want = " / ".join([o[2] for o in outer] + [l["name"]])
+    b.eval("document.getElementById('sp-scroll').scrollTop = %d" % (i * 16))
+    b.frames(2)
+    box = canvas_box(b)
+    top = b.eval("document.getElementById('sp-scroll').scrollTop")
+    v = b.eval("spReport.view()")
+    x = box["x"] + 190 + (box["width"] - 190) * (l["s"] + l["d"] / 2 - v[0]) / (v[1] - v[0])
+    b.mouse("mouseMoved", x, box["y"] + i * 16 - top + 8)
+    b.frames(1)
+    tip = b.eval("document.getElementById('sp-tip').textContent")
+    print("lane", i, l, "tooltip:", repr(tip))
+    if ("call path  " + want + "\n") not in tip:
+        fail("expected call path %r" % want)
+
+
+CASES = {"callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
 
 

@@ -381,6 +381,8 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o
     for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
       sp_progress("writing lane", i, sel->nlanes);
       rc = sp_html_pair(&x, i);
+      /* A failed write (full disk) ends the run: the caller says why. */
+      if (rc == 0 && ferror(f)) rc = SP_EXIT_IO;
     }
     sp_progress_done();
   }

@@ -403,14 +403,17 @@ def report_data(path):
     return json.loads(text[a:text.index("</script>", a)])
 
 
-def file_lanes(h5path):
-    """{(region, rank, thread): sorted [(start, end)]} read with h5py."""
+def file_lanes(h5path, ranks=None):
+    """{(region, rank, thread): sorted [(start, end)]} read with h5py (of the
+    given rank ids only, when ranks is not None)."""
     import h5py
     import numpy as np
     out = {}
     with h5py.File(h5path, "r") as f:
         for rk in f:
             if not rk.startswith("rank") or "regions" not in f[rk]:
+                continue
+            if ranks is not None and int(rk[4:]) not in ranks:
                 continue
             for link, grp in f[rk]["regions"].items():
                 if "start_times" not in grp:
@@ -445,7 +448,8 @@ def busy_bins(spans, t0, span, bins):
 def case_data(path, h5, out):
     """The embedded data against the file read with h5py: every lane, every
     exact interval to the nanosecond, the busy fraction of every coarse bin."""
-    d, want = report_data(path), file_lanes(h5)
+    d = report_data(path)
+    want = file_lanes(h5, set(d["ranks"]))  # the report's --ranks
     names = [r["name"] for r in d["regions"]]
     got = {(names[l["g"]], l["r"], l["t"]): l for l in d["lanes"]}
     if set(got) != set(want):

@@ -77,6 +77,7 @@
 
   function fmtTime(ns) {
     var a = Math.abs(ns);
+    if (ns === 0) return '0 s';
     for (var i = 0; i < UNITS.length; i++) {
       if (a >= UNITS[i][0] || i === UNITS.length - 1) {
         var v = ns / UNITS[i][0];
@@ -227,7 +228,8 @@
     var html = [], t = Math.ceil(view.t0 / step) * step;
     for (var n = 0; t <= view.t1 && n < 200; t += step, n++) {
       var x = LABEL_W + (t - view.t0) / range * pw;
-      html.push('<span class="sp-tick" style="left:' + x.toFixed(1) + 'px">' +
+      var last = x > LABEL_W + pw - 30 ? ' sp-last' : ''; // keep the label inside
+      html.push('<span class="sp-tick' + last + '" style="left:' + x.toFixed(1) + 'px">' +
         (t / unit[0]).toFixed(dec) + ' ' + unit[1] + '</span>');
     }
     el.axis.innerHTML = html.join('');
@@ -402,7 +404,9 @@
   function buildDurations() {
     var m = el.metric.value, svgNS = 'http://www.w3.org/2000/svg';
     var rows = regions.filter(function (r) { return r.n > 0; })
-      .sort(function (a, b) { return metricOf(b, m) - metricOf(a, m); });
+      .sort(function (a, b) { // longest first, ties by name
+        return metricOf(b, m) - metricOf(a, m) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      });
     var max = rows.length ? metricOf(rows[0], m) || 1 : 1, W = 900, bh = 16, nameW = 220;
     el.durations.setAttribute('width', W);
     el.durations.setAttribute('height', rows.length * (bh + 4) + 4);

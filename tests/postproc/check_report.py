@@ -480,6 +480,13 @@ def case_data(path, h5, out):
                 k = bad[0]
                 fail("%s: bin %d busy %.4f in the report, %.4f in the file" % (key, k, lv[k] / 255, ref[k]))
             nbinned += 1
+    # The duration bars' figures: per region over the selected ranks.
+    for r in d["regions"]:
+        durs = [e - s for (n, _, _), v in want.items() if n == r["name"] for s, e in v]
+        ref = (len(durs), sum(durs), min(durs, default=0), max(durs, default=0))
+        if (r["n"], r["total"], r["min"], r["max"]) != ref:
+            fail("region %s: n, total, min, max %s in the report, %s in the file"
+                 % (r["name"], (r["n"], r["total"], r["min"], r["max"]), ref))
     if d["counts"]["exact"] != nexact or d["counts"]["binned"] != nbinned:
         fail("counts %s, checked %d exact intervals, %d binned lanes" % (d["counts"], nexact, nbinned))
     print("ok: %d lanes, %d exact intervals equal, %d binned lanes within 1/510"
@@ -580,7 +587,30 @@ def case_callpath(b, h5, out):
         fail("expected call path %r" % want)
 
 
-CASES = {"callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
+def case_durations(b, h5, out):
+    """The duration bars: one per region with calls, longest first, widths
+    in proportion to the metric; switching the metric redraws them."""
+    bars = b.eval("[...document.querySelectorAll('#sp-durations rect')].map(r =>"
+                  " [spReport.data.regions[+r.getAttribute('data-region')].name, +r.getAttribute('width')])")
+    totals = {}
+    for (n, rk, th), v in file_lanes(h5).items():
+        totals[n] = totals.get(n, 0) + sum(e - s for s, e in v)
+    want = sorted(totals, key=lambda n: (-totals[n], n.encode()))  # ties by name
+    print("bars:", bars)
+    if [n for n, _ in bars] != want:
+        fail("bars %s, expected the order %s" % ([n for n, _ in bars], want))
+    top = totals[want[0]]
+    for n, w in bars:
+        if abs(w / bars[0][1] - totals[n] / top) > 0.01 and w > 0.5:
+            fail("bar %s width %.1f, expected %.1f" % (n, w, bars[0][1] * totals[n] / top))
+    b.eval("(() => { const s = document.getElementById('sp-metric'); s.value = 'max';"
+           " s.dispatchEvent(new Event('change')); })()")
+    after = b.eval("[...document.querySelectorAll('#sp-durations rect')].map(r => +r.getAttribute('width'))")
+    if after == [w for _, w in bars]:
+        fail("switching the metric to max did not redraw the bars")
+
+
+CASES = {"durations": case_durations, "callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
 
 

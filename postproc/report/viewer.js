@@ -203,9 +203,9 @@
       ctx.fillRect(2, y + 3, 8, LANE_H - 6);
       ctx.fillStyle = on ? '#000' : '#333';
       ctx.font = (on ? 'bold ' : '') + '11px system-ui, sans-serif';
-      var text = laneLabel(l);
-      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 18) text = text.slice(0, -2);
-      ctx.fillText(text !== laneLabel(l) ? text + '\u2026' : text, 14, y + LANE_H / 2);
+      var text = laneLabel(l), indent = 8 * Math.min(regions[l.g].depth || 0, 8);
+      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 18 - indent) text = text.slice(0, -2);
+      ctx.fillText(text !== laneLabel(l) ? text + '\u2026' : text, 14 + indent, y + LANE_H / 2);
       if (i > 0 && lanes[i - 1].g !== l.g) {
         ctx.fillStyle = '#bbb';
         ctx.fillRect(0, y, el.canvas.clientWidth, 1);
@@ -543,6 +543,108 @@
   });
   el['flame-rank'].addEventListener('change', function () { buildFlame(+el['flame-rank'].value); });
 
+
+  // ---- call tree ------------------------------------------------------------
+  // D.tree: the reader's call paths, depth-first (a parent before its
+  // children). A sortable table (siblings sorted under their parent) whose
+  // rows fold; clicking a row highlights the region's lanes and flame boxes.
+  var tree = D.tree || null, treeSort = { key: null, desc: true };
+
+  function treeSetup() {
+    if (!tree || !tree.length) return;
+    tree.forEach(function (n, i) {
+      n.i = i; n.kids = []; n.open = n.d < 2;
+      n.path = (n.p >= 0 ? tree[n.p].path + ' / ' : '') + regions[n.g].name;
+      if (n.p >= 0) tree[n.p].kids.push(n);
+    });
+    // Lanes in call-tree order: regions by their first node, then rank and
+    // thread; labels indented by that node's depth.
+    var first = {};
+    tree.forEach(function (n) { if (!(n.g in first)) first[n.g] = n; });
+    regions.forEach(function (r, g) {
+      var n = first[g];
+      r.order = n ? n.i : tree.length + g;
+      r.depth = n ? n.d : 0;
+      if (n) r.path = n.path;
+    });
+    lanes.sort(function (a, b) {
+      return regions[a.g].order - regions[b.g].order || a.rank - b.rank || a.thread - b.thread;
+    });
+    document.getElementById('sp-tree-section').hidden = false;
+    buildTree();
+  }
+
+  var TREE_COLS = [['name', 'call path'], ['calls', 'calls'], ['incl', 'inclusive'],
+    ['excl', 'exclusive'], ['rmin', 'min/rank'], ['rmean', 'mean/rank'], ['rmax', 'max/rank'],
+    ['imb', 'imbalance']];
+
+  function treeCell(n, k) {
+    if (k === 'calls') return String(n.calls);
+    if (k === 'imb') return n.timed ? n.imb.toFixed(3) : '-';
+    return n.timed ? fmtTime(n[k]) : '-';
+  }
+
+  function treeOrder(list) {
+    var k = treeSort.key;
+    if (!k) return list;
+    return list.slice().sort(function (a, b) {
+      var x = k === 'name' ? regions[a.g].name : a[k], y = k === 'name' ? regions[b.g].name : b[k];
+      var c = x < y ? -1 : x > y ? 1 : 0;
+      return k === 'name' ? c : treeSort.desc ? -c : c;
+    });
+  }
+
+  function buildTree() {
+    var t = el.tree, rows = [];
+    t.textContent = '';
+    var head = t.createTHead().insertRow();
+    TREE_COLS.forEach(function (c) {
+      var th = document.createElement('th');
+      th.textContent = c[1] + (treeSort.key === c[0] ? (c[0] === 'name' ? ' \u25b4' : treeSort.desc ? ' \u25be' : ' \u25b4') : '');
+      th.setAttribute('data-key', c[0]);
+      th.onclick = function () {
+        treeSort.desc = treeSort.key === c[0] ? !treeSort.desc : true;
+        treeSort.key = c[0];
+        buildTree();
+      };
+      head.appendChild(th);
+    });
+    var body = t.createTBody();
+    (function walk(list) {
+      treeOrder(list).forEach(function (n) {
+        rows.push(n);
+        if (n.open) walk(n.kids);
+      });
+    })(tree.filter(function (n) { return n.p < 0; }));
+    rows.forEach(function (n) {
+      var tr = body.insertRow();
+      tr.setAttribute('data-name', regions[n.g].name);
+      tr.setAttribute('data-region', n.g);
+      tr.setAttribute('data-node', n.i);
+      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '');
+      TREE_COLS.forEach(function (c, j) {
+        var td = tr.insertCell();
+        if (j === 0) {
+          td.style.paddingLeft = (4 + 16 * n.d) + 'px';
+          var tg = document.createElement('span');
+          tg.className = 'sp-toggle';
+          tg.textContent = n.kids.length ? (n.open ? '\u25be' : '\u25b8') : '';
+          tg.onclick = function (e) { e.stopPropagation(); n.open = !n.open; buildTree(); };
+          td.appendChild(tg);
+          var sw = document.createElement('span');
+          sw.className = 'sp-swatch';
+          sw.style.background = regions[n.g].color;
+          td.appendChild(sw);
+          td.appendChild(document.createTextNode(regions[n.g].name));
+        } else {
+          td.textContent = treeCell(n, c[0]);
+        }
+      });
+      tr.onclick = function () { toggleRegion(n.g); };
+    });
+    if (highlight) setHighlight(highlight);
+  }
+
   // ---- layout and start -------------------------------------------------
 
   function layout() {
@@ -558,6 +660,7 @@
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
       D.counts.exact + ' intervals exact)' : '') + '; ' + D.generator;
   document.title = 'scope-profiler: ' + D.file;
+  treeSetup();
   buildLegend();
   buildDurations();
   buildFlame(D.ranks[0]);

@@ -378,23 +378,45 @@ def case_highlight(b, h5, out):
 
 
 def case_tree(b, h5, out):
+    """The call-tree table: every region of the file has a row; a root that
+    is its region's only node has the region's total time as inclusive time
+    (h5py); lanes follow the tree; a header click sorts, a toggle folds, a
+    row click highlights the region."""
+    spans = file_lanes(h5)
+    want = {n for (n, _, _) in spans}
+    nodes = b.eval("spReport.data.tree.map(n => ({name: spReport.data.regions[n.g].name, d: n.d,"
+                   " p: n.p, incl: n.incl}))")
     rows = b.eval("[...document.querySelectorAll('#sp-tree tbody tr')].map(r => r.getAttribute('data-name'))")
-    want = region_names(h5)
-    if not rows or set(rows) != want:
-        fail("call-tree rows %s, file has %s" % (rows, sorted(want)))
-    first = b.eval("document.querySelector('#sp-tree tbody tr').getAttribute('data-name')")
-    b.eval("document.querySelector('#sp-tree th[data-key=\"name\"]').click()")
-    b.frames(1)
-    by_name = b.eval("[...document.querySelectorAll('#sp-tree tbody tr')].map(r => r.getAttribute('data-name'))")
+    print("nodes:", [(n["name"], n["d"]) for n in nodes], "rows:", rows)
+    if {n["name"] for n in nodes} != want:
+        fail("tree regions %s, file has %s" % (sorted({n["name"] for n in nodes}), sorted(want)))
+    for n in nodes:
+        if n["p"] < 0 and [m["name"] for m in nodes].count(n["name"]) == 1:
+            total = sum(e - s for (nm, _, _), v in spans.items() if nm == n["name"] for s, e in v)
+            if n["incl"] != total:
+                fail("root %s: inclusive %d, file total %d" % (n["name"], n["incl"], total))
+    order = b.eval("spReport.lanes.map(l => spReport.data.regions[l.g].name)")
+    firsts = list(dict.fromkeys(n["name"] for n in nodes))
+    if list(dict.fromkeys(order)) != [f for f in firsts if f in order]:
+        fail("lanes %s not in call-tree order %s" % (list(dict.fromkeys(order)), firsts))
+    b.eval("document.querySelector('#sp-tree th[data-key=\"incl\"]').click()")
+    b.eval("document.querySelector('#sp-tree th[data-key=\"incl\"]').click()")  # ascending
+    asc = b.eval("[...document.querySelectorAll('#sp-tree tbody tr')].map(r => r.getAttribute('data-name'))")
+    print("sorted by inclusive, ascending:", asc)
+    if asc == rows:
+        fail("clicking the inclusive header twice did not change the order")
+    nrows = len(asc)
+    b.eval("document.querySelector('#sp-tree tbody tr .sp-toggle:not(:empty)').click()")
+    folded = b.eval("document.querySelectorAll('#sp-tree tbody tr').length")
+    print("rows %d, after folding one %d" % (nrows, folded))
+    if folded == nrows:
+        fail("folding a row hid nothing")
     b.eval("document.querySelector('#sp-tree tbody tr').click()")
     b.frames(2)
     hl = b.eval("spReport.highlighted()")
-    print("rows:", rows, "sorted by name:", by_name, "highlighted:", hl)
-    if by_name == rows and sorted(rows) != rows:
-        fail("clicking the name header did not sort the table")
-    if not hl:
-        fail("clicking a row highlighted nothing (first row %s)" % first)
-
+    first = b.eval("+document.querySelector('#sp-tree tbody tr').getAttribute('data-region')")
+    if hl != [first]:
+        fail("clicking the first row highlighted %s, not region %d" % (hl, first))
 
 def report_data(path):
     text = pathlib.Path(path).read_text(encoding="utf-8")

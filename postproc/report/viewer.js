@@ -318,18 +318,20 @@
   }
 
   // The calls that contain call k of lane (same rank and thread, exact
-  // lanes only), outermost first: the call path, as the call tree nests.
+  // lanes, the lane itself included for recursion), outermost first: the
+  // call path, as the call tree nests calls.
   function callPath(lane, k) {
     var s = lane.start[k], e = s + lane.dur[k], outer = [];
     lanes.forEach(function (l) {
-      if (l === lane || !l.start || l.rank !== lane.rank || l.thread !== lane.thread) return;
-      var i = hitExact(l, s, 0);
-      for (var n = 0; i >= 0 && n < 64; i--, n++) {
-        if (l.start[i] <= s && l.start[i] + l.dur[i] >= e && (l.start[i] < s || l.dur[i] > lane.dur[k])) {
+      if (!l.start || l.rank !== lane.rank || l.thread !== lane.thread) return;
+      var lo = 0, hi = l.start.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (l.start[mid] <= s) lo = mid + 1; else hi = mid; }
+      for (var i = lo - 1, n = 0; i >= 0 && n < 4096; i--, n++) {
+        if (l.start[i] + l.maxDur < e) break; // nothing earlier can reach e
+        if (l === lane && i === k) continue;
+        var ie = l.start[i] + l.dur[i];
+        if (ie >= e && (l.start[i] < s || ie > e || l.g !== lane.g))
           outer.push([l.start[i], -l.dur[i], regions[l.g].name]);
-          break;
-        }
-        if (l.start[i] + l.maxDur < s) break;
       }
     });
     outer.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });

@@ -563,6 +563,11 @@ def case_flame(b, h5, out):
     print("flame depths:", got)
     if got != ref:
         fail("flame chart depths %s, expected %s" % (got, ref))
+    # The window of the rank's calls (another rank may run much longer).
+    a = min(c[1] for calls in ref.values() for c in calls)
+    ends = [e - t0 for th, calls in want.items() for s, e, _ in calls]
+    b.eval("spReport.setView(%r, %r)" % (a, max(ends)))
+    b.frames(2)
     # Screenshot clips are in page coordinates.
     r = b.eval("(() => { const c = document.getElementById('sp-flame'); c.scrollIntoView();"
                " const r = c.getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY,"
@@ -583,18 +588,27 @@ def case_callpath(b, h5, out):
                    " thread: l.thread, s: l.start ? l.start[0] : null, d: l.start ? l.dur[0] : null}))")
     spans, t0 = file_lanes(h5), None
     t0 = min(s for v in spans.values() for s, _ in v)
+    # The first lane's first call that another call contains; for recursion
+    # (one region) the innermost call of the first lane.
     for i, l in enumerate(lanes):
         if l["s"] is None:
             continue
+        if len(lanes) == 1 or len({x["name"] for x in lanes}) == 1:
+            name, rk, th = l["name"], l["rank"], l["thread"]
+            inner = max(spans[(name, rk, th)], key=lambda c: (c[0], -c[1]))
+            l = dict(l, s=inner[0] - t0, d=inner[1] - inner[0])
         s, e = l["s"] + t0, l["s"] + l["d"] + t0
         outer = sorted((cs, -(ce - cs), name) for (name, rk, th), v in spans.items()
-                       if rk == l["rank"] and th == l["thread"] and name != l["name"]
-                       for cs, ce in v if cs <= s and ce >= e)
+                       if rk == l["rank"] and th == l["thread"]
+                       for cs, ce in v if cs <= s and ce >= e
+                       and (name != l["name"] or cs < s or ce > e))
         if outer:
             break
     else:
         fail("no nested call in the report")
     want = " / ".join([o[2] for o in outer] + [l["name"]])
+    # Zoom to the call (10 times its duration) so that the mouse hits it.
+    b.eval("spReport.setView(%r, %r)" % (l["s"] - 5 * l["d"] - 5, l["s"] + 6 * l["d"] + 5))
     b.eval("document.getElementById('sp-scroll').scrollTop = %d" % (i * 16))
     b.frames(2)
     box = canvas_box(b)

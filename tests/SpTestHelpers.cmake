@@ -51,13 +51,14 @@ endfunction()
 
 # sp_add_pproc_case(GROUP g NAME n FIXTURE f [WORKDIR d] [LABELS l...]
 #                   RC code ARGS a... [PREFIX cmd...] [OUT re...] [ERR re]
-#                   [NOT_OUT re] [IMAGE path KIND k WIDTH w HEIGHT h])
+#                   [NOT_OUT re] [IMAGE path KIND k WIDTH w HEIGHT h] [TIMEOUT s])
 # The test g.n: runs scope-profiler-pproc ARGS (after PREFIX, e.g. env) and
 # checks exit code, stdout, stderr and an image with check_cli.cmake. Needs
-# the fixture f that writes the input files.
+# the fixture f that writes the input files. TIMEOUT (default 120 s) bounds
+# the command.
 set(SP_CHECK_CLI ${CMAKE_CURRENT_LIST_DIR}/postproc/check_cli.cmake)
 function(sp_add_pproc_case)
-  cmake_parse_arguments(C "" "GROUP;NAME;FIXTURE;WORKDIR;RC;ERR;NOT_OUT;IMAGE;KIND;WIDTH;HEIGHT"
+  cmake_parse_arguments(C "" "GROUP;NAME;FIXTURE;WORKDIR;RC;ERR;NOT_OUT;IMAGE;KIND;WIDTH;HEIGHT;TIMEOUT"
     "ARGS;OUT;PREFIX;LABELS" ${ARGN})
   set(pproc $<TARGET_FILE:scope-profiler-pproc>)
   list(JOIN C_ARGS "@@" args)
@@ -71,7 +72,7 @@ function(sp_add_pproc_case)
     list(JOIN C_OUT "@@" outs)
     list(APPEND defs "-DOUT=${outs}")
   endif()
-  foreach(v ERR NOT_OUT IMAGE KIND WIDTH HEIGHT)
+  foreach(v ERR NOT_OUT IMAGE KIND WIDTH HEIGHT TIMEOUT)
     if(DEFINED C_${v})
       list(APPEND defs "-D${v}=${C_${v}}")
     endif()
@@ -83,6 +84,9 @@ function(sp_add_pproc_case)
     COMMAND ${CMAKE_COMMAND} ${defs} -P ${SP_CHECK_CLI}
     WORKING_DIRECTORY ${C_WORKDIR})
   set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES FIXTURES_REQUIRED ${C_FIXTURE})
+  if(C_TIMEOUT)
+    set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES TIMEOUT ${C_TIMEOUT})
+  endif()
   if(C_LABELS)
     set_tests_properties(${C_GROUP}.${C_NAME} PROPERTIES LABELS "${C_LABELS}")
   endif()

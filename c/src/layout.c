@@ -61,6 +61,16 @@ static hid_t sp_dataset(hid_t group, const char *name, hid_t type, int64_t n, hi
   return d;
 }
 
+/* First value of OMP_NUM_THREADS (outermost level) when it is a positive
+ * number, else recorded (at least 1). */
+static int64_t sp_omp_num_threads(int32_t recorded) {
+  const char *env = getenv("OMP_NUM_THREADS");
+  char *end;
+  long v = env ? strtol(env, &end, 10) : 0;
+  if (env && end != env && (*end == '\0' || *end == ',') && v > 0) return v;
+  return recorded > 0 ? recorded : 1;
+}
+
 static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans) {
   hid_t g = H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return SP_EHDF5;
@@ -83,6 +93,11 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   rc |= sp_attr_str(g, "clock_source", plans[0].clock_tsc ? "tsc" : "monotonic");
   if (plans[0].recovered) rc |= sp_attr_i32(g, "recovered_from_spill", 1);
   rc |= sp_attr_i32(g, "omp_threads", threads);
+  /* The reference tool's keys (speedup plots use them as an x-axis):
+   * OMP_NUM_THREADS when set, else the threads that recorded. */
+  int64_t omp = sp_omp_num_threads(threads);
+  rc |= sp_attr_i64(g, "omp_num_threads", omp);
+  rc |= sp_attr_i64(g, "total_cores", (int64_t)nplans * omp);
   rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);
   rc |= sp_attr_i64(g, "events_lost", lost);
   H5Gclose(g);

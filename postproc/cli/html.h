@@ -28,6 +28,11 @@ typedef struct sp_html_counts {
 int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
                        sp_html_counts_t *c);
 
+/* html_tree.c: writes ',"tree":[...]', the call tree of the selection
+ * (sp_reader_tree_build), node regions as positions in sel->regions
+ * (gpos maps reader region index to position). Returns an sp_exit_t code. */
+int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos);
+
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints
  * its path. Returns an sp_exit_t code. */

@@ -387,6 +387,7 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o
     sp_progress_done();
   }
   if (rc == 0) rc = sp_html_regions(&x);
+  if (rc == 0) rc = sp_html_tree_write(f, sel, x.gpos);
   if (rc == 0) {
     fprintf(f, ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d}}",
             (long long)c->intervals, (long long)c->exact, c->lanes, c->binned_lanes);

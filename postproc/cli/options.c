@@ -12,22 +12,45 @@
 #include "pproc.h"
 
 static const char sp_usage_text[] =
-    "usage: " SP_PROG " FILE [-o DIR] [--show] [--backend plplot|html] [--include PAT...]\n"
+    "usage: " SP_PROG " FILE... [-o DIR] [--show] [--backend plplot|html] [--include PAT...]\n"
     "       [--exclude PAT...] [--ranks SPEC...] [--format png|pdf|svg] [--width PX]\n"
     "       [--height PX] [--start-time S] [--end-time S] [--cmap NAME]\n"
-    "       [--summary [--sort-by KEY]] [--export csv|chrome-trace] [--list]\n"
-    "       [--html-exact N] [-q|-v]\n"
+    "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace] [--list] [-q|-v]\n"
+    "       [--label L]... [--compare] [--html-exact N]\n"
+    "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
-    "Draw a Gantt chart, a summary table or an export of a scope-profiler HDF5 file.\n"
+    "Draw a Gantt chart, a summary table, a call tree or an export of scope-profiler\n"
+    "HDF5 files.\n"
     "\n"
     "Arguments:\n"
-    "  FILE                   profile written by scope-profiler (profiling_data.h5)\n"
+    "  FILE...                profiles written by scope-profiler (profiling_data.h5)\n"
+    "                         or by the reference tool (its schema 1 to 3, also the\n"
+    "                         columnar layout and names stored as nested groups);\n"
+    "                         a quoted pattern ('runs/*.h5') is expanded here: sorted,\n"
+    "                         regular files, a file given twice read once; a pattern\n"
+    "                         matching nothing is a usage error. Text outputs print\n"
+    "                         one block per file ('== LABEL ==' in text, a 'file'\n"
+    "                         column in tsv/csv/json); the chart shows the first file\n"
+    "      --label L          name of a file in outputs, once per file in order\n"
+    "                         (default: file name without extension; a repeated\n"
+    "                         one gets ' (2)', ' (3)')\n"
+    "      --compare          one table over all files: per region (with --tree: per\n"
+    "                         call path) total seconds of each file and the ratio\n"
+    "                         of each later file to the first\n"
     "\n"
-    "Gantt chart (one lane per region and rank, and per thread where a region ran\n"
-    "on several threads of a rank):\n"
-    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing)\n"
+    "Gantt chart and JSON files (one lane per region and rank, and per thread where a\n"
+    "region ran on several threads of a rank):\n"
+    "  -o, --output DIR       write DIR/gantt_plot.<format> (DIR is created if missing),\n"
+    "                         DIR/region_statistics.json (the reference tool's schema:\n"
+    "                         per file and region count, average, min, max, std\n"
+    "                         (population), total duration in seconds over the calls\n"
+    "                         of the selected ranks, and per_rank) and\n"
+    "                         DIR/call_tree.json (nodes: path, calls, inclusive and\n"
+    "                         exclusive seconds, per_rank; with several files under\n"
+    "                         'files')\n"
     "      --show             open an interactive PLplot window (needs $DISPLAY)\n"
     "      --format FMT       png (default), pdf or svg\n"
     "      --width PX         image width in pixels (points for pdf/svg), default 1600\n"
@@ -37,7 +60,7 @@ static const char sp_help_text[] =
     "      --cmap NAME        region colours: tab10, tab20, viridis, plasma or Set3,\n"
     "                         sampled evenly over the sorted region names (default\n"
     "                         tab10 up to 10 regions, tab20 up to 20, then viridis)\n"
-    "  With none of -o, --show, --summary, --export, --list: same as -o .\n"
+    "  With none of -o, --show, --summary, --tree, --export, --list: same as -o .\n"
     "\n"
     "Interactive report:\n"
     "      --backend html     -o DIR writes DIR/report.html instead: one self-contained\n"
@@ -58,17 +81,35 @@ static const char sp_help_text[] =
     "  -r, --ranks SPEC...    ranks to keep: 0-3, 0,2,4-7 or several words (0 2 5-6)\n"
     "\n"
     "Text outputs (on stdout, one at a time; redirect with >):\n"
-    "      --summary          per region over the selected ranks: calls, total_s,\n"
-    "                         mean_s, min_s, max_s (per call), imbalance, region.\n"
-    "                         imbalance = (max - mean) / max of per-rank totals; ranks\n"
-    "                         without the region count as 0. Name is the last column.\n"
+    "      --summary          per region over the selected ranks: calls, total_s and\n"
+    "                         self_s (exclusive: minus the calls nested in it),\n"
+    "                         summed over ranks and threads; mean_s, min_s, max_s per\n"
+    "                         call; rank_mean_s, rank_max_s, max_rank of the per-rank\n"
+    "                         totals (ranks without the region count as 0);\n"
+    "                         imbalance = (rank_max - rank_mean) / rank_max; % of the\n"
+    "                         roots' total; region. Name is the last column.\n"
     "                         When the file has LIKWID results, a second table follows\n"
     "                         with one row per region and event: ranks (that have\n"
     "                         it), calls and time_s (LIKWID's, summed over ranks and\n"
     "                         threads), sum (over ranks and threads), rank_min and\n"
     "                         rank_max (per-rank sums), event, region.\n"
-    "      --sort-by KEY      start (default: first start), name, calls, total, mean,\n"
-    "                         min, max or imbalance (numbers descending)\n"
+    "      --by-thread        --summary: one row per (region, thread), thread column\n"
+    "      --columns p50,p95  --summary: add percentiles of the call durations after\n"
+    "                         max_s (pN, N from 0 to 100, as numpy.percentile's\n"
+    "                         linear default; holds one region's durations at a time)\n"
+    "      --tree             the call tree rebuilt from the stamps, per rank and\n"
+    "                         thread (a call's parent is the innermost call that\n"
+    "                         contains it; worker-thread calls are roots of their\n"
+    "                         thread, marked [threads]): calls, incl_s and excl_s\n"
+    "                         (mean per rank), % of the root, rank_min_s and\n"
+    "                         rank_max_s of per-rank inclusive time, max_rank,\n"
+    "                         imbalance, worker_calls, depth, region (indented)\n"
+    "      --sort-by KEY      start (default: first start; --tree: inclusive), name,\n"
+    "                         calls, total, mean, min, max, imbalance or self\n"
+    "                         (numbers descending; --tree sorts siblings)\n"
+    "      --format FMT       text (default: aligned, '#' notes), tsv, csv or json\n"
+    "                         (an array of rows; --tree: call_tree.json) for\n"
+    "                         --summary, --tree and --list\n"
     "      --export csv       one row per interval: rank,region,start_s,end_s\n"
     "      --export chrome-trace\n"
     "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
@@ -76,6 +117,11 @@ static const char sp_help_text[] =
     "      --list             one line per lane, in chart order:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
+    "\n"
+    "Regression gate (scope-profiler-pproc check --help):\n"
+    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric total|mean|self]\n"
+    "                         exit 1 when a region of NEW is slower than in BASE by\n"
+    "                         more than P percent (or, with --fail-on-new, is new)\n"
     "\n"
     "Crash recovery (scope-profiler-pproc merge --help):\n"
     "  merge [-f] [-o OUT.h5] SPILL...\n"
@@ -105,9 +151,10 @@ static const char sp_help_text[] =
     "\n"
     "Exit status: 0 ok, 1 bad input data (not HDF5, truncated, wrong layout or\n"
     "types, inconsistent arrays, end before start, nothing to draw), 2 usage error\n"
-    "(also a --ranks rank the file lacks or an invalid pattern), 3 I/O or plotting\n"
-    "failure (missing or unreadable FILE, FILE not a regular file or locked by a\n"
-    "writer, unwritable output or full disk, no display for --show).\n";
+    "(also a --ranks rank the file lacks, an invalid pattern or a file pattern\n"
+    "matching nothing), 3 I/O or plotting failure (missing or unreadable FILE,\n"
+    "FILE not a regular file or locked by a writer, unwritable output or full\n"
+    "disk, no display for --show).\n";
 
 void sp_usage_short(void) {
   fputs(sp_usage_text, stderr);
@@ -190,17 +237,35 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
   return -1;
 }
 
+/* --columns p50,p95,p99: percentiles (0..100) of the call durations, at most 8. */
+static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
+  static char buf[256]; /* the names point into it; one --columns per run */
+  if (!v || strlen(v) >= sizeof buf) return sp_usage_error("%s needs a list such as p50,p95,p99", name);
+  strcpy(buf, v);
+  o->npcts = 0;
+  for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    char *end;
+    double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
+    if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8)", name, w);
+    o->pct_names[o->npcts] = w;
+    o->pcts[o->npcts++] = p;
+  }
+  return 0;
+}
+
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
-  static const char *const formats[] = {"png", "pdf", "svg"};
+  static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
   static const char *const exports[] = {"", "csv", "chrome-trace"};
   static const char *const sorts[] = {"start", "name", "calls", "total",
-                                      "mean",  "min",  "max",   "imbalance"};
+                                      "mean",  "min",  "max",   "imbalance", "self"};
   char name[64];
   const char *arg = argv[*i];
   const char *inl = sp_opt_split(arg, name, sizeof name);
   if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
     if (!(o->outdir = sp_opt_value(argc, argv, i, inl)) || !*o->outdir)
       return sp_usage_error("option %s needs a directory", name);
+    o->outdir_given = 1;
   } else if (!strcmp(name, "--show")) {
     o->show = 1;
   } else if (!strcmp(name, "-i") || !strcmp(name, "--include")) {
@@ -210,9 +275,12 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "-r") || !strcmp(name, "--ranks")) {
     return sp_opt_words(argc, argv, i, inl, &o->ranks, &o->nranks, name);
   } else if (!strcmp(name, "--format")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 3);
-    if (k < 0) return sp_usage_error("%s expects png, pdf or svg", name);
-    o->format = (sp_format_t)k;
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 7);
+    if (k < 0)
+      return sp_usage_error("%s expects png, pdf or svg (images), or text, tsv, csv or json "
+                            "(text outputs)", name);
+    if (k < 3) o->format = (sp_format_t)k;
+    else o->table = (sp_table_format_t)(k - 3);
   } else if (!strcmp(name, "--width") || !strcmp(name, "--height")) {
     int *dst = name[2] == 'w' ? &o->width : &o->height;
     int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
@@ -233,10 +301,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "--summary")) {
     o->summary = 1;
   } else if (!strcmp(name, "--sort-by")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 8);
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 9);
     if (k < 0)
-      return sp_usage_error("%s expects start, name, calls, total, mean, min, max or imbalance",
-                            name);
+      return sp_usage_error("%s expects start, name, calls, total, mean, min, max, imbalance "
+                            "or self", name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 3);
@@ -253,6 +321,21 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     const char *v = sp_opt_value(argc, argv, i, inl);
     if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", name, sp_palette_names());
     o->cmap = v;
+  } else if (!strcmp(name, "--label")) {
+    const char *v = sp_opt_value(argc, argv, i, inl);
+    if (!v) return sp_usage_error("option %s needs a value", name);
+    const char **l = realloc(o->labels, (o->nlabels + 1) * sizeof *l);
+    if (!l) return SP_EXIT_IO;
+    o->labels = l;
+    o->labels[o->nlabels++] = v;
+  } else if (!strcmp(name, "--compare")) {
+    o->compare = 1;
+  } else if (!strcmp(name, "--tree")) {
+    o->tree = 1;
+  } else if (!strcmp(name, "--columns")) {
+    return sp_parse_columns(sp_opt_value(argc, argv, i, inl), o, name);
+  } else if (!strcmp(name, "--by-thread")) {
+    o->by_thread = 1;
   } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
     sp_msg_set_level(SP_QUIET);
   } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
@@ -283,10 +366,12 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     int rc;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
       rc = sp_parse_one(argc, argv, &i, o);
-    } else if (o->file) {
-      rc = sp_usage_error("more than one FILE given ('%s')", argv[i]);
     } else {
-      o->file = argv[i];
+      const char **w = realloc(o->words, (o->nwords + 1) * sizeof *w);
+      if (!w) return SP_EXIT_IO;
+      o->words = w;
+      o->words[o->nwords++] = argv[i];
+      o->file = o->words[0];
       rc = 0;
     }
     if (rc) return rc;
@@ -295,14 +380,24 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->end_time > 0 && o->end_time <= o->start_time)
     return sp_usage_error("--end-time %g is not after --start-time %g", o->end_time,
                           o->start_time);
-  if (o->list + o->summary + (o->export_kind != SP_EXPORT_NONE) > 1)
-    return sp_usage_error("%s", "--list, --summary and --export all write to stdout: choose one");
-  if (!o->outdir && !o->show && !o->list && !o->summary && o->export_kind == SP_EXPORT_NONE)
+  if (o->list + o->summary + o->tree + o->compare + (o->export_kind != SP_EXPORT_NONE) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + (o->export_kind != SP_EXPORT_NONE) == 0))
+    return sp_usage_error("%s", "--list, --summary, --tree and --export all write to stdout: "
+                                "choose one");
+  if (o->compare && o->nwords < 2)
+    return sp_usage_error("%s", "--compare needs two or more files");
+  if (o->by_thread && !o->summary)
+    return sp_usage_error("%s", "--by-thread applies to --summary");
+  if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
+      o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
   return 0;
 }
 
 void sp_options_free(sp_options_t *o) {
+  free(o->words);
+  free(o->labels);
   free(o->include);
   free(o->exclude);
   free(o->ranks);

@@ -51,12 +51,27 @@ typedef enum sp_sort {
   SP_SORT_MEAN,
   SP_SORT_MIN,
   SP_SORT_MAX,
-  SP_SORT_IMBALANCE
+  SP_SORT_IMBALANCE,
+  SP_SORT_SELF
 } sp_sort_t;
 
+/* --format for the text outputs (tables). */
+typedef enum sp_table_format {
+  SP_TABLE_TEXT,
+  SP_TABLE_TSV,
+  SP_TABLE_CSV,
+  SP_TABLE_JSON
+} sp_table_format_t;
+
 typedef struct sp_options {
-  const char *file;      /* the profile to read */
+  const char *file;      /* the profile to read (one of words, after expansion) */
+  const char **words;    /* FILE words as given (paths or quoted patterns) */
+  size_t nwords;
+  const char **labels;   /* --label, one per file in order */
+  size_t nlabels;
+  int compare;           /* --compare: one table over all files */
   const char *outdir;    /* -o: directory for gantt_plot.<format>; NULL = none */
+  int outdir_given;      /* -o given (not the default "."): also the JSON files */
   int show;              /* --show: interactive window */
   const char **include;  /* --include patterns (point into argv) */
   size_t ninclude;
@@ -76,6 +91,12 @@ typedef struct sp_options {
   const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
   double start_time;     /* --start-time: chart window start, s since the first start (0) */
   double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
+  int tree;              /* --tree */
+  int by_thread;         /* --by-thread: --summary rows per (region, thread) */
+  sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
+  double pcts[8];        /* --columns p50,p95,...: percentiles of call durations */
+  const char *pct_names[8]; /* their column names as given ("p50") */
+  int npcts;
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -131,9 +152,102 @@ int sp_ranks_parse(const char *const *words, size_t nwords, sp_reader_t *r, int 
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel);
 void sp_selection_free(sp_selection_t *sel);
 
+/* table.c: rows of a text output in the chosen format. */
+typedef enum sp_col_kind {
+  SP_COL_INT,   /* int64 */
+  SP_COL_SEC,   /* seconds, 9 decimals */
+  SP_COL_RATIO, /* 0..1, 4 decimals */
+  SP_COL_PCT,   /* percent, 2 decimals */
+  SP_COL_STR    /* text */
+} sp_col_kind_t;
+typedef struct sp_col {
+  const char *name;
+  sp_col_kind_t kind;
+  int width; /* text format: right-aligned width (the last column is not padded) */
+} sp_col_t;
+typedef struct sp_cell {
+  int missing; /* "-" in text, tsv and csv; null in json */
+  int64_t i;
+  double d;
+  const char *s;
+} sp_cell_t;
+typedef struct sp_table {
+  sp_table_format_t fmt;
+  const sp_col_t *cols;
+  int ncols;
+  int64_t nrows;
+} sp_table_t;
+/* note: '#' lines printed above the header in the text format only. */
+void sp_table_begin(sp_table_t *t, sp_table_format_t fmt, const sp_col_t *cols, int ncols,
+                    const char *note);
+void sp_table_row(sp_table_t *t, const sp_cell_t *cells);
+void sp_table_end(sp_table_t *t);
+/* A JSON string literal of s on stdout. */
+void sp_json_put_string(FILE *f, const char *s);
+
+/* table.c, several files: rows of file k of nfiles carry its label (a
+ * "file" column in tsv, csv and json; a heading line in text), and the
+ * header / JSON brackets are printed once. nfiles 1: no file column. */
+void sp_table_set_file(int k, int nfiles, const char *label);
+
+/* inputs.c: FILE words to files (patterns expanded, duplicates dropped) and labels. */
+typedef struct sp_inputs {
+  char **files;  /* paths */
+  char **real;   /* their real paths (NULL if unresolvable) */
+  char **labels; /* one per file */
+  int n;
+} sp_inputs_t;
+int sp_inputs_expand(const char *const *words, size_t nwords, sp_inputs_t *in);
+void sp_inputs_free(sp_inputs_t *in);
+
+/* outdir.c: DIR/name written via DIR/name.tmp and renamed when complete. */
+typedef struct sp_outfile {
+  FILE *f;
+  char *path, *tmp;
+} sp_outfile_t;
+int sp_outfile_open(sp_outfile_t *of, const char *dir, const char *name);
+/* Closes, renames into place when rc is 0 (else removes); returns rc or SP_EXIT_IO. */
+int sp_outfile_close(sp_outfile_t *of, int rc);
+char *sp_path_absolute(const char *path); /* realpath, malloc'd; NULL on failure */
+
+/* stats_json.c: region_statistics.json over the files. */
+int sp_stats_json_write(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                        const char *const *labels, int nfiles, const sp_options_t *o);
+/* Both JSON files under o->outdir from one tree per file (one read of the data). */
+int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o);
+
+/* tree.c: --tree; tree_json.c: call_tree.json (also --tree --format json). */
+int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o);
+int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **out);
+/* One file's call tree as a JSON object. */
+void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
+                        const char *label);
+/* call_tree.json of several files: {"units", "files": [one object per file]};
+ * of one file: that file's object. trees: one per file, or NULL to build them. */
+int sp_tree_json_files(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                       const char *const *labels, int nfiles);
+
+/* figures.c: per selected region (in selection order) what --compare and check compare. */
+typedef struct sp_figure {
+  const char *name; /* owned by the reader */
+  int timed;        /* 1 if it has intervals */
+  int64_t calls;    /* sum of num_calls */
+  int64_t n;        /* intervals */
+  double total;     /* ns, summed over ranks and threads */
+  double self;      /* ns, exclusive (call tree) */
+  double mean;      /* ns per call */
+} sp_figure_t;
+int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n);
+
+/* compare.c: --compare; check.c: the check subcommand. */
+int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                     const sp_options_t *o);
+int sp_check_main(int argc, char **argv);
+
 /* listing.c, summary.c, export.c, gantt.c */
-int sp_list_print(const sp_selection_t *sel);
-int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort);
+int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
+int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);

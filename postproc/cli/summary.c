@@ -1,8 +1,10 @@
 /* summary.c - --summary: per-region statistics over the selected ranks.
  *
  * Arrays are loaded one (region, rank) pair at a time, so memory follows
- * the largest pair. LIKWID counters, when the file has them, follow as a
- * second table in the same region order (summary_likwid.c). */
+ * the largest pair; self time comes from the call tree (reader_tree.c),
+ * which holds one rank at a time. With --by-thread a row per (region,
+ * thread). LIKWID counters, when the file has them, follow as a second
+ * table in the same region order (summary_likwid.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +12,29 @@
 #include "pproc.h"
 
 typedef struct sp_row {
-  int region;        /* reader region index */
-  int64_t calls;     /* sum of num_calls over ranks */
-  int64_t n;         /* intervals measured */
-  int64_t total;     /* ns */
-  int64_t min, max;  /* per call, ns */
-  double mean;       /* per call, ns */
-  double imbalance;  /* (max - mean) / max of per-rank totals */
-  double key;        /* sort key, ascending */
-  const char *name;  /* set only when sorting by name */
+  int region;         /* reader region index */
+  int thread;         /* thread id with --by-thread, else -1 */
+  int64_t calls;      /* sum of num_calls over ranks (intervals with --by-thread) */
+  int64_t n;          /* intervals measured */
+  int64_t total;      /* ns, summed over ranks and threads */
+  int64_t self;       /* ns, exclusive time from the call tree */
+  int64_t min, max;   /* per call, ns */
+  double mean;        /* per call, ns */
+  double rank_mean;   /* ns: mean over selected ranks of per-rank totals */
+  int64_t rank_max;   /* ns: largest per-rank total */
+  int max_rank;       /* rank id holding rank_max */
+  double imbalance;   /* (rank_max - rank_mean) / rank_max */
+  double key;         /* sort key, ascending */
+  const char *name;   /* set only when sorting by name */
+  int64_t *rank_total; /* per selected rank, ns */
+  int64_t *durs;       /* --columns: the durations while the region is read */
+  int64_t ndurs, capdurs;
+  double pct[8];       /* --columns percentiles, ns */
+  /* Clamping of a damaged file, reported once per row and kind as before:
+   * a rank total saturated by durations that are not themselves overlong,
+   * the row total (sum of rank totals) or the call count saturated. */
+  int cur_rank;        /* rank of cur_sat / cur_overlong, -1 before the first */
+  int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -30,6 +46,7 @@ static double sp_row_key(const sp_row_t *row, sp_sort_t sort) {
     case SP_SORT_MIN: return -(double)row->min;
     case SP_SORT_MAX: return -(double)row->max;
     case SP_SORT_IMBALANCE: return -row->imbalance;
+    case SP_SORT_SELF: return -(double)row->self;
     case SP_SORT_START:
     case SP_SORT_NAME: break;
   }
@@ -40,7 +57,9 @@ static int sp_row_cmp(const void *a, const void *b) {
   const sp_row_t *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
   int c = x->name && y->name ? strcmp(x->name, y->name) : 0;
-  return c ? c : (x->region > y->region) - (x->region < y->region);
+  if (c) return c;
+  if (x->region != y->region) return (x->region > y->region) - (x->region < y->region);
+  return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
 /* What a damaged file made the summary clamp (see sp_summary_warn). */
@@ -50,76 +69,196 @@ typedef struct sp_clamped {
   int64_t calls;     /* (region, rank) pairs whose num_calls is below their intervals */
 } sp_clamped_t;
 
-/* Intervals of iv that last more than INT64_MAX ns (end >= start is checked
- * at load): only stamps near both ends of int64 are that far apart, and the
- * reader's statistics count such a duration as INT64_MAX. */
-static int64_t sp_overlong(const sp_reader_intervals_t *iv) {
-  int64_t n = 0;
-  for (int64_t i = 0; i < iv->n; i++)
-    n += (uint64_t)iv->end[i] - (uint64_t)iv->start[i] > (uint64_t)INT64_MAX;
-  return n;
+/* The rows being built: one per region, or per (region, thread). */
+typedef struct sp_rows {
+  sp_row_t *v;
+  int n, cap;
+  int nranks;
+  int64_t sat; /* saturations of sums */
+  int keep;    /* keep durations for percentiles */
+} sp_rows_t;
+
+static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
+  for (int i = rs->n - 1; i >= 0 && rs->v[i].region == region; i--)
+    if (rs->v[i].thread == thread) return &rs->v[i];
+  if (rs->n == rs->cap) {
+    int cap = rs->cap ? rs->cap * 2 : 32;
+    sp_row_t *v = realloc(rs->v, (size_t)cap * sizeof *v);
+    if (!v) return NULL;
+    rs->v = v;
+    rs->cap = cap;
+  }
+  sp_row_t *row = &rs->v[rs->n];
+  memset(row, 0, sizeof *row);
+  row->rank_total = calloc((size_t)(rs->nranks ? rs->nranks : 1), sizeof *row->rank_total);
+  if (!row->rank_total) return NULL;
+  row->region = region;
+  row->thread = thread;
+  row->min = INT64_MAX;
+  row->cur_rank = -1;
+  rs->n++;
+  return row;
 }
 
-/* Accumulates region sel->regions[i] over the selected ranks into *row. */
-static int sp_row_compute(const sp_selection_t *sel, int i, sp_row_t *row, int64_t *rank_total,
-                          sp_clamped_t *cl) {
-  memset(row, 0, sizeof *row);
-  row->region = sel->regions[i];
-  row->min = INT64_MAX;
-  int64_t calls_sat = 0, total_sat = 0; /* saturations of this row's sums */
-  for (int j = 0; j < sel->nranks; j++) {
-    sp_reader_intervals_t iv;
-    sp_reader_stats_t st;
-    int err = sp_reader_load(sel->reader, row->region, sel->ranks[j], &iv);
-    if (err < 0) {
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
+/* Adds one duration (ns) of rank j to the row; keeps it when percentiles
+ * are asked for (returns -1 when out of memory). */
+static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
+  if (rs->keep) {
+    if (row->ndurs == row->capdurs) {
+      int64_t cap = row->capdurs ? 2 * row->capdurs : 1024;
+      int64_t *v = realloc(row->durs, (size_t)cap * sizeof *v);
+      if (!v) return -1;
+      row->durs = v;
+      row->capdurs = cap;
     }
-    sp_reader_stats_compute(&iv, &st);
-    /* Every recorded interval is a call; calls past a trace cap are only
-     * counted, so num_calls >= intervals. Fewer (or negative) is damage:
-     * the intervals are the evidence. */
-    if (st.num_calls < st.n) {
-      cl->calls++;
-      st.num_calls = st.n;
-    }
-    int64_t overlong = sp_overlong(&iv);
-    sp_reader_intervals_free(&iv);
-    cl->intervals += overlong;
-    /* The reader saturates a rank's total; one overlong duration alone
-     * already makes it INT64_MAX, which that warning explains. */
-    if (st.total == INT64_MAX && overlong == 0) total_sat++;
-    row->calls = sp_add_sat(row->calls, st.num_calls, &calls_sat);
-    row->n += st.n; /* the lengths of arrays in memory: cannot overflow */
-    row->total = sp_add_sat(row->total, st.total, &total_sat);
-    if (st.n && st.min < row->min) row->min = st.min;
-    if (st.n && st.max > row->max) row->max = st.max;
-    rank_total[j] = st.total;
+    row->durs[row->ndurs++] = d;
   }
-  cl->sums += (calls_sat > 0) + (total_sat > 0);
-  if (row->n == 0) row->min = 0;
-  row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
-  int64_t tmax = 0;
-  double tmean = 0;
-  for (int j = 0; j < sel->nranks; j++) {
-    if (rank_total[j] > tmax) tmax = rank_total[j];
-    tmean += (double)rank_total[j] / sel->nranks;
+  if (row->cur_rank != j) {
+    if (row->cur_sat && !row->cur_overlong) row->total_sat++;
+    row->cur_rank = j;
+    row->cur_sat = row->cur_overlong = 0;
   }
-  row->imbalance = tmax > 0 ? ((double)tmax - tmean) / (double)tmax : 0.0;
+  row->n++;
+  row->cur_overlong += d == INT64_MAX;
+  row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &row->cur_sat);
+  if (d < row->min) row->min = d;
+  if (d > row->max) row->max = d;
   return 0;
 }
 
-static void sp_row_print(const sp_reader_t *r, const sp_row_t *row) {
-  printf("%10lld ", (long long)row->calls);
-  if (row->n == 0) {
-    /* Count-only or empty region: no durations were recorded. */
-    printf("%14s %14s %14s %14s %9s ", "-", "-", "-", "-", "-");
-  } else {
-    printf("%14.9f %14.9f %14.9f %14.9f %9.4f ", 1e-9 * (double)row->total, 1e-9 * row->mean,
-           1e-9 * (double)row->min, 1e-9 * (double)row->max, row->imbalance);
+/* Region sel->regions[i] on the j-th selected rank. */
+static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
+                        sp_clamped_t *cl) {
+  int g = sel->regions[i];
+  sp_reader_intervals_t iv;
+  int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
   }
-  sp_text_put(stdout, sp_reader_region_name(r, row->region), SP_TEXT_PLAIN);
-  putchar('\n');
+  if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
+  sp_row_t *row = sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
+  if (!row) {
+    sp_reader_intervals_free(&iv);
+    return SP_EXIT_IO;
+  }
+  /* Every recorded interval is a call; calls past a trace cap are only
+   * counted, so num_calls >= intervals. Fewer (or negative) is damage:
+   * the intervals are the evidence. */
+  int64_t calls = iv.num_calls;
+  if (calls < iv.n) {
+    cl->calls++;
+    calls = iv.n;
+  }
+  if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
+  for (int64_t k = 0; k < iv.n; k++) {
+    uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
+    cl->intervals += ud > (uint64_t)INT64_MAX;
+    int64_t d = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    if (by_thread) {
+      int tid = iv.thread_ids ? iv.thread_ids[k] : 0;
+      if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) break;
+      row->calls++;
+    }
+    if (sp_row_add(rs, row, j, d) < 0) {
+      row = NULL;
+      break;
+    }
+  }
+  sp_reader_intervals_free(&iv);
+  return row ? 0 : SP_EXIT_IO;
+}
+
+static int sp_i64_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Percentiles of v (sorted here) with numpy's default linear interpolation:
+ * rank p/100 (n - 1) between the neighbouring order statistics. */
+static void sp_percentiles(int64_t *v, int64_t n, const double *p, int np, double *out) {
+  if (n == 0 || np == 0) return;
+  qsort(v, (size_t)n, sizeof *v, sp_i64_cmp);
+  for (int k = 0; k < np; k++) {
+    double pos = p[k] / 100.0 * (double)(n - 1);
+    int64_t lo = (int64_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    out[k] = (double)v[lo] + (pos - (double)lo) * ((double)v[hi] - (double)v[lo]);
+  }
+}
+
+/* Per-rank figures and self time of the finished rows. */
+static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_reader_tree_t *t) {
+  for (int r = 0; r < rs->n; r++) {
+    sp_row_t *row = &rs->v[r];
+    /* The total is the sum of the rank totals, each saturated on its own. */
+    if (row->cur_sat && !row->cur_overlong) row->total_sat++;
+    row->total = 0;
+    for (int j = 0; j < sel->nranks; j++)
+      row->total = sp_add_sat(row->total, row->rank_total[j], &row->total_sat);
+    rs->sat += (row->calls_sat > 0) + (row->total_sat > 0);
+    if (row->n == 0) row->min = 0;
+    row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
+    row->rank_max = 0;
+    row->max_rank = sp_reader_rank_id(sel->reader, sel->ranks[0]);
+    for (int j = 0; j < sel->nranks; j++) {
+      if (row->rank_total[j] > row->rank_max) {
+        row->rank_max = row->rank_total[j];
+        row->max_rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
+      }
+      row->rank_mean += (double)row->rank_total[j] / sel->nranks;
+    }
+    row->imbalance = row->rank_max > 0 ? ((double)row->rank_max - row->rank_mean) / (double)row->rank_max : 0.0;
+    for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
+      const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
+      if (nd->region == row->region && nd->thread == row->thread)
+        row->self = sp_add_sat(row->self, nd->exclusive, &row->self_sat);
+    }
+  }
+}
+
+static const sp_col_t sp_sum_cols[] = {
+    {"calls", SP_COL_INT, 10},       {"total_s", SP_COL_SEC, 14},     {"self_s", SP_COL_SEC, 14},
+    {"mean_s", SP_COL_SEC, 14},      {"min_s", SP_COL_SEC, 14},       {"max_s", SP_COL_SEC, 14},
+    {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14},  {"max_rank", SP_COL_INT, 8},
+    {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},            {"thread", SP_COL_INT, 6},
+    {"region", SP_COL_STR, 0}};
+enum { SP_SUM_MAXCOLS = 13 + 8 };
+
+/* The columns: the fixed ones, the --columns percentiles after max_s, the
+ * thread with --by-thread. */
+static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
+  int nc = 0;
+  for (int k = 0; k < 13; k++) {
+    if (k == 11 && !o->by_thread) continue;
+    cols[nc++] = sp_sum_cols[k];
+    for (int q = 0; k == 5 && q < o->npcts; q++)
+      cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
+  }
+  return nc;
+}
+
+static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *row, double roots,
+                         const sp_options_t *o) {
+  sp_cell_t c[SP_SUM_MAXCOLS];
+  memset(c, 0, sizeof c);
+  int k = 0;
+  /* Count-only or empty region: no durations were recorded ("-"). */
+  int none = row->n == 0;
+  c[k++].i = row->calls;
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->total, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->self, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->mean, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->min, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->max, NULL};
+  for (int q = 0; q < o->npcts; q++) c[k++] = (sp_cell_t){none, 0, 1e-9 * row->pct[q], NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->rank_mean, NULL};
+  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->rank_max, NULL};
+  c[k++] = (sp_cell_t){none, row->max_rank, 0, NULL};
+  c[k++] = (sp_cell_t){none, 0, row->imbalance, NULL};
+  c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
+  if (o->by_thread) c[k++].i = row->thread;
+  c[k].s = sp_reader_region_name(r, row->region);
+  sp_table_row(tb, c);
 }
 
 /* Damaged stamps or counts are summarised, not refused: say what was
@@ -138,34 +277,75 @@ static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
            sel->file, (long long)cl->calls);
 }
 
-int sp_summary_print(const sp_selection_t *sel, sp_sort_t sort) {
-  sp_row_t *rows = calloc((size_t)sel->nregions, sizeof *rows);
-  int64_t *rank_total = calloc((size_t)sel->nranks, sizeof *rank_total);
-  int rc = rows && rank_total ? 0 : SP_EXIT_IO;
-  sp_clamped_t clamped = {0, 0, 0};
+static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
+                             double roots) {
+  sp_col_t cols[SP_SUM_MAXCOLS];
+  int nc = sp_sum_columns(o, cols);
+  char note[512];
+  snprintf(note, sizeof note,
+           "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; mean/min/max_s: "
+           "per call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
+           "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the "
+           "roots' total",
+           sel->nranks, sel->nranks == 1 ? "" : "s");
+  sp_table_t tb;
+  sp_table_begin(&tb, o->table, cols, nc, note);
+  for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);
+  sp_table_end(&tb);
+}
+
+static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
+                           sp_clamped_t *cl) {
+  int rc = 0;
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     sp_progress("summarising region", i, sel->nregions);
-    rc = sp_row_compute(sel, i, &rows[i], rank_total, &clamped);
+    int before = rs->n;
+    for (int j = 0; rc == 0 && j < sel->nranks; j++)
+      rc = sp_rows_rank(sel, rs, i, j, o->by_thread, cl);
+    if (rc == 0 && rs->n == before && !sp_row_get(rs, sel->regions[i], o->by_thread ? 0 : -1))
+      rc = SP_EXIT_IO;
+    for (int r = before; r < rs->n; r++) {
+      sp_row_t *row = &rs->v[r];
+      sp_percentiles(row->durs, row->ndurs, o->pcts, o->npcts, row->pct);
+      free(row->durs);
+      row->durs = NULL;
+      row->ndurs = row->capdurs = 0;
+    }
   }
   sp_progress_done();
-  if (rc == 0) sp_summary_warn(sel, &clamped);
+  return rc;
+}
+
+int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0};
+  sp_clamped_t clamped = {0, 0, 0};
+  sp_reader_tree_t *t = NULL;
+  int rc = sp_tree_build(sel, o->by_thread ? SP_READER_TREE_BY_THREAD : 0, &t);
+  if (rc == 0) rc = sp_rows_compute(sel, o, &rs, &clamped);
   if (rc == 0) {
-    for (int i = 0; i < sel->nregions; i++) {
-      rows[i].key = sp_row_key(&rows[i], sort);
-      rows[i].name = sort == SP_SORT_NAME ? sp_reader_region_name(sel->reader, rows[i].region) : NULL;
+    sp_rows_finish(sel, &rs, t);
+    clamped.sums += rs.sat;
+    sp_summary_warn(sel, &clamped);
+    for (int i = 0; i < rs.n; i++) {
+      rs.v[i].key = sp_row_key(&rs.v[i], o->sort);
+      rs.v[i].name = o->sort == SP_SORT_NAME ? sp_reader_region_name(sel->reader, rs.v[i].region) : NULL;
     }
-    qsort(rows, (size_t)sel->nregions, sizeof *rows, sp_row_cmp);
-    printf("%10s %14s %14s %14s %14s %9s %s\n", "calls", "total_s", "mean_s", "min_s", "max_s",
-           "imbalance", "region");
-    for (int i = 0; i < sel->nregions; i++) sp_row_print(sel->reader, &rows[i]);
+    qsort(rs.v, (size_t)rs.n, sizeof *rs.v, sp_row_cmp);
+    sp_summary_table(sel, o, &rs, (double)sp_reader_tree_roots_inclusive(t));
     /* The LIKWID table follows the rows' order (the --sort-by order). */
-    int *order = malloc((size_t)(sel->nregions ? sel->nregions : 1) * sizeof *order);
+    int *order = malloc((size_t)(rs.n ? rs.n : 1) * sizeof *order);
+    int n = 0;
     if (!order) rc = SP_EXIT_IO;
-    for (int i = 0; order && i < sel->nregions; i++) order[i] = rows[i].region;
-    if (rc == 0) rc = sp_summary_likwid_print(sel, order, sel->nregions);
+    for (int i = 0; order && i < rs.n; i++)
+      if (n == 0 || order[n - 1] != rs.v[i].region) order[n++] = rs.v[i].region;
+    if (rc == 0 && o->table == SP_TABLE_TEXT) rc = sp_summary_likwid_print(sel, order, n);
     free(order);
   }
-  free(rows);
-  free(rank_total);
+  for (int i = 0; i < rs.n; i++) {
+    free(rs.v[i].rank_total);
+    free(rs.v[i].durs);
+  }
+  free(rs.v);
+  sp_reader_tree_free(t);
   return rc;
 }

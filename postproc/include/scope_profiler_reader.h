@@ -83,8 +83,12 @@ extern "C" {
 #define SP_READER_VERSION_STRING "0.1.0"
 
 /* Newest file layout version (root attribute scope_profiler_schema) read.
- * Files without the attribute (written by the reference tool) are read too. */
-#define SP_READER_SCHEMA_MAX 1
+ * Files without the attribute (written by the reference tool) are read too,
+ * and so are the reference tool's later layouts: schema 2 and 3 with
+ * storage_layout "columnar" (region_table, rank_region_index and events
+ * columns; see reader_columnar.c), and names with '/' that it stored as
+ * nested groups (rank0/regions/solver/rhs is the region "solver/rhs"). */
+#define SP_READER_SCHEMA_MAX 3
 
 /** Runtime version: SP_READER_VERSION_NUMBER of the library linked. */
 SP_READER_EXPORT unsigned sp_reader_version_number(void);
@@ -267,6 +271,147 @@ typedef struct sp_reader_stats {
  *  for loaded data; returns SP_READER_EINVAL for NULL arguments. */
 SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
                                              sp_reader_stats_t *st);
+
+/* ===================================================================== */
+/*  Call tree                                                            */
+/* ===================================================================== */
+
+/*
+ * The files store flat intervals per (region, rank); the nesting is rebuilt
+ * from the stamps. Per rank and thread, calls are sorted by start
+ * ascending, then end descending, then region name ascending (the order of
+ * calls with identical stamps is otherwise unknowable), and a call's parent
+ * is the innermost call before it in that order, on the same rank and
+ * thread, that contains it (parent.start <= start and end <= parent.end).
+ * Calls are aggregated by call path: the names from the root, so recursion
+ * gives repeated names (main/fib/fib). A call on a worker thread (thread
+ * id != 0) is a root of that thread's tree and is never counted in a
+ * thread-0 parent's time; with several threads the sums over threads can
+ * exceed the wall time of the parent.
+ *
+ * Regions without stamps (count-only mode) are roots with calls only.
+ * Only the selected regions take part: a call whose parent region is not
+ * selected nests under its nearest selected ancestor.
+ *
+ * Times are ns. Definitions over the selected ranks (a rank without a call
+ * on the path counts as 0):
+ *   inclusive  sum of the durations of the path's calls
+ *   exclusive  inclusive minus the inclusive time of the calls directly
+ *              under them (negative only if calls overlap without nesting)
+ *   rank_min / rank_mean / rank_max   of the per-rank inclusive times
+ *   max_rank   rank id holding rank_max (the lowest id on ties)
+ *   imbalance  (rank_max - rank_mean) / rank_max, 0..1 (0 when rank_max is
+ *              0): the fraction of the slowest rank's time the others idle
+ *              in the mean; as --summary's imbalance
+ *   share      inclusive / inclusive of the path's root, 0..1
+ *
+ * Cost: every interval of the selected regions on one rank is held at a
+ * time (48 bytes per interval: the calls and a merge buffer, plus one
+ * region's arrays while loading it),
+ * so memory follows the largest rank, not the file; plus 24 bytes per node
+ * and selected rank for the per-rank figures.
+ */
+
+typedef struct sp_reader_tree sp_reader_tree_t;
+
+/** Flags of sp_reader_tree_build(). */
+enum {
+  /** Keep threads apart: the thread id is part of the path, so a region
+   *  gets one node per (call path, thread); node.thread says which. */
+  SP_READER_TREE_BY_THREAD = 1,
+  /** Also keep the duration statistics of every (region, selected rank)
+   *  pair, from the same read (sp_reader_tree_durations()). */
+  SP_READER_TREE_DURATIONS = 2
+};
+
+/** One call path. Nodes are numbered in depth-first order, children by
+ *  inclusive time descending (ties by name), so node 0 is the largest root
+ *  and a parent comes before its children. */
+typedef struct sp_reader_tree_node {
+  int parent;           /**< parent node, -1 for a root */
+  int first_child;      /**< first child, -1 for a leaf */
+  int next_sibling;     /**< next sibling (or next root), -1 if last */
+  int region;           /**< reader region index of the path's last name */
+  int depth;            /**< 0 for a root */
+  int thread;           /**< thread id with SP_READER_TREE_BY_THREAD, else -1 */
+  int timed;            /**< 1 if stamps were recorded (0: count-only calls) */
+  int nranks;           /**< selected ranks with at least one call here */
+  int64_t calls;        /**< calls over the selected ranks and threads */
+  int64_t worker_calls; /**< of those, calls on threads other than 0 */
+  int64_t inclusive;    /**< ns, summed over ranks and threads */
+  int64_t exclusive;    /**< ns, summed over ranks and threads */
+  double rank_min;      /**< ns, smallest per-rank inclusive time */
+  double rank_mean;     /**< ns, mean per-rank inclusive time */
+  double rank_max;      /**< ns, largest per-rank inclusive time */
+  int max_rank;         /**< rank id holding rank_max */
+  double imbalance;     /**< (rank_max - rank_mean) / rank_max */
+  double share;         /**< inclusive / inclusive of the root, 0..1 */
+} sp_reader_tree_node_t;
+
+/** The figures of one node on one selected rank. */
+typedef struct sp_reader_tree_rank {
+  int rank;          /**< rank id */
+  int64_t calls;     /**< calls on this rank (all threads) */
+  int64_t inclusive; /**< ns */
+  int64_t exclusive; /**< ns */
+} sp_reader_tree_rank_t;
+
+/**
+ * Builds the call tree of the regions regions[0..nregions-1] on the rank
+ * indices ranks[0..nranks-1] (both as sp_reader_filter() and
+ * sp_reader_rank_index() give them; NULL with a count of -1 selects all).
+ * flags: 0, or SP_READER_TREE_BY_THREAD and/or SP_READER_TREE_DURATIONS.
+ * out: receives the tree (NULL on failure); free it with
+ * sp_reader_tree_free(). The tree does not refer to r after the build, but
+ * node.region is an index of r.
+ * Returns 0, SP_READER_EINVAL, SP_READER_ENOMEM or any error of
+ * sp_reader_load() (message in sp_reader_errmsg(r)).
+ */
+SP_READER_EXPORT int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions,
+                                          const int *ranks, int nranks, unsigned flags,
+                                          sp_reader_tree_t **out);
+
+/** Frees the tree; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_tree_free(sp_reader_tree_t *t);
+
+/** Number of nodes (call paths); 0 when nothing was selected. */
+SP_READER_EXPORT int sp_reader_tree_num_nodes(const sp_reader_tree_t *t);
+
+/** Node i (0 <= i < num_nodes), owned by t; NULL if out of range. */
+SP_READER_EXPORT const sp_reader_tree_node_t *sp_reader_tree_node(const sp_reader_tree_t *t,
+                                                                  int i);
+
+/** Number of selected ranks, the j of sp_reader_tree_rank(). */
+SP_READER_EXPORT int sp_reader_tree_num_ranks(const sp_reader_tree_t *t);
+
+/** Fills *out with node i on the j-th selected rank (ascending rank id).
+ *  Returns 0 or SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_tree_rank(const sp_reader_tree_t *t, int i, int j,
+                                         sp_reader_tree_rank_t *out);
+
+/** Duration statistics of one (region, rank) pair, in ns. */
+typedef struct sp_reader_durations {
+  int64_t n;           /**< calls with stamps */
+  double total;        /**< sum of durations */
+  double mean;         /**< total / n (0 when n is 0) */
+  double m2;           /**< sum of squared deviations from mean: variance = m2 / n */
+  int64_t min, max;    /**< shortest and longest duration (0 when n is 0) */
+  int64_t first_start; /**< start of the earliest call (INT64_MAX when n is 0) */
+  int64_t first;       /**< its duration */
+  int64_t last_end;    /**< end of the latest-ending call (INT64_MIN when n is 0) */
+  int64_t last;        /**< its duration */
+} sp_reader_durations_t;
+
+/** Fills *out for region g (a reader region index) on the j-th selected
+ *  rank; needs a tree built with SP_READER_TREE_DURATIONS. Regions that were
+ *  not selected or not on the rank give n = 0. Returns 0 or SP_READER_EINVAL.
+ *  Cost: the tree keeps 80 bytes per region of the file and selected rank. */
+SP_READER_EXPORT int sp_reader_tree_durations(const sp_reader_tree_t *t, int g, int j,
+                                              sp_reader_durations_t *out);
+
+/** Sum of the inclusive time of all roots, ns (the run's time summed over
+ *  ranks and threads; with SP_READER_TREE_BY_THREAD the same). */
+SP_READER_EXPORT int64_t sp_reader_tree_roots_inclusive(const sp_reader_tree_t *t);
 
 /* ===================================================================== */
 /*  LIKWID hardware counters (optional)                                  */

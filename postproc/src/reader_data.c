@@ -117,8 +117,33 @@ static int sp_read_all(hid_t g, const char *name, hid_t mem_type, size_t elem, i
   return rc;
 }
 
+/* Every interval must end at or after its start. */
+static int sp_load_check(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out) {
+  for (int64_t i = 0; i < out->n; i++)
+    if (out->end[i] < out->start[i]) {
+      int rc = sp__reader_fail(r, SP_READER_EDATA,
+                               "region '%s' on rank %d: interval %lld ends before it starts "
+                               "(start %lld ns, end %lld ns)",
+                               r->regions[g].name, r->ranks[k].id, (long long)i,
+                               (long long)out->start[i], (long long)out->end[i]);
+      sp_reader_intervals_free(out);
+      return rc;
+    }
+  return 0;
+}
+
 static int sp_load_quiet(sp_reader_t *r, int g, int k, const sp_rank_region_t *rr,
                          sp_reader_intervals_t *out) {
+  if (r->columnar) {
+    int rc = sp__columnar_read(r, rr, out);
+    if (rc == SP_READER_ENOMEM)
+      return sp__reader_fail(r, rc, "out of memory loading %lld intervals of region '%s'",
+                             (long long)rr->n, r->regions[g].name);
+    if (rc) return sp__reader_fail(r, rc, "events of region '%s' on rank %d: read failed "
+                                          "(truncated or damaged file)", r->regions[g].name,
+                               r->ranks[k].id);
+    return sp_load_check(r, g, k, out);
+  }
   hid_t grp = sp__reader_open_region(r, k, rr);
   if (grp < 0)
     return sp__reader_fail(r, SP_READER_EHDF5, "rank%d/regions/%s: cannot open group",
@@ -202,6 +227,17 @@ int sp_reader_extent(sp_reader_t *r, int g, int k, int64_t *first_start, int64_t
   if (k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return SP_READER_EINVAL;
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
   if (!rr || !rr->has_times || rr->n == 0) return 0;
+  if (r->columnar) {
+    /* One pair's columns: read them, the stamps are needed anyway. */
+    sp_reader_intervals_t iv;
+    int rc = sp_reader_load(r, g, k, &iv);
+    for (int64_t i = 0; rc == 0 && i < iv.n; i++) {
+      if (iv.start[i] < *first_start) *first_start = iv.start[i];
+      if (iv.end[i] > *last_end) *last_end = iv.end[i];
+    }
+    sp_reader_intervals_free(&iv);
+    return rc;
+  }
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = sp_extent_quiet(r, k, rr, first_start, last_end);

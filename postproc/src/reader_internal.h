@@ -16,6 +16,7 @@ typedef struct sp_rank_region {
   int has_tid;         /* 1 if thread_ids exists */
   int64_t n;           /* intervals (length of start_times) */
   int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
+  int64_t offset;      /* columnar layout: first event of the pair in the events columns */
 } sp_rank_region_t;
 
 typedef struct sp_rank {
@@ -40,6 +41,10 @@ struct sp_reader {
   int nregions;
   sp_region_t *regions; /* sorted by first start, then name */
   int64_t file_size;   /* bytes of the file at open, to check stored sizes against */
+  int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
+  int deltas;           /* schema 3: events/start_deltas and events/durations */
+  hid_t col[3];         /* columnar: the start, end (or delta, duration) and thread_ids
+                         * datasets, kept open; -1 when absent */
   char errmsg[1024];
 };
 
@@ -92,6 +97,31 @@ int sp__memory_check(int64_t n, size_t elem);
 /* 1 if the HDF5 call that just failed could not lock the file: another
  * process has it open for writing. */
 int sp__h5_lock_failed(void);
+
+/* reader_open.c: names of the first n links of g in name order, in one
+ * pass (H5Literate): an array of *got malloc'd strings (*got < n when the
+ * group cannot be read to its end), or NULL. Freed by sp__names_free. */
+char **sp__link_names(hid_t g, hsize_t n, hsize_t *got);
+void sp__names_free(char **names, hsize_t n);
+
+/* reader_columnar.c: files whose root says storage_layout "columnar" (the
+ * reference tool's schema 2 and 3): one table of events for all ranks and
+ * regions, indexed by rank_region_index and region_table. */
+int sp__columnar_detect(hid_t file);
+int sp__columnar_open(sp_reader_t *r, const char *path);
+/* The arrays of one pair: out->start / end / thread_ids allocated, n set. */
+int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out);
+void sp__columnar_close(sp_reader_t *r);
+
+/* reader_nested.c: the links under a rank's regions group; and, for a
+ * link without region data, whether it is a level of a name with '/' that
+ * the reference tool stored as nested groups ("solver/rhs" ->
+ * regions/solver/rhs): then its children's paths are appended to *links
+ * (capacity *cap) and *n grows. */
+int sp__region_links(sp_reader_t *r, hid_t regions, const char *where, char ***links,
+                     size_t *n);
+int sp__region_expand(sp_reader_t *r, hid_t regions, const char *path, char ***links, size_t *n,
+                      size_t *cap);
 
 /* Silences HDF5's automatic error printing for the enclosing public call:
  * a library must not print, and bad files are an expected input. */

@@ -44,7 +44,7 @@ static herr_t sp_name_collect(hid_t g, const char *name, const H5L_info_t *info,
  * strings (*got < n when the group cannot be read to its end), or NULL.
  * One pass: H5Lget_name_by_idx builds and sorts the link table of a large
  * group on every call, so a rank of 10^5 regions took over 10 minutes. */
-static char **sp_link_names(hid_t g, hsize_t n, hsize_t *got) {
+char **sp__link_names(hid_t g, hsize_t n, hsize_t *got) {
   sp_names_t ns = {calloc(n ? n : 1, sizeof(char *)), 0, n};
   *got = 0;
   if (!ns.names) return NULL;
@@ -54,7 +54,7 @@ static char **sp_link_names(hid_t g, hsize_t n, hsize_t *got) {
   return ns.names;
 }
 
-static void sp_names_free(char **names, hsize_t n) {
+void sp__names_free(char **names, hsize_t n) {
   for (hsize_t i = 0; names && i < n; i++) free(names[i]);
   free(names);
 }
@@ -322,28 +322,39 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   }
   if (rc == 0 && t != H5I_GROUP) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
   hid_t regions = rc ? -1 : H5Gopen2(rg, "regions", H5P_DEFAULT);
-  H5G_info_t info;
-  if (rc == 0 && (regions < 0 || H5Gget_info(regions, &info) < 0))
+  if (rc == 0 && regions < 0)
     rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read (truncated file?)", gname);
-  if (rc == 0 && info.nlinks > 0) {
-    rk->regions = calloc(info.nlinks, sizeof *rk->regions);
+  /* Link paths, nested names of the reference tool expanded (reader_nested.c). */
+  char **links = NULL;
+  size_t nlinks = 0, cap = 0;
+  if (rc == 0) rc = sp__region_links(r, regions, gname, &links, &nlinks);
+  cap = nlinks;
+  if (rc == 0 && nlinks > 0) {
+    rk->regions = calloc(nlinks, sizeof *rk->regions);
     if (!rk->regions) rc = SP_READER_ENOMEM;
   }
-  hsize_t got = 0;
-  char **links = rc == 0 ? sp_link_names(regions, info.nlinks, &got) : NULL;
-  if (rc == 0 && !links) rc = SP_READER_ENOMEM;
-  for (hsize_t i = 0; rc == 0 && i < info.nlinks; i++) {
+  for (size_t i = 0; rc == 0 && i < nlinks; i++) {
     sp_rank_region_t *rr = &rk->regions[rk->nregions];
-    rr->link = i < got ? links[i] : NULL;
-    if (i < got) links[i] = NULL; /* now owned by rr */
-    if (!rr->link) {
-      rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read link %llu", gname,
-                           (unsigned long long)i);
-      break;
-    }
+    memset(rr, 0, sizeof *rr);
+    rr->link = links[i];
+    links[i] = NULL;
     rk->nregions++;
     char *name = NULL;
     rc = sp_region_scan(r, regions, rk->id, rr, &name);
+    /* No data: maybe a level of a nested name (reader_nested.c); then its
+     * leaves are appended to the links and this record is dropped. */
+    size_t before = nlinks;
+    if (rc == 0 && !rr->has_times && !rr->has_num_calls)
+      rc = sp__region_expand(r, regions, rr->link, &links, &nlinks, &cap);
+    if (rc == 0 && nlinks > before) {
+      free(name);
+      free(rr->link);
+      rk->nregions--;
+      sp_rank_region_t *nr = realloc(rk->regions, nlinks * sizeof *nr);
+      if (nr) rk->regions = nr;
+      else rc = SP_READER_ENOMEM;
+      continue;
+    }
     if (rc == 0) {
       rr->region = sp_region_intern(r, map, name);
       if (rr->region < 0) rc = SP_READER_ENOMEM;
@@ -353,7 +364,8 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     if (rc == 0 && rr->first_start < r->regions[rr->region].first_start)
       r->regions[rr->region].first_start = rr->first_start;
   }
-  sp_names_free(links, got);
+  for (size_t i = 0; i < nlinks; i++) free(links[i]);
+  free(links);
   rk->regions_gid = regions; /* closed by sp_reader_close */
   H5Gclose(rg);
   return rc;
@@ -367,7 +379,7 @@ static int sp_ranks_find(sp_reader_t *r) {
   r->ranks = calloc(info.nlinks ? info.nlinks : 1, sizeof *r->ranks);
   if (!r->ranks) return SP_READER_ENOMEM;
   hsize_t got = 0;
-  char **names = sp_link_names(r->file, info.nlinks, &got);
+  char **names = sp__link_names(r->file, info.nlinks, &got);
   if (!names) return SP_READER_ENOMEM;
   int rc = got < info.nlinks
                ? sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names")
@@ -382,8 +394,12 @@ static int sp_ranks_find(sp_reader_t *r) {
       r->ranks[r->nranks++].id = id;
     }
   }
-  sp_names_free(names, got);
+  sp__names_free(names, got);
   if (rc) return rc;
+  if (r->nranks == 0 && info.nlinks == 1 && sp_object_type(r->file, "metadata") == H5I_GROUP)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "the file holds only /metadata and no timings (written by the "
+                           "reference tool with time_trace=False or flush_to_disk=False?)");
   if (r->nranks == 0)
     return sp__reader_fail(r, SP_READER_ELAYOUT,
                            "no rank<N> groups at the root: not a scope-profiler file");
@@ -454,6 +470,12 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
 
 static int sp_open_quiet(sp_reader_t *r, const char *path) {
   int rc = sp_open_file(r, path);
+  if (rc == 0 && sp__columnar_detect(r->file)) {
+    rc = sp__columnar_open(r, path);
+    if (rc == 0) rc = sp_regions_order(r);
+    if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory reading %s", path);
+    return rc;
+  }
   if (rc == 0) rc = sp_ranks_find(r);
   if (rc == 0 && r->nranks > 1) qsort(r->ranks, (size_t)r->nranks, sizeof *r->ranks, sp_rank_cmp);
   /* A damaged link table can list one name twice (found by fuzzing). */
@@ -476,6 +498,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   sp_reader_t *r = calloc(1, sizeof *r);
   if (!r) return SP_READER_ENOMEM;
   r->file = -1;
+  r->col[0] = r->col[1] = r->col[2] = -1;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = sp_open_quiet(r, path);
@@ -503,6 +526,7 @@ void sp_reader_close(sp_reader_t *r) {
   free(r->ranks);
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);
   free(r->regions);
+  sp__columnar_close(r);
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);
   free(r);

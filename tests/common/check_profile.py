@@ -222,9 +222,15 @@ def main():
             fail(f"root attribute scope_profiler_schema: got {schema}, want 1")
         meta = f["metadata"].attrs if "metadata" in f else {}
         for key in ("mpi_size", "hostname", "timestamp", "library_version", "clock",
-                    "omp_threads"):
+                    "omp_threads", "omp_num_threads", "total_cores"):
             if key not in meta:
                 fail(f"metadata attribute {key} missing")
+        # The reference tool's keys: total_cores = ranks x threads.
+        if "total_cores" in meta and "omp_num_threads" in meta and "mpi_size" in meta:
+            if int(meta["omp_num_threads"]) < 1 or \
+                    int(meta["total_cores"]) != int(meta["mpi_size"]) * int(meta["omp_num_threads"]):
+                fail(f"metadata total_cores {int(meta['total_cores'])} != mpi_size "
+                     f"{int(meta['mpi_size'])} x omp_num_threads {int(meta['omp_num_threads'])}")
         if "mpi_size" in meta and int(meta["mpi_size"]) != n:
             fail(f"metadata mpi_size: got {int(meta['mpi_size'])}, want {n}")
         ranks = sorted(k for k in f.keys() if k.startswith("rank"))

@@ -8,12 +8,16 @@
 # -DERR=re           regex that stderr must match
 # -DNOT_OUT=re       regex that stdout must NOT match
 # -DIMAGE=path -DKIND=png|pdf|svg -DWIDTH=w -DHEIGHT=h   image to validate
+# -DTIMEOUT=s        seconds the command may take (default 120)
 string(REPLACE "@@" ";" cmd "${CMD}")
+if(NOT TIMEOUT)
+  set(TIMEOUT 120)
+endif()
 if(IMAGE)
   file(REMOVE "${IMAGE}")
 endif()
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-  TIMEOUT 120)
+  TIMEOUT ${TIMEOUT})
 set(report "command: ${cmd}\nexit: ${rc}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
 if(NOT "${rc}" STREQUAL "${RC}")
   message(FATAL_ERROR "expected exit code ${RC}, got ${rc}\n${report}")

@@ -65,11 +65,24 @@ def names_in(kind, text, args):
         return {row[1] for row in list(csv.reader(io.StringIO(text, newline="")))[1:]}
     if kind == "json":
         return {e["name"] for e in json.loads(text)["traceEvents"] if e.get("ph") == "X"}
-    lines = text.split("\n")[1:-1]
+    if kind == "table-json":  # --summary --format json: rows with "region"
+        return {e["region"] for e in json.loads(text)}
+    if kind == "tree-json":  # --tree --format json: nodes with their path
+        return {n["path"][-1] for n in json.loads(text)["nodes"]}
+    if kind == "tsv":  # a header line, the name last
+        return {ln.split("\t")[-1] for ln in text.split("\n")[1:-1]}
+    # '#' notes, then a header line whose last column is the name.
+    lines = [ln for ln in text.split("\n")[:-1] if not ln.startswith("#")]
+    ncols = len(lines[0].split())
+    lines = lines[1:]
     if "--list" in args:  # lane rank intervals region
         return {ln.split(" ", 3)[3] for ln in lines}
-    # --summary: calls and five numeric columns, then one blank and the name.
-    return {re.match(r"\s*\S+(?:\s+\S+){5} (.*)$", ln).group(1) for ln in lines if ln}
+    if "--tree" in args:  # numeric columns, the name indented by depth, maybe " [threads]"
+        return {re.sub(r" \[threads\]$", "",
+                       re.match(r"\s*\S+(?:\s+\S+){%d} (.*)$" % (ncols - 2), ln).group(1).lstrip(" "))
+                for ln in lines if ln}
+    # --summary: numeric columns, then one blank and the name.
+    return {re.match(r"\s*\S+(?:\s+\S+){%d} (.*)$" % (ncols - 2), ln).group(1) for ln in lines if ln}
 
 
 def check_stdout(kind, data, res):
@@ -85,6 +98,15 @@ def check_stdout(kind, data, res):
             if len(row) != 4:
                 fail(f"CSV row with {len(row)} fields: {row}", res)
             int(row[0]), float(row[2]), float(row[3])
+    elif kind in ("table-json", "tree-json"):
+        try:
+            json.loads(text)
+        except ValueError as e:
+            fail(f"stdout is not valid JSON: {e}", res)
+    elif kind == "tsv":
+        rows = [ln.split("\t") for ln in text.split("\n")[:-1]]
+        if any(len(r) != len(rows[0]) for r in rows):
+            fail("TSV rows with different numbers of fields", res)
     elif kind == "json":
         try:
             doc = json.loads(text)
@@ -118,6 +140,35 @@ def check_image(spec, rc, res, keep):
         fail(f"{path} is not a complete {kind} ({len(data)} bytes)", res)
 
 
+def check_json_dir(d, rc, res, want):
+    """-o DIR's region_statistics.json and call_tree.json: strict UTF-8 JSON
+    holding every region name (want), or absent when the run failed; never
+    a temporary left behind."""
+    left = glob.glob(os.path.join(d, ".*.tmp"))
+    if left:
+        fail(f"temporary files left behind: {left}", res)
+    files = [os.path.join(d, n) for n in ("region_statistics.json", "call_tree.json")]
+    if rc != 0:
+        for path in files:
+            if os.path.exists(path):
+                fail(f"{path} written although the run failed", res)
+        return
+    docs = []
+    for path in files:
+        with open(path, "rb") as f:
+            try:
+                docs.append(json.loads(f.read().decode("utf-8")))
+            except ValueError as e:
+                fail(f"{path} is not strict UTF-8 JSON: {e}", res)
+    if want is None:
+        return
+    stats = set(docs[0]["files"][0]["region_statistics"])
+    tree = {n["path"][-1] for n in docs[1]["nodes"]}
+    for what, got in (("region_statistics.json", stats), ("call_tree.json", tree)):
+        if not got <= want or (what == "region_statistics.json" and got != want):
+            fail(f"{what} names {sorted(got)}, expected {sorted(want)}", res)
+
+
 def sha(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -127,7 +178,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rc", default="0")
     p.add_argument("--err")
-    p.add_argument("--stdout", default="none", choices=["none", "text", "csv", "json"])
+    p.add_argument("--stdout", default="none",
+                   choices=["none", "text", "csv", "json", "tsv", "table-json", "tree-json"])
+    p.add_argument("--json-dir")
     p.add_argument("--names")
     p.add_argument("--image")
     p.add_argument("--keep")
@@ -139,6 +192,9 @@ def main():
     a = p.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     kept = sha(a.keep) if a.keep else None
+    if a.json_dir:
+        for old in glob.glob(os.path.join(a.json_dir, "*.json")):
+            os.remove(old)
     if a.image:
         for old in glob.glob(os.path.join(a.image.rsplit(":", 1)[0], "gantt_plot.*")):
             if not a.keep:
@@ -185,12 +241,16 @@ def main():
     text = check_stdout(kind, res.stdout, res) if kind != "none" else ""
     if a.names is not None and a.stdout != "none" and res.returncode == 0:
         raw = [bytes.fromhex(h) for h in a.names.split(",") if h]
-        want = {expected_name(r, a.stdout == "text") for r in raw}
+        want = {expected_name(r, a.stdout in ("text", "tsv")) for r in raw}
         got = names_in(a.stdout, text, cmd)
         if got != want:
             fail(f"names {sorted(got)}, expected {sorted(want)}", res)
     if a.image:
         check_image(a.image, res.returncode, res, a.keep)
+    if a.json_dir:
+        raw = [bytes.fromhex(h) for h in a.names.split(",") if h] if a.names is not None else None
+        want = {expected_name(r, False) for r in raw} if raw is not None else None
+        check_json_dir(a.json_dir, res.returncode, res, want)
     if a.keep and sha(a.keep) != kept:
         fail(f"{a.keep} changed", res)
     print("ok")

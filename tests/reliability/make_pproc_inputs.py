@@ -47,6 +47,8 @@ rank_odd_only    only rank-1 and rank99999999999
 many_regions     one rank, N count-only regions r0..r<N-1>, num_calls i (--many N)
 likwid_link      LIKWID "work": counts an external link to fifo:/data
 likwid_storage   LIKWID "work": counts stored in the external raw file fifo
+col_ext_link     columnar (schema 2) events/start_times: external link to fifo:/data
+col_huge         columnar events/start_times and end_times of shape (2^62,), never written
 intervals        rank0 "work": 2*10^5 intervals of 1 us every 2 us (big exports)
 fifo             a FIFO (named pipe), not a file
 """
@@ -240,6 +242,33 @@ def many_regions(path, n=10**6):
             g.attrs.create("num_calls", i, dtype=np.int64)
 
 
+def columnar(path, events):
+    """The reference tool's columnar layout (schema 2), one region "work" on
+    rank 0 with two events, its events group made by events(group)."""
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(2)
+        f.attrs["storage_layout"] = "columnar"
+        f["region_table/names"] = np.array(["work"], dtype=h5py.string_dtype())
+        idx = f.create_group("rank_region_index")
+        idx["region_ids"] = np.array([0], np.uint32)
+        idx["ranks"] = np.array([0], np.uint32)
+        idx["event_offsets"] = np.array([0], np.uint64)
+        idx["event_counts"] = np.array([2], np.uint64)
+        events(f.create_group("events"))
+
+
+def hostile_columnar(out):
+    def ext(ev):
+        ev["start_times"] = h5py.ExternalLink("fifo", "/data")
+        ev["end_times"] = np.array([2 * S, 4 * S], np.int64)
+    columnar(f"{out}/hostile_col_ext_link.h5", ext)
+
+    def unwritten(ev):
+        for n in ("start_times", "end_times"):
+            ev.create_dataset(n, shape=(2**62,), dtype=np.int64, chunks=(1024,))
+    columnar(f"{out}/hostile_col_huge.h5", unwritten)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -260,6 +289,7 @@ def main():
     hostile_links(out)
     hostile_ranks(out)
     hostile_likwid(out)
+    hostile_columnar(out)
     with new_file(f"{out}/hostile_intervals.h5") as f:
         starts = np.arange(2 * 10**5, dtype=np.int64) * 2000
         region(f, 0, "work", starts, starts + 1000)

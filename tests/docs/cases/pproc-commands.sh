@@ -12,3 +12,6 @@ test -s trace.json
 "$SP_PYTHON" -c 'import json,sys; json.load(open("trace.json"))'
 # The csv holds ranks 0, 2, 5 and 6, one interval of "exchange" each.
 test "$(grep -c exchange intervals.csv)" = 4
+# The tsv summary: one header line with the exclusive-time column, one row per region.
+head -n 1 summary.tsv | grep -q "$(printf 'self_s\t')"
+grep -q "$(printf '\texchange$')" summary.tsv

@@ -1,0 +1,194 @@
+/* check.c - "scope-profiler-pproc check BASE NEW --max-regression P%":
+ * a regression gate for CI jobs. Per region (by name) the metric of NEW is
+ * compared with BASE; a region slower by more than P percent fails the
+ * check (exit 1), as does, with --fail-on-new, a region BASE lacks. The
+ * table of every region goes to stdout, the failures to stderr.
+ *
+ * Selection options (--include, --exclude, --ranks) and --format are those
+ * of the report command and apply to both files. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pproc.h"
+
+typedef enum sp_metric { SP_METRIC_TOTAL, SP_METRIC_MEAN, SP_METRIC_SELF } sp_metric_t;
+
+typedef struct sp_check {
+  double max_regression; /* percent */
+  double min_seconds;    /* regions below this in BASE are not judged */
+  int fail_on_new;
+  sp_metric_t metric;
+} sp_check_t;
+
+static const char sp_check_usage[] =
+    "usage: " SP_PROG " check BASE NEW --max-regression P[%] [--fail-on-new]\n"
+    "       [--metric total|mean|self] [--min-seconds S] [--include PAT...]\n"
+    "       [--exclude PAT...] [--ranks SPEC...] [--format text|tsv|csv|json] [-q]\n";
+
+static const char sp_check_help[] =
+    "Compare NEW with BASE per region and fail (exit 1) when a region got slower.\n"
+    "\n"
+    "  --max-regression P    allowed slowdown in percent (5% or 5): a region fails\n"
+    "                        when NEW > BASE x (1 + P/100)\n"
+    "  --metric M            total (default: seconds summed over the selected ranks\n"
+    "                        and threads), mean (per call) or self (exclusive time)\n"
+    "  --fail-on-new         also fail on regions BASE does not have\n"
+    "  --min-seconds S       do not judge regions below S seconds in BASE (noise)\n"
+    "Output: base_s new_s change_% status region; status ok, slower, faster, new,\n"
+    "gone or untimed. Exit status: 0 no regression, 1 regression (or bad input\n"
+    "data), 2 usage error, 3 I/O failure.\n";
+
+static int sp_check_usage_error(const char *msg, const char *arg) {
+  fprintf(stderr, SP_PROG ": check: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+  fputs(sp_check_usage, stderr);
+  return SP_EXIT_USAGE;
+}
+
+/* Takes the check options out of argv; the rest is left for sp_options_parse. */
+static int sp_check_args(int argc, char **argv, sp_check_t *c, char **rest, int *nrest) {
+  int have_max = 0;
+  *nrest = 0;
+  rest[(*nrest)++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    char *end;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(sp_check_usage, stdout);
+      fputc('\n', stdout);
+      fputs(sp_check_help, stdout);
+      return -1;
+    } else if (!strcmp(a, "--max-regression")) {
+      c->max_regression = v ? strtod(v, &end) : -1;
+      if (!v || end == v || (*end && strcmp(end, "%")) || c->max_regression < 0)
+        return sp_check_usage_error("--max-regression expects a percentage such as 5%, got", v ? v : "nothing");
+      have_max = 1;
+      i++;
+    } else if (!strcmp(a, "--min-seconds")) {
+      c->min_seconds = v ? strtod(v, &end) : -1;
+      if (!v || end == v || *end || c->min_seconds < 0)
+        return sp_check_usage_error("--min-seconds expects seconds, got", v ? v : "nothing");
+      i++;
+    } else if (!strcmp(a, "--metric")) {
+      if (v && !strcmp(v, "total")) c->metric = SP_METRIC_TOTAL;
+      else if (v && !strcmp(v, "mean")) c->metric = SP_METRIC_MEAN;
+      else if (v && !strcmp(v, "self")) c->metric = SP_METRIC_SELF;
+      else return sp_check_usage_error("--metric expects total, mean or self, got", v ? v : "nothing");
+      i++;
+    } else if (!strcmp(a, "--fail-on-new")) {
+      c->fail_on_new = 1;
+    } else {
+      rest[(*nrest)++] = argv[i];
+    }
+  }
+  if (!have_max) return sp_check_usage_error("--max-regression is required", NULL);
+  return 0;
+}
+
+static double sp_metric_of(const sp_figure_t *f, sp_metric_t m) {
+  return m == SP_METRIC_MEAN ? f->mean : m == SP_METRIC_SELF ? f->self : f->total;
+}
+
+static const sp_figure_t *sp_figure_find(const sp_figure_t *v, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(v[i].name, name) == 0) return &v[i];
+  return NULL;
+}
+
+/* One row; returns 1 when the row fails the check. */
+static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *b,
+                        const sp_figure_t *n, const char *name) {
+  sp_cell_t cell[5];
+  memset(cell, 0, sizeof cell);
+  double bv = b && b->timed ? sp_metric_of(b, c->metric) : -1;
+  double nv = n && n->timed ? sp_metric_of(n, c->metric) : -1;
+  cell[0] = (sp_cell_t){bv < 0, 0, 1e-9 * bv, NULL};
+  cell[1] = (sp_cell_t){nv < 0, 0, 1e-9 * nv, NULL};
+  cell[2] = (sp_cell_t){bv <= 0 || nv < 0, 0, bv > 0 ? 100.0 * (nv / bv - 1.0) : 0, NULL};
+  const char *status = "ok";
+  int fail = 0;
+  if (!b) {
+    status = "new";
+    fail = c->fail_on_new;
+  } else if (!n) {
+    status = "gone";
+  } else if (bv < 0 || nv < 0) {
+    status = "untimed";
+  } else if (bv > 0 && 1e-9 * bv >= c->min_seconds && nv > bv * (1.0 + c->max_regression / 100.0)) {
+    status = "slower";
+    fail = 1;
+  } else if (nv < bv) {
+    status = "faster";
+  }
+  cell[3].s = status;
+  cell[4].s = name;
+  sp_table_row(tb, cell);
+  if (fail && b)
+    sp_msg(SP_QUIET, "check: %s: %.2f%% slower (%.9f s -> %.9f s)", name, cell[2].d, 1e-9 * bv,
+           1e-9 * nv);
+  else if (fail)
+    sp_msg(SP_QUIET, "check: %s: new region (not in BASE)", name);
+  return fail;
+}
+
+static int sp_check_run(const sp_selection_t *sels, const sp_check_t *c, const sp_options_t *o) {
+  static const sp_col_t cols[] = {{"base_s", SP_COL_SEC, 14},
+                                  {"new_s", SP_COL_SEC, 14},
+                                  {"change_%", SP_COL_PCT, 9},
+                                  {"status", SP_COL_STR, 7},
+                                  {"region", SP_COL_STR, 0}};
+  sp_figure_t *fb = NULL, *fn = NULL;
+  int nb = 0, nn = 0;
+  int rc = sp_figures_compute(&sels[0], &fb, &nb);
+  if (rc == 0) rc = sp_figures_compute(&sels[1], &fn, &nn);
+  int failed = 0;
+  if (rc == 0) {
+    char note[160];
+    snprintf(note, sizeof note, "# metric %s; allowed regression %g%%",
+             c->metric == SP_METRIC_MEAN ? "mean" : c->metric == SP_METRIC_SELF ? "self" : "total",
+             c->max_regression);
+    sp_table_t tb;
+    sp_table_begin(&tb, o->table, cols, 5, note);
+    for (int i = 0; i < nn; i++)
+      failed += sp_check_row(&tb, c, sp_figure_find(fb, nb, fn[i].name), &fn[i], fn[i].name);
+    for (int i = 0; i < nb; i++)
+      if (!sp_figure_find(fn, nn, fb[i].name)) failed += sp_check_row(&tb, c, &fb[i], NULL, fb[i].name);
+    sp_table_end(&tb);
+  }
+  free(fb);
+  free(fn);
+  if (rc == 0 && failed) {
+    sp_msg(SP_QUIET, "check failed: %d region%s over the limit", failed, failed == 1 ? "" : "s");
+    rc = SP_EXIT_DATA;
+  }
+  return rc;
+}
+
+int sp_check_main(int argc, char **argv) {
+  sp_check_t c = {0, 0, 0, SP_METRIC_TOTAL};
+  char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
+  int nrest = 0;
+  if (!rest) return SP_EXIT_IO;
+  int rc = sp_check_args(argc, argv, &c, rest, &nrest);
+  sp_options_t o;
+  memset(&o, 0, sizeof o);
+  if (rc == 0) rc = sp_options_parse(nrest, rest, &o);
+  if (rc == 0 && (o.nwords != 2 || o.list || o.summary || o.tree || o.compare || o.outdir_given ||
+                  o.show || o.export_kind != SP_EXPORT_NONE))
+    rc = sp_check_usage_error("expects BASE NEW and only selection and --format options", NULL);
+  sp_selection_t sels[2];
+  memset(sels, 0, sizeof sels);
+  for (int k = 0; rc == 0 && k < 2; k++) {
+    sp_options_t one = o;
+    one.file = o.words[k];
+    rc = sp_selection_build(&one, &sels[k]);
+  }
+  if (rc == 0) rc = sp_check_run(sels, &c, &o);
+  if (rc == 0 && fflush(stdout) != 0) rc = SP_EXIT_IO;
+  sp_selection_free(&sels[0]);
+  sp_selection_free(&sels[1]);
+  sp_options_free(&o);
+  free(rest);
+  return rc < 0 ? SP_EXIT_OK : rc;
+}

@@ -1,0 +1,209 @@
+/* stats_json.c - region_statistics.json, the reference tool's schema:
+ *
+ *   {"units": {"durations": "seconds"},
+ *    "filters": {"include": [..] | null, "exclude": [..] | null, "ranks": [..] | null},
+ *    "common_regions": [names],
+ *    "files": [{"label", "file_path", "num_ranks", "total_time_seconds",
+ *               "region_statistics": {NAME: {STATS..., "per_rank": {"<rank>": {STATS...}}}}}]}
+ *
+ * STATS: count, average_duration_seconds, min_duration_seconds,
+ * max_duration_seconds, first_duration_seconds, last_duration_seconds,
+ * std_duration_seconds (population), total_duration_seconds; over the calls
+ * of the selected ranks together; count 0 and null values without calls.
+ * per_rank lists the selected ranks that have the region. common_regions:
+ * with one file its regions, with several the first file's regions that
+ * every file has (in the first file's order). The figures come from the
+ * call trees' per-(region, rank) durations (SP_READER_TREE_DURATIONS), so
+ * both JSON files cost one read of the data. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pproc.h"
+
+/* Statistics of several ranks' durations, merged with Chan's formula. */
+typedef sp_reader_durations_t sp_acc_t;
+
+static void sp_acc_init(sp_acc_t *a) {
+  memset(a, 0, sizeof *a);
+  a->first_start = INT64_MAX;
+  a->last_end = INT64_MIN;
+}
+
+static void sp_acc_merge(sp_acc_t *a, const sp_acc_t *b) {
+  if (b->n == 0) return;
+  if (a->n == 0) {
+    *a = *b;
+    return;
+  }
+  double n = (double)(a->n + b->n), delta = b->mean - a->mean;
+  a->m2 += b->m2 + delta * delta * (double)a->n * (double)b->n / n;
+  a->mean += delta * (double)b->n / n;
+  a->n += b->n;
+  a->total += b->total;
+  if (b->min < a->min) a->min = b->min;
+  if (b->max > a->max) a->max = b->max;
+  if (b->first_start < a->first_start) {
+    a->first_start = b->first_start;
+    a->first = b->first;
+  }
+  if (b->last_end > a->last_end) {
+    a->last_end = b->last_end;
+    a->last = b->last;
+  }
+}
+
+static void sp_acc_json(FILE *f, const sp_acc_t *a) {
+  fprintf(f, "\"count\":%lld", (long long)a->n);
+  if (a->n == 0) {
+    fputs(",\"average_duration_seconds\":null,\"min_duration_seconds\":null,"
+          "\"max_duration_seconds\":null,\"first_duration_seconds\":null,"
+          "\"last_duration_seconds\":null,\"std_duration_seconds\":null,"
+          "\"total_duration_seconds\":null", f);
+    return;
+  }
+  fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":%.15g", 1e-9 * a->mean,
+          1e-9 * (double)a->min);
+  fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g", 1e-9 * (double)a->max,
+          1e-9 * (double)a->first);
+  fprintf(f, ",\"last_duration_seconds\":%.15g,\"std_duration_seconds\":%.15g",
+          1e-9 * (double)a->last, 1e-9 * sqrt(a->m2 / (double)a->n));
+  fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
+}
+
+/* One region of one file: the statistics over the selected ranks, then per rank. */
+static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, int g,
+                          sp_acc_t *per, int64_t span[2]) {
+  sp_acc_t all;
+  sp_acc_init(&all);
+  for (int j = 0; j < sel->nranks; j++) {
+    if (sp_reader_tree_durations(t, g, j, &per[j]) < 0) return SP_EXIT_IO;
+    sp_acc_merge(&all, &per[j]);
+  }
+  if (all.n && all.first_start < span[0]) span[0] = all.first_start;
+  if (all.n && all.last_end > span[1]) span[1] = all.last_end;
+  sp_json_put_string(f, sp_reader_region_name(sel->reader, g));
+  fputs(":{", f);
+  sp_acc_json(f, &all);
+  fputs(",\"per_rank\":{", f);
+  int first = 1;
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, g, sel->ranks[j], &info);
+    if (!info.present) continue;
+    fprintf(f, "%s\"%d\":{", first ? "" : ",", sp_reader_rank_id(sel->reader, sel->ranks[j]));
+    sp_acc_json(f, &per[j]);
+    fputc('}', f);
+    first = 0;
+  }
+  fputs("}}", f);
+  return 0;
+}
+
+static int sp_file_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
+                        const char *label) {
+  sp_acc_t *per = calloc((size_t)(sel->nranks ? sel->nranks : 1), sizeof *per);
+  if (!per) return SP_EXIT_IO;
+  char *abs = sp_path_absolute(sel->file);
+  fputs("{\"label\":", f);
+  sp_json_put_string(f, label);
+  fputs(",\"file_path\":", f);
+  sp_json_put_string(f, abs ? abs : sel->file);
+  free(abs);
+  fprintf(f, ",\"num_ranks\":%d,\"region_statistics\":{", sp_reader_num_ranks(sel->reader));
+  int64_t span[2] = {INT64_MAX, INT64_MIN};
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < sel->nregions; i++) {
+    if (i) fputs(",\n", f);
+    rc = sp_region_json(f, sel, t, sel->regions[i], per, span);
+  }
+  fputs("},\"total_time_seconds\":", f);
+  if (span[1] >= span[0]) fprintf(f, "%.15g}", 1e-9 * sp_ns_between(span[0], span[1]));
+  else fputs("null}", f);
+  free(per);
+  return rc;
+}
+
+static void sp_string_list(FILE *f, const char *const *v, size_t n) {
+  if (n == 0) {
+    fputs("null", f);
+    return;
+  }
+  fputc('[', f);
+  for (size_t i = 0; i < n; i++) {
+    if (i) fputc(',', f);
+    sp_json_put_string(f, v[i]);
+  }
+  fputc(']', f);
+}
+
+/* Is region name in every file's selection? */
+static int sp_in_all(const sp_selection_t *sels, int nfiles, const char *name) {
+  for (int k = 1; k < nfiles; k++) {
+    int found = 0;
+    for (int i = 0; !found && i < sels[k].nregions; i++)
+      found = strcmp(sp_reader_region_name(sels[k].reader, sels[k].regions[i]), name) == 0;
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+int sp_stats_json_write(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
+                        const char *const *labels, int nfiles, const sp_options_t *o) {
+  fputs("{\"units\":{\"durations\":\"seconds\"},\"filters\":{\"include\":", f);
+  sp_string_list(f, o->include, o->ninclude);
+  fputs(",\"exclude\":", f);
+  sp_string_list(f, o->exclude, o->nexclude);
+  fputs(",\"ranks\":", f);
+  if (o->nranks == 0) {
+    fputs("null", f);
+  } else {
+    fputc('[', f);
+    for (int j = 0; j < sels[0].nranks; j++)
+      fprintf(f, "%s%d", j ? "," : "", sp_reader_rank_id(sels[0].reader, sels[0].ranks[j]));
+    fputc(']', f);
+  }
+  fputs("},\n\"common_regions\":[", f);
+  int first = 1;
+  for (int i = 0; i < sels[0].nregions; i++) {
+    const char *name = sp_reader_region_name(sels[0].reader, sels[0].regions[i]);
+    if (!sp_in_all(sels, nfiles, name)) continue;
+    if (!first) fputc(',', f);
+    sp_json_put_string(f, name);
+    first = 0;
+  }
+  fputs("],\n\"files\":[", f);
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < nfiles; k++) {
+    fputs(k ? ",\n" : "\n", f);
+    rc = sp_file_json(f, &sels[k], trees[k], labels[k]);
+  }
+  fputs("\n]}\n", f);
+  return rc;
+}
+
+int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                    const sp_options_t *o) {
+  /* The chart's limit on DIR (gantt.c), checked first so that a too long
+   * name gets the same message whichever output meets it first. */
+  if (strlen(o->outdir) + sizeof "/gantt_plot.svg" > 4096) {
+    sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)", strlen(o->outdir),
+           4096 - sizeof "/gantt_plot.svg");
+    return SP_EXIT_IO;
+  }
+  sp_reader_tree_t **trees = calloc((size_t)(nfiles ? nfiles : 1), sizeof *trees);
+  int rc = trees ? 0 : SP_EXIT_IO;
+  for (int k = 0; rc == 0 && k < nfiles; k++)
+    rc = sp_tree_build(&sels[k], SP_READER_TREE_DURATIONS, &trees[k]);
+  sp_outfile_t of = {NULL, NULL, NULL};
+  if (rc == 0) rc = sp_outfile_open(&of, o->outdir, "region_statistics.json");
+  if (rc == 0) rc = sp_stats_json_write(of.f, sels, trees, labels, nfiles, o);
+  rc = sp_outfile_close(&of, rc);
+  if (rc == 0) rc = sp_outfile_open(&of, o->outdir, "call_tree.json");
+  if (rc == 0) rc = sp_tree_json_files(of.f, sels, trees, labels, nfiles);
+  rc = sp_outfile_close(&of, rc);
+  for (int k = 0; trees && k < nfiles; k++) sp_reader_tree_free(trees[k]);
+  free(trees);
+  return rc;
+}

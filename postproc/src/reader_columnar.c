@@ -1,0 +1,355 @@
+/* reader_columnar.c - the reference tool's columnar layout (schema 2 and 3).
+ *
+ *   @scope_profiler_schema = 2 | 3, @storage_layout = "columnar"
+ *   region_table/names                string[R]
+ *   rank_region_index/region_ids      uint32[P]  index into names
+ *                     ranks           uint32[P]
+ *                     event_offsets   uint64[P]  first event of the pair
+ *                     event_counts    uint64[P]
+ *   events/start_times, end_times     int64[E]   (schema 2)
+ *   events/start_deltas, durations    int64[E]   (schema 3: within a pair,
+ *                                     start = cumulative sum of the deltas,
+ *                                     end = start + duration)
+ *   events/thread_ids                 integer[E] (optional)
+ *
+ * The pairs become the reader's (region, rank) records, so everything above
+ * the reader works unchanged; a pair's arrays are read as hyperslabs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+int sp__columnar_detect(hid_t file) {
+  char *layout = sp__attr_string(file, "storage_layout");
+  int yes = layout && strcmp(layout, "columnar") == 0;
+  free(layout);
+  return yes || H5Lexists(file, "rank_region_index", H5P_DEFAULT) > 0;
+}
+
+/* Opens the dataset path ("group/name") only through links inside the file
+ * and checks that its stored bytes back its declared length (reader_guard.c).
+ * Returns the dataset with its length in *n; -1 when absent or not 1-D
+ * (*err 0), or -1 with *err < 0 and the message set when refused. */
+static hid_t sp_col_open(sp_reader_t *r, const char *path, int64_t *n, int *err) {
+  char group[64];
+  const char *slash = strchr(path, '/');
+  size_t glen = slash ? (size_t)(slash - path) : 0;
+  *err = 0;
+  *n = -1;
+  if (!slash || glen >= sizeof group) return -1;
+  memcpy(group, path, glen);
+  group[glen] = '\0';
+  int kg = sp__link_kind(r->file, group);
+  int kd = kg == SP_LINK_LOCAL ? sp__link_kind(r->file, path) : SP_LINK_NONE;
+  if (kg == SP_LINK_FOREIGN || kd == SP_LINK_FOREIGN) {
+    *err = sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
+                           kg == SP_LINK_FOREIGN ? group : path);
+    return -1;
+  }
+  if (kd != SP_LINK_LOCAL) return -1;
+  hid_t d = H5Dopen2(r->file, path, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  hid_t t = H5Dget_type(d);
+  hsize_t dims[1] = {0};
+  int ok = s >= 0 && t >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
+           H5Sget_simple_extent_dims(s, dims, NULL) == 1;
+  if (ok) {
+    *n = dims[0] > (hsize_t)INT64_MAX ? INT64_MAX : (int64_t)dims[0];
+    *err = sp__dataset_size_check(r, d, group, slash + 1, *n, H5Tget_size(t));
+  }
+  if (s >= 0) H5Sclose(s);
+  if (t >= 0) H5Tclose(t);
+  if (!ok || *err) {
+    H5Dclose(d);
+    *n = -1;
+    return -1;
+  }
+  return d;
+}
+
+/* Length of the 1-D dataset path: -1 when absent or not 1-D, -2 when
+ * refused (the error is in *err and the message). */
+static int64_t sp_length(sp_reader_t *r, const char *path, int *err) {
+  int64_t n;
+  hid_t d = sp_col_open(r, path, &n, err);
+  if (d >= 0) H5Dclose(d);
+  return *err ? -2 : n;
+}
+
+/* Reads the integer dataset path (n elements) as int64. */
+static int sp_read_i64(sp_reader_t *r, const char *path, int64_t n, int64_t **out) {
+  *out = NULL;
+  if (sp__memory_check(n, sizeof **out) != 0) return SP_READER_ENOMEM;
+  *out = malloc((size_t)(n ? n : 1) * sizeof **out);
+  if (!*out) return SP_READER_ENOMEM;
+  int64_t len;
+  int err;
+  hid_t d = sp_col_open(r, path, &len, &err);
+  hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+  int rc = t >= 0 && len == n && H5Tget_class(t) == H5T_INTEGER &&
+                   (n == 0 || H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0)
+               ? 0 : SP_READER_ELAYOUT;
+  if (t >= 0) H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  return err ? err : rc;
+}
+
+/* region_table/names as malloc'd strings (variable or fixed length). */
+static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
+  *out = NULL;
+  if (sp__memory_check(n, sizeof(char *)) != 0) return SP_READER_ENOMEM;
+  *out = calloc((size_t)(n ? n : 1), sizeof **out);
+  if (!*out) return SP_READER_ENOMEM;
+  int64_t len;
+  int err;
+  hid_t d = sp_col_open(r, "region_table/names", &len, &err);
+  if (err) return err;
+  hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+  int rc = t >= 0 && H5Tget_class(t) == H5T_STRING ? 0 : SP_READER_ELAYOUT;
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  if (rc == 0 && H5Tis_variable_str(t) > 0) {
+    char **v = calloc((size_t)(n ? n : 1), sizeof *v);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(t));
+    if (!v || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)) rc = SP_READER_ELAYOUT;
+    for (int64_t i = 0; v && i < n; i++) {
+      if (rc == 0) (*out)[i] = strdup(v[i] ? v[i] : "");
+      if (rc == 0 && !(*out)[i]) rc = SP_READER_ENOMEM;
+      if (v[i]) H5free_memory(v[i]);
+    }
+    free(v);
+  } else if (rc == 0) {
+    size_t sz = H5Tget_size(t);
+    char *buf = sp__memory_check(n, sz + 1) != 0 ? NULL : calloc((size_t)(n ? n : 1), sz + 1);
+    H5Tset_size(mt, sz + 1);
+    H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    if (!buf || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) rc = SP_READER_ELAYOUT;
+    for (int64_t i = 0; rc == 0 && i < n; i++)
+      if (!((*out)[i] = strdup(buf + (size_t)i * (sz + 1)))) rc = SP_READER_ENOMEM;
+    free(buf);
+  }
+  H5Tclose(mt);
+  if (t >= 0) H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+/* The index of one file: four columns of P pairs. */
+typedef struct sp_index {
+  int64_t *region, *rank, *offset, *count;
+  int64_t npairs, nevents, nnames;
+  char **names;
+} sp_index_t;
+
+static void sp_index_free(sp_index_t *x) {
+  free(x->region);
+  free(x->rank);
+  free(x->offset);
+  free(x->count);
+  for (int64_t i = 0; x->names && i < x->nnames; i++) free(x->names[i]);
+  free(x->names);
+}
+
+static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
+  static const char *const cols[4] = {"rank_region_index/region_ids", "rank_region_index/ranks",
+                                      "rank_region_index/event_offsets",
+                                      "rank_region_index/event_counts"};
+  int64_t **dst[4] = {&x->region, &x->rank, &x->offset, &x->count};
+  int err = 0;
+  x->npairs = sp_length(r, cols[0], &err);
+  if (!err) x->nnames = sp_length(r, "region_table/names", &err);
+  if (!err) x->nevents = sp_length(r, r->deltas ? "events/start_deltas" : "events/start_times", &err);
+  int64_t ne2 = err ? -1 : sp_length(r, r->deltas ? "events/durations" : "events/end_times", &err);
+  if (err) return err;
+  if (x->npairs < 0 || x->nnames < 0 || x->nevents < 0 || ne2 != x->nevents)
+    return sp__reader_fail(r, SP_READER_ELAYOUT,
+                           "%s: columnar layout (schema %d) without a consistent region_table, "
+                           "rank_region_index and events group", path, r->schema);
+  for (int c = 0; c < 4; c++) {
+    int64_t len = sp_length(r, cols[c], &err);
+    if (err) return err;
+    if (len != x->npairs)
+      return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s missing or of another length", path,
+                             cols[c]);
+    int rc = sp_read_i64(r, cols[c], x->npairs, dst[c]);
+    if (rc && rc != SP_READER_ENOMEM && rc != SP_READER_ELAYOUT) return rc;
+    if (rc) return sp__reader_fail(r, rc, "%s: %s: cannot read as integers", path, cols[c]);
+  }
+  int rc = sp_read_names(r, x->nnames, &x->names);
+  if (rc) return sp__reader_fail(r, rc, "%s: region_table/names: cannot read as strings", path);
+  for (int64_t p = 0; p < x->npairs; p++)
+    if (x->region[p] < 0 || x->region[p] >= x->nnames || x->rank[p] < 0 || x->rank[p] > 999999999 ||
+        x->offset[p] < 0 || x->count[p] < 0 || x->offset[p] > x->nevents - x->count[p])
+      return sp__reader_fail(r, SP_READER_ELAYOUT,
+                             "%s: rank_region_index row %lld points outside the tables", path,
+                             (long long)p);
+  return 0;
+}
+
+static int sp_id_cmp(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ranks: the distinct rank ids of the index, ascending. */
+static int sp_columnar_ranks(sp_reader_t *r, const sp_index_t *x) {
+  int *ids = malloc((size_t)(x->npairs ? x->npairs : 1) * sizeof *ids);
+  r->ranks = calloc((size_t)(x->npairs ? x->npairs : 1), sizeof *r->ranks);
+  if (!ids || !r->ranks) {
+    free(ids);
+    return SP_READER_ENOMEM;
+  }
+  for (int64_t p = 0; p < x->npairs; p++) ids[p] = (int)x->rank[p];
+  qsort(ids, (size_t)x->npairs, sizeof *ids, sp_id_cmp);
+  for (int64_t p = 0; p < x->npairs; p++)
+    if (p == 0 || ids[p] != ids[p - 1]) {
+      r->ranks[r->nranks].id = ids[p];
+      r->ranks[r->nranks++].regions_gid = -1;
+    }
+  free(ids);
+  return 0;
+}
+
+/* First start of pair p: its first stored start (the first delta in schema 3). */
+static int sp_pair_first(sp_reader_t *r, int64_t offset, int64_t count, int64_t *first) {
+  *first = INT64_MAX;
+  if (count == 0) return 0;
+  hid_t fs = H5Dget_space(r->col[0]);
+  hsize_t off[1] = {(hsize_t)offset}, cnt[1] = {1};
+  hid_t ms = H5Screate_simple(1, cnt, NULL);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
+  int rc = H5Dread(r->col[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, first) < 0 ? SP_READER_EHDF5 : 0;
+  H5Sclose(ms);
+  H5Sclose(fs);
+  return rc;
+}
+
+/* One record per index row, on its rank; names interned by region id. */
+static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
+  r->regions = calloc((size_t)(x->nnames ? x->nnames : 1), sizeof *r->regions);
+  if (!r->regions) return SP_READER_ENOMEM;
+  for (int64_t g = 0; g < x->nnames; g++) {
+    r->regions[g].name = x->names[g];
+    x->names[g] = NULL;
+    r->regions[g].first_start = INT64_MAX;
+    r->regions[g].old = (int)g;
+  }
+  r->nregions = (int)x->nnames;
+  /* Records per rank: counted first, so memory follows the index. */
+  int *per = calloc((size_t)(r->nranks ? r->nranks : 1), sizeof *per);
+  if (!per) return SP_READER_ENOMEM;
+  for (int64_t p = 0; p < x->npairs; p++) per[sp_reader_rank_index(r, (int)x->rank[p])]++;
+  for (int k = 0; k < r->nranks; k++) {
+    r->ranks[k].regions = calloc((size_t)(per[k] ? per[k] : 1), sizeof(sp_rank_region_t));
+    if (!r->ranks[k].regions) {
+      free(per);
+      return SP_READER_ENOMEM;
+    }
+  }
+  free(per);
+  for (int64_t p = 0; p < x->npairs; p++) {
+    sp_rank_t *rk = &r->ranks[sp_reader_rank_index(r, (int)x->rank[p])];
+    for (int i = 0; i < rk->nregions; i++)
+      if (rk->regions[i].region == (int)x->region[p])
+        return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: region '%s' listed twice for rank %d",
+                               path, r->regions[x->region[p]].name, rk->id);
+    sp_rank_region_t *rr = &rk->regions[rk->nregions++];
+    rr->region = (int)x->region[p];
+    rr->link = strdup(r->regions[rr->region].name);
+    if (!rr->link) return SP_READER_ENOMEM;
+    rr->has_times = 1;
+    rr->has_tid = r->col[2] >= 0;
+    rr->n = rr->num_calls = x->count[p];
+    rr->offset = x->offset[p];
+    if (sp_pair_first(r, rr->offset, rr->n, &rr->first_start) < 0)
+      return sp__reader_fail(r, SP_READER_EHDF5, "%s: events: read failed (truncated file?)", path);
+    if (rr->first_start < r->regions[rr->region].first_start)
+      r->regions[rr->region].first_start = rr->first_start;
+  }
+  return 0;
+}
+
+int sp__columnar_open(sp_reader_t *r, const char *path) {
+  r->columnar = 1;
+  r->deltas = sp__link_kind(r->file, "events") == SP_LINK_LOCAL &&
+              sp__link_kind(r->file, "events/start_deltas") != SP_LINK_NONE;
+  const char *a = r->deltas ? "events/start_deltas" : "events/start_times";
+  const char *b = r->deltas ? "events/durations" : "events/end_times";
+  r->col[0] = r->col[1] = r->col[2] = -1;
+  sp_index_t x;
+  memset(&x, 0, sizeof x);
+  int rc = sp_index_read(r, path, &x);
+  if (rc == 0) {
+    int64_t n0, n1, n2;
+    int e0, e1, e2;
+    r->col[0] = sp_col_open(r, a, &n0, &e0);
+    r->col[1] = e0 ? -1 : sp_col_open(r, b, &n1, &e1);
+    r->col[2] = e0 || e1 ? -1 : sp_col_open(r, "events/thread_ids", &n2, &e2);
+    if (r->col[2] >= 0 && n2 != x.nevents) {
+      H5Dclose(r->col[2]);
+      r->col[2] = -1;
+    }
+    if (e0 || e1 || e2)
+      rc = e0 ? e0 : e1 ? e1 : e2;
+    else if (r->col[0] < 0 || r->col[1] < 0)
+      rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open the events columns", path);
+  }
+  if (rc == 0) rc = sp_columnar_ranks(r, &x);
+  if (rc == 0 && r->nranks == 0)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: columnar layout with no rank_region_index rows",
+                         path);
+  if (rc == 0) rc = sp_columnar_pairs(r, path, &x);
+  sp_index_free(&x);
+  return rc;
+}
+
+/* Reads n elements from offset of dataset d as mem_type into a new buffer. */
+static int sp_read_slab(hid_t d, hid_t mem_type, size_t elem, int64_t offset, int64_t n, void **out) {
+  *out = NULL;
+  if (sp__memory_check(n, elem) != 0) return SP_READER_ENOMEM;
+  *out = malloc((size_t)(n ? n : 1) * elem);
+  if (!*out) return SP_READER_ENOMEM;
+  hid_t fs = H5Dget_space(d);
+  hsize_t off[1] = {(hsize_t)offset}, cnt[1] = {(hsize_t)n};
+  hid_t ms = H5Screate_simple(1, cnt, NULL);
+  H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
+  int rc = H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, *out) < 0 ? SP_READER_EHDF5 : 0;
+  H5Sclose(ms);
+  H5Sclose(fs);
+  return rc;
+}
+
+int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out) {
+  void *a = NULL, *b = NULL, *t = NULL;
+  int rc = sp_read_slab(r->col[0], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &a);
+  if (rc == 0) rc = sp_read_slab(r->col[1], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &b);
+  if (rc == 0 && r->col[2] >= 0) rc = sp_read_slab(r->col[2], H5T_NATIVE_INT32, 4, rr->offset, rr->n, &t);
+  if (rc) {
+    free(a);
+    free(b);
+    free(t);
+    return rc;
+  }
+  int64_t *s = a, *e = b;
+  if (r->deltas) {
+    /* Wrapping unsigned sums: a damaged file gives wrong stamps, never UB. */
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < rr->n; i++) {
+      acc += (uint64_t)s[i];
+      s[i] = (int64_t)acc;
+      e[i] = (int64_t)(acc + (uint64_t)e[i]);
+    }
+  }
+  out->start = s;
+  out->end = e;
+  out->thread_ids = t;
+  out->n = rr->n;
+  return 0;
+}
+
+void sp__columnar_close(sp_reader_t *r) {
+  for (int c = 0; r->columnar && c < 3; c++)
+    if (r->col[c] >= 0) H5Dclose(r->col[c]);
+}

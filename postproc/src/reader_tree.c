@@ -1,0 +1,605 @@
+/* reader_tree.c - the call tree rebuilt from the intervals (see the header's
+ * "Call tree" section for the rules and definitions).
+ *
+ * One rank at a time: every selected interval of the rank is gathered,
+ * sorted by (thread, start, end descending, name), and swept with a stack
+ * of open calls; each call is added to the node of its call path, found in
+ * a hash table keyed by (parent node, region, thread). When all ranks are
+ * done the nodes are renumbered depth-first with children by inclusive
+ * time, and the per-rank figures give min / mean / max over ranks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* One call on the rank being processed. */
+typedef struct sp_call {
+  int64_t start, end; /* ns */
+  int32_t tid;        /* thread id, 0 without thread_ids */
+  int32_t key;        /* region's position in name order (tie-break), then region */
+} sp_call_t;
+
+/* A call still open during the sweep. */
+typedef struct sp_open {
+  int node;
+  int64_t end;        /* ns */
+  int64_t dur;        /* ns */
+  int64_t child_incl; /* ns: the inclusive time of the calls directly under it */
+} sp_open_t;
+
+struct sp_reader_tree {
+  int nnodes, cap;
+  sp_reader_tree_node_t *nodes;
+  int64_t *per_rank;  /* [node][j][calls, inclusive, exclusive] */
+  int nranks;         /* selected ranks */
+  int *rank_ids;      /* their ids */
+  int *slots;         /* hash table of node indices + 1 (0 = empty) */
+  size_t nslots;      /* power of two */
+  int64_t roots_inclusive;
+  int nregions_all;             /* regions of the reader (index of dur) */
+  sp_reader_durations_t *dur;   /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
+};
+
+/* The calls of the rank being processed, with one run per region. */
+typedef struct sp_buf {
+  sp_call_t *calls, *tmp; /* tmp: merge buffer of the same capacity */
+  int64_t n, cap;
+  int64_t *runs;          /* run r is calls[runs[r] .. runs[r + 1]) */
+  int nruns;
+} sp_buf_t;
+
+/* Saturating int64 addition: sums of a damaged file's durations must not overflow. */
+static int64_t sp_add(int64_t a, int64_t b) {
+  int64_t s;
+  if (!__builtin_add_overflow(a, b, &s)) return s;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+static size_t sp_hash(int parent, int region, int thread) {
+  uint64_t h = (uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ULL;
+  h ^= (uint64_t)(uint32_t)region * 0xC2B2AE3D27D4EB4FULL;
+  h ^= (uint64_t)(uint32_t)thread * 0x165667B19E3779F9ULL;
+  return (size_t)(h ^ (h >> 29));
+}
+
+static int sp_slots_grow(sp_reader_tree_t *t) {
+  size_t n = t->nslots ? t->nslots * 2 : 256;
+  int *s = calloc(n, sizeof *s);
+  if (!s) return SP_READER_ENOMEM;
+  for (int i = 0; i < t->nnodes; i++) {
+    const sp_reader_tree_node_t *nd = &t->nodes[i];
+    size_t h = sp_hash(nd->parent, nd->region, nd->thread) & (n - 1);
+    while (s[h]) h = (h + 1) & (n - 1);
+    s[h] = i + 1;
+  }
+  free(t->slots);
+  t->slots = s;
+  t->nslots = n;
+  return 0;
+}
+
+/* Node of (parent, region, thread), created when missing; -1 when out of memory. */
+static int sp_node_get(sp_reader_tree_t *t, int parent, int region, int thread) {
+  if ((size_t)t->nnodes * 2 >= t->nslots && sp_slots_grow(t) < 0) return -1;
+  size_t mask = t->nslots - 1, h = sp_hash(parent, region, thread) & mask;
+  for (; t->slots[h]; h = (h + 1) & mask) {
+    const sp_reader_tree_node_t *nd = &t->nodes[t->slots[h] - 1];
+    if (nd->parent == parent && nd->region == region && nd->thread == thread)
+      return t->slots[h] - 1;
+  }
+  if (t->nnodes == t->cap) {
+    int cap = t->cap ? t->cap * 2 : 64;
+    sp_reader_tree_node_t *nn = realloc(t->nodes, (size_t)cap * sizeof *nn);
+    if (!nn) return -1;
+    t->nodes = nn;
+    int64_t *pr = realloc(t->per_rank, (size_t)cap * (size_t)t->nranks * 3 * sizeof *pr);
+    if (!pr) return -1;
+    t->per_rank = pr;
+    t->cap = cap;
+  }
+  int i = t->nnodes++;
+  sp_reader_tree_node_t *nd = &t->nodes[i];
+  memset(nd, 0, sizeof *nd);
+  nd->parent = parent;
+  nd->region = region;
+  nd->thread = thread;
+  nd->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
+  memset(&t->per_rank[(size_t)i * (size_t)t->nranks * 3], 0, (size_t)t->nranks * 3 * sizeof(int64_t));
+  t->slots[h] = i + 1;
+  return i;
+}
+
+static int64_t *sp_rank_cell(sp_reader_tree_t *t, int node, int j) {
+  return &t->per_rank[((size_t)node * (size_t)t->nranks + (size_t)j) * 3];
+}
+
+/* The order of the sweep: thread, start ascending, end descending, name. */
+static inline int sp_call_before(const sp_call_t *x, const sp_call_t *y) {
+  if (x->tid != y->tid) return x->tid < y->tid;
+  if (x->start != y->start) return x->start < y->start;
+  if (x->end != y->end) return x->end > y->end;
+  return x->key < y->key;
+}
+
+static int sp_call_cmp(const void *a, const void *b) {
+  const sp_call_t *x = a, *y = b;
+  return sp_call_before(x, y) ? -1 : sp_call_before(y, x) ? 1 : 0;
+}
+
+/* Sorts each region's run where it is not in order already (usually it
+ * is: one thread, no recursion); sp_runs_merge then merges the runs. */
+static void sp_runs_sort(sp_buf_t *b) {
+  for (int r = 0; r < b->nruns; r++) {
+    sp_call_t *c = b->calls + b->runs[r];
+    int64_t len = b->runs[r + 1] - b->runs[r];
+    for (int64_t i = 1; i < len; i++)
+      if (sp_call_before(&c[i], &c[i - 1])) {
+        qsort(c, (size_t)len, sizeof *c, sp_call_cmp);
+        break;
+      }
+  }
+}
+
+/* Merges the sorted runs pairwise (O(n log runs)), through b->tmp. */
+static void sp_runs_merge(sp_buf_t *b) {
+  while (b->nruns > 1) {
+    int out = 0;
+    for (int r = 0; r < b->nruns; r += 2) {
+      int64_t lo = b->runs[r], mid = b->runs[r + 1];
+      int64_t hi = r + 1 < b->nruns ? b->runs[r + 2] : mid;
+      const sp_call_t *c = b->calls;
+      sp_call_t *o = b->tmp + lo;
+      int64_t i = lo, k = mid;
+      while (i < mid && k < hi) *o++ = sp_call_before(&c[k], &c[i]) ? c[k++] : c[i++];
+      while (i < mid) *o++ = c[i++];
+      while (k < hi) *o++ = c[k++];
+      b->runs[out++] = lo; /* out <= r: runs not yet read are kept */
+    }
+    b->runs[out] = b->n;
+    b->nruns = out;
+    sp_call_t *sw = b->calls;
+    b->calls = b->tmp;
+    b->tmp = sw;
+  }
+}
+
+/* Closes the innermost open call: its exclusive time is now known. */
+static void sp_pop(sp_reader_tree_t *t, int j, sp_open_t *stack, int *depth) {
+  sp_open_t *o = &stack[--*depth];
+  int64_t excl = o->dur - o->child_incl;
+  t->nodes[o->node].exclusive = sp_add(t->nodes[o->node].exclusive, excl);
+  int64_t *c = sp_rank_cell(t, o->node, j);
+  c[2] = sp_add(c[2], excl);
+}
+
+/* The sweep over one rank's calls in order, one call at a time. */
+typedef struct sp_sweep {
+  sp_reader_tree_t *t;
+  int j;              /* selected rank */
+  const int *by_key;  /* name position -> region */
+  unsigned flags;
+  sp_open_t *stack;
+  int depth, cap;
+  int32_t tid;        /* thread of the open calls */
+} sp_sweep_t;
+
+static int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
+  sp_reader_tree_t *t = w->t;
+  if (c->tid != w->tid)
+    while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
+  w->tid = c->tid;
+  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(t, w->j, w->stack, &w->depth);
+  uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
+  int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+  int parent = w->depth ? w->stack[w->depth - 1].node : -1;
+  int node = sp_node_get(t, parent, w->by_key[c->key],
+                         (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
+  if (node < 0) return SP_READER_ENOMEM;
+  sp_reader_tree_node_t *nd = &t->nodes[node];
+  nd->timed = 1;
+  nd->calls++;
+  nd->worker_calls += c->tid != 0;
+  nd->inclusive = sp_add(nd->inclusive, dur);
+  int64_t *cell = sp_rank_cell(t, node, w->j);
+  cell[0]++;
+  cell[1] = sp_add(cell[1], dur);
+  if (w->depth) w->stack[w->depth - 1].child_incl = sp_add(w->stack[w->depth - 1].child_incl, dur);
+  if (w->depth == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 64;
+    sp_open_t *s = realloc(w->stack, (size_t)cap * sizeof *s);
+    if (!s) return SP_READER_ENOMEM;
+    w->stack = s;
+    w->cap = cap;
+  }
+  w->stack[w->depth++] = (sp_open_t){node, c->end, dur, 0};
+  return 0;
+}
+
+/* Sweeps the sorted calls, then closes what is still open. */
+static int sp_sweep_all(sp_sweep_t *w, const sp_buf_t *b) {
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < b->n; i++) rc = sp_sweep_call(w, &b->calls[i]);
+  while (w->depth) sp_pop(w->t, w->j, w->stack, &w->depth);
+  return rc;
+}
+
+/* Duration statistics of one loaded (region, rank) pair. */
+static void sp_durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
+  memset(d, 0, sizeof *d);
+  d->first_start = INT64_MAX;
+  d->last_end = INT64_MIN;
+  d->n = iv->n;
+  if (iv->n == 0) return;
+  d->min = INT64_MAX;
+  for (int64_t i = 0; i < iv->n; i++) {
+    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
+    int64_t x = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    d->total += (double)x;
+    if (x < d->min) d->min = x;
+    if (x > d->max) d->max = x;
+    if (iv->start[i] < d->first_start) {
+      d->first_start = iv->start[i];
+      d->first = x;
+    }
+    if (iv->end[i] > d->last_end) {
+      d->last_end = iv->end[i];
+      d->last = x;
+    }
+  }
+  d->mean = d->total / (double)iv->n;
+  for (int64_t i = 0; i < iv->n; i++) {
+    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
+    double dev = (double)(ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud) - d->mean;
+    d->m2 += dev * dev;
+  }
+}
+
+static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
+  if (!b->runs) {
+    b->runs = malloc((size_t)(nregions + 1) * sizeof *b->runs);
+    if (!b->runs) return SP_READER_ENOMEM;
+  }
+  if (b->n + more <= b->cap) return 0;
+  int64_t nc = b->cap ? b->cap : 1024;
+  while (nc < b->n + more) nc *= 2;
+  sp_call_t *c = realloc(b->calls, (size_t)nc * sizeof *c);
+  if (c) b->calls = c;
+  sp_call_t *t = c ? realloc(b->tmp, (size_t)nc * sizeof *t) : NULL;
+  if (t) b->tmp = t;
+  if (!c || !t) return SP_READER_ENOMEM;
+  b->cap = nc;
+  return 0;
+}
+
+/* Appends the intervals of region g on rank index k to the buffer as one run. */
+static int sp_gather(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
+                     sp_buf_t *b, int nregions) {
+  sp_reader_intervals_t iv;
+  int rc = sp_reader_load(r, g, k, &iv);
+  if (rc < 0) return rc;
+  if (sp_buf_reserve(b, iv.n, nregions) < 0) {
+    sp_reader_intervals_free(&iv);
+    return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory building the call tree");
+  }
+  if (t->dur) sp_durations(&iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
+  b->runs[b->nruns++] = b->n;
+  for (int64_t i = 0; i < iv.n; i++)
+    b->calls[b->n + i] = (sp_call_t){iv.start[i], iv.end[i], iv.thread_ids ? iv.thread_ids[i] : 0,
+                                     key};
+  b->n += iv.n;
+  sp_reader_intervals_free(&iv);
+  return 0;
+}
+
+/* Count-only regions: calls on a root node, no time. */
+static int sp_count_only(sp_reader_tree_t *t, int j, int g, int64_t calls, unsigned flags) {
+  int node = sp_node_get(t, -1, g, (flags & SP_READER_TREE_BY_THREAD) ? 0 : -1);
+  if (node < 0) return SP_READER_ENOMEM;
+  t->nodes[node].calls = sp_add(t->nodes[node].calls, calls);
+  sp_rank_cell(t, node, j)[0] = sp_add(sp_rank_cell(t, node, j)[0], calls);
+  return 0;
+}
+
+/* All selected regions of the j-th selected rank (index k). */
+static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
+                        const int *keys, int nregions, const int *by_key, unsigned flags,
+                        sp_buf_t *b) {
+  int rc = 0;
+  b->n = 0;
+  b->nruns = 0;
+  for (int i = 0; rc == 0 && i < nregions; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(r, regions[i], k, &info);
+    if (!info.present) continue;
+    if (!info.has_times) rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
+    else rc = sp_gather(r, t, regions[i], k, j, keys[i], b, nregions);
+  }
+  if (rc < 0) return rc;
+  if (b->nruns == 0) return 0;
+  b->runs[b->nruns] = b->n;
+  sp_runs_sort(b);
+  sp_runs_merge(b);
+  sp_sweep_t w = {t, j, by_key, flags, NULL, 0, 0, 0};
+  rc = sp_sweep_all(&w, b);
+  free(w.stack);
+  return rc < 0 ? sp__reader_fail(r, rc, "out of memory building the call tree") : 0;
+}
+
+/* A region and its name, to sort regions by name. */
+typedef struct sp_named {
+  const char *name;
+  int region;
+} sp_named_t;
+
+static int sp_named_cmp(const void *a, const void *b) {
+  const sp_named_t *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->region > y->region) - (x->region < y->region);
+}
+
+/* name_rank[g]: position of region g in name order; by_key: the inverse. */
+static int sp_name_keys(const sp_reader_t *r, int **name_rank, int **by_key) {
+  int n = r->nregions;
+  sp_named_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  *name_rank = malloc((size_t)(n ? n : 1) * sizeof **name_rank);
+  *by_key = malloc((size_t)(n ? n : 1) * sizeof **by_key);
+  if (!v || !*name_rank || !*by_key) {
+    free(v);
+    return SP_READER_ENOMEM;
+  }
+  for (int g = 0; g < n; g++) v[g] = (sp_named_t){r->regions[g].name, g};
+  qsort(v, (size_t)n, sizeof *v, sp_named_cmp);
+  for (int p = 0; p < n; p++) {
+    (*name_rank)[v[p].region] = p;
+    (*by_key)[p] = v[p].region;
+  }
+  free(v);
+  return 0;
+}
+
+/* Min / mean / max over the selected ranks of each node's per-rank inclusive time. */
+static void sp_rank_stats(sp_reader_tree_t *t) {
+  for (int i = 0; i < t->nnodes; i++) {
+    sp_reader_tree_node_t *nd = &t->nodes[i];
+    double mn = 0, mx = -1, sum = 0;
+    nd->nranks = 0;
+    for (int j = 0; j < t->nranks; j++) {
+      const int64_t *c = sp_rank_cell(t, i, j);
+      double v = (double)c[1];
+      nd->nranks += c[0] > 0;
+      if (j == 0 || v < mn) mn = v;
+      if (v > mx) {
+        mx = v;
+        nd->max_rank = t->rank_ids[j];
+      }
+      sum += v;
+    }
+    nd->rank_min = t->nranks ? mn : 0;
+    nd->rank_max = t->nranks ? mx : 0;
+    nd->rank_mean = t->nranks ? sum / t->nranks : 0;
+    nd->imbalance = nd->rank_max > 0 ? (nd->rank_max - nd->rank_mean) / nd->rank_max : 0;
+    if (nd->parent < 0) t->roots_inclusive = sp_add(t->roots_inclusive, nd->inclusive);
+  }
+}
+
+/* What orders siblings: the parent (siblings together, roots first), inclusive
+ * time descending, calls descending, name, thread. */
+typedef struct sp_sib {
+  int parent;
+  int name;   /* position of the region in name order */
+  int thread;
+  int node;
+  int64_t inclusive, calls;
+} sp_sib_t;
+
+static int sp_sib_cmp(const void *a, const void *b) {
+  const sp_sib_t *x = a, *y = b;
+  if (x->parent != y->parent) return x->parent < y->parent ? -1 : 1;
+  if (x->inclusive != y->inclusive) return x->inclusive > y->inclusive ? -1 : 1;
+  if (x->calls != y->calls) return x->calls > y->calls ? -1 : 1;
+  if (x->name != y->name) return x->name < y->name ? -1 : 1;
+  return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* Depth-first order: ord[new] = old. */
+static int sp_preorder(sp_reader_tree_t *t, const int *name_rank, int *ord) {
+  int n = t->nnodes;
+  int *kids = malloc((size_t)n * sizeof *kids), *first = malloc((size_t)(n + 1) * sizeof *first);
+  int *stack = malloc((size_t)n * sizeof *stack);
+  sp_sib_t *sib = malloc((size_t)n * sizeof *sib);
+  if (!kids || !first || !stack || !sib) {
+    free(kids);
+    free(first);
+    free(stack);
+    free(sib);
+    return SP_READER_ENOMEM;
+  }
+  for (int i = 0; i < n; i++) {
+    const sp_reader_tree_node_t *nd = &t->nodes[i];
+    sib[i] = (sp_sib_t){nd->parent, name_rank[nd->region], nd->thread, i, nd->inclusive, nd->calls};
+  }
+  qsort(sib, (size_t)n, sizeof *sib, sp_sib_cmp);
+  for (int i = 0; i < n; i++) kids[i] = sib[i].node;
+  free(sib);
+  /* first[p + 1]: where the children of p start in kids (p = -1: roots). */
+  for (int p = 0; p <= n; p++) first[p] = -1;
+  for (int i = n - 1; i >= 0; i--) first[t->nodes[kids[i]].parent + 1] = i;
+  int depth = 0, out = 0;
+  for (int i = 0; i < n && t->nodes[kids[i]].parent < 0; i++) {
+    stack[depth++] = kids[i];
+    while (depth) {
+      int v = stack[--depth];
+      ord[out++] = v;
+      int f = first[v + 1], e = f;
+      while (e >= 0 && e < n && t->nodes[kids[e]].parent == v) e++;
+      for (int k = e - 1; f >= 0 && k >= f; k--) stack[depth++] = kids[k];
+    }
+  }
+  free(kids);
+  free(first);
+  free(stack);
+  return 0;
+}
+
+/* Renumbers the nodes depth-first and links parents, children and siblings. */
+static int sp_tree_finish(sp_reader_tree_t *t, const int *name_rank) {
+  sp_rank_stats(t);
+  int n = t->nnodes;
+  size_t w = (size_t)t->nranks * 3;
+  int *ord = malloc((size_t)(n ? n : 1) * sizeof *ord), *inv = malloc((size_t)(n ? n : 1) * sizeof *inv);
+  sp_reader_tree_node_t *nodes = malloc((size_t)(n ? n : 1) * sizeof *nodes);
+  int64_t *pr = malloc((size_t)(n ? n : 1) * (w ? w : 1) * sizeof *pr);
+  int rc = ord && inv && nodes && pr ? sp_preorder(t, name_rank, ord) : SP_READER_ENOMEM;
+  for (int i = 0; rc == 0 && i < n; i++) inv[ord[i]] = i;
+  int last_root = -1;
+  for (int i = 0; rc == 0 && i < n; i++) {
+    nodes[i] = t->nodes[ord[i]];
+    memcpy(&pr[(size_t)i * w], &t->per_rank[(size_t)ord[i] * w], w * sizeof *pr);
+    nodes[i].parent = nodes[i].parent < 0 ? -1 : inv[nodes[i].parent];
+    nodes[i].first_child = nodes[i].next_sibling = -1;
+  }
+  /* In depth-first order a node's next sibling is the next node with the same parent
+   * before any node of smaller depth. */
+  for (int i = n - 1; rc == 0 && i >= 0; i--) {
+    sp_reader_tree_node_t *nd = &nodes[i];
+    int p = nd->parent;
+    if (p < 0) {
+      nd->next_sibling = last_root;
+      last_root = i;
+      nd->share = 1.0;
+    } else {
+      nd->next_sibling = nodes[p].first_child;
+      nodes[p].first_child = i;
+    }
+  }
+  for (int i = 0; rc == 0 && i < n; i++) {
+    int root = i;
+    while (nodes[root].parent >= 0) root = nodes[root].parent;
+    nodes[i].share = nodes[root].inclusive > 0
+                         ? (double)nodes[i].inclusive / (double)nodes[root].inclusive
+                         : 0.0;
+  }
+  free(ord);
+  free(inv);
+  if (rc == 0) {
+    free(t->nodes);
+    free(t->per_rank);
+    t->nodes = nodes;
+    t->per_rank = pr;
+    t->cap = n;
+    free(t->slots); /* keyed by the old numbering */
+    t->slots = NULL;
+    t->nslots = 0;
+  } else {
+    free(nodes);
+    free(pr);
+  }
+  return rc;
+}
+
+static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, int nregions,
+                       const int *ranks, unsigned flags) {
+  int *name_rank = NULL, *by_key = NULL, *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
+  int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
+  for (int i = 0; rc == 0 && i < nregions; i++) keys[i] = name_rank[regions[i]];
+  sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0};
+  if (rc == 0 && (flags & SP_READER_TREE_DURATIONS)) {
+    t->nregions_all = r->nregions;
+    t->dur = calloc((size_t)(r->nregions ? r->nregions : 1) * (size_t)(t->nranks ? t->nranks : 1),
+                    sizeof *t->dur);
+    if (!t->dur) rc = SP_READER_ENOMEM;
+  }
+  for (int j = 0; rc == 0 && j < t->nranks; j++)
+    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b);
+  free(b.calls);
+  free(b.tmp);
+  free(b.runs);
+  if (rc == 0) rc = sp_tree_finish(t, name_rank);
+  free(keys);
+  free(name_rank);
+  free(by_key);
+  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                : rc;
+}
+
+int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions, const int *ranks,
+                         int nranks, unsigned flags, sp_reader_tree_t **out) {
+  if (out) *out = NULL;
+  if (!r || !out || (nregions < 0 && regions) || (nranks < 0 && ranks) || nregions < -1 ||
+      nranks < -1 || (flags & ~(unsigned)(SP_READER_TREE_BY_THREAD | SP_READER_TREE_DURATIONS)))
+    return SP_READER_EINVAL;
+  int *all_g = NULL, *all_k = NULL;
+  if (nregions == -1 || !regions) {
+    nregions = r->nregions;
+    all_g = malloc((size_t)(nregions ? nregions : 1) * sizeof *all_g);
+    for (int g = 0; all_g && g < nregions; g++) all_g[g] = g;
+    regions = all_g;
+  }
+  if (nranks == -1 || !ranks) {
+    nranks = r->nranks;
+    all_k = malloc((size_t)(nranks ? nranks : 1) * sizeof *all_k);
+    for (int k = 0; all_k && k < nranks; k++) all_k[k] = k;
+    ranks = all_k;
+  }
+  sp_reader_tree_t *t = calloc(1, sizeof *t);
+  int rc = t && regions && ranks ? 0 : SP_READER_ENOMEM;
+  for (int i = 0; rc == 0 && i < nregions; i++)
+    if (regions[i] < 0 || regions[i] >= r->nregions) rc = SP_READER_EINVAL;
+  for (int j = 0; rc == 0 && j < nranks; j++)
+    if (ranks[j] < 0 || ranks[j] >= r->nranks) rc = SP_READER_EINVAL;
+  if (rc == 0) {
+    t->nranks = nranks;
+    t->rank_ids = malloc((size_t)(nranks ? nranks : 1) * sizeof *t->rank_ids);
+    if (!t->rank_ids) rc = SP_READER_ENOMEM;
+    for (int j = 0; rc == 0 && j < nranks; j++) t->rank_ids[j] = r->ranks[ranks[j]].id;
+  }
+  if (rc == 0) rc = sp_tree_all(r, t, regions, nregions, ranks, flags);
+  free(all_g);
+  free(all_k);
+  if (rc < 0) {
+    sp_reader_tree_free(t);
+    return rc == SP_READER_EINVAL ? sp__reader_fail(r, rc, "region or rank index out of range")
+                                  : rc;
+  }
+  *out = t;
+  return 0;
+}
+
+void sp_reader_tree_free(sp_reader_tree_t *t) {
+  if (!t) return;
+  free(t->nodes);
+  free(t->per_rank);
+  free(t->rank_ids);
+  free(t->slots);
+  free(t->dur);
+  free(t);
+}
+
+int sp_reader_tree_num_nodes(const sp_reader_tree_t *t) { return t ? t->nnodes : 0; }
+
+const sp_reader_tree_node_t *sp_reader_tree_node(const sp_reader_tree_t *t, int i) {
+  return t && i >= 0 && i < t->nnodes ? &t->nodes[i] : NULL;
+}
+
+int sp_reader_tree_num_ranks(const sp_reader_tree_t *t) { return t ? t->nranks : 0; }
+
+int sp_reader_tree_rank(const sp_reader_tree_t *t, int i, int j, sp_reader_tree_rank_t *out) {
+  if (!t || !out || i < 0 || i >= t->nnodes || j < 0 || j >= t->nranks) return SP_READER_EINVAL;
+  const int64_t *c = &t->per_rank[((size_t)i * (size_t)t->nranks + (size_t)j) * 3];
+  out->rank = t->rank_ids[j];
+  out->calls = c[0];
+  out->inclusive = c[1];
+  out->exclusive = c[2];
+  return 0;
+}
+
+int64_t sp_reader_tree_roots_inclusive(const sp_reader_tree_t *t) {
+  return t ? t->roots_inclusive : 0;
+}
+
+int sp_reader_tree_durations(const sp_reader_tree_t *t, int g, int j, sp_reader_durations_t *out) {
+  if (!t || !out || !t->dur || g < 0 || g >= t->nregions_all || j < 0 || j >= t->nranks)
+    return SP_READER_EINVAL;
+  *out = t->dur[(size_t)g * (size_t)t->nranks + (size_t)j];
+  return 0;
+}

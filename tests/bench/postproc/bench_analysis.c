@@ -1,0 +1,151 @@
+/* bench_analysis.c - the call tree and both JSON files versus reading.
+ *
+ * usage: bench_analysis [DIR [INTERVALS [RANKS]]]
+ * Writes DIR/analysis.h5 (default 1e7 intervals over 64 ranks x 16 regions,
+ * deterministic, nested three deep: step > 3 phases > 4 kernels each),
+ * then times, in the same run: reading every (region, rank) pair once; the
+ * call tree alone; and what -o DIR writes besides the chart
+ * (region_statistics.json and call_tree.json, as scope-profiler-pproc does:
+ * one call tree with the per-(region, rank) durations, one read).
+ * Prints the figures, the ratio to reading and the peak RSS. The target is
+ * analysis <= 1.5 x read; nothing here asserts it. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "pproc.h"
+
+enum { SP_NREG = 16 };
+
+/* CPU seconds of this process: the machine is shared, wall time is noisy. */
+static double sp_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int sp_write(hid_t regs, int g, const int64_t *st, const int64_t *en, hsize_t n) {
+  char name[32];
+  snprintf(name, sizeof name, "region_%02d", g);
+  hid_t grp = H5Gcreate2(regs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t s = H5Screate_simple(1, &n, NULL);
+  int rc = 0;
+  const char *dn[2] = {"start_times", "end_times"};
+  const int64_t *dv[2] = {st, en};
+  for (int k = 0; k < 2; k++) {
+    hid_t d = H5Dcreate2(grp, dn[k], H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dv[k]) < 0) rc = -1;
+    if (d >= 0) H5Dclose(d);
+  }
+  H5Sclose(s);
+  H5Gclose(grp);
+  return rc;
+}
+
+/* Region g's call in iteration i: 0 the step, 1..3 phases, 4..15 kernels (4 per phase). */
+static void sp_call(int g, int64_t i, int r, uint64_t *lcg, int64_t *s, int64_t *e) {
+  int64_t base = 1000000000 + i * 1000000 + r * 100;
+  *lcg = *lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+  int64_t jit = (int64_t)((*lcg >> 33) % 5000);
+  if (g == 0) {
+    *s = base;
+    *e = base + 900000 + jit;
+  } else if (g <= 3) {
+    *s = base + (g - 1) * 300000 + 1000;
+    *e = *s + 280000 + jit;
+  } else {
+    int p = 1 + (g - 4) / 4, q = (g - 4) % 4;
+    *s = base + (p - 1) * 300000 + 1000 + q * 70000 + 1000;
+    *e = *s + 60000 + jit;
+  }
+}
+
+static int sp_generate(const char *path, int nranks, int64_t iters) {
+  int64_t *st = malloc((size_t)iters * sizeof *st), *en = malloc((size_t)iters * sizeof *en);
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (!st || !en || f < 0) return -1;
+  uint64_t lcg = 42;
+  int rc = 0;
+  for (int r = 0; r < nranks && rc == 0; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "rank%d", r);
+    hid_t rg = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t regs = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (int g = 0; g < SP_NREG && rc == 0; g++) {
+      for (int64_t i = 0; i < iters; i++) sp_call(g, i, r, &lcg, &st[i], &en[i]);
+      rc = sp_write(regs, g, st, en, (hsize_t)iters);
+    }
+    H5Gclose(regs);
+    H5Gclose(rg);
+  }
+  free(st);
+  free(en);
+  return H5Fclose(f) < 0 ? -1 : rc;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : ".";
+  int64_t total = argc > 2 ? (int64_t)atof(argv[2]) : 10000000;
+  int nranks = argc > 3 ? atoi(argv[3]) : 64;
+  int64_t iters = total / ((int64_t)nranks * SP_NREG);
+  if (iters < 1) iters = 1;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/analysis.h5", dir);
+  double t = sp_now();
+  if (sp_generate(path, nranks, iters) != 0) {
+    fprintf(stderr, "bench_analysis: cannot write %s\n", path);
+    return 1;
+  }
+  printf("generate  %lld intervals, %d ranks x %d regions, nested: %.3f s\n",
+         (long long)iters * nranks * SP_NREG, nranks, SP_NREG, sp_now() - t);
+
+  sp_options_t o = {0};
+  o.file = path;
+  o.outdir = dir;
+  o.outdir_given = 1;
+  sp_selection_t sel;
+  if (sp_selection_build(&o, &sel) != 0) return 1;
+  /* Reading: every pair once, as any analysis must. */
+  t = sp_now();
+  double c = sp_cpu();
+  int64_t n = 0;
+  for (int i = 0; i < sel.nregions; i++)
+    for (int j = 0; j < sel.nranks; j++) {
+      sp_reader_intervals_t iv;
+      if (sp_reader_load(sel.reader, sel.regions[i], sel.ranks[j], &iv) != 0) return 1;
+      n += iv.n;
+      sp_reader_intervals_free(&iv);
+    }
+  double read_s = sp_now() - t, read_c = sp_cpu() - c;
+  t = sp_now();
+  c = sp_cpu();
+  sp_reader_tree_t *tree;
+  if (sp_tree_build(&sel, 0, &tree) != 0) return 1;
+  double tree_s = sp_now() - t, tree_c = sp_cpu() - c;
+  int nodes = sp_reader_tree_num_nodes(tree);
+  sp_reader_tree_free(tree);
+  const char *labels[1] = {"analysis"};
+  t = sp_now();
+  c = sp_cpu();
+  int rc = sp_json_outputs(&sel, labels, 1, &o);
+  double json_s = sp_now() - t, json_c = sp_cpu() - c;
+  sp_selection_free(&sel);
+  if (rc != 0) return rc;
+
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("read      %.3f s wall, %.3f s CPU, %lld intervals, %.1f M/s\n", read_s, read_c,
+         (long long)n, 1e-6 * (double)n / read_s);
+  printf("tree      %.3f s wall, %.3f s CPU (%d call paths)\n", tree_s, tree_c, nodes);
+  printf("json      region_statistics.json + call_tree.json (one tree): %.3f s wall, %.3f s CPU\n",
+         json_s, json_c);
+  printf("ratio     CPU: tree / read = %.2f, JSON files / read = %.2f (target <= 1.5)\n",
+         tree_c / read_c, json_c / read_c);
+  printf("peak RSS  %.1f MiB (largest rank %.1f MiB of intervals at 48 B; file data %.1f MiB)\n",
+         (double)ru.ru_maxrss / 1024.0, 48.0 * (double)n / nranks / (1024.0 * 1024.0),
+         16.0 * (double)n / (1024.0 * 1024.0));
+  return 0;
+}

@@ -1,0 +1,120 @@
+"""Independent oracle for the call tree: reads a profile with h5py, rebuilds
+the nesting with a quadratic search (no code shared with reader_tree.c) and
+compares every node of call_tree.json (from stdin or a file) with it.
+
+usage: check_tree.py PROFILE.h5 CALL_TREE.json [RANK...]
+
+Rules (postproc/include/scope_profiler_reader.h, "Call tree"): per rank and
+thread, calls ordered by start ascending, end descending, name ascending;
+a call's parent is the latest earlier call in that order that contains it.
+"""
+import json
+import re
+import sys
+from urllib.parse import unquote_to_bytes
+
+import h5py
+import numpy as np
+
+
+def region_calls(f, rank_name):
+    out = []
+    regs = f[rank_name].get("regions", {})
+    for link in regs:
+        g = regs[link]
+        # Without a name attribute the link is the name, %XX-escaped.
+        name = g.attrs.get("name", unquote_to_bytes(link).decode())
+        if isinstance(name, bytes):
+            name = name.decode()
+        if "start_times" not in g:
+            continue
+        s, e = g["start_times"][()], g["end_times"][()]
+        t = g["thread_ids"][()] if "thread_ids" in g else np.zeros(len(s), dtype=np.int32)
+        out += [(int(t[i]), int(s[i]), int(e[i]), str(name)) for i in range(len(s))]
+    return out
+
+
+def oracle(path, ranks):
+    nodes = {}  # path tuple -> {"calls", "incl", "excl", "per_rank": {rank: [c, i, x]}}
+    with h5py.File(path, "r") as f:
+        # Ranks are root groups rank<N> without leading zeros ("rank01" is not one).
+        all_ranks = sorted(int(k[4:]) for k in f if re.fullmatch(r"rank(0|[1-9][0-9]*)", k))
+        ranks = ranks or all_ranks
+        for rank in ranks:
+            calls = sorted(region_calls(f, f"rank{rank}"), key=lambda c: (c[0], c[1], -c[2], c[3]))
+            paths, child_sum = [], [0] * len(calls)
+            for i, (tid, s, e, name) in enumerate(calls):
+                parent = None
+                for k in range(i - 1, -1, -1):
+                    pt, ps, pe, _ = calls[k]
+                    if pt == tid and ps <= s and e <= pe:
+                        parent = k
+                        break
+                paths.append((paths[parent] if parent is not None else ()) + (name,))
+                if parent is not None:
+                    child_sum[parent] += e - s
+            for i, (tid, s, e, name) in enumerate(calls):
+                n = nodes.setdefault(paths[i], {"calls": 0, "incl": 0, "excl": 0, "per_rank": {}})
+                pr = n["per_rank"].setdefault(rank, [0, 0, 0])
+                d, x = e - s, e - s - child_sum[i]
+                n["calls"] += 1
+                n["incl"] += d
+                n["excl"] += x
+                pr[0] += 1
+                pr[1] += d
+                pr[2] += x
+    return nodes, ranks
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def main():
+    path, doc = sys.argv[1], json.load(open(sys.argv[2]) if sys.argv[2] != "-" else sys.stdin)
+    nodes, ranks = oracle(path, [int(r) for r in sys.argv[3:]])
+    got = {tuple(n["path"]): n for n in doc["nodes"]}
+    errors = []
+    if set(got) != set(nodes):
+        errors.append(f"paths differ: only ours {sorted(set(got) - set(nodes))}, "
+                      f"only oracle {sorted(set(nodes) - set(got))}")
+    for p, want in nodes.items():
+        n = got.get(p)
+        if n is None:
+            continue
+        checks = [("calls", n["calls"], want["calls"]),
+                  ("inclusive", n["inclusive_seconds"], want["incl"] * 1e-9),
+                  ("exclusive", n["exclusive_seconds"], want["excl"] * 1e-9)]
+        per = [want["per_rank"].get(r, [0, 0, 0])[1] * 1e-9 for r in ranks]
+        mean, mx = sum(per) / len(per), max(per)
+        checks += [("rank_min", n["rank_min_seconds"], min(per)),
+                   ("rank_mean", n["rank_mean_seconds"], mean),
+                   ("rank_max", n["rank_max_seconds"], mx),
+                   ("max_rank", n["max_rank"], ranks[per.index(mx)]),
+                   ("imbalance", n["imbalance"], (mx - mean) / mx if mx > 0 else 0.0)]
+        root = nodes[p[:1]]["incl"]
+        checks.append(("share", n["share"], want["incl"] / root if root else 0.0))
+        if set(n["per_rank"]) != {str(r) for r in want["per_rank"]}:
+            errors.append(f"{p}: per_rank ranks {sorted(n['per_rank'])} != {sorted(want['per_rank'])}")
+        for r, (c, i, x) in want["per_rank"].items():
+            g = n["per_rank"].get(str(r), {})
+            checks += [(f"rank {r} calls", g.get("calls"), c),
+                       (f"rank {r} inclusive", g.get("inclusive_seconds"), i * 1e-9),
+                       (f"rank {r} exclusive", g.get("exclusive_seconds"), x * 1e-9)]
+        for what, a, b in checks:
+            if a is None or not close(a, b):
+                errors.append(f"{'/'.join(p)}: {what}: ours {a}, oracle {b}")
+    # Parents come before their children (depth-first order).
+    seen = set()
+    for n in doc["nodes"]:
+        if len(n["path"]) > 1 and tuple(n["path"][:-1]) not in seen:
+            errors.append(f"{n['path']}: listed before its parent")
+        seen.add(tuple(n["path"]))
+    for e in errors:
+        print("MISMATCH", e)
+    print(f"{len(nodes)} paths compared, {len(errors)} mismatches")
+    sys.exit(1 if errors or not nodes else 0)
+
+
+if __name__ == "__main__":
+    main()

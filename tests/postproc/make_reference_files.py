@@ -1,0 +1,121 @@
+"""Writes profiles in the reference tool's (max-models/scope-profiler)
+layouts with h5py, from one data set, so that the reader can be checked to
+give the same results whatever the layout.
+
+usage: make_reference_files.py DIR
+
+Data: rank 0 and rank 2 (rank ids with a gap); regions "main", "solver/rhs"
+(a name with '/') and "io" (rank 2 only); "omp" with thread ids on rank 0.
+  ref_rows.h5      our row layout (link solver%2Frhs, name and num_calls attributes)
+  ref_nested.h5    the reference tool's schema 1: rank<N>/regions/<name> created by
+                   h5py from the raw name, so "solver/rhs" is regions/solver/rhs,
+                   no name or num_calls attributes, /metadata with attributes
+  ref_schema2.h5   columnar: region_table/names, rank_region_index/{region_ids,
+                   ranks,event_offsets,event_counts}, events/{start_times,end_times,
+                   thread_ids}; root @scope_profiler_schema 2, @storage_layout "columnar"
+  ref_schema3.h5   the same with events/{start_deltas,durations} (schema 3)
+  ref_metadata_only.h5   only /metadata (time_trace=False or flush_to_disk=False)
+"""
+import sys
+
+import h5py
+import numpy as np
+
+T0 = 5 * 10**11
+MS = 1_000_000
+DATA = {  # rank -> name -> list of (start, end, thread)
+    0: {"main": [(0, 100 * MS, 0)],
+        "solver/rhs": [(10 * MS, 20 * MS, 0), (30 * MS, 45 * MS, 0), (50 * MS, 51 * MS, 0)],
+        "omp": [(60 * MS, 70 * MS, 0), (61 * MS, 69 * MS, 1)]},
+    2: {"main": [(1 * MS, 99 * MS, 0)],
+        "solver/rhs": [(5 * MS, 40 * MS, 0)],
+        "io": [(90 * MS, 95 * MS, 0)]},
+}
+
+
+def calls(rank, name):
+    return sorted(((T0 + s, T0 + e, t) for s, e, t in DATA[rank][name]), key=lambda c: c[1])
+
+
+def write_rows(path):
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int32(1)
+        for rank, regions in DATA.items():
+            regs = f.create_group(f"rank{rank}/regions")
+            for name in regions:
+                v = calls(rank, name)
+                g = regs.create_group(name.replace("%", "%25").replace("/", "%2F"))
+                g.attrs["name"] = name
+                g.attrs["num_calls"] = np.int64(len(v))
+                g["start_times"] = np.array([c[0] for c in v], np.int64)
+                g["end_times"] = np.array([c[1] for c in v], np.int64)
+                if any(c[2] for c in v):
+                    g["thread_ids"] = np.array([c[2] for c in v], np.int32)
+
+
+def write_nested(path):
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(1)
+        meta = f.create_group("metadata")
+        meta.attrs["mpi_size"] = 3
+        meta.attrs["omp_num_threads"] = 2
+        meta.attrs["total_cores"] = 6
+        for rank, regions in DATA.items():
+            regs = f.create_group(f"rank{rank}/regions")
+            for name in regions:
+                v = calls(rank, name)
+                g = regs.create_group(name)  # "solver/rhs" -> solver/rhs, as h5py does
+                g["start_times"] = np.array([c[0] for c in v], np.int64)
+                g["end_times"] = np.array([c[1] for c in v], np.int64)
+                if any(c[2] for c in v):
+                    g["thread_ids"] = np.array([c[2] for c in v], np.int32)
+
+
+def write_columnar(path, schema):
+    names = ["main", "solver/rhs", "omp", "io"]
+    rows, starts, ends, tids = [], [], [], []
+    for rank, regions in DATA.items():
+        for name in regions:
+            v = calls(rank, name)
+            rows.append((names.index(name), rank, len(starts), len(v)))
+            if schema == 3:
+                # Deltas within the pair: start = cumulative sum, end = start + duration.
+                prev = 0
+                for s, e, t in v:
+                    starts.append(s - prev)
+                    ends.append(e - s)
+                    prev = s
+            else:
+                starts += [c[0] for c in v]
+                ends += [c[1] for c in v]
+            tids += [c[2] for c in v]
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(schema)
+        f.attrs["storage_layout"] = "columnar"
+        f.create_group("metadata").attrs["mpi_size"] = 3
+        f["region_table/names"] = np.array(names, dtype=h5py.string_dtype())
+        idx = f.create_group("rank_region_index")
+        idx["region_ids"] = np.array([r[0] for r in rows], np.uint32)
+        idx["ranks"] = np.array([r[1] for r in rows], np.uint32)
+        idx["event_offsets"] = np.array([r[2] for r in rows], np.uint64)
+        idx["event_counts"] = np.array([r[3] for r in rows], np.uint64)
+        ev = f.create_group("events")
+        a, b = ("start_deltas", "durations") if schema == 3 else ("start_times", "end_times")
+        ev[a] = np.array(starts, np.int64)
+        ev[b] = np.array(ends, np.int64)
+        ev["thread_ids"] = np.array(tids, np.int32)
+
+
+def write_metadata_only(path):
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(1)
+        f.create_group("metadata").attrs["mpi_size"] = 2
+
+
+if __name__ == "__main__":
+    d = sys.argv[1]
+    write_rows(d + "/ref_rows.h5")
+    write_nested(d + "/ref_nested.h5")
+    write_columnar(d + "/ref_schema2.h5", 2)
+    write_columnar(d + "/ref_schema3.h5", 3)
+    write_metadata_only(d + "/ref_metadata_only.h5")

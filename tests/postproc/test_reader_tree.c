@@ -1,0 +1,176 @@
+/* test_reader_tree.c - the call-tree API (sp_reader_tree_*) on basic.h5,
+ * values computed by hand from sp_make_profile.c (times after T0, s):
+ *   main [0.1 r, 10] on ranks r = 0..3; solver/step r+1 calls inside it;
+ *   50% inside rank 1's second step; io [9, 9.25] on ranks 0 and 2;
+ *   omp on rank 0: thread 0 [2, 2.2], [2.4, 2.5] (inside main), thread 1
+ *   [0.05, 0.1] (a root of thread 1); a/b [9.5, 9.6] on rank 0.
+ * usage: test_reader_tree CASE DIR; each case is its own CTest test. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scope_profiler_reader.h"
+
+static int failures;
+
+#define CHECK_INT(a, b)                                                                  \
+  do {                                                                                   \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                \
+    if (va_ != vb_) {                                                                    \
+      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, \
+              va_, #b, vb_);                                                             \
+      failures++;                                                                        \
+    }                                                                                    \
+  } while (0)
+
+#define CHECK_NEAR(a, b)                                                                   \
+  do {                                                                                     \
+    double va_ = (double)(a), vb_ = (double)(b);                                           \
+    if (fabs(va_ - vb_) > 1e-6 * fabs(vb_) + 1.0) {                                        \
+      fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, va_, \
+              vb_);                                                                        \
+      failures++;                                                                          \
+    }                                                                                      \
+  } while (0)
+
+#define S 1000000000.0 /* ns per s */
+
+static sp_reader_t *open_basic(const char *dir) {
+  char path[4096], msg[512];
+  snprintf(path, sizeof path, "%s/basic.h5", dir);
+  sp_reader_t *r = NULL;
+  if (sp_reader_open(path, &r, msg, sizeof msg) != 0) {
+    fprintf(stderr, "open %s: %s\n", path, msg);
+    exit(1);
+  }
+  return r;
+}
+
+static const char *node_name(sp_reader_t *r, const sp_reader_tree_t *t, int i) {
+  return sp_reader_region_name(r, sp_reader_tree_node(t, i)->region);
+}
+
+/* Depth-first order, children by inclusive time; figures of main and its children. */
+static void test_structure(sp_reader_t *r) {
+  sp_reader_tree_t *t;
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, 0, &t), 0);
+  CHECK_INT(sp_reader_tree_num_nodes(t), 7);
+  const char *want[7] = {"main", "solver/step", "50%", "io", "omp", "a/b", "omp"};
+  const int parent[7] = {-1, 0, 1, 0, 0, 0, -1};
+  for (int i = 0; i < 7 && sp_reader_tree_num_nodes(t) == 7; i++) {
+    if (strcmp(node_name(r, t, i), want[i]) != 0) {
+      fprintf(stderr, "node %d is %s, expected %s\n", i, node_name(r, t, i), want[i]);
+      failures++;
+    }
+    CHECK_INT(sp_reader_tree_node(t, i)->parent, parent[i]);
+  }
+  const sp_reader_tree_node_t *m = sp_reader_tree_node(t, 0);
+  CHECK_INT(m->calls, 4);
+  CHECK_NEAR(m->inclusive, 39.4 * S);
+  CHECK_NEAR(m->exclusive, 28.5 * S);
+  CHECK_NEAR(m->rank_min, 9.7 * S);
+  CHECK_NEAR(m->rank_max, 10.0 * S);
+  CHECK_INT(m->max_rank, 0);
+  CHECK_INT(m->first_child, 1);
+  CHECK_INT(m->next_sibling, 6);
+  const sp_reader_tree_node_t *w = sp_reader_tree_node(t, 6);
+  CHECK_INT(w->worker_calls, 1);
+  CHECK_INT(w->thread, -1);
+  CHECK_NEAR(w->inclusive, 0.05 * S);
+  CHECK_NEAR(sp_reader_tree_node(t, 1)->share * 1e6, 10.0 / 39.4 * 1e6);
+  CHECK_NEAR(sp_reader_tree_roots_inclusive(t), 39.45 * S);
+  sp_reader_tree_rank_t rk;
+  CHECK_INT(sp_reader_tree_rank(t, 1, 3, &rk), 0);
+  CHECK_INT(rk.rank, 3);
+  CHECK_INT(rk.calls, 4);
+  CHECK_NEAR(rk.inclusive, 5.0 * S);
+  CHECK_INT(sp_reader_tree_rank(t, 1, 4, &rk), SP_READER_EINVAL);
+  sp_reader_tree_free(t);
+}
+
+static void test_by_thread(sp_reader_t *r) {
+  sp_reader_tree_t *t;
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, SP_READER_TREE_BY_THREAD, &t), 0);
+  int seen = 0;
+  for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
+    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
+    if (strcmp(node_name(r, t, i), "omp") != 0) continue;
+    seen++;
+    CHECK_INT(nd->thread, nd->parent < 0 ? 1 : 0);
+  }
+  CHECK_INT(seen, 2);
+  sp_reader_tree_free(t);
+}
+
+/* Selected regions only: with main left out, solver/step is a root. */
+static void test_selection(sp_reader_t *r) {
+  int g[1] = {-1}, k[2] = {1, 3};
+  for (int i = 0; i < sp_reader_num_regions(r); i++)
+    if (strcmp(sp_reader_region_name(r, i), "solver/step") == 0) g[0] = i;
+  sp_reader_tree_t *t;
+  CHECK_INT(sp_reader_tree_build(r, g, 1, k, 2, 0, &t), 0);
+  CHECK_INT(sp_reader_tree_num_nodes(t), 1);
+  CHECK_INT(sp_reader_tree_num_ranks(t), 2);
+  CHECK_INT(sp_reader_tree_node(t, 0)->parent, -1);
+  CHECK_INT(sp_reader_tree_node(t, 0)->calls, 2 + 4);
+  CHECK_NEAR(sp_reader_tree_node(t, 0)->rank_mean, (1.5 + 5.0) / 2 * S);
+  sp_reader_tree_free(t);
+}
+
+static void test_durations(sp_reader_t *r) {
+  sp_reader_tree_t *t;
+  sp_reader_durations_t d;
+  int g = -1;
+  for (int i = 0; i < sp_reader_num_regions(r); i++)
+    if (strcmp(sp_reader_region_name(r, i), "solver/step") == 0) g = i;
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, 0, &t), 0);
+  CHECK_INT(sp_reader_tree_durations(t, g, 1, &d), SP_READER_EINVAL); /* not asked for */
+  sp_reader_tree_free(t);
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, SP_READER_TREE_DURATIONS, &t), 0);
+  CHECK_INT(sp_reader_tree_durations(t, g, 1, &d), 0); /* rank 1: 0.5 s and 1 s */
+  CHECK_INT(d.n, 2);
+  CHECK_NEAR(d.total, 1.5 * S);
+  CHECK_NEAR(d.mean, 0.75 * S);
+  CHECK_NEAR(d.m2 / 1e9, 2 * 0.25 * 0.25 * S * S / 1e9);
+  CHECK_INT(d.min, 500000000);
+  CHECK_INT(d.max, 1000000000);
+  CHECK_INT(d.first, 500000000);
+  CHECK_INT(d.last, 1000000000);
+  sp_reader_tree_free(t);
+}
+
+static void test_args(sp_reader_t *r) {
+  sp_reader_tree_t *t = (sp_reader_tree_t *)&t;
+  int bad = sp_reader_num_regions(r);
+  CHECK_INT(sp_reader_tree_build(NULL, NULL, -1, NULL, -1, 0, &t), SP_READER_EINVAL);
+  CHECK_INT(t == NULL, 1);
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, 4, &t), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_tree_build(r, &bad, 1, NULL, -1, 0, &t), SP_READER_EINVAL);
+  CHECK_INT(strstr(sp_reader_errmsg(r), "out of range") != NULL, 1);
+  CHECK_INT(sp_reader_tree_num_nodes(NULL), 0);
+  CHECK_INT(sp_reader_tree_node(NULL, 0) == NULL, 1);
+  sp_reader_tree_free(NULL);
+}
+
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    void (*fn)(sp_reader_t *);
+  } cases[] = {{"structure", test_structure}, {"by_thread", test_by_thread},
+               {"selection", test_selection}, {"durations", test_durations},
+               {"args", test_args}};
+  if (argc != 3) {
+    fprintf(stderr, "usage: test_reader_tree CASE DIR\n");
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (strcmp(argv[1], cases[i].name) == 0) {
+      sp_reader_t *r = open_basic(argv[2]);
+      cases[i].fn(r);
+      sp_reader_close(r);
+      return failures ? 1 : 0;
+    }
+  fprintf(stderr, "unknown case %s\n", argv[1]);
+  return 2;
+}

@@ -22,11 +22,22 @@ typedef struct sp_html_counts {
 } sp_html_counts_t;
 
 /* html_data.c: writes the report's data as one JSON object to f (text
- * safe inside <script>: '<', '>' and '&' are escaped), embedding at most
+ * safe inside <script>: '<', '>' and '&' are escaped) for the first of
+ * nfiles selections (the others feed the speedup plot), embedding at most
  * o->html_exact intervals exactly, colours from o->cmap. Returns an sp_exit_t
  * code after printing why on failure; fills *c. */
-int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
-                       sp_html_counts_t *c);
+int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles,
+                       const char *const *labels, const sp_options_t *o, sp_html_counts_t *c);
+
+/* Writes s as a JSON string that is also safe inside <script> (html_data.c). */
+void sp_html_json_str(FILE *f, const char *s);
+
+/* html_files.c: with nfiles >= 2, writes ',"files":[...]': per file its
+ * label (labels[k], or the file name when labels is NULL), selected ranks
+ * and per region the stamped calls and their summed duration (the speedup
+ * plot). Nothing for one file. Returns an sp_exit_t code. */
+int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles,
+                        const char *const *labels);
 
 /* html_tree.c: writes ',"tree":[...]', the call tree of the selection
  * (sp_reader_tree_build), node regions as positions in sel->regions
@@ -35,8 +46,10 @@ int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos);
 
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints
- * its path. Returns an sp_exit_t code. */
-int sp_html_render(const sp_selection_t *sel, const sp_options_t *o, sp_html_counts_t *c);
+ * its path. The timeline shows sels[0]; with nfiles >= 2 the page adds
+ * the speedup plot. Returns an sp_exit_t code. */
+int sp_html_render(const sp_selection_t *sels, int nfiles, const char *const *labels,
+                   const sp_options_t *o, sp_html_counts_t *c);
 
 /* report_assets.c, generated at build time from postproc/report/ by
  * postproc/report/embed.cmake: the viewer's files, NUL-terminated. */

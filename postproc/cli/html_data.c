@@ -48,7 +48,7 @@ typedef struct sp_html_ctx {
 
 /* A JSON string safe inside <script>: sp_text_put's JSON escaping, and
  * '<', '>', '&' as \u00XX so a name cannot close the script element. */
-static void sp_html_json_str(FILE *f, const char *s) {
+void sp_html_json_str(FILE *f, const char *s) {
   size_t len = strlen(s);
   char *buf = malloc(len + 1);
   fputc('"', f);
@@ -350,8 +350,9 @@ static void sp_html_header(sp_html_ctx_t *x) {
           x->end_time > 0 ? 1e9 * x->end_time : x->span);
 }
 
-int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
-                       sp_html_counts_t *c) {
+int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles,
+                       const char *const *labels, const sp_options_t *o, sp_html_counts_t *c) {
+  const sp_selection_t *sel = &sels[0];
   sp_html_ctx_t x;
   memset(&x, 0, sizeof x);
   memset(c, 0, sizeof *c);
@@ -388,6 +389,7 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sel, const sp_options_t *o
   }
   if (rc == 0) rc = sp_html_regions(&x);
   if (rc == 0) rc = sp_html_tree_write(f, sel, x.gpos);
+  if (rc == 0) rc = sp_html_files_write(f, sels, nfiles, labels);
   if (rc == 0) {
     fprintf(f, ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d}}",
             (long long)c->intervals, (long long)c->exact, c->lanes, c->binned_lanes);

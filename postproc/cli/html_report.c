@@ -22,8 +22,8 @@ extern char **environ;
 #define SP_HTML_PATH_MAX 4096
 
 /* Writes the template with its markers replaced; returns 0 or an exit code. */
-static int sp_html_page(FILE *f, const sp_selection_t *sel, const sp_options_t *o,
-                        sp_html_counts_t *c) {
+static int sp_html_page(FILE *f, const sp_selection_t *sels, int nfiles,
+                        const char *const *labels, const sp_options_t *o, sp_html_counts_t *c) {
   const char *t = (const char *)sp_report_template;
   for (;;) {
     const char *m = strstr(t, "<!--SP_");
@@ -38,7 +38,7 @@ static int sp_html_page(FILE *f, const sp_selection_t *sel, const sp_options_t *
     if (len == 12 && memcmp(m, "<!--SP_STYLE", 12) == 0) {
       fputs((const char *)sp_report_css, f);
     } else if (len == 11 && memcmp(m, "<!--SP_DATA", 11) == 0) {
-      int rc = sp_html_data_write(f, sel, o, c);
+      int rc = sp_html_data_write(f, sels, nfiles, labels, o, c);
       if (rc) return rc;
     } else if (len == 13 && memcmp(m, "<!--SP_SCRIPT", 13) == 0) {
       fputs((const char *)sp_report_js, f);
@@ -90,7 +90,8 @@ static void sp_html_show(const char *path) {
   }
 }
 
-int sp_html_render(const sp_selection_t *sel, const sp_options_t *o, sp_html_counts_t *c) {
+int sp_html_render(const sp_selection_t *sels, int nfiles, const char *const *labels,
+                   const sp_options_t *o, sp_html_counts_t *c) {
   const char *dir = o->outdir ? o->outdir : ".";
   char path[SP_HTML_PATH_MAX], tmp[SP_HTML_PATH_MAX + 32];
   size_t n = strlen(dir);
@@ -110,7 +111,7 @@ int sp_html_render(const sp_selection_t *sel, const sp_options_t *o, sp_html_cou
     return SP_EXIT_IO;
   }
   FILE *f = fopen(tmp, "w");
-  int rc = f ? sp_html_page(f, sel, o, c) : SP_EXIT_IO;
+  int rc = f ? sp_html_page(f, sels, nfiles, labels, o, c) : SP_EXIT_IO;
   int werr = f ? (ferror(f) ? (errno ? errno : EIO) : 0) : errno;
   if (f && fclose(f) != 0 && werr == 0) werr = errno ? errno : EIO;
   if (werr != 0) {

@@ -43,7 +43,7 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
            o->backend == SP_BACKEND_HTML ? "report's timeline" : "Gantt chart", in->labels[0]);
   if (o->backend == SP_BACKEND_HTML) {
     sp_html_counts_t counts;
-    if (rc == 0 && (o->outdir || o->show)) rc = sp_html_render(&sels[0], o, &counts);
+    if (rc == 0 && (o->outdir || o->show)) rc = sp_html_render(sels, in->n, labels, o, &counts);
     return rc;
   }
   if (rc == 0 && o->outdir) rc = sp_gantt_render(&sels[0], o, 0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_report.py - drive report.html in Debian's real headless Chromium.
 
-Usage: check_report.py CASE REPORT.html PROFILE.h5 OUTDIR [CHROMIUM]
+Usage: check_report.py CASE REPORT.html PROFILE.h5[,MORE.h5...] OUTDIR [CHROMIUM]
 
 Talks to Chromium over the DevTools protocol (--remote-debugging-pipe:
 JSON messages ending in NUL on fds 3 and 4), standard library only. The
@@ -24,6 +24,11 @@ from the report. Cases:
                OUTDIR/timeline_{full,zoomed}.png to be looked at
   tooltip      hovering the first lane's bar shows its region and rank
   highlight    clicking a legend entry marks it and dims the other lanes
+  flame        the flame chart: every call's depth against the file, non-blank
+  callpath     hovering a nested call names its containing calls (the file's)
+  durations    the duration bars' order and widths against the file's totals
+  speedup      (several files) the speedup points against the rule computed
+               here from every file
   tree         (call tree) the table lists every region; clicking a header
                sorts, clicking a row highlights its lanes
 Exit 0 when the case passes, 1 with the reason otherwise.
@@ -71,7 +76,7 @@ class Browser:
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # Chromium refuses to run as root otherwise
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=None, preexec_fn=child,
+                                     stderr=subprocess.DEVNULL, preexec_fn=child,
                                      pass_fds=(3, 4))  # the dup2 targets: kept open
         for fd in (hi_r2, hi_w2):
             os.close(fd)
@@ -646,7 +651,44 @@ def case_durations(b, h5, out):
         fail("switching the metric to max did not redraw the bars")
 
 
-CASES = {"durations": case_durations, "callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
+def case_speedup(b, h5s, out):
+    """Several files (H5 is FILE1,FILE2,...): the speedup points against the
+    reference tool's rule computed here with h5py."""
+    files = []
+    for path in h5s.split(","):
+        spans = file_lanes(path)
+        ranks = {rk for (_, rk, _) in spans}
+        reg = {}
+        for (n, _, _), v in spans.items():
+            t, c = reg.get(n, (0, 0))
+            reg[n] = (t + sum(e - s for s, e in v), c + len(v))
+        files.append((len(ranks), reg))
+    common = set.intersection(*(set(r) for _, r in files))
+    xs = sorted({x for x, _ in files})
+    want = {}
+    for n in common:
+        means = []
+        for x in xs:
+            m = [r[n][0] / r[n][1] for fx, r in files if fx == x]
+            means.append(sum(m) / len(m))
+        for x, m in zip(xs, means):
+            want[(n, x)] = means[0] / m
+    got = b.eval("[...document.querySelectorAll('#sp-speedup circle')].map(c =>"
+                 " [c.getAttribute('data-name'), +c.getAttribute('data-x'), +c.getAttribute('data-speedup')])")
+    print("speedup points:", got)
+    print("expected:      ", sorted(want.items()))
+    if b.eval("document.getElementById('sp-speedup-section').hidden"):
+        fail("the speedup section is hidden")
+    if {(n, x) for n, x, _ in got} != set(want):
+        fail("points for %s, expected %s" % (sorted((n, x) for n, x, _ in got), sorted(want)))
+    for n, x, v in got:
+        if abs(v - want[(n, x)]) > 1e-9 * max(1, want[(n, x)]):
+            fail("%s at %d ranks: speedup %r, expected %r" % (n, x, v, want[(n, x)]))
+    if b.eval("document.querySelectorAll('#sp-speedup [data-ideal]').length") != 1:
+        fail("no ideal line")
+
+
+CASES = {"speedup": case_speedup, "durations": case_durations, "callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
 
 
@@ -664,6 +706,8 @@ def main():
         fail("chromium not found (Debian package chromium, tests/debian-packages.txt)")
     if not os.path.isfile(report):
         fail("%s was not written" % report)
+    if case != "speedup":
+        h5 = h5.split(",")[0]  # several files: the timeline shows the first
     signal.signal(signal.SIGALRM, lambda *a: fail("timed out"))
     signal.alarm(100)
     b = Browser(exe)

@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   sp_msg_set_level(SP_QUIET);
   t = sp_now();
   int rc = sp_selection_build(&o, &sel);
-  if (rc == 0) rc = sp_html_render(&sel, &o, &c);
+  if (rc == 0) rc = sp_html_render(&sel, 1, NULL, &o, &c);
   double write_s = sp_now() - t;
   sp_selection_free(&sel);
   if (rc != 0 || stat(out, &st) != 0) return rc ? rc : 1;

@@ -352,10 +352,14 @@
       head = head.replace('call path  ' + reg.path, 'call path  ' + callPath(lane, k));
       return head + 'start  ' + fmtTime(lane.start[k]) + '\nduration  ' + fmtTime(lane.dur[k]);
     }
-    var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, b = Math.floor(t / bw);
-    if (b < 0 || b >= lv.length || !lv[b]) return null;
-    return head + 'busy  ' + Math.round(lv[b] / 2.55) + ' % of ' + fmtTime(b * bw) + ' \u2013 ' +
-      fmtTime((b + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report)';
+    // The finest bins under the pointer (one pixel either side).
+    var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, px = w / plotWidth();
+    var b0 = Math.max(0, Math.floor((t - px) / bw)), b1 = Math.min(lv.length - 1, Math.floor((t + px) / bw));
+    var sum = 0;
+    for (var b = b0; b <= b1; b++) sum += lv[b];
+    if (b1 < b0 || !sum) return null;
+    return head + 'busy  ' + Math.round(sum / (b1 - b0 + 1) / 2.55) + ' % of ' + fmtTime(b0 * bw) +
+      ' \u2013 ' + fmtTime((b1 + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report)';
   }
 
   el.canvas.addEventListener('mousemove', function (e) {

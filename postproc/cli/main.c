@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "html.h"
 #include "merge_cli.h"
 #include "charts.h"
 #include "pproc.h"
@@ -39,8 +40,16 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
   if (rc == 0 && o->outdir_given)
     rc = sp_json_outputs(sels, labels, in->n, o);
   if (in->n > 1 && (o->outdir || o->show) && rc == 0)
-    sp_msg(SP_NORMAL, "the Gantt, flame, heat map and per-file views show the first file only "
-                      "(%s); durations and speedup compare the files", in->labels[0]);
+    sp_msg(SP_NORMAL, "%s show%s the first file only (%s)%s",
+           o->backend == SP_BACKEND_HTML ? "the report's timeline"
+                                         : "the Gantt, flame, heat map and per-file views",
+           o->backend == SP_BACKEND_HTML ? "s" : "", in->labels[0],
+           "; durations and speedup compare the files");
+  if (o->backend == SP_BACKEND_HTML) {
+    sp_html_counts_t counts;
+    if (rc == 0 && (o->outdir || o->show)) rc = sp_html_render(sels, in->n, labels, o, &counts);
+    return rc;
+  }
   if (rc == 0 && o->outdir) rc = sp_charts_write(sels, labels, in->n, o);
   if (rc == 0 && o->show) rc = sp_gantt_render(&sels[0], o, 1);
   return rc;

@@ -12,16 +12,17 @@
 #include "pproc.h"
 
 static const char sp_usage_text[] =
-    "usage: " SP_PROG " FILE... [-o DIR] [--show] [--include PAT...] [--exclude PAT...]\n"
-    "       [--ranks SPEC...] [--format png|pdf|svg] [--width PX] [--height PX]\n"
-    "       [--start-time S] [--end-time S] [--cmap NAME] [--plots NAME,...]\n"
-    "       [--metrics M,...] [--export-data [--export-data-format csv|json]\n"
-    "       [--skip-plot-images]] [--top-n N] [--min-duration S] [--x-field F]\n"
+    "usage: " SP_PROG " FILE... [-o DIR] [--show] [--backend plplot|html]\n"
+    "       [--include PAT...] [--exclude PAT...] [--ranks SPEC...]\n"
+    "       [--format png|pdf|svg] [--width PX] [--height PX] [--start-time S]\n"
+    "       [--end-time S] [--cmap NAME] [--plots NAME,...] [--metrics M,...]\n"
+    "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
+    "       [--top-n N] [--min-duration S] [--x-field F] [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
-    "       [-q|-v] [--no-clock-align]\n"
-    "       [--label L]... [--compare]\n"
-    "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
+    "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
+    "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new]\n"
+    "           [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
 static const char sp_help_text[] =
@@ -106,8 +107,21 @@ static const char sp_help_text[] =
     "      --cmap NAME        region colours: tab10, tab20, viridis, plasma or Set3,\n"
     "                         sampled evenly over the sorted region names (default\n"
     "                         tab10 up to 10 regions, tab20 up to 20, then viridis)\n"
-
     "  With none of -o, --show, --summary, --tree, --export, --list: same as -o .\n"
+    "\n"
+    "Interactive report:\n"
+    "      --backend html     -o DIR writes DIR/report.html instead: one\n"
+    "                         self-contained file (no network) with the zoomable\n"
+    "                         timeline of every region, rank and thread with a\n"
+    "                         tooltip per bar, the\n"
+    "                         call tree, the flame chart, duration bars and, with\n"
+    "                         several files, the speedup plot; large traces are\n"
+    "                         embedded as busy fractions per time bin. With --show:\n"
+    "                         opens it with xdg-open, or prints its path (-o .\n"
+    "                         when no -o).\n"
+    "      --html-exact N     intervals embedded exactly, smallest lanes first\n"
+    "                         (default 1000000); the other lanes are binned\n"
+    "      --backend plplot   the charts above (default)\n"
     "\n"
     "Selection (applies to every output):\n"
     "  -i, --include PAT...   keep regions whose name matches a pattern\n"
@@ -388,6 +402,18 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
              (*dst >= 64 || (dst == &o->height && *dst == 0));
     if (!ok) return sp_usage_error("%s expects a number of pixels between 64 and 20000", name);
+  } else if (!strcmp(name, "--backend")) {
+    static const char *const backends[] = {"plplot", "html"};
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), backends, 2);
+    if (k < 0) return sp_usage_error("%s expects plplot or html", name);
+    o->backend = (sp_backend_t)k;
+  } else if (!strcmp(name, "--html-exact")) {
+    const char *v = sp_opt_value(argc, argv, i, inl);
+    char *end;
+    long x = v ? strtol(v, &end, 10) : -1;
+    if (!v || *end || x < 0 || x > 100000000L)
+      return sp_usage_error("%s expects a number of intervals between 0 and 100000000", name);
+    o->html_exact = x;
   } else if (!strcmp(name, "--summary")) {
     o->summary = 1;
   } else if (!strcmp(name, "--sort-by")) {
@@ -467,6 +493,7 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
 int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   memset(o, 0, sizeof *o);
   o->width = 1600;
+  o->html_exact = 1000000; /* SP_HTML_EXACT_MAX */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -35,8 +35,9 @@ int sp_output_temp(const char *final, char *tmp, size_t cap) {
   return -1;
 }
 
-/* 1 if the last bytes of fd (of size bytes) end like a complete file of kind f. */
-static int sp_output_complete(int fd, off_t size, sp_format_t f) {
+/* 1 if the last bytes of fd (of size bytes) end like a complete file of
+ * kind f, or, when ending is not NULL, end with that text (then blanks). */
+static int sp_output_complete(int fd, off_t size, sp_format_t f, const char *ending) {
   static const unsigned char png_end[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
   unsigned char tail[32];
   size_t want = sizeof tail;
@@ -45,6 +46,10 @@ static int sp_output_complete(int fd, off_t size, sp_format_t f) {
   const char *text = (const char *)tail;
   size_t len = want;
   while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' ')) len--;
+  if (ending) {
+    size_t k = strlen(ending);
+    return len >= k && memcmp(text + len - k, ending, k) == 0;
+  }
   switch (f) {
     case SP_FORMAT_PNG: return memcmp(tail + want - 12, png_end, 12) == 0;
     case SP_FORMAT_PDF: return len >= 5 && memcmp(text + len - 5, "%%EOF", 5) == 0;
@@ -53,7 +58,8 @@ static int sp_output_complete(int fd, off_t size, sp_format_t f) {
   return 0;
 }
 
-int sp_output_commit(const char *tmp, const char *final, sp_format_t f) {
+static int sp_output_finish(const char *tmp, const char *final, sp_format_t f,
+                            const char *ending) {
   int fd = open(tmp, O_RDONLY | O_CLOEXEC);
   struct stat st;
   const char *why = NULL;
@@ -61,7 +67,7 @@ int sp_output_commit(const char *tmp, const char *final, sp_format_t f) {
   if (fd < 0 || fstat(fd, &st) != 0) {
     err = errno;
     why = strerror(err);
-  } else if (!sp_output_complete(fd, st.st_size, f)) {
+  } else if (!sp_output_complete(fd, st.st_size, f, ending)) {
     why = "the file came out incomplete (disk full or quota?)";
   } else if (fsync(fd) != 0) {
     err = errno;
@@ -74,6 +80,37 @@ int sp_output_commit(const char *tmp, const char *final, sp_format_t f) {
            access(final, F_OK) == 0 ? " (the existing file is kept)" : "");
     remove(tmp);
     return SP_EXIT_IO;
+  }
+  return 0;
+}
+
+int sp_output_commit(const char *tmp, const char *final, sp_format_t f) {
+  return sp_output_finish(tmp, final, f, NULL);
+}
+
+int sp_output_commit_text(const char *tmp, const char *final, const char *ending) {
+  return sp_output_finish(tmp, final, SP_FORMAT_PNG, ending);
+}
+
+int sp_output_mkdirs(const char *dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = path + 1;; p++) {
+    char c = *p;
+    if (c != '/' && c != '\0') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
+    *p = c;
+    if (c == '\0') break;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
   }
   return 0;
 }

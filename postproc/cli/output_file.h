@@ -16,4 +16,12 @@ int sp_output_temp(const char *final, char *tmp, size_t cap);
  * and returns SP_EXIT_IO; final is left untouched. */
 int sp_output_commit(const char *tmp, const char *final, sp_format_t f);
 
+/* The same for a text file that must end with ending (then blanks), e.g.
+ * "</html>". */
+int sp_output_commit_text(const char *tmp, const char *final, const char *ending);
+
+/* mkdir -p dir (dir not empty). Returns 0, or -1 with errno set (ENOTDIR
+ * when dir exists but is not a directory). */
+int sp_output_mkdirs(const char *dir);
+
 #endif

@@ -37,6 +37,9 @@ typedef enum sp_exit {
 
 typedef enum sp_format { SP_FORMAT_PNG, SP_FORMAT_PDF, SP_FORMAT_SVG } sp_format_t;
 
+/* --backend: how -o and --show draw (PLplot charts or report.html). */
+typedef enum sp_backend { SP_BACKEND_PLPLOT, SP_BACKEND_HTML } sp_backend_t;
+
 typedef enum sp_export {
   SP_EXPORT_NONE,
   SP_EXPORT_CSV,
@@ -111,6 +114,8 @@ typedef struct sp_options {
   sp_sort_t sort;        /* --sort-by */
   sp_export_t export_kind; /* --export */
   int list;              /* --list */
+  sp_backend_t backend;  /* --backend */
+  long html_exact;       /* --html-exact: intervals embedded exactly in report.html */
   const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
   double start_time;     /* --start-time: chart window start, s since the first start (0) */
   double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */

@@ -1,0 +1,400 @@
+/* html_data.c - the data part of report.html, written as one JSON object.
+ *
+ * One lane per (region, rank, thread). A lane's intervals are embedded
+ * exactly (start deltas and durations in ns) while the report's exact
+ * budget lasts, smallest lanes first; the other lanes get their busy
+ * fraction per time bin (0..255) at several resolutions, coarsest
+ * SP_HTML_OCC_COARSE bins, each level 4 times finer, the finest chosen so
+ * that all binned lanes fit SP_HTML_OCC_BYTES. The viewer draws exact
+ * lanes from the intervals and binned lanes from the level that matches
+ * the zoom, so the file and its drawing cost stay bounded by the budgets,
+ * not by the trace. Lanes are read one (region, rank) pair at a time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "palette.h"
+
+typedef struct sp_span {
+  int64_t s, e; /* start and end, ns */
+} sp_span_t;
+
+/* Per selected region: what the duration bars and the table show. */
+typedef struct sp_rstat {
+  int64_t calls, n;          /* num_calls and intervals, summed over ranks */
+  double total, min, max;    /* durations, ns */
+  double rk_min, rk_max, rk_sum; /* per-rank totals, ns */
+  int rk_n;                  /* ranks that have the region */
+} sp_rstat_t;
+
+typedef struct sp_html_ctx {
+  FILE *f;
+  const sp_selection_t *sel;
+  int64_t t0;          /* first start, ns */
+  double span;         /* last end - first start, ns (>= 1) */
+  char *exact;         /* per selection lane: 1 = intervals embedded */
+  int fine, nlevels;   /* finest bins, number of levels */
+  double *occ;         /* fine busy fractions of one lane */
+  unsigned char *lvl;  /* one level's bytes */
+  int *gpos;           /* reader region index -> position in sel->regions */
+  sp_rstat_t *rs;      /* per position */
+  sp_html_counts_t *c;
+  int64_t exact_max;   /* intervals embedded exactly, at most */
+  const char *cmap;    /* --cmap, NULL = the default */
+  double start_time, end_time; /* --start-time, --end-time, s (0: not given) */
+  int first_lane;      /* no comma before the next lane */
+} sp_html_ctx_t;
+
+/* A JSON string safe inside <script>: sp_text_put's JSON escaping, and
+ * '<', '>', '&' as \u00XX so a name cannot close the script element. */
+void sp_html_json_str(FILE *f, const char *s) {
+  size_t len = strlen(s);
+  char *buf = malloc(len + 1);
+  fputc('"', f);
+  if (buf) {
+    memcpy(buf, s, len + 1);
+    char *seg = buf;
+    for (char *p = buf;; p++) {
+      char ch = *p;
+      if (ch != '<' && ch != '>' && ch != '&' && ch != '\0') continue;
+      *p = '\0';
+      sp_text_put(f, seg, SP_TEXT_JSON);
+      if (ch == '\0') break;
+      fprintf(f, "\\u%04x", (unsigned)(unsigned char)ch);
+      seg = p + 1;
+    }
+    free(buf);
+  }
+  fputc('"', f);
+}
+
+static void sp_base64(FILE *f, const unsigned char *b, size_t n) {
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    unsigned v = (unsigned)b[i] << 16 | (unsigned)b[i + 1] << 8 | b[i + 2];
+    fputc(tab[v >> 18], f), fputc(tab[(v >> 12) & 63], f);
+    fputc(tab[(v >> 6) & 63], f), fputc(tab[v & 63], f);
+  }
+  if (i < n) {
+    unsigned v = (unsigned)b[i] << 16 | (i + 1 < n ? (unsigned)b[i + 1] << 8 : 0);
+    fputc(tab[v >> 18], f), fputc(tab[(v >> 12) & 63], f);
+    fputc(i + 1 < n ? tab[(v >> 6) & 63] : '=', f), fputc('=', f);
+  }
+}
+
+/* Lane sizes for the qsort below (C11 qsort takes no context). */
+static const int64_t *sp_sort_counts;
+static int sp_cmp_lane_size(const void *a, const void *b) {
+  int64_t x = sp_sort_counts[*(const int *)a], y = sp_sort_counts[*(const int *)b];
+  return x < y ? -1 : x > y;
+}
+
+/* Pass 1: span of the selection, lane sizes, the exact budget and the
+ * occupancy resolution. */
+static int sp_html_plan(sp_html_ctx_t *x) {
+  const sp_selection_t *sel = x->sel;
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN, total = 0;
+  int64_t *cnt = calloc((size_t)sel->nlanes + 1, sizeof *cnt);
+  int *ord = malloc(((size_t)sel->nlanes + 1) * sizeof *ord);
+  x->exact = calloc((size_t)sel->nlanes + 1, 1);
+  if (!cnt || !ord || !x->exact) {
+    free(cnt), free(ord);
+    sp_msg(SP_QUIET, "out of memory");
+    return SP_EXIT_IO;
+  }
+  for (int i = 0; i < sel->nlanes; i++) {
+    int64_t a, b;
+    sp_progress("scanning lane", i, sel->nlanes);
+    int err = sp_reader_extent(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &a, &b);
+    if (err < 0) {
+      sp_progress_done();
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      free(cnt), free(ord);
+      return sp_exit_for_reader(err);
+    }
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    cnt[i] = info.num_intervals;
+    ord[i] = i;
+    total += cnt[i];
+    if (cnt[i] == 0) continue;
+    if (a < t0) t0 = a;
+    if (b > t1) t1 = b;
+  }
+  sp_progress_done();
+  if (total == 0) {
+    free(cnt), free(ord);
+    sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
+                     "recorded with time_trace off); --summary still shows call counts",
+           sel->file);
+    return SP_EXIT_DATA;
+  }
+  x->t0 = t0;
+  x->span = t1 > t0 ? sp_ns_between(t0, t1) : 1.0;
+  sp_sort_counts = cnt;
+  qsort(ord, (size_t)sel->nlanes, sizeof *ord, sp_cmp_lane_size);
+  int64_t used = 0;
+  int binned = 0;
+  for (int k = 0; k < sel->nlanes; k++) {
+    int i = ord[k];
+    if (cnt[i] > 0 && used + cnt[i] <= x->exact_max && !binned) {
+      x->exact[i] = 1;
+      used += cnt[i];
+    } else if (cnt[i] > 0) {
+      binned++; /* once a lane is binned, larger ones are too */
+    }
+  }
+  /* Finest level: 4x steps while every binned lane's levels fit the budget. */
+  x->fine = SP_HTML_OCC_COARSE;
+  x->nlevels = 1;
+  while (x->fine * 4 <= SP_HTML_OCC_FINE &&
+         (double)binned * (x->fine * 4) * 4.0 / 3.0 <= SP_HTML_OCC_BYTES) {
+    x->fine *= 4;
+    x->nlevels++;
+  }
+  free(cnt), free(ord);
+  return 0;
+}
+
+/* Adds sorted spans (merged where they overlap) to the fine bins. */
+static double sp_html_occupy(sp_html_ctx_t *x, const sp_span_t *sp, int64_t n) {
+  int F = x->fine;
+  double scale = F / x->span, busy = 0;
+  double *occ = x->occ;
+  double *diff = occ + F; /* F + 1 counters of fully covered bins */
+  memset(occ, 0, (2 * (size_t)F + 1) * sizeof *occ);
+  for (int64_t i = 0; i < n;) {
+    int64_t s = sp[i].s, e = sp[i].e;
+    for (i++; i < n && sp[i].s <= e; i++)
+      if (sp[i].e > e) e = sp[i].e;
+    busy += sp_ns_between(s, e);
+    double a = sp_ns_between(x->t0, s) * scale, b = sp_ns_between(x->t0, e) * scale;
+    if (b > F) b = F;
+    int ia = (int)a, ib = (int)b;
+    if (ia >= F) ia = F - 1;
+    if (ib >= F) ib = F - 1;
+    if (ia == ib) {
+      occ[ia] += b - a;
+      continue;
+    }
+    occ[ia] += ia + 1 - a;
+    occ[ib] += b - ib;
+    diff[ia + 1] += 1;
+    diff[ib] -= 1;
+  }
+  double run = 0;
+  for (int k = 0; k < F; k++) {
+    run += diff[k];
+    occ[k] += run;
+  }
+  return busy;
+}
+
+static void sp_html_levels(sp_html_ctx_t *x) {
+  FILE *f = x->f;
+  fputs(",\"occ\":[", f);
+  for (int l = 0, bins = SP_HTML_OCC_COARSE; l < x->nlevels; l++, bins *= 4) {
+    int per = x->fine / bins;
+    for (int k = 0; k < bins; k++) {
+      double s = 0;
+      for (int j = 0; j < per; j++) s += x->occ[k * per + j];
+      s /= per;
+      x->lvl[k] = (unsigned char)lround(255.0 * (s < 0 ? 0 : s > 1 ? 1 : s));
+    }
+    fputs(l ? ",\"" : "\"", f);
+    sp_base64(f, x->lvl, (size_t)bins);
+    fputc('"', f);
+  }
+  fputc(']', f);
+}
+
+static int sp_cmp_span(const void *a, const void *b) {
+  const sp_span_t *p = a, *q = b;
+  return p->s < q->s ? -1 : p->s > q->s ? 1 : (p->e < q->e ? -1 : p->e > q->e);
+}
+
+/* Writes one (region, rank, thread) lane from its sorted spans. */
+static void sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m) {
+  FILE *f = x->f;
+  const sp_lane_t *ln = &x->sel->lanes[li];
+  qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
+  fprintf(f, "%s\n{\"g\":%d,\"r\":%d,\"t\":%d,\"n\":%lld", x->first_lane ? "" : ",",
+          x->gpos[ln->region], sp_reader_rank_id(x->sel->reader, ln->rank), tid, (long long)m);
+  x->first_lane = 0;
+  x->c->lanes++;
+  if (x->exact[li]) {
+    fputs(",\"iv\":[", f);
+    int64_t prev = x->t0;
+    for (int64_t i = 0; i < m; i++) {
+      fprintf(f, "%s%.0f,%.0f", i ? "," : "", sp_ns_between(prev, sp[i].s),
+              sp_ns_between(sp[i].s, sp[i].e));
+      prev = sp[i].s;
+    }
+    fputc(']', f);
+    x->c->exact += m;
+  } else {
+    double busy = sp_html_occupy(x, sp, m);
+    fprintf(f, ",\"busy\":%.0f", busy);
+    sp_html_levels(x);
+    x->c->binned_lanes++;
+  }
+  fputc('}', f);
+}
+
+static int sp_cmp_i32(const void *a, const void *b) {
+  int32_t p = *(const int32_t *)a, q = *(const int32_t *)b;
+  return p < q ? -1 : p > q;
+}
+
+/* Statistics of the region (durations, per-rank total) from one pair. */
+static void sp_html_stat(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *iv) {
+  sp_rstat_t *r = &x->rs[x->gpos[x->sel->lanes[li].region]];
+  double sum = 0;
+  for (int64_t i = 0; i < iv->n; i++) {
+    double d = sp_ns_between(iv->start[i], iv->end[i]);
+    sum += d;
+    if (r->n == 0 && i == 0) r->min = r->max = d;
+    if (d < r->min) r->min = d;
+    if (d > r->max) r->max = d;
+  }
+  r->n += iv->n;
+  r->calls += iv->num_calls;
+  r->total += sum;
+  r->rk_min = r->rk_n == 0 || sum < r->rk_min ? sum : r->rk_min;
+  r->rk_max = r->rk_n == 0 || sum > r->rk_max ? sum : r->rk_max;
+  r->rk_sum += sum;
+  r->rk_n++;
+}
+
+/* Pass 2 for one (region, rank) pair: split by thread, write each lane. */
+static int sp_html_pair(sp_html_ctx_t *x, int li) {
+  const sp_lane_t *ln = &x->sel->lanes[li];
+  sp_reader_intervals_t iv;
+  int err = sp_reader_load(x->sel->reader, ln->region, ln->rank, &iv);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(x->sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  sp_html_stat(x, li, &iv);
+  x->c->intervals += iv.n;
+  sp_span_t *sp = malloc(((size_t)iv.n + 1) * sizeof *sp);
+  int32_t *tids = malloc(((size_t)iv.n + 1) * sizeof *tids);
+  if (!sp || !tids) {
+    free(sp), free(tids);
+    sp_reader_intervals_free(&iv);
+    sp_msg(SP_QUIET, "out of memory");
+    return SP_EXIT_IO;
+  }
+  int64_t nt = 0;
+  for (int64_t i = 0; i < iv.n; i++) tids[i] = iv.thread_ids ? iv.thread_ids[i] : 0;
+  qsort(tids, (size_t)iv.n, sizeof *tids, sp_cmp_i32);
+  for (int64_t i = 0; i < iv.n; i++)
+    if (i == 0 || tids[i] != tids[nt - 1]) tids[nt++] = tids[i];
+  for (int64_t t = 0; t < nt; t++) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < iv.n; i++)
+      if (!iv.thread_ids || iv.thread_ids[i] == tids[t])
+        sp[m++] = (sp_span_t){iv.start[i], iv.end[i]};
+    sp_html_lane_out(x, li, tids[t], sp, m);
+  }
+  free(sp), free(tids);
+  sp_reader_intervals_free(&iv);
+  return 0;
+}
+
+static int sp_html_regions(sp_html_ctx_t *x) {
+  FILE *f = x->f;
+  const sp_selection_t *sel = x->sel;
+  /* The colours of the PNG charts: --cmap sampled over the sorted names. */
+  const char **names = malloc(((size_t)sel->nregions + 1) * sizeof *names);
+  unsigned char *rgb = malloc(3 * ((size_t)sel->nregions + 1));
+  if (!names || !rgb) {
+    free(names), free(rgb);
+    sp_msg(SP_QUIET, "out of memory");
+    return SP_EXIT_IO;
+  }
+  for (int i = 0; i < sel->nregions; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
+  sp_palette_assign(x->cmap, names, sel->nregions, rgb);
+  fputs("],\n\"regions\":[", f);
+  for (int i = 0; i < sel->nregions; i++) {
+    const sp_rstat_t *r = &x->rs[i];
+    fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
+    sp_html_json_str(f, sp_reader_region_name(sel->reader, sel->regions[i]));
+    char hex[8];
+    sp_palette_hex(rgb + 3 * i, hex);
+    fprintf(f, ",\"color\":\"%s\"", hex);
+    /* Ranks without the region count as 0 in min and mean, as in --summary. */
+    double rk_min = r->rk_n < sel->nranks ? 0 : r->rk_min;
+    fprintf(f, ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
+               "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d}",
+            (long long)r->calls, (long long)r->n, r->total, r->min, r->max, rk_min,
+            r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
+  }
+  fputs("]", f);
+  free(names), free(rgb);
+  return 0;
+}
+
+static void sp_html_header(sp_html_ctx_t *x) {
+  FILE *f = x->f;
+  fputs("{\"format\":1,\"file\":", f);
+  sp_html_json_str(f, x->sel->file);
+  fprintf(f, ",\"generator\":\"" SP_PROG " %s\",\"span\":%.0f,\"coarse\":%d,\"levels\":%d,\"ranks\":[",
+          sp_reader_version_string(), x->span, SP_HTML_OCC_COARSE, x->nlevels);
+  for (int j = 0; j < x->sel->nranks; j++)
+    fprintf(f, "%s%d", j ? "," : "", sp_reader_rank_id(x->sel->reader, x->sel->ranks[j]));
+  /* --start-time/--end-time: the window the page opens with (ns). */
+  fprintf(f, "],\"window\":[%.0f,%.0f],\n\"lanes\":[", 1e9 * x->start_time,
+          x->end_time > 0 ? 1e9 * x->end_time : x->span);
+}
+
+int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles,
+                       const char *const *labels, const sp_options_t *o, sp_html_counts_t *c) {
+  const sp_selection_t *sel = &sels[0];
+  sp_html_ctx_t x;
+  memset(&x, 0, sizeof x);
+  memset(c, 0, sizeof *c);
+  x.f = f;
+  x.sel = sel;
+  x.c = c;
+  x.first_lane = 1;
+  x.exact_max = o->html_exact;
+  x.cmap = o->cmap;
+  x.start_time = o->start_time;
+  x.end_time = o->end_time;
+  int rc = sp_html_plan(&x);
+  int nreg = sp_reader_num_regions(sel->reader);
+  if (rc == 0) {
+    x.occ = malloc((2 * (size_t)x.fine + 1) * sizeof *x.occ);
+    x.lvl = malloc((size_t)x.fine);
+    x.gpos = malloc(((size_t)nreg + 1) * sizeof *x.gpos);
+    x.rs = calloc((size_t)sel->nregions + 1, sizeof *x.rs);
+    if (!x.occ || !x.lvl || !x.gpos || !x.rs) {
+      sp_msg(SP_QUIET, "out of memory");
+      rc = SP_EXIT_IO;
+    }
+  }
+  if (rc == 0) {
+    for (int i = 0; i < sel->nregions; i++) x.gpos[sel->regions[i]] = i;
+    sp_html_header(&x);
+    for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
+      sp_progress("writing lane", i, sel->nlanes);
+      rc = sp_html_pair(&x, i);
+      /* A failed write (full disk) ends the run: the caller says why. */
+      if (rc == 0 && ferror(f)) rc = SP_EXIT_IO;
+    }
+    sp_progress_done();
+  }
+  if (rc == 0) rc = sp_html_regions(&x);
+  if (rc == 0) rc = sp_html_tree_write(f, sel, x.gpos);
+  if (rc == 0) rc = sp_html_files_write(f, sels, nfiles, labels);
+  if (rc == 0) {
+    fprintf(f, ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d}}",
+            (long long)c->intervals, (long long)c->exact, c->lanes, c->binned_lanes);
+    c->fine_bins = c->binned_lanes ? x.fine : 0;
+  }
+  free(x.exact), free(x.occ), free(x.lvl), free(x.gpos), free(x.rs);
+  return rc;
+}

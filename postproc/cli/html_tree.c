@@ -1,0 +1,32 @@
+/* html_tree.c - the call tree of report.html, from the reader's call tree.
+ *
+ * Written as "tree": one object per call path in the reader's depth-first
+ * order (a parent before its children, children by inclusive time), with
+ * the figures of the table: calls, inclusive and exclusive time, min, mean
+ * and max of the per-rank inclusive time and the imbalance. The page orders
+ * its lanes by the first node of each region, sorts and folds the table. */
+#include "html.h"
+
+int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos) {
+  sp_reader_tree_t *t;
+  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks,
+                                 sel->nranks, 0, &t);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  int n = sp_reader_tree_num_nodes(t);
+  fputs(",\n\"tree\":[", f);
+  for (int i = 0; i < n; i++) {
+    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
+    fprintf(f,
+            "%s\n{\"p\":%d,\"g\":%d,\"d\":%d,\"timed\":%d,\"calls\":%lld,\"incl\":%lld,"
+            "\"excl\":%lld,\"rmin\":%.0f,\"rmean\":%.1f,\"rmax\":%.0f,\"maxr\":%d,\"imb\":%.4f}",
+            i ? "," : "", nd->parent, gpos[nd->region], nd->depth, nd->timed,
+            (long long)nd->calls, (long long)nd->inclusive, (long long)nd->exclusive, nd->rank_min,
+            nd->rank_mean, nd->rank_max, nd->max_rank, nd->imbalance);
+  }
+  fputc(']', f);
+  sp_reader_tree_free(t);
+  return 0;
+}

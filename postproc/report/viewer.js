@@ -1,0 +1,760 @@
+// viewer.js - the interactive part of report.html (embedded at build time).
+//
+// Reads the JSON written by scope-profiler-pproc (postproc/cli/html_data.c)
+// from <script id="sp-data"> and draws:
+//  - the timeline: one lane per (region, rank, thread) on a <canvas>; each
+//    pixel column is shaded in proportion to the time the lane is busy in it
+//    (lighter = partly busy), from the exact intervals when the report has
+//    them, else from the busy fractions per time bin at the resolution that
+//    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
+//    the call under the mouse; the time axis (DOM labels) follows the zoom.
+//  - the region legend, the call tree (when the data has one) and the
+//    duration bars. Clicking a region highlights its lanes.
+// No library, no network: it must open from file://.
+(function () {
+  'use strict';
+
+  var LANE_H = 16;   // lane height, CSS pixels
+  var LABEL_W = 190; // label column, CSS pixels
+  var D = JSON.parse(document.getElementById('sp-data').textContent);
+  var regions = D.regions;
+  var lanes = [];
+  var view = { t0: 0, t1: Math.max(D.span, 1) };
+  var highlight = null; // Set of region indices, or null
+  var el = {};
+
+  ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
+    'durations', 'metric', 'flame', 'flame-rank', 'flame-note'].forEach(function (id) {
+    el[id] = document.getElementById('sp-' + id);
+  });
+
+  // ---- data -------------------------------------------------------------
+
+  function rgb(hex) {
+    return [parseInt(hex.substr(1, 2), 16), parseInt(hex.substr(3, 2), 16),
+      parseInt(hex.substr(5, 2), 16)];
+  }
+
+  function decodeLevel(b64) {
+    var s = atob(b64), a = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
+    return a;
+  }
+
+  // Exact lanes: absolute starts (ns since the first start) from the deltas.
+  function prepareLane(L) {
+    var lane = { g: L.g, rank: L.r, thread: L.t, n: L.n };
+    if (L.iv) {
+      var m = L.iv.length / 2, st = new Float64Array(m), du = new Float64Array(m);
+      var t = 0, maxd = 0, busy = 0, end = -Infinity;
+      for (var i = 0; i < m; i++) {
+        t += L.iv[2 * i];
+        st[i] = t;
+        du[i] = L.iv[2 * i + 1];
+        if (du[i] > maxd) maxd = du[i];
+        var e = t + du[i];
+        if (e > end) { busy += e - Math.max(t, end); end = e; }
+      }
+      lane.start = st; lane.dur = du; lane.maxDur = maxd; lane.busy = busy;
+    } else {
+      lane.levels = L.occ.map(decodeLevel);
+      lane.busy = L.busy;
+    }
+    return lane;
+  }
+
+  D.lanes.forEach(function (L) { lanes.push(prepareLane(L)); });
+  regions.forEach(function (r, g) { r.rgb = rgb(r.color); r.index = g; r.path = r.path || r.name; });
+  var threadsPerRankRegion = {};
+  lanes.forEach(function (l) {
+    var k = l.g + ':' + l.rank;
+    threadsPerRankRegion[k] = (threadsPerRankRegion[k] || 0) + 1;
+  });
+
+  // ---- formatting -------------------------------------------------------
+
+  var UNITS = [[1e9, 's'], [1e6, 'ms'], [1e3, '\u00b5s'], [1, 'ns']];
+
+  function fmtTime(ns) {
+    var a = Math.abs(ns);
+    if (ns === 0) return '0 s';
+    for (var i = 0; i < UNITS.length; i++) {
+      if (a >= UNITS[i][0] || i === UNITS.length - 1) {
+        var v = ns / UNITS[i][0];
+        return (Math.abs(v) >= 100 ? v.toFixed(1) : v.toPrecision(4)) + ' ' + UNITS[i][1];
+      }
+    }
+  }
+
+  // ---- coverage of one lane per pixel column ----------------------------
+
+  // Adds weight * the covered part of each column between x0 and x1.
+  function addSpan(cov, x0, x1, w) {
+    var n = cov.length;
+    if (x1 <= 0 || x0 >= n) return;
+    if (x0 < 0) x0 = 0;
+    if (x1 > n) x1 = n;
+    var a = Math.floor(x0), b = Math.floor(x1);
+    if (b >= n) b = n - 1;
+    if (a === b) { cov[a] += (x1 - x0) * w; return; }
+    cov[a] += (a + 1 - x0) * w;
+    for (var c = a + 1; c < b; c++) cov[c] += w;
+    cov[b] += (x1 - b) * w;
+  }
+
+  // Index of the first interval that may end after t (starts are sorted).
+  function firstFrom(lane, t) {
+    var lo = 0, hi = lane.start.length, key = t - lane.maxDur;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (lane.start[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  function coverExact(lane, cov, scale) {
+    var st = lane.start, du = lane.dur, m = st.length;
+    var curS = 0, curE = -Infinity;
+    for (var i = firstFrom(lane, view.t0); i < m && st[i] < view.t1; i++) {
+      var s = st[i], e = s + du[i];
+      if (s > curE) { // disjoint: flush the merged run (nested calls counted once)
+        if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
+        curS = s; curE = e;
+      } else if (e > curE) {
+        curE = e;
+      }
+    }
+    if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
+  }
+
+  // The coarsest level whose bins are no wider than a pixel, else the finest.
+  function pickLevel(lane, scale) {
+    var bins = D.coarse;
+    for (var l = 0; l < lane.levels.length; l++, bins *= 4)
+      if (D.span / bins * scale <= 1 || l === lane.levels.length - 1) return l;
+    return lane.levels.length - 1;
+  }
+
+  function coverBinned(lane, cov, scale) {
+    var l = pickLevel(lane, scale), lv = lane.levels[l];
+    var w = D.span / lv.length;
+    var k0 = Math.max(0, Math.floor(view.t0 / w)), k1 = Math.min(lv.length, Math.ceil(view.t1 / w));
+    for (var k = k0; k < k1; k++)
+      if (lv[k]) addSpan(cov, (k * w - view.t0) * scale, ((k + 1) * w - view.t0) * scale, lv[k] / 255);
+  }
+
+  // ---- drawing ----------------------------------------------------------
+
+  function laneLabel(l) {
+    var r = regions[l.g], t = threadsPerRankRegion[l.g + ':' + l.rank] > 1 ? ' t' + l.thread : '';
+    return r.name + ' r' + l.rank + t;
+  }
+
+  function plotWidth() { return Math.max(10, el.canvas.clientWidth - LABEL_W); }
+
+  function draw() {
+    var cv = el.canvas, dpr = window.devicePixelRatio || 1;
+    var cssW = cv.clientWidth, cssH = cv.clientHeight;
+    if (cv.width !== Math.round(cssW * dpr) || cv.height !== Math.round(cssH * dpr)) {
+      cv.width = Math.round(cssW * dpr);
+      cv.height = Math.round(cssH * dpr);
+    }
+    var ctx = cv.getContext('2d');
+    var pw = Math.max(1, Math.round((cssW - LABEL_W) * dpr)), ph = cv.height;
+    var laneH = LANE_H * dpr, top = el.scroll.scrollTop * dpr;
+    var img = ctx.createImageData(pw, ph), px = img.data;
+    px.fill(255);
+    var scale = pw / (view.t1 - view.t0), cov = new Float32Array(pw);
+    var first = Math.floor(top / laneH), last = Math.min(lanes.length, Math.ceil((top + ph) / laneH));
+    for (var i = first; i < last; i++) {
+      var lane = lanes[i], col = regions[lane.g].rgb;
+      cov.fill(0);
+      if (lane.start) coverExact(lane, cov, scale); else coverBinned(lane, cov, scale);
+      var dim = highlight && !highlight.has(lane.g) ? 0.15 : 1;
+      var y0 = Math.max(0, Math.round(i * laneH - top + dpr)), y1 = Math.min(ph, Math.round((i + 1) * laneH - top - dpr));
+      for (var c = 0; c < pw; c++) {
+        var a = cov[c];
+        if (a <= 0) continue;
+        if (a > 1) a = 1;
+        a *= dim;
+        var r = 255 - a * (255 - col[0]), g = 255 - a * (255 - col[1]), b = 255 - a * (255 - col[2]);
+        for (var y = y0; y < y1; y++) {
+          var o = (y * pw + c) * 4;
+          px[o] = r; px[o + 1] = g; px[o + 2] = b;
+        }
+      }
+    }
+    ctx.putImageData(img, Math.round(LABEL_W * dpr), 0);
+    drawLabels(ctx, dpr, first, last, top);
+    drawAxis();
+    drawFlame();
+  }
+
+  function drawLabels(ctx, dpr, first, last, top) {
+    ctx.save();
+    ctx.scale(dpr, dpr);
+    ctx.clearRect(0, 0, LABEL_W, el.canvas.clientHeight);
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    for (var i = first; i < last; i++) {
+      var l = lanes[i], y = i * LANE_H - top / dpr;
+      var on = highlight && highlight.has(l.g);
+      ctx.fillStyle = regions[l.g].color;
+      ctx.fillRect(2, y + 3, 8, LANE_H - 6);
+      ctx.fillStyle = on ? '#000' : '#333';
+      ctx.font = (on ? 'bold ' : '') + '11px system-ui, sans-serif';
+      var text = laneLabel(l), indent = 8 * Math.min(regions[l.g].depth || 0, 8);
+      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 18 - indent) text = text.slice(0, -2);
+      ctx.fillText(text !== laneLabel(l) ? text + '\u2026' : text, 14 + indent, y + LANE_H / 2);
+      if (i > 0 && lanes[i - 1].g !== l.g) {
+        ctx.fillStyle = '#bbb';
+        ctx.fillRect(0, y, el.canvas.clientWidth, 1);
+      }
+    }
+    ctx.fillStyle = '#999';
+    ctx.fillRect(LABEL_W - 1, 0, 1, el.canvas.clientHeight);
+    ctx.restore();
+  }
+
+  // Ticks at 1, 2 or 5 times a power of ten, about every 110 px; labelled
+  // in the unit of the step, so they change as the window shrinks.
+  function drawAxis() {
+    var pw = plotWidth(), range = view.t1 - view.t0;
+    var raw = range / Math.max(1, pw / 110), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = raw / p < 2 ? 2 * p : raw / p < 5 ? 5 * p : 10 * p;
+    var unit = UNITS[UNITS.length - 1];
+    for (var u = 0; u < UNITS.length; u++) if (step >= UNITS[u][0]) { unit = UNITS[u]; break; }
+    var dec = Math.max(0, -Math.floor(Math.log10(step / unit[0]) + 1e-9));
+    var html = [], t = Math.ceil(view.t0 / step) * step;
+    for (var n = 0; t <= view.t1 && n < 200; t += step, n++) {
+      var x = LABEL_W + (t - view.t0) / range * pw;
+      var last = x > LABEL_W + pw - 30 ? ' sp-last' : ''; // keep the label inside
+      html.push('<span class="sp-tick' + last + '" style="left:' + x.toFixed(1) + 'px">' +
+        (t / unit[0]).toFixed(dec) + ' ' + unit[1] + '</span>');
+    }
+    el.axis.innerHTML = html.join('');
+    el.window.textContent = 'window ' + fmtTime(view.t0) + ' \u2013 ' + fmtTime(view.t1) +
+      ' of ' + fmtTime(D.span);
+  }
+
+  var pending = false;
+  function redraw() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; draw(); });
+  }
+
+  // ---- zoom and pan -----------------------------------------------------
+
+  function setView(t0, t1) {
+    var span = Math.max(D.span, 1), w = Math.min(Math.max(t1 - t0, 10), span * 1.0);
+    if (t0 < 0) t0 = 0;
+    if (t0 + w > span) t0 = span - w;
+    view.t0 = Math.max(0, t0);
+    view.t1 = view.t0 + w;
+    redraw();
+  }
+
+  function zoom(factor, frac) { // factor < 1 zooms in, around the fraction frac of the width
+    var w = view.t1 - view.t0, at = view.t0 + frac * w;
+    setView(at - frac * w * factor, at + (1 - frac) * w * factor);
+  }
+
+  function pan(frac) { var w = view.t1 - view.t0; setView(view.t0 + frac * w, view.t1 + frac * w); }
+
+  function mouseFrac(e) {
+    var r = el.canvas.getBoundingClientRect();
+    return Math.min(1, Math.max(0, (e.clientX - r.left - LABEL_W) / plotWidth()));
+  }
+
+  el.canvas.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    if (e.shiftKey) { el.scroll.scrollTop += e.deltaY; return; }
+    zoom(Math.exp(e.deltaY * 0.002), mouseFrac(e));
+  }, { passive: false });
+
+  var drag = null;
+  el.canvas.addEventListener('mousedown', function (e) {
+    drag = { x: e.clientX, y: e.clientY, t0: view.t0, t1: view.t1, top: el.scroll.scrollTop };
+    el.canvas.classList.add('sp-dragging');
+    el.canvas.focus();
+  });
+  window.addEventListener('mouseup', function () { drag = null; el.canvas.classList.remove('sp-dragging'); });
+  window.addEventListener('mousemove', function (e) {
+    if (!drag) return;
+    var dt = (e.clientX - drag.x) / plotWidth() * (drag.t1 - drag.t0);
+    setView(drag.t0 - dt, drag.t1 - dt);
+    el.scroll.scrollTop = drag.top - (e.clientY - drag.y);
+  });
+  el.canvas.addEventListener('keydown', function (e) {
+    var k = e.key, done = true;
+    if (k === '+' || k === '=') zoom(0.5, 0.5);
+    else if (k === '-' || k === '_') zoom(2, 0.5);
+    else if (k === 'ArrowLeft') pan(-0.2);
+    else if (k === 'ArrowRight') pan(0.2);
+    else if (k === 'ArrowUp') el.scroll.scrollTop -= LANE_H * 3;
+    else if (k === 'ArrowDown') el.scroll.scrollTop += LANE_H * 3;
+    else if (k === '0' || k === 'Home') setView(0, D.span);
+    else done = false;
+    if (done) e.preventDefault();
+  });
+  document.getElementById('sp-zoom-in').onclick = function () { zoom(0.5, 0.5); };
+  document.getElementById('sp-zoom-out').onclick = function () { zoom(2, 0.5); };
+  document.getElementById('sp-reset').onclick = function () { setView(0, D.span); };
+  el.scroll.addEventListener('scroll', redraw);
+  window.addEventListener('resize', function () { layout(); redraw(); });
+
+  // ---- tooltip ----------------------------------------------------------
+
+  function hitExact(lane, t, tol) {
+    var st = lane.start, du = lane.dur, best = -1;
+    var lo = 0, hi = st.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (st[mid] <= t + tol) lo = mid + 1; else hi = mid; }
+    for (var i = lo - 1, k = 0; i >= 0 && k < 512; i--, k++) {
+      if (st[i] + du[i] >= t - tol) { best = i; if (st[i] <= t && st[i] + du[i] >= t) break; }
+      if (st[i] + lane.maxDur < t - tol) break;
+    }
+    return best;
+  }
+
+  // The calls that contain call k of lane (same rank and thread, exact
+  // lanes, the lane itself included for recursion), outermost first: the
+  // call path, as the call tree nests calls.
+  function callPath(lane, k) {
+    var s = lane.start[k], e = s + lane.dur[k], outer = [];
+    lanes.forEach(function (l) {
+      if (!l.start || l.rank !== lane.rank || l.thread !== lane.thread) return;
+      var lo = 0, hi = l.start.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (l.start[mid] <= s) lo = mid + 1; else hi = mid; }
+      for (var i = lo - 1, n = 0; i >= 0 && n < 4096; i--, n++) {
+        if (l.start[i] + l.maxDur < e) break; // nothing earlier can reach e
+        if (l === lane && i === k) continue;
+        var ie = l.start[i] + l.dur[i];
+        if (ie >= e && (l.start[i] < s || ie > e || l.g !== lane.g))
+          outer.push([l.start[i], -l.dur[i], regions[l.g].name]);
+      }
+    });
+    outer.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    return outer.map(function (o) { return o[2]; }).concat([regions[lane.g].name]).join(' / ');
+  }
+
+  function tipText(e) {
+    var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
+    var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
+    if (x < 0 || i < 0 || i >= lanes.length) return null;
+    var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
+    var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
+    var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
+      '   thread  ' + lane.thread + '\n';
+    if (lane.start) {
+      var k = hitExact(lane, t, tol);
+      if (k < 0) return null;
+      head = head.replace('call path  ' + reg.path, 'call path  ' + callPath(lane, k));
+      return head + 'start  ' + fmtTime(lane.start[k]) + '\nduration  ' + fmtTime(lane.dur[k]);
+    }
+    // The finest bins under the pointer (one pixel either side).
+    var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, px = w / plotWidth();
+    var b0 = Math.max(0, Math.floor((t - px) / bw)), b1 = Math.min(lv.length - 1, Math.floor((t + px) / bw));
+    var sum = 0;
+    for (var b = b0; b <= b1; b++) sum += lv[b];
+    if (b1 < b0 || !sum) return null;
+    return head + 'busy  ' + Math.round(sum / (b1 - b0 + 1) / 2.55) + ' % of ' + fmtTime(b0 * bw) +
+      ' \u2013 ' + fmtTime((b1 + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report)';
+  }
+
+  el.canvas.addEventListener('mousemove', function (e) {
+    var text = drag ? null : tipText(e);
+    el.tip.hidden = !text;
+    if (!text) return;
+    el.tip.textContent = text;
+    el.tip.style.left = (e.clientX + 14) + 'px';
+    el.tip.style.top = (e.clientY + 14) + 'px';
+  });
+  el.canvas.addEventListener('mouseleave', function () { el.tip.hidden = true; });
+
+  // ---- highlight, legend, duration bars ---------------------------------
+
+  function setHighlight(set) {
+    highlight = set && set.size ? set : null;
+    Array.prototype.forEach.call(document.querySelectorAll('[data-region]'), function (n) {
+      var on = highlight && highlight.has(+n.getAttribute('data-region'));
+      n.classList.toggle('sp-on', !!on);
+    });
+    redraw();
+  }
+
+  function toggleRegion(g) {
+    setHighlight(highlight && highlight.size === 1 && highlight.has(g) ? null : new Set([g]));
+  }
+
+  function buildLegend() {
+    regions.forEach(function (r, g) {
+      var li = document.createElement('li'), sw = document.createElement('span');
+      li.setAttribute('data-region', g);
+      li.className = 'sp-region';
+      sw.className = 'sp-swatch';
+      sw.style.background = r.color;
+      li.appendChild(sw);
+      li.appendChild(document.createTextNode(r.name));
+      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total';
+      li.onclick = function () { toggleRegion(g); };
+      el.legend.appendChild(li);
+    });
+  }
+
+  function metricOf(r, m) {
+    if (m === 'avg') return r.n ? r.total / r.n : 0;
+    return r[m] || 0;
+  }
+
+  function buildDurations() {
+    var m = el.metric.value, svgNS = 'http://www.w3.org/2000/svg';
+    var rows = regions.filter(function (r) { return r.n > 0; })
+      .sort(function (a, b) { // longest first, ties by name
+        return metricOf(b, m) - metricOf(a, m) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+      });
+    var max = rows.length ? metricOf(rows[0], m) || 1 : 1, W = 900, bh = 16, nameW = 220;
+    el.durations.setAttribute('width', W);
+    el.durations.setAttribute('height', rows.length * (bh + 4) + 4);
+    el.durations.textContent = '';
+    rows.forEach(function (r, k) {
+      var y = 2 + k * (bh + 4), w = metricOf(r, m) / max * (W - nameW - 110);
+      var name = document.createElementNS(svgNS, 'text');
+      name.setAttribute('x', nameW - 6); name.setAttribute('y', y + bh - 4);
+      name.setAttribute('text-anchor', 'end');
+      name.textContent = r.name.length > 34 ? r.name.slice(0, 33) + '\u2026' : r.name;
+      var bar = document.createElementNS(svgNS, 'rect');
+      bar.setAttribute('x', nameW); bar.setAttribute('y', y);
+      bar.setAttribute('width', Math.max(0.5, w)); bar.setAttribute('height', bh);
+      bar.setAttribute('fill', r.color);
+      bar.setAttribute('data-region', r.index);
+      bar.addEventListener('click', function () { toggleRegion(r.index); });
+      var val = document.createElementNS(svgNS, 'text');
+      val.setAttribute('x', nameW + w + 4); val.setAttribute('y', y + bh - 4);
+      val.textContent = fmtTime(metricOf(r, m));
+      el.durations.appendChild(name); el.durations.appendChild(bar); el.durations.appendChild(val);
+    });
+  }
+  el.metric.addEventListener('change', buildDurations);
+
+
+  // ---- flame chart --------------------------------------------------------
+  // The reference tool's meaning: per rank, calls sorted by start then
+  // longest first, depth = number of calls still open; threads kept apart
+  // (a band per thread). Built from the exact intervals of that rank.
+  var FLAME_ROW = 16, flame = null;
+
+  function buildFlame(rank) {
+    var byThread = {}, binned = 0;
+    lanes.forEach(function (l) {
+      if (l.rank !== rank) return;
+      if (!l.start) { binned += l.n; return; }
+      var calls = byThread[l.thread] || (byThread[l.thread] = []);
+      for (var i = 0; i < l.start.length; i++) calls.push([l.start[i], l.start[i] + l.dur[i], l.g]);
+    });
+    var bands = [], y = 0;
+    Object.keys(byThread).map(Number).sort(function (a, b) { return a - b; }).forEach(function (t) {
+      var calls = byThread[t], stack = [], maxd = 0;
+      calls.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+      for (var i = 0; i < calls.length; i++) {
+        while (stack.length && stack[stack.length - 1] < calls[i][1]) stack.pop();
+        calls[i].push(stack.length);
+        if (stack.length > maxd) maxd = stack.length;
+        stack.push(calls[i][1]);
+      }
+      bands.push({ thread: t, calls: calls, y: y, depth: maxd + 1 });
+      y += (maxd + 1) * FLAME_ROW + 18;
+    });
+    flame = { rank: rank, bands: bands, height: Math.max(y, 40), binned: binned };
+    el['flame-note'].textContent = binned ? binned + ' calls of rank ' + rank +
+      ' are binned in this report and not shown (raise --html-exact)' : '';
+    drawFlame();
+  }
+
+  function drawFlame() {
+    if (!flame) return;
+    var cv = el.flame, dpr = window.devicePixelRatio || 1, W = cv.clientWidth;
+    cv.style.height = flame.height + 'px';
+    cv.width = Math.round(W * dpr);
+    cv.height = Math.round(flame.height * dpr);
+    var ctx = cv.getContext('2d'), pw = W - LABEL_W, scale = pw / (view.t1 - view.t0);
+    ctx.scale(dpr, dpr);
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    flame.bands.forEach(function (b) {
+      ctx.fillStyle = '#333';
+      ctx.fillText('thread ' + b.thread, 4, b.y + 8);
+      var base = b.y + 16;
+      for (var i = 0; i < b.calls.length; i++) {
+        var c = b.calls[i];
+        if (c[1] < view.t0 || c[0] > view.t1) continue;
+        var x0 = LABEL_W + Math.max(0, (c[0] - view.t0) * scale);
+        var x1 = LABEL_W + Math.min(pw, (c[1] - view.t0) * scale);
+        var dim = highlight && !highlight.has(c[2]);
+        ctx.globalAlpha = dim ? 0.2 : 1;
+        ctx.fillStyle = regions[c[2]].color;
+        ctx.fillRect(x0, base + c[3] * FLAME_ROW, x1 - x0, FLAME_ROW - 1);
+        if (x1 - x0 > 40) {
+          ctx.fillStyle = '#000';
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(x0, base + c[3] * FLAME_ROW, x1 - x0, FLAME_ROW);
+          ctx.clip();
+          ctx.fillText(regions[c[2]].name, x0 + 3, base + c[3] * FLAME_ROW + FLAME_ROW / 2);
+          ctx.restore();
+        }
+      }
+      ctx.globalAlpha = 1;
+    });
+  }
+
+  function flameHit(e) {
+    if (!flame) return null;
+    var r = el.flame.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W, y = e.clientY - r.top;
+    var t = view.t0 + x / (r.width - LABEL_W) * (view.t1 - view.t0);
+    for (var k = 0; k < flame.bands.length; k++) {
+      var b = flame.bands[k], d = Math.floor((y - b.y - 16) / FLAME_ROW);
+      if (d < 0 || d >= b.depth) continue;
+      for (var i = 0; i < b.calls.length; i++) {
+        var c = b.calls[i];
+        if (c[3] === d && c[0] <= t && c[1] >= t) return { c: c, thread: b.thread };
+      }
+    }
+    return null;
+  }
+
+  el.flame.addEventListener('mousemove', function (e) {
+    var h = flameHit(e);
+    el.tip.hidden = !h;
+    if (!h) return;
+    var reg = regions[h.c[2]];
+    el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + flame.rank +
+      '   thread  ' + h.thread + '   depth  ' + h.c[3] + '\nstart  ' + fmtTime(h.c[0]) +
+      '\nduration  ' + fmtTime(h.c[1] - h.c[0]);
+    el.tip.style.left = (e.clientX + 14) + 'px';
+    el.tip.style.top = (e.clientY + 14) + 'px';
+  });
+  el.flame.addEventListener('mouseleave', function () { el.tip.hidden = true; });
+  el.flame.addEventListener('click', function (e) { var h = flameHit(e); if (h) toggleRegion(h.c[2]); });
+  el.flame.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    var r = el.flame.getBoundingClientRect();
+    zoom(Math.exp(e.deltaY * 0.002), Math.min(1, Math.max(0, (e.clientX - r.left - LABEL_W) / (r.width - LABEL_W))));
+  }, { passive: false });
+  D.ranks.forEach(function (rk) {
+    var o = document.createElement('option');
+    o.value = rk;
+    o.textContent = rk;
+    el['flame-rank'].appendChild(o);
+  });
+  el['flame-rank'].addEventListener('change', function () { buildFlame(+el['flame-rank'].value); });
+
+
+  // ---- call tree ------------------------------------------------------------
+  // D.tree: the reader's call paths, depth-first (a parent before its
+  // children). A sortable table (siblings sorted under their parent) whose
+  // rows fold; clicking a row highlights the region's lanes and flame boxes.
+  var tree = D.tree || null, treeSort = { key: null, desc: true };
+
+  function treeSetup() {
+    if (!tree || !tree.length) return;
+    tree.forEach(function (n, i) {
+      n.i = i; n.kids = []; n.open = n.d < 2;
+      n.path = (n.p >= 0 ? tree[n.p].path + ' / ' : '') + regions[n.g].name;
+      if (n.p >= 0) tree[n.p].kids.push(n);
+    });
+    // Lanes in call-tree order: regions by their first node, then rank and
+    // thread; labels indented by that node's depth.
+    var first = {};
+    tree.forEach(function (n) { if (!(n.g in first)) first[n.g] = n; });
+    regions.forEach(function (r, g) {
+      var n = first[g];
+      r.order = n ? n.i : tree.length + g;
+      r.depth = n ? n.d : 0;
+      if (n) r.path = n.path;
+    });
+    lanes.sort(function (a, b) {
+      return regions[a.g].order - regions[b.g].order || a.rank - b.rank || a.thread - b.thread;
+    });
+    document.getElementById('sp-tree-section').hidden = false;
+    buildTree();
+  }
+
+  var TREE_COLS = [['name', 'call path'], ['calls', 'calls'], ['incl', 'inclusive'],
+    ['excl', 'exclusive'], ['rmin', 'min/rank'], ['rmean', 'mean/rank'], ['rmax', 'max/rank'],
+    ['imb', 'imbalance']];
+
+  function treeCell(n, k) {
+    if (k === 'calls') return String(n.calls);
+    if (k === 'imb') return n.timed ? n.imb.toFixed(3) : '-';
+    return n.timed ? fmtTime(n[k]) : '-';
+  }
+
+  function treeOrder(list) {
+    var k = treeSort.key;
+    if (!k) return list;
+    return list.slice().sort(function (a, b) {
+      var x = k === 'name' ? regions[a.g].name : a[k], y = k === 'name' ? regions[b.g].name : b[k];
+      var c = x < y ? -1 : x > y ? 1 : 0;
+      return k === 'name' ? c : treeSort.desc ? -c : c;
+    });
+  }
+
+  function buildTree() {
+    var t = el.tree, rows = [];
+    t.textContent = '';
+    var head = t.createTHead().insertRow();
+    TREE_COLS.forEach(function (c) {
+      var th = document.createElement('th');
+      th.textContent = c[1] + (treeSort.key === c[0] ? (c[0] === 'name' ? ' \u25b4' : treeSort.desc ? ' \u25be' : ' \u25b4') : '');
+      th.setAttribute('data-key', c[0]);
+      th.onclick = function () {
+        treeSort.desc = treeSort.key === c[0] ? !treeSort.desc : true;
+        treeSort.key = c[0];
+        buildTree();
+      };
+      head.appendChild(th);
+    });
+    var body = t.createTBody();
+    (function walk(list) {
+      treeOrder(list).forEach(function (n) {
+        rows.push(n);
+        if (n.open) walk(n.kids);
+      });
+    })(tree.filter(function (n) { return n.p < 0; }));
+    rows.forEach(function (n) {
+      var tr = body.insertRow();
+      tr.setAttribute('data-name', regions[n.g].name);
+      tr.setAttribute('data-region', n.g);
+      tr.setAttribute('data-node', n.i);
+      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '');
+      TREE_COLS.forEach(function (c, j) {
+        var td = tr.insertCell();
+        if (j === 0) {
+          td.style.paddingLeft = (4 + 16 * n.d) + 'px';
+          var tg = document.createElement('span');
+          tg.className = 'sp-toggle';
+          tg.textContent = n.kids.length ? (n.open ? '\u25be' : '\u25b8') : '';
+          tg.onclick = function (e) { e.stopPropagation(); n.open = !n.open; buildTree(); };
+          td.appendChild(tg);
+          var sw = document.createElement('span');
+          sw.className = 'sp-swatch';
+          sw.style.background = regions[n.g].color;
+          td.appendChild(sw);
+          td.appendChild(document.createTextNode(regions[n.g].name));
+        } else {
+          td.textContent = treeCell(n, c[0]);
+        }
+      });
+      tr.onclick = function () { toggleRegion(n.g); };
+    });
+    if (highlight) setHighlight(highlight);
+  }
+
+
+  // ---- speedup (several files) ------------------------------------------------
+  // The reference tool's rule: regions common to all files, mean duration
+  // per call over the selected ranks, files with the same x (number of
+  // ranks) averaged, baseline = smallest x, speedup = baseline / mean.
+  function speedupSeries() {
+    var files = D.files, names = Object.keys(files[0].regions).filter(function (n) {
+      return files.every(function (f) { return f.regions[n] && f.regions[n].n > 0; });
+    });
+    var xs = [];
+    files.forEach(function (f) { if (xs.indexOf(f.ranks) < 0) xs.push(f.ranks); });
+    xs.sort(function (a, b) { return a - b; });
+    return { xs: xs, series: names.map(function (n) {
+      var means = xs.map(function (x) {
+        var m = files.filter(function (f) { return f.ranks === x; })
+          .map(function (f) { return f.regions[n].total / f.regions[n].n; });
+        return m.reduce(function (a, b) { return a + b; }, 0) / m.length;
+      });
+      return { name: n, points: xs.map(function (x, k) { return [x, means[0] / means[k]]; }) };
+    }) };
+  }
+
+  function buildSpeedup() {
+    if (!D.files || D.files.length < 2) return;
+    document.getElementById('sp-speedup-section').hidden = false;
+    var svg = document.getElementById('sp-speedup'), NS = 'http://www.w3.org/2000/svg';
+    var W = 640, H = 360, L = 50, B = 40, T = 10, R = 160, s = speedupSeries();
+    var xmin = s.xs[0], xmax = s.xs[s.xs.length - 1], ymax = xmax / xmin;
+    s.series.forEach(function (se) { se.points.forEach(function (p) { ymax = Math.max(ymax, p[1]); }); });
+    function X(x) { return L + (xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5) * (W - L - R); }
+    function Y(y) { return H - B - y / (ymax * 1.05) * (H - B - T); }
+    function add(tag, attrs, text) {
+      var e = document.createElementNS(NS, tag);
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+      if (text !== undefined) e.textContent = text;
+      svg.appendChild(e);
+      return e;
+    }
+    svg.setAttribute('width', W);
+    svg.setAttribute('height', H);
+    add('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#999' });
+    add('line', { x1: L, y1: T, x2: L, y2: H - B, stroke: '#999' });
+    s.xs.forEach(function (x) { add('text', { x: X(x), y: H - B + 14, 'text-anchor': 'middle' }, x); });
+    add('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' }, 'ranks');
+    [0, ymax / 2, ymax].forEach(function (y) {
+      add('text', { x: L - 4, y: Y(y) + 4, 'text-anchor': 'end' }, y.toFixed(2));
+    });
+    add('line', { x1: X(xmin), y1: Y(1), x2: X(xmax), y2: Y(xmax / xmin), stroke: '#777',
+      'stroke-dasharray': '5,4', 'data-ideal': 1 });
+    var byName = {};
+    regions.forEach(function (r) { byName[r.name] = r; });
+    s.series.forEach(function (se, k) {
+      var col = byName[se.name] ? byName[se.name].color : '#555';
+      add('polyline', { fill: 'none', stroke: col, 'stroke-width': 2,
+        points: se.points.map(function (p) { return X(p[0]) + ',' + Y(p[1]); }).join(' ') });
+      se.points.forEach(function (p) {
+        var c = add('circle', { cx: X(p[0]), cy: Y(p[1]), r: 4, fill: col, 'data-name': se.name,
+          'data-x': p[0], 'data-speedup': p[1] });
+        var t = document.createElementNS(NS, 'title');
+        t.textContent = se.name + ': ' + p[0] + ' ranks, speedup ' + p[1].toFixed(3);
+        c.appendChild(t);
+      });
+      add('rect', { x: W - R + 10, y: T + 16 * k, width: 10, height: 10, fill: col });
+      add('text', { x: W - R + 24, y: T + 16 * k + 9 }, se.name);
+    });
+  }
+
+  // ---- layout and start -------------------------------------------------
+
+  function layout() {
+    var total = lanes.length * LANE_H, h = Math.min(total, Math.max(200, window.innerHeight * 0.7));
+    el.canvas.style.height = h + 'px';
+    el.scroll.style.height = h + 'px';
+    el.spacer.style.height = Math.max(0, total - h) + 'px';
+  }
+
+  el.file.textContent = D.file;
+  el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
+    ' lanes, ' + D.counts.intervals + ' intervals' +
+    (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
+      D.counts.exact + ' intervals exact)' : '') + '; ' + D.generator;
+  document.title = 'scope-profiler: ' + D.file;
+  treeSetup();
+  buildLegend();
+  buildDurations();
+  buildSpeedup();
+  buildFlame(D.ranks[0]);
+  layout();
+  if (D.window && D.window[1] > D.window[0]) setView(D.window[0], D.window[1]);
+  var t = performance.now();
+  draw();
+
+  // For scripts and tests: the state, and the same actions as the mouse and keys.
+  // loadedMs: from navigation start to the end of the first drawing (benchmark).
+  window.spReport = {
+    data: D, lanes: lanes, view: function () { return [view.t0, view.t1]; },
+    setView: setView, zoom: zoom, highlight: setHighlight, draw: draw,
+    highlighted: function () { return highlight ? Array.from(highlight) : []; },
+    flame: function () {
+      return flame.bands.map(function (b) {
+        return { thread: b.thread, calls: b.calls.length, depth: b.depth,
+          depths: b.calls.map(function (c) { return [regions[c[2]].name, c[0], c[3]]; }) };
+      });
+    },
+    firstDrawMs: performance.now() - t, loadedMs: performance.now()
+  };
+})();

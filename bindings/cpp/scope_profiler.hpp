@@ -56,7 +56,7 @@ namespace detail {
  * its first successful registration. */
 inline unsigned session_id() noexcept { return sp__session + 1u; }
 
-}  // namespace detail
+} // namespace detail
 
 /* ===================================================================== */
 /*  Version and errors                                                   */
@@ -160,7 +160,8 @@ class Session {
  * A region registered once: keep it (static or long-lived) and open it
  * many times with sp::Scope. It may be created before setup: it then
  * registers on its first use in a session, and again in each new session
- * (sp_setup from C++, C, Fortran or Python). Thread-safe; copying is not allowed (keep a reference).
+ * (sp_setup from C++, C, Fortran or Python). Thread-safe; copying is not allowed (keep a
+ * reference).
  */
 class Region {
  public:
@@ -276,7 +277,7 @@ class NamedScope {
   bool on_;
 };
 
-}  // namespace sp
+} // namespace sp
 
 /*
  * SP_SCOPE("name") times the rest of the enclosing block; the name must be
@@ -284,8 +285,8 @@ class NamedScope {
  * sp::Region). SP_FUNCTION() does the same with the function's name
  * (__func__, so overloads and methods of the same name share a region).
  */
-#define SP__SCOPE_ID(name, id)                                               \
-  static const ::sp::Region SP__CAT(sp__region_, id){name};                  \
+#define SP__SCOPE_ID(name, id)                              \
+  static const ::sp::Region SP__CAT(sp__region_, id){name}; \
   const ::sp::Scope SP__CAT(sp__scope_, id) { SP__CAT(sp__region_, id) }
 #define SP_SCOPE(name) SP__SCOPE_ID(name, __COUNTER__)
 #define SP_FUNCTION() SP_SCOPE(__func__)

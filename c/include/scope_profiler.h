@@ -75,28 +75,28 @@ SP_EXPORT const char *sp_version_string(void);
 /* ===================================================================== */
 
 /* X-macro: one list generates the enum, sp_strerror() and sp_err_name(). */
-#define SP_ERRNO_MAP(XX)                                                     \
-  XX(EINVAL, -1, "invalid argument")                                         \
-  XX(ENOMEM, -2, "out of memory")                                            \
-  XX(ENAMETOOLONG, -3, "region name longer than SP_NAME_MAX bytes")          \
-  XX(ENOTSETUP, -4, "profiler not set up (call sp_setup first)")             \
-  XX(EIO, -5, "I/O error while writing profile data")                        \
-  XX(EHDF5, -6, "HDF5 call failed")                                          \
-  XX(EMPI, -7, "MPI call failed or MPI unusable")                            \
-  XX(EPATH, -8, "output path not writable")                                  \
-  XX(ESPILL, -9, "spill file unreadable or damaged")                         \
-  XX(ENOTSUP, -10, "feature not built into this library")                    \
-  XX(ETOOMANY, -11, "too many regions")                                      \
-  XX(ELOST, -12, "recorded events were lost (see the message on stderr)")    \
-  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")              \
-  XX(EPARTIAL, -14, "some ranks or records could not be recovered")          \
+#define SP_ERRNO_MAP(XX)                                                  \
+  XX(EINVAL, -1, "invalid argument")                                      \
+  XX(ENOMEM, -2, "out of memory")                                         \
+  XX(ENAMETOOLONG, -3, "region name longer than SP_NAME_MAX bytes")       \
+  XX(ENOTSETUP, -4, "profiler not set up (call sp_setup first)")          \
+  XX(EIO, -5, "I/O error while writing profile data")                     \
+  XX(EHDF5, -6, "HDF5 call failed")                                       \
+  XX(EMPI, -7, "MPI call failed or MPI unusable")                         \
+  XX(EPATH, -8, "output path not writable")                               \
+  XX(ESPILL, -9, "spill file unreadable or damaged")                      \
+  XX(ENOTSUP, -10, "feature not built into this library")                 \
+  XX(ETOOMANY, -11, "too many regions")                                   \
+  XX(ELOST, -12, "recorded events were lost (see the message on stderr)") \
+  XX(ETIMEDOUT, -13, "ranks did not reach sp_finalize in time")           \
+  XX(EPARTIAL, -14, "some ranks or records could not be recovered")       \
   XX(EBUSY, -15, "other threads are recording in the running session")
 
 typedef enum sp_errno {
 #define SP__XX(name, value, text) SP_##name = value,
   SP_ERRNO_MAP(SP__XX)
 #undef SP__XX
-  SP_OK = 0
+      SP_OK = 0
 } sp_errno_t;
 
 /** Text for an SP_E* code (or "success" for 0); never NULL. Thread-safe. */
@@ -124,9 +124,10 @@ typedef struct sp_config {
   int time_trace;          /**< record start/end stamps; 0 = call counts only (default 1) */
   int flush_to_disk;       /**< append full buffers to spill files (default 1) */
   int64_t buffer_limit;    /**< events per thread and region before a flush (default 100000) */
-  const char *file_path;   /**< merged output file; copied by sp_setup (default "profiling_data.h5") */
-  int profile_mpi;         /**< record MPI calls as regions named "MPI_Allreduce" etc. (default 0;
-                                needs libscope_profiler before libmpi in the link line) */
+  const char
+      *file_path;  /**< merged output file; copied by sp_setup (default "profiling_data.h5") */
+  int profile_mpi; /**< record MPI calls as regions named "MPI_Allreduce" etc. (default 0;
+                        needs libscope_profiler before libmpi in the link line) */
 } sp_config;
 
 /** Fills *cfg with the defaults listed in sp_config. */
@@ -259,12 +260,12 @@ SP_EXPORT extern volatile unsigned sp__session;
  */
 #define SP__CAT2(a, b) a##b
 #define SP__CAT(a, b) SP__CAT2(a, b)
-#define SP_BLOCK_H(handle)                                                   \
-  for (int SP__CAT(sp__h_, __LINE__) = (handle),                             \
-           SP__CAT(sp__once_, __LINE__) = (sp_start(SP__CAT(sp__h_, __LINE__)), 1); \
-       SP__CAT(sp__once_, __LINE__);                                         \
-       SP__CAT(sp__once_, __LINE__) = 0, sp_stop(SP__CAT(sp__h_, __LINE__)))  \
-    for (int SP__CAT(sp__in_, __LINE__) = 1; SP__CAT(sp__in_, __LINE__);      \
+#define SP_BLOCK_H(handle)                                                                     \
+  for (int SP__CAT(sp__h_, __LINE__) = (handle), SP__CAT(sp__once_, __LINE__) =                \
+                                                     (sp_start(SP__CAT(sp__h_, __LINE__)), 1); \
+       SP__CAT(sp__once_, __LINE__);                                                           \
+       SP__CAT(sp__once_, __LINE__) = 0, sp_stop(SP__CAT(sp__h_, __LINE__)))                   \
+    for (int SP__CAT(sp__in_, __LINE__) = 1; SP__CAT(sp__in_, __LINE__);                       \
          SP__CAT(sp__in_, __LINE__) = 0)
 #define SP_BLOCK(name) SP_BLOCK_H(sp__block_handle(name))
 

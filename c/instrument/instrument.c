@@ -110,14 +110,18 @@ static SP_NI void sp_settings_read(void) {
   if (inc && *inc) {
     sp_have_include = regcomp(&sp_include, inc, REG_EXTENDED | REG_NOSUB) == 0;
     if (!sp_have_include)
-      fprintf(stderr, "scope-profiler: SCOPE_PROFILER_INSTRUMENT_INCLUDE='%s' is not a valid "
-                      "extended regular expression; ignored\n", inc);
+      fprintf(stderr,
+              "scope-profiler: SCOPE_PROFILER_INSTRUMENT_INCLUDE='%s' is not a valid "
+              "extended regular expression; ignored\n",
+              inc);
   }
   if (exc && *exc) {
     sp_have_exclude = regcomp(&sp_exclude, exc, REG_EXTENDED | REG_NOSUB) == 0;
     if (!sp_have_exclude)
-      fprintf(stderr, "scope-profiler: SCOPE_PROFILER_INSTRUMENT_EXCLUDE='%s' is not a valid "
-                      "extended regular expression; ignored\n", exc);
+      fprintf(stderr,
+              "scope-profiler: SCOPE_PROFILER_INSTRUMENT_EXCLUDE='%s' is not a valid "
+              "extended regular expression; ignored\n",
+              exc);
   }
   const char *mc = getenv("SCOPE_PROFILER_INSTRUMENT_MAX_CALLS");
   sp_max_calls = 10000;

@@ -129,8 +129,10 @@ static const char *sp_symtab_lookup(const sp_symtab_t *t, uintptr_t addr) {
   size_t lo = 0, hi = t->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (t->syms[mid].addr < addr) lo = mid + 1;
-    else hi = mid;
+    if (t->syms[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (lo < t->n && t->syms[lo].addr == addr) ? t->syms[lo].name : NULL;
 }

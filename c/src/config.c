@@ -64,7 +64,10 @@ static int sp_env_choice(const char *var, const char *const *choices, int n) {
   size_t used = 0;
   for (int i = 0; i < n && used < sizeof expected; i++)
     used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
-                             i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i]);
+                             i == 0       ? ""
+                             : i + 1 == n ? " or "
+                                          : ", ",
+                             choices[i]);
   sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
   return 0;
 }
@@ -93,11 +96,12 @@ static void sp_env_flush_signals(sp_settings_t *set) {
   static const struct {
     const char *name;
     int sig;
-  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+  } names[] = {{"TERM", SIGTERM}, {"INT", SIGINT},   {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
                {"HUP", SIGHUP},   {"XCPU", SIGXCPU}, {"QUIT", SIGQUIT}};
   char buf[256];
   snprintf(buf, sizeof buf, "%s", v);
-  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+  for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
+       tok = strtok_r(NULL, ", ", &save)) {
     if (!strncmp(tok, "SIG", 3)) tok += 3;
     int sig = atoi(tok);
     for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)

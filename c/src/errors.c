@@ -7,8 +7,8 @@ const char *sp_version_string(void) { return SP_VERSION_STRING; }
 
 const char *sp_strerror(int err) {
   switch (err) {
-#define SP__XX(name, value, text)                                            \
-  case SP_##name:                                                            \
+#define SP__XX(name, value, text) \
+  case SP_##name:                 \
     return text;
     SP_ERRNO_MAP(SP__XX)
 #undef SP__XX
@@ -21,8 +21,8 @@ const char *sp_strerror(int err) {
 
 const char *sp_err_name(int err) {
   switch (err) {
-#define SP__XX(name, value, text)                                            \
-  case SP_##name:                                                            \
+#define SP__XX(name, value, text) \
+  case SP_##name:                 \
     return "SP_" #name;
     SP_ERRNO_MAP(SP__XX)
 #undef SP__XX

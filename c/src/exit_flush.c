@@ -42,16 +42,17 @@ static void sp_exit_report(int64_t flushed) {
     snprintf(lost_text, sizeof lost_text, "; %lld event(s) could not be recorded (memory or disk)",
              (long long)lost);
   if (!sp__spill_path()) {
-    sp__log(1, SP_LOG_ALWAYS, "the program ended without sp_finalize: no profile written, and "
-            "no event reached a spill file%s", lost_text);
+    sp__log(1, SP_LOG_ALWAYS,
+            "the program ended without sp_finalize: no profile written, and "
+            "no event reached a spill file%s",
+            lost_text);
     return;
   }
   int64_t kept = flushed - sp__spill_events_failed();
   sp__log(1, SP_LOG_ALWAYS,
           "the program ended without sp_finalize: %lld event(s) are in the spill directory "
           "'%s'%s; rebuild the profile with: scope-profiler-merge -o %s %s",
-          (long long)(kept > 0 ? kept : 0), st->spill_dir, lost_text, st->file_path,
-          st->spill_dir);
+          (long long)(kept > 0 ? kept : 0), st->spill_dir, lost_text, st->file_path, st->spill_dir);
 }
 
 static void sp_exit_flush(void) {

@@ -176,8 +176,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
     rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
   } else if (rc == 0) {
     hid_t fapl = sp__par_fapl(par);
-    rc = sp__layout_create_par(fapl, partial, plans, par->size, by_rank,
-                               par->active ? par : NULL, sp__par_agree);
+    rc = sp__layout_create_par(fapl, partial, plans, par->size, by_rank, par->active ? par : NULL,
+                               sp__par_agree);
     H5Pclose(fapl);
     rc = sp__par_agree(par, rc);
   }
@@ -256,11 +256,11 @@ int sp__finalize_session(void) {
     if (st->events_lost > 0)
       snprintf(lost, sizeof lost, " %lld event(s) could not be recorded (memory or disk).",
                (long long)st->events_lost);
-    sp__log(0, SP_LOG_ALWAYS,
-            "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc), lost,
+    sp__log(0, SP_LOG_ALWAYS, "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc),
+            lost,
             sp__spill_path() ? "Recorded events are kept in the spill directory; rebuild the "
-                                "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
-                              : "No events were saved.");
+                               "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
+                             : "No events were saved.");
     if (sp__spill_path()) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", sp__spill_path());
     sp__spill_close(0);
   }
@@ -271,9 +271,8 @@ int sp__finalize_session(void) {
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
             " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"
             " node): %d",
-            times.phase[0], times.layout_by, times.phase[1],
-            sp_raw_mode_name(times.raw_by), times.phase[2],
-            sp_seconds() - t_begin, times.layout_cpu, sp_cpu_seconds() - cpu_begin,
+            times.phase[0], times.layout_by, times.phase[1], sp_raw_mode_name(times.raw_by),
+            times.phase[2], sp_seconds() - t_begin, times.layout_cpu, sp_cpu_seconds() - cpu_begin,
             times.ranks_per_cpu);
   return rc;
 }

@@ -7,7 +7,8 @@
  * recycled one whose pages are already faulted in; the writer returns
  * written arrays to a small pool. At most SP_MAX_PENDING arrays wait: past
  * that (disk slower than the program) the recording thread waits, which
- * keeps memory bounded. Records keep the order in which buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
+ * keeps memory bounded. Records keep the order in which buffers filled.
+ * SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +32,13 @@ static struct {
   int running, stop;
   sp_job_t *head, *tail;
   sp_job_t *current; /* being written (so a forked child can free it) */
-  int pending; /* queued or being written */
+  int pending;       /* queued or being written */
   sp_event_t *pool[SP_POOL_MAX];
   int64_t pool_cap[SP_POOL_MAX];
   int npool;
-} sp_w = {.mu = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER};
+} sp_w = {.mu = PTHREAD_MUTEX_INITIALIZER,
+          .work = PTHREAD_COND_INITIALIZER,
+          .idle = PTHREAD_COND_INITIALIZER};
 
 static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
   if (sp_w.npool < SP_POOL_MAX) {

@@ -267,7 +267,9 @@ static int sp_name_ok(const char *name, size_t len) {
   if (SP_LIKELY(name && len > 0 && len <= SP_NAME_MAX)) return 1;
   sp_misuse(SP_MISUSE_BAD_NAME);
   sp__log(1, SP_LOG_ONCE_BAD_NAME, "region name is %s; ignored",
-          !name ? "NULL" : len == 0 ? "empty" : "longer than SP_NAME_MAX (4096) bytes");
+          !name      ? "NULL"
+          : len == 0 ? "empty"
+                     : "longer than SP_NAME_MAX (4096) bytes");
   return 0;
 }
 
@@ -399,7 +401,8 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
   if (!stamped) now = sp_stop_stamp();
   sp_thread_t *t = sp__tls;
   int h = -1;
-  if (t && t->depth > 0 && name && sp_name_is(sp__region_at(t->stack[t->depth - 1].region), name, len)) {
+  if (t && t->depth > 0 && name &&
+      sp_name_is(sp__region_at(t->stack[t->depth - 1].region), name, len)) {
     h = t->stack[t->depth - 1].region;
   } else {
     if (len == SIZE_MAX && name) len = strnlen(name, SP_NAME_MAX + 1);

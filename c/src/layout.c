@@ -118,12 +118,21 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   int64_t o[3] = {-1, -1, -1};
   if (time_trace) {
     hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
-    if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+    if (d < 0)
+      rc = SP_EHDF5;
+    else
+      H5Dclose(d);
     d = sp_dataset(g, "end_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[1]);
-    if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+    if (d < 0)
+      rc = SP_EHDF5;
+    else
+      H5Dclose(d);
     if (r->thread_ids) {
       d = sp_dataset(g, "thread_ids", H5T_NATIVE_INT32, r->nevents, dcpl, &o[2]);
-      if (d < 0) rc = SP_EHDF5; else H5Dclose(d);
+      if (d < 0)
+        rc = SP_EHDF5;
+      else
+        H5Dclose(d);
     }
   }
   if (off) {
@@ -159,13 +168,14 @@ static int sp_layout_reserve_fd(int fd, int64_t bytes) {
       (uint64_t)bytes > (uint64_t)rl.rlim_cur) {
     sp__log(0, SP_LOG_ALWAYS,
             "the profile needs up to %.1f MB, more than the file size limit (ulimit -f) of "
-            "%.1f MB", (double)bytes / 1e6, (double)rl.rlim_cur / 1e6);
+            "%.1f MB",
+            (double)bytes / 1e6, (double)rl.rlim_cur / 1e6);
     return SP_EIO;
   }
   int err = posix_fallocate(fd, 0, (off_t)bytes);
   if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
-    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s",
-            (double)bytes / 1e6, strerror(err));
+    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s", (double)bytes / 1e6,
+            strerror(err));
     return SP_EIO;
   }
   return 0;

@@ -109,8 +109,8 @@ static __attribute__((noinline)) const char *sp_lw_tag_create(int32_t h) {
   char *tag = sp_lw_tag_get(h);
   if (!tag) {
     int c = h >> SP_LW_CHUNK_BITS;
-    if (!sp_lw_tags[c]) __atomic_store_n(&sp_lw_tags[c], calloc(SP_LW_CHUNK, sizeof(char *)),
-                                         __ATOMIC_RELEASE);
+    if (!sp_lw_tags[c])
+      __atomic_store_n(&sp_lw_tags[c], calloc(SP_LW_CHUNK, sizeof(char *)), __ATOMIC_RELEASE);
     char buf[SP_LW_TAG_MAX + 16];
     sp_lw_tag_make(sp__region_get(h)->name, h, buf);
     tag = sp_lw_tags[c] ? strdup(buf) : NULL;
@@ -157,7 +157,8 @@ void sp__likwid_start(int32_t h) {
   const char *tag = sp_lw_tag_get(h);
   if (!tag) tag = sp_lw_tag_create(h);
   if (!tag) return;
-  if (LIKWID_MARKER_START(tag) == 0 && !sp_lw_live) __atomic_store_n(&sp_lw_live, 1, __ATOMIC_RELAXED);
+  if (LIKWID_MARKER_START(tag) == 0 && !sp_lw_live)
+    __atomic_store_n(&sp_lw_live, 1, __ATOMIC_RELAXED);
 }
 
 void sp__likwid_stop(int32_t h) {
@@ -239,8 +240,9 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
   if (!f) return SP_EIO;
   int nthreads = 0, nregions = 0, ngroups = 0, rc = 0;
   char line[4096];
-  if (!fgets(line, sizeof line, f) || sscanf(line, "%d %d %d", &nthreads, &nregions, &ngroups) != 3 ||
-      nregions < 0 || nthreads < 0) {
+  if (!fgets(line, sizeof line, f) ||
+      sscanf(line, "%d %d %d", &nthreads, &nregions, &ngroups) != 3 || nregions < 0 ||
+      nthreads < 0) {
     fclose(f);
     return SP_EIO;
   }
@@ -266,7 +268,8 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
     int used = 0;
     long long cnt = 0;
     if (sscanf(line, "%d %d %d %lld %lf %d %n", &r.region, &r.group, &r.cpu, &cnt, &r.time,
-               &r.nevents, &used) < 6 || r.region < 0 || r.region >= nregions || r.nevents < 0)
+               &r.nevents, &used) < 6 ||
+        r.region < 0 || r.region >= nregions || r.nevents < 0)
       continue;
     r.count = cnt;
     if (r.nevents > 64) r.nevents = 64;
@@ -434,8 +437,8 @@ int sp__likwid_finalize(struct sp_par *par, const char *partial_path) {
   sp_buf_t b = {0};
   int rc = sp_lw_collect(&b);
   if (rc != 0) {
-    sp__log(1, SP_LOG_ONCE_LIKWID, "could not read LIKWID's results (%s); the profile has no counters",
-            sp_strerror(rc));
+    sp__log(1, SP_LOG_ONCE_LIKWID,
+            "could not read LIKWID's results (%s); the profile has no counters", sp_strerror(rc));
     b.n = 0;
   }
   char *all = NULL;

@@ -93,8 +93,7 @@ static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int *
   for (int r = 1; r < size; r++) got[r] = 0;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++)
     err = MPI_Irecv(&got[r], 1, MPI_INT, r, tag, comm, &reqs[r - 1]);
-  if (err == MPI_SUCCESS)
-    sp_wait_until(size - 1, reqs, sp_now_ns() + timeout_s * 1000000000, &err);
+  if (err == MPI_SUCCESS) sp_wait_until(size - 1, reqs, sp_now_ns() + timeout_s * 1000000000, &err);
   out[0] = 0;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++) {
     int done = 0;
@@ -146,8 +145,8 @@ static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s) {
 /* Another rank: sends one int with tag to rank 0 (from a static buffer: it
  * may still be on its way when this returns) and waits for rank 0's answer
  * with answer_tag, at most timeout_s and GRACE_S more. 1 when answered. */
-static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s,
-                  int *verdict, int *err) {
+static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s, int *verdict,
+                  int *err) {
   static const int one = 1;
   MPI_Request reqs[2];
   *err = MPI_Irecv(verdict, size, MPI_INT, 0, answer_tag, comm, &reqs[0]);

@@ -87,14 +87,16 @@ int sp_mpi_set_comm(MPI_Comm comm) {
     return SP_EINVAL;
   }
   if (!sp__mpi_usable()) {
-    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm before MPI_Init or after MPI_Finalize: the "
-                              "communicator is unchanged");
+    sp__log(0, SP_LOG_ALWAYS,
+            "sp_mpi_set_comm before MPI_Init or after MPI_Finalize: the "
+            "communicator is unchanged");
     return SP_EMPI;
   }
   MPI_Comm dup;
   if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
-    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm: MPI_Comm_dup failed; the communicator is "
-                              "unchanged");
+    sp__log(0, SP_LOG_ALWAYS,
+            "sp_mpi_set_comm: MPI_Comm_dup failed; the communicator is "
+            "unchanged");
     return SP_EMPI;
   }
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
@@ -139,7 +141,7 @@ static void sp_clock_at_start(void) {
   MPI_Comm c = sp_have_user_comm ? sp_user_comm : sp_world_own;
   if (c == MPI_COMM_NULL) return;
   int64_t timeout = st->set.finalize_timeout < SP_CLOCK_START_TIMEOUT_S ? st->set.finalize_timeout
-                                                                    : SP_CLOCK_START_TIMEOUT_S;
+                                                                        : SP_CLOCK_START_TIMEOUT_S;
   sp_clock_offset_t o;
   int rc = sp__clock_offset_measure(c, timeout, &o);
   if (!o.valid)
@@ -165,7 +167,8 @@ void sp__mpi_note_setup(void) {
   if (fin)
     sp__log(1, SP_LOG_ALWAYS,
             "sp_setup after MPI_Finalize: every process now writes '%s' on its own; give each "
-            "process its own file_path (SCOPE_PROFILER_FILE)", sp__state.file_path);
+            "process its own file_path (SCOPE_PROFILER_FILE)",
+            sp__state.file_path);
   sp_mpi_learn();
   sp_clock_at_start();
 }
@@ -211,12 +214,12 @@ int MPI_Finalize(void) {
 
 /* Open MPI's Fortran bindings call PMPI_Finalize directly, so the C hook
  * above never sees them: these replace their entry points. */
-#define SP_FORTRAN_FINALIZE(fn)                                              \
-  SP_EXPORT void fn(MPI_Fint *ierr);                                         \
-  void fn(MPI_Fint *ierr) {                                                  \
-    sp_before_mpi_finalize();                                                \
-    int rc = PMPI_Finalize();                                                \
-    if (ierr) *ierr = (MPI_Fint)rc;                                          \
+#define SP_FORTRAN_FINALIZE(fn)      \
+  SP_EXPORT void fn(MPI_Fint *ierr); \
+  void fn(MPI_Fint *ierr) {          \
+    sp_before_mpi_finalize();        \
+    int rc = PMPI_Finalize();        \
+    if (ierr) *ierr = (MPI_Fint)rc;  \
   }
 SP_FORTRAN_FINALIZE(mpi_finalize_)
 SP_FORTRAN_FINALIZE(mpi_finalize__)

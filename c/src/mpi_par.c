@@ -114,9 +114,9 @@ static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, cha
   int receives = to_all || p->rank == 0;
   *all = malloc((size_t)(receives && total ? total : 1));
   if (rc == 0 && !*all) rc = SP_ENOMEM;
-  int mpi_rc =
-      to_all ? MPI_Allgatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, m->comm)
-             : MPI_Gatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, m->comm);
+  int mpi_rc = to_all
+                   ? MPI_Allgatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, m->comm)
+                   : MPI_Gatherv(blob, mylen, MPI_BYTE, *all, lens, displs, MPI_BYTE, 0, m->comm);
   if (mpi_rc != MPI_SUCCESS && rc == 0) rc = SP_EMPI;
   free(lens);
   free(displs);
@@ -290,8 +290,7 @@ int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const cha
     int written = 0;
     if (MPI_File_write_at(m->fh, (MPI_Offset)blocks[i].file_off, buf + blocks[i].mem_off,
                           (int)blocks[i].len, MPI_BYTE, &status) != MPI_SUCCESS ||
-        MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS ||
-        written != (int)blocks[i].len)
+        MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS || written != (int)blocks[i].len)
       return SP_EIO;
   }
   return 0;

@@ -62,7 +62,8 @@ static int sp_recv_any(MPI_Comm comm, void *value, MPI_Datatype t, int tag, int 
 }
 
 /* Sends count values from buf to rank `to` and waits until sent. */
-int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, int to, int tag) {
+int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, int to,
+                        int tag) {
   MPI_Request r;
   int err = MPI_Isend(buf, count, t, to, tag, comm, &r);
   return err == MPI_SUCCESS ? sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE) : err;
@@ -139,8 +140,8 @@ static int sp_gather_at_root(MPI_Comm comm, int size, const char *blob, int len,
   return err;
 }
 
-int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len,
-                          char **all, int64_t **offs) {
+int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, char **all,
+                          int64_t **offs) {
   *all = NULL;
   *offs = NULL;
   if (rank == 0) return sp_gather_at_root(comm, size, blob, len, all, offs);

@@ -23,12 +23,11 @@ int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst);
  * in *all, rank r's from (*offs)[r] to (*offs)[r + 1]. Other ranks get
  * NULL for both. MPI_ERR_NO_MEM on rank 0 when it had no memory for them
  * (then nothing was sent). */
-int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len,
-                          char **all, int64_t **offs);
+int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, char **all,
+                          int64_t **offs);
 
 /* Sends count values of type t from buf to rank `to` with tag; returns
  * when sent. */
-int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, int to,
-                        int tag);
+int sp__mpi_polite_send(MPI_Comm comm, const void *buf, int count, MPI_Datatype t, int to, int tag);
 
 #endif

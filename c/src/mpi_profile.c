@@ -24,7 +24,8 @@ static pthread_mutex_t sp_mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
   pthread_mutex_lock(&sp_mpi_lock);
   if (__atomic_load_n(&sp_mpi_handles_session, __ATOMIC_ACQUIRE) != sp__session + 1u) {
-    for (int i = 0; i < SP_MPI_NCALLS; i++) __atomic_store_n(&sp_mpi_handles[i], 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < SP_MPI_NCALLS; i++)
+      __atomic_store_n(&sp_mpi_handles[i], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sp_mpi_handles_session, sp__session + 1u, __ATOMIC_RELEASE);
   }
   int h = __atomic_load_n(&sp_mpi_handles[call], __ATOMIC_ACQUIRE) - 1;
@@ -46,11 +47,11 @@ int sp__mpi_call_handle(sp_mpi_call_t call) {
 }
 
 /* Times `call` as region id; rc holds its return value. */
-#define SP_MPI_TIMED(id, call)                                               \
-  int sp_h_ = sp__mpi_call_handle(SP_MPI_CALL_##id);                         \
-  if (sp_h_ >= 0) sp_start(sp_h_);                                           \
-  int sp_rc_ = call;                                                         \
-  if (sp_h_ >= 0) sp_stop(sp_h_);                                            \
+#define SP_MPI_TIMED(id, call)                       \
+  int sp_h_ = sp__mpi_call_handle(SP_MPI_CALL_##id); \
+  if (sp_h_ >= 0) sp_start(sp_h_);                   \
+  int sp_rc_ = call;                                 \
+  if (sp_h_ >= 0) sp_stop(sp_h_);                    \
   return sp_rc_
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
@@ -81,8 +82,8 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                  MPI_Status *status) {
-  SP_MPI_TIMED(SENDRECV, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
-                                       source, rtag, comm, status));
+  SP_MPI_TIMED(SENDRECV, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+                                       rtag, comm, status));
 }
 
 int MPI_Barrier(MPI_Comm comm) { SP_MPI_TIMED(BARRIER, PMPI_Barrier(comm)); }

@@ -51,28 +51,28 @@ static void *sp_f_lookup(void **cache, const char *name) {
 /* One wrapper: fn (exported) times the call `id` and forwards to pname.
  * The last argument of every Fortran MPI call is ierror (optional in
  * mpi_f08, then NULL). */
-#define SP_F_WRAPPER(fn, pname, id, n)                                       \
-  SP_EXPORT void fn(SP_PARAMS##n);                                           \
-  void fn(SP_PARAMS##n) {                                                    \
-    static void *real;                                                       \
+#define SP_F_WRAPPER(fn, pname, id, n)                                           \
+  SP_EXPORT void fn(SP_PARAMS##n);                                               \
+  void fn(SP_PARAMS##n) {                                                        \
+    static void *real;                                                           \
     void (*p)(SP_PARAMS##n) = (void (*)(SP_PARAMS##n))sp_f_lookup(&real, pname); \
-    if (!p) {                                                                \
-      void *ierr_[] = {SP_ARGS##n};                                          \
-      if (ierr_[n - 1]) *(MPI_Fint *)ierr_[n - 1] = MPI_ERR_OTHER;           \
-      return;                                                                \
-    }                                                                        \
-    int h_ = sp__mpi_call_handle(SP_MPI_CALL_##id);                          \
-    if (h_ >= 0) sp_start(h_);                                               \
-    p(SP_ARGS##n);                                                           \
-    if (h_ >= 0) sp_stop(h_);                                                \
+    if (!p) {                                                                    \
+      void *ierr_[] = {SP_ARGS##n};                                              \
+      if (ierr_[n - 1]) *(MPI_Fint *)ierr_[n - 1] = MPI_ERR_OTHER;               \
+      return;                                                                    \
+    }                                                                            \
+    int h_ = sp__mpi_call_handle(SP_MPI_CALL_##id);                              \
+    if (h_ >= 0) sp_start(h_);                                                   \
+    p(SP_ARGS##n);                                                               \
+    if (h_ >= 0) sp_stop(h_);                                                    \
   }
 
 /* All spellings of a call: mpif.h/`use mpi` (four manglings) and mpi_f08. */
-#define SP_F_CALL(lower, upper, id, n)                                       \
-  SP_F_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", id, n)                    \
-  SP_F_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", id, n)                   \
-  SP_F_WRAPPER(mpi_##lower, "pmpi_" #lower "_", id, n)                       \
-  SP_F_WRAPPER(MPI_##upper, "pmpi_" #lower "_", id, n)                       \
+#define SP_F_CALL(lower, upper, id, n)                     \
+  SP_F_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", id, n)  \
+  SP_F_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", id, n) \
+  SP_F_WRAPPER(mpi_##lower, "pmpi_" #lower "_", id, n)     \
+  SP_F_WRAPPER(MPI_##upper, "pmpi_" #lower "_", id, n)     \
   SP_F_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", id, n)
 
 SP_F_CALL(send, SEND, SEND, 7)

@@ -23,7 +23,7 @@ typedef struct sp_par {
   int ranks_per_cpu; /* the most ranks sharing a CPU on any node (same on all ranks,
                       * 1 without MPI): above 1 waiting ranks sleep instead of
                       * spinning (mpi_polite.c) */
-  void *impl; /* mpi_glue.c's communicator and file */
+  void *impl;        /* mpi_glue.c's communicator and file */
 } sp_par_t;
 
 SP_HIDDEN int sp__par_begin(sp_par_t *p);
@@ -51,8 +51,8 @@ SP_HIDDEN int sp__par_scatter_offsets(sp_par_t *p, const struct sp_rank_plan *pl
 SP_HIDDEN int sp__par_raw_open(sp_par_t *p, const char *path);
 /* One collective write round: blocks of buf (n may be 0). *any_active is
  * set to whether any rank passed active=1; when none did nothing is written. */
-SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf,
-                                int active, int *any_active);
+SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const char *buf, int active,
+                                int *any_active);
 SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 /* Writes blocks of buf at their offsets, this rank alone (independent). */
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);

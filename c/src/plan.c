@@ -26,8 +26,7 @@ int sp__local_build(sp_local_t *l, int rank) {
      * names what it cannot read. */
     if (rc == 0 && l->spill.damaged > 0) rc = SP_ESPILL;
     if (rc != 0) {
-      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill,
-              sp_strerror(rc));
+      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill, sp_strerror(rc));
       sp__spill_free(&l->spill);
       return rc;
     }
@@ -101,7 +100,7 @@ void sp__local_free(sp_local_t *l) {
 
 int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
   sp_buf_t b = {0};
-  const int64_t head[] = {p->rank,      p->nthreads,  p->time_trace, p->nregions,
+  const int64_t head[] = {p->rank,      p->nthreads,  p->time_trace,  p->nregions,
                           p->clock_tsc, p->recovered, p->events_lost, p->wall_time};
   for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sp__buf_i64(&b, head[i]);
   sp__buf_put(&b, p->host, sizeof p->host);

@@ -12,16 +12,16 @@ typedef struct sp_plan_region {
   /* 1: a thread other than thread 0 recorded events, so thread_ids is
    * written (without it readers take every event as thread 0's) */
   int32_t thread_ids;
-  int64_t nevents;  /* int64 stamps per dataset; 0 in count-only mode */
-  int64_t ncalls;   /* num_calls attribute */
+  int64_t nevents; /* int64 stamps per dataset; 0 in count-only mode */
+  int64_t ncalls;  /* num_calls attribute */
 } sp_plan_region_t;
 
 typedef struct sp_rank_plan {
   int32_t rank;
-  int32_t nthreads;    /* threads that recorded anything */
-  int32_t time_trace;  /* datasets exist */
-  int32_t clock_tsc;   /* stamps were read from the TSC */
-  int32_t recovered;   /* rebuilt from spill files after the run died */
+  int32_t nthreads;   /* threads that recorded anything */
+  int32_t time_trace; /* datasets exist */
+  int32_t clock_tsc;  /* stamps were read from the TSC */
+  int32_t recovered;  /* rebuilt from spill files after the run died */
   int32_t nregions;
   int64_t events_lost; /* dropped for lack of memory or disk */
   int64_t wall_time;   /* seconds since the epoch at finalize */

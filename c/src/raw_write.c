@@ -161,8 +161,10 @@ static int64_t sp_first_chunk(const sp_spill_file_t *f, const int64_t *order, in
   int64_t lo = 0, hi = f->nchunks;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (f->chunks[order[mid]].region < h) lo = mid + 1;
-    else hi = mid;
+    if (f->chunks[order[mid]].region < h)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -213,7 +215,10 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   int opened = 0; /* the collective MPI-IO open succeeded */
   if (mode != SP_RAW_POSIX) {
     int orc = sp__par_raw_open(par, path);
-    if (orc == 0) opened = 1; else if (rc == 0) rc = orc;
+    if (orc == 0)
+      opened = 1;
+    else if (rc == 0)
+      rc = orc;
   } else {
     s.fd = open(path, O_WRONLY | O_CLOEXEC);
     if (s.fd < 0 && rc == 0) rc = SP_EIO;

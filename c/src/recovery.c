@@ -91,9 +91,11 @@ static int sp_drop_duplicate_names(sp_local_t *l, const char *path, int *problem
     const sp_plan_region_t *a = &p->regions[order[k - 1]], *b = &p->regions[order[k]];
     if (strcmp(a->name, b->name) != 0) continue;
     drop[order[k]] = 1;
-    sp__log(0, SP_LOG_ALWAYS, "'%s': region '%s' is named by two handles (%d and %d); the "
-            "%lld events of the second are skipped", path, b->name, (int)l->handles[order[k - 1]],
-            (int)l->handles[order[k]], (long long)b->nevents);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s': region '%s' is named by two handles (%d and %d); the "
+            "%lld events of the second are skipped",
+            path, b->name, (int)l->handles[order[k - 1]], (int)l->handles[order[k]],
+            (long long)b->nevents);
     (*problems)++;
   }
   int32_t n = 0;
@@ -162,12 +164,12 @@ static int sp_collect_paths(const char *const *inputs, int n, char ***out, int *
 /* Says why a file was not read; the whole file is then skipped. */
 static void sp_log_unreadable(const char *path, int rc, const sp_spill_file_t *f) {
   if (rc == SP_ESPILL && f->header.version > SP_SPILL_VERSION)
-    sp__log(0, SP_LOG_ALWAYS, "'%s' was written in spill format version %u, newer than this "
-            "tool's (%u); skipped: use the merge tool of the library that wrote it", path,
-            (unsigned)f->header.version, (unsigned)SP_SPILL_VERSION);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s' was written in spill format version %u, newer than this "
+            "tool's (%u); skipped: use the merge tool of the library that wrote it",
+            path, (unsigned)f->header.version, (unsigned)SP_SPILL_VERSION);
   else if (rc == SP_ESPILL)
-    sp__log(0, SP_LOG_ALWAYS, "'%s' is not a spill file (or its header is damaged); skipped",
-            path);
+    sp__log(0, SP_LOG_ALWAYS, "'%s' is not a spill file (or its header is damaged); skipped", path);
   else
     sp__log(0, SP_LOG_ALWAYS, "cannot read '%s': %s; skipped", path, sp_strerror(rc));
 }
@@ -183,15 +185,17 @@ static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
     return rc;
   }
   if (f->damaged > 0) {
-    sp__log(0, SP_LOG_ALWAYS, "'%s': %lld damaged record(s) or span(s) skipped, the first at "
-            "byte %lld; every whole record around them is recovered", path,
-            (long long)f->damaged, (long long)f->first_damage);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s': %lld damaged record(s) or span(s) skipped, the first at "
+            "byte %lld; every whole record around them is recovered",
+            path, (long long)f->damaged, (long long)f->first_damage);
     (*problems)++;
   }
   if (f->damaged_bytes > 0)
-    sp__log(1, SP_LOG_ALWAYS, "'%s': the last %lld bytes are an incomplete record (the run "
-            "died while writing it); everything before is recovered", path,
-            (long long)f->damaged_bytes);
+    sp__log(1, SP_LOG_ALWAYS,
+            "'%s': the last %lld bytes are an incomplete record (the run "
+            "died while writing it); everything before is recovered",
+            path, (long long)f->damaged_bytes);
   return 0;
 }
 
@@ -224,8 +228,10 @@ static void sp_agree_size(sp_spill_file_t *files, int np, char **paths, int *pro
   free(sizes);
   for (int i = 0; i < np; i++) {
     if (files[i].fd < 0 || files[i].size <= 0 || files[i].size == mode) continue;
-    sp__log(0, SP_LOG_ALWAYS, "'%s' says rank %d of %d, the other files %d ranks; its RANK record "
-            "is taken as damaged", paths[i], (int)files[i].rank, (int)files[i].size, (int)mode);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s' says rank %d of %d, the other files %d ranks; its RANK record "
+            "is taken as damaged",
+            paths[i], (int)files[i].rank, (int)files[i].size, (int)mode);
     (*problems)++;
     files[i].size = mode;
     if (files[i].rank >= mode) files[i].rank = -1;
@@ -289,8 +295,9 @@ static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *probl
     while (last + 1 < nranks && !ranks[last + 1].used) last++;
     missing += last - r + 1;
     if (!full && len < sizeof list - 32) {
-      int k = last > r ? snprintf(list + len, sizeof list - len, "%s%d-%d", len ? ", " : "", r, last)
-                       : snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", r);
+      int k = last > r
+                  ? snprintf(list + len, sizeof list - len, "%s%d-%d", len ? ", " : "", r, last)
+                  : snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", r);
       if (k > 0) len += (size_t)k;
     } else if (!full) {
       full = 1;
@@ -299,7 +306,8 @@ static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *probl
     r = last;
   }
   if (missing == 0) return;
-  sp__log(0, SP_LOG_ALWAYS, "no readable spill file for %d of %d rank(s): %s; they are written "
+  sp__log(0, SP_LOG_ALWAYS,
+          "no readable spill file for %d of %d rank(s): %s; they are written "
           "as empty groups with the attribute missing = 1 (give every node's spill directory)",
           missing, nranks, list);
   (*problems)++;
@@ -335,8 +343,8 @@ static int sp_out_is_input(const char *out_path, char **paths, int np) {
   if (stat(out_path, &o) != 0) return 0;
   for (int i = 0; i < np; i++)
     if (stat(paths[i], &sb) == 0 && sb.st_dev == o.st_dev && sb.st_ino == o.st_ino) {
-      sp__log(0, SP_LOG_ALWAYS, "output '%s' is the input '%s'; choose another output",
-              out_path, paths[i]);
+      sp__log(0, SP_LOG_ALWAYS, "output '%s' is the input '%s'; choose another output", out_path,
+              paths[i]);
       return 1;
     }
   return 0;

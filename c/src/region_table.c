@@ -22,7 +22,7 @@ typedef struct sp_name_index {
 
 /* Not static: the by-name hot path reads them inline (sp__region_at). */
 sp_region_entry_t *sp__region_chunks[SP_MAX_CHUNKS];
-int32_t sp__nregions; /* published count; atomic */
+int32_t sp__nregions;             /* published count; atomic */
 static sp_name_index_t *sp_index; /* current index; atomic pointer */
 
 uint64_t sp__name_hash(const char *s, size_t len) {

@@ -42,7 +42,8 @@ static int sp_setup_session(const sp_config *cfg) {
               busy);
       return SP_EBUSY;
     }
-    sp__log(2, SP_LOG_ALWAYS, "sp_setup called again: the previous session's regions are discarded");
+    sp__log(2, SP_LOG_ALWAYS,
+            "sp_setup called again: the previous session's regions are discarded");
     sp_session_discard();
     sp__threads_end_discard();
   }

@@ -40,8 +40,7 @@ static int sp_threads_with_data(void) {
 static void *sp_watch(void *arg) {
   (void)arg;
   char c;
-  while (read(sp_pipe[0], &c, 1) < 0 && errno == EINTR) {
-  }
+  while (read(sp_pipe[0], &c, 1) < 0 && errno == EINTR) {}
   int sig = sp_caught;
   for (int waited = 0; waited < SP_SIGNAL_GRACE_MS; waited += 10) {
     if (__atomic_load_n(&sp_flushed_threads, __ATOMIC_ACQUIRE) >= sp_threads_with_data()) break;

@@ -24,18 +24,18 @@
  * errno as it found it, even when a write, an allocation or a log line
  * inside failed or touched it. Used on the slow paths and entry points
  * only; the hot path's fast path touches nothing that sets errno. */
-#define SP_KEEP_ERRNO(stmt)                                                  \
-  do {                                                                       \
-    int sp__saved_errno_ = errno;                                            \
-    stmt;                                                                    \
-    errno = sp__saved_errno_;                                                \
+#define SP_KEEP_ERRNO(stmt)       \
+  do {                            \
+    int sp__saved_errno_ = errno; \
+    stmt;                         \
+    errno = sp__saved_errno_;     \
   } while (0)
 
 /* What start/stop record, chosen once at setup (the reference mode table). */
 typedef enum sp_mode {
-  SP_MODE_OFF = 0,   /* not set up, finalized, or profiling_activated = 0 */
-  SP_MODE_TRACE = 1, /* start/end stamps; the common case, tested first */
-  SP_MODE_COUNT = 2, /* call counts only (time_trace = 0) */
+  SP_MODE_OFF = 0,     /* not set up, finalized, or profiling_activated = 0 */
+  SP_MODE_TRACE = 1,   /* start/end stamps; the common case, tested first */
+  SP_MODE_COUNT = 2,   /* call counts only (time_trace = 0) */
   SP_MODE_GENERAL = 3, /* any combination with LIKWID markers */
   SP_MODE_SIGNALED = 4 /* a flush signal arrived: each thread flushes on its next call */
 } sp_mode_t;
@@ -79,10 +79,10 @@ typedef struct sp_thread {
   sp_frame_t *stack;
   int32_t depth;
   int32_t stack_cap;
-  sp_rbuf_t *bufs; /* indexed by region handle */
+  sp_rbuf_t *bufs;  /* indexed by region handle */
   int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
   int32_t bufs_cap; /* allocated entries of bufs */
-  int32_t index; /* thread number within the rank, as in thread_ids */
+  int32_t index;    /* thread number within the rank, as in thread_ids */
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so
    * a compare of the name with the region's own replaces the strlen, the
@@ -90,8 +90,8 @@ typedef struct sp_thread {
    * reused buffer, a Fortran temporary): the compare, not the pointer,
    * decides, so a hit is never a wrong region. */
   sp_name_slot_t names[SP_NAME_SLOTS];
-  int retired;   /* its thread has exited */
-  int in_session; /* has recorded in the running session (under the state lock) */
+  int retired;        /* its thread has exited */
+  int in_session;     /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
   struct sp_thread *next;
 } sp_thread_t;
@@ -134,25 +134,25 @@ typedef struct sp_clock_offset {
 } sp_clock_offset_t;
 /* How the events reach the file at finalize (raw_write.c). */
 typedef enum sp_raw_mode {
-  SP_RAW_POSIX,      /* each rank opens the file itself and pwrites its blocks */
-  SP_RAW_MPIIO,      /* each rank MPI_File_write_at through a collective open */
-  SP_RAW_COLLECTIVE  /* one MPI_File_write_all over all ranks per round */
+  SP_RAW_POSIX,     /* each rank opens the file itself and pwrites its blocks */
+  SP_RAW_MPIIO,     /* each rank MPI_File_write_at through a collective open */
+  SP_RAW_COLLECTIVE /* one MPI_File_write_all over all ranks per round */
 } sp_raw_mode_t;
 
 /* The SCOPE_PROFILER_* settings that are not fields of sp_config (README
  * "Settings"), read and checked by config.c at sp_setup, so that a mistyped
  * value is reported at the start of the job; no other file reads them. */
 typedef struct sp_settings {
-  int async_flush;        /* _ASYNC_FLUSH: full buffers written by the writer thread */
-  int clock;              /* _CLOCK: 0 auto, 1 tsc, 2 monotonic (clock.c) */
-  int verbose;            /* _VERBOSE=1: finalize's timings and the slab's use */
-  int flush_signals[16];  /* _FLUSH_SIGNALS, as signal numbers (signal_flush.c) */
+  int async_flush;       /* _ASYNC_FLUSH: full buffers written by the writer thread */
+  int clock;             /* _CLOCK: 0 auto, 1 tsc, 2 monotonic (clock.c) */
+  int verbose;           /* _VERBOSE=1: finalize's timings and the slab's use */
+  int flush_signals[16]; /* _FLUSH_SIGNALS, as signal numbers (signal_flush.c) */
   int nflush_signals;
-  int layout_collective;  /* _METADATA=collective, else rank 0 creates the layout */
-  int raw_write;          /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
-  int64_t round_bytes;    /* _ROUND_BYTES, 0 for the default */
-  int64_t finalize_timeout; /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
-                             * to arrive (mpi_arrival.c) */
+  int layout_collective;                /* _METADATA=collective, else rank 0 creates the layout */
+  int raw_write;                        /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
+  int64_t round_bytes;                  /* _ROUND_BYTES, 0 for the default */
+  int64_t finalize_timeout;             /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
+                                         * to arrive (mpi_arrival.c) */
   char likwid_marker_file[SP_PATH_MAX]; /* _LIKWID_MARKER_FILE (tests), "" if unset */
 } sp_settings_t;
 
@@ -164,22 +164,22 @@ typedef struct sp_state {
   char file_path[SP_PATH_MAX];
   sp_out_id_t out_at_setup; /* the file at file_path when sp_setup ran */
   char spill_dir[SP_PATH_MAX];
-  int session;   /* 1 between setup and finalize (even when profiling is off) */
-  int discarding; /* a second sp_setup is discarding the session (under lock) */
-  int forked;     /* this process was forked from one with a session (fork_guard.c) */
+  int session;      /* 1 between setup and finalize (even when profiling is off) */
+  int discarding;   /* a second sp_setup is discarding the session (under lock) */
+  int forked;       /* this process was forked from one with a session (fork_guard.c) */
   int exit_flushed; /* exit_flush.c has put the session into the spill files */
-  int path_ok;   /* output directory writable at setup */
-  int clock_tsc; /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
+  int path_ok;      /* output directory writable at setup */
+  int clock_tsc;    /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
   /* This rank's clock against rank 0's: [0] when MPI became usable after
    * sp_setup, [1] at sp_finalize (clock_offset.c); set under lock. */
   sp_clock_offset_t clock_off[2];
-  int64_t events_lost;    /* events dropped for lack of memory or disk */
-  int64_t last_calib_ns;  /* when the last calibration point was taken */
-  int rank;               /* MPI rank if known, else -1 */
-  int size;               /* MPI size if known, else 1 */
+  int64_t events_lost;   /* events dropped for lack of memory or disk */
+  int64_t last_calib_ns; /* when the last calibration point was taken */
+  int rank;              /* MPI rank if known, else -1 */
+  int size;              /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
 } sp_state_t;
 
@@ -294,7 +294,7 @@ SP_HIDDEN void sp__spill_fork_child(void);
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
 /* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
 SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
-SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
+SP_HIDDEN void sp__signal_fork_child(void);                     /* restores the host's actions */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
 
 /* ---- event_arrays.c ---- */
@@ -339,17 +339,17 @@ SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
 
 /* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
-#define SP_MPI_CALLS(XX)                                                     \
-  XX(SEND, "MPI_Send") XX(RECV, "MPI_Recv") XX(ISEND, "MPI_Isend")           \
-  XX(IRECV, "MPI_Irecv") XX(WAIT, "MPI_Wait") XX(WAITALL, "MPI_Waitall")     \
-  XX(SENDRECV, "MPI_Sendrecv") XX(BARRIER, "MPI_Barrier") XX(BCAST, "MPI_Bcast") \
-  XX(REDUCE, "MPI_Reduce") XX(ALLREDUCE, "MPI_Allreduce")                    \
-  XX(ALLGATHER, "MPI_Allgather") XX(ALLTOALL, "MPI_Alltoall")
+#define SP_MPI_CALLS(XX)                                                                  \
+  XX(SEND, "MPI_Send")                                                                    \
+  XX(RECV, "MPI_Recv") XX(ISEND, "MPI_Isend") XX(IRECV, "MPI_Irecv") XX(WAIT, "MPI_Wait") \
+      XX(WAITALL, "MPI_Waitall") XX(SENDRECV, "MPI_Sendrecv") XX(BARRIER, "MPI_Barrier")  \
+          XX(BCAST, "MPI_Bcast") XX(REDUCE, "MPI_Reduce") XX(ALLREDUCE, "MPI_Allreduce")  \
+              XX(ALLGATHER, "MPI_Allgather") XX(ALLTOALL, "MPI_Alltoall")
 typedef enum sp_mpi_call {
 #define SP__XX(id, name) SP_MPI_CALL_##id,
   SP_MPI_CALLS(SP__XX)
 #undef SP__XX
-  SP_MPI_NCALLS
+      SP_MPI_NCALLS
 } sp_mpi_call_t;
 /* The region of an MPI call, or -1 when MPI calls are not being recorded. */
 SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
@@ -358,10 +358,10 @@ SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
  * Called only in SP_MODE_GENERAL (use_likwid in a LIKWID build). */
 struct sp_par;
 SP_HIDDEN int sp__likwid_available(void);
-SP_HIDDEN void sp__likwid_init(void);          /* sp_setup: LIKWID_MARKER_INIT */
-SP_HIDDEN void sp__likwid_thread_init(void);   /* first call on a new thread */
-SP_HIDDEN void sp__likwid_start(int32_t h);    /* before the start stamp */
-SP_HIDDEN void sp__likwid_stop(int32_t h);     /* after the stop stamp */
+SP_HIDDEN void sp__likwid_init(void);        /* sp_setup: LIKWID_MARKER_INIT */
+SP_HIDDEN void sp__likwid_thread_init(void); /* first call on a new thread */
+SP_HIDDEN void sp__likwid_start(int32_t h);  /* before the start stamp */
+SP_HIDDEN void sp__likwid_stop(int32_t h);   /* after the stop stamp */
 /* sp_finalize, after the raw data and before publication; collective over
  * par: adds rank<N>/likwid/... to the file at partial_path. */
 SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path);

@@ -23,8 +23,8 @@
 static struct {
   int fd; /* -1 while no file is open */
   char path[SP_PATH_MAX];
-  int failed;            /* a flush could not be written: data lost */
-  uint8_t *named;        /* per handle: REGION record written */
+  int failed;     /* a flush could not be written: data lost */
+  uint8_t *named; /* per handle: REGION record written */
   int32_t named_cap;
   int rank_written;      /* RANK record written */
   int64_t events_failed; /* events whose spill write failed */
@@ -45,10 +45,12 @@ void sp__spill_fork_child(void) {
 }
 
 /* Writes one whole record or nothing. */
-static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, const void *p2, size_t n2) {
+static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, const void *p2,
+                          size_t n2) {
   sp_spill_rec_head_t head = {SP_SPILL_MAGIC, type, (uint64_t)(n1 + n2)};
   uint32_t trailer = SP_SPILL_TRAILER;
-  struct iovec iov[4] = {{&head, sizeof head}, {(void *)p1, n1}, {(void *)p2, n2}, {&trailer, sizeof trailer}};
+  struct iovec iov[4] = {
+      {&head, sizeof head}, {(void *)p1, n1}, {(void *)p2, n2}, {&trailer, sizeof trailer}};
   size_t total = sizeof head + n1 + n2 + sizeof trailer;
   off_t before = lseek(fd, 0, SEEK_END);
   size_t done = 0;
@@ -84,8 +86,8 @@ static int sp_spill_open(void) {
    * of a run that died and has not been recovered yet. */
   int n;
   if (rank >= 0) {
-    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld.spill", st->spill_dir,
-                 rank, host, (long)getpid());
+    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld.spill", st->spill_dir, rank,
+                 host, (long)getpid());
   } else {
     n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld.spill", st->spill_dir, host,
                  (long)getpid());

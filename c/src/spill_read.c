@@ -67,7 +67,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   case SP_SPILL_REGION: {
     int32_t hl[2];
     if (h->len < sizeof hl || sp_pread_all(f->fd, hl, sizeof hl, off)) return SP_ESPILL;
-    if (hl[1] <= 0 || hl[1] > SP_NAME_MAX || h->len != sizeof hl + (uint64_t)hl[1]) return SP_ESPILL;
+    if (hl[1] <= 0 || hl[1] > SP_NAME_MAX || h->len != sizeof hl + (uint64_t)hl[1])
+      return SP_ESPILL;
     char name[SP_NAME_MAX];
     if (sp_pread_all(f->fd, name, (size_t)hl[1], off + (int64_t)sizeof hl)) return SP_ESPILL;
     return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
@@ -158,7 +159,8 @@ int sp__spill_index(const char *path, sp_spill_file_t *f) {
   sp_spill_rec_head_t h;
   int64_t off = 0;
   if (!sp_whole_record(f, 0, size, &h, &off) || h.type != SP_SPILL_HEADER ||
-      h.len != sizeof f->header || sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))
+      h.len != sizeof f->header ||
+      sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))
     return SP_ESPILL;
   f->header.host[sizeof f->header.host - 1] = '\0';
   if (f->header.version != SP_SPILL_VERSION || f->header.clock_tsc > 1) return SP_ESPILL;
@@ -172,8 +174,10 @@ int sp__spill_index(const char *path, sp_spill_file_t *f) {
       continue;
     }
     int rc = sp_index_record(f, &h, off + (int64_t)sizeof h);
-    if (rc == SP_ESPILL) sp_note_damage(f, off);
-    else if (rc != 0) return rc;
+    if (rc == SP_ESPILL)
+      sp_note_damage(f, off);
+    else if (rc != 0)
+      return rc;
     off = next;
   }
   f->damaged_bytes = size - off;

@@ -28,9 +28,8 @@ static void sp_thread_exit(void *p) {
   if (t->depth > 0) {
     int32_t h = t->stack[t->depth - 1].region;
     sp__log(1, SP_LOG_ONCE_THREAD_OPEN,
-            "%d call(s) still open when thread %d ended (innermost: '%s'); dropped",
-            (int)t->depth, (int)t->index,
-            h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
+            "%d call(s) still open when thread %d ended (innermost: '%s'); dropped", (int)t->depth,
+            (int)t->index, h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
     __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], t->depth, __ATOMIC_RELAXED);
     sp__frames_drop_above(t, -1);
   }

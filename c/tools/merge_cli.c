@@ -17,26 +17,27 @@ static void usage(FILE *f, const char *prog) {
 
 static void help(const char *prog) {
   usage(stdout, prog);
-  printf("\n"
-         "Rebuilds the profiling file (rank<N>/regions/<name>/start_times, end_times)\n"
-         "from the spill files a run left behind when it died before sp_finalize.\n"
-         "Spill files live in <file_path>.spill/ (or $SCOPE_PROFILER_SPILL_DIR), one per\n"
-         "rank: rank<N>.<host>.<pid>.spill. Runs serially, without MPI.\n\n"
-         "  -o OUT.h5   output file (default: profiling_data.h5)\n"
-         "  -f          replace OUT.h5 if it exists\n"
-         "  -h, --help  this text\n"
-         "  --version   print the version\n\n"
-         "Inputs are only read, never changed or removed. Damaged records are skipped\n"
-         "and every whole record around them recovered; ranks without a readable spill\n"
-         "file are written as empty groups with the attribute missing = 1. Each damaged\n"
-         "file and missing rank is named on stderr.\n\n"
-         "Exit status:\n"
-         "  0  every rank and record recovered (a torn last record, from a run killed\n"
-         "     while writing it, is reported but not an error)\n"
-         "  1  no readable spill file: nothing written\n"
-         "  2  usage error (also: OUT.h5 exists without -f, or is one of the inputs)\n"
-         "  3  I/O or HDF5 failure: nothing written\n"
-         "  4  OUT.h5 written, but some ranks or records could not be recovered\n");
+  printf(
+      "\n"
+      "Rebuilds the profiling file (rank<N>/regions/<name>/start_times, end_times)\n"
+      "from the spill files a run left behind when it died before sp_finalize.\n"
+      "Spill files live in <file_path>.spill/ (or $SCOPE_PROFILER_SPILL_DIR), one per\n"
+      "rank: rank<N>.<host>.<pid>.spill. Runs serially, without MPI.\n\n"
+      "  -o OUT.h5   output file (default: profiling_data.h5)\n"
+      "  -f          replace OUT.h5 if it exists\n"
+      "  -h, --help  this text\n"
+      "  --version   print the version\n\n"
+      "Inputs are only read, never changed or removed. Damaged records are skipped\n"
+      "and every whole record around them recovered; ranks without a readable spill\n"
+      "file are written as empty groups with the attribute missing = 1. Each damaged\n"
+      "file and missing rank is named on stderr.\n\n"
+      "Exit status:\n"
+      "  0  every rank and record recovered (a torn last record, from a run killed\n"
+      "     while writing it, is reported but not an error)\n"
+      "  1  no readable spill file: nothing written\n"
+      "  2  usage error (also: OUT.h5 exists without -f, or is one of the inputs)\n"
+      "  3  I/O or HDF5 failure: nothing written\n"
+      "  4  OUT.h5 written, but some ranks or records could not be recovered\n");
 }
 
 int sp_merge_main(int argc, char **argv, const char *prog) {

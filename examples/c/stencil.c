@@ -17,8 +17,8 @@ static void halo_exchange(double *u, int rank, int size) {
   int right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
   MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[N_LOCAL + 1], 1, MPI_DOUBLE, right, 0,
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(&u[N_LOCAL], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&u[N_LOCAL], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char **argv) {

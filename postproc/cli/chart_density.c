@@ -19,9 +19,9 @@
 
 typedef struct sp_density_job {
   const sp_charts_t *c;
-  double *occ;   /* ncommon x nbins mean busy share */
+  double *occ; /* ncommon x nbins mean busy share */
   int nbins;
-  double x1;     /* seconds from the first start to the last end */
+  double x1; /* seconds from the first start to the last end */
 } sp_density_job_t;
 
 /* Busy share per bin, summed over ranks then divided by their number. */
@@ -89,8 +89,9 @@ static int sp_density_draw(void *ctx, const char *path) {
     plmtex("lv", 0.5, 1.0 - (row + 0.5) / n, 1.0, name);
   }
   plschr(3.6, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5, "timeline density: share of each time bin a region is busy, "
-                             "mean over the selected ranks");
+  plmtex("t", 1.5, 0.5, 0.5,
+         "timeline density: share of each time bin a region is busy, "
+         "mean over the selected ranks");
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
   PLFLT values[11];
@@ -101,8 +102,8 @@ static int sp_density_draw(void *ctx, const char *path) {
   const char *labels[1] = {"busy share"}, *axis[1] = {"bcvtm"};
   PLFLT cw, ch;
   plschr(2.8, 1.0);
-  plcolorbar(&cw, &ch, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0,
-             0.03, 0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, lopt, (PLCHAR_MATRIX)labels, 1,
+  plcolorbar(&cw, &ch, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.03,
+             0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, lopt, (PLCHAR_MATRIX)labels, 1,
              (PLCHAR_MATRIX)axis, ticks, sub, nvals, (PLFLT_MATRIX)vals);
   return sp_plot_close();
 }
@@ -125,7 +126,8 @@ int sp_density_plot(const sp_charts_t *c) {
   sp_bins_t b;
   memset(&b, 0, sizeof b);
   j.occ = calloc((size_t)c->ncommon * (size_t)j.nbins, sizeof *j.occ);
-  rc = j.occ && sp_bins_init(&b, j.nbins, l.t0, l.t1 > l.t0 ? l.t1 : l.t0 + 1) == 0 ? 0 : SP_EXIT_IO;
+  rc =
+      j.occ && sp_bins_init(&b, j.nbins, l.t0, l.t1 > l.t0 ? l.t1 : l.t0 + 1) == 0 ? 0 : SP_EXIT_IO;
   if (rc == 0) rc = sp_density_fill(c, &b, j.occ, j.nbins);
   if (rc == 0) rc = sp_chart_write(c->o, "timeline_density_plot", sp_density_draw, &j);
   sp_bins_free(&b);

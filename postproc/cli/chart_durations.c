@@ -29,8 +29,7 @@ static void sp_dur_labels(const sp_charts_t *c, double plot_px) {
   plschr(2.6, 1.0);
   for (int j = 0; j < n; j += step) {
     const sp_selection_t *s = &c->sels[0];
-    sp_plot_text(sp_reader_region_name(s->reader, s->regions[c->common[j]]), name, sizeof name,
-                 24);
+    sp_plot_text(sp_reader_region_name(s->reader, s->regions[c->common[j]]), name, sizeof name, 24);
     plmtex("bv", 0.8, (j + 0.5) / n, 1.0, name);
   }
 }
@@ -71,9 +70,12 @@ static int sp_dur_draw(void *ctx, const char *path) {
   static const unsigned tab10[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
                                    0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
   for (int k = 0; k < ncol; k++) {
-    if (nf > 1) plscol0(SP_COL_REGION0 + k, tab10[k % 10] >> 16, (tab10[k % 10] >> 8) & 255, tab10[k % 10] & 255);
-    else plscol0(SP_COL_REGION0 + k, c->common_rgb[3 * k], c->common_rgb[3 * k + 1],
-                   c->common_rgb[3 * k + 2]);
+    if (nf > 1)
+      plscol0(SP_COL_REGION0 + k, tab10[k % 10] >> 16, (tab10[k % 10] >> 8) & 255,
+              tab10[k % 10] & 255);
+    else
+      plscol0(SP_COL_REGION0 + k, c->common_rgb[3 * k], c->common_rgb[3 * k + 1],
+              c->common_rgb[3 * k + 2]);
   }
   double ymax = 0;
   for (int f = 0; f < nf; f++)
@@ -122,7 +124,8 @@ int sp_durations_plot(const sp_charts_t *c) {
   for (int k = 0; k < SP_DUR_NMETRICS; k++) {
     if (!(m & (1u << k))) continue;
     char name[64];
-    snprintf(name, sizeof name, one ? "durations_plot" : "durations_plot_%s", sp_dur_metric_names[k]);
+    snprintf(name, sizeof name, one ? "durations_plot" : "durations_plot_%s",
+             sp_dur_metric_names[k]);
     sp_dur_job_t job = {c, k};
     int rc = sp_chart_write(c->o, name, sp_dur_draw, &job);
     if (rc) return rc;

@@ -26,16 +26,16 @@ typedef struct sp_flame_job {
   sp_flame_calls_t *fc; /* one per flame rank, loaded */
   int nfr;
   const int *ranks;
-  int rows;             /* depth rows over all panels and bands */
-  double x0, x1;        /* window, seconds since the file's first start */
-  int64_t t0;           /* first start of the file, ns */
+  int rows;      /* depth rows over all panels and bands */
+  double x0, x1; /* window, seconds since the file's first start */
+  int64_t t0;    /* first start of the file, ns */
 } sp_flame_job_t;
 
 /* Narrow calls of one depth row, binned per column. */
 typedef struct sp_flame_row {
-  double *busy;   /* ncols: busy columns */
-  double *best;   /* ncols: longest narrow call (columns) */
-  int *colour;    /* ncols: its region row */
+  double *busy; /* ncols: busy columns */
+  double *best; /* ncols: longest narrow call (columns) */
+  int *colour;  /* ncols: its region row */
 } sp_flame_row_t;
 
 static void sp_flame_rect(double xa, double xb, double y0, double h, int colour) {
@@ -122,8 +122,10 @@ static int sp_flame_draw(void *ctx, const char *path) {
   r.busy = calloc((size_t)ncols, sizeof *r.busy);
   r.best = calloc((size_t)ncols, sizeof *r.best);
   r.colour = calloc((size_t)ncols, sizeof *r.colour);
-  if (r.busy && r.best && r.colour) sp_flame_panels(j, ncols, &r);
-  else rc = SP_EXIT_IO;
+  if (r.busy && r.best && r.colour)
+    sp_flame_panels(j, ncols, &r);
+  else
+    rc = SP_EXIT_IO;
   free(r.busy);
   free(r.best);
   free(r.colour);
@@ -131,8 +133,9 @@ static int sp_flame_draw(void *ctx, const char *path) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   plschr(3.6, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5, "flame chart: call depth over time, a band per rank and thread "
-                             "(depth 0 at the bottom of a band)");
+  plmtex("t", 1.5, 0.5, 0.5,
+         "flame chart: call depth over time, a band per rank and thread "
+         "(depth 0 at the bottom of a band)");
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
   sp_plot_region_legend(sel);

@@ -75,8 +75,8 @@ static int sp_fg_draw(void *ctx, const char *path) {
     const sp_reader_tree_node_t *nd = sp_reader_tree_node(j->t, i);
     double a = 1e-9 * j->x0[i], w = 1e-9 * (double)nd->inclusive;
     if (!nd->timed || w < px) continue;
-    PLFLT x[4] = {a, a + w, a + w, a}, y[4] = {nd->depth + 0.04, nd->depth + 0.04,
-                                               nd->depth + 0.96, nd->depth + 0.96};
+    PLFLT x[4] = {a, a + w, a + w, a},
+          y[4] = {nd->depth + 0.04, nd->depth + 0.04, nd->depth + 0.96, nd->depth + 0.96};
     plcol0(SP_COL_REGION0 + sp_fg_colour(sel, nd->region));
     plfill(4, x, y);
     int fit = (int)(w / px / 7.0); /* about 7 px per character */
@@ -92,8 +92,9 @@ static int sp_fg_draw(void *ctx, const char *path) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   plschr(3.4, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5, "flame graph: call paths, width = inclusive time summed over the "
-                             "selected ranks and threads, callers below");
+  plmtex("t", 1.5, 0.5, 0.5,
+         "flame graph: call paths, width = inclusive time summed over the "
+         "selected ranks and threads, callers below");
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "inclusive time [s]");
   sp_plot_region_legend(sel);

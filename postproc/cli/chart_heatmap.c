@@ -66,10 +66,9 @@ static void sp_heat_colorbar(void) {
   const char *axis_opts[1] = {"bcvtm"};
   PLFLT w, h;
   plschr(2.8, 1.0);
-  plcolorbar(&w, &h, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0,
-             0.03, 0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, label_opts,
-             (PLCHAR_MATRIX)labels, 1, (PLCHAR_MATRIX)axis_opts, ticks, sub_ticks, nvals,
-             (PLFLT_MATRIX)vals);
+  plcolorbar(&w, &h, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.03,
+             0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, label_opts, (PLCHAR_MATRIX)labels, 1,
+             (PLCHAR_MATRIX)axis_opts, ticks, sub_ticks, nvals, (PLFLT_MATRIX)vals);
 }
 
 static int sp_heat_draw(void *ctx, const char *path) {

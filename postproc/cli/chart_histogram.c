@@ -19,8 +19,8 @@
 
 typedef struct sp_hist_job {
   const sp_charts_t *c;
-  double *share;     /* ncommon x SP_HIST_BINS */
-  double lo, hi;     /* log10 seconds of the edges */
+  double *share; /* ncommon x SP_HIST_BINS */
+  double lo, hi; /* log10 seconds of the edges */
 } sp_hist_job_t;
 
 static int sp_hist_fill(sp_hist_job_t *j) {

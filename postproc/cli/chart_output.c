@@ -38,8 +38,7 @@ int sp_chart_path(const char *dir, const char *name, const char *ext, char *path
   }
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
-  snprintf(path, SP_PATH_MAX, "%.*s%s%s.%s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", name,
-           ext);
+  snprintf(path, SP_PATH_MAX, "%.*s%s%s.%s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", name, ext);
   return 0;
 }
 

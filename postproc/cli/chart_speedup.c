@@ -41,7 +41,7 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
   memset(sp, 0, sizeof *sp);
   const char *field = c->o->x_field ? c->o->x_field : "num_ranks";
   int nf = c->nfiles, n = c->ncommon;
-  char (*xs)[SP_X_CAP] = calloc((size_t)nf, sizeof *xs);
+  char(*xs)[SP_X_CAP] = calloc((size_t)nf, sizeof *xs);
   int *group = malloc((size_t)nf * sizeof *group);
   sp->label = malloc((size_t)nf * SP_X_CAP);
   sp->x = malloc((size_t)nf * sizeof *sp->x);
@@ -75,7 +75,8 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
       memcpy(tmp, sp->label + (size_t)b * SP_X_CAP, SP_X_CAP);
       memcpy(sp->label + (size_t)b * SP_X_CAP, sp->label + (size_t)(b - 1) * SP_X_CAP, SP_X_CAP);
       memcpy(sp->label + (size_t)(b - 1) * SP_X_CAP, tmp, SP_X_CAP);
-      for (int f = 0; f < nf; f++) group[f] = group[f] == b ? b - 1 : group[f] == b - 1 ? b : group[f];
+      for (int f = 0; f < nf; f++)
+        group[f] = group[f] == b ? b - 1 : group[f] == b - 1 ? b : group[f];
     }
   for (int f = 0; rc == 0 && f < nf; f++) {
     cnt[group[f]]++;

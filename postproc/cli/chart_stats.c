@@ -52,10 +52,14 @@ double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric) {
   }
   if (n == 0) return NAN;
   switch (metric) {
-    case SP_DUR_MIN: return 1e-9 * mn;
-    case SP_DUR_MAX: return 1e-9 * mx;
-    case SP_DUR_TOTAL: return 1e-9 * total;
-    default: return 1e-9 * total / (double)n;
+  case SP_DUR_MIN:
+    return 1e-9 * mn;
+  case SP_DUR_MAX:
+    return 1e-9 * mx;
+  case SP_DUR_TOTAL:
+    return 1e-9 * total;
+  default:
+    return 1e-9 * total / (double)n;
   }
 }
 

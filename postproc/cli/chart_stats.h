@@ -28,8 +28,6 @@ void sp_chart_stats_free(sp_chart_stats_t *st);
  * the selected ranks); NaN when the region has no timed call. */
 double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric);
 
-
-
 /* Regions common to all nfiles selections, by name, in the first file's
  * order: *ncommon of them; (*rows)[f * ncommon + j] is the row (index into
  * sels[f].regions) of common region j in file f. Returns 0 or SP_EXIT_IO. */

@@ -19,9 +19,9 @@
 #define SP_TS_PANELS 8
 
 typedef struct sp_ts_series {
-  int64_t steps;      /* longest call count over ranks */
+  int64_t steps;         /* longest call count over ranks */
   double *mn, *mx, *sum; /* per step over ranks, seconds */
-  int64_t *cnt;       /* ranks with this step */
+  int64_t *cnt;          /* ranks with this step */
 } sp_ts_series_t;
 
 static int sp_cmp_i64(const void *a, const void *b) {
@@ -161,10 +161,12 @@ static int sp_ts_draw(void *ctx, const char *path) {
   char name[160], title[256];
   for (int p = 0; p < j->np; p++) {
     plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
-    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[p]]), name,
-                 sizeof name, 40);
-    snprintf(title, sizeof title, "%s: duration per call [s], band = min..max over ranks, "
-                                  "line = mean", name);
+    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[p]]), name, sizeof name,
+                 40);
+    snprintf(title, sizeof title,
+             "%s: duration per call [s], band = min..max over ranks, "
+             "line = mean",
+             name);
     sp_ts_panel(&j->s[p], sp_ts_len(&j->s[p]), ncols, p, title);
   }
   plschr(3.0, 1.0);

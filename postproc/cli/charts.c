@@ -107,7 +107,8 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
   c->rgb = malloc((size_t)(nnames ? nnames : 1) * 3);
   if (!c->stats || !c->rgb) return SP_EXIT_IO;
   sp_palette_for(one->cmap, names, nnames, names, nnames, c->rgb);
-  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_chart_stats_build(&c->sels[f], one->min_duration, &c->stats[f]);
+  for (int f = 0; rc == 0 && f < c->nfiles; f++)
+    rc = sp_chart_stats_build(&c->sels[f], one->min_duration, &c->stats[f]);
   if (rc == 0) rc = sp_common_regions(c->sels, c->nfiles, &c->common, &c->ncommon);
   if (rc) return rc;
   const char **cn = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *cn);
@@ -154,10 +155,14 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   static const struct {
     unsigned bit;
     int (*draw)(const sp_charts_t *);
-  } charts[] = {{SP_PLOT_FLAME, sp_flame_plot},           {SP_PLOT_DURATIONS, sp_durations_plot},
-                {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},   {SP_PLOT_SPEEDUP, sp_speedup_plot},
-                {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot}, {SP_PLOT_TIMESERIES, sp_timeseries_plot},
-                {SP_PLOT_HISTOGRAM, sp_histogram_plot},    {SP_PLOT_DENSITY, sp_density_plot}};
+  } charts[] = {{SP_PLOT_FLAME, sp_flame_plot},
+                {SP_PLOT_DURATIONS, sp_durations_plot},
+                {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},
+                {SP_PLOT_SPEEDUP, sp_speedup_plot},
+                {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot},
+                {SP_PLOT_TIMESERIES, sp_timeseries_plot},
+                {SP_PLOT_HISTOGRAM, sp_histogram_plot},
+                {SP_PLOT_DENSITY, sp_density_plot}};
   for (size_t k = 0; rc == 0 && k < sizeof charts / sizeof charts[0]; k++) {
     if (!(plots & charts[k].bit)) continue;
     rc = charts[k].draw(&c);

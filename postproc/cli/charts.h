@@ -10,11 +10,11 @@ typedef struct sp_charts {
   const sp_selection_t *sels; /* one per file */
   const char *const *labels;  /* one per file: the file column of the data */
   int nfiles;
-  sp_chart_stats_t *stats;    /* one per file */
-  int *common;                /* rows of the regions common to all files (sp_common_regions) */
+  sp_chart_stats_t *stats; /* one per file */
+  int *common;             /* rows of the regions common to all files (sp_common_regions) */
   int ncommon;
-  unsigned char *rgb;         /* colour of each name of o->colour_names (3 bytes each) */
-  unsigned char *common_rgb;  /* colour of each common region */
+  unsigned char *rgb;        /* colour of each name of o->colour_names (3 bytes each) */
+  unsigned char *common_rgb; /* colour of each common region */
   const sp_options_t *o;
 } sp_charts_t;
 

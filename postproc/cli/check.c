@@ -22,7 +22,8 @@ typedef struct sp_check {
 } sp_check_t;
 
 static const char sp_check_usage[] =
-    "usage: " SP_PROG " check BASE NEW --max-regression P[%] [--fail-on-new]\n"
+    "usage: " SP_PROG
+    " check BASE NEW --max-regression P[%] [--fail-on-new]\n"
     "       [--metric total|mean|self] [--min-seconds S] [--include PAT...]\n"
     "       [--exclude PAT...] [--ranks SPEC...] [--format text|tsv|csv|json] [-q]\n";
 
@@ -62,7 +63,8 @@ static int sp_check_args(int argc, char **argv, sp_check_t *c, char **rest, int 
     } else if (!strcmp(a, "--max-regression")) {
       c->max_regression = v ? strtod(v, &end) : -1;
       if (!v || end == v || (*end && strcmp(end, "%")) || c->max_regression < 0)
-        return sp_check_usage_error("--max-regression expects a percentage such as 5%, got", v ? v : "nothing");
+        return sp_check_usage_error("--max-regression expects a percentage such as 5%, got",
+                                    v ? v : "nothing");
       have_max = 1;
       i++;
     } else if (!strcmp(a, "--min-seconds")) {
@@ -71,10 +73,14 @@ static int sp_check_args(int argc, char **argv, sp_check_t *c, char **rest, int 
         return sp_check_usage_error("--min-seconds expects seconds, got", v ? v : "nothing");
       i++;
     } else if (!strcmp(a, "--metric")) {
-      if (v && !strcmp(v, "total")) c->metric = SP_METRIC_TOTAL;
-      else if (v && !strcmp(v, "mean")) c->metric = SP_METRIC_MEAN;
-      else if (v && !strcmp(v, "self")) c->metric = SP_METRIC_SELF;
-      else return sp_check_usage_error("--metric expects total, mean or self, got", v ? v : "nothing");
+      if (v && !strcmp(v, "total"))
+        c->metric = SP_METRIC_TOTAL;
+      else if (v && !strcmp(v, "mean"))
+        c->metric = SP_METRIC_MEAN;
+      else if (v && !strcmp(v, "self"))
+        c->metric = SP_METRIC_SELF;
+      else
+        return sp_check_usage_error("--metric expects total, mean or self, got", v ? v : "nothing");
       i++;
     } else if (!strcmp(a, "--fail-on-new")) {
       c->fail_on_new = 1;
@@ -105,7 +111,7 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
   double nv = n && n->timed ? sp_metric_of(n, c->metric) : -1;
   cell[0] = (sp_cell_t){bv < 0, 0, 1e-9 * bv, NULL};
   cell[1] = (sp_cell_t){nv < 0, 0, 1e-9 * nv, NULL};
-  cell[2] = (sp_cell_t){bv <= 0 || nv < 0, 0, bv > 0 ? 100.0 * (nv / bv - 1.0) : 0, NULL};
+  cell[2] = (sp_cell_t){bv <= 0 || nv<0, 0, bv> 0 ? 100.0 * (nv / bv - 1.0) : 0, NULL};
   const char *status = "ok";
   int fail = 0;
   if (!b) {
@@ -146,14 +152,17 @@ static int sp_check_run(const sp_selection_t *sels, const sp_check_t *c, const s
   if (rc == 0) {
     char note[160];
     snprintf(note, sizeof note, "# metric %s; allowed regression %g%%",
-             c->metric == SP_METRIC_MEAN ? "mean" : c->metric == SP_METRIC_SELF ? "self" : "total",
+             c->metric == SP_METRIC_MEAN   ? "mean"
+             : c->metric == SP_METRIC_SELF ? "self"
+                                           : "total",
              c->max_regression);
     sp_table_t tb;
     sp_table_begin(&tb, o->table, cols, 5, note);
     for (int i = 0; i < nn; i++)
       failed += sp_check_row(&tb, c, sp_figure_find(fb, nb, fn[i].name), &fn[i], fn[i].name);
     for (int i = 0; i < nb; i++)
-      if (!sp_figure_find(fn, nn, fb[i].name)) failed += sp_check_row(&tb, c, &fb[i], NULL, fb[i].name);
+      if (!sp_figure_find(fn, nn, fb[i].name))
+        failed += sp_check_row(&tb, c, &fb[i], NULL, fb[i].name);
     sp_table_end(&tb);
   }
   free(fb);

@@ -53,8 +53,10 @@ static int sp_items_regions(sp_items_t *it, const sp_selection_t *sel, int k) {
   int rc = sp_figures_compute(sel, &fg, &n);
   for (int i = 0; rc == 0 && i < n; i++) {
     sp_item_t *x = sp_item_get(it, fg[i].name, fg[i].name);
-    if (!x) rc = SP_EXIT_IO;
-    else if (fg[i].timed) x->value[k] = fg[i].total;
+    if (!x)
+      rc = SP_EXIT_IO;
+    else if (fg[i].timed)
+      x->value[k] = fg[i].total;
   }
   free(fg);
   return rc;
@@ -81,8 +83,10 @@ static int sp_items_paths(sp_items_t *it, const sp_selection_t *sel, int k) {
     snprintf(disp, sizeof disp, "%*s%s", nd->depth < 40 ? 2 * nd->depth : 80, "",
              sp_reader_region_name(sel->reader, nd->region));
     sp_item_t *x = sp_item_get(it, key, disp);
-    if (!x) rc = SP_EXIT_IO;
-    else if (nd->timed) x->value[k] = x->value[k] < 0 ? (double)nd->inclusive : x->value[k] + (double)nd->inclusive;
+    if (!x)
+      rc = SP_EXIT_IO;
+    else if (nd->timed)
+      x->value[k] = x->value[k] < 0 ? (double)nd->inclusive : x->value[k] + (double)nd->inclusive;
   }
   sp_reader_tree_free(t);
   return rc;
@@ -103,8 +107,8 @@ static void sp_compare_table(const sp_items_t *it, const char *const *labels, in
     if (k == 0) continue;
     names[nfiles - 1 + k] = malloc(cap);
     if (names[nfiles - 1 + k]) snprintf(names[nfiles - 1 + k], cap, "%s/%s", labels[k], labels[0]);
-    cols[nfiles - 1 + k] = (sp_col_t){names[nfiles - 1 + k] ? names[nfiles - 1 + k] : "?",
-                                      SP_COL_RATIO, 10};
+    cols[nfiles - 1 + k] =
+        (sp_col_t){names[nfiles - 1 + k] ? names[nfiles - 1 + k] : "?", SP_COL_RATIO, 10};
   }
   cols[nc - 1] = (sp_col_t){o->tree ? "path" : "region", SP_COL_STR, 0};
   sp_table_t tb;
@@ -116,9 +120,11 @@ static void sp_compare_table(const sp_items_t *it, const char *const *labels, in
     const double *v = it->v[i].value;
     for (int k = 0; k < nfiles; k++) {
       c[k] = (sp_cell_t){v[k] < 0, 0, 1e-9 * v[k], NULL};
-      if (k) c[nfiles - 1 + k] = (sp_cell_t){v[k] < 0 || v[0] <= 0, 0, v[0] > 0 ? v[k] / v[0] : 0, NULL};
+      if (k)
+        c[nfiles - 1 + k] = (sp_cell_t){v[k] < 0 || v[0] <= 0, 0, v[0] > 0 ? v[k] / v[0] : 0, NULL};
     }
-    c[nc - 1] = (sp_cell_t){0, 0, 0, o->table == SP_TABLE_TEXT || !o->tree ? it->v[i].display : it->v[i].key};
+    c[nc - 1] = (sp_cell_t){
+        0, 0, 0, o->table == SP_TABLE_TEXT || !o->tree ? it->v[i].display : it->v[i].key};
     if (o->tree && o->table != SP_TABLE_TEXT) {
       /* Machine formats: the path with '/' between names (ambiguous when names hold '/';
        * --tree --format json has the exact paths). */

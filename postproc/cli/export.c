@@ -43,8 +43,8 @@ static void sp_chrome_lane(const sp_selection_t *sel, const sp_lane_t *ln,
     sp_json_string(name);
     printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
            1e-3 * sp_ns_between(sel->t0, iv->start[i]),
-           1e-3 * sp_ns_between(iv->start[i], iv->end[i]),
-           rank, iv->thread_ids ? iv->thread_ids[i] : 0);
+           1e-3 * sp_ns_between(iv->start[i], iv->end[i]), rank,
+           iv->thread_ids ? iv->thread_ids[i] : 0);
   }
 }
 
@@ -69,8 +69,10 @@ static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
   if (kind == SP_EXPORT_FOLDED) return sp_export_folded(sel);
   int first = 1;
-  if (kind == SP_EXPORT_CSV) printf("rank,region,start_s,end_s\n");
-  else sp_chrome_begin(sel, &first);
+  if (kind == SP_EXPORT_CSV)
+    printf("rank,region,start_s,end_s\n");
+  else
+    sp_chrome_begin(sel, &first);
   for (int i = 0; i < sel->nlanes; i++) {
     sp_reader_intervals_t iv;
     sp_progress("exporting lane", i, sel->nlanes);
@@ -80,8 +82,10 @@ int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       return sp_exit_for_reader(err);
     }
-    if (kind == SP_EXPORT_CSV) sp_csv_lane(sel, &sel->lanes[i], &iv);
-    else sp_chrome_lane(sel, &sel->lanes[i], &iv, &first);
+    if (kind == SP_EXPORT_CSV)
+      sp_csv_lane(sel, &sel->lanes[i], &iv);
+    else
+      sp_chrome_lane(sel, &sel->lanes[i], &iv, &first);
     sp_reader_intervals_free(&iv);
   }
   sp_progress_done();

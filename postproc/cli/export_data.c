@@ -103,8 +103,10 @@ static int sp_data_close(sp_data_file_t *d, const sp_charts_t *c, int rc) {
     sp_msg(SP_QUIET, "cannot write %s: %s", d->path, strerror(errno));
     rc = SP_EXIT_IO;
   }
-  if (rc != 0) remove(d->tmp);
-  else sp_msg(SP_NORMAL, "wrote %s", d->path);
+  if (rc != 0)
+    remove(d->tmp);
+  else
+    sp_msg(SP_NORMAL, "wrote %s", d->path);
   return rc;
 }
 
@@ -144,8 +146,8 @@ static int sp_gantt_data(const sp_charts_t *c) {
 }
 
 static int sp_flame_data(const sp_charts_t *c) {
-  static const char *const cols[] = {"file", "rank", "region", "depth", "start_seconds",
-                                     "end_seconds"};
+  static const char *const cols[] = {"file",  "rank",          "region",
+                                     "depth", "start_seconds", "end_seconds"};
   sp_data_file_t d;
   int rc = sp_data_open(&d, c->o, "flame_data", cols, 6);
   for (int fi = 0; rc == 0 && fi < c->nfiles; fi++) {
@@ -220,8 +222,10 @@ static int sp_speedup_data(const sp_charts_t *c) {
       sp_data_key(&d, 0);
       sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[c->common[j]]));
       sp_data_key(&d, 1);
-      if (sp.numeric) fputs(sp.label + (size_t)g * 128, d.f);
-      else sp_data_text(d.f, d.json, sp.label + (size_t)g * 128);
+      if (sp.numeric)
+        fputs(sp.label + (size_t)g * 128, d.f);
+      else
+        sp_data_text(d.f, d.json, sp.label + (size_t)g * 128);
       sp_data_key(&d, 2);
       fprintf(d.f, "%.9f", v);
       sp_data_end_row(&d);

@@ -19,7 +19,8 @@ static void sp_folded_path(const sp_selection_t *sel, const sp_reader_tree_t *t,
   for (const char *p = sp_reader_region_name(sel->reader, nd->region); *p; p++) {
     /* Valid UTF-8 passes; controls and bad bytes as \xNN (text_safe.c). */
     char one[2] = {*p == ';' ? ':' : *p, '\0'};
-    if (*p == ';' || (unsigned char)*p < 0x80) sp_text_put(stdout, one, SP_TEXT_PLAIN);
+    if (*p == ';' || (unsigned char)*p < 0x80)
+      sp_text_put(stdout, one, SP_TEXT_PLAIN);
     else {
       size_t k = sp_utf8_seq((const unsigned char *)p);
       if (k == 0) k = 1;

@@ -15,8 +15,8 @@ typedef struct sp_flame_call {
 typedef struct sp_flame_calls {
   sp_flame_call_t *call; /* sorted by thread, start, longest first, name */
   int64_t n;
-  int32_t *threads;      /* distinct thread ids, ascending */
-  int32_t *max_depth;    /* per thread: deepest depth */
+  int32_t *threads;   /* distinct thread ids, ascending */
+  int32_t *max_depth; /* per thread: deepest depth */
   int nthreads;
 } sp_flame_calls_t;
 

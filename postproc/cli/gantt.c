@@ -97,8 +97,7 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   plwind(f->x0, f->x1, 0.0, l->n);
   plcol0(SP_COL_GRID);
   for (int i = 1; i < l->n; i++)
-    if (l->lane[i].region != l->lane[i - 1].region)
-      pljoin(f->x0, l->n - i, f->x1, l->n - i);
+    if (l->lane[i].region != l->lane[i - 1].region) pljoin(f->x0, l->n - i, f->x1, l->n - i);
   plcol0(SP_COL_FG);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   const char *slash = strrchr(sel->file, '/');
@@ -116,11 +115,10 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
  * steps of one pixel of the lane's height (what a non-antialiased fill can
  * show), each column's rounding error carried to the next (error diffusion)
  * so that the lane's ink stays its busy time even where every column is a
- * fraction of a pixel level, as in lanes 2 px high; neighbouring columns of one height are one rectangle, so a lane
- * costs at most ncols fills whatever its intervals, and far fewer when its
+ * fraction of a pixel level, as in lanes 2 px high; neighbouring columns of one height are one
+ * rectangle, so a lane costs at most ncols fills whatever its intervals, and far fewer when its
  * lane is a few pixels high. Returns the rectangles drawn. */
-static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane,
-                                  int colour) {
+static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int lane, int colour) {
   double lane_px = (f->vp[3] - f->vp[2]) * f->height / f->nlanes;
   double pad = lane_px >= 4.0 ? 0.12 : 0.0; /* gaps only when lanes are visible apart */
   PLFLT y0 = f->nlanes - lane - 1 + pad, h = 1.0 - 2 * pad;
@@ -152,8 +150,8 @@ static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int l
 }
 
 /* Pass 2: load each (region, rank) pair once, bin and draw each of its lanes. */
-static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l,
-                          const sp_frame_t *f, sp_bins_t *b, sp_gantt_timing_t *tm) {
+static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l, const sp_frame_t *f,
+                          sp_bins_t *b, sp_gantt_timing_t *tm) {
   for (int i = 0; i < l->n;) {
     const sp_chart_lane_t *ln = &l->lane[i];
     sp_reader_intervals_t iv;
@@ -207,15 +205,19 @@ static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, s
   f->x0 = o->start_time;
   f->x1 = o->end_time > 0 ? o->end_time : span;
   if (f->x1 <= f->x0) {
-    sp_msg(SP_QUIET, "--start-time %g s is not before the end of the window (%g s; the run "
-                     "spans %g s)", f->x0, f->x1, span);
+    sp_msg(SP_QUIET,
+           "--start-time %g s is not before the end of the window (%g s; the run "
+           "spans %g s)",
+           f->x0, f->x1, span);
     return SP_EXIT_USAGE;
   }
   double rows = (f->vp[3] - f->vp[2]) * f->height;
   if (l->n > rows)
-    sp_msg(SP_NORMAL, "%d lanes on %.0f pixel rows: lanes are thinner than a pixel and blend; "
-                      "see rank_heatmap_plot (--plots rank_heatmap) for ranks x regions, or "
-                      "select with --ranks/--include", l->n, rows);
+    sp_msg(SP_NORMAL,
+           "%d lanes on %.0f pixel rows: lanes are thinner than a pixel and blend; "
+           "see rank_heatmap_plot (--plots rank_heatmap) for ranks x regions, or "
+           "select with --ranks/--include",
+           l->n, rows);
   return 0;
 }
 
@@ -234,8 +236,9 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
   tm->extent_s = sp_now() - t;
   tm->read_s = tm->extent_s;
   if (rc == 0 && !l.any) {
-    sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
-                     "recorded with time_trace off); --summary still shows call counts",
+    sp_msg(SP_QUIET,
+           "%s: nothing to draw: the selected regions have no intervals (empty, or "
+           "recorded with time_trace off); --summary still shows call counts",
            sel->file);
     rc = SP_EXIT_DATA;
   }
@@ -252,8 +255,8 @@ static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const
     sp_chart_lanes_free(&l);
     return SP_EXIT_IO;
   }
-  rc = sp_plot_open(sp_plot_device(o->format, interactive), path, f.width, f.height,
-                    sel->nregions, 1);
+  rc = sp_plot_open(sp_plot_device(o->format, interactive), path, f.width, f.height, sel->nregions,
+                    1);
   if (rc == 0) {
     sp_plot_region_colours(sel, o);
     sp_gantt_frame(sel, &l, &f);

@@ -11,12 +11,12 @@
  * a difference counter for the full columns between), so binning costs
  * O(intervals + columns) per lane and drawing O(columns). */
 typedef struct sp_bins {
-  int ncols;       /* pixel columns of the window */
-  int64_t w0, w1;  /* window [w0, w1], ns */
-  double col_ns;   /* ns per column */
-  double *part;    /* ncols: covered fraction of partly covered columns */
-  int64_t *full;   /* ncols + 1 difference counters of fully covered columns */
-  double *frac;    /* ncols: busy fraction in [0, 1] after sp_bins_finish */
+  int ncols;        /* pixel columns of the window */
+  int64_t w0, w1;   /* window [w0, w1], ns */
+  double col_ns;    /* ns per column */
+  double *part;     /* ncols: covered fraction of partly covered columns */
+  int64_t *full;    /* ncols + 1 difference counters of fully covered columns */
+  double *frac;     /* ncols: busy fraction in [0, 1] after sp_bins_finish */
   int64_t *scratch; /* 2 * cap stamps, for lanes whose starts are not sorted */
   int64_t cap;
 } sp_bins_t;
@@ -27,8 +27,8 @@ int sp_bins_init(sp_bins_t *b, int ncols, int64_t w0, int64_t w1);
 void sp_bins_free(sp_bins_t *b);
 /* Clears the counters for the next lane. */
 void sp_bins_reset(sp_bins_t *b);
-/* Adds the lane's n intervals (once per lane, after sp_bins_reset) [start[i], end[i]] whose thread id is thread (all of
- * them when tids is NULL or thread is -1). Returns 0 or -1 (ENOMEM). */
+/* Adds the lane's n intervals (once per lane, after sp_bins_reset) [start[i], end[i]] whose thread
+ * id is thread (all of them when tids is NULL or thread is -1). Returns 0 or -1 (ENOMEM). */
 int sp_bins_add(sp_bins_t *b, const int64_t *start, const int64_t *end, const int32_t *tids,
                 int64_t thread, int64_t n);
 /* Fills b->frac; returns the lane's busy time in the window, in columns. */

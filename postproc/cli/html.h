@@ -26,8 +26,8 @@ typedef struct sp_html_counts {
  * nfiles selections (the others feed the speedup plot), embedding at most
  * o->html_exact intervals exactly, colours from o->cmap. Returns an sp_exit_t
  * code after printing why on failure; fills *c. */
-int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles,
-                       const char *const *labels, const sp_options_t *o, sp_html_counts_t *c);
+int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
+                       const sp_options_t *o, sp_html_counts_t *c);
 
 /* Writes s as a JSON string that is also safe inside <script> (html_data.c). */
 void sp_html_json_str(FILE *f, const char *s);
@@ -36,8 +36,7 @@ void sp_html_json_str(FILE *f, const char *s);
  * label (labels[k], or the file name when labels is NULL), selected ranks
  * and per region the stamped calls and their summed duration (the speedup
  * plot). Nothing for one file. Returns an sp_exit_t code. */
-int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles,
-                        const char *const *labels);
+int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels);
 
 /* html_tree.c: writes ',"tree":[...]', the call tree of the selection
  * (sp_reader_tree_build), node regions as positions in sel->regions

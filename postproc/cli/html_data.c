@@ -22,28 +22,28 @@ typedef struct sp_span {
 
 /* Per selected region: what the duration bars and the table show. */
 typedef struct sp_rstat {
-  int64_t calls, n;          /* num_calls and intervals, summed over ranks */
-  double total, min, max;    /* durations, ns */
+  int64_t calls, n;              /* num_calls and intervals, summed over ranks */
+  double total, min, max;        /* durations, ns */
   double rk_min, rk_max, rk_sum; /* per-rank totals, ns */
-  int rk_n;                  /* ranks that have the region */
+  int rk_n;                      /* ranks that have the region */
 } sp_rstat_t;
 
 typedef struct sp_html_ctx {
   FILE *f;
   const sp_selection_t *sel;
-  int64_t t0;          /* first start, ns */
-  double span;         /* last end - first start, ns (>= 1) */
-  char *exact;         /* per selection lane: 1 = intervals embedded */
-  int fine, nlevels;   /* finest bins, number of levels */
-  double *occ;         /* fine busy fractions of one lane */
-  unsigned char *lvl;  /* one level's bytes */
-  int *gpos;           /* reader region index -> position in sel->regions */
-  sp_rstat_t *rs;      /* per position */
+  int64_t t0;         /* first start, ns */
+  double span;        /* last end - first start, ns (>= 1) */
+  char *exact;        /* per selection lane: 1 = intervals embedded */
+  int fine, nlevels;  /* finest bins, number of levels */
+  double *occ;        /* fine busy fractions of one lane */
+  unsigned char *lvl; /* one level's bytes */
+  int *gpos;          /* reader region index -> position in sel->regions */
+  sp_rstat_t *rs;     /* per position */
   sp_html_counts_t *c;
-  int64_t exact_max;   /* intervals embedded exactly, at most */
-  const char *cmap;    /* --cmap, NULL = the default */
+  int64_t exact_max;           /* intervals embedded exactly, at most */
+  const char *cmap;            /* --cmap, NULL = the default */
   double start_time, end_time; /* --start-time, --end-time, s (0: not given) */
-  int first_lane;      /* no comma before the next lane */
+  int first_lane;              /* no comma before the next lane */
 } sp_html_ctx_t;
 
 /* A JSON string safe inside <script>: sp_text_put's JSON escaping, and
@@ -126,8 +126,9 @@ static int sp_html_plan(sp_html_ctx_t *x) {
   sp_progress_done();
   if (total == 0) {
     free(cnt), free(ord);
-    sp_msg(SP_QUIET, "%s: nothing to draw: the selected regions have no intervals (empty, or "
-                     "recorded with time_trace off); --summary still shows call counts",
+    sp_msg(SP_QUIET,
+           "%s: nothing to draw: the selected regions have no intervals (empty, or "
+           "recorded with time_trace off); --summary still shows call counts",
            sel->file);
     return SP_EXIT_DATA;
   }
@@ -315,7 +316,8 @@ static int sp_html_regions(sp_html_ctx_t *x) {
     sp_msg(SP_QUIET, "out of memory");
     return SP_EXIT_IO;
   }
-  for (int i = 0; i < sel->nregions; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
+  for (int i = 0; i < sel->nregions; i++)
+    names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
   sp_palette_assign(x->cmap, names, sel->nregions, rgb);
   fputs("],\n\"regions\":[", f);
   for (int i = 0; i < sel->nregions; i++) {
@@ -327,8 +329,9 @@ static int sp_html_regions(sp_html_ctx_t *x) {
     fprintf(f, ",\"color\":\"%s\"", hex);
     /* Ranks without the region count as 0 in min and mean, as in --summary. */
     double rk_min = r->rk_n < sel->nranks ? 0 : r->rk_min;
-    fprintf(f, ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
-               "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d}",
+    fprintf(f,
+            ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
+            "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d}",
             (long long)r->calls, (long long)r->n, r->total, r->min, r->max, rk_min,
             r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
   }
@@ -341,7 +344,8 @@ static void sp_html_header(sp_html_ctx_t *x) {
   FILE *f = x->f;
   fputs("{\"format\":1,\"file\":", f);
   sp_html_json_str(f, x->sel->file);
-  fprintf(f, ",\"generator\":\"" SP_PROG " %s\",\"span\":%.0f,\"coarse\":%d,\"levels\":%d,\"ranks\":[",
+  fprintf(f,
+          ",\"generator\":\"" SP_PROG " %s\",\"span\":%.0f,\"coarse\":%d,\"levels\":%d,\"ranks\":[",
           sp_reader_version_string(), x->span, SP_HTML_OCC_COARSE, x->nlevels);
   for (int j = 0; j < x->sel->nranks; j++)
     fprintf(f, "%s%d", j ? "," : "", sp_reader_rank_id(x->sel->reader, x->sel->ranks[j]));
@@ -350,8 +354,8 @@ static void sp_html_header(sp_html_ctx_t *x) {
           x->end_time > 0 ? 1e9 * x->end_time : x->span);
 }
 
-int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles,
-                       const char *const *labels, const sp_options_t *o, sp_html_counts_t *c) {
+int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
+                       const sp_options_t *o, sp_html_counts_t *c) {
   const sp_selection_t *sel = &sels[0];
   sp_html_ctx_t x;
   memset(&x, 0, sizeof x);

@@ -22,8 +22,8 @@ extern char **environ;
 #define SP_HTML_PATH_MAX 4096
 
 /* Writes the template with its markers replaced; returns 0 or an exit code. */
-static int sp_html_page(FILE *f, const sp_selection_t *sels, int nfiles,
-                        const char *const *labels, const sp_options_t *o, sp_html_counts_t *c) {
+static int sp_html_page(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
+                        const sp_options_t *o, sp_html_counts_t *c) {
   const char *t = (const char *)sp_report_template;
   for (;;) {
     const char *m = strstr(t, "<!--SP_");

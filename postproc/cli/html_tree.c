@@ -9,8 +9,8 @@
 
 int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos) {
   sp_reader_tree_t *t;
-  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks,
-                                 sel->nranks, 0, &t);
+  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks,
+                                 0, &t);
   if (err < 0) {
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
     return sp_exit_for_reader(err);
@@ -22,9 +22,9 @@ int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos) {
     fprintf(f,
             "%s\n{\"p\":%d,\"g\":%d,\"d\":%d,\"timed\":%d,\"calls\":%lld,\"incl\":%lld,"
             "\"excl\":%lld,\"rmin\":%.0f,\"rmean\":%.1f,\"rmax\":%.0f,\"maxr\":%d,\"imb\":%.4f}",
-            i ? "," : "", nd->parent, gpos[nd->region], nd->depth, nd->timed,
-            (long long)nd->calls, (long long)nd->inclusive, (long long)nd->exclusive, nd->rank_min,
-            nd->rank_mean, nd->rank_max, nd->max_rank, nd->imbalance);
+            i ? "," : "", nd->parent, gpos[nd->region], nd->depth, nd->timed, (long long)nd->calls,
+            (long long)nd->inclusive, (long long)nd->exclusive, nd->rank_min, nd->rank_mean,
+            nd->rank_max, nd->max_rank, nd->imbalance);
   }
   fputc(']', f);
   sp_reader_tree_free(t);

@@ -37,8 +37,7 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
       rc = sp_text_output(&sels[k], o);
     }
   }
-  if (rc == 0 && o->outdir_given)
-    rc = sp_json_outputs(sels, labels, in->n, o);
+  if (rc == 0 && o->outdir_given) rc = sp_json_outputs(sels, labels, in->n, o);
   if (in->n > 1 && (o->outdir || o->show) && rc == 0)
     sp_msg(SP_NORMAL, "%s show%s the first file only (%s)%s",
            o->backend == SP_BACKEND_HTML ? "the report's timeline"

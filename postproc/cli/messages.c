@@ -47,15 +47,15 @@ double sp_now(void) {
 
 int sp_exit_for_reader(int err) {
   switch (err) {
-    case 0:
-      return SP_EXIT_OK;
-    case SP_READER_EIO:
-    case SP_READER_ENOMEM:
-      return SP_EXIT_IO;
-    case SP_READER_EPATTERN:
-    case SP_READER_EINVAL:
-      return SP_EXIT_USAGE;
-    default:
-      return SP_EXIT_DATA;
+  case 0:
+    return SP_EXIT_OK;
+  case SP_READER_EIO:
+  case SP_READER_ENOMEM:
+    return SP_EXIT_IO;
+  case SP_READER_EPATTERN:
+  case SP_READER_EINVAL:
+    return SP_EXIT_USAGE;
+  default:
+    return SP_EXIT_DATA;
   }
 }

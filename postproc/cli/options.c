@@ -12,7 +12,8 @@
 #include "pproc.h"
 
 static const char sp_usage_text[] =
-    "usage: " SP_PROG " FILE... [-o DIR] [--show] [--backend plplot|html]\n"
+    "usage: " SP_PROG
+    " FILE... [-o DIR] [--show] [--backend plplot|html]\n"
     "       [--include PAT...] [--exclude PAT...] [--ranks SPEC...]\n"
     "       [--format png|pdf|svg] [--width PX] [--height PX] [--start-time S]\n"
     "       [--end-time S] [--cmap NAME] [--plots NAME,...] [--metrics M,...]\n"
@@ -21,7 +22,8 @@ static const char sp_usage_text[] =
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
     "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
-    "       " SP_PROG " check BASE NEW --max-regression P% [--fail-on-new]\n"
+    "       " SP_PROG
+    " check BASE NEW --max-regression P% [--fail-on-new]\n"
     "           [--metric M]\n"
     "       " SP_PROG " merge [-f] [-o OUT.h5] SPILL_DIR_OR_FILE...\n";
 
@@ -338,11 +340,17 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   int rc = sp_opt_words(argc, argv, i, inl, &words, &n, name);
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
-      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected gantt, flame, "
-                                  "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
-                                  "timeline_density or all, comma-separated)", name, words[k])
-                 : sp_usage_error("%s: unknown metric in '%s' (expected avg, min, max, total, "
-                                  "comma-separated)", name, words[k]);
+      rc =
+          plots
+              ? sp_usage_error(
+                    "%s: unknown chart in '%s' (expected gantt, flame, "
+                    "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
+                    "timeline_density or all, comma-separated)",
+                    name, words[k])
+              : sp_usage_error(
+                    "%s: unknown metric in '%s' (expected avg, min, max, total, "
+                    "comma-separated)",
+                    name, words[k]);
   free(words);
   return rc;
 }
@@ -356,7 +364,8 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
 /* --columns p50,p95,p99: percentiles (0..100) of the call durations, at most 8. */
 static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   static char buf[256]; /* the names point into it; one --columns per run */
-  if (!v || strlen(v) >= sizeof buf) return sp_usage_error("%s needs a list such as p50,p95,p99", name);
+  if (!v || strlen(v) >= sizeof buf)
+    return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
   o->npcts = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
@@ -373,8 +382,8 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
   static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
-  static const char *const sorts[] = {"start", "name", "calls", "total",
-                                      "mean",  "min",  "max",   "imbalance", "self"};
+  static const char *const sorts[] = {"start", "name", "calls",     "total", "mean",
+                                      "min",   "max",  "imbalance", "self"};
   char name[64];
   const char *arg = argv[*i];
   const char *inl = sp_opt_split(arg, name, sizeof name);
@@ -393,10 +402,14 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "--format")) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 7);
     if (k < 0)
-      return sp_usage_error("%s expects png, pdf or svg (images), or text, tsv, csv or json "
-                            "(text outputs)", name);
-    if (k < 3) o->format = (sp_format_t)k;
-    else o->table = (sp_table_format_t)(k - 3);
+      return sp_usage_error(
+          "%s expects png, pdf or svg (images), or text, tsv, csv or json "
+          "(text outputs)",
+          name);
+    if (k < 3)
+      o->format = (sp_format_t)k;
+    else
+      o->table = (sp_table_format_t)(k - 3);
   } else if (!strcmp(name, "--width") || !strcmp(name, "--height")) {
     int *dst = name[2] == 'w' ? &o->width : &o->height;
     int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
@@ -419,8 +432,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   } else if (!strcmp(name, "--sort-by")) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 9);
     if (k < 0)
-      return sp_usage_error("%s expects start, name, calls, total, mean, min, max, imbalance "
-                            "or self", name);
+      return sp_usage_error(
+          "%s expects start, name, calls, total, mean, min, max, imbalance "
+          "or self",
+          name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 4);
@@ -451,8 +466,10 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->top_n = n;
   } else if (!strcmp(name, "--x-field")) {
     if (!(o->x_field = sp_opt_value(argc, argv, i, inl)) || !*o->x_field)
-      return sp_usage_error("option %s needs num_ranks, omp_num_threads, total_cores or another "
-                            "/metadata attribute", name);
+      return sp_usage_error(
+          "option %s needs num_ranks, omp_num_threads, total_cores or another "
+          "/metadata attribute",
+          name);
   } else if (!strcmp(name, "--min-duration")) {
     if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
       return sp_usage_error("%s expects seconds (a number >= 0)", name);
@@ -521,20 +538,19 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   }
   if (!o->file) return sp_usage_error("%s", "no FILE given");
   if (o->end_time > 0 && o->end_time <= o->start_time)
-    return sp_usage_error("--end-time %g is not after --start-time %g", o->end_time,
-                          o->start_time);
+    return sp_usage_error("--end-time %g is not after --start-time %g", o->end_time, o->start_time);
   if (o->export_data && !o->outdir)
     return sp_usage_error("%s", "--export-data needs -o DIR (the data files go beside the charts)");
   if (o->skip_images && !o->export_data)
-    return sp_usage_error("%s", "--skip-plot-images needs --export-data (nothing would be written)");
+    return sp_usage_error("%s",
+                          "--skip-plot-images needs --export-data (nothing would be written)");
   if (o->list + o->summary + o->tree + o->compare + (o->export_kind != SP_EXPORT_NONE) > 1 &&
       !(o->compare && (o->summary || o->tree) && o->list + (o->export_kind != SP_EXPORT_NONE) == 0))
-    return sp_usage_error("%s", "--list, --summary, --tree and --export all write to stdout: "
-                                "choose one");
-  if (o->compare && o->nwords < 2)
-    return sp_usage_error("%s", "--compare needs two or more files");
-  if (o->by_thread && !o->summary)
-    return sp_usage_error("%s", "--by-thread applies to --summary");
+    return sp_usage_error("%s",
+                          "--list, --summary, --tree and --export all write to stdout: "
+                          "choose one");
+  if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
+  if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
       o->export_kind == SP_EXPORT_NONE)

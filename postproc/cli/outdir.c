@@ -75,8 +75,10 @@ int sp_outfile_close(sp_outfile_t *of, int rc) {
       sp_msg(SP_QUIET, "cannot rename %s to %s: %s", of->tmp, of->path, strerror(errno));
       rc = SP_EXIT_IO;
     }
-    if (rc != 0) remove(of->tmp);
-    else sp_msg(SP_NORMAL, "wrote %s", of->path);
+    if (rc != 0)
+      remove(of->tmp);
+    else
+      sp_msg(SP_NORMAL, "wrote %s", of->path);
   }
   free(of->path);
   free(of->tmp);

@@ -51,15 +51,17 @@ static int sp_output_complete(int fd, off_t size, sp_format_t f, const char *end
     return len >= k && memcmp(text + len - k, ending, k) == 0;
   }
   switch (f) {
-    case SP_FORMAT_PNG: return memcmp(tail + want - 12, png_end, 12) == 0;
-    case SP_FORMAT_PDF: return len >= 5 && memcmp(text + len - 5, "%%EOF", 5) == 0;
-    case SP_FORMAT_SVG: return len >= 6 && memcmp(text + len - 6, "</svg>", 6) == 0;
+  case SP_FORMAT_PNG:
+    return memcmp(tail + want - 12, png_end, 12) == 0;
+  case SP_FORMAT_PDF:
+    return len >= 5 && memcmp(text + len - 5, "%%EOF", 5) == 0;
+  case SP_FORMAT_SVG:
+    return len >= 6 && memcmp(text + len - 6, "</svg>", 6) == 0;
   }
   return 0;
 }
 
-static int sp_output_finish(const char *tmp, const char *final, sp_format_t f,
-                            const char *ending) {
+static int sp_output_finish(const char *tmp, const char *final, sp_format_t f, const char *ending) {
   int fd = open(tmp, O_RDONLY | O_CLOEXEC);
   struct stat st;
   const char *why = NULL;

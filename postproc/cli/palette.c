@@ -12,9 +12,9 @@
 
 typedef struct sp_cmap {
   const char *name;
-  int listed;           /* 1: pick entries; 0: interpolate anchors */
-  int n;                /* entries */
-  const unsigned *rgb;  /* 0xrrggbb */
+  int listed;          /* 1: pick entries; 0: interpolate anchors */
+  int n;               /* entries */
+  const unsigned *rgb; /* 0xrrggbb */
 } sp_cmap_t;
 
 static const unsigned sp_tab10[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
@@ -30,9 +30,11 @@ static const unsigned sp_viridis[] = {0x440154, 0x482475, 0x414487, 0x355f8d, 0x
 static const unsigned sp_plasma[] = {0x0d0887, 0x41049d, 0x6a00a8, 0x8f0da4, 0xb12a90, 0xcc4778,
                                      0xe16462, 0xf2844b, 0xfca636, 0xfcce25, 0xf0f921};
 
-static const sp_cmap_t sp_cmaps[] = {
-    {"tab10", 1, 10, sp_tab10},      {"tab20", 1, 20, sp_tab20}, {"viridis", 0, 11, sp_viridis},
-    {"plasma", 0, 11, sp_plasma},    {"Set3", 1, 12, sp_set3}};
+static const sp_cmap_t sp_cmaps[] = {{"tab10", 1, 10, sp_tab10},
+                                     {"tab20", 1, 20, sp_tab20},
+                                     {"viridis", 0, 11, sp_viridis},
+                                     {"plasma", 0, 11, sp_plasma},
+                                     {"Set3", 1, 12, sp_set3}};
 #define SP_NCMAPS ((int)(sizeof sp_cmaps / sizeof sp_cmaps[0]))
 
 static const sp_cmap_t *sp_cmap_find(const char *name) {
@@ -76,8 +78,10 @@ static int sp_rank_of(const char *const *sorted, int nd, const char *name) {
   int lo = 0, hi = nd - 1;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (strcmp(sorted[mid], name) < 0) lo = mid + 1;
-    else hi = mid;
+    if (strcmp(sorted[mid], name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -85,7 +89,8 @@ static int sp_rank_of(const char *const *sorted, int nd, const char *name) {
 int sp_palette_assign(const char *cmap, const char *const *names, int n, unsigned char *rgb) {
   const char **sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof *sorted);
   if (!sorted) {
-    for (int i = 0; i < n; i++) sp_cmap_sample(&sp_cmaps[0], n > 1 ? (double)i / (n - 1) : 0, rgb + 3 * i);
+    for (int i = 0; i < n; i++)
+      sp_cmap_sample(&sp_cmaps[0], n > 1 ? (double)i / (n - 1) : 0, rgb + 3 * i);
     return -1;
   }
   memcpy(sorted, names, (size_t)n * sizeof *sorted);

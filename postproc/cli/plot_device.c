@@ -31,18 +31,24 @@ static void sp_plot_abort_handler(PLCHAR_VECTOR msg) {
 const char *sp_plot_device(sp_format_t f, int interactive) {
   if (interactive) return "xcairo";
   switch (f) {
-    case SP_FORMAT_PDF: return "pdfcairo";
-    case SP_FORMAT_SVG: return "svgcairo";
-    case SP_FORMAT_PNG: break;
+  case SP_FORMAT_PDF:
+    return "pdfcairo";
+  case SP_FORMAT_SVG:
+    return "svgcairo";
+  case SP_FORMAT_PNG:
+    break;
   }
   return "pngcairo";
 }
 
 const char *sp_plot_extension(sp_format_t f) {
   switch (f) {
-    case SP_FORMAT_PDF: return "pdf";
-    case SP_FORMAT_SVG: return "svg";
-    case SP_FORMAT_PNG: break;
+  case SP_FORMAT_PDF:
+    return "pdf";
+  case SP_FORMAT_SVG:
+    return "svg";
+  case SP_FORMAT_PNG:
+    break;
   }
   return "png";
 }
@@ -73,8 +79,9 @@ int sp_plot_open(const char *device, const char *path, int width, int height, in
   if (!path) {
     const char *d = getenv("DISPLAY");
     if (!d || !*d) {
-      sp_msg(SP_QUIET, "--show needs a display, but DISPLAY is not set (use -o DIR to write a "
-                       "file instead)");
+      sp_msg(SP_QUIET,
+             "--show needs a display, but DISPLAY is not set (use -o DIR to write a "
+             "file instead)");
       return SP_EXIT_IO;
     }
   }
@@ -124,7 +131,8 @@ void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o) {
   if (names && rgb) {
     for (int i = 0; i < n; i++) names[i] = sp_reader_region_name(sel->reader, sel->regions[i]);
     sp_palette_for(o->cmap, o->colour_names, o->ncolour_names, names, n, rgb);
-    for (int i = 0; i < n; i++) plscol0(SP_COL_REGION0 + i, rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
+    for (int i = 0; i < n; i++)
+      plscol0(SP_COL_REGION0 + i, rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
   }
   free(names);
   free(rgb);
@@ -162,10 +170,9 @@ void sp_plot_region_legend(const sp_selection_t *sel) {
     for (int i = 0; i < m; i++) fg[i] = SP_COL_FG;
     plschr(3.0, 1.0);
     pllegend(&lw, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05,
-             SP_COL_BG, SP_COL_FG, 1, 0, 0, m, opt, 0.8, 0.9, 1.6, 0.0, fg,
-             (PLCHAR_MATRIX)texts, colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL,
-             NULL, NULL);
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.05, SP_COL_BG, SP_COL_FG, 1, 0,
+             0, m, opt, 0.8, 0.9, 1.6, 0.0, fg, (PLCHAR_MATRIX)texts, colours, patterns, scales,
+             widths, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
   }
   free(opt);
   free(colours);

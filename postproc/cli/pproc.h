@@ -29,10 +29,11 @@ static inline int64_t sp_add_sat(int64_t a, int64_t b, int64_t *clamped) {
 
 /* Exit codes: the documented contract for job scripts. */
 typedef enum sp_exit {
-  SP_EXIT_OK = 0,    /* success */
-  SP_EXIT_DATA = 1,  /* bad input data: not HDF5, wrong layout, inconsistent arrays, empty selection */
+  SP_EXIT_OK = 0, /* success */
+  SP_EXIT_DATA =
+      1, /* bad input data: not HDF5, wrong layout, inconsistent arrays, empty selection */
   SP_EXIT_USAGE = 2, /* bad command line, including ranks the file does not have */
-  SP_EXIT_IO = 3     /* missing or unreadable file, unwritable output, plotting failure, no display */
+  SP_EXIT_IO = 3 /* missing or unreadable file, unwritable output, plotting failure, no display */
 } sp_exit_t;
 
 typedef enum sp_format { SP_FORMAT_PNG, SP_FORMAT_PDF, SP_FORMAT_SVG } sp_format_t;
@@ -76,7 +77,7 @@ typedef enum sp_plot {
 /* Without --plots; and what --plots all gives: every chart this version draws. */
 #define SP_PLOTS_DEFAULT \
   (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
-#define SP_PLOTS_ALL \
+#define SP_PLOTS_ALL                                                                 \
   (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
    SP_PLOT_DENSITY)
 
@@ -92,49 +93,49 @@ typedef enum sp_table_format {
 } sp_table_format_t;
 
 typedef struct sp_options {
-  const char *file;      /* the profile to read (one of words, after expansion) */
-  const char **words;    /* FILE words as given (paths or quoted patterns) */
+  const char *file;   /* the profile to read (one of words, after expansion) */
+  const char **words; /* FILE words as given (paths or quoted patterns) */
   size_t nwords;
-  const char **labels;   /* --label, one per file in order */
+  const char **labels; /* --label, one per file in order */
   size_t nlabels;
-  int compare;           /* --compare: one table over all files */
-  const char *outdir;    /* -o: directory for gantt_plot.<format>; NULL = none */
-  int outdir_given;      /* -o given (not the default "."): also the JSON files */
-  int show;              /* --show: interactive window */
-  const char **include;  /* --include patterns (point into argv) */
+  int compare;          /* --compare: one table over all files */
+  const char *outdir;   /* -o: directory for gantt_plot.<format>; NULL = none */
+  int outdir_given;     /* -o given (not the default "."): also the JSON files */
+  int show;             /* --show: interactive window */
+  const char **include; /* --include patterns (point into argv) */
   size_t ninclude;
-  const char **exclude;  /* --exclude patterns */
+  const char **exclude; /* --exclude patterns */
   size_t nexclude;
-  const char **ranks;    /* --ranks words, parsed by the selection */
+  const char **ranks; /* --ranks words, parsed by the selection */
   size_t nranks;
-  sp_format_t format;    /* --format */
-  int width;             /* --width, pixels (points for pdf/svg) */
-  int height;            /* --height, pixels; 0 = from the number of lanes */
-  int summary;           /* --summary */
-  sp_sort_t sort;        /* --sort-by */
+  sp_format_t format;      /* --format */
+  int width;               /* --width, pixels (points for pdf/svg) */
+  int height;              /* --height, pixels; 0 = from the number of lanes */
+  int summary;             /* --summary */
+  sp_sort_t sort;          /* --sort-by */
   sp_export_t export_kind; /* --export */
-  int list;              /* --list */
-  sp_backend_t backend;  /* --backend */
-  long html_exact;       /* --html-exact: intervals embedded exactly in report.html */
-  const char *cmap;      /* --cmap: region colour map (palette.c); NULL = default */
-  double start_time;     /* --start-time: chart window start, s since the first start (0) */
-  double end_time;       /* --end-time: chart window end, s (> 0); 0 = the last end */
-  unsigned plots;        /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
-  unsigned metrics;      /* --metrics: 1 << SP_DUR_*; 0 = all four */
-  int export_data;       /* --export-data: the data behind the charts under -o DIR */
-  int data_json;         /* --export-data-format json (else csv) */
-  int skip_images;       /* --skip-plot-images: only the data files */
-  int top_n;             /* --top-n: region charts show the N largest by total; 0 = all */
-  double min_duration;   /* --min-duration: calls shorter (s) left out of the duration charts */
-  const char *x_field;   /* --x-field of speedup: num_ranks or a /metadata attribute */
+  int list;                /* --list */
+  sp_backend_t backend;    /* --backend */
+  long html_exact;         /* --html-exact: intervals embedded exactly in report.html */
+  const char *cmap;        /* --cmap: region colour map (palette.c); NULL = default */
+  double start_time;       /* --start-time: chart window start, s since the first start (0) */
+  double end_time;         /* --end-time: chart window end, s (> 0); 0 = the last end */
+  unsigned plots;          /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
+  unsigned metrics;        /* --metrics: 1 << SP_DUR_*; 0 = all four */
+  int export_data;         /* --export-data: the data behind the charts under -o DIR */
+  int data_json;           /* --export-data-format json (else csv) */
+  int skip_images;         /* --skip-plot-images: only the data files */
+  int top_n;               /* --top-n: region charts show the N largest by total; 0 = all */
+  double min_duration;     /* --min-duration: calls shorter (s) left out of the duration charts */
+  const char *x_field;     /* --x-field of speedup: num_ranks or a /metadata attribute */
   const char *const *colour_names; /* palette domain: selected regions of all files
                                     * (set by charts.c; NULL = each chart's own) */
   int ncolour_names;
-  int no_clock_align;    /* --no-clock-align: stamps as recorded on each node */
-  int tree;              /* --tree */
-  int by_thread;         /* --by-thread: --summary rows per (region, thread) */
-  sp_table_format_t table; /* --format text|tsv|csv|json of the text outputs */
-  double pcts[8];        /* --columns p50,p95,...: percentiles of call durations */
+  int no_clock_align;       /* --no-clock-align: stamps as recorded on each node */
+  int tree;                 /* --tree */
+  int by_thread;            /* --by-thread: --summary rows per (region, thread) */
+  sp_table_format_t table;  /* --format text|tsv|csv|json of the text outputs */
+  double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
 } sp_options_t;
@@ -149,13 +150,13 @@ typedef struct sp_lane {
 typedef struct sp_selection {
   sp_reader_t *reader;
   const char *file;
-  int *regions;      /* selected region indices, in region order */
+  int *regions; /* selected region indices, in region order */
   int nregions;
-  int *ranks;        /* selected rank indices, ascending */
+  int *ranks; /* selected rank indices, ascending */
   int nranks;
-  sp_lane_t *lanes;  /* region-major, then rank */
+  sp_lane_t *lanes; /* region-major, then rank */
   int nlanes;
-  int64_t t0;        /* earliest first start over the lanes, ns; INT64_MAX if none */
+  int64_t t0; /* earliest first start over the lanes, ns; INT64_MAX if none */
 } sp_selection_t;
 
 /* messages.c */

@@ -57,16 +57,18 @@ static void sp_acc_merge(sp_acc_t *a, const sp_acc_t *b) {
 static void sp_acc_json(FILE *f, const sp_acc_t *a) {
   fprintf(f, "\"count\":%lld", (long long)a->n);
   if (a->n == 0) {
-    fputs(",\"average_duration_seconds\":null,\"min_duration_seconds\":null,"
-          "\"max_duration_seconds\":null,\"first_duration_seconds\":null,"
-          "\"last_duration_seconds\":null,\"std_duration_seconds\":null,"
-          "\"total_duration_seconds\":null", f);
+    fputs(
+        ",\"average_duration_seconds\":null,\"min_duration_seconds\":null,"
+        "\"max_duration_seconds\":null,\"first_duration_seconds\":null,"
+        "\"last_duration_seconds\":null,\"std_duration_seconds\":null,"
+        "\"total_duration_seconds\":null",
+        f);
     return;
   }
   fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":%.15g", 1e-9 * a->mean,
           1e-9 * (double)a->min);
-  fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g", 1e-9 * (double)a->max,
-          1e-9 * (double)a->first);
+  fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g",
+          1e-9 * (double)a->max, 1e-9 * (double)a->first);
   fprintf(f, ",\"last_duration_seconds\":%.15g,\"std_duration_seconds\":%.15g",
           1e-9 * (double)a->last, 1e-9 * sqrt(a->m2 / (double)a->n));
   fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
@@ -119,8 +121,10 @@ static int sp_file_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree
     rc = sp_region_json(f, sel, t, sel->regions[i], per, span);
   }
   fputs("},\"total_time_seconds\":", f);
-  if (span[1] >= span[0]) fprintf(f, "%.15g}", 1e-9 * sp_ns_between(span[0], span[1]));
-  else fputs("null}", f);
+  if (span[1] >= span[0])
+    fprintf(f, "%.15g}", 1e-9 * sp_ns_between(span[0], span[1]));
+  else
+    fputs("null}", f);
   free(per);
   return rc;
 }

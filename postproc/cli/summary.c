@@ -12,43 +12,51 @@
 #include "pproc.h"
 
 typedef struct sp_row {
-  int region;         /* reader region index */
-  int thread;         /* thread id with --by-thread, else -1 */
-  int64_t calls;      /* sum of num_calls over ranks (intervals with --by-thread) */
-  int64_t n;          /* intervals measured */
-  int64_t total;      /* ns, summed over ranks and threads */
-  int64_t self;       /* ns, exclusive time from the call tree */
-  int64_t min, max;   /* per call, ns */
-  double mean;        /* per call, ns */
-  double rank_mean;   /* ns: mean over selected ranks of per-rank totals */
-  int64_t rank_max;   /* ns: largest per-rank total */
-  int max_rank;       /* rank id holding rank_max */
-  double imbalance;   /* (rank_max - rank_mean) / rank_max */
-  double key;         /* sort key, ascending */
-  const char *name;   /* set only when sorting by name */
+  int region;          /* reader region index */
+  int thread;          /* thread id with --by-thread, else -1 */
+  int64_t calls;       /* sum of num_calls over ranks (intervals with --by-thread) */
+  int64_t n;           /* intervals measured */
+  int64_t total;       /* ns, summed over ranks and threads */
+  int64_t self;        /* ns, exclusive time from the call tree */
+  int64_t min, max;    /* per call, ns */
+  double mean;         /* per call, ns */
+  double rank_mean;    /* ns: mean over selected ranks of per-rank totals */
+  int64_t rank_max;    /* ns: largest per-rank total */
+  int max_rank;        /* rank id holding rank_max */
+  double imbalance;    /* (rank_max - rank_mean) / rank_max */
+  double key;          /* sort key, ascending */
+  const char *name;    /* set only when sorting by name */
   int64_t *rank_total; /* per selected rank, ns */
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
-  double pct[8];       /* --columns percentiles, ns */
+  double pct[8]; /* --columns percentiles, ns */
   /* Clamping of a damaged file, reported once per row and kind as before:
    * a rank total saturated by durations that are not themselves overlong,
    * the row total (sum of rank totals) or the call count saturated. */
-  int cur_rank;        /* rank of cur_sat / cur_overlong, -1 before the first */
+  int cur_rank; /* rank of cur_sat / cur_overlong, -1 before the first */
   int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
 static double sp_row_key(const sp_row_t *row, sp_sort_t sort) {
   switch (sort) {
-    case SP_SORT_CALLS: return -(double)row->calls;
-    case SP_SORT_TOTAL: return -(double)row->total;
-    case SP_SORT_MEAN: return -row->mean;
-    case SP_SORT_MIN: return -(double)row->min;
-    case SP_SORT_MAX: return -(double)row->max;
-    case SP_SORT_IMBALANCE: return -row->imbalance;
-    case SP_SORT_SELF: return -(double)row->self;
-    case SP_SORT_START:
-    case SP_SORT_NAME: break;
+  case SP_SORT_CALLS:
+    return -(double)row->calls;
+  case SP_SORT_TOTAL:
+    return -(double)row->total;
+  case SP_SORT_MEAN:
+    return -row->mean;
+  case SP_SORT_MIN:
+    return -(double)row->min;
+  case SP_SORT_MAX:
+    return -(double)row->max;
+  case SP_SORT_IMBALANCE:
+    return -row->imbalance;
+  case SP_SORT_SELF:
+    return -(double)row->self;
+  case SP_SORT_START:
+  case SP_SORT_NAME:
+    break;
   }
   return 0.0;
 }
@@ -137,7 +145,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     return sp_exit_for_reader(err);
   }
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
-  sp_row_t *row = sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
+  sp_row_t *row =
+      sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   if (!row) {
     sp_reader_intervals_free(&iv);
     return SP_EXIT_IO;
@@ -207,7 +216,8 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
       }
       row->rank_mean += (double)row->rank_total[j] / sel->nranks;
     }
-    row->imbalance = row->rank_max > 0 ? ((double)row->rank_max - row->rank_mean) / (double)row->rank_max : 0.0;
+    row->imbalance =
+        row->rank_max > 0 ? ((double)row->rank_max - row->rank_mean) / (double)row->rank_max : 0.0;
     for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
       if (nd->region == row->region && nd->thread == row->thread)
@@ -217,10 +227,10 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
 }
 
 static const sp_col_t sp_sum_cols[] = {
-    {"calls", SP_COL_INT, 10},       {"total_s", SP_COL_SEC, 14},     {"self_s", SP_COL_SEC, 14},
-    {"mean_s", SP_COL_SEC, 14},      {"min_s", SP_COL_SEC, 14},       {"max_s", SP_COL_SEC, 14},
-    {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14},  {"max_rank", SP_COL_INT, 8},
-    {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},            {"thread", SP_COL_INT, 6},
+    {"calls", SP_COL_INT, 10},       {"total_s", SP_COL_SEC, 14},    {"self_s", SP_COL_SEC, 14},
+    {"mean_s", SP_COL_SEC, 14},      {"min_s", SP_COL_SEC, 14},      {"max_s", SP_COL_SEC, 14},
+    {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
+    {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
 enum { SP_SUM_MAXCOLS = 13 + 8 };
 
@@ -265,15 +275,19 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
  * clamped, once per kind, so that nobody takes those rows at face value. */
 static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
   if (cl->intervals)
-    sp_msg(SP_NORMAL, "warning: %s: %lld interval(s) last longer than INT64_MAX ns "
-                      "(damaged stamps?): their durations are counted as INT64_MAX ns",
+    sp_msg(SP_NORMAL,
+           "warning: %s: %lld interval(s) last longer than INT64_MAX ns "
+           "(damaged stamps?): their durations are counted as INT64_MAX ns",
            sel->file, (long long)cl->intervals);
   if (cl->sums)
-    sp_msg(SP_NORMAL, "warning: %s: %lld total(s) or call count(s) exceed int64: "
-                      "clamped to the int64 limit", sel->file, (long long)cl->sums);
+    sp_msg(SP_NORMAL,
+           "warning: %s: %lld total(s) or call count(s) exceed int64: "
+           "clamped to the int64 limit",
+           sel->file, (long long)cl->sums);
   if (cl->calls)
-    sp_msg(SP_NORMAL, "warning: %s: %lld region(s) on a rank have num_calls below their "
-                      "number of intervals (damaged file?): calls counted as the intervals",
+    sp_msg(SP_NORMAL,
+           "warning: %s: %lld region(s) on a rank have num_calls below their "
+           "number of intervals (damaged file?): calls counted as the intervals",
            sel->file, (long long)cl->calls);
 }
 
@@ -328,7 +342,8 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     sp_summary_warn(sel, &clamped);
     for (int i = 0; i < rs.n; i++) {
       rs.v[i].key = sp_row_key(&rs.v[i], o->sort);
-      rs.v[i].name = o->sort == SP_SORT_NAME ? sp_reader_region_name(sel->reader, rs.v[i].region) : NULL;
+      rs.v[i].name =
+          o->sort == SP_SORT_NAME ? sp_reader_region_name(sel->reader, rs.v[i].region) : NULL;
     }
     qsort(rs.v, (size_t)rs.n, sizeof *rs.v, sp_row_cmp);
     sp_summary_table(sel, o, &rs, (double)sp_reader_tree_roots_inclusive(t));

@@ -14,8 +14,8 @@
 #include "pproc.h"
 
 typedef struct sp_lw_acc {
-  char *name;       /* event name (owned) */
-  int ranks;        /* selected ranks that have this event for the region */
+  char *name; /* event name (owned) */
+  int ranks;  /* selected ranks that have this event for the region */
   double sum, min, max;
 } sp_lw_acc_t;
 
@@ -23,9 +23,9 @@ typedef struct sp_lw_table {
   sp_lw_acc_t *acc;
   int n, cap;
   int64_t calls;
-  int64_t clamped;  /* saturations of calls (sp_add_sat) */
+  int64_t clamped; /* saturations of calls (sp_add_sat) */
   double time;
-  int printed;      /* header written */
+  int printed; /* header written */
 } sp_lw_table_t;
 
 /* Accumulator of event name, added when new; NULL on ENOMEM. */
@@ -94,9 +94,12 @@ static void sp_lw_print_groups(const sp_selection_t *sel) {
 static void sp_lw_print_word(const char *s) {
   while (*s) {
     size_t len = sp_utf8_seq((const unsigned char *)s);
-    if (len == 0) printf("\\x%02x", (unsigned char)*s);
-    else if ((unsigned char)*s <= ' ') putchar('_');
-    else fwrite(s, 1, len, stdout);
+    if (len == 0)
+      printf("\\x%02x", (unsigned char)*s);
+    else if ((unsigned char)*s <= ' ')
+      putchar('_');
+    else
+      fwrite(s, 1, len, stdout);
     s += len ? len : 1;
   }
 }
@@ -143,7 +146,9 @@ int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int n
   sp_lw_table_reset(&t);
   free(t.acc);
   if (rc == 0 && clamped_rows)
-    sp_msg(SP_NORMAL, "warning: %s: %lld LIKWID call count(s) exceed int64: clamped to the "
-                      "int64 limit", sel->file, (long long)clamped_rows);
+    sp_msg(SP_NORMAL,
+           "warning: %s: %lld LIKWID call count(s) exceed int64: clamped to the "
+           "int64 limit",
+           sel->file, (long long)clamped_rows);
   return rc;
 }

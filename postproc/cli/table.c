@@ -72,8 +72,10 @@ void sp_table_begin(sp_table_t *t, sp_table_format_t fmt, const sp_col_t *cols, 
     const char *sep = c ? (fmt == SP_TABLE_TSV ? "\t" : fmt == SP_TABLE_CSV ? "," : " ") : "";
     fputs(sep, stdout);
     /* Names of compared columns hold file labels: escaped like any name. */
-    if (fmt == SP_TABLE_CSV) sp_csv_put(cols[c].name);
-    else sp_plain_put(cols[c].name, fmt == SP_TABLE_TEXT && c < ncols - 1 ? cols[c].width : 0);
+    if (fmt == SP_TABLE_CSV)
+      sp_csv_put(cols[c].name);
+    else
+      sp_plain_put(cols[c].name, fmt == SP_TABLE_TEXT && c < ncols - 1 ? cols[c].width : 0);
   }
   putchar('\n');
 }
@@ -82,22 +84,35 @@ void sp_table_begin(sp_table_t *t, sp_table_format_t fmt, const sp_col_t *cols, 
 static void sp_cell_text(const sp_table_t *t, const sp_col_t *col, const sp_cell_t *v, int last) {
   char buf[64];
   const char *s = buf;
-  if (v->missing) s = "-";
-  else if (col->kind == SP_COL_INT) snprintf(buf, sizeof buf, "%lld", (long long)v->i);
-  else if (col->kind == SP_COL_SEC) snprintf(buf, sizeof buf, "%.9f", v->d);
-  else if (col->kind == SP_COL_RATIO) snprintf(buf, sizeof buf, "%.4f", v->d);
-  else if (col->kind == SP_COL_PCT) snprintf(buf, sizeof buf, "%.2f", v->d);
-  else s = v->s;
-  if (t->fmt == SP_TABLE_CSV) sp_csv_put(s);
-  else if (t->fmt == SP_TABLE_TSV) sp_tsv_put(s);
-  else sp_plain_put(s, last ? 0 : col->width);
+  if (v->missing)
+    s = "-";
+  else if (col->kind == SP_COL_INT)
+    snprintf(buf, sizeof buf, "%lld", (long long)v->i);
+  else if (col->kind == SP_COL_SEC)
+    snprintf(buf, sizeof buf, "%.9f", v->d);
+  else if (col->kind == SP_COL_RATIO)
+    snprintf(buf, sizeof buf, "%.4f", v->d);
+  else if (col->kind == SP_COL_PCT)
+    snprintf(buf, sizeof buf, "%.2f", v->d);
+  else
+    s = v->s;
+  if (t->fmt == SP_TABLE_CSV)
+    sp_csv_put(s);
+  else if (t->fmt == SP_TABLE_TSV)
+    sp_tsv_put(s);
+  else
+    sp_plain_put(s, last ? 0 : col->width);
 }
 
 static void sp_cell_json(const sp_col_t *col, const sp_cell_t *v) {
-  if (v->missing) fputs("null", stdout);
-  else if (col->kind == SP_COL_INT) printf("%lld", (long long)v->i);
-  else if (col->kind == SP_COL_STR) sp_json_put_string(stdout, v->s);
-  else printf("%.15g", v->d);
+  if (v->missing)
+    fputs("null", stdout);
+  else if (col->kind == SP_COL_INT)
+    printf("%lld", (long long)v->i);
+  else if (col->kind == SP_COL_STR)
+    sp_json_put_string(stdout, v->s);
+  else
+    printf("%.15g", v->d);
 }
 
 void sp_table_row(sp_table_t *t, const sp_cell_t *cells) {
@@ -120,8 +135,10 @@ void sp_table_row(sp_table_t *t, const sp_cell_t *cells) {
   } else {
     const char *sep = t->fmt == SP_TABLE_TSV ? "\t" : t->fmt == SP_TABLE_CSV ? "," : " ";
     if (many && t->fmt != SP_TABLE_TEXT) {
-      if (t->fmt == SP_TABLE_CSV) sp_csv_put(label);
-      else sp_tsv_put(label);
+      if (t->fmt == SP_TABLE_CSV)
+        sp_csv_put(label);
+      else
+        sp_tsv_put(label);
       fputs(sep, stdout);
     }
     for (int c = 0; c < t->ncols; c++) {

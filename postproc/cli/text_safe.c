@@ -17,15 +17,20 @@ size_t sp_utf8_seq(const unsigned char *s) {
   if (c < 0x80) return 1;
   size_t len;
   unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
   else if (c >= 0xE0 && c <= 0xEF) {
     len = 3;
-    if (c == 0xE0) lo = 0xA0;      /* no overlong forms */
-    else if (c == 0xED) hi = 0x9F; /* no UTF-16 surrogates */
+    if (c == 0xE0)
+      lo = 0xA0; /* no overlong forms */
+    else if (c == 0xED)
+      hi = 0x9F; /* no UTF-16 surrogates */
   } else if (c >= 0xF0 && c <= 0xF4) {
     len = 4;
-    if (c == 0xF0) lo = 0x90;
-    else if (c == 0xF4) hi = 0x8F; /* nothing above U+10FFFF */
+    if (c == 0xF0)
+      lo = 0x90;
+    else if (c == 0xF4)
+      hi = 0x8F; /* nothing above U+10FFFF */
   } else {
     return 0;
   }

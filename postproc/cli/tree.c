@@ -23,15 +23,22 @@ int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **
 /* Sort key of a node under --sort-by: numbers descending, so negated. */
 static double sp_node_key(const sp_reader_tree_node_t *nd, sp_sort_t sort) {
   switch (sort) {
-    case SP_SORT_CALLS: return -(double)nd->calls;
-    case SP_SORT_MEAN: return nd->calls ? -(double)nd->inclusive / (double)nd->calls : 0.0;
-    case SP_SORT_MIN: return -nd->rank_min;
-    case SP_SORT_MAX: return -nd->rank_max;
-    case SP_SORT_IMBALANCE: return -nd->imbalance;
-    case SP_SORT_SELF: return -(double)nd->exclusive;
-    case SP_SORT_START:
-    case SP_SORT_NAME:
-    case SP_SORT_TOTAL: break;
+  case SP_SORT_CALLS:
+    return -(double)nd->calls;
+  case SP_SORT_MEAN:
+    return nd->calls ? -(double)nd->inclusive / (double)nd->calls : 0.0;
+  case SP_SORT_MIN:
+    return -nd->rank_min;
+  case SP_SORT_MAX:
+    return -nd->rank_max;
+  case SP_SORT_IMBALANCE:
+    return -nd->imbalance;
+  case SP_SORT_SELF:
+    return -(double)nd->exclusive;
+  case SP_SORT_START:
+  case SP_SORT_NAME:
+  case SP_SORT_TOTAL:
+    break;
   }
   return 0.0; /* the tree's own order: inclusive time */
 }
@@ -94,10 +101,10 @@ static int *sp_tree_order(const sp_reader_tree_t *t, const sp_reader_t *r, sp_so
 }
 
 static const sp_col_t sp_tree_cols[] = {
-    {"calls", SP_COL_INT, 10},       {"incl_s", SP_COL_SEC, 14},     {"excl_s", SP_COL_SEC, 14},
-    {"%", SP_COL_PCT, 7},            {"rank_min_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14},
-    {"max_rank", SP_COL_INT, 8},     {"imbalance", SP_COL_RATIO, 9}, {"worker_calls", SP_COL_INT, 12},
-    {"depth", SP_COL_INT, 5},        {"region", SP_COL_STR, 0}};
+    {"calls", SP_COL_INT, 10},   {"incl_s", SP_COL_SEC, 14},     {"excl_s", SP_COL_SEC, 14},
+    {"%", SP_COL_PCT, 7},        {"rank_min_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14},
+    {"max_rank", SP_COL_INT, 8}, {"imbalance", SP_COL_RATIO, 9}, {"worker_calls", SP_COL_INT, 12},
+    {"depth", SP_COL_INT, 5},    {"region", SP_COL_STR, 0}};
 enum { SP_TREE_NCOLS = (int)(sizeof sp_tree_cols / sizeof sp_tree_cols[0]) };
 
 static void sp_tree_row(sp_table_t *tb, const sp_selection_t *sel, const sp_reader_tree_node_t *nd,

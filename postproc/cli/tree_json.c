@@ -16,8 +16,10 @@
 #include "pproc.h"
 
 static void sp_seconds(FILE *f, int timed, double ns) {
-  if (timed) fprintf(f, "%.15g", 1e-9 * ns);
-  else fputs("null", f);
+  if (timed)
+    fprintf(f, "%.15g", 1e-9 * ns);
+  else
+    fputs("null", f);
 }
 
 static void sp_node_path(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, int i) {
@@ -44,7 +46,7 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
     sp_reader_tree_rank(t, i, j, &rk);
     if (rk.calls == 0) continue;
     fprintf(f, "%s\"%d\":{\"calls\":%lld,\"inclusive_seconds\":", first ? "" : ",", rk.rank,
-           (long long)rk.calls);
+            (long long)rk.calls);
     sp_seconds(f, nd->timed, (double)rk.inclusive);
     fputs(",\"exclusive_seconds\":", f);
     sp_seconds(f, nd->timed, (double)rk.exclusive);
@@ -52,8 +54,10 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
     first = 0;
   }
   fputs("},\"parent\":", f);
-  if (nd->parent >= 0) fprintf(f, "%d", nd->parent);
-  else fputs("null", f);
+  if (nd->parent >= 0)
+    fprintf(f, "%d", nd->parent);
+  else
+    fputs("null", f);
   fprintf(f, ",\"depth\":%d,\"rank_min_seconds\":", nd->depth);
   sp_seconds(f, nd->timed, nd->rank_min);
   fputs(",\"rank_mean_seconds\":", f);
@@ -61,14 +65,17 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
   fputs(",\"rank_max_seconds\":", f);
   sp_seconds(f, nd->timed, nd->rank_max);
   fprintf(f, ",\"max_rank\":%d,\"imbalance\":%.15g,\"share\":%.15g,\"worker_calls\":%lld}",
-         nd->max_rank, nd->imbalance, nd->share, (long long)nd->worker_calls);
+          nd->max_rank, nd->imbalance, nd->share, (long long)nd->worker_calls);
 }
 
-void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, const char *label) {
+void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
+                        const char *label) {
   char *abs = sp_path_absolute(sel->file);
   fputs("{\"units\":{\"durations\":\"seconds\"},\"label\":", f);
-  if (label) sp_json_put_string(f, label);
-  else fputs("null", f);
+  if (label)
+    sp_json_put_string(f, label);
+  else
+    fputs("null", f);
   fputs(",\"file_path\":", f);
   sp_json_put_string(f, abs ? abs : sel->file);
   free(abs);

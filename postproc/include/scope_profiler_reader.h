@@ -104,22 +104,22 @@ SP_READER_EXPORT const char *sp_reader_version_string(void);
 
 /* X-macro: one list generates the enum, sp_reader_strerror() and
  * sp_reader_err_name(). */
-#define SP_READER_ERRNO_MAP(XX)                                             \
-  XX(EINVAL, -1, "invalid argument")                                        \
-  XX(ENOMEM, -2, "out of memory")                                           \
-  XX(EIO, -3, "file missing or unreadable")                                 \
-  XX(ENOTHDF5, -4, "not an HDF5 file, or truncated or damaged")             \
-  XX(ELAYOUT, -5, "file does not follow the scope-profiler layout")         \
-  XX(EDATA, -6, "inconsistent interval data")                               \
-  XX(EHDF5, -7, "HDF5 read failed")                                         \
-  XX(EPATTERN, -8, "invalid regular expression")                            \
+#define SP_READER_ERRNO_MAP(XX)                                     \
+  XX(EINVAL, -1, "invalid argument")                                \
+  XX(ENOMEM, -2, "out of memory")                                   \
+  XX(EIO, -3, "file missing or unreadable")                         \
+  XX(ENOTHDF5, -4, "not an HDF5 file, or truncated or damaged")     \
+  XX(ELAYOUT, -5, "file does not follow the scope-profiler layout") \
+  XX(EDATA, -6, "inconsistent interval data")                       \
+  XX(EHDF5, -7, "HDF5 read failed")                                 \
+  XX(EPATTERN, -8, "invalid regular expression")                    \
   XX(ESCHEMA, -9, "file layout version newer than this reader")
 
 typedef enum sp_reader_errno {
 #define SP_READER__XX(name, value, text) SP_READER_##name = value,
   SP_READER_ERRNO_MAP(SP_READER__XX)
 #undef SP_READER__XX
-  SP_READER_OK = 0
+      SP_READER_OK = 0
 } sp_reader_errno_t;
 
 /** Text for an SP_READER_E* code ("success" for 0); never NULL. Thread-safe. */
@@ -428,8 +428,7 @@ SP_READER_EXPORT void sp_reader_tree_free(sp_reader_tree_t *t);
 SP_READER_EXPORT int sp_reader_tree_num_nodes(const sp_reader_tree_t *t);
 
 /** Node i (0 <= i < num_nodes), owned by t; NULL if out of range. */
-SP_READER_EXPORT const sp_reader_tree_node_t *sp_reader_tree_node(const sp_reader_tree_t *t,
-                                                                  int i);
+SP_READER_EXPORT const sp_reader_tree_node_t *sp_reader_tree_node(const sp_reader_tree_t *t, int i);
 
 /** Number of selected ranks, the j of sp_reader_tree_rank(). */
 SP_READER_EXPORT int sp_reader_tree_num_ranks(const sp_reader_tree_t *t);
@@ -488,14 +487,14 @@ SP_READER_EXPORT const char *sp_reader_likwid_group(const sp_reader_t *r, int k)
 /** LIKWID results of one (region, rank) pair; arrays owned by the caller
  *  after sp_reader_likwid_load(), released by sp_reader_likwid_free(). */
 typedef struct sp_reader_likwid {
-  int present;         /**< 1 if rank k has LIKWID results for region g */
-  int nthreads;        /**< T: threads (CPUs) that ran the region */
-  int nevents;         /**< E: events of the group */
-  char **event_names;  /**< E names (UTF-8) */
-  int32_t *cpus;       /**< T hardware thread ids */
-  int64_t *counts;     /**< T calls counted by LIKWID */
-  double *times;       /**< T seconds measured by LIKWID */
-  double *events;      /**< T x E counter values: events[t * nevents + e] */
+  int present;        /**< 1 if rank k has LIKWID results for region g */
+  int nthreads;       /**< T: threads (CPUs) that ran the region */
+  int nevents;        /**< E: events of the group */
+  char **event_names; /**< E names (UTF-8) */
+  int32_t *cpus;      /**< T hardware thread ids */
+  int64_t *counts;    /**< T calls counted by LIKWID */
+  double *times;      /**< T seconds measured by LIKWID */
+  double *events;     /**< T x E counter values: events[t * nevents + e] */
 } sp_reader_likwid_t;
 
 /**

@@ -88,9 +88,11 @@ static int sp_read_i64(sp_reader_t *r, const char *path, int64_t n, int64_t **ou
   int err;
   hid_t d = sp_col_open(r, path, &len, &err);
   hid_t t = d >= 0 ? H5Dget_type(d) : -1;
-  int rc = t >= 0 && len == n && H5Tget_class(t) == H5T_INTEGER &&
-                   (n == 0 || H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0)
-               ? 0 : SP_READER_ELAYOUT;
+  int rc =
+      t >= 0 && len == n && H5Tget_class(t) == H5T_INTEGER &&
+              (n == 0 || H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0)
+          ? 0
+          : SP_READER_ELAYOUT;
   if (t >= 0) H5Tclose(t);
   if (d >= 0) H5Dclose(d);
   return err ? err : rc;
@@ -125,7 +127,8 @@ static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
     char *buf = sp__memory_check(n, sz + 1) != 0 ? NULL : calloc((size_t)(n ? n : 1), sz + 1);
     H5Tset_size(mt, sz + 1);
     H5Tset_strpad(mt, H5T_STR_NULLTERM);
-    if (!buf || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) rc = SP_READER_ELAYOUT;
+    if (!buf || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
+      rc = SP_READER_ELAYOUT;
     for (int64_t i = 0; rc == 0 && i < n; i++)
       if (!((*out)[i] = strdup(buf + (size_t)i * (sz + 1)))) rc = SP_READER_ENOMEM;
     free(buf);
@@ -160,13 +163,15 @@ static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
   int err = 0;
   x->npairs = sp_length(r, cols[0], &err);
   if (!err) x->nnames = sp_length(r, "region_table/names", &err);
-  if (!err) x->nevents = sp_length(r, r->deltas ? "events/start_deltas" : "events/start_times", &err);
+  if (!err)
+    x->nevents = sp_length(r, r->deltas ? "events/start_deltas" : "events/start_times", &err);
   int64_t ne2 = err ? -1 : sp_length(r, r->deltas ? "events/durations" : "events/end_times", &err);
   if (err) return err;
   if (x->npairs < 0 || x->nnames < 0 || x->nevents < 0 || ne2 != x->nevents)
     return sp__reader_fail(r, SP_READER_ELAYOUT,
                            "%s: columnar layout (schema %d) without a consistent region_table, "
-                           "rank_region_index and events group", path, r->schema);
+                           "rank_region_index and events group",
+                           path, r->schema);
   for (int c = 0; c < 4; c++) {
     int64_t len = sp_length(r, cols[c], &err);
     if (err) return err;
@@ -220,7 +225,8 @@ static int sp_pair_first(sp_reader_t *r, int64_t offset, int64_t count, int64_t 
   hsize_t off[1] = {(hsize_t)offset}, cnt[1] = {1};
   hid_t ms = H5Screate_simple(1, cnt, NULL);
   H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
-  int rc = H5Dread(r->col[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, first) < 0 ? SP_READER_EHDF5 : 0;
+  int rc =
+      H5Dread(r->col[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, first) < 0 ? SP_READER_EHDF5 : 0;
   H5Sclose(ms);
   H5Sclose(fs);
   return rc;
@@ -307,7 +313,8 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
 }
 
 /* Reads n elements from offset of dataset d as mem_type into a new buffer. */
-static int sp_read_slab(hid_t d, hid_t mem_type, size_t elem, int64_t offset, int64_t n, void **out) {
+static int sp_read_slab(hid_t d, hid_t mem_type, size_t elem, int64_t offset, int64_t n,
+                        void **out) {
   *out = NULL;
   if (sp__memory_check(n, elem) != 0) return SP_READER_ENOMEM;
   *out = malloc((size_t)(n ? n : 1) * elem);
@@ -326,7 +333,8 @@ int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_inte
   void *a = NULL, *b = NULL, *t = NULL;
   int rc = sp_read_slab(r->col[0], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &a);
   if (rc == 0) rc = sp_read_slab(r->col[1], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &b);
-  if (rc == 0 && r->col[2] >= 0) rc = sp_read_slab(r->col[2], H5T_NATIVE_INT32, 4, rr->offset, rr->n, &t);
+  if (rc == 0 && r->col[2] >= 0)
+    rc = sp_read_slab(r->col[2], H5T_NATIVE_INT32, 4, rr->offset, rr->n, &t);
   if (rc) {
     free(a);
     free(b);

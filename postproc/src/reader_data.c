@@ -24,8 +24,10 @@ int sp_reader_rank_index(const sp_reader_t *r, int id) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (r->ranks[mid].id == id) return mid;
-    if (r->ranks[mid].id < id) lo = mid + 1;
-    else hi = mid - 1;
+    if (r->ranks[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -48,15 +50,16 @@ const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (rk->regions[mid].region == g) return &rk->regions[mid];
-    if (rk->regions[mid].region < g) lo = mid + 1;
-    else hi = mid - 1;
+    if (rk->regions[mid].region < g)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return NULL;
 }
 
 int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {
-  if (!r || !info || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
-    return SP_READER_EINVAL;
+  if (!r || !info || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return SP_READER_EINVAL;
   memset(info, 0, sizeof *info);
   info->first_start = INT64_MAX;
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
@@ -140,9 +143,11 @@ static int sp_load_quiet(sp_reader_t *r, int g, int k, const sp_rank_region_t *r
     if (rc == SP_READER_ENOMEM)
       return sp__reader_fail(r, rc, "out of memory loading %lld intervals of region '%s'",
                              (long long)rr->n, r->regions[g].name);
-    if (rc) return sp__reader_fail(r, rc, "events of region '%s' on rank %d: read failed "
-                                          "(truncated or damaged file)", r->regions[g].name,
-                               r->ranks[k].id);
+    if (rc)
+      return sp__reader_fail(r, rc,
+                             "events of region '%s' on rank %d: read failed "
+                             "(truncated or damaged file)",
+                             r->regions[g].name, r->ranks[k].id);
     return sp_load_check(r, g, k, out);
   }
   hid_t grp = sp__reader_open_region(r, k, rr);

@@ -15,10 +15,10 @@ const char *sp_reader_strerror(int err) {
     return text;
     SP_READER_ERRNO_MAP(SP_READER__XX)
 #undef SP_READER__XX
-    case 0:
-      return "success";
-    default:
-      return "unknown error";
+  case 0:
+    return "success";
+  default:
+    return "unknown error";
   }
 }
 
@@ -29,10 +29,10 @@ const char *sp_reader_err_name(int err) {
     return "SP_READER_" #name;
     SP_READER_ERRNO_MAP(SP_READER__XX)
 #undef SP_READER__XX
-    case 0:
-      return "SP_READER_OK";
-    default:
-      return "SP_READER_UNKNOWN";
+  case 0:
+    return "SP_READER_OK";
+  default:
+    return "SP_READER_UNKNOWN";
   }
 }
 

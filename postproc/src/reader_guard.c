@@ -47,8 +47,8 @@ int sp__file_check(sp_reader_t *r, const char *path) {
   int e = errno;
   close(fd);
   if (rc != 0) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, strerror(e));
-  if (!S_ISREG(st.st_mode)) return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path,
-                                                   sp_file_kind(st.st_mode));
+  if (!S_ISREG(st.st_mode))
+    return sp__reader_fail(r, SP_READER_EIO, "%s: %s", path, sp_file_kind(st.st_mode));
   r->file_size = (int64_t)st.st_size;
   return 0;
 }
@@ -82,10 +82,11 @@ int sp__dataset_local(hid_t d) {
   return local;
 }
 
-int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
-                           int64_t n, size_t elem) {
+int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name, int64_t n,
+                           size_t elem) {
   hid_t dcpl = H5Dget_create_plist(d);
-  if (dcpl < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot read its layout", where, name);
+  if (dcpl < 0)
+    return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot read its layout", where, name);
   int rc = sp_storage_local(r, dcpl, where, name);
   int filtered = H5Pget_nfilters(dcpl) > 0;
   H5Pclose(dcpl);
@@ -100,9 +101,9 @@ int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const cha
                            "%s/%s claims %llu bytes of storage in a file of %llu bytes "
                            "(damaged file)",
                            where, name, (unsigned long long)stored, (unsigned long long)file);
-  uint64_t limit = filtered ? (stored > UINT64_MAX / SP_MAX_EXPANSION ? UINT64_MAX
-                                                                      : stored * SP_MAX_EXPANSION)
-                            : stored;
+  uint64_t limit =
+      filtered ? (stored > UINT64_MAX / SP_MAX_EXPANSION ? UINT64_MAX : stored * SP_MAX_EXPANSION)
+               : stored;
   if (need > limit)
     return sp__reader_fail(r, SP_READER_ELAYOUT,
                            "%s/%s declares %lld elements but stores only %llu bytes%s: "

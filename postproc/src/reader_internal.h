@@ -20,32 +20,32 @@ typedef struct sp_rank_region {
 } sp_rank_region_t;
 
 typedef struct sp_rank {
-  int id;                     /* N of rank<N> */
-  hid_t regions_gid;          /* rank<N>/regions kept open (opening by path costs ~0.1 ms), or -1 */
-  int nregions;               /* regions on this rank */
-  sp_rank_region_t *regions;  /* sorted by global region index once open completes */
-  char *likwid_group;         /* group attribute of rank<N>/likwid ("" if none), or NULL */
-  char *host;                 /* hostname attribute, or NULL */
-  sp_reader_clock_t clock;    /* offsets to rank 0's clock (reader_clock.c); n = 0: none */
+  int id;                    /* N of rank<N> */
+  hid_t regions_gid;         /* rank<N>/regions kept open (opening by path costs ~0.1 ms), or -1 */
+  int nregions;              /* regions on this rank */
+  sp_rank_region_t *regions; /* sorted by global region index once open completes */
+  char *likwid_group;        /* group attribute of rank<N>/likwid ("" if none), or NULL */
+  char *host;                /* hostname attribute, or NULL */
+  sp_reader_clock_t clock;   /* offsets to rank 0's clock (reader_clock.c); n = 0: none */
 } sp_rank_t;
 
 typedef struct sp_region {
-  char *name;          /* decoded name (owned) */
-  int64_t first_start; /* earliest start over all ranks, on rank 0's clock, ns */
+  char *name;              /* decoded name (owned) */
+  int64_t first_start;     /* earliest start over all ranks, on rank 0's clock, ns */
   int64_t first_start_raw; /* the same in stamps as recorded */
-  int old;             /* index before sorting, to renumber the rank records */
+  int old;                 /* index before sorting, to renumber the rank records */
 } sp_region_t;
 
 struct sp_reader {
   hid_t file;
-  int schema;          /* root attribute scope_profiler_schema, 0 if absent */
+  int schema; /* root attribute scope_profiler_schema, 0 if absent */
   int nranks;
-  sp_rank_t *ranks;    /* sorted by id */
+  sp_rank_t *ranks; /* sorted by id */
   int nregions;
   sp_region_t *regions; /* sorted by first start, then name */
-  int64_t file_size;   /* bytes of the file at open, to check stored sizes against */
-  int clock_raw;       /* sp_reader_set_clock_align(r, 0): stamps as recorded */
-  int nhosts;          /* distinct hostname attributes of the ranks */
+  int64_t file_size;    /* bytes of the file at open, to check stored sizes against */
+  int clock_raw;        /* sp_reader_set_clock_align(r, 0): stamps as recorded */
+  int nhosts;           /* distinct hostname attributes of the ranks */
   int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
   int deltas;           /* schema 3: events/start_deltas and events/durations */
   hid_t col[3];         /* columnar: the start, end (or delta, duration) and thread_ids
@@ -100,8 +100,8 @@ int sp__link_kind(hid_t g, const char *name);
  * that the stored bytes can hold n elements: in full when unfiltered, at
  * most 65536:1 compressed, never more than the file's size. Returns 0 or
  * SP_READER_ELAYOUT / SP_READER_ENOTHDF5 / SP_READER_EHDF5 with the message. */
-int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name,
-                           int64_t n, size_t elem);
+int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const char *name, int64_t n,
+                           size_t elem);
 
 /* 1 if dataset d keeps its data inside the file (not virtual, no external
  * raw files), else 0. */
@@ -135,8 +135,7 @@ void sp__columnar_close(sp_reader_t *r);
  * the reference tool stored as nested groups ("solver/rhs" ->
  * regions/solver/rhs): then its children's paths are appended to *links
  * (capacity *cap) and *n grows. */
-int sp__region_links(sp_reader_t *r, hid_t regions, const char *where, char ***links,
-                     size_t *n);
+int sp__region_links(sp_reader_t *r, hid_t regions, const char *where, char ***links, size_t *n);
 int sp__region_expand(sp_reader_t *r, hid_t regions, const char *path, char ***links, size_t *n,
                       size_t *cap);
 

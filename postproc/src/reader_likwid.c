@@ -73,8 +73,8 @@ static int sp_lw_check(sp_reader_t *r, hid_t g, const char *where, sp_reader_lik
     H5T_class_t cls = H5T_NO_CLASS;
     if (sp_lw_shape(g, want[i].name, dims[i], &cls) != want[i].ndims || cls != want[i].cls)
       return sp__reader_fail(r, SP_READER_ELAYOUT,
-                             "%s/%s: missing, in another file, or not a %d-D %s dataset",
-                             where, want[i].name, want[i].ndims,
+                             "%s/%s: missing, in another file, or not a %d-D %s dataset", where,
+                             want[i].name, want[i].ndims,
                              want[i].cls == H5T_INTEGER ? "integer"
                              : want[i].cls == H5T_FLOAT ? "float"
                                                         : "string");

@@ -74,17 +74,17 @@ static H5I_type_t sp_object_type(hid_t g, const char *name) {
 static void sp_type_describe(hid_t t, char *out, size_t cap) {
   size_t bits = H5Tget_size(t) * 8;
   switch (H5Tget_class(t)) {
-    case H5T_INTEGER:
-      snprintf(out, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", bits);
-      break;
-    case H5T_FLOAT:
-      snprintf(out, cap, "float%zu", bits);
-      break;
-    case H5T_STRING:
-      snprintf(out, cap, "string");
-      break;
-    default:
-      snprintf(out, cap, "a non-numeric type");
+  case H5T_INTEGER:
+    snprintf(out, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", bits);
+    break;
+  case H5T_FLOAT:
+    snprintf(out, cap, "float%zu", bits);
+    break;
+  case H5T_STRING:
+    snprintf(out, cap, "string");
+    break;
+  default:
+    snprintf(out, cap, "a non-numeric type");
   }
 }
 
@@ -103,11 +103,11 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
   if (!ok_type) {
     char desc[32] = "an unreadable type";
     if (t >= 0) sp_type_describe(t, desc, sizeof desc);
-    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has type %s, expected %s", where, name,
-                         desc, want_i64 ? "int64" : "an integer type");
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has type %s, expected %s", where, name, desc,
+                         want_i64 ? "int64" : "an integer type");
   } else if (ndims != 1) {
-    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has %d dimensions, expected 1", where,
-                         name, ndims);
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s has %d dimensions, expected 1", where, name,
+                         ndims);
   } else {
     hsize_t dims[1];
     H5Sget_simple_extent_dims(s, dims, NULL);
@@ -179,7 +179,8 @@ static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_re
     hsize_t off[1] = {0}, cnt[1] = {1};
     hid_t ms = H5Screate_simple(1, cnt, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
-    if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, &rr->first_start) < 0) rc = SP_READER_EHDF5;
+    if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, &rr->first_start) < 0)
+      rc = SP_READER_EHDF5;
     H5Sclose(ms);
     H5Sclose(fs);
   }
@@ -248,8 +249,8 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
 /* Open-addressing map from region name to global index, so merging the
  * regions of 1000s of ranks stays linear. */
 typedef struct sp_name_map {
-  size_t cap;  /* power of two */
-  int *slot;   /* region index or -1 */
+  size_t cap; /* power of two */
+  int *slot;  /* region index or -1 */
 } sp_name_map_t;
 
 static size_t sp_hash(const char *s) {
@@ -322,7 +323,8 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     H5Gclose(rg);
     return 0; /* a rank that recorded nothing */
   }
-  if (rc == 0 && t != H5I_GROUP) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
+  if (rc == 0 && t != H5I_GROUP)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
   hid_t regions = rc ? -1 : H5Gopen2(rg, "regions", H5P_DEFAULT);
   if (rc == 0 && regions < 0)
     rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read (truncated file?)", gname);
@@ -353,8 +355,10 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
       free(rr->link);
       rk->nregions--;
       sp_rank_region_t *nr = realloc(rk->regions, nlinks * sizeof *nr);
-      if (nr) rk->regions = nr;
-      else rc = SP_READER_ENOMEM;
+      if (nr)
+        rk->regions = nr;
+      else
+        rc = SP_READER_ENOMEM;
       continue;
     }
     if (rc == 0) {
@@ -387,9 +391,8 @@ static int sp_ranks_find(sp_reader_t *r) {
   hsize_t got = 0;
   char **names = sp__link_names(r->file, info.nlinks, &got);
   if (!names) return SP_READER_ENOMEM;
-  int rc = got < info.nlinks
-               ? sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names")
-               : 0;
+  int rc =
+      got < info.nlinks ? sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names") : 0;
   for (hsize_t i = 0; rc == 0 && i < got; i++) {
     int id = sp_rank_name_parse(names[i]);
     if (id >= 0 && sp__link_kind(r->file, names[i]) == SP_LINK_FOREIGN)

@@ -35,21 +35,21 @@ typedef struct sp_open {
 struct sp_reader_tree {
   int nnodes, cap;
   sp_reader_tree_node_t *nodes;
-  int64_t *per_rank;  /* [node][j][calls, inclusive, exclusive] */
-  int nranks;         /* selected ranks */
-  int *rank_ids;      /* their ids */
-  int *slots;         /* hash table of node indices + 1 (0 = empty) */
-  size_t nslots;      /* power of two */
+  int64_t *per_rank; /* [node][j][calls, inclusive, exclusive] */
+  int nranks;        /* selected ranks */
+  int *rank_ids;     /* their ids */
+  int *slots;        /* hash table of node indices + 1 (0 = empty) */
+  size_t nslots;     /* power of two */
   int64_t roots_inclusive;
-  int nregions_all;             /* regions of the reader (index of dur) */
-  sp_reader_durations_t *dur;   /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
+  int nregions_all;           /* regions of the reader (index of dur) */
+  sp_reader_durations_t *dur; /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
 };
 
 /* The calls of the rank being processed, with one run per region. */
 typedef struct sp_buf {
   sp_call_t *calls, *tmp; /* tmp: merge buffer of the same capacity */
   int64_t n, cap;
-  int64_t *runs;          /* run r is calls[runs[r] .. runs[r + 1]) */
+  int64_t *runs; /* run r is calls[runs[r] .. runs[r + 1]) */
   int nruns;
 } sp_buf_t;
 
@@ -109,7 +109,8 @@ static int sp_node_get(sp_reader_tree_t *t, int parent, int region, int thread) 
   nd->region = region;
   nd->thread = thread;
   nd->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
-  memset(&t->per_rank[(size_t)i * (size_t)t->nranks * 3], 0, (size_t)t->nranks * 3 * sizeof(int64_t));
+  memset(&t->per_rank[(size_t)i * (size_t)t->nranks * 3], 0,
+         (size_t)t->nranks * 3 * sizeof(int64_t));
   t->slots[h] = i + 1;
   return i;
 }
@@ -181,12 +182,12 @@ enum { SP_CACHE_BITS = 12 };
 /* The sweep over one rank's calls in order, one call at a time. */
 typedef struct sp_sweep {
   sp_reader_tree_t *t;
-  int j;              /* selected rank */
-  const int *by_key;  /* name position -> region */
+  int j;             /* selected rank */
+  const int *by_key; /* name position -> region */
   unsigned flags;
   sp_open_t *stack;
   int depth, cap;
-  int32_t tid;        /* thread of the open calls */
+  int32_t tid;                   /* thread of the open calls */
   int cache[1 << SP_CACHE_BITS]; /* node + 1 of a recent (parent, region, thread), 0 = none */
 } sp_sweep_t;
 
@@ -194,7 +195,8 @@ typedef struct sp_sweep {
  * the hash table, since a rank repeats the same few call paths. */
 static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
   uint32_t h = ((uint32_t)(parent + 1) * 0x9E3779B1u + (uint32_t)region * 0x85EBCA6Bu +
-                (uint32_t)thread * 0xC2B2AE35u) >> (32 - SP_CACHE_BITS);
+                (uint32_t)thread * 0xC2B2AE35u) >>
+               (32 - SP_CACHE_BITS);
   int node = w->cache[h] - 1;
   const sp_reader_tree_node_t *nd = node >= 0 ? &w->t->nodes[node] : NULL;
   if (nd && nd->parent == parent && nd->region == region && nd->thread == thread) return node;
@@ -205,8 +207,7 @@ static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
 
 /* Node totals (calls, inclusive, exclusive) are summed from the per-rank
  * cells when the tree is finished: one update per call here. */
-static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w,
-                                                               const sp_call_t *c) {
+static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
   sp_reader_tree_t *t = w->t;
   if (c->tid != w->tid)
     while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
@@ -303,13 +304,13 @@ static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
  * the rank's set is what memory is bounded by. */
 typedef struct sp_pairs {
   sp_reader_intervals_t *iv;
-  int *key;            /* region's position in name order */
+  int *key; /* region's position in name order */
   int n;
-  int64_t calls;       /* intervals over all pairs */
-  int64_t lo, hi;      /* smallest and largest start, ns */
-  int mixed;           /* more than one thread id among the calls */
-  int unsorted;        /* a pair whose starts decrease somewhere (recursion) */
-  int32_t tid0;        /* the thread id when not mixed */
+  int64_t calls;  /* intervals over all pairs */
+  int64_t lo, hi; /* smallest and largest start, ns */
+  int mixed;      /* more than one thread id among the calls */
+  int unsorted;   /* a pair whose starts decrease somewhere (recursion) */
+  int32_t tid0;   /* the thread id when not mixed */
 } sp_pairs_t;
 
 /* Loads region g on rank index k into the pairs (keeping it for the sort). */
@@ -350,8 +351,8 @@ static void sp_order_runs(sp_buf_t *b, const sp_pairs_t *ps) {
     const sp_reader_intervals_t *iv = &ps->iv[p];
     b->runs[b->nruns++] = b->n;
     for (int64_t i = 0; i < iv->n; i++)
-      b->calls[b->n + i] = (sp_call_t){iv->start[i], iv->end[i],
-                                       iv->thread_ids ? iv->thread_ids[i] : 0, ps->key[p]};
+      b->calls[b->n + i] =
+          (sp_call_t){iv->start[i], iv->end[i], iv->thread_ids ? iv->thread_ids[i] : 0, ps->key[p]};
     b->n += iv->n;
   }
   b->runs[b->nruns] = b->n;
@@ -366,11 +367,11 @@ enum { SP_BUCKET_SMALL = 48, SP_BLOCK_CALLS = 1024, SP_BLOCK_MIN_RANK = 4096 };
 /* The state of the ordering by time blocks (see sp_order_blocks). */
 typedef struct sp_blocks {
   const sp_pairs_t *ps;
-  int *order;        /* pairs in name order */
-  int64_t *cur;      /* per pair: first call not yet placed */
-  uint64_t lo;       /* the rank's smallest start */
-  int shift;         /* a block is 2^shift ns wide */
-  uint32_t *pos;     /* bucket positions of the block being ordered */
+  int *order;    /* pairs in name order */
+  int64_t *cur;  /* per pair: first call not yet placed */
+  uint64_t lo;   /* the rank's smallest start */
+  int shift;     /* a block is 2^shift ns wide */
+  uint32_t *pos; /* bucket positions of the block being ordered */
   uint64_t npos;
 } sp_blocks_t;
 
@@ -417,7 +418,8 @@ static int sp_block_order(sp_blocks_t *bl, sp_buf_t *b, uint64_t blk, const int6
   /* pos[k] is now the end of bucket k. */
   for (uint64_t k = 0; big && k < nb; k++) {
     uint32_t from = k ? pos[k - 1] : 0;
-    if (pos[k] - from > SP_BUCKET_SMALL) qsort(calls + from, pos[k] - from, sizeof *calls, sp_call_cmp);
+    if (pos[k] - from > SP_BUCKET_SMALL)
+      qsort(calls + from, pos[k] - from, sizeof *calls, sp_call_cmp);
   }
   for (int64_t i = 1; i < m; i++) {
     if (!sp_call_before(&calls[i], &calls[i - 1])) continue;
@@ -463,8 +465,10 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
       int64_t a = bl.cur[p], z = iv->n;
       while (a < z) {
         int64_t mid = a + (z - a) / 2;
-        if (((uint64_t)iv->start[mid] - bl.lo) >> bl.shift <= blk) a = mid + 1;
-        else z = mid;
+        if (((uint64_t)iv->start[mid] - bl.lo) >> bl.shift <= blk)
+          a = mid + 1;
+        else
+          z = mid;
       }
       end_idx[p] = a;
       int64_t e = a;
@@ -511,8 +515,10 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     sp_reader_info_t info;
     sp_reader_info(r, regions[i], k, &info);
     if (!info.present) continue;
-    if (!info.has_times) rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
-    else rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
+    if (!info.has_times)
+      rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
+    else
+      rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
   }
   /* Thread changes and recursion need the general order; else blocks. */
   int general = ps->mixed || ps->unsorted || ps->calls < SP_BLOCK_MIN_RANK ||
@@ -611,7 +617,7 @@ static void sp_rank_stats(sp_reader_tree_t *t) {
  * time descending, calls descending, name, thread. */
 typedef struct sp_sib {
   int parent;
-  int name;   /* position of the region in name order */
+  int name; /* position of the region in name order */
   int thread;
   int node;
   int64_t inclusive, calls;
@@ -671,7 +677,8 @@ static int sp_tree_finish(sp_reader_tree_t *t, const int *name_rank) {
   sp_rank_stats(t);
   int n = t->nnodes;
   size_t w = (size_t)t->nranks * 3;
-  int *ord = malloc((size_t)(n ? n : 1) * sizeof *ord), *inv = malloc((size_t)(n ? n : 1) * sizeof *inv);
+  int *ord = malloc((size_t)(n ? n : 1) * sizeof *ord),
+      *inv = malloc((size_t)(n ? n : 1) * sizeof *inv);
   sp_reader_tree_node_t *nodes = malloc((size_t)(n ? n : 1) * sizeof *nodes);
   int64_t *pr = malloc((size_t)(n ? n : 1) * (w ? w : 1) * sizeof *pr);
   int rc = ord && inv && nodes && pr ? sp_preorder(t, name_rank, ord) : SP_READER_ENOMEM;
@@ -724,7 +731,8 @@ static int sp_tree_finish(sp_reader_tree_t *t, const int *name_rank) {
 
 static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, int nregions,
                        const int *ranks, unsigned flags) {
-  int *name_rank = NULL, *by_key = NULL, *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
+  int *name_rank = NULL, *by_key = NULL,
+      *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
   int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
   for (int i = 0; rc == 0 && i < nregions; i++) keys[i] = name_rank[regions[i]];
   sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0};

@@ -21,15 +21,15 @@ namespace {
 
 int failures = 0;
 
-#define CHECK_EQ(a, b)                                                                \
-  do {                                                                               \
-    const long long check_a_ = static_cast<long long>(a);                            \
-    const long long check_b_ = static_cast<long long>(b);                            \
-    if (check_a_ != check_b_) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__,       \
-                   __LINE__, #a, #b, check_a_, check_b_);                            \
-      ++failures;                                                                    \
-    }                                                                                \
+#define CHECK_EQ(a, b)                                                                           \
+  do {                                                                                           \
+    const long long check_a_ = static_cast<long long>(a);                                        \
+    const long long check_b_ = static_cast<long long>(b);                                        \
+    if (check_a_ != check_b_) {                                                                  \
+      std::fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, \
+                   check_a_, check_b_);                                                          \
+      ++failures;                                                                                \
+    }                                                                                            \
   } while (0)
 
 sp::Config config_for(const char *path) {
@@ -77,7 +77,7 @@ int case_exception(const char *path) {
     SP_SCOPE("catcher");
     try {
       SP_SCOPE("throw_outer");
-      thrower(2);  // three nested calls of throw_inner per try
+      thrower(2); // three nested calls of throw_inner per try
     } catch (const std::runtime_error &) {
       SP_SCOPE("handler");
     }
@@ -118,13 +118,13 @@ int case_threads(const char *path) {
 // would be an invalid handle there).
 int case_resetup(const char *path) {
   static const sp::Region before("before_setup");
-  { sp::Scope s(before); }  // no session: a no-op, no misuse
+  { sp::Scope s(before); } // no session: a no-op, no misuse
   CHECK_EQ(sp::setup(config_for(path)), 0);
   const sp::Region filler("filler_first_session");
   static const sp::Region early("early");
   CHECK_EQ(early.handle(), filler.handle() + 1);
   { sp::Scope s(early); }
-  CHECK_EQ(sp::setup(config_for(path)), 0);  // discards the first session
+  CHECK_EQ(sp::setup(config_for(path)), 0); // discards the first session
   for (int i = 0; i < 5; ++i) sp::Scope s(early);
   CHECK_EQ(early.handle(), 0);
   for (int i = 0; i < 2; ++i) sp::Scope s(before);
@@ -145,7 +145,7 @@ int case_c_resetup(const char *path) {
   sp_config c;
   sp_config_init(&c);
   c.file_path = path;
-  CHECK_EQ(::sp_setup(&c), 0);  // discards the first session
+  CHECK_EQ(::sp_setup(&c), 0); // discards the first session
   const int c_first = ::sp_region("c_first");
   CHECK_EQ(c_first, 0);
   for (int i = 0; i < 3; ++i) sp::Scope s(mine);
@@ -181,7 +181,7 @@ int case_names(const char *path) {
   {
     sp::Scope s(early_stop);
     s.stop();
-    SP_SCOPE("after_stop");  // not nested in early_stop
+    SP_SCOPE("after_stop"); // not nested in early_stop
   }
   CHECK_EQ(misuse_total(), 0);
   CHECK_EQ(session.finalize(), 0);
@@ -208,7 +208,7 @@ int case_mpi(const char *path) {
 #endif
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc != 3) {
@@ -217,7 +217,7 @@ int main(int argc, char **argv) {
   }
   const std::string which = argv[1];
   const char *path = argv[2];
-  std::remove(path);  // a stale file must not pass the h5py check
+  std::remove(path); // a stale file must not pass the h5py check
   if (which == "nested") return case_nested(path);
   if (which == "exception") return case_exception(path);
   if (which == "threads") return case_threads(path);

@@ -33,19 +33,21 @@
 
 typedef struct sp_test_case {
   const char *name;
-  void (*run)(void);              /* case_<name>(), or NULL */
+  void (*run)(void);               /* case_<name>(), or NULL */
   void (*run_named)(const char *); /* or this, given the case's name */
 } sp_test_case;
 
 /* A case run by the function case_<name>(void). */
-#define SP_TEST_CASE(name) {#name, case_##name, NULL}
+#define SP_TEST_CASE(name) \
+  { #name, case_##name, NULL }
 /* A case run by fn(const char *name): several cases sharing one function. */
-#define SP_TEST_CASE_NAMED(name, fn) {#name, NULL, fn}
+#define SP_TEST_CASE_NAMED(name, fn) \
+  { #name, NULL, fn }
 
 /* The case argv[1] names. NULL after --list (names printed, *status 0)
  * or for a missing or unknown case (usage on stderr, *status 2). */
-static inline const sp_test_case *sp_test_case_pick(const sp_test_case *cases, size_t n,
-                                                    int argc, char **argv, int *status) {
+static inline const sp_test_case *sp_test_case_pick(const sp_test_case *cases, size_t n, int argc,
+                                                    char **argv, int *status) {
   const char *prog = argc > 0 ? argv[0] : "test";
   if (argc > 1 && strcmp(argv[1], "--list") == 0) {
     for (size_t i = 0; i < n; i++) printf("%s\n", cases[i].name);

@@ -19,14 +19,14 @@
 
 /* ASSERT(cond), ASSERT_EQ(a, b): the models are libuv's test/task.h. Both
  * values of ASSERT_EQ are compared and printed as long long. */
-#define ASSERT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) sp_test_fail(__FILE__, __LINE__, "check failed: %s", #cond);  \
+#define ASSERT(cond)                                                          \
+  do {                                                                        \
+    if (!(cond)) sp_test_fail(__FILE__, __LINE__, "check failed: %s", #cond); \
   } while (0)
-#define ASSERT_EQ(a, b)                                                        \
-  do {                                                                         \
-    long long a_ = (long long)(a), b_ = (long long)(b);                        \
-    if (a_ != b_)                                                              \
+#define ASSERT_EQ(a, b)                                                                  \
+  do {                                                                                   \
+    long long a_ = (long long)(a), b_ = (long long)(b);                                  \
+    if (a_ != b_)                                                                        \
       sp_test_fail(__FILE__, __LINE__, "%s == %s failed: %lld != %lld", #a, #b, a_, b_); \
   } while (0)
 

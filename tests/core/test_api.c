@@ -148,7 +148,7 @@ static void case_misuse(void) {
 
 static void case_before_setup(void) {
   ASSERT_EQ(sp_finalize(), 0); /* without setup: harmless */
-  sp_start(0); /* the C macros skip the call entirely: nothing counted */
+  sp_start(0);                 /* the C macros skip the call entirely: nothing counted */
   sp_stop(0);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_NOT_ACTIVE), 0);
   (sp_start)(0); /* the functions, as Fortran and Python call them */

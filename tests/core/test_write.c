@@ -62,8 +62,7 @@ static void case_counts(void) {
  * TSC reads here advance in steps of ~10 ns and are not serialising), and
  * two identical intervals cannot be ordered by the checker. */
 static void spin(void) {
-  for (volatile int i = 0; i < 40; i++) {
-  }
+  for (volatile int i = 0; i < 40; i++) {}
 }
 
 /* One deterministic call sequence, used with and without flushes. */
@@ -109,8 +108,16 @@ static void case_names(void) {
   memset(longname, 'L', SP_NAME_MAX);
   longname[0] = '/';
   longname[SP_NAME_MAX] = '\0';
-  const char *names[] = {"solver/step", "with space", "\xc3\xbcnic\xc3\xb8" "de", ".", "%",
-                         "a%2Fb", "x.y", "..", longname};
+  const char *names[] = {"solver/step",
+                         "with space",
+                         "\xc3\xbcnic\xc3\xb8"
+                         "de",
+                         ".",
+                         "%",
+                         "a%2Fb",
+                         "x.y",
+                         "..",
+                         longname};
   setup_with("names.h5", 100000, 1);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     int h = sp_region(names[i]);
@@ -351,7 +358,9 @@ static void case_subcomm(void) {
 
 /* Calls flushed by the time call `calls`+1 starts, with buffers of `limit`:
  * a full buffer is flushed when the next call starts. */
-static long flushed_by(long calls, long limit) { return calls > 0 ? limit * ((calls - 1) / limit) : 0; }
+static long flushed_by(long calls, long limit) {
+  return calls > 0 ? limit * ((calls - 1) / limit) : 0;
+}
 
 /* Dies by SIGKILL after K steps (no finalize): spill files must hold every
  * flushed event (the test sets SCOPE_PROFILER_ASYNC_FLUSH=0 so "flushed"
@@ -440,11 +449,21 @@ static int init_after_setup(int *argc, char ***argv) {
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       {"init_after_setup", NULL, NULL}, /* run by main itself: it calls MPI_Init late */
-      SP_TEST_CASE(counts),     SP_TEST_CASE(flush),     SP_TEST_CASE(names),
-      SP_TEST_CASE(many),       SP_TEST_CASE(threads),   SP_TEST_CASE(slab),
-      SP_TEST_CASE(lone_thread), SP_TEST_CASE(count_only), SP_TEST_CASE(empty_rank),
-      SP_TEST_CASE(recursion),  SP_TEST_CASE(resetup),   SP_TEST_CASE(mpi_finalize_hook),
-      SP_TEST_CASE(subcomm),    SP_TEST_CASE(killed),    SP_TEST_CASE(sigterm),
+      SP_TEST_CASE(counts),
+      SP_TEST_CASE(flush),
+      SP_TEST_CASE(names),
+      SP_TEST_CASE(many),
+      SP_TEST_CASE(threads),
+      SP_TEST_CASE(slab),
+      SP_TEST_CASE(lone_thread),
+      SP_TEST_CASE(count_only),
+      SP_TEST_CASE(empty_rank),
+      SP_TEST_CASE(recursion),
+      SP_TEST_CASE(resetup),
+      SP_TEST_CASE(mpi_finalize_hook),
+      SP_TEST_CASE(subcomm),
+      SP_TEST_CASE(killed),
+      SP_TEST_CASE(sigterm),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

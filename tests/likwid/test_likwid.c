@@ -111,8 +111,9 @@ static void case_markers(void) {
   sp_start(inner);
   sp_stop(inner);
   sp_stop(outer);
-  shim_expect("init;thread_init;start outer;start inner_name_with_tab;stop inner_name_with_tab;"
-              "stop outer;");
+  shim_expect(
+      "init;thread_init;start outer;start inner_name_with_tab;stop inner_name_with_tab;"
+      "stop outer;");
   rec(r, 3); /* LIKWID cannot nest a region in itself: outermost call only */
   shim_expect("start recursive;stop recursive;");
   /* A second region whose tag would collide gets the handle appended. */
@@ -152,7 +153,8 @@ static void record_pattern(void) {
     }
     sp_stop(work);
   }
-  for (int i = 0; i < 2; i++) SP_BLOCK_H(io) {}
+  for (int i = 0; i < 2; i++) SP_BLOCK_H(io) {
+    }
 }
 
 static int spill_dir_has_data(const char *dir) {
@@ -206,7 +208,8 @@ static void case_results(void) {
   snprintf(path, sizeof path, "likwid_marker.rank%d.txt", rank);
   write_marker_file(path);
   setenv("SCOPE_PROFILER_LIKWID_MARKER_FILE", path, 1);
-  setenv("LIKWID_EVENTS", "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC0,CPU_CLK_UNHALTED_CORE:FIXC1", 1);
+  setenv("LIKWID_EVENTS", "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC0,CPU_CLK_UNHALTED_CORE:FIXC1",
+         1);
   setup("results.h5", 1, 0, 1000);
   record_pattern();
   ASSERT_EQ(sp_finalize(), 0);
@@ -219,7 +222,7 @@ static void case_mode_spill(void) { case_mode("mode_spill.h5", 1, 1); }
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(markers),   SP_TEST_CASE(mode_count), SP_TEST_CASE(mode_trace),
+      SP_TEST_CASE(markers),    SP_TEST_CASE(mode_count), SP_TEST_CASE(mode_trace),
       SP_TEST_CASE(mode_spill), SP_TEST_CASE(results),
   };
   int status;

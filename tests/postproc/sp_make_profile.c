@@ -36,7 +36,7 @@
 #include "sp_gen_synthetic.h"
 
 #define T0 1000000000000LL /* 1000 s in ns: stamps are far from zero like real ones */
-#define S(x) ((int64_t)(T0 + (x) * 1e9 + 0.5))
+#define S(x) ((int64_t)(T0 + (x)*1e9 + 0.5))
 
 static char sp_dir[4096];
 
@@ -143,7 +143,8 @@ static void sp_make_basic(void) {
   sp_region(f, 0, "a%2Fb", NULL, &as, &ae, NULL, 1);
   /* Root objects that are not ranks and must be ignored. */
   const char *others[] = {"rank01", "rankX", "notes"};
-  for (int i = 0; i < 3; i++) H5Gclose(H5Gcreate2(f, others[i], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  for (int i = 0; i < 3; i++)
+    H5Gclose(H5Gcreate2(f, others[i], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   H5Fclose(f);
 }
 
@@ -227,9 +228,9 @@ static void sp_likwid_region(hid_t f, int r, const char *link, const char *name,
   static const char *names[] = {"INSTR_RETIRED_ANY", "FP_ARITH_SCALAR_DOUBLE", "X"};
   char path[256];
   snprintf(path, sizeof path, "rank%d/likwid", r);
-  hid_t lw = H5Lexists(f, path, H5P_DEFAULT) > 0 ? H5Gopen2(f, path, H5P_DEFAULT)
-                                                  : H5Gcreate2(f, path, H5P_DEFAULT, H5P_DEFAULT,
-                                                               H5P_DEFAULT);
+  hid_t lw = H5Lexists(f, path, H5P_DEFAULT) > 0
+                 ? H5Gopen2(f, path, H5P_DEFAULT)
+                 : H5Gcreate2(f, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (H5Aexists(lw, "group") <= 0) sp_attr_str(lw, "group", "FLOPS_DP");
   hid_t regs = H5Lexists(lw, "regions", H5P_DEFAULT) > 0
                    ? H5Gopen2(lw, "regions", H5P_DEFAULT)

@@ -10,24 +10,24 @@
 static const char *dir;
 static int failures;
 
-#define CHECK_INT(a, b)                                                                  \
-  do {                                                                                   \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                \
-    if (va_ != vb_) {                                                                    \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, \
-              va_, #b, vb_);                                                             \
-      failures++;                                                                        \
-    }                                                                                    \
+#define CHECK_INT(a, b)                                                                            \
+  do {                                                                                             \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
+    if (va_ != vb_) {                                                                              \
+      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
+              vb_);                                                                                \
+      failures++;                                                                                  \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_STR(a, b)                                                                   \
-  do {                                                                                    \
-    const char *sa_ = (a), *sb_ = (b);                                                    \
-    if (!sa_ || strcmp(sa_, sb_) != 0) {                                                  \
-      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,    \
-              sa_ ? sa_ : "(null)", sb_);                                                 \
-      failures++;                                                                         \
-    }                                                                                     \
+#define CHECK_STR(a, b)                                                                 \
+  do {                                                                                  \
+    const char *sa_ = (a), *sb_ = (b);                                                  \
+    if (!sa_ || strcmp(sa_, sb_) != 0) {                                                \
+      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
+              sa_ ? sa_ : "(null)", sb_);                                               \
+      failures++;                                                                       \
+    }                                                                                   \
   } while (0)
 
 #define T0 1000000000000LL
@@ -187,9 +187,12 @@ static void case_errors_open(void) {
   static const struct {
     const char *file;
     int err;
-  } cases[] = {{"no_such.h5", SP_READER_EIO},           {"not_hdf5.h5", SP_READER_ENOTHDF5},
-               {"no_ranks.h5", SP_READER_ELAYOUT},      {"one_dataset.h5", SP_READER_ELAYOUT},
-               {"length_mismatch.h5", SP_READER_ELAYOUT}, {"wrong_dtype.h5", SP_READER_ELAYOUT},
+  } cases[] = {{"no_such.h5", SP_READER_EIO},
+               {"not_hdf5.h5", SP_READER_ENOTHDF5},
+               {"no_ranks.h5", SP_READER_ELAYOUT},
+               {"one_dataset.h5", SP_READER_ELAYOUT},
+               {"length_mismatch.h5", SP_READER_ELAYOUT},
+               {"wrong_dtype.h5", SP_READER_ELAYOUT},
                {"future_schema.h5", SP_READER_ESCHEMA}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char path[4096], msg[512] = "unchanged";
@@ -286,11 +289,11 @@ static void case_likwid_bad(void) {
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(decode),      SP_TEST_CASE(open_basic),       SP_TEST_CASE(ranks),
-      SP_TEST_CASE(regions_order), SP_TEST_CASE(names),          SP_TEST_CASE(filter),
-      SP_TEST_CASE(filter_bad),  SP_TEST_CASE(info_thread),      SP_TEST_CASE(load_stats),
-      SP_TEST_CASE(extent),      SP_TEST_CASE(errors_open),      SP_TEST_CASE(end_before_start),
-      SP_TEST_CASE(count_only),  SP_TEST_CASE(likwid),           SP_TEST_CASE(likwid_none),
+      SP_TEST_CASE(decode),        SP_TEST_CASE(open_basic),  SP_TEST_CASE(ranks),
+      SP_TEST_CASE(regions_order), SP_TEST_CASE(names),       SP_TEST_CASE(filter),
+      SP_TEST_CASE(filter_bad),    SP_TEST_CASE(info_thread), SP_TEST_CASE(load_stats),
+      SP_TEST_CASE(extent),        SP_TEST_CASE(errors_open), SP_TEST_CASE(end_before_start),
+      SP_TEST_CASE(count_only),    SP_TEST_CASE(likwid),      SP_TEST_CASE(likwid_none),
       SP_TEST_CASE(likwid_bad),
   };
   int status;

@@ -14,24 +14,23 @@
 
 static int failures;
 
-#define CHECK_INT(a, b)                                                                  \
-  do {                                                                                   \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                \
-    if (va_ != vb_) {                                                                    \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, \
-              va_, #b, vb_);                                                             \
-      failures++;                                                                        \
-    }                                                                                    \
+#define CHECK_INT(a, b)                                                                            \
+  do {                                                                                             \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
+    if (va_ != vb_) {                                                                              \
+      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
+              vb_);                                                                                \
+      failures++;                                                                                  \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_NEAR(a, b)                                                                   \
-  do {                                                                                     \
-    double va_ = (double)(a), vb_ = (double)(b);                                           \
-    if (fabs(va_ - vb_) > 1e-6 * fabs(vb_) + 1.0) {                                        \
-      fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, va_, \
-              vb_);                                                                        \
-      failures++;                                                                          \
-    }                                                                                      \
+#define CHECK_NEAR(a, b)                                                                         \
+  do {                                                                                           \
+    double va_ = (double)(a), vb_ = (double)(b);                                                 \
+    if (fabs(va_ - vb_) > 1e-6 * fabs(vb_) + 1.0) {                                              \
+      fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, va_, vb_); \
+      failures++;                                                                                \
+    }                                                                                            \
   } while (0)
 
 #define S 1000000000.0 /* ns per s */
@@ -157,8 +156,10 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(sp_reader_t *);
-  } cases[] = {{"structure", test_structure}, {"by_thread", test_by_thread},
-               {"selection", test_selection}, {"durations", test_durations},
+  } cases[] = {{"structure", test_structure},
+               {"by_thread", test_by_thread},
+               {"selection", test_selection},
+               {"durations", test_durations},
                {"args", test_args}};
   if (argc != 3) {
     fprintf(stderr, "usage: test_reader_tree CASE DIR\n");

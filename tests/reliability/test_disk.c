@@ -196,23 +196,28 @@ static void spill_full(const char *tag, int async) {
   const long long n = 100000, limit = 1000;
   int mode = choose_mode(tag);
   char spill[512], file[512], recovered[300], rtag[256];
-  snprintf(spill, sizeof spill, mode == MODE_TMPFS ? "%s/spill" : "%s.spill", mode == MODE_TMPFS ? mnt : tag);
+  snprintf(spill, sizeof spill, mode == MODE_TMPFS ? "%s/spill" : "%s.spill",
+           mode == MODE_TMPFS ? mnt : tag);
   snprintf(file, sizeof file, "%s.h5", tag);
   snprintf(rtag, sizeof rtag, "%s_recovered", tag);
   snprintf(recovered, sizeof recovered, "%s.h5", rtag);
   rm_dir_files(spill);
   setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
   setenv("SCOPE_PROFILER_ASYNC_FLUSH", async ? "1" : "0", 1);
-  if (mode == MODE_TMPFS) fill_leaving(256 << 10);
-  else fsize_limit(256 << 10);
+  if (mode == MODE_TMPFS)
+    fill_leaving(256 << 10);
+  else
+    fsize_limit(256 << 10);
   setup(file, limit);
   int h = sp_region("r");
   sp_test_stderr_begin();
   volatile double work = 0;
   for (long long i = 0; i < n; i++) {
     if (i == 70000) { /* space comes back: later flushes must succeed */
-      if (mode == MODE_TMPFS) unfill();
-      else fsize_limit(RLIM_INFINITY);
+      if (mode == MODE_TMPFS)
+        unfill();
+      else
+        fsize_limit(RLIM_INFINITY);
     }
     sp_start(h);
     work += 1.0;
@@ -245,8 +250,10 @@ static void finalize_full(const char *tag) {
   const long long n = 20000, limit = 1000;
   int mode = choose_mode(tag);
   char dir[256], file[300], spill[320], recovered[300], rtag[256];
-  if (mode == MODE_TMPFS) snprintf(dir, sizeof dir, "%s", mnt);
-  else snprintf(dir, sizeof dir, "%s.d", tag);
+  if (mode == MODE_TMPFS)
+    snprintf(dir, sizeof dir, "%s", mnt);
+  else
+    snprintf(dir, sizeof dir, "%s.d", tag);
   mkdir(dir, 0755);
   snprintf(file, sizeof file, "%s/out.h5", dir);
   snprintf(spill, sizeof spill, "%s.spill", file);
@@ -264,8 +271,10 @@ static void finalize_full(const char *tag) {
   /* tmpfs: 64 KiB left, too little for the profile (320 KB of stamps) but
    * room for the 16 KB still in memory. RLIMIT_FSIZE limits each file, so
    * with it neither the profile nor the spill append fits. */
-  if (mode == MODE_TMPFS) fill_leaving(64 << 10);
-  else fsize_limit(32 << 10);
+  if (mode == MODE_TMPFS)
+    fill_leaving(64 << 10);
+  else
+    fsize_limit(32 << 10);
   sp_test_stderr_begin();
   int rc = sp_finalize();
   char *err = sp_test_stderr_end();
@@ -275,8 +284,10 @@ static void finalize_full(const char *tag) {
   sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
   ASSERT(!sp_test_file_exists(file));
   ASSERT_EQ(sp_test_partial_count(file), 0);
-  if (mode == MODE_TMPFS) unfill();
-  else fsize_limit(RLIM_INFINITY);
+  if (mode == MODE_TMPFS)
+    unfill();
+  else
+    fsize_limit(RLIM_INFINITY);
   ASSERT_EQ(merge(recovered, spill), 0);
   /* tmpfs: everything kept, nothing said lost; RLIMIT_FSIZE: the events
    * that were in memory are lost, and the message gives their number. */

@@ -182,11 +182,11 @@ static void disk_taken(const char *tag, long long n, const char *merge_exe, cons
     char *m[] = {(char *)merge_exe, "-o", recovered, spill, NULL};
     ASSERT_EQ(run(m), 0);
     if (python) {
-      char *c1[] = {(char *)python, (char *)checker, old_copy, "--expect", otag, "--ranks", "4",
-                    NULL};
+      char *c1[] = {(char *)python, (char *)checker, old_copy, "--expect",
+                    otag,           "--ranks",       "4",      NULL};
       ASSERT_EQ(run(c1), 0);
-      char *c2[] = {(char *)python, (char *)checker, recovered, "--expect", rtag, "--ranks", "4",
-                    NULL};
+      char *c2[] = {(char *)python, (char *)checker, recovered, "--expect",
+                    rtag,           "--ranks",       "4",       NULL};
       ASSERT_EQ(run(c2), 0);
     }
   }

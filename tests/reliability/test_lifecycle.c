@@ -100,8 +100,7 @@ static int run(char *const argv[], const char *err_path, int seconds) {
 static int exited_ok(int st) { return WIFEXITED(st) && WEXITSTATUS(st) == 0; }
 
 /* file must hold exactly the regions and calls given (h5py). */
-static void check_file(const char *file, const char *const *names, const long long *calls,
-                       int n) {
+static void check_file(const char *file, const char *const *names, const long long *calls, int n) {
   ASSERT(sp_test_file_exists(file));
   if (!python) return;
   char tag[512];
@@ -139,14 +138,14 @@ static long long events_lost(const char *text) {
 
 /* ---- errno: every public call leaves it as it was ---------------------- */
 
-#define KEEPS_ERRNO(call)                                                      \
-  do {                                                                         \
-    errno = EDOM;                                                              \
-    call;                                                                      \
+#define KEEPS_ERRNO(call)                                                     \
+  do {                                                                        \
+    errno = EDOM;                                                             \
+    call;                                                                     \
     if (errno != EDOM) { /* said on stdout too: stderr may be captured */     \
-      printf("%s changed errno to %d (%s)\n", #call, errno, strerror(errno));  \
-      sp_test_fail(__FILE__, __LINE__, "%s changed errno", #call);             \
-    }                                                                          \
+      printf("%s changed errno to %d (%s)\n", #call, errno, strerror(errno)); \
+      sp_test_fail(__FILE__, __LINE__, "%s changed errno", #call);            \
+    }                                                                         \
   } while (0)
 
 /* A synchronous (or background) flush into a spill directory that cannot
@@ -199,7 +198,7 @@ static void case_errno(int async) {
 /* ---- sp_setup again while threads record ------------------------------- */
 
 #define NWORKERS 4
-static int stop_workers;   /* atomic */
+static int stop_workers;         /* atomic */
 static long long done[NWORKERS]; /* atomic: pairs recorded so far */
 
 static void *worker(void *arg) {
@@ -226,7 +225,8 @@ static void case_resetup_threads(void) {
   sp_config c;
   setup_file(&c, "resetup_threads.h5", 1000);
   pthread_t tid[NWORKERS];
-  for (long i = 0; i < NWORKERS; i++) ASSERT_EQ(pthread_create(&tid[i], NULL, worker, (void *)i), 0);
+  for (long i = 0; i < NWORKERS; i++)
+    ASSERT_EQ(pthread_create(&tid[i], NULL, worker, (void *)i), 0);
   for (int i = 0; i < NWORKERS; i++)
     while (__atomic_load_n(&done[i], __ATOMIC_ACQUIRE) == 0) sched_yield();
   sp_test_stderr_begin();
@@ -279,8 +279,8 @@ static void *leave_open(void *arg) {
 
 static void *stop_foreign(void *arg) {
   (void)arg;
-  pairs(sp_region("b"), 2);  /* takes over the ended thread's record */
-  sp_stop(sp_region("a")); /* no call of "a" open on this thread */
+  pairs(sp_region("b"), 2); /* takes over the ended thread's record */
+  sp_stop(sp_region("a"));  /* no call of "a" open on this thread */
   return NULL;
 }
 
@@ -509,8 +509,8 @@ static void case_fork_threads(int async) {
   snprintf(count_parent, sizeof count_parent, "parent=%d", 30 * 100);
   snprintf(count_work, sizeof count_work, "work=%lld", work);
   /* The children also called "parent": none of those calls may be here. */
-  char *argv[] = {(char *)python, (char *)checker, (char *)file, "--count", count_parent,
-                  "--count", count_work, NULL};
+  char *argv[] = {(char *)python, (char *)checker, (char *)file, "--count",
+                  count_parent,   "--count",       count_work,   NULL};
   ASSERT(exited_ok(run(argv, NULL, 120)));
 }
 
@@ -560,7 +560,8 @@ static void case_exit_then_finalize(void) {
   fclose(f);
   fputs(text, stdout);
   sp_test_expect_msg(text, "rebuild the profile with: scope-profiler-merge", 1);
-  sp_test_expect_msg(text, "sp_finalize ran at exit after all: 'exit_then_finalize.h5' is written", 1);
+  sp_test_expect_msg(text, "sp_finalize ran at exit after all: 'exit_then_finalize.h5' is written",
+                     1);
   const char *names[] = {"r"};
   long long calls[] = {25500};
   check_file(file, names, calls, 1);
@@ -600,8 +601,10 @@ static void run_merge(int argc, char **argv) {
   fclose(f);
   fputs(text, stdout);
   char want[1200];
-  snprintf(want, sizeof want, "are in the spill directory '%s'; rebuild the profile with: "
-           "scope-profiler-merge -o %s %s\n", spill, file, spill);
+  snprintf(want, sizeof want,
+           "are in the spill directory '%s'; rebuild the profile with: "
+           "scope-profiler-merge -o %s %s\n",
+           spill, file, spill);
   sp_test_expect_msg(text, want, nranks);
   sp_test_expect_msg(text, "scope-profiler: ", nranks); /* one line per process */
   char *margv[] = {(char *)merge_exe, "-o", file, spill, NULL};
@@ -611,7 +614,7 @@ static void run_merge(int argc, char **argv) {
   snprintf(ranks, sizeof ranks, "%d", nranks);
   snprintf(count, sizeof count, "r=%s", calls);
   char *cargv[] = {(char *)python, (char *)checker, file, "--ranks", ranks, "--region", "r",
-                   "--count", count, NULL};
+                   "--count",      count,           NULL};
   ASSERT(exited_ok(run(cargv, NULL, 120)));
 }
 

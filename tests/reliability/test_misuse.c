@@ -63,9 +63,9 @@ static void case_stop_mismatch(void) {
   }
   char *err = sp_test_stderr_end();
   sp_test_expect_msg(err,
-                 "sp_stop of region 'a' while 'c' is the innermost open call; the 2 call(s) "
-                 "opened inside it are dropped",
-                 1);
+                     "sp_stop of region 'a' while 'c' is the innermost open call; the 2 call(s) "
+                     "opened inside it are dropped",
+                     1);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 3);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 0);
   sp_start(b); /* the stack is sound again */
@@ -97,13 +97,12 @@ static void case_unbalanced(void) {
   int rc = sp_finalize();
   char *err = sp_test_stderr_end();
   ASSERT_EQ(rc, 0); /* the profile is written; only the open calls are lost */
-  sp_test_expect_msg(err,
-                     "2 call(s) still open at sp_finalize on thread 0 (innermost: 'b'); dropped", 1);
+  sp_test_expect_msg(
+      err, "2 call(s) still open at sp_finalize on thread 0 (innermost: 'b'); dropped", 1);
   /* A thread's open calls are dropped when it ends (the next thread may
    * take over its record), and said then. */
-  sp_test_expect_msg(err,
-                     "1 call(s) still open when thread 1 ended (innermost: 'thread_open'); dropped",
-                     1);
+  sp_test_expect_msg(
+      err, "1 call(s) still open when thread 1 ended (innermost: 'thread_open'); dropped", 1);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 3);
   ASSERT(sp_test_file_exists("unbalanced.h5"));
   free(err);
@@ -154,7 +153,7 @@ static void case_after_finalize(void) {
   ASSERT_EQ(sp_finalize(), 0);
   sp_test_stderr_begin();
   for (int i = 0; i < 100; i++) call_everything(a); /* a stale handle */
-  ASSERT_EQ(sp_finalize(), 0); /* twice: harmless, the file stays as written */
+  ASSERT_EQ(sp_finalize(), 0);                      /* twice: harmless, the file stays as written */
   ASSERT_EQ(sp_finalize(), 0);
   char *err = sp_test_stderr_end();
   ASSERT_EQ(sp_is_active(), 0);
@@ -207,8 +206,8 @@ static void case_invalid_handle(void) {
       SP_BLOCK_H(bad[i]) {}
     }
   char *err = sp_test_stderr_end();
-  sp_test_expect_msg(err,
-                     "scope-profiler: warning: sp_start(12345): not a handle from sp_region; ignored", 1);
+  sp_test_expect_msg(
+      err, "scope-profiler: warning: sp_start(12345): not a handle from sp_region; ignored", 1);
   ASSERT_EQ(sp_misuse_count(SP_MISUSE_INVALID_HANDLE), 2 * 10 * 5); /* sp_start and SP_BLOCK_H */
   ASSERT_EQ(sp_region_rename(12345, "x"), SP_EINVAL);
   ASSERT_EQ(sp_region_rename(-1, "x"), SP_EINVAL);

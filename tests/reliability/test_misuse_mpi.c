@@ -184,8 +184,10 @@ static void case_set_comm_misuse(void) {
   rc = sp_mpi_set_comm(MPI_COMM_WORLD);
   err = sp_test_stderr_end();
   ASSERT_EQ(rc, SP_EMPI);
-  sp_test_expect_msg(err, "scope-profiler: error: sp_mpi_set_comm before MPI_Init or after "
-                          "MPI_Finalize", 1);
+  sp_test_expect_msg(err,
+                     "scope-profiler: error: sp_mpi_set_comm before MPI_Init or after "
+                     "MPI_Finalize",
+                     1);
   free(err);
   printf("rank %d: ok\n", r);
   exit(0);
@@ -267,10 +269,14 @@ static void case_finalize_rank_missing(void) { case_finalize_missing(size - 1); 
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(finalize_after_mpi_finalize), SP_TEST_CASE(setup_after_mpi_finalize),
-      SP_TEST_CASE(different_regions),           SP_TEST_CASE(all_empty),
-      SP_TEST_CASE(set_comm_freed),              SP_TEST_CASE(set_comm_misuse),
-      SP_TEST_CASE(finalize_root_missing),       SP_TEST_CASE(finalize_rank_missing),
+      SP_TEST_CASE(finalize_after_mpi_finalize),
+      SP_TEST_CASE(setup_after_mpi_finalize),
+      SP_TEST_CASE(different_regions),
+      SP_TEST_CASE(all_empty),
+      SP_TEST_CASE(set_comm_freed),
+      SP_TEST_CASE(set_comm_misuse),
+      SP_TEST_CASE(finalize_root_missing),
+      SP_TEST_CASE(finalize_rank_missing),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

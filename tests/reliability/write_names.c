@@ -20,7 +20,9 @@ int main(int argc, char **argv) {
   sp_config_init(&c);
   c.file_path = argv[1];
   ASSERT_EQ(sp_setup(&c), 0);
-  static const char *const names[] = {"\xff\xfe", "caf\xc3\xa9", "a\xc0\xaf" "b"};
+  static const char *const names[] = {"\xff\xfe", "caf\xc3\xa9",
+                                      "a\xc0\xaf"
+                                      "b"};
   for (int i = 0; i < 3; i++) {
     int h = sp_region(names[i]);
     ASSERT(h >= 0);

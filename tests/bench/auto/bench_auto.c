@@ -42,8 +42,10 @@ static double time_allreduce(via_t via, long n) {
   for (int rep = 0; rep < 7; rep++) {
     double t0 = now_ns();
     for (long i = 0; i < n; i++) {
-      if (via == VIA_PMPI) PMPI_Allreduce(&x, &y, 0, MPI_INT, MPI_SUM, MPI_COMM_SELF);
-      else MPI_Allreduce(&x, &y, 0, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+      if (via == VIA_PMPI)
+        PMPI_Allreduce(&x, &y, 0, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+      else
+        MPI_Allreduce(&x, &y, 0, MPI_INT, MPI_SUM, MPI_COMM_SELF);
     }
     double t = (now_ns() - t0) / (double)n;
     if (t < best) best = t;
@@ -105,7 +107,8 @@ int main(int argc, char **argv) {
   printf("  PMPI_Allreduce directly   %7.2f\n", pmpi);
   printf("  wrapper, profile_mpi off  %7.2f  (+%.2f, x%.2f)\n", mpi_off, mpi_off - pmpi,
          mpi_off / pmpi);
-  printf("  wrapper, profile_mpi on   %7.2f  (+%.2f, x%.2f)\n", mpi_on, mpi_on - pmpi, mpi_on / pmpi);
+  printf("  wrapper, profile_mpi on   %7.2f  (+%.2f, x%.2f)\n", mpi_on, mpi_on - pmpi,
+         mpi_on / pmpi);
   MPI_Finalize();
   return 0;
 }

@@ -23,7 +23,8 @@ double ns_per_iter(long n, F &&body) {
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < n; ++i) body(i);
   const auto t1 = std::chrono::steady_clock::now();
-  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) /
+  return static_cast<double>(
+             std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) /
          static_cast<double>(n);
 }
 
@@ -34,7 +35,7 @@ double best_of(int reps, F &&measure) {
   return best;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 200000L;
@@ -71,8 +72,9 @@ int main(int argc, char **argv) {
     });
   });
 
-  std::printf("scope-profiler C++ binding: ns per start/stop pair (best of %d x %ld pairs, clock %s)\n",
-              reps, n, sp_clock_name());
+  std::printf(
+      "scope-profiler C++ binding: ns per start/stop pair (best of %d x %ld pairs, clock %s)\n",
+      reps, n, sp_clock_name());
   std::printf("  %-28s %8.1f ns\n", "empty loop (C)", empty);
   std::printf("  %-28s %8.1f ns\n", "C handle sp_start/sp_stop", c_pair);
   std::printf("  %-28s %8.1f ns  (%.2fx C)\n", "sp::Scope(region)", scope, scope / c_pair);

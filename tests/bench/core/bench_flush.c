@@ -101,9 +101,13 @@ static row_t timed_pairs(int activated, const char *async, long iters, long n, i
   double sum = 0;
   for (long i = 0; i < n; i++) sum += (double)d[i];
   qsort(d, (size_t)n, sizeof *d, cmp_i64);
-  row_t r = {sum / (double)n * ns_per_tick, (double)d[n / 2] * ns_per_tick,
-             (double)d[n * 99 / 100] * ns_per_tick, (double)d[n - n / 1000 - 1] * ns_per_tick,
-             (double)d[n - 1] * ns_per_tick, 0, 0.0};
+  row_t r = {sum / (double)n * ns_per_tick,
+             (double)d[n / 2] * ns_per_tick,
+             (double)d[n * 99 / 100] * ns_per_tick,
+             (double)d[n - n / 1000 - 1] * ns_per_tick,
+             (double)d[n - 1] * ns_per_tick,
+             0,
+             0.0};
   double excess = 0;
   for (long i = n - 1; i >= 0 && (double)d[i] * ns_per_tick > 1000.0; i--) {
     r.slow++;
@@ -128,12 +132,13 @@ int main(int argc, char **argv) {
   memset(d, 0, (size_t)n * sizeof *d); /* pre-fault */
   spin_iters = calibrate_work(300.0);
   printf("flush cost on the recording thread: %ld timed pairs per row, buffer_limit 100000\n", n);
-  printf("(ns per pair, after %ld warm-up pairs; >1us: pairs above 1 us; amortised: their time\n"
-         " above p50 per pair, less that of profiling off with the same work; warm-up ms: time of\n"
-         " the warm-up pairs above the steady p50: buffer growth and the first flushes)\n",
-         WARMUP);
-  printf("%-34s %7s %7s %7s %8s %11s %8s %6s %10s %9s\n", "", "mean", "p50", "p99", "p99.9",
-         "max", "mean-p50", ">1us", "amortised", "warmup_ms");
+  printf(
+      "(ns per pair, after %ld warm-up pairs; >1us: pairs above 1 us; amortised: their time\n"
+      " above p50 per pair, less that of profiling off with the same work; warm-up ms: time of\n"
+      " the warm-up pairs above the steady p50: buffer growth and the first flushes)\n",
+      WARMUP);
+  printf("%-34s %7s %7s %7s %8s %11s %8s %6s %10s %9s\n", "", "mean", "p50", "p99", "p99.9", "max",
+         "mean-p50", ">1us", "amortised", "warmup_ms");
   for (int rate = 0; rate < 2; rate++) {
     long iters = rate ? spin_iters : 0;
     printf("%s\n", rate ? "~300 ns of work between pairs:" : "back to back:");

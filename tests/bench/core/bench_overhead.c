@@ -178,8 +178,9 @@ int main(int argc, char **argv) {
   print_row("time trace by name", name, 1);
   print_row("nested, 2 levels (per pair)", nested, 1);
   print_row("16 alternating names", alt16, 1);
-  printf("targets: by handle <= 1.15x floor, by name (16 names) <= floor + 10 ns, one name <= by "
-         "handle + 1 ns, disabled <= 1 ns\n");
+  printf(
+      "targets: by handle <= 1.15x floor, by name (16 names) <= floor + 10 ns, one name <= by "
+      "handle + 1 ns, disabled <= 1 ns\n");
   printf("finalize of the recorded events: %.3f s (rc %d)\n", fin_s, rc);
   return 0;
 }

@@ -46,15 +46,15 @@ int main(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("open      %.3f s (structure only)\n", open_s);
-  printf("read      %.3f s (span scan %.3f s + lane loads), %lld intervals, %.1f M/s\n",
-         tm.read_s, tm.extent_s, (long long)tm.intervals, 1e-6 * (double)tm.intervals / tm.read_s);
-  printf("render    %.3f s = bin %.3f s + PLplot %.3f s (incl. start-up and PNG encoding), "
-         "%lld bars drawn\n",
-         tm.render_s, tm.bin_s, tm.render_s - tm.bin_s, (long long)tm.runs);
+  printf("read      %.3f s (span scan %.3f s + lane loads), %lld intervals, %.1f M/s\n", tm.read_s,
+         tm.extent_s, (long long)tm.intervals, 1e-6 * (double)tm.intervals / tm.read_s);
+  printf(
+      "render    %.3f s = bin %.3f s + PLplot %.3f s (incl. start-up and PNG encoding), "
+      "%lld bars drawn\n",
+      tm.render_s, tm.bin_s, tm.render_s - tm.bin_s, (long long)tm.runs);
   printf("ratio     render/read = %.2f (target <= 2)\n", tm.render_s / tm.read_s);
   printf("peak RSS  %.1f MiB (largest lane %.1f MiB of arrays; file data %.1f MiB)\n",
-         (double)ru.ru_maxrss / 1024.0,
-         16.0 * (double)total / ranks / regions / (1024.0 * 1024.0),
+         (double)ru.ru_maxrss / 1024.0, 16.0 * (double)total / ranks / regions / (1024.0 * 1024.0),
          16.0 * (double)total / (1024.0 * 1024.0));
   return 0;
 }

@@ -33,8 +33,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_report: cannot write %s\n", path);
     return 1;
   }
-  printf("input     %s: %lld intervals, %d ranks x %d regions (%.3f s)\n", path,
-         (long long)total, ranks, regions, sp_now() - t);
+  printf("input     %s: %lld intervals, %d ranks x %d regions (%.3f s)\n", path, (long long)total,
+         ranks, regions, sp_now() - t);
 
   sp_options_t o = {0};
   o.file = path;

@@ -82,8 +82,10 @@ static baselines_t baseline_write(const char *base, long long bytes_per_rank, in
   for (int rep = 0; rep < 4; rep++) {
     snprintf(path[rep], sizeof path[rep], "%s.%d", base, rep);
     double t = baseline_once(path[rep], buf, bytes_per_rank, rank, 0, rep == 3);
-    if (rep == 3) b.durable = t;
-    else if (t < b.fresh) b.fresh = t;
+    if (rep == 3)
+      b.durable = t;
+    else if (t < b.fresh)
+      b.fresh = t;
   }
   for (int rep = 0; rep < 4; rep++) remove_file(path[rep], rank);
   for (int rep = 0; rep < 3; rep++)
@@ -155,11 +157,12 @@ int main(int argc, char **argv) {
   baselines_t b = baseline_write(base, bytes / size, rank);
   if (rank == 0) {
     double mbs = bytes / fin / 1e6, fresh = bytes / b.fresh / 1e6, warm = bytes / b.warm / 1e6;
-    printf("%5d %7d %11ld %10.4f %12lld %9.1f %9.1f %6.2f %9.1f %6.2f %7.3f %7.3f %6.2f %8.1f "
-           "%8.1f%s\n",
-           size, nreg, events, fin, bytes, mbs, fresh, mbs / fresh, warm, mbs / warm, fin + sync_s,
-           b.durable, b.durable / (fin + sync_s), all[0] / 1024.0, all[1] / 1024.0,
-           rc ? "  (finalize failed)" : "");
+    printf(
+        "%5d %7d %11ld %10.4f %12lld %9.1f %9.1f %6.2f %9.1f %6.2f %7.3f %7.3f %6.2f %8.1f "
+        "%8.1f%s\n",
+        size, nreg, events, fin, bytes, mbs, fresh, mbs / fresh, warm, mbs / warm, fin + sync_s,
+        b.durable, b.durable / (fin + sync_s), all[0] / 1024.0, all[1] / 1024.0,
+        rc ? "  (finalize failed)" : "");
     if (!(argc > 4 && strcmp(argv[4], "keep") == 0)) unlink(file);
   }
   free(h);

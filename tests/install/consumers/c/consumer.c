@@ -66,7 +66,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
 #endif
   /* The header and the library must come from the same installation. */
-  if (sp_version_number() != SP_VERSION_NUMBER || strcmp(sp_version_string(), SP_VERSION_STRING) != 0) {
+  if (sp_version_number() != SP_VERSION_NUMBER ||
+      strcmp(sp_version_string(), SP_VERSION_STRING) != 0) {
     fprintf(stderr, "consumer: header version %s but library version %s\n", SP_VERSION_STRING,
             sp_version_string());
     return 1;

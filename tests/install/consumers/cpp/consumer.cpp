@@ -21,7 +21,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
 #endif
   if (std::strcmp(sp_version_string(), SP_VERSION_STRING) != 0) {
-    std::fprintf(stderr, "consumer: header %s, library %s\n", SP_VERSION_STRING, sp_version_string());
+    std::fprintf(stderr, "consumer: header %s, library %s\n", SP_VERSION_STRING,
+                 sp_version_string());
     return 1;
   }
   int rc;

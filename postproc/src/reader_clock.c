@@ -7,7 +7,7 @@
  * clock as t - offset(t), the offset interpolated linearly in t between the
  * two measurements (extrapolated beyond them), or constant when only one
  * exists. Files without the attributes (one node, older files, the
- * reference tool's) read as recorded. An interval is moved as a whole by
+ * reference tool's) and ranks on rank 0's host read as recorded. An interval is moved as a whole by
  * the offset at its start, so durations stay exactly as recorded.
  * sp_reader_set_clock_align(r, 0) shows raw stamps. */
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static int sp_clock_attr(hid_t obj, const char *name, int64_t *v) {
   return ok;
 }
 
-void sp__reader_clock_read(hid_t rank_group, sp_rank_t *rk) {
+void sp__reader_clock_read(const sp_reader_t *r, hid_t rank_group, sp_rank_t *rk) {
   memset(&rk->clock, 0, sizeof rk->clock);
   int n = 0;
   for (int w = 0; w < 2; w++) {
@@ -53,6 +53,13 @@ void sp__reader_clock_read(hid_t rank_group, sp_rank_t *rk) {
   rk->clock.n = n;
   free(rk->host);
   rk->host = sp__attr_string(rank_group, "hostname");
+  /* A rank on rank 0's node reads rank 0's own CLOCK_MONOTONIC: its
+   * measured offset is only the measurement's noise (up to its error
+   * bound), so it is not applied. Ranks are scanned in id order, rank 0
+   * first. */
+  const sp_rank_t *r0 = r->nranks > 0 ? &r->ranks[0] : NULL;
+  if (r0 && r0 != rk && r0->id == 0 && r0->host && rk->host && strcmp(r0->host, rk->host) == 0)
+    rk->clock.n = 0;
 }
 
 /* The offset of rank clock c at its stamp t, ns. */

@@ -74,7 +74,7 @@ int sp__scan_minmax(hid_t d, int64_t n, int64_t *min, int64_t *max);
 /* reader_clock.c: stamps on rank 0's clock. */
 
 /* Reads rank<N>'s clock attributes and hostname into rk. */
-void sp__reader_clock_read(hid_t rank_group, sp_rank_t *rk);
+void sp__reader_clock_read(const sp_reader_t *r, hid_t rank_group, sp_rank_t *rk);
 /* Stamp t of rank index k on rank 0's clock when aligning (or always with
  * force); t itself without offsets. */
 int64_t sp__reader_align_at(const sp_reader_t *r, int k, int64_t t, int force);

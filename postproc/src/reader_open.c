@@ -304,7 +304,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   hid_t rg = H5Gopen2(r->file, gname, H5P_DEFAULT);
   if (rg < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", gname);
   int rc = 0;
-  sp__reader_clock_read(rg, rk);
+  sp__reader_clock_read(r, rg, rk);
   /* LIKWID results are optional: only their group name is read here. */
   if (sp_object_type(rg, "likwid") == H5I_GROUP) {
     hid_t lw = H5Gopen2(rg, "likwid", H5P_DEFAULT);

@@ -212,6 +212,42 @@ int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
+/* Open MPI's Fortran MPI_INIT calls PMPI_Init directly, so the C hooks
+ * above never see a Fortran program start MPI: without these, such a
+ * program had neither the library's copy of MPI_COMM_WORLD (finalize's
+ * bounded wait) nor the clock measurement at setup. They do what Open MPI's
+ * own entry points do (ompi/mpi/fortran/mpif-h/init_f.c), then ours. */
+#define SP_FORTRAN_INIT(fn)           \
+  SP_EXPORT void fn(MPI_Fint *ierr);  \
+  void fn(MPI_Fint *ierr) {           \
+    int argc = 0;                     \
+    char **argv = NULL;               \
+    int rc = PMPI_Init(&argc, &argv); \
+    sp_after_mpi_init(rc);            \
+    if (ierr) *ierr = (MPI_Fint)rc;   \
+  }
+SP_FORTRAN_INIT(mpi_init_)
+SP_FORTRAN_INIT(mpi_init__)
+SP_FORTRAN_INIT(mpi_init)
+SP_FORTRAN_INIT(MPI_INIT)
+SP_FORTRAN_INIT(mpi_init_f08_)
+
+#define SP_FORTRAN_INIT_THREAD(fn)                                                 \
+  SP_EXPORT void fn(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);       \
+  void fn(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {                \
+    int argc = 0, prov = 0;                                                        \
+    char **argv = NULL;                                                            \
+    int rc = PMPI_Init_thread(&argc, &argv, required ? (int)*required : 0, &prov); \
+    sp_after_mpi_init(rc);                                                         \
+    if (provided) *provided = (MPI_Fint)prov;                                      \
+    if (ierr) *ierr = (MPI_Fint)rc;                                                \
+  }
+SP_FORTRAN_INIT_THREAD(mpi_init_thread_)
+SP_FORTRAN_INIT_THREAD(mpi_init_thread__)
+SP_FORTRAN_INIT_THREAD(mpi_init_thread)
+SP_FORTRAN_INIT_THREAD(MPI_INIT_THREAD)
+SP_FORTRAN_INIT_THREAD(mpi_init_thread_f08_)
+
 /* Open MPI's Fortran bindings call PMPI_Finalize directly, so the C hook
  * above never sees them: these replace their entry points. */
 #define SP_FORTRAN_FINALIZE(fn)      \

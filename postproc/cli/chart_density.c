@@ -53,9 +53,7 @@ static int sp_density_draw(void *ctx, const char *path) {
   const sp_options_t *o = c->o;
   const sp_selection_t *sel = &c->sels[0];
   int n = c->ncommon;
-  int height = o->height ? o->height : 140 + 20 * n;
-  if (!o->height) height = height < 480 ? 480 : height > 2400 ? 2400 : height;
-  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
+  int height = sp_chart_height(o, 140 + 20 * n);
   int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
   if (rc) return rc;
   PLFLT pos[2] = {0, 1}, r[2] = {1, 0.03}, g[2] = {1, 0.19}, bl[2] = {1, 0.42};

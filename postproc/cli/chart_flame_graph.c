@@ -55,9 +55,7 @@ static int sp_fg_draw(void *ctx, const char *path) {
   sp_fg_job_t *j = ctx;
   const sp_options_t *o = j->c->o;
   const sp_selection_t *sel = &j->c->sels[0];
-  int height = o->height ? o->height : 140 + 24 * j->depth;
-  if (!o->height) height = height < 480 ? 480 : height > 2400 ? 2400 : height;
-  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
+  int height = sp_chart_height(o, 140 + 24 * j->depth);
   int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, sel->nregions, 1);
   if (rc) return rc;
   sp_plot_region_colours(sel, o);

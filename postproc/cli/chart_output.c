@@ -57,3 +57,9 @@ int sp_chart_write(const sp_options_t *o, const char *name, sp_chart_draw_fn dra
   if (rc == 0) sp_msg(SP_NORMAL, "wrote %s", path);
   return rc;
 }
+
+int sp_chart_height(const sp_options_t *o, int natural_px) {
+  int height = o->height;
+  if (!height) height = natural_px < 480 ? 480 : natural_px > 2400 ? 2400 : natural_px;
+  return height < SP_CHART_MIN_HEIGHT ? SP_CHART_MIN_HEIGHT : height;
+}

@@ -10,6 +10,10 @@
  * (it sizes the Gantt chart, whose margins are smaller). */
 #define SP_CHART_MIN_HEIGHT 400
 
+/* A chart's height in pixels: --height when given, else natural_px kept
+ * within 480..2400; never below SP_CHART_MIN_HEIGHT. */
+int sp_chart_height(const sp_options_t *o, int natural_px);
+
 /* Bytes of an output path, NUL included. */
 #define SP_PATH_MAX 4096
 

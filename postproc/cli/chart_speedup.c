@@ -166,15 +166,7 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   plmtex("t", 1.5, 0.5, 0.5, t);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, sp->field);
-  sp_selection_t shown = c->sels[0];
-  int *rows = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *rows);
-  if (rows) {
-    for (int r = 0; r < c->ncommon; r++) rows[r] = c->sels[0].regions[c->common[r]];
-    shown.regions = rows;
-    shown.nregions = c->ncommon;
-    sp_plot_region_legend(&shown);
-    free(rows);
-  }
+  sp_charts_common_legend(c);
   return sp_plot_close();
 }
 

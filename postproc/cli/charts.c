@@ -6,6 +6,7 @@
 #include "chart_lanes.h"
 #include "charts.h"
 #include "palette.h"
+#include "plot_device.h"
 
 /* The selected region names of all files, distinct, in first-seen order. */
 static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
@@ -133,6 +134,17 @@ static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
   free(c->rgb);
   free(c->common_rgb);
   free((void *)one->colour_names);
+}
+
+void sp_charts_common_legend(const sp_charts_t *c) {
+  sp_selection_t shown = c->sels[0];
+  int *rows = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *rows);
+  if (!rows) return;
+  for (int r = 0; r < c->ncommon; r++) rows[r] = c->sels[0].regions[c->common[r]];
+  shown.regions = rows;
+  shown.nregions = c->ncommon;
+  sp_plot_region_legend(&shown);
+  free(rows);
 }
 
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,

@@ -23,6 +23,10 @@ typedef struct sp_charts {
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o);
 
+/* Draws the legend of the regions common to all files, in the colours of
+ * the first file's selection (charts drawn per common region). */
+void sp_charts_common_legend(const sp_charts_t *c);
+
 /* chart_durations.c: durations_plot_<metric> (durations_plot for one metric). */
 int sp_durations_plot(const sp_charts_t *c);
 /* chart_heatmap.c: rank_heatmap_plot of the first file. */

@@ -15,35 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader_internal.h"
-
-/* One call on the rank being processed. */
-typedef struct sp_call {
-  int64_t start, end; /* ns */
-  int32_t tid;        /* thread id, 0 without thread_ids */
-  int32_t key;        /* region's position in name order (tie-break), then region */
-} sp_call_t;
-
-/* A call still open during the sweep. */
-typedef struct sp_open {
-  int node;
-  int64_t end;        /* ns */
-  int64_t dur;        /* ns */
-  int64_t child_incl; /* ns: the inclusive time of the calls directly under it */
-} sp_open_t;
-
-struct sp_reader_tree {
-  int nnodes, cap;
-  sp_reader_tree_node_t *nodes;
-  int64_t *per_rank; /* [node][j][calls, inclusive, exclusive] */
-  int nranks;        /* selected ranks */
-  int *rank_ids;     /* their ids */
-  int *slots;        /* hash table of node indices + 1 (0 = empty) */
-  size_t nslots;     /* power of two */
-  int64_t roots_inclusive;
-  int nregions_all;           /* regions of the reader (index of dur) */
-  sp_reader_durations_t *dur; /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
-};
+#include "reader_tree_internal.h"
 
 /* The calls of the rank being processed, with one run per region. */
 typedef struct sp_buf {
@@ -51,14 +23,8 @@ typedef struct sp_buf {
   int64_t n, cap;
   int64_t *runs; /* run r is calls[runs[r] .. runs[r + 1]) */
   int nruns;
+  int runs_cap; /* entries of runs */
 } sp_buf_t;
-
-/* Saturating int64 addition: sums of a damaged file's durations must not overflow. */
-static int64_t sp_add(int64_t a, int64_t b) {
-  int64_t s;
-  if (!__builtin_add_overflow(a, b, &s)) return s;
-  return b > 0 ? INT64_MAX : INT64_MIN;
-}
 
 static size_t sp_hash(int parent, int region, int thread) {
   uint64_t h = (uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ULL;
@@ -115,10 +81,6 @@ static int sp_node_get(sp_reader_tree_t *t, int parent, int region, int thread) 
   return i;
 }
 
-static int64_t *sp_rank_cell(sp_reader_tree_t *t, int node, int j) {
-  return &t->per_rank[((size_t)node * (size_t)t->nranks + (size_t)j) * 3];
-}
-
 /* The order of the sweep: thread, start ascending, end descending, name. */
 static inline int sp_call_before(const sp_call_t *x, const sp_call_t *y) {
   if (x->tid != y->tid) return x->tid < y->tid;
@@ -170,26 +132,13 @@ static void sp_runs_merge(sp_buf_t *b) {
 }
 
 /* Closes the innermost open call: its exclusive time is now known. */
-static void sp_pop(sp_reader_tree_t *t, int j, sp_open_t *stack, int *depth) {
-  sp_open_t *o = &stack[--*depth];
+static void sp_pop(sp_sweep_t *w) {
+  if (w->rep) sp__repeat_popping(w);
+  sp_open_t *o = &w->stack[--w->depth];
   int64_t excl = o->dur - o->child_incl;
-  int64_t *c = sp_rank_cell(t, o->node, j);
+  int64_t *c = sp_rank_cell(w->t, o->node, w->j);
   c[2] = sp_add(c[2], excl);
 }
-
-enum { SP_CACHE_BITS = 12 };
-
-/* The sweep over one rank's calls in order, one call at a time. */
-typedef struct sp_sweep {
-  sp_reader_tree_t *t;
-  int j;             /* selected rank */
-  const int *by_key; /* name position -> region */
-  unsigned flags;
-  sp_open_t *stack;
-  int depth, cap;
-  int32_t tid;                   /* thread of the open calls */
-  int cache[1 << SP_CACHE_BITS]; /* node + 1 of a recent (parent, region, thread), 0 = none */
-} sp_sweep_t;
 
 /* The node of (parent, region, thread): a direct-mapped cache in front of
  * the hash table, since a rank repeats the same few call paths. */
@@ -206,19 +155,29 @@ static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
 }
 
 /* Node totals (calls, inclusive, exclusive) are summed from the per-rank
- * cells when the tree is finished: one update per call here. */
+ * cells when the tree is finished: one update per call here. Returns 0,
+ * SP_SWEEP_TOOK when a run of repeated patterns was taken from c on (the
+ * caller's order of the calls after c is then stale) or SP_READER_ENOMEM. */
+enum { SP_SWEEP_TOOK = 1 };
 static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
   sp_reader_tree_t *t = w->t;
   if (c->tid != w->tid)
-    while (w->depth) sp_pop(t, w->j, w->stack, &w->depth);
+    while (w->depth) sp_pop(w);
   w->tid = c->tid;
-  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(t, w->j, w->stack, &w->depth);
+  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(w);
   uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
   int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
   int parent = w->depth ? w->stack[w->depth - 1].node : -1;
   int node = sp_node_find(w, parent, w->by_key[c->key],
                           (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
   if (node < 0) return SP_READER_ENOMEM;
+  int pair = -1;
+  if (w->rep) {
+    pair = sp__repeat_pair(w->rep, c->key);
+    int64_t took = sp__repeat_take(w, pair, node, c);
+    if (took != 0) return took < 0 ? (int)took : SP_SWEEP_TOOK;
+    sp__repeat_pos(w->rep)[pair]++;
+  }
   sp_reader_tree_node_t *nd = &t->nodes[node];
   nd->timed = 1;
   nd->worker_calls += c->tid != 0;
@@ -233,60 +192,120 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
     w->stack = s;
     w->cap = cap;
   }
-  w->stack[w->depth++] = (sp_open_t){node, c->end, dur, 0};
+  w->stack[w->depth++] = (sp_open_t){node, -1, -1, c->end, dur, 0};
+  if (w->rep) sp__repeat_pushed(w, pair, node);
   return 0;
 }
 
-/* Duration statistics of one loaded (region, rank) pair, in one pass: the
- * variance from sums of the durations shifted by the first one (the
- * shifted-data algorithm: no cancellation when the spread is small next to
- * the mean, as it is for the calls of one region). */
-static void sp_durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
+/* The duration of call i, saturated (a damaged file's stamps may be far apart). */
+static inline int64_t sp_dur_at(const int64_t *st, const int64_t *en, int64_t i) {
+  uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
+  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+}
+
+/* The sums of one lane of calls, in integers: the durations minus the
+ * first one (k), their squares, the extremes, the latest end and its first
+ * call. Exact while every duration and k stay below 2^50 (checked after). */
+typedef struct sp_lane {
+  int64_t s1, mn, mx, le, li;
+  double s2;
+} sp_lane_t;
+
+static inline void sp_lane_add(sp_lane_t *ln, const int64_t *st, const int64_t *en, int64_t i,
+                               int64_t k) {
+  int64_t x = sp_dur_at(st, en, i), sh = x - k;
+  ln->s1 += sh;
+  ln->s2 += (double)sh * (double)sh;
+  ln->mn = x < ln->mn ? x : ln->mn;
+  ln->mx = x > ln->mx ? x : ln->mx;
+  if (en[i] > ln->le) {
+    ln->le = en[i];
+    ln->li = i;
+  }
+}
+
+/* Calls [i0, i1) in two lanes (even and odd calls): the additions of one
+ * lane do not wait for the other's. */
+static void sp_lanes(const int64_t *st, const int64_t *en, int64_t i0, int64_t i1, int64_t k,
+                     sp_lane_t *a, sp_lane_t *b) {
+  sp_lane_t x = *a, y = *b; /* in registers */
+  int64_t i = i0;
+  for (; i + 1 < i1; i += 2) {
+    sp_lane_add(&x, st, en, i, k);
+    sp_lane_add(&y, st, en, i + 1, k);
+  }
+  if (i < i1) sp_lane_add(&x, st, en, i, k);
+  *a = x;
+  *b = y;
+}
+
+/* Duration statistics of one loaded (region, rank) pair in one pass (the
+ * variance from sums of the durations shifted by the first one: no
+ * cancellation when the spread is small next to the mean). sorted: the
+ * starts are in order, so the first call is call 0. */
+static void sp_durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d) {
   memset(d, 0, sizeof *d);
   d->first_start = INT64_MAX;
   d->last_end = INT64_MIN;
   d->n = iv->n;
   if (iv->n == 0) return;
-  d->min = INT64_MAX;
   const int64_t *st = iv->start, *en = iv->end;
-  uint64_t u0 = (uint64_t)en[0] - (uint64_t)st[0];
-  double k = (double)(u0 > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u0);
-  double s1 = 0, s2 = 0, total = 0;
-  int64_t mn = INT64_MAX, mx = 0, fs = INT64_MAX, le = INT64_MIN, first = 0, last = 0;
-  for (int64_t i = 0; i < iv->n; i++) {
-    uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
-    int64_t x = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-    double dx = (double)x, sh = dx - k;
-    total += dx;
-    s1 += sh;
-    s2 += sh * sh;
-    mn = x < mn ? x : mn;
-    mx = x > mx ? x : mx;
-    if (st[i] < fs) {
-      fs = st[i];
-      first = x;
+  int64_t k = sp_dur_at(st, en, 0);
+  double t1 = 0, t2 = 0;
+  int64_t mn = INT64_MAX, mx = 0, le = INT64_MIN, li = 0;
+  enum { SP_SPAN = 1 << 12 }; /* 2^12 differences below 2^50 fit 63 bits */
+  for (int64_t i0 = 0; i0 < iv->n; i0 += SP_SPAN) {
+    int64_t i1 = i0 + SP_SPAN < iv->n ? i0 + SP_SPAN : iv->n;
+    sp_lane_t a = {0, INT64_MAX, 0, INT64_MIN, 0, 0}, b = a;
+    sp_lanes(st, en, i0, i1, k, &a, &b);
+    int exact = (a.mx | b.mx | k) < ((int64_t)1 << 50);
+    if (!exact) { /* rare: a day-long call or a damaged file: in doubles */
+      a = (sp_lane_t){0, INT64_MAX, 0, INT64_MIN, 0, 0};
+      b = a;
+      for (int64_t i = i0; i < i1; i++) {
+        int64_t x = sp_dur_at(st, en, i);
+        double sh = (double)x - (double)k;
+        t1 += sh;
+        t2 += sh * sh;
+        sp_lane_add(&a, st, en, i, k); /* extremes only: its sums are not used */
+      }
+    } else {
+      t1 += (double)a.s1 + (double)b.s1;
+      t2 += a.s2 + b.s2;
     }
-    if (en[i] > le) {
-      le = en[i];
-      last = x;
+    mn = a.mn < mn ? a.mn : mn;
+    mn = b.mn < mn ? b.mn : mn;
+    mx = a.mx > mx ? a.mx : mx;
+    mx = b.mx > mx ? b.mx : mx;
+    if (b.le > a.le || (b.le == a.le && b.li < a.li)) a = b;
+    if (a.le > le) {
+      le = a.le;
+      li = a.li;
     }
   }
-  d->total = total;
+  int64_t first = 0; /* the earliest start, first of equals */
+  for (int64_t i = 1; !sorted && i < iv->n; i++)
+    if (st[i] < st[first]) first = i;
+  d->total = t1 + (double)k * (double)iv->n;
   d->min = mn;
   d->max = mx;
-  d->first_start = fs;
-  d->first = first;
+  d->first_start = st[first];
+  d->first = sp_dur_at(st, en, first);
   d->last_end = le;
-  d->last = last;
-  d->mean = total / (double)iv->n;
-  d->m2 = s2 - s1 * s1 / (double)iv->n;
+  d->last = sp_dur_at(st, en, li);
+  d->mean = d->total / (double)iv->n;
+  d->m2 = t2 - t1 * t1 / (double)iv->n;
   if (d->m2 < 0) d->m2 = 0;
 }
 
+/* Room for `more` calls and, in the general order, one run per region (a
+ * rank in the block order may have reserved calls before with no runs). */
 static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
-  if (!b->runs) {
-    b->runs = malloc((size_t)(nregions + 1) * sizeof *b->runs);
-    if (!b->runs) return SP_READER_ENOMEM;
+  if (b->runs_cap < nregions + 1) {
+    int64_t *r = realloc(b->runs, (size_t)(nregions + 1) * sizeof *b->runs);
+    if (!r) return SP_READER_ENOMEM;
+    b->runs = r;
+    b->runs_cap = nregions + 1;
   }
   if (b->n + more <= b->cap) return 0;
   int64_t nc = b->cap ? b->cap : 1024;
@@ -300,18 +319,12 @@ static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
   return 0;
 }
 
-/* The timed (region, rank) pairs of the rank being processed, all loaded:
- * the rank's set is what memory is bounded by. */
-typedef struct sp_pairs {
-  sp_reader_intervals_t *iv;
-  int *key; /* region's position in name order */
-  int n;
-  int64_t calls;  /* intervals over all pairs */
-  int64_t lo, hi; /* smallest and largest start, ns */
-  int mixed;      /* more than one thread id among the calls */
-  int unsorted;   /* a pair whose starts decrease somewhere (recursion) */
-  int32_t tid0;   /* the thread id when not mixed */
-} sp_pairs_t;
+/* 1 if starts decrease somewhere. */
+SP_STAMP_LOOP static int sp_descends(const int64_t *st, int64_t n) {
+  int down = 0;
+  for (int64_t i = 1; i < n; i++) down |= st[i] < st[i - 1];
+  return down;
+}
 
 /* Loads region g on rank index k into the pairs (keeping it for the sort). */
 static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
@@ -320,12 +333,11 @@ static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j
   int rc = sp_reader_load(r, g, k, iv);
   if (rc < 0) return rc;
   ps->key[ps->n++] = key;
-  if (t->dur) sp_durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
   /* Starts in order: the range is the ends (only the block order needs it). */
   const int64_t *st = iv->start;
-  int down = 0;
-  for (int64_t i = 1; i < iv->n; i++) down |= st[i] < st[i - 1];
+  int down = sp_descends(st, iv->n);
   ps->unsorted |= down;
+  if (t->dur) sp_durations(iv, !down, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
   if (iv->n && st[0] < ps->lo) ps->lo = st[0];
   if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
   for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {
@@ -457,7 +469,9 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
     bl.order[q] = p;
   }
   uint64_t last = span >> bl.shift;
-  for (uint64_t blk = 0; rc == 0 && blk <= last; blk++) {
+  int64_t *pos = sp__repeat_pos(w->rep);
+  uint64_t blk = 0;
+  while (rc == 0 && blk <= last) {
     int64_t m = 0;
     for (int p = 0; p < ps->n; p++) {
       const sp_reader_intervals_t *iv = &ps->iv[p];
@@ -471,15 +485,32 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
           z = mid;
       }
       end_idx[p] = a;
-      int64_t e = a;
-      m += e - bl.cur[p];
+      m += a - bl.cur[p];
     }
-    if (m == 0) continue;
+    if (m == 0) {
+      blk++;
+      continue;
+    }
     b->n = 0;
     rc = sp_buf_reserve(b, m, 0);
     if (rc == 0) rc = sp_block_order(&bl, b, blk, end_idx, m);
     for (int64_t i = 0; rc == 0 && i < m; i++) rc = sp_sweep_call(w, &b->calls[i]);
-    for (int p = 0; p < ps->n; p++) bl.cur[p] = end_idx[p];
+    if (rc != SP_SWEEP_TOOK) {
+      for (int p = 0; p < ps->n; p++) bl.cur[p] = end_idx[p];
+      blk++;
+      continue;
+    }
+    /* A run of repeats was taken: go on from the first call not swept. */
+    rc = 0;
+    uint64_t next = UINT64_MAX;
+    for (int p = 0; p < ps->n; p++) {
+      bl.cur[p] = pos[p];
+      if (pos[p] < ps->iv[p].n) {
+        uint64_t k = ((uint64_t)ps->iv[p].start[pos[p]] - bl.lo) >> bl.shift;
+        next = k < next ? k : next;
+      }
+    }
+    blk = next; /* >= blk: the calls taken start after the ones swept */
   }
   free(bl.order);
   free(bl.cur);
@@ -537,9 +568,11 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     if (general) {
       for (int64_t i = 0; rc == 0 && i < b->n; i++) rc = sp_sweep_call(w, &b->calls[i]);
     } else {
-      rc = sp_order_blocks(w, b, ps);
+      w->rep = sp__repeat_new(ps);
+      rc = w->rep ? sp_order_blocks(w, b, ps) : SP_READER_ENOMEM;
     }
-    while (w->depth) sp_pop(t, j, w->stack, &w->depth);
+    while (w->depth) sp_pop(w);
+    sp__repeat_free(w->rep);
     free(w->stack);
     free(w);
   }
@@ -735,7 +768,7 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
       *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
   int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
   for (int i = 0; rc == 0 && i < nregions; i++) keys[i] = name_rank[regions[i]];
-  sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0};
+  sp_buf_t b = {NULL, NULL, 0, 0, NULL, 0, 0};
   sp_pairs_t ps = {NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
   ps.iv = calloc((size_t)(nregions > 0 ? nregions : 1), sizeof *ps.iv);
   ps.key = malloc((size_t)(nregions > 0 ? nregions : 1) * sizeof *ps.key);

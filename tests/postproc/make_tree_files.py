@@ -2,7 +2,8 @@
 (rank<N>/regions/<link>/{start_times,end_times[,thread_ids]}, attributes
 name and num_calls), independently of the C code under test.
 
-usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5, DIR/blocks.h5
+usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5, DIR/blocks.h5,
+                                   DIR/repeats.h5
 
 tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   main [0, 100]                                      every rank
@@ -23,6 +24,13 @@ blocks.h5: 2 ranks, one thread, every region's starts in order (the
   steps each with compute and comm (touching), a and b with identical
   stamps, a zero-length tick; 60 zero-length 'burst' calls at one stamp
   (a crowded bucket) in step 700; 'late' on rank 1 only, a root.
+repeats.h5: 4 ranks, one thread, starts in order, 700 steps a rank: the
+  reader takes runs of repeated steps whole, so each step breaks the
+  pattern now and then in another way: an extra or a missing kernel, a
+  region not in the pattern inside a step or between steps, touching
+  siblings, a child starting with its parent, a call overlapping two steps,
+  a zero-length call. Rank 0 has main around the steps, rank 1 none, rank 2
+  substeps repeated inside each step, rank 3 steps of two shapes in turn.
 """
 import os
 import sys
@@ -118,9 +126,73 @@ def write_blocks(path, seed=11):
                 g.create_dataset("end_times", data=np.array([c[1] for c in v], dtype=np.int64))
 
 
+def repeats_rank(add, rank, rng):
+    """One rank of repeats.h5 (see the module's docstring); stamps in ns."""
+    us = 1000
+    if rank == 0:
+        add("main", 0, 800 * 100 * us)
+    for j in range(700):
+        s = (10 + 100 * j) * us + int(rng.integers(0, 50))
+        e = s + 80 * us + int(rng.integers(0, 500))
+        add("step", s, e)
+        if rank == 2:  # substeps, each with a kernel: runs inside runs
+            for q in range(4):
+                qs = s + us + q * 15 * us
+                add("sub", qs, qs + 12 * us)
+                add("kern", qs + us, qs + 10 * us + int(rng.integers(0, 50)))
+            continue
+        if rank == 3 and j % 2:  # the other shape
+            add("k3", s + us, s + 60 * us)
+            continue
+        pa = s + us if j % 109 != 19 else s  # child starting with its parent
+        add("phaseA", pa, s + 40 * us)
+        add("k1", pa if j % 109 == 19 else pa + us, s + 15 * us)
+        if j % 97 == 5:
+            add("k1", s + 16 * us, s + 17 * us)  # an extra call
+        if j % 89 != 7:
+            add("k2", s + 20 * us, s + 38 * us)  # else missing
+        add("phaseB", s + 42 * us, e - us)
+        add("k3", s + 43 * us, s + 60 * us)
+        h0 = s + 61 * us
+        for h in range(3):  # three calls per step
+            hs = h0 + h * 5 * us
+            he = hs + 4 * us if not (j % 107 == 17 and h == 0) else hs + 5 * us  # touching
+            add("halo", hs, he)
+        if j % 101 == 11:
+            add("io", s + 50 * us, s + 51 * us)  # not in the pattern, inside a step
+        if j % 103 == 13:
+            add("between", e + us, e + 2 * us)  # not in the pattern, between steps
+        if j % 113 == 23:
+            add("async", e - 5 * us, e + 15 * us)  # overlaps two steps
+        if j % 127 == 29:
+            add("tick", s + 44 * us, s + 44 * us)  # zero length
+
+
+def write_repeats(path, seed=13):
+    rng = np.random.default_rng(seed)
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int32(1)
+        for rank in range(4):
+            calls = {}
+
+            def add(name, s, e):
+                calls.setdefault(name, []).append((T0 + int(s), T0 + int(e)))
+
+            repeats_rank(add, rank, rng)
+            regs = f.create_group(f"rank{rank}").create_group("regions")
+            for name, v in calls.items():
+                g = regs.create_group(name)
+                g.attrs["name"] = name
+                g.attrs["num_calls"] = np.int64(len(v))
+                v = sorted(v)
+                g.create_dataset("start_times", data=np.array([c[0] for c in v], dtype=np.int64))
+                g.create_dataset("end_times", data=np.array([c[1] for c in v], dtype=np.int64))
+
+
 if __name__ == "__main__":
     os.makedirs(sys.argv[1] + "/again", exist_ok=True)
     write(sys.argv[1] + "/tree.h5")
     write(sys.argv[1] + "/tree_b.h5", scale_compute=1.2)
     write(sys.argv[1] + "/again/tree.h5")  # same label as tree.h5: "tree (2)"
     write_blocks(sys.argv[1] + "/blocks.h5")
+    write_repeats(sys.argv[1] + "/repeats.h5")

@@ -18,7 +18,18 @@
 
 #include "pproc.h"
 
-enum { SP_NREG = 16 };
+enum { SP_NREG = 16, SP_REPS = 7 };
+
+static int sp_dcmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of SP_REPS figures (sorted in place). */
+static double sp_median(double *v) {
+  qsort(v, SP_REPS, sizeof *v, sp_dcmp);
+  return v[SP_REPS / 2];
+}
 
 /* CPU seconds of this process: the machine is shared, wall time is noisy. */
 static double sp_cpu(void) {
@@ -108,42 +119,48 @@ int main(int argc, char **argv) {
   o.outdir_given = 1;
   sp_selection_t sel;
   if (sp_selection_build(&o, &sel) != 0) return 1;
-  /* Reading: every pair once, as any analysis must. */
-  t = sp_now();
-  double c = sp_cpu();
+  /* Each figure is taken SP_REPS times in turn (read, tree, JSON, read,
+   * ...) and the medians are printed: the machine may be shared. */
+  double rd[SP_REPS], tr[SP_REPS], js[SP_REPS], rt[SP_REPS], rj[SP_REPS];
   int64_t n = 0;
-  for (int i = 0; i < sel.nregions; i++)
-    for (int j = 0; j < sel.nranks; j++) {
-      sp_reader_intervals_t iv;
-      if (sp_reader_load(sel.reader, sel.regions[i], sel.ranks[j], &iv) != 0) return 1;
-      n += iv.n;
-      sp_reader_intervals_free(&iv);
-    }
-  double read_s = sp_now() - t, read_c = sp_cpu() - c;
-  t = sp_now();
-  c = sp_cpu();
-  sp_reader_tree_t *tree;
-  if (sp_tree_build(&sel, 0, &tree) != 0) return 1;
-  double tree_s = sp_now() - t, tree_c = sp_cpu() - c;
-  int nodes = sp_reader_tree_num_nodes(tree);
-  sp_reader_tree_free(tree);
-  const char *labels[1] = {"analysis"};
-  t = sp_now();
-  c = sp_cpu();
-  int rc = sp_json_outputs(&sel, labels, 1, &o);
-  double json_s = sp_now() - t, json_c = sp_cpu() - c;
+  int nodes = 0, rc = 0;
+  for (int rep = 0; rep < SP_REPS && rc == 0; rep++) {
+    double c = sp_cpu();
+    n = 0;
+    for (int i = 0; i < sel.nregions; i++) /* reading: every pair once, as any analysis must */
+      for (int j = 0; j < sel.nranks; j++) {
+        sp_reader_intervals_t iv;
+        if (sp_reader_load(sel.reader, sel.regions[i], sel.ranks[j], &iv) != 0) return 1;
+        n += iv.n;
+        sp_reader_intervals_free(&iv);
+      }
+    rd[rep] = sp_cpu() - c;
+    c = sp_cpu();
+    sp_reader_tree_t *tree;
+    if (sp_tree_build(&sel, 0, &tree) != 0) return 1;
+    tr[rep] = sp_cpu() - c;
+    nodes = sp_reader_tree_num_nodes(tree);
+    sp_reader_tree_free(tree);
+    const char *labels[1] = {"analysis"};
+    c = sp_cpu();
+    rc = sp_json_outputs(&sel, labels, 1, &o);
+    js[rep] = sp_cpu() - c;
+    rt[rep] = tr[rep] / rd[rep];
+    rj[rep] = js[rep] / rd[rep];
+  }
   sp_selection_free(&sel);
   if (rc != 0) return rc;
 
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("read      %.3f s wall, %.3f s CPU, %lld intervals, %.1f M/s\n", read_s, read_c,
-         (long long)n, 1e-6 * (double)n / read_s);
-  printf("tree      %.3f s wall, %.3f s CPU (%d call paths)\n", tree_s, tree_c, nodes);
-  printf("json      region_statistics.json + call_tree.json (one tree): %.3f s wall, %.3f s CPU\n",
-         json_s, json_c);
-  printf("ratio     CPU: tree / read = %.2f, JSON files / read = %.2f (target <= 1.5)\n",
-         tree_c / read_c, json_c / read_c);
+  printf("CPU seconds, median of %d runs of each in turn:\n", SP_REPS);
+  printf("read      %.3f s, %lld intervals\n", sp_median(rd), (long long)n);
+  printf("tree      %.3f s (%d call paths)\n", sp_median(tr), nodes);
+  printf("json      region_statistics.json + call_tree.json (one tree): %.3f s\n", sp_median(js));
+  printf(
+      "ratio     tree / read = %.2f, JSON files / read = %.2f (medians of the runs' ratios;"
+      " target <= 1.5)\n",
+      sp_median(rt), sp_median(rj));
   printf("peak RSS  %.1f MiB (largest rank %.1f MiB of intervals at 48 B; file data %.1f MiB)\n",
          (double)ru.ru_maxrss / 1024.0, 48.0 * (double)n / nranks / (1024.0 * 1024.0),
          16.0 * (double)n / (1024.0 * 1024.0));

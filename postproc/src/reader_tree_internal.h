@@ -1,0 +1,118 @@
+/* reader_tree_internal.h - what reader_tree.c shares with
+ * reader_tree_repeat.c: the tree under construction, the sweep over one
+ * rank's calls and the rank's loaded pairs. */
+#ifndef SP_READER_TREE_INTERNAL_H
+#define SP_READER_TREE_INTERNAL_H
+
+#include "reader_internal.h"
+
+/* One call on the rank being processed. */
+typedef struct sp_call {
+  int64_t start, end; /* ns */
+  int32_t tid;        /* thread id, 0 without thread_ids */
+  int32_t key;        /* region's position in name order (tie-break), then region */
+} sp_call_t;
+
+/* A call still open during the sweep. */
+typedef struct sp_open {
+  int node;
+  int slot;           /* its slot in the pattern being recorded, -1 if none */
+  int last_child;     /* slot of its latest child in that pattern, -1 if none */
+  int64_t end;        /* ns */
+  int64_t dur;        /* ns */
+  int64_t child_incl; /* ns: the inclusive time of the calls directly under it */
+} sp_open_t;
+
+struct sp_reader_tree {
+  int nnodes, cap;
+  sp_reader_tree_node_t *nodes;
+  int64_t *per_rank; /* [node][j][calls, inclusive, exclusive] */
+  int nranks;        /* selected ranks */
+  int *rank_ids;     /* their ids */
+  int *slots;        /* hash table of node indices + 1 (0 = empty) */
+  size_t nslots;     /* power of two */
+  int64_t roots_inclusive;
+  int nregions_all;           /* regions of the reader (index of dur) */
+  sp_reader_durations_t *dur; /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
+};
+
+/* Saturating int64 addition: sums of a damaged file's durations must not overflow. */
+static inline int64_t sp_add(int64_t a, int64_t b) {
+  int64_t s;
+  if (!__builtin_add_overflow(a, b, &s)) return s;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+static inline int64_t *sp_rank_cell(sp_reader_tree_t *t, int node, int j) {
+  return &t->per_rank[((size_t)node * (size_t)t->nranks + (size_t)j) * 3];
+}
+
+/* The timed (region, rank) pairs of the rank being processed, all loaded:
+ * the rank's set is what memory is bounded by. */
+typedef struct sp_pairs {
+  sp_reader_intervals_t *iv;
+  int *key; /* region's position in name order */
+  int n;
+  int64_t calls;  /* intervals over all pairs */
+  int64_t lo, hi; /* smallest and largest start, ns */
+  int mixed;      /* more than one thread id among the calls */
+  int unsorted;   /* a pair whose starts decrease somewhere (recursion) */
+  int32_t tid0;   /* the thread id when not mixed */
+} sp_pairs_t;
+
+typedef struct sp_repeat sp_repeat_t;
+
+/* The call tree's few loops that compare or add every stamp are compiled
+ * twice where the toolchain can pick at load time (GCC or Clang, x86-64
+ * Linux): for AVX2, whose 64-bit compares vectorise, and for the baseline.
+ * See docs/performance.md, "the call tree and the -o DIR JSON files". */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define SP_STAMP_LOOP __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SP_STAMP_LOOP
+#define SP_STAMP_LOOP
+#endif
+
+enum { SP_CACHE_BITS = 12 };
+
+/* The sweep over one rank's calls in order, one call at a time. */
+typedef struct sp_sweep {
+  sp_reader_tree_t *t;
+  int j;             /* selected rank */
+  const int *by_key; /* name position -> region */
+  unsigned flags;
+  sp_open_t *stack;
+  int depth, cap;
+  int32_t tid;                   /* thread of the open calls */
+  sp_repeat_t *rep;              /* repeated patterns (block order only), else NULL */
+  int cache[1 << SP_CACHE_BITS]; /* node + 1 of a recent (parent, region, thread), 0 = none */
+} sp_sweep_t;
+
+/* ---- reader_tree_repeat.c: repeated call patterns taken whole ---------- */
+
+/* The pattern state of one rank (its pairs in ps); NULL when out of memory. */
+sp_repeat_t *sp__repeat_new(const sp_pairs_t *ps);
+void sp__repeat_free(sp_repeat_t *rep);
+
+/* Next call of pair p not swept yet (its index in the pair's arrays). */
+int64_t *sp__repeat_pos(sp_repeat_t *rep);
+
+/* The pair of the call with name position key. */
+int sp__repeat_pair(const sp_repeat_t *rep, int key);
+
+/* Call c of pair `pair` arrives as node `node` under the stack's top: when
+ * its pattern was recorded, takes as many repeats of it as the stamps
+ * prove identical (see the file's comment). Returns the repeats taken
+ * (0: none, sweep c as usual) or SP_READER_ENOMEM. */
+int64_t sp__repeat_take(sp_sweep_t *w, int pair, int node, const sp_call_t *c);
+
+/* The sweep pushed c (pair, node) at stack index w->depth - 1. */
+void sp__repeat_pushed(sp_sweep_t *w, int pair, int node);
+
+/* The sweep pops the call at stack index w->depth - 1. */
+void sp__repeat_popping(sp_sweep_t *w);
+
+#endif

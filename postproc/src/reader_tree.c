@@ -133,7 +133,7 @@ static void sp_runs_merge(sp_buf_t *b) {
 
 /* Closes the innermost open call: its exclusive time is now known. */
 static void sp_pop(sp_sweep_t *w) {
-  if (w->rep) sp__repeat_popping(w);
+  if (w->rep && w->rep->rec_depth == w->depth - 1) sp__repeat_popping(w);
   sp_open_t *o = &w->stack[--w->depth];
   int64_t excl = o->dur - o->child_incl;
   int64_t *c = sp_rank_cell(w->t, o->node, w->j);
@@ -172,11 +172,13 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
                           (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
   if (node < 0) return SP_READER_ENOMEM;
   int pair = -1;
-  if (w->rep) {
-    pair = sp__repeat_pair(w->rep, c->key);
-    int64_t took = sp__repeat_take(w, pair, node, c);
-    if (took != 0) return took < 0 ? (int)took : SP_SWEEP_TOOK;
-    sp__repeat_pos(w->rep)[pair]++;
+  sp_repeat_t *rep = w->rep;
+  if (rep) {
+    pair = rep->pair_of_key[c->key];
+    if (rep->rec_depth < 0 && sp_repeat_state(rep, node) == SP_NODE_LIVE &&
+        sp__repeat_take(w, pair, node, c) > 0)
+      return SP_SWEEP_TOOK;
+    rep->pos[pair]++;
   }
   sp_reader_tree_node_t *nd = &t->nodes[node];
   nd->timed = 1;
@@ -193,7 +195,8 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
     w->cap = cap;
   }
   w->stack[w->depth++] = (sp_open_t){node, -1, -1, c->end, dur, 0};
-  if (w->rep) sp__repeat_pushed(w, pair, node);
+  if (rep && (rep->rec_depth >= 0 || sp_repeat_state(rep, node) != SP_NODE_DEAD))
+    sp__repeat_pushed(w, pair, node);
   return 0;
 }
 
@@ -469,7 +472,7 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
     bl.order[q] = p;
   }
   uint64_t last = span >> bl.shift;
-  int64_t *pos = sp__repeat_pos(w->rep);
+  int64_t *pos = w->rep->pos;
   uint64_t blk = 0;
   while (rc == 0 && blk <= last) {
     int64_t m = 0;

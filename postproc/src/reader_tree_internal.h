@@ -93,26 +93,55 @@ typedef struct sp_sweep {
 
 /* ---- reader_tree_repeat.c: repeated call patterns taken whole ---------- */
 
+/* One call of a pattern. */
+typedef struct sp_slot {
+  int pair, occ;   /* the pair, and the call's occurrence of it in the pattern */
+  int parent, sib; /* slots of its parent and previous sibling, -1 if none */
+  int node;
+} sp_slot_t;
+
+typedef struct sp_pattern sp_pattern_t;
+
+/* What is known of a node's subtrees: nothing yet, a pattern worth trying,
+ * or a pattern that found no run too often (swept call by call). */
+enum { SP_NODE_NONE = 0, SP_NODE_LIVE = 1, SP_NODE_DEAD = 2 };
+
+/* The pattern state of one rank; its fields are read by the sweep's
+ * inline tests below, written by reader_tree_repeat.c. */
+struct sp_repeat {
+  const sp_pairs_t *ps;
+  int64_t *pos;     /* [pair]: next call not swept */
+  int *pair_of_key; /* [name position]: pair, -1 if none */
+  int nkeys;
+  sp_pattern_t **of_node; /* [node]: the latest pattern recorded under it */
+  unsigned char *state;   /* [node]: SP_NODE_* */
+  int nof;
+  int *per;            /* [pair]: calls per repeat of the pattern being taken */
+  uint64_t *sum;       /* [slot]: durations of the run */
+  uint64_t *kids;      /* [slot]: durations of the children of the run's calls */
+  sp_slot_t *rec;      /* the pattern being recorded */
+  int nrec, rec_depth; /* its calls; stack index of its root, -1 when not recording */
+};
+
 /* The pattern state of one rank (its pairs in ps); NULL when out of memory. */
 sp_repeat_t *sp__repeat_new(const sp_pairs_t *ps);
 void sp__repeat_free(sp_repeat_t *rep);
 
-/* Next call of pair p not swept yet (its index in the pair's arrays). */
-int64_t *sp__repeat_pos(sp_repeat_t *rep);
+static inline int sp_repeat_state(const sp_repeat_t *rep, int node) {
+  return node < rep->nof ? rep->state[node] : SP_NODE_NONE;
+}
 
-/* The pair of the call with name position key. */
-int sp__repeat_pair(const sp_repeat_t *rep, int key);
-
-/* Call c of pair `pair` arrives as node `node` under the stack's top: when
- * its pattern was recorded, takes as many repeats of it as the stamps
- * prove identical (see the file's comment). Returns the repeats taken
- * (0: none, sweep c as usual) or SP_READER_ENOMEM. */
+/* Call c of pair `pair` arrives as node `node` (live, nothing recording)
+ * under the stack's top: takes as many repeats of the node's pattern as
+ * the stamps prove identical (see the file's comment). Returns the repeats
+ * taken (0: none, sweep c as usual). */
 int64_t sp__repeat_take(sp_sweep_t *w, int pair, int node, const sp_call_t *c);
 
-/* The sweep pushed c (pair, node) at stack index w->depth - 1. */
+/* The sweep pushed c (pair, node) at stack index w->depth - 1, while
+ * recording or with the node not dead. */
 void sp__repeat_pushed(sp_sweep_t *w, int pair, int node);
 
-/* The sweep pops the call at stack index w->depth - 1. */
+/* The sweep pops the root of the pattern being recorded. */
 void sp__repeat_popping(sp_sweep_t *w);
 
 #endif

@@ -27,13 +27,6 @@
 
 #include "reader_tree_internal.h"
 
-/* One call of a pattern. */
-typedef struct sp_slot {
-  int pair, occ;   /* the pair, and the call's occurrence of it in the pattern */
-  int parent, sib; /* slots of its parent and previous sibling, -1 if none */
-  int node;
-} sp_slot_t;
-
 /* The pattern recorded under a node, and how many calls of each pair it has. */
 typedef struct sp_pattern {
   int nslots;
@@ -51,21 +44,7 @@ enum { SP_MAX_SLOTS = 1024, SP_CHUNK = 64, SP_ROOT_BITS = 40, SP_RUN_BITS = 21 }
 
 /* A node whose pattern found no run this many times in a row is swept call
  * by call for the rest of the rank (e.g. a leaf called between others). */
-enum { SP_MAX_FAILS = 16 };
-
-struct sp_repeat {
-  const sp_pairs_t *ps;
-  int64_t *pos;     /* [pair]: next call not swept */
-  int *pair_of_key; /* [name position]: pair, -1 if none */
-  int nkeys;
-  sp_pattern_t **of_node; /* [node]: the latest pattern recorded under it */
-  int nof;
-  int *per;            /* [pair]: calls per repeat of the pattern being taken */
-  uint64_t *sum;       /* [slot]: durations of the run */
-  uint64_t *kids;      /* [slot]: durations of the children of the run's calls */
-  sp_slot_t *rec;      /* the pattern being recorded */
-  int nrec, rec_depth; /* its calls; stack index of its root, -1 when not recording */
-};
+enum { SP_MAX_FAILS = 6 };
 
 sp_repeat_t *sp__repeat_new(const sp_pairs_t *ps) {
   sp_repeat_t *rep = calloc(1, sizeof *rep);
@@ -102,6 +81,7 @@ void sp__repeat_free(sp_repeat_t *rep) {
   if (!rep) return;
   for (int i = 0; i < rep->nof; i++) sp_pattern_free(rep->of_node[i]);
   free(rep->of_node);
+  free(rep->state);
   free(rep->pos);
   free(rep->per);
   free(rep->pair_of_key);
@@ -111,17 +91,12 @@ void sp__repeat_free(sp_repeat_t *rep) {
   free(rep);
 }
 
-int64_t *sp__repeat_pos(sp_repeat_t *rep) { return rep->pos; }
-
-int sp__repeat_pair(const sp_repeat_t *rep, int key) { return rep->pair_of_key[key]; }
-
 /* ---- recording ---------------------------------------------------------- */
 
 void sp__repeat_pushed(sp_sweep_t *w, int pair, int node) {
   sp_repeat_t *rep = w->rep;
   int top = w->depth - 1;
   if (rep->rec_depth < 0) { /* not recording: this call's subtree is the next pattern */
-    if (node < rep->nof && rep->of_node[node] && rep->of_node[node]->fails > SP_MAX_FAILS) return;
     rep->rec_depth = top;
     rep->nrec = 0;
   } else if (rep->nrec == SP_MAX_SLOTS) { /* too large: give it up */
@@ -173,16 +148,18 @@ static int sp_same(const sp_pattern_t *pt, const sp_slot_t *rec) {
 
 void sp__repeat_popping(sp_sweep_t *w) {
   sp_repeat_t *rep = w->rep;
-  if (rep->rec_depth != w->depth - 1) return;
   rep->rec_depth = -1;
   int node = rep->rec[0].node;
   if (node >= rep->nof) {
     int n = rep->nof ? rep->nof : 64;
     while (n <= node) n *= 2;
     sp_pattern_t **v = realloc(rep->of_node, (size_t)n * sizeof *v);
-    if (!v) return; /* no pattern: the sweep goes on call by call */
+    if (v) rep->of_node = v;
+    unsigned char *st = v ? realloc(rep->state, (size_t)n) : NULL;
+    if (!st) return; /* no pattern: the sweep goes on call by call */
+    rep->state = st;
     memset(v + rep->nof, 0, (size_t)(n - rep->nof) * sizeof *v);
-    rep->of_node = v;
+    memset(st + rep->nof, SP_NODE_NONE, (size_t)(n - rep->nof));
     rep->nof = n;
   }
   sp_pattern_t *old = rep->of_node[node];
@@ -192,6 +169,7 @@ void sp__repeat_popping(sp_sweep_t *w) {
   pt->fails = old ? old->fails : 0;
   sp_pattern_free(old);
   rep->of_node[node] = pt;
+  rep->state[node] = SP_NODE_LIVE;
 }
 
 /* ---- taking runs ---------------------------------------------------------- */
@@ -371,9 +349,7 @@ static void sp_apply(sp_sweep_t *w, const sp_pattern_t *pt, int64_t k) {
 
 int64_t sp__repeat_take(sp_sweep_t *w, int pair, int node, const sp_call_t *c) {
   sp_repeat_t *rep = w->rep;
-  if (rep->rec_depth >= 0 || node >= rep->nof || !rep->of_node[node]) return 0;
   sp_pattern_t *pt = rep->of_node[node];
-  if (pt->fails > SP_MAX_FAILS) return 0;
   const sp_reader_intervals_t *iv = &rep->ps->iv[pair];
   /* c must be the pair's next call (equal starts may be swept out of index order). */
   int64_t i = rep->pos[pair];
@@ -383,6 +359,7 @@ int64_t sp__repeat_take(sp_sweep_t *w, int pair, int node, const sp_call_t *c) {
   int64_t k = sp_run(w, pt);
   if (k > 0) sp_apply(w, pt, k);
   pt->fails = k > 0 ? 0 : pt->fails + 1;
+  if (pt->fails > SP_MAX_FAILS) rep->state[node] = SP_NODE_DEAD;
   for (int p = 0; p < pt->npairs; p++) rep->per[pt->pair[p]] = 0;
   return k;
 }

@@ -31,6 +31,10 @@ repeats.h5: 4 ranks, one thread, starts in order, 700 steps a rank: the
   siblings, a child starting with its parent, a call overlapping two steps,
   a zero-length call. Rank 0 has main around the steps, rank 1 none, rank 2
   substeps repeated inside each step, rank 3 steps of two shapes in turn.
+random.h5: 4 ranks of a random call pattern (up to 4 deep, 8 region names)
+  repeated until 6000 calls, each call perturbed with probability 1%, 5%,
+  15% or 30% by rank: skipped, an equal stamp, an extra call inside,
+  running past its parent's end, or a second call of its region.
 """
 import os
 import sys
@@ -168,7 +172,45 @@ def repeats_rank(add, rank, rng):
             add("tick", s + 44 * us, s + 44 * us)  # zero length
 
 
-def write_repeats(path, seed=13):
+def random_rank(add, rank, rng):
+    """One rank of random.h5 (see the module's docstring); stamps in ns."""
+
+    def pattern(depth):
+        n = int(rng.integers(1, 4))
+        return [(f"r{rng.integers(0, 8)}", pattern(depth - 1) if depth and rng.random() < 0.6 else [])
+                for _ in range(n)]
+
+    p = [0.01, 0.05, 0.15, 0.3][rank]
+    now = [0]
+    count = [0]
+
+    def emit(nodes):
+        for name, kids in nodes:
+            if rng.random() < p:
+                continue  # skipped
+            s = now[0] + (0 if rng.random() < p else int(rng.integers(1, 30)))
+            now[0] = s
+            if rng.random() < p:
+                add(f"x{rng.integers(0, 3)}", s + 1, s + int(rng.integers(1, 40)))
+                count[0] += 1
+            emit(kids)
+            now[0] += 0 if rng.random() < p else int(rng.integers(1, 30))
+            e = now[0] + (int(rng.integers(1, 100)) if rng.random() < p else 0)
+            add(name, s, e)
+            count[0] += 1
+            if rng.random() < p:
+                add(name, min(e, s + int(rng.integers(0, 3))), e)
+                count[0] += 1
+
+    tpl = pattern(3)
+    if rank == 0:
+        add("main", 0, 10**9)
+    while count[0] < 6000:
+        now[0] += int(rng.integers(0, 5))
+        emit(tpl)
+
+
+def write_repeats(path, seed=13, rank_calls=None):
     rng = np.random.default_rng(seed)
     with h5py.File(path, "w") as f:
         f.attrs["scope_profiler_schema"] = np.int32(1)
@@ -178,7 +220,7 @@ def write_repeats(path, seed=13):
             def add(name, s, e):
                 calls.setdefault(name, []).append((T0 + int(s), T0 + int(e)))
 
-            repeats_rank(add, rank, rng)
+            (rank_calls or repeats_rank)(add, rank, rng)
             regs = f.create_group(f"rank{rank}").create_group("regions")
             for name, v in calls.items():
                 g = regs.create_group(name)
@@ -196,3 +238,4 @@ if __name__ == "__main__":
     write(sys.argv[1] + "/again/tree.h5")  # same label as tree.h5: "tree (2)"
     write_blocks(sys.argv[1] + "/blocks.h5")
     write_repeats(sys.argv[1] + "/repeats.h5")
+    write_repeats(sys.argv[1] + "/random.h5", seed=17, rank_calls=random_rank)

@@ -1,8 +1,8 @@
 /* clock.c - the stamps' clock and its conversion to CLOCK_MONOTONIC ns.
  *
- * The hot path reads the TSC (rdtsc, ~10 ns on these VMs, vs ~25 ns for a
- * vDSO clock_gettime) when it is invariant (constant_tsc and nonstop_tsc),
- * else CLOCK_MONOTONIC directly. TSC ticks are converted to CLOCK_MONOTONIC
+ * The hot path reads the TSC (rdtsc, cheaper than a vDSO clock_gettime: see
+ * docs/design.md, "Clock") when it is invariant (constant_tsc and
+ * nonstop_tsc), else CLOCK_MONOTONIC directly. TSC ticks are converted to CLOCK_MONOTONIC
  * ns only when written: piecewise-linear between calibration points, each a
  * (ticks, ns) pair read back to back at setup, at flushes (at most one per
  * second) and at finalize. Piecewise-linear keeps the conversion continuous

@@ -1,8 +1,8 @@
 /* clock.c - the stamps' clock and its conversion to CLOCK_MONOTONIC ns.
  *
- * The hot path reads the TSC (rdtsc, ~10 ns on these VMs, vs ~25 ns for a
- * vDSO clock_gettime) when it is invariant (constant_tsc and nonstop_tsc),
- * else CLOCK_MONOTONIC directly. TSC ticks are converted to CLOCK_MONOTONIC
+ * The hot path reads the TSC (rdtsc, cheaper than a vDSO clock_gettime: see
+ * docs/design.md, "Clock") when it is invariant (constant_tsc and
+ * nonstop_tsc), else CLOCK_MONOTONIC directly. TSC ticks are converted to CLOCK_MONOTONIC
  * ns only when written: piecewise-linear between calibration points, each a
  * (ticks, ns) pair read back to back at setup, at flushes (at most one per
  * second) and at finalize. Piecewise-linear keeps the conversion continuous
@@ -156,7 +156,9 @@ static void sp_seg_find(const sp_calib_t *c, int64_t ticks, int64_t *cursor, sp_
   s->hi = p[i + 1].ticks;
 }
 
-int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor) {
+/* One stamp; *cursor speeds up sorted input (start it at 0). Identity when
+ * c has no points. */
+static int64_t sp_calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor) {
   if (c->n == 0) return ticks;
   if (c->n == 1) return c->pts[0].ns; /* cannot happen after setup+finalize points */
   sp_calib_seg_t s;
@@ -168,8 +170,8 @@ void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *ev, int64_t
                               int64_t *end, int64_t *cursor) {
   if (c->n < 2) {
     for (int64_t j = 0; j < n; j++) {
-      start[j] = sp__calib_convert(c, ev[j].start, cursor);
-      end[j] = sp__calib_convert(c, ev[j].end, cursor);
+      start[j] = sp_calib_convert(c, ev[j].start, cursor);
+      end[j] = sp_calib_convert(c, ev[j].end, cursor);
     }
     return;
   }

@@ -15,7 +15,7 @@
  * PMPI_ calls throughout: with profile_mpi the MPI_ wrappers would record
  * the library's own messages as the program's (the measurement may run
  * inside MPI_Init or sp_mpi_set_comm while recording). The stamps are
- * stored as recorded; readers align them (README "Clock alignment"). */
+ * stored as recorded; readers align them (docs/design.md "Clock alignment"). */
 #include "clock_offset.h"
 
 #include <stdlib.h>

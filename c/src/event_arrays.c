@@ -3,9 +3,9 @@
  * A region's buffer grows 16 KiB, 32 KiB, ... up to buffer_limit events
  * (1.6 MB at the default) and lives until finalize. From malloc, every
  * array from 128 KiB up is its own mapping, unmapped one by one at
- * finalize: 0.3 ms per munmap on these VMs (TLB shootdowns), 200 regions
- * cost 50 ms on one rank and 0.4 s with 8 ranks on 2 cores. So once a
- * buffer reaches 64 KiB it moves into a slot of a slab: a slot has room
+ * finalize, each munmap with TLB shootdowns (what that cost:
+ * docs/performance.md, "Figures behind design choices in the code").
+ * So once a buffer reaches 64 KiB it moves into a slot of a slab: a slot has room
  * for buffer_limit events, is cut from a 32 MiB mapping (one of its own
  * past 16 MiB), and the buffer grows inside it without a copy, faulting
  * in only the pages it uses. Slots freed on the way (arrays the flush

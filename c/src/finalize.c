@@ -27,8 +27,8 @@
  * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0
  * created the layout with serial HDF5 nothing else opened the file through
  * MPI-IO, and a collective open of it costs more than the writes unless
- * they are large (256 ranks on 2 cores: 0.8-1.5 s to open, 0.3-0.4 s to
- * close), so each rank pwrites; where the layout was created through
+ * they are large (docs/performance.md, "finalize at scale", "Many ranks"),
+ * so each rank pwrites; where the layout was created through
  * parallel HDF5, MPI-IO, which may have a file system's own driver behind
  * it. */
 static sp_raw_mode_t sp_raw_mode(const sp_par_t *par, int layout_by_root) {
@@ -41,9 +41,10 @@ static const char *sp_raw_mode_name(sp_raw_mode_t m) {
   return m == SP_RAW_COLLECTIVE ? "collective" : m == SP_RAW_MPIIO ? "mpiio" : "posix";
 }
 
-/* SCOPE_PROFILER_ROUND_BYTES, else 1 MiB (fits in cache: converting into a
- * 16 MiB buffer was 5x slower, page faults and cache misses) for
- * independent writes and 16 MiB (few collective calls) for collective. */
+/* SCOPE_PROFILER_ROUND_BYTES, else 1 MiB for independent writes (fits in
+ * cache: a 16 MiB buffer was slower, page faults and cache misses;
+ * docs/performance.md, "Figures behind design choices in the code") and
+ * 16 MiB (few collective calls) for collective. */
 static int64_t sp_round_bytes(sp_raw_mode_t mode) {
   if (sp__state.set.round_bytes > 0) return sp__state.set.round_bytes; /* >= 4096 (config.c) */
   return mode == SP_RAW_COLLECTIVE ? (16 << 20) : (1 << 20);
@@ -101,12 +102,11 @@ static void sp_spill_remaining(const sp_local_t *l) {
  *   metadata. Every rank does the whole layout's work, so at best it takes
  *   the wall time of rank 0 doing it alone, plus the collective's sync
  *   points and a collective MPI-IO open. It was slower at every point
- *   measured: 2 ranks on 2 CPUs, a core each, finalize 0.053-0.073 s root
- *   against 0.071-0.114 s collective at 200 regions and 0.010 s against
- *   0.018-0.021 s at 10 (three runs each, alternating); 32 ranks on 2
- *   cores, 10 regions: layout 0.07 s root, 1.3 s collective, where every
- *   rank's copy of the work queues for the same cores. Kept for file
- *   systems that want the metadata written through MPI-IO.
+ *   measured, even with a core per rank, and far slower where every
+ *   rank's copy of the work queues for the same cores (docs/design.md,
+ *   "How finalize writes"; docs/performance.md, the designs table of
+ *   "finalize at scale"). Kept for file systems that want the metadata
+ *   written through MPI-IO.
  * sp_layout_by_root is the first way; the second is sp__layout_create with
  * sp__par_fapl in sp_write_profile. */
 static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,

@@ -2,13 +2,14 @@
  * spill file, so the recording thread only swaps arrays.
  *
  * Writing a full buffer (1.6 MB at the default limit) into the page cache
- * took ~19 ns per event on the recording thread on these VMs. Now the
- * recording thread hands the full array over and continues with a
- * recycled one whose pages are already faulted in; the writer returns
- * written arrays to a small pool. At most SP_MAX_PENDING arrays wait: past
- * that (disk slower than the program) the recording thread waits, which
- * keeps memory bounded. Records keep the order in which buffers filled.
- * SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
+ * stalled the recording thread (docs/performance.md, "Figures behind
+ * design choices in the code"). Now the recording thread hands the full
+ * array over and continues with a recycled one whose pages are already
+ * faulted in; the writer returns written arrays to a small pool. At most
+ * SP_MAX_PENDING arrays wait: past that (disk slower than the program) the
+ * recording thread waits, which keeps memory bounded. Records keep the
+ * order in which buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it
+ * off. */
 #include <stdlib.h>
 #include <string.h>
 

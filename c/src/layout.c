@@ -219,8 +219,8 @@ static void sp_layout_abandon(hid_t file, hid_t fapl) {
   close(mem);
 }
 
-/* rank<N> attributes of the clock measurements that exist (README "Clock
- * alignment"): clock_offset_ns, clock_offset_at_ns, clock_offset_error_ns
+/* rank<N> attributes of the clock measurements that exist (docs/design.md
+ * "Clock alignment"): clock_offset_ns, clock_offset_at_ns, clock_offset_error_ns
  * after setup, the same with _end_ at finalize. */
 static int sp_clock_attrs(hid_t rg, const sp_rank_plan_t *p) {
   static const char *const names[2][3] = {
@@ -245,8 +245,8 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
   H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
   /* A region group's object header sized up front for its datasets' links
    * and its two attributes: without the hint, adding them allocates a
-   * continuation block per group. Measured with 6400 regions: layout 26%
-   * faster and the file 5% smaller. */
+   * continuation block per group: a faster layout and a smaller file
+   * (docs/performance.md, "Figures behind design choices in the code"). */
   hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
   H5Pset_est_link_info(gcpl, 6, 16);
   size_t link_cap = 3 * SP_NAME_MAX + 1;

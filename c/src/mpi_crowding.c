@@ -4,12 +4,12 @@
  * Rank 0 groups the ranks by node (a hash of MPI_Get_processor_name) and
  * counts the CPUs each node's ranks may run on: one gather and one
  * broadcast. MPI_Comm_split_type by shared memory, then two allreduces,
- * cost 0.6 s at 256 ranks on 2 cores, the split alone 0.48 s: it
- * allocates a communicator, which takes rounds of allreduces in which
- * every rank spins. Sleeping here instead (MPI_Comm_idup, then the gather
- * and broadcast as mpi_polite.c's messages) was slower still: 0.92 s
- * against 0.69 s for the whole start of finalize. In the benchmark the
- * ranks arrive together, and each round then waited for sleepers to wake. */
+ * cost more: the split allocates a communicator, which takes rounds of
+ * allreduces in which every rank spins. Sleeping here instead
+ * (MPI_Comm_idup, then the gather and broadcast as mpi_polite.c's
+ * messages) was slower still: in the benchmark the ranks arrive together,
+ * and each round then waited for sleepers to wake. Figures:
+ * docs/performance.md, "finalize at scale" ("Metadata"). */
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>

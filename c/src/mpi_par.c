@@ -216,7 +216,7 @@ int sp__par_raw_close(sp_par_t *p) {
   sp_mpi_impl_t *m = p->impl;
   /* Ranks done early wait here (sleeping where ranks share cores) rather
    * than spinning inside the collective close while others still write. */
-  sp__par_barrier(p);
+  (void)sp__par_agree(p, 0);
   int rc = MPI_File_close(&m->fh);
   m->fh = MPI_FILE_NULL;
   return rc == MPI_SUCCESS ? 0 : SP_EIO;
@@ -305,5 +305,3 @@ int sp__par_agree(sp_par_t *p, int rc) {
                                  : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
-
-void sp__par_barrier(sp_par_t *p) { (void)sp__par_agree(p, 0); }

@@ -18,15 +18,14 @@
 enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
 
 /* Sleeps double from 20 us to 4 ms, so short waits end promptly: with a
- * 1 ms cap, 127 waiting ranks woke often enough to slow rank 0's layout
- * from 1.6 s to 2.6 s (128 ranks on 2 cores). Past that, a sleep is 1/8 of
- * the time already waited, so a long wait grows by at most 12.5%, up to
- * 0.5 ms per rank sharing a CPU (4 to 100 ms): 255 ranks waking every
- * 4 ms took about half of the CPUs from rank 0, whose layout of 256 ranks
- * x 200 regions took 6.9-13.0 s instead of 4.3-4.7 s. Longer is not
- * better: 2 ms per rank sharing a CPU (256 ms there) gave 5.4-6.3 s
- * against 3.9-4.1 s. Few ranks per CPU keep the 4-ms cap, which was
- * measured without that cost. */
+ * 1 ms cap, 127 waiting ranks woke often enough to slow rank 0's layout.
+ * Past that, a sleep is 1/8 of the time already waited, so a long wait
+ * grows by at most 12.5%, up to 0.5 ms per rank sharing a CPU (4 to
+ * 100 ms): hundreds of ranks waking every 4 ms took about half of the
+ * CPUs from rank 0. Longer is not better: 2 ms per rank sharing a CPU
+ * slowed the layout again. Few ranks per CPU keep the 4-ms cap, which was
+ * measured without that cost. Figures: docs/performance.md, "finalize at
+ * scale" ("Metadata"), and "Figures behind design choices in the code". */
 enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
 static long sp_longest_sleep_ns = DOUBLING_CAP_NS;
 

@@ -65,4 +65,3 @@ int sp__par_agree(sp_par_t *p, int rc) {
   (void)p;
   return rc;
 }
-void sp__par_barrier(sp_par_t *p) { (void)p; }

@@ -58,6 +58,5 @@ SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
-SP_HIDDEN void sp__par_barrier(sp_par_t *p);
 
 #endif

@@ -27,7 +27,7 @@ typedef struct sp_rank_plan {
   int64_t wall_time;   /* seconds since the epoch at finalize */
   char host[64];
   /* clock offsets to rank 0: [0] after setup, [1] at finalize; written
-   * as rank<N> attributes where valid (README "Clock alignment") */
+   * as rank<N> attributes where valid (docs/design.md "Clock alignment") */
   sp_clock_offset_t clock[2];
   sp_plan_region_t *regions;
 } sp_rank_plan_t;

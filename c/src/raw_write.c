@@ -8,13 +8,13 @@
  * another rank; the 1 MiB round buffer stays in cache. POSIX: the rank
  * opens the file itself and pwrites (also the serial build's way). MPI-IO:
  * MPI_File_write_at through a collectively opened file, which costs a
- * collective open and close: with 256 ranks on 2 cores those took 1.2-1.9
- * s of a 4.5-s finalize that wrote 7 MB. Collective mode: each round is one
- * MPI_File_write_all (two-phase I/O) over all ranks, in 16 MiB rounds so
- * that the number of collective calls stays small. Measured on the 2-core
- * VM (10 regions, 1e6 events per rank, docs/performance.md "Finalize at scale"): 8 ranks
- * 0.07 s independent against 0.39 s collective, 16 ranks 0.16 s against
- * 1.17 s: the blocks are large and every rank's own, so aggregation buys
+ * collective open and close (with many ranks more than small writes:
+ * docs/performance.md, "finalize at scale", "Many ranks"). Collective
+ * mode: each round is one MPI_File_write_all (two-phase I/O) over all
+ * ranks, in 16 MiB rounds so that the number of collective calls stays
+ * small. It was several times slower than independent writes (the designs
+ * table of "finalize at scale", and "Figures behind design choices in the
+ * code"): the blocks are large and every rank's own, so aggregation buys
  * nothing and a synchronisation per round costs. */
 #include <errno.h>
 #include <fcntl.h>

@@ -114,13 +114,16 @@ typedef struct sp_calib {
   int64_t n, cap;
 } sp_calib_t;
 
+/* ---- out_temp.c ---- */
 /* Which file was at a path (lstat), to tell it from one another writer put
- * there later (out_temp.c). */
+ * there later. */
 typedef struct sp_out_id {
   int present;
   uint64_t dev, ino;
 } sp_out_id_t;
 SP_HIDDEN void sp__out_id_take(const char *path, sp_out_id_t *id);
+
+/* ---- the session state ---- */
 
 /* One measurement of this rank's clock against rank 0's (clock_offset.c):
  * offset_ns = this rank's CLOCK_MONOTONIC minus rank 0's at the same
@@ -214,11 +217,9 @@ SP_HIDDEN int sp__clock_detect_tsc(int choice);
 SP_HIDDEN void sp__calib_reset(sp_calib_t *c);
 SP_HIDDEN int sp__calib_add_now(sp_calib_t *c, int tsc, sp_calib_point_t *out);
 SP_HIDDEN int sp__calib_push(sp_calib_t *c, sp_calib_point_t p);
-/* Converts ticks to ns by piecewise-linear interpolation; *cursor speeds up
- * sorted input (start it at 0). Identity when c has no points. */
-SP_HIDDEN int64_t sp__calib_convert(const sp_calib_t *c, int64_t ticks, int64_t *cursor);
-/* Converts n events' stamps into start[] and end[]: the same values as
- * sp__calib_convert on each stamp, a few ns per stamp faster. */
+/* Converts n events' stamps (ticks) into start[] and end[] (ns) by
+ * piecewise-linear interpolation between the calibration points; *cursor
+ * speeds up sorted input (start it at 0). Identity when c has no points. */
 SP_HIDDEN void sp__calib_convert_events(const sp_calib_t *c, const sp_event_t *ev, int64_t n,
                                         int64_t *start, int64_t *end, int64_t *cursor);
 SP_HIDDEN int64_t sp__monotonic_ns(void);
@@ -277,6 +278,8 @@ SP_HIDDEN void sp__threads_end_discard(void);
 SP_HIDDEN void sp__threads_fork_child(void);
 SP_HIDDEN void sp__threads_drop_open_calls(void);
 SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
+/* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
+SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
@@ -294,8 +297,7 @@ SP_HIDDEN void sp__spill_fork_child(void);
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
 /* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
 SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
-SP_HIDDEN void sp__signal_fork_child(void);                     /* restores the host's actions */
-SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h); /* thread_buffers.c */
+SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 
 /* ---- event_arrays.c ---- */
 /* Arrays from 64 KiB up to full_cap events (the buffer_limit; 0 when
@@ -334,7 +336,7 @@ SP_HIDDEN void sp__exit_flush_install(void);
 /* ---- name_encoding.c ---- */
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
 
-/* ---- mpi_glue.c (stubs without MPI) ---- */
+/* ---- mpi_glue.c, mpi_stub.c (its stubs without MPI) ---- */
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
 

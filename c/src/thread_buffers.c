@@ -4,7 +4,8 @@
  * the first call of a region on a thread, a full buffer, a deep stack.
  * Buffers start small and double up to buffer_limit events; each new part
  * is touched once (event_arrays.c) so its pages are faulted in now and not
- * in the hot path (a first-touch fault costs ~7 us on these VMs). */
+ * in the hot path (a first-touch fault costs microseconds: see
+ * docs/performance.md, "finalize at scale"). */
 #include <stdlib.h>
 #include <string.h>
 

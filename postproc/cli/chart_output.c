@@ -2,27 +2,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "chart_output.h"
 #include "output_file.h"
 #include "plot_device.h"
-
-/* mkdir -p dir; dir is not empty and shorter than SP_PATH_MAX (checked). */
-static int sp_mkdirs(const char *dir) {
-  char path[SP_PATH_MAX];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1;; p++) {
-    char c = *p;
-    if (c != '/' && c != '\0') continue;
-    *p = '\0';
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) return -1;
-    *p = c;
-    if (c == '\0') break;
-  }
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
 
 int sp_chart_path(const char *dir, const char *name, const char *ext, char *path) {
   /* Room for DIR, '/', NAME, '.' and EXT: a longer name would be cut. */
@@ -32,7 +15,7 @@ int sp_chart_path(const char *dir, const char *name, const char *ext, char *path
            (size_t)SP_PATH_MAX - room);
     return SP_EXIT_IO;
   }
-  if (sp_mkdirs(dir) != 0) {
+  if (sp_output_mkdirs(dir) != 0) {
     sp_msg(SP_QUIET, "cannot create output directory %s: %s", dir, strerror(errno));
     return SP_EXIT_IO;
   }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output_file.h"
@@ -17,32 +16,11 @@
 
 char *sp_path_absolute(const char *path) { return realpath(path, NULL); }
 
-/* mkdir -p dir. */
-static int sp_mkdirs(const char *dir) {
-  char *path = strdup(dir);
-  if (!path) return -1;
-  for (char *p = path + 1;; p++) {
-    char c = *p;
-    if (c != '/' && c != '\0') continue;
-    *p = '\0';
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-      free(path);
-      return -1;
-    }
-    *p = c;
-    if (c == '\0') break;
-  }
-  struct stat st;
-  int rc = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-  free(path);
-  return rc;
-}
-
 int sp_outfile_open(sp_outfile_t *of, const char *dir, const char *name) {
   memset(of, 0, sizeof *of);
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
-  if (sp_mkdirs(dir) != 0) {
+  if (sp_output_mkdirs(dir) != 0) {
     sp_msg(SP_QUIET, "cannot create output directory %s: %s", dir, strerror(errno));
     return SP_EXIT_IO;
   }

@@ -358,8 +358,8 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * are ordered in blocks of about 1024, else 48 more bytes per interval for
  * the calls and a merge buffer), so memory follows the largest rank, not
  * the file; plus 24 bytes per node and selected rank for the per-rank
- * figures. CPU: about 3-4x the time to read the intervals
- * (docs/performance.md).
+ * figures. CPU: a few times the time to read the intervals
+ * (docs/performance.md, "the call tree and the -o DIR JSON files").
  */
 
 typedef struct sp_reader_tree sp_reader_tree_t;

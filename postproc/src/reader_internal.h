@@ -21,7 +21,8 @@ typedef struct sp_rank_region {
 
 typedef struct sp_rank {
   int id;                    /* N of rank<N> */
-  hid_t regions_gid;         /* rank<N>/regions kept open (opening by path costs ~0.1 ms), or -1 */
+  hid_t regions_gid;         /* rank<N>/regions kept open (opening by path: postproc/README.md,
+                              * "Size"), or -1 */
   int nregions;              /* regions on this rank */
   sp_rank_region_t *regions; /* sorted by global region index once open completes */
   char *likwid_group;        /* group attribute of rank<N>/likwid ("" if none), or NULL */

@@ -1,5 +1,5 @@
 """check_clock_attrs.py FILE NRANKS: every rank<N> of FILE has both clock
-measurements (README "Clock alignment"): the one after sp_setup and the one
+measurements (docs/design.md "Clock alignment"): the one after sp_setup and the one
 at sp_finalize. A Fortran program starts MPI through MPI_INIT, which Open
 MPI's bindings run without the C MPI_Init: the setup measurement was
 missing from every Fortran program's file."""

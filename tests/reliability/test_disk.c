@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "disk_fill.h"
 #include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
@@ -35,7 +36,6 @@
 enum { MODE_TMPFS, MODE_RLIMIT };
 
 static const char *merge_exe, *python, *checker;
-static char mnt[256];
 
 /* Removes a directory of plain files (spill directories) and the directory. */
 static void rm_dir_files(const char *dir) {
@@ -52,21 +52,21 @@ static void rm_dir_files(const char *dir) {
   rmdir(dir);
 }
 
-/* A private mount namespace and a tmpfs at mnt; 0 on success. */
+/* A private mount namespace and a tmpfs at sp_disk_mnt; 0 on success. */
 static int mount_tmpfs(const char *name, unsigned long flags) {
-  snprintf(mnt, sizeof mnt, "mnt.%s", name);
-  mkdir(mnt, 0755);
+  snprintf(sp_disk_mnt, sizeof sp_disk_mnt, "mnt.%s", name);
+  mkdir(sp_disk_mnt, 0755);
   const char *force = getenv("SP_REL_FORCE_RLIMIT");
   if (force && strcmp(force, "1") == 0) return -1;
   if (unshare(CLONE_NEWNS) != 0) return -1;
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
-  if (mount("tmpfs", mnt, "tmpfs", flags, "size=1m") != 0) return -1;
+  if (mount("tmpfs", sp_disk_mnt, "tmpfs", flags, "size=1m") != 0) return -1;
   return 0;
 }
 
 static int choose_mode(const char *name) {
   if (mount_tmpfs(name, 0) == 0) {
-    printf("disk: a 1 MiB tmpfs at %s\n", mnt);
+    printf("disk: a 1 MiB tmpfs at %s\n", sp_disk_mnt);
     return MODE_TMPFS;
   }
   printf("disk: no tmpfs (%s); RLIMIT_FSIZE with SIGXFSZ ignored instead\n", strerror(errno));
@@ -81,81 +81,10 @@ static void fsize_limit(rlim_t bytes) {
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &rl), 0);
 }
 
-/* Fills the tmpfs until write(2) fails with ENOSPC, then gives back
- * `leave` bytes. */
-static void fill_leaving(long leave) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/filler", mnt);
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  ASSERT(fd >= 0);
-  static char block[4096];
-  long size = 0;
-  for (;;) {
-    ssize_t w = write(fd, block, sizeof block);
-    if (w <= 0) break;
-    size += w;
-  }
-  ASSERT_EQ(errno, ENOSPC);
-  ASSERT_EQ(ftruncate(fd, size > leave ? size - leave : 0), 0);
-  close(fd);
-}
-
-static void unfill(void) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/filler", mnt);
-  ASSERT_EQ(unlink(path), 0);
-}
-
-/* Another job takes the disk at the worst moment: this ftruncate(2)
- * replaces libc's for the library too (the executable's symbol comes
- * first), and when the library's space check empties its temporary
- * "<file>.partial.*" again (armed by layout_disk_taken), the tmpfs is
- * filled up to `taken_leave` bytes. */
-static const char *taken_suffix;
-static long taken_leave;
-static int taken_done;
-
-/* True when fd is open on a file whose path contains part. */
-static int fd_path_has(int fd, const char *part) {
-  char link[64], target[1024];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, target, sizeof target - 1);
-  if (n <= 0) return 0;
-  target[n] = '\0';
-  return strstr(target, part) != NULL;
-}
-
-__attribute__((visibility("default"))) int ftruncate(int fd, off_t len);
-int ftruncate(int fd, off_t len) {
-  int rc = (int)syscall(SYS_ftruncate, fd, len);
-  if (taken_suffix && !taken_done && len == 0 && fd_path_has(fd, taken_suffix)) {
-    int err = errno;
-    taken_done = 1;
-    fill_leaving(taken_leave);
-    errno = err;
-  }
-  return rc;
-}
-
-/* Runs argv; returns its exit status (-1 if it did not exit). */
-static int run(char *const argv[]) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  ASSERT(pid >= 0);
-  if (pid == 0) {
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st;
-  ASSERT_EQ(waitpid(pid, &st, 0), pid);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int merge(const char *out, const char *spill_dir) {
   unlink(out);
   char *argv[] = {(char *)merge_exe, "-o", (char *)out, (char *)spill_dir, NULL};
-  return run(argv);
+  return sp_disk_run(argv);
 }
 
 /* N from "N event(s) could not be recorded" in text, 0 without it. */
@@ -184,7 +113,7 @@ static void expect_one(const char *tag, const char *region, long long calls) {
   char file[300];
   snprintf(file, sizeof file, "%s.h5", tag);
   char *argv[] = {(char *)python, (char *)checker, file, "--expect", (char *)tag, NULL};
-  ASSERT_EQ(run(argv), 0);
+  ASSERT_EQ(sp_disk_run(argv), 0);
 }
 
 /* Spill writes fail in the middle of a run (the spill directory is on the
@@ -197,7 +126,7 @@ static void spill_full(const char *tag, int async) {
   int mode = choose_mode(tag);
   char spill[512], file[512], recovered[300], rtag[256];
   snprintf(spill, sizeof spill, mode == MODE_TMPFS ? "%s/spill" : "%s.spill",
-           mode == MODE_TMPFS ? mnt : tag);
+           mode == MODE_TMPFS ? sp_disk_mnt : tag);
   snprintf(file, sizeof file, "%s.h5", tag);
   snprintf(rtag, sizeof rtag, "%s_recovered", tag);
   snprintf(recovered, sizeof recovered, "%s.h5", rtag);
@@ -205,7 +134,7 @@ static void spill_full(const char *tag, int async) {
   setenv("SCOPE_PROFILER_SPILL_DIR", spill, 1);
   setenv("SCOPE_PROFILER_ASYNC_FLUSH", async ? "1" : "0", 1);
   if (mode == MODE_TMPFS)
-    fill_leaving(256 << 10);
+    sp_disk_fill_leaving(256 << 10);
   else
     fsize_limit(256 << 10);
   setup(file, limit);
@@ -215,7 +144,7 @@ static void spill_full(const char *tag, int async) {
   for (long long i = 0; i < n; i++) {
     if (i == 70000) { /* space comes back: later flushes must succeed */
       if (mode == MODE_TMPFS)
-        unfill();
+        sp_disk_unfill();
       else
         fsize_limit(RLIM_INFINITY);
     }
@@ -251,7 +180,7 @@ static void finalize_full(const char *tag) {
   int mode = choose_mode(tag);
   char dir[256], file[300], spill[320], recovered[300], rtag[256];
   if (mode == MODE_TMPFS)
-    snprintf(dir, sizeof dir, "%s", mnt);
+    snprintf(dir, sizeof dir, "%s", sp_disk_mnt);
   else
     snprintf(dir, sizeof dir, "%s.d", tag);
   mkdir(dir, 0755);
@@ -272,7 +201,7 @@ static void finalize_full(const char *tag) {
    * room for the 16 KB still in memory. RLIMIT_FSIZE limits each file, so
    * with it neither the profile nor the spill append fits. */
   if (mode == MODE_TMPFS)
-    fill_leaving(64 << 10);
+    sp_disk_fill_leaving(64 << 10);
   else
     fsize_limit(32 << 10);
   sp_test_stderr_begin();
@@ -285,7 +214,7 @@ static void finalize_full(const char *tag) {
   ASSERT(!sp_test_file_exists(file));
   ASSERT_EQ(sp_test_partial_count(file), 0);
   if (mode == MODE_TMPFS)
-    unfill();
+    sp_disk_unfill();
   else
     fsize_limit(RLIM_INFINITY);
   ASSERT_EQ(merge(recovered, spill), 0);
@@ -303,16 +232,16 @@ static void finalize_full(const char *tag) {
  * profile at the final path untouched and the spill files, from which the
  * merge rebuilds every event. The process must then exit normally. */
 static void layout_disk_taken(const char *tag) {
-  snprintf(mnt, sizeof mnt, "mnt.%s", tag);
-  mkdir(mnt, 0755);
+  snprintf(sp_disk_mnt, sizeof sp_disk_mnt, "mnt.%s", tag);
+  mkdir(sp_disk_mnt, 0755);
   if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-      mount("tmpfs", mnt, "tmpfs", 0, "size=8m") != 0) {
+      mount("tmpfs", sp_disk_mnt, "tmpfs", 0, "size=8m") != 0) {
     printf("skipped: no tmpfs (%s)\n", strerror(errno));
     exit(SP_TEST_SKIP);
   }
   const long long nold = 7, n = 100, regions = 60;
   char file[300], spill[300], recovered[300], rtag[256], otag[256];
-  snprintf(file, sizeof file, "%s/out.h5", mnt);
+  snprintf(file, sizeof file, "%s/out.h5", sp_disk_mnt);
   snprintf(spill, sizeof spill, "%s.spill", tag);
   snprintf(rtag, sizeof rtag, "%s_recovered", tag);
   snprintf(recovered, sizeof recovered, "%s.h5", rtag);
@@ -349,25 +278,25 @@ static void layout_disk_taken(const char *tag) {
       sp_stop_name(name);
     }
   }
-  taken_suffix = "out.h5.partial.";
-  taken_leave = 16 << 10; /* HDF5's superblock fits, the layout does not */
+  sp_disk_taken_suffix = "out.h5.partial.";
+  sp_disk_taken_leave = 16 << 10; /* HDF5's superblock fits, the layout does not */
   sp_test_stderr_begin();
   int rc = sp_finalize();
   char *err = sp_test_stderr_end();
   fputs(err, stdout);
   printf("%s: sp_finalize returned %d (%s)\n", tag, rc, sp_err_name(rc));
-  ASSERT_EQ(taken_done, 1);
+  ASSERT_EQ(sp_disk_taken_done, 1);
   ASSERT(rc < 0);
   sp_test_expect_msg(err, "scope-profiler: error: could not write '", 1);
   sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
   free(err);
-  unfill();
+  sp_disk_unfill();
   /* The old profile is still there, as it was. */
   char moved[300];
   snprintf(moved, sizeof moved, "%s.h5", otag);
   {
     char *argv[] = {"/bin/cp", file, moved, NULL};
-    ASSERT_EQ(run(argv), 0);
+    ASSERT_EQ(sp_disk_run(argv), 0);
   }
   expect_one(otag, "old", nold);
   /* Every event of the new run is in its spill files. */
@@ -375,7 +304,7 @@ static void layout_disk_taken(const char *tag) {
   sp_test_expect_write_table(rtag, 0, names, calls, (int)regions);
   if (python) {
     char *argv[] = {(char *)python, (char *)checker, recovered, "--expect", rtag, NULL};
-    ASSERT_EQ(run(argv), 0);
+    ASSERT_EQ(sp_disk_run(argv), 0);
   }
 }
 
@@ -436,13 +365,13 @@ static void fsize_below_profile(const char *tag) {
   sp_test_expect_msg(err, "scope-profiler: error: spill file: ", 1);
   free(err);
   char *cp[] = {"/bin/cp", file, old_copy, NULL};
-  ASSERT_EQ(run(cp), 0);
+  ASSERT_EQ(sp_disk_run(cp), 0);
   expect_one(otag, "old", nold);
   ASSERT_EQ(merge(recovered, spill), 0);
   sp_test_expect_write_table(rtag, 0, names, calls, (int)regions);
   if (python) {
     char *argv[] = {(char *)python, (char *)checker, recovered, "--expect", rtag, NULL};
-    ASSERT_EQ(run(argv), 0);
+    ASSERT_EQ(sp_disk_run(argv), 0);
   }
 }
 
@@ -450,7 +379,7 @@ static void fsize_below_profile(const char *tag) {
  * once (SP_EPATH), the run goes on, sp_finalize fails. With the spill
  * directory elsewhere, every event is recovered. */
 static void readonly_dir(const char *tag, int spill_elsewhere) {
-  snprintf(mnt, sizeof mnt, "mnt.%s", tag);
+  snprintf(sp_disk_mnt, sizeof sp_disk_mnt, "mnt.%s", tag);
   const char *force = getenv("SP_REL_FORCE_RLIMIT");
   int ro = 0;
   if (!(force && strcmp(force, "1") == 0)) ro = mount_tmpfs(tag, MS_RDONLY) == 0;
@@ -459,11 +388,11 @@ static void readonly_dir(const char *tag, int spill_elsewhere) {
       printf("skipped: no read-only mount possible, and permission bits do not stop root\n");
       exit(SP_TEST_SKIP);
     }
-    ASSERT_EQ(chmod(mnt, 0555), 0);
+    ASSERT_EQ(chmod(sp_disk_mnt, 0555), 0);
   }
   const long long n = 5000, limit = 1000;
   char file[512], spill[512], recovered[300], rtag[256];
-  snprintf(file, sizeof file, "%s/out.h5", mnt);
+  snprintf(file, sizeof file, "%s/out.h5", sp_disk_mnt);
   snprintf(spill, sizeof spill, "%s.spill", tag);
   snprintf(rtag, sizeof rtag, "%s_recovered", tag);
   snprintf(recovered, sizeof recovered, "%s.h5", rtag);

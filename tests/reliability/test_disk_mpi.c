@@ -30,78 +30,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "disk_fill.h"
 #include "sp_test_cases.h"
 #include "sp_test_util.h"
 #include "scope_profiler.h"
 
 static int rank, size;
-static char mnt[256];
-static const char *taken_suffix;
-static int taken_done;
-static long taken_leave = 16 << 10; /* HDF5's superblock fits, the layout does not */
 static int no_fallocate;
 
 static void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
-
-/* Fills the tmpfs until write(2) fails with ENOSPC, then gives back
- * `leave` bytes. */
-static void fill_leaving(long leave) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/filler", mnt);
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  ASSERT(fd >= 0);
-  static char block[4096];
-  long total = 0;
-  for (;;) {
-    ssize_t w = write(fd, block, sizeof block);
-    if (w <= 0) break;
-    total += w;
-  }
-  ASSERT_EQ(errno, ENOSPC);
-  ASSERT_EQ(ftruncate(fd, total > leave ? total - leave : 0), 0);
-  close(fd);
-}
-
-/* True when fd is open on a file whose path contains part. */
-static int fd_path_has(int fd, const char *part) {
-  char link[64], target[1024];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, target, sizeof target - 1);
-  if (n <= 0) return 0;
-  target[n] = '\0';
-  return strstr(target, part) != NULL;
-}
-
-__attribute__((visibility("default"))) int ftruncate(int fd, off_t len);
-int ftruncate(int fd, off_t len) {
-  int rc = (int)syscall(SYS_ftruncate, fd, len);
-  if (taken_suffix && !taken_done && len == 0 && fd_path_has(fd, taken_suffix)) {
-    int err = errno;
-    taken_done = 1;
-    fill_leaving(taken_leave);
-    errno = err;
-  }
-  return rc;
-}
 
 __attribute__((visibility("default"))) int posix_fallocate(int fd, off_t off, off_t len);
 int posix_fallocate(int fd, off_t off, off_t len) {
   if (no_fallocate) return EOPNOTSUPP;
   return fallocate(fd, 0, off, len) == 0 ? 0 : errno;
-}
-
-static int run(char *const argv[]) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  ASSERT(pid >= 0);
-  if (pid == 0) {
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st;
-  ASSERT_EQ(waitpid(pid, &st, 0), pid);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void rm_spill(const char *dir) {
@@ -120,7 +62,7 @@ static void pairs(const char *name, long long n) {
 static void disk_taken(const char *tag, long long n, const char *merge_exe, const char *python,
                        const char *checker) {
   char file[300], spill[300], otag[128], rtag[128], recovered[160], old_copy[160];
-  snprintf(file, sizeof file, "%s/out.h5", mnt);
+  snprintf(file, sizeof file, "%s/out.h5", sp_disk_mnt);
   snprintf(spill, sizeof spill, "%s.spill", tag);
   snprintf(otag, sizeof otag, "%s_old", tag);
   snprintf(rtag, sizeof rtag, "%s_recovered", tag);
@@ -156,7 +98,7 @@ static void disk_taken(const char *tag, long long n, const char *merge_exe, cons
     pairs(names[r], n);
   }
   sp_test_expect_write_table(rtag, rank, np, calls, 40);
-  if (rank == 0) taken_suffix = "out.h5.partial.";
+  if (rank == 0) sp_disk_taken_suffix = "out.h5.partial.";
   sp_test_stderr_begin();
   int rc = sp_finalize();
   char *err = sp_test_stderr_end();
@@ -165,29 +107,29 @@ static void disk_taken(const char *tag, long long n, const char *merge_exe, cons
   ASSERT(rc < 0);
   sp_test_expect_msg(err, "error: spill file: ", 1);
   if (rank == 0) {
-    ASSERT_EQ(taken_done, 1);
+    ASSERT_EQ(sp_disk_taken_done, 1);
     if (!no_fallocate) sp_test_expect_msg(err, "no room for the profile", 1);
   }
   free(err);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     char filler[300];
-    snprintf(filler, sizeof filler, "%s/filler", mnt);
+    snprintf(filler, sizeof filler, "%s/filler", sp_disk_mnt);
     ASSERT_EQ(syscall(SYS_unlinkat, AT_FDCWD, filler, 0), 0);
     /* The old profile is still there, as it was; the spills hold every
      * event of the new run. */
     char *cp[] = {"/bin/cp", file, old_copy, NULL};
-    ASSERT_EQ(run(cp), 0);
+    ASSERT_EQ(sp_disk_run(cp), 0);
     syscall(SYS_unlinkat, AT_FDCWD, recovered, 0); /* from an earlier run */
     char *m[] = {(char *)merge_exe, "-o", recovered, spill, NULL};
-    ASSERT_EQ(run(m), 0);
+    ASSERT_EQ(sp_disk_run(m), 0);
     if (python) {
       char *c1[] = {(char *)python, (char *)checker, old_copy, "--expect",
                     otag,           "--ranks",       "4",      NULL};
-      ASSERT_EQ(run(c1), 0);
+      ASSERT_EQ(sp_disk_run(c1), 0);
       char *c2[] = {(char *)python, (char *)checker, recovered, "--expect",
                     rtag,           "--ranks",       "4",       NULL};
-      ASSERT_EQ(run(c2), 0);
+      ASSERT_EQ(sp_disk_run(c2), 0);
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -200,6 +142,7 @@ static void case_layout_disk_taken(void) {
     fprintf(stderr, "layout_disk_taken needs 4 ranks\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  sp_disk_taken_leave = 16 << 10; /* HDF5's superblock fits, the layout does not */
   disk_taken("layout_disk_taken", 100, merge_arg, py_arg, chk_arg);
 }
 
@@ -210,7 +153,7 @@ static void case_raw_disk_taken(void) {
   }
   /* 10 MB of stamps on a 32 MiB disk: 1 MiB left holds the layout. */
   no_fallocate = 1;
-  taken_leave = 1 << 20;
+  sp_disk_taken_leave = 1 << 20;
   setenv("SCOPE_PROFILER_RAW_WRITE", "mpiio", 0); /* or as the test says */
   disk_taken("raw_disk_taken", 4000, merge_arg, py_arg, chk_arg);
 }
@@ -225,7 +168,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_disk_mpi CASE MERGE_EXE [PYTHON CHECKER]\n");
     return 2;
   }
-  snprintf(mnt, sizeof mnt, "mnt.%s", c->name);
+  snprintf(sp_disk_mnt, sizeof sp_disk_mnt, "mnt.%s", c->name);
   merge_arg = argv[2];
   py_arg = argc == 5 ? argv[3] : NULL;
   chk_arg = argc == 5 ? argv[4] : NULL;

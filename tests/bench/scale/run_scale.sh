@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scaling table of README "Performance": finalize time, bytes, bandwidth
+# The table of docs/performance.md "finalize at scale": finalize time, bytes, bandwidth
 # against same-run MPI-IO baselines (see bench_scale.c for the three), and
 # memory, for ranks x regions x events; then the layout alone (bench_layout)
 # for the same rank counts.

@@ -1,4 +1,4 @@
-# README "Using it from C": the fragment inside a main(), linked against
+# README "Using it" (C): the fragment inside a main(), linked against
 # the installed library; its two regions are in the file.
 snippet readme-c > fragment.c
 c_program fragment.c > app.c

@@ -1,4 +1,4 @@
-# README "Install with CMake": the two lines in a C project that declares
+# docs/install.md "With CMake": the two lines in a C project that declares
 # cmake_minimum_required(VERSION 3.0), found through CMAKE_PREFIX_PATH.
 snippet readme-c > fragment.c
 c_program fragment.c > app.c

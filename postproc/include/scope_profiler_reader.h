@@ -358,7 +358,10 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * are ordered in blocks of about 1024, else 48 more bytes per interval for
  * the calls and a merge buffer), so memory follows the largest rank, not
  * the file; plus 24 bytes per node and selected rank for the per-rank
- * figures. CPU: a few times the time to read the intervals
+ * figures. CPU: where calls repeat a pattern (a step with the same calls
+ * nested the same way), each repeat after the first is checked and summed
+ * straight from the arrays, so the tree costs little more than reading;
+ * calls that do not repeat are swept one by one, a few times the read
  * (docs/performance.md, "the call tree and the -o DIR JSON files").
  */
 

@@ -5,8 +5,9 @@
  * calls are put in the sweep's order (thread, start, end descending,
  * name). With one thread and every pair's starts in order, the rank's time
  * is cut into blocks ordered in cache (counting sort plus insertion pass)
- * and swept block by block; otherwise each pair is a run, runs are sorted
- * where needed and merged. The sweep keeps a stack of open calls; each call
+ * and swept block by block, and repeats of a call pattern seen before are
+ * taken whole (reader_tree_repeat.c); otherwise each pair is a run, runs
+ * are sorted where needed and merged. The sweep keeps a stack of open calls; each call
  * is added to the node of its call path, found through a small cache in
  * front of a hash table keyed by (parent node, region, thread). When all
  * ranks are done the nodes are renumbered depth-first with children by

@@ -235,6 +235,12 @@ typedef struct sp_reader_intervals {
   int64_t *start;      /**< n start stamps, ns */
   int64_t *end;        /**< n end stamps, ns; end[i] >= start[i] */
   int32_t *thread_ids; /**< n thread ids, or NULL when one thread recorded */
+  /** The reference tool's columnar files may number the calls: n call ids
+   *  (unique within the rank) and the id of each call's enclosing call (-1
+   *  for none); both NULL when the file has no such columns. Where they
+   *  exist they define the call tree (sp_reader_tree_build()). */
+  int64_t *call_ids;
+  int64_t *parent_ids;
 } sp_reader_intervals_t;
 
 /**
@@ -244,7 +250,7 @@ typedef struct sp_reader_intervals {
  * Returns 0, SP_READER_EINVAL, SP_READER_EDATA (message gives the first bad
  * interval), SP_READER_EHDF5 (e.g. truncated file) or SP_READER_ENOMEM; on
  * failure *out holds no memory.
- * Cost: 16 bytes per interval (20 with thread ids).
+ * Cost: 16 bytes per interval (20 with thread ids, 16 more with call ids).
  */
 SP_READER_EXPORT int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out);
 
@@ -336,6 +342,12 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * id != 0) is a root of that thread's tree and is never counted in a
  * thread-0 parent's time; with several threads the sums over threads can
  * exceed the wall time of the parent.
+ *
+ * Files of the reference tool that number their calls (call_ids and
+ * parent_ids in sp_reader_intervals_t) give each call the parent their ids
+ * name instead (the call of the same rank with that id; none, a missing id
+ * or a cycle: a root); the rank's unselected regions are then loaded too,
+ * for the links through them.
  *
  * Regions without stamps (count-only mode) are roots with calls only.
  * Only the selected regions take part: a call whose parent region is not

@@ -11,6 +11,13 @@
  *                                     start = cumulative sum of the deltas,
  *                                     end = start + duration)
  *   events/thread_ids                 integer[E] (optional)
+ *   events/call_ids, parent_ids       int64[E]   (optional, both or neither:
+ *                                     ids unique within a rank, -1 = none;
+ *                                     they define the call tree)
+ *
+ * The aggregate layout (@storage_layout = "aggregate") keeps no events:
+ *   rank_region_index/{region_ids, ranks, aggregate_counts, ...}
+ * and is read as count-only pairs (calls, no stamps).
  *
  * The pairs become the reader's (region, rank) records, so everything above
  * the reader works unchanged; a pair's arrays are read as hyperslabs. */
@@ -159,13 +166,19 @@ static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
   static const char *const cols[4] = {"rank_region_index/region_ids", "rank_region_index/ranks",
                                       "rank_region_index/event_offsets",
                                       "rank_region_index/event_counts"};
+  static const char *const agg[4] = {"rank_region_index/region_ids", "rank_region_index/ranks",
+                                     "rank_region_index/aggregate_counts",
+                                     "rank_region_index/aggregate_counts"};
+  const char *const *col = r->aggregate ? agg : cols;
   int64_t **dst[4] = {&x->region, &x->rank, &x->offset, &x->count};
   int err = 0;
-  x->npairs = sp_length(r, cols[0], &err);
+  x->npairs = sp_length(r, col[0], &err);
   if (!err) x->nnames = sp_length(r, "region_table/names", &err);
-  if (!err)
+  if (!err && !r->aggregate)
     x->nevents = sp_length(r, r->deltas ? "events/start_deltas" : "events/start_times", &err);
-  int64_t ne2 = err ? -1 : sp_length(r, r->deltas ? "events/durations" : "events/end_times", &err);
+  int64_t ne2 = err || r->aggregate
+                    ? x->nevents
+                    : sp_length(r, r->deltas ? "events/durations" : "events/end_times", &err);
   if (err) return err;
   if (x->npairs < 0 || x->nnames < 0 || x->nevents < 0 || ne2 != x->nevents)
     return sp__reader_fail(r, SP_READER_ELAYOUT,
@@ -173,20 +186,23 @@ static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
                            "rank_region_index and events group",
                            path, r->schema);
   for (int c = 0; c < 4; c++) {
-    int64_t len = sp_length(r, cols[c], &err);
+    int64_t len = sp_length(r, col[c], &err);
     if (err) return err;
     if (len != x->npairs)
       return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s missing or of another length", path,
-                             cols[c]);
-    int rc = sp_read_i64(r, cols[c], x->npairs, dst[c]);
+                             col[c]);
+    int rc = sp_read_i64(r, col[c], x->npairs, dst[c]);
     if (rc && rc != SP_READER_ENOMEM && rc != SP_READER_ELAYOUT) return rc;
-    if (rc) return sp__reader_fail(r, rc, "%s: %s: cannot read as integers", path, cols[c]);
+    if (rc) return sp__reader_fail(r, rc, "%s: %s: cannot read as integers", path, col[c]);
   }
+  if (r->aggregate) /* counts, no events: every row points at nothing */
+    for (int64_t p = 0; p < x->npairs; p++) x->offset[p] = 0;
   int rc = sp_read_names(r, x->nnames, &x->names);
   if (rc) return sp__reader_fail(r, rc, "%s: region_table/names: cannot read as strings", path);
   for (int64_t p = 0; p < x->npairs; p++)
     if (x->region[p] < 0 || x->region[p] >= x->nnames || x->rank[p] < 0 || x->rank[p] > 999999999 ||
-        x->offset[p] < 0 || x->count[p] < 0 || x->offset[p] > x->nevents - x->count[p])
+        x->offset[p] < 0 || x->count[p] < 0 ||
+        (!r->aggregate && x->offset[p] > x->nevents - x->count[p]))
       return sp__reader_fail(r, SP_READER_ELAYOUT,
                              "%s: rank_region_index row %lld points outside the tables", path,
                              (long long)p);
@@ -266,9 +282,10 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     rr->region = (int)x->region[p];
     rr->link = strdup(r->regions[rr->region].name);
     if (!rr->link) return SP_READER_ENOMEM;
-    rr->has_times = 1;
+    rr->has_times = !r->aggregate;
     rr->has_tid = r->col[2] >= 0;
-    rr->n = rr->num_calls = x->count[p];
+    rr->num_calls = x->count[p];
+    rr->n = r->aggregate ? 0 : x->count[p];
     rr->offset = x->offset[p];
     if (sp_pair_first(r, rr->offset, rr->n, &rr->first_start) < 0)
       return sp__reader_fail(r, SP_READER_EHDF5, "%s: events: read failed (truncated file?)", path);
@@ -278,8 +295,25 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
   return 0;
 }
 
+/* Opens events/call_ids and events/parent_ids when both hold one id per event. */
+static int sp_ids_open(sp_reader_t *r, int64_t nevents) {
+  int64_t n3 = -1, n4 = -1;
+  int e3 = 0, e4 = 0;
+  r->col[3] = sp_col_open(r, "events/call_ids", &n3, &e3);
+  r->col[4] = e3 ? -1 : sp_col_open(r, "events/parent_ids", &n4, &e4);
+  if (r->col[3] < 0 || r->col[4] < 0 || n3 != nevents || n4 != nevents) {
+    for (int c = 3; c < 5; c++)
+      if (r->col[c] >= 0) H5Dclose(r->col[c]);
+    r->col[3] = r->col[4] = -1;
+  }
+  return e3 ? e3 : e4;
+}
+
 int sp__columnar_open(sp_reader_t *r, const char *path) {
   r->columnar = 1;
+  char *layout = sp__attr_string(r->file, "storage_layout");
+  r->aggregate = layout && strcmp(layout, "aggregate") == 0;
+  free(layout);
   r->deltas = sp__link_kind(r->file, "events") == SP_LINK_LOCAL &&
               sp__link_kind(r->file, "events/start_deltas") != SP_LINK_NONE;
   const char *a = r->deltas ? "events/start_deltas" : "events/start_times";
@@ -288,7 +322,7 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
   sp_index_t x;
   memset(&x, 0, sizeof x);
   int rc = sp_index_read(r, path, &x);
-  if (rc == 0) {
+  if (rc == 0 && !r->aggregate) {
     int64_t n0, n1, n2;
     int e0, e1, e2;
     r->col[0] = sp_col_open(r, a, &n0, &e0);
@@ -298,8 +332,9 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
       H5Dclose(r->col[2]);
       r->col[2] = -1;
     }
-    if (e0 || e1 || e2)
-      rc = e0 ? e0 : e1 ? e1 : e2;
+    int e3 = e0 || e1 || e2 ? 0 : sp_ids_open(r, x.nevents);
+    if (e0 || e1 || e2 || e3)
+      rc = e0 ? e0 : e1 ? e1 : e2 ? e2 : e3;
     else if (r->col[0] < 0 || r->col[1] < 0)
       rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open the events columns", path);
   }
@@ -330,17 +365,25 @@ static int sp_read_slab(hid_t d, hid_t mem_type, size_t elem, int64_t offset, in
 }
 
 int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out) {
-  void *a = NULL, *b = NULL, *t = NULL;
+  void *a = NULL, *b = NULL, *t = NULL, *ci = NULL, *pi = NULL;
   int rc = sp_read_slab(r->col[0], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &a);
   if (rc == 0) rc = sp_read_slab(r->col[1], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &b);
   if (rc == 0 && r->col[2] >= 0)
     rc = sp_read_slab(r->col[2], H5T_NATIVE_INT32, 4, rr->offset, rr->n, &t);
+  if (rc == 0 && r->col[3] >= 0)
+    rc = sp_read_slab(r->col[3], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &ci);
+  if (rc == 0 && r->col[4] >= 0)
+    rc = sp_read_slab(r->col[4], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &pi);
   if (rc) {
     free(a);
     free(b);
     free(t);
+    free(ci);
+    free(pi);
     return rc;
   }
+  out->call_ids = ci;
+  out->parent_ids = pi;
   int64_t *s = a, *e = b;
   if (r->deltas) {
     /* Wrapping unsigned sums: a damaged file gives wrong stamps, never UB. */
@@ -359,6 +402,6 @@ int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_inte
 }
 
 void sp__columnar_close(sp_reader_t *r) {
-  for (int c = 0; r->columnar && c < 3; c++)
+  for (int c = 0; r->columnar && c < 5; c++)
     if (r->col[c] >= 0) H5Dclose(r->col[c]);
 }

@@ -211,6 +211,8 @@ void sp_reader_intervals_free(sp_reader_intervals_t *iv) {
   free(iv->start);
   free(iv->end);
   free(iv->thread_ids);
+  free(iv->call_ids);
+  free(iv->parent_ids);
   memset(iv, 0, sizeof *iv);
 }
 

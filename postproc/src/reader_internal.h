@@ -49,8 +49,9 @@ struct sp_reader {
   int nhosts;           /* distinct hostname attributes of the ranks */
   int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
   int deltas;           /* schema 3: events/start_deltas and events/durations */
-  hid_t col[3];         /* columnar: the start, end (or delta, duration) and thread_ids
-                         * datasets, kept open; -1 when absent */
+  int aggregate;        /* the reference tool's aggregate layout: counts, no events */
+  hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
+                         * call_ids and parent_ids datasets, kept open; -1 when absent */
   char errmsg[1024];
 };
 

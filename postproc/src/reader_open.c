@@ -508,7 +508,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   sp_reader_t *r = calloc(1, sizeof *r);
   if (!r) return SP_READER_ENOMEM;
   r->file = -1;
-  r->col[0] = r->col[1] = r->col[2] = -1;
+  for (int c = 0; c < 5; c++) r->col[c] = -1;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = sp_open_quiet(r, path);

@@ -50,8 +50,7 @@ static int sp_slots_grow(sp_reader_tree_t *t) {
   return 0;
 }
 
-/* Node of (parent, region, thread), created when missing; -1 when out of memory. */
-static int sp_node_get(sp_reader_tree_t *t, int parent, int region, int thread) {
+int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread) {
   if ((size_t)t->nnodes * 2 >= t->nslots && sp_slots_grow(t) < 0) return -1;
   size_t mask = t->nslots - 1, h = sp_hash(parent, region, thread) & mask;
   for (; t->slots[h]; h = (h + 1) & mask) {
@@ -150,7 +149,7 @@ static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
   int node = w->cache[h] - 1;
   const sp_reader_tree_node_t *nd = node >= 0 ? &w->t->nodes[node] : NULL;
   if (nd && nd->parent == parent && nd->region == region && nd->thread == thread) return node;
-  node = sp_node_get(w->t, parent, region, thread);
+  node = sp__tree_node(w->t, parent, region, thread);
   if (node >= 0) w->cache[h] = node + 1;
   return node;
 }
@@ -525,10 +524,40 @@ static int sp_order_blocks(sp_sweep_t *w, sp_buf_t *b, const sp_pairs_t *ps) {
 
 /* Count-only regions: calls on a root node, no time. */
 static int sp_count_only(sp_reader_tree_t *t, int j, int g, int64_t calls, unsigned flags) {
-  int node = sp_node_get(t, -1, g, (flags & SP_READER_TREE_BY_THREAD) ? 0 : -1);
+  int node = sp__tree_node(t, -1, g, (flags & SP_READER_TREE_BY_THREAD) ? 0 : -1);
   if (node < 0) return SP_READER_ENOMEM;
   sp_rank_cell(t, node, j)[0] = sp_add(sp_rank_cell(t, node, j)[0], calls);
   return 0;
+}
+
+/* The j-th selected rank (index k) by the file's call ids: the selected
+ * pairs are in ps; the rank's other pairs are loaded for the links through
+ * them (reader_tree_ids.c). */
+static int sp_tree_rank_ids(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
+                            int nregions, const int *by_key, unsigned flags, const sp_pairs_t *ps) {
+  sp_pairs_t other = {0};
+  unsigned char *picked = calloc((size_t)(r->nregions ? r->nregions : 1), 1);
+  other.iv = calloc((size_t)(r->nregions ? r->nregions : 1), sizeof *other.iv);
+  other.key = calloc((size_t)(r->nregions ? r->nregions : 1), sizeof *other.key);
+  int rc = picked && other.iv && other.key ? 0 : SP_READER_ENOMEM;
+  for (int i = 0; rc == 0 && i < nregions; i++) picked[regions[i]] = 1;
+  for (int g = 0; rc == 0 && g < r->nregions; g++) {
+    if (picked[g]) continue;
+    sp_reader_intervals_t *iv = &other.iv[other.n];
+    /* A pair that cannot be read only loses the links through it. */
+    if (sp_reader_load(r, g, k, iv) == 0 && iv->n > 0) {
+      other.calls += iv->n;
+      other.key[other.n++] = 0; /* never a node: only its links are used */
+    } else {
+      sp_reader_intervals_free(iv);
+    }
+  }
+  if (rc == 0) rc = sp__tree_by_ids(t, j, flags, by_key, ps, &other);
+  sp_pairs_free(&other);
+  free(other.iv);
+  free(other.key);
+  free(picked);
+  return rc;
 }
 
 /* All selected regions of the j-th selected rank (index k): loaded, put in
@@ -554,6 +583,12 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
       rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
     else
       rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
+  }
+  if (rc == 0 && r->columnar && r->col[3] >= 0) { /* the file numbers the calls */
+    rc = sp_tree_rank_ids(r, t, j, k, regions, nregions, by_key, flags, ps);
+    sp_pairs_free(ps);
+    return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                  : rc;
   }
   /* Thread changes and recursion need the general order; else blocks. */
   int general = ps->mixed || ps->unsorted || ps->calls < SP_BLOCK_MIN_RANK ||

@@ -60,6 +60,17 @@ typedef struct sp_pairs {
   int32_t tid0;   /* the thread id when not mixed */
 } sp_pairs_t;
 
+/* Node of (parent, region, thread), created when missing; -1 when out of memory. */
+int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
+
+/* ---- reader_tree_ids.c: the tree from the reference tool's call ids ---- */
+
+/* Adds the j-th selected rank's calls to t by their call_ids/parent_ids:
+ * sel holds the selected pairs, other the rank's other pairs (loaded only
+ * for the links through them). Returns 0 or SP_READER_ENOMEM. */
+int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_key,
+                    const sp_pairs_t *sel, const sp_pairs_t *other);
+
 typedef struct sp_repeat sp_repeat_t;
 
 /* The call tree's few loops that compare or add every stamp are compiled

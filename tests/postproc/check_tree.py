@@ -7,6 +7,9 @@ usage: check_tree.py PROFILE.h5 CALL_TREE.json [RANK...]
 Rules (postproc/include/scope_profiler_reader.h, "Call tree"): per rank and
 thread, calls ordered by start ascending, end descending, name ascending;
 a call's parent is the latest earlier call in that order that contains it.
+The reference tool's columnar files (schema 2 and 3) are read too; where
+they hold events/call_ids and events/parent_ids, a call's parent is the call
+of the same rank with its parent id (none: a root), whatever the stamps say.
 """
 import json
 import re
@@ -34,26 +37,88 @@ def region_calls(f, rank_name):
     return out
 
 
+def columnar_calls(f):
+    """rank -> list of (tid, start, end, name, call id, parent id) of a columnar file."""
+    names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["region_table/names"][()]]
+    idx, ev = f["rank_region_index"], f["events"]
+    deltas = "start_deltas" in ev
+    a = ev["start_deltas" if deltas else "start_times"][()]
+    b = ev["durations" if deltas else "end_times"][()]
+    n = len(a)
+    tid = ev["thread_ids"][()] if "thread_ids" in ev else np.zeros(n, np.int64)
+    has_ids = "call_ids" in ev and "parent_ids" in ev
+    cid = ev["call_ids"][()] if has_ids else np.full(n, -1)
+    pid = ev["parent_ids"][()] if has_ids else np.full(n, -1)
+    out = {}
+    for g, r, o, c in zip(idx["region_ids"][()], idx["ranks"][()], idx["event_offsets"][()],
+                          idx["event_counts"][()]):
+        o, c = int(o), int(c)
+        s = np.cumsum(a[o:o + c]) if deltas else a[o:o + c]
+        e = s + b[o:o + c] if deltas else b[o:o + c]
+        out.setdefault(int(r), []).extend(
+            (int(tid[o + i]), int(s[i]), int(e[i]), names[int(g)], int(cid[o + i]), int(pid[o + i]))
+            for i in range(c))
+    return out, has_ids
+
+
+def by_ids(calls):
+    """Parent index of each call by the ids: the first call with the parent id."""
+    first = {}
+    for i, c in enumerate(calls):
+        if c[4] >= 0:
+            first.setdefault(c[4], i)
+    return [first.get(c[5]) if c[5] >= 0 and first.get(c[5]) != i else None
+            for i, c in enumerate(calls)]
+
+
+def by_stamps(calls):
+    parents = []
+    for i, (tid, s, e, *_) in enumerate(calls):
+        parent = None
+        for k in range(i - 1, -1, -1):
+            pt, ps, pe = calls[k][:3]
+            if pt == tid and ps <= s and e <= pe:
+                parent = k
+                break
+        parents.append(parent)
+    return parents
+
+
+def rank_calls(f):
+    """rank -> calls sorted as the rules say, and whether ids define the tree."""
+    if "rank_region_index" in f:
+        per, has_ids = columnar_calls(f)
+    else:
+        # Ranks are root groups rank<N> without leading zeros ("rank01" is not one).
+        ids = sorted(int(k[4:]) for k in f if re.fullmatch(r"rank(0|[1-9][0-9]*)", k))
+        per = {r: [c + (-1, -1) for c in region_calls(f, f"rank{r}")] for r in ids}
+        has_ids = False
+    return {r: sorted(v, key=lambda c: (c[0], c[1], -c[2], c[3])) for r, v in per.items()}, has_ids
+
+
 def oracle(path, ranks):
     nodes = {}  # path tuple -> {"calls", "incl", "excl", "per_rank": {rank: [c, i, x]}}
     with h5py.File(path, "r") as f:
-        # Ranks are root groups rank<N> without leading zeros ("rank01" is not one).
-        all_ranks = sorted(int(k[4:]) for k in f if re.fullmatch(r"rank(0|[1-9][0-9]*)", k))
-        ranks = ranks or all_ranks
+        per, has_ids = rank_calls(f)
+        ranks = ranks or sorted(per)
         for rank in ranks:
-            calls = sorted(region_calls(f, f"rank{rank}"), key=lambda c: (c[0], c[1], -c[2], c[3]))
-            paths, child_sum = [], [0] * len(calls)
-            for i, (tid, s, e, name) in enumerate(calls):
-                parent = None
-                for k in range(i - 1, -1, -1):
-                    pt, ps, pe, _ = calls[k]
-                    if pt == tid and ps <= s and e <= pe:
-                        parent = k
-                        break
-                paths.append((paths[parent] if parent is not None else ()) + (name,))
-                if parent is not None:
-                    child_sum[parent] += e - s
-            for i, (tid, s, e, name) in enumerate(calls):
+            calls = per.get(rank, [])
+            parents = by_ids(calls) if has_ids else by_stamps(calls)
+            # Paths need parents first: resolve each chain upwards (ids may point forward).
+            paths, child_sum = [None] * len(calls), [0] * len(calls)
+
+            def path_of(i, seen=()):
+                if paths[i] is None:
+                    p = parents[i]
+                    paths[i] = (path_of(p, seen + (i,)) if p is not None and p not in seen
+                                else ()) + (calls[i][3],)
+                return paths[i]
+
+            for i in range(len(calls)):
+                path_of(i)
+                if parents[i] is not None:
+                    child_sum[parents[i]] += calls[i][2] - calls[i][1]
+            for i, (tid, s, e, name, *_) in enumerate(calls):
                 n = nodes.setdefault(paths[i], {"calls": 0, "incl": 0, "excl": 0, "per_rank": {}})
                 pr = n["per_rank"].setdefault(rank, [0, 0, 0])
                 d, x = e - s, e - s - child_sum[i]

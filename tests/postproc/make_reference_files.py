@@ -13,7 +13,16 @@ Data: rank 0 and rank 2 (rank ids with a gap); regions "main", "solver/rhs"
   ref_schema2.h5   columnar: region_table/names, rank_region_index/{region_ids,
                    ranks,event_offsets,event_counts}, events/{start_times,end_times,
                    thread_ids}; root @scope_profiler_schema 2, @storage_layout "columnar"
-  ref_schema3.h5   the same with events/{start_deltas,durations} (schema 3)
+  ref_schema3.h5   the same with events/{start_deltas,durations} (schema 3) and
+                   events/{call_ids,parent_ids} agreeing with the stamps (ids
+                   100, 101, ... on every rank: unique within a rank only)
+  ref_parents.h5   schema 3 whose parent ids disagree with the stamps, so the
+                   ids must define the tree: rank 0's thread-0 omp call is a
+                   root (inside main by its stamps), its last solver/rhs call
+                   nests under the thread-1 omp call; rank 2's io names a
+                   parent id that no call has (a root)
+  ref_cycle.h5     schema 3 whose parent ids form a cycle (damaged file)
+  ref_aggregate.h5 the aggregate layout: counts per (rank, region), no events
   ref_metadata_only.h5   only /metadata (time_trace=False or flush_to_disk=False)
 """
 import sys
@@ -71,13 +80,38 @@ def write_nested(path):
                     g["thread_ids"] = np.array([c[2] for c in v], np.int32)
 
 
-def write_columnar(path, schema):
+def stamp_parents(rank):
+    """(name, index in calls(rank, name)) -> (call id, parent id) by the
+    stamps: per thread, sorted by start then end descending, the parent is
+    the latest earlier call that contains the call."""
+    every = sorted(((t, s, -e, name, i) for name in DATA[rank]
+                    for i, (s, e, t) in enumerate(calls(rank, name))))
+    ids = {}
+    for k, (t, s, ne, name, i) in enumerate(every):
+        parent = -1
+        for q in range(k - 1, -1, -1):
+            pt, ps, pne, pname, pi = every[q]
+            if pt == t and ps <= s and -ne <= -pne:
+                parent = ids[(pname, pi)][0]
+                break
+        ids[(name, i)] = (100 + k, parent)
+    return ids
+
+
+def write_columnar(path, schema, ids=None):
+    """ids: rank -> function(ids by the stamps) -> the ids to write, or None
+    for no id columns; schema 3 writes the stamps' own ids by default."""
     names = ["main", "solver/rhs", "omp", "io"]
-    rows, starts, ends, tids = [], [], [], []
+    rows, starts, ends, tids, cids, pids = [], [], [], [], [], []
     for rank, regions in DATA.items():
+        own = stamp_parents(rank)
+        if ids:
+            own = ids(rank, own)
         for name in regions:
             v = calls(rank, name)
             rows.append((names.index(name), rank, len(starts), len(v)))
+            cids += [own[(name, i)][0] for i in range(len(v))]
+            pids += [own[(name, i)][1] for i in range(len(v))]
             if schema == 3:
                 # Deltas within the pair: start = cumulative sum, end = start + duration.
                 prev = 0
@@ -104,6 +138,51 @@ def write_columnar(path, schema):
         ev[a] = np.array(starts, np.int64)
         ev[b] = np.array(ends, np.int64)
         ev["thread_ids"] = np.array(tids, np.int32)
+        if schema == 3:
+            ev["call_ids"] = np.array(cids, np.int64)
+            ev["parent_ids"] = np.array(pids, np.int64)
+
+
+def disagreeing_ids(rank, own):
+    """The ids of ref_parents.h5 (see the module's docstring)."""
+    own = dict(own)
+    if rank == 0:
+        omp0 = [i for i, c in enumerate(calls(0, "omp")) if c[2] == 0][0]
+        omp1 = [i for i, c in enumerate(calls(0, "omp")) if c[2] == 1][0]
+        own[("omp", omp0)] = (own[("omp", omp0)][0], -1)
+        last = len(calls(0, "solver/rhs")) - 1
+        own[("solver/rhs", last)] = (own[("solver/rhs", last)][0], own[("omp", omp1)][0])
+    else:
+        own[("io", 0)] = (own[("io", 0)][0], 987654)
+    return own
+
+
+def cycle_ids(rank, own):
+    """main and the first solver/rhs call name each other as parent."""
+    own = dict(own)
+    m, r = own[("main", 0)][0], own[("solver/rhs", 0)][0]
+    own[("main", 0)] = (m, r)
+    own[("solver/rhs", 0)] = (r, m)
+    return own
+
+
+def write_aggregate(path):
+    names = ["main", "solver/rhs", "omp", "io"]
+    rows = [(names.index(name), rank, len(DATA[rank][name]))
+            for rank in DATA for name in DATA[rank]]
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(3)
+        f.attrs["storage_layout"] = "aggregate"
+        f.create_group("metadata").attrs["mpi_size"] = 3
+        f["region_table/names"] = np.array(names, dtype=h5py.string_dtype())
+        idx = f.create_group("rank_region_index")
+        idx["region_ids"] = np.array([r[0] for r in rows], np.uint32)
+        idx["ranks"] = np.array([r[1] for r in rows], np.uint32)
+        idx["aggregate_counts"] = np.array([r[2] for r in rows], np.uint64)
+        idx["aggregate_totals"] = np.array([1000 * r[2] for r in rows], np.int64)
+        ev = f.create_group("events")
+        ev["start_times"] = np.zeros(0, np.int64)
+        ev["end_times"] = np.zeros(0, np.int64)
 
 
 def write_metadata_only(path):
@@ -118,4 +197,7 @@ if __name__ == "__main__":
     write_nested(d + "/ref_nested.h5")
     write_columnar(d + "/ref_schema2.h5", 2)
     write_columnar(d + "/ref_schema3.h5", 3)
+    write_columnar(d + "/ref_parents.h5", 3, disagreeing_ids)
+    write_columnar(d + "/ref_cycle.h5", 3, cycle_ids)
+    write_aggregate(d + "/ref_aggregate.h5")
     write_metadata_only(d + "/ref_metadata_only.h5")

@@ -364,7 +364,8 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
 static int sp_html_ranks(sp_html_ctx_t *x, int tiles_pass) {
   const sp_selection_t *sel = x->sel;
   int nk = sp_reader_num_ranks(sel->reader);
-  int *first = calloc((size_t)nk + 2, sizeof *first), *lis = malloc(((size_t)sel->nlanes + 1) * sizeof *lis);
+  int *first = calloc((size_t)nk + 2, sizeof *first),
+      *lis = malloc(((size_t)sel->nlanes + 1) * sizeof *lis);
   if (!first || !lis) {
     free(first), free(lis);
     sp_msg(SP_QUIET, "out of memory");

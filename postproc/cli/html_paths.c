@@ -18,8 +18,8 @@
 #include "html.h"
 
 struct sp_html_paths {
-  int *slots;   /* node + 1 per slot, 0 = empty */
-  size_t mask;  /* slots - 1 (a power of two) */
+  int *slots;  /* node + 1 per slot, 0 = empty */
+  size_t mask; /* slots - 1 (a power of two) */
   const sp_reader_tree_node_t **nodes;
   int *name_key; /* reader region index -> position in name order */
 };
@@ -42,7 +42,8 @@ static size_t sp_phash(int parent, int region) {
 static const sp_reader_t *sp_sort_reader;
 static int sp_cmp_name(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
-  int c = strcmp(sp_reader_region_name(sp_sort_reader, x), sp_reader_region_name(sp_sort_reader, y));
+  int c =
+      strcmp(sp_reader_region_name(sp_sort_reader, x), sp_reader_region_name(sp_sort_reader, y));
   return c ? c : (x > y) - (x < y);
 }
 
@@ -119,9 +120,12 @@ int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv
   int64_t m = 0;
   for (int q = 0; q < npairs; q++)
     for (int64_t i = 0; i < iv[q].n; i++)
-      c[m++] = (sp_pcall_t){iv[q].start[i], iv[q].end[i],
+      c[m++] = (sp_pcall_t){iv[q].start[i],
+                            iv[q].end[i],
                             iv[q].thread_ids ? iv[q].thread_ids[i] : 0,
-                            p->name_key[regions[q]], q, i};
+                            p->name_key[regions[q]],
+                            q,
+                            i};
   qsort(c, (size_t)m, sizeof *c, sp_pcall_cmp);
   int64_t depth = 0;
   for (int64_t k = 0; k < m; k++) {

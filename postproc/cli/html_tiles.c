@@ -25,8 +25,8 @@
 #include "html.h"
 
 typedef struct sp_tlane {
-  int li, tid;     /* the selection's pair and the thread */
-  int lane;        /* position in "lanes" */
+  int li, tid; /* the selection's pair and the thread */
+  int lane;    /* position in "lanes" */
   int32_t cnt[SP_HTML_TILES];
   uint64_t chosen; /* bit k: tile k embedded (with calls) */
 } sp_tlane_t;
@@ -40,7 +40,7 @@ struct sp_html_tiles {
   char *want; /* per pair li (grown as needed): a lane of it has chosen tiles */
   int *first; /* per pair li: its first lane in lanes + 1 (0: none) */
   int nwant;
-  int written; /* lanes with tiles written (for the commas) */
+  int written;        /* lanes with tiles written (for the commas) */
   unsigned char *buf; /* one tile's bytes */
   size_t bufcap;
 };
@@ -176,7 +176,8 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
                            const sp_html_span_t *sp, int64_t m, sp_html_counts_t *c) {
   size_t need = 1;
   for (int k = 0; k < SP_HTML_TILES; k++)
-    if (((L->chosen >> k) & 1) && (size_t)L->cnt[k] * 30 + 1 > need) need = (size_t)L->cnt[k] * 30 + 1;
+    if (((L->chosen >> k) & 1) && (size_t)L->cnt[k] * 30 + 1 > need)
+      need = (size_t)L->cnt[k] * 30 + 1;
   if (need > t->bufcap) {
     unsigned char *nb = realloc(t->buf, need);
     if (!nb) return; /* the lane stays binned */

@@ -8,8 +8,8 @@
 #include "html.h"
 
 int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t) {
-  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks,
-                                 0, t);
+  int err =
+      sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks, 0, t);
   if (err < 0) {
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
     return sp_exit_for_reader(err);

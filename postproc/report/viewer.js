@@ -413,6 +413,7 @@
     return outer.map(function (o) { return o[2]; }).concat([regions[lane.g].name]).join(' / ');
   }
 
+  var lastHit = null; // [start, duration] of the exact call last hovered (tests)
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
     var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
@@ -425,6 +426,7 @@
     if (src) {
       var k = hitExact(src, t, tol);
       if (k < 0) return null;
+      lastHit = [src.start[k], src.dur[k]];
       var nd = pathOf(src, k), path = tree && tree[nd] ? tree[nd].path : callPath(src, k);
       head = head.replace('call path  ' + reg.path, 'call path  ' + path);
       return head + 'start  ' + fmtTime(src.start[k]) + '\nduration  ' + fmtTime(src.dur[k]) +
@@ -841,6 +843,7 @@
     setView: setView, zoom: zoom, highlight: setHighlight, draw: draw,
     highlighted: function () { return highlight ? Array.from(highlight) : []; },
     highlightedNode: function () { return hlNode; },
+    lastHit: function () { return lastHit; },
     exactSource: exactSource, tileOf: tileOf,
     flame: function () {
       return flame.bands.map(function (b) {

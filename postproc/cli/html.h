@@ -11,8 +11,8 @@
 #define SP_HTML_OCC_BYTES 6000000 /* occupancy bytes over all binned lanes and levels */
 #define SP_HTML_OCC_COARSE 256    /* bins of the coarsest occupancy level */
 #define SP_HTML_OCC_FINE 16384    /* bins of the finest level, at most */
-#define SP_HTML_TILES 64          /* time tiles of the exact intervals of binned lanes */
-#define SP_HTML_TILE_SHARE 5      /* tiles hold up to --html-exact / this many intervals */
+#define SP_HTML_TILES 256         /* time tiles of the exact intervals of binned lanes (x 64) */
+#define SP_HTML_TILE_SHARE 8      /* tiles hold up to --html-exact / this many intervals */
 
 /* What the data part of a report holds, for messages and the benchmark. */
 typedef struct sp_html_counts {
@@ -53,8 +53,9 @@ void sp_html_tiles_free(sp_html_tiles_t *t);
 int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_html_span_t *sp,
                         int64_t m);
 
-/* Tiles without calls of the lane counted last: bit k for tile k. */
-uint64_t sp_html_tiles_empty(const sp_html_tiles_t *t);
+/* Writes the tiles without calls of the lane counted last, as
+ * SP_HTML_TILES / 4 hex digits (bit k of the number: tile k). */
+void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f);
 
 /* Chooses the tiles; returns 1 when any pair has a chosen tile. */
 int sp_html_tiles_plan(sp_html_tiles_t *t);

@@ -255,14 +255,12 @@ static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, in
     fputc(']', f);
     x->c->exact += m;
   } else {
-    double busy = sp_html_occupy(x, sp, m), md = 0;
-    for (int64_t i = 0; i < m; i++)
-      if (sp_ns_between(sp[i].s, sp[i].e) > md) md = sp_ns_between(sp[i].s, sp[i].e);
+    double busy = sp_html_occupy(x, sp, m);
     if (sp_html_tiles_count(x->tiles, lane, li, tid, sp, m) != 0) return SP_EXIT_IO;
-    /* md: the longest call (ns), for the tiles a window needs; z: the
-     * tiles where no call starts (hex, bit k = tile k; html_tiles.c). */
-    fprintf(f, ",\"busy\":%.0f,\"md\":%.0f,\"z\":\"%016llx\"", busy, md,
-            (unsigned long long)sp_html_tiles_empty(x->tiles));
+    /* z: the tiles no call overlaps (hex, bit k = tile k; html_tiles.c). */
+    fprintf(f, ",\"busy\":%.0f,\"z\":\"", busy);
+    sp_html_tiles_empty(x->tiles, f);
+    fputc('"', f);
     sp_html_levels(x);
     x->c->binned_lanes++;
   }

@@ -3,12 +3,13 @@
  * Beyond --html-exact a lane is embedded as busy fractions per bin for the
  * whole run. A zoomed-in window still deserves its exact calls, and the
  * file is self-contained (nothing is fetched), so the run is cut into
- * SP_HTML_TILES tiles and, for binned lanes, the calls that start in a
- * tile are embedded when they fit: (lane, tile) pairs with the fewest
- * calls first, while the total stays within --html-exact / 5 intervals.
+ * SP_HTML_TILES tiles and, for binned lanes, the calls that overlap a
+ * tile are embedded when they fit the budget of --html-exact / 8
+ * intervals: whole tiles (all binned lanes) with the fewest calls first,
+ * then single (lane, tile) pairs with the fewest calls.
  * Tiles without calls cost nothing and are always known. The viewer draws
- * a lane exactly when every tile its window needs is embedded (the tiles
- * from the window's start minus the lane's longest call to its end), and
+ * a lane exactly when every tile its window overlaps is embedded (a call
+ * that spans tiles is in each: the viewer keeps it from the first), and
  * binned otherwise.
  *
  * Written as "tiles":{"n":T,"lanes":[{"l":lane,"k":[tiles],"d":[data]}]}:
@@ -16,8 +17,9 @@
  * and "d" per tile the base64 of unsigned LEB128 varints: per call the
  * start minus the previous call's start (the first: minus the run's first
  * start), the duration (ns) and, when the lane has several call paths,
- * the index of its path in the lane's "paths". Tile of a call: floor((start
- * - first start) * T / span), clamped to T - 1. */
+ * the index of its path in the lane's "paths". A call overlaps tiles
+ * tile(start) to tile(end), tile(t) = floor((t - first start) * T / span)
+ * clamped to T - 1. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,11 @@
 #include "html.h"
 
 typedef struct sp_tlane {
-  int li, tid; /* the selection's pair and the thread */
-  int lane;    /* position in "lanes" */
-  int32_t cnt[SP_HTML_TILES];
-  uint64_t chosen; /* bit k: tile k embedded (with calls) */
+  int li, tid;                         /* the selection's pair and the thread */
+  int lane;                            /* position in "lanes" */
+  uint16_t cnt[SP_HTML_TILES];         /* calls starting in each tile, saturating (too many then) */
+  uint64_t chosen[SP_HTML_TILES / 64]; /* bit k: tile k embedded (with calls) */
+  int any;                             /* a tile chosen */
 } sp_tlane_t;
 
 struct sp_html_tiles {
@@ -80,10 +83,9 @@ int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_
   sp_tlane_t *L = &t->lanes[t->n++];
   memset(L, 0, sizeof *L);
   L->li = li, L->tid = tid, L->lane = lane;
-  for (int64_t i = 0; i < m; i++) {
-    int k = sp_tile_of(t, sp[i].s);
-    if (L->cnt[k] < INT32_MAX) L->cnt[k]++;
-  }
+  for (int64_t i = 0; i < m; i++)
+    for (int k = sp_tile_of(t, sp[i].s), k1 = sp_tile_of(t, sp[i].e); k <= k1; k++)
+      if (L->cnt[k] < UINT16_MAX) L->cnt[k]++;
   if (li >= t->nwant) {
     int nw = t->nwant ? t->nwant : 64;
     while (nw <= li) nw *= 2;
@@ -102,7 +104,7 @@ int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_
 
 /* (lane, tile) pairs with calls, for the plan's sort by count. */
 typedef struct sp_tref {
-  int32_t cnt;
+  int64_t cnt;
   int lane, k;
 } sp_tref_t;
 
@@ -113,35 +115,62 @@ static int sp_tref_cmp(const void *a, const void *b) {
   return (x->lane > y->lane) - (x->lane < y->lane);
 }
 
-int sp_html_tiles_plan(sp_html_tiles_t *t) {
-  size_t n = 0;
-  for (int i = 0; i < t->n; i++)
-    for (int k = 0; k < SP_HTML_TILES; k++) n += t->lanes[i].cnt[k] > 0;
-  sp_tref_t *r = malloc((n + 1) * sizeof *r);
-  if (!r) return 0; /* no tiles: the report stays right, only coarser */
-  n = 0;
-  for (int i = 0; i < t->n; i++)
-    for (int k = 0; k < SP_HTML_TILES; k++)
-      if (t->lanes[i].cnt[k] > 0) r[n++] = (sp_tref_t){t->lanes[i].cnt[k], i, k};
-  qsort(r, n, sizeof *r, sp_tref_cmp);
-  int64_t used = 0;
-  int any = 0;
-  for (size_t j = 0; j < n && used + r[j].cnt <= t->budget; j++) {
-    used += r[j].cnt;
-    sp_tlane_t *L = &t->lanes[r[j].lane];
-    L->chosen |= (uint64_t)1 << r[j].k;
-    t->want[L->li] = 1;
-    any = 1;
-  }
-  free(r);
-  return any;
+static int sp_chosen(const sp_tlane_t *L, int k) {
+  return (int)((L->chosen[k / 64] >> (k % 64)) & 1);
 }
 
-uint64_t sp_html_tiles_empty(const sp_html_tiles_t *t) {
-  uint64_t z = 0;
-  for (int k = 0; t->n > 0 && k < SP_HTML_TILES; k++)
-    if (t->lanes[t->n - 1].cnt[k] == 0) z |= (uint64_t)1 << k;
-  return z;
+static void sp_choose(sp_html_tiles_t *t, sp_tlane_t *L, int k) {
+  L->chosen[k / 64] |= (uint64_t)1 << (k % 64);
+  L->any = 1;
+  t->want[L->li] = 1;
+}
+
+/* Whole tiles first (every binned lane of the tile: a window inside it is
+ * then exact on every lane), quietest first; then the remaining budget
+ * goes to single (lane, tile) pairs, fewest calls first. Saturated counts
+ * (65535 calls or more) are never taken. */
+int sp_html_tiles_plan(sp_html_tiles_t *t) {
+  sp_tref_t whole[SP_HTML_TILES];
+  for (int k = 0; k < SP_HTML_TILES; k++) {
+    whole[k] = (sp_tref_t){0, -1, k};
+    for (int i = 0; i < t->n; i++)
+      whole[k].cnt += t->lanes[i].cnt[k] == UINT16_MAX ? INT32_MAX : t->lanes[i].cnt[k];
+  }
+  qsort(whole, SP_HTML_TILES, sizeof *whole, sp_tref_cmp);
+  int64_t used = 0;
+  for (int j = 0; j < SP_HTML_TILES && whole[j].cnt > 0 && used + whole[j].cnt <= t->budget; j++) {
+    used += whole[j].cnt;
+    for (int i = 0; i < t->n; i++)
+      if (t->lanes[i].cnt[whole[j].k]) sp_choose(t, &t->lanes[i], whole[j].k);
+  }
+  size_t n = 0;
+  for (int i = 0; i < t->n; i++)
+    for (int k = 0; k < SP_HTML_TILES; k++)
+      n += t->lanes[i].cnt[k] > 0 && t->lanes[i].cnt[k] < UINT16_MAX && !sp_chosen(&t->lanes[i], k);
+  sp_tref_t *r = malloc((n + 1) * sizeof *r);
+  n = 0;
+  for (int i = 0; r && i < t->n; i++)
+    for (int k = 0; k < SP_HTML_TILES; k++) {
+      const sp_tlane_t *L = &t->lanes[i];
+      if (L->cnt[k] > 0 && L->cnt[k] < UINT16_MAX && !sp_chosen(L, k))
+        r[n++] = (sp_tref_t){L->cnt[k], i, k};
+    }
+  if (r) qsort(r, n, sizeof *r, sp_tref_cmp);
+  for (size_t j = 0; r && j < n && used + r[j].cnt <= t->budget; j++) {
+    used += r[j].cnt;
+    sp_choose(t, &t->lanes[r[j].lane], r[j].k);
+  }
+  free(r); /* out of memory: fewer tiles, the report stays right */
+  return used > 0;
+}
+
+void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f) {
+  /* Hex digits, the last one for tiles 0-3: bit k of the number is tile k. */
+  for (int d = SP_HTML_TILES / 4 - 1; d >= 0; d--) {
+    int v = 0;
+    for (int b = 0; t->n > 0 && b < 4; b++) v |= (t->lanes[t->n - 1].cnt[4 * d + b] == 0) << b;
+    fputc("0123456789abcdef"[v], f);
+  }
 }
 
 int sp_html_tiles_wanted(const sp_html_tiles_t *t, int li) {
@@ -176,8 +205,7 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
                            const sp_html_span_t *sp, int64_t m, sp_html_counts_t *c) {
   size_t need = 1;
   for (int k = 0; k < SP_HTML_TILES; k++)
-    if (((L->chosen >> k) & 1) && (size_t)L->cnt[k] * 30 + 1 > need)
-      need = (size_t)L->cnt[k] * 30 + 1;
+    if (sp_chosen(L, k) && (size_t)L->cnt[k] * 30 + 1 > need) need = (size_t)L->cnt[k] * 30 + 1;
   if (need > t->bufcap) {
     unsigned char *nb = realloc(t->buf, need);
     if (!nb) return; /* the lane stays binned */
@@ -190,16 +218,18 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
   sp_html_lane_paths(sp, m, paths, &np);
   fprintf(f, "%s\n{\"l\":%d,\"k\":[", t->written++ ? "," : "", L->lane);
   for (int k = 0, first = 1; k < SP_HTML_TILES; k++)
-    if ((L->chosen >> k) & 1) fprintf(f, "%s%d", first ? "" : ",", k), first = 0;
+    if (sp_chosen(L, k)) fprintf(f, "%s%d", first ? "" : ",", k), first = 0;
   fputs("],\"d\":[", f);
   int64_t i = 0;
   for (int k = 0, first = 1; k < SP_HTML_TILES; k++) {
-    int64_t a = i;
-    while (i < m && sp_tile_of(t, sp[i].s) == k) i++;
-    if (!((L->chosen >> k) & 1)) continue;
+    while (i < m && sp_tile_of(t, sp[i].s) <= k) i++;
+    if (!sp_chosen(L, k)) continue;
     size_t len = 0;
-    int64_t prev = t->t0;
-    for (int64_t j = a; j < i; j++) {
+    int64_t prev = t->t0, n = 0;
+    /* The calls that overlap tile k: started in it or before, ending in it or after. */
+    for (int64_t j = 0; j < i; j++) {
+      if (sp_tile_of(t, sp[j].e) < k) continue;
+      n++;
       sp_varint(t, &len, (uint64_t)sp[j].s - (uint64_t)prev);
       sp_varint(t, &len, (uint64_t)sp[j].e - (uint64_t)sp[j].s);
       if (np > 1) sp_varint(t, &len, (uint64_t)sp_html_path_index(paths, np, sp[j].node));
@@ -209,7 +239,7 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
     sp_b64(f, t->buf, len);
     fputc('"', f);
     first = 0;
-    c->tiled += i - a;
+    c->tiled += n;
     c->tiles++;
   }
   fputs("]}", f);
@@ -220,5 +250,5 @@ void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_h
                         int64_t m, sp_html_counts_t *c) {
   if (li < 0 || li >= t->nwant || !t->first[li]) return;
   for (int i = t->first[li] - 1; i < t->n && t->lanes[i].li == li; i++)
-    if (t->lanes[i].tid == tid && t->lanes[i].chosen) sp_tiles_write(t, f, &t->lanes[i], sp, m, c);
+    if (t->lanes[i].tid == tid && t->lanes[i].any) sp_tiles_write(t, f, &t->lanes[i], sp, m, c);
 }

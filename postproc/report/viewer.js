@@ -66,10 +66,9 @@
     } else {
       lane.levels = L.occ.map(decodeLevel);
       lane.busy = L.busy;
-      lane.maxDur = L.md || 0;
       lane.tiles = {};
-      for (var k = 0; k < 64 && L.z; k++) // tiles where no call starts: known
-        if ((parseInt(L.z.charAt(15 - (k >> 2)), 16) >> (k & 3)) & 1) lane.tiles[k] = null;
+      for (var k = 0; L.z && k < 4 * L.z.length; k++) // tiles no call overlaps: known
+        if ((parseInt(L.z.charAt(L.z.length - 1 - (k >> 2)), 16) >> (k & 3)) & 1) lane.tiles[k] = null;
     }
     return lane;
   }
@@ -165,15 +164,18 @@
   }
 
   // The exact calls of lane in the window: the lane itself when it is
-  // exact, the concatenated tiles when every tile the window needs (from
-  // its start minus the lane's longest call to its end) is embedded, else
-  // null (drawn binned).
+  // exact, the concatenated tiles when every tile the window overlaps is
+  // embedded (a tile holds the calls that overlap it: after the first
+  // tile, only the calls that start in the tile are taken), else null
+  // (drawn binned).
   function tileOf(t) { return Math.min(TILES - 1, Math.max(0, Math.floor(t * TILES / D.span))); }
 
   function exactSource(lane) {
     if (lane.start) return lane;
     if (!lane.tiles) return null;
-    var k0 = tileOf(view.t0 - lane.maxDur), k1 = tileOf(view.t1), key = k0 + ':' + k1;
+    // Calls start before view.t1: the last tile is the one just below it.
+    var k0 = tileOf(view.t0), k1 = Math.max(k0, Math.min(TILES, Math.ceil(view.t1 * TILES / D.span)) - 1);
+    var key = k0 + ':' + k1;
     if (lane.cached && lane.cached.key === key) return lane.cached.src;
     var st = [], du = [], pi = lane.paths.length > 1 ? [] : null, maxd = 0, ok = true;
     for (var k = k0; k <= k1 && ok; k++) {
@@ -181,6 +183,7 @@
       var T = lane.tiles[k];
       if (!T) continue;
       for (var i = 0; i < T.start.length; i++) {
+        if (k > k0 && tileOf(T.start[i]) < k) continue; // taken from an earlier tile
         st.push(T.start[i]); du.push(T.dur[i]);
         if (pi) pi.push(T.pi[i]);
         if (T.dur[i] > maxd) maxd = T.dur[i];

@@ -8,7 +8,11 @@
  * that all binned lanes fit SP_HTML_OCC_BYTES. The viewer draws exact
  * lanes from the intervals and binned lanes from the level that matches
  * the zoom, so the file and its drawing cost stay bounded by the budgets,
- * not by the trace. Lanes are read one (region, rank) pair at a time. */
+ * not by the trace. Each lane lists its call paths (nodes of the call
+ * tree, html_paths.c) and exact lanes give each interval's path; binned
+ * lanes also get exact calls per time tile where they fit (html_tiles.c,
+ * a third pass). Lanes are read one rank at a time (its selected pairs
+ * together: a call's path depends on the other regions' calls). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

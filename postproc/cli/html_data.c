@@ -333,7 +333,7 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
   sp_reader_intervals_t *iv = calloc((size_t)n + 1, sizeof *iv);
   int32_t **node = calloc((size_t)n + 1, sizeof *node);
   int *regs = malloc(((size_t)n + 1) * sizeof *regs);
-  int rc = iv && node && regs ? 0 : SP_EXIT_IO, loaded = 0;
+  int rc = iv && node && regs ? 0 : SP_EXIT_IO, loaded = 0, said = 0;
   for (int q = 0; rc == 0 && q < n; q++, loaded++) {
     const sp_lane_t *ln = &x->sel->lanes[lis[q]];
     regs[q] = ln->region;
@@ -341,6 +341,7 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
     if (err < 0) {
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(x->sel->reader));
       rc = sp_exit_for_reader(err);
+      said = 1;
       break;
     }
     node[q] = malloc(((size_t)iv[q].n + 1) * sizeof **node);
@@ -356,7 +357,8 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
     /* A failed write (full disk) ends the run: the caller says why. */
     if (rc == 0 && ferror(x->f)) rc = SP_EXIT_IO;
   }
-  if (rc == SP_EXIT_IO && !ferror(x->f)) sp_msg(SP_QUIET, "out of memory");
+  /* What is left: out of memory (a write error's message is the caller's). */
+  if (rc == SP_EXIT_IO && !said && !ferror(x->f)) sp_msg(SP_QUIET, "out of memory");
   for (int q = 0; q < loaded; q++) sp_reader_intervals_free(&iv[q]), free(node[q]);
   free(iv), free(node), free(regs);
   return rc;

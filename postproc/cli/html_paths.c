@@ -106,42 +106,133 @@ static int sp_pcall_cmp(const void *a, const void *b) {
   return (x->key > y->key) - (x->key < y->key);
 }
 
-int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv,
-                       const int *regions, int npairs, int32_t **node) {
-  int64_t n = 0;
-  for (int q = 0; q < npairs; q++) n += iv[q].n;
-  sp_pcall_t *c = malloc(((size_t)n + 1) * sizeof *c);
-  int64_t *stack_end = malloc(((size_t)n + 1) * sizeof *stack_end);
-  int *stack_node = malloc(((size_t)n + 1) * sizeof *stack_node);
-  if (!c || !stack_end || !stack_node) {
-    free(c), free(stack_end), free(stack_node);
-    return SP_EXIT_IO;
+/* The sweep's state: the open calls of the current thread. */
+typedef struct sp_psweep {
+  const sp_html_paths_t *p;
+  const int *regions;
+  int32_t **node;
+  int64_t *stack_end;
+  int *stack_node;
+  int64_t depth;
+} sp_psweep_t;
+
+static inline void sp_psweep_call(sp_psweep_t *w, int q, int64_t i, int64_t e) {
+  while (w->depth && w->stack_end[w->depth - 1] < e) w->depth--;
+  int nd = sp_html_path_find(w->p, w->depth ? w->stack_node[w->depth - 1] : -1, w->regions[q]);
+  w->node[q][i] = nd;
+  /* A call the tree does not know (cannot happen with the same rules)
+   * is not pushed: its children then hang under its parent. */
+  if (nd >= 0) {
+    w->stack_end[w->depth] = e;
+    w->stack_node[w->depth++] = nd;
   }
+}
+
+/* 1 when the rank has one thread and every pair is in the sweep's order
+ * (start ascending, end descending): the common case. */
+static int sp_pairs_in_order(const sp_reader_intervals_t *iv, int npairs) {
+  int32_t tid0 = 0;
+  int have = 0;
+  for (int q = 0; q < npairs; q++) {
+    const int64_t *st = iv[q].start, *en = iv[q].end;
+    for (int64_t i = 0; iv[q].thread_ids && i < iv[q].n; i++) {
+      if (!have) tid0 = iv[q].thread_ids[i], have = 1;
+      if (iv[q].thread_ids[i] != tid0) return 0;
+    }
+    if (!iv[q].thread_ids && iv[q].n) {
+      if (have && tid0 != 0) return 0;
+      have = 1;
+    }
+    for (int64_t i = 1; i < iv[q].n; i++)
+      if (st[i] < st[i - 1] || (st[i] == st[i - 1] && en[i] > en[i - 1])) return 0;
+  }
+  return 1;
+}
+
+/* Heads of the pairs in a binary heap, smallest in the sweep's order first. */
+typedef struct sp_phead {
+  int64_t s, e;
+  int32_t key, q;
+  int64_t i;
+} sp_phead_t;
+
+static inline int sp_phead_before(const sp_phead_t *x, const sp_phead_t *y) {
+  if (x->s != y->s) return x->s < y->s;
+  if (x->e != y->e) return x->e > y->e;
+  return x->key < y->key;
+}
+
+static void sp_heap_down(sp_phead_t *h, int n, int k) {
+  for (;;) {
+    int l = 2 * k + 1, m = k;
+    if (l < n && sp_phead_before(&h[l], &h[m])) m = l;
+    if (l + 1 < n && sp_phead_before(&h[l + 1], &h[m])) m = l + 1;
+    if (m == k) return;
+    sp_phead_t t = h[k];
+    h[k] = h[m], h[m] = t;
+    k = m;
+  }
+}
+
+/* One thread, pairs in order: a k-way merge, no copy or sort of the calls. */
+static int sp_paths_merge(sp_psweep_t *w, const sp_reader_intervals_t *iv, int npairs) {
+  sp_phead_t *h = malloc(((size_t)npairs + 1) * sizeof *h);
+  if (!h) return SP_EXIT_IO;
+  int n = 0;
+  for (int q = 0; q < npairs; q++)
+    if (iv[q].n)
+      h[n++] = (sp_phead_t){iv[q].start[0], iv[q].end[0], w->p->name_key[w->regions[q]], q, 0};
+  for (int k = n / 2 - 1; k >= 0; k--) sp_heap_down(h, n, k);
+  while (n) {
+    sp_phead_t *t = &h[0];
+    sp_psweep_call(w, t->q, t->i, t->e);
+    if (++t->i < iv[t->q].n) {
+      t->s = iv[t->q].start[t->i];
+      t->e = iv[t->q].end[t->i];
+    } else {
+      h[0] = h[--n];
+    }
+    sp_heap_down(h, n, 0);
+  }
+  free(h);
+  return 0;
+}
+
+/* The general case (threads, recursion): every call copied and sorted. */
+static int sp_paths_sort(sp_psweep_t *w, const sp_reader_intervals_t *iv, int npairs, int64_t n) {
+  sp_pcall_t *c = malloc(((size_t)n + 1) * sizeof *c);
+  if (!c) return SP_EXIT_IO;
   int64_t m = 0;
   for (int q = 0; q < npairs; q++)
     for (int64_t i = 0; i < iv[q].n; i++)
       c[m++] = (sp_pcall_t){iv[q].start[i],
                             iv[q].end[i],
                             iv[q].thread_ids ? iv[q].thread_ids[i] : 0,
-                            p->name_key[regions[q]],
+                            w->p->name_key[w->regions[q]],
                             q,
                             i};
   qsort(c, (size_t)m, sizeof *c, sp_pcall_cmp);
-  int64_t depth = 0;
   for (int64_t k = 0; k < m; k++) {
-    if (k > 0 && c[k].tid != c[k - 1].tid) depth = 0;
-    while (depth && stack_end[depth - 1] < c[k].e) depth--;
-    int nd = sp_html_path_find(p, depth ? stack_node[depth - 1] : -1, regions[c[k].pair]);
-    node[c[k].pair][c[k].i] = nd;
-    /* A call the tree does not know (cannot happen with the same rules)
-     * is not pushed: its children then hang under its parent. */
-    if (nd >= 0) {
-      stack_end[depth] = c[k].e;
-      stack_node[depth++] = nd;
-    }
+    if (k > 0 && c[k].tid != c[k - 1].tid) w->depth = 0; /* a thread's calls: a new stack */
+    sp_psweep_call(w, c[k].pair, c[k].i, c[k].e);
   }
-  free(c), free(stack_end), free(stack_node);
+  free(c);
   return 0;
+}
+
+int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv,
+                       const int *regions, int npairs, int32_t **node) {
+  int64_t n = 0;
+  for (int q = 0; q < npairs; q++) n += iv[q].n;
+  sp_psweep_t w = {p, regions, node, NULL, NULL, 0};
+  w.stack_end = malloc(((size_t)n + 1) * sizeof *w.stack_end);
+  w.stack_node = malloc(((size_t)n + 1) * sizeof *w.stack_node);
+  int rc = w.stack_end && w.stack_node ? 0 : SP_EXIT_IO;
+  if (rc == 0)
+    rc = sp_pairs_in_order(iv, npairs) ? sp_paths_merge(&w, iv, npairs)
+                                       : sp_paths_sort(&w, iv, npairs, n);
+  free(w.stack_end), free(w.stack_node);
+  return rc;
 }
 
 static int sp_cmp_i32n(const void *a, const void *b) {

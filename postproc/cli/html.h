@@ -48,10 +48,11 @@ typedef struct sp_html_tiles sp_html_tiles_t;
 sp_html_tiles_t *sp_html_tiles_new(int64_t t0, double span, int64_t budget);
 void sp_html_tiles_free(sp_html_tiles_t *t);
 
-/* Records binned output lane number lane (pair li, thread tid) and the
- * tile counts of its m sorted spans. Returns 0 or SP_EXIT_IO. */
-int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_html_span_t *sp,
-                        int64_t m);
+/* Records binned output lane number lane (pair li, thread tid; multi: it
+ * has several call paths) and the tile counts of its m sorted spans.
+ * Returns 0 or SP_EXIT_IO. */
+int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
+                        const sp_html_span_t *sp, int64_t m);
 
 /* Writes the tiles without calls of the lane counted last, as
  * SP_HTML_TILES / 4 hex digits (bit k of the number: tile k). */
@@ -59,6 +60,10 @@ void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f);
 
 /* Chooses the tiles; returns 1 when any pair has a chosen tile. */
 int sp_html_tiles_plan(sp_html_tiles_t *t);
+
+/* 1 when pair li has a lane with chosen tiles and several call paths
+ * (multi of sp_html_tiles_count: its tiles need each call's node). */
+int sp_html_tiles_multi(const sp_html_tiles_t *t, int li);
 
 /* 1 when pair li has a lane with chosen tiles (after the plan). */
 int sp_html_tiles_wanted(const sp_html_tiles_t *t, int li);

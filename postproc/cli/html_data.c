@@ -224,18 +224,19 @@ static int sp_cmp_span(const void *a, const void *b) {
 
 /* The lane's call paths: "paths" (its distinct tree nodes) and, with
  * several, "pi" (per exact interval, the index of its node in "paths"). */
-static void sp_html_lane_paths_out(sp_html_ctx_t *x, const sp_span_t *sp, int64_t m, int exact) {
+static int sp_html_lane_paths_out(sp_html_ctx_t *x, const sp_span_t *sp, int64_t m, int exact) {
   FILE *f = x->f;
   int np;
   sp_html_lane_paths(sp, m, x->lpaths, &np);
   fputs(",\"paths\":[", f);
   for (int k = 0; k < np; k++) fprintf(f, "%s%d", k ? "," : "", (int)x->lpaths[k]);
   fputc(']', f);
-  if (!exact || np < 2) return;
+  if (!exact || np < 2) return np;
   fputs(",\"pi\":[", f);
   for (int64_t i = 0; i < m; i++)
     fprintf(f, "%s%d", i ? "," : "", sp_html_path_index(x->lpaths, np, sp[i].node));
   fputc(']', f);
+  return np;
 }
 
 /* Writes one (region, rank, thread) lane from its spans (sorted here). */
@@ -247,7 +248,7 @@ static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, in
           x->gpos[ln->region], sp_reader_rank_id(x->sel->reader, ln->rank), tid, (long long)m);
   x->first_lane = 0;
   int lane = x->c->lanes++;
-  sp_html_lane_paths_out(x, sp, m, x->exact[li]);
+  int np = sp_html_lane_paths_out(x, sp, m, x->exact[li]);
   if (x->exact[li]) {
     fputs(",\"iv\":[", f);
     int64_t prev = x->t0;
@@ -260,7 +261,7 @@ static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, in
     x->c->exact += m;
   } else {
     double busy = sp_html_occupy(x, sp, m);
-    if (sp_html_tiles_count(x->tiles, lane, li, tid, sp, m) != 0) return SP_EXIT_IO;
+    if (sp_html_tiles_count(x->tiles, lane, li, tid, np > 1, sp, m) != 0) return SP_EXIT_IO;
     /* z: the tiles no call overlaps (hex, bit k = tile k; html_tiles.c). */
     fprintf(f, ",\"busy\":%.0f,\"z\":\"", busy);
     sp_html_tiles_empty(x->tiles, f);
@@ -347,7 +348,13 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
     node[q] = malloc(((size_t)iv[q].n + 1) * sizeof **node);
     if (!node[q]) rc = SP_EXIT_IO;
   }
-  if (rc == 0) rc = sp_html_paths_rank(x->paths, iv, regs, n, node);
+  /* Pass 3 needs the paths only for lanes with several (their tiles give
+   * each call's path); else the nodes are not read. */
+  int paths = !tiles_pass;
+  for (int q = 0; !paths && q < n; q++) paths = sp_html_tiles_multi(x->tiles, lis[q]);
+  if (rc == 0 && paths) rc = sp_html_paths_rank(x->paths, iv, regs, n, node);
+  for (int q = 0; rc == 0 && !paths && q < n; q++)
+    memset(node[q], 0xff, ((size_t)iv[q].n + 1) * sizeof **node);
   for (int q = 0; rc == 0 && q < n; q++) {
     if (!tiles_pass) {
       sp_html_stat(x, lis[q], &iv[q]);

@@ -32,6 +32,7 @@ typedef struct sp_tlane {
   uint16_t cnt[SP_HTML_TILES];         /* calls starting in each tile, saturating (too many then) */
   uint64_t chosen[SP_HTML_TILES / 64]; /* bit k: tile k embedded (with calls) */
   int any;                             /* a tile chosen */
+  int multi;                           /* several call paths: tiles give each call's */
 } sp_tlane_t;
 
 struct sp_html_tiles {
@@ -71,8 +72,8 @@ static int sp_tile_of(const sp_html_tiles_t *t, int64_t s) {
   return k < 0 ? 0 : k >= SP_HTML_TILES ? SP_HTML_TILES - 1 : (int)k;
 }
 
-int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_html_span_t *sp,
-                        int64_t m) {
+int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
+                        const sp_html_span_t *sp, int64_t m) {
   if (t->n == t->cap) {
     int cap = t->cap ? 2 * t->cap : 64;
     sp_tlane_t *nl = realloc(t->lanes, (size_t)cap * sizeof *nl);
@@ -82,7 +83,7 @@ int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, const sp_
   }
   sp_tlane_t *L = &t->lanes[t->n++];
   memset(L, 0, sizeof *L);
-  L->li = li, L->tid = tid, L->lane = lane;
+  L->li = li, L->tid = tid, L->lane = lane, L->multi = multi;
   for (int64_t i = 0; i < m; i++)
     for (int k = sp_tile_of(t, sp[i].s), k1 = sp_tile_of(t, sp[i].e); k <= k1; k++)
       if (L->cnt[k] < UINT16_MAX) L->cnt[k]++;
@@ -173,6 +174,13 @@ void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f) {
   }
 }
 
+int sp_html_tiles_multi(const sp_html_tiles_t *t, int li) {
+  if (li < 0 || li >= t->nwant || !t->first[li]) return 0;
+  for (int i = t->first[li] - 1; i < t->n && t->lanes[i].li == li; i++)
+    if (t->lanes[i].any && t->lanes[i].multi) return 1;
+  return 0;
+}
+
 int sp_html_tiles_wanted(const sp_html_tiles_t *t, int li) {
   return li >= 0 && li < t->nwant && t->want[li];
 }
@@ -214,8 +222,8 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
   }
   int32_t *paths = malloc(((size_t)m + 1) * sizeof *paths);
   if (!paths) return;
-  int np;
-  sp_html_lane_paths(sp, m, paths, &np);
+  int np = 1;
+  if (L->multi) sp_html_lane_paths(sp, m, paths, &np);
   fprintf(f, "%s\n{\"l\":%d,\"k\":[", t->written++ ? "," : "", L->lane);
   for (int k = 0, first = 1; k < SP_HTML_TILES; k++)
     if (sp_chosen(L, k)) fprintf(f, "%s%d", first ? "" : ",", k), first = 0;

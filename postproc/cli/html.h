@@ -11,7 +11,7 @@
 #define SP_HTML_OCC_BYTES 6000000 /* occupancy bytes over all binned lanes and levels */
 #define SP_HTML_OCC_COARSE 256    /* bins of the coarsest occupancy level */
 #define SP_HTML_OCC_FINE 16384    /* bins of the finest level, at most */
-#define SP_HTML_TILES 256         /* time tiles of the exact intervals of binned lanes (x 64) */
+#define SP_HTML_TILES 256         /* time tiles of binned lanes' exact calls (a multiple of 64) */
 #define SP_HTML_TILE_SHARE 8      /* tiles hold up to --html-exact / this many intervals */
 
 /* What the data part of a report holds, for messages and the benchmark. */
@@ -39,9 +39,9 @@ void sp_html_lane_paths(const sp_html_span_t *sp, int64_t m, int32_t *paths, int
 int sp_html_path_index(const int32_t *paths, int np, int32_t node);
 
 /* html_tiles.c: exact intervals of binned lanes per time tile. Pass 2
- * counts the calls of each binned lane per tile (by start); the plan then
- * takes the (lane, tile) pairs with the fewest calls first while they fit
- * the budget; pass 3 writes them. */
+ * counts the calls of each binned lane that overlap each tile; the plan
+ * takes whole tiles, then (lane, tile) pairs, fewest calls first, while
+ * they fit the budget; pass 3 writes them. */
 typedef struct sp_html_tiles sp_html_tiles_t;
 
 /* t0: first start (ns), span: ns, budget: intervals. NULL when out of memory. */
@@ -69,7 +69,7 @@ int sp_html_tiles_multi(const sp_html_tiles_t *t, int li);
 int sp_html_tiles_wanted(const sp_html_tiles_t *t, int li);
 
 /* Writes the tiles entry of pair li, thread tid (nothing when it has no
- * chosen tile) from its m sorted spans; "first" tracks the commas. */
+ * chosen tile) from its m sorted spans; adds to c->tiled and c->tiles. */
 void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_html_span_t *sp,
                         int64_t m, sp_html_counts_t *c);
 

@@ -36,6 +36,8 @@ from the report. Cases:
                highlights the calls of r under a only (canvas pixels at
                their times), the tooltips give a / r and b / r; saved as
                OUTDIR/timeline_path.png
+  pathhl_binned  (paths.h5, all binned) after clicking a / r, the tooltip over
+               r's bins says they are highlighted by region, names both paths
   tiles        (a binned report with tiles) zoomed into an embedded tile,
                the tooltip gives an exact call (start and duration equal to
                h5py's); zoomed out, a busy fraction
@@ -535,6 +537,30 @@ def case_pathhl(b, h5, out):
             fail("the tooltip over the call of r under %s lacks 'call path  %s'" % (path[0], path))
 
 
+def case_pathhl_binned(b, h5, out):
+    """paths.h5 with every lane binned: clicking the row a / r keeps r's
+    binned lanes highlighted by region (its bins hold both paths), and the
+    tooltip says so and names both paths."""
+    calls = file_paths(h5)
+    t0 = min(c[0] for v in calls.values() for c in v)
+    d = b.eval("({tree: spReport.data.tree, regions: spReport.data.regions.map(r => ({name: r.name}))})")
+    node = tree_paths(d).index("a / r")
+    b.eval("document.querySelector('#sp-tree tbody tr[data-node=\"%d\"]').click()" % node)
+    b.frames(2)
+    lanes = b.eval("spReport.lanes.map(l => [spReport.data.regions[l.g].name, l.rank, l.thread, !!l.start])")
+    i = [l[0] for l in lanes].index("r")
+    if lanes[i][3]:
+        fail("lane r is exact: the report should bin it (--html-exact 0)")
+    s, e, path = [c for c in calls[tuple(lanes[i][:3])] if c[2] == "b / r"][0]
+    tip = hover(b, i, (s + e) / 2 - t0)
+    print("tooltip over r's bins under b:", repr(tip))
+    for want in ("busy  ", "highlighted by region", "call paths  "):
+        if not tip or want not in tip:
+            fail("the tooltip lacks %r" % want)
+    if "b / r" not in tip or "a / r" not in tip:
+        fail("the tooltip does not name both paths of r")
+
+
 def case_tiles(b, h5, out):
     """A binned lane's call inside an embedded tile: zoomed to a tile-wide window on it,
     the tooltip gives that exact call (start and duration as h5py's);
@@ -935,7 +961,7 @@ def case_speedup(b, h5s, out):
 
 CASES = {"speedup": case_speedup, "durations": case_durations, "callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
          "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree,
-         "pathhl": case_pathhl, "tiles": case_tiles}
+         "pathhl": case_pathhl, "pathhl_binned": case_pathhl_binned, "tiles": case_tiles}
 
 
 def main():

@@ -11,6 +11,8 @@
 #define SP_HTML_OCC_BYTES 6000000 /* occupancy bytes over all binned lanes and levels */
 #define SP_HTML_OCC_COARSE 256    /* bins of the coarsest occupancy level */
 #define SP_HTML_OCC_FINE 16384    /* bins of the finest level, at most */
+#define SP_HTML_TILES 256         /* time tiles of binned lanes' exact calls (a multiple of 64) */
+#define SP_HTML_TILE_SHARE 8      /* tiles hold up to --html-exact / this many intervals */
 
 /* What the data part of a report holds, for messages and the benchmark. */
 typedef struct sp_html_counts {
@@ -19,7 +21,57 @@ typedef struct sp_html_counts {
   int lanes;         /* (region, rank, thread) lanes */
   int binned_lanes;  /* lanes embedded as occupancy only */
   int fine_bins;     /* bins of the finest occupancy level (0: no binned lane) */
+  int64_t tiled;     /* intervals of binned lanes embedded exactly in time tiles */
+  int tiles;         /* (lane, tile) pairs embedded, with intervals */
 } sp_html_counts_t;
+
+/* One call of a lane: start and end (ns) and its call path (tree node). */
+typedef struct sp_html_span {
+  int64_t s, e;
+  int32_t node;
+} sp_html_span_t;
+
+/* html_paths.c: the distinct nodes of the m spans, ascending, into
+ * paths[0..*np-1] (paths holds m + 1). */
+void sp_html_lane_paths(const sp_html_span_t *sp, int64_t m, int32_t *paths, int *np);
+
+/* Position of node in paths[0..np-1] (ascending), 0 if absent. */
+int sp_html_path_index(const int32_t *paths, int np, int32_t node);
+
+/* html_tiles.c: exact intervals of binned lanes per time tile. Pass 2
+ * counts the calls of each binned lane that overlap each tile; the plan
+ * takes whole tiles, then (lane, tile) pairs, fewest calls first, while
+ * they fit the budget; pass 3 writes them. */
+typedef struct sp_html_tiles sp_html_tiles_t;
+
+/* t0: first start (ns), span: ns, budget: intervals. NULL when out of memory. */
+sp_html_tiles_t *sp_html_tiles_new(int64_t t0, double span, int64_t budget);
+void sp_html_tiles_free(sp_html_tiles_t *t);
+
+/* Records binned output lane number lane (pair li, thread tid; multi: it
+ * has several call paths) and the tile counts of its m sorted spans.
+ * Returns 0 or SP_EXIT_IO. */
+int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
+                        const sp_html_span_t *sp, int64_t m);
+
+/* Writes the tiles without calls of the lane counted last, as
+ * SP_HTML_TILES / 4 hex digits (bit k of the number: tile k). */
+void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f);
+
+/* Chooses the tiles; returns 1 when any pair has a chosen tile. */
+int sp_html_tiles_plan(sp_html_tiles_t *t);
+
+/* 1 when pair li has a lane with chosen tiles and several call paths
+ * (multi of sp_html_tiles_count: its tiles need each call's node). */
+int sp_html_tiles_multi(const sp_html_tiles_t *t, int li);
+
+/* 1 when pair li has a lane with chosen tiles (after the plan). */
+int sp_html_tiles_wanted(const sp_html_tiles_t *t, int li);
+
+/* Writes the tiles entry of pair li, thread tid (nothing when it has no
+ * chosen tile) from its m sorted spans; adds to c->tiled and c->tiles. */
+void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_html_span_t *sp,
+                        int64_t m, sp_html_counts_t *c);
 
 /* html_data.c: writes the report's data as one JSON object to f (text
  * safe inside <script>: '<', '>' and '&' are escaped) for the first of
@@ -38,10 +90,28 @@ void sp_html_json_str(FILE *f, const char *s);
  * plot). Nothing for one file. Returns an sp_exit_t code. */
 int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels);
 
-/* html_tree.c: writes ',"tree":[...]', the call tree of the selection
- * (sp_reader_tree_build), node regions as positions in sel->regions
- * (gpos maps reader region index to position). Returns an sp_exit_t code. */
-int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos);
+/* html_tree.c: builds the call tree of the selection (sp_reader_tree_build,
+ * flags 0) into *t. Returns an sp_exit_t code after printing why. */
+int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t);
+
+/* html_tree.c: writes ',"tree":[...]', the nodes of t, node regions as
+ * positions in sel->regions (gpos maps reader region index to position). */
+void sp_html_tree_write(FILE *f, const sp_reader_tree_t *t, const int *gpos);
+
+/* html_paths.c: per-interval call paths (nodes of the report's tree). */
+typedef struct sp_html_paths sp_html_paths_t;
+
+/* A lookup of tree t's nodes by (parent, region) and r's name order.
+ * Returns 0 or SP_EXIT_IO (out of memory; *out = NULL). */
+int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, const sp_reader_t *r);
+void sp_html_paths_free(sp_html_paths_t *p);
+
+/* For the npairs loaded pairs iv[q] of one rank (region regions[q], a
+ * reader index; every selected region of the rank), fills node[q][i]
+ * with the tree node of interval i of pair q (-1 if the tree has none).
+ * Returns 0 or SP_EXIT_IO (out of memory). */
+int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv,
+                       const int *regions, int npairs, int32_t **node);
 
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints

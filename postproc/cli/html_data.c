@@ -8,7 +8,11 @@
  * that all binned lanes fit SP_HTML_OCC_BYTES. The viewer draws exact
  * lanes from the intervals and binned lanes from the level that matches
  * the zoom, so the file and its drawing cost stay bounded by the budgets,
- * not by the trace. Lanes are read one (region, rank) pair at a time. */
+ * not by the trace. Each lane lists its call paths (nodes of the call
+ * tree, html_paths.c) and exact lanes give each interval's path; binned
+ * lanes also get exact calls per time tile where they fit (html_tiles.c,
+ * a third pass). Lanes are read one rank at a time (its selected pairs
+ * together: a call's path depends on the other regions' calls). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +20,7 @@
 #include "html.h"
 #include "palette.h"
 
-typedef struct sp_span {
-  int64_t s, e; /* start and end, ns */
-} sp_span_t;
+typedef sp_html_span_t sp_span_t;
 
 /* Per selected region: what the duration bars and the table show. */
 typedef struct sp_rstat {
@@ -44,6 +46,10 @@ typedef struct sp_html_ctx {
   const char *cmap;            /* --cmap, NULL = the default */
   double start_time, end_time; /* --start-time, --end-time, s (0: not given) */
   int first_lane;              /* no comma before the next lane */
+  sp_reader_tree_t *tree;      /* the call tree (written as "tree") */
+  sp_html_paths_t *paths;      /* per-interval nodes of that tree */
+  sp_html_tiles_t *tiles;      /* exact intervals of binned lanes per time tile */
+  int32_t *lpaths;             /* one lane's distinct nodes */
 } sp_html_ctx_t;
 
 /* A JSON string safe inside <script>: sp_text_put's JSON escaping, and
@@ -216,15 +222,33 @@ static int sp_cmp_span(const void *a, const void *b) {
   return p->s < q->s ? -1 : p->s > q->s ? 1 : (p->e < q->e ? -1 : p->e > q->e);
 }
 
-/* Writes one (region, rank, thread) lane from its sorted spans. */
-static void sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m) {
+/* The lane's call paths: "paths" (its distinct tree nodes) and, with
+ * several, "pi" (per exact interval, the index of its node in "paths"). */
+static int sp_html_lane_paths_out(sp_html_ctx_t *x, const sp_span_t *sp, int64_t m, int exact) {
+  FILE *f = x->f;
+  int np;
+  sp_html_lane_paths(sp, m, x->lpaths, &np);
+  fputs(",\"paths\":[", f);
+  for (int k = 0; k < np; k++) fprintf(f, "%s%d", k ? "," : "", (int)x->lpaths[k]);
+  fputc(']', f);
+  if (!exact || np < 2) return np;
+  fputs(",\"pi\":[", f);
+  for (int64_t i = 0; i < m; i++)
+    fprintf(f, "%s%d", i ? "," : "", sp_html_path_index(x->lpaths, np, sp[i].node));
+  fputc(']', f);
+  return np;
+}
+
+/* Writes one (region, rank, thread) lane from its spans (sorted here). */
+static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m) {
   FILE *f = x->f;
   const sp_lane_t *ln = &x->sel->lanes[li];
   qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
   fprintf(f, "%s\n{\"g\":%d,\"r\":%d,\"t\":%d,\"n\":%lld", x->first_lane ? "" : ",",
           x->gpos[ln->region], sp_reader_rank_id(x->sel->reader, ln->rank), tid, (long long)m);
   x->first_lane = 0;
-  x->c->lanes++;
+  int lane = x->c->lanes++;
+  int np = sp_html_lane_paths_out(x, sp, m, x->exact[li]);
   if (x->exact[li]) {
     fputs(",\"iv\":[", f);
     int64_t prev = x->t0;
@@ -237,11 +261,16 @@ static void sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, i
     x->c->exact += m;
   } else {
     double busy = sp_html_occupy(x, sp, m);
-    fprintf(f, ",\"busy\":%.0f", busy);
+    if (sp_html_tiles_count(x->tiles, lane, li, tid, np > 1, sp, m) != 0) return SP_EXIT_IO;
+    /* z: the tiles no call overlaps (hex, bit k = tile k; html_tiles.c). */
+    fprintf(f, ",\"busy\":%.0f,\"z\":\"", busy);
+    sp_html_tiles_empty(x->tiles, f);
+    fputc('"', f);
     sp_html_levels(x);
     x->c->binned_lanes++;
   }
   fputc('}', f);
+  return 0;
 }
 
 static int sp_cmp_i32(const void *a, const void *b) {
@@ -269,40 +298,103 @@ static void sp_html_stat(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *
   r->rk_n++;
 }
 
-/* Pass 2 for one (region, rank) pair: split by thread, write each lane. */
-static int sp_html_pair(sp_html_ctx_t *x, int li) {
-  const sp_lane_t *ln = &x->sel->lanes[li];
-  sp_reader_intervals_t iv;
-  int err = sp_reader_load(x->sel->reader, ln->region, ln->rank, &iv);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(x->sel->reader));
-    return sp_exit_for_reader(err);
+/* The lanes of one loaded pair with its nodes: split by thread, each
+ * sorted; written as lanes (pass 2) or as tiles (pass 3). */
+static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *iv,
+                        const int32_t *node, int tiles_pass) {
+  sp_span_t *sp = malloc(((size_t)iv->n + 1) * sizeof *sp);
+  int32_t *tids = malloc(((size_t)iv->n + 1) * sizeof *tids);
+  int rc = sp && tids ? 0 : SP_EXIT_IO;
+  int64_t nt = 0;
+  for (int64_t i = 0; rc == 0 && i < iv->n; i++) tids[i] = iv->thread_ids ? iv->thread_ids[i] : 0;
+  if (rc == 0) qsort(tids, (size_t)iv->n, sizeof *tids, sp_cmp_i32);
+  for (int64_t i = 0; rc == 0 && i < iv->n; i++)
+    if (i == 0 || tids[i] != tids[nt - 1]) tids[nt++] = tids[i];
+  for (int64_t t = 0; rc == 0 && t < nt; t++) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < iv->n; i++)
+      if (!iv->thread_ids || iv->thread_ids[i] == tids[t])
+        sp[m++] = (sp_span_t){iv->start[i], iv->end[i], node[i]};
+    if (tiles_pass) {
+      qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
+      sp_html_tiles_lane(x->tiles, x->f, li, tids[t], sp, m, x->c);
+    } else {
+      rc = sp_html_lane_out(x, li, tids[t], sp, m);
+    }
   }
-  sp_html_stat(x, li, &iv);
-  x->c->intervals += iv.n;
-  sp_span_t *sp = malloc(((size_t)iv.n + 1) * sizeof *sp);
-  int32_t *tids = malloc(((size_t)iv.n + 1) * sizeof *tids);
-  if (!sp || !tids) {
-    free(sp), free(tids);
-    sp_reader_intervals_free(&iv);
+  free(sp), free(tids);
+  return rc;
+}
+
+/* One rank (its selected lanes lis[0..n-1]): every pair loaded, the call
+ * path of each interval from the sweep over all of them (html_paths.c),
+ * then each pair's lanes written. Pass 3 (tiles_pass) only rereads ranks
+ * with chosen tiles. Memory: the rank's pairs, as the call tree's build. */
+static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass) {
+  sp_reader_intervals_t *iv = calloc((size_t)n + 1, sizeof *iv);
+  int32_t **node = calloc((size_t)n + 1, sizeof *node);
+  int *regs = malloc(((size_t)n + 1) * sizeof *regs);
+  int rc = iv && node && regs ? 0 : SP_EXIT_IO, loaded = 0, said = 0;
+  for (int q = 0; rc == 0 && q < n; q++, loaded++) {
+    const sp_lane_t *ln = &x->sel->lanes[lis[q]];
+    regs[q] = ln->region;
+    int err = sp_reader_load(x->sel->reader, ln->region, ln->rank, &iv[q]);
+    if (err < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(x->sel->reader));
+      rc = sp_exit_for_reader(err);
+      said = 1;
+      break;
+    }
+    node[q] = malloc(((size_t)iv[q].n + 1) * sizeof **node);
+    if (!node[q]) rc = SP_EXIT_IO;
+  }
+  /* Pass 3 needs the paths only for lanes with several (their tiles give
+   * each call's path); else the nodes are not read. */
+  int paths = !tiles_pass;
+  for (int q = 0; !paths && q < n; q++) paths = sp_html_tiles_multi(x->tiles, lis[q]);
+  if (rc == 0 && paths) rc = sp_html_paths_rank(x->paths, iv, regs, n, node);
+  for (int q = 0; rc == 0 && !paths && q < n; q++)
+    memset(node[q], 0xff, ((size_t)iv[q].n + 1) * sizeof **node);
+  for (int q = 0; rc == 0 && q < n; q++) {
+    if (!tiles_pass) {
+      sp_html_stat(x, lis[q], &iv[q]);
+      x->c->intervals += iv[q].n;
+    }
+    rc = sp_html_pair(x, lis[q], &iv[q], node[q], tiles_pass);
+    /* A failed write (full disk) ends the run: the caller says why. */
+    if (rc == 0 && ferror(x->f)) rc = SP_EXIT_IO;
+  }
+  /* What is left: out of memory (a write error's message is the caller's). */
+  if (rc == SP_EXIT_IO && !said && !ferror(x->f)) sp_msg(SP_QUIET, "out of memory");
+  for (int q = 0; q < loaded; q++) sp_reader_intervals_free(&iv[q]), free(node[q]);
+  free(iv), free(node), free(regs);
+  return rc;
+}
+
+/* Passes 2 and 3 rank by rank (lanes grouped by rank index). */
+static int sp_html_ranks(sp_html_ctx_t *x, int tiles_pass) {
+  const sp_selection_t *sel = x->sel;
+  int nk = sp_reader_num_ranks(sel->reader);
+  int *first = calloc((size_t)nk + 2, sizeof *first),
+      *lis = malloc(((size_t)sel->nlanes + 1) * sizeof *lis);
+  if (!first || !lis) {
+    free(first), free(lis);
     sp_msg(SP_QUIET, "out of memory");
     return SP_EXIT_IO;
   }
-  int64_t nt = 0;
-  for (int64_t i = 0; i < iv.n; i++) tids[i] = iv.thread_ids ? iv.thread_ids[i] : 0;
-  qsort(tids, (size_t)iv.n, sizeof *tids, sp_cmp_i32);
-  for (int64_t i = 0; i < iv.n; i++)
-    if (i == 0 || tids[i] != tids[nt - 1]) tids[nt++] = tids[i];
-  for (int64_t t = 0; t < nt; t++) {
-    int64_t m = 0;
-    for (int64_t i = 0; i < iv.n; i++)
-      if (!iv.thread_ids || iv.thread_ids[i] == tids[t])
-        sp[m++] = (sp_span_t){iv.start[i], iv.end[i]};
-    sp_html_lane_out(x, li, tids[t], sp, m);
+  for (int i = 0; i < sel->nlanes; i++) first[sel->lanes[i].rank + 2]++;
+  for (int k = 0; k < nk; k++) first[k + 2] += first[k + 1];
+  for (int i = 0; i < sel->nlanes; i++) lis[first[sel->lanes[i].rank + 1]++] = i;
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < nk; k++) {
+    int a = first[k], b = first[k + 1], want = !tiles_pass;
+    for (int q = a; !want && q < b; q++) want = sp_html_tiles_wanted(x->tiles, lis[q]);
+    sp_progress(tiles_pass ? "writing tiles of rank" : "writing rank", k, nk);
+    if (b > a && want) rc = sp_html_rank(x, lis + a, b - a, tiles_pass);
   }
-  free(sp), free(tids);
-  sp_reader_intervals_free(&iv);
-  return 0;
+  sp_progress_done();
+  free(first), free(lis);
+  return rc;
 }
 
 static int sp_html_regions(sp_html_ctx_t *x) {
@@ -370,12 +462,22 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   x.end_time = o->end_time;
   int rc = sp_html_plan(&x);
   int nreg = sp_reader_num_regions(sel->reader);
+  int64_t maxn = 0;
+  for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    if (info.num_intervals > maxn) maxn = info.num_intervals;
+  }
+  if (rc == 0) rc = sp_html_tree_build(sel, &x.tree);
   if (rc == 0) {
     x.occ = malloc((2 * (size_t)x.fine + 1) * sizeof *x.occ);
     x.lvl = malloc((size_t)x.fine);
     x.gpos = malloc(((size_t)nreg + 1) * sizeof *x.gpos);
     x.rs = calloc((size_t)sel->nregions + 1, sizeof *x.rs);
-    if (!x.occ || !x.lvl || !x.gpos || !x.rs) {
+    x.lpaths = malloc(((size_t)maxn + 1) * sizeof *x.lpaths);
+    x.tiles = sp_html_tiles_new(x.t0, x.span, o->html_exact / SP_HTML_TILE_SHARE);
+    if (!x.occ || !x.lvl || !x.gpos || !x.rs || !x.lpaths || !x.tiles ||
+        sp_html_paths_new(&x.paths, x.tree, sel->reader) != 0) {
       sp_msg(SP_QUIET, "out of memory");
       rc = SP_EXIT_IO;
     }
@@ -383,22 +485,27 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   if (rc == 0) {
     for (int i = 0; i < sel->nregions; i++) x.gpos[sel->regions[i]] = i;
     sp_html_header(&x);
-    for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
-      sp_progress("writing lane", i, sel->nlanes);
-      rc = sp_html_pair(&x, i);
-      /* A failed write (full disk) ends the run: the caller says why. */
-      if (rc == 0 && ferror(f)) rc = SP_EXIT_IO;
-    }
-    sp_progress_done();
+    rc = sp_html_ranks(&x, 0);
   }
   if (rc == 0) rc = sp_html_regions(&x);
-  if (rc == 0) rc = sp_html_tree_write(f, sel, x.gpos);
+  if (rc == 0) sp_html_tree_write(f, x.tree, x.gpos);
+  if (rc == 0) {
+    fprintf(f, ",\n\"tiles\":{\"n\":%d,\"lanes\":[", SP_HTML_TILES);
+    if (sp_html_tiles_plan(x.tiles)) rc = sp_html_ranks(&x, 1);
+    fputs("]}", f);
+  }
   if (rc == 0) rc = sp_html_files_write(f, sels, nfiles, labels);
   if (rc == 0) {
-    fprintf(f, ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d}}",
-            (long long)c->intervals, (long long)c->exact, c->lanes, c->binned_lanes);
+    fprintf(f,
+            ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d,"
+            "\"tiled\":%lld,\"tiles\":%d}}",
+            (long long)c->intervals, (long long)c->exact, c->lanes, c->binned_lanes,
+            (long long)c->tiled, c->tiles);
     c->fine_bins = c->binned_lanes ? x.fine : 0;
   }
-  free(x.exact), free(x.occ), free(x.lvl), free(x.gpos), free(x.rs);
+  sp_reader_tree_free(x.tree);
+  sp_html_paths_free(x.paths);
+  sp_html_tiles_free(x.tiles);
+  free(x.exact), free(x.occ), free(x.lvl), free(x.gpos), free(x.rs), free(x.lpaths);
   return rc;
 }

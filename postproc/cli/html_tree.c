@@ -7,14 +7,17 @@
  * its lanes by the first node of each region, sorts and folds the table. */
 #include "html.h"
 
-int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos) {
-  sp_reader_tree_t *t;
-  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks,
-                                 0, &t);
+int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t) {
+  int err =
+      sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks, 0, t);
   if (err < 0) {
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
     return sp_exit_for_reader(err);
   }
+  return 0;
+}
+
+void sp_html_tree_write(FILE *f, const sp_reader_tree_t *t, const int *gpos) {
   int n = sp_reader_tree_num_nodes(t);
   fputs(",\n\"tree\":[", f);
   for (int i = 0; i < n; i++) {
@@ -27,6 +30,4 @@ int sp_html_tree_write(FILE *f, const sp_selection_t *sel, const int *gpos) {
             nd->rank_max, nd->max_rank, nd->imbalance);
   }
   fputc(']', f);
-  sp_reader_tree_free(t);
-  return 0;
 }

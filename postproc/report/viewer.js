@@ -9,7 +9,12 @@
 //    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
 //    the call under the mouse; the time axis (DOM labels) follows the zoom.
 //  - the region legend, the call tree (when the data has one) and the
-//    duration bars. Clicking a region highlights its lanes.
+//    duration bars. Clicking a region highlights its calls; clicking a
+//    call-tree row highlights the calls of that call path only (each exact
+//    call carries its path, a node of the tree).
+//  - binned lanes also carry the exact calls of the time tiles that fit the
+//    report's budget (html_tiles.c): a window inside such tiles is drawn
+//    (and hovered) exactly.
 // No library, no network: it must open from file://.
 (function () {
   'use strict';
@@ -21,6 +26,7 @@
   var lanes = [];
   var view = { t0: 0, t1: Math.max(D.span, 1) };
   var highlight = null; // Set of region indices, or null
+  var hlNode = null;    // with a call-tree row clicked: its node (highlight = its region)
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
@@ -43,7 +49,8 @@
 
   // Exact lanes: absolute starts (ns since the first start) from the deltas.
   function prepareLane(L) {
-    var lane = { g: L.g, rank: L.r, thread: L.t, n: L.n };
+    var lane = { g: L.g, rank: L.r, thread: L.t, n: L.n, paths: L.paths || [-1],
+      pi: L.pi ? Int32Array.from(L.pi) : null };
     if (L.iv) {
       var m = L.iv.length / 2, st = new Float64Array(m), du = new Float64Array(m);
       var t = 0, maxd = 0, busy = 0, end = -Infinity;
@@ -59,11 +66,38 @@
     } else {
       lane.levels = L.occ.map(decodeLevel);
       lane.busy = L.busy;
+      lane.tiles = {};
+      for (var k = 0; L.z && k < 4 * L.z.length; k++) // tiles no call overlaps: known
+        if ((parseInt(L.z.charAt(L.z.length - 1 - (k >> 2)), 16) >> (k & 3)) & 1) lane.tiles[k] = null;
     }
     return lane;
   }
 
   D.lanes.forEach(function (L) { lanes.push(prepareLane(L)); });
+
+  // The exact calls of the embedded tiles: unsigned LEB128 varints (start
+  // delta, duration, path index when the lane has several paths).
+  function decodeTile(lane, b64) {
+    var b = decodeLevel(b64), st = [], du = [], pi = lane.paths.length > 1 ? [] : null;
+    var pos = 0, t = 0;
+    function next() {
+      var v = 0, mul = 1, c;
+      do { c = b[pos++]; v += (c & 127) * mul; mul *= 128; } while (c & 128);
+      return v;
+    }
+    while (pos < b.length) {
+      t += next();
+      st.push(t);
+      du.push(next());
+      if (pi) pi.push(next());
+    }
+    return { start: st, dur: du, pi: pi };
+  }
+  var TILES = D.tiles ? D.tiles.n : 64;
+  (D.tiles ? D.tiles.lanes : []).forEach(function (T) {
+    var lane = lanes[T.l];
+    T.k.forEach(function (k, j) { lane.tiles[k] = decodeTile(lane, T.d[j]); });
+  });
   regions.forEach(function (r, g) { r.rgb = rgb(r.color); r.index = g; r.path = r.path || r.name; });
   var threadsPerRankRegion = {};
   lanes.forEach(function (l) {
@@ -112,10 +146,12 @@
     return lo;
   }
 
-  function coverExact(lane, cov, scale) {
+  // node: only the calls of that call path (undefined: all).
+  function coverExact(lane, cov, scale, node) {
     var st = lane.start, du = lane.dur, m = st.length;
     var curS = 0, curE = -Infinity;
     for (var i = firstFrom(lane, view.t0); i < m && st[i] < view.t1; i++) {
+      if (node !== undefined && pathOf(lane, i) !== node) continue;
       var s = st[i], e = s + du[i];
       if (s > curE) { // disjoint: flush the merged run (nested calls counted once)
         if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
@@ -126,6 +162,40 @@
     }
     if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
   }
+
+  // The exact calls of lane in the window: the lane itself when it is
+  // exact, the concatenated tiles when every tile the window overlaps is
+  // embedded (a tile holds the calls that overlap it: after the first
+  // tile, only the calls that start in the tile are taken), else null
+  // (drawn binned).
+  function tileOf(t) { return Math.min(TILES - 1, Math.max(0, Math.floor(t * TILES / D.span))); }
+
+  function exactSource(lane) {
+    if (lane.start) return lane;
+    if (!lane.tiles) return null;
+    // Calls start before view.t1: the last tile is the one just below it.
+    var k0 = tileOf(view.t0), k1 = Math.max(k0, Math.min(TILES, Math.ceil(view.t1 * TILES / D.span)) - 1);
+    var key = k0 + ':' + k1;
+    if (lane.cached && lane.cached.key === key) return lane.cached.src;
+    var st = [], du = [], pi = lane.paths.length > 1 ? [] : null, maxd = 0, ok = true;
+    for (var k = k0; k <= k1 && ok; k++) {
+      if (!(k in lane.tiles)) { ok = false; break; }
+      var T = lane.tiles[k];
+      if (!T) continue;
+      for (var i = 0; i < T.start.length; i++) {
+        if (k > k0 && tileOf(T.start[i]) < k) continue; // taken from an earlier tile
+        st.push(T.start[i]); du.push(T.dur[i]);
+        if (pi) pi.push(T.pi[i]);
+        if (T.dur[i] > maxd) maxd = T.dur[i];
+      }
+    }
+    var src = ok ? { g: lane.g, rank: lane.rank, thread: lane.thread, paths: lane.paths, pi: pi,
+      start: Float64Array.from(st), dur: Float64Array.from(du), maxDur: maxd, tiled: true } : null;
+    lane.cached = { key: key, src: src };
+    return src;
+  }
+
+  function pathOf(lane, i) { return lane.pi ? lane.paths[lane.pi[i]] : lane.paths[0]; }
 
   // The coarsest level whose bins are no wider than a pixel, else the finest.
   function pickLevel(lane, scale) {
@@ -164,19 +234,27 @@
     var laneH = LANE_H * dpr, top = el.scroll.scrollTop * dpr;
     var img = ctx.createImageData(pw, ph), px = img.data;
     px.fill(255);
-    var scale = pw / (view.t1 - view.t0), cov = new Float32Array(pw);
+    var scale = pw / (view.t1 - view.t0), cov = new Float32Array(pw), covHi = new Float32Array(pw);
     var first = Math.floor(top / laneH), last = Math.min(lanes.length, Math.ceil((top + ph) / laneH));
     for (var i = first; i < last; i++) {
       var lane = lanes[i], col = regions[lane.g].rgb;
       cov.fill(0);
-      if (lane.start) coverExact(lane, cov, scale); else coverBinned(lane, cov, scale);
+      var src = exactSource(lane), split = false;
+      if (src) coverExact(src, cov, scale); else coverBinned(lane, cov, scale);
       var dim = highlight && !highlight.has(lane.g) ? 0.15 : 1;
+      // A call-tree row: exact calls of other paths of the region dimmed
+      // too; binned parts of the lane stay highlighted by region.
+      if (hlNode !== null && dim === 1 && src) {
+        covHi.fill(0);
+        coverExact(src, covHi, scale, hlNode);
+        split = true;
+      }
       var y0 = Math.max(0, Math.round(i * laneH - top + dpr)), y1 = Math.min(ph, Math.round((i + 1) * laneH - top - dpr));
       for (var c = 0; c < pw; c++) {
         var a = cov[c];
         if (a <= 0) continue;
         if (a > 1) a = 1;
-        a *= dim;
+        if (split) { var h = Math.min(1, covHi[c]); a = h + 0.15 * Math.max(0, a - h); } else a *= dim;
         var r = 255 - a * (255 - col[0]), g = 255 - a * (255 - col[1]), b = 255 - a * (255 - col[2]);
         for (var y = y0; y < y1; y++) {
           var o = (y * pw + c) * 4;
@@ -338,6 +416,7 @@
     return outer.map(function (o) { return o[2]; }).concat([regions[lane.g].name]).join(' / ');
   }
 
+  var lastHit = null; // [start, duration] of the exact call last hovered (tests)
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
     var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
@@ -346,12 +425,18 @@
     var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
     var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
       '   thread  ' + lane.thread + '\n';
-    if (lane.start) {
-      var k = hitExact(lane, t, tol);
+    var src = exactSource(lane);
+    if (src) {
+      var k = hitExact(src, t, tol);
       if (k < 0) return null;
-      head = head.replace('call path  ' + reg.path, 'call path  ' + callPath(lane, k));
-      return head + 'start  ' + fmtTime(lane.start[k]) + '\nduration  ' + fmtTime(lane.dur[k]);
+      lastHit = [src.start[k], src.dur[k]];
+      var nd = pathOf(src, k), path = tree && tree[nd] ? tree[nd].path : callPath(src, k);
+      head = head.replace('call path  ' + reg.path, 'call path  ' + path);
+      return head + 'start  ' + fmtTime(src.start[k]) + '\nduration  ' + fmtTime(src.dur[k]) +
+        (src.tiled ? '\n(exact: this window\'s tiles are embedded)' : '');
     }
+    if (lane.paths.length > 1) head = head.replace('call path  ' + reg.path, 'call paths  ' +
+      lane.paths.map(function (n) { return tree && tree[n] ? tree[n].path : '?'; }).join(', '));
     // The finest bins under the pointer (one pixel either side).
     var lv = lane.levels[lane.levels.length - 1], bw = D.span / lv.length, px = w / plotWidth();
     var b0 = Math.max(0, Math.floor((t - px) / bw)), b1 = Math.min(lv.length - 1, Math.floor((t + px) / bw));
@@ -359,7 +444,9 @@
     for (var b = b0; b <= b1; b++) sum += lv[b];
     if (b1 < b0 || !sum) return null;
     return head + 'busy  ' + Math.round(sum / (b1 - b0 + 1) / 2.55) + ' % of ' + fmtTime(b0 * bw) +
-      ' \u2013 ' + fmtTime((b1 + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report)';
+      ' \u2013 ' + fmtTime((b1 + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report' +
+      (hlNode !== null && lane.g === tree[hlNode].g ? '; highlighted by region: binned calls are not split by call path'
+        : '') + ')';
   }
 
   el.canvas.addEventListener('mousemove', function (e) {
@@ -374,17 +461,25 @@
 
   // ---- highlight, legend, duration bars ---------------------------------
 
-  function setHighlight(set) {
+  // set: regions whose calls are highlighted; node: a call-tree node, then
+  // only that path's calls (set is its region).
+  function setHighlight(set, node) {
     highlight = set && set.size ? set : null;
+    hlNode = highlight && node !== undefined && node !== null ? node : null;
     Array.prototype.forEach.call(document.querySelectorAll('[data-region]'), function (n) {
       var on = highlight && highlight.has(+n.getAttribute('data-region'));
+      if (hlNode !== null) on = +n.getAttribute('data-node') === hlNode; // the row only
       n.classList.toggle('sp-on', !!on);
     });
     redraw();
   }
 
   function toggleRegion(g) {
-    setHighlight(highlight && highlight.size === 1 && highlight.has(g) ? null : new Set([g]));
+    setHighlight(highlight && hlNode === null && highlight.size === 1 && highlight.has(g) ? null : new Set([g]));
+  }
+
+  function toggleNode(n) {
+    setHighlight(hlNode === n ? null : new Set([tree[n].g]), n);
   }
 
   function buildLegend() {
@@ -450,7 +545,7 @@
       if (l.rank !== rank) return;
       if (!l.start) { binned += l.n; return; }
       var calls = byThread[l.thread] || (byThread[l.thread] = []);
-      for (var i = 0; i < l.start.length; i++) calls.push([l.start[i], l.start[i] + l.dur[i], l.g]);
+      for (var i = 0; i < l.start.length; i++) calls.push([l.start[i], l.start[i] + l.dur[i], l.g, 0, pathOf(l, i)]);
     });
     var bands = [], y = 0;
     Object.keys(byThread).map(Number).sort(function (a, b) { return a - b; }).forEach(function (t) {
@@ -458,7 +553,7 @@
       calls.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
       for (var i = 0; i < calls.length; i++) {
         while (stack.length && stack[stack.length - 1] < calls[i][1]) stack.pop();
-        calls[i].push(stack.length);
+        calls[i][3] = stack.length;
         if (stack.length > maxd) maxd = stack.length;
         stack.push(calls[i][1]);
       }
@@ -490,7 +585,7 @@
         if (c[1] < view.t0 || c[0] > view.t1) continue;
         var x0 = LABEL_W + Math.max(0, (c[0] - view.t0) * scale);
         var x1 = LABEL_W + Math.min(pw, (c[1] - view.t0) * scale);
-        var dim = highlight && !highlight.has(c[2]);
+        var dim = highlight && (!highlight.has(c[2]) || (hlNode !== null && c[4] !== hlNode));
         ctx.globalAlpha = dim ? 0.2 : 1;
         ctx.fillStyle = regions[c[2]].color;
         ctx.fillRect(x0, base + c[3] * FLAME_ROW, x1 - x0, FLAME_ROW - 1);
@@ -528,7 +623,8 @@
     el.tip.hidden = !h;
     if (!h) return;
     var reg = regions[h.c[2]];
-    el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + flame.rank +
+    var fp = tree && tree[h.c[4]] ? tree[h.c[4]].path : reg.path;
+    el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + fp + '\nrank  ' + flame.rank +
       '   thread  ' + h.thread + '   depth  ' + h.c[3] + '\nstart  ' + fmtTime(h.c[0]) +
       '\nduration  ' + fmtTime(h.c[1] - h.c[0]);
     el.tip.style.left = (e.clientX + 14) + 'px';
@@ -646,9 +742,9 @@
           td.textContent = treeCell(n, c[0]);
         }
       });
-      tr.onclick = function () { toggleRegion(n.g); };
+      tr.onclick = function () { toggleNode(n.i); };
     });
-    if (highlight) setHighlight(highlight);
+    if (highlight) setHighlight(highlight, hlNode);
   }
 
 
@@ -749,6 +845,9 @@
     data: D, lanes: lanes, view: function () { return [view.t0, view.t1]; },
     setView: setView, zoom: zoom, highlight: setHighlight, draw: draw,
     highlighted: function () { return highlight ? Array.from(highlight) : []; },
+    highlightedNode: function () { return hlNode; },
+    lastHit: function () { return lastHit; },
+    exactSource: exactSource, tileOf: tileOf,
     flame: function () {
       return flame.bands.map(function (b) {
         return { thread: b.thread, calls: b.calls.length, depth: b.depth,

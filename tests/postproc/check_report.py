@@ -9,7 +9,8 @@ region names expected in the page are read from PROFILE.h5 with h5py, not
 from the report. Cases:
   data         (no browser) the embedded data equals the file read with h5py:
                the same lanes, every exact interval, every coarse bin's busy
-               fraction (an independent computation)
+               fraction (an independent computation), every interval's call
+               path (nesting rebuilt here), every tile's exact intervals
   colors       (no browser) default colours: tab10 over the sorted names
   window       the page opens on the --start-time/--end-time window
   load         no console message of level error, no exception, no error in
@@ -31,11 +32,21 @@ from the report. Cases:
                here from every file
   tree         (call tree) the table lists every region; clicking a header
                sorts, clicking a row highlights its lanes
+  pathhl       (paths.h5: r under a and under b) clicking the row a / r
+               highlights the calls of r under a only (canvas pixels at
+               their times), the tooltips give a / r and b / r; saved as
+               OUTDIR/timeline_path.png
+  pathhl_binned  (paths.h5, all binned) after clicking a / r, the tooltip over
+               r's bins says they are highlighted by region, names both paths
+  tiles        (a binned report with tiles) zoomed into an embedded tile,
+               the tooltip gives an exact call (start and duration equal to
+               h5py's); zoomed out, a busy fraction
 Exit 0 when the case passes, 1 with the reason otherwise.
 """
 import base64
 import fcntl
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -426,6 +437,177 @@ def case_tree(b, h5, out):
     if hl != [first]:
         fail("clicking the first row highlighted %s, not region %d" % (hl, first))
 
+def fmt_time(ns):
+    """The viewer's fmtTime (viewer.js), for comparing tooltips."""
+    if ns == 0:
+        return "0 s"
+    for f, u in ((1e9, "s"), (1e6, "ms"), (1e3, "\u00b5s"), (1, "ns")):
+        if abs(ns) >= f or u == "ns":
+            v = ns / f
+            if abs(v) >= 100:
+                return "%.1f %s" % (v, u)
+            return "%s %s" % (js_precision4(v), u)
+
+
+def js_precision4(v):
+    """Number.prototype.toPrecision(4) for 1e-7 < |v| < 100."""
+    s = "%.4g" % v
+    if "e" in s:
+        return s
+    digits = len(s.replace("-", "").replace(".", "").lstrip("0"))
+    if "." not in s and digits < 4:
+        s += "."
+    return s + "0" * (4 - digits) if digits < 4 else s
+
+
+def hover(b, lane_index, t):
+    """Moves the mouse over lane lane_index at time t (ns since the first
+    start) in the current window; returns the tooltip text (None if hidden)."""
+    b.eval("document.getElementById('sp-scroll').scrollTop = %d" % max(0, lane_index * 16 - 32))
+    b.frames(2)
+    box = canvas_box(b)
+    top = b.eval("document.getElementById('sp-scroll').scrollTop")
+    v = b.eval("spReport.view()")
+    x = box["x"] + 190 + (box["width"] - 190) * (t - v[0]) / (v[1] - v[0])
+    b.mouse("mouseMoved", x, box["y"] + lane_index * 16 - top + 8)
+    b.frames(1)
+    return b.eval("(() => { const t = document.getElementById('sp-tip');"
+                  " return t.hidden ? null : t.textContent; })()")
+
+
+def canvas_rgb(b, lane_index, t):
+    """The canvas pixel of lane lane_index at time t (the drawn colour)."""
+    return b.eval("(() => { const c = document.getElementById('sp-canvas'), v = spReport.view();"
+                  " const top = document.getElementById('sp-scroll').scrollTop;"
+                  " const x = Math.round(190 + (c.width - 190) * (%r - v[0]) / (v[1] - v[0]));"
+                  " const y = Math.round(%d * 16 - top + 8);"
+                  " return Array.from(c.getContext('2d').getImageData(x, y, 1, 1).data).slice(0, 3); })()"
+                  % (t, lane_index))
+
+
+def case_pathhl(b, h5, out):
+    """Region r runs under a and under b (paths.h5): clicking the call-tree
+    row a / r highlights the calls of r under a only, checked on the canvas
+    at the times of each call of r (from h5py), on every lane of r."""
+    calls = file_paths(h5)
+    t0 = min(c[0] for v in calls.values() for c in v)
+    d = b.eval("({tree: spReport.data.tree, regions: spReport.data.regions.map(r => [r.name, r.color])})")
+    names = [n for n, _ in d["regions"]]
+    paths = tree_paths({"regions": [{"name": n} for n in names], "tree": d["tree"]})
+    node = paths.index("a / r")
+    rows = b.eval("[...document.querySelectorAll('#sp-tree tbody tr')].map(r => +r.getAttribute('data-node'))")
+    if node not in rows:
+        fail("no visible call-tree row for a / r (node %d): rows %s" % (node, rows))
+    b.eval("document.querySelector('#sp-tree tbody tr[data-node=\"%d\"]').click()" % node)
+    b.frames(2)
+    col = d["regions"][names.index("r")][1]
+    col = [int(col[i:i + 2], 16) for i in (1, 3, 5)]
+    lanes = b.eval("spReport.lanes.map(l => [spReport.data.regions[l.g].name, l.rank, l.thread])")
+    checked = 0
+    for i, (n, rk, th) in enumerate(lanes):
+        if n != "r":
+            continue
+        b.eval("document.getElementById('sp-scroll').scrollTop = 0")
+        b.frames(2)
+        for s, e, path in calls[(n, rk, th)]:
+            px = canvas_rgb(b, i, (s + e) / 2 - t0)
+            full = max(abs(p - q) for p, q in zip(px, col)) <= 3
+            dimmed = all(p > 200 for p in px) and not full
+            print("lane %d (r, rank %d) call %s at %d: pixel %s, region colour %s"
+                  % (i, rk, path, (s + e) // 2 - t0, px, col))
+            if path == "a / r" and not full:
+                fail("the call of r under a is not drawn highlighted: %s vs %s" % (px, col))
+            if path == "b / r" and not dimmed:
+                fail("the call of r under b is not dimmed: %s" % px)
+            checked += 1
+    if checked < 2:
+        fail("no call of r checked")
+    got = b.eval("spReport.highlightedNode()")
+    if got != node:
+        fail("clicking the row a / r highlighted node %s, not %d" % (got, node))
+    box = canvas_box(b)
+    os.makedirs(out, exist_ok=True)
+    pathlib.Path(out, "timeline_path.png").write_bytes(b.screenshot(box))
+    # Tooltips: each call of r on the first lane of r names its path.
+    i = [l[0] for l in lanes].index("r")
+    for s, e, path in calls[tuple(lanes[i])]:
+        tip = hover(b, i, (s + e) / 2 - t0)
+        print("tooltip over %s: %r" % (path, tip))
+        if not tip or ("call path  " + path + "\n") not in tip:
+            fail("the tooltip over the call of r under %s lacks 'call path  %s'" % (path[0], path))
+
+
+def case_pathhl_binned(b, h5, out):
+    """paths.h5 with every lane binned: clicking the row a / r keeps r's
+    binned lanes highlighted by region (its bins hold both paths), and the
+    tooltip says so and names both paths."""
+    calls = file_paths(h5)
+    t0 = min(c[0] for v in calls.values() for c in v)
+    d = b.eval("({tree: spReport.data.tree, regions: spReport.data.regions.map(r => ({name: r.name}))})")
+    node = tree_paths(d).index("a / r")
+    b.eval("document.querySelector('#sp-tree tbody tr[data-node=\"%d\"]').click()" % node)
+    b.frames(2)
+    lanes = b.eval("spReport.lanes.map(l => [spReport.data.regions[l.g].name, l.rank, l.thread, !!l.start])")
+    i = [l[0] for l in lanes].index("r")
+    if lanes[i][3]:
+        fail("lane r is exact: the report should bin it (--html-exact 0)")
+    s, e, path = [c for c in calls[tuple(lanes[i][:3])] if c[2] == "b / r"][0]
+    tip = hover(b, i, (s + e) / 2 - t0)
+    print("tooltip over r's bins under b:", repr(tip))
+    for want in ("busy  ", "highlighted by region", "call paths  "):
+        if not tip or want not in tip:
+            fail("the tooltip lacks %r" % want)
+    if "b / r" not in tip or "a / r" not in tip:
+        fail("the tooltip does not name both paths of r")
+
+
+def case_tiles(b, h5, out):
+    """A binned lane's call inside an embedded tile: zoomed to a tile-wide window on it,
+    the tooltip gives that exact call (start and duration as h5py's);
+    zoomed out to the whole run, a busy fraction."""
+    d = b.eval("({span: spReport.data.span, n: (spReport.data.tiles || {n: 0}).n, tiles: (spReport.data.tiles || {lanes: []}).lanes.map(t => [t.l, t.k]),"
+               " lanes: spReport.data.lanes.map(l => [spReport.data.regions[l.g].name, l.r, l.t, !!l.iv])})")
+    want = file_lanes(h5, set(b.eval("spReport.data.ranks")))
+    t0 = min(v[0][0] for v in want.values())
+    T, span = d["n"], d["span"]
+    if not d["tiles"]:
+        fail("the report has no tiles")
+    order = b.eval("spReport.lanes.map(l => spReport.data.lanes.findIndex(L => L.g === l.g && L.r === l.rank && L.t === l.thread))")
+    for li, ks in d["tiles"]:
+        name, rk, th, exact = d["lanes"][li]
+        if exact:
+            fail("lane %d has tiles but is exact" % li)
+        for k in ks:
+            tile = [(s, e) for s, e in want[(name, rk, th)]
+                    if min(T - 1, math.floor(float(s - t0) * T / span)) == k]  # starting in tile k
+            if not tile:
+                continue
+            s, e = tile[0]
+            mid, w = (s + e) / 2 - t0, max(span / T, 2 * (e - s))  # the call in a tile-wide window
+            b.eval("spReport.setView(%r, %r)" % (mid - w / 2, mid + w / 2))
+            b.frames(2)
+            i = order.index(li)
+            if not b.eval("!!spReport.exactSource(spReport.lanes[%d])" % i):
+                continue  # an earlier tile this window needs is not embedded
+            tip = hover(b, i, (s + e) / 2 - t0)
+            print("lane %d (%s r%d t%d) tile %d, call [%d, %d] ns after the first start: %r"
+                  % (li, name, rk, th, k, s - t0, e - t0, tip))
+            want_txt = "start  %s\nduration  %s\n" % (fmt_time(s - t0), fmt_time(e - s))
+            if not tip or want_txt not in tip or "region  " + name not in tip:
+                fail("zoomed into tile %d, expected %r in the tooltip" % (k, want_txt))
+            hit = b.eval("spReport.lastHit()")
+            if hit != [s - t0, e - s]:
+                fail("the hovered call is %s, h5py's is %s" % (hit, [s - t0, e - s]))
+            b.eval("spReport.setView(0, %r)" % span)
+            b.frames(2)
+            tip = hover(b, i, (s + e) / 2 - t0)
+            print("zoomed out:", repr(tip))
+            if not tip or "busy  " not in tip:
+                fail("zoomed out, the tooltip gives no busy fraction: %r" % tip)
+            return
+    fail("no tile with a call could be drawn exactly")
+
+
 def report_data(path):
     text = pathlib.Path(path).read_text(encoding="utf-8")
     head = '<script type="application/json" id="sp-data">'
@@ -455,6 +637,91 @@ def file_lanes(h5path, ranks=None):
                 for s, e, t in zip(st.tolist(), en.tolist(), th.tolist()):
                     out.setdefault((n, int(rk[4:]), int(t)), []).append((s, e))
     return {k: sorted(v) for k, v in out.items()}
+
+
+def file_paths(h5path, ranks=None):
+    """{(region, rank, thread): sorted [(start, end, 'a / r')]}: each call's
+    path rebuilt here from the stamps (the reader header's rules: per rank
+    and thread, calls by start, then end descending, then name; the parent
+    is the innermost open call that contains it)."""
+    lanes = file_lanes(h5path, ranks)
+    by = {}
+    for (n, rk, th), v in lanes.items():
+        by.setdefault((rk, th), []).extend((s, e, n) for s, e in v)
+    out = {}
+    for (rk, th), calls in by.items():
+        calls.sort(key=lambda c: (c[0], -c[1], c[2].encode()))
+        stack = []  # (end, path)
+        for s, e, n in calls:
+            while stack and stack[-1][0] < e:
+                stack.pop()
+            path = (stack[-1][1] + " / " if stack else "") + n
+            out.setdefault((n, rk, th), []).append((s, e, path))
+            stack.append((e, path))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def tree_paths(d):
+    """Node index -> 'a / r' from the report's tree."""
+    names, paths = [r["name"] for r in d["regions"]], []
+    for n in d["tree"]:
+        paths.append((paths[n["p"]] + " / " if n["p"] >= 0 else "") + names[n["g"]])
+    return paths
+
+
+def leb128(b64):
+    b, out, v, mul = base64.b64decode(b64), [], 0, 1
+    for c in b:
+        v += (c & 127) * mul
+        mul *= 128
+        if not c & 128:
+            out.append(v)
+            v, mul = 0, 1
+    return out
+
+
+def check_paths_tiles(d, h5, t0):
+    """Every interval's call path (exact lanes, tiles) and every tile's
+    exact intervals against h5py; returns (paths checked, tile intervals)."""
+    want = file_paths(h5, set(d["ranks"]))
+    names, tp = [r["name"] for r in d["regions"]], tree_paths(d)
+    npath = ntiled = 0
+    T = d["tiles"]["n"]
+    tiles = {t["l"]: t for t in d["tiles"]["lanes"]}
+    for li, lane in enumerate(d["lanes"]):
+        calls = want[(names[lane["g"]], lane["r"], lane["t"])]
+        paths = [tp[p] for p in lane["paths"]]
+        if sorted(set(paths)) != sorted({c[2] for c in calls}):
+            fail("lane %d: paths %s, file %s" % (li, paths, sorted({c[2] for c in calls})))
+        if "iv" in lane:
+            pi = lane.get("pi", [0] * len(calls))
+            got = [paths[k] for k in pi]
+            if got != [c[2] for c in calls]:
+                fail("lane %d: call paths %s, file %s" % (li, got[:4], [c[2] for c in calls][:4]))
+            npath += len(calls)
+            continue
+        # Binned: the calls overlapping tile k, tile(start) to tile(end), as html_tiles.c.
+        per = {}
+        tile = lambda t: min(T - 1, max(0, math.floor(float(t - t0) * T / d["span"])))  # noqa: E731, as C and JS
+        for c in calls:
+            for k in range(tile(c[0]), tile(c[1]) + 1):
+                per.setdefault(k, []).append(c)
+        z = int(lane["z"], 16)
+        for k in range(T):
+            if bool(z >> k & 1) != (k not in per):
+                fail("lane %d: tile %d empty bit %d, file has %d calls there" % (li, k, z >> k & 1, len(per.get(k, []))))
+        t = tiles.get(li)
+        for k, data in zip(t["k"] if t else [], t["d"] if t else []):
+            v, step, mine, prev = leb128(data), 3 if len(paths) > 1 else 2, [], t0
+            for i in range(0, len(v), step):
+                prev += v[i]
+                mine.append((prev, prev + v[i + 1], paths[v[i + 2]] if step == 3 else paths[0]))
+            if mine != per.get(k):
+                fail("lane %d tile %d: %s, file %s" % (li, k, mine[:2], per.get(k, [])[:2]))
+            ntiled += len(mine)
+    if ntiled != d["counts"]["tiled"]:
+        fail("counts say %d tiled intervals, checked %d" % (d["counts"]["tiled"], ntiled))
+    return npath, ntiled
 
 
 def busy_bins(spans, t0, span, bins):
@@ -519,8 +786,9 @@ def case_data(path, h5, out):
                  % (r["name"], (r["n"], r["total"], r["min"], r["max"]), ref))
     if d["counts"]["exact"] != nexact or d["counts"]["binned"] != nbinned:
         fail("counts %s, checked %d exact intervals, %d binned lanes" % (d["counts"], nexact, nbinned))
-    print("ok: %d lanes, %d exact intervals equal, %d binned lanes within 1/510"
-          % (len(want), nexact, nbinned))
+    npath, ntiled = check_paths_tiles(d, h5, t0)
+    print("ok: %d lanes, %d exact intervals equal, %d binned lanes within 1/510; %d call paths"
+          " equal, %d tile intervals equal" % (len(want), nexact, nbinned, npath, ntiled))
 
 
 TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -692,7 +960,8 @@ def case_speedup(b, h5s, out):
 
 
 CASES = {"speedup": case_speedup, "durations": case_durations, "callpath": case_callpath, "flame": case_flame, "window": case_window, "load": case_load, "zoom": case_zoom, "keys": case_keys, "screenshots": case_screenshots,
-         "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree}
+         "tooltip": case_tooltip, "highlight": case_highlight, "tree": case_tree,
+         "pathhl": case_pathhl, "pathhl_binned": case_pathhl_binned, "tiles": case_tiles}
 
 
 def main():

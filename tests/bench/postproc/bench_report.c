@@ -59,5 +59,7 @@ int main(int argc, char **argv) {
          (double)st.st_size / 1e6);
   printf("embedded  %d lanes: %lld of %lld intervals exact, %d lanes binned (%d bins finest)\n",
          c.lanes, (long long)c.exact, (long long)c.intervals, c.binned_lanes, c.fine_bins);
+  printf("tiles     %lld intervals of binned lanes exact in %d (lane, tile) pairs of %d x %d\n",
+         (long long)c.tiled, c.tiles, c.binned_lanes, SP_HTML_TILES);
   return 0;
 }

@@ -4,7 +4,8 @@
 Opens the report (check_report.py's DevTools driver), and prints the time
 from navigation start to the end of the first drawing (spReport.loadedMs:
 HTML parsing, JSON.parse, preparing the lanes, drawing), the first drawing
-alone, and a zoom redraw. Target (issue 23): 1e6 intervals load and draw in
+alone, a zoom redraw, and, over the windows of one time tile each, how
+many are drawn exactly on every lane (and one's redraw time). Target (issue 23): 1e6 intervals load and draw in
 under 2 s. Prints figures; asserts nothing."""
 import os
 import pathlib
@@ -28,6 +29,18 @@ def main():
         first = b.eval("spReport.firstDrawMs")
         zoom = b.eval("(() => { const t = performance.now(); spReport.zoom(0.1, 0.5);"
                       " spReport.draw(); return performance.now() - t; })()")
+        # Windows of one time tile: how many have every lane drawn exactly
+        # (exact lanes, binned lanes whose tiles are embedded), and the
+        # redraw time of the tile with the most exact lanes.
+        tile = b.eval("(() => { const D = spReport.data, n = D.tiles.n, w = D.span / n;"
+                      " let best = -1, bk = 0, full = 0;"
+                      " for (let k = 0; k < n; k++) { spReport.setView((k + 1e-6) * w, (k + 1 - 1e-6) * w);"
+                      "   const e = spReport.lanes.filter(l => spReport.exactSource(l)).length;"
+                      "   if (e === spReport.lanes.length) full++;"
+                      "   if (e > best) { best = e; bk = k; } }"
+                      " spReport.setView((bk + 1e-6) * w, (bk + 1 - 1e-6) * w); const t = performance.now();"
+                      " spReport.draw(); const ms = performance.now() - t;"
+                      " return [ms, bk, best, spReport.lanes.length, full, n]; })()")
         n = b.eval("spReport.data.counts")
         errs = b.errors()
     finally:
@@ -36,6 +49,8 @@ def main():
     print("load+draw %.0f ms from navigation start to the end of the first drawing (target < 2000)"
           % loaded)
     print("draw      %.0f ms first drawing, %.0f ms a zoomed redraw" % (first, zoom))
+    print("tiles     %.0f ms redraw of tile %d: %d of %d lanes drawn exactly there; %d of %d"
+          " tile windows exact on every lane" % tuple(tile))
     print("wall      %.2f s including Chromium start-up; errors: %s" % (wall, errs or "none"))
 
 

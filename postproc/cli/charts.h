@@ -27,11 +27,15 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
  * the first file's selection (charts drawn per common region). */
 void sp_charts_common_legend(const sp_charts_t *c);
 
+/* The title of file f's panel: what, after "LABEL: " with several files
+ * (one file: what alone, as the single-file chart always had). */
+void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap);
+
 /* chart_durations.c: durations_plot_<metric> (durations_plot for one metric). */
 int sp_durations_plot(const sp_charts_t *c);
-/* chart_heatmap.c: rank_heatmap_plot of the first file. */
+/* chart_heatmap.c: rank_heatmap_plot, a panel per file. */
 int sp_heatmap_plot(const sp_charts_t *c);
-/* chart_flame.c: flame_plot of the first file. */
+/* chart_flame.c: flame_plot, a panel per file. */
 int sp_flame_plot(const sp_charts_t *c);
 /* chart_speedup.c: the scaling charts over several files, per common region
  * and x group (--x-field): speedup, weak_scaling and scaling_efficiency. */
@@ -65,7 +69,7 @@ int sp_scaling_field_ok(const char *field);
 int sp_speedup_plot(const sp_charts_t *c);
 int sp_weak_scaling_plot(const sp_charts_t *c);
 int sp_scaling_efficiency_plot(const sp_charts_t *c);
-/* chart_flame_graph.c: flame_graph_plot of the first file's call tree. */
+/* chart_flame_graph.c: flame_graph_plot, a panel per file's call tree. */
 int sp_flame_graph_plot(const sp_charts_t *c);
 /* chart_timeseries.c, chart_histogram.c, chart_density.c: the "more views". */
 int sp_timeseries_plot(const sp_charts_t *c);

@@ -296,7 +296,7 @@ int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int 
                      const sp_options_t *o);
 int sp_check_main(int argc, char **argv);
 
-/* listing.c, summary.c, export.c, gantt.c */
+/* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
@@ -305,6 +305,5 @@ int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int n
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
 /* export_folded.c: --export folded from the call tree. */
 int sp_export_folded(const sp_selection_t *sel);
-int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive);
 
 #endif

@@ -3,7 +3,8 @@
  * cell per time bin of 2 pixel columns; colour = the share of the bin's
  * time the region is busy, averaged over the selected ranks (busy on a rank
  * = at least one of its threads in the region), white 0 to dark blue 1.
- * Each (region, rank) pair is binned as the Gantt chart bins a lane. */
+ * Each (region, rank) pair is binned as the Gantt chart bins a lane. With
+ * several files one panel per file (its own time axis), stacked. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +20,17 @@
 
 typedef struct sp_density_job {
   const sp_charts_t *c;
+  int file;    /* index of the file in c */
   double *occ; /* ncommon x nbins mean busy share */
   int nbins;
   double x1; /* seconds from the first start to the last end */
 } sp_density_job_t;
 
 /* Busy share per bin, summed over ranks then divided by their number. */
-static int sp_density_fill(const sp_charts_t *c, sp_bins_t *b, double *occ, int nbins) {
-  const sp_selection_t *sel = &c->sels[0];
+static int sp_density_fill(const sp_charts_t *c, int f, sp_bins_t *b, double *occ, int nbins) {
+  const sp_selection_t *sel = &c->sels[f];
   for (int j = 0; j < c->ncommon; j++) {
-    int g = c->common[j];
+    int g = c->common[(size_t)f * c->ncommon + j];
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
       int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
@@ -47,19 +49,13 @@ static int sp_density_fill(const sp_charts_t *c, sp_bins_t *b, double *occ, int 
   return 0;
 }
 
-static int sp_density_draw(void *ctx, const char *path) {
-  sp_density_job_t *j = ctx;
+/* The panel of one file in the page's band [y0, y1] (normalized). */
+static void sp_density_panel(const sp_density_job_t *j, int height, double y0, double y1) {
   const sp_charts_t *c = j->c;
-  const sp_options_t *o = c->o;
-  const sp_selection_t *sel = &c->sels[0];
+  const sp_selection_t *sel = &c->sels[j->file];
   int n = c->ncommon;
-  int height = sp_chart_height(o, 140 + 20 * n);
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
-  if (rc) return rc;
-  PLFLT pos[2] = {0, 1}, r[2] = {1, 0.03}, g[2] = {1, 0.19}, bl[2] = {1, 0.42};
-  plscmap1l(1, 2, pos, r, g, bl, NULL);
-  pladv(0);
-  plvpor(0.17, 0.88, 60.0 / height, 1.0 - 50.0 / height);
+  double vb = y0 + 60.0 / height, vt = y1 - 50.0 / height;
+  plvpor(0.17, 0.88, vb, vt);
   plwind(0.0, j->x1, 0.0, n);
   double w = j->x1 / j->nbins;
   for (int row = 0; row < n; row++)
@@ -80,16 +76,20 @@ static int sp_density_draw(void *ctx, const char *path) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   char name[160];
-  int step = (height - 110.0) / n >= 12.0 ? 1 : (int)(12.0 * n / (height - 110.0)) + 1;
+  double plot_px = (vt - vb) * height;
+  int step = plot_px / n >= 12.0 ? 1 : (int)(12.0 * n / plot_px) + 1;
   for (int row = 0; row < n; row += step) {
-    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[row]]), name,
-                 sizeof name, 24);
+    int g = c->common[(size_t)j->file * n + row];
+    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[g]), name, sizeof name, 24);
     plmtex("lv", 0.5, 1.0 - (row + 0.5) / n, 1.0, name);
   }
   plschr(3.6, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5,
-         "timeline density: share of each time bin a region is busy, "
-         "mean over the selected ranks");
+  char title[400];
+  sp_charts_panel_title(c, j->file,
+                        "timeline density: share of each time bin a region is busy, "
+                        "mean over the selected ranks",
+                        title, sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
   PLFLT values[11];
@@ -103,11 +103,35 @@ static int sp_density_draw(void *ctx, const char *path) {
   plcolorbar(&cw, &ch, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.03,
              0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, lopt, (PLCHAR_MATRIX)labels, 1,
              (PLCHAR_MATRIX)axis, ticks, sub, nvals, (PLFLT_MATRIX)vals);
-  return sp_plot_close();
 }
 
-int sp_density_plot(const sp_charts_t *c) {
-  const sp_selection_t *sel = &c->sels[0];
+/* ctx: one job per file of the charts. */
+static int sp_density_draw(void *ctx, const char *path) {
+  sp_density_job_t *jobs = ctx;
+  const sp_charts_t *c = jobs[0].c;
+  const sp_options_t *o = c->o;
+  int nf = c->nfiles;
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  double *band = malloc(2 * (size_t)nf * sizeof *band);
+  int rc = natural && band ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 140 + 20 * c->ncommon;
+  int height = rc == 0 ? sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 200, band) : 0;
+  if (rc == 0) rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
+  if (rc == 0) {
+    PLFLT pos[2] = {0, 1}, r[2] = {1, 0.03}, g[2] = {1, 0.19}, bl[2] = {1, 0.42};
+    plscmap1l(1, 2, pos, r, g, bl, NULL);
+    pladv(0);
+    for (int f = 0; f < nf; f++) sp_density_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
+    rc = sp_plot_close();
+  }
+  free(natural);
+  free(band);
+  return rc;
+}
+
+/* Bins file f into j (its own time span: first start to last end). */
+static int sp_density_load(const sp_charts_t *c, int f, sp_density_job_t *j) {
+  const sp_selection_t *sel = &c->sels[f];
   sp_chart_lanes_t l;
   int rc = sp_chart_lanes_build(sel, &l);
   if (rc == 0 && !l.any) {
@@ -118,18 +142,28 @@ int sp_density_plot(const sp_charts_t *c) {
     sp_chart_lanes_free(&l);
     return rc ? rc : SP_EXIT_DATA;
   }
-  sp_density_job_t j = {c, NULL, (int)(0.71 * c->o->width / 2), 0};
-  if (j.nbins < 1) j.nbins = 1;
-  j.x1 = l.t1 > l.t0 ? 1e-9 * sp_ns_between(l.t0, l.t1) : 1e-9;
+  j->c = c;
+  j->file = f;
+  j->nbins = (int)(0.71 * c->o->width / 2);
+  if (j->nbins < 1) j->nbins = 1;
+  j->x1 = l.t1 > l.t0 ? 1e-9 * sp_ns_between(l.t0, l.t1) : 1e-9;
   sp_bins_t b;
   memset(&b, 0, sizeof b);
-  j.occ = calloc((size_t)c->ncommon * (size_t)j.nbins, sizeof *j.occ);
-  rc =
-      j.occ && sp_bins_init(&b, j.nbins, l.t0, l.t1 > l.t0 ? l.t1 : l.t0 + 1) == 0 ? 0 : SP_EXIT_IO;
-  if (rc == 0) rc = sp_density_fill(c, &b, j.occ, j.nbins);
-  if (rc == 0) rc = sp_chart_write(c->o, "timeline_density_plot", sp_density_draw, &j);
+  j->occ = calloc((size_t)c->ncommon * (size_t)j->nbins, sizeof *j->occ);
+  rc = j->occ && sp_bins_init(&b, j->nbins, l.t0, l.t1 > l.t0 ? l.t1 : l.t0 + 1) == 0 ? 0
+                                                                                      : SP_EXIT_IO;
+  if (rc == 0) rc = sp_density_fill(c, f, &b, j->occ, j->nbins);
   sp_bins_free(&b);
-  free(j.occ);
   sp_chart_lanes_free(&l);
+  return rc;
+}
+
+int sp_density_plot(const sp_charts_t *c) {
+  sp_density_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
+  int rc = jobs ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_density_load(c, f, &jobs[f]);
+  if (rc == 0) rc = sp_chart_write(c->o, "timeline_density_plot", sp_density_draw, jobs);
+  for (int f = 0; jobs && f < c->nfiles; f++) free(jobs[f].occ);
+  free(jobs);
   return rc;
 }

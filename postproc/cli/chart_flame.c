@@ -1,6 +1,6 @@
 /* chart_flame.c - flame_plot: per rank (rank 0 unless --ranks), x = time,
  * y = call depth, a band per thread (the reference tool's chart, threads
- * kept apart).
+ * kept apart); with several files one panel per file, stacked.
  *
  * Cost stays flat in the number of calls: at one depth of one thread the
  * calls are disjoint, so at most one per pixel column is a column or wider;
@@ -23,6 +23,7 @@
 
 typedef struct sp_flame_job {
   const sp_charts_t *c;
+  int file;             /* index of the file in c */
   sp_flame_calls_t *fc; /* one per flame rank, loaded */
   int nfr;
   const int *ranks;
@@ -79,7 +80,7 @@ static void sp_flame_band(const sp_flame_job_t *j, const sp_flame_call_t *call, 
 }
 
 static void sp_flame_panels(const sp_flame_job_t *j, int ncols, sp_flame_row_t *r) {
-  const sp_selection_t *sel = &j->c->sels[0];
+  const sp_selection_t *sel = &j->c->sels[j->file];
   double y = j->rows;
   char text[64];
   plschr(2.8, 1.0);
@@ -103,17 +104,14 @@ static void sp_flame_panels(const sp_flame_job_t *j, int ncols, sp_flame_row_t *
   }
 }
 
-static int sp_flame_draw(void *ctx, const char *path) {
-  sp_flame_job_t *j = ctx;
+/* The panel of one file in the page's band [y0, y1] (normalized). */
+static int sp_flame_panel(const sp_flame_job_t *j, int height, double y0, double y1) {
   const sp_options_t *o = j->c->o;
-  const sp_selection_t *sel = &j->c->sels[0];
-  int height = sp_chart_height(o, 140 + 22 * j->rows);
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, sel->nregions, 1);
-  if (rc) return rc;
+  const sp_selection_t *sel = &j->c->sels[j->file];
+  int rc = 0;
   sp_plot_region_colours(sel, o);
-  pladv(0);
   double vl = 0.08, vr = 0.84;
-  plvpor(vl, vr, 60.0 / height, 1.0 - 50.0 / height);
+  plvpor(vl, vr, y0 + 60.0 / height, y1 - 50.0 / height);
   plwind(j->x0, j->x1, 0.0, j->rows);
   int ncols = (int)((vr - vl) * o->width);
   sp_flame_row_t r;
@@ -131,48 +129,89 @@ static int sp_flame_draw(void *ctx, const char *path) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   plschr(3.6, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5,
-         "flame chart: call depth over time, a band per rank and thread "
-         "(depth 0 at the bottom of a band)");
+  const char *what =
+      "flame chart: call depth over time, a band per rank and thread "
+      "(depth 0 at the bottom of a band)";
+  char title[400];
+  sp_charts_panel_title(j->c, j->file, what, title, sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
   sp_plot_region_legend(sel);
-  int rc2 = sp_plot_close();
-  return rc ? rc : rc2;
+  return rc;
 }
 
-int sp_flame_plot(const sp_charts_t *c) {
-  const sp_selection_t *sel = &c->sels[0];
-  sp_flame_job_t j;
-  memset(&j, 0, sizeof j);
-  j.c = c;
-  j.nfr = sp_flame_ranks(sel, c->o, &j.ranks);
-  if (j.nfr > SP_FLAME_MAX_RANKS) {
-    sp_msg(SP_NORMAL, "flame chart: the first %d of %d selected ranks", SP_FLAME_MAX_RANKS, j.nfr);
-    j.nfr = SP_FLAME_MAX_RANKS;
+/* ctx: one job per file of the charts. */
+static int sp_flame_draw(void *ctx, const char *path) {
+  sp_flame_job_t *jobs = ctx;
+  const sp_charts_t *c = jobs[0].c;
+  int nf = c->nfiles, ncolors = 1;
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  double *band = malloc(2 * (size_t)nf * sizeof *band);
+  int rc = natural && band ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) {
+    natural[f] = 140 + 22 * jobs[f].rows;
+    if (c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
   }
-  j.fc = calloc((size_t)(j.nfr ? j.nfr : 1), sizeof *j.fc);
-  int rc = j.fc ? 0 : SP_EXIT_IO;
+  int height = rc == 0 ? sp_chart_panels(c->o, natural, nf, SP_CHART_MIN_HEIGHT, 240, band) : 0;
+  if (rc == 0)
+    rc = sp_plot_open(sp_plot_device(c->o->format, 0), path, c->o->width, height, ncolors, 1);
+  if (rc == 0) {
+    pladv(0);
+    for (int f = 0; f < nf; f++) {
+      int rf = sp_flame_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
+      if (rc == 0) rc = rf;
+    }
+    int rc2 = sp_plot_close();
+    if (rc == 0) rc = rc2;
+  }
+  free(natural);
+  free(band);
+  return rc;
+}
+
+/* Loads the flame ranks' calls of file f into j. */
+static int sp_flame_load(const sp_charts_t *c, int f, sp_flame_job_t *j) {
+  const sp_selection_t *sel = &c->sels[f];
+  j->c = c;
+  j->file = f;
+  j->nfr = sp_flame_ranks(sel, c->o, &j->ranks);
+  if (j->nfr > SP_FLAME_MAX_RANKS) {
+    sp_msg(SP_NORMAL, "flame chart: the first %d of %d selected ranks", SP_FLAME_MAX_RANKS, j->nfr);
+    j->nfr = SP_FLAME_MAX_RANKS;
+  }
+  j->fc = calloc((size_t)(j->nfr ? j->nfr : 1), sizeof *j->fc);
+  int rc = j->fc ? 0 : SP_EXIT_IO;
   int64_t t1 = INT64_MIN;
-  j.t0 = sel->t0;
-  for (int p = 0; rc == 0 && p < j.nfr; p++) {
-    rc = sp_flame_calls_load(sel, p, &j.fc[p]);
-    for (int t = 0; rc == 0 && t < j.fc[p].nthreads; t++) j.rows += j.fc[p].max_depth[t] + 1;
-    for (int64_t i = 0; rc == 0 && i < j.fc[p].n; i++)
-      if (j.fc[p].call[i].end > t1) t1 = j.fc[p].call[i].end;
+  j->t0 = sel->t0;
+  for (int p = 0; rc == 0 && p < j->nfr; p++) {
+    rc = sp_flame_calls_load(sel, p, &j->fc[p]);
+    for (int t = 0; rc == 0 && t < j->fc[p].nthreads; t++) j->rows += j->fc[p].max_depth[t] + 1;
+    for (int64_t i = 0; rc == 0 && i < j->fc[p].n; i++)
+      if (j->fc[p].call[i].end > t1) t1 = j->fc[p].call[i].end;
   }
-  if (rc == 0 && j.rows == 0) {
+  if (rc == 0 && j->rows == 0) {
     sp_msg(SP_QUIET, "%s: flame chart: no timed calls on the selected ranks", sel->file);
     rc = SP_EXIT_DATA;
   }
   if (rc == 0) {
-    double span = t1 > j.t0 ? 1e-9 * sp_ns_between(j.t0, t1) : 1e-9;
-    j.x0 = c->o->start_time;
-    j.x1 = c->o->end_time > 0 ? c->o->end_time : span;
-    if (j.x1 <= j.x0) j.x1 = j.x0 + 1e-9;
-    rc = sp_chart_write(c->o, "flame_plot", sp_flame_draw, &j);
+    double span = t1 > j->t0 ? 1e-9 * sp_ns_between(j->t0, t1) : 1e-9;
+    j->x0 = c->o->start_time;
+    j->x1 = c->o->end_time > 0 ? c->o->end_time : span;
+    if (j->x1 <= j->x0) j->x1 = j->x0 + 1e-9;
   }
-  for (int p = 0; j.fc && p < j.nfr; p++) sp_flame_calls_free(&j.fc[p]);
-  free(j.fc);
+  return rc;
+}
+
+int sp_flame_plot(const sp_charts_t *c) {
+  sp_flame_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
+  int rc = jobs ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_flame_load(c, f, &jobs[f]);
+  if (rc == 0) rc = sp_chart_write(c->o, "flame_plot", sp_flame_draw, jobs);
+  for (int f = 0; jobs && f < c->nfiles; f++) {
+    for (int p = 0; jobs[f].fc && p < jobs[f].nfr; p++) sp_flame_calls_free(&jobs[f].fc[p]);
+    free(jobs[f].fc);
+  }
+  free(jobs);
   return rc;
 }

@@ -1,5 +1,5 @@
-/* chart_flame_graph.c - flame_graph_plot: the call tree of the first file
- * aggregated by call path (the image beside --export folded): a path is a
+/* chart_flame_graph.c - flame_graph_plot: the call tree of each file (a
+ * panel per file, stacked) aggregated by call path (the image beside --export folded): a path is a
  * box as wide as its inclusive time (summed over the selected ranks and
  * threads), above its parent, children from the parent's left edge by
  * inclusive time (the tree's order), roots side by side. Boxes narrower
@@ -17,6 +17,7 @@
 
 typedef struct sp_fg_job {
   const sp_charts_t *c;
+  int file; /* index of the file in c */
   sp_reader_tree_t *t;
   double *x0;   /* per node: left edge, ns of inclusive time from the left */
   int depth;    /* deepest node + 1 */
@@ -44,23 +45,19 @@ static void sp_fg_layout(sp_fg_job_t *j) {
   j->total = next_root > 0 ? next_root : 1;
 }
 
-/* Colour index of reader region g in the first file's selection. */
+/* Colour index of reader region g in the file's selection. */
 static int sp_fg_colour(const sp_selection_t *sel, int g) {
   for (int i = 0; i < sel->nregions; i++)
     if (sel->regions[i] == g) return i;
   return 0;
 }
 
-static int sp_fg_draw(void *ctx, const char *path) {
-  sp_fg_job_t *j = ctx;
+/* The panel of one file in the page's band [y0, y1] (normalized). */
+static void sp_fg_panel(const sp_fg_job_t *j, int height, double y0, double y1) {
   const sp_options_t *o = j->c->o;
-  const sp_selection_t *sel = &j->c->sels[0];
-  int height = sp_chart_height(o, 140 + 24 * j->depth);
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, sel->nregions, 1);
-  if (rc) return rc;
+  const sp_selection_t *sel = &j->c->sels[j->file];
   sp_plot_region_colours(sel, o);
-  pladv(0);
-  double vl = 0.04, vr = 0.84, vb = 60.0 / height, vt = 1.0 - 50.0 / height;
+  double vl = 0.04, vr = 0.84, vb = y0 + 60.0 / height, vt = y1 - 50.0 / height;
   plvpor(vl, vr, vb, vt);
   double secs = 1e-9 * j->total;
   plwind(0.0, secs, 0.0, j->depth);
@@ -90,33 +87,68 @@ static int sp_fg_draw(void *ctx, const char *path) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   plschr(3.4, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5,
-         "flame graph: call paths, width = inclusive time summed over the "
-         "selected ranks and threads, callers below");
+  char title[400];
+  sp_charts_panel_title(j->c, j->file,
+                        "flame graph: call paths, width = inclusive time summed over the "
+                        "selected ranks and threads, callers below",
+                        title, sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "inclusive time [s]");
   sp_plot_region_legend(sel);
-  return sp_plot_close();
+}
+
+/* ctx: one job per file of the charts. */
+static int sp_fg_draw(void *ctx, const char *path) {
+  sp_fg_job_t *jobs = ctx;
+  const sp_charts_t *c = jobs[0].c;
+  int nf = c->nfiles, ncolors = 1;
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  double *band = malloc(2 * (size_t)nf * sizeof *band);
+  int rc = natural && band ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) {
+    natural[f] = 140 + 24 * jobs[f].depth;
+    if (c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
+  }
+  int height = rc == 0 ? sp_chart_panels(c->o, natural, nf, SP_CHART_MIN_HEIGHT, 240, band) : 0;
+  if (rc == 0)
+    rc = sp_plot_open(sp_plot_device(c->o->format, 0), path, c->o->width, height, ncolors, 1);
+  if (rc == 0) {
+    pladv(0);
+    for (int f = 0; f < nf; f++) sp_fg_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
+    rc = sp_plot_close();
+  }
+  free(natural);
+  free(band);
+  return rc;
+}
+
+/* File f's call tree and its layout into j. */
+static int sp_fg_load(const sp_charts_t *c, int f, sp_fg_job_t *j) {
+  j->c = c;
+  j->file = f;
+  int rc = sp_tree_build(&c->sels[f], 0, &j->t);
+  if (rc) return rc;
+  int n = sp_reader_tree_num_nodes(j->t);
+  j->x0 = calloc((size_t)(n ? n : 1), sizeof *j->x0);
+  if (!j->x0) return SP_EXIT_IO;
+  if (n == 0) {
+    sp_msg(SP_QUIET, "%s: flame graph: no calls", c->sels[f].file);
+    return SP_EXIT_DATA;
+  }
+  sp_fg_layout(j);
+  return 0;
 }
 
 int sp_flame_graph_plot(const sp_charts_t *c) {
-  sp_fg_job_t j;
-  memset(&j, 0, sizeof j);
-  j.c = c;
-  int rc = sp_tree_build(&c->sels[0], 0, &j.t);
-  if (rc) return rc;
-  int n = sp_reader_tree_num_nodes(j.t);
-  j.x0 = calloc((size_t)(n ? n : 1), sizeof *j.x0);
-  if (!j.x0) rc = SP_EXIT_IO;
-  if (rc == 0 && n == 0) {
-    sp_msg(SP_QUIET, "%s: flame graph: no calls", c->sels[0].file);
-    rc = SP_EXIT_DATA;
+  sp_fg_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
+  int rc = jobs ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_fg_load(c, f, &jobs[f]);
+  if (rc == 0) rc = sp_chart_write(c->o, "flame_graph_plot", sp_fg_draw, jobs);
+  for (int f = 0; jobs && f < c->nfiles; f++) {
+    free(jobs[f].x0);
+    if (jobs[f].t) sp_reader_tree_free(jobs[f].t);
   }
-  if (rc == 0) {
-    sp_fg_layout(&j);
-    rc = sp_chart_write(c->o, "flame_graph_plot", sp_fg_draw, &j);
-  }
-  free(j.x0);
-  sp_reader_tree_free(j.t);
+  free(jobs);
   return rc;
 }

@@ -1,12 +1,15 @@
-/* chart_heatmap.c - rank_heatmap_plot: ranks x regions of the first file.
+/* chart_heatmap.c - rank_heatmap_plot: ranks x regions, a panel per file.
  *
  * A cell is the rank's total time in the region divided by the region's
  * mean over the selected ranks (ranks without the region count as 0), on a
  * blue-white-red scale from 0 to 2 (white = the mean, values past 2 drawn
- * as 2, one fill per cell). Columns are the regions with timed calls in
- * call-tree order (with several files the common ones; --top-n applies); the
- * picture that shows the slow rank among 1024, where a Gantt chart would
- * need a pixel row per lane. */
+ * as 2, which the colour bar's top label "≥ 2" says; one fill per cell). A
+ * rank with no timed call of the region is a neutral grey, not the blue of
+ * "very fast" (the legend says so). Columns are the regions with timed
+ * calls in call-tree order (with several files the common ones; --top-n
+ * applies); with several files one panel per file, stacked, each titled
+ * with the file's label. The picture that shows the slow rank among 1024,
+ * where a Gantt chart would need a pixel row per lane. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +21,19 @@
 #include "plot_device.h"
 
 #define SP_HEAT_ZMAX 2.0
+/* A region absent on a rank (no timed call): neutral grey. */
+static const unsigned char sp_heat_absent_rgb[3] = {170, 170, 170};
+/* Margins of a panel, pixels: names under the plot, the title above. */
+#define SP_HEAT_BOTTOM_PX 180.0
+#define SP_HEAT_TOP_PX 50.0
 
-/* Region rows with timed calls (the common regions in chart order) and
- * their mean total over ranks (ns). */
-static int sp_heat_columns(const sp_charts_t *c, int *cols, double *mean) {
-  const sp_chart_stats_t *st = &c->stats[0];
+/* Region rows of file f with timed calls (the common regions in chart
+ * order) and their mean total over ranks (ns). */
+static int sp_heat_columns(const sp_charts_t *c, int f, int *cols, double *mean) {
+  const sp_chart_stats_t *st = &c->stats[f];
   int n = 0;
   for (int j = 0; j < c->ncommon; j++) {
-    int g = c->common[j];
+    int g = c->common[(size_t)f * c->ncommon + j];
     double sum = 0;
     int64_t calls = 0;
     for (int k = 0; k < st->nranks; k++) {
@@ -56,75 +64,118 @@ static void sp_heat_labels(const sp_selection_t *sel, const int *cols, int ncols
   }
 }
 
-static void sp_heat_colorbar(void) {
+/* The colour bar, its top labelled "≥ 2" (ratios past 2 are drawn as 2),
+ * and when some cell is grey a legend entry saying what grey means. */
+static void sp_heat_colorbar(int any_absent) {
   PLFLT values[21];
   for (int i = 0; i < 21; i++) values[i] = SP_HEAT_ZMAX * i / 20.0;
   const PLFLT *vals[1] = {values};
-  PLINT nvals[1] = {21}, label_opts[1] = {PL_COLORBAR_LABEL_RIGHT}, sub_ticks[1] = {0};
+  PLINT nvals[1] = {21}, sub_ticks[1] = {0};
+  PLINT label_opts[2] = {PL_COLORBAR_LABEL_RIGHT, PL_COLORBAR_LABEL_TOP};
   PLFLT ticks[1] = {0.5};
-  const char *labels[1] = {"rank total / mean over ranks"};
+  const char *labels[2] = {"rank total / mean over ranks", "\u2265 2"};
   const char *axis_opts[1] = {"bcvtm"};
   PLFLT w, h;
   plschr(2.8, 1.0);
   plcolorbar(&w, &h, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.03,
-             0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, label_opts, (PLCHAR_MATRIX)labels, 1,
+             0.7, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 2, label_opts, (PLCHAR_MATRIX)labels, 1,
              (PLCHAR_MATRIX)axis_opts, ticks, sub_ticks, nvals, (PLFLT_MATRIX)vals);
+  if (!any_absent) return;
+  PLINT opt[1] = {PL_LEGEND_COLOR_BOX}, colours[1] = {SP_COL_REGION0}, patterns[1] = {0};
+  PLINT fg[1] = {SP_COL_FG};
+  PLFLT scales[1] = {0.8}, widths[1] = {1.0};
+  const char *texts[1] = {"no call"};
+  plschr(2.8, 1.0);
+  pllegend(&w, &h, 0, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_BOTTOM, 0.02, 0.0, 0.03,
+           SP_COL_BG, SP_COL_FG, 1, 0, 0, 1, opt, 0.6, 1.0, 1.6, 0.0, fg, (PLCHAR_MATRIX)texts,
+           colours, patterns, scales, widths, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* Panel of file f in the band [y0, y1] of the page (normalized). */
+static void sp_heat_panel(const sp_charts_t *c, int f, const int *cols, const double *mean,
+                          int ncols, int height, double y0, double y1) {
+  const sp_selection_t *sel = &c->sels[f];
+  const sp_chart_stats_t *st = &c->stats[f];
+  int nr = st->nranks, absent = 0;
+  double vb = y0 + SP_HEAT_BOTTOM_PX / height, vt = y1 - SP_HEAT_TOP_PX / height;
+  plvpor(0.10, 0.86, vb, vt);
+  plwind(0.0, ncols, 0.0, nr);
+  /* One fill per cell (plimage centres cells on grid points); rank 0 on top. */
+  for (int j = 0; j < ncols; j++)
+    for (int k = 0; k < nr; k++) {
+      const sp_cell_stats_t *cell = &st->cell[(size_t)cols[j] * nr + k];
+      double v = cell->total / mean[j];
+      PLFLT x[4] = {j, j + 1, j + 1, j}, y[4] = {nr - 1 - k, nr - 1 - k, nr - k, nr - k};
+      if (cell->n == 0) {
+        plcol0(SP_COL_REGION0);
+        absent = 1;
+      } else {
+        plcol1((v > SP_HEAT_ZMAX ? SP_HEAT_ZMAX : v) / SP_HEAT_ZMAX);
+      }
+      plfill(4, x, y);
+    }
+  plcol0(SP_COL_FG);
+  plschr(3.0, 1.0);
+  plbox("bc", 0.0, 0, "bc", 0.0, 0);
+  plschr(3.6, 1.0);
+  const char *what =
+      absent ? "time per rank and region / the region's mean over ranks (white = mean, grey = "
+               "no timed call on the rank)"
+             : "time per rank and region relative to the region's mean over ranks (white = mean)";
+  char title[400];
+  sp_charts_panel_title(c, f, what, title, sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
+  sp_heat_labels(sel, cols, ncols, 0.76 * c->o->width, (vt - vb) * height);
+  sp_heat_colorbar(absent);
 }
 
 static int sp_heat_draw(void *ctx, const char *path) {
   const sp_charts_t *c = ctx;
-  const sp_selection_t *sel = &c->sels[0];
-  const sp_chart_stats_t *st = &c->stats[0];
   const sp_options_t *o = c->o;
-  int *cols = malloc((size_t)(st->nregions ? st->nregions : 1) * sizeof *cols);
-  double *mean = malloc((size_t)(st->nregions ? st->nregions : 1) * sizeof *mean);
-  PLFLT **z = NULL;
-  int ncols = cols && mean ? sp_heat_columns(c, cols, mean) : -1;
-  int nr = st->nranks, rc = ncols < 0 ? SP_EXIT_IO : 0;
-  if (rc == 0 && ncols == 0) {
-    sp_msg(SP_QUIET, "%s: rank heat map: no selected region has timed calls", sel->file);
-    rc = SP_EXIT_DATA;
+  int nf = c->nfiles, rc = 0;
+  int **cols = calloc((size_t)nf, sizeof *cols), *ncols = calloc((size_t)nf, sizeof *ncols);
+  double **mean = calloc((size_t)nf, sizeof *mean), *band = malloc(2 * (size_t)nf * sizeof *band);
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  if (!cols || !ncols || !mean || !band || !natural) rc = SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) {
+    int nr = c->stats[f].nregions ? c->stats[f].nregions : 1;
+    cols[f] = malloc((size_t)nr * sizeof **cols);
+    mean[f] = malloc((size_t)nr * sizeof **mean);
+    if (!cols[f] || !mean[f]) {
+      rc = SP_EXIT_IO;
+      break;
+    }
+    ncols[f] = sp_heat_columns(c, f, cols[f], mean[f]);
+    if (ncols[f] == 0) {
+      sp_msg(SP_QUIET, "%s: rank heat map: no selected region has timed calls", c->sels[f].file);
+      rc = SP_EXIT_DATA;
+    }
+    int px = 240 + 14 * c->stats[f].nranks;
+    natural[f] = px < 600 ? 600 : px;
   }
   if (rc == 0) {
-    plAlloc2dGrid(&z, ncols, nr);
-    for (int j = 0; j < ncols; j++)
-      for (int k = 0; k < nr; k++) {
-        double v = st->cell[(size_t)cols[j] * nr + k].total / mean[j];
-        z[j][nr - 1 - k] = v > SP_HEAT_ZMAX ? SP_HEAT_ZMAX : v;
-      }
-    int height = o->height ? o->height : 240 + 14 * nr;
-    if (!o->height) height = height < 600 ? 600 : height > 2400 ? 2400 : height;
-    if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT; /* room for the margins */
+    int height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 320, band);
     rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
     if (rc == 0) {
       PLFLT pos[3] = {0, 0.5, 1}, r[3] = {0.23, 1, 0.71}, g[3] = {0.30, 1, 0.02},
             b[3] = {0.75, 1, 0.15};
       plscmap1l(1, 3, pos, r, g, b, NULL);
+      plscol0(SP_COL_REGION0, sp_heat_absent_rgb[0], sp_heat_absent_rgb[1], sp_heat_absent_rgb[2]);
       pladv(0);
-      double vb = 180.0 / height, vt = 1.0 - 50.0 / height;
-      plvpor(0.10, 0.86, vb, vt);
-      plwind(0.0, ncols, 0.0, nr);
-      /* One fill per cell (plimage centres cells on grid points). */
-      for (int j = 0; j < ncols; j++)
-        for (int k = 0; k < nr; k++) {
-          PLFLT x[4] = {j, j + 1, j + 1, j}, y[4] = {k, k, k + 1, k + 1};
-          plcol1(z[j][k] / SP_HEAT_ZMAX);
-          plfill(4, x, y);
-        }
-      plcol0(SP_COL_FG);
-      plschr(3.0, 1.0);
-      plbox("bc", 0.0, 0, "bc", 0.0, 0);
-      plschr(3.6, 1.0);
-      plmtex("t", 1.5, 0.5, 0.5,
-             "time per rank and region relative to the region's mean over ranks (white = mean)");
-      sp_heat_labels(sel, cols, ncols, 0.76 * o->width, (vt - vb) * height);
-      sp_heat_colorbar();
+      for (int f = 0; f < nf; f++)
+        sp_heat_panel(c, f, cols[f], mean[f], ncols[f], height, band[2 * f], band[2 * f + 1]);
       rc = sp_plot_close();
     }
-    plFree2dGrid(z, ncols, nr);
+  }
+  for (int f = 0; f < nf && cols && mean; f++) {
+    free(cols[f]);
+    free(mean[f]);
   }
   free(cols);
   free(mean);
+  free(ncols);
+  free(band);
+  free(natural);
   return rc;
 }
 

@@ -1,9 +1,10 @@
 /* chart_histogram.c - histogram_plot: the call-duration distribution per
- * region (the common regions of the first file, --top-n), over the calls
- * of the selected ranks. Durations span decades, so the bins are 40
- * log-spaced bins between the shortest and the longest call of all shown
- * regions; a region's line gives the share of its calls in each bin, so
- * regions with few and many calls compare. */
+ * region (the common regions, --top-n), over the calls of the selected
+ * ranks; with several files one panel per file, stacked, on the same bins.
+ * Durations span decades, so the bins are 40 log-spaced bins between the
+ * shortest and the longest call of all shown regions (of all files); a
+ * region's line gives the share of its calls in each bin, so regions with
+ * few and many calls compare. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +20,20 @@
 
 typedef struct sp_hist_job {
   const sp_charts_t *c;
-  double *share; /* ncommon x SP_HIST_BINS */
+  double *share; /* nfiles x ncommon x SP_HIST_BINS */
   double lo, hi; /* log10 seconds of the edges */
 } sp_hist_job_t;
 
-static int sp_hist_fill(sp_hist_job_t *j) {
+static int sp_hist_fill(sp_hist_job_t *j, int f) {
   const sp_charts_t *c = j->c;
-  const sp_selection_t *sel = &c->sels[0];
+  const sp_selection_t *sel = &c->sels[f];
   double w = (j->hi - j->lo) / SP_HIST_BINS;
   for (int r = 0; r < c->ncommon; r++) {
-    double *h = j->share + (size_t)r * SP_HIST_BINS, n = 0;
+    double *h = j->share + ((size_t)f * c->ncommon + r) * SP_HIST_BINS, n = 0;
+    int g = c->common[(size_t)f * c->ncommon + r];
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
-      int err = sp_reader_load(sel->reader, sel->regions[c->common[r]], sel->ranks[k], &iv);
+      int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
       if (err < 0) {
         sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
         return sp_exit_for_reader(err);
@@ -50,22 +52,14 @@ static int sp_hist_fill(sp_hist_job_t *j) {
   return 0;
 }
 
-static int sp_hist_draw(void *ctx, const char *path) {
-  sp_hist_job_t *j = ctx;
+/* The panel of file f in the page's band [y0, y1] (normalized). */
+static void sp_hist_panel(const sp_hist_job_t *j, int f, int height, double y0, double y1) {
   const sp_charts_t *c = j->c;
-  const sp_options_t *o = c->o;
-  int height = o->height ? o->height : 720;
-  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, c->ncommon, 0);
-  if (rc) return rc;
-  for (int r = 0; r < c->ncommon; r++)
-    plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
-            c->common_rgb[3 * r + 2]);
+  const double *share = j->share + (size_t)f * c->ncommon * SP_HIST_BINS;
   double ymax = 0;
   for (int i = 0; i < c->ncommon * SP_HIST_BINS; i++)
-    if (j->share[i] > ymax) ymax = j->share[i];
-  pladv(0);
-  plvpor(0.08, 0.80, 70.0 / height, 1.0 - 50.0 / height);
+    if (share[i] > ymax) ymax = share[i];
+  plvpor(0.08, 0.80, y0 + 70.0 / height, y1 - 50.0 / height);
   plwind(j->lo, j->hi, 0.0, (ymax > 0 ? ymax : 1) * 1.05);
   plcol0(SP_COL_FG);
   plschr(3.0, 1.0);
@@ -77,7 +71,7 @@ static int sp_hist_draw(void *ctx, const char *path) {
     for (int b = 0; b < SP_HIST_BINS; b++) {
       x[2 * b] = j->lo + b * w;
       x[2 * b + 1] = j->lo + (b + 1) * w;
-      y[2 * b] = y[2 * b + 1] = j->share[(size_t)r * SP_HIST_BINS + b];
+      y[2 * b] = y[2 * b + 1] = share[(size_t)r * SP_HIST_BINS + b];
     }
     plcol0(SP_COL_REGION0 + r);
     plline(2 * SP_HIST_BINS, x, y);
@@ -85,22 +79,51 @@ static int sp_hist_draw(void *ctx, const char *path) {
   plwidth(1.0);
   plcol0(SP_COL_FG);
   plschr(3.6, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5, "call durations: share of each region's calls per bin");
+  char title[400];
+  sp_charts_panel_title(c, f, "call durations: share of each region's calls per bin", title,
+                        sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
   sp_charts_common_legend(c);
-  return sp_plot_close();
+}
+
+static int sp_hist_draw(void *ctx, const char *path) {
+  sp_hist_job_t *j = ctx;
+  const sp_charts_t *c = j->c;
+  const sp_options_t *o = c->o;
+  int nf = c->nfiles;
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  double *band = malloc(2 * (size_t)nf * sizeof *band);
+  int rc = natural && band ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 720;
+  int height = rc == 0 ? sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 300, band) : 0;
+  if (rc == 0)
+    rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, c->ncommon, 0);
+  if (rc == 0) {
+    for (int r = 0; r < c->ncommon; r++)
+      plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
+              c->common_rgb[3 * r + 2]);
+    pladv(0);
+    for (int f = 0; f < nf; f++) sp_hist_panel(j, f, height, band[2 * f], band[2 * f + 1]);
+    rc = sp_plot_close();
+  }
+  free(natural);
+  free(band);
+  return rc;
 }
 
 int sp_histogram_plot(const sp_charts_t *c) {
   sp_hist_job_t j = {c, NULL, 0, 0};
   double mn = INFINITY, mx = 0;
-  for (int r = 0; r < c->ncommon; r++) {
-    double a = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MIN);
-    double b = sp_chart_stats_metric(&c->stats[0], c->common[r], SP_DUR_MAX);
-    if (isfinite(a) && a > 0 && a < mn) mn = a;
-    if (isfinite(b) && b > mx) mx = b;
-  }
+  for (int f = 0; f < c->nfiles; f++)
+    for (int r = 0; r < c->ncommon; r++) {
+      int g = c->common[(size_t)f * c->ncommon + r];
+      double a = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MIN);
+      double b = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MAX);
+      if (isfinite(a) && a > 0 && a < mn) mn = a;
+      if (isfinite(b) && b > mx) mx = b;
+    }
   if (c->o->min_duration > 0 && c->o->min_duration > mn) mn = c->o->min_duration;
   if (!(mx > 0) || !isfinite(mn)) {
     sp_msg(SP_QUIET, "%s: histogram: no timed calls", c->sels[0].file);
@@ -109,8 +132,10 @@ int sp_histogram_plot(const sp_charts_t *c) {
   j.lo = floor(log10(mn) * 4) / 4;
   j.hi = ceil(log10(mx) * 4) / 4;
   if (j.hi <= j.lo) j.hi = j.lo + 0.25;
-  j.share = calloc((size_t)(c->ncommon ? c->ncommon : 1) * SP_HIST_BINS, sizeof *j.share);
-  int rc = j.share ? sp_hist_fill(&j) : SP_EXIT_IO;
+  size_t cells = (size_t)c->nfiles * (size_t)(c->ncommon ? c->ncommon : 1) * SP_HIST_BINS;
+  j.share = calloc(cells, sizeof *j.share);
+  int rc = j.share ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_hist_fill(&j, f);
   if (rc == 0) rc = sp_chart_write(c->o, "histogram_plot", sp_hist_draw, &j);
   free(j.share);
   return rc;

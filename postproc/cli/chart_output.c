@@ -41,8 +41,34 @@ int sp_chart_write(const sp_options_t *o, const char *name, sp_chart_draw_fn dra
   return rc;
 }
 
-int sp_chart_height(const sp_options_t *o, int natural_px) {
+int sp_chart_height_min(const sp_options_t *o, int natural_px, int min_px) {
   int height = o->height;
   if (!height) height = natural_px < 480 ? 480 : natural_px > 2400 ? 2400 : natural_px;
-  return height < SP_CHART_MIN_HEIGHT ? SP_CHART_MIN_HEIGHT : height;
+  return height < min_px ? min_px : height;
+}
+
+int sp_chart_height(const sp_options_t *o, int natural_px) {
+  return sp_chart_height_min(o, natural_px, SP_CHART_MIN_HEIGHT);
+}
+
+int sp_chart_panels(const sp_options_t *o, const int *natural_px, int n, int min_px,
+                    int panel_min_px, double *band) {
+  /* Several panels: each as tall as its chart alone would be (480 at
+   * least), the whole within the rule's 2400. */
+  double sum = 0;
+  for (int f = 0; f < n; f++) sum += n > 1 && natural_px[f] < 480 ? 480 : natural_px[f];
+  int height = sp_chart_height_min(o, sum > 1e6 ? 1000000 : (int)sum, min_px);
+  if (n > 1 && height < n * panel_min_px) height = n * panel_min_px;
+  /* Bands in proportion to the natural heights, each at least panel_min_px
+   * when there are several (the rest shared in proportion). */
+  double top = 1.0, floor_px = n > 1 ? panel_min_px : 0;
+  double spare = height - n * floor_px;
+  for (int f = 0; f < n; f++) {
+    double nat = n > 1 && natural_px[f] < 480 ? 480 : natural_px[f];
+    double px = floor_px + (sum > 0 ? spare * nat / sum : spare / n);
+    band[2 * f + 1] = top;
+    top = f == n - 1 ? 0.0 : top - px / height;
+    band[2 * f] = top;
+  }
+  return height;
 }

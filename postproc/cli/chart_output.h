@@ -13,6 +13,19 @@
 /* A chart's height in pixels: --height when given, else natural_px kept
  * within 480..2400; never below SP_CHART_MIN_HEIGHT. */
 int sp_chart_height(const sp_options_t *o, int natural_px);
+/* The same rule with another floor (the Gantt chart's margins are smaller). */
+int sp_chart_height_min(const sp_options_t *o, int natural_px, int min_px);
+
+/* One panel per file, stacked top to bottom in one image (charts that show
+ * files separately). The page height is the height rule (floor min_px)
+ * over the sum of the panels' natural heights (with several panels each
+ * counted as at least 480, the height of a chart alone), raised to n * panel_min_px
+ * so that every panel keeps room for its margins; each panel gets a band
+ * in proportion to its natural height: band[2 * f] and band[2 * f + 1] are
+ * the bottom and top of panel f in normalized page coordinates (one panel:
+ * 0 and 1, the single-file chart as before). Returns the page height. */
+int sp_chart_panels(const sp_options_t *o, const int *natural_px, int n, int min_px,
+                    int panel_min_px, double *band);
 
 /* Bytes of an output path, NUL included. */
 #define SP_PATH_MAX 4096

@@ -1,13 +1,21 @@
-/* chart_speedup.c - speedup_plot and speedup_data over several files.
+/* chart_speedup.c - the scaling charts over several files: speedup_plot,
+ * weak_scaling_plot and scaling_efficiency_plot (their data files are
+ * written by export_data.c from the same figures).
  *
  * The reference tool's rule: regions common to all files, the mean
  * duration per call over the selected ranks, files with the same x
- * averaged, baseline = the smallest x, speedup = baseline / mean. x is
- * --x-field: num_ranks (rank groups of the file) or any attribute of
- * /metadata (omp_num_threads, total_cores, ...). When every x is a number
- * the chart has an ideal line (x / smallest x); otherwise the values are
- * categories in command-line order (the first file's first) and there is
- * none. */
+ * averaged, baseline = the smallest x. x is --x-field: num_ranks (rank
+ * groups of the file) or any attribute of /metadata (omp_num_threads,
+ * total_cores, ...). When every x is a number the groups are sorted;
+ * otherwise they are categories in command-line order (the first file's
+ * first, the baseline).
+ *   speedup            = baseline mean / mean; ideal x / smallest x (numeric
+ *                        x only), for a strong-scaling study (fixed problem)
+ *   weak_scaling       = mean / baseline mean (normalized runtime); ideal a
+ *                        flat 1, for a weak-scaling study (the same work per
+ *                        rank in every run: --work-per-rank checks it)
+ *   scaling_efficiency = speedup / (x / smallest x); ideal a flat 1; only for
+ *                        x = num_ranks, omp_num_threads or total_cores */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +92,13 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
       mean[(size_t)j * nf + group[f]] +=
           sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + j], SP_DUR_AVG);
   }
+  sp->mean = rc == 0 ? malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *sp->mean) : NULL;
+  if (rc == 0 && !sp->mean) rc = SP_EXIT_IO;
   for (int j = 0; rc == 0 && j < n; j++)
     for (int g = 0; g < sp->ngroups; g++) {
       double base = mean[(size_t)j * nf] / cnt[0], m = mean[(size_t)j * nf + g] / cnt[g];
       sp->speedup[(size_t)j * sp->ngroups + g] = m > 0 && isfinite(base) ? base / m : NAN;
+      sp->mean[(size_t)j * sp->ngroups + g] = m;
     }
   sp->field = field;
   free(xs);
@@ -99,16 +110,115 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
 }
 
 void sp_speedup_free(sp_speedup_t *sp) {
+  free(sp->mean);
   free(sp->label);
   free(sp->x);
   free(sp->speedup);
   memset(sp, 0, sizeof *sp);
 }
 
+double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g) {
+  const double *m = sp->mean + (size_t)j * sp->ngroups;
+  if (!(m[0] > 0) || !isfinite(m[0]) || !(m[g] > 0) || !isfinite(m[g])) return NAN;
+  switch (kind) {
+  case SP_SCALING_WEAK:
+    return m[g] / m[0];
+  case SP_SCALING_EFFICIENCY:
+    return sp->x[0] > 0 && sp->x[g] > 0 ? (m[0] / m[g]) / (sp->x[g] / sp->x[0]) : NAN;
+  case SP_SCALING_SPEEDUP:
+    break;
+  }
+  return sp->speedup[(size_t)j * sp->ngroups + g];
+}
+
+const char *sp_scaling_column(sp_scaling_kind_t kind) {
+  return kind == SP_SCALING_WEAK         ? "normalized_runtime"
+         : kind == SP_SCALING_EFFICIENCY ? "efficiency"
+                                         : "speedup";
+}
+
+int sp_scaling_field_ok(const char *field) {
+  return !field || !strcmp(field, "num_ranks") || !strcmp(field, "omp_num_threads") ||
+         !strcmp(field, "total_cores");
+}
+
+/* The values of --work-per-rank (words, each a comma list) into v (cap
+ * entries); returns their count, or -1 after printing a bad one. */
+static int sp_scaling_work_values(const sp_options_t *o, double *v, int cap) {
+  int n = 0;
+  for (size_t k = 0; k < o->nwork_per_rank; k++)
+    for (const char *p = o->work_per_rank[k]; *p;) {
+      size_t len = strcspn(p, ",");
+      char word[64];
+      snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), p);
+      char *end;
+      double x = strtod(word, &end);
+      if (len == 0 || len > 63 || end == word || *end || !isfinite(x) || x <= 0) {
+        sp_msg(SP_QUIET, "--work-per-rank: '%s' is not a positive number", word);
+        return -1;
+      }
+      if (n < cap) v[n] = x;
+      n++;
+      p += len + (p[len] == ',');
+    }
+  return n;
+}
+
+int sp_scaling_work(const sp_charts_t *c, double *work) {
+  *work = 0;
+  if (c->o->nwork_per_rank == 0) return 0;
+  double *v = malloc((size_t)c->nfiles * sizeof *v);
+  int n = v ? sp_scaling_work_values(c->o, v, c->nfiles) : -1;
+  int rc = n < 0 ? SP_EXIT_USAGE : 0;
+  if (rc == 0 && n != c->nfiles) {
+    sp_msg(SP_QUIET, "--work-per-rank has %d values for %d files (one per file, in order)", n,
+           c->nfiles);
+    rc = SP_EXIT_USAGE;
+  }
+  /* The reference tool's test: every value equal to the first to a relative 1e-9. */
+  for (int k = 1; rc == 0 && k < n; k++)
+    if (fabs(v[k] - v[0]) > 1e-9 * v[0]) {
+      sp_msg(SP_QUIET,
+             "--work-per-rank: %g (file %d, %s) differs from %g (file 1, %s): these runs are "
+             "not a weak-scaling study (speedup and scaling_efficiency are for a fixed "
+             "problem size)",
+             v[k], k + 1, c->labels[k], v[0], c->labels[0]);
+      rc = SP_EXIT_USAGE;
+    }
+  if (rc == 0) *work = v[0];
+  free(v);
+  return rc;
+}
+
 typedef struct sp_speedup_job {
   const sp_charts_t *c;
   const sp_speedup_t *sp;
+  sp_scaling_kind_t kind;
+  double work; /* --work-per-rank, 0 = not given */
 } sp_speedup_job_t;
+
+/* The title of a scaling chart; names the baseline and, for weak scaling,
+ * the checked work per rank. */
+static void sp_scaling_title(const sp_speedup_job_t *j, char *t, size_t cap) {
+  const sp_speedup_t *sp = j->sp;
+  const char *f = sp->field, *base = sp->label;
+  switch (j->kind) {
+  case SP_SCALING_WEAK: {
+    char work[64] = "";
+    if (j->work > 0) snprintf(work, sizeof work, "; work per rank %.6g", j->work);
+    snprintf(t, cap, "weak scaling: mean per call / at %s = %s (dashed: ideal)%s", f, base, work);
+    break;
+  }
+  case SP_SCALING_EFFICIENCY:
+    snprintf(t, cap, "scaling efficiency = speedup / (%s / %s) (baseline %s = %s; dashed: ideal)",
+             f, base, f, base);
+    break;
+  case SP_SCALING_SPEEDUP:
+    snprintf(t, cap, "speedup = mean duration per call at the smallest %s / at each %s%s", f, f,
+             sp->numeric ? " (dashed: ideal)" : "");
+    break;
+  }
+}
 
 static int sp_speedup_draw(void *ctx, const char *path) {
   sp_speedup_job_t *j = ctx;
@@ -124,9 +234,15 @@ static int sp_speedup_draw(void *ctx, const char *path) {
             c->common_rgb[3 * r + 2]);
   int ng = sp->ngroups;
   double ymax = 1, xmin = sp->x[0], xmax = sp->x[ng - 1];
-  for (int i = 0; i < c->ncommon * ng; i++)
-    if (isfinite(sp->speedup[i]) && sp->speedup[i] > ymax) ymax = sp->speedup[i];
-  if (sp->numeric && xmax / xmin > ymax) ymax = xmax / xmin;
+  for (int r = 0; r < c->ncommon; r++)
+    for (int g = 0; g < ng; g++) {
+      double v = sp_scaling_value(sp, j->kind, r, g);
+      if (isfinite(v) && v > ymax) ymax = v;
+    }
+  if (j->kind == SP_SCALING_SPEEDUP && sp->numeric && xmax / xmin > ymax) ymax = xmax / xmin;
+  /* Efficiencies are read against 1: keep 0..1.05 in view (the reference
+   * tool's range), and any value above it (superlinear) too. */
+  if (j->kind == SP_SCALING_EFFICIENCY && ymax < 1.05 / 1.08) ymax = 1.05 / 1.08;
   if (xmax <= xmin) xmax = xmin + 1;
   double pad = 0.05 * (xmax - xmin);
   pladv(0);
@@ -138,8 +254,9 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   for (int g = 0; !sp->numeric && g < ng; g++)
     plmtex("b", 1.5, (sp->x[g] - xmin + pad) / (xmax - xmin + 2 * pad), 0.5,
            sp->label + (size_t)g * SP_X_CAP);
-  if (sp->numeric) { /* ideal: speedup = x / smallest x */
-    PLFLT ix[2] = {xmin, xmax}, iy[2] = {1.0, xmax / xmin};
+  PLFLT ix[2] = {xmin, sp->x[ng - 1]}, iy[2] = {1.0, 1.0};
+  if (j->kind == SP_SCALING_SPEEDUP) iy[1] = xmax / xmin; /* ideal: speedup = x / smallest x */
+  if (j->kind != SP_SCALING_SPEEDUP || sp->numeric) {
     pllsty(2);
     plline(2, ix, iy);
     pllsty(1);
@@ -149,7 +266,7 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   for (int r = 0; x && y && r < c->ncommon; r++) {
     for (int g = 0; g < ng; g++) {
       x[g] = sp->x[g];
-      y[g] = sp->speedup[(size_t)r * ng + g];
+      y[g] = sp_scaling_value(sp, j->kind, r, g);
     }
     plcol0(SP_COL_REGION0 + r);
     plline(ng, x, y);
@@ -159,30 +276,55 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   free(x);
   free(y);
   plcol0(SP_COL_FG);
-  char t[256];
-  snprintf(t, sizeof t, "speedup = mean duration per call at the smallest %s / at each %s%s",
-           sp->field, sp->field, sp->numeric ? " (dashed: ideal)" : "");
+  char t[512];
+  sp_scaling_title(j, t, sizeof t);
   plschr(3.4, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, t);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, sp->field);
+  if (j->kind != SP_SCALING_SPEEDUP)
+    plmtex("l", 3.5, 0.5, 0.5, j->kind == SP_SCALING_WEAK ? "normalized runtime" : "efficiency");
   sp_charts_common_legend(c);
   return sp_plot_close();
 }
 
-int sp_speedup_plot(const sp_charts_t *c) {
+static int sp_scaling_plot(const sp_charts_t *c, sp_scaling_kind_t kind, const char *name) {
   if (c->nfiles < 2) {
-    sp_msg(SP_QUIET, "speedup_plot needs two or more files (%d given)", c->nfiles);
+    sp_msg(SP_QUIET, "%s needs two or more files (%d given)", name, c->nfiles);
     return SP_EXIT_USAGE;
   }
+  sp_speedup_job_t j = {c, NULL, kind, 0};
+  if (kind == SP_SCALING_EFFICIENCY && !sp_scaling_field_ok(c->o->x_field)) {
+    sp_msg(SP_QUIET, "%s needs --x-field num_ranks, omp_num_threads or total_cores (not %s)", name,
+           c->o->x_field);
+    return SP_EXIT_USAGE;
+  }
+  int rc = kind == SP_SCALING_WEAK ? sp_scaling_work(c, &j.work) : 0;
+  if (rc) return rc;
   if (c->ncommon == 0) {
-    sp_msg(SP_QUIET, "speedup: no region is common to all %d files", c->nfiles);
+    sp_msg(SP_QUIET, "%s: no region is common to all %d files", name, c->nfiles);
     return SP_EXIT_DATA;
   }
   sp_speedup_t sp;
-  int rc = sp_speedup_compute(c, &sp);
-  sp_speedup_job_t j = {c, &sp};
-  if (rc == 0) rc = sp_chart_write(c->o, "speedup_plot", sp_speedup_draw, &j);
+  rc = sp_speedup_compute(c, &sp);
+  if (rc == 0 && kind == SP_SCALING_EFFICIENCY && !sp.numeric) {
+    sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
+    rc = SP_EXIT_DATA;
+  }
+  j.sp = &sp;
+  if (rc == 0) rc = sp_chart_write(c->o, name, sp_speedup_draw, &j);
   if (rc == 0 || sp.x) sp_speedup_free(&sp);
   return rc;
+}
+
+int sp_speedup_plot(const sp_charts_t *c) {
+  return sp_scaling_plot(c, SP_SCALING_SPEEDUP, "speedup_plot");
+}
+
+int sp_weak_scaling_plot(const sp_charts_t *c) {
+  return sp_scaling_plot(c, SP_SCALING_WEAK, "weak_scaling_plot");
+}
+
+int sp_scaling_efficiency_plot(const sp_charts_t *c) {
+  return sp_scaling_plot(c, SP_SCALING_EFFICIENCY, "scaling_efficiency_plot");
 }

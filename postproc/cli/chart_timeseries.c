@@ -2,7 +2,8 @@
  * duration over the run, per step (the k-th call of a rank, in start
  * order), with the min-max band over the selected ranks and their mean as
  * a line: the chart that shows a time-stepping code slowing down. A panel
- * per region (the common regions of the first file, --top-n; at most 8).
+ * per region (the common regions, --top-n; at most 8); with several files
+ * one group of such panels per file, stacked, each titled with its label.
  * More steps than pixel columns are binned: a column's band spans the
  * min and max of its steps, its line the mean. */
 #include <math.h>
@@ -132,7 +133,7 @@ static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colou
 
 typedef struct sp_ts_job {
   const sp_charts_t *c;
-  sp_ts_series_t *s;
+  sp_ts_series_t *s; /* nfiles x np */
   int np;
 } sp_ts_job_t;
 
@@ -142,61 +143,91 @@ static int64_t sp_ts_len(const sp_ts_series_t *s) {
   return n;
 }
 
+/* File f's panels in the page's band [y0, y1] (normalized). */
+static void sp_ts_file(const sp_ts_job_t *j, int f, int height, double y0, double y1) {
+  const sp_charts_t *c = j->c;
+  const sp_selection_t *sel = &c->sels[f];
+  double top = y1 - 50.0 / height, bottom = y0 + 60.0 / height, ph = (top - bottom) / j->np;
+  int ncols = (int)(0.86 * c->o->width);
+  char name[160], what[256], title[400];
+  for (int p = 0; p < j->np; p++) {
+    const sp_ts_series_t *s = &j->s[(size_t)f * j->np + p];
+    plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
+    int g = c->common[(size_t)f * c->ncommon + p];
+    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[g]), name, sizeof name, 40);
+    snprintf(what, sizeof what,
+             "%s: duration per call [s], band = min..max over ranks, "
+             "line = mean",
+             name);
+    sp_charts_panel_title(c, f, what, title, sizeof title);
+    sp_ts_panel(s, sp_ts_len(s), ncols, p, title);
+  }
+  plschr(3.0, 1.0);
+  plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
+}
+
 static int sp_ts_draw(void *ctx, const char *path) {
   sp_ts_job_t *j = ctx;
   const sp_charts_t *c = j->c;
   const sp_options_t *o = c->o;
-  const sp_selection_t *sel = &c->sels[0];
-  int height = o->height ? o->height : 120 + 200 * j->np;
-  if (!o->height && height > 2400) height = 2400;
-  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, j->np, 0);
-  if (rc) return rc;
+  int nf = c->nfiles;
+  int *natural = calloc((size_t)nf, sizeof *natural);
+  double *band = malloc(2 * (size_t)nf * sizeof *band);
+  int rc = natural && band ? 0 : SP_EXIT_IO;
+  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 120 + 200 * j->np;
+  int height = 0;
+  if (rc == 0 && nf == 1) {
+    /* One file: this chart's height as it always was (no 480 floor). */
+    height = o->height ? o->height : natural[0] > 2400 ? 2400 : natural[0];
+    if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
+    band[0] = 0.0;
+    band[1] = 1.0;
+  } else if (rc == 0) {
+    height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 120 + 90 * j->np, band);
+  }
+  if (rc == 0) rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, j->np, 0);
+  if (rc) {
+    free(natural);
+    free(band);
+    return rc;
+  }
   for (int p = 0; p < j->np; p++)
     plscol0(SP_COL_REGION0 + p, c->common_rgb[3 * p], c->common_rgb[3 * p + 1],
             c->common_rgb[3 * p + 2]);
   pladv(0);
-  double top = 1.0 - 50.0 / height, bottom = 60.0 / height, ph = (top - bottom) / j->np;
-  int ncols = (int)(0.86 * o->width);
-  char name[160], title[256];
-  for (int p = 0; p < j->np; p++) {
-    plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
-    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[p]]), name, sizeof name,
-                 40);
-    snprintf(title, sizeof title,
-             "%s: duration per call [s], band = min..max over ranks, "
-             "line = mean",
-             name);
-    sp_ts_panel(&j->s[p], sp_ts_len(&j->s[p]), ncols, p, title);
-  }
-  plschr(3.0, 1.0);
-  plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
+  for (int f = 0; f < nf; f++) sp_ts_file(j, f, height, band[2 * f], band[2 * f + 1]);
+  free(natural);
+  free(band);
   return sp_plot_close();
 }
 
 int sp_timeseries_plot(const sp_charts_t *c) {
-  const sp_selection_t *sel = &c->sels[0];
   sp_ts_job_t j = {c, NULL, c->ncommon < SP_TS_PANELS ? c->ncommon : SP_TS_PANELS};
   if (c->ncommon > SP_TS_PANELS)
     sp_msg(SP_NORMAL, "duration timeseries: the first %d of %d regions (--top-n chooses)",
            SP_TS_PANELS, c->ncommon);
-  j.s = calloc((size_t)(j.np ? j.np : 1), sizeof *j.s);
+  size_t ns = (size_t)c->nfiles * (size_t)(j.np ? j.np : 1);
+  j.s = calloc(ns, sizeof *j.s);
   int rc = j.s ? 0 : SP_EXIT_IO;
-  for (int p = 0; rc == 0 && p < j.np; p++)
-    for (int k = 0; rc == 0 && k < sel->nranks; k++)
-      rc = sp_ts_pair(sel, c->common[p], k, &j.s[p], c->o->min_duration);
-  int any = 0;
-  for (int p = 0; rc == 0 && p < j.np; p++) any |= sp_ts_len(&j.s[p]) > 0;
-  if (rc == 0 && !any) {
-    sp_msg(SP_QUIET, "%s: duration timeseries: no timed calls", sel->file);
-    rc = SP_EXIT_DATA;
+  for (int f = 0; rc == 0 && f < c->nfiles; f++) {
+    const sp_selection_t *sel = &c->sels[f];
+    for (int p = 0; rc == 0 && p < j.np; p++)
+      for (int k = 0; rc == 0 && k < sel->nranks; k++)
+        rc = sp_ts_pair(sel, c->common[(size_t)f * c->ncommon + p], k, &j.s[(size_t)f * j.np + p],
+                        c->o->min_duration);
+    int any = 0;
+    for (int p = 0; rc == 0 && p < j.np; p++) any |= sp_ts_len(&j.s[(size_t)f * j.np + p]) > 0;
+    if (rc == 0 && !any) {
+      sp_msg(SP_QUIET, "%s: duration timeseries: no timed calls", sel->file);
+      rc = SP_EXIT_DATA;
+    }
   }
   if (rc == 0) rc = sp_chart_write(c->o, "duration_timeseries_plot", sp_ts_draw, &j);
-  for (int p = 0; j.s && p < j.np; p++) {
-    free(j.s[p].mn);
-    free(j.s[p].mx);
-    free(j.s[p].sum);
-    free(j.s[p].cnt);
+  for (size_t i = 0; j.s && i < ns; i++) {
+    free(j.s[i].mn);
+    free(j.s[i].mx);
+    free(j.s[i].sum);
+    free(j.s[i].cnt);
   }
   free(j.s);
   return rc;

@@ -1,9 +1,11 @@
 /* charts.c - the charts and data files of -o DIR: figures read once, the
  * colour domain fixed for the run, then each chart chosen by --plots. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chart_lanes.h"
+#include "gantt.h"
 #include "charts.h"
 #include "palette.h"
 #include "plot_device.h"
@@ -147,6 +149,16 @@ void sp_charts_common_legend(const sp_charts_t *c) {
   free(rows);
 }
 
+void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap) {
+  char label[160];
+  if (c->nfiles < 2) {
+    snprintf(out, cap, "%s", what);
+    return;
+  }
+  sp_plot_text(c->labels[f], label, sizeof label, 40);
+  snprintf(out, cap, "%s: %s", label, what);
+}
+
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o) {
   sp_options_t one = *o;
@@ -157,13 +169,24 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   c.nfiles = nfiles;
   c.o = &one;
   unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
-  /* Speedup by default, and with "all", when there are several files. */
-  if (nfiles < 2 && (!o->plots || (o->plots & SP_PLOTS_ALL) == SP_PLOTS_ALL) &&
-      !(o->plots & SP_PLOT_SPEEDUP_ASKED))
-    plots &= ~(unsigned)SP_PLOT_SPEEDUP;
+  /* The charts over several files, by default and with "all", only when
+   * there are several files (named in --plots: an error with one file). */
+  if (nfiles < 2 && !(o->plots & SP_PLOT_SPEEDUP_ASKED)) plots &= ~(unsigned)SP_PLOT_SPEEDUP;
+  if (nfiles < 2 && !(o->plots & SP_PLOT_WEAK_ASKED)) plots &= ~(unsigned)SP_PLOT_WEAK_SCALING;
+  if (nfiles < 2 && !(o->plots & SP_PLOT_EFFICIENCY_ASKED))
+    plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
+  /* "all" with an --x-field that is no scale (a category): no efficiency. */
+  if (!(o->plots & SP_PLOT_EFFICIENCY_ASKED) && !sp_scaling_field_ok(o->x_field))
+    plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
   int rc = sp_charts_prepare(&c, &one);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
-  if (rc == 0 && (plots & SP_PLOT_GANTT)) rc = sp_gantt_render(&sels[0], &one, 0);
+  if (rc == 0 && (plots & SP_PLOT_GANTT)) {
+    sp_gantt_timing_t tm;
+    rc = sp_gantt_render_files(sels, labels, nfiles, &one, 0, &tm);
+    if (rc == 0)
+      sp_msg(SP_VERBOSE, "%lld intervals drawn as %lld bars; read %.3f s, render %.3f s",
+             (long long)tm.intervals, (long long)tm.runs, tm.read_s, tm.render_s);
+  }
   static const struct {
     unsigned bit;
     int (*draw)(const sp_charts_t *);
@@ -171,6 +194,8 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
                 {SP_PLOT_DURATIONS, sp_durations_plot},
                 {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},
                 {SP_PLOT_SPEEDUP, sp_speedup_plot},
+                {SP_PLOT_WEAK_SCALING, sp_weak_scaling_plot},
+                {SP_PLOT_SCALING_EFFICIENCY, sp_scaling_efficiency_plot},
                 {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot},
                 {SP_PLOT_TIMESERIES, sp_timeseries_plot},
                 {SP_PLOT_HISTOGRAM, sp_histogram_plot},

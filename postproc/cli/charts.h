@@ -27,13 +27,23 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
  * the first file's selection (charts drawn per common region). */
 void sp_charts_common_legend(const sp_charts_t *c);
 
+/* The title of file f's panel: what, after "LABEL: " with several files
+ * (one file: what alone, as the single-file chart always had). */
+void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap);
+
 /* chart_durations.c: durations_plot_<metric> (durations_plot for one metric). */
 int sp_durations_plot(const sp_charts_t *c);
-/* chart_heatmap.c: rank_heatmap_plot of the first file. */
+/* chart_heatmap.c: rank_heatmap_plot, a panel per file. */
 int sp_heatmap_plot(const sp_charts_t *c);
-/* chart_flame.c: flame_plot of the first file. */
+/* chart_flame.c: flame_plot, a panel per file. */
 int sp_flame_plot(const sp_charts_t *c);
-/* chart_speedup.c: speedup per common region and x group (--x-field). */
+/* chart_speedup.c: the scaling charts over several files, per common region
+ * and x group (--x-field): speedup, weak_scaling and scaling_efficiency. */
+typedef enum sp_scaling_kind {
+  SP_SCALING_SPEEDUP,   /* baseline mean / mean; ideal x / smallest x */
+  SP_SCALING_WEAK,      /* mean / baseline mean (normalized runtime); ideal 1 */
+  SP_SCALING_EFFICIENCY /* speedup / (x / smallest x); ideal 1; numeric x only */
+} sp_scaling_kind_t;
 typedef struct sp_speedup {
   const char *field; /* --x-field */
   int numeric;       /* every x a number: sorted, with an ideal line */
@@ -41,11 +51,25 @@ typedef struct sp_speedup {
   double *x;         /* ngroups: x (group index when not numeric) */
   char *label;       /* ngroups x 128 bytes: x as text */
   double *speedup;   /* ncommon x ngroups; NaN without a mean */
+  double *mean;      /* ncommon x ngroups: mean duration per call of the group, s */
 } sp_speedup_t;
 int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
 void sp_speedup_free(sp_speedup_t *sp);
+/* The value a chart of that kind shows for common region j at group g
+ * (NaN where a mean is missing or not positive). */
+double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);
+/* Name of the kind's value column in its data file ("speedup", ...). */
+const char *sp_scaling_column(sp_scaling_kind_t kind);
+/* Checks --work-per-rank against the files (one positive value each, all
+ * equal); *work gets the value (0 without the option). Returns 0 or
+ * SP_EXIT_USAGE after printing why. */
+int sp_scaling_work(const sp_charts_t *c, double *work);
+/* x fields scaling_efficiency accepts (the reference tool's scaling fields). */
+int sp_scaling_field_ok(const char *field);
 int sp_speedup_plot(const sp_charts_t *c);
-/* chart_flame_graph.c: flame_graph_plot of the first file's call tree. */
+int sp_weak_scaling_plot(const sp_charts_t *c);
+int sp_scaling_efficiency_plot(const sp_charts_t *c);
+/* chart_flame_graph.c: flame_graph_plot, a panel per file's call tree. */
 int sp_flame_graph_plot(const sp_charts_t *c);
 /* chart_timeseries.c, chart_histogram.c, chart_density.c: the "more views". */
 int sp_timeseries_plot(const sp_charts_t *c);

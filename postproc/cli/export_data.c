@@ -8,10 +8,15 @@
  *   durations_data  file,region,metric,value_seconds
  *                   (the regions common to all files, the chosen metrics)
  *   speedup_data    region,<x_field>,speedup (with several files)
+ *   weak_scaling_data        region,<x_field>,normalized_runtime
+ *   scaling_efficiency_data  region,<x_field>,efficiency
+ *                   (with several files, when --plots names the chart or all)
  * As .csv (a header line, RFC 4180 quoting) or .json: an object with
  * "columns", "data" (one object per row, keys the column names) and
- * "colors" (region name -> "#rrggbb", the charts' colours). Each file is
- * written under a temporary name and renamed when complete. */
+ * "colors" (region name -> "#rrggbb", the charts' colours); the scaling
+ * files add "options" (x_field, baseline, and work_per_rank when given),
+ * as the reference tool does. Each file is written under a temporary name
+ * and renamed when complete. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +38,11 @@ typedef struct sp_data_file {
   int ncols;
   char path[SP_PATH_MAX];
   char tmp[SP_PATH_MAX + 32];
+  /* JSON "options" of the scaling files: x field, baseline x, work per rank. */
+  const char *opt_field;    /* NULL = no "options" */
+  const char *opt_baseline; /* x of the baseline, as text */
+  int opt_numeric;          /* the baseline is a number */
+  double opt_work;          /* --work-per-rank; 0 = not given */
 } sp_data_file_t;
 
 static int sp_data_open(sp_data_file_t *d, const sp_options_t *o, const char *name,
@@ -83,7 +93,19 @@ static void sp_data_end_row(sp_data_file_t *d) { fputs(d->json ? "}" : "\n", d->
 /* Closes: the JSON tail with the colours, then sync and rename when rc is 0. */
 static int sp_data_close(sp_data_file_t *d, const sp_charts_t *c, int rc) {
   if (rc == 0 && d->json) {
-    fputs("\n],\n\"colors\":{", d->f);
+    fputs("\n],", d->f);
+    if (d->opt_field) {
+      fputs("\n\"options\":{\"x_field\":", d->f);
+      sp_data_text(d->f, 1, d->opt_field);
+      fputs(",\"baseline\":", d->f);
+      if (d->opt_numeric)
+        fputs(d->opt_baseline, d->f);
+      else
+        sp_data_text(d->f, 1, d->opt_baseline);
+      if (d->opt_work > 0) fprintf(d->f, ",\"work_per_rank\":%.17g", d->opt_work);
+      fputs("},", d->f);
+    }
+    fputs("\n\"colors\":{", d->f);
     for (int i = 0; i < c->o->ncolour_names; i++) {
       char hex[8];
       sp_palette_hex(c->rgb + 3 * i, hex);
@@ -207,17 +229,32 @@ static int sp_durations_data(const sp_charts_t *c) {
   return d.f ? sp_data_close(&d, c, rc) : rc;
 }
 
-static int sp_speedup_data(const sp_charts_t *c) {
-  sp_speedup_t sp;
-  int rc = sp_speedup_compute(c, &sp);
+/* One scaling data file: region,<x_field>,<value> per common region and x. */
+static int sp_scaling_data(const sp_charts_t *c, sp_scaling_kind_t kind, const char *name) {
+  double work = 0;
+  int rc = kind == SP_SCALING_WEAK ? sp_scaling_work(c, &work) : 0;
   if (rc) return rc;
-  const char *cols[3] = {"region", sp.field, "speedup"};
+  sp_speedup_t sp;
+  rc = sp_speedup_compute(c, &sp);
+  if (rc) return rc;
+  if (kind == SP_SCALING_EFFICIENCY && !sp.numeric) {
+    sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
+    sp_speedup_free(&sp);
+    return SP_EXIT_DATA;
+  }
+  const char *cols[3] = {"region", sp.field, sp_scaling_column(kind)};
   sp_data_file_t d;
-  rc = sp_data_open(&d, c->o, "speedup_data", cols, 3);
+  rc = sp_data_open(&d, c->o, name, cols, 3);
+  if (rc == 0 && kind != SP_SCALING_SPEEDUP) {
+    d.opt_field = sp.field;
+    d.opt_baseline = sp.label;
+    d.opt_numeric = sp.numeric;
+    d.opt_work = work;
+  }
   const sp_selection_t *sel = &c->sels[0];
   for (int j = 0; rc == 0 && j < c->ncommon; j++)
     for (int g = 0; g < sp.ngroups; g++) {
-      double v = sp.speedup[(size_t)j * sp.ngroups + g];
+      double v = sp_scaling_value(&sp, kind, j, g);
       if (!isfinite(v)) continue;
       sp_data_key(&d, 0);
       sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[c->common[j]]));
@@ -239,6 +276,13 @@ int sp_export_data(const sp_charts_t *c) {
   int rc = sp_gantt_data(c);
   if (rc == 0) rc = sp_flame_data(c);
   if (rc == 0) rc = sp_durations_data(c);
-  if (rc == 0 && c->nfiles > 1 && c->ncommon > 0) rc = sp_speedup_data(c);
+  int several = c->nfiles > 1 && c->ncommon > 0;
+  if (rc == 0 && several) rc = sp_scaling_data(c, SP_SCALING_SPEEDUP, "speedup_data");
+  if (rc == 0 && several && (c->o->plots & SP_PLOT_WEAK_SCALING))
+    rc = sp_scaling_data(c, SP_SCALING_WEAK, "weak_scaling_data");
+  /* With "all", only for an x that is a scale (as the chart). */
+  if (rc == 0 && several && (c->o->plots & SP_PLOT_SCALING_EFFICIENCY) &&
+      ((c->o->plots & SP_PLOT_EFFICIENCY_ASKED) || sp_scaling_field_ok(c->o->x_field)))
+    rc = sp_scaling_data(c, SP_SCALING_EFFICIENCY, "scaling_efficiency_data");
   return rc;
 }

@@ -87,11 +87,11 @@ static void sp_gantt_labels(const sp_selection_t *sel, const sp_chart_lanes_t *l
   }
 }
 
-/* Box, axis, title, region separators and labels. */
+/* Box, axis, title, region separators and labels of one panel. label:
+ * the file's label with several files (NULL: the file name, one file). */
 static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
-                           const sp_frame_t *f) {
+                           const sp_frame_t *f, const char *label) {
   char title[512], base[400];
-  pladv(0);
   plschr(3.0, 1.0);
   plvpor(f->vp[0], f->vp[1], f->vp[2], f->vp[3]);
   plwind(f->x0, f->x1, 0.0, l->n);
@@ -101,7 +101,7 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   plcol0(SP_COL_FG);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   const char *slash = strrchr(sel->file, '/');
-  sp_plot_text(slash ? slash + 1 : sel->file, base, sizeof base, 80);
+  sp_plot_text(label ? label : slash ? slash + 1 : sel->file, base, sizeof base, 80);
   snprintf(title, sizeof title, "scope-profiler: %s", base);
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
@@ -185,21 +185,20 @@ static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l, 
   return 0;
 }
 
-/* Page, plot area and time window of the chart. */
-static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, sp_frame_t *f) {
+/* Natural height of a panel of n lanes, pixels (16 per lane). */
+static int sp_gantt_natural(int nlanes) { return 120 + 16 * nlanes; }
+
+/* Plot area and time window of a panel in the band [y0, y1] (normalized)
+ * of a page height pixels high. */
+static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, int height,
+                             double y0, double y1, sp_frame_t *f) {
   f->width = o->width;
-  f->height = o->height;
+  f->height = height;
   f->nlanes = l->n;
-  if (f->height == 0) {
-    f->height = 120 + 16 * l->n;
-    f->height = f->height < 480 ? 480 : f->height > 2400 ? 2400 : f->height;
-  }
-  if (f->height < 2 * (SP_VP_BOTTOM_PX + SP_VP_TOP_PX))
-    f->height = 2 * (int)(SP_VP_BOTTOM_PX + SP_VP_TOP_PX); /* a plot area above the margins */
   f->vp[0] = SP_VP_LEFT;
   f->vp[1] = SP_VP_RIGHT;
-  f->vp[2] = SP_VP_BOTTOM_PX / f->height;
-  f->vp[3] = 1.0 - SP_VP_TOP_PX / f->height;
+  f->vp[2] = y0 + SP_VP_BOTTOM_PX / f->height;
+  f->vp[3] = y1 - SP_VP_TOP_PX / f->height;
   f->ncols = (int)((f->vp[1] - f->vp[0]) * f->width);
   double span = l->t1 > l->t0 ? 1e-9 * sp_ns_between(l->t0, l->t1) : 1e-9;
   f->x0 = o->start_time;
@@ -228,52 +227,86 @@ static int64_t sp_gantt_stamp(int64_t t0, double sec) {
   return sp_add_sat(t0, add, &clamped);
 }
 
-static int sp_gantt_draw(const sp_selection_t *sel, const sp_options_t *o, const char *path,
-                         int interactive, sp_gantt_timing_t *tm) {
-  sp_chart_lanes_t l;
+/* The lanes of every file; "nothing to draw" when a file has none. */
+static int sp_gantt_build(const sp_selection_t *sels, int nfiles, sp_chart_lanes_t *l,
+                          sp_gantt_timing_t *tm) {
   double t = sp_now();
-  int rc = sp_chart_lanes_build(sel, &l);
+  int rc = 0;
+  for (int f = 0; rc == 0 && f < nfiles; f++) {
+    rc = sp_chart_lanes_build(&sels[f], &l[f]);
+    if (rc == 0 && !l[f].any) {
+      sp_msg(SP_QUIET,
+             "%s: nothing to draw: the selected regions have no intervals (empty, or "
+             "recorded with time_trace off); --summary still shows call counts",
+             sels[f].file);
+      rc = SP_EXIT_DATA;
+    }
+  }
   tm->extent_s = sp_now() - t;
   tm->read_s = tm->extent_s;
-  if (rc == 0 && !l.any) {
-    sp_msg(SP_QUIET,
-           "%s: nothing to draw: the selected regions have no intervals (empty, or "
-           "recorded with time_trace off); --summary still shows call counts",
-           sel->file);
-    rc = SP_EXIT_DATA;
-  }
+  return rc;
+}
+
+/* One panel: its frame, lanes and legend, in the page's band [y0, y1]. */
+static int sp_gantt_panel(const sp_selection_t *sel, const sp_chart_lanes_t *l, const char *label,
+                          const sp_options_t *o, int height, double y0, double y1,
+                          sp_gantt_timing_t *tm) {
   sp_frame_t f;
-  if (rc == 0) rc = sp_gantt_geometry(o, &l, &f);
-  if (rc) {
-    sp_chart_lanes_free(&l);
-    return rc;
-  }
-  double start = sp_now();
+  int rc = sp_gantt_geometry(o, l, height, y0, y1, &f);
+  if (rc) return rc;
   sp_bins_t b;
-  if (sp_bins_init(&b, f.ncols, sp_gantt_stamp(l.t0, f.x0), sp_gantt_stamp(l.t0, f.x1)) < 0) {
+  if (sp_bins_init(&b, f.ncols, sp_gantt_stamp(l->t0, f.x0), sp_gantt_stamp(l->t0, f.x1)) < 0) {
     sp_bins_free(&b);
-    sp_chart_lanes_free(&l);
     return SP_EXIT_IO;
   }
-  rc = sp_plot_open(sp_plot_device(o->format, interactive), path, f.width, f.height, sel->nregions,
-                    1);
+  sp_plot_region_colours(sel, o);
+  sp_gantt_frame(sel, l, &f, label);
+  rc = sp_gantt_lanes(sel, l, &f, &b, tm);
+  if (rc == 0) sp_plot_region_legend(sel);
+  sp_bins_free(&b);
+  return rc;
+}
+
+/* The chart of one file, or one panel per file stacked (labels given). */
+static int sp_gantt_draw(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                         const sp_options_t *o, const char *path, int interactive,
+                         sp_gantt_timing_t *tm) {
+  sp_chart_lanes_t *l = calloc((size_t)nfiles, sizeof *l);
+  int *natural = calloc((size_t)nfiles, sizeof *natural);
+  double *band = malloc(2 * (size_t)nfiles * sizeof *band);
+  int rc = l && natural && band ? sp_gantt_build(sels, nfiles, l, tm) : SP_EXIT_IO;
+  int ncolors = 1;
+  for (int f = 0; rc == 0 && f < nfiles; f++) {
+    natural[f] = sp_gantt_natural(l[f].n);
+    if (sels[f].nregions > ncolors) ncolors = sels[f].nregions;
+  }
+  double start = sp_now();
+  /* A plot area above the margins in every panel. */
+  int margins = 2 * (int)(SP_VP_BOTTOM_PX + SP_VP_TOP_PX);
+  int height = rc == 0 ? sp_chart_panels(o, natural, nfiles, margins, margins, band) : 0;
+  if (rc == 0)
+    rc = sp_plot_open(sp_plot_device(o->format, interactive), path, o->width, height, ncolors, 1);
   if (rc == 0) {
-    sp_plot_region_colours(sel, o);
-    sp_gantt_frame(sel, &l, &f);
-    rc = sp_gantt_lanes(sel, &l, &f, &b, tm);
-    if (rc == 0) sp_plot_region_legend(sel);
+    pladv(0);
+    for (int f = 0; rc == 0 && f < nfiles; f++)
+      rc = sp_gantt_panel(&sels[f], &l[f], nfiles > 1 ? labels[f] : NULL, o, height, band[2 * f],
+                          band[2 * f + 1], tm);
     int rc2 = sp_plot_close();
     if (rc == 0) rc = rc2;
   }
-  sp_bins_free(&b);
-  sp_chart_lanes_free(&l);
+  for (int f = 0; l && f < nfiles; f++) sp_chart_lanes_free(&l[f]);
+  free(l);
+  free(natural);
+  free(band);
   /* Lane loading happened inside the drawing loop: count it as reading. */
   tm->render_s = (sp_now() - start) - (tm->read_s - tm->extent_s);
   return rc;
 }
 
 typedef struct sp_gantt_job {
-  const sp_selection_t *sel;
+  const sp_selection_t *sels;
+  const char *const *labels;
+  int nfiles;
   const sp_options_t *o;
   int interactive;
   sp_gantt_timing_t *tm;
@@ -281,22 +314,18 @@ typedef struct sp_gantt_job {
 
 static int sp_gantt_job_draw(void *ctx, const char *path) {
   sp_gantt_job_t *j = ctx;
-  return sp_gantt_draw(j->sel, j->o, path, j->interactive, j->tm);
+  return sp_gantt_draw(j->sels, j->labels, j->nfiles, j->o, path, j->interactive, j->tm);
 }
 
-int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
-                          sp_gantt_timing_t *tm) {
+int sp_gantt_render_files(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                          const sp_options_t *o, int interactive, sp_gantt_timing_t *tm) {
   memset(tm, 0, sizeof *tm);
-  sp_gantt_job_t job = {sel, o, interactive, tm};
+  sp_gantt_job_t job = {sels, labels, nfiles, o, interactive, tm};
   if (interactive) return sp_gantt_job_draw(&job, NULL);
   return sp_chart_write(o, "gantt_plot", sp_gantt_job_draw, &job);
 }
 
-int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive) {
-  sp_gantt_timing_t tm;
-  int rc = sp_gantt_render_timed(sel, o, interactive, &tm);
-  if (rc == 0)
-    sp_msg(SP_VERBOSE, "%lld intervals drawn as %lld bars; read %.3f s, render %.3f s",
-           (long long)tm.intervals, (long long)tm.runs, tm.read_s, tm.render_s);
-  return rc;
+int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
+                          sp_gantt_timing_t *tm) {
+  return sp_gantt_render_files(sel, NULL, 1, o, interactive, tm);
 }

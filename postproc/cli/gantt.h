@@ -17,5 +17,9 @@ typedef struct sp_gantt_timing {
  * when interactive. Returns an sp_exit_t code; fills *tm. */
 int sp_gantt_render_timed(const sp_selection_t *sel, const sp_options_t *o, int interactive,
                           sp_gantt_timing_t *tm);
+/* The same over nfiles selections: one panel per file, stacked top to
+ * bottom, each titled with labels[f] (one file: its name, as above). */
+int sp_gantt_render_files(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                          const sp_options_t *o, int interactive, sp_gantt_timing_t *tm);
 
 #endif

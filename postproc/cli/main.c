@@ -13,6 +13,7 @@
 #include "html.h"
 #include "merge_cli.h"
 #include "charts.h"
+#include "gantt.h"
 #include "pproc.h"
 
 /* The text output chosen for file k of several. */
@@ -38,11 +39,9 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
     }
   }
   if (rc == 0 && o->outdir_given) rc = sp_json_outputs(sels, labels, in->n, o);
-  if (in->n > 1 && (o->outdir || o->show) && rc == 0)
-    sp_msg(SP_NORMAL, "%s show%s the first file only (%s)%s",
-           o->backend == SP_BACKEND_HTML ? "the report's timeline"
-                                         : "the Gantt, flame, heat map and per-file views",
-           o->backend == SP_BACKEND_HTML ? "s" : "", in->labels[0],
+  /* The PLplot charts draw one panel per file where they show files apart. */
+  if (in->n > 1 && (o->outdir || o->show) && rc == 0 && o->backend == SP_BACKEND_HTML)
+    sp_msg(SP_NORMAL, "the report's timeline shows the first file only (%s)%s", in->labels[0],
            "; durations and speedup compare the files");
   if (o->backend == SP_BACKEND_HTML) {
     sp_html_counts_t counts;
@@ -50,7 +49,10 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
     return rc;
   }
   if (rc == 0 && o->outdir) rc = sp_charts_write(sels, labels, in->n, o);
-  if (rc == 0 && o->show) rc = sp_gantt_render(&sels[0], o, 1);
+  if (rc == 0 && o->show) {
+    sp_gantt_timing_t tm;
+    rc = sp_gantt_render_files(sels, labels, in->n, o, 1, &tm);
+  }
   return rc;
 }
 

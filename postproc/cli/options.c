@@ -18,7 +18,8 @@ static const char sp_usage_text[] =
     "       [--format png|pdf|svg] [--width PX] [--height PX] [--start-time S]\n"
     "       [--end-time S] [--cmap NAME] [--plots NAME,...] [--metrics M,...]\n"
     "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
-    "       [--top-n N] [--min-duration S] [--x-field F] [--html-exact N]\n"
+    "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
+    "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
     "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
@@ -39,7 +40,8 @@ static const char sp_help_text[] =
     "                         regular files, a file given twice read once; a pattern\n"
     "                         matching nothing is a usage error. Text outputs print\n"
     "                         one block per file ('== LABEL ==' in text, a 'file'\n"
-    "                         column in tsv/csv/json); the chart shows the first file\n"
+    "                         column in tsv/csv/json); charts that show files apart\n"
+    "                         draw one panel per file, stacked, titled with its label\n"
     "      --label L          name of a file in outputs, once per file in order\n"
     "                         (default: file name without extension; a repeated\n"
     "                         one gets ' (2)', ' (3)')\n"
@@ -60,7 +62,8 @@ static const char sp_help_text[] =
     "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
     "                         speedup (the default; speedup with several files),\n"
     "                         flame_graph, duration_timeseries, histogram,\n"
-    "                         timeline_density, or all. flame_graph_plot: call paths\n"
+    "                         timeline_density, weak_scaling, scaling_efficiency,\n"
+    "                         or all. flame_graph_plot: call paths\n"
     "                         as boxes as wide as their inclusive time (the image of\n"
     "                         --export folded). flame_plot: call depth over\n"
     "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
@@ -68,17 +71,32 @@ static const char sp_help_text[] =
     "                         bars per region of avg, min, max or total over the\n"
     "                         calls of the selected ranks, a bar per file;\n"
     "                         rank_heatmap_plot: ranks x regions, colour = rank's\n"
-    "                         total / region's mean over ranks; speedup_plot: per\n"
-    "                         common region, mean per call at the smallest x / at\n"
-    "                         each x (files of one x averaged), ideal line\n"
+    "                         total / region's mean over ranks (2 and above alike),\n"
+    "                         grey where the rank has no timed call; speedup_plot:\n"
+    "                         per common region, mean per call at the smallest x /\n"
+    "                         at each x (files of one x averaged), ideal x /\n"
+    "                         smallest x (strong scaling: the same problem in every\n"
+    "                         run);\n"
+    "                         weak_scaling_plot: mean per call / at the smallest x\n"
+    "                         (normalized runtime; the same work per rank in every\n"
+    "                         run), ideal 1; scaling_efficiency_plot: speedup /\n"
+    "                         (x / smallest x), ideal 1; these three need several\n"
+    "                         files;\n"
     "                         duration_timeseries_plot: each region's call duration\n"
     "                         per step (k-th call), min..max band over ranks and the\n"
     "                         mean; histogram_plot: share of each region's calls per\n"
     "                         log-spaced duration bin; timeline_density_plot: busy\n"
     "                         share per region and time bin, mean over ranks\n"
-    "      --x-field F        speedup's x: num_ranks (default), omp_num_threads,\n"
-    "                         total_cores or any /metadata attribute (not a number:\n"
-    "                         categories in command-line order, no ideal line)\n"
+    "      --x-field F        x of the scaling charts: num_ranks (default),\n"
+    "                         omp_num_threads, total_cores or any /metadata\n"
+    "                         attribute (not a number: categories in command-line\n"
+    "                         order, the first the baseline, no speedup ideal);\n"
+    "                         scaling_efficiency takes only the first three\n"
+    "      --work-per-rank W...\n"
+    "                         weak_scaling: the work per rank of each file, in\n"
+    "                         order, in any unit (cells, particles); checked to be\n"
+    "                         equal (else exit 2: not a weak-scaling study), shown\n"
+    "                         in the title and weak_scaling_data's options\n"
     "      --top-n N          region charts (durations, duration_timeseries,\n"
     "                         histogram, timeline_density, durations_data) show the\n"
     "                         N regions of largest total time\n"
@@ -92,8 +110,11 @@ static const char sp_help_text[] =
     "                         end_seconds), flame_data (file,rank,region,depth,\n"
     "                         start_seconds,end_seconds) and durations_data\n"
     "                         (file,region,metric,value_seconds), with several\n"
-    "                         files speedup_data (region,<x_field>,speedup); times\n"
-    "                         in seconds since the selection's first start\n"
+    "                         files speedup_data (region,<x_field>,speedup),\n"
+    "                         weak_scaling_data (...,normalized_runtime) and\n"
+    "                         scaling_efficiency_data (...,efficiency) when those\n"
+    "                         charts are chosen; times in seconds since the\n"
+    "                         selection's first start\n"
     "      --export-data-format csv|json\n"
     "                         csv (default) or json: {columns, data (one object per\n"
     "                         row), colors (region -> #rrggbb)}\n"
@@ -310,7 +331,9 @@ static const struct {
                      {"flame_graph", SP_PLOT_FLAME_GRAPH},
                      {"duration_timeseries", SP_PLOT_TIMESERIES},
                      {"histogram", SP_PLOT_HISTOGRAM},
-                     {"timeline_density", SP_PLOT_DENSITY}};
+                     {"timeline_density", SP_PLOT_DENSITY},
+                     {"weak_scaling", SP_PLOT_WEAK_SCALING | SP_PLOT_WEAK_ASKED},
+                     {"scaling_efficiency", SP_PLOT_SCALING_EFFICIENCY | SP_PLOT_EFFICIENCY_ASKED}};
 
 /* Comma-separated words of one option value into bits: --plots or --metrics. */
 static int sp_parse_list(const char *v, int plots, unsigned *bits) {
@@ -347,7 +370,7 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
               ? sp_usage_error(
                     "%s: unknown chart in '%s' (expected gantt, flame, "
                     "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
-                    "timeline_density or all, comma-separated)",
+                    "timeline_density, weak_scaling, scaling_efficiency or all, comma-separated)",
                     name, words[k])
               : sp_usage_error(
                     "%s: unknown metric in '%s' (expected avg, min, max, total, "
@@ -472,6 +495,8 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
           "option %s needs num_ranks, omp_num_threads, total_cores or another "
           "/metadata attribute",
           name);
+  } else if (!strcmp(name, "--work-per-rank")) {
+    return sp_opt_words(argc, argv, i, inl, &o->work_per_rank, &o->nwork_per_rank, name);
   } else if (!strcmp(name, "--min-duration")) {
     if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
       return sp_usage_error("%s expects seconds (a number >= 0)", name);
@@ -554,6 +579,15 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
+    return sp_usage_error("%s",
+                          "--work-per-rank applies to the weak_scaling chart: add it to --plots");
+  if ((o->plots & SP_PLOT_EFFICIENCY_ASKED) && o->x_field && strcmp(o->x_field, "num_ranks") &&
+      strcmp(o->x_field, "omp_num_threads") && strcmp(o->x_field, "total_cores"))
+    return sp_usage_error(
+        "--plots scaling_efficiency needs --x-field num_ranks, omp_num_threads "
+        "or total_cores (not %s): efficiency divides by the scale",
+        o->x_field);
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
       o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
@@ -566,4 +600,5 @@ void sp_options_free(sp_options_t *o) {
   free(o->include);
   free(o->exclude);
   free(o->ranks);
+  free(o->work_per_rank);
 }

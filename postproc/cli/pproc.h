@@ -72,14 +72,18 @@ typedef enum sp_plot {
   SP_PLOT_HISTOGRAM = 1u << 6,
   SP_PLOT_DENSITY = 1u << 7,
   SP_PLOT_SPEEDUP_ASKED = 1u << 8, /* "speedup" named in --plots (not only via "all") */
-  SP_PLOT_FLAME_GRAPH = 1u << 9
+  SP_PLOT_FLAME_GRAPH = 1u << 9,
+  SP_PLOT_WEAK_SCALING = 1u << 10,       /* weak_scaling: mean / baseline mean, ideal 1 */
+  SP_PLOT_SCALING_EFFICIENCY = 1u << 11, /* scaling_efficiency: speedup / (x / smallest x) */
+  SP_PLOT_WEAK_ASKED = 1u << 12,         /* "weak_scaling" named in --plots */
+  SP_PLOT_EFFICIENCY_ASKED = 1u << 13    /* "scaling_efficiency" named in --plots */
 } sp_plot_t;
 /* Without --plots; and what --plots all gives: every chart this version draws. */
 #define SP_PLOTS_DEFAULT \
   (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
 #define SP_PLOTS_ALL                                                                 \
   (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
-   SP_PLOT_DENSITY)
+   SP_PLOT_DENSITY | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY)
 
 /* Metrics of the duration charts (--metrics), in this order. */
 enum { SP_DUR_AVG, SP_DUR_MIN, SP_DUR_MAX, SP_DUR_TOTAL, SP_DUR_NMETRICS };
@@ -128,6 +132,9 @@ typedef struct sp_options {
   int top_n;               /* --top-n: region charts show the N largest by total; 0 = all */
   double min_duration;     /* --min-duration: calls shorter (s) left out of the duration charts */
   const char *x_field;     /* --x-field of speedup: num_ranks or a /metadata attribute */
+  const char **work_per_rank; /* --work-per-rank words (numbers, one per file; checked
+                               * equal by the weak_scaling chart) */
+  size_t nwork_per_rank;
   const char *const *colour_names; /* palette domain: selected regions of all files
                                     * (set by charts.c; NULL = each chart's own) */
   int ncolour_names;
@@ -289,7 +296,7 @@ int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int 
                      const sp_options_t *o);
 int sp_check_main(int argc, char **argv);
 
-/* listing.c, summary.c, export.c, gantt.c */
+/* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
@@ -298,6 +305,5 @@ int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int n
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
 /* export_folded.c: --export folded from the call tree. */
 int sp_export_folded(const sp_selection_t *sel);
-int sp_gantt_render(const sp_selection_t *sel, const sp_options_t *o, int interactive);
 
 #endif

@@ -165,7 +165,7 @@ typedef struct sp_selection {
   int nranks;
   sp_lane_t *lanes; /* region-major, then rank */
   int nlanes;
-  int64_t t0; /* earliest first start over the lanes, ns; INT64_MAX if none */
+  int64_t t0;             /* earliest first start over the lanes, ns; INT64_MAX if none */
   sp_tree_order_t *order; /* owned cache, filled through const selections; may be NULL */
 } sp_selection_t;
 

@@ -126,8 +126,8 @@ static int sp_read_all(hid_t g, const char *name, hid_t mem_type, size_t elem, i
 /* One array of rr: at its offset in the file when noted at open
  * (reader_direct.c), else through HDF5 from the group *grp (opened here on
  * first need; -1 until then). */
-static int sp_array_read(const sp_reader_t *r, int k, const sp_rank_region_t *rr, int i,
-                         hid_t *grp, void **out) {
+static int sp_array_read(const sp_reader_t *r, int k, const sp_rank_region_t *rr, int i, hid_t *grp,
+                         void **out) {
   static const char *const names[3] = {"start_times", "end_times", "thread_ids"};
   size_t elem = i == 2 ? 4 : 8;
   if (rr->addr[i] > 0) {

@@ -76,9 +76,9 @@ static H5I_type_t sp_object_type(hid_t g, const char *name) {
  * group, or a negative value when name is absent, foreign or not a group. */
 static hid_t sp_group_open(hid_t g, const char *name, int *kind) {
   H5L_info_t li;
-  *kind = H5Lget_info(g, name, &li, H5P_DEFAULT) < 0 ? SP_LINK_NONE
+  *kind = H5Lget_info(g, name, &li, H5P_DEFAULT) < 0             ? SP_LINK_NONE
           : li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
-                                                                  : SP_LINK_FOREIGN;
+                                                                 : SP_LINK_FOREIGN;
   if (*kind != SP_LINK_LOCAL) return -1;
   hid_t o = H5Oopen(g, name, H5P_DEFAULT);
   if (o >= 0 && H5Iget_type(o) != H5I_GROUP) {
@@ -254,8 +254,10 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
                          has_start ? "start_times" : "end_times",
                          has_start ? "end_times" : "start_times");
   int64_t ns = 0, ne = 0, nt = 0;
-  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "start_times", 1, &ns, &rr->addr[0]);
-  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "end_times", 1, &ne, &rr->addr[1]);
+  if (rc == 0 && rr->has_times)
+    rc = sp_dataset_check(r, g, where, "start_times", 1, &ns, &rr->addr[0]);
+  if (rc == 0 && rr->has_times)
+    rc = sp_dataset_check(r, g, where, "end_times", 1, &ne, &rr->addr[1]);
   if (rc == 0 && rr->has_times && ns != ne)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT,
                          "%s: start_times has %lld elements but end_times has %lld", where,

@@ -13,14 +13,15 @@
 
 static long opens, reads;
 
-hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl) {
+__attribute__((visibility("default"))) hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl) {
   static hid_t (*real)(hid_t, const char *, hid_t);
   if (!real) *(void **)&real = dlsym(RTLD_NEXT, "H5Dopen2");
   opens++;
   return real ? real(loc, name, dapl) : -1;
 }
 
-herr_t H5Dread(hid_t d, hid_t mt, hid_t ms, hid_t fs, hid_t xfer, void *buf) {
+__attribute__((visibility("default"))) herr_t H5Dread(hid_t d, hid_t mt, hid_t ms, hid_t fs,
+                                                      hid_t xfer, void *buf) {
   static herr_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
   if (!real) *(void **)&real = dlsym(RTLD_NEXT, "H5Dread");
   reads++;

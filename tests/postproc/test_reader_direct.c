@@ -249,9 +249,8 @@ static void case_shrunk_after_open(void) {
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(contiguous),     SP_TEST_CASE(thread_ids),
-      SP_TEST_CASE(chunked),        SP_TEST_CASE(compressed),
-      SP_TEST_CASE(big_endian),     SP_TEST_CASE(offset_past_end),
+      SP_TEST_CASE(contiguous),        SP_TEST_CASE(thread_ids), SP_TEST_CASE(chunked),
+      SP_TEST_CASE(compressed),        SP_TEST_CASE(big_endian), SP_TEST_CASE(offset_past_end),
       SP_TEST_CASE(shrunk_after_open),
   };
   int status;

@@ -131,7 +131,7 @@ static int sp_array_read(const sp_reader_t *r, int k, const sp_rank_region_t *rr
   static const char *const names[3] = {"start_times", "end_times", "thread_ids"};
   size_t elem = i == 2 ? 4 : 8;
   if (rr->addr[i] > 0) {
-    *out = sp__memory_check(rr->n, elem) == 0 ? malloc((size_t)rr->n * elem) : NULL;
+    *out = sp__direct_alloc(r, rr->n, elem);
     if (!*out) return SP_READER_ENOMEM;
     return sp__direct_read(r, rr->addr[i], *out, (size_t)rr->n * elem);
   }

@@ -13,6 +13,7 @@
  * SCOPE_PROFILER_READER_DIRECT=0 in the environment turns this off (every
  * array through H5Dread), to compare the two paths. */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,17 @@ void sp__direct_open(sp_reader_t *r, const char *path) {
     fd = -1;
   }
   r->fd = fd;
+#ifdef _SC_PHYS_PAGES
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  r->phys_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+#endif
   errno = saved;
+}
+
+void *sp__direct_alloc(const sp_reader_t *r, int64_t n, size_t elem) {
+  if (n < 0 || (uint64_t)n > SIZE_MAX / elem) return NULL;
+  if (r->phys_bytes > 0 && (uint64_t)n * elem > r->phys_bytes) return NULL;
+  return malloc((size_t)n * elem);
 }
 
 void sp__direct_close(sp_reader_t *r) {

@@ -148,9 +148,9 @@ typedef struct sp_lane {
 
 /* The call-tree order of a selection's regions (tree_order.c), kept from
  * the first tree built for the selection so later charts need not build
- * another; valid only for the regions and ranks arrays it names. */
+ * another; valid only for the regions and ranks (values) it was computed for. */
 typedef struct sp_tree_order {
-  const int *regions, *ranks; /* the selection's arrays it was computed for */
+  int *regions, *ranks; /* copies of the selection's arrays it was computed for */
   int nregions, nranks;
   int *pos, *depth; /* per selected region (sp_tree_region_order); NULL until kept */
 } sp_tree_order_t;

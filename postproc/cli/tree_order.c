@@ -12,11 +12,24 @@
 #include "chart_lanes.h"
 #include "pproc.h"
 
-/* 1 when the kept order was computed for sel's regions and ranks. */
+/* 1 when the kept order was computed for sel's regions and ranks: the
+ * same values, not only the same arrays (a copy of a selection may point
+ * to other ones, and a freed array's address may come back). */
 static int sp_order_valid(const sp_selection_t *sel) {
   const sp_tree_order_t *c = sel->order;
-  return c && c->pos && c->regions == sel->regions && c->nregions == sel->nregions &&
-         c->ranks == sel->ranks && c->nranks == sel->nranks;
+  return c && c->pos && c->nregions == sel->nregions && c->nranks == sel->nranks &&
+         (sel->nregions == 0 ||
+          memcmp(c->regions, sel->regions, (size_t)sel->nregions * sizeof *c->regions) == 0) &&
+         (sel->nranks <= 0 ||
+          memcmp(c->ranks, sel->ranks, (size_t)sel->nranks * sizeof *c->ranks) == 0);
+}
+
+static void sp_tree_order_clear(sp_tree_order_t *c) {
+  free(c->pos);
+  free(c->depth);
+  free(c->regions);
+  free(c->ranks);
+  memset(c, 0, sizeof *c);
 }
 
 /* pos[i]: place of selected region i in the tree's depth-first order (regions
@@ -42,20 +55,25 @@ void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, un
   sp_tree_order_t *c = sel->order;
   if (!c || (flags & SP_READER_TREE_BY_THREAD) || sp_order_valid(sel)) return;
   size_t n = sel->nregions > 0 ? (size_t)sel->nregions : 1;
+  size_t nk = sel->nranks > 0 ? (size_t)sel->nranks : 1;
   int *pos = malloc(n * sizeof *pos), *depth = malloc(n * sizeof *depth);
-  if (!pos || !depth) { /* no cache: the next caller builds its own tree */
+  int *regions = malloc(n * sizeof *regions), *ranks = malloc(nk * sizeof *ranks);
+  if (!pos || !depth || !regions || !ranks) { /* no cache: the next caller builds its own tree */
     free(pos);
     free(depth);
+    free(regions);
+    free(ranks);
     return;
   }
   sp_order_compute(sel, t, pos, depth);
-  free(c->pos);
-  free(c->depth);
+  if (sel->nregions > 0) memcpy(regions, sel->regions, (size_t)sel->nregions * sizeof *regions);
+  if (sel->nranks > 0) memcpy(ranks, sel->ranks, (size_t)sel->nranks * sizeof *ranks);
+  sp_tree_order_clear(c);
   c->pos = pos;
   c->depth = depth;
-  c->regions = sel->regions;
+  c->regions = regions;
   c->nregions = sel->nregions;
-  c->ranks = sel->ranks;
+  c->ranks = ranks;
   c->nranks = sel->nranks;
 }
 
@@ -75,7 +93,6 @@ int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth) {
 
 void sp_tree_order_free(sp_tree_order_t *c) {
   if (!c) return;
-  free(c->pos);
-  free(c->depth);
+  sp_tree_order_clear(c);
   free(c);
 }

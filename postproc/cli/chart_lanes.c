@@ -60,27 +60,6 @@ static int sp_pair_threads(const sp_selection_t *sel, sp_chart_lane_t ln, sp_cha
   return rc;
 }
 
-int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth) {
-  int n = sel->nregions;
-  for (int i = 0; i < n; i++) pos[i] = -1, depth[i] = 0;
-  sp_reader_tree_t *t;
-  int rc = sp_tree_build(sel, 0, &t);
-  if (rc) return rc;
-  int next = 0, nn = sp_reader_tree_num_nodes(t);
-  for (int i = 0; i < nn; i++) { /* node order is depth-first */
-    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-    for (int g = 0; g < n; g++)
-      if (sel->regions[g] == nd->region && pos[g] < 0) {
-        pos[g] = next++;
-        depth[g] = nd->depth;
-      }
-  }
-  for (int g = 0; g < n; g++)
-    if (pos[g] < 0) pos[g] = next++;
-  sp_reader_tree_free(t);
-  return 0;
-}
-
 static int sp_cmp_lane(const void *pa, const void *pb) {
   const sp_chart_lane_t *a = pa, *b = pb;
   if (a->key != b->key) return a->key < b->key ? -1 : 1;

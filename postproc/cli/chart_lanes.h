@@ -25,7 +25,8 @@ typedef struct sp_chart_lanes {
 /* Call-tree order of the selected regions: pos[i] and depth[i] for
  * sel->regions[i], from the first call path (depth-first, children by
  * inclusive time) that ends in it; regions without one follow in
- * selection order at depth 0. Costs one read of the selection (the tree).
+ * selection order at depth 0. Costs one read of the selection (the tree)
+ * unless a tree was built for it already (tree_order.c keeps the order).
  * Returns an sp_exit_t code. */
 int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth);
 

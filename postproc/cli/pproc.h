@@ -153,6 +153,15 @@ typedef struct sp_lane {
   int rank;   /* reader rank index */
 } sp_lane_t;
 
+/* The call-tree order of a selection's regions (tree_order.c), kept from
+ * the first tree built for the selection so later charts need not build
+ * another; valid only for the regions and ranks (values) it was computed for. */
+typedef struct sp_tree_order {
+  int *regions, *ranks; /* copies of the selection's arrays it was computed for */
+  int nregions, nranks;
+  int *pos, *depth; /* per selected region (sp_tree_region_order); NULL until kept */
+} sp_tree_order_t;
+
 /* What the command line selected from the file. */
 typedef struct sp_selection {
   sp_reader_t *reader;
@@ -163,7 +172,8 @@ typedef struct sp_selection {
   int nranks;
   sp_lane_t *lanes; /* region-major, then rank */
   int nlanes;
-  int64_t t0; /* earliest first start over the lanes, ns; INT64_MAX if none */
+  int64_t t0;             /* earliest first start over the lanes, ns; INT64_MAX if none */
+  sp_tree_order_t *order; /* owned cache, filled through const selections; may be NULL */
 } sp_selection_t;
 
 /* messages.c */
@@ -271,6 +281,10 @@ int sp_json_outputs(const sp_selection_t *sels, const char *const *labels, int n
 /* tree.c: --tree; tree_json.c: call_tree.json (also --tree --format json). */
 int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o);
 int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **out);
+/* tree_order.c: keeps the region order of tree t, built for sel with
+ * flags, in sel->order (sp_tree_build calls it); frees a kept order. */
+void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, unsigned flags);
+void sp_tree_order_free(sp_tree_order_t *c);
 /* One file's call tree as a JSON object. */
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
                         const char *label);

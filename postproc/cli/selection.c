@@ -85,6 +85,7 @@ static int sp_lanes_build(sp_selection_t *sel) {
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel) {
   memset(sel, 0, sizeof *sel);
   sel->file = o->file;
+  sel->order = calloc(1, sizeof *sel->order); /* NULL: trees are not shared, nothing fails */
   char why[1024];
   int err = sp_reader_open(o->file, &sel->reader, why, sizeof why);
   if (err < 0) {
@@ -126,5 +127,6 @@ void sp_selection_free(sp_selection_t *sel) {
   free(sel->regions);
   free(sel->ranks);
   free(sel->lanes);
+  sp_tree_order_free(sel->order);
   memset(sel, 0, sizeof *sel);
 }

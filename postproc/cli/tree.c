@@ -17,6 +17,7 @@ int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
     return sp_exit_for_reader(err);
   }
+  sp_tree_order_note(sel, *out, flags);
   return 0;
 }
 

@@ -10,6 +10,8 @@
 
 /* Elements per chunk when scanning a dataset without keeping it: 8 MiB. */
 #define SP_SCAN_CHUNK ((hsize_t)1 << 20)
+/* Internal status of sp_arrays_read: the region group would not open. */
+#define SP_LOAD_NOGROUP (-1000)
 
 int sp_reader_schema(const sp_reader_t *r) { return r ? r->schema : 0; }
 
@@ -121,6 +123,34 @@ static int sp_read_all(hid_t g, const char *name, hid_t mem_type, size_t elem, i
   return rc;
 }
 
+/* One array of rr: at its offset in the file when noted at open
+ * (reader_direct.c), else through HDF5 from the group *grp (opened here on
+ * first need; -1 until then). */
+static int sp_array_read(const sp_reader_t *r, int k, const sp_rank_region_t *rr, int i, hid_t *grp,
+                         void **out) {
+  static const char *const names[3] = {"start_times", "end_times", "thread_ids"};
+  size_t elem = i == 2 ? 4 : 8;
+  if (rr->addr[i] > 0) {
+    *out = sp__direct_alloc(r, rr->n, elem);
+    if (!*out) return SP_READER_ENOMEM;
+    return sp__direct_read(r, rr->addr[i], *out, (size_t)rr->n * elem);
+  }
+  if (*grp < 0 && (*grp = sp__reader_open_region(r, k, rr)) < 0) return SP_LOAD_NOGROUP;
+  return sp_read_all(*grp, names[i], i == 2 ? H5T_NATIVE_INT32 : H5T_NATIVE_INT64, elem, rr->n,
+                     out);
+}
+
+/* The start, end and (when recorded) thread id arrays of rr. */
+static int sp_arrays_read(const sp_reader_t *r, int k, const sp_rank_region_t *rr, void **s,
+                          void **e, void **t) {
+  hid_t grp = -1;
+  int rc = sp_array_read(r, k, rr, 0, &grp, s);
+  if (rc == 0) rc = sp_array_read(r, k, rr, 1, &grp, e);
+  if (rc == 0 && rr->has_tid) rc = sp_array_read(r, k, rr, 2, &grp, t);
+  if (grp >= 0) H5Gclose(grp);
+  return rc;
+}
+
 /* Every interval must end at or after its start. */
 static int sp_load_check(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out) {
   for (int64_t i = 0; i < out->n; i++)
@@ -150,19 +180,15 @@ static int sp_load_quiet(sp_reader_t *r, int g, int k, const sp_rank_region_t *r
                              r->regions[g].name, r->ranks[k].id);
     return sp_load_check(r, g, k, out);
   }
-  hid_t grp = sp__reader_open_region(r, k, rr);
-  if (grp < 0)
-    return sp__reader_fail(r, SP_READER_EHDF5, "rank%d/regions/%s: cannot open group",
-                           r->ranks[k].id, rr->link);
   void *s = NULL, *e = NULL, *t = NULL;
-  int rc = sp_read_all(grp, "start_times", H5T_NATIVE_INT64, 8, rr->n, &s);
-  if (rc == 0) rc = sp_read_all(grp, "end_times", H5T_NATIVE_INT64, 8, rr->n, &e);
-  if (rc == 0 && rr->has_tid) rc = sp_read_all(grp, "thread_ids", H5T_NATIVE_INT32, 4, rr->n, &t);
-  H5Gclose(grp);
+  int rc = sp_arrays_read(r, k, rr, &s, &e, &t);
   if (rc) {
     free(s);
     free(e);
     free(t);
+    if (rc == SP_LOAD_NOGROUP)
+      return sp__reader_fail(r, SP_READER_EHDF5, "rank%d/regions/%s: cannot open group",
+                             r->ranks[k].id, rr->link);
     if (rc == SP_READER_ENOMEM)
       return sp__reader_fail(r, rc, "out of memory loading %lld intervals of region '%s'",
                              (long long)rr->n, r->regions[g].name);
@@ -173,17 +199,7 @@ static int sp_load_quiet(sp_reader_t *r, int g, int k, const sp_rank_region_t *r
   out->end = e;
   out->thread_ids = t;
   out->n = rr->n;
-  for (int64_t i = 0; i < rr->n; i++)
-    if (out->end[i] < out->start[i]) {
-      rc = sp__reader_fail(r, SP_READER_EDATA,
-                           "region '%s' on rank %d: interval %lld ends before it starts "
-                           "(start %lld ns, end %lld ns)",
-                           r->regions[g].name, r->ranks[k].id, (long long)i,
-                           (long long)out->start[i], (long long)out->end[i]);
-      sp_reader_intervals_free(out);
-      break;
-    }
-  return rc;
+  return sp_load_check(r, g, k, out);
 }
 
 int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out) {
@@ -218,14 +234,15 @@ void sp_reader_intervals_free(sp_reader_intervals_t *iv) {
 
 static int sp_extent_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr, int64_t *first,
                            int64_t *last) {
+  *first = rr->first_start;
+  int64_t dummy;
+  if (rr->addr[1] > 0) return sp__direct_minmax(r, rr->addr[1], rr->n, &dummy, last);
   hid_t grp = sp__reader_open_region(r, k, rr);
   if (grp < 0) return SP_READER_EHDF5;
-  int64_t dummy;
   hid_t d = H5Dopen2(grp, "end_times", H5P_DEFAULT);
   int rc = d < 0 ? SP_READER_EHDF5 : sp__scan_minmax(d, rr->n, &dummy, last);
   if (d >= 0) H5Dclose(d);
   H5Gclose(grp);
-  *first = rr->first_start;
   return rc;
 }
 

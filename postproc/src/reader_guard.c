@@ -101,6 +101,15 @@ int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const cha
                            "%s/%s claims %llu bytes of storage in a file of %llu bytes "
                            "(damaged file)",
                            where, name, (unsigned long long)stored, (unsigned long long)file);
+  /* Contiguous data must lie inside the file: HDF5 reads the part past
+   * its end as zeros (found with a patched layout address). */
+  haddr_t at = H5Dget_offset(d);
+  if (at != HADDR_UNDEF && (at > file || stored > file - at))
+    return sp__reader_fail(r, SP_READER_ENOTHDF5,
+                           "%s/%s: its %llu bytes at byte %llu run past the end of the file "
+                           "(%llu bytes): truncated or damaged file",
+                           where, name, (unsigned long long)stored, (unsigned long long)at,
+                           (unsigned long long)file);
   uint64_t limit =
       filtered ? (stored > UINT64_MAX / SP_MAX_EXPANSION ? UINT64_MAX : stored * SP_MAX_EXPANSION)
                : stored;

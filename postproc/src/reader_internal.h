@@ -17,6 +17,9 @@ typedef struct sp_rank_region {
   int64_t n;           /* intervals (length of start_times) */
   int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
   int64_t offset;      /* columnar layout: first event of the pair in the events columns */
+  int64_t addr[3];     /* byte offsets in the file of start_times, end_times and thread_ids
+                        * for a direct read (reader_direct.c), or 0: read through H5Dread
+                        * (no array starts at byte 0: the superblock or a user block does) */
 } sp_rank_region_t;
 
 typedef struct sp_rank {
@@ -50,6 +53,8 @@ struct sp_reader {
   int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
   int deltas;           /* schema 3: events/start_deltas and events/durations */
   int aggregate;        /* the reference tool's aggregate layout: counts, no events */
+  uint64_t phys_bytes;  /* physical memory at open (0: unknown), for sp__direct_alloc */
+  int fd;               /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
   hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
                          * call_ids and parent_ids datasets, kept open; -1 when absent */
   char errmsg[1024];
@@ -116,6 +121,30 @@ int sp__memory_check(int64_t n, size_t elem);
 /* 1 if the HDF5 call that just failed could not lock the file: another
  * process has it open for writing. */
 int sp__h5_lock_failed(void);
+
+/* reader_direct.c: arrays read with pread at their offset in the file. */
+
+/* Opens r->fd on path when it is the file HDF5 has open (same device and
+ * inode, sec2 driver, size r->file_size) and direct reads are not turned
+ * off (SCOPE_PROFILER_READER_DIRECT=0); else leaves r->fd at -1. */
+void sp__direct_open(sp_reader_t *r, const char *path);
+void sp__direct_close(sp_reader_t *r);
+/* Byte offset of dataset d (file type t, n elements of elem bytes) when its
+ * bytes in the file are the array in memory type native: contiguous (so
+ * unfiltered), fully stored, the same type and byte order, inside the file.
+ * Else 0. Call after sp__dataset_size_check accepted d. */
+int64_t sp__direct_addr(const sp_reader_t *r, hid_t d, hid_t t, hid_t native, int64_t n,
+                        size_t elem);
+/* Reads bytes at addr into buf; 0, or SP_READER_EHDF5 on an error or a
+ * short read (the file shrank). errno is preserved. */
+int sp__direct_read(const sp_reader_t *r, int64_t addr, void *buf, size_t bytes);
+/* malloc of n elements of elem bytes when sp__memory_check would allow
+ * it, against the physical memory measured once at sp__direct_open (the
+ * sysconf calls cost 3% of a Gantt chart of 12,800 lanes). NULL if not. */
+void *sp__direct_alloc(const sp_reader_t *r, int64_t n, size_t elem);
+/* Earliest and latest of the n int64 at addr, read in bounded chunks.
+ * 0, SP_READER_EHDF5 or SP_READER_ENOMEM. */
+int sp__direct_minmax(const sp_reader_t *r, int64_t addr, int64_t n, int64_t *min, int64_t *max);
 
 /* reader_open.c: names of the first n links of g in name order, in one
  * pass (H5Literate): an array of *got malloc'd strings (*got < n when the

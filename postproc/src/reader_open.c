@@ -70,6 +70,24 @@ static H5I_type_t sp_object_type(hid_t g, const char *name) {
   return t;
 }
 
+/* Opens the group linked as name in g, as sp_object_type and H5Gopen2
+ * would, with two lookups of name instead of five (a rank's regions group
+ * holds hundreds of links). *kind is name's sp__link_kind; returns the
+ * group, or a negative value when name is absent, foreign or not a group. */
+static hid_t sp_group_open(hid_t g, const char *name, int *kind) {
+  H5L_info_t li;
+  *kind = H5Lget_info(g, name, &li, H5P_DEFAULT) < 0             ? SP_LINK_NONE
+          : li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
+                                                                 : SP_LINK_FOREIGN;
+  if (*kind != SP_LINK_LOCAL) return -1;
+  hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+  if (o >= 0 && H5Iget_type(o) != H5I_GROUP) {
+    H5Oclose(o);
+    return -1;
+  }
+  return o;
+}
+
 /* Short description of an HDF5 type for messages ("float64", "uint32"). */
 static void sp_type_describe(hid_t t, char *out, size_t cap) {
   size_t bits = H5Tget_size(t) * 8;
@@ -91,7 +109,8 @@ static void sp_type_describe(hid_t t, char *out, size_t cap) {
 /* Checks that dataset name in g is 1-D with an integer type (signed 64-bit
  * when want_i64) and returns its length in *n. */
 static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const char *name,
-                            int want_i64, int64_t *n) {
+                            int want_i64, int64_t *n, int64_t *addr) {
+  *addr = 0;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot open dataset", where, name);
   hid_t t = H5Dget_type(d);
@@ -113,6 +132,10 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
     H5Sget_simple_extent_dims(s, dims, NULL);
     *n = dims[0] > (hsize_t)INT64_MAX ? INT64_MAX : (int64_t)dims[0];
     rc = sp__dataset_size_check(r, d, where, name, *n, H5Tget_size(t));
+    /* Where a later load can read the array itself (reader_direct.c). */
+    if (rc == 0)
+      *addr = want_i64 ? sp__direct_addr(r, d, t, H5T_NATIVE_INT64, *n, 8)
+                       : sp__direct_addr(r, d, t, H5T_NATIVE_INT32, *n, 4);
   }
   if (s >= 0) H5Sclose(s);
   if (t >= 0) H5Tclose(t);
@@ -168,6 +191,13 @@ static int sp_attr_i64(hid_t obj, const char *name, int64_t *v) {
 static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_region_t *rr) {
   rr->first_start = INT64_MAX;
   if (!rr->has_times || rr->n == 0) return 0;
+  if (rr->addr[0] > 0) {
+    int64_t mx;
+    int rc = rr->has_tid ? sp__direct_minmax(r, rr->addr[0], rr->n, &rr->first_start, &mx)
+                         : sp__direct_read(r, rr->addr[0], &rr->first_start, 8);
+    if (rc) return sp__reader_fail(r, rc, "%s/start_times: read failed (truncated file?)", where);
+    return 0;
+  }
   hid_t d = H5Dopen2(g, "start_times", H5P_DEFAULT);
   if (d < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/start_times: cannot open", where);
   int rc = 0;
@@ -194,13 +224,12 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
                           char **name) {
   char where[512];
   snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
-  if (sp__link_kind(regions, rr->link) == SP_LINK_FOREIGN)
+  int gkind = SP_LINK_NONE;
+  hid_t g = sp_group_open(regions, rr->link, &gkind);
+  if (gkind == SP_LINK_FOREIGN)
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
                            where);
-  if (sp_object_type(regions, rr->link) != H5I_GROUP)
-    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
-  hid_t g = H5Gopen2(regions, rr->link, H5P_DEFAULT);
-  if (g < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", where);
+  if (g < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
   *name = sp__attr_string(g, "name");
   if (!*name) {
     size_t len = sp_reader_name_decode(rr->link, NULL, 0);
@@ -225,20 +254,23 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
                          has_start ? "start_times" : "end_times",
                          has_start ? "end_times" : "start_times");
   int64_t ns = 0, ne = 0, nt = 0;
-  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "start_times", 1, &ns);
-  if (rc == 0 && rr->has_times) rc = sp_dataset_check(r, g, where, "end_times", 1, &ne);
+  if (rc == 0 && rr->has_times)
+    rc = sp_dataset_check(r, g, where, "start_times", 1, &ns, &rr->addr[0]);
+  if (rc == 0 && rr->has_times)
+    rc = sp_dataset_check(r, g, where, "end_times", 1, &ne, &rr->addr[1]);
   if (rc == 0 && rr->has_times && ns != ne)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT,
                          "%s: start_times has %lld elements but end_times has %lld", where,
                          (long long)ns, (long long)ne);
   if (rc == 0 && rr->has_tid && rr->has_times) {
-    rc = sp_dataset_check(r, g, where, "thread_ids", 0, &nt);
+    rc = sp_dataset_check(r, g, where, "thread_ids", 0, &nt, &rr->addr[2]);
     if (rc == 0 && nt != ns)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT,
                            "%s: thread_ids has %lld elements but start_times has %lld", where,
                            (long long)nt, (long long)ns);
   }
   rr->has_tid = rr->has_tid && rr->has_times;
+  if (!rr->has_tid) rr->addr[2] = 0;
   rr->n = ns;
   if (!rr->has_num_calls) rr->num_calls = ns;
   if (rc == 0) rc = sp_first_start(r, g, where, rr);
@@ -467,6 +499,7 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
   if (r->file < 0)
     return sp__reader_fail(r, SP_READER_ENOTHDF5,
                            "%s: cannot open as HDF5 (truncated or damaged file)", path);
+  sp__direct_open(r, path);
   int64_t schema = 0;
   if (sp_attr_i64(r->file, "scope_profiler_schema", &schema)) r->schema = (int)schema;
   if (r->schema > SP_READER_SCHEMA_MAX)
@@ -508,6 +541,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   sp_reader_t *r = calloc(1, sizeof *r);
   if (!r) return SP_READER_ENOMEM;
   r->file = -1;
+  r->fd = -1;
   for (int c = 0; c < 5; c++) r->col[c] = -1;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
@@ -538,6 +572,7 @@ void sp_reader_close(sp_reader_t *r) {
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);
   free(r->regions);
   sp__columnar_close(r);
+  sp__direct_close(r);
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);
   free(r);

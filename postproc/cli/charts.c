@@ -99,7 +99,15 @@ static int sp_charts_tree_order(sp_charts_t *c) {
   return rc;
 }
 
-static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
+/* The charts that read the per-(region, rank) duration statistics. */
+enum {
+  SP_PLOTS_WITH_STATS = SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP |
+                        SP_PLOT_HISTOGRAM | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY
+};
+
+/* need_stats: build the duration statistics (a read of every pair), which
+ * the Gantt chart alone does not need. */
+static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) {
   const char **names = NULL;
   int nnames = 0;
   int rc = sp_charts_names(c->sels, c->nfiles, &names, &nnames);
@@ -110,7 +118,7 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one) {
   c->rgb = malloc((size_t)(nnames ? nnames : 1) * 3);
   if (!c->stats || !c->rgb) return SP_EXIT_IO;
   sp_palette_for(one->cmap, names, nnames, names, nnames, c->rgb);
-  for (int f = 0; rc == 0 && f < c->nfiles; f++)
+  for (int f = 0; need_stats && rc == 0 && f < c->nfiles; f++)
     rc = sp_chart_stats_build(&c->sels[f], one->min_duration, &c->stats[f]);
   if (rc == 0) rc = sp_common_regions(c->sels, c->nfiles, &c->common, &c->ncommon);
   if (rc) return rc;
@@ -178,7 +186,8 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   /* "all" with an --x-field that is no scale (a category): no efficiency. */
   if (!(o->plots & SP_PLOT_EFFICIENCY_ASKED) && !sp_scaling_field_ok(o->x_field))
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
-  int rc = sp_charts_prepare(&c, &one);
+  int rc = sp_charts_prepare(&c, &one,
+                             (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
     sp_gantt_timing_t tm;

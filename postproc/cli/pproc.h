@@ -245,6 +245,8 @@ void sp_table_row(sp_table_t *t, const sp_cell_t *cells);
 void sp_table_end(sp_table_t *t);
 /* A JSON string literal of s on stdout. */
 void sp_json_put_string(FILE *f, const char *s);
+/* ns as a JSON number of seconds, exact (at most nine decimals). */
+void sp_json_put_seconds(FILE *f, int64_t ns);
 
 /* table.c, several files: rows of file k of nfiles carry its label (a
  * "file" column in tsv, csv and json; a heading line in text), and the

@@ -65,12 +65,15 @@ static void sp_acc_json(FILE *f, const sp_acc_t *a) {
         f);
     return;
   }
-  fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":%.15g", 1e-9 * a->mean,
-          1e-9 * (double)a->min);
-  fprintf(f, ",\"max_duration_seconds\":%.15g,\"first_duration_seconds\":%.15g",
-          1e-9 * (double)a->max, 1e-9 * (double)a->first);
-  fprintf(f, ",\"last_duration_seconds\":%.15g,\"std_duration_seconds\":%.15g",
-          1e-9 * (double)a->last, 1e-9 * sqrt(a->m2 / (double)a->n));
+  fprintf(f, ",\"average_duration_seconds\":%.15g,\"min_duration_seconds\":", 1e-9 * a->mean);
+  sp_json_put_seconds(f, a->min);
+  fputs(",\"max_duration_seconds\":", f);
+  sp_json_put_seconds(f, a->max);
+  fputs(",\"first_duration_seconds\":", f);
+  sp_json_put_seconds(f, a->first);
+  fputs(",\"last_duration_seconds\":", f);
+  sp_json_put_seconds(f, a->last);
+  fprintf(f, ",\"std_duration_seconds\":%.15g", 1e-9 * sqrt(a->m2 / (double)a->n));
   fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
 }
 

@@ -26,6 +26,25 @@ void sp_json_put_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void sp_json_put_seconds(FILE *f, int64_t ns) {
+  /* Integer digits, then nine decimals with trailing zeros dropped: exact,
+   * and several times cheaper than formatting a double (the JSON files
+   * hold several numbers per region and rank). */
+  uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+  char buf[32];
+  int frac = (int)(u % 1000000000u), d = 9;
+  while (d > 0 && frac % 10 == 0) {
+    frac /= 10;
+    d--;
+  }
+  if (d > 0)
+    snprintf(buf, sizeof buf, "%s%llu.%0*d", ns < 0 ? "-" : "",
+             (unsigned long long)(u / 1000000000u), d, frac);
+  else
+    snprintf(buf, sizeof buf, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(u / 1000000000u));
+  fputs(buf, f);
+}
+
 /* TSV has no quoting: controls (tab, newline) inside a name are written as
  * \xNN as in the text format, so a name stays one field. */
 static void sp_tsv_put(const char *s) { sp_text_put(stdout, s, SP_TEXT_PLAIN); }

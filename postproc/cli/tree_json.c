@@ -15,9 +15,9 @@
 
 #include "pproc.h"
 
-static void sp_seconds(FILE *f, int timed, double ns) {
+static void sp_seconds(FILE *f, int timed, int64_t ns) {
   if (timed)
-    fprintf(f, "%.15g", 1e-9 * ns);
+    sp_json_put_seconds(f, ns);
   else
     fputs("null", f);
 }
@@ -36,9 +36,9 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
   fputs("{\"path\":[", f);
   sp_node_path(f, sel, t, i);
   fprintf(f, "],\"calls\":%lld,\"inclusive_seconds\":", (long long)nd->calls);
-  sp_seconds(f, nd->timed, (double)nd->inclusive);
+  sp_seconds(f, nd->timed, nd->inclusive);
   fputs(",\"exclusive_seconds\":", f);
-  sp_seconds(f, nd->timed, (double)nd->exclusive);
+  sp_seconds(f, nd->timed, nd->exclusive);
   fputs(",\"per_rank\":{", f);
   int first = 1;
   for (int j = 0; j < sp_reader_tree_num_ranks(t); j++) {
@@ -47,9 +47,9 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
     if (rk.calls == 0) continue;
     fprintf(f, "%s\"%d\":{\"calls\":%lld,\"inclusive_seconds\":", first ? "" : ",", rk.rank,
             (long long)rk.calls);
-    sp_seconds(f, nd->timed, (double)rk.inclusive);
+    sp_seconds(f, nd->timed, rk.inclusive);
     fputs(",\"exclusive_seconds\":", f);
-    sp_seconds(f, nd->timed, (double)rk.exclusive);
+    sp_seconds(f, nd->timed, rk.exclusive);
     fputc('}', f);
     first = 0;
   }

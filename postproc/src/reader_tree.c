@@ -200,107 +200,6 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
   return 0;
 }
 
-/* The duration of call i, saturated (a damaged file's stamps may be far apart). */
-static inline int64_t sp_dur_at(const int64_t *st, const int64_t *en, int64_t i) {
-  uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
-  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-}
-
-/* The sums of one lane of calls, in integers: the durations minus the
- * first one (k), their squares, the extremes, the latest end and its first
- * call. Exact while every duration and k stay below 2^50 (checked after). */
-typedef struct sp_lane {
-  int64_t s1, mn, mx, le, li;
-  double s2;
-} sp_lane_t;
-
-static inline void sp_lane_add(sp_lane_t *ln, const int64_t *st, const int64_t *en, int64_t i,
-                               int64_t k) {
-  int64_t x = sp_dur_at(st, en, i), sh = x - k;
-  ln->s1 += sh;
-  ln->s2 += (double)sh * (double)sh;
-  ln->mn = x < ln->mn ? x : ln->mn;
-  ln->mx = x > ln->mx ? x : ln->mx;
-  if (en[i] > ln->le) {
-    ln->le = en[i];
-    ln->li = i;
-  }
-}
-
-/* Calls [i0, i1) in two lanes (even and odd calls): the additions of one
- * lane do not wait for the other's. */
-static void sp_lanes(const int64_t *st, const int64_t *en, int64_t i0, int64_t i1, int64_t k,
-                     sp_lane_t *a, sp_lane_t *b) {
-  sp_lane_t x = *a, y = *b; /* in registers */
-  int64_t i = i0;
-  for (; i + 1 < i1; i += 2) {
-    sp_lane_add(&x, st, en, i, k);
-    sp_lane_add(&y, st, en, i + 1, k);
-  }
-  if (i < i1) sp_lane_add(&x, st, en, i, k);
-  *a = x;
-  *b = y;
-}
-
-/* Duration statistics of one loaded (region, rank) pair in one pass (the
- * variance from sums of the durations shifted by the first one: no
- * cancellation when the spread is small next to the mean). sorted: the
- * starts are in order, so the first call is call 0. */
-static void sp_durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d) {
-  memset(d, 0, sizeof *d);
-  d->first_start = INT64_MAX;
-  d->last_end = INT64_MIN;
-  d->n = iv->n;
-  if (iv->n == 0) return;
-  const int64_t *st = iv->start, *en = iv->end;
-  int64_t k = sp_dur_at(st, en, 0);
-  double t1 = 0, t2 = 0;
-  int64_t mn = INT64_MAX, mx = 0, le = INT64_MIN, li = 0;
-  enum { SP_SPAN = 1 << 12 }; /* 2^12 differences below 2^50 fit 63 bits */
-  for (int64_t i0 = 0; i0 < iv->n; i0 += SP_SPAN) {
-    int64_t i1 = i0 + SP_SPAN < iv->n ? i0 + SP_SPAN : iv->n;
-    sp_lane_t a = {0, INT64_MAX, 0, INT64_MIN, 0, 0}, b = a;
-    sp_lanes(st, en, i0, i1, k, &a, &b);
-    int exact = (a.mx | b.mx | k) < ((int64_t)1 << 50);
-    if (!exact) { /* rare: a day-long call or a damaged file: in doubles */
-      a = (sp_lane_t){0, INT64_MAX, 0, INT64_MIN, 0, 0};
-      b = a;
-      for (int64_t i = i0; i < i1; i++) {
-        int64_t x = sp_dur_at(st, en, i);
-        double sh = (double)x - (double)k;
-        t1 += sh;
-        t2 += sh * sh;
-        sp_lane_add(&a, st, en, i, k); /* extremes only: its sums are not used */
-      }
-    } else {
-      t1 += (double)a.s1 + (double)b.s1;
-      t2 += a.s2 + b.s2;
-    }
-    mn = a.mn < mn ? a.mn : mn;
-    mn = b.mn < mn ? b.mn : mn;
-    mx = a.mx > mx ? a.mx : mx;
-    mx = b.mx > mx ? b.mx : mx;
-    if (b.le > a.le || (b.le == a.le && b.li < a.li)) a = b;
-    if (a.le > le) {
-      le = a.le;
-      li = a.li;
-    }
-  }
-  int64_t first = 0; /* the earliest start, first of equals */
-  for (int64_t i = 1; !sorted && i < iv->n; i++)
-    if (st[i] < st[first]) first = i;
-  d->total = t1 + (double)k * (double)iv->n;
-  d->min = mn;
-  d->max = mx;
-  d->first_start = st[first];
-  d->first = sp_dur_at(st, en, first);
-  d->last_end = le;
-  d->last = sp_dur_at(st, en, li);
-  d->mean = d->total / (double)iv->n;
-  d->m2 = t2 - t1 * t1 / (double)iv->n;
-  if (d->m2 < 0) d->m2 = 0;
-}
-
 /* Room for `more` calls and, in the general order, one run per region (a
  * rank in the block order may have reserved calls before with no runs). */
 static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
@@ -340,7 +239,7 @@ static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j
   const int64_t *st = iv->start;
   int down = sp_descends(st, iv->n);
   ps->unsorted |= down;
-  if (t->dur) sp_durations(iv, !down, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
+  if (t->dur) sp__durations(iv, !down, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
   if (iv->n && st[0] < ps->lo) ps->lo = st[0];
   if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
   for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {

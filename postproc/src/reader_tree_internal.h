@@ -63,6 +63,11 @@ typedef struct sp_pairs {
 /* Node of (parent, region, thread), created when missing; -1 when out of memory. */
 int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
+/* ---- reader_durations.c: the duration statistics of one pair ---------- */
+
+/* Statistics of the durations of iv (sorted: its starts are in order). */
+void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d);
+
 /* ---- reader_tree_ids.c: the tree from the reference tool's call ids ---- */
 
 /* Adds the j-th selected rank's calls to t by their call_ids/parent_ids:

@@ -190,7 +190,7 @@ static const int64_t sp_no_sibling = INT64_MIN; /* a sibling that ended before a
 /* 1 if repeats [k0, k1) of slot s > 0 lie inside their parent and after
  * their previous sibling: branch-free, a run rarely breaks. */
 SP_STAMP_LOOP static int sp_slot_ok(const sp_repeat_t *rep, const sp_pattern_t *pt, int s,
-                                    int64_t k0, int64_t k1) {
+                                    int64_t k0, int64_t k1, uint64_t *sum) {
   const sp_reader_intervals_t *iv = rep->ps->iv;
   const sp_slot_t *sl = &pt->slots[s], *pa = &pt->slots[sl->parent];
   const sp_slot_t *sb = sl->sib >= 0 ? &pt->slots[sl->sib] : NULL;
@@ -201,46 +201,46 @@ SP_STAMP_LOOP static int sp_slot_ok(const sp_repeat_t *rep, const sp_pattern_t *
   const int64_t *be = sb ? sp_col(rep, sb, k0, iv[sb->pair].end) : &sp_no_sibling;
   int64_t ds = rep->per[sl->pair], dp = rep->per[pa->pair], db = sb ? rep->per[sb->pair] : 0;
   int ok = 1;
+  uint64_t d = 0; /* the durations, summed while the data is at hand */
   int64_t n = k1 - k0;
   if (ds == 1 && dp == 1 && sb && db == 1) { /* the common case, vectorised */
-    for (int64_t k = 0; k < n; k++) ok &= (st[k] > pst[k]) & (en[k] < pen[k]) & (st[k] > be[k]);
+    for (int64_t k = 0; k < n; k++) {
+      ok &= (st[k] > pst[k]) & (en[k] < pen[k]) & (st[k] > be[k]);
+      d += (uint64_t)en[k] - (uint64_t)st[k];
+    }
   } else if (ds == 1 && dp == 1 && !sb) {
-    for (int64_t k = 0; k < n; k++) ok &= (st[k] > pst[k]) & (en[k] < pen[k]);
+    for (int64_t k = 0; k < n; k++) {
+      ok &= (st[k] > pst[k]) & (en[k] < pen[k]);
+      d += (uint64_t)en[k] - (uint64_t)st[k];
+    }
   } else {
-    for (int64_t k = 0; k < n; k++)
+    for (int64_t k = 0; k < n; k++) {
       ok &= (st[k * ds] > pst[k * dp]) & (en[k * ds] < pen[k * dp]) & (st[k * ds] > be[k * db]);
+      d += (uint64_t)en[k * ds] - (uint64_t)st[k * ds];
+    }
   }
+  *sum = d;
   return ok;
 }
 
 /* 1 if the roots of repeats [k0, k1) are short enough, end before `before`
  * and start after the previous repeat's root. */
 SP_STAMP_LOOP static int sp_root_ok(const sp_repeat_t *rep, const sp_pattern_t *pt, int64_t k0,
-                                    int64_t k1, int64_t before) {
+                                    int64_t k1, int64_t before, uint64_t *sum) {
   const sp_reader_intervals_t *iv = &rep->ps->iv[pt->slots[0].pair];
   int64_t d = rep->per[pt->slots[0].pair];
   const int64_t *st = sp_col(rep, &pt->slots[0], k0, iv->start);
   const int64_t *en = sp_col(rep, &pt->slots[0], k0, iv->end);
   int ok = 1;
-  for (int64_t k = 0; k < k1 - k0; k++)
-    ok &= ((uint64_t)en[k * d] - (uint64_t)st[k * d] < ((uint64_t)1 << SP_ROOT_BITS)) &
-          (en[k * d] < before) & (k + k0 == 0 || st[k * d] > en[(k - 1) * d]);
-  return ok;
-}
-
-/* The first repeat in [k0, k1) whose calls do not have the pattern's
- * nesting or whose root does not end before `before` (k1 if none). */
-static int64_t sp_first_bad(const sp_repeat_t *rep, const sp_pattern_t *pt, int64_t k0, int64_t k1,
-                            int64_t before) {
-  int ok = sp_root_ok(rep, pt, k0, k1, before);
-  for (int s = 1; ok && s < pt->nslots; s++) ok = sp_slot_ok(rep, pt, s, k0, k1);
-  if (ok) return k1;
-  for (int64_t k = k0; k < k1; k++) { /* which repeat broke */
-    int good = sp_root_ok(rep, pt, k, k + 1, before);
-    for (int s = 1; good && s < pt->nslots; s++) good = sp_slot_ok(rep, pt, s, k, k + 1);
-    if (!good) return k;
+  uint64_t total = 0;
+  for (int64_t k = 0; k < k1 - k0; k++) {
+    uint64_t dur = (uint64_t)en[k * d] - (uint64_t)st[k * d];
+    ok &= (dur < ((uint64_t)1 << SP_ROOT_BITS)) & (en[k * d] < before) &
+          (k + k0 == 0 || st[k * d] > en[(k - 1) * d]);
+    total += dur;
   }
-  return k1;
+  *sum = total;
+  return ok;
 }
 
 /* Adds the durations of repeats [k0, k1) to rep->sum. */
@@ -259,6 +259,30 @@ SP_STAMP_LOOP static void sp_add_sums(sp_repeat_t *rep, const sp_pattern_t *pt, 
       for (int64_t k = 0; k < k1 - k0; k++) sum += (uint64_t)en[k * d] - (uint64_t)st[k * d];
     rep->sum[s] += sum;
   }
+}
+
+/* The first repeat in [k0, k1) whose calls do not have the pattern's
+ * nesting or whose root does not end before `before` (k1 if none); with
+ * add, the durations of the repeats before it are added to rep->sum. */
+static int64_t sp_first_bad(sp_repeat_t *rep, const sp_pattern_t *pt, int64_t k0, int64_t k1,
+                            int64_t before, int add) {
+  uint64_t *part = rep->kids; /* scratch: the chunk's sums per slot */
+  int ok = sp_root_ok(rep, pt, k0, k1, before, &part[0]);
+  for (int s = 1; ok && s < pt->nslots; s++) ok = sp_slot_ok(rep, pt, s, k0, k1, &part[s]);
+  if (ok) {
+    for (int s = 0; add && s < pt->nslots; s++) rep->sum[s] += part[s];
+    return k1;
+  }
+  for (int64_t k = k0; k < k1; k++) { /* which repeat broke */
+    uint64_t unused;
+    int good = sp_root_ok(rep, pt, k, k + 1, before, &unused);
+    for (int s = 1; good && s < pt->nslots; s++) good = sp_slot_ok(rep, pt, s, k, k + 1, &unused);
+    if (!good) {
+      if (add) sp_add_sums(rep, pt, k0, k);
+      return k;
+    }
+  }
+  return k1;
 }
 
 /* 1 if no call of the pattern's pairs other than those of repeats
@@ -303,14 +327,13 @@ static int64_t sp_run(sp_sweep_t *w, const sp_pattern_t *pt) {
   }
   int64_t up_end = w->depth ? w->stack[w->depth - 1].end : INT64_MAX;
   /* A cheap look at the second repeat's nesting before the pass over every pair. */
-  if (most < 2 || sp_first_bad(rep, pt, 1, 2, up_end) < 2) return 0;
+  if (most < 2 || sp_first_bad(rep, pt, 1, 2, up_end, 0) < 2) return 0;
   int64_t before = sp_bound(w);
   memset(rep->sum, 0, (size_t)pt->nslots * sizeof *rep->sum);
   int64_t k = 0;
   while (k < most) {
     int64_t k1 = k + SP_CHUNK < most ? k + SP_CHUNK : most;
-    int64_t good = sp_first_bad(rep, pt, k, k1, before);
-    sp_add_sums(rep, pt, k, good);
+    int64_t good = sp_first_bad(rep, pt, k, k1, before, 1); /* adds the sums */
     k = good;
     if (good < k1) break;
   }

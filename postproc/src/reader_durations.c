@@ -1,0 +1,157 @@
+/* reader_durations.c - the duration statistics of one (region, rank) pair,
+ * for region_statistics.json and the summary, read beside the call tree.
+ *
+ * One pass that the compiler can vectorise (see SP_STAMP_LOOP): the
+ * durations' sum minus the first duration k times n, in 64-bit integers,
+ * the squares of those differences in doubles over SP_LANES lanes (the
+ * shifted-data variance: no cancellation when the spread is small next to
+ * the mean), the extremes and the latest end. Exact while every duration
+ * and k lie in [0, 2^50) ns (about 13 days), checked after each span of
+ * calls; a span outside it is summed again in doubles, one call at a time.
+ * The call with the latest end (the first of equals) is then found by a
+ * count and a short scan from the end. */
+#include <string.h>
+
+#include "reader_tree_internal.h"
+
+enum { SP_LANES = 4, SP_SPAN = 1 << 12 }; /* 2^12 differences below 2^50 fit 63 bits */
+
+static const double sp_two52 = 4503599627370496.0; /* 2^52 */
+
+/* x in [0, 2^52) as a double, by its bits (no int64 -> double instruction
+ * before AVX-512). */
+static inline double sp_small_to_double(int64_t x) {
+  uint64_t u = (uint64_t)x | 0x4330000000000000ULL;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d - sp_two52;
+}
+
+/* The sums of one span. */
+typedef struct sp_span {
+  int64_t s1, mn, mx, le; /* sum of x - k; min and max of x; latest end */
+  double s2;              /* sum of (x - k)^2 */
+} sp_span_t;
+
+/* Four lanes in one vector (GCC and Clang vector extensions): the lanes'
+ * sums stay apart, which the compilers would not do for plain doubles. */
+typedef double sp_v4d __attribute__((vector_size(4 * sizeof(double))));
+typedef int64_t sp_v4i __attribute__((vector_size(4 * sizeof(int64_t))));
+typedef uint64_t sp_v4u __attribute__((vector_size(4 * sizeof(uint64_t))));
+
+SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int64_t n, int64_t k,
+                                       sp_span_t *out) {
+  const sp_v4i kv = {k, k, k, k}, magic = {0x4330000000000000LL, 0x4330000000000000LL,
+                                           0x4330000000000000LL, 0x4330000000000000LL};
+  const double dk = sp_small_to_double(k);
+  const sp_v4d off = {sp_two52 + dk, sp_two52 + dk, sp_two52 + dk, sp_two52 + dk};
+  sp_v4i s1 = {0, 0, 0, 0}, mn = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  sp_v4i mx = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, le = mx;
+  sp_v4d s2 = {0, 0, 0, 0};
+  int64_t n4 = n - n % SP_LANES;
+  for (int64_t i = 0; i < n4; i += SP_LANES) {
+    sp_v4i a, b;
+    memcpy(&a, st + i, sizeof a);
+    memcpy(&b, en + i, sizeof b);
+    sp_v4i x = (sp_v4i)((sp_v4u)b - (sp_v4u)a); /* wraps: checked by the caller */
+    sp_v4i u = x | magic;
+    sp_v4d d;
+    memcpy(&d, &u, sizeof d);
+    d -= off; /* x - k, exact below 2^52 */
+    s2 += d * d;
+    s1 = (sp_v4i)((sp_v4u)s1 + ((sp_v4u)x - (sp_v4u)kv)); /* no overflow when exact */
+    sp_v4i lt = x<mn, gt = x> mx, later = b > le;
+    mn = (lt & x) | (~lt & mn);
+    mx = (gt & x) | (~gt & mx);
+    le = (later & b) | (~later & le);
+  }
+  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0};
+  for (int l = 0; l < SP_LANES; l++) {
+    r.s1 = (int64_t)((uint64_t)r.s1 + (uint64_t)s1[l]);
+    r.mn = mn[l] < r.mn ? mn[l] : r.mn;
+    r.mx = mx[l] > r.mx ? mx[l] : r.mx;
+    r.le = le[l] > r.le ? le[l] : r.le;
+  }
+  r.s2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
+  for (int64_t i = n4; i < n; i++) {
+    int64_t x = (int64_t)((uint64_t)en[i] - (uint64_t)st[i]);
+    double sh = sp_small_to_double(x) - dk;
+    r.s1 = (int64_t)((uint64_t)r.s1 + ((uint64_t)x - (uint64_t)k));
+    r.s2 += sh * sh;
+    r.mn = x < r.mn ? x : r.mn;
+    r.mx = x > r.mx ? x : r.mx;
+    r.le = en[i] > r.le ? en[i] : r.le;
+  }
+  *out = r;
+}
+
+SP_STAMP_LOOP static int64_t sp_count_equal(const int64_t *v, int64_t n, int64_t x) {
+  int64_t c = 0;
+  for (int64_t i = 0; i < n; i++) c += v[i] == x;
+  return c;
+}
+
+/* The duration of call i, saturated (a damaged file's stamps may be far apart). */
+static inline int64_t sp_dur_at(const int64_t *st, const int64_t *en, int64_t i) {
+  uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
+  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+}
+
+/* A span outside the exact range, in doubles (the old way, one lane). */
+static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int64_t k, double *t1,
+                            double *t2, int64_t *mn, int64_t *mx, int64_t *le) {
+  for (int64_t i = 0; i < n; i++) {
+    int64_t x = sp_dur_at(st, en, i);
+    double sh = (double)x - (double)k;
+    *t1 += sh;
+    *t2 += sh * sh;
+    *mn = x < *mn ? x : *mn;
+    *mx = x > *mx ? x : *mx;
+    *le = en[i] > *le ? en[i] : *le;
+  }
+}
+
+void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d) {
+  memset(d, 0, sizeof *d);
+  d->first_start = INT64_MAX;
+  d->last_end = INT64_MIN;
+  d->n = iv->n;
+  if (iv->n == 0) return;
+  const int64_t *st = iv->start, *en = iv->end;
+  int64_t k = sp_dur_at(st, en, 0);
+  double t1 = 0, t2 = 0;
+  int64_t mn = INT64_MAX, mx = 0, le = INT64_MIN;
+  const int64_t limit = (int64_t)1 << 50;
+  for (int64_t i0 = 0; i0 < iv->n; i0 += SP_SPAN) {
+    int64_t m = iv->n - i0 < SP_SPAN ? iv->n - i0 : SP_SPAN;
+    sp_span_t sp;
+    sp_span_sums(st + i0, en + i0, m, k, &sp);
+    if (k < limit && sp.mn >= 0 && sp.mx < limit) {
+      t1 += (double)sp.s1;
+      t2 += sp.s2;
+      mn = sp.mn < mn ? sp.mn : mn;
+      mx = sp.mx > mx ? sp.mx : mx;
+      le = sp.le > le ? sp.le : le;
+    } else { /* rare: a day-long call or a damaged file */
+      sp_span_doubles(st + i0, en + i0, m, k, &t1, &t2, &mn, &mx, &le);
+    }
+  }
+  /* The call with the latest end, first of equals: usually the last call. */
+  int64_t li = iv->n - 1;
+  while (en[li] != le) li--;
+  if (sp_count_equal(en, li, le) > 0)
+    for (li = 0; en[li] != le; li++) continue;
+  int64_t first = 0; /* the earliest start, first of equals */
+  for (int64_t i = 1; !sorted && i < iv->n; i++)
+    if (st[i] < st[first]) first = i;
+  d->total = t1 + (double)k * (double)iv->n;
+  d->min = mn;
+  d->max = mx;
+  d->first_start = st[first];
+  d->first = sp_dur_at(st, en, first);
+  d->last_end = le;
+  d->last = sp_dur_at(st, en, li);
+  d->mean = d->total / (double)iv->n;
+  d->m2 = t2 - t1 * t1 / (double)iv->n;
+  if (d->m2 < 0) d->m2 = 0;
+}

@@ -91,6 +91,19 @@ SP_STAMP_LOOP static int64_t sp_count_equal(const int64_t *v, int64_t n, int64_t
   return c;
 }
 
+/* Over calls 1 .. n - 1: 1 in *down if a start is below the one before,
+ * 1 in *flat if an end is not above the one before. */
+SP_STAMP_LOOP static void sp_orders(const int64_t *st, const int64_t *en, int64_t n, int *down,
+                                    int *flat) {
+  int d = 0, f = 0;
+  for (int64_t i = 1; i < n; i++) {
+    d |= st[i] < st[i - 1];
+    f |= en[i] <= en[i - 1];
+  }
+  *down = d;
+  *flat = f;
+}
+
 /* The duration of call i, saturated (a damaged file's stamps may be far apart). */
 static inline int64_t sp_dur_at(const int64_t *st, const int64_t *en, int64_t i) {
   uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
@@ -111,13 +124,15 @@ static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int
   }
 }
 
-void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d) {
+int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   memset(d, 0, sizeof *d);
   d->first_start = INT64_MAX;
   d->last_end = INT64_MIN;
   d->n = iv->n;
-  if (iv->n == 0) return;
+  if (iv->n == 0) return 0;
   const int64_t *st = iv->start, *en = iv->end;
+  int down, flat;
+  sp_orders(st, en, iv->n, &down, &flat);
   int64_t k = sp_dur_at(st, en, 0);
   double t1 = 0, t2 = 0;
   int64_t mn = INT64_MAX, mx = 0, le = INT64_MIN;
@@ -136,13 +151,14 @@ void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durati
       sp_span_doubles(st + i0, en + i0, m, k, &t1, &t2, &mn, &mx, &le);
     }
   }
-  /* The call with the latest end, first of equals: usually the last call. */
+  /* The call with the latest end, first of equals: the last call when the
+   * ends rise strictly. */
   int64_t li = iv->n - 1;
   while (en[li] != le) li--;
-  if (sp_count_equal(en, li, le) > 0)
+  if (flat && sp_count_equal(en, li, le) > 0)
     for (li = 0; en[li] != le; li++) continue;
   int64_t first = 0; /* the earliest start, first of equals */
-  for (int64_t i = 1; !sorted && i < iv->n; i++)
+  for (int64_t i = 1; down && i < iv->n; i++)
     if (st[i] < st[first]) first = i;
   d->total = t1 + (double)k * (double)iv->n;
   d->min = mn;
@@ -154,4 +170,5 @@ void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durati
   d->mean = d->total / (double)iv->n;
   d->m2 = t2 - t1 * t1 / (double)iv->n;
   if (d->m2 < 0) d->m2 = 0;
+  return down;
 }

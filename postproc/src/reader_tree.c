@@ -237,9 +237,9 @@ static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j
   ps->key[ps->n++] = key;
   /* Starts in order: the range is the ends (only the block order needs it). */
   const int64_t *st = iv->start;
-  int down = sp_descends(st, iv->n);
+  int down = t->dur ? sp__durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j])
+                    : sp_descends(st, iv->n);
   ps->unsorted |= down;
-  if (t->dur) sp__durations(iv, !down, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j]);
   if (iv->n && st[0] < ps->lo) ps->lo = st[0];
   if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
   for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {

@@ -65,8 +65,9 @@ int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
 /* ---- reader_durations.c: the duration statistics of one pair ---------- */
 
-/* Statistics of the durations of iv (sorted: its starts are in order). */
-void sp__durations(const sp_reader_intervals_t *iv, int sorted, sp_reader_durations_t *d);
+/* Statistics of the durations of iv; returns 1 if its starts decrease
+ * somewhere (the tree's order needs to know, and it is the same pass). */
+int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d);
 
 /* ---- reader_tree_ids.c: the tree from the reference tool's call ids ---- */
 

@@ -1,8 +1,10 @@
 /* reader_durations.c - the duration statistics of one (region, rank) pair,
  * for region_statistics.json and the summary, read beside the call tree.
  *
- * One pass that the compiler can vectorise (see SP_STAMP_LOOP): the
- * durations' sum minus the first duration k times n, in 64-bit integers,
+ * One pass that the compiler can vectorise (see SP_STAMP_LOOP): whether
+ * starts decrease and ends rise strictly (for the tree's order and the
+ * last call), the durations' sum minus the first duration k times n, in
+ * 64-bit integers,
  * the squares of those differences in doubles over SP_LANES lanes (the
  * shifted-data variance: no cancellation when the spread is small next to
  * the mean), the extremes and the latest end. Exact while every duration
@@ -31,6 +33,7 @@ static inline double sp_small_to_double(int64_t x) {
 typedef struct sp_span {
   int64_t s1, mn, mx, le; /* sum of x - k; min and max of x; latest end */
   double s2;              /* sum of (x - k)^2 */
+  int64_t down, flat;     /* nonzero: a start below the one before; an end not above it */
 } sp_span_t;
 
 /* Four lanes in one vector (GCC and Clang vector extensions): the lanes'
@@ -48,11 +51,16 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
   sp_v4i s1 = {0, 0, 0, 0}, mn = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   sp_v4i mx = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, le = mx;
   sp_v4d s2 = {0, 0, 0, 0};
+  sp_v4i down = {0, 0, 0, 0}, flat = down;
   int64_t n4 = n - n % SP_LANES;
   for (int64_t i = 0; i < n4; i += SP_LANES) {
-    sp_v4i a, b;
+    sp_v4i a, b, pa, pb; /* pa, pb: the calls before (st[-1] exists: see sp__durations) */
     memcpy(&a, st + i, sizeof a);
     memcpy(&b, en + i, sizeof b);
+    memcpy(&pa, st + i - 1, sizeof pa);
+    memcpy(&pb, en + i - 1, sizeof pb);
+    down |= a < pa;
+    flat |= b <= pb;
     sp_v4i x = (sp_v4i)((sp_v4u)b - (sp_v4u)a); /* wraps: checked by the caller */
     sp_v4i u = x | magic;
     sp_v4d d;
@@ -65,8 +73,10 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     mx = (gt & x) | (~gt & mx);
     le = (later & b) | (~later & le);
   }
-  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0};
+  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0, 0, 0};
   for (int l = 0; l < SP_LANES; l++) {
+    r.down |= down[l];
+    r.flat |= flat[l];
     r.s1 = (int64_t)((uint64_t)r.s1 + (uint64_t)s1[l]);
     r.mn = mn[l] < r.mn ? mn[l] : r.mn;
     r.mx = mx[l] > r.mx ? mx[l] : r.mx;
@@ -81,6 +91,8 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     r.mn = x < r.mn ? x : r.mn;
     r.mx = x > r.mx ? x : r.mx;
     r.le = en[i] > r.le ? en[i] : r.le;
+    r.down |= st[i] < st[i - 1];
+    r.flat |= en[i] <= en[i - 1];
   }
   *out = r;
 }
@@ -89,19 +101,6 @@ SP_STAMP_LOOP static int64_t sp_count_equal(const int64_t *v, int64_t n, int64_t
   int64_t c = 0;
   for (int64_t i = 0; i < n; i++) c += v[i] == x;
   return c;
-}
-
-/* Over calls 1 .. n - 1: 1 in *down if a start is below the one before,
- * 1 in *flat if an end is not above the one before. */
-SP_STAMP_LOOP static void sp_orders(const int64_t *st, const int64_t *en, int64_t n, int *down,
-                                    int *flat) {
-  int d = 0, f = 0;
-  for (int64_t i = 1; i < n; i++) {
-    d |= st[i] < st[i - 1];
-    f |= en[i] <= en[i - 1];
-  }
-  *down = d;
-  *flat = f;
 }
 
 /* The duration of call i, saturated (a damaged file's stamps may be far apart). */
@@ -131,16 +130,19 @@ int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   d->n = iv->n;
   if (iv->n == 0) return 0;
   const int64_t *st = iv->start, *en = iv->end;
-  int down, flat;
-  sp_orders(st, en, iv->n, &down, &flat);
+  int down = 0, flat = 0;
   int64_t k = sp_dur_at(st, en, 0);
   double t1 = 0, t2 = 0;
-  int64_t mn = INT64_MAX, mx = 0, le = INT64_MIN;
   const int64_t limit = (int64_t)1 << 50;
-  for (int64_t i0 = 0; i0 < iv->n; i0 += SP_SPAN) {
+  /* Call 0 (no call before it for the order checks) adds no difference
+   * from itself: the spans start at call 1. */
+  int64_t mn = k, mx = k, le = en[0];
+  for (int64_t i0 = 1; i0 < iv->n; i0 += SP_SPAN) {
     int64_t m = iv->n - i0 < SP_SPAN ? iv->n - i0 : SP_SPAN;
     sp_span_t sp;
     sp_span_sums(st + i0, en + i0, m, k, &sp);
+    down |= sp.down != 0;
+    flat |= sp.flat != 0;
     if (k < limit && sp.mn >= 0 && sp.mx < limit) {
       t1 += (double)sp.s1;
       t2 += sp.s2;

@@ -84,6 +84,9 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
 /* Writes s as a JSON string that is also safe inside <script> (html_data.c). */
 void sp_html_json_str(FILE *f, const char *s);
 
+/* Writes the n bytes of b in base64, padded (html_data.c). */
+void sp_html_base64(FILE *f, const unsigned char *b, size_t n);
+
 /* html_files.c: with nfiles >= 2, writes ',"files":[...]': per file its
  * label (labels[k], or the file name when labels is NULL), selected ranks
  * and per region the stamped calls and their summed duration (the speedup

@@ -75,7 +75,7 @@ void sp_html_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static void sp_base64(FILE *f, const unsigned char *b, size_t n) {
+void sp_html_base64(FILE *f, const unsigned char *b, size_t n) {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   size_t i = 0;
   for (; i + 3 <= n; i += 3) {
@@ -211,7 +211,7 @@ static void sp_html_levels(sp_html_ctx_t *x) {
       x->lvl[k] = (unsigned char)lround(255.0 * (s < 0 ? 0 : s > 1 ? 1 : s));
     }
     fputs(l ? ",\"" : "\"", f);
-    sp_base64(f, x->lvl, (size_t)bins);
+    sp_html_base64(f, x->lvl, (size_t)bins);
     fputc('"', f);
   }
   fputc(']', f);

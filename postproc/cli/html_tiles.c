@@ -193,21 +193,6 @@ static void sp_varint(sp_html_tiles_t *t, size_t *len, uint64_t v) {
   } while (v);
 }
 
-static void sp_b64(FILE *f, const unsigned char *b, size_t n) {
-  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    unsigned v = (unsigned)b[i] << 16 | (unsigned)b[i + 1] << 8 | b[i + 2];
-    fputc(tab[v >> 18], f), fputc(tab[(v >> 12) & 63], f);
-    fputc(tab[(v >> 6) & 63], f), fputc(tab[v & 63], f);
-  }
-  if (i < n) {
-    unsigned v = (unsigned)b[i] << 16 | (i + 1 < n ? (unsigned)b[i + 1] << 8 : 0);
-    fputc(tab[v >> 18], f), fputc(tab[(v >> 12) & 63], f);
-    fputc(i + 1 < n ? tab[(v >> 6) & 63] : '=', f), fputc('=', f);
-  }
-}
-
 /* The chosen tiles of lane L from its m sorted spans. */
 static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
                            const sp_html_span_t *sp, int64_t m, sp_html_counts_t *c) {
@@ -244,7 +229,7 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
       prev = sp[j].s;
     }
     fputs(first ? "\"" : ",\"", f);
-    sp_b64(f, t->buf, len);
+    sp_html_base64(f, t->buf, len);
     fputc('"', f);
     first = 0;
     c->tiled += n;

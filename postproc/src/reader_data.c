@@ -284,11 +284,7 @@ int sp_reader_stats_compute(const sp_reader_intervals_t *iv, sp_reader_stats_t *
   if (iv->n == 0) return 0;
   int64_t total = 0, mn = INT64_MAX, mx = 0;
   for (int64_t i = 0; i < iv->n; i++) {
-    /* end >= start was checked at load, so the difference is exact in
-     * unsigned arithmetic; stamps of a damaged file can still exceed
-     * int64 (found by fuzz_reader): saturate instead of overflowing. */
-    uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
-    int64_t d = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    int64_t d = sp_duration(iv->start[i], iv->end[i]); /* saturates (found by fuzz_reader) */
     total = total > INT64_MAX - d ? INT64_MAX : total + d;
     if (d < mn) mn = d;
     if (d > mx) mx = d;

@@ -103,17 +103,11 @@ SP_STAMP_LOOP static int64_t sp_count_equal(const int64_t *v, int64_t n, int64_t
   return c;
 }
 
-/* The duration of call i, saturated (a damaged file's stamps may be far apart). */
-static inline int64_t sp_dur_at(const int64_t *st, const int64_t *en, int64_t i) {
-  uint64_t ud = (uint64_t)en[i] - (uint64_t)st[i];
-  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-}
-
 /* A span outside the exact range, in doubles (the old way, one lane). */
 static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int64_t k, double *t1,
                             double *t2, int64_t *mn, int64_t *mx, int64_t *le) {
   for (int64_t i = 0; i < n; i++) {
-    int64_t x = sp_dur_at(st, en, i);
+    int64_t x = sp_duration(st[i], en[i]);
     double sh = (double)x - (double)k;
     *t1 += sh;
     *t2 += sh * sh;
@@ -131,7 +125,7 @@ int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   if (iv->n == 0) return 0;
   const int64_t *st = iv->start, *en = iv->end;
   int down = 0, flat = 0;
-  int64_t k = sp_dur_at(st, en, 0);
+  int64_t k = sp_duration(st[0], en[0]);
   double t1 = 0, t2 = 0;
   const int64_t limit = (int64_t)1 << 50;
   /* Call 0 (no call before it for the order checks) adds no difference
@@ -166,9 +160,9 @@ int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   d->min = mn;
   d->max = mx;
   d->first_start = st[first];
-  d->first = sp_dur_at(st, en, first);
+  d->first = sp_duration(st[first], en[first]);
   d->last_end = le;
-  d->last = sp_dur_at(st, en, li);
+  d->last = sp_duration(st[li], en[li]);
   d->mean = d->total / (double)iv->n;
   d->m2 = t2 - t1 * t1 / (double)iv->n;
   if (d->m2 < 0) d->m2 = 0;

@@ -60,6 +60,13 @@ struct sp_reader {
   char errmsg[1024];
 };
 
+/* end - start in ns, saturated: end >= start is checked at load, but the
+ * stamps of a damaged file can lie more than INT64_MAX apart. */
+static inline int64_t sp_duration(int64_t start, int64_t end) {
+  uint64_t ud = (uint64_t)end - (uint64_t)start;
+  return ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+}
+
 /* Formats the reader's error message and returns err. */
 int sp__reader_fail(sp_reader_t *r, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

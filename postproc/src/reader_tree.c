@@ -165,8 +165,7 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
     while (w->depth) sp_pop(w);
   w->tid = c->tid;
   while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(w);
-  uint64_t ud = (uint64_t)c->end - (uint64_t)c->start;
-  int64_t dur = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+  int64_t dur = sp_duration(c->start, c->end);
   int parent = w->depth ? w->stack[w->depth - 1].node : -1;
   int node = sp_node_find(w, parent, w->by_key[c->key],
                           (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);

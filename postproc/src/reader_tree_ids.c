@@ -48,8 +48,7 @@ static void sp_idcalls_add(sp_idcalls_t *c, const sp_pairs_t *ps) {
   for (int p = 0; p < ps->n; p++) {
     const sp_reader_intervals_t *iv = &ps->iv[p];
     for (int64_t i = 0; i < iv->n; i++, c->n++) {
-      uint64_t ud = (uint64_t)iv->end[i] - (uint64_t)iv->start[i];
-      c->dur[c->n] = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+      c->dur[c->n] = sp_duration(iv->start[i], iv->end[i]);
       c->id[c->n] = iv->call_ids ? iv->call_ids[i] : -1;
       c->parent_id[c->n] = iv->parent_ids ? iv->parent_ids[i] : -1;
       c->region_key[c->n] = ps->key[p];

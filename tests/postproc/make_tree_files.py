@@ -94,40 +94,24 @@ def write(path, scale_compute=1.0, seed=7):
                     g.create_dataset("thread_ids", data=np.array([c[2] for c in v], dtype=np.int32))
 
 
-def write_blocks(path, seed=11):
-    rng = np.random.default_rng(seed)
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int32(1)
-        for rank in range(2):
-            calls = {}
-
-            def add(name, s, e):
-                calls.setdefault(name, []).append((T0 + int(s), T0 + int(e)))
-
-            us = 1000
-            add("main", 0, 1600 * 100 * us)
-            for j in range(1500):
-                s = (10 + 100 * j) * us + int(rng.integers(0, 50))
-                e = s + 80 * us + int(rng.integers(0, 500))
-                add("step", s, e)
-                add("compute", s + us, e - 20 * us)
-                add("comm", e - 20 * us, e)
-                add("a", s + 2 * us, s + 3 * us)
-                add("b", s + 2 * us, s + 3 * us)
-                add("tick", s + 5 * us, s + 5 * us)
-                if j == 700:
-                    for _ in range(60):
-                        add("burst", s + 7 * us, s + 7 * us)
-            if rank == 1:
-                add("late", 1700 * 100 * us, 1701 * 100 * us)
-            regs = f.create_group(f"rank{rank}").create_group("regions")
-            for name, v in calls.items():
-                g = regs.create_group(name)
-                g.attrs["name"] = name
-                g.attrs["num_calls"] = np.int64(len(v))
-                v = sorted(v)
-                g.create_dataset("start_times", data=np.array([c[0] for c in v], dtype=np.int64))
-                g.create_dataset("end_times", data=np.array([c[1] for c in v], dtype=np.int64))
+def blocks_rank(add, rank, rng):
+    """One rank of blocks.h5 (see the module's docstring); stamps in ns."""
+    us = 1000
+    add("main", 0, 1600 * 100 * us)
+    for j in range(1500):
+        s = (10 + 100 * j) * us + int(rng.integers(0, 50))
+        e = s + 80 * us + int(rng.integers(0, 500))
+        add("step", s, e)
+        add("compute", s + us, e - 20 * us)
+        add("comm", e - 20 * us, e)
+        add("a", s + 2 * us, s + 3 * us)
+        add("b", s + 2 * us, s + 3 * us)
+        add("tick", s + 5 * us, s + 5 * us)
+        if j == 700:
+            for _ in range(60):
+                add("burst", s + 7 * us, s + 7 * us)
+    if rank == 1:
+        add("late", 1700 * 100 * us, 1701 * 100 * us)
 
 
 def repeats_rank(add, rank, rng):
@@ -210,17 +194,19 @@ def random_rank(add, rank, rng):
         emit(tpl)
 
 
-def write_repeats(path, seed=13, rank_calls=None):
+def write_ranks(path, nranks, rank_calls, seed):
+    """One thread, every region's starts in order: rank_calls(add, rank, rng)
+    gives each rank's calls."""
     rng = np.random.default_rng(seed)
     with h5py.File(path, "w") as f:
         f.attrs["scope_profiler_schema"] = np.int32(1)
-        for rank in range(4):
+        for rank in range(nranks):
             calls = {}
 
             def add(name, s, e):
                 calls.setdefault(name, []).append((T0 + int(s), T0 + int(e)))
 
-            (rank_calls or repeats_rank)(add, rank, rng)
+            rank_calls(add, rank, rng)
             regs = f.create_group(f"rank{rank}").create_group("regions")
             for name, v in calls.items():
                 g = regs.create_group(name)
@@ -236,6 +222,6 @@ if __name__ == "__main__":
     write(sys.argv[1] + "/tree.h5")
     write(sys.argv[1] + "/tree_b.h5", scale_compute=1.2)
     write(sys.argv[1] + "/again/tree.h5")  # same label as tree.h5: "tree (2)"
-    write_blocks(sys.argv[1] + "/blocks.h5")
-    write_repeats(sys.argv[1] + "/repeats.h5")
-    write_repeats(sys.argv[1] + "/random.h5", seed=17, rank_calls=random_rank)
+    write_ranks(sys.argv[1] + "/blocks.h5", 2, blocks_rank, seed=11)
+    write_ranks(sys.argv[1] + "/repeats.h5", 4, repeats_rank, seed=13)
+    write_ranks(sys.argv[1] + "/random.h5", 4, random_rank, seed=17)

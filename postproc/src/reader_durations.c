@@ -3,7 +3,8 @@
  *
  * One pass that the compiler can vectorise (see SP_STAMP_LOOP): whether
  * starts decrease and ends rise strictly (for the tree's order and the
- * last call), the durations' sum minus the first duration k times n, in
+ * last call), whether an end lies below its start (the load's check, done
+ * here instead of in a pass of its own), the durations' sum minus the first duration k times n, in
  * 64-bit integers,
  * the squares of those differences in doubles over SP_LANES lanes (the
  * shifted-data variance: no cancellation when the spread is small next to
@@ -34,6 +35,7 @@ typedef struct sp_span {
   int64_t s1, mn, mx, le; /* sum of x - k; min and max of x; latest end */
   double s2;              /* sum of (x - k)^2 */
   int64_t down, flat;     /* nonzero: a start below the one before; an end not above it */
+  int64_t bad;            /* nonzero: an end below its start */
 } sp_span_t;
 
 /* Four lanes in one vector (GCC and Clang vector extensions): the lanes'
@@ -51,7 +53,7 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
   sp_v4i s1 = {0, 0, 0, 0}, mn = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   sp_v4i mx = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, le = mx;
   sp_v4d s2 = {0, 0, 0, 0};
-  sp_v4i down = {0, 0, 0, 0}, flat = down;
+  sp_v4i down = {0, 0, 0, 0}, flat = down, bad = down;
   int64_t n4 = n - n % SP_LANES;
   for (int64_t i = 0; i < n4; i += SP_LANES) {
     sp_v4i a, b, pa, pb; /* pa, pb: the calls before (st[-1] exists: see sp__durations) */
@@ -61,6 +63,7 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     memcpy(&pb, en + i - 1, sizeof pb);
     down |= a < pa;
     flat |= b <= pb;
+    bad |= b < a;
     sp_v4i x = (sp_v4i)((sp_v4u)b - (sp_v4u)a); /* wraps: checked by the caller */
     sp_v4i u = x | magic;
     sp_v4d d;
@@ -73,10 +76,11 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     mx = (gt & x) | (~gt & mx);
     le = (later & b) | (~later & le);
   }
-  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0, 0, 0};
+  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0, 0, 0, 0};
   for (int l = 0; l < SP_LANES; l++) {
     r.down |= down[l];
     r.flat |= flat[l];
+    r.bad |= bad[l];
     r.s1 = (int64_t)((uint64_t)r.s1 + (uint64_t)s1[l]);
     r.mn = mn[l] < r.mn ? mn[l] : r.mn;
     r.mx = mx[l] > r.mx ? mx[l] : r.mx;
@@ -93,6 +97,7 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     r.le = en[i] > r.le ? en[i] : r.le;
     r.down |= st[i] < st[i - 1];
     r.flat |= en[i] <= en[i - 1];
+    r.bad |= en[i] < st[i];
   }
   *out = r;
 }
@@ -117,14 +122,14 @@ static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int
   }
 }
 
-int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
+unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   memset(d, 0, sizeof *d);
   d->first_start = INT64_MAX;
   d->last_end = INT64_MIN;
   d->n = iv->n;
   if (iv->n == 0) return 0;
   const int64_t *st = iv->start, *en = iv->end;
-  int down = 0, flat = 0;
+  int down = 0, flat = 0, bad = en[0] < st[0];
   int64_t k = sp_duration(st[0], en[0]);
   double t1 = 0, t2 = 0;
   const int64_t limit = (int64_t)1 << 50;
@@ -137,6 +142,7 @@ int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
     sp_span_sums(st + i0, en + i0, m, k, &sp);
     down |= sp.down != 0;
     flat |= sp.flat != 0;
+    bad |= sp.bad != 0;
     if (k < limit && sp.mn >= 0 && sp.mx < limit) {
       t1 += (double)sp.s1;
       t2 += sp.s2;
@@ -166,5 +172,5 @@ int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d) {
   d->mean = d->total / (double)iv->n;
   d->m2 = t2 - t1 * t1 / (double)iv->n;
   if (d->m2 < 0) d->m2 = 0;
-  return down;
+  return (down ? SP_STAMPS_DOWN : 0u) | (bad ? SP_STAMPS_BAD : 0u);
 }

@@ -60,6 +60,21 @@ struct sp_reader {
   char errmsg[1024];
 };
 
+/* The reader's few loops that compare or add every stamp (the load's
+ * check, the call tree, the duration statistics) are compiled
+ * twice where the toolchain can pick at load time (GCC or Clang, x86-64
+ * Linux): for AVX2, whose 64-bit compares vectorise, and for the baseline.
+ * See docs/performance.md, "the call tree and the -o DIR JSON files". */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define SP_STAMP_LOOP __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SP_STAMP_LOOP
+#define SP_STAMP_LOOP
+#endif
+
 /* end - start in ns, saturated: end >= start is checked at load, but the
  * stamps of a damaged file can lie more than INT64_MAX apart. */
 static inline int64_t sp_duration(int64_t start, int64_t end) {
@@ -70,6 +85,11 @@ static inline int64_t sp_duration(int64_t start, int64_t end) {
 /* Formats the reader's error message and returns err. */
 int sp__reader_fail(sp_reader_t *r, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* sp_reader_load, with check 0: without the pass that refuses an interval
+ * ending before its start, for a caller that checks in its own pass over
+ * the stamps and loads again with the check to report what it found. */
+int sp__reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out, int check);
 
 /* Region record of region g on rank index k, or NULL if absent. */
 const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k);

@@ -220,25 +220,40 @@ static int sp_buf_reserve(sp_buf_t *b, int64_t more, int nregions) {
   return 0;
 }
 
-/* 1 if starts decrease somewhere. */
-SP_STAMP_LOOP static int sp_descends(const int64_t *st, int64_t n) {
-  int down = 0;
-  for (int64_t i = 1; i < n; i++) down |= st[i] < st[i - 1];
-  return down;
+/* SP_STAMPS_* of a pair's stamps, in one pass. */
+SP_STAMP_LOOP static unsigned sp_stamps_scan(const int64_t *st, const int64_t *en, int64_t n) {
+  int down = 0, bad = 0;
+  for (int64_t i = 1; i < n; i++) {
+    down |= st[i] < st[i - 1];
+    bad |= en[i] < st[i];
+  }
+  bad |= n > 0 && en[0] < st[0];
+  return (down ? SP_STAMPS_DOWN : 0u) | (bad ? SP_STAMPS_BAD : 0u);
 }
 
 /* Loads region g on rank index k into the pairs (keeping it for the sort). */
 static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
                         sp_pairs_t *ps) {
   sp_reader_intervals_t *iv = &ps->iv[ps->n];
-  int rc = sp_reader_load(r, g, k, iv);
+  /* The load's check that every call ends after its start is done by
+   * the pass below, which reads the stamps anyway. */
+  int rc = sp__reader_load(r, g, k, iv, 0);
   if (rc < 0) return rc;
-  ps->key[ps->n++] = key;
-  /* Starts in order: the range is the ends (only the block order needs it). */
   const int64_t *st = iv->start;
-  int down = t->dur ? sp__durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j])
-                    : sp_descends(st, iv->n);
-  ps->unsorted |= down;
+  unsigned found = t->dur ? sp__durations(iv, &t->dur[(size_t)g * (size_t)t->nranks + (size_t)j])
+                          : sp_stamps_scan(st, iv->end, iv->n);
+  if (found & SP_STAMPS_BAD) { /* load again with the check: its message */
+    sp_reader_intervals_free(iv);
+    rc = sp_reader_load(r, g, k, iv);
+    if (rc < 0) return rc;
+    sp_reader_intervals_free(iv); /* the file changed under us */
+    return sp__reader_fail(r, SP_READER_EDATA,
+                           "region '%s' on rank %d: an interval ends before it starts",
+                           r->regions[g].name, r->ranks[k].id);
+  }
+  ps->key[ps->n++] = key;
+  ps->unsorted |= (found & SP_STAMPS_DOWN) != 0;
+  /* Starts in order: the range is the ends (only the block order needs it). */
   if (iv->n && st[0] < ps->lo) ps->lo = st[0];
   if (iv->n && st[iv->n - 1] > ps->hi) ps->hi = st[iv->n - 1];
   for (int64_t i = 0; iv->thread_ids && i < iv->n; i++) {

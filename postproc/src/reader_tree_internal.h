@@ -65,9 +65,13 @@ int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
 /* ---- reader_durations.c: the duration statistics of one pair ---------- */
 
-/* Statistics of the durations of iv; returns 1 if its starts decrease
- * somewhere (the tree's order needs to know, and it is the same pass). */
-int sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d);
+/* What a pass over a pair's stamps found: starts that decrease somewhere
+ * (the tree's order needs to know), an end below its start (the file is
+ * refused, as sp_reader_load does). */
+enum { SP_STAMPS_DOWN = 1u, SP_STAMPS_BAD = 2u };
+
+/* Statistics of the durations of iv; returns SP_STAMPS_* flags (the same pass). */
+unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d);
 
 /* ---- reader_tree_ids.c: the tree from the reference tool's call ids ---- */
 
@@ -78,20 +82,6 @@ int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_ke
                     const sp_pairs_t *sel, const sp_pairs_t *other);
 
 typedef struct sp_repeat sp_repeat_t;
-
-/* The call tree's few loops that compare or add every stamp are compiled
- * twice where the toolchain can pick at load time (GCC or Clang, x86-64
- * Linux): for AVX2, whose 64-bit compares vectorise, and for the baseline.
- * See docs/performance.md, "the call tree and the -o DIR JSON files". */
-#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-#define SP_STAMP_LOOP __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef SP_STAMP_LOOP
-#define SP_STAMP_LOOP
-#endif
 
 enum { SP_CACHE_BITS = 12 };
 

@@ -36,11 +36,20 @@ typedef struct sp_pattern {
   int *pair, *per; /* [npairs]: the pair and its calls per repeat */
 } sp_pattern_t;
 
-/* Patterns are kept for subtrees up to this many calls; a repeat is
- * checked and summed in chunks of SP_CHUNK repeats; a root longer than
+/* Patterns are kept for subtrees up to this many calls; repeats are
+ * checked and summed in chunks, of SP_CHUNK repeats first, then twice as
+ * many after each chunk without a break, up to SP_CHUNK_MAX (long chunks
+ * stream each array past the prefetchers, short ones keep a break cheap:
+ * the chunk is checked again one repeat at a time); a root longer than
  * 2^SP_ROOT_BITS ns or a run of over 2^SP_RUN_BITS repeats is left to the
  * sweep, so that the sums of a run fit in 62 bits. */
-enum { SP_MAX_SLOTS = 1024, SP_CHUNK = 64, SP_ROOT_BITS = 40, SP_RUN_BITS = 21 };
+enum {
+  SP_MAX_SLOTS = 1024,
+  SP_CHUNK = 64,
+  SP_CHUNK_MAX = 1024,
+  SP_ROOT_BITS = 40,
+  SP_RUN_BITS = 21
+};
 
 /* A node whose pattern found no run this many times in a row is swept call
  * by call for the rest of the rank (e.g. a leaf called between others). */
@@ -330,12 +339,13 @@ static int64_t sp_run(sp_sweep_t *w, const sp_pattern_t *pt) {
   if (most < 2 || sp_first_bad(rep, pt, 1, 2, up_end, 0) < 2) return 0;
   int64_t before = sp_bound(w);
   memset(rep->sum, 0, (size_t)pt->nslots * sizeof *rep->sum);
-  int64_t k = 0;
+  int64_t k = 0, chunk = SP_CHUNK;
   while (k < most) {
-    int64_t k1 = k + SP_CHUNK < most ? k + SP_CHUNK : most;
+    int64_t k1 = k + chunk < most ? k + chunk : most;
     int64_t good = sp_first_bad(rep, pt, k, k1, before, 1); /* adds the sums */
     k = good;
     if (good < k1) break;
+    chunk = chunk < SP_CHUNK_MAX ? 2 * chunk : chunk;
   }
   while (k > 0 && !sp_complete(rep, pt, k)) { /* the last repeat has calls besides the pattern's */
     k--;

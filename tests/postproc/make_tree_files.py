@@ -3,7 +3,8 @@
 name and num_calls), independently of the C code under test.
 
 usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5, DIR/blocks.h5,
-                                   DIR/repeats.h5
+                                   DIR/repeats.h5, DIR/random.h5,
+                                   DIR/backwards_P.h5
 
 tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   main [0, 100]                                      every rank
@@ -35,6 +36,10 @@ random.h5: 4 ranks of a random call pattern (up to 4 deep, 8 region names)
   repeated until 6000 calls, each call perturbed with probability 1%, 5%,
   15% or 30% by rank: skipped, an equal stamp, an extra call inside,
   running past its parent's end, or a second call of its region.
+backwards_P.h5, P in BACKWARDS: 1 rank, main around 6000 steps, step P
+  ending 1 ns before it starts (the load's check, at the first call, in a
+  vector of the first and of the second span of 4096, and in the tail of
+  the duration pass).
 """
 import os
 import sys
@@ -194,6 +199,21 @@ def random_rank(add, rank, rng):
         emit(tpl)
 
 
+BACKWARDS = (0, 5, 4100, 5999)
+
+
+def backwards_rank(bad):
+    """rank_calls of backwards_<bad>.h5: step number bad ends before it starts."""
+
+    def calls(add, rank, rng):
+        add("main", 0, 700000)
+        for j in range(6000):
+            s = 10 + 100 * j
+            add("step", s, s - 1 if j == bad else s + 50)
+
+    return calls
+
+
 def write_ranks(path, nranks, rank_calls, seed):
     """One thread, every region's starts in order: rank_calls(add, rank, rng)
     gives each rank's calls."""
@@ -225,3 +245,5 @@ if __name__ == "__main__":
     write_ranks(sys.argv[1] + "/blocks.h5", 2, blocks_rank, seed=11)
     write_ranks(sys.argv[1] + "/repeats.h5", 4, repeats_rank, seed=13)
     write_ranks(sys.argv[1] + "/random.h5", 4, random_rank, seed=17)
+    for bad in BACKWARDS:
+        write_ranks(f"{sys.argv[1]}/backwards_{bad}.h5", 1, backwards_rank(bad), seed=0)

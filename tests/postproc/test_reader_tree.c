@@ -139,6 +139,37 @@ static void test_durations(sp_reader_t *r) {
   sp_reader_tree_free(t);
 }
 
+static const char *data_dir;
+
+/* backwards_P.h5 (make_tree_files.py): the tree, with and without the
+ * duration statistics, refuses the call that ends before it starts, as
+ * sp_reader_load does, wherever it lies in the passes over the stamps. */
+static void test_backwards(sp_reader_t *unused) {
+  (void)unused;
+  static const int pos[] = {0, 5, 4100, 5999};
+  for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
+    char path[4096], msg[512], want[64];
+    snprintf(path, sizeof path, "%s/backwards_%d.h5", data_dir, pos[i]);
+    snprintf(want, sizeof want, "interval %d ends before it starts", pos[i]);
+    sp_reader_t *r = NULL;
+    if (sp_reader_open(path, &r, msg, sizeof msg) != 0) {
+      fprintf(stderr, "open %s: %s\n", path, msg);
+      failures++;
+      continue;
+    }
+    for (unsigned flags = 0; flags <= SP_READER_TREE_DURATIONS; flags += SP_READER_TREE_DURATIONS) {
+      sp_reader_tree_t *t = (sp_reader_tree_t *)&t;
+      CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, flags, &t), SP_READER_EDATA);
+      CHECK_INT(t == NULL, 1);
+      if (!strstr(sp_reader_errmsg(r), want)) {
+        fprintf(stderr, "%s, flags %u: '%s' lacks '%s'\n", path, flags, sp_reader_errmsg(r), want);
+        failures++;
+      }
+    }
+    sp_reader_close(r);
+  }
+}
+
 static void test_args(sp_reader_t *r) {
   sp_reader_tree_t *t = (sp_reader_tree_t *)&t;
   int bad = sp_reader_num_regions(r);
@@ -156,15 +187,14 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(sp_reader_t *);
-  } cases[] = {{"structure", test_structure},
-               {"by_thread", test_by_thread},
-               {"selection", test_selection},
-               {"durations", test_durations},
-               {"args", test_args}};
+  } cases[] = {{"structure", test_structure}, {"by_thread", test_by_thread},
+               {"selection", test_selection}, {"durations", test_durations},
+               {"args", test_args},           {"backwards", test_backwards}};
   if (argc != 3) {
     fprintf(stderr, "usage: test_reader_tree CASE DIR\n");
     return 2;
   }
+  data_dir = argv[2];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (strcmp(argv[1], cases[i].name) == 0) {
       sp_reader_t *r = open_basic(argv[2]);

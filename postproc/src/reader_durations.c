@@ -4,20 +4,22 @@
  * One pass that the compiler can vectorise (see SP_STAMP_LOOP): whether
  * starts decrease and ends rise strictly (for the tree's order and the
  * last call), whether an end lies below its start (the load's check, done
- * here instead of in a pass of its own), the durations' sum minus the first duration k times n, in
- * 64-bit integers,
- * the squares of those differences in doubles over SP_LANES lanes (the
- * shifted-data variance: no cancellation when the spread is small next to
- * the mean), the extremes and the latest end. Exact while every duration
- * and k lie in [0, 2^50) ns (about 13 days), checked after each span of
- * calls; a span outside it is summed again in doubles, one call at a time.
- * The call with the latest end (the first of equals) is then found by a
- * count and a short scan from the end. */
+ * here instead of in a pass of its own), the durations' sum in 64-bit
+ * integers, the squares of the durations minus the first one, k, in
+ * doubles over SP_LANES lanes (the shifted-data variance: no cancellation
+ * when the spread is small next to the mean) and the extremes. Exact while
+ * every duration and k lie in [0, 2^50) ns (about 13 days): the durations
+ * are ORed together, and a span of calls with a bit from 50 up is summed
+ * again in doubles, one call at a time. The latest end is the last call's
+ * when the ends rise strictly, else found by one more pass; the call
+ * holding it (the first of equals) by a count and a short scan from the
+ * end. */
 #include <string.h>
 
 #include "reader_tree_internal.h"
 
-enum { SP_LANES = 4, SP_SPAN = 1 << 12 }; /* 2^12 differences below 2^50 fit 63 bits */
+enum { SP_LANES = 4, SP_SPAN = 1 << 12 }; /* 2^12 durations below 2^50 sum below 2^62 */
+enum { SP_EXACT_BITS = 50 };
 
 static const double sp_two52 = 4503599627370496.0; /* 2^52 */
 
@@ -30,12 +32,14 @@ static inline double sp_small_to_double(int64_t x) {
   return d - sp_two52;
 }
 
-/* The sums of one span. */
+/* The sums of one span; exact when no bit of `bits` from SP_EXACT_BITS up is set. */
 typedef struct sp_span {
-  int64_t s1, mn, mx, le; /* sum of x - k; min and max of x; latest end */
-  double s2;              /* sum of (x - k)^2 */
-  int64_t down, flat;     /* nonzero: a start below the one before; an end not above it */
-  int64_t bad;            /* nonzero: an end below its start */
+  int64_t s1;         /* sum of the durations x */
+  uint64_t bits;      /* the durations ORed */
+  int64_t mn, mx;     /* min and max of x */
+  double s2;          /* sum of (x - k)^2 */
+  int64_t down, flat; /* nonzero: a start below the one before; an end not above it */
+  int64_t bad;        /* nonzero: an end below its start */
 } sp_span_t;
 
 /* Four lanes in one vector (GCC and Clang vector extensions): the lanes'
@@ -46,13 +50,14 @@ typedef uint64_t sp_v4u __attribute__((vector_size(4 * sizeof(uint64_t))));
 
 SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int64_t n, int64_t k,
                                        sp_span_t *out) {
-  const sp_v4i kv = {k, k, k, k}, magic = {0x4330000000000000LL, 0x4330000000000000LL,
-                                           0x4330000000000000LL, 0x4330000000000000LL};
+  const sp_v4u magic = {0x4330000000000000ULL, 0x4330000000000000ULL, 0x4330000000000000ULL,
+                        0x4330000000000000ULL};
   const double dk = sp_small_to_double(k);
   const sp_v4d off = {sp_two52 + dk, sp_two52 + dk, sp_two52 + dk, sp_two52 + dk};
-  sp_v4i s1 = {0, 0, 0, 0}, mn = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
-  sp_v4i mx = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}, le = mx;
+  sp_v4u s1 = {0, 0, 0, 0}, bits = s1;
   sp_v4d s2 = {0, 0, 0, 0};
+  sp_v4i mn = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  sp_v4i mx = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
   sp_v4i down = {0, 0, 0, 0}, flat = down, bad = down;
   int64_t n4 = n - n % SP_LANES;
   for (int64_t i = 0; i < n4; i += SP_LANES) {
@@ -64,37 +69,37 @@ SP_STAMP_LOOP static void sp_span_sums(const int64_t *st, const int64_t *en, int
     down |= a < pa;
     flat |= b <= pb;
     bad |= b < a;
-    sp_v4i x = (sp_v4i)((sp_v4u)b - (sp_v4u)a); /* wraps: checked by the caller */
-    sp_v4i u = x | magic;
+    sp_v4u x = (sp_v4u)b - (sp_v4u)a; /* wraps: bits tells */
+    bits |= x;
+    s1 += x;
+    sp_v4u u = x | magic;
     sp_v4d d;
     memcpy(&d, &u, sizeof d);
     d -= off; /* x - k, exact below 2^52 */
     s2 += d * d;
-    s1 = (sp_v4i)((sp_v4u)s1 + ((sp_v4u)x - (sp_v4u)kv)); /* no overflow when exact */
-    sp_v4i lt = x<mn, gt = x> mx, later = b > le;
-    mn = (lt & x) | (~lt & mn);
-    mx = (gt & x) | (~gt & mx);
-    le = (later & b) | (~later & le);
+    sp_v4i xi = (sp_v4i)x, lt = xi<mn, gt = xi> mx;
+    mn = (lt & xi) | (~lt & mn);
+    mx = (gt & xi) | (~gt & mx);
   }
-  sp_span_t r = {0, INT64_MAX, INT64_MIN, INT64_MIN, 0, 0, 0, 0};
+  sp_span_t r = {.mn = INT64_MAX, .mx = INT64_MIN};
   for (int l = 0; l < SP_LANES; l++) {
     r.down |= down[l];
     r.flat |= flat[l];
     r.bad |= bad[l];
-    r.s1 = (int64_t)((uint64_t)r.s1 + (uint64_t)s1[l]);
+    r.bits |= bits[l];
+    r.s1 = (int64_t)((uint64_t)r.s1 + s1[l]);
     r.mn = mn[l] < r.mn ? mn[l] : r.mn;
     r.mx = mx[l] > r.mx ? mx[l] : r.mx;
-    r.le = le[l] > r.le ? le[l] : r.le;
   }
   r.s2 = (s2[0] + s2[1]) + (s2[2] + s2[3]);
   for (int64_t i = n4; i < n; i++) {
-    int64_t x = (int64_t)((uint64_t)en[i] - (uint64_t)st[i]);
-    double sh = sp_small_to_double(x) - dk;
-    r.s1 = (int64_t)((uint64_t)r.s1 + ((uint64_t)x - (uint64_t)k));
+    uint64_t x = (uint64_t)en[i] - (uint64_t)st[i];
+    double sh = sp_small_to_double((int64_t)x) - dk;
+    r.bits |= x;
+    r.s1 = (int64_t)((uint64_t)r.s1 + x);
     r.s2 += sh * sh;
-    r.mn = x < r.mn ? x : r.mn;
-    r.mx = x > r.mx ? x : r.mx;
-    r.le = en[i] > r.le ? en[i] : r.le;
+    r.mn = (int64_t)x < r.mn ? (int64_t)x : r.mn;
+    r.mx = (int64_t)x > r.mx ? (int64_t)x : r.mx;
     r.down |= st[i] < st[i - 1];
     r.flat |= en[i] <= en[i - 1];
     r.bad |= en[i] < st[i];
@@ -108,9 +113,15 @@ SP_STAMP_LOOP static int64_t sp_count_equal(const int64_t *v, int64_t n, int64_t
   return c;
 }
 
+SP_STAMP_LOOP static int64_t sp_max(const int64_t *v, int64_t n) {
+  int64_t m = INT64_MIN;
+  for (int64_t i = 0; i < n; i++) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
 /* A span outside the exact range, in doubles (the old way, one lane). */
 static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int64_t k, double *t1,
-                            double *t2, int64_t *mn, int64_t *mx, int64_t *le) {
+                            double *t2, int64_t *mn, int64_t *mx) {
   for (int64_t i = 0; i < n; i++) {
     int64_t x = sp_duration(st[i], en[i]);
     double sh = (double)x - (double)k;
@@ -118,7 +129,6 @@ static void sp_span_doubles(const int64_t *st, const int64_t *en, int64_t n, int
     *t2 += sh * sh;
     *mn = x < *mn ? x : *mn;
     *mx = x > *mx ? x : *mx;
-    *le = en[i] > *le ? en[i] : *le;
   }
 }
 
@@ -132,10 +142,10 @@ unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d
   int down = 0, flat = 0, bad = en[0] < st[0];
   int64_t k = sp_duration(st[0], en[0]);
   double t1 = 0, t2 = 0;
-  const int64_t limit = (int64_t)1 << 50;
+  const uint64_t inexact = ~(uint64_t)0 << SP_EXACT_BITS;
   /* Call 0 (no call before it for the order checks) adds no difference
    * from itself: the spans start at call 1. */
-  int64_t mn = k, mx = k, le = en[0];
+  int64_t mn = k, mx = k;
   for (int64_t i0 = 1; i0 < iv->n; i0 += SP_SPAN) {
     int64_t m = iv->n - i0 < SP_SPAN ? iv->n - i0 : SP_SPAN;
     sp_span_t sp;
@@ -143,18 +153,18 @@ unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d
     down |= sp.down != 0;
     flat |= sp.flat != 0;
     bad |= sp.bad != 0;
-    if (k < limit && sp.mn >= 0 && sp.mx < limit) {
-      t1 += (double)sp.s1;
+    if (((uint64_t)k & inexact) == 0 && (sp.bits & inexact) == 0) {
+      t1 += (double)(sp.s1 - k * m); /* both below 2^62 */
       t2 += sp.s2;
       mn = sp.mn < mn ? sp.mn : mn;
       mx = sp.mx > mx ? sp.mx : mx;
-      le = sp.le > le ? sp.le : le;
     } else { /* rare: a day-long call or a damaged file */
-      sp_span_doubles(st + i0, en + i0, m, k, &t1, &t2, &mn, &mx, &le);
+      sp_span_doubles(st + i0, en + i0, m, k, &t1, &t2, &mn, &mx);
     }
   }
-  /* The call with the latest end, first of equals: the last call when the
+  /* The latest end and its call, first of equals: the last call when the
    * ends rise strictly. */
+  int64_t le = flat ? sp_max(en, iv->n) : en[iv->n - 1];
   int64_t li = iv->n - 1;
   while (en[li] != le) li--;
   if (flat && sp_count_equal(en, li, le) > 0)

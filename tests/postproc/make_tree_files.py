@@ -4,7 +4,7 @@ name and num_calls), independently of the C code under test.
 
 usage: make_tree_files.py DIR   -> DIR/tree.h5, DIR/tree_b.h5, DIR/blocks.h5,
                                    DIR/repeats.h5, DIR/random.h5,
-                                   DIR/backwards_P.h5
+                                   DIR/durations.h5, DIR/backwards_P.h5
 
 tree.h5, 3 ranks, stamps in ns after T0 (randomised per rank, seed 7):
   main [0, 100]                                      every rank
@@ -36,6 +36,11 @@ random.h5: 4 ranks of a random call pattern (up to 4 deep, 8 region names)
   repeated until 6000 calls, each call perturbed with probability 1%, 5%,
   15% or 30% by rank: skipped, an equal stamp, an extra call inside,
   running past its parent's end, or a second call of its region.
+durations.h5: 2 ranks, one thread, for the duration statistics' exact
+  integer pass and its fallback (durations from 2^50 ns): 'spans' 9000
+  calls, one of 2^53 ns in the second span of 4096 on rank 0 (its end the
+  latest); 'first_long' whose first call is 2^53 ns; 'equal_ends' 5000
+  calls ending at one stamp; 'tail' 4103 calls, the last 2^52 + 3 ns.
 backwards_P.h5, P in BACKWARDS: 1 rank, main around 6000 steps, step P
   ending 1 ns before it starts (the load's check, at the first call, in a
   vector of the first and of the second span of 4096, and in the tail of
@@ -199,6 +204,21 @@ def random_rank(add, rank, rng):
         emit(tpl)
 
 
+def durations_rank(add, rank, rng):
+    """One rank of durations.h5 (see the module's docstring); stamps in ns."""
+    far = 2**53  # past the exact integer sums (2^50 ns) and exact doubles
+    for j in range(9000):
+        s = j * 1000
+        add("spans", s, s + far if rank == 0 and j == 6000 else s + 100 + int(rng.integers(0, 500)))
+    if rank == 1:
+        return
+    for j in range(5000):
+        add("first_long", j * 1000, j * 1000 + (far if j == 0 else 50 + j % 7))
+        add("equal_ends", j, 10**7)
+    for j in range(4103):
+        add("tail", j * 1000, j * 1000 + (2**52 + 3 if j == 4102 else 200 - j % 150))
+
+
 BACKWARDS = (0, 5, 4100, 5999)
 
 
@@ -245,5 +265,6 @@ if __name__ == "__main__":
     write_ranks(sys.argv[1] + "/blocks.h5", 2, blocks_rank, seed=11)
     write_ranks(sys.argv[1] + "/repeats.h5", 4, repeats_rank, seed=13)
     write_ranks(sys.argv[1] + "/random.h5", 4, random_rank, seed=17)
+    write_ranks(sys.argv[1] + "/durations.h5", 2, durations_rank, seed=19)
     for bad in BACKWARDS:
         write_ranks(f"{sys.argv[1]}/backwards_{bad}.h5", 1, backwards_rank(bad), seed=0)

@@ -341,12 +341,23 @@ SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
 
 /* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
-#define SP_MPI_CALLS(XX)                                                                  \
-  XX(SEND, "MPI_Send")                                                                    \
-  XX(RECV, "MPI_Recv") XX(ISEND, "MPI_Isend") XX(IRECV, "MPI_Irecv") XX(WAIT, "MPI_Wait") \
-      XX(WAITALL, "MPI_Waitall") XX(SENDRECV, "MPI_Sendrecv") XX(BARRIER, "MPI_Barrier")  \
-          XX(BCAST, "MPI_Bcast") XX(REDUCE, "MPI_Reduce") XX(ALLREDUCE, "MPI_Allreduce")  \
-              XX(ALLGATHER, "MPI_Allgather") XX(ALLTOALL, "MPI_Alltoall")
+/* One line per call; clang-format would re-wrap the list differently on each run. */
+/* clang-format off */
+#define SP_MPI_CALLS(XX)                \
+  XX(SEND, "MPI_Send")                  \
+  XX(RECV, "MPI_Recv")                  \
+  XX(ISEND, "MPI_Isend")                \
+  XX(IRECV, "MPI_Irecv")                \
+  XX(WAIT, "MPI_Wait")                  \
+  XX(WAITALL, "MPI_Waitall")            \
+  XX(SENDRECV, "MPI_Sendrecv")          \
+  XX(BARRIER, "MPI_Barrier")            \
+  XX(BCAST, "MPI_Bcast")                \
+  XX(REDUCE, "MPI_Reduce")              \
+  XX(ALLREDUCE, "MPI_Allreduce")        \
+  XX(ALLGATHER, "MPI_Allgather")        \
+  XX(ALLTOALL, "MPI_Alltoall")
+/* clang-format on */
 typedef enum sp_mpi_call {
 #define SP__XX(id, name) SP_MPI_CALL_##id,
   SP_MPI_CALLS(SP__XX)

@@ -70,6 +70,13 @@ fortran_build() {
     -Wl,-rpath,"$SP_LIBDIR"
 }
 
+# ranks_profile N: ./ranks.h5 from docs/fortran.md's MPI program on N ranks.
+ranks_profile() {
+  snippet fortran-mpi > ranks.f90
+  fortran_build ranks.f90 ranks
+  "$MPIEXEC" -n "$1" ./ranks
+}
+
 # heat_build: builds examples/fortran against the prefix with the
 # commands of examples/fortran/README.md (the heat-build block), in
 # ./build-heat.

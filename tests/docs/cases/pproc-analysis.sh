@@ -1,8 +1,6 @@
 # postproc/README.md, the analysis commands (tree, several files, compare,
 # check) on profiles of 4 ranks written by docs/fortran.md's MPI program.
-snippet fortran-mpi > ranks.f90
-fortran_build ranks.f90 ranks
-"$MPIEXEC" -n 4 ./ranks
+ranks_profile 4
 mkdir -p runs
 cp ranks.h5 profiling_data.h5
 cp ranks.h5 runs/a.h5

@@ -1,8 +1,6 @@
 # postproc/README.md, the first commands, on a profile of 7 ranks (the
 # csv line selects ranks 0 2 5-6) written by docs/fortran.md's MPI program.
-snippet fortran-mpi > ranks.f90
-fortran_build ranks.f90 ranks
-"$MPIEXEC" -n 7 ./ranks
+ranks_profile 7
 mv ranks.h5 profiling_data.h5
 PATH=$SP_PREFIX/bin:$PATH
 snippet pproc-commands > commands.sh

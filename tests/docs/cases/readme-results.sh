@@ -1,8 +1,6 @@
 # README.md "Where the time goes": the four commands on a profile of 4 ranks
 # written by docs/fortran.md's MPI program.
-snippet fortran-mpi > ranks.f90
-fortran_build ranks.f90 ranks
-"$MPIEXEC" -n 4 ./ranks
+ranks_profile 4
 cp ranks.h5 profiling_data.h5
 cp ranks.h5 base.h5
 mv ranks.h5 new.h5

@@ -144,7 +144,8 @@ static int64_t sp_ts_len(const sp_ts_series_t *s) {
 }
 
 /* File f's panels in the page's band [y0, y1] (normalized). */
-static void sp_ts_file(const sp_ts_job_t *j, int f, int height, double y0, double y1) {
+static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
+  const sp_ts_job_t *j = ctx;
   const sp_charts_t *c = j->c;
   const sp_selection_t *sel = &c->sels[f];
   double top = y1 - 50.0 / height, bottom = y0 + 60.0 / height, ph = (top - bottom) / j->np;
@@ -164,41 +165,17 @@ static void sp_ts_file(const sp_ts_job_t *j, int f, int height, double y0, doubl
   }
   plschr(3.0, 1.0);
   plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
+  return 0;
 }
 
-static int sp_ts_draw(void *ctx, const char *path) {
-  sp_ts_job_t *j = ctx;
-  const sp_charts_t *c = j->c;
-  const sp_options_t *o = c->o;
-  int nf = c->nfiles;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 120 + 200 * j->np;
-  int height = 0;
-  if (rc == 0 && nf == 1) {
-    /* One file: this chart's height as it always was (no 480 floor). */
-    height = o->height ? o->height : natural[0] > 2400 ? 2400 : natural[0];
-    if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-    band[0] = 0.0;
-    band[1] = 1.0;
-  } else if (rc == 0) {
-    height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 120 + 90 * j->np, band);
-  }
-  if (rc == 0) rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, j->np, 0);
-  if (rc) {
-    free(natural);
-    free(band);
-    return rc;
-  }
-  for (int p = 0; p < j->np; p++)
-    plscol0(SP_COL_REGION0 + p, c->common_rgb[3 * p], c->common_rgb[3 * p + 1],
-            c->common_rgb[3 * p + 2]);
-  pladv(0);
-  for (int f = 0; f < nf; f++) sp_ts_file(j, f, height, band[2 * f], band[2 * f + 1]);
-  free(natural);
-  free(band);
-  return sp_plot_close();
+static void sp_ts_setup(void *ctx) {
+  const sp_ts_job_t *j = ctx;
+  sp_charts_common_colours(j->c, j->np);
+}
+
+static int sp_ts_natural(void *ctx, int f) {
+  (void)f;
+  return 120 + 200 * ((const sp_ts_job_t *)ctx)->np;
 }
 
 int sp_timeseries_plot(const sp_charts_t *c) {
@@ -222,7 +199,18 @@ int sp_timeseries_plot(const sp_charts_t *c) {
       rc = SP_EXIT_DATA;
     }
   }
-  if (rc == 0) rc = sp_chart_write(c->o, "duration_timeseries_plot", sp_ts_draw, &j);
+  sp_charts_panels_t panels = {.natural = sp_ts_natural,
+                               .panel_min = 120 + 90 * j.np,
+                               .ncolors = j.np,
+                               .setup = sp_ts_setup,
+                               .draw_one = sp_ts_file};
+  if (c->nfiles == 1) {
+    /* One file: this chart's height as it always was (no 480 floor). */
+    int natural = sp_ts_natural(&j, 0);
+    panels.height = c->o->height ? c->o->height : natural > 2400 ? 2400 : natural;
+    if (panels.height < SP_CHART_MIN_HEIGHT) panels.height = SP_CHART_MIN_HEIGHT;
+  }
+  if (rc == 0) rc = sp_charts_write_panels(c, "duration_timeseries_plot", &panels, &j);
   for (size_t i = 0; j.s && i < ns; i++) {
     free(j.s[i].mn);
     free(j.s[i].mx);

@@ -18,6 +18,11 @@
 #include "plot_device.h"
 
 #define SP_TS_PANELS 8
+/* Pixels of a file's group of panels: the title and axis label margins, and
+ * the least height of one region's panel (its title and tick labels take
+ * 42 px, so at least 48 px of plot stay). */
+#define SP_TS_MARGIN_PX 120
+#define SP_TS_PANEL_MIN_PX 90
 
 typedef struct sp_ts_series {
   int64_t steps;         /* longest call count over ranks */
@@ -112,6 +117,9 @@ static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colou
     PLFLT al;
     plgcol0a(SP_COL_REGION0 + colour, &r, &g, &bl, &al);
     plscol0a(SP_COL_REGION0 + colour, r, g, bl, 0.3);
+    /* plscol0a changes the pen only when the entry is the current colour:
+     * select it, or the band takes the previous pen (opaque black). */
+    plcol0(SP_COL_REGION0 + colour);
     plfill(2 * nb, x, y);
     plscol0a(SP_COL_REGION0 + colour, r, g, bl, 1.0);
     plcol0(SP_COL_REGION0 + colour);
@@ -178,6 +186,25 @@ static int sp_ts_natural(void *ctx, int f) {
   return 120 + 200 * ((const sp_ts_job_t *)ctx)->np;
 }
 
+/* The page height: every region's panel keeps SP_TS_PANEL_MIN_PX whatever
+ * --height says (the panel rule does so for several files; one file gets
+ * its natural height, without the 480 floor, or --height, raised to that). */
+static void sp_ts_height(const sp_ts_job_t *j, sp_charts_panels_t *panels) {
+  const sp_charts_t *c = j->c;
+  int need = c->nfiles * panels->panel_min, asked = c->o->height;
+  if (c->nfiles == 1) {
+    int natural = sp_ts_natural((void *)j, 0);
+    int h = asked ? asked : natural > 2400 ? 2400 : natural;
+    if (h < SP_CHART_MIN_HEIGHT) h = SP_CHART_MIN_HEIGHT;
+    panels->height = h < need ? need : h;
+  }
+  if (asked && asked < need)
+    sp_msg(SP_NORMAL,
+           "duration timeseries: %d region panel%s need %d px, drawn that tall instead of "
+           "--height %d (--top-n draws fewer)",
+           j->np * c->nfiles, j->np * c->nfiles == 1 ? "" : "s", need, asked);
+}
+
 int sp_timeseries_plot(const sp_charts_t *c) {
   sp_ts_job_t j = {c, NULL, c->ncommon < SP_TS_PANELS ? c->ncommon : SP_TS_PANELS};
   if (c->ncommon > SP_TS_PANELS)
@@ -200,16 +227,11 @@ int sp_timeseries_plot(const sp_charts_t *c) {
     }
   }
   sp_charts_panels_t panels = {.natural = sp_ts_natural,
-                               .panel_min = 120 + 90 * j.np,
+                               .panel_min = SP_TS_MARGIN_PX + SP_TS_PANEL_MIN_PX * j.np,
                                .ncolors = j.np,
                                .setup = sp_ts_setup,
                                .draw_one = sp_ts_file};
-  if (c->nfiles == 1) {
-    /* One file: this chart's height as it always was (no 480 floor). */
-    int natural = sp_ts_natural(&j, 0);
-    panels.height = c->o->height ? c->o->height : natural > 2400 ? 2400 : natural;
-    if (panels.height < SP_CHART_MIN_HEIGHT) panels.height = SP_CHART_MIN_HEIGHT;
-  }
+  if (rc == 0) sp_ts_height(&j, &panels);
   if (rc == 0) rc = sp_charts_write_panels(c, "duration_timeseries_plot", &panels, &j);
   for (size_t i = 0; j.s && i < ns; i++) {
     free(j.s[i].mn);

@@ -254,6 +254,8 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
   int rc = sp_charts_prepare(&c, &one,
                              (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
+  unsigned scaling = SP_PLOT_SPEEDUP | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY;
+  if (rc == 0 && nfiles > 1 && ((plots & scaling) || o->export_data)) sp_scaling_note_missing(&c);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
     sp_gantt_timing_t tm;

@@ -82,6 +82,9 @@ typedef struct sp_speedup {
 } sp_speedup_t;
 int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
 void sp_speedup_free(sp_speedup_t *sp);
+/* One line on stderr per file and common region without a timed call (left
+ * out of that region's group mean by sp_speedup_compute). */
+void sp_scaling_note_missing(const sp_charts_t *c);
 /* The value a chart of that kind shows for common region j at group g
  * (NaN where a mean is missing or not positive). */
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);

@@ -49,8 +49,10 @@ static int sp_density_fill(const sp_charts_t *c, int f, sp_bins_t *b, double *oc
   return 0;
 }
 
-/* The panel of one file in the page's band [y0, y1] (normalized). */
-static void sp_density_panel(const sp_density_job_t *j, int height, double y0, double y1) {
+/* The panel of file f in the page's band [y0, y1] (normalized); ctx: one
+ * job per file of the charts. */
+static int sp_density_panel(void *ctx, int f, int height, double y0, double y1) {
+  const sp_density_job_t *j = (const sp_density_job_t *)ctx + f;
   const sp_charts_t *c = j->c;
   const sp_selection_t *sel = &c->sels[j->file];
   int n = c->ncommon;
@@ -103,30 +105,18 @@ static void sp_density_panel(const sp_density_job_t *j, int height, double y0, d
   plcolorbar(&cw, &ch, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.02, 0.0, 0.03,
              0.8, SP_COL_BG, SP_COL_FG, 1, 0, 0, 0, 0.0, 1, lopt, (PLCHAR_MATRIX)labels, 1,
              (PLCHAR_MATRIX)axis, ticks, sub, nvals, (PLFLT_MATRIX)vals);
+  return 0;
 }
 
-/* ctx: one job per file of the charts. */
-static int sp_density_draw(void *ctx, const char *path) {
-  sp_density_job_t *jobs = ctx;
-  const sp_charts_t *c = jobs[0].c;
-  const sp_options_t *o = c->o;
-  int nf = c->nfiles;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 140 + 20 * c->ncommon;
-  int height = rc == 0 ? sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 200, band) : 0;
-  if (rc == 0) rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
-  if (rc == 0) {
-    PLFLT pos[2] = {0, 1}, r[2] = {1, 0.03}, g[2] = {1, 0.19}, bl[2] = {1, 0.42};
-    plscmap1l(1, 2, pos, r, g, bl, NULL);
-    pladv(0);
-    for (int f = 0; f < nf; f++) sp_density_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
-    rc = sp_plot_close();
-  }
-  free(natural);
-  free(band);
-  return rc;
+/* Colour map 1: white (idle) to dark blue (busy). */
+static void sp_density_setup(void *ctx) {
+  (void)ctx;
+  PLFLT pos[2] = {0, 1}, r[2] = {1, 0.03}, g[2] = {1, 0.19}, bl[2] = {1, 0.42};
+  plscmap1l(1, 2, pos, r, g, bl, NULL);
+}
+
+static int sp_density_natural(void *ctx, int f) {
+  return 140 + 20 * ((const sp_density_job_t *)ctx)[f].c->ncommon;
 }
 
 /* Bins file f into j (its own time span: first start to last end). */
@@ -162,7 +152,13 @@ int sp_density_plot(const sp_charts_t *c) {
   sp_density_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
   int rc = jobs ? 0 : SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_density_load(c, f, &jobs[f]);
-  if (rc == 0) rc = sp_chart_write(c->o, "timeline_density_plot", sp_density_draw, jobs);
+  static const sp_charts_panels_t panels = {.natural = sp_density_natural,
+                                            .panel_min = 200,
+                                            .ncolors = 1,
+                                            .exact_fills = 1,
+                                            .setup = sp_density_setup,
+                                            .draw_one = sp_density_panel};
+  if (rc == 0) rc = sp_charts_write_panels(c, "timeline_density_plot", &panels, jobs);
   for (int f = 0; jobs && f < c->nfiles; f++) free(jobs[f].occ);
   free(jobs);
   return rc;

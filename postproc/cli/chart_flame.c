@@ -104,8 +104,10 @@ static void sp_flame_panels(const sp_flame_job_t *j, int ncols, sp_flame_row_t *
   }
 }
 
-/* The panel of one file in the page's band [y0, y1] (normalized). */
-static int sp_flame_panel(const sp_flame_job_t *j, int height, double y0, double y1) {
+/* The panel of file f in the page's band [y0, y1] (normalized); ctx: one
+ * job per file of the charts. */
+static int sp_flame_panel(void *ctx, int f, int height, double y0, double y1) {
+  const sp_flame_job_t *j = (const sp_flame_job_t *)ctx + f;
   const sp_options_t *o = j->c->o;
   const sp_selection_t *sel = &j->c->sels[j->file];
   int rc = 0;
@@ -141,33 +143,8 @@ static int sp_flame_panel(const sp_flame_job_t *j, int height, double y0, double
   return rc;
 }
 
-/* ctx: one job per file of the charts. */
-static int sp_flame_draw(void *ctx, const char *path) {
-  sp_flame_job_t *jobs = ctx;
-  const sp_charts_t *c = jobs[0].c;
-  int nf = c->nfiles, ncolors = 1;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) {
-    natural[f] = 140 + 22 * jobs[f].rows;
-    if (c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
-  }
-  int height = rc == 0 ? sp_chart_panels(c->o, natural, nf, SP_CHART_MIN_HEIGHT, 240, band) : 0;
-  if (rc == 0)
-    rc = sp_plot_open(sp_plot_device(c->o->format, 0), path, c->o->width, height, ncolors, 1);
-  if (rc == 0) {
-    pladv(0);
-    for (int f = 0; f < nf; f++) {
-      int rf = sp_flame_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
-      if (rc == 0) rc = rf;
-    }
-    int rc2 = sp_plot_close();
-    if (rc == 0) rc = rc2;
-  }
-  free(natural);
-  free(band);
-  return rc;
+static int sp_flame_natural(void *ctx, int f) {
+  return 140 + 22 * ((const sp_flame_job_t *)ctx)[f].rows;
 }
 
 /* Loads the flame ranks' calls of file f into j. */
@@ -207,7 +184,9 @@ int sp_flame_plot(const sp_charts_t *c) {
   sp_flame_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
   int rc = jobs ? 0 : SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_flame_load(c, f, &jobs[f]);
-  if (rc == 0) rc = sp_chart_write(c->o, "flame_plot", sp_flame_draw, jobs);
+  static const sp_charts_panels_t panels = {
+      .natural = sp_flame_natural, .panel_min = 240, .exact_fills = 1, .draw_one = sp_flame_panel};
+  if (rc == 0) rc = sp_charts_write_panels(c, "flame_plot", &panels, jobs);
   for (int f = 0; jobs && f < c->nfiles; f++) {
     for (int p = 0; jobs[f].fc && p < jobs[f].nfr; p++) sp_flame_calls_free(&jobs[f].fc[p]);
     free(jobs[f].fc);

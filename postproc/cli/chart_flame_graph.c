@@ -52,8 +52,10 @@ static int sp_fg_colour(const sp_selection_t *sel, int g) {
   return 0;
 }
 
-/* The panel of one file in the page's band [y0, y1] (normalized). */
-static void sp_fg_panel(const sp_fg_job_t *j, int height, double y0, double y1) {
+/* The panel of file f in the page's band [y0, y1] (normalized); ctx: one
+ * job per file of the charts. */
+static int sp_fg_panel(void *ctx, int f, int height, double y0, double y1) {
+  const sp_fg_job_t *j = (const sp_fg_job_t *)ctx + f;
   const sp_options_t *o = j->c->o;
   const sp_selection_t *sel = &j->c->sels[j->file];
   sp_plot_region_colours(sel, o);
@@ -96,31 +98,11 @@ static void sp_fg_panel(const sp_fg_job_t *j, int height, double y0, double y1) 
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "inclusive time [s]");
   sp_plot_region_legend(sel);
+  return 0;
 }
 
-/* ctx: one job per file of the charts. */
-static int sp_fg_draw(void *ctx, const char *path) {
-  sp_fg_job_t *jobs = ctx;
-  const sp_charts_t *c = jobs[0].c;
-  int nf = c->nfiles, ncolors = 1;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) {
-    natural[f] = 140 + 24 * jobs[f].depth;
-    if (c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
-  }
-  int height = rc == 0 ? sp_chart_panels(c->o, natural, nf, SP_CHART_MIN_HEIGHT, 240, band) : 0;
-  if (rc == 0)
-    rc = sp_plot_open(sp_plot_device(c->o->format, 0), path, c->o->width, height, ncolors, 1);
-  if (rc == 0) {
-    pladv(0);
-    for (int f = 0; f < nf; f++) sp_fg_panel(&jobs[f], height, band[2 * f], band[2 * f + 1]);
-    rc = sp_plot_close();
-  }
-  free(natural);
-  free(band);
-  return rc;
+static int sp_fg_natural(void *ctx, int f) {
+  return 140 + 24 * ((const sp_fg_job_t *)ctx)[f].depth;
 }
 
 /* File f's call tree and its layout into j. */
@@ -144,7 +126,9 @@ int sp_flame_graph_plot(const sp_charts_t *c) {
   sp_fg_job_t *jobs = calloc((size_t)c->nfiles, sizeof *jobs);
   int rc = jobs ? 0 : SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_fg_load(c, f, &jobs[f]);
-  if (rc == 0) rc = sp_chart_write(c->o, "flame_graph_plot", sp_fg_draw, jobs);
+  static const sp_charts_panels_t panels = {
+      .natural = sp_fg_natural, .panel_min = 240, .exact_fills = 1, .draw_one = sp_fg_panel};
+  if (rc == 0) rc = sp_charts_write_panels(c, "flame_graph_plot", &panels, jobs);
   for (int f = 0; jobs && f < c->nfiles; f++) {
     free(jobs[f].x0);
     if (jobs[f].t) sp_reader_tree_free(jobs[f].t);

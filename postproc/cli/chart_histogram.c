@@ -53,7 +53,8 @@ static int sp_hist_fill(sp_hist_job_t *j, int f) {
 }
 
 /* The panel of file f in the page's band [y0, y1] (normalized). */
-static void sp_hist_panel(const sp_hist_job_t *j, int f, int height, double y0, double y1) {
+static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
+  const sp_hist_job_t *j = ctx;
   const sp_charts_t *c = j->c;
   const double *share = j->share + (size_t)f * c->ncommon * SP_HIST_BINS;
   double ymax = 0;
@@ -86,31 +87,17 @@ static void sp_hist_panel(const sp_hist_job_t *j, int f, int height, double y0, 
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
   sp_charts_common_legend(c);
+  return 0;
 }
 
-static int sp_hist_draw(void *ctx, const char *path) {
-  sp_hist_job_t *j = ctx;
-  const sp_charts_t *c = j->c;
-  const sp_options_t *o = c->o;
-  int nf = c->nfiles;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 720;
-  int height = rc == 0 ? sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 300, band) : 0;
-  if (rc == 0)
-    rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, c->ncommon, 0);
-  if (rc == 0) {
-    for (int r = 0; r < c->ncommon; r++)
-      plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
-              c->common_rgb[3 * r + 2]);
-    pladv(0);
-    for (int f = 0; f < nf; f++) sp_hist_panel(j, f, height, band[2 * f], band[2 * f + 1]);
-    rc = sp_plot_close();
-  }
-  free(natural);
-  free(band);
-  return rc;
+static int sp_hist_natural(void *ctx, int f) {
+  (void)ctx, (void)f;
+  return 720;
+}
+
+static void sp_hist_setup(void *ctx) {
+  const sp_charts_t *c = ((const sp_hist_job_t *)ctx)->c;
+  sp_charts_common_colours(c, c->ncommon);
 }
 
 int sp_histogram_plot(const sp_charts_t *c) {
@@ -136,7 +123,12 @@ int sp_histogram_plot(const sp_charts_t *c) {
   j.share = calloc(cells, sizeof *j.share);
   int rc = j.share ? 0 : SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < c->nfiles; f++) rc = sp_hist_fill(&j, f);
-  if (rc == 0) rc = sp_chart_write(c->o, "histogram_plot", sp_hist_draw, &j);
+  sp_charts_panels_t panels = {.natural = sp_hist_natural,
+                               .panel_min = 300,
+                               .ncolors = c->ncommon,
+                               .setup = sp_hist_setup,
+                               .draw_one = sp_hist_panel};
+  if (rc == 0) rc = sp_charts_write_panels(c, "histogram_plot", &panels, &j);
   free(j.share);
   return rc;
 }

@@ -15,7 +15,11 @@
  *                        flat 1, for a weak-scaling study (the same work per
  *                        rank in every run: --work-per-rank checks it)
  *   scaling_efficiency = speedup / (x / smallest x); ideal a flat 1; only for
- *                        x = num_ranks, omp_num_threads or total_cores */
+ *                        x = num_ranks, omp_num_threads or total_cores
+ * A file without a timed call of a region (mean NaN or 0) is left out of
+ * that region's group mean, as the reference tool does: a group left with
+ * no file has no point (the line joins its neighbours), and a region with
+ * no point at the baseline has no line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +59,7 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
   sp->x = malloc((size_t)nf * sizeof *sp->x);
   sp->speedup = calloc((size_t)(n ? n : 1) * (size_t)nf, sizeof *sp->speedup);
   double *mean = calloc((size_t)(n ? n : 1) * (size_t)nf, sizeof *mean);
-  int *cnt = calloc((size_t)nf, sizeof *cnt);
+  int *cnt = calloc((size_t)(n ? n : 1) * (size_t)nf, sizeof *cnt); /* files per (region, group) */
   int rc = xs && group && sp->label && sp->x && sp->speedup && mean && cnt ? 0 : SP_EXIT_IO;
   sp->numeric = 1;
   for (int f = 0; rc == 0 && f < nf; f++) {
@@ -86,17 +90,20 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
       for (int f = 0; f < nf; f++)
         group[f] = group[f] == b ? b - 1 : group[f] == b - 1 ? b : group[f];
     }
-  for (int f = 0; rc == 0 && f < nf; f++) {
-    cnt[group[f]]++;
-    for (int j = 0; j < n; j++)
-      mean[(size_t)j * nf + group[f]] +=
-          sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + j], SP_DUR_AVG);
-  }
+  for (int f = 0; rc == 0 && f < nf; f++)
+    for (int j = 0; j < n; j++) {
+      double m = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + j], SP_DUR_AVG);
+      if (!(m > 0) || !isfinite(m)) continue; /* no timed call: not in the mean */
+      mean[(size_t)j * nf + group[f]] += m;
+      cnt[(size_t)j * nf + group[f]]++;
+    }
   sp->mean = rc == 0 ? malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *sp->mean) : NULL;
   if (rc == 0 && !sp->mean) rc = SP_EXIT_IO;
   for (int j = 0; rc == 0 && j < n; j++)
     for (int g = 0; g < sp->ngroups; g++) {
-      double base = mean[(size_t)j * nf] / cnt[0], m = mean[(size_t)j * nf + g] / cnt[g];
+      const double *s = mean + (size_t)j * nf;
+      const int *k = cnt + (size_t)j * nf;
+      double base = k[0] ? s[0] / k[0] : NAN, m = k[g] ? s[g] / k[g] : NAN;
       sp->speedup[(size_t)j * sp->ngroups + g] = m > 0 && isfinite(base) ? base / m : NAN;
       sp->mean[(size_t)j * sp->ngroups + g] = m;
     }
@@ -107,6 +114,21 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
   free(cnt);
   if (rc) sp_speedup_free(sp);
   return rc;
+}
+
+void sp_scaling_note_missing(const sp_charts_t *c) {
+  int n = c->ncommon;
+  for (int f = 0; f < c->nfiles; f++)
+    for (int j = 0; j < n; j++) {
+      const sp_selection_t *sel = &c->sels[f];
+      int g = c->common[(size_t)f * n + j];
+      double m = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_AVG);
+      if (m > 0 && isfinite(m)) continue;
+      sp_msg(SP_NORMAL,
+             "%s: region '%s' has no timed call on the selected ranks: left out of its mean "
+             "in the scaling charts",
+             sel->file, sp_reader_region_name(sel->reader, sel->regions[g]));
+    }
 }
 
 void sp_speedup_free(sp_speedup_t *sp) {
@@ -264,13 +286,15 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   PLFLT *x = malloc((size_t)ng * sizeof *x), *y = malloc((size_t)ng * sizeof *y);
   plwidth(2.0);
   for (int r = 0; x && y && r < c->ncommon; r++) {
+    int np = 0; /* the points with a value: the line joins them */
     for (int g = 0; g < ng; g++) {
-      x[g] = sp->x[g];
-      y[g] = sp_scaling_value(sp, j->kind, r, g);
+      x[np] = sp->x[g];
+      y[np] = sp_scaling_value(sp, j->kind, r, g);
+      np += isfinite(y[np]) != 0;
     }
     plcol0(SP_COL_REGION0 + r);
-    plline(ng, x, y);
-    plpoin(ng, x, y, 17);
+    if (np > 1) plline(np, x, y);
+    if (np > 0) plpoin(np, x, y, 17);
   }
   plwidth(1.0);
   free(x);
@@ -309,6 +333,14 @@ static int sp_scaling_plot(const sp_charts_t *c, sp_scaling_kind_t kind, const c
   rc = sp_speedup_compute(c, &sp);
   if (rc == 0 && kind == SP_SCALING_EFFICIENCY && !sp.numeric) {
     sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
+    rc = SP_EXIT_DATA;
+  }
+  int any = 0;
+  for (int r = 0; rc == 0 && r < c->ncommon; r++)
+    for (int g = 0; g < sp.ngroups; g++) any |= isfinite(sp_scaling_value(&sp, kind, r, g)) != 0;
+  if (rc == 0 && !any) {
+    sp_msg(SP_QUIET, "%s: no common region has a timed call at the baseline %s = %s", name,
+           sp.field, sp.label);
     rc = SP_EXIT_DATA;
   }
   j.sp = &sp;

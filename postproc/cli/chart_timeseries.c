@@ -18,6 +18,11 @@
 #include "plot_device.h"
 
 #define SP_TS_PANELS 8
+/* Pixels of a file's group of panels: the title and axis label margins, and
+ * the least height of one region's panel (its title and tick labels take
+ * 42 px, so at least 48 px of plot stay). */
+#define SP_TS_MARGIN_PX 120
+#define SP_TS_PANEL_MIN_PX 90
 
 typedef struct sp_ts_series {
   int64_t steps;         /* longest call count over ranks */
@@ -112,6 +117,9 @@ static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colou
     PLFLT al;
     plgcol0a(SP_COL_REGION0 + colour, &r, &g, &bl, &al);
     plscol0a(SP_COL_REGION0 + colour, r, g, bl, 0.3);
+    /* plscol0a changes the pen only when the entry is the current colour:
+     * select it, or the band takes the previous pen (opaque black). */
+    plcol0(SP_COL_REGION0 + colour);
     plfill(2 * nb, x, y);
     plscol0a(SP_COL_REGION0 + colour, r, g, bl, 1.0);
     plcol0(SP_COL_REGION0 + colour);
@@ -144,7 +152,8 @@ static int64_t sp_ts_len(const sp_ts_series_t *s) {
 }
 
 /* File f's panels in the page's band [y0, y1] (normalized). */
-static void sp_ts_file(const sp_ts_job_t *j, int f, int height, double y0, double y1) {
+static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
+  const sp_ts_job_t *j = ctx;
   const sp_charts_t *c = j->c;
   const sp_selection_t *sel = &c->sels[f];
   double top = y1 - 50.0 / height, bottom = y0 + 60.0 / height, ph = (top - bottom) / j->np;
@@ -164,41 +173,36 @@ static void sp_ts_file(const sp_ts_job_t *j, int f, int height, double y0, doubl
   }
   plschr(3.0, 1.0);
   plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
+  return 0;
 }
 
-static int sp_ts_draw(void *ctx, const char *path) {
-  sp_ts_job_t *j = ctx;
+static void sp_ts_setup(void *ctx) {
+  const sp_ts_job_t *j = ctx;
+  sp_charts_common_colours(j->c, j->np);
+}
+
+static int sp_ts_natural(void *ctx, int f) {
+  (void)f;
+  return 120 + 200 * ((const sp_ts_job_t *)ctx)->np;
+}
+
+/* The page height: every region's panel keeps SP_TS_PANEL_MIN_PX whatever
+ * --height says (the panel rule does so for several files; one file gets
+ * its natural height, without the 480 floor, or --height, raised to that). */
+static void sp_ts_height(const sp_ts_job_t *j, sp_charts_panels_t *panels) {
   const sp_charts_t *c = j->c;
-  const sp_options_t *o = c->o;
-  int nf = c->nfiles;
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  double *band = malloc(2 * (size_t)nf * sizeof *band);
-  int rc = natural && band ? 0 : SP_EXIT_IO;
-  for (int f = 0; rc == 0 && f < nf; f++) natural[f] = 120 + 200 * j->np;
-  int height = 0;
-  if (rc == 0 && nf == 1) {
-    /* One file: this chart's height as it always was (no 480 floor). */
-    height = o->height ? o->height : natural[0] > 2400 ? 2400 : natural[0];
-    if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-    band[0] = 0.0;
-    band[1] = 1.0;
-  } else if (rc == 0) {
-    height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 120 + 90 * j->np, band);
+  int need = c->nfiles * panels->panel_min, asked = c->o->height;
+  if (c->nfiles == 1) {
+    int natural = sp_ts_natural((void *)j, 0);
+    int h = asked ? asked : natural > 2400 ? 2400 : natural;
+    if (h < SP_CHART_MIN_HEIGHT) h = SP_CHART_MIN_HEIGHT;
+    panels->height = h < need ? need : h;
   }
-  if (rc == 0) rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, j->np, 0);
-  if (rc) {
-    free(natural);
-    free(band);
-    return rc;
-  }
-  for (int p = 0; p < j->np; p++)
-    plscol0(SP_COL_REGION0 + p, c->common_rgb[3 * p], c->common_rgb[3 * p + 1],
-            c->common_rgb[3 * p + 2]);
-  pladv(0);
-  for (int f = 0; f < nf; f++) sp_ts_file(j, f, height, band[2 * f], band[2 * f + 1]);
-  free(natural);
-  free(band);
-  return sp_plot_close();
+  if (asked && asked < need)
+    sp_msg(SP_NORMAL,
+           "duration timeseries: %d region panel%s need %d px, drawn that tall instead of "
+           "--height %d (--top-n draws fewer)",
+           j->np * c->nfiles, j->np * c->nfiles == 1 ? "" : "s", need, asked);
 }
 
 int sp_timeseries_plot(const sp_charts_t *c) {
@@ -222,7 +226,13 @@ int sp_timeseries_plot(const sp_charts_t *c) {
       rc = SP_EXIT_DATA;
     }
   }
-  if (rc == 0) rc = sp_chart_write(c->o, "duration_timeseries_plot", sp_ts_draw, &j);
+  sp_charts_panels_t panels = {.natural = sp_ts_natural,
+                               .panel_min = SP_TS_MARGIN_PX + SP_TS_PANEL_MIN_PX * j.np,
+                               .ncolors = j.np,
+                               .setup = sp_ts_setup,
+                               .draw_one = sp_ts_file};
+  if (rc == 0) sp_ts_height(&j, &panels);
+  if (rc == 0) rc = sp_charts_write_panels(c, "duration_timeseries_plot", &panels, &j);
   for (size_t i = 0; j.s && i < ns; i++) {
     free(j.s[i].mn);
     free(j.s[i].mx);

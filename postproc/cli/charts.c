@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <plplot.h>
+
 #include "chart_lanes.h"
+#include "chart_output.h"
 #include "gantt.h"
 #include "charts.h"
 #include "palette.h"
@@ -167,6 +170,69 @@ void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *
   snprintf(out, cap, "%s: %s", label, what);
 }
 
+typedef struct sp_charts_panels_job {
+  const sp_charts_t *c;
+  const sp_charts_panels_t *p;
+  void *ctx;
+} sp_charts_panels_job_t;
+
+/* sp_chart_draw_fn of sp_charts_write_panels. */
+static int sp_charts_draw_panels(void *job, const char *path) {
+  const sp_charts_panels_job_t *jb = job;
+  const sp_charts_t *c = jb->c;
+  const sp_charts_panels_t *p = jb->p;
+  void *ctx = jb->ctx;
+  const sp_options_t *o = c->o;
+  int nf = c->nfiles;
+  double *band = malloc(2 * (size_t)(nf > 0 ? nf : 1) * sizeof *band);
+  int *natural = calloc((size_t)(nf > 0 ? nf : 1), sizeof *natural);
+  if (!band || !natural) {
+    free(band);
+    free(natural);
+    return SP_EXIT_IO;
+  }
+  int ncolors = p->ncolors;
+  for (int f = 0; f < nf; f++) {
+    natural[f] = p->natural(ctx, f);
+    if (p->ncolors <= 0 && c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
+  }
+  if (ncolors < 1) ncolors = 1;
+  int height = p->height;
+  if (height > 0) { /* one file, its height given: one band over the page */
+    band[0] = 0.0;
+    band[1] = 1.0;
+  } else {
+    height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, p->panel_min, band);
+  }
+  int rc =
+      sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, ncolors, p->exact_fills);
+  if (rc == 0) {
+    if (p->setup) p->setup(ctx);
+    pladv(0);
+    for (int f = 0; f < nf; f++) {
+      int rf = p->draw_one(ctx, f, height, band[2 * f], band[2 * f + 1]);
+      if (rc == 0) rc = rf;
+    }
+    int rc2 = sp_plot_close();
+    if (rc == 0) rc = rc2;
+  }
+  free(band);
+  free(natural);
+  return rc;
+}
+
+int sp_charts_write_panels(const sp_charts_t *c, const char *name, const sp_charts_panels_t *p,
+                           void *ctx) {
+  sp_charts_panels_job_t job = {c, p, ctx};
+  return sp_chart_write(c->o, name, sp_charts_draw_panels, &job);
+}
+
+void sp_charts_common_colours(const sp_charts_t *c, int n) {
+  for (int r = 0; r < n; r++)
+    plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
+            c->common_rgb[3 * r + 2]);
+}
+
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o) {
   sp_options_t one = *o;
@@ -188,6 +254,8 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
   int rc = sp_charts_prepare(&c, &one,
                              (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
+  unsigned scaling = SP_PLOT_SPEEDUP | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY;
+  if (rc == 0 && nfiles > 1 && ((plots & scaling) || o->export_data)) sp_scaling_note_missing(&c);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
     sp_gantt_timing_t tm;

@@ -31,6 +31,33 @@ void sp_charts_common_legend(const sp_charts_t *c);
  * (one file: what alone, as the single-file chart always had). */
 void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap);
 
+/* One image of stacked panels, one per file (the charts that show files
+ * apart): how tall each panel wants to be and how the page is opened. */
+typedef struct sp_charts_panels {
+  int (*natural)(void *ctx, int f); /* natural height of file f's panel, px */
+  int panel_min;                    /* least height of a panel when there are several, px */
+  int ncolors;                      /* colour map 0 region entries (sp_plot_open); 0: the most
+                                       regions a file selects */
+  int exact_fills;                  /* sp_plot_open's exact_fills */
+  int height;                       /* > 0: the page height (one file), instead of the panel rule */
+  /* After the page is opened, before the panels: colour maps (NULL: none). */
+  void (*setup)(void *ctx);
+  /* Draws file f's panel in the page's band [y0, y1] (normalized); height
+   * is the page height in pixels. Returns 0 or an sp_exit_t code. */
+  int (*draw_one)(void *ctx, int f, int height, double y0, double y1);
+} sp_charts_panels_t;
+
+/* Writes DIR/<name>.<format> (sp_chart_write) with the panels of p, laid out
+ * by sp_chart_panels: opens the device, runs p->setup, draws every file's
+ * panel, closes. ctx goes to p's callbacks. Returns the first failure of a
+ * panel or of PLplot as an sp_exit_t code. */
+int sp_charts_write_panels(const sp_charts_t *c, const char *name, const sp_charts_panels_t *p,
+                           void *ctx);
+
+/* Sets colour map 0's region entries to the common regions' colours (the
+ * first n of them). */
+void sp_charts_common_colours(const sp_charts_t *c, int n);
+
 /* chart_durations.c: durations_plot_<metric> (durations_plot for one metric). */
 int sp_durations_plot(const sp_charts_t *c);
 /* chart_heatmap.c: rank_heatmap_plot, a panel per file. */
@@ -55,6 +82,9 @@ typedef struct sp_speedup {
 } sp_speedup_t;
 int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
 void sp_speedup_free(sp_speedup_t *sp);
+/* One line on stderr per file and common region without a timed call (left
+ * out of that region's group mean by sp_speedup_compute). */
+void sp_scaling_note_missing(const sp_charts_t *c);
 /* The value a chart of that kind shows for common region j at group g
  * (NaN where a mean is missing or not positive). */
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);

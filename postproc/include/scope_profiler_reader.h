@@ -436,6 +436,31 @@ SP_READER_EXPORT int sp_reader_tree_build(sp_reader_t *r, const int *regions, in
                                           const int *ranks, int nranks, unsigned flags,
                                           sp_reader_tree_t **out);
 
+/** 1 when the file numbers its calls (the reference tool's columnar files
+ *  with call_ids and parent_ids, see sp_reader_intervals_t): the call tree
+ *  then follows the ids, not the stamps. 0 otherwise or for NULL. */
+SP_READER_EXPORT int sp_reader_has_call_ids(const sp_reader_t *r);
+
+/**
+ * Each call's parent by the file's call ids, linked as
+ * sp_reader_tree_build() links them, for callers that need a per-call
+ * record (the HTML report's call path of every interval).
+ * iv[0..n-1]: pairs of rank index k loaded with sp_reader_load(), of the
+ * distinct regions regions[0..n-1] (the selected ones). Their calls are
+ * numbered in order: pair 0's calls 0..iv[0].n-1, then pair 1's, and so on.
+ * parent: receives, for every call c in that numbering, the number of its
+ * nearest ancestor among these calls (the call with its parent id, or
+ * through unselected regions, that one's, and so on), or -1 for a root
+ * (no parent id, an id no call has, a cycle). The rank's other regions
+ * are loaded here for the links through them.
+ * Returns 0, SP_READER_EINVAL (bad argument, or the file has no call ids:
+ * sp_reader_has_call_ids()), SP_READER_ENOMEM.
+ * Cost: about 60 bytes per call of the rank, besides the other regions'
+ * arrays. Not thread-safe against other users of r.
+ */
+SP_READER_EXPORT int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *iv,
+                                            const int *regions, int n, int64_t *parent);
+
 /** Frees the tree; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_tree_free(sp_reader_tree_t *t);
 

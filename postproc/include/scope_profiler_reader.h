@@ -223,6 +223,30 @@ typedef struct sp_reader_info {
 /** Fills *info for region g on rank index k. Returns 0 or SP_READER_EINVAL. */
 SP_READER_EXPORT int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info);
 
+/** Which figures sp_reader_aggregate_t holds (bits of .have). */
+enum {
+  SP_READER_AGG_TOTAL = 1u,    /**< total */
+  SP_READER_AGG_MIN = 2u,      /**< min */
+  SP_READER_AGG_MAX = 4u,      /**< max */
+  SP_READER_AGG_EXCLUSIVE = 8u /**< exclusive */
+};
+
+/** What the reference tool's aggregate layout (@storage_layout
+ *  "aggregate": no stamps) stores for one (region, rank) pair besides its
+ *  call count. A figure whose bit is not in .have is unknown, never 0. */
+typedef struct sp_reader_aggregate {
+  unsigned have;     /**< SP_READER_AGG_* bits; 0 for every other layout */
+  int64_t calls;     /**< num_calls of the pair (as sp_reader_info) */
+  int64_t total;     /**< ns, sum of the calls' durations */
+  int64_t min, max;  /**< ns, shortest and longest call (unknown without calls) */
+  int64_t exclusive; /**< ns, total minus the time spent in the calls' children */
+} sp_reader_aggregate_t;
+
+/** Fills *out for region g on rank index k (have = 0 where the pair is
+ *  absent or the file stores stamps). Returns 0 or SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_aggregate(const sp_reader_t *r, int g, int k,
+                                         sp_reader_aggregate_t *out);
+
 /* ===================================================================== */
 /*  Interval data                                                        */
 /* ===================================================================== */

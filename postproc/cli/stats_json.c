@@ -95,8 +95,10 @@ static void sp_agg_merge(sp_agg_acc_t *a, const sp_reader_aggregate_t *b) {
   a->calls += b->calls;
   a->total += (double)b->total;
   if (b->calls == 0) return; /* no call: min and max say nothing */
-  if (b->have & SP_READER_AGG_MIN) a->min = a->calls == b->calls || b->min < a->min ? b->min : a->min;
-  if (b->have & SP_READER_AGG_MAX) a->max = a->calls == b->calls || b->max > a->max ? b->max : a->max;
+  if (b->have & SP_READER_AGG_MIN)
+    a->min = a->calls == b->calls || b->min < a->min ? b->min : a->min;
+  if (b->have & SP_READER_AGG_MAX)
+    a->max = a->calls == b->calls || b->max > a->max ? b->max : a->max;
 }
 
 static void sp_put_or_null(FILE *f, const char *key, int known, double seconds) {
@@ -112,11 +114,14 @@ static void sp_agg_json(FILE *f, const sp_agg_acc_t *a) {
   fprintf(f, "\"count\":%lld", (long long)a->calls);
   sp_put_or_null(f, "average_duration_seconds", tot && calls,
                  calls ? 1e-9 * a->total / (double)a->calls : 0);
-  sp_put_or_null(f, "min_duration_seconds", calls && (a->have & SP_READER_AGG_MIN), 1e-9 * (double)a->min);
-  sp_put_or_null(f, "max_duration_seconds", calls && (a->have & SP_READER_AGG_MAX), 1e-9 * (double)a->max);
-  fputs(",\"first_duration_seconds\":null,\"last_duration_seconds\":null,"
-        "\"std_duration_seconds\":null",
-        f);
+  sp_put_or_null(f, "min_duration_seconds", calls && (a->have & SP_READER_AGG_MIN),
+                 1e-9 * (double)a->min);
+  sp_put_or_null(f, "max_duration_seconds", calls && (a->have & SP_READER_AGG_MAX),
+                 1e-9 * (double)a->max);
+  fputs(
+      ",\"first_duration_seconds\":null,\"last_duration_seconds\":null,"
+      "\"std_duration_seconds\":null",
+      f);
   sp_put_or_null(f, "total_duration_seconds", tot, 1e-9 * a->total);
 }
 

@@ -5,8 +5,8 @@
  * which holds one rank at a time. With --by-thread a row per (region,
  * thread). The reference tool's aggregate files hold no stamps but store
  * per (region, rank) figures (sp_reader_aggregate): the rows show those
- * that every rank of the row stores, "-" for the rest. LIKWID counters, when the file has them, follow as a second
- * table in the same region order (summary_likwid.c). */
+ * that every rank of the row stores, "-" for the rest. LIKWID counters, when the file has them,
+ * follow as a second table in the same region order (summary_likwid.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +31,9 @@ typedef struct sp_row {
   int64_t *rank_total; /* per selected rank, ns */
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
-  double pct[8]; /* --columns percentiles, ns */
-  int agg_pairs;  /* pairs with aggregate figures instead of stamps */
-  unsigned agg;   /* SP_READER_AGG_* figures every one of those pairs stores */
+  double pct[8];    /* --columns percentiles, ns */
+  int agg_pairs;    /* pairs with aggregate figures instead of stamps */
+  unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
   int64_t agg_self; /* ns, sum of their exclusive times */
   /* Clamping of a damaged file, reported once per row and kind as before:
    * a rank total saturated by durations that are not themselves overlong,

@@ -128,8 +128,7 @@ static int sp_resolve(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, cons
 
 /* Every selected call's nearest selected ancestor (c->anc) and, with t,
  * its node. */
-static int sp_resolve_all(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags,
-                          const int *by_key) {
+static int sp_resolve_all(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, const int *by_key) {
   int64_t *walk = malloc((size_t)(c->n ? c->n : 1) * sizeof *walk);
   int rc = walk ? 0 : SP_READER_ENOMEM;
   for (int64_t g = 0; rc == 0 && g < c->nsel; g++)
@@ -138,8 +137,7 @@ static int sp_resolve_all(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags,
   return rc;
 }
 
-int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions,
-                       sp_pairs_t *other) {
+int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions, sp_pairs_t *other) {
   size_t m = (size_t)(r->nregions ? r->nregions : 1);
   unsigned char *picked = calloc(m, 1);
   other->n = 0;
@@ -195,9 +193,7 @@ int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_ke
   return rc;
 }
 
-int sp_reader_has_call_ids(const sp_reader_t *r) {
-  return r && r->columnar && r->col[3] >= 0;
-}
+int sp_reader_has_call_ids(const sp_reader_t *r) { return r && r->columnar && r->col[3] >= 0; }
 
 int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *iv,
                            const int *regions, int n, int64_t *parent) {
@@ -221,6 +217,5 @@ int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *i
   for (int64_t g = 0; rc == 0 && g < c.nsel; g++) parent[g] = c.anc[g];
   sp_idcalls_free(&c);
   sp__ids_other_free(&other);
-  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory linking the call ids")
-                                : rc;
+  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory linking the call ids") : rc;
 }

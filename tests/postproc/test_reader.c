@@ -5,51 +5,13 @@
 #include <string.h>
 
 #include "scope_profiler_reader.h"
+#include "sp_reader_test.h"
 #include "sp_test_cases.h"
 
 static const char *dir;
-static int failures;
-
-#define CHECK_INT(a, b)                                                                            \
-  do {                                                                                             \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
-    if (va_ != vb_) {                                                                              \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
-              vb_);                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-#define CHECK_STR(a, b)                                                                 \
-  do {                                                                                  \
-    const char *sa_ = (a), *sb_ = (b);                                                  \
-    if (!sa_ || strcmp(sa_, sb_) != 0) {                                                \
-      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
-              sa_ ? sa_ : "(null)", sb_);                                               \
-      failures++;                                                                       \
-    }                                                                                   \
-  } while (0)
-
 #define T0 1000000000000LL
 
-static sp_reader_t *open_file(const char *name) {
-  char path[4096], msg[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  sp_reader_t *r = NULL;
-  int rc = sp_reader_open(path, &r, msg, sizeof msg);
-  if (rc != 0) {
-    fprintf(stderr, "open %s: %s (%s)\n", path, msg, sp_reader_err_name(rc));
-    exit(1);
-  }
-  return r;
-}
-
-static int region_index(sp_reader_t *r, const char *name) {
-  for (int g = 0; g < sp_reader_num_regions(r); g++)
-    if (strcmp(sp_reader_region_name(r, g), name) == 0) return g;
-  fprintf(stderr, "no region '%s'\n", name);
-  exit(1);
-}
+static sp_reader_t *open_file(const char *name) { return sp_test_open(dir, name); }
 
 static void case_decode(void) {
   char out[64];
@@ -99,7 +61,7 @@ static void case_names(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
   /* a/b has no name attribute: decoded from its link a%2Fb. */
-  CHECK_INT(sp_reader_info(r, region_index(r, "a/b"), 0, &info), 0);
+  CHECK_INT(sp_reader_info(r, sp_test_region(r, "a/b"), 0, &info), 0);
   CHECK_INT(info.present, 1);
   CHECK_INT(info.num_intervals, 1);
   sp_reader_close(r);
@@ -135,7 +97,7 @@ static void case_filter_bad(void) {
 static void case_info_thread(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
-  int g = region_index(r, "omp");
+  int g = sp_test_region(r, "omp");
   sp_reader_info(r, g, 0, &info);
   CHECK_INT(info.has_thread_ids, 1);
   CHECK_INT(info.num_calls, 3);
@@ -155,7 +117,7 @@ static void case_load_stats(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_intervals_t iv;
   sp_reader_stats_t st;
-  int g = region_index(r, "solver/step");
+  int g = sp_test_region(r, "solver/step");
   CHECK_INT(sp_reader_load(r, g, 3, &iv), 0);
   CHECK_INT(iv.n, 4);
   CHECK_INT(iv.start[1], T0 + 3000000000LL);
@@ -167,7 +129,7 @@ static void case_load_stats(void) {
   sp_reader_intervals_free(&iv);
   CHECK_INT(iv.start == NULL, 1);
   /* A pair that does not exist loads as empty, not as an error. */
-  CHECK_INT(sp_reader_load(r, region_index(r, "io"), 1, &iv), 0);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "io"), 1, &iv), 0);
   CHECK_INT(iv.n, 0);
   sp_reader_close(r);
 }
@@ -175,10 +137,10 @@ static void case_load_stats(void) {
 static void case_extent(void) {
   sp_reader_t *r = open_file("basic.h5");
   int64_t a, b;
-  CHECK_INT(sp_reader_extent(r, region_index(r, "omp"), 0, &a, &b), 0);
+  CHECK_INT(sp_reader_extent(r, sp_test_region(r, "omp"), 0, &a, &b), 0);
   CHECK_INT(a, T0 + 50000000);
   CHECK_INT(b, T0 + 2500000000LL);
-  CHECK_INT(sp_reader_extent(r, region_index(r, "io"), 1, &a, &b), 0);
+  CHECK_INT(sp_reader_extent(r, sp_test_region(r, "io"), 1, &a, &b), 0);
   CHECK_INT(a, INT64_MAX);
   sp_reader_close(r);
 }
@@ -212,9 +174,9 @@ static void case_errors_open(void) {
 static void case_end_before_start(void) {
   sp_reader_t *r = open_file("end_before_start.h5");
   sp_reader_intervals_t iv;
-  CHECK_INT(sp_reader_load(r, region_index(r, "ok"), 0, &iv), 0);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "ok"), 0, &iv), 0);
   sp_reader_intervals_free(&iv);
-  CHECK_INT(sp_reader_load(r, region_index(r, "backwards"), 0, &iv), SP_READER_EDATA);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "backwards"), 0, &iv), SP_READER_EDATA);
   CHECK_INT(iv.start == NULL && iv.n == 0, 1);
   CHECK_INT(strstr(sp_reader_errmsg(r), "interval 1 ends before it starts") != NULL, 1);
   sp_reader_close(r);
@@ -240,7 +202,7 @@ static void case_likwid(void) {
   CHECK_INT(sp_reader_likwid_num_ranks(r), 3);
   CHECK_STR(sp_reader_likwid_group(r, 2), "FLOPS_DP");
   CHECK_INT(sp_reader_likwid_group(r, 3) == NULL, 1);
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "main"), 0, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "main"), 0, &lw), 0);
   CHECK_INT(lw.present, 1);
   CHECK_INT(lw.nthreads, 2);
   CHECK_INT(lw.nevents, 2);
@@ -253,14 +215,14 @@ static void case_likwid(void) {
   sp_reader_likwid_free(&lw);
   CHECK_INT(lw.events == NULL && lw.nthreads == 0, 1);
   /* rank 1 stores fixed-length names; link solver%2Fstep found from the region. */
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "solver/step"), 1, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "solver/step"), 1, &lw), 0);
   CHECK_INT(lw.present, 1);
   CHECK_STR(lw.event_names[1], "FP_ARITH_SCALAR_DOUBLE");
   CHECK_INT(lw.counts[0], 2);
   CHECK_INT(lw.events[0] == 2.5e12, 1);
   sp_reader_likwid_free(&lw);
   /* Timed on rank 2 but not measured by LIKWID there: none, not an error. */
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "io"), 2, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "io"), 2, &lw), 0);
   CHECK_INT(lw.present, 0);
   CHECK_INT(sp_reader_likwid_load(r, 99, 0, &lw), SP_READER_EINVAL);
   sp_reader_close(r);
@@ -305,5 +267,5 @@ int main(int argc, char **argv) {
   }
   dir = argv[2];
   sp_test_case_run(c);
-  return failures ? 1 : 0;
+  return sp_test_failures ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-/* test_reader.c - cases of the reader library on the generator's files.
+/* test_reader.c - cases of the reader library on the generator's files
+ * (ref_*: on make_reference_files.py's).
  * usage: test_reader CASE DIR; each case is its own CTest test. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,14 +250,103 @@ static void case_likwid_bad(void) {
   sp_reader_close(r);
 }
 
+/* The regions name[0..n-1] of rank id rank loaded into iv; their indices into g. */
+static void load_pairs(sp_reader_t *r, int rank, const char *const *name, int n, int *g,
+                       sp_reader_intervals_t *iv) {
+  for (int q = 0; q < n; q++) {
+    g[q] = sp_test_region(r, name[q]);
+    CHECK_INT(sp_reader_load(r, g[q], sp_reader_rank_index(r, rank), &iv[q]), 0);
+  }
+}
+
+/* ref_parents.h5 (make_reference_files.py): parents by the call ids, not the
+ * stamps; calls numbered pair after pair, each pair's calls by end. */
+static void case_ref_call_parents(void) {
+  sp_reader_t *r = open_file("ref_parents.h5");
+  CHECK_INT(sp_reader_has_call_ids(r), 1);
+  const char *const n0[3] = {"main", "solver/rhs", "omp"};
+  sp_reader_intervals_t iv[3];
+  int g[3];
+  int64_t par[6];
+  load_pairs(r, 0, n0, 3, g, iv);
+  /* main; rhs x3 (the last under the thread-1 omp call, call 4); omp on
+   * thread 1 (a root on its thread), omp on thread 0 (a root by its id) */
+  const int64_t want[6] = {-1, 0, 0, 4, -1, -1};
+  CHECK_INT(sp_reader_call_parents(r, 0, iv, g, 3, par), 0);
+  for (int c = 0; c < 6; c++) CHECK_INT(par[c], want[c]);
+  /* main not selected: the calls under it become roots */
+  const int64_t want_sel[5] = {-1, -1, 3, -1, -1};
+  CHECK_INT(sp_reader_call_parents(r, 0, iv + 1, g + 1, 2, par), 0);
+  for (int c = 0; c < 5; c++) CHECK_INT(par[c], want_sel[c]);
+  for (int q = 0; q < 3; q++) sp_reader_intervals_free(&iv[q]);
+  /* rank 2: io names a parent id that no call has (a root) */
+  const char *const n2[3] = {"main", "solver/rhs", "io"};
+  load_pairs(r, 2, n2, 3, g, iv);
+  CHECK_INT(sp_reader_call_parents(r, sp_reader_rank_index(r, 2), iv, g, 3, par), 0);
+  CHECK_INT(par[0], -1);
+  CHECK_INT(par[1], 0);
+  CHECK_INT(par[2], -1);
+  CHECK_INT(sp_reader_call_parents(r, 99, iv, g, 3, par), SP_READER_EINVAL);
+  for (int q = 0; q < 3; q++) sp_reader_intervals_free(&iv[q]);
+  sp_reader_close(r);
+  /* A file without ids: none to follow. */
+  r = open_file("ref_rows.h5");
+  CHECK_INT(sp_reader_has_call_ids(r), 0);
+  load_pairs(r, 0, n0, 1, g, iv);
+  CHECK_INT(sp_reader_call_parents(r, 0, iv, g, 1, par), SP_READER_EINVAL);
+  CHECK_STR(sp_reader_errmsg(r), "the file has no call ids");
+  sp_reader_intervals_free(&iv[0]);
+  sp_reader_close(r);
+}
+
+/* ref_aggregate.h5: the figures the aggregate layout stores per pair. */
+static void case_ref_aggregate(void) {
+  const int64_t MS = 1000000;
+  sp_reader_t *r = open_file("ref_aggregate.h5");
+  sp_reader_aggregate_t a;
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
+  CHECK_INT(a.have,
+            SP_READER_AGG_TOTAL | SP_READER_AGG_MIN | SP_READER_AGG_MAX | SP_READER_AGG_EXCLUSIVE);
+  CHECK_INT(a.calls, 1);
+  CHECK_INT(a.total, 100 * MS);
+  CHECK_INT(a.min, 100 * MS);
+  CHECK_INT(a.max, 100 * MS);
+  CHECK_INT(a.exclusive, 64 * MS); /* minus solver/rhs (26 ms) and omp on thread 0 (10 ms) */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "solver/rhs"), 0, &a), 0);
+  CHECK_INT(a.calls, 3);
+  CHECK_INT(a.total, 26 * MS);
+  CHECK_INT(a.min, 1 * MS);
+  CHECK_INT(a.max, 15 * MS);
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "io"), 0, &a), 0); /* not on rank 0 */
+  CHECK_INT(a.have, 0);
+  CHECK_INT(sp_reader_aggregate(r, 99, 0, &a), SP_READER_EINVAL);
+  sp_reader_close(r);
+  r = open_file("ref_rows.h5"); /* stamps: nothing aggregated */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
+  CHECK_INT(a.have, 0);
+  sp_reader_close(r);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(decode),        SP_TEST_CASE(open_basic),  SP_TEST_CASE(ranks),
-      SP_TEST_CASE(regions_order), SP_TEST_CASE(names),       SP_TEST_CASE(filter),
-      SP_TEST_CASE(filter_bad),    SP_TEST_CASE(info_thread), SP_TEST_CASE(load_stats),
-      SP_TEST_CASE(extent),        SP_TEST_CASE(errors_open), SP_TEST_CASE(end_before_start),
-      SP_TEST_CASE(count_only),    SP_TEST_CASE(likwid),      SP_TEST_CASE(likwid_none),
+      SP_TEST_CASE(decode),
+      SP_TEST_CASE(open_basic),
+      SP_TEST_CASE(ranks),
+      SP_TEST_CASE(regions_order),
+      SP_TEST_CASE(names),
+      SP_TEST_CASE(filter),
+      SP_TEST_CASE(filter_bad),
+      SP_TEST_CASE(info_thread),
+      SP_TEST_CASE(load_stats),
+      SP_TEST_CASE(extent),
+      SP_TEST_CASE(errors_open),
+      SP_TEST_CASE(end_before_start),
+      SP_TEST_CASE(count_only),
+      SP_TEST_CASE(likwid),
+      SP_TEST_CASE(likwid_none),
       SP_TEST_CASE(likwid_bad),
+      SP_TEST_CASE(ref_call_parents),
+      SP_TEST_CASE(ref_aggregate),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

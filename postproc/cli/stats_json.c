@@ -90,7 +90,7 @@ typedef struct sp_agg_acc {
 } sp_agg_acc_t;
 
 static void sp_agg_merge(sp_agg_acc_t *a, const sp_reader_aggregate_t *b) {
-  if (!b->have) return;
+  if (!b->present) return;
   a->have = a->pairs++ ? a->have & b->have : b->have;
   a->calls += b->calls;
   a->total += (double)b->total;
@@ -134,7 +134,7 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tr
   for (int j = 0; j < sel->nranks; j++) {
     if (sp_reader_tree_durations(t, g, j, &per[j]) < 0) return SP_EXIT_IO;
     sp_acc_merge(&all, &per[j]);
-    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0};
+    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
     if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
     sp_agg_merge(&agg, &ag);
   }
@@ -153,7 +153,7 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tr
     sp_reader_info(sel->reader, g, sel->ranks[j], &info);
     if (!info.present) continue;
     fprintf(f, "%s\"%d\":{", first ? "" : ",", sp_reader_rank_id(sel->reader, sel->ranks[j]));
-    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0};
+    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
     if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
     sp_agg_acc_t one = {0, 0, 0, 0, 0, 0.0};
     sp_agg_merge(&one, &ag);

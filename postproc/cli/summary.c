@@ -164,7 +164,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     return sp_exit_for_reader(err);
   }
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
-  sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0};
+  sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
   sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
   sp_row_t *row =
       sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
@@ -181,7 +181,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     calls = iv.n;
   }
   if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
-  if (iv.n == 0 && ag.have) sp_row_aggregate(row, j, &ag);
+  if (iv.n == 0 && ag.present) sp_row_aggregate(row, j, &ag);
   for (int64_t k = 0; k < iv.n; k++) {
     uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
     cl->intervals += ud > (uint64_t)INT64_MAX;

@@ -235,6 +235,7 @@ enum {
  *  "aggregate": no stamps) stores for one (region, rank) pair besides its
  *  call count. A figure whose bit is not in .have is unknown, never 0. */
 typedef struct sp_reader_aggregate {
+  int present;       /**< 1 when the pair is in an aggregate file (its calls are known) */
   unsigned have;     /**< SP_READER_AGG_* bits; 0 for every other layout */
   int64_t calls;     /**< num_calls of the pair (as sp_reader_info) */
   int64_t total;     /**< ns, sum of the calls' durations */
@@ -242,8 +243,8 @@ typedef struct sp_reader_aggregate {
   int64_t exclusive; /**< ns, total minus the time spent in the calls' children */
 } sp_reader_aggregate_t;
 
-/** Fills *out for region g on rank index k (have = 0 where the pair is
- *  absent or the file stores stamps). Returns 0 or SP_READER_EINVAL. */
+/** Fills *out for region g on rank index k (present = have = 0 where the
+ *  pair is absent or the file stores stamps). Returns 0 or SP_READER_EINVAL. */
 SP_READER_EXPORT int sp_reader_aggregate(const sp_reader_t *r, int g, int k,
                                          sp_reader_aggregate_t *out);
 

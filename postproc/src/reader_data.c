@@ -80,6 +80,7 @@ int sp_reader_aggregate(const sp_reader_t *r, int g, int k, sp_reader_aggregate_
   memset(out, 0, sizeof *out);
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
   if (!rr) return 0;
+  out->present = r->aggregate;
   out->calls = rr->num_calls;
   out->have = rr->agg_have;
   out->total = rr->agg[0];

@@ -26,6 +26,7 @@ Data: rank 0 and rank 2 (rank ids with a gap); regions "main", "solver/rhs"
                    (rank, region) rank_region_index/aggregate_{counts,totals,minimums,
                    maximums,exclusives} (durations in ns, exclusive by the stamps'
                    nesting), no events
+  ref_aggregate_counts.h5  the same with the counts only (an older writer): no time known
   ref_metadata_only.h5   only /metadata (time_trace=False or flush_to_disk=False)
 """
 import sys
@@ -190,9 +191,10 @@ def exclusive(rank, name):
     return sum(dur[c] for c in mine) - kids
 
 
-def write_aggregate(path):
+def write_aggregate(path, times=True):
     """The reference tool's aggregate layout: no events, per (region, rank)
-    the call count, total, shortest, longest and exclusive time in ns."""
+    the call count, total, shortest, longest and exclusive time in ns (the
+    count only without times)."""
     rows = []
     for rank in DATA:
         for name in DATA[rank]:
@@ -202,7 +204,7 @@ def write_aggregate(path):
     with h5py.File(path, "w") as f:
         idx = write_header(f, 2, "aggregate", rows)
         idx["aggregate_counts"] = np.array([r[2] for r in rows], np.uint64)
-        for k, col in enumerate(("totals", "minimums", "maximums", "exclusives")):
+        for k, col in enumerate(("totals", "minimums", "maximums", "exclusives") if times else ()):
             idx["aggregate_" + col] = np.array([r[3 + k] for r in rows], np.int64)
         ev = f.create_group("events")
         ev["start_times"] = np.zeros(0, np.int64)
@@ -224,4 +226,5 @@ if __name__ == "__main__":
     write_columnar(d + "/ref_parents.h5", 3, disagreeing_ids)
     write_columnar(d + "/ref_cycle.h5", 3, cycle_ids)
     write_aggregate(d + "/ref_aggregate.h5")
+    write_aggregate(d + "/ref_aggregate_counts.h5", times=False)
     write_metadata_only(d + "/ref_metadata_only.h5")

@@ -305,6 +305,7 @@ static void case_ref_aggregate(void) {
   sp_reader_t *r = open_file("ref_aggregate.h5");
   sp_reader_aggregate_t a;
   CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
+  CHECK_INT(a.present, 1);
   CHECK_INT(a.have,
             SP_READER_AGG_TOTAL | SP_READER_AGG_MIN | SP_READER_AGG_MAX | SP_READER_AGG_EXCLUSIVE);
   CHECK_INT(a.calls, 1);
@@ -318,12 +319,18 @@ static void case_ref_aggregate(void) {
   CHECK_INT(a.min, 1 * MS);
   CHECK_INT(a.max, 15 * MS);
   CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "io"), 0, &a), 0); /* not on rank 0 */
-  CHECK_INT(a.have, 0);
+  CHECK_INT(a.present + a.have, 0);
   CHECK_INT(sp_reader_aggregate(r, 99, 0, &a), SP_READER_EINVAL);
+  sp_reader_close(r);
+  r = open_file("ref_aggregate_counts.h5"); /* counts only: no time known */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "solver/rhs"), 0, &a), 0);
+  CHECK_INT(a.present, 1);
+  CHECK_INT(a.calls, 3);
+  CHECK_INT(a.have, 0);
   sp_reader_close(r);
   r = open_file("ref_rows.h5"); /* stamps: nothing aggregated */
   CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
-  CHECK_INT(a.have, 0);
+  CHECK_INT(a.present + a.have, 0);
   sp_reader_close(r);
 }
 

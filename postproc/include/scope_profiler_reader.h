@@ -480,7 +480,7 @@ SP_READER_EXPORT int sp_reader_has_call_ids(const sp_reader_t *r);
  * are loaded here for the links through them.
  * Returns 0, SP_READER_EINVAL (bad argument, or the file has no call ids:
  * sp_reader_has_call_ids()), SP_READER_ENOMEM.
- * Cost: about 60 bytes per call of the rank, besides the other regions'
+ * Cost: about 70 bytes per call of the rank, besides the other regions'
  * arrays. Not thread-safe against other users of r.
  */
 SP_READER_EXPORT int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *iv,

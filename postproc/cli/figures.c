@@ -1,6 +1,8 @@
 /* figures.c - one number set per selected region for --compare and check:
  * calls, total and mean duration from the intervals, self time from the
- * call tree (so recursion is not counted twice in total). */
+ * call tree (so recursion is not counted twice in total). The reference
+ * tool's aggregate files (no stamps) give their stored totals and
+ * exclusive times instead, where every rank with the region stores both. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,9 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     sp_figure_t *fg = &(*out)[i];
     int g = sel->regions[i];
+    const unsigned both = SP_READER_AGG_TOTAL | SP_READER_AGG_EXCLUSIVE;
+    int agg_pairs = 0, agg_all = 1; /* pairs with figures, all of them with both */
+    double agg_total = 0, agg_self = 0;
     fg->name = sp_reader_region_name(sel->reader, g);
     for (int j = 0; rc == 0 && j < sel->nranks; j++) {
       sp_reader_intervals_t iv;
@@ -27,6 +32,14 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
       }
       sp_reader_stats_compute(&iv, &st);
       sp_reader_intervals_free(&iv);
+      sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+      if (st.n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
+      if (ag.present) {
+        agg_pairs++;
+        agg_all &= (ag.have & both) == both;
+        agg_total += (double)ag.total;
+        agg_self += (double)ag.exclusive;
+      }
       fg->calls += st.num_calls;
       fg->n += st.n;
       fg->total += (double)st.total;
@@ -36,6 +49,12 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
     for (int k = 0; rc == 0 && k < sp_reader_tree_num_nodes(t); k++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, k);
       if (nd->region == g) fg->self += (double)nd->exclusive;
+    }
+    if (fg->n == 0 && agg_pairs && agg_all) { /* no stamps: the stored figures */
+      fg->timed = 1;
+      fg->total = agg_total;
+      fg->self = agg_self;
+      fg->mean = fg->calls ? agg_total / (double)fg->calls : 0.0;
     }
     if (rc == 0) *n = i + 1;
   }

@@ -106,14 +106,14 @@ typedef struct sp_html_paths sp_html_paths_t;
 
 /* A lookup of tree t's nodes by (parent, region) and r's name order.
  * Returns 0 or SP_EXIT_IO (out of memory; *out = NULL). */
-int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, const sp_reader_t *r);
+int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, sp_reader_t *r);
 void sp_html_paths_free(sp_html_paths_t *p);
 
-/* For the npairs loaded pairs iv[q] of one rank (region regions[q], a
+/* For the npairs loaded pairs iv[q] of rank index k (region regions[q], a
  * reader index; every selected region of the rank), fills node[q][i]
  * with the tree node of interval i of pair q (-1 if the tree has none).
  * Returns 0 or SP_EXIT_IO (out of memory). */
-int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv,
+int sp_html_paths_rank(const sp_html_paths_t *p, int k, const sp_reader_intervals_t *iv,
                        const int *regions, int npairs, int32_t **node);
 
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)

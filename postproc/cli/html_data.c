@@ -352,7 +352,8 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
    * each call's path); else the nodes are not read. */
   int paths = !tiles_pass;
   for (int q = 0; !paths && q < n; q++) paths = sp_html_tiles_multi(x->tiles, lis[q]);
-  if (rc == 0 && paths) rc = sp_html_paths_rank(x->paths, iv, regs, n, node);
+  if (rc == 0 && paths && n > 0)
+    rc = sp_html_paths_rank(x->paths, x->sel->lanes[lis[0]].rank, iv, regs, n, node);
   for (int q = 0; rc == 0 && !paths && q < n; q++)
     memset(node[q], 0xff, ((size_t)iv[q].n + 1) * sizeof **node);
   for (int q = 0; rc == 0 && q < n; q++) {

@@ -11,7 +11,12 @@
  * parent's node with its region, found in a hash table over the tree's
  * (parent, region) pairs. The same rules give the same nodes as the
  * tree's build (tests/postproc/check_report.py "paths" checks them
- * against h5py). */
+ * against h5py).
+ *
+ * Files that number their calls (the reference tool's call ids) define
+ * the tree by the ids, not the stamps: there the reader gives each call's
+ * parent (sp_reader_call_parents, the rules of the tree's build) and a
+ * call's node is the child of its parent's node with its region. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +27,8 @@ struct sp_html_paths {
   size_t mask; /* slots - 1 (a power of two) */
   const sp_reader_tree_node_t **nodes;
   int *name_key; /* reader region index -> position in name order */
+  sp_reader_t *r;
+  int ids; /* the file's call ids define the tree */
 };
 
 /* One call of the rank, in the sweep's order. */
@@ -47,7 +54,7 @@ static int sp_cmp_name(const void *a, const void *b) {
   return c ? c : (x > y) - (x < y);
 }
 
-int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, const sp_reader_t *r) {
+int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, sp_reader_t *r) {
   int n = sp_reader_tree_num_nodes(t), ng = sp_reader_num_regions(r);
   sp_html_paths_t *p = calloc(1, sizeof *p);
   size_t ns = 16;
@@ -65,6 +72,8 @@ int sp_html_paths_new(sp_html_paths_t **out, const sp_reader_tree_t *t, const sp
     return SP_EXIT_IO;
   }
   p->mask = ns - 1;
+  p->r = r;
+  p->ids = sp_reader_has_call_ids(r);
   for (int i = 0; i < n; i++) {
     const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
     p->nodes[i] = nd;
@@ -220,10 +229,45 @@ static int sp_paths_sort(sp_psweep_t *w, const sp_reader_intervals_t *iv, int np
   return 0;
 }
 
-int sp_html_paths_rank(const sp_html_paths_t *p, const sp_reader_intervals_t *iv,
+/* Files with call ids: every call's node from its parent's, parents first
+ * (a chain is walked up to a call already placed, then down). */
+static int sp_paths_ids(const sp_html_paths_t *p, int k, const sp_reader_intervals_t *iv,
+                        const int *regions, int npairs, int64_t n, int32_t **node) {
+  int64_t *par = malloc(((size_t)n + 1) * sizeof *par);
+  int64_t *walk = malloc(((size_t)n + 1) * sizeof *walk);
+  int64_t *first = malloc(((size_t)npairs + 1) * sizeof *first);
+  int32_t *pair = malloc(((size_t)n + 1) * sizeof *pair);
+  int32_t *up = malloc(((size_t)n + 1) * sizeof *up); /* where its children hang; -2: not yet */
+  int rc = par && walk && first && pair && up ? 0 : SP_EXIT_IO;
+  if (rc == 0 && sp_reader_call_parents(p->r, k, iv, regions, npairs, par) != 0) rc = SP_EXIT_IO;
+  int64_t f = 0;
+  for (int q = 0; rc == 0 && q < npairs; q++) {
+    first[q] = f;
+    for (int64_t i = 0; i < iv[q].n; i++) pair[f] = q, up[f++] = -2;
+  }
+  for (f = 0; rc == 0 && f < n; f++) {
+    int64_t d = 0, g = f;
+    while (g >= 0 && up[g] == -2 && d < n) walk[d++] = g, g = par[g];
+    int above = g >= 0 && up[g] != -2 ? up[g] : -1;
+    while (d) {
+      g = walk[--d];
+      int q = pair[g];
+      int nd = sp_html_path_find(p, above, regions[q]);
+      node[q][g - first[q]] = nd;
+      /* A call the tree does not know (cannot happen with the same
+       * rules): its children hang under its parent, as in the sweep. */
+      above = up[g] = nd >= 0 ? nd : above;
+    }
+  }
+  free(par), free(walk), free(first), free(pair), free(up);
+  return rc;
+}
+
+int sp_html_paths_rank(const sp_html_paths_t *p, int k, const sp_reader_intervals_t *iv,
                        const int *regions, int npairs, int32_t **node) {
   int64_t n = 0;
   for (int q = 0; q < npairs; q++) n += iv[q].n;
+  if (p->ids) return sp_paths_ids(p, k, iv, regions, npairs, n, node);
   sp_psweep_t w = {p, regions, node, NULL, NULL, 0};
   w.stack_end = malloc(((size_t)n + 1) * sizeof *w.stack_end);
   w.stack_node = malloc(((size_t)n + 1) * sizeof *w.stack_node);

@@ -298,7 +298,7 @@ int sp_tree_json_files(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *co
 /* figures.c: per selected region (in selection order) what --compare and check compare. */
 typedef struct sp_figure {
   const char *name; /* owned by the reader */
-  int timed;        /* 1 if it has intervals */
+  int timed;        /* 1 if it has intervals (or an aggregate file's total and self) */
   int64_t calls;    /* sum of num_calls */
   int64_t n;        /* intervals */
   double total;     /* ns, summed over ranks and threads */

@@ -14,7 +14,11 @@
  * with one file its regions, with several the first file's regions that
  * every file has (in the first file's order). The figures come from the
  * call trees' per-(region, rank) durations (SP_READER_TREE_DURATIONS), so
- * both JSON files cost one read of the data. */
+ * both JSON files cost one read of the data. The reference tool's
+ * aggregate files hold no stamps: there count is the call count and
+ * total/average/min/max come from the figures every counted rank stores
+ * (sp_reader_aggregate), null where one does not; first, last and std are
+ * null. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,20 +81,71 @@ static void sp_acc_json(FILE *f, const sp_acc_t *a) {
   fprintf(f, ",\"total_duration_seconds\":%.15g", 1e-9 * a->total);
 }
 
+/* The aggregate layout's figures of one region over ranks. */
+typedef struct sp_agg_acc {
+  int pairs;     /* pairs merged */
+  unsigned have; /* SP_READER_AGG_* that every one of them stores */
+  int64_t calls, min, max;
+  double total; /* ns */
+} sp_agg_acc_t;
+
+static void sp_agg_merge(sp_agg_acc_t *a, const sp_reader_aggregate_t *b) {
+  if (!b->present) return;
+  a->have = a->pairs++ ? a->have & b->have : b->have;
+  a->calls += b->calls;
+  a->total += (double)b->total;
+  if (b->calls == 0) return; /* no call: min and max say nothing */
+  if (b->have & SP_READER_AGG_MIN)
+    a->min = a->calls == b->calls || b->min < a->min ? b->min : a->min;
+  if (b->have & SP_READER_AGG_MAX)
+    a->max = a->calls == b->calls || b->max > a->max ? b->max : a->max;
+}
+
+static void sp_put_or_null(FILE *f, const char *key, int known, double seconds) {
+  fprintf(f, ",\"%s\":", key);
+  if (known)
+    fprintf(f, "%.15g", seconds);
+  else
+    fputs("null", f);
+}
+
+static void sp_agg_json(FILE *f, const sp_agg_acc_t *a) {
+  int calls = a->calls > 0, tot = (a->have & SP_READER_AGG_TOTAL) != 0;
+  fprintf(f, "\"count\":%lld", (long long)a->calls);
+  sp_put_or_null(f, "average_duration_seconds", tot && calls,
+                 calls ? 1e-9 * a->total / (double)a->calls : 0);
+  sp_put_or_null(f, "min_duration_seconds", calls && (a->have & SP_READER_AGG_MIN),
+                 1e-9 * (double)a->min);
+  sp_put_or_null(f, "max_duration_seconds", calls && (a->have & SP_READER_AGG_MAX),
+                 1e-9 * (double)a->max);
+  fputs(
+      ",\"first_duration_seconds\":null,\"last_duration_seconds\":null,"
+      "\"std_duration_seconds\":null",
+      f);
+  sp_put_or_null(f, "total_duration_seconds", tot, 1e-9 * a->total);
+}
+
 /* One region of one file: the statistics over the selected ranks, then per rank. */
 static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t, int g,
                           sp_acc_t *per, int64_t span[2]) {
   sp_acc_t all;
   sp_acc_init(&all);
+  sp_agg_acc_t agg = {0, 0, 0, 0, 0, 0.0};
   for (int j = 0; j < sel->nranks; j++) {
     if (sp_reader_tree_durations(t, g, j, &per[j]) < 0) return SP_EXIT_IO;
     sp_acc_merge(&all, &per[j]);
+    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+    if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
+    sp_agg_merge(&agg, &ag);
   }
   if (all.n && all.first_start < span[0]) span[0] = all.first_start;
   if (all.n && all.last_end > span[1]) span[1] = all.last_end;
   sp_json_put_string(f, sp_reader_region_name(sel->reader, g));
   fputs(":{", f);
-  sp_acc_json(f, &all);
+  if (all.n == 0 && agg.pairs)
+    sp_agg_json(f, &agg);
+  else
+    sp_acc_json(f, &all);
   fputs(",\"per_rank\":{", f);
   int first = 1;
   for (int j = 0; j < sel->nranks; j++) {
@@ -98,7 +153,14 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tr
     sp_reader_info(sel->reader, g, sel->ranks[j], &info);
     if (!info.present) continue;
     fprintf(f, "%s\"%d\":{", first ? "" : ",", sp_reader_rank_id(sel->reader, sel->ranks[j]));
-    sp_acc_json(f, &per[j]);
+    sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+    if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
+    sp_agg_acc_t one = {0, 0, 0, 0, 0, 0.0};
+    sp_agg_merge(&one, &ag);
+    if (one.pairs)
+      sp_agg_json(f, &one);
+    else
+      sp_acc_json(f, &per[j]);
     fputc('}', f);
     first = 0;
   }

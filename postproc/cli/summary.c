@@ -3,8 +3,10 @@
  * Arrays are loaded one (region, rank) pair at a time, so memory follows
  * the largest pair; self time comes from the call tree (reader_tree.c),
  * which holds one rank at a time. With --by-thread a row per (region,
- * thread). LIKWID counters, when the file has them, follow as a second
- * table in the same region order (summary_likwid.c). */
+ * thread). The reference tool's aggregate files hold no stamps but store
+ * per (region, rank) figures (sp_reader_aggregate): the rows show those
+ * that every rank of the row stores, "-" for the rest. LIKWID counters, when the file has them,
+ * follow as a second table in the same region order (summary_likwid.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,10 @@ typedef struct sp_row {
   int64_t *rank_total; /* per selected rank, ns */
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
-  double pct[8]; /* --columns percentiles, ns */
+  double pct[8];    /* --columns percentiles, ns */
+  int agg_pairs;    /* pairs with aggregate figures instead of stamps */
+  unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
+  int64_t agg_self; /* ns, sum of their exclusive times */
   /* Clamping of a damaged file, reported once per row and kind as before:
    * a rank total saturated by durations that are not themselves overlong,
    * the row total (sum of rank totals) or the call count saturated. */
@@ -134,6 +139,20 @@ static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
   return 0;
 }
 
+/* The aggregate figures of the row's pair on rank j (no stamps). */
+static void sp_row_aggregate(sp_row_t *row, int j, const sp_reader_aggregate_t *ag) {
+  row->agg = row->agg_pairs++ ? row->agg & ag->have : ag->have;
+  int64_t sat = 0;
+  if (ag->have & SP_READER_AGG_TOTAL)
+    row->rank_total[j] = sp_add_sat(row->rank_total[j], ag->total, &row->total_sat);
+  if (ag->have & SP_READER_AGG_EXCLUSIVE)
+    row->agg_self = sp_add_sat(row->agg_self, ag->exclusive, &sat);
+  row->self_sat += sat;
+  if (ag->calls == 0) return; /* no call: min and max say nothing */
+  if ((ag->have & SP_READER_AGG_MIN) && ag->min < row->min) row->min = ag->min;
+  if ((ag->have & SP_READER_AGG_MAX) && ag->max > row->max) row->max = ag->max;
+}
+
 /* Region sel->regions[i] on the j-th selected rank. */
 static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
                         sp_clamped_t *cl) {
@@ -145,6 +164,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     return sp_exit_for_reader(err);
   }
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
+  sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+  sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
   sp_row_t *row =
       sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   if (!row) {
@@ -160,6 +181,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     calls = iv.n;
   }
   if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
+  if (iv.n == 0 && ag.present) sp_row_aggregate(row, j, &ag);
   for (int64_t k = 0; k < iv.n; k++) {
     uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
     cl->intervals += ud > (uint64_t)INT64_MAX;
@@ -205,8 +227,12 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
     for (int j = 0; j < sel->nranks; j++)
       row->total = sp_add_sat(row->total, row->rank_total[j], &row->total_sat);
     rs->sat += (row->calls_sat > 0) + (row->total_sat > 0);
-    if (row->n == 0) row->min = 0;
+    if (row->min == INT64_MAX) row->min = 0;
     row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
+    if (row->n == 0 && row->agg_pairs && row->calls > 0)
+      row->mean = (double)row->total / (double)row->calls;
+    if (row->n == 0 && row->agg_pairs && (row->agg & SP_READER_AGG_EXCLUSIVE))
+      row->self = row->agg_self; /* the tree has no stamps to nest */
     row->rank_max = 0;
     row->max_rank = sp_reader_rank_id(sel->reader, sel->ranks[0]);
     for (int j = 0; j < sel->nranks; j++) {
@@ -252,19 +278,26 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   sp_cell_t c[SP_SUM_MAXCOLS];
   memset(c, 0, sizeof c);
   int k = 0;
-  /* Count-only or empty region: no durations were recorded ("-"). */
+  /* Count-only or empty region: no durations were recorded ("-"); an
+   * aggregate file's figures where every rank of the row stores them. */
   int none = row->n == 0;
+  unsigned ag = none && row->agg_pairs ? row->agg : 0;
+  int tot = none && !(ag & SP_READER_AGG_TOTAL);
+  int mean = tot || (none && row->calls == 0);
+  int mn = none && (!(ag & SP_READER_AGG_MIN) || row->calls == 0);
+  int mx = none && (!(ag & SP_READER_AGG_MAX) || row->calls == 0);
   c[k++].i = row->calls;
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->total, NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->self, NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->mean, NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->min, NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->max, NULL};
+  c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->total, NULL};
+  c[k++] = (sp_cell_t){none && !(ag & SP_READER_AGG_EXCLUSIVE), 0, 1e-9 * (double)row->self, NULL};
+  c[k++] = (sp_cell_t){mean, 0, 1e-9 * row->mean, NULL};
+  c[k++] = (sp_cell_t){mn, 0, 1e-9 * (double)row->min, NULL};
+  c[k++] = (sp_cell_t){mx, 0, 1e-9 * (double)row->max, NULL};
   for (int q = 0; q < o->npcts; q++) c[k++] = (sp_cell_t){none, 0, 1e-9 * row->pct[q], NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * row->rank_mean, NULL};
-  c[k++] = (sp_cell_t){none, 0, 1e-9 * (double)row->rank_max, NULL};
-  c[k++] = (sp_cell_t){none, row->max_rank, 0, NULL};
-  c[k++] = (sp_cell_t){none, 0, row->imbalance, NULL};
+  c[k++] = (sp_cell_t){tot, 0, 1e-9 * row->rank_mean, NULL};
+  c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
+  c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
+  c[k++] = (sp_cell_t){tot, 0, row->imbalance, NULL};
+  /* %: of the roots' total, which needs the nesting (stamps) */
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
   c[k].s = sp_reader_region_name(r, row->region);

@@ -223,6 +223,31 @@ typedef struct sp_reader_info {
 /** Fills *info for region g on rank index k. Returns 0 or SP_READER_EINVAL. */
 SP_READER_EXPORT int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info);
 
+/** Which figures sp_reader_aggregate_t holds (bits of .have). */
+enum {
+  SP_READER_AGG_TOTAL = 1u,    /**< total */
+  SP_READER_AGG_MIN = 2u,      /**< min */
+  SP_READER_AGG_MAX = 4u,      /**< max */
+  SP_READER_AGG_EXCLUSIVE = 8u /**< exclusive */
+};
+
+/** What the reference tool's aggregate layout (@storage_layout
+ *  "aggregate": no stamps) stores for one (region, rank) pair besides its
+ *  call count. A figure whose bit is not in .have is unknown, never 0. */
+typedef struct sp_reader_aggregate {
+  int present;       /**< 1 when the pair is in an aggregate file (its calls are known) */
+  unsigned have;     /**< SP_READER_AGG_* bits; 0 for every other layout */
+  int64_t calls;     /**< num_calls of the pair (as sp_reader_info) */
+  int64_t total;     /**< ns, sum of the calls' durations */
+  int64_t min, max;  /**< ns, shortest and longest call (unknown without calls) */
+  int64_t exclusive; /**< ns, total minus the time spent in the calls' children */
+} sp_reader_aggregate_t;
+
+/** Fills *out for region g on rank index k (present = have = 0 where the
+ *  pair is absent or the file stores stamps). Returns 0 or SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_aggregate(const sp_reader_t *r, int g, int k,
+                                         sp_reader_aggregate_t *out);
+
 /* ===================================================================== */
 /*  Interval data                                                        */
 /* ===================================================================== */
@@ -435,6 +460,31 @@ typedef struct sp_reader_tree_rank {
 SP_READER_EXPORT int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions,
                                           const int *ranks, int nranks, unsigned flags,
                                           sp_reader_tree_t **out);
+
+/** 1 when the file numbers its calls (the reference tool's columnar files
+ *  with call_ids and parent_ids, see sp_reader_intervals_t): the call tree
+ *  then follows the ids, not the stamps. 0 otherwise or for NULL. */
+SP_READER_EXPORT int sp_reader_has_call_ids(const sp_reader_t *r);
+
+/**
+ * Each call's parent by the file's call ids, linked as
+ * sp_reader_tree_build() links them, for callers that need a per-call
+ * record (the HTML report's call path of every interval).
+ * iv[0..n-1]: pairs of rank index k loaded with sp_reader_load(), of the
+ * distinct regions regions[0..n-1] (the selected ones). Their calls are
+ * numbered in order: pair 0's calls 0..iv[0].n-1, then pair 1's, and so on.
+ * parent: receives, for every call c in that numbering, the number of its
+ * nearest ancestor among these calls (the call with its parent id, or
+ * through unselected regions, that one's, and so on), or -1 for a root
+ * (no parent id, an id no call has, a cycle). The rank's other regions
+ * are loaded here for the links through them.
+ * Returns 0, SP_READER_EINVAL (bad argument, or the file has no call ids:
+ * sp_reader_has_call_ids()), SP_READER_ENOMEM.
+ * Cost: about 70 bytes per call of the rank, besides the other regions'
+ * arrays. Not thread-safe against other users of r.
+ */
+SP_READER_EXPORT int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *iv,
+                                            const int *regions, int n, int64_t *parent);
 
 /** Frees the tree; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_tree_free(sp_reader_tree_t *t);

@@ -16,8 +16,14 @@
  *                                     they define the call tree)
  *
  * The aggregate layout (@storage_layout = "aggregate") keeps no events:
- *   rank_region_index/{region_ids, ranks, aggregate_counts, ...}
- * and is read as count-only pairs (calls, no stamps).
+ *   rank_region_index/{region_ids, ranks, aggregate_counts}  as above
+ *                     aggregate_totals, aggregate_minimums,  int64[P], ns (each
+ *                     aggregate_maximums,                    optional): per pair the
+ *                     aggregate_exclusives                   sum, shortest, longest
+ *                                                            and exclusive time
+ * and is read as count-only pairs (calls, no stamps) whose stored figures
+ * sp_reader_aggregate() gives; a column that is absent, of another length
+ * or unreadable, and a negative value, leave that figure unknown.
  *
  * The pairs become the reader's (region, rank) records, so everything above
  * the reader works unchanged; a pair's arrays are read as hyperslabs. */
@@ -149,6 +155,7 @@ static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
 /* The index of one file: four columns of P pairs. */
 typedef struct sp_index {
   int64_t *region, *rank, *offset, *count;
+  int64_t *agg[4]; /* aggregate layout: totals, minimums, maximums, exclusives; NULL if absent */
   int64_t npairs, nevents, nnames;
   char **names;
 } sp_index_t;
@@ -158,8 +165,26 @@ static void sp_index_free(sp_index_t *x) {
   free(x->rank);
   free(x->offset);
   free(x->count);
+  for (int c = 0; c < 4; c++) free(x->agg[c]);
   for (int64_t i = 0; x->names && i < x->nnames; i++) free(x->names[i]);
   free(x->names);
+}
+
+/* The aggregate layout's optional figures: a column that is absent, of
+ * another length than the index or unreadable stays unknown (NULL). */
+static void sp_agg_read(sp_reader_t *r, sp_index_t *x) {
+  static const char *const cols[4] = {
+      "rank_region_index/aggregate_totals", "rank_region_index/aggregate_minimums",
+      "rank_region_index/aggregate_maximums", "rank_region_index/aggregate_exclusives"};
+  for (int c = 0; c < 4; c++) {
+    int err = 0;
+    if (sp_length(r, cols[c], &err) != x->npairs || err ||
+        sp_read_i64(r, cols[c], x->npairs, &x->agg[c]) != 0) {
+      free(x->agg[c]);
+      x->agg[c] = NULL;
+    }
+  }
+  r->errmsg[0] = '\0'; /* an unknown figure is not an error */
 }
 
 static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
@@ -197,6 +222,7 @@ static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
   }
   if (r->aggregate) /* counts, no events: every row points at nothing */
     for (int64_t p = 0; p < x->npairs; p++) x->offset[p] = 0;
+  if (r->aggregate) sp_agg_read(r, x);
   int rc = sp_read_names(r, x->nnames, &x->names);
   if (rc) return sp__reader_fail(r, rc, "%s: region_table/names: cannot read as strings", path);
   for (int64_t p = 0; p < x->npairs; p++)
@@ -287,6 +313,12 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     rr->num_calls = x->count[p];
     rr->n = r->aggregate ? 0 : x->count[p];
     rr->offset = x->offset[p];
+    for (int c = 0; r->aggregate && c < 4; c++) {
+      /* min and max of no call mean nothing; a negative time is damage */
+      int known = x->agg[c] && x->agg[c][p] >= 0 && (x->count[p] > 0 || c == 0 || c == 3);
+      rr->agg[c] = known ? x->agg[c][p] : 0;
+      rr->agg_have |= known ? 1u << c : 0u;
+    }
     if (sp_pair_first(r, rr->offset, rr->n, &rr->first_start) < 0)
       return sp__reader_fail(r, SP_READER_EHDF5, "%s: events: read failed (truncated file?)", path);
     if (rr->first_start < r->regions[rr->region].first_start)

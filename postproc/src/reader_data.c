@@ -75,6 +75,21 @@ int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {
   return 0;
 }
 
+int sp_reader_aggregate(const sp_reader_t *r, int g, int k, sp_reader_aggregate_t *out) {
+  if (!r || !out || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return SP_READER_EINVAL;
+  memset(out, 0, sizeof *out);
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr) return 0;
+  out->present = r->aggregate;
+  out->calls = rr->num_calls;
+  out->have = rr->agg_have;
+  out->total = rr->agg[0];
+  out->min = rr->agg[1];
+  out->max = rr->agg[2];
+  out->exclusive = rr->agg[3];
+  return 0;
+}
+
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr) {
   hid_t regions = r->ranks[k].regions_gid;
   return regions >= 0 ? H5Gopen2(regions, rr->link, H5P_DEFAULT) : -1;

@@ -17,6 +17,8 @@ typedef struct sp_rank_region {
   int64_t n;           /* intervals (length of start_times) */
   int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
   int64_t offset;      /* columnar layout: first event of the pair in the events columns */
+  unsigned agg_have;   /* aggregate layout: SP_READER_AGG_* bits of agg[] stored for the pair */
+  int64_t agg[4];      /* aggregate layout: total, minimum, maximum, exclusive, ns */
   int64_t addr[3];     /* byte offsets in the file of start_times, end_times and thread_ids
                         * for a direct read (reader_direct.c), or 0: read through H5Dread
                         * (no array starts at byte 0: the superblock or a user block does) */

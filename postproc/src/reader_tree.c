@@ -449,27 +449,9 @@ static int sp_count_only(sp_reader_tree_t *t, int j, int g, int64_t calls, unsig
 static int sp_tree_rank_ids(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                             int nregions, const int *by_key, unsigned flags, const sp_pairs_t *ps) {
   sp_pairs_t other = {0};
-  unsigned char *picked = calloc((size_t)(r->nregions ? r->nregions : 1), 1);
-  other.iv = calloc((size_t)(r->nregions ? r->nregions : 1), sizeof *other.iv);
-  other.key = calloc((size_t)(r->nregions ? r->nregions : 1), sizeof *other.key);
-  int rc = picked && other.iv && other.key ? 0 : SP_READER_ENOMEM;
-  for (int i = 0; rc == 0 && i < nregions; i++) picked[regions[i]] = 1;
-  for (int g = 0; rc == 0 && g < r->nregions; g++) {
-    if (picked[g]) continue;
-    sp_reader_intervals_t *iv = &other.iv[other.n];
-    /* A pair that cannot be read only loses the links through it. */
-    if (sp_reader_load(r, g, k, iv) == 0 && iv->n > 0) {
-      other.calls += iv->n;
-      other.key[other.n++] = 0; /* never a node: only its links are used */
-    } else {
-      sp_reader_intervals_free(iv);
-    }
-  }
+  int rc = sp__ids_other_load(r, k, regions, nregions, &other);
   if (rc == 0) rc = sp__tree_by_ids(t, j, flags, by_key, ps, &other);
-  sp_pairs_free(&other);
-  free(other.iv);
-  free(other.key);
-  free(picked);
+  sp__ids_other_free(&other);
   return rc;
 }
 
@@ -497,7 +479,7 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     else
       rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
   }
-  if (rc == 0 && r->columnar && r->col[3] >= 0) { /* the file numbers the calls */
+  if (rc == 0 && sp_reader_has_call_ids(r)) { /* the file numbers the calls */
     rc = sp_tree_rank_ids(r, t, j, k, regions, nregions, by_key, flags, ps);
     sp_pairs_free(ps);
     return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")

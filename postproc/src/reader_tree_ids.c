@@ -8,6 +8,7 @@
  * not selected nests under its nearest selected ancestor. An id that is
  * missing, repeated (the first call with it wins) or part of a cycle makes
  * the call a root: a damaged file gives a wrong tree, never a hang. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "reader_tree_internal.h"
@@ -51,7 +52,7 @@ static void sp_idcalls_add(sp_idcalls_t *c, const sp_pairs_t *ps) {
       c->dur[c->n] = sp_duration(iv->start[i], iv->end[i]);
       c->id[c->n] = iv->call_ids ? iv->call_ids[i] : -1;
       c->parent_id[c->n] = iv->parent_ids ? iv->parent_ids[i] : -1;
-      c->region_key[c->n] = ps->key[p];
+      c->region_key[c->n] = ps->key ? ps->key[p] : 0;
       c->tid[c->n] = iv->thread_ids ? iv->thread_ids[i] : 0;
     }
   }
@@ -98,7 +99,7 @@ static int sp_idcalls_make(sp_idcalls_t *c, const sp_pairs_t *sel, const sp_pair
 }
 
 /* Resolves call g and the calls above it that are not done yet: each one's
- * nearest selected ancestor and, if selected, its node. */
+ * nearest selected ancestor and, if selected and t is not NULL, its node. */
 static int sp_resolve(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, const int *by_key,
                       int64_t g, int64_t *walk) {
   int64_t depth = 0;
@@ -113,7 +114,7 @@ static int sp_resolve(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, cons
     }
     if (p >= 0 && c->state[p] == 1) p = -1; /* a cycle: v is a root */
     c->anc[v] = p < 0 ? -1 : p < c->nsel ? p : c->anc[p];
-    if (v < c->nsel) {
+    if (t && v < c->nsel) {
       int parent = c->anc[v] >= 0 ? c->node[c->anc[v]] : -1;
       int thread = (flags & SP_READER_TREE_BY_THREAD) ? c->tid[v] : -1;
       c->node[v] = sp__tree_node(t, parent, by_key[c->region_key[v]], thread);
@@ -125,15 +126,55 @@ static int sp_resolve(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, cons
   return 0;
 }
 
+/* Every selected call's nearest selected ancestor (c->anc) and, with t,
+ * its node. */
+static int sp_resolve_all(sp_idcalls_t *c, sp_reader_tree_t *t, unsigned flags, const int *by_key) {
+  int64_t *walk = malloc((size_t)(c->n ? c->n : 1) * sizeof *walk);
+  int rc = walk ? 0 : SP_READER_ENOMEM;
+  for (int64_t g = 0; rc == 0 && g < c->nsel; g++)
+    if (c->state[g] == 0) rc = sp_resolve(c, t, flags, by_key, g, walk);
+  free(walk);
+  return rc;
+}
+
+int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions, sp_pairs_t *other) {
+  size_t m = (size_t)(r->nregions ? r->nregions : 1);
+  unsigned char *picked = calloc(m, 1);
+  other->n = 0;
+  other->calls = 0;
+  other->iv = calloc(m, sizeof *other->iv);
+  other->key = NULL; /* never a node: only its links are used */
+  int rc = picked && other->iv ? 0 : SP_READER_ENOMEM;
+  for (int i = 0; rc == 0 && i < nregions; i++) picked[regions[i]] = 1;
+  for (int g = 0; rc == 0 && g < r->nregions; g++) {
+    if (picked[g]) continue;
+    sp_reader_intervals_t *iv = &other->iv[other->n];
+    /* A pair that cannot be read only loses the links through it. */
+    if (sp_reader_load(r, g, k, iv) == 0 && iv->n > 0) {
+      other->calls += iv->n;
+      other->n++;
+    } else {
+      sp_reader_intervals_free(iv);
+    }
+  }
+  free(picked);
+  return rc;
+}
+
+void sp__ids_other_free(sp_pairs_t *other) {
+  for (int p = 0; other->iv && p < other->n; p++) sp_reader_intervals_free(&other->iv[p]);
+  free(other->iv);
+  other->iv = NULL;
+  other->n = 0;
+}
+
 int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_key,
                     const sp_pairs_t *sel, const sp_pairs_t *other) {
   sp_idcalls_t c = {0};
   int rc = sp_idcalls_make(&c, sel, other);
-  int64_t *walk = rc == 0 ? malloc((size_t)(c.n ? c.n : 1) * sizeof *walk) : NULL;
   int64_t *kids = rc == 0 ? calloc((size_t)(c.nsel ? c.nsel : 1), sizeof *kids) : NULL;
-  if (rc == 0 && (!walk || !kids)) rc = SP_READER_ENOMEM;
-  for (int64_t g = 0; rc == 0 && g < c.nsel; g++)
-    if (c.state[g] == 0) rc = sp_resolve(&c, t, flags, by_key, g, walk);
+  if (rc == 0 && !kids) rc = SP_READER_ENOMEM;
+  if (rc == 0) rc = sp_resolve_all(&c, t, flags, by_key);
   for (int64_t g = 0; rc == 0 && g < c.nsel; g++) {
     sp_reader_tree_node_t *nd = &t->nodes[c.node[g]];
     nd->timed = 1;
@@ -147,8 +188,34 @@ int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_ke
     int64_t *cell = sp_rank_cell(t, c.node[g], j);
     cell[2] = sp_add(cell[2], sp_add(c.dur[g], -kids[g]));
   }
-  free(walk);
   free(kids);
   sp_idcalls_free(&c);
   return rc;
+}
+
+int sp_reader_has_call_ids(const sp_reader_t *r) { return r && r->columnar && r->col[3] >= 0; }
+
+int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *iv,
+                           const int *regions, int n, int64_t *parent) {
+  if (!r) return SP_READER_EINVAL;
+  if (!iv || !regions || n < 0 || !parent || k < 0 || k >= r->nranks)
+    return sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_call_parents: bad argument");
+  if (!sp_reader_has_call_ids(r))
+    return sp__reader_fail(r, SP_READER_EINVAL, "the file has no call ids");
+  for (int q = 0; q < n; q++)
+    if (regions[q] < 0 || regions[q] >= r->nregions)
+      return sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_call_parents: bad region");
+  /* The caller's pairs, read only (the cast: sp_pairs_t is shared with the
+   * tree's build, which owns its arrays). */
+  sp_pairs_t sel = {(sp_reader_intervals_t *)(uintptr_t)iv, NULL, n, 0, 0, 0, 0, 0, 0};
+  for (int q = 0; q < n; q++) sel.calls += iv[q].n;
+  sp_pairs_t other = {0};
+  sp_idcalls_t c = {0};
+  int rc = sp__ids_other_load(r, k, regions, n, &other);
+  if (rc == 0) rc = sp_idcalls_make(&c, &sel, &other);
+  if (rc == 0) rc = sp_resolve_all(&c, NULL, 0, NULL);
+  for (int64_t g = 0; rc == 0 && g < c.nsel; g++) parent[g] = c.anc[g];
+  sp_idcalls_free(&c);
+  sp__ids_other_free(&other);
+  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory linking the call ids") : rc;
 }

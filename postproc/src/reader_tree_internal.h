@@ -81,6 +81,14 @@ unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d
 int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_key,
                     const sp_pairs_t *sel, const sp_pairs_t *other);
 
+/* Loads into *other (arrays allocated here) the pairs of rank index k whose
+ * regions are not among regions[0..nregions-1], for the links through
+ * them; a pair that cannot be read is left out. Returns 0 or
+ * SP_READER_ENOMEM; free with sp__ids_other_free() either way. */
+int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions,
+                       sp_pairs_t *other);
+void sp__ids_other_free(sp_pairs_t *other);
+
 typedef struct sp_repeat sp_repeat_t;
 
 enum { SP_CACHE_BITS = 12 };

@@ -32,9 +32,11 @@ from the report. Cases:
                here from every file
   tree         (call tree) the table lists every region; clicking a header
                sorts, clicking a row highlights its lanes
-  pathhl       (paths.h5: r under a and under b) clicking the row a / r
-               highlights the calls of r under a only (canvas pixels at
-               their times), the tooltips give a / r and b / r; saved as
+  pathhl       (a region with several paths, e.g. paths.h5: r under a and
+               under b) clicking the row of its path with the fewest calls
+               (a / r) highlights its calls only (canvas pixels at their
+               times), the tooltips give each call's path (paths by the
+               call ids in the reference tool's files); saved as
                OUTDIR/timeline_path.png
   pathhl_binned  (paths.h5, all binned) after clicking a / r, the tooltip over
                r's bins says they are highlighted by region, names both paths
@@ -256,6 +258,8 @@ def inked(rows):
 
 def region_names(h5path):
     import h5py
+    if is_columnar(h5path):
+        return {k[0] for k in columnar_paths(h5path)}
     names = set()
     with h5py.File(h5path, "r") as f:
         for rk in f:
@@ -496,24 +500,36 @@ def canvas_rgb(b, lane_index, t):
 def case_pathhl(b, h5, out):
     """Region r runs under a and under b (paths.h5): clicking the call-tree
     row a / r highlights the calls of r under a only, checked on the canvas
-    at the times of each call of r (from h5py), on every lane of r."""
+    at the times of each call of r (from h5py), on every lane of r. Any
+    file with a region of several paths: the same with its path of fewest
+    calls."""
     calls = file_paths(h5)
     t0 = min(c[0] for v in calls.values() for c in v)
+    # The file's region with several paths (r) and its path with the fewest
+    # calls, the first by name on ties (a / r).
+    per = {}
+    for (n, _, _), v in calls.items():
+        for c in v:
+            per.setdefault(n, {}).setdefault(c[2], 0)
+            per[n][c[2]] += 1
+    r = min(n for n in per if len(per[n]) > 1)
+    want = min(per[r], key=lambda p: (per[r][p], p))
+    print("region %s, paths %s: clicking %s" % (r, per[r], want))
     d = b.eval("({tree: spReport.data.tree, regions: spReport.data.regions.map(r => [r.name, r.color])})")
     names = [n for n, _ in d["regions"]]
     paths = tree_paths({"regions": [{"name": n} for n in names], "tree": d["tree"]})
-    node = paths.index("a / r")
+    node = paths.index(want)
     rows = b.eval("[...document.querySelectorAll('#sp-tree tbody tr')].map(r => +r.getAttribute('data-node'))")
     if node not in rows:
-        fail("no visible call-tree row for a / r (node %d): rows %s" % (node, rows))
+        fail("no visible call-tree row for %s (node %d): rows %s" % (want, node, rows))
     b.eval("document.querySelector('#sp-tree tbody tr[data-node=\"%d\"]').click()" % node)
     b.frames(2)
-    col = d["regions"][names.index("r")][1]
+    col = d["regions"][names.index(r)][1]
     col = [int(col[i:i + 2], 16) for i in (1, 3, 5)]
     lanes = b.eval("spReport.lanes.map(l => [spReport.data.regions[l.g].name, l.rank, l.thread])")
     checked = 0
     for i, (n, rk, th) in enumerate(lanes):
-        if n != "r":
+        if n != r:
             continue
         b.eval("document.getElementById('sp-scroll').scrollTop = 0")
         b.frames(2)
@@ -523,26 +539,26 @@ def case_pathhl(b, h5, out):
             dimmed = all(p > 200 for p in px) and not full
             print("lane %d (r, rank %d) call %s at %d: pixel %s, region colour %s"
                   % (i, rk, path, (s + e) // 2 - t0, px, col))
-            if path == "a / r" and not full:
-                fail("the call of r under a is not drawn highlighted: %s vs %s" % (px, col))
-            if path == "b / r" and not dimmed:
-                fail("the call of r under b is not dimmed: %s" % px)
+            if path == want and not full:
+                fail("the call of %s on %s is not drawn highlighted: %s vs %s" % (r, path, px, col))
+            if path != want and not dimmed:
+                fail("the call of %s on %s is not dimmed: %s" % (r, path, px))
             checked += 1
     if checked < 2:
         fail("no call of r checked")
     got = b.eval("spReport.highlightedNode()")
     if got != node:
-        fail("clicking the row a / r highlighted node %s, not %d" % (got, node))
+        fail("clicking the row %s highlighted node %s, not %d" % (want, got, node))
     box = canvas_box(b)
     os.makedirs(out, exist_ok=True)
     pathlib.Path(out, "timeline_path.png").write_bytes(b.screenshot(box))
     # Tooltips: each call of r on the first lane of r names its path.
-    i = [l[0] for l in lanes].index("r")
+    i = [l[0] for l in lanes].index(r)
     for s, e, path in calls[tuple(lanes[i])]:
         tip = hover(b, i, (s + e) / 2 - t0)
         print("tooltip over %s: %r" % (path, tip))
         if not tip or ("call path  " + path + "\n") not in tip:
-            fail("the tooltip over the call of r under %s lacks 'call path  %s'" % (path[0], path))
+            fail("the tooltip over the call of %s lacks 'call path  %s'" % (r, path))
 
 
 def case_pathhl_binned(b, h5, out):
@@ -623,11 +639,39 @@ def report_data(path):
     return json.loads(text[a:text.index("</script>", a)])
 
 
+def columnar_paths(h5path, ranks=None):
+    """The reference tool's columnar files (check_tree.py reads them):
+    {(region, rank, thread): sorted [(start, end, 'a / r')]}, each call's
+    path by its call ids where the file has them (the tree's rules), else
+    by the stamps."""
+    import h5py
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import check_tree
+    out = {}
+    with h5py.File(h5path, "r") as f:
+        per, has_ids = check_tree.rank_calls(f)
+    for rk, calls in per.items():
+        if ranks is not None and rk not in ranks:
+            continue
+        parents = check_tree.by_ids(calls) if has_ids else check_tree.by_stamps(calls)
+        for c, path in zip(calls, check_tree.call_paths(calls, parents)):
+            out.setdefault((c[3], rk, c[0]), []).append((c[1], c[2], " / ".join(path)))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def is_columnar(h5path):
+    import h5py
+    with h5py.File(h5path, "r") as f:
+        return "rank_region_index" in f
+
+
 def file_lanes(h5path, ranks=None):
     """{(region, rank, thread): sorted [(start, end)]} read with h5py (of the
     given rank ids only, when ranks is not None)."""
     import h5py
     import numpy as np
+    if is_columnar(h5path):
+        return {k: [c[:2] for c in v] for k, v in columnar_paths(h5path, ranks).items()}
     out = {}
     with h5py.File(h5path, "r") as f:
         for rk in f:
@@ -651,7 +695,10 @@ def file_paths(h5path, ranks=None):
     """{(region, rank, thread): sorted [(start, end, 'a / r')]}: each call's
     path rebuilt here from the stamps (the reader header's rules: per rank
     and thread, calls by start, then end descending, then name; the parent
-    is the innermost open call that contains it)."""
+    is the innermost open call that contains it; the reference tool's
+    files with call ids: by the ids)."""
+    if is_columnar(h5path):
+        return columnar_paths(h5path, ranks)
     lanes = file_lanes(h5path, ranks)
     by = {}
     for (n, rk, th), v in lanes.items():

@@ -2,6 +2,12 @@
 with numpy over h5py (no code shared with stats_json.c) and compares.
 
 usage: check_stats.py region_statistics.json [--ranks R...] [--labels L...] -- FILE.h5...
+
+The reference tool's aggregate files (@storage_layout "aggregate": per
+(region, rank) rank_region_index/aggregate_{counts,totals,minimums,maximums},
+no stamps) are checked against those columns: count, total, min, max and
+average (total / count) where every counted rank stores them, else null;
+first, last and std null.
 """
 import json
 import os
@@ -34,6 +40,62 @@ def load(path, ranks):
                 if len(s):
                     starts[name] = min(starts.get(name, s.min()), s.min())
     return regions, len(all_ranks), starts
+
+
+def load_aggregate(f, ranks):
+    """name -> {rank: (count, total, min, max) in s, None where not stored}."""
+    names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["region_table/names"][()]]
+    idx = f["rank_region_index"]
+    col = {k: idx["aggregate_" + k][()] if "aggregate_" + k in idx else None
+           for k in ("counts", "totals", "minimums", "maximums")}
+    regions = {}
+    for row, (g, r) in enumerate(zip(idx["region_ids"][()], idx["ranks"][()])):
+        per = regions.setdefault(names[int(g)], {})
+        if ranks and int(r) not in ranks:
+            continue
+        n = int(col["counts"][row])
+        val = [None if col[k] is None or (n == 0 and k != "totals") else int(col[k][row]) * 1e-9
+               for k in ("totals", "minimums", "maximums")]
+        per[int(r)] = (n, *val)
+    return regions, len({int(r) for r in idx["ranks"][()]})
+
+
+def aggregate_stats(vals):
+    n = sum(v[0] for v in vals)
+    known = lambda k: all(v[k] is not None for v in vals if v[0] or k == 1)  # noqa: E731
+    tot = sum(v[1] for v in vals) if known(1) else None
+    mins = [v[2] for v in vals if v[0]]
+    maxs = [v[3] for v in vals if v[0]]
+    return {"count": n, "total_duration_seconds": tot,
+            "average_duration_seconds": tot / n if tot is not None and n else None,
+            "min_duration_seconds": min(mins) if n and known(2) else None,
+            "max_duration_seconds": max(maxs) if n and known(3) else None,
+            "first_duration_seconds": None, "last_duration_seconds": None,
+            "std_duration_seconds": None}
+
+
+def check_aggregate(path, fd, ranks, errors):
+    with h5py.File(path, "r") as f:
+        regions, nranks = load_aggregate(f, ranks)
+    if fd["num_ranks"] != nranks:
+        errors.append(f"{path}: num_ranks {fd['num_ranks']} != {nranks}")
+    if set(fd["region_statistics"]) != set(regions):
+        errors.append(f"{path}: regions {sorted(fd['region_statistics'])} != {sorted(regions)}")
+    for name, per in regions.items():
+        got = fd["region_statistics"].get(name, {})
+        compare(f"{path}:{name}", got, aggregate_stats(list(per.values())), errors)
+        if set(got.get("per_rank", {})) != {str(r) for r in per}:
+            errors.append(f"{path}:{name}: per_rank keys {sorted(got.get('per_rank', {}))}")
+        for r, v in per.items():
+            compare(f"{path}:{name}:rank {r}", got.get("per_rank", {}).get(str(r), {}),
+                    aggregate_stats([v]), errors)
+    return list(regions)  # no stamps: no first starts, so name order
+
+
+def is_aggregate(path):
+    with h5py.File(path, "r") as f:
+        layout = f.attrs.get("storage_layout", "")
+        return (layout.decode() if isinstance(layout, bytes) else str(layout)) == "aggregate"
 
 
 def stats(d, s, e):
@@ -74,6 +136,9 @@ def main():
     names_per_file = []
     for k, path in enumerate(files):
         fd = doc["files"][k]
+        if is_aggregate(path):
+            names_per_file.append(sorted(check_aggregate(path, fd, ranks, errors)))
+            continue
         regions, nranks, starts = load(path, ranks)
         names_per_file.append(sorted(regions, key=lambda n: (starts.get(n, float("inf")), n)))
         if fd["num_ranks"] != nranks:

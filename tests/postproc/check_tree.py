@@ -96,6 +96,23 @@ def rank_calls(f):
     return {r: sorted(v, key=lambda c: (c[0], c[1], -c[2], c[3])) for r, v in per.items()}, has_ids
 
 
+def call_paths(calls, parents):
+    """Each call's path (a tuple of names from its root), parents first
+    (ids may point forward; a chain that comes back to a call makes a root)."""
+    paths = [None] * len(calls)
+
+    def path_of(i, seen=()):
+        if paths[i] is None:
+            p = parents[i]
+            paths[i] = (path_of(p, seen + (i,)) if p is not None and p not in seen
+                        else ()) + (calls[i][3],)
+        return paths[i]
+
+    for i in range(len(calls)):
+        path_of(i)
+    return paths
+
+
 def oracle(path, ranks):
     nodes = {}  # path tuple -> {"calls", "incl", "excl", "per_rank": {rank: [c, i, x]}}
     with h5py.File(path, "r") as f:
@@ -104,18 +121,8 @@ def oracle(path, ranks):
         for rank in ranks:
             calls = per.get(rank, [])
             parents = by_ids(calls) if has_ids else by_stamps(calls)
-            # Paths need parents first: resolve each chain upwards (ids may point forward).
-            paths, child_sum = [None] * len(calls), [0] * len(calls)
-
-            def path_of(i, seen=()):
-                if paths[i] is None:
-                    p = parents[i]
-                    paths[i] = (path_of(p, seen + (i,)) if p is not None and p not in seen
-                                else ()) + (calls[i][3],)
-                return paths[i]
-
+            paths, child_sum = call_paths(calls, parents), [0] * len(calls)
             for i in range(len(calls)):
-                path_of(i)
                 if parents[i] is not None:
                     child_sum[parents[i]] += calls[i][2] - calls[i][1]
             for i, (tid, s, e, name, *_) in enumerate(calls):

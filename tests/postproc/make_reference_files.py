@@ -22,7 +22,11 @@ Data: rank 0 and rank 2 (rank ids with a gap); regions "main", "solver/rhs"
                    nests under the thread-1 omp call; rank 2's io names a
                    parent id that no call has (a root)
   ref_cycle.h5     schema 3 whose parent ids form a cycle (damaged file)
-  ref_aggregate.h5 the aggregate layout: counts per (rank, region), no events
+  ref_aggregate.h5 the aggregate layout (the reference tool's aggregation_mode): per
+                   (rank, region) rank_region_index/aggregate_{counts,totals,minimums,
+                   maximums,exclusives} (durations in ns, exclusive by the stamps'
+                   nesting), no events
+  ref_aggregate_counts.h5  the same with the counts only (an older writer): no time known
   ref_metadata_only.h5   only /metadata (time_trace=False or flush_to_disk=False)
 """
 import sys
@@ -98,10 +102,27 @@ def stamp_parents(rank):
     return ids
 
 
+NAMES = ["main", "solver/rhs", "omp", "io"]
+
+
+def write_header(f, schema, layout, rows):
+    """What the columnar and aggregate layouts share: the root attributes,
+    /metadata, region_table/names and the index's region_ids and ranks of
+    rows [(region id, rank, ...)]; returns the rank_region_index group."""
+    f.attrs["scope_profiler_schema"] = np.int64(schema)
+    f.attrs["storage_layout"] = layout
+    f.create_group("metadata").attrs["mpi_size"] = 3
+    f["region_table/names"] = np.array(NAMES, dtype=h5py.string_dtype())
+    idx = f.create_group("rank_region_index")
+    idx["region_ids"] = np.array([r[0] for r in rows], np.uint32)
+    idx["ranks"] = np.array([r[1] for r in rows], np.uint32)
+    return idx
+
+
 def write_columnar(path, schema, ids=None):
     """ids: rank -> function(ids by the stamps) -> the ids to write, or None
     for no id columns; schema 3 writes the stamps' own ids by default."""
-    names = ["main", "solver/rhs", "omp", "io"]
+    names = NAMES
     rows, starts, ends, tids, cids, pids = [], [], [], [], [], []
     for rank, regions in DATA.items():
         own = stamp_parents(rank)
@@ -124,13 +145,7 @@ def write_columnar(path, schema, ids=None):
                 ends += [c[1] for c in v]
             tids += [c[2] for c in v]
     with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int64(schema)
-        f.attrs["storage_layout"] = "columnar"
-        f.create_group("metadata").attrs["mpi_size"] = 3
-        f["region_table/names"] = np.array(names, dtype=h5py.string_dtype())
-        idx = f.create_group("rank_region_index")
-        idx["region_ids"] = np.array([r[0] for r in rows], np.uint32)
-        idx["ranks"] = np.array([r[1] for r in rows], np.uint32)
+        idx = write_header(f, schema, "columnar", rows)
         idx["event_offsets"] = np.array([r[2] for r in rows], np.uint64)
         idx["event_counts"] = np.array([r[3] for r in rows], np.uint64)
         ev = f.create_group("events")
@@ -166,20 +181,31 @@ def cycle_ids(rank, own):
     return own
 
 
-def write_aggregate(path):
-    names = ["main", "solver/rhs", "omp", "io"]
-    rows = [(names.index(name), rank, len(DATA[rank][name]))
-            for rank in DATA for name in DATA[rank]]
+def exclusive(rank, name):
+    """Exclusive ns of the pair: its durations minus those of the calls
+    directly under its calls (the stamps' nesting, as stamp_parents)."""
+    own = stamp_parents(rank)
+    dur = {own[(n, i)][0]: c[1] - c[0] for n in DATA[rank] for i, c in enumerate(calls(rank, n))}
+    mine = {own[(name, i)][0] for i in range(len(calls(rank, name)))}
+    kids = sum(dur[cid] for (n, i), (cid, pid) in own.items() if pid in mine)
+    return sum(dur[c] for c in mine) - kids
+
+
+def write_aggregate(path, times=True):
+    """The reference tool's aggregate layout: no events, per (region, rank)
+    the call count, total, shortest, longest and exclusive time in ns (the
+    count only without times)."""
+    rows = []
+    for rank in DATA:
+        for name in DATA[rank]:
+            d = [c[1] - c[0] for c in calls(rank, name)]
+            rows.append((NAMES.index(name), rank, len(d), sum(d), min(d), max(d),
+                         exclusive(rank, name)))
     with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int64(3)
-        f.attrs["storage_layout"] = "aggregate"
-        f.create_group("metadata").attrs["mpi_size"] = 3
-        f["region_table/names"] = np.array(names, dtype=h5py.string_dtype())
-        idx = f.create_group("rank_region_index")
-        idx["region_ids"] = np.array([r[0] for r in rows], np.uint32)
-        idx["ranks"] = np.array([r[1] for r in rows], np.uint32)
+        idx = write_header(f, 2, "aggregate", rows)
         idx["aggregate_counts"] = np.array([r[2] for r in rows], np.uint64)
-        idx["aggregate_totals"] = np.array([1000 * r[2] for r in rows], np.int64)
+        for k, col in enumerate(("totals", "minimums", "maximums", "exclusives") if times else ()):
+            idx["aggregate_" + col] = np.array([r[3 + k] for r in rows], np.int64)
         ev = f.create_group("events")
         ev["start_times"] = np.zeros(0, np.int64)
         ev["end_times"] = np.zeros(0, np.int64)
@@ -200,4 +226,5 @@ if __name__ == "__main__":
     write_columnar(d + "/ref_parents.h5", 3, disagreeing_ids)
     write_columnar(d + "/ref_cycle.h5", 3, cycle_ids)
     write_aggregate(d + "/ref_aggregate.h5")
+    write_aggregate(d + "/ref_aggregate_counts.h5", times=False)
     write_metadata_only(d + "/ref_metadata_only.h5")

@@ -1,55 +1,18 @@
-/* test_reader.c - cases of the reader library on the generator's files.
+/* test_reader.c - cases of the reader library on the generator's files
+ * (ref_*: on make_reference_files.py's).
  * usage: test_reader CASE DIR; each case is its own CTest test. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scope_profiler_reader.h"
+#include "sp_reader_test.h"
 #include "sp_test_cases.h"
 
 static const char *dir;
-static int failures;
-
-#define CHECK_INT(a, b)                                                                            \
-  do {                                                                                             \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
-    if (va_ != vb_) {                                                                              \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
-              vb_);                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-#define CHECK_STR(a, b)                                                                 \
-  do {                                                                                  \
-    const char *sa_ = (a), *sb_ = (b);                                                  \
-    if (!sa_ || strcmp(sa_, sb_) != 0) {                                                \
-      fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
-              sa_ ? sa_ : "(null)", sb_);                                               \
-      failures++;                                                                       \
-    }                                                                                   \
-  } while (0)
-
 #define T0 1000000000000LL
 
-static sp_reader_t *open_file(const char *name) {
-  char path[4096], msg[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  sp_reader_t *r = NULL;
-  int rc = sp_reader_open(path, &r, msg, sizeof msg);
-  if (rc != 0) {
-    fprintf(stderr, "open %s: %s (%s)\n", path, msg, sp_reader_err_name(rc));
-    exit(1);
-  }
-  return r;
-}
-
-static int region_index(sp_reader_t *r, const char *name) {
-  for (int g = 0; g < sp_reader_num_regions(r); g++)
-    if (strcmp(sp_reader_region_name(r, g), name) == 0) return g;
-  fprintf(stderr, "no region '%s'\n", name);
-  exit(1);
-}
+static sp_reader_t *open_file(const char *name) { return sp_test_open(dir, name); }
 
 static void case_decode(void) {
   char out[64];
@@ -99,7 +62,7 @@ static void case_names(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
   /* a/b has no name attribute: decoded from its link a%2Fb. */
-  CHECK_INT(sp_reader_info(r, region_index(r, "a/b"), 0, &info), 0);
+  CHECK_INT(sp_reader_info(r, sp_test_region(r, "a/b"), 0, &info), 0);
   CHECK_INT(info.present, 1);
   CHECK_INT(info.num_intervals, 1);
   sp_reader_close(r);
@@ -135,7 +98,7 @@ static void case_filter_bad(void) {
 static void case_info_thread(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_info_t info;
-  int g = region_index(r, "omp");
+  int g = sp_test_region(r, "omp");
   sp_reader_info(r, g, 0, &info);
   CHECK_INT(info.has_thread_ids, 1);
   CHECK_INT(info.num_calls, 3);
@@ -155,7 +118,7 @@ static void case_load_stats(void) {
   sp_reader_t *r = open_file("basic.h5");
   sp_reader_intervals_t iv;
   sp_reader_stats_t st;
-  int g = region_index(r, "solver/step");
+  int g = sp_test_region(r, "solver/step");
   CHECK_INT(sp_reader_load(r, g, 3, &iv), 0);
   CHECK_INT(iv.n, 4);
   CHECK_INT(iv.start[1], T0 + 3000000000LL);
@@ -167,7 +130,7 @@ static void case_load_stats(void) {
   sp_reader_intervals_free(&iv);
   CHECK_INT(iv.start == NULL, 1);
   /* A pair that does not exist loads as empty, not as an error. */
-  CHECK_INT(sp_reader_load(r, region_index(r, "io"), 1, &iv), 0);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "io"), 1, &iv), 0);
   CHECK_INT(iv.n, 0);
   sp_reader_close(r);
 }
@@ -175,10 +138,10 @@ static void case_load_stats(void) {
 static void case_extent(void) {
   sp_reader_t *r = open_file("basic.h5");
   int64_t a, b;
-  CHECK_INT(sp_reader_extent(r, region_index(r, "omp"), 0, &a, &b), 0);
+  CHECK_INT(sp_reader_extent(r, sp_test_region(r, "omp"), 0, &a, &b), 0);
   CHECK_INT(a, T0 + 50000000);
   CHECK_INT(b, T0 + 2500000000LL);
-  CHECK_INT(sp_reader_extent(r, region_index(r, "io"), 1, &a, &b), 0);
+  CHECK_INT(sp_reader_extent(r, sp_test_region(r, "io"), 1, &a, &b), 0);
   CHECK_INT(a, INT64_MAX);
   sp_reader_close(r);
 }
@@ -212,9 +175,9 @@ static void case_errors_open(void) {
 static void case_end_before_start(void) {
   sp_reader_t *r = open_file("end_before_start.h5");
   sp_reader_intervals_t iv;
-  CHECK_INT(sp_reader_load(r, region_index(r, "ok"), 0, &iv), 0);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "ok"), 0, &iv), 0);
   sp_reader_intervals_free(&iv);
-  CHECK_INT(sp_reader_load(r, region_index(r, "backwards"), 0, &iv), SP_READER_EDATA);
+  CHECK_INT(sp_reader_load(r, sp_test_region(r, "backwards"), 0, &iv), SP_READER_EDATA);
   CHECK_INT(iv.start == NULL && iv.n == 0, 1);
   CHECK_INT(strstr(sp_reader_errmsg(r), "interval 1 ends before it starts") != NULL, 1);
   sp_reader_close(r);
@@ -240,7 +203,7 @@ static void case_likwid(void) {
   CHECK_INT(sp_reader_likwid_num_ranks(r), 3);
   CHECK_STR(sp_reader_likwid_group(r, 2), "FLOPS_DP");
   CHECK_INT(sp_reader_likwid_group(r, 3) == NULL, 1);
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "main"), 0, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "main"), 0, &lw), 0);
   CHECK_INT(lw.present, 1);
   CHECK_INT(lw.nthreads, 2);
   CHECK_INT(lw.nevents, 2);
@@ -253,14 +216,14 @@ static void case_likwid(void) {
   sp_reader_likwid_free(&lw);
   CHECK_INT(lw.events == NULL && lw.nthreads == 0, 1);
   /* rank 1 stores fixed-length names; link solver%2Fstep found from the region. */
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "solver/step"), 1, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "solver/step"), 1, &lw), 0);
   CHECK_INT(lw.present, 1);
   CHECK_STR(lw.event_names[1], "FP_ARITH_SCALAR_DOUBLE");
   CHECK_INT(lw.counts[0], 2);
   CHECK_INT(lw.events[0] == 2.5e12, 1);
   sp_reader_likwid_free(&lw);
   /* Timed on rank 2 but not measured by LIKWID there: none, not an error. */
-  CHECK_INT(sp_reader_likwid_load(r, region_index(r, "io"), 2, &lw), 0);
+  CHECK_INT(sp_reader_likwid_load(r, sp_test_region(r, "io"), 2, &lw), 0);
   CHECK_INT(lw.present, 0);
   CHECK_INT(sp_reader_likwid_load(r, 99, 0, &lw), SP_READER_EINVAL);
   sp_reader_close(r);
@@ -287,14 +250,110 @@ static void case_likwid_bad(void) {
   sp_reader_close(r);
 }
 
+/* The regions name[0..n-1] of rank id rank loaded into iv; their indices into g. */
+static void load_pairs(sp_reader_t *r, int rank, const char *const *name, int n, int *g,
+                       sp_reader_intervals_t *iv) {
+  for (int q = 0; q < n; q++) {
+    g[q] = sp_test_region(r, name[q]);
+    CHECK_INT(sp_reader_load(r, g[q], sp_reader_rank_index(r, rank), &iv[q]), 0);
+  }
+}
+
+/* ref_parents.h5 (make_reference_files.py): parents by the call ids, not the
+ * stamps; calls numbered pair after pair, each pair's calls by end. */
+static void case_ref_call_parents(void) {
+  sp_reader_t *r = open_file("ref_parents.h5");
+  CHECK_INT(sp_reader_has_call_ids(r), 1);
+  const char *const n0[3] = {"main", "solver/rhs", "omp"};
+  sp_reader_intervals_t iv[3];
+  int g[3];
+  int64_t par[6];
+  load_pairs(r, 0, n0, 3, g, iv);
+  /* main; rhs x3 (the last under the thread-1 omp call, call 4); omp on
+   * thread 1 (a root on its thread), omp on thread 0 (a root by its id) */
+  const int64_t want[6] = {-1, 0, 0, 4, -1, -1};
+  CHECK_INT(sp_reader_call_parents(r, 0, iv, g, 3, par), 0);
+  for (int c = 0; c < 6; c++) CHECK_INT(par[c], want[c]);
+  /* main not selected: the calls under it become roots */
+  const int64_t want_sel[5] = {-1, -1, 3, -1, -1};
+  CHECK_INT(sp_reader_call_parents(r, 0, iv + 1, g + 1, 2, par), 0);
+  for (int c = 0; c < 5; c++) CHECK_INT(par[c], want_sel[c]);
+  for (int q = 0; q < 3; q++) sp_reader_intervals_free(&iv[q]);
+  /* rank 2: io names a parent id that no call has (a root) */
+  const char *const n2[3] = {"main", "solver/rhs", "io"};
+  load_pairs(r, 2, n2, 3, g, iv);
+  CHECK_INT(sp_reader_call_parents(r, sp_reader_rank_index(r, 2), iv, g, 3, par), 0);
+  CHECK_INT(par[0], -1);
+  CHECK_INT(par[1], 0);
+  CHECK_INT(par[2], -1);
+  CHECK_INT(sp_reader_call_parents(r, 99, iv, g, 3, par), SP_READER_EINVAL);
+  for (int q = 0; q < 3; q++) sp_reader_intervals_free(&iv[q]);
+  sp_reader_close(r);
+  /* A file without ids: none to follow. */
+  r = open_file("ref_rows.h5");
+  CHECK_INT(sp_reader_has_call_ids(r), 0);
+  load_pairs(r, 0, n0, 1, g, iv);
+  CHECK_INT(sp_reader_call_parents(r, 0, iv, g, 1, par), SP_READER_EINVAL);
+  CHECK_STR(sp_reader_errmsg(r), "the file has no call ids");
+  sp_reader_intervals_free(&iv[0]);
+  sp_reader_close(r);
+}
+
+/* ref_aggregate.h5: the figures the aggregate layout stores per pair. */
+static void case_ref_aggregate(void) {
+  const int64_t MS = 1000000;
+  sp_reader_t *r = open_file("ref_aggregate.h5");
+  sp_reader_aggregate_t a;
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
+  CHECK_INT(a.present, 1);
+  CHECK_INT(a.have,
+            SP_READER_AGG_TOTAL | SP_READER_AGG_MIN | SP_READER_AGG_MAX | SP_READER_AGG_EXCLUSIVE);
+  CHECK_INT(a.calls, 1);
+  CHECK_INT(a.total, 100 * MS);
+  CHECK_INT(a.min, 100 * MS);
+  CHECK_INT(a.max, 100 * MS);
+  CHECK_INT(a.exclusive, 64 * MS); /* minus solver/rhs (26 ms) and omp on thread 0 (10 ms) */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "solver/rhs"), 0, &a), 0);
+  CHECK_INT(a.calls, 3);
+  CHECK_INT(a.total, 26 * MS);
+  CHECK_INT(a.min, 1 * MS);
+  CHECK_INT(a.max, 15 * MS);
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "io"), 0, &a), 0); /* not on rank 0 */
+  CHECK_INT(a.present + a.have, 0);
+  CHECK_INT(sp_reader_aggregate(r, 99, 0, &a), SP_READER_EINVAL);
+  sp_reader_close(r);
+  r = open_file("ref_aggregate_counts.h5"); /* counts only: no time known */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "solver/rhs"), 0, &a), 0);
+  CHECK_INT(a.present, 1);
+  CHECK_INT(a.calls, 3);
+  CHECK_INT(a.have, 0);
+  sp_reader_close(r);
+  r = open_file("ref_rows.h5"); /* stamps: nothing aggregated */
+  CHECK_INT(sp_reader_aggregate(r, sp_test_region(r, "main"), 0, &a), 0);
+  CHECK_INT(a.present + a.have, 0);
+  sp_reader_close(r);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(decode),        SP_TEST_CASE(open_basic),  SP_TEST_CASE(ranks),
-      SP_TEST_CASE(regions_order), SP_TEST_CASE(names),       SP_TEST_CASE(filter),
-      SP_TEST_CASE(filter_bad),    SP_TEST_CASE(info_thread), SP_TEST_CASE(load_stats),
-      SP_TEST_CASE(extent),        SP_TEST_CASE(errors_open), SP_TEST_CASE(end_before_start),
-      SP_TEST_CASE(count_only),    SP_TEST_CASE(likwid),      SP_TEST_CASE(likwid_none),
+      SP_TEST_CASE(decode),
+      SP_TEST_CASE(open_basic),
+      SP_TEST_CASE(ranks),
+      SP_TEST_CASE(regions_order),
+      SP_TEST_CASE(names),
+      SP_TEST_CASE(filter),
+      SP_TEST_CASE(filter_bad),
+      SP_TEST_CASE(info_thread),
+      SP_TEST_CASE(load_stats),
+      SP_TEST_CASE(extent),
+      SP_TEST_CASE(errors_open),
+      SP_TEST_CASE(end_before_start),
+      SP_TEST_CASE(count_only),
+      SP_TEST_CASE(likwid),
+      SP_TEST_CASE(likwid_none),
       SP_TEST_CASE(likwid_bad),
+      SP_TEST_CASE(ref_call_parents),
+      SP_TEST_CASE(ref_aggregate),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
@@ -305,5 +364,5 @@ int main(int argc, char **argv) {
   }
   dir = argv[2];
   sp_test_case_run(c);
-  return failures ? 1 : 0;
+  return sp_test_failures ? 1 : 0;
 }

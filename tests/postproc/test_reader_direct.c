@@ -18,21 +18,10 @@
 #include <hdf5.h>
 
 #include "scope_profiler_reader.h"
+#include "sp_reader_test.h"
 #include "sp_test_cases.h"
 
 static const char *dir;
-static int failures;
-
-#define CHECK_INT(a, b)                                                                            \
-  do {                                                                                             \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
-    if (va_ != vb_) {                                                                              \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
-              vb_);                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
 #define N 1000
 #define T0 1000000000000LL
 
@@ -106,23 +95,9 @@ static sp_reader_t *reader_open(const char *path, int direct) {
     unsetenv("SCOPE_PROFILER_READER_DIRECT");
   else
     setenv("SCOPE_PROFILER_READER_DIRECT", "0", 1);
-  sp_reader_t *r = NULL;
-  char msg[512];
-  int rc = sp_reader_open(path, &r, msg, sizeof msg);
+  sp_reader_t *r = sp_test_open(NULL, path);
   unsetenv("SCOPE_PROFILER_READER_DIRECT");
-  if (rc != 0) {
-    fprintf(stderr, "open %s: %s (%s)\n", path, msg, sp_reader_err_name(rc));
-    exit(1);
-  }
   return r;
-}
-
-/* Region index of name in r. */
-static int region_index(sp_reader_t *r, const char *name) {
-  for (int g = 0; g < sp_reader_num_regions(r); g++)
-    if (strcmp(sp_reader_region_name(r, g), name) == 0) return g;
-  fprintf(stderr, "no region '%s'\n", name);
-  exit(1);
 }
 
 /* Loads region name both ways; both must succeed with identical arrays
@@ -130,7 +105,7 @@ static int region_index(sp_reader_t *r, const char *name) {
 static void same_arrays(sp_reader_t *direct, sp_reader_t *h5, const char *name, int seed,
                         int threads) {
   sp_reader_intervals_t a, b;
-  int ga = region_index(direct, name), gb = region_index(h5, name);
+  int ga = sp_test_region(direct, name), gb = sp_test_region(h5, name);
   CHECK_INT(sp_reader_load(direct, ga, 0, &a), 0);
   CHECK_INT(sp_reader_load(h5, gb, 0, &b), 0);
   CHECK_INT(a.n, N);
@@ -219,7 +194,7 @@ static void case_offset_past_end(void) {
     CHECK_INT(r == NULL, 1);
     CHECK_INT(strstr(msg, "rank0/regions/a/end_times") != NULL, 1);
     CHECK_INT(strstr(msg, "run past the end of the file") != NULL, 1);
-    if (failures) fprintf(stderr, "message: %s\n", msg);
+    if (sp_test_failures) fprintf(stderr, "message: %s\n", msg);
     sp_reader_close(r);
   }
 }
@@ -242,7 +217,7 @@ static void case_shrunk_after_open(void) {
   sp_reader_t *d = reader_open(path, 1);
   CHECK_INT(truncate(path, (off_t)last + 8), 0);
   sp_reader_intervals_t iv;
-  CHECK_INT(sp_reader_load(d, region_index(d, regions[lr]), 0, &iv), SP_READER_EHDF5);
+  CHECK_INT(sp_reader_load(d, sp_test_region(d, regions[lr]), 0, &iv), SP_READER_EHDF5);
   CHECK_INT(iv.n, 0);
   sp_reader_close(d);
 }
@@ -263,5 +238,5 @@ int main(int argc, char **argv) {
   dir = argv[2];
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the damaged cases make HDF5 complain */
   sp_test_case_run(c);
-  return failures ? 1 : 0;
+  return sp_test_failures ? 1 : 0;
 }

@@ -11,40 +11,20 @@
 #include <string.h>
 
 #include "scope_profiler_reader.h"
-
-static int failures;
-
-#define CHECK_INT(a, b)                                                                            \
-  do {                                                                                             \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                                          \
-    if (va_ != vb_) {                                                                              \
-      fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, va_, #b, \
-              vb_);                                                                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "sp_reader_test.h"
 
 #define CHECK_NEAR(a, b)                                                                         \
   do {                                                                                           \
     double va_ = (double)(a), vb_ = (double)(b);                                                 \
     if (fabs(va_ - vb_) > 1e-6 * fabs(vb_) + 1.0) {                                              \
       fprintf(stderr, "%s:%d: %s == %.17g, expected %.17g\n", __FILE__, __LINE__, #a, va_, vb_); \
-      failures++;                                                                                \
+      sp_test_failures++;                                                                        \
     }                                                                                            \
   } while (0)
 
 #define S 1000000000.0 /* ns per s */
 
-static sp_reader_t *open_basic(const char *dir) {
-  char path[4096], msg[512];
-  snprintf(path, sizeof path, "%s/basic.h5", dir);
-  sp_reader_t *r = NULL;
-  if (sp_reader_open(path, &r, msg, sizeof msg) != 0) {
-    fprintf(stderr, "open %s: %s\n", path, msg);
-    exit(1);
-  }
-  return r;
-}
+static sp_reader_t *open_basic(const char *dir) { return sp_test_open(dir, "basic.h5"); }
 
 static const char *node_name(sp_reader_t *r, const sp_reader_tree_t *t, int i) {
   return sp_reader_region_name(r, sp_reader_tree_node(t, i)->region);
@@ -60,7 +40,7 @@ static void test_structure(sp_reader_t *r) {
   for (int i = 0; i < 7 && sp_reader_tree_num_nodes(t) == 7; i++) {
     if (strcmp(node_name(r, t, i), want[i]) != 0) {
       fprintf(stderr, "node %d is %s, expected %s\n", i, node_name(r, t, i), want[i]);
-      failures++;
+      sp_test_failures++;
     }
     CHECK_INT(sp_reader_tree_node(t, i)->parent, parent[i]);
   }
@@ -154,7 +134,7 @@ static void test_backwards(sp_reader_t *unused) {
     sp_reader_t *r = NULL;
     if (sp_reader_open(path, &r, msg, sizeof msg) != 0) {
       fprintf(stderr, "open %s: %s\n", path, msg);
-      failures++;
+      sp_test_failures++;
       continue;
     }
     for (unsigned flags = 0; flags <= SP_READER_TREE_DURATIONS; flags += SP_READER_TREE_DURATIONS) {
@@ -163,7 +143,7 @@ static void test_backwards(sp_reader_t *unused) {
       CHECK_INT(t == NULL, 1);
       if (!strstr(sp_reader_errmsg(r), want)) {
         fprintf(stderr, "%s, flags %u: '%s' lacks '%s'\n", path, flags, sp_reader_errmsg(r), want);
-        failures++;
+        sp_test_failures++;
       }
     }
     sp_reader_close(r);
@@ -200,7 +180,7 @@ int main(int argc, char **argv) {
       sp_reader_t *r = open_basic(argv[2]);
       cases[i].fn(r);
       sp_reader_close(r);
-      return failures ? 1 : 0;
+      return sp_test_failures ? 1 : 0;
     }
   fprintf(stderr, "unknown case %s\n", argv[1]);
   return 2;

@@ -1,7 +1,9 @@
 /* chart_durations.c - durations_plot_<metric>: grouped bars per region, one
  * bar per file, over the regions common to all files (the reference tool's
  * rule: the metric over the calls of the selected ranks). One file: bars in
- * the region colours; several: one colour per file and a legend. */
+ * the region colours; several: one colour per file and a legend. The
+ * reference tool's aggregate files (no stamps) give their stored figures; a
+ * figure not stored is left out (no bar, never a bar of 0) and said so. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,9 +116,33 @@ static int sp_dur_draw(void *ctx, const char *path) {
   return sp_plot_close();
 }
 
+/* Says which common regions of each file do not store the metric's figure
+ * (aggregate files: left out of the chart, never drawn as 0); returns 1
+ * when some bar has a value. */
+static int sp_dur_check(const sp_charts_t *c, int metric, const char *name) {
+  int n = c->ncommon, any = 0;
+  for (int f = 0; f < c->nfiles; f++) {
+    int missing = 0;
+    for (int r = 0; r < n; r++) {
+      int g = c->common[(size_t)f * n + r];
+      missing += !sp_chart_stats_stored(&c->stats[f], g, metric);
+      double v = sp_chart_stats_metric(&c->stats[f], g, metric);
+      any |= isfinite(v) && v > 0;
+    }
+    if (missing)
+      sp_msg(SP_NORMAL, "%s: %s: %d region%s left out: %s unknown (no stamps, not stored)",
+             c->sels[f].file, name, missing, missing > 1 ? "s" : "",
+             metric == SP_DUR_MIN   ? "the shortest call is"
+             : metric == SP_DUR_MAX ? "the longest call is"
+                                    : "the total time is");
+  }
+  return any;
+}
+
 int sp_durations_plot(const sp_charts_t *c) {
   unsigned m = c->o->metrics ? c->o->metrics : (1u << SP_DUR_NMETRICS) - 1;
-  int one = (m & (m - 1)) == 0;
+  int one = (m & (m - 1)) == 0, drawn = 0, empty = 0, agg = 0;
+  for (int f = 0; f < c->nfiles; f++) agg |= c->stats[f].aggregate;
   if (c->ncommon == 0) {
     sp_msg(SP_QUIET, "durations: no region is common to all %d files", c->nfiles);
     return SP_EXIT_DATA;
@@ -126,9 +152,16 @@ int sp_durations_plot(const sp_charts_t *c) {
     char name[64];
     snprintf(name, sizeof name, one ? "durations_plot" : "durations_plot_%s",
              sp_dur_metric_names[k]);
+    /* Aggregate files without that figure at all: no chart of zeros. */
+    if (!sp_dur_check(c, k, name) && agg) {
+      sp_msg(SP_QUIET, "%s: not written: no region has a stored value", name);
+      empty++;
+      continue;
+    }
     sp_dur_job_t job = {c, k};
     int rc = sp_chart_write(c->o, name, sp_dur_draw, &job);
     if (rc) return rc;
+    drawn++;
   }
-  return 0;
+  return drawn || !empty ? 0 : SP_EXIT_DATA;
 }

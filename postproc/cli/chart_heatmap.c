@@ -8,7 +8,9 @@
  * "very fast" (the legend says so). Columns are the regions with timed
  * calls in call-tree order (with several files the common ones; --top-n
  * applies); with several files one panel per file, stacked, each titled
- * with the file's label. The picture that shows the slow rank among 1024,
+ * with the file's label. The reference tool's aggregate files (no stamps)
+ * give their stored totals; a region whose total is not stored is left
+ * out, and said so. The picture that shows the slow rank among 1024,
  * where a Gantt chart would need a pixel row per lane. */
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +42,14 @@ static int sp_heat_columns(const sp_charts_t *c, int f, int *cols, double *mean)
       sum += st->cell[(size_t)g * st->nranks + k].total;
       calls += st->cell[(size_t)g * st->nranks + k].n;
     }
-    if (calls == 0 || sum <= 0) continue;
+    if (calls == 0) continue;
+    if (!sp_chart_stats_stored(st, g, SP_DUR_TOTAL)) { /* aggregate files: not 0, unknown */
+      const sp_selection_t *sel = &c->sels[f];
+      sp_msg(SP_NORMAL, "%s: rank heat map: region '%s' left out (its total time is not known)",
+             sel->file, sp_reader_region_name(sel->reader, sel->regions[g]));
+      continue;
+    }
+    if (sum <= 0) continue;
     cols[n] = g;
     mean[n++] = sum / st->nranks;
   }
@@ -147,7 +156,9 @@ static int sp_heat_draw(void *ctx, const char *path) {
     }
     ncols[f] = sp_heat_columns(c, f, cols[f], mean[f]);
     if (ncols[f] == 0) {
-      sp_msg(SP_QUIET, "%s: rank heat map: no selected region has timed calls", c->sels[f].file);
+      sp_msg(SP_QUIET, "%s: rank heat map: no selected region has %s", c->sels[f].file,
+             c->stats[f].aggregate ? "a known total time (no stamps, no stored total)"
+                                   : "timed calls");
       rc = SP_EXIT_DATA;
     }
     int px = 240 + 14 * c->stats[f].nranks;

@@ -124,10 +124,11 @@ void sp_scaling_note_missing(const sp_charts_t *c) {
       int g = c->common[(size_t)f * n + j];
       double m = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_AVG);
       if (m > 0 && isfinite(m)) continue;
-      sp_msg(SP_NORMAL,
-             "%s: region '%s' has no timed call on the selected ranks: left out of its mean "
-             "in the scaling charts",
-             sel->file, sp_reader_region_name(sel->reader, sel->regions[g]));
+      sp_msg(SP_NORMAL, "%s: region '%s' has %s: left out of its mean in the scaling charts",
+             sel->file, sp_reader_region_name(sel->reader, sel->regions[g]),
+             sp_chart_stats_stored(&c->stats[f], g, SP_DUR_AVG)
+                 ? "no timed call on the selected ranks"
+                 : "no known total time (no stamps, no stored total)");
     }
 }
 

@@ -5,6 +5,35 @@
 
 #include "chart_stats.h"
 
+/* A pair without stamps: its stored figures (aggregate files). With
+ * min_duration the stored min and max must tell that every call passes or
+ * none does; otherwise no figure of the pair is known, so that its region's
+ * figures are unknown too, not those of the other ranks alone (returns 1,
+ * said by the caller). */
+static int sp_cell_aggregate(const sp_selection_t *sel, int g, int k, double min_ns,
+                             sp_cell_stats_t *c) {
+  sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+  if (sp_reader_aggregate(sel->reader, sel->regions[g], sel->ranks[k], &ag) != 0 || !ag.present ||
+      ag.calls <= 0)
+    return 0;
+  const unsigned mm = SP_READER_AGG_MIN | SP_READER_AGG_MAX;
+  const unsigned all = SP_READER_AGG_TOTAL | SP_READER_AGG_MIN | SP_READER_AGG_MAX;
+  c->n = ag.calls;
+  if (min_ns > 0 && !((ag.have & mm) == mm && (ag.min >= min_ns || ag.max < min_ns))) {
+    c->unknown = all;
+    return 1;
+  }
+  if (min_ns > 0 && ag.max < min_ns) { /* every call shorter */
+    c->n = 0;
+    return 0;
+  }
+  c->unknown = ~ag.have & all;
+  c->total = (double)ag.total;
+  c->min = (double)ag.min;
+  c->max = (double)ag.max;
+  return 0;
+}
+
 int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st) {
   memset(st, 0, sizeof *st);
   st->nregions = sel->nregions;
@@ -12,6 +41,7 @@ int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_char
   size_t cells = (size_t)sel->nregions * (size_t)sel->nranks;
   st->cell = calloc(cells ? cells : 1, sizeof *st->cell);
   if (!st->cell) return SP_EXIT_IO;
+  int64_t unfiltered = 0;
   for (int g = 0; g < sel->nregions; g++)
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
@@ -29,7 +59,39 @@ int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_char
         if (c->n == 0 || d > c->max) c->max = d;
         c->n++;
       }
+      if (iv.n == 0) unfiltered += sp_cell_aggregate(sel, g, k, 1e9 * min_duration, c);
+      st->aggregate |= c->n > 0 && iv.n == 0;
       sp_reader_intervals_free(&iv);
+    }
+  if (unfiltered)
+    sp_msg(SP_NORMAL,
+           "%s: the figures of %lld (region, rank) pairs are unknown (their regions are "
+           "left out of the duration charts): the file stores no stamps, and their stored "
+           "min and max do not tell which calls last --min-duration or longer",
+           sel->file, (long long)unfiltered);
+  return 0;
+}
+
+unsigned sp_chart_stats_need(int metric) {
+  return metric == SP_DUR_MIN   ? SP_READER_AGG_MIN
+         : metric == SP_DUR_MAX ? SP_READER_AGG_MAX
+                                : SP_READER_AGG_TOTAL;
+}
+
+int sp_chart_stats_stored(const sp_chart_stats_t *st, int g, int metric) {
+  for (int k = 0; k < st->nranks; k++) {
+    const sp_cell_stats_t *c = &st->cell[(size_t)g * st->nranks + k];
+    if (c->n > 0 && (c->unknown & sp_chart_stats_need(metric))) return 0;
+  }
+  return 1;
+}
+
+int sp_selection_no_stamps(const sp_selection_t *sel) {
+  for (int g = 0; g < sel->nregions; g++)
+    for (int k = 0; k < sel->nranks; k++) {
+      sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+      if (sp_reader_aggregate(sel->reader, sel->regions[g], sel->ranks[k], &ag) == 0 && ag.present)
+        return 1;
     }
   return 0;
 }
@@ -45,6 +107,7 @@ double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric) {
   for (int k = 0; k < st->nranks; k++) {
     const sp_cell_stats_t *c = &st->cell[(size_t)g * st->nranks + k];
     if (c->n == 0) continue;
+    if (c->unknown & sp_chart_stats_need(metric)) return NAN; /* not stored: unknown */
     if (n == 0 || c->min < mn) mn = c->min;
     if (n == 0 || c->max > mx) mx = c->max;
     n += c->n;

@@ -10,23 +10,42 @@ typedef struct sp_cell_stats {
   double total; /* sum of durations, ns */
   double min;   /* shortest call, ns (0 when n == 0) */
   double max;   /* longest call, ns */
+  /* The reference tool's aggregate files (no stamps): the SP_READER_AGG_*
+   * figures (TOTAL, MIN, MAX) the file does not store for this pair, which
+   * are unknown, never 0; 0 for files with stamps. */
+  unsigned unknown;
 } sp_cell_stats_t;
 
 typedef struct sp_chart_stats {
   int nregions, nranks;  /* as in the selection */
   sp_cell_stats_t *cell; /* nregions x nranks, cell[g * nranks + k] for
                           * sel->regions[g] on sel->ranks[k] */
+  int aggregate;         /* some cell holds a pair's stored figures (no stamps) */
 } sp_chart_stats_t;
 
 /* Reads every selected pair once; calls shorter than min_duration seconds
- * are left out. Returns an sp_exit_t code after printing why. */
+ * are left out. A pair without stamps in an aggregate file takes its stored
+ * count, total, min and max (sp_reader_aggregate); with min_duration, only
+ * where the stored min and max tell which calls pass (all or none), else the
+ * pair is left out and said so. Returns an sp_exit_t code after printing why. */
 int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st);
 void sp_chart_stats_free(sp_chart_stats_t *st);
 
 /* Metric SP_DUR_* of region row g over all selected ranks, in seconds
  * (the reference tool's rule: mean, min, max and total over the calls of
- * the selected ranks); NaN when the region has no timed call. */
+ * the selected ranks); NaN when the region has no timed call, or when a
+ * rank with calls does not store the figure (aggregate files). */
 double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric);
+
+/* The SP_READER_AGG_* bit a metric SP_DUR_* needs (mean: the total). */
+unsigned sp_chart_stats_need(int metric);
+
+/* 0 when some rank with calls of region row g does not store the figure
+ * metric SP_DUR_* needs (aggregate files), else 1. */
+int sp_chart_stats_stored(const sp_chart_stats_t *st, int g, int metric);
+
+/* 1 when some selected pair of sel is in an aggregate file (no stamps). */
+int sp_selection_no_stamps(const sp_selection_t *sel);
 
 /* Regions common to all nfiles selections, by name, in the first file's
  * order: *ncommon of them; (*rows)[f * ncommon + j] is the row (index into

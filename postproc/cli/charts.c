@@ -140,6 +140,31 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) 
   return rc;
 }
 
+/* The charts drawn from stamps (calls over time, call nesting). */
+enum {
+  SP_PLOTS_STAMPS = SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES |
+                    SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY
+};
+
+/* The reference tool's aggregate files hold no stamps: the charts drawn
+ * from stamps are left out, in one line per such file; returns plots
+ * without them (unchanged when every file has stamps), *left 1 if so. */
+static unsigned sp_charts_no_stamps(const sp_charts_t *c, unsigned plots, int *left) {
+  unsigned out = plots;
+  *left = 0;
+  for (int f = 0; (plots & SP_PLOTS_STAMPS) && f < c->nfiles; f++) {
+    if (!sp_selection_no_stamps(&c->sels[f])) continue;
+    sp_msg(SP_QUIET,
+           "%s: the file holds no stamps (the reference tool's aggregate layout): the Gantt, "
+           "flame, flame graph, time series, histogram and density charts are left out; the "
+           "duration bars, rank heat map and scaling charts use its stored figures",
+           c->sels[f].file);
+    out &= ~(unsigned)SP_PLOTS_STAMPS;
+    *left = 1;
+  }
+  return out;
+}
+
 static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
   for (int f = 0; c->stats && f < c->nfiles; f++) sp_chart_stats_free(&c->stats[f]);
   free(c->stats);
@@ -254,6 +279,8 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
   int rc = sp_charts_prepare(&c, &one,
                              (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
+  int nostamps = 0;
+  if (rc == 0) plots = sp_charts_no_stamps(&c, plots, &nostamps);
   unsigned scaling = SP_PLOT_SPEEDUP | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY;
   if (rc == 0 && nfiles > 1 && ((plots & scaling) || o->export_data)) sp_scaling_note_missing(&c);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
@@ -277,9 +304,11 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
                 {SP_PLOT_TIMESERIES, sp_timeseries_plot},
                 {SP_PLOT_HISTOGRAM, sp_histogram_plot},
                 {SP_PLOT_DENSITY, sp_density_plot}};
+  int drawn = 0;
   for (size_t k = 0; rc == 0 && k < sizeof charts / sizeof charts[0]; k++) {
     if (!(plots & charts[k].bit)) continue;
     rc = charts[k].draw(&c);
+    drawn += rc == 0;
     /* A chart of the default set with nothing to show (no timed calls,
      * only zero-length ones) is skipped; one named in --plots fails. */
     if (rc == SP_EXIT_DATA && !o->plots) {
@@ -288,6 +317,10 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
     }
   }
   if (rc == 0 && o->export_data) rc = sp_export_data(&c);
+  if (rc == 0 && nostamps && !drawn) { /* only stored figures, none drawn */
+    sp_msg(SP_QUIET, "nothing to draw: no chart could be drawn from the stored figures");
+    rc = SP_EXIT_DATA;
+  }
   sp_charts_free(&c, &one);
   return rc;
 }

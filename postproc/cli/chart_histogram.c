@@ -86,7 +86,7 @@ static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
   plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
-  sp_charts_common_legend(c);
+  sp_charts_common_legend(c, NULL);
   return 0;
 }
 

@@ -250,12 +250,31 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   const sp_options_t *o = c->o;
   int height = o->height ? o->height : 720;
   if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, c->ncommon, 0);
-  if (rc) return rc;
-  for (int r = 0; r < c->ncommon; r++)
-    plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
-            c->common_rgb[3 * r + 2]);
   int ng = sp->ngroups;
+  /* The regions with a line (a value somewhere): the legend lists only
+   * those, as the reference tool does, each in colour slot k of its order. */
+  unsigned char *drawn = calloc((size_t)(c->ncommon ? c->ncommon : 1), 1);
+  int *slot = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *slot);
+  if (!drawn || !slot) {
+    free(drawn);
+    free(slot);
+    return SP_EXIT_IO;
+  }
+  int nslots = 0;
+  for (int r = 0; r < c->ncommon; r++) {
+    for (int g = 0; g < ng; g++) drawn[r] |= isfinite(sp_scaling_value(sp, j->kind, r, g)) != 0;
+    slot[r] = drawn[r] ? nslots++ : -1;
+  }
+  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, nslots, 0);
+  if (rc) {
+    free(drawn);
+    free(slot);
+    return rc;
+  }
+  for (int r = 0; r < c->ncommon; r++)
+    if (drawn[r])
+      plscol0(SP_COL_REGION0 + slot[r], c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
+              c->common_rgb[3 * r + 2]);
   double ymax = 1, xmin = sp->x[0], xmax = sp->x[ng - 1];
   for (int r = 0; r < c->ncommon; r++)
     for (int g = 0; g < ng; g++) {
@@ -287,13 +306,14 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   PLFLT *x = malloc((size_t)ng * sizeof *x), *y = malloc((size_t)ng * sizeof *y);
   plwidth(2.0);
   for (int r = 0; x && y && r < c->ncommon; r++) {
+    if (!drawn[r]) continue;
     int np = 0; /* the points with a value: the line joins them */
     for (int g = 0; g < ng; g++) {
       x[np] = sp->x[g];
       y[np] = sp_scaling_value(sp, j->kind, r, g);
       np += isfinite(y[np]) != 0;
     }
-    plcol0(SP_COL_REGION0 + r);
+    plcol0(SP_COL_REGION0 + slot[r]);
     if (np > 1) plline(np, x, y);
     if (np > 0) plpoin(np, x, y, 17);
   }
@@ -309,7 +329,9 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   plmtex("b", 3.0, 0.5, 0.5, sp->field);
   if (j->kind != SP_SCALING_SPEEDUP)
     plmtex("l", 3.5, 0.5, 0.5, j->kind == SP_SCALING_WEAK ? "normalized runtime" : "efficiency");
-  sp_charts_common_legend(c);
+  sp_charts_common_legend(c, drawn);
+  free(drawn);
+  free(slot);
   return sp_plot_close();
 }
 

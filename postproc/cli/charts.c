@@ -174,13 +174,15 @@ static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
   free((void *)one->colour_names);
 }
 
-void sp_charts_common_legend(const sp_charts_t *c) {
+void sp_charts_common_legend(const sp_charts_t *c, const unsigned char *drawn) {
   sp_selection_t shown = c->sels[0];
   int *rows = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *rows);
   if (!rows) return;
-  for (int r = 0; r < c->ncommon; r++) rows[r] = c->sels[0].regions[c->common[r]];
+  int m = 0;
+  for (int r = 0; r < c->ncommon; r++)
+    if (!drawn || drawn[r]) rows[m++] = c->sels[0].regions[c->common[r]];
   shown.regions = rows;
-  shown.nregions = c->ncommon;
+  shown.nregions = m;
   sp_plot_region_legend(&shown);
   free(rows);
 }

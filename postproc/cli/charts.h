@@ -23,9 +23,11 @@ typedef struct sp_charts {
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o);
 
-/* Draws the legend of the regions common to all files, in the colours of
- * the first file's selection (charts drawn per common region). */
-void sp_charts_common_legend(const sp_charts_t *c);
+/* Draws the legend of the regions common to all files (drawn NULL), or of
+ * those with drawn[j] set (one byte per common region), in the order of the
+ * first file's selection; entry i in colour map 0's SP_COL_REGION0 + i
+ * (charts drawn per common region). */
+void sp_charts_common_legend(const sp_charts_t *c, const unsigned char *drawn);
 
 /* The title of file f's panel: what, after "LABEL: " with several files
  * (one file: what alone, as the single-file chart always had). */

@@ -10,7 +10,8 @@
  *   speedup_data    region,<x_field>,speedup (with several files)
  *   weak_scaling_data        region,<x_field>,normalized_runtime
  *   scaling_efficiency_data  region,<x_field>,efficiency
- *                   (with several files, when --plots names the chart or all)
+ *                   (with several files, when --plots names the chart or all;
+ *                   not written, and said so, when no region has a value)
  * As .csv (a header line, RFC 4180 quoting) or .json: an object with
  * "columns", "data" (one object per row, keys the column names) and
  * "colors" (region name -> "#rrggbb", the charts' colours); the scaling
@@ -241,6 +242,16 @@ static int sp_scaling_data(const sp_charts_t *c, sp_scaling_kind_t kind, const c
     sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
     sp_speedup_free(&sp);
     return SP_EXIT_DATA;
+  }
+  /* No region with a line: no file (not a header alone), as the reference tool. */
+  int any = 0;
+  for (int j = 0; j < c->ncommon; j++)
+    for (int g = 0; g < sp.ngroups; g++) any |= isfinite(sp_scaling_value(&sp, kind, j, g)) != 0;
+  if (!any) {
+    sp_msg(SP_QUIET, "%s: not written: no common region has a timed call at the baseline %s = %s",
+           name, sp.field, sp.label);
+    sp_speedup_free(&sp);
+    return 0;
   }
   const char *cols[3] = {"region", sp.field, sp_scaling_column(kind)};
   sp_data_file_t d;

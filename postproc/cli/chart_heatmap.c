@@ -8,7 +8,8 @@
  * "very fast" (the legend says so). Columns are the regions with timed
  * calls in call-tree order (with several files the common ones; --top-n
  * applies); with several files one panel per file, stacked, each titled
- * with the file's label. The reference tool's aggregate files (no stamps)
+ * with the file's label (sp_charts_write_panels lays them out, as for the
+ * other panel charts). The reference tool's aggregate files (no stamps)
  * give their stored totals; a region whose total is not stored is left
  * out, and said so. The picture that shows the slow rank among 1024,
  * where a Gantt chart would need a pixel row per lane. */
@@ -138,58 +139,65 @@ static void sp_heat_panel(const sp_charts_t *c, int f, const int *cols, const do
   sp_heat_colorbar(absent);
 }
 
-static int sp_heat_draw(void *ctx, const char *path) {
-  const sp_charts_t *c = ctx;
-  const sp_options_t *o = c->o;
+typedef struct sp_heat_job {
+  const sp_charts_t *c;
+  int **cols;    /* per file: the region rows drawn (sp_heat_columns) */
+  double **mean; /* per file: their mean total over ranks, ns */
+  int *ncols;
+} sp_heat_job_t;
+
+/* sp_charts_panels_t callbacks. */
+static int sp_heat_natural(void *ctx, int f) {
+  const sp_heat_job_t *jb = ctx;
+  int px = 240 + 14 * jb->c->stats[f].nranks;
+  return px < 600 ? 600 : px;
+}
+
+static void sp_heat_setup(void *ctx) {
+  (void)ctx;
+  PLFLT pos[3] = {0, 0.5, 1}, r[3] = {0.23, 1, 0.71}, g[3] = {0.30, 1, 0.02},
+        b[3] = {0.75, 1, 0.15};
+  plscmap1l(1, 3, pos, r, g, b, NULL);
+  plscol0(SP_COL_REGION0, sp_heat_absent_rgb[0], sp_heat_absent_rgb[1], sp_heat_absent_rgb[2]);
+}
+
+static int sp_heat_draw_one(void *ctx, int f, int height, double y0, double y1) {
+  const sp_heat_job_t *jb = ctx;
+  sp_heat_panel(jb->c, f, jb->cols[f], jb->mean[f], jb->ncols[f], height, y0, y1);
+  return 0;
+}
+
+int sp_heatmap_plot(const sp_charts_t *c) {
   int nf = c->nfiles, rc = 0;
-  int **cols = calloc((size_t)nf, sizeof *cols), *ncols = calloc((size_t)nf, sizeof *ncols);
-  double **mean = calloc((size_t)nf, sizeof *mean), *band = malloc(2 * (size_t)nf * sizeof *band);
-  int *natural = calloc((size_t)nf, sizeof *natural);
-  if (!cols || !ncols || !mean || !band || !natural) rc = SP_EXIT_IO;
+  sp_heat_job_t jb = {c, calloc((size_t)nf, sizeof(int *)), calloc((size_t)nf, sizeof(double *)),
+                      calloc((size_t)nf, sizeof(int))};
+  if (!jb.cols || !jb.mean || !jb.ncols) rc = SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < nf; f++) {
     int nr = c->stats[f].nregions ? c->stats[f].nregions : 1;
-    cols[f] = malloc((size_t)nr * sizeof **cols);
-    mean[f] = malloc((size_t)nr * sizeof **mean);
-    if (!cols[f] || !mean[f]) {
+    jb.cols[f] = malloc((size_t)nr * sizeof **jb.cols);
+    jb.mean[f] = malloc((size_t)nr * sizeof **jb.mean);
+    if (!jb.cols[f] || !jb.mean[f]) {
       rc = SP_EXIT_IO;
       break;
     }
-    ncols[f] = sp_heat_columns(c, f, cols[f], mean[f]);
-    if (ncols[f] == 0) {
+    jb.ncols[f] = sp_heat_columns(c, f, jb.cols[f], jb.mean[f]);
+    if (jb.ncols[f] == 0) {
       sp_msg(SP_QUIET, "%s: rank heat map: no selected region has %s", c->sels[f].file,
              c->stats[f].aggregate ? "a known total time (no stamps, no stored total)"
                                    : "timed calls");
       rc = SP_EXIT_DATA;
     }
-    int px = 240 + 14 * c->stats[f].nranks;
-    natural[f] = px < 600 ? 600 : px;
   }
-  if (rc == 0) {
-    int height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, 320, band);
-    rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, 1, 1);
-    if (rc == 0) {
-      PLFLT pos[3] = {0, 0.5, 1}, r[3] = {0.23, 1, 0.71}, g[3] = {0.30, 1, 0.02},
-            b[3] = {0.75, 1, 0.15};
-      plscmap1l(1, 3, pos, r, g, b, NULL);
-      plscol0(SP_COL_REGION0, sp_heat_absent_rgb[0], sp_heat_absent_rgb[1], sp_heat_absent_rgb[2]);
-      pladv(0);
-      for (int f = 0; f < nf; f++)
-        sp_heat_panel(c, f, cols[f], mean[f], ncols[f], height, band[2 * f], band[2 * f + 1]);
-      rc = sp_plot_close();
-    }
+  /* One colour map 0 region entry (the grey), exact fills (one per cell). */
+  const sp_charts_panels_t panels = {sp_heat_natural, 320, 1, 1, 0, sp_heat_setup,
+                                     sp_heat_draw_one};
+  if (rc == 0) rc = sp_charts_write_panels(c, "rank_heatmap_plot", &panels, &jb);
+  for (int f = 0; f < nf && jb.cols && jb.mean; f++) {
+    free(jb.cols[f]);
+    free(jb.mean[f]);
   }
-  for (int f = 0; f < nf && cols && mean; f++) {
-    free(cols[f]);
-    free(mean[f]);
-  }
-  free(cols);
-  free(mean);
-  free(ncols);
-  free(band);
-  free(natural);
+  free(jb.cols);
+  free(jb.mean);
+  free(jb.ncols);
   return rc;
-}
-
-int sp_heatmap_plot(const sp_charts_t *c) {
-  return sp_chart_write(c->o, "rank_heatmap_plot", sp_heat_draw, (void *)c);
 }

@@ -84,6 +84,17 @@ def close(a, b):
     return abs(a - b) <= 1e-9 + 1e-6 * abs(b)
 
 
+def compare(what, got, exp):
+    """Rows {key: value} against numpy's; returns the mismatches."""
+    assert set(got) == set(exp), f"{what}: rows {sorted(got)} != {sorted(exp)}"
+    bad = 0
+    for k, v in sorted(exp.items()):
+        ok = close(got[k], v)
+        bad += not ok
+        print(f"{what} {k}: {got[k]:.9f} numpy {v:.9f} {'ok' if ok else 'WRONG'}")
+    return bad
+
+
 def check_heatmap(png, cols, order):
     """Cells of rank_heatmap_plot (chart_heatmap.c's plot area, as in
     check_heatmap.py): order = the regions left to right."""
@@ -117,12 +128,7 @@ def case_single(pproc, ref, out):
     assert head == ["file", "region", "metric", "value_seconds"], head
     got = {(r[1], r[2]): float(r[3]) for r in rows}
     exp = {(g, m): v for g, per in cols.items() for m, v in metrics(per).items()}
-    assert set(got) == set(exp), f"rows {sorted(got)} != {sorted(exp)}"
-    bad = 0
-    for k, v in sorted(exp.items()):
-        ok = close(got[k], v)
-        bad += not ok
-        print(f"durations {k}: {got[k]:.9f} numpy {v:.9f} {'ok' if ok else 'WRONG'}")
+    bad = compare("durations", got, exp)
     for m in ("avg", "min", "max", "total"):
         assert os.path.getsize(os.path.join(out, f"durations_plot_{m}.png")) > 0, m
     for name in STAMP_CHARTS:
@@ -156,12 +162,7 @@ def case_min_duration(pproc, ref, out):
     head, rows = read_csv(os.path.join(out, "durations_data.csv"))
     got = {(r[1], r[2]): float(r[3]) for r in rows}
     exp = {("main", m): v for m, v in metrics(columns(h5)["main"]).items()}
-    assert set(got) == set(exp), f"rows {sorted(got)} != {sorted(exp)}"
-    bad = 0
-    for k, v in sorted(exp.items()):
-        ok = close(got[k], v)
-        bad += not ok
-        print(f"durations {k}: {got[k]:.9f} numpy {v:.9f} {'ok' if ok else 'WRONG'}")
+    bad = compare("durations", got, exp)
     for region in ("solver/rhs", "omp"):
         assert f"region '{region}' left out" in p.stderr, region
     return bad
@@ -199,11 +200,7 @@ def case_scaling(pproc, ref, out):
             val = {"speedup": (1.0, ma[g] / mb[g]), "weak_scaling": (1.0, mb[g] / ma[g]),
                    "scaling_efficiency": (1.0, ma[g] / mb[g] / 2)}[chart]
             exp[(g, "3")], exp[(g, "6")] = val
-        assert set(got) == set(exp), f"{chart}: rows {sorted(got)} != {sorted(exp)}"
-        for k, v in sorted(exp.items()):
-            ok = close(got[k], v)
-            bad += not ok
-            print(f"{chart} {k}: {got[k]:.9f} numpy {v:.9f} {'ok' if ok else 'WRONG'}")
+        bad += compare(chart, got, exp)
         assert os.path.getsize(os.path.join(out, f"{chart}_plot.png")) > 0, chart
     return bad
 

@@ -15,9 +15,9 @@ are roots).
                       child's (the reader indexes by id, one pass)
   ref_ids_sparse.h5   the same ids spread far apart (id * 7919 + 1000003):
                       the reader hashes them; the same tree as dense
-  ref_ids_dup.h5      dense, but on every rank one call repeats the id of the
-                      call before it in its region (the first one with the id
-                      is the parent of the id's children)
+  ref_ids_dup.h5      dense, but on every rank the sixth step call repeats the
+                      fifth's id (the first one with the id is the parent of
+                      the id's children; the sixth's children become roots)
   ref_ids_forward.h5  dense, but on every rank one call's parent is a call
                       that starts after it (a parent id above its own)
 """
@@ -87,8 +87,8 @@ def write(path, variant):
                 continue
             rows.append((g, rank, len(st), len(mine)))
             cid = [ids[i] for i in mine]
-            if variant == "dup" and len(cid) > 3:
-                cid[3] = cid[2]
+            if variant == "dup" and g == 0:
+                cid[5] = cid[4]  # two roots: nothing but the repeat tells
             st += [calls[i][0] for i in mine]
             en += [calls[i][1] for i in mine]
             tids += [calls[i][3] for i in mine]

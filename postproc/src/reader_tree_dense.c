@@ -53,10 +53,10 @@ static int sp_dense_init(sp_dense_t *d, int64_t lo, int64_t hi, int64_t n) {
   d->slot = NULL;
   d->tid = NULL;
   if (n == 0) lo = hi = 0;
-  if (lo < 0 || hi < lo || n >= INT32_MAX) return SP_DENSE_NO;
+  /* hi - lo cannot overflow with 0 <= lo <= hi; hi - lo + 1 could. */
+  if (lo < 0 || hi < lo || n >= INT32_MAX || hi - lo >= n + n / 4 + 64) return SP_DENSE_NO;
   d->lo = lo;
   d->span = hi - lo + 1;
-  if (d->span > n + n / 4 + 64 || d->span >= INT32_MAX) return SP_DENSE_NO;
   d->slot = malloc((size_t)d->span * sizeof *d->slot);
   if (!d->slot) return SP_READER_ENOMEM;
   for (int64_t s = 0; s < d->span; s++) d->slot[s].what = SP_SLOT_ABSENT;

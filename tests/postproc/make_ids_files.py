@@ -20,6 +20,8 @@ are roots).
                       the id's children; the sixth's children become roots)
   ref_ids_forward.h5  dense, but on every rank one call's parent is a call
                       that starts after it (a parent id above its own)
+  ref_ids_huge.h5     dense, but on every rank the last call's id is the
+                      largest int64 (the span of the ids must not overflow)
 """
 import sys
 
@@ -78,6 +80,8 @@ def write(path, variant):
         if variant == "sparse":
             ids = [i * 7919 + 1000003 for i in ids]
             par = [p * 7919 + 1000003 if p >= 0 else -1 for p in par]
+        if variant == "huge":
+            ids[-1] = 2**63 - 1
         if variant == "forward":
             # The call after the first root's first child hangs under the last call.
             par[2] = ids[-1]
@@ -112,5 +116,5 @@ def write(path, variant):
 
 
 if __name__ == "__main__":
-    for v in ("dense", "sparse", "dup", "forward"):
+    for v in ("dense", "sparse", "dup", "forward", "huge"):
         write(f"{sys.argv[1]}/ref_ids_{v}.h5", v)

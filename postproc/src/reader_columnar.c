@@ -433,6 +433,32 @@ int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_inte
   return 0;
 }
 
+int sp__columnar_read_ids(sp_reader_t *r, int g, int k, int64_t *n, int64_t **call_ids,
+                          int64_t **parent_ids) {
+  *n = 0;
+  *call_ids = NULL;
+  if (parent_ids) *parent_ids = NULL;
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!r->columnar || r->col[3] < 0 || r->col[4] < 0 || !rr || !rr->has_times || rr->n == 0)
+    return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  void *ci = NULL, *pi = NULL;
+  int rc = sp_read_slab(r->col[3], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &ci);
+  if (rc == 0 && parent_ids)
+    rc = sp_read_slab(r->col[4], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &pi);
+  sp__h5_quiet_end(&q);
+  if (rc) {
+    free(ci);
+    free(pi);
+    return rc;
+  }
+  *n = rr->n;
+  *call_ids = ci;
+  if (parent_ids) *parent_ids = pi;
+  return 0;
+}
+
 void sp__columnar_close(sp_reader_t *r) {
   for (int c = 0; r->columnar && c < 5; c++)
     if (r->col[c] >= 0) H5Dclose(r->col[c]);

@@ -188,6 +188,12 @@ int sp__columnar_detect(hid_t file);
 int sp__columnar_open(sp_reader_t *r, const char *path);
 /* The arrays of one pair: out->start / end / thread_ids allocated, n set. */
 int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out);
+/* Only the call ids (and, if parent_ids is not NULL, the parent ids) of
+ * region g on rank index k: *n of them, allocated here; none (*n = 0, NULL)
+ * when the pair has no calls or the file no ids. Returns 0,
+ * SP_READER_ENOMEM or SP_READER_EHDF5 (no message set). */
+int sp__columnar_read_ids(sp_reader_t *r, int g, int k, int64_t *n, int64_t **call_ids,
+                          int64_t **parent_ids);
 void sp__columnar_close(sp_reader_t *r);
 
 /* reader_nested.c: the links under a rank's regions group; and, for a

@@ -232,8 +232,8 @@ SP_STAMP_LOOP static unsigned sp_stamps_scan(const int64_t *st, const int64_t *e
 }
 
 /* Loads region g on rank index k into the pairs (keeping it for the sort). */
-static int sp_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
-                        sp_pairs_t *ps) {
+int sp__tree_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
+                       sp_pairs_t *ps) {
   sp_reader_intervals_t *iv = &ps->iv[ps->n];
   /* The load's check that every call ends after its start is done by
    * the pass below, which reads the stamps anyway. */
@@ -455,12 +455,29 @@ static int sp_tree_rank_ids(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, c
   return rc;
 }
 
+/* The general way for ids that are not dense: every selected pair loaded,
+ * then linked through a hash of the ids. */
+static int sp_tree_rank_sparse(sp_reader_t *r, sp_reader_tree_t *t, int j, int k,
+                               const int *regions, const int *keys, int nregions,
+                               const int *by_key, unsigned flags, sp_pairs_t *ps) {
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < nregions; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(r, regions[i], k, &info);
+    if (info.present && info.has_times)
+      rc = sp__tree_pair_load(r, t, regions[i], k, j, keys[i], ps);
+  }
+  if (rc == 0) rc = sp_tree_rank_ids(r, t, j, k, regions, nregions, by_key, flags, ps);
+  sp_pairs_free(ps);
+  return rc;
+}
+
 /* All selected regions of the j-th selected rank (index k): loaded, put in
  * the sweep's order, swept. */
 static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                         const int *keys, int nregions, const int *by_key, unsigned flags,
                         sp_buf_t *b, sp_pairs_t *ps) {
-  int rc = 0;
+  int rc = 0, ids = sp_reader_has_call_ids(r);
   b->n = 0;
   b->nruns = 0;
   ps->n = 0;
@@ -476,12 +493,13 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     if (!info.present) continue;
     if (!info.has_times)
       rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
-    else
-      rc = sp_pair_load(r, t, regions[i], k, j, keys[i], ps);
+    else if (!ids)
+      rc = sp__tree_pair_load(r, t, regions[i], k, j, keys[i], ps);
   }
-  if (rc == 0 && sp_reader_has_call_ids(r)) { /* the file numbers the calls */
-    rc = sp_tree_rank_ids(r, t, j, k, regions, nregions, by_key, flags, ps);
-    sp_pairs_free(ps);
+  if (ids) { /* the file numbers the calls: by dense ids, else the general way */
+    if (rc == 0) rc = sp__tree_rank_dense(r, t, j, k, regions, keys, nregions, flags);
+    if (rc == SP_DENSE_NO)
+      rc = sp_tree_rank_sparse(r, t, j, k, regions, keys, nregions, by_key, flags, ps);
     return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
                                   : rc;
   }

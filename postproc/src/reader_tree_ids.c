@@ -10,6 +10,7 @@
  * the call a root: a damaged file gives a wrong tree, never a hang. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reader_tree_internal.h"
 
@@ -49,7 +50,7 @@ static void sp_idcalls_add(sp_idcalls_t *c, const sp_pairs_t *ps) {
   for (int p = 0; p < ps->n; p++) {
     const sp_reader_intervals_t *iv = &ps->iv[p];
     for (int64_t i = 0; i < iv->n; i++, c->n++) {
-      c->dur[c->n] = sp_duration(iv->start[i], iv->end[i]);
+      c->dur[c->n] = iv->start ? sp_duration(iv->start[i], iv->end[i]) : 0;
       c->id[c->n] = iv->call_ids ? iv->call_ids[i] : -1;
       c->parent_id[c->n] = iv->parent_ids ? iv->parent_ids[i] : -1;
       c->region_key[c->n] = ps->key ? ps->key[p] : 0;
@@ -149,12 +150,14 @@ int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions, 
   for (int g = 0; rc == 0 && g < r->nregions; g++) {
     if (picked[g]) continue;
     sp_reader_intervals_t *iv = &other->iv[other->n];
-    /* A pair that cannot be read only loses the links through it. */
-    if (sp_reader_load(r, g, k, iv) == 0 && iv->n > 0) {
+    memset(iv, 0, sizeof *iv);
+    /* Only the ids: their stamps are not used. A pair that cannot be read
+     * only loses the links through it. */
+    int e = sp__columnar_read_ids(r, g, k, &iv->n, &iv->call_ids, &iv->parent_ids);
+    if (e == SP_READER_ENOMEM) rc = e;
+    if (e == 0 && iv->n > 0) {
       other->calls += iv->n;
       other->n++;
-    } else {
-      sp_reader_intervals_free(iv);
     }
   }
   free(picked);
@@ -212,9 +215,10 @@ int sp_reader_call_parents(sp_reader_t *r, int k, const sp_reader_intervals_t *i
   sp_pairs_t other = {0};
   sp_idcalls_t c = {0};
   int rc = sp__ids_other_load(r, k, regions, n, &other);
-  if (rc == 0) rc = sp_idcalls_make(&c, &sel, &other);
-  if (rc == 0) rc = sp_resolve_all(&c, NULL, 0, NULL);
-  for (int64_t g = 0; rc == 0 && g < c.nsel; g++) parent[g] = c.anc[g];
+  if (rc == 0) rc = sp__dense_parents(iv, n, &other, parent); /* SP_DENSE_NO: not dense */
+  if (rc == SP_DENSE_NO) rc = sp_idcalls_make(&c, &sel, &other);
+  if (rc == 0 && c.id) rc = sp_resolve_all(&c, NULL, 0, NULL);
+  for (int64_t g = 0; rc == 0 && c.id && g < c.nsel; g++) parent[g] = c.anc[g];
   sp_idcalls_free(&c);
   sp__ids_other_free(&other);
   return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory linking the call ids") : rc;

@@ -89,6 +89,29 @@ int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions,
                        sp_pairs_t *other);
 void sp__ids_other_free(sp_pairs_t *other);
 
+/* ---- reader_tree_dense.c: call ids dense per rank, indexed by id ------- */
+
+/* What the dense path returns when the ids do not suit it (sparse,
+ * repeated, a parent id at or after its child's): the caller takes the
+ * general path of reader_tree_ids.c, nothing was changed. */
+enum { SP_DENSE_NO = 1 };
+
+/* The j-th selected rank (index k) by its dense ids: the selected pairs
+ * (regions[q], name position keys[q]) loaded one at a time, the others'
+ * ids only. Returns 0, SP_DENSE_NO before any node is made, or < 0. */
+int sp__tree_rank_dense(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
+                        const int *keys, int nregions, unsigned flags);
+
+/* sp_reader_call_parents by dense ids: the caller's n pairs iv, the
+ * rank's other pairs (ids only). Returns 0, SP_DENSE_NO or SP_READER_ENOMEM. */
+int sp__dense_parents(const sp_reader_intervals_t *iv, int n, const sp_pairs_t *other,
+                      int64_t *parent);
+
+/* Loads region g on rank index k (name position key) into ps, with the
+ * tree's duration statistics when it keeps them (reader_tree.c). */
+int sp__tree_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j, int key,
+                       sp_pairs_t *ps);
+
 typedef struct sp_repeat sp_repeat_t;
 
 enum { SP_CACHE_BITS = 12 };

@@ -2,7 +2,7 @@
 the nesting with a quadratic search (no code shared with reader_tree.c) and
 compares every node of call_tree.json (from stdin or a file) with it.
 
-usage: check_tree.py PROFILE.h5 CALL_TREE.json [RANK...]
+usage: check_tree.py PROFILE.h5 CALL_TREE.json [--exclude NAME]... [RANK...]
 
 Rules (postproc/include/scope_profiler_reader.h, "Call tree"): per rank and
 thread, calls ordered by start ascending, end descending, name ascending;
@@ -113,7 +113,20 @@ def call_paths(calls, parents):
     return paths
 
 
-def oracle(path, ranks):
+def skip_excluded(calls, parents, excluded):
+    """Each call's nearest ancestor whose region is not excluded (as the tree
+    of the selected regions links them)."""
+    out = []
+    for i in range(len(calls)):
+        p, seen = parents[i], {i}
+        while p is not None and calls[p][3] in excluded and p not in seen:
+            seen.add(p)
+            p = parents[p]
+        out.append(None if p in seen else p)
+    return out
+
+
+def oracle(path, ranks, excluded=()):
     nodes = {}  # path tuple -> {"calls", "incl", "excl", "per_rank": {rank: [c, i, x]}}
     with h5py.File(path, "r") as f:
         per, has_ids = rank_calls(f)
@@ -121,11 +134,14 @@ def oracle(path, ranks):
         for rank in ranks:
             calls = per.get(rank, [])
             parents = by_ids(calls) if has_ids else by_stamps(calls)
+            parents = skip_excluded(calls, parents, excluded)
             paths, child_sum = call_paths(calls, parents), [0] * len(calls)
             for i in range(len(calls)):
-                if parents[i] is not None:
+                if parents[i] is not None and calls[i][3] not in excluded:
                     child_sum[parents[i]] += calls[i][2] - calls[i][1]
             for i, (tid, s, e, name, *_) in enumerate(calls):
+                if name in excluded:
+                    continue
                 n = nodes.setdefault(paths[i], {"calls": 0, "incl": 0, "excl": 0, "per_rank": {}})
                 pr = n["per_rank"].setdefault(rank, [0, 0, 0])
                 d, x = e - s, e - s - child_sum[i]
@@ -144,7 +160,11 @@ def close(a, b):
 
 def main():
     path, doc = sys.argv[1], json.load(open(sys.argv[2]) if sys.argv[2] != "-" else sys.stdin)
-    nodes, ranks = oracle(path, [int(r) for r in sys.argv[3:]])
+    args, excluded = sys.argv[3:], set()
+    while args[:1] == ["--exclude"]:
+        excluded.add(args[1])
+        args = args[2:]
+    nodes, ranks = oracle(path, [int(r) for r in args], excluded)
     got = {tuple(n["path"]): n for n in doc["nodes"]}
     errors = []
     if set(got) != set(nodes):

@@ -16,27 +16,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_nested.h"
 #include "pproc.h"
 
-enum { SP_NREG = 16, SP_REPS = 7 };
-
-static int sp_dcmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of SP_REPS figures (sorted in place). */
-static double sp_median(double *v) {
-  qsort(v, SP_REPS, sizeof *v, sp_dcmp);
-  return v[SP_REPS / 2];
-}
-
-/* CPU seconds of this process: the machine is shared, wall time is noisy. */
-static double sp_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+enum { SP_REPS = 7 };
 
 static int sp_write(hid_t regs, int g, const int64_t *st, const int64_t *en, hsize_t n) {
   char name[32];
@@ -56,24 +39,6 @@ static int sp_write(hid_t regs, int g, const int64_t *st, const int64_t *en, hsi
   return rc;
 }
 
-/* Region g's call in iteration i: 0 the step, 1..3 phases, 4..15 kernels (4 per phase). */
-static void sp_call(int g, int64_t i, int r, uint64_t *lcg, int64_t *s, int64_t *e) {
-  int64_t base = 1000000000 + i * 1000000 + r * 100;
-  *lcg = *lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-  int64_t jit = (int64_t)((*lcg >> 33) % 5000);
-  if (g == 0) {
-    *s = base;
-    *e = base + 900000 + jit;
-  } else if (g <= 3) {
-    *s = base + (g - 1) * 300000 + 1000;
-    *e = *s + 280000 + jit;
-  } else {
-    int p = 1 + (g - 4) / 4, q = (g - 4) % 4;
-    *s = base + (p - 1) * 300000 + 1000 + q * 70000 + 1000;
-    *e = *s + 60000 + jit;
-  }
-}
-
 static int sp_generate(const char *path, int nranks, int64_t iters) {
   int64_t *st = malloc((size_t)iters * sizeof *st), *en = malloc((size_t)iters * sizeof *en);
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -86,7 +51,7 @@ static int sp_generate(const char *path, int nranks, int64_t iters) {
     hid_t rg = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t regs = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     for (int g = 0; g < SP_NREG && rc == 0; g++) {
-      for (int64_t i = 0; i < iters; i++) sp_call(g, i, r, &lcg, &st[i], &en[i]);
+      for (int64_t i = 0; i < iters; i++) sp_nested_call(g, i, r, &lcg, &st[i], &en[i], NULL, NULL);
       rc = sp_write(regs, g, st, en, (hsize_t)iters);
     }
     H5Gclose(regs);
@@ -125,7 +90,7 @@ int main(int argc, char **argv) {
   int64_t n = 0;
   int nodes = 0, rc = 0;
   for (int rep = 0; rep < SP_REPS && rc == 0; rep++) {
-    double c = sp_cpu();
+    double c = sp_cpu_seconds();
     n = 0;
     for (int i = 0; i < sel.nregions; i++) /* reading: every pair once, as any analysis must */
       for (int j = 0; j < sel.nranks; j++) {
@@ -134,17 +99,17 @@ int main(int argc, char **argv) {
         n += iv.n;
         sp_reader_intervals_free(&iv);
       }
-    rd[rep] = sp_cpu() - c;
-    c = sp_cpu();
+    rd[rep] = sp_cpu_seconds() - c;
+    c = sp_cpu_seconds();
     sp_reader_tree_t *tree;
     if (sp_tree_build(&sel, 0, &tree) != 0) return 1;
-    tr[rep] = sp_cpu() - c;
+    tr[rep] = sp_cpu_seconds() - c;
     nodes = sp_reader_tree_num_nodes(tree);
     sp_reader_tree_free(tree);
     const char *labels[1] = {"analysis"};
-    c = sp_cpu();
+    c = sp_cpu_seconds();
     rc = sp_json_outputs(&sel, labels, 1, &o);
-    js[rep] = sp_cpu() - c;
+    js[rep] = sp_cpu_seconds() - c;
     rt[rep] = tr[rep] / rd[rep];
     rj[rep] = js[rep] / rd[rep];
   }
@@ -154,13 +119,14 @@ int main(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("CPU seconds, median of %d runs of each in turn:\n", SP_REPS);
-  printf("read      %.3f s, %lld intervals\n", sp_median(rd), (long long)n);
-  printf("tree      %.3f s (%d call paths)\n", sp_median(tr), nodes);
-  printf("json      region_statistics.json + call_tree.json (one tree): %.3f s\n", sp_median(js));
+  printf("read      %.3f s, %lld intervals\n", sp_median_of(rd, SP_REPS), (long long)n);
+  printf("tree      %.3f s (%d call paths)\n", sp_median_of(tr, SP_REPS), nodes);
+  printf("json      region_statistics.json + call_tree.json (one tree): %.3f s\n",
+         sp_median_of(js, SP_REPS));
   printf(
       "ratio     tree / read = %.2f, JSON files / read = %.2f (medians of the runs' ratios;"
       " target <= 1.5)\n",
-      sp_median(rt), sp_median(rj));
+      sp_median_of(rt, SP_REPS), sp_median_of(rj, SP_REPS));
   printf("peak RSS  %.1f MiB (largest rank %.1f MiB of intervals at 48 B; file data %.1f MiB)\n",
          (double)ru.ru_maxrss / 1024.0, 48.0 * (double)n / nranks / (1024.0 * 1024.0),
          16.0 * (double)n / (1024.0 * 1024.0));

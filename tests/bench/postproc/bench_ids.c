@@ -23,35 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_nested.h"
 #include "scope_profiler_reader.h"
 
-enum { SP_NREG = 16, SP_REPS = 5 };
-
-/* Start-order position of region g's call inside one step (see sp_call). */
-static const int sp_pos[SP_NREG] = {0, 1, 6, 11, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 14, 15};
-
-/* Region g's call in step i on rank r: 0 the step, 1..3 phases, 4..15 kernels (4 per phase). */
-static void sp_call(int g, int64_t i, int r, uint64_t *lcg, int64_t *s, int64_t *e, int64_t *id,
-                    int64_t *pid) {
-  int64_t base = 1000000000 + i * 1000000 + r * 100;
-  *lcg = *lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-  int64_t jit = (int64_t)((*lcg >> 33) % 5000);
-  *id = i * SP_NREG + sp_pos[g];
-  if (g == 0) {
-    *s = base;
-    *e = base + 900000 + jit;
-    *pid = -1;
-  } else if (g <= 3) {
-    *s = base + (g - 1) * 300000 + 1000;
-    *e = *s + 280000 + jit;
-    *pid = i * SP_NREG;
-  } else {
-    int p = 1 + (g - 4) / 4, q = (g - 4) % 4;
-    *s = base + (p - 1) * 300000 + 1000 + q * 70000 + 1000;
-    *e = *s + 60000 + jit;
-    *pid = i * SP_NREG + sp_pos[p];
-  }
-}
+enum { SP_REPS = 5 };
 
 static int sp_put(hid_t grp, const char *name, hid_t ftype, hid_t mtype, const void *v, hsize_t n) {
   hid_t s = H5Screate_simple(1, &n, NULL);
@@ -131,7 +106,7 @@ static int sp_generate(const char *path, int nranks, int64_t iters, int with_ids
   for (int r = 0; r < nranks; r++)
     for (int g = 0; g < SP_NREG; g++)
       for (int64_t i = 0; i < iters; i++, e++)
-        sp_call(g, i, r, &lcg, &col[0][e], &col[1][e], &col[2][e], &col[3][e]);
+        sp_nested_call(g, i, r, &lcg, &col[0][e], &col[1][e], &col[2][e], &col[3][e]);
   int rc = sp_attr_int(f, "scope_profiler_schema", 2);
   if (rc == 0) rc = sp_attr_str(f, "storage_layout", "columnar");
   if (rc == 0) rc = sp_write_index(f, nranks, iters);
@@ -142,12 +117,6 @@ static int sp_generate(const char *path, int nranks, int64_t iters, int with_ids
   H5Gclose(ev);
   for (int c = 0; c < 4; c++) free(col[c]);
   return H5Fclose(f) < 0 ? -1 : rc;
-}
-
-static double sp_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static long sp_maxrss_kib(void) {
@@ -172,13 +141,13 @@ static uint64_t sp_mix(uint64_t h, int64_t v) {
 /* Opens path and builds its whole call tree (what --tree does), in this process. */
 static void sp_child(const char *path, sp_turn_t *out) {
   long rss0 = sp_maxrss_kib();
-  double c = sp_cpu();
+  double c = sp_cpu_seconds();
   sp_reader_t *r = NULL;
   sp_reader_tree_t *t = NULL;
   char err[256];
   out->ok = sp_reader_open(path, &r, err, sizeof err) == 0 &&
             sp_reader_tree_build(r, NULL, -1, NULL, -1, 0, &t) == 0;
-  out->cpu = sp_cpu() - c;
+  out->cpu = sp_cpu_seconds() - c;
   out->rss_kib = sp_maxrss_kib() - rss0;
   out->nodes = sp_reader_tree_num_nodes(t);
   out->digest = 0;
@@ -213,16 +182,6 @@ static int sp_turn(const char *path, sp_turn_t *out) {
   return got == (ssize_t)sizeof *out && WIFEXITED(st) && WEXITSTATUS(st) == 0 && out->ok ? 0 : -1;
 }
 
-static int sp_dcmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double sp_median(double *v) {
-  qsort(v, SP_REPS, sizeof *v, sp_dcmp);
-  return v[SP_REPS / 2];
-}
-
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
   int64_t total = argc > 2 ? (int64_t)atof(argv[2]) : 3000000;
@@ -255,15 +214,16 @@ int main(int argc, char **argv) {
     rm[rep] = rss[0][rep] / (rss[1][rep] > 0 ? rss[1][rep] : 1e-9);
   }
   double mb_rank = 1e-6 * (double)iters * SP_NREG, per_call[2];
-  for (int w = 0; w < 2; w++) per_call[w] = sp_median(rss[w]) * 1048576.0 / (mb_rank * 1e6);
+  for (int w = 0; w < 2; w++)
+    per_call[w] = sp_median_of(rss[w], SP_REPS) * 1048576.0 / (mb_rank * 1e6);
   printf("open + tree, medians of %d turns in forked children (CPU s, peak RSS growth):\n",
          SP_REPS);
-  printf("ids       %.3f s  %7.1f MiB (%.0f B per call of the largest rank)\n", sp_median(cpu[0]),
-         sp_median(rss[0]), per_call[0]);
-  printf("stamps    %.3f s  %7.1f MiB (%.0f B per call of the largest rank)\n", sp_median(cpu[1]),
-         sp_median(rss[1]), per_call[1]);
+  printf("ids       %.3f s  %7.1f MiB (%.0f B per call of the largest rank)\n",
+         sp_median_of(cpu[0], SP_REPS), sp_median_of(rss[0], SP_REPS), per_call[0]);
+  printf("stamps    %.3f s  %7.1f MiB (%.0f B per call of the largest rank)\n",
+         sp_median_of(cpu[1], SP_REPS), sp_median_of(rss[1], SP_REPS), per_call[1]);
   printf("ratio     ids / stamps: time %.2f, memory %.2f (medians of the turns' ratios)\n",
-         sp_median(rc), sp_median(rm));
+         sp_median_of(rc, SP_REPS), sp_median_of(rm, SP_REPS));
   printf("same tree %s (%d nodes with ids, %d with stamps)\n",
          x[0].digest == x[1].digest && x[0].nodes == x[1].nodes ? "yes" : "NO", x[0].nodes,
          x[1].nodes);

@@ -140,20 +140,6 @@ static void sp_pop(sp_sweep_t *w) {
   c[2] = sp_add(c[2], excl);
 }
 
-/* The node of (parent, region, thread): a direct-mapped cache in front of
- * the hash table, since a rank repeats the same few call paths. */
-static int sp_node_find(sp_sweep_t *w, int parent, int region, int thread) {
-  uint32_t h = ((uint32_t)(parent + 1) * 0x9E3779B1u + (uint32_t)region * 0x85EBCA6Bu +
-                (uint32_t)thread * 0xC2B2AE35u) >>
-               (32 - SP_CACHE_BITS);
-  int node = w->cache[h] - 1;
-  const sp_reader_tree_node_t *nd = node >= 0 ? &w->t->nodes[node] : NULL;
-  if (nd && nd->parent == parent && nd->region == region && nd->thread == thread) return node;
-  node = sp__tree_node(w->t, parent, region, thread);
-  if (node >= 0) w->cache[h] = node + 1;
-  return node;
-}
-
 /* Node totals (calls, inclusive, exclusive) are summed from the per-rank
  * cells when the tree is finished: one update per call here. Returns 0,
  * SP_SWEEP_TOOK when a run of repeated patterns was taken from c on (the
@@ -167,8 +153,8 @@ static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, co
   while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(w);
   int64_t dur = sp_duration(c->start, c->end);
   int parent = w->depth ? w->stack[w->depth - 1].node : -1;
-  int node = sp_node_find(w, parent, w->by_key[c->key],
-                          (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
+  int node = sp_tree_node_cached(t, w->cache, parent, w->by_key[c->key],
+                                 (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
   if (node < 0) return SP_READER_ENOMEM;
   int pair = -1;
   sp_repeat_t *rep = w->rep;
@@ -458,8 +444,8 @@ static int sp_tree_rank_ids(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, c
 /* The general way for ids that are not dense: every selected pair loaded,
  * then linked through a hash of the ids. */
 static int sp_tree_rank_sparse(sp_reader_t *r, sp_reader_tree_t *t, int j, int k,
-                               const int *regions, const int *keys, int nregions,
-                               const int *by_key, unsigned flags, sp_pairs_t *ps) {
+                               const int *regions, const int *keys, int nregions, const int *by_key,
+                               unsigned flags, sp_pairs_t *ps) {
   int rc = 0;
   for (int i = 0; rc == 0 && i < nregions; i++) {
     sp_reader_info_t info;

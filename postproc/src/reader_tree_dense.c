@@ -87,8 +87,10 @@ static int sp_dense_check(sp_dense_t *d) {
   for (int64_t s = 0; s < d->span; s++) {
     sp_idslot_t *x = &d->slot[s];
     if (x->what == SP_SLOT_ABSENT) continue;
-    if (x->up >= 0 && d->slot[x->up].what == SP_SLOT_ABSENT) x->up = -1;
-    else if (x->up >= s) return SP_DENSE_NO;
+    if (x->up >= 0 && d->slot[x->up].what == SP_SLOT_ABSENT)
+      x->up = -1;
+    else if (x->up >= s)
+      return SP_DENSE_NO;
   }
   return 0;
 }
@@ -177,8 +179,7 @@ static int sp_dense_selected(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, 
 
 /* The rank's other pairs, ids only, for the links through them; a pair
  * that cannot be read only loses those links. */
-static int sp_dense_others(sp_reader_t *r, int k, const int *regions, int nregions,
-                           sp_dense_t *d) {
+static int sp_dense_others(sp_reader_t *r, int k, const int *regions, int nregions, sp_dense_t *d) {
   unsigned char *picked = calloc((size_t)(r->nregions ? r->nregions : 1), 1);
   int rc = picked ? 0 : SP_READER_ENOMEM;
   for (int q = 0; rc == 0 && q < nregions; q++) picked[regions[q]] = 1;
@@ -206,16 +207,8 @@ static int sp_dense_nodes(sp_reader_tree_t *t, int j, unsigned flags, const int 
     if (x->what < 0) continue;
     int parent = a >= 0 ? d->slot[a].what : -1, region = regions[x->what];
     int tid = d->tid ? d->tid[s] : 0, thread = (flags & SP_READER_TREE_BY_THREAD) ? tid : -1;
-    uint32_t h = ((uint32_t)(parent + 1) * 0x9E3779B1u + (uint32_t)region * 0x85EBCA6Bu +
-                  (uint32_t)thread * 0xC2B2AE35u) >>
-                 (32 - SP_CACHE_BITS);
-    int node = cache[h] - 1;
-    const sp_reader_tree_node_t *nd = node >= 0 ? &t->nodes[node] : NULL;
-    if (!nd || nd->parent != parent || nd->region != region || nd->thread != thread) {
-      node = sp__tree_node(t, parent, region, thread);
-      if (node < 0) return SP_READER_ENOMEM;
-      cache[h] = node + 1;
-    }
+    int node = sp_tree_node_cached(t, cache, parent, region, thread);
+    if (node < 0) return SP_READER_ENOMEM;
     x->what = node; /* its children need its node, no longer its pair */
     sp_reader_tree_node_t *w = &t->nodes[node];
     w->timed = 1;

@@ -63,6 +63,24 @@ typedef struct sp_pairs {
 /* Node of (parent, region, thread), created when missing; -1 when out of memory. */
 int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
+enum { SP_CACHE_BITS = 12 };
+
+/* sp__tree_node through cache[1 << SP_CACHE_BITS] (node + 1 of a recent
+ * (parent, region, thread), 0 = none): a call's node is usually one met
+ * just before, so the hash table is mostly not needed. */
+static inline int sp_tree_node_cached(sp_reader_tree_t *t, int *cache, int parent, int region,
+                                      int thread) {
+  uint32_t h = ((uint32_t)(parent + 1) * 0x9E3779B1u + (uint32_t)region * 0x85EBCA6Bu +
+                (uint32_t)thread * 0xC2B2AE35u) >>
+               (32 - SP_CACHE_BITS);
+  int node = cache[h] - 1;
+  const sp_reader_tree_node_t *nd = node >= 0 ? &t->nodes[node] : NULL;
+  if (nd && nd->parent == parent && nd->region == region && nd->thread == thread) return node;
+  node = sp__tree_node(t, parent, region, thread);
+  if (node >= 0) cache[h] = node + 1;
+  return node;
+}
+
 /* ---- reader_durations.c: the duration statistics of one pair ---------- */
 
 /* What a pass over a pair's stamps found: starts that decrease somewhere
@@ -85,8 +103,7 @@ int sp__tree_by_ids(sp_reader_tree_t *t, int j, unsigned flags, const int *by_ke
  * regions are not among regions[0..nregions-1], for the links through
  * them; a pair that cannot be read is left out. Returns 0 or
  * SP_READER_ENOMEM; free with sp__ids_other_free() either way. */
-int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions,
-                       sp_pairs_t *other);
+int sp__ids_other_load(sp_reader_t *r, int k, const int *regions, int nregions, sp_pairs_t *other);
 void sp__ids_other_free(sp_pairs_t *other);
 
 /* ---- reader_tree_dense.c: call ids dense per rank, indexed by id ------- */
@@ -113,8 +130,6 @@ int sp__tree_pair_load(sp_reader_t *r, sp_reader_tree_t *t, int g, int k, int j,
                        sp_pairs_t *ps);
 
 typedef struct sp_repeat sp_repeat_t;
-
-enum { SP_CACHE_BITS = 12 };
 
 /* The sweep over one rank's calls in order, one call at a time. */
 typedef struct sp_sweep {

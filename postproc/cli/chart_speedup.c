@@ -49,6 +49,10 @@ static int sp_is_number(const char *s, double *v) {
   return end != s && *end == '\0' && isfinite(*v);
 }
 
+/* A file's mean counts in its group's mean when it is finite and above 0
+ * (the reference tool's rule): NaN or 0 is a region without a timed call. */
+static int sp_mean_known(double m) { return m > 0 && isfinite(m); }
+
 int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
   memset(sp, 0, sizeof *sp);
   const char *field = c->o->x_field ? c->o->x_field : "num_ranks";
@@ -93,7 +97,7 @@ int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp) {
   for (int f = 0; rc == 0 && f < nf; f++)
     for (int j = 0; j < n; j++) {
       double m = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + j], SP_DUR_AVG);
-      if (!(m > 0) || !isfinite(m)) continue; /* no timed call: not in the mean */
+      if (!sp_mean_known(m)) continue;
       mean[(size_t)j * nf + group[f]] += m;
       cnt[(size_t)j * nf + group[f]]++;
     }
@@ -123,7 +127,7 @@ void sp_scaling_note_missing(const sp_charts_t *c) {
       const sp_selection_t *sel = &c->sels[f];
       int g = c->common[(size_t)f * n + j];
       double m = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_AVG);
-      if (m > 0 && isfinite(m)) continue;
+      if (sp_mean_known(m)) continue;
       sp_msg(SP_NORMAL, "%s: region '%s' has %s: left out of its mean in the scaling charts",
              sel->file, sp_reader_region_name(sel->reader, sel->regions[g]),
              sp_chart_stats_stored(&c->stats[f], g, SP_DUR_AVG)
@@ -142,7 +146,7 @@ void sp_speedup_free(sp_speedup_t *sp) {
 
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g) {
   const double *m = sp->mean + (size_t)j * sp->ngroups;
-  if (!(m[0] > 0) || !isfinite(m[0]) || !(m[g] > 0) || !isfinite(m[g])) return NAN;
+  if (!sp_mean_known(m[0]) || !sp_mean_known(m[g])) return NAN;
   switch (kind) {
   case SP_SCALING_WEAK:
     return m[g] / m[0];
@@ -152,6 +156,18 @@ double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, i
     break;
   }
   return sp->speedup[(size_t)j * sp->ngroups + g];
+}
+
+int sp_scaling_has_line(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j) {
+  for (int g = 0; g < sp->ngroups; g++)
+    if (isfinite(sp_scaling_value(sp, kind, j, g))) return 1;
+  return 0;
+}
+
+int sp_scaling_any_line(const sp_charts_t *c, const sp_speedup_t *sp, sp_scaling_kind_t kind) {
+  for (int j = 0; j < c->ncommon; j++)
+    if (sp_scaling_has_line(sp, kind, j)) return 1;
+  return 0;
 }
 
 const char *sp_scaling_column(sp_scaling_kind_t kind) {
@@ -262,7 +278,7 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   }
   int nslots = 0;
   for (int r = 0; r < c->ncommon; r++) {
-    for (int g = 0; g < ng; g++) drawn[r] |= isfinite(sp_scaling_value(sp, j->kind, r, g)) != 0;
+    drawn[r] = (unsigned char)sp_scaling_has_line(sp, j->kind, r);
     slot[r] = drawn[r] ? nslots++ : -1;
   }
   int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, nslots, 0);
@@ -358,10 +374,7 @@ static int sp_scaling_plot(const sp_charts_t *c, sp_scaling_kind_t kind, const c
     sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
     rc = SP_EXIT_DATA;
   }
-  int any = 0;
-  for (int r = 0; rc == 0 && r < c->ncommon; r++)
-    for (int g = 0; g < sp.ngroups; g++) any |= isfinite(sp_scaling_value(&sp, kind, r, g)) != 0;
-  if (rc == 0 && !any) {
+  if (rc == 0 && !sp_scaling_any_line(c, &sp, kind)) {
     sp_msg(SP_QUIET, "%s: no common region has a timed call at the baseline %s = %s", name,
            sp.field, sp.label);
     rc = SP_EXIT_DATA;

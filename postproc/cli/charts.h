@@ -90,6 +90,10 @@ void sp_scaling_note_missing(const sp_charts_t *c);
 /* The value a chart of that kind shows for common region j at group g
  * (NaN where a mean is missing or not positive). */
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);
+/* 1 if common region j has a value at some group (a line in the chart, rows
+ * in the data file); sp_scaling_any_line: for some common region. */
+int sp_scaling_has_line(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j);
+int sp_scaling_any_line(const sp_charts_t *c, const sp_speedup_t *sp, sp_scaling_kind_t kind);
 /* Name of the kind's value column in its data file ("speedup", ...). */
 const char *sp_scaling_column(sp_scaling_kind_t kind);
 /* Checks --work-per-rank against the files (one positive value each, all

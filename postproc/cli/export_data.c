@@ -244,10 +244,7 @@ static int sp_scaling_data(const sp_charts_t *c, sp_scaling_kind_t kind, const c
     return SP_EXIT_DATA;
   }
   /* No region with a line: no file (not a header alone), as the reference tool. */
-  int any = 0;
-  for (int j = 0; j < c->ncommon; j++)
-    for (int g = 0; g < sp.ngroups; g++) any |= isfinite(sp_scaling_value(&sp, kind, j, g)) != 0;
-  if (!any) {
+  if (!sp_scaling_any_line(c, &sp, kind)) {
     sp_msg(SP_QUIET, "%s: not written: no common region has a timed call at the baseline %s = %s",
            name, sp.field, sp.label);
     sp_speedup_free(&sp);

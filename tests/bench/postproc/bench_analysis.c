@@ -25,16 +25,8 @@ static int sp_write(hid_t regs, int g, const int64_t *st, const int64_t *en, hsi
   char name[32];
   snprintf(name, sizeof name, "region_%02d", g);
   hid_t grp = H5Gcreate2(regs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t s = H5Screate_simple(1, &n, NULL);
-  int rc = 0;
-  const char *dn[2] = {"start_times", "end_times"};
-  const int64_t *dv[2] = {st, en};
-  for (int k = 0; k < 2; k++) {
-    hid_t d = H5Dcreate2(grp, dn[k], H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dv[k]) < 0) rc = -1;
-    if (d >= 0) H5Dclose(d);
-  }
-  H5Sclose(s);
+  int rc = sp_h5_put(grp, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, st, n);
+  if (rc == 0) rc = sp_h5_put(grp, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, en, n);
   H5Gclose(grp);
   return rc;
 }

@@ -28,15 +28,6 @@
 
 enum { SP_REPS = 5 };
 
-static int sp_put(hid_t grp, const char *name, hid_t ftype, hid_t mtype, const void *v, hsize_t n) {
-  hid_t s = H5Screate_simple(1, &n, NULL);
-  hid_t d = H5Dcreate2(grp, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  int rc = d >= 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 ? 0 : -1;
-  if (d >= 0) H5Dclose(d);
-  H5Sclose(s);
-  return rc;
-}
-
 static int sp_attr_int(hid_t f, const char *name, int v) {
   hid_t s = H5Screate(H5S_SCALAR);
   hid_t a = H5Acreate2(f, name, H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT);
@@ -78,14 +69,14 @@ static int sp_write_index(hid_t f, int nranks, int64_t iters) {
   hid_t rt = H5Gcreate2(f, "region_table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   hid_t st = H5Tcopy(H5T_C_S1);
   H5Tset_size(st, H5T_VARIABLE);
-  int rc = sp_put(rt, "names", st, st, np_, SP_NREG);
+  int rc = sp_h5_put(rt, "names", st, st, np_, SP_NREG);
   H5Tclose(st);
   H5Gclose(rt);
   hid_t ix = H5Gcreate2(f, "rank_region_index", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (rc == 0) rc = sp_put(ix, "region_ids", H5T_STD_U32LE, H5T_NATIVE_UINT32, reg, np);
-  if (rc == 0) rc = sp_put(ix, "ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32, rk, np);
-  if (rc == 0) rc = sp_put(ix, "event_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, off, np);
-  if (rc == 0) rc = sp_put(ix, "event_counts", H5T_STD_U64LE, H5T_NATIVE_UINT64, cnt, np);
+  if (rc == 0) rc = sp_h5_put(ix, "region_ids", H5T_STD_U32LE, H5T_NATIVE_UINT32, reg, np);
+  if (rc == 0) rc = sp_h5_put(ix, "ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32, rk, np);
+  if (rc == 0) rc = sp_h5_put(ix, "event_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, off, np);
+  if (rc == 0) rc = sp_h5_put(ix, "event_counts", H5T_STD_U64LE, H5T_NATIVE_UINT64, cnt, np);
   H5Gclose(ix);
   free(reg);
   free(rk);
@@ -113,7 +104,7 @@ static int sp_generate(const char *path, int nranks, int64_t iters, int with_ids
   hid_t ev = H5Gcreate2(f, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   const char *names[4] = {"start_times", "end_times", "call_ids", "parent_ids"};
   for (int c = 0; rc == 0 && c < (with_ids ? 4 : 2); c++)
-    rc = sp_put(ev, names[c], H5T_STD_I64LE, H5T_NATIVE_INT64, col[c], ne);
+    rc = sp_h5_put(ev, names[c], H5T_STD_I64LE, H5T_NATIVE_INT64, col[c], ne);
   H5Gclose(ev);
   for (int c = 0; c < 4; c++) free(col[c]);
   return H5Fclose(f) < 0 ? -1 : rc;

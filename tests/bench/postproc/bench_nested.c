@@ -33,6 +33,15 @@ void sp_nested_call(int g, int64_t i, int r, uint64_t *lcg, int64_t *s, int64_t 
   if (pid) *pid = parent;
 }
 
+int sp_h5_put(hid_t grp, const char *name, hid_t ftype, hid_t mtype, const void *v, hsize_t n) {
+  hid_t s = H5Screate_simple(1, &n, NULL);
+  hid_t d = H5Dcreate2(grp, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = d >= 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0 ? 0 : -1;
+  if (d >= 0) H5Dclose(d);
+  H5Sclose(s);
+  return rc;
+}
+
 static int sp_dcmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

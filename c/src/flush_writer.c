@@ -5,18 +5,27 @@
  * stalled the recording thread (docs/performance.md, "Figures behind
  * design choices in the code"). Now the recording thread hands the full
  * array over and continues with a recycled one whose pages are already
- * faulted in; the writer returns written arrays to a small pool. At most
- * SP_MAX_PENDING arrays wait: past that (disk slower than the program) the
- * recording thread waits, which keeps memory bounded. Records keep the
- * order in which buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it
- * off. */
+ * faulted in (from the pool, else from array_stock.c's stock); the writer
+ * returns written arrays to a small pool. At most SP_MAX_PENDING arrays
+ * wait: past that (disk slower than the program) the recording thread
+ * waits, which keeps memory bounded. Records keep the order in which
+ * buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sp_internal.h"
 
-#define SP_MAX_PENDING 8
-#define SP_POOL_MAX 8
+/* 16: all 16 buffers of a thread that uses 16 regions in turn fill at
+ * about the same time, and the recording thread must not wait for the
+ * first ones to be written (issue 38). */
+#define SP_MAX_PENDING 16
+#define SP_POOL_MAX 16
+/* Events per record: a full buffer goes out in parts of 256 KiB with a
+ * yield between them, so that where the writer shares a core with the
+ * recording thread it takes that core for about 0.5 ms at a time, not for
+ * the 3-5 ms of a whole 1.6 MB buffer. */
+#define SP_WRITE_PART 16384
 
 typedef struct sp_job {
   sp_event_t *ev;
@@ -50,6 +59,14 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
   }
 }
 
+static void sp_writer_write(const sp_job_t *j) {
+  for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
+    if (done > 0) sched_yield();
+    int64_t part = j->n - done < SP_WRITE_PART ? j->n - done : SP_WRITE_PART;
+    sp__spill_events(j->region, j->thread, j->ev + done, part);
+  }
+}
+
 static void *sp_writer_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&sp_w.mu);
@@ -61,7 +78,7 @@ static void *sp_writer_main(void *arg) {
     if (!sp_w.head) sp_w.tail = NULL;
     sp_w.current = j;
     pthread_mutex_unlock(&sp_w.mu);
-    sp__spill_events(j->region, j->thread, j->ev, j->n);
+    sp_writer_write(j);
     pthread_mutex_lock(&sp_w.mu);
     sp_w.current = NULL;
     sp_pool_put_locked(j->ev, j->cap);
@@ -103,7 +120,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   pthread_mutex_unlock(&sp_w.mu);
   if (!fresh) {
     /* Only until the pool is warm: later arrays come back written. */
-    fresh = sp__event_array_new(cap);
+    fresh = sp__event_array_ready(cap);
     if (!fresh) {
       free(j);
       sp__writer_drain(); /* the caller's own write must come after the queue */

@@ -11,7 +11,7 @@
  * "<stem>.<pid><ext>" (config.c).
  *
  * The prepare handler takes the library's locks in the one order they nest
- * in (writer queue, then state, then slab), so the child's copies of what
+ * in (writer queue, then state, then slab, then stock), so the child's copies of what
  * they guard are consistent; no lock is held while another is awaited
  * elsewhere in that order, so it cannot deadlock with the writer thread or
  * with threads registering regions. */
@@ -23,9 +23,11 @@ static void sp_fork_prepare(void) {
   sp__writer_fork_prepare();
   pthread_mutex_lock(&sp__state.lock);
   sp__event_arrays_fork_lock();
+  sp__stock_fork_prepare();
 }
 
 static void sp_fork_parent(void) {
+  sp__stock_fork_parent();
   sp__event_arrays_fork_unlock();
   pthread_mutex_unlock(&sp__state.lock);
   sp__writer_fork_parent();
@@ -33,6 +35,7 @@ static void sp_fork_parent(void) {
 
 static void sp_fork_child(void) {
   sp_state_t *st = &sp__state;
+  sp__stock_fork_child();
   sp__event_arrays_fork_unlock();
   sp__mode = SP_MODE_OFF;
   sp__enabled = 0;

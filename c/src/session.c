@@ -23,6 +23,7 @@ static void sp_mode_set(int mode) {
 static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop();
+  sp__stock_stop();
   sp__threads_discard();
   sp__event_arrays_release();
   sp__spill_close(1);
@@ -56,6 +57,14 @@ static int sp_setup_session(const sp_config *cfg) {
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
+  /* Arrays faulted in ahead (array_stock.c), started before the 2 ms of
+   * the calibration below so that most of it is done during them. */
+  const int stocked = st->cfg.profiling_activated && st->cfg.time_trace;
+  if (stocked)
+    sp__stock_start(st->cfg.flush_to_disk && st->cfg.buffer_limit < SP_FIRST_CAP
+                        ? st->cfg.buffer_limit
+                        : SP_FIRST_CAP,
+                    st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
   st->clock_tsc = sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
@@ -67,6 +76,7 @@ static int sp_setup_session(const sp_config *cfg) {
     nanosleep(&two_ms, NULL);
     sp__calib_add_now(&st->calib, 1, NULL);
   }
+  if (stocked) sp__stock_wait_filled();
   st->last_calib_ns = sp__monotonic_ns();
   st->session = 1;
   sp__fork_guard_install();
@@ -89,6 +99,7 @@ static int sp_setup_session(const sp_config *cfg) {
     }
   }
   if (mode == SP_MODE_GENERAL) sp__likwid_init();
+
   sp__session++;
   sp_mode_set(mode);
   return rc;
@@ -130,6 +141,7 @@ static int sp_finalize_session(void) {
   for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
+  sp__stock_stop();
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
   if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */

@@ -306,6 +306,11 @@ SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap);
 /* An array of cap events with its pages touched, or NULL. */
 SP_HIDDEN sp_event_t *sp__event_array_new(int64_t cap);
+/* The same with its pages left untouched. */
+SP_HIDDEN sp_event_t *sp__event_array_new_cold(int64_t cap);
+/* An array of cap events for the recording thread: touched by the stock's
+ * thread when the stock has one, else untouched (no stall here). */
+SP_HIDDEN sp_event_t *sp__event_array_ready(int64_t cap);
 SP_HIDDEN void sp__event_array_free(sp_event_t *ev);
 /* An array of ncap events holding the first used events of ev (ev itself
  * when its slot has room); NULL leaves ev as it is. */
@@ -315,6 +320,25 @@ SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64
 SP_HIDDEN void sp__event_arrays_release(void);
 SP_HIDDEN void sp__event_arrays_fork_lock(void);
 SP_HIDDEN void sp__event_arrays_fork_unlock(void);
+
+/* ---- array_stock.c ---- */
+#define SP_FIRST_CAP 1024   /* events in a region's first buffer (16 KiB) */
+#define SP_HEAD_EVENTS 8192 /* events of a stocked slot whose pages are touched */
+/* Starts the thread that keeps arrays of first_cap events, and slots of
+ * slot_cap events (0: none), faulted in ahead of need (sp_setup). */
+SP_HIDDEN void sp__stock_start(int64_t first_cap, int64_t slot_cap);
+/* Waits (bounded) until the stock is full (sp_setup). */
+SP_HIDDEN void sp__stock_wait_filled(void);
+/* A ready array of cap events (head: a slot with only its first
+ * SP_HEAD_EVENTS touched), or NULL; never waits for the stock's thread. */
+SP_HIDDEN sp_event_t *sp__stock_take(int64_t cap, int head);
+/* Asks the stock's thread to fault in [p, p + bytes) without changing it;
+ * returns 0 when it cannot (not running, too many requests). */
+SP_HIDDEN int sp__stock_populate_ask(void *p, size_t bytes);
+SP_HIDDEN void sp__stock_stop(void); /* ends the thread, frees the stock */
+SP_HIDDEN void sp__stock_fork_prepare(void);
+SP_HIDDEN void sp__stock_fork_parent(void);
+SP_HIDDEN void sp__stock_fork_child(void);
 
 /* ---- flush_writer.c ---- */
 /* Hands full[0..n) to the writer thread; returns a pre-faulted array of cap

@@ -11,7 +11,6 @@
 
 #include "sp_internal.h"
 
-#define SP_FIRST_CAP 1024 /* events in a new buffer (16 KiB) */
 #define SP_FIRST_STACK 64 /* open calls before the stack grows */
 
 __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));

@@ -1,0 +1,290 @@
+/* array_stock.c - event arrays made ready by a helper thread, so that the
+ * recording thread takes no page fault on its cold path.
+ *
+ * Fresh memory costs a page fault per 4 KiB on first touch: 1.4 us on the
+ * 2-core CI VM, 10-45 us on the VMs of issue 38, where a region's first
+ * start (a 16 KiB buffer: 4 faults) cost 55-180 us, its buffer's growth to
+ * 100,000 events (391 faults) 4-6x its steady cost, and each first flush
+ * (a fresh 1.6 MB array for the events that follow) 4-10 ms. So a helper
+ * thread, started at sp_setup, faults memory in ahead of need and keeps:
+ *
+ *  - SP_STOCK_FIRST first buffers (first_cap events, pages touched);
+ *  - SP_STOCK_HEADS slab slots with their first SP_HEAD_EVENTS events'
+ *    pages touched, for a buffer that outgrows its first one;
+ *  - SP_STOCK_FULL whole slots touched, for the arrays that replace the
+ *    full ones the writer thread takes at a flush (flush_writer.c's pool
+ *    serves them once it is warm);
+ *
+ * and populates, on request, the next part of a slot that a buffer grows
+ * into (MADV_POPULATE_WRITE, which leaves the contents as they are), ahead
+ * of the recording thread. The recording thread only takes and asks,
+ * under one mutex held for a few instructions; when the stock is empty it
+ * falls back to doing the work itself, as before. Memory kept ready:
+ * 64 x 16 KiB + 4 x 128 KiB + 2 x buffer_limit events (4.7 MB at the
+ * default), freed at finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
+ * until the stock is full: programs start many regions right after it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#endif
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "sp_internal.h"
+
+#define SP_STOCK_FIRST 64
+#define SP_STOCK_HEADS 4
+#define SP_STOCK_FULL 2
+#define SP_STOCK_ASKS 64 /* populate requests waiting */
+#define SP_STOCK_WAIT_MS 200
+#define SP_STOCK_PART ((size_t)64 << 10) /* populated at a time */
+
+typedef struct sp_stock_ask {
+  char *p;
+  size_t bytes;
+} sp_stock_ask_t;
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t want;
+  pthread_cond_t filled; /* the first buffers and heads are all ready */
+  pthread_t tid;
+  int running, stop;
+  int64_t first_cap, slot_cap; /* events; slot_cap 0: no slab slots */
+  sp_event_t *first[SP_STOCK_FIRST];
+  sp_event_t *heads[SP_STOCK_HEADS];
+  sp_event_t *full[SP_STOCK_FULL];
+  int nfirst, nheads, nfull;
+  sp_stock_ask_t ask[SP_STOCK_ASKS]; /* a ring, served in order */
+  int ask_head, nask;
+  int64_t taken, missed; /* for the verbose line */
+} sp_stock = {.mu = PTHREAD_MUTEX_INITIALIZER,
+              .want = PTHREAD_COND_INITIALIZER,
+              .filled = PTHREAD_COND_INITIALIZER};
+
+static void sp_stock_touch(void *p, size_t bytes) {
+  volatile char *c = p;
+  for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
+}
+
+/* Faults pages in without writing them: the recording thread may be
+ * storing events in the same slot. Where the kernel lacks
+ * MADV_POPULATE_WRITE (before Linux 5.14) this does nothing and the
+ * recording thread touches the pages itself, as it always did. */
+static void sp_stock_populate(char *p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+  uintptr_t e = ((uintptr_t)p + bytes + 4095) & ~(uintptr_t)4095;
+  (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+/* Which class is short, most urgent first; 0 when none. */
+static int sp_stock_short_locked(void) {
+  if (sp_stock.nfirst < SP_STOCK_FIRST) return 1;
+  if (sp_stock.slot_cap && sp_stock.nheads < SP_STOCK_HEADS) return 2;
+  if (sp_stock.slot_cap && sp_stock.nfull < SP_STOCK_FULL) return 3;
+  return 0;
+}
+
+/* Serves one part of the oldest populate request, if any: a buffer grows
+ * into its start next. Called and returns with the lock held. */
+static int sp_stock_serve_locked(void) {
+  if (sp_stock.nask == 0) return 0;
+  sp_stock_ask_t *a = &sp_stock.ask[sp_stock.ask_head];
+  char *p = a->p;
+  size_t part = a->bytes < SP_STOCK_PART ? a->bytes : SP_STOCK_PART;
+  a->p += part;
+  a->bytes -= part;
+  if (a->bytes == 0) {
+    sp_stock.ask_head = (sp_stock.ask_head + 1) % SP_STOCK_ASKS;
+    sp_stock.nask--;
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  sp_stock_populate(p, part);
+  pthread_mutex_lock(&sp_stock.mu);
+  return 1;
+}
+
+/* Touches bytes at p a part at a time, serving populate requests between
+ * parts: a buffer that grows must not wait behind a whole slot. */
+static void sp_stock_touch_serving(void *p, size_t bytes) {
+  for (size_t done = 0; done < bytes; done += SP_STOCK_PART) {
+    size_t part = bytes - done < SP_STOCK_PART ? bytes - done : SP_STOCK_PART;
+    sp_stock_touch((char *)p + done, part);
+    pthread_mutex_lock(&sp_stock.mu);
+    while (!sp_stock.stop && sp_stock_serve_locked()) {
+    }
+    pthread_mutex_unlock(&sp_stock.mu);
+  }
+}
+
+/* One array of class k made ready (outside the lock), then stocked. */
+static void sp_stock_make(int k) {
+  const int64_t cap = k == 1 ? sp_stock.first_cap : sp_stock.slot_cap;
+  sp_event_t *ev = k == 1 ? sp__event_array_new(cap) : sp__event_array_new_cold(cap);
+  if (ev && k == 2) {
+    int64_t head = cap < SP_HEAD_EVENTS ? cap : SP_HEAD_EVENTS;
+    sp_stock_touch_serving(ev, (size_t)head * sizeof *ev);
+  } else if (ev && k == 3) {
+    sp_stock_touch_serving(ev, (size_t)cap * sizeof *ev);
+  }
+  pthread_mutex_lock(&sp_stock.mu);
+  int kept = 0;
+  if (ev && !sp_stock.stop) {
+    if (k == 1 && sp_stock.nfirst < SP_STOCK_FIRST) {
+      sp_stock.first[sp_stock.nfirst++] = ev;
+      kept = 1;
+    } else if (k == 2 && sp_stock.nheads < SP_STOCK_HEADS) {
+      sp_stock.heads[sp_stock.nheads++] = ev;
+      kept = 1;
+    } else if (k == 3 && sp_stock.nfull < SP_STOCK_FULL) {
+      sp_stock.full[sp_stock.nfull++] = ev;
+      kept = 1;
+    }
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  if (ev && !kept) sp__event_array_free(ev);
+  if (!ev) { /* out of memory: try again when asked */
+    pthread_mutex_lock(&sp_stock.mu);
+    if (!sp_stock.stop) pthread_cond_wait(&sp_stock.want, &sp_stock.mu);
+    pthread_mutex_unlock(&sp_stock.mu);
+  }
+}
+
+static void *sp_stock_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&sp_stock.mu);
+  while (!sp_stock.stop) {
+    if (sp_stock_serve_locked()) continue; /* populate requests first */
+    int k = sp_stock_short_locked();
+    if (k == 0) {
+      pthread_cond_wait(&sp_stock.want, &sp_stock.mu);
+      continue;
+    }
+    pthread_mutex_unlock(&sp_stock.mu);
+    sp_stock_make(k);
+    pthread_mutex_lock(&sp_stock.mu);
+    if (sp_stock_short_locked() == 0) pthread_cond_broadcast(&sp_stock.filled);
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  return NULL;
+}
+
+void sp__stock_start(int64_t first_cap, int64_t slot_cap) {
+  pthread_mutex_lock(&sp_stock.mu);
+  if (!sp_stock.running) {
+    sp_stock.first_cap = first_cap;
+    sp_stock.slot_cap = slot_cap;
+    sp_stock.stop = 0;
+    sp_stock.taken = sp_stock.missed = 0;
+    /* The helper takes none of the host's signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    sp_stock.running = pthread_create(&sp_stock.tid, NULL, sp_stock_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+}
+
+void sp__stock_wait_filled(void) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += (long)SP_STOCK_WAIT_MS * 1000000L;
+  until.tv_sec += until.tv_nsec / 1000000000L;
+  until.tv_nsec %= 1000000000L;
+  pthread_mutex_lock(&sp_stock.mu);
+  while (sp_stock.running && !sp_stock.stop) {
+    if (sp_stock_short_locked() == 0) break;
+    if (pthread_cond_timedwait(&sp_stock.filled, &sp_stock.mu, &until) != 0) break;
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+}
+
+/* Takes the last array of list[0..*n), or NULL; asks for more. */
+static sp_event_t *sp_stock_pop_locked(sp_event_t **list, int *n) {
+  sp_event_t *ev = NULL;
+  if (*n > 0) ev = list[--*n];
+  if (ev) {
+    sp_stock.taken++;
+  } else {
+    sp_stock.missed++;
+  }
+  pthread_cond_signal(&sp_stock.want);
+  return ev;
+}
+
+sp_event_t *sp__stock_take(int64_t cap, int head) {
+  if (!__atomic_load_n(&sp_stock.running, __ATOMIC_RELAXED)) return NULL;
+  sp_event_t *ev = NULL;
+  pthread_mutex_lock(&sp_stock.mu);
+  if (sp_stock.running && !sp_stock.stop) {
+    if (cap == sp_stock.first_cap && !head) {
+      ev = sp_stock_pop_locked(sp_stock.first, &sp_stock.nfirst);
+    } else if (cap == sp_stock.slot_cap && cap > 0) {
+      ev = head ? sp_stock_pop_locked(sp_stock.heads, &sp_stock.nheads)
+                : sp_stock_pop_locked(sp_stock.full, &sp_stock.nfull);
+    }
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  return ev;
+}
+
+int sp__stock_populate_ask(void *p, size_t bytes) {
+  if (!__atomic_load_n(&sp_stock.running, __ATOMIC_RELAXED) || bytes == 0) return 0;
+  int asked = 0;
+  pthread_mutex_lock(&sp_stock.mu);
+  if (sp_stock.running && !sp_stock.stop && sp_stock.nask < SP_STOCK_ASKS) {
+    sp_stock.ask[(sp_stock.ask_head + sp_stock.nask++) % SP_STOCK_ASKS] =
+        (sp_stock_ask_t){p, bytes};
+    pthread_cond_signal(&sp_stock.want);
+    asked = 1;
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  return asked;
+}
+
+void sp__stock_stop(void) {
+  pthread_mutex_lock(&sp_stock.mu);
+  int running = sp_stock.running;
+  sp_stock.stop = 1;
+  pthread_cond_signal(&sp_stock.want);
+  pthread_mutex_unlock(&sp_stock.mu);
+  if (running) pthread_join(sp_stock.tid, NULL);
+  pthread_mutex_lock(&sp_stock.mu);
+  if (running && sp__state.set.verbose)
+    sp__log(2, SP_LOG_ALWAYS, "array stock: %lld array(s) taken ready, %lld made on demand",
+            (long long)sp_stock.taken, (long long)sp_stock.missed);
+  sp_stock.running = 0;
+  sp_stock.nask = sp_stock.ask_head = 0;
+  sp_event_t *drop[SP_STOCK_FIRST + SP_STOCK_HEADS + SP_STOCK_FULL];
+  int n = 0;
+  for (int i = 0; i < sp_stock.nfirst; i++) drop[n++] = sp_stock.first[i];
+  for (int i = 0; i < sp_stock.nheads; i++) drop[n++] = sp_stock.heads[i];
+  for (int i = 0; i < sp_stock.nfull; i++) drop[n++] = sp_stock.full[i];
+  sp_stock.nfirst = sp_stock.nheads = sp_stock.nfull = 0;
+  pthread_mutex_unlock(&sp_stock.mu);
+  for (int i = 0; i < n; i++) sp__event_array_free(drop[i]);
+}
+
+/* fork(): held across it so that the child's copy is consistent; the
+ * child has no helper thread and forgets the parent's stock (its arrays
+ * are the parent's slab's, left alone like the parent's buffers). */
+void sp__stock_fork_prepare(void) { pthread_mutex_lock(&sp_stock.mu); }
+
+void sp__stock_fork_parent(void) { pthread_mutex_unlock(&sp_stock.mu); }
+
+void sp__stock_fork_child(void) {
+  sp_stock.running = 0;
+  sp_stock.stop = 0;
+  sp_stock.nfirst = sp_stock.nheads = sp_stock.nfull = sp_stock.nask = sp_stock.ask_head = 0;
+  pthread_cond_init(&sp_stock.want, NULL);
+  pthread_cond_init(&sp_stock.filled, NULL);
+  pthread_mutex_unlock(&sp_stock.mu);
+}

@@ -2,27 +2,31 @@
  * recording thread takes no page fault on its cold path.
  *
  * Fresh memory costs a page fault per 4 KiB on first touch: 1.4 us on the
- * 2-core CI VM, 10-45 us on the VMs of issue 38, where a region's first
- * start (a 16 KiB buffer: 4 faults) cost 55-180 us, its buffer's growth to
- * 100,000 events (391 faults) 4-6x its steady cost, and each first flush
- * (a fresh 1.6 MB array for the events that follow) 4-10 ms. So a helper
- * thread, started at sp_setup, faults memory in ahead of need and keeps:
+ * idle 2-core CI VM, ~10 us while it is loaded; issue 38 saw a region's
+ * first start (then a 16 KiB buffer: 4 faults) cost 55-180 us, its
+ * buffer's growth to 100,000 events (391 faults) 4-6x its steady cost,
+ * and each first flush (a fresh 1.6 MB array to continue in) 4-10 ms.
+ * So a helper thread, started at sp_setup, faults memory in ahead of
+ * need and keeps:
  *
- *  - SP_STOCK_FIRST first buffers (first_cap events, pages touched);
- *  - SP_STOCK_HEADS slab slots with their first SP_HEAD_EVENTS events'
- *    pages touched, for a buffer that outgrows its first one;
+ *  - SP_STOCK_FIRST first buffers (first_cap events, one page);
+ *  - SP_STOCK_HEADS slab slots with the pages of their first
+ *    SP_HEAD_EVENTS events touched, for a buffer that outgrows its first;
  *  - SP_STOCK_FULL whole slots touched, for the arrays that replace the
  *    full ones the writer thread takes at a flush (flush_writer.c's pool
  *    serves them once it is warm);
  *
- * and populates, on request, the next part of a slot that a buffer grows
- * into (MADV_POPULATE_WRITE, which leaves the contents as they are), ahead
- * of the recording thread. The recording thread only takes and asks,
- * under one mutex held for a few instructions; when the stock is empty it
- * falls back to doing the work itself, as before. Memory kept ready:
- * 64 x 16 KiB + 4 x 128 KiB + 2 x buffer_limit events (4.7 MB at the
- * default), freed at finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
- * until the stock is full: programs start many regions right after it. */
+ * and populates, on request, the part of a slot that a buffer grows into
+ * next (MADV_POPULATE_WRITE, which leaves the contents as they are; two
+ * doublings ahead, so a buffer's resident pages stay within 4x its
+ * events). The recording thread only takes and asks, under a mutex held
+ * for a few instructions. When the stock is empty or the helper lags
+ * (no CPU for it), the recording thread touches a first buffer or a slot
+ * head itself as before, and leaves the other pages to fault in one at a
+ * time as events arrive (no stall). Memory kept ready: 128 x 4 KiB +
+ * 16 x 32 KiB + 2 x buffer_limit events (4.2 MB at the default), freed at
+ * finalize. sp_setup waits (at most SP_STOCK_WAIT_MS) until the stock is
+ * full: programs start many regions right after it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #endif
@@ -34,11 +38,11 @@
 
 #include "sp_internal.h"
 
-#define SP_STOCK_FIRST 64
-#define SP_STOCK_HEADS 4
+#define SP_STOCK_FIRST 128
+#define SP_STOCK_HEADS 16
 #define SP_STOCK_FULL 2
 #define SP_STOCK_ASKS 64 /* populate requests waiting */
-#define SP_STOCK_WAIT_MS 200
+#define SP_STOCK_WAIT_MS 500
 #define SP_STOCK_PART ((size_t)64 << 10) /* populated at a time */
 
 typedef struct sp_stock_ask {

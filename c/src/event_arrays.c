@@ -27,7 +27,7 @@
 
 #include "sp_internal.h"
 
-#define SP_SLAB_MIN ((size_t)32 << 10)   /* smaller arrays: malloc */
+#define SP_SLAB_MIN ((size_t)8 << 10)    /* smaller arrays: malloc */
 #define SP_SLAB_CHUNK ((size_t)32 << 20) /* one mapping of several slots */
 #define SP_SLAB_MAX_CHUNKS 1024          /* then malloc */
 

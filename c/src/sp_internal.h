@@ -322,8 +322,8 @@ SP_HIDDEN void sp__event_arrays_fork_lock(void);
 SP_HIDDEN void sp__event_arrays_fork_unlock(void);
 
 /* ---- array_stock.c ---- */
-#define SP_FIRST_CAP 1024   /* events in a region's first buffer (16 KiB) */
-#define SP_HEAD_EVENTS 8192 /* events of a stocked slot whose pages are touched */
+#define SP_FIRST_CAP 256    /* events in a region's first buffer (4 KiB: one page) */
+#define SP_HEAD_EVENTS 2048 /* events of a stocked slot whose pages are touched (32 KiB) */
 /* Starts the thread that keeps arrays of first_cap events, and slots of
  * slot_cap events (0: none), faulted in ahead of need (sp_setup). */
 SP_HIDDEN void sp__stock_start(int64_t first_cap, int64_t slot_cap);

@@ -15,6 +15,9 @@
  *  - SP_STOCK_FULL whole slots touched, for the arrays that replace the
  *    full ones the writer thread takes at a flush (flush_writer.c's pool
  *    serves them once it is warm);
+ *  - SP_STOCK_KITS thread records with their stack and buffer table, for
+ *    the first call of a new thread (which would otherwise create its
+ *    malloc arena there);
  *
  * and populates, on request, the part of a slot that a buffer grows into
  * next (MADV_POPULATE_WRITE, which leaves the contents as they are; two
@@ -24,15 +27,16 @@
  * (no CPU for it), the recording thread touches a first buffer or a slot
  * head itself as before, and leaves the other pages to fault in one at a
  * time as events arrive (no stall). Memory kept ready: 128 x 4 KiB +
- * 16 x 32 KiB + 2 x buffer_limit events (4.2 MB at the default), freed at
- * finalize. sp_setup waits (at most SP_STOCK_WAIT_MS) until the stock is
- * full: programs start many regions right after it. */
+ * 16 x 32 KiB + 2 x buffer_limit events + 8 x 12 KiB (4.3 MB at the
+ * default), freed at finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
+ * until the stock is full: programs start many regions right after it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -41,7 +45,10 @@
 #define SP_STOCK_FIRST 128
 #define SP_STOCK_HEADS 16
 #define SP_STOCK_FULL 2
-#define SP_STOCK_ASKS 64 /* populate requests waiting */
+#define SP_STOCK_KITS 8    /* thread records, for threads' first calls */
+#define SP_KIT_STACK 64    /* open calls a kit's stack holds */
+#define SP_KIT_REGIONS 256 /* regions a kit's buffer table covers */
+#define SP_STOCK_ASKS 64   /* populate requests waiting */
 #define SP_STOCK_WAIT_MS 500
 #define SP_STOCK_PART ((size_t)64 << 10) /* populated at a time */
 
@@ -60,7 +67,8 @@ static struct {
   sp_event_t *first[SP_STOCK_FIRST];
   sp_event_t *heads[SP_STOCK_HEADS];
   sp_event_t *full[SP_STOCK_FULL];
-  int nfirst, nheads, nfull;
+  sp_thread_t *kits[SP_STOCK_KITS];
+  int nfirst, nheads, nfull, nkits;
   sp_stock_ask_t ask[SP_STOCK_ASKS]; /* a ring, served in order */
   int ask_head, nask;
   int64_t taken, missed; /* for the verbose line */
@@ -90,6 +98,7 @@ static void sp_stock_populate(char *p, size_t bytes) {
 
 /* Which class is short, most urgent first; 0 when none. */
 static int sp_stock_short_locked(void) {
+  if (sp_stock.nkits < SP_STOCK_KITS) return 4;
   if (sp_stock.nfirst < SP_STOCK_FIRST) return 1;
   if (sp_stock.slot_cap && sp_stock.nheads < SP_STOCK_HEADS) return 2;
   if (sp_stock.slot_cap && sp_stock.nfull < SP_STOCK_FULL) return 3;
@@ -122,14 +131,56 @@ static void sp_stock_touch_serving(void *p, size_t bytes) {
     size_t part = bytes - done < SP_STOCK_PART ? bytes - done : SP_STOCK_PART;
     sp_stock_touch((char *)p + done, part);
     pthread_mutex_lock(&sp_stock.mu);
-    while (!sp_stock.stop && sp_stock_serve_locked()) {
-    }
+    while (!sp_stock.stop && sp_stock_serve_locked()) {}
     pthread_mutex_unlock(&sp_stock.mu);
   }
 }
 
+/* A zeroed thread record with its stack and buffer table, every page
+ * touched: a new thread's first call then allocates nothing (a thread's
+ * first malloc creates its arena: fresh pages). */
+static sp_thread_t *sp_kit_new(void) {
+  sp_thread_t *t = calloc(1, sizeof *t);
+  sp_frame_t *stack = calloc(SP_KIT_STACK, sizeof *stack);
+  sp_rbuf_t *bufs = calloc(SP_KIT_REGIONS, sizeof *bufs);
+  if (!t || !stack || !bufs) {
+    free(t);
+    free(stack);
+    free(bufs);
+    return NULL;
+  }
+  sp_stock_touch(t, sizeof *t);
+  sp_stock_touch(stack, SP_KIT_STACK * sizeof *stack);
+  sp_stock_touch(bufs, SP_KIT_REGIONS * sizeof *bufs);
+  t->stack = stack;
+  t->stack_cap = SP_KIT_STACK;
+  t->bufs = bufs;
+  t->bufs_cap = SP_KIT_REGIONS;
+  return t;
+}
+
+static void sp_kit_free(sp_thread_t *t) {
+  free(t->stack);
+  free(t->bufs);
+  free(t);
+}
+
+static void sp_stock_make_kit(void) {
+  sp_thread_t *t = sp_kit_new();
+  pthread_mutex_lock(&sp_stock.mu);
+  int kept = t && !sp_stock.stop && sp_stock.nkits < SP_STOCK_KITS;
+  if (kept) sp_stock.kits[sp_stock.nkits++] = t;
+  if (!t && !sp_stock.stop) pthread_cond_wait(&sp_stock.want, &sp_stock.mu);
+  pthread_mutex_unlock(&sp_stock.mu);
+  if (t && !kept) sp_kit_free(t);
+}
+
 /* One array of class k made ready (outside the lock), then stocked. */
 static void sp_stock_make(int k) {
+  if (k == 4) {
+    sp_stock_make_kit();
+    return;
+  }
   const int64_t cap = k == 1 ? sp_stock.first_cap : sp_stock.slot_cap;
   sp_event_t *ev = k == 1 ? sp__event_array_new(cap) : sp__event_array_new_cold(cap);
   if (ev && k == 2) {
@@ -211,8 +262,10 @@ void sp__stock_wait_filled(void) {
   pthread_mutex_unlock(&sp_stock.mu);
 }
 
-/* Takes the last array of list[0..*n), or NULL; asks for more. */
-static sp_event_t *sp_stock_pop_locked(sp_event_t **list, int *n) {
+/* Takes the last array of list[0..*n) (cap entries), or NULL; *wake:
+ * the stock's thread should refill, which it then does in one go (a
+ * wake-up is a system call: one per cap / 4 takes). */
+static sp_event_t *sp_stock_pop_locked(sp_event_t **list, int *n, int cap, int *wake) {
   sp_event_t *ev = NULL;
   if (*n > 0) ev = list[--*n];
   if (ev) {
@@ -220,24 +273,38 @@ static sp_event_t *sp_stock_pop_locked(sp_event_t **list, int *n) {
   } else {
     sp_stock.missed++;
   }
-  pthread_cond_signal(&sp_stock.want);
+  *wake = *n <= cap * 3 / 4;
   return ev;
 }
 
 sp_event_t *sp__stock_take(int64_t cap, int head) {
   if (!__atomic_load_n(&sp_stock.running, __ATOMIC_RELAXED)) return NULL;
   sp_event_t *ev = NULL;
+  int wake = 0;
   pthread_mutex_lock(&sp_stock.mu);
   if (sp_stock.running && !sp_stock.stop) {
     if (cap == sp_stock.first_cap && !head) {
-      ev = sp_stock_pop_locked(sp_stock.first, &sp_stock.nfirst);
+      ev = sp_stock_pop_locked(sp_stock.first, &sp_stock.nfirst, SP_STOCK_FIRST, &wake);
     } else if (cap == sp_stock.slot_cap && cap > 0) {
-      ev = head ? sp_stock_pop_locked(sp_stock.heads, &sp_stock.nheads)
-                : sp_stock_pop_locked(sp_stock.full, &sp_stock.nfull);
+      ev = head ? sp_stock_pop_locked(sp_stock.heads, &sp_stock.nheads, SP_STOCK_HEADS, &wake)
+                : sp_stock_pop_locked(sp_stock.full, &sp_stock.nfull, SP_STOCK_FULL, &wake);
     }
   }
   pthread_mutex_unlock(&sp_stock.mu);
+  /* After the unlock: the woken thread does not wait for our mutex. */
+  if (wake) pthread_cond_signal(&sp_stock.want);
   return ev;
+}
+
+sp_thread_t *sp__stock_take_thread(void) {
+  if (!__atomic_load_n(&sp_stock.running, __ATOMIC_RELAXED)) return NULL;
+  sp_thread_t *t = NULL;
+  pthread_mutex_lock(&sp_stock.mu);
+  if (sp_stock.running && !sp_stock.stop && sp_stock.nkits > 0) t = sp_stock.kits[--sp_stock.nkits];
+  int wake = sp_stock.nkits <= SP_STOCK_KITS * 3 / 4;
+  pthread_mutex_unlock(&sp_stock.mu);
+  if (wake) pthread_cond_signal(&sp_stock.want);
+  return t;
 }
 
 int sp__stock_populate_ask(void *p, size_t bytes) {
@@ -247,10 +314,10 @@ int sp__stock_populate_ask(void *p, size_t bytes) {
   if (sp_stock.running && !sp_stock.stop && sp_stock.nask < SP_STOCK_ASKS) {
     sp_stock.ask[(sp_stock.ask_head + sp_stock.nask++) % SP_STOCK_ASKS] =
         (sp_stock_ask_t){p, bytes};
-    pthread_cond_signal(&sp_stock.want);
     asked = 1;
   }
   pthread_mutex_unlock(&sp_stock.mu);
+  if (asked) pthread_cond_signal(&sp_stock.want);
   return asked;
 }
 
@@ -273,8 +340,13 @@ void sp__stock_stop(void) {
   for (int i = 0; i < sp_stock.nheads; i++) drop[n++] = sp_stock.heads[i];
   for (int i = 0; i < sp_stock.nfull; i++) drop[n++] = sp_stock.full[i];
   sp_stock.nfirst = sp_stock.nheads = sp_stock.nfull = 0;
+  sp_thread_t *kits[SP_STOCK_KITS];
+  int nkits = sp_stock.nkits;
+  memcpy(kits, sp_stock.kits, (size_t)nkits * sizeof *kits);
+  sp_stock.nkits = 0;
   pthread_mutex_unlock(&sp_stock.mu);
   for (int i = 0; i < n; i++) sp__event_array_free(drop[i]);
+  for (int i = 0; i < nkits; i++) sp_kit_free(kits[i]);
 }
 
 /* fork(): held across it so that the child's copy is consistent; the
@@ -288,6 +360,7 @@ void sp__stock_fork_child(void) {
   sp_stock.running = 0;
   sp_stock.stop = 0;
   sp_stock.nfirst = sp_stock.nheads = sp_stock.nfull = sp_stock.nask = sp_stock.ask_head = 0;
+  sp_stock.nkits = 0;
   pthread_cond_init(&sp_stock.want, NULL);
   pthread_cond_init(&sp_stock.filled, NULL);
   pthread_mutex_unlock(&sp_stock.mu);

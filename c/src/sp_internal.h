@@ -332,6 +332,9 @@ SP_HIDDEN void sp__stock_wait_filled(void);
 /* A ready array of cap events (head: a slot with only its first
  * SP_HEAD_EVENTS touched), or NULL; never waits for the stock's thread. */
 SP_HIDDEN sp_event_t *sp__stock_take(int64_t cap, int head);
+/* A zeroed thread record whose stack and buffer table are allocated and
+ * touched, or NULL (thread_buffers.c frees its parts as its own). */
+SP_HIDDEN sp_thread_t *sp__stock_take_thread(void);
 /* Asks the stock's thread to fault in [p, p + bytes) without changing it;
  * returns 0 when it cannot (not running, too many requests). */
 SP_HIDDEN int sp__stock_populate_ask(void *p, size_t bytes);

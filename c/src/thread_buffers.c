@@ -57,7 +57,8 @@ sp_thread_t *sp__thread_get(void) {
     }
   }
   if (!t) {
-    t = calloc(1, sizeof *t);
+    t = sp__stock_take_thread(); /* allocated and touched ahead (array_stock.c) */
+    if (!t) t = calloc(1, sizeof *t);
     if (t) {
       t->index = sp__state.nthreads++;
       t->next = sp__state.threads;

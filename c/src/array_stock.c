@@ -14,7 +14,8 @@
  *    SP_HEAD_EVENTS events touched, for a buffer that outgrows its first;
  *  - SP_STOCK_FULL whole slots touched, for the arrays that replace the
  *    full ones the writer thread takes at a flush (flush_writer.c's pool
- *    serves them once it is warm);
+ *    serves them once it is warm), made once a buffer has reached a slot
+ *    (a program whose buffers stay small never pays for them);
  *  - SP_STOCK_KITS thread records with their stack and buffer table, for
  *    the first call of a new thread (which would otherwise create its
  *    malloc arena there);
@@ -27,8 +28,9 @@
  * (no CPU for it), the recording thread touches a first buffer or a slot
  * head itself as before, and leaves the other pages to fault in one at a
  * time as events arrive (no stall). Memory kept ready: 128 x 4 KiB +
- * 16 x 32 KiB + 2 x buffer_limit events + 8 x 12 KiB (4.3 MB at the
- * default), freed at finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
+ * 16 x 32 KiB + 8 x 12 KiB (1.1 MB), and 2 x buffer_limit events once a
+ * buffer has reached a slot (3.2 MB more at the default), freed at
+ * finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
  * until the stock is full: programs start many regions right after it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
@@ -69,6 +71,7 @@ static struct {
   sp_event_t *full[SP_STOCK_FULL];
   sp_thread_t *kits[SP_STOCK_KITS];
   int nfirst, nheads, nfull, nkits;
+  int want_full; /* a buffer reached a slot: it may fill, whole slots are wanted */
   sp_stock_ask_t ask[SP_STOCK_ASKS]; /* a ring, served in order */
   int ask_head, nask;
   int64_t taken, missed; /* for the verbose line */
@@ -101,7 +104,7 @@ static int sp_stock_short_locked(void) {
   if (sp_stock.nkits < SP_STOCK_KITS) return 4;
   if (sp_stock.nfirst < SP_STOCK_FIRST) return 1;
   if (sp_stock.slot_cap && sp_stock.nheads < SP_STOCK_HEADS) return 2;
-  if (sp_stock.slot_cap && sp_stock.nfull < SP_STOCK_FULL) return 3;
+  if (sp_stock.slot_cap && sp_stock.want_full && sp_stock.nfull < SP_STOCK_FULL) return 3;
   return 0;
 }
 
@@ -237,6 +240,7 @@ void sp__stock_start(int64_t first_cap, int64_t slot_cap) {
     sp_stock.first_cap = first_cap;
     sp_stock.slot_cap = slot_cap;
     sp_stock.stop = 0;
+    sp_stock.want_full = 0;
     sp_stock.taken = sp_stock.missed = 0;
     /* The helper takes none of the host's signals. */
     sigset_t all, old;
@@ -288,6 +292,7 @@ sp_event_t *sp__stock_take(int64_t cap, int head) {
     } else if (cap == sp_stock.slot_cap && cap > 0) {
       ev = head ? sp_stock_pop_locked(sp_stock.heads, &sp_stock.nheads, SP_STOCK_HEADS, &wake)
                 : sp_stock_pop_locked(sp_stock.full, &sp_stock.nfull, SP_STOCK_FULL, &wake);
+      if (!sp_stock.want_full) sp_stock.want_full = wake = 1; /* now whole slots too */
     }
   }
   pthread_mutex_unlock(&sp_stock.mu);

@@ -1,14 +1,15 @@
 /* event_arrays.c - memory for the arrays that hold recorded events.
  *
- * A region's buffer grows 16 KiB, 32 KiB, ... up to buffer_limit events
+ * A region's buffer grows 4 KiB, 8 KiB, ... up to buffer_limit events
  * (1.6 MB at the default) and lives until finalize. From malloc, every
  * array from 128 KiB up is its own mapping, unmapped one by one at
  * finalize, each munmap with TLB shootdowns (what that cost:
  * docs/performance.md, "Figures behind design choices in the code").
- * So once a buffer reaches 64 KiB it moves into a slot of a slab: a slot has room
- * for buffer_limit events, is cut from a 32 MiB mapping (one of its own
- * past 16 MiB), and the buffer grows inside it without a copy, faulting
- * in only the pages it uses. Slots freed on the way (arrays the flush
+ * So once a buffer outgrows its first page it moves into a slot of a
+ * slab: a slot has room for buffer_limit events, is cut from a 32 MiB
+ * mapping (one of its own past 16 MiB), and the buffer grows inside it
+ * without a copy, faulting in only the pages it uses (ahead of it, by
+ * array_stock.c's thread, when it can). Slots freed on the way (arrays the flush
  * writer traded back) wait on a free list, and all mappings are unmapped
  * together at finalize. Arrays that grow past the limit (a region open
  * across a full buffer, or no flush_to_disk) and small ones stay with

@@ -2,10 +2,10 @@
  *
  * Everything here runs outside the hot path: the first call on a thread,
  * the first call of a region on a thread, a full buffer, a deep stack.
- * Buffers start small and double up to buffer_limit events; each new part
- * is touched once (event_arrays.c) so its pages are faulted in now and not
- * in the hot path (a first-touch fault costs microseconds: see
- * docs/performance.md, "finalize at scale"). */
+ * Buffers start at one page and double up to buffer_limit events; their
+ * memory, and a new thread's record, come with their pages faulted in
+ * ahead by array_stock.c's thread when it can (a first-touch fault costs
+ * microseconds: docs/performance.md, "the cold path"). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -11,10 +11,10 @@
  * "<stem>.<pid><ext>" (config.c).
  *
  * The prepare handler takes the library's locks in the one order they nest
- * in (writer queue, then state, then slab, then stock), so the child's copies of what
- * they guard are consistent; no lock is held while another is awaited
- * elsewhere in that order, so it cannot deadlock with the writer thread or
- * with threads registering regions. */
+ * in (writer queue, then state, then slab, then stock), so the child's
+ * copies of what they guard are consistent; no lock is held while another
+ * is awaited elsewhere in that order, so it cannot deadlock with the writer
+ * thread, the stock's thread or threads registering regions. */
 #include <unistd.h>
 
 #include "sp_internal.h"

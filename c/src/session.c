@@ -99,7 +99,6 @@ static int sp_setup_session(const sp_config *cfg) {
     }
   }
   if (mode == SP_MODE_GENERAL) sp__likwid_init();
-
   sp__session++;
   sp_mode_set(mode);
   return rc;

@@ -5,8 +5,9 @@
  * stalled the recording thread (docs/performance.md, "Figures behind
  * design choices in the code"). Now the recording thread hands the full
  * array over and continues with a recycled one whose pages are already
- * faulted in (from the pool, else from array_stock.c's stock); the writer
- * returns written arrays to a small pool. At most SP_MAX_PENDING arrays
+ * faulted in (from the pool, else from array_stock.c's stock, else one
+ * left to fault in as events arrive); the writer returns written arrays to
+ * a small pool. At most SP_MAX_PENDING arrays
  * wait: past that (disk slower than the program) the recording thread
  * waits, which keeps memory bounded. Records keep the order in which
  * buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */

@@ -123,13 +123,17 @@ class Region:
         self.num_calls = int(info.num_calls)
         self.num_intervals = int(info.num_intervals)
         self.has_timing = bool(info.has_times) and info.num_intervals > 0
-        self.first_start_time = int(info.first_start) if self.has_timing else None
         self._loaded = None
 
     def _load(self):
         if self._loaded is None:
             self._loaded = self._reader._load(self._g, self._k)
         return self._loaded
+
+    @property
+    def first_start_time(self):
+        """Earliest start, ns (None without stamps)."""
+        return int(self.start_times.min()) if self.has_timing else None
 
     def release(self):
         """Drops this object's reference to the arrays (they are freed once

@@ -224,7 +224,8 @@ def plot_gantt(
               wait until it is closed.
     verbose:  print the ranks drawn, as the reference does.
     cmap:     tab10, tab20 (default) or viridis, sampled over the sorted
-              region names as scope-profiler-pproc does.
+              names of all the file's regions (a region keeps its colour
+              whatever is selected).
     width:    pixels; the height follows the lanes (16 px each).
 
     Raises ValueError when no region matches, a rank is unknown, no
@@ -269,7 +270,9 @@ def plot_gantt(
         print(f"Plotting Gantt chart for ranks: {ranks}")
     t0 = reader.minimum_start_time
     t_end = max(int(pair.end_times.max()) for _, _, pair in lanes)
-    colours = _colours([r.name for r in regions], cmap)
+    # Sampled over every region of the file, so that a region keeps its
+    # colour whatever include/exclude select.
+    colours = {r.name: c for r, c in zip(regions, (_colours(reader.region_names, cmap)[r.name] for r in regions))}
     if device:
         _draw(pl, device, os.fspath(filepath), lanes, colours, t0, t_end, width)
     if show:

@@ -162,7 +162,12 @@ class Region:
         return loaded[1] - loaded[0]
 
     def _stats(self):
-        return self._load()[3]
+        loaded = self._load()
+        if loaded[4] is None:  # computed on first use: reading alone needs no pass
+            stats = _rl.Stats()
+            self._reader._lib.sp_reader_stats_compute(ctypes.byref(loaded[3].iv), ctypes.byref(stats))
+            self._loaded = loaded = loaded[:4] + (stats,)
+        return loaded[4]
 
     def _aggregate(self, bit, field_name):
         ag = self._reader._aggregate(self._g, self._k)
@@ -555,9 +560,7 @@ class ProfilingH5Reader:
         starts = _array(owner, iv.start, n, "<i8", np.int64)
         ends = _array(owner, iv.end, n, "<i8", np.int64)
         tids = _array(owner, iv.thread_ids, n, "<i4", np.int32) if iv.thread_ids else None
-        stats = _rl.Stats()
-        self._lib.sp_reader_stats_compute(ctypes.byref(iv), ctypes.byref(stats))
-        return starts, ends, tids, stats
+        return starts, ends, tids, owner, None
 
     def _aggregate(self, g, k):
         key = (g, k)

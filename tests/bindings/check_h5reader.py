@@ -293,6 +293,21 @@ def check_errors(d, good):
            lambda: plot_gantt(reader, filepath=os.path.join(d, "x.jpg"), verbose=False), ".png, .pdf or .svg")
     raises("unwritable", OSError,
            lambda: plot_gantt(reader, filepath=os.path.join(d, "no", "dir", "x.png"), verbose=False), "x.png")
+    # One reader shared by threads: the C reader is used by one at a time.
+    import threading
+
+    def load_all(out):
+        fresh = [(r.name, k) for r in reader for k in r.ranks]
+        for name, k in fresh * 20:
+            reader[name][k].release()
+            out.append(int(reader[name][k].durations.sum()))
+    results = [[] for _ in range(4)]
+    threads = [threading.Thread(target=load_all, args=(res,)) for res in results]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    expect("threads agree", all(res == results[0] for res in results) and len(results[0]) > 0, True)
     starts = reader["main"][0].start_times
     reader.close()
     expect("array valid after close", int(starts[0]) > 0, True)

@@ -25,6 +25,7 @@ import ctypes
 import math
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -276,8 +277,10 @@ class MPIRegion:
 
     @property
     def total_duration(self):
-        """Sum over ranks, ns."""
-        return sum(r.total_duration or 0 for r in self.regions.values())
+        """Sum over ranks, ns (None when an aggregate file does not store a
+        rank's total)."""
+        totals = [r.total_duration for r in self.regions.values()]
+        return None if None in totals else sum(totals)
 
     @property
     def first_start_time(self):
@@ -384,6 +387,10 @@ class ProfilingH5Reader:
     def __init__(self, file_path, verbose=False, clock_align=True):
         self._file_path = Path(file_path)
         self._lib = _rl.lib()
+        # The C reader is used by one thread at a time; ctypes releases the
+        # GIL during its calls, so the reader's own lock orders them.
+        self._lock = threading.RLock()
+        self._r = None
         handle = ctypes.c_void_p()
         err = ctypes.create_string_buffer(1024)
         rc = self._lib.sp_reader_open(
@@ -424,8 +431,9 @@ class ProfilingH5Reader:
     def close(self):
         """Closes the file; numpy arrays already taken stay valid."""
         if getattr(self, "_r", None):
-            self._lib.sp_reader_close(self._r)
-            self._r = None
+            with self._lock:
+                self._lib.sp_reader_close(self._r)
+                self._r = None
 
     def __del__(self):
         try:
@@ -472,6 +480,10 @@ class ProfilingH5Reader:
         return dict(self._metadata)
 
     def _read_metadata(self):
+        with self._lock:
+            return self._read_metadata_locked()
+
+    def _read_metadata_locked(self):
         r, out = self._handle(), {}
         name, value = ctypes.create_string_buffer(1024), ctypes.create_string_buffer(65536)
         kind = ctypes.c_int()
@@ -552,9 +564,10 @@ class ProfilingH5Reader:
 
     def _load(self, g, k):
         owner = _Owner()
-        rc = self._lib.sp_reader_load(self._handle(), g, k, ctypes.byref(owner.iv))
-        if rc < 0:
-            self._fail(rc)
+        with self._lock:
+            rc = self._lib.sp_reader_load(self._handle(), g, k, ctypes.byref(owner.iv))
+            if rc < 0:
+                self._fail(rc)
         iv = owner.iv
         n = int(iv.n)
         starts = _array(owner, iv.start, n, "<i8", np.int64)
@@ -566,7 +579,8 @@ class ProfilingH5Reader:
         key = (g, k)
         if key not in self._agg_cache:
             ag = _rl.Aggregate()
-            self._lib.sp_reader_aggregate(self._handle(), g, k, ctypes.byref(ag))
+            with self._lock:
+                self._lib.sp_reader_aggregate(self._handle(), g, k, ctypes.byref(ag))
             self._agg_cache[key] = ag
         return self._agg_cache[key]
 
@@ -586,11 +600,12 @@ class ProfilingH5Reader:
         gs = (ctypes.c_int * max(1, len(regions)))(*[r._index for r in regions])
         kk = (ctypes.c_int * max(1, len(ks)))(*ks)
         tree = ctypes.c_void_p()
-        rc = self._lib.sp_reader_tree_build(
-            self._handle(), gs, len(regions), kk, len(ks), flags, ctypes.byref(tree)
-        )
-        if rc < 0:
-            self._fail(rc)
+        with self._lock:
+            rc = self._lib.sp_reader_tree_build(
+                self._handle(), gs, len(regions), kk, len(ks), flags, ctypes.byref(tree)
+            )
+            if rc < 0:
+                self._fail(rc)
         return tree
 
     def call_tree(self, include=None, exclude=None, ranks=None, by_thread=False):

@@ -38,6 +38,7 @@ _VIRIDIS = (0x440154, 0x482475, 0x414487, 0x355F8D, 0x2A788E, 0x21918C, 0x22A884
 _CMAPS = {"tab10": (True, _TAB10), "tab20": (True, _TAB20), "viridis": (False, _VIRIDIS)}
 _COL_BG, _COL_FG, _COL_GRID, _COL_REGION0 = 0, 1, 2, 3
 _LANE_PX = 16
+_MAX_HEIGHT = 4000  # beyond this lanes get thinner (labels thinned to stay legible)
 
 
 def _plplot():
@@ -140,7 +141,7 @@ def _lanes(reader, regions, ranks):
 
 def _draw(pl, device, path, lanes, colours, t0, t_end, width):
     n = len(lanes)
-    height = max(240, 120 + _LANE_PX * n)
+    height = min(_MAX_HEIGHT, max(240, 120 + _LANE_PX * n))
     label_chars = max(len(f"{name} (rank {rank})") for name, rank, _ in lanes)
     left = min(0.45, (20 + 7.5 * label_chars) / width)
     vp = (left, 0.97, 70.0 / height, 1 - 50.0 / height)
@@ -226,7 +227,8 @@ def plot_gantt(
     cmap:     tab10, tab20 (default) or viridis, sampled over the sorted
               names of all the file's regions (a region keeps its colour
               whatever is selected).
-    width:    pixels; the height follows the lanes (16 px each).
+    width:    pixels; the height follows the lanes (16 px each, thinner
+              beyond 4000 px, with every k-th lane labelled).
 
     Raises ValueError when no region matches, a rank is unknown, no
     selected lane has a call, or the extension is not .png/.pdf/.svg;

@@ -164,6 +164,10 @@ _PROTOTYPES = {
     ),
     "sp_reader_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Intervals)]),
     "sp_reader_intervals_free": (None, [ctypes.POINTER(Intervals)]),
+    "sp_reader_extent": (
+        ctypes.c_int,
+        [_P, ctypes.c_int, ctypes.c_int, c_int64_p, c_int64_p],
+    ),
     "sp_reader_stats_compute": (ctypes.c_int, [ctypes.POINTER(Intervals), ctypes.POINTER(Stats)]),
     "sp_reader_set_clock_align": (ctypes.c_int, [_P, ctypes.c_int]),
     "sp_reader_clock_aligned": (ctypes.c_int, [_P]),

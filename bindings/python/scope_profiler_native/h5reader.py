@@ -33,7 +33,14 @@ import numpy as np
 
 from . import _reader_lib as _rl
 
-__all__ = ["CallTreeNode", "MPIRegion", "ProfilingH5Reader", "Region", "ReaderError"]
+__all__ = [
+    "CallTreeNode",
+    "MPIRegion",
+    "ProfilingH5Reader",
+    "ReaderError",
+    "ReaderFileNotFoundError",
+    "Region",
+]
 
 
 class ReaderError(ValueError):
@@ -131,10 +138,27 @@ class Region:
             self._loaded = self._reader._load(self._g, self._k)
         return self._loaded
 
+    def _extent(self):
+        if self._loaded is not None:
+            return int(self._loaded[0].min()), int(self._loaded[1].max())
+        return self._reader._extent(self._g, self._k)
+
     @property
     def first_start_time(self):
-        """Earliest start, ns (None without stamps)."""
-        return int(self.start_times.min()) if self.has_timing else None
+        """Earliest start, ns (None without stamps). Without the arrays
+        loaded, the reader's extent (sp_reader_extent: a scan of end_times,
+        the first start noted at open), as scope-profiler-pproc takes it."""
+        return self._extent()[0] if self.has_timing else None
+
+    @property
+    def last_end_time(self):
+        """Latest end, ns (None without stamps); as first_start_time."""
+        return self._extent()[1] if self.has_timing else None
+
+    @property
+    def loaded(self):
+        """True while this object keeps the pair's arrays."""
+        return self._loaded is not None
 
     def release(self):
         """Drops this object's reference to the arrays (they are freed once
@@ -574,6 +598,14 @@ class ProfilingH5Reader:
         ends = _array(owner, iv.end, n, "<i8", np.int64)
         tids = _array(owner, iv.thread_ids, n, "<i4", np.int32) if iv.thread_ids else None
         return starts, ends, tids, owner, None
+
+    def _extent(self, g, k):
+        first, last = ctypes.c_int64(), ctypes.c_int64()
+        with self._lock:
+            rc = self._lib.sp_reader_extent(self._handle(), g, k, ctypes.byref(first), ctypes.byref(last))
+            if rc < 0:
+                self._fail(rc)
+        return first.value, last.value
 
     def _aggregate(self, g, k):
         key = (g, k)

@@ -112,14 +112,10 @@ def _busy(starts, ends, x0, x1, ncols):
 
 def _levels(busy, levels):
     """Integer bar heights per column, each column's rounding error carried
-    to the next, so that the lane's ink stays its busy time."""
-    out = np.empty(len(busy), dtype=np.int64)
-    carry = 0.0
-    for c, b in enumerate(np.minimum(busy, 1.0) * levels):
-        q = int(round(b + carry))
-        carry = b + carry - q
-        out[c] = q
-    return out
+    to the next (the rounded running sum, differenced), so that the lane's
+    ink stays its busy time even where every column is a fraction of a level."""
+    run = np.rint(np.cumsum(np.minimum(busy, 1.0) * levels))
+    return np.minimum(np.diff(run, prepend=0.0), levels).astype(np.int64)
 
 
 def _text(s):
@@ -175,7 +171,10 @@ def _draw(pl, device, path, lanes, colours, t0, t_end, width):
         levels = max(1, int(round(lane_px * (1 - 2 * pad))))
         w = (x1 - x0) / ncols
         for i, (name, rank, pair) in enumerate(lanes):
+            kept = pair.loaded
             busy = _busy(pair.start_times, pair.end_times, t0, t0 + x1 * 1e9, ncols)
+            if not kept:  # one lane's arrays at a time, not the file's
+                pair.release()
             q = _levels(busy, levels)
             y0 = n - i - 1 + pad
             h = 1.0 - 2 * pad
@@ -271,7 +270,7 @@ def plot_gantt(
     if verbose:
         print(f"Plotting Gantt chart for ranks: {ranks}")
     t0 = reader.minimum_start_time
-    t_end = max(int(pair.end_times.max()) for _, _, pair in lanes)
+    t_end = max(pair.last_end_time for _, _, pair in lanes)
     # Sampled over every region of the file, so that a region keeps its
     # colour whatever include/exclude select.
     colours = {r.name: c for r, c in zip(regions, (_colours(reader.region_names, cmap)[r.name] for r in regions))}

@@ -595,6 +595,31 @@ SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
  */
 SP_READER_EXPORT int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap);
 
+/** Kinds of a /metadata attribute (sp_reader_metadata_entry()). */
+enum {
+  SP_READER_META_OTHER = 0,  /**< not a scalar number or string (array, compound) */
+  SP_READER_META_INT = 1,    /**< integer: value in decimal */
+  SP_READER_META_FLOAT = 2,  /**< floating point: value as %.17g */
+  SP_READER_META_STRING = 3  /**< string: value as stored */
+};
+
+/** Number of attributes of the file's /metadata group (0 when it has none).
+ *  With sp_reader_metadata_entry(), lists them all (the Python reader's
+ *  reader.metadata). Cost: a few metadata reads. */
+SP_READER_EXPORT int sp_reader_metadata_count(sp_reader_t *r);
+
+/**
+ * The i-th attribute of /metadata (0 <= i < sp_reader_metadata_count(), in
+ * name order): its name into name (namecap bytes), its value as text into
+ * value (valcap bytes, as sp_reader_metadata(), cut when longer) and its
+ * SP_READER_META_* kind into *kind. An attribute that is not a scalar
+ * number or string gives its name, value "" and SP_READER_META_OTHER.
+ * Returns 0, or SP_READER_EINVAL (bad argument, no such attribute, or a
+ * name longer than namecap - 1; message in sp_reader_errmsg()).
+ */
+SP_READER_EXPORT int sp_reader_metadata_entry(sp_reader_t *r, int i, char *name, size_t namecap,
+                                              char *value, size_t valcap, int *kind);
+
 /* ===================================================================== */
 /*  Helpers                                                              */
 /* ===================================================================== */

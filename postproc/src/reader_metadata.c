@@ -8,8 +8,9 @@
 #include "reader_internal.h"
 
 /* The scalar attribute a as text: integers in decimal, floats %.17g,
- * strings as stored. Returns 0, or -1 for another type or shape. */
-static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t cap) {
+ * strings as stored. Returns 0, or -1 for another type or shape. kind, if
+ * not NULL, receives its SP_READER_META_* kind. */
+static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t cap, int *kind) {
   hid_t t = H5Aget_type(a), s = H5Aget_space(a);
   int rc = -1;
   if (t >= 0 && s >= 0 && H5Sget_simple_extent_npoints(s) == 1) {
@@ -26,9 +27,23 @@ static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t 
       free(v);
     }
   }
+  if (rc == 0 && kind) {
+    H5T_class_t c = H5Tget_class(t);
+    *kind = c == H5T_INTEGER ? SP_READER_META_INT
+            : c == H5T_FLOAT ? SP_READER_META_FLOAT
+                             : SP_READER_META_STRING;
+  }
   if (t >= 0) H5Tclose(t);
   if (s >= 0) H5Sclose(s);
   return rc;
+}
+
+/* The file's /metadata group (a local link), or -1 when it has none. */
+static hid_t sp_metadata_group(const sp_reader_t *r) {
+  return H5Lexists(r->file, "metadata", H5P_DEFAULT) > 0 &&
+                 sp__link_kind(r->file, "metadata") == SP_LINK_LOCAL
+             ? H5Gopen2(r->file, "metadata", H5P_DEFAULT)
+             : -1;
 }
 
 int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap) {
@@ -37,17 +52,61 @@ int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap) 
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = SP_READER_EINVAL;
-  hid_t g = H5Lexists(r->file, "metadata", H5P_DEFAULT) > 0 &&
-                    sp__link_kind(r->file, "metadata") == SP_LINK_LOCAL
-                ? H5Gopen2(r->file, "metadata", H5P_DEFAULT)
-                : -1;
+  hid_t g = sp_metadata_group(r);
   if (g >= 0 && H5Aexists(g, name) > 0) {
     hid_t a = H5Aopen(g, name, H5P_DEFAULT);
-    if (a >= 0 && sp_attr_text(g, name, a, out, cap) == 0) rc = 0;
+    if (a >= 0 && sp_attr_text(g, name, a, out, cap, NULL) == 0) rc = 0;
     if (a >= 0) H5Aclose(a);
   }
   if (g >= 0) H5Gclose(g);
   sp__h5_quiet_end(&q);
   if (rc) return sp__reader_fail(r, rc, "no readable /metadata attribute '%s'", name);
+  return 0;
+}
+
+int sp_reader_metadata_count(sp_reader_t *r) {
+  if (!r) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  hid_t g = sp_metadata_group(r);
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t oi;
+  int n = g >= 0 && H5Oget_info3(g, &oi, H5O_INFO_NUM_ATTRS) >= 0 ? (int)oi.num_attrs : 0;
+#else
+  H5O_info_t oi;
+  int n = g >= 0 && H5Oget_info2(g, &oi, H5O_INFO_NUM_ATTRS) >= 0 ? (int)oi.num_attrs : 0;
+#endif
+  if (g >= 0) H5Gclose(g);
+  sp__h5_quiet_end(&q);
+  return n;
+}
+
+int sp_reader_metadata_entry(sp_reader_t *r, int i, char *name, size_t namecap, char *value,
+                             size_t valcap, int *kind) {
+  if (!r || i < 0 || !name || namecap == 0 || !value || valcap == 0 || !kind)
+    return SP_READER_EINVAL;
+  name[0] = value[0] = '\0';
+  *kind = SP_READER_META_OTHER;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  hid_t g = sp_metadata_group(r);
+  hid_t a = g >= 0 ? H5Aopen_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, H5P_DEFAULT,
+                                    H5P_DEFAULT)
+                   : -1;
+  int rc = a >= 0 ? 0 : SP_READER_EINVAL;
+  if (a >= 0) {
+    ssize_t len = H5Aget_name(a, namecap, name);
+    if (len < 0 || (size_t)len >= namecap)
+      rc = SP_READER_EINVAL; /* a name that does not fit is not half-returned */
+    else if (sp_attr_text(g, name, a, value, valcap, kind) != 0)
+      value[0] = '\0'; /* an array or compound: its name only, kind OTHER */
+    H5Aclose(a);
+  }
+  if (g >= 0) H5Gclose(g);
+  sp__h5_quiet_end(&q);
+  if (rc) {
+    name[0] = '\0';
+    return sp__reader_fail(r, rc, "no /metadata attribute number %d (or its name is too long)", i);
+  }
   return 0;
 }

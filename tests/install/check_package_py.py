@@ -36,6 +36,8 @@ EXPECTED_DEPENDS = [
     ("mpi", "+mpi"),
     ("plplot", "+postproc"),
     ("likwid", "+likwid"),
+    ("py-numpy", "+python"),
+    ("plplot+python", "+python"),
     ("cmake@3.25:", None),
     ("pkgconfig", None),
 ]

@@ -334,6 +334,31 @@ static void case_ref_aggregate(void) {
   sp_reader_close(r);
 }
 
+/* /metadata listed by index, in name order, with its kinds. */
+static void case_metadata_list(void) {
+  sp_reader_t *r = open_file("basic.h5");
+  char name[64], value[64];
+  int kind = -1;
+  CHECK_INT(sp_reader_metadata_count(r), 3);
+  static const char *want[] = {"clock", "hostname", "library_version"};
+  for (int i = 0; i < 3; i++) {
+    CHECK_INT(sp_reader_metadata_entry(r, i, name, sizeof name, value, sizeof value, &kind), 0);
+    CHECK_STR(name, want[i]);
+    CHECK_INT(kind, SP_READER_META_STRING);
+  }
+  CHECK_INT(sp_reader_metadata_entry(r, 1, name, sizeof name, value, sizeof value, &kind), 0);
+  CHECK_STR(value, "testhost");
+  CHECK_INT(sp_reader_metadata_entry(r, 3, name, sizeof name, value, sizeof value, &kind),
+            SP_READER_EINVAL);
+  CHECK_STR(name, "");
+  CHECK_INT(strstr(sp_reader_errmsg(r), "number 3") != NULL, 1);
+  /* A name that does not fit is refused, not cut. */
+  CHECK_INT(sp_reader_metadata_entry(r, 2, name, 8, value, sizeof value, &kind), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_metadata_entry(r, 0, NULL, 8, value, sizeof value, &kind), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_metadata_count(NULL), 0);
+  sp_reader_close(r);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(decode),
@@ -354,6 +379,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(likwid_bad),
       SP_TEST_CASE(ref_call_parents),
       SP_TEST_CASE(ref_aggregate),
+      SP_TEST_CASE(metadata_list),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

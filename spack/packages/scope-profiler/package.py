@@ -40,6 +40,19 @@ class ScopeProfiler(CMakePackage):
         "(the Python package only with +shared: it loads libscope_profiler.so)",
     )
 
+    # The Python reading API (scope_profiler_native.h5reader and
+    # plotting_scripts, installed with the package when +bindings+postproc):
+    # numpy for the arrays, PLplot's Python module for plot_gantt.
+    variant(
+        "python",
+        default=False,
+        description="Run dependencies of the Python reading API (numpy; PLplot's Python "
+        "module for plot_gantt); needs +bindings+postproc+shared",
+    )
+    conflicts("+python", when="~bindings", msg="the Python reading API is part of the Python package")
+    conflicts("+python", when="~postproc", msg="the Python reading API uses the reader library")
+    conflicts("+python", when="~shared", msg="the Python package loads the shared libraries")
+
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")
 
@@ -52,6 +65,9 @@ class ScopeProfiler(CMakePackage):
     # driver is built when pango (pangocairo) is found, hence +pango.
     depends_on("plplot+pango", when="+postproc")
     depends_on("likwid", when="+likwid")
+    depends_on("python@3.8:", type=("build", "run"), when="+python")
+    depends_on("py-numpy", type="run", when="+python")
+    depends_on("plplot+python+pango", when="+python")
 
     def cmake_args(self):
         spec = self.spec
@@ -84,5 +100,5 @@ class ScopeProfiler(CMakePackage):
         return join_path("lib", "python3", "site-packages")
 
     def setup_run_environment(self, env):
-        if self.spec.satisfies("+bindings+shared"):
+        if self.spec.satisfies("+bindings+shared") or self.spec.satisfies("+python"):
             env.prepend_path("PYTHONPATH", join_path(self.prefix, self.python_dir))

@@ -1,6 +1,6 @@
 /* bench_analysis.c - the call tree and both JSON files versus reading.
  *
- * usage: bench_analysis [DIR [INTERVALS [RANKS]]]
+ * usage: bench_analysis [DIR [INTERVALS [RANKS [gen]]]]
  * Writes DIR/analysis.h5 (default 1e7 intervals over 64 ranks x 16 regions,
  * deterministic, nested three deep: step > 3 phases > 4 kernels each),
  * then times, in the same run: reading every (region, rank) pair once; the
@@ -8,11 +8,13 @@
  * (region_statistics.json and call_tree.json, as scope-profiler-pproc does:
  * one call tree with the per-(region, rank) durations, one read).
  * Prints the figures, the ratio to reading and the peak RSS. The target is
- * analysis <= 1.5 x read; nothing here asserts it. */
+ * analysis <= 1.5 x read; nothing here asserts it. With "gen" it only
+ * writes the file (bench_py_read.py reads it). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -69,6 +71,7 @@ int main(int argc, char **argv) {
   }
   printf("generate  %lld intervals, %d ranks x %d regions, nested: %.3f s\n",
          (long long)iters * nranks * SP_NREG, nranks, SP_NREG, sp_now() - t);
+  if (argc > 4 && strcmp(argv[4], "gen") == 0) return 0;
 
   sp_options_t o = {0};
   o.file = path;

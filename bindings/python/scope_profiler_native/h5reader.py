@@ -1,0 +1,745 @@
+"""ProfilingH5Reader: the reference tool's reading API over libscope_profiler_reader.
+
+A script written for the reference package runs with one changed import::
+
+    from scope_profiler_native.h5reader import ProfilingH5Reader
+
+    reader = ProfilingH5Reader("profiling_data.h5")
+    print(reader.num_ranks)
+    for region in reader.get_regions():          # by first start time
+        r0 = region[0]                            # rank 0
+        print(f"{region.name}: {r0.num_calls} calls, avg {r0.average_duration/1e9:.6f} s")
+
+Every file scope-profiler-pproc reads is read the same way (the C reader
+library): the reference tool's schemas 1-3 with their columnar and
+aggregate layouts, names with '/', stamps of several nodes put on rank 0's
+clock. Times and durations are integer nanoseconds (numpy int64 arrays);
+averages are float nanoseconds. Needs numpy.
+
+Errors of the library become exceptions carrying its message:
+FileNotFoundError for a missing file, ReaderError (a ValueError) for a
+damaged file or one of another tool, KeyError for an unknown region or rank.
+"""
+
+import ctypes
+import math
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import _reader_lib as _rl
+
+__all__ = [
+    "CallTreeNode",
+    "MPIRegion",
+    "ProfilingH5Reader",
+    "ReaderError",
+    "ReaderFileNotFoundError",
+    "Region",
+]
+
+
+class ReaderError(ValueError):
+    """The reader library refused a file or a request.
+
+    ``code`` is the SP_READER_E* value, ``name`` its name
+    ("SP_READER_ELAYOUT"); the message is the library's explanation.
+    """
+
+    def __init__(self, code, message):
+        self.code = code
+        self.name = _rl.lib().sp_reader_err_name(code).decode()
+        super().__init__(message)
+
+
+class ReaderFileNotFoundError(ReaderError, FileNotFoundError):
+    """The file is missing or unreadable (SP_READER_EIO)."""
+
+
+def _raise(code, message):
+    cls = ReaderFileNotFoundError if code == _rl.EIO else ReaderError
+    if code == _rl.ENOMEM:
+        raise MemoryError(message)
+    raise cls(code, message)
+
+
+def _compile(patterns):
+    """A list of compiled patterns from None, a str or an iterable of str."""
+    if patterns is None:
+        return None
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    return [re.compile(p) for p in patterns]
+
+
+class _Owner:
+    """Owns one sp_reader_intervals_t: the library's arrays are freed when
+    the last numpy view of them is gone."""
+
+    __slots__ = ("iv", "__weakref__")
+
+    def __init__(self):
+        self.iv = _rl.Intervals()
+
+    def __del__(self):
+        try:
+            _rl.lib().sp_reader_intervals_free(ctypes.byref(self.iv))
+        except Exception:  # interpreter shutdown: the process frees it
+            pass
+
+
+class _View:
+    """Exposes n elements at ptr to numpy (``__array_interface__``) and keeps
+    their owner alive: the array is the library's memory, not a copy."""
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, owner, ptr, n, typestr):
+        self._owner = owner
+        self.__array_interface__ = {
+            "data": (ctypes.cast(ptr, ctypes.c_void_p).value or 0, False),
+            "shape": (n,),
+            "typestr": typestr,
+            "version": 3,
+        }
+
+
+def _array(owner, ptr, n, typestr, dtype):
+    if not ptr or n == 0:
+        return np.empty(0, dtype=dtype)
+    return np.asarray(_View(owner, ptr, n, typestr))
+
+
+class Region:
+    """One region on one rank: its calls' stamps and their statistics.
+
+    The arrays are read on first use and kept (``release()`` drops them).
+    In the reference tool's aggregate layout there are no stamps: the arrays
+    are empty and the statistics are the stored figures (None when the file
+    does not store one).
+    """
+
+    def __init__(self, reader, g, k, info):
+        self._reader = reader
+        self._g = g
+        self._k = k
+        self.rank = reader._rank_ids[k]
+        self.num_calls = int(info.num_calls)
+        self.num_intervals = int(info.num_intervals)
+        self.has_timing = bool(info.has_times) and info.num_intervals > 0
+        self._loaded = None
+
+    def _load(self):
+        if self._loaded is None:
+            self._loaded = self._reader._load(self._g, self._k)
+        return self._loaded
+
+    def _extent(self):
+        if self._loaded is not None:
+            return int(self._loaded[0].min()), int(self._loaded[1].max())
+        return self._reader._extent(self._g, self._k)
+
+    @property
+    def first_start_time(self):
+        """Earliest start, ns (None without stamps). Without the arrays
+        loaded, the reader's extent (sp_reader_extent: a scan of end_times,
+        the first start noted at open), as scope-profiler-pproc takes it."""
+        return self._extent()[0] if self.has_timing else None
+
+    @property
+    def last_end_time(self):
+        """Latest end, ns (None without stamps); as first_start_time."""
+        return self._extent()[1] if self.has_timing else None
+
+    @property
+    def loaded(self):
+        """True while this object keeps the pair's arrays."""
+        return self._loaded is not None
+
+    def release(self):
+        """Drops this object's reference to the arrays (they are freed once
+        no array taken from it is in use)."""
+        self._loaded = None
+
+    @property
+    def start_times(self):
+        """Start stamps, ns (int64, the library's memory: no copy)."""
+        return self._load()[0]
+
+    @property
+    def end_times(self):
+        """End stamps, ns (int64)."""
+        return self._load()[1]
+
+    @property
+    def thread_ids(self):
+        """Thread id of every call (int32), or None when one thread recorded."""
+        return self._load()[2]
+
+    @property
+    def durations(self):
+        """end_times - start_times, ns (int64)."""
+        loaded = self._load()
+        return loaded[1] - loaded[0]
+
+    def _stats(self):
+        loaded = self._load()
+        if loaded[4] is None:  # computed on first use: reading alone needs no pass
+            stats = _rl.Stats()
+            self._reader._lib.sp_reader_stats_compute(ctypes.byref(loaded[3].iv), ctypes.byref(stats))
+            self._loaded = loaded = loaded[:4] + (stats,)
+        return loaded[4]
+
+    def _aggregate(self, bit, field_name):
+        ag = self._reader._aggregate(self._g, self._k)
+        if ag is None or not ag.present:
+            return None
+        return int(getattr(ag, field_name)) if ag.have & bit and ag.calls > 0 else None
+
+    @property
+    def total_duration(self):
+        """Sum of the durations, ns (int)."""
+        if not self.has_timing:
+            ag = self._reader._aggregate(self._g, self._k)
+            if ag is not None and ag.present:
+                return int(ag.total) if ag.have & _rl.AGG_TOTAL else None
+            return 0
+        return int(self._stats().total)
+
+    @property
+    def average_duration(self):
+        """Mean duration per call, ns (float; 0.0 without calls)."""
+        if not self.has_timing:
+            total = self.total_duration
+            if total is None:
+                return None
+            return total / self.num_calls if self.num_calls else 0.0
+        return float(self._stats().mean)
+
+    @property
+    def min_duration(self):
+        """Shortest call, ns (int; 0 without calls)."""
+        if not self.has_timing:
+            return self._aggregate(_rl.AGG_MIN, "min") if self._is_aggregate() else 0
+        return int(self._stats().min)
+
+    @property
+    def max_duration(self):
+        """Longest call, ns (int; 0 without calls)."""
+        if not self.has_timing:
+            return self._aggregate(_rl.AGG_MAX, "max") if self._is_aggregate() else 0
+        return int(self._stats().max)
+
+    @property
+    def std_duration(self):
+        """Population standard deviation of the durations, ns (float)."""
+        if not self.has_timing:
+            return None if self._is_aggregate() else 0.0
+        return float(np.std(self.durations))
+
+    def _is_aggregate(self):
+        ag = self._reader._aggregate(self._g, self._k)
+        return ag is not None and bool(ag.present)
+
+    def get_summary(self):
+        """The statistics as a dict (the reference's get_summary())."""
+        return {
+            "num_calls": self.num_calls,
+            "total_duration": self.total_duration,
+            "average_duration": self.average_duration,
+            "min_duration": self.min_duration,
+            "max_duration": self.max_duration,
+            "std_duration": self.std_duration,
+        }
+
+    def __len__(self):
+        return self.num_calls
+
+    def __repr__(self):
+        return f"Region(rank={self.rank}, num_calls={self.num_calls})"
+
+
+class MPIRegion:
+    """One named region over the ranks that ran it; ``region[rank]`` is the
+    rank's Region (rank id, the N of rank<N>)."""
+
+    def __init__(self, name, regions):
+        self.name = name
+        self.regions = regions  # rank id -> Region, ascending
+        self.color = None
+
+    @property
+    def ranks(self):
+        """Rank ids that ran the region, ascending."""
+        return list(self.regions)
+
+    def __getitem__(self, rank):
+        try:
+            return self.regions[rank]
+        except KeyError:
+            raise KeyError(
+                f"region {self.name!r} has no rank {rank!r} (it ran on ranks {self.ranks})"
+            ) from None
+
+    def __contains__(self, rank):
+        return rank in self.regions
+
+    def __iter__(self):
+        return iter(self.regions.values())
+
+    def __len__(self):
+        return len(self.regions)
+
+    @property
+    def num_calls(self):
+        """Calls summed over ranks."""
+        return sum(r.num_calls for r in self.regions.values())
+
+    @property
+    def total_duration(self):
+        """Sum over ranks, ns (None when an aggregate file does not store a
+        rank's total)."""
+        totals = [r.total_duration for r in self.regions.values()]
+        return None if None in totals else sum(totals)
+
+    @property
+    def first_start_time(self):
+        """Earliest start over ranks, ns (None without stamps)."""
+        starts = [r.first_start_time for r in self.regions.values() if r.has_timing]
+        return min(starts) if starts else None
+
+    def average_durations(self):
+        return {k: r.average_duration for k, r in self.regions.items()}
+
+    def min_durations(self):
+        return {k: r.min_duration for k, r in self.regions.items()}
+
+    def max_durations(self):
+        return {k: r.max_duration for k, r in self.regions.items()}
+
+    def total_durations(self):
+        return {k: r.total_duration for k, r in self.regions.items()}
+
+    def __repr__(self):
+        return f"MPIRegion({self.name!r}, ranks={self.ranks})"
+
+
+@dataclass
+class CallTreeNode:
+    """One call path of ``reader.call_tree()``; times in ns, summed over the
+    selected ranks (and threads). Nodes come depth first, children by
+    inclusive time descending, as scope-profiler-pproc --tree prints them."""
+
+    path: tuple
+    parent: int
+    depth: int
+    thread: int
+    calls: int
+    worker_calls: int
+    inclusive: int
+    exclusive: int
+    rank_min: float
+    rank_mean: float
+    rank_max: float
+    max_rank: int
+    imbalance: float
+    share: float
+    timed: bool
+    per_rank: dict = field(default_factory=dict)  # rank id -> {calls, inclusive, exclusive}
+
+    @property
+    def name(self):
+        return self.path[-1]
+
+
+def _merge(a, b):
+    """Chan's merge of two sp_reader_durations_t figures (as dicts)."""
+    if b["n"] == 0:
+        return a
+    if a["n"] == 0:
+        return dict(b)
+    n = a["n"] + b["n"]
+    delta = b["mean"] - a["mean"]
+    out = dict(a)
+    out["m2"] = a["m2"] + b["m2"] + delta * delta * a["n"] * b["n"] / n
+    out["mean"] = a["mean"] + delta * b["n"] / n
+    out["n"] = n
+    out["total"] = a["total"] + b["total"]
+    out["min"] = min(a["min"], b["min"])
+    out["max"] = max(a["max"], b["max"])
+    if b["first_start"] < a["first_start"]:
+        out["first_start"], out["first"] = b["first_start"], b["first"]
+    if b["last_end"] > a["last_end"]:
+        out["last_end"], out["last"] = b["last_end"], b["last"]
+    return out
+
+
+def _stats_dict(d):
+    if d["n"] == 0:
+        keys = ("average", "min", "max", "first", "last", "std", "total")
+        return {"count": 0, **{f"{k}_duration": None for k in keys}}
+    return {
+        "count": d["n"],
+        "average_duration": d["mean"],
+        "min_duration": d["min"],
+        "max_duration": d["max"],
+        "first_duration": d["first"],
+        "last_duration": d["last"],
+        "std_duration": math.sqrt(d["m2"] / d["n"]),
+        "total_duration": d["total"],
+    }
+
+
+class ProfilingH5Reader:
+    """Reads a profile file (scope-profiler's or the reference tool's).
+
+    file_path:   the HDF5 file.
+    clock_align: put every rank's stamps on rank 0's clock where the file
+                 measured the offsets (the default, as pproc; False: as
+                 recorded).
+    verbose:     accepted for the reference's signature; prints nothing.
+
+    Opening reads the structure only; a (region, rank) pair's arrays are
+    read when first used. ``close()`` (or ``with``) releases the file;
+    arrays already taken stay valid.
+    """
+
+    def __init__(self, file_path, verbose=False, clock_align=True):
+        self._file_path = Path(file_path)
+        self._lib = _rl.lib()
+        # The C reader is used by one thread at a time; ctypes releases the
+        # GIL during its calls, so the reader's own lock orders them.
+        self._lock = threading.RLock()
+        self._r = None
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(1024)
+        rc = self._lib.sp_reader_open(
+            os.fsencode(os.fspath(file_path)), ctypes.byref(handle), err, len(err)
+        )
+        if rc < 0:
+            _raise(rc, err.value.decode("utf-8", "replace"))
+        self._r = handle
+        if not clock_align:
+            self._lib.sp_reader_set_clock_align(self._r, 0)
+        lib = self._lib
+        self._rank_ids = [lib.sp_reader_rank_id(self._r, k) for k in range(lib.sp_reader_num_ranks(self._r))]
+        self._agg_cache = {}
+        self._regions = {}
+        info = _rl.Info()
+        for g in range(lib.sp_reader_num_regions(self._r)):
+            name = lib.sp_reader_region_name(self._r, g).decode("utf-8", "replace")
+            per_rank = {}
+            for k, rank in enumerate(self._rank_ids):
+                lib.sp_reader_info(self._r, g, k, ctypes.byref(info))
+                if info.present:
+                    per_rank[rank] = Region(self, g, k, info)
+            region = MPIRegion(name, per_rank)
+            region._index = g
+            self._regions[name] = region
+        self._metadata = None
+
+    # ---- the file ------------------------------------------------------
+
+    def _handle(self):
+        if self._r is None:
+            raise ValueError(f"ProfilingH5Reader of {self._file_path}: the reader is closed")
+        return self._r
+
+    def _fail(self, rc):
+        _raise(rc, self._lib.sp_reader_errmsg(self._r).decode("utf-8", "replace"))
+
+    def close(self):
+        """Closes the file; numpy arrays already taken stay valid."""
+        if getattr(self, "_r", None):
+            with self._lock:
+                self._lib.sp_reader_close(self._r)
+                self._r = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @property
+    def file_path(self):
+        return self._file_path
+
+    @property
+    def num_ranks(self):
+        """Number of rank groups in the file."""
+        return len(self._rank_ids)
+
+    @property
+    def ranks(self):
+        """Rank ids (the N of rank<N>), ascending; may have gaps."""
+        return list(self._rank_ids)
+
+    @property
+    def schema(self):
+        """The file's scope_profiler_schema (0 when it has none)."""
+        return self._lib.sp_reader_schema(self._handle())
+
+    @property
+    def clock_aligned(self):
+        """True when stamps are being moved onto rank 0's clock."""
+        return bool(self._lib.sp_reader_clock_aligned(self._handle()))
+
+    @property
+    def metadata(self):
+        """The /metadata attributes: int, float or str values ({} if none)."""
+        if self._metadata is None:
+            self._metadata = self._read_metadata()
+        return dict(self._metadata)
+
+    def _read_metadata(self):
+        with self._lock:
+            return self._read_metadata_locked()
+
+    def _read_metadata_locked(self):
+        r, out = self._handle(), {}
+        name, value = ctypes.create_string_buffer(1024), ctypes.create_string_buffer(65536)
+        kind = ctypes.c_int()
+        for i in range(self._lib.sp_reader_metadata_count(r)):
+            rc = self._lib.sp_reader_metadata_entry(
+                r, i, name, len(name), value, len(value), ctypes.byref(kind)
+            )
+            if rc < 0:
+                continue  # a name too long for the buffer
+            text = value.value.decode("utf-8", "replace")
+            key = name.value.decode("utf-8", "replace")
+            if kind.value == _rl.META_INT:
+                out[key] = int(text)
+            elif kind.value == _rl.META_FLOAT:
+                out[key] = float(text)
+            elif kind.value == _rl.META_STRING:
+                out[key] = text
+            else:
+                out[key] = None
+        return out
+
+    # ---- regions -------------------------------------------------------
+
+    @property
+    def region_names(self):
+        """All region names, in region order (first start time)."""
+        return list(self._regions)
+
+    def get_region(self, region_name):
+        """The MPIRegion of that name; KeyError if the file has none."""
+        try:
+            return self._regions[region_name]
+        except KeyError:
+            raise KeyError(
+                f"no region named {region_name!r} in {self._file_path} "
+                f"(regions: {self.region_names})"
+            ) from None
+
+    __getitem__ = get_region
+
+    def __contains__(self, region_name):
+        return region_name in self._regions
+
+    def __iter__(self):
+        return iter(self._regions.values())
+
+    def __len__(self):
+        return len(self._regions)
+
+    def get_regions(self, include=None, exclude=None):
+        """Regions by first start time over all ranks (regions without stamps
+        last, by name). include/exclude: a Python regular expression or a
+        list of them, matched at the start of the name (re.match); a region
+        is kept when any include matches (or include is None) and no
+        exclude matches."""
+        inc, exc = _compile(include), _compile(exclude)
+        return [
+            region
+            for name, region in self._regions.items()
+            if (inc is None or any(p.match(name) for p in inc))
+            and not (exc and any(p.match(name) for p in exc))
+        ]
+
+    @property
+    def minimum_start_time(self):
+        """Earliest start over all regions and ranks, ns (None without stamps)."""
+        starts = [r.first_start_time for r in self._regions.values()]
+        starts = [s for s in starts if s is not None]
+        return min(starts) if starts else None
+
+    def _rank_index(self, rank):
+        try:
+            return self._rank_ids.index(rank)
+        except ValueError:
+            raise KeyError(
+                f"{self._file_path} has no rank {rank!r} (ranks: {self._rank_ids})"
+            ) from None
+
+    def _load(self, g, k):
+        owner = _Owner()
+        with self._lock:
+            rc = self._lib.sp_reader_load(self._handle(), g, k, ctypes.byref(owner.iv))
+            if rc < 0:
+                self._fail(rc)
+        iv = owner.iv
+        n = int(iv.n)
+        starts = _array(owner, iv.start, n, "<i8", np.int64)
+        ends = _array(owner, iv.end, n, "<i8", np.int64)
+        tids = _array(owner, iv.thread_ids, n, "<i4", np.int32) if iv.thread_ids else None
+        return starts, ends, tids, owner, None
+
+    def _extent(self, g, k):
+        first, last = ctypes.c_int64(), ctypes.c_int64()
+        with self._lock:
+            rc = self._lib.sp_reader_extent(self._handle(), g, k, ctypes.byref(first), ctypes.byref(last))
+            if rc < 0:
+                self._fail(rc)
+        return first.value, last.value
+
+    def _aggregate(self, g, k):
+        key = (g, k)
+        if key not in self._agg_cache:
+            ag = _rl.Aggregate()
+            with self._lock:
+                self._lib.sp_reader_aggregate(self._handle(), g, k, ctypes.byref(ag))
+            self._agg_cache[key] = ag
+        return self._agg_cache[key]
+
+    # ---- analysis (as scope-profiler-pproc computes it) ----------------
+
+    def _selection(self, include, exclude, ranks):
+        regions = self.get_regions(include=include, exclude=exclude)
+        if ranks is None:
+            ks = list(range(len(self._rank_ids)))
+        else:
+            if isinstance(ranks, int):
+                ranks = [ranks]
+            ks = sorted({self._rank_index(rank) for rank in ranks})
+        return regions, ks
+
+    def _tree(self, regions, ks, flags):
+        gs = (ctypes.c_int * max(1, len(regions)))(*[r._index for r in regions])
+        kk = (ctypes.c_int * max(1, len(ks)))(*ks)
+        tree = ctypes.c_void_p()
+        with self._lock:
+            rc = self._lib.sp_reader_tree_build(
+                self._handle(), gs, len(regions), kk, len(ks), flags, ctypes.byref(tree)
+            )
+            if rc < 0:
+                self._fail(rc)
+        return tree
+
+    def call_tree(self, include=None, exclude=None, ranks=None, by_thread=False):
+        """The call tree of the selected regions and ranks (rank ids), as
+        ``scope-profiler-pproc --tree`` computes it: a list of CallTreeNode,
+        depth first. by_thread: a node per (call path, thread)."""
+        regions, ks = self._selection(include, exclude, ranks)
+        flags = _rl.TREE_BY_THREAD if by_thread else 0
+        tree = self._tree(regions, ks, flags)
+        lib, nodes = self._lib, []
+        try:
+            rk = _rl.TreeRank()
+            nranks = lib.sp_reader_tree_num_ranks(tree)
+            for i in range(lib.sp_reader_tree_num_nodes(tree)):
+                nd = lib.sp_reader_tree_node(tree, i).contents
+                name = lib.sp_reader_region_name(self._r, nd.region).decode("utf-8", "replace")
+                path = (nodes[nd.parent].path if nd.parent >= 0 else ()) + (name,)
+                per_rank = {}
+                for j in range(nranks):
+                    lib.sp_reader_tree_rank(tree, i, j, ctypes.byref(rk))
+                    if rk.calls:
+                        per_rank[rk.rank] = {
+                            "calls": rk.calls,
+                            "inclusive": rk.inclusive,
+                            "exclusive": rk.exclusive,
+                        }
+                nodes.append(
+                    CallTreeNode(
+                        path, nd.parent, nd.depth, nd.thread, nd.calls, nd.worker_calls,
+                        nd.inclusive, nd.exclusive, nd.rank_min, nd.rank_mean, nd.rank_max,
+                        nd.max_rank, nd.imbalance, nd.share, bool(nd.timed), per_rank,
+                    )
+                )
+        finally:
+            lib.sp_reader_tree_free(tree)
+        return nodes
+
+    def region_statistics(self, include=None, exclude=None, ranks=None):
+        """Per region, the statistics of scope-profiler-pproc's
+        region_statistics.json, in ns: count, average_duration,
+        min_duration, max_duration, first_duration, last_duration,
+        std_duration (population), total_duration over the calls of the
+        selected ranks together, and per_rank (rank id -> the same).
+        Figures an aggregate file does not store are None."""
+        regions, ks = self._selection(include, exclude, ranks)
+        tree = self._tree(regions, ks, _rl.TREE_DURATIONS)
+        out, d = {}, _rl.Durations()
+        try:
+            for region in regions:
+                total = {"n": 0}
+                per_rank = {}
+                for j, k in enumerate(ks):
+                    self._lib.sp_reader_tree_durations(tree, region._index, j, ctypes.byref(d))
+                    one = {f: getattr(d, f) for f, _ in _rl.Durations._fields_}
+                    one["total"] = int(one["total"])
+                    rank = self._rank_ids[k]
+                    if rank in region.regions:
+                        per_rank[rank] = self._pair_stats(region.regions[rank], one)
+                    total = _merge(total, one) if total["n"] else dict(one)
+                stats = _stats_dict(total) if total["n"] else self._agg_stats(region, ks)
+                stats["per_rank"] = per_rank
+                out[region.name] = stats
+        finally:
+            self._lib.sp_reader_tree_free(tree)
+        return out
+
+    def _pair_stats(self, pair, durations):
+        if durations["n"] or not pair._is_aggregate():
+            return _stats_dict(durations)
+        return self._agg_stats_of([pair])
+
+    def _agg_stats(self, region, ks):
+        pairs = [region.regions[self._rank_ids[k]] for k in ks if self._rank_ids[k] in region.regions]
+        pairs = [p for p in pairs if p._is_aggregate()]
+        return self._agg_stats_of(pairs) if pairs else _stats_dict({"n": 0})
+
+    def _agg_stats_of(self, pairs):
+        """The aggregate layout's figures merged over pairs, as pproc does."""
+        calls, total, have, mn, mx = 0, 0, None, None, None
+        for p in pairs:
+            ag = self._aggregate(p._g, p._k)
+            have = ag.have if have is None else have & ag.have
+            calls += ag.calls
+            total += ag.total
+            if ag.calls:
+                mn = ag.min if mn is None else min(mn, ag.min)
+                mx = ag.max if mx is None else max(mx, ag.max)
+        have = have or 0
+        known_total = bool(have & _rl.AGG_TOTAL)
+        return {
+            "count": calls,
+            "average_duration": total / calls if known_total and calls else None,
+            "min_duration": mn if calls and have & _rl.AGG_MIN else None,
+            "max_duration": mx if calls and have & _rl.AGG_MAX else None,
+            "first_duration": None,
+            "last_duration": None,
+            "std_duration": None,
+            "total_duration": total if known_total else None,
+        }
+
+    def __repr__(self):
+        return (
+            f"ProfilingH5Reader({str(self._file_path)!r}: {self.num_ranks} rank(s), "
+            f"{len(self._regions)} region(s))"
+        )

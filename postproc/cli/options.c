@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "charts.h"
 #include "palette.h"
 #include "pproc.h"
 
@@ -596,6 +597,9 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
       o->export_kind == SP_EXPORT_NONE)
     o->outdir = ".";
+  if (!sp_charts_built() && o->backend == SP_BACKEND_PLPLOT &&
+      (o->show || (o->outdir && !o->skip_images)))
+    return sp_usage_error("%s", SP_CHARTS_NO_PLPLOT);
   return 0;
 }
 

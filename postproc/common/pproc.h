@@ -198,6 +198,10 @@ size_t sp_utf8_seq(const unsigned char *s);
  * caller adds the enclosing ones); JSON escapes quotes, backslashes and
  * controls and writes \\xNN for a bad byte (the JSON text of \xNN). */
 void sp_text_put(FILE *f, const char *text, int mode);
+/* Copies text into out with PLplot's escape character '#' doubled, cut
+ * at max_chars characters (UTF-8 aware) with "..." appended; bytes that
+ * are not UTF-8 become \xNN, controls a blank (text_safe.c). cap >= 8. */
+void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
 
 /* options.c */
 int sp_options_parse(int argc, char **argv, sp_options_t *o);
@@ -287,6 +291,13 @@ int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **
  * flags, in sel->order (sp_tree_build calls it); frees a kept order. */
 void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, unsigned flags);
 void sp_tree_order_free(sp_tree_order_t *c);
+/* Call-tree order of the selected regions: pos[i] and depth[i] for
+ * sel->regions[i], from the first call path (depth-first, children by
+ * inclusive time) that ends in it; regions without one follow in
+ * selection order at depth 0. Costs one read of the selection (the tree)
+ * unless a tree was built for it already (tree_order.c keeps the order).
+ * Returns an sp_exit_t code. */
+int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth);
 /* One file's call tree as a JSON object. */
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
                         const char *label);

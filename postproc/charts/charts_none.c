@@ -26,10 +26,10 @@ int sp_gantt_render_files(const sp_selection_t *sels, const char *const *labels,
 }
 
 /* The charts of --plots, each refused. */
-#define SP_CHART_NONE(fn)                  \
-  int fn(const sp_charts_t *c) {           \
-    (void)c;                               \
-    return sp_charts_none();               \
+#define SP_CHART_NONE(fn)        \
+  int fn(const sp_charts_t *c) { \
+    (void)c;                     \
+    return sp_charts_none();     \
   }
 SP_CHART_NONE(sp_durations_plot)
 SP_CHART_NONE(sp_heatmap_plot)

@@ -8,6 +8,7 @@
 #include "charts.h"
 #include "gantt.h"
 #include "palette.h"
+#include "plots.h"
 
 /* The selected region names of all files, distinct, in first-seen order. */
 static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
@@ -98,12 +99,6 @@ static int sp_charts_tree_order(sp_charts_t *c) {
   return rc;
 }
 
-/* The charts that read the per-(region, rank) duration statistics. */
-enum {
-  SP_PLOTS_WITH_STATS = SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP |
-                        SP_PLOT_HISTOGRAM | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY
-};
-
 /* need_stats: build the duration statistics (a read of every pair), which
  * the Gantt chart alone does not need. */
 static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) {
@@ -136,26 +131,20 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) 
   return rc;
 }
 
-/* The charts drawn from stamps (calls over time, call nesting). */
-enum {
-  SP_PLOTS_STAMPS = SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES |
-                    SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY
-};
-
 /* The reference tool's aggregate files hold no stamps: the charts drawn
  * from stamps are left out, in one line per such file; returns plots
  * without them (unchanged when every file has stamps), *left 1 if so. */
 static unsigned sp_charts_no_stamps(const sp_charts_t *c, unsigned plots, int *left) {
-  unsigned out = plots;
+  unsigned out = plots, stamps = sp_plots_with(SP_CHART_STAMPS);
   *left = 0;
-  for (int f = 0; (plots & SP_PLOTS_STAMPS) && f < c->nfiles; f++) {
+  for (int f = 0; (plots & stamps) && f < c->nfiles; f++) {
     if (!sp_selection_no_stamps(&c->sels[f])) continue;
     sp_msg(SP_QUIET,
            "%s: the file holds no stamps (the reference tool's aggregate layout): the Gantt, "
            "flame, flame graph, time series, histogram and density charts are left out; the "
            "duration bars, rank heat map and scaling charts use its stored figures",
            c->sels[f].file);
-    out &= ~(unsigned)SP_PLOTS_STAMPS;
+    out &= ~stamps;
     *left = 1;
   }
   return out;
@@ -179,21 +168,20 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   c.labels = labels;
   c.nfiles = nfiles;
   c.o = &one;
-  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
+  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : sp_plots_with(SP_CHART_DEFAULT);
   /* The charts over several files, by default and with "all", only when
    * there are several files (named in --plots: an error with one file). */
-  if (nfiles < 2 && !(o->plots & SP_PLOT_SPEEDUP_ASKED)) plots &= ~(unsigned)SP_PLOT_SPEEDUP;
-  if (nfiles < 2 && !(o->plots & SP_PLOT_WEAK_ASKED)) plots &= ~(unsigned)SP_PLOT_WEAK_SCALING;
-  if (nfiles < 2 && !(o->plots & SP_PLOT_EFFICIENCY_ASKED))
-    plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
+  for (int k = 0; nfiles < 2 && k < sp_plot_nkinds; k++)
+    if ((sp_plot_kinds[k].needs & SP_CHART_FILES) && !(o->plots & sp_plot_kinds[k].asked))
+      plots &= ~sp_plot_kinds[k].bit;
   /* "all" with an --x-field that is no scale (a category): no efficiency. */
   if (!(o->plots & SP_PLOT_EFFICIENCY_ASKED) && !sp_scaling_field_ok(o->x_field))
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
-  int rc = sp_charts_prepare(&c, &one,
-                             (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
+  int rc = sp_charts_prepare(
+      &c, &one, (plots & sp_plots_with(SP_CHART_STATS)) || o->top_n > 0 || o->export_data);
   int nostamps = 0;
   if (rc == 0) plots = sp_charts_no_stamps(&c, plots, &nostamps);
-  unsigned scaling = SP_PLOT_SPEEDUP | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY;
+  unsigned scaling = sp_plots_with(SP_CHART_FILES);
   if (rc == 0 && nfiles > 1 && ((plots & scaling) || o->export_data)) sp_scaling_note_missing(&c);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
@@ -203,23 +191,11 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
       sp_msg(SP_VERBOSE, "%lld intervals drawn as %lld bars; read %.3f s, render %.3f s",
              (long long)tm.intervals, (long long)tm.runs, tm.read_s, tm.render_s);
   }
-  static const struct {
-    unsigned bit;
-    int (*draw)(const sp_charts_t *);
-  } charts[] = {{SP_PLOT_FLAME, sp_flame_plot},
-                {SP_PLOT_DURATIONS, sp_durations_plot},
-                {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},
-                {SP_PLOT_SPEEDUP, sp_speedup_plot},
-                {SP_PLOT_WEAK_SCALING, sp_weak_scaling_plot},
-                {SP_PLOT_SCALING_EFFICIENCY, sp_scaling_efficiency_plot},
-                {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot},
-                {SP_PLOT_TIMESERIES, sp_timeseries_plot},
-                {SP_PLOT_HISTOGRAM, sp_histogram_plot},
-                {SP_PLOT_DENSITY, sp_density_plot}};
   int drawn = 0;
-  for (size_t k = 0; rc == 0 && k < sizeof charts / sizeof charts[0]; k++) {
-    if (!(plots & charts[k].bit)) continue;
-    rc = charts[k].draw(&c);
+  for (int k = 0; rc == 0 && k < sp_plot_nkinds; k++) {
+    const sp_plot_kind_t *kind = &sp_plot_kinds[k];
+    if (!kind->draw || !(plots & kind->bit)) continue;
+    rc = kind->draw(&c);
     drawn += rc == 0;
     /* A chart of the default set with nothing to show (no timed calls,
      * only zero-length ones) is skipped; one named in --plots fails. */

@@ -61,7 +61,8 @@ typedef enum sp_sort {
   SP_SORT_SELF
 } sp_sort_t;
 
-/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. */
+/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. Which
+ * are drawn by default, need statistics or several files: cli/plots.c's table. */
 typedef enum sp_plot {
   SP_PLOT_GANTT = 1u << 0,
   SP_PLOT_DURATIONS = 1u << 1,
@@ -78,13 +79,6 @@ typedef enum sp_plot {
   SP_PLOT_WEAK_ASKED = 1u << 12,         /* "weak_scaling" named in --plots */
   SP_PLOT_EFFICIENCY_ASKED = 1u << 13    /* "scaling_efficiency" named in --plots */
 } sp_plot_t;
-/* Without --plots; and what --plots all gives: every chart this version draws. */
-#define SP_PLOTS_DEFAULT \
-  (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
-#define SP_PLOTS_ALL                                                                 \
-  (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
-   SP_PLOT_DENSITY | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY)
-
 /* Metrics of the duration charts (--metrics), in this order. */
 enum { SP_DUR_AVG, SP_DUR_MIN, SP_DUR_MAX, SP_DUR_TOTAL, SP_DUR_NMETRICS };
 extern const char *const sp_dur_metric_names[SP_DUR_NMETRICS];
@@ -124,7 +118,7 @@ typedef struct sp_options {
   const char *cmap;        /* --cmap: region colour map (palette.c); NULL = default */
   double start_time;       /* --start-time: chart window start, s since the first start (0) */
   double end_time;         /* --end-time: chart window end, s (> 0); 0 = the last end */
-  unsigned plots;          /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
+  unsigned plots;          /* --plots: sp_plot_t bits; 0 = the default charts (plots.c) */
   unsigned metrics;        /* --metrics: 1 << SP_DUR_*; 0 = all four */
   int export_data;         /* --export-data: the data behind the charts under -o DIR */
   int data_json;           /* --export-data-format json (else csv) */

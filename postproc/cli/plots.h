@@ -1,6 +1,6 @@
 /* plots.h - the charts of --plots, one row each, in the order they are drawn:
  * the option parser, --plots all, the help text and the -o DIR run
- * (charts.c) all read this one table (plots.c). */
+ * (charts_run.c) all read this one table (plots.c). */
 #ifndef SP_PLOTS_H
 #define SP_PLOTS_H
 

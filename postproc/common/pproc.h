@@ -130,7 +130,7 @@ typedef struct sp_options {
                                * equal by the weak_scaling chart) */
   size_t nwork_per_rank;
   const char *const *colour_names; /* palette domain: selected regions of all files
-                                    * (set by charts.c; NULL = each chart's own) */
+                                    * (set by charts_run.c; NULL = each chart's own) */
   int ncolour_names;
   int no_clock_align;       /* --no-clock-align: stamps as recorded on each node */
   int tree;                 /* --tree */

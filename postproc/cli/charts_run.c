@@ -1,4 +1,4 @@
-/* charts.c - the charts and data files of -o DIR: figures read once, the
+/* charts_run.c - the charts and data files of -o DIR: figures read once, the
  * colour domain fixed for the run, then each chart chosen by --plots (drawn
  * by the charts in postproc/charts/) and the data files (export_data.c). */
 #include <stdio.h>

@@ -298,7 +298,15 @@ typedef enum sp_misuse {
 /** How often misuse of this kind happened in the current (or last) session. */
 SP_EXPORT int64_t sp_misuse_count(sp_misuse_t kind);
 
-/** Log callback: level 0 = error, 1 = warning, 2 = info; msg has no newline. */
+/** Levels of the log callback, as the library logs them. */
+typedef enum sp_log_level {
+  SP_LOG_ERROR = 0,   /**< the call or the session failed */
+  SP_LOG_WARNING = 1, /**< misuse or a degraded result; the session goes on */
+  SP_LOG_INFO = 2     /**< what was done (with SCOPE_PROFILER_VERBOSE) */
+} sp_log_level_t;
+
+/** Log callback: level an sp_log_level_t (0 = error, 1 = warning, 2 = info);
+ * msg has no newline. */
 typedef void (*sp_log_fn)(int level, const char *msg, void *user);
 
 /**
@@ -320,7 +328,7 @@ SP_EXPORT int64_t sp_clock_now_ns(void);
 /**
  * Runs fn(arg) at the start of every sp_finalize (on every rank, before
  * anything is written), for extensions that resolve names or add data late.
- * Hooks stay registered across sessions. Returns 0, SP_ENOMEM or
+ * Hooks stay registered across sessions. Returns 0, SP_EINVAL (fn NULL) or
  * SP_ETOOMANY (more than 16 hooks). Not thread-safe.
  */
 SP_EXPORT int sp_finalize_hook_add(void (*fn)(void *arg), void *arg);

@@ -49,7 +49,8 @@ int sp__clock_detect_tsc(int choice) {
   if (choice == 2) return 0;
   int invariant = sp_cpuinfo_has_invariant_tsc();
   if (choice == 1 && !invariant)
-    sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_CLOCK=tsc ignored: this CPU has no invariant TSC");
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "SCOPE_PROFILER_CLOCK=tsc ignored: this CPU has no invariant TSC");
   return invariant;
 }
 

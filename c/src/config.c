@@ -35,7 +35,7 @@ static void sp_env_bool(const char *var, int *field) {
              !strcasecmp(v, "off")) {
     *field = 0;
   } else {
-    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0 or 1)", var, v);
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0 or 1)", var, v);
   }
 }
 
@@ -46,7 +46,7 @@ static void sp_env_int64(const char *var, int64_t least, int64_t *field) {
   errno = 0;
   long long x = strtoll(v, &end, 10);
   if (errno || *end || x < least) {
-    sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected an integer >= %lld)", var, v,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected an integer >= %lld)", var, v,
             (long long)least);
     return;
   }
@@ -68,7 +68,7 @@ static int sp_env_choice(const char *var, const char *const *choices, int n) {
                              : i + 1 == n ? " or "
                                           : ", ",
                              choices[i]);
-  sp__log(1, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
   return 0;
 }
 
@@ -108,7 +108,8 @@ static void sp_env_flush_signals(sp_settings_t *set) {
       if (!strcmp(tok, names[i].name)) sig = names[i].sig;
     if (sig <= 0 || sig >= 65 || sig == SIGKILL || sig == SIGSTOP ||
         set->nflush_signals >= (int)(sizeof set->flush_signals / sizeof(int))) {
-      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'",
+              tok);
       continue;
     }
     set->flush_signals[set->nflush_signals++] = sig;
@@ -122,8 +123,8 @@ static void sp_env_settings(sp_settings_t *set) {
   sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &set->async_flush);
   static const char *const clocks[] = {"auto", "tsc", "monotonic"};
   set->clock = sp_env_choice("SCOPE_PROFILER_CLOCK", clocks, 3);
-  const char *verbose = getenv("SCOPE_PROFILER_VERBOSE");
-  set->verbose = verbose && *verbose == '1';
+  set->verbose = 0;
+  sp_env_bool("SCOPE_PROFILER_VERBOSE", &set->verbose);
   sp_env_flush_signals(set);
   const char *marker = getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
   snprintf(set->likwid_marker_file, sizeof set->likwid_marker_file, "%s", marker ? marker : "");
@@ -154,7 +155,7 @@ static int sp_name_too_long(const char *path) {
   long name_max = pathconf(dir, _PC_NAME_MAX);
   if (name_max <= 0) name_max = 255; /* unknown, or no such directory (reported later) */
   if ((long)len + SP_DERIVED_SUFFIX_MAX <= name_max) return 0;
-  sp__log(0, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
           "file name of '%s' too long: %zu bytes, at most %ld here, so that the names derived "
           "from it (<name>.partial..., <name>.spill) fit the file system's limit of %ld",
           path, len, name_max - SP_DERIVED_SUFFIX_MAX, name_max);
@@ -180,11 +181,12 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   if (env_path && *env_path) cfg.file_path = env_path;
 
   if (cfg.buffer_limit < 1) {
-    sp__log(0, SP_LOG_ALWAYS, "buffer_limit must be >= 1 (got %lld)", (long long)cfg.buffer_limit);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "buffer_limit must be >= 1 (got %lld)",
+            (long long)cfg.buffer_limit);
     return SP_EINVAL;
   }
   if (strlen(cfg.file_path) >= sizeof st->file_path) {
-    sp__log(0, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
     return SP_EINVAL;
   }
   if (st->forked) {
@@ -196,7 +198,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
                                                                  : (int)strlen(cfg.file_path);
     if (snprintf(st->file_path, sizeof st->file_path, "%.*s.%ld%s", stem, cfg.file_path,
                  (long)getpid(), cfg.file_path + stem) >= (int)sizeof st->file_path) {
-      sp__log(0, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
       return SP_EINVAL;
     }
   } else {
@@ -236,7 +238,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
         snprintf(st->spill_dir, sizeof st->spill_dir, "/tmp/scope-profiler.%ld.spill",
                  (long)getpid());
     }
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "output directory '%s' of '%s' is not writable (%s); profiling continues with "
             "spill files in '%s', but sp_finalize will fail unless the directory becomes "
             "writable (SCOPE_PROFILER_FILE chooses another file)",

@@ -210,7 +210,8 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
 void sp__event_arrays_release(void) {
   pthread_mutex_lock(&sp_slab.mu);
   if (sp__state.set.verbose && sp_slab.nchunks > 0)
-    sp__log(2, SP_LOG_ALWAYS, "event arrays: %lld slot(s) of %zu KiB taken from %d mapping(s), %s",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "event arrays: %lld slot(s) of %zu KiB taken from %d mapping(s), %s",
             (long long)sp_slab.made, sp_slab.slot_bytes >> 10, sp_slab.nchunks,
             sp_slab.in_use == 0 ? "unmapped" : "kept: arrays still held");
   /* Only when every slot is back: an array still held must stay mapped. */

@@ -42,14 +42,14 @@ static void sp_exit_report(int64_t flushed) {
     snprintf(lost_text, sizeof lost_text, "; %lld event(s) could not be recorded (memory or disk)",
              (long long)lost);
   if (!sp__spill_path()) {
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: no profile written, and "
             "no event reached a spill file%s",
             lost_text);
     return;
   }
   int64_t kept = flushed - sp__spill_events_failed();
-  sp__log(1, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
           "the program ended without sp_finalize: %lld event(s) are in the spill directory "
           "'%s'%s; rebuild the profile with: scope-profiler-merge -o %s %s",
           (long long)(kept > 0 ? kept : 0), st->spill_dir, lost_text, st->file_path, st->spill_dir);
@@ -64,7 +64,7 @@ static void sp_exit_flush(void) {
   sp__writer_stop(); /* every queued buffer is in the spill file now */
   st->exit_flushed = 1;
   if (!st->cfg.time_trace) {
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: the call counts of this session are lost "
             "(count-only mode keeps them in memory only)");
   } else {

@@ -218,7 +218,7 @@ int sp__finalize_session(void) {
   if (began) {
     sp_clock_offset_t o;
     if (sp__par_clock_offset(&par, &o) != 0 || !o.valid)
-      sp__log(1, SP_LOG_ALWAYS, "clock offset to rank 0 not measured at finalize");
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "clock offset to rank 0 not measured at finalize");
     pthread_mutex_lock(&st->lock);
     if (o.valid) st->clock_off[1] = o;
     pthread_mutex_unlock(&st->lock);
@@ -243,7 +243,7 @@ int sp__finalize_session(void) {
   if (rc == 0) {
     if (st->events_lost > 0) {
       /* The file holds everything else; the status says it is incomplete. */
-      sp__log(1, SP_LOG_ALWAYS,
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "%lld event(s) could not be recorded (memory or disk); '%s' lacks them",
               (long long)st->events_lost, st->file_path);
       rc = SP_ELOST;
@@ -256,18 +256,18 @@ int sp__finalize_session(void) {
     if (st->events_lost > 0)
       snprintf(lost, sizeof lost, " %lld event(s) could not be recorded (memory or disk).",
                (long long)st->events_lost);
-    sp__log(0, SP_LOG_ALWAYS, "could not write '%s': %s.%s %s", st->file_path, sp_strerror(rc),
-            lost,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "could not write '%s': %s.%s %s", st->file_path,
+            sp_strerror(rc), lost,
             sp__spill_path() ? "Recorded events are kept in the spill directory; rebuild the "
                                "profile with: scope-profiler-pproc merge SPILL_DIR -o FILE"
                              : "No events were saved.");
-    if (sp__spill_path()) sp__log(0, SP_LOG_ALWAYS, "spill file: %s", sp__spill_path());
+    if (sp__spill_path()) sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "spill file: %s", sp__spill_path());
     sp__spill_close(0);
   }
   sp__local_free(&local);
   sp__par_end(&par);
   if (sp__state.set.verbose)
-    sp__log(2, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"
             " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"
             " node): %d",

@@ -44,7 +44,8 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h) {
   if (!t) goto nomem;
   if (h < 0 || h >= sp__region_count()) {
     sp_misuse(SP_MISUSE_INVALID_HANDLE);
-    sp__log(1, SP_LOG_ONCE_INVALID_HANDLE, "sp_start(%d): not a handle from sp_region; ignored", h);
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_INVALID_HANDLE,
+            "sp_start(%d): not a handle from sp_region; ignored", h);
     return NULL;
   }
   int rc = sp__thread_reserve(t, h);
@@ -59,7 +60,7 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h) {
   return t;
 nomem:
   __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
-  sp__log(0, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
+  sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
   return NULL;
 }
 
@@ -69,13 +70,13 @@ nomem:
 static __attribute__((noinline)) void sp_not_active(void) {
   if (sp__state.session) return;
   if (sp__state.forked) { /* fork_guard.c: not misuse, the documented state */
-    sp__log(2, SP_LOG_ONCE_FORKED,
+    sp__log(SP_LOG_INFO, SP_LOG_ONCE_FORKED,
             "this process was forked from a profiled one: its calls are not recorded unless "
             "it calls sp_setup");
     return;
   }
   sp_misuse(SP_MISUSE_NOT_ACTIVE);
-  sp__log(1, SP_LOG_ONCE_NOT_ACTIVE,
+  sp__log(SP_LOG_WARNING, SP_LOG_ONCE_NOT_ACTIVE,
           "region call before sp_setup or after sp_finalize; ignored (calls made then are "
           "not recorded)");
 }
@@ -167,13 +168,13 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   while (d >= 0 && t->stack[d].region != h) d--;
   if (d < 0) {
     sp_misuse(SP_MISUSE_STOP_WITHOUT_START);
-    sp__log(1, SP_LOG_ONCE_STOP_WITHOUT_START,
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_STOP_WITHOUT_START,
             "sp_stop of region '%s' with no open call of it on this thread; ignored",
             sp_region_name_or(h));
     return;
   }
   sp_misuse(SP_MISUSE_STOP_MISMATCH);
-  sp__log(1, SP_LOG_ONCE_STOP_MISMATCH,
+  sp__log(SP_LOG_WARNING, SP_LOG_ONCE_STOP_MISMATCH,
           "sp_stop of region '%s' while '%s' is the innermost open call; the %d call(s) "
           "opened inside it are dropped",
           sp_region_name_or(h), sp_region_name_or(t->stack[t->depth - 1].region),
@@ -266,7 +267,7 @@ void sp_region_add_calls(int h, int64_t n) {
 static int sp_name_ok(const char *name, size_t len) {
   if (SP_LIKELY(name && len > 0 && len <= SP_NAME_MAX)) return 1;
   sp_misuse(SP_MISUSE_BAD_NAME);
-  sp__log(1, SP_LOG_ONCE_BAD_NAME, "region name is %s; ignored",
+  sp__log(SP_LOG_WARNING, SP_LOG_ONCE_BAD_NAME, "region name is %s; ignored",
           !name      ? "NULL"
           : len == 0 ? "empty"
                      : "longer than SP_NAME_MAX (4096) bytes");

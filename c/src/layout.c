@@ -166,7 +166,7 @@ static int sp_layout_reserve_fd(int fd, int64_t bytes) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       (uint64_t)bytes > (uint64_t)rl.rlim_cur) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "the profile needs up to %.1f MB, more than the file size limit (ulimit -f) of "
             "%.1f MB",
             (double)bytes / 1e6, (double)rl.rlim_cur / 1e6);
@@ -174,8 +174,8 @@ static int sp_layout_reserve_fd(int fd, int64_t bytes) {
   }
   int err = posix_fallocate(fd, 0, (off_t)bytes);
   if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
-    sp__log(0, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s", (double)bytes / 1e6,
-            strerror(err));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "no room for the profile (%.1f MB needed): %s",
+            (double)bytes / 1e6, strerror(err));
     return SP_EIO;
   }
   return 0;
@@ -309,7 +309,7 @@ int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *pl
   struct stat sb;
   if (rc == 0 && reserver && eoa != HADDR_UNDEF && stat(path, &sb) == 0 &&
       (uint64_t)sb.st_size > (uint64_t)eoa && truncate(path, (off_t)eoa) != 0)
-    sp__log(1, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
             strerror(errno));
   return rc;
 }

@@ -437,7 +437,7 @@ int sp__likwid_finalize(struct sp_par *par, const char *partial_path) {
   sp_buf_t b = {0};
   int rc = sp_lw_collect(&b);
   if (rc != 0) {
-    sp__log(1, SP_LOG_ONCE_LIKWID,
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_LIKWID,
             "could not read LIKWID's results (%s); the profile has no counters", sp_strerror(rc));
     b.n = 0;
   }

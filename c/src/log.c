@@ -35,8 +35,9 @@ void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
     errno = saved_errno;
     return;
   }
-  static const char *const level_names[] = {"error", "warning", "info"};
-  const char *lv = (level >= 0 && level <= 2) ? level_names[level] : "info";
+  static const char *const level_names[] = {
+      [SP_LOG_ERROR] = "error", [SP_LOG_WARNING] = "warning", [SP_LOG_INFO] = "info"};
+  const char *lv = (level >= SP_LOG_ERROR && level <= SP_LOG_INFO) ? level_names[level] : "info";
   if (sp__state.rank >= 0 && sp__state.size > 1)
     fprintf(stderr, "scope-profiler: [rank %d] %s: %s\n", sp__state.rank, lv, msg);
   else

@@ -77,7 +77,7 @@ static void sp_rank_list(const int *ranks, int n, char *out, size_t cap) {
 static int sp_timed_out(const int *missing, int n, int64_t timeout_s) {
   char list[400];
   sp_rank_list(missing, n, list, sizeof list);
-  sp__log(0, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
           "rank(s) %s did not reach sp_finalize within %lld s, or gave up waiting "
           "(SCOPE_PROFILER_FINALIZE_TIMEOUT); the profile is not written",
           list, (long long)timeout_s);
@@ -172,7 +172,7 @@ static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s) {
   if (err != MPI_SUCCESS) {
     rc = SP_EMPI;
   } else if (!answered) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "no answer from rank 0 within %lld s (SCOPE_PROFILER_FINALIZE_TIMEOUT): rank 0 "
             "did not reach sp_finalize, or it waits for ranks that did not; the profile is "
             "not written",

@@ -50,7 +50,8 @@ static void sp_world_own_release(void) {
 
 static void sp_before_mpi_finalize(void) {
   if (sp__state.session) {
-    sp__log(2, SP_LOG_ALWAYS, "MPI_Finalize reached without sp_finalize: writing the profile now");
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "MPI_Finalize reached without sp_finalize: writing the profile now");
     sp_finalize();
   }
   sp_user_comm_release();
@@ -83,18 +84,19 @@ static void sp_clock_at_start(void);
 
 int sp_mpi_set_comm(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) {
-    sp__log(0, SP_LOG_ALWAYS, "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "sp_mpi_set_comm(MPI_COMM_NULL): the communicator is unchanged");
     return SP_EINVAL;
   }
   if (!sp__mpi_usable()) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "sp_mpi_set_comm before MPI_Init or after MPI_Finalize: the "
             "communicator is unchanged");
     return SP_EMPI;
   }
   MPI_Comm dup;
   if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "sp_mpi_set_comm: MPI_Comm_dup failed; the communicator is "
             "unchanged");
     return SP_EMPI;
@@ -145,12 +147,12 @@ static void sp_clock_at_start(void) {
   sp_clock_offset_t o;
   int rc = sp__clock_offset_measure(c, timeout, &o);
   if (!o.valid)
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "clock offset to rank 0 not measured at setup (%s within %lld s); this rank's "
             "timeline is aligned with the finalize measurement alone",
             sp_strerror(rc), (long long)timeout);
   else if (rc != 0)
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "not every rank took part in the clock measurement at setup within %lld s (%s); "
             "those ranks' timelines are aligned with the finalize measurement alone",
             (long long)timeout, sp_strerror(rc));
@@ -165,7 +167,7 @@ void sp__mpi_note_setup(void) {
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin)
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "sp_setup after MPI_Finalize: every process now writes '%s' on its own; give each "
             "process its own file_path (SCOPE_PROFILER_FILE)",
             sp__state.file_path);

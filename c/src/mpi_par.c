@@ -29,7 +29,7 @@ int sp__par_begin(sp_par_t *p) {
   p->ranks_per_cpu = 1;
   if (!sp__mpi_usable()) {
     if (sp__state.size > 1) {
-      sp__log(0, SP_LOG_ALWAYS,
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
               "sp_finalize after MPI_Finalize: the ranks can no longer write one file together");
       return SP_EMPI;
     }

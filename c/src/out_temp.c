@@ -55,7 +55,7 @@ int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
     if (snprintf(tmp, cap, "%s.partial.%s.%ld.%012llx", final, host, (long)getpid(), rnd) >=
         (int)cap) {
       tmp[0] = '\0';
-      sp__log(0, SP_LOG_ALWAYS, "'%s': path too long for its temporary name", final);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s': path too long for its temporary name", final);
       return SP_EPATH;
     }
     /* O_EXCL|O_NOFOLLOW: whatever is at the name already, file or symlink,
@@ -68,8 +68,8 @@ int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
     err = errno;
     if (err != EEXIST) break;
   }
-  sp__log(0, SP_LOG_ALWAYS, "cannot create a temporary file for '%s' ('%s'): %s", final, tmp,
-          strerror(err));
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "cannot create a temporary file for '%s' ('%s'): %s", final,
+          tmp, strerror(err));
   tmp[0] = '\0';
   return SP_EPATH;
 }
@@ -130,7 +130,7 @@ static void sp_keep_loser(char *tmp, const char *final) {
     snprintf(kept, sizeof kept, "%s", tmp);
   else
     tmp[0] = '\0';
-  sp__log(0, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
           "'%s' was written by another run after this one started (two runs with one "
           "file_path?); it is left as it is and this run's profile is kept as '%s'",
           final, kept);

@@ -26,7 +26,8 @@ int sp__local_build(sp_local_t *l, int rank) {
      * names what it cannot read. */
     if (rc == 0 && l->spill.damaged > 0) rc = SP_ESPILL;
     if (rc != 0) {
-      sp__log(0, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill, sp_strerror(rc));
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "cannot read back spill file '%s': %s", spill,
+              sp_strerror(rc));
       sp__spill_free(&l->spill);
       return rc;
     }

@@ -91,7 +91,7 @@ static int sp_drop_duplicate_names(sp_local_t *l, const char *path, int *problem
     const sp_plan_region_t *a = &p->regions[order[k - 1]], *b = &p->regions[order[k]];
     if (strcmp(a->name, b->name) != 0) continue;
     drop[order[k]] = 1;
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s': region '%s' is named by two handles (%d and %d); the "
             "%lld events of the second are skipped",
             path, b->name, (int)l->handles[order[k - 1]], (int)l->handles[order[k]],
@@ -127,7 +127,7 @@ static int sp_collect_paths(const char *const *inputs, int n, char ***out, int *
   for (int i = 0; i < n; i++) {
     struct stat sb;
     if (stat(inputs[i], &sb) != 0) {
-      sp__log(0, SP_LOG_ALWAYS, "cannot read '%s'", inputs[i]);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "cannot read '%s'", inputs[i]);
       continue;
     }
     DIR *d = S_ISDIR(sb.st_mode) ? opendir(inputs[i]) : NULL;
@@ -164,14 +164,15 @@ static int sp_collect_paths(const char *const *inputs, int n, char ***out, int *
 /* Says why a file was not read; the whole file is then skipped. */
 static void sp_log_unreadable(const char *path, int rc, const sp_spill_file_t *f) {
   if (rc == SP_ESPILL && f->header.version > SP_SPILL_VERSION)
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s' was written in spill format version %u, newer than this "
             "tool's (%u); skipped: use the merge tool of the library that wrote it",
             path, (unsigned)f->header.version, (unsigned)SP_SPILL_VERSION);
   else if (rc == SP_ESPILL)
-    sp__log(0, SP_LOG_ALWAYS, "'%s' is not a spill file (or its header is damaged); skipped", path);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "'%s' is not a spill file (or its header is damaged); skipped", path);
   else
-    sp__log(0, SP_LOG_ALWAYS, "cannot read '%s': %s; skipped", path, sp_strerror(rc));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "cannot read '%s': %s; skipped", path, sp_strerror(rc));
 }
 
 /* Indexes one file and reports what is damaged in it. Returns 0 when it is
@@ -185,14 +186,14 @@ static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
     return rc;
   }
   if (f->damaged > 0) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s': %lld damaged record(s) or span(s) skipped, the first at "
             "byte %lld; every whole record around them is recovered",
             path, (long long)f->damaged, (long long)f->first_damage);
     (*problems)++;
   }
   if (f->damaged_bytes > 0)
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "'%s': the last %lld bytes are an incomplete record (the run "
             "died while writing it); everything before is recovered",
             path, (long long)f->damaged_bytes);
@@ -228,7 +229,7 @@ static void sp_agree_size(sp_spill_file_t *files, int np, char **paths, int *pro
   free(sizes);
   for (int i = 0; i < np; i++) {
     if (files[i].fd < 0 || files[i].size <= 0 || files[i].size == mode) continue;
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s' says rank %d of %d, the other files %d ranks; its RANK record "
             "is taken as damaged",
             paths[i], (int)files[i].rank, (int)files[i].size, (int)mode);
@@ -259,11 +260,12 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks,
     int32_t r = files[i].rank;
     if (r < 0) {
       r = next_free++;
-      sp__log(1, SP_LOG_ALWAYS, "'%s' never learned its MPI rank; written as rank%d", paths[i], r);
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "'%s' never learned its MPI rank; written as rank%d",
+              paths[i], r);
     }
     if (ranks[r].used) {
       int newer = files[i].header.wall_time > ranks[r].local.spill.header.wall_time;
-      sp__log(1, SP_LOG_ALWAYS, "two spill files for rank %d; keeping the %s run's", r,
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "two spill files for rank %d; keeping the %s run's", r,
               newer ? "later" : "earlier");
       if (!newer) {
         sp__spill_free(&files[i]);
@@ -306,7 +308,7 @@ static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *probl
     r = last;
   }
   if (missing == 0) return;
-  sp__log(0, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
           "no readable spill file for %d of %d rank(s): %s; they are written "
           "as empty groups with the attribute missing = 1 (give every node's spill directory)",
           missing, nranks, list);
@@ -343,8 +345,8 @@ static int sp_out_is_input(const char *out_path, char **paths, int np) {
   if (stat(out_path, &o) != 0) return 0;
   for (int i = 0; i < np; i++)
     if (stat(paths[i], &sb) == 0 && sb.st_dev == o.st_dev && sb.st_ino == o.st_ino) {
-      sp__log(0, SP_LOG_ALWAYS, "output '%s' is the input '%s'; choose another output", out_path,
-              paths[i]);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "output '%s' is the input '%s'; choose another output",
+              out_path, paths[i]);
       return 1;
     }
   return 0;
@@ -418,12 +420,14 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   if (rc == 0 && rename(tmp, out_path) != 0) rc = SP_EIO;
   if (rc == 0) {
     tmp[0] = '\0';
-    sp__log(2, SP_LOG_ALWAYS, "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
             (long long)events, nranks, np, out_path);
     if (problems > 0) rc = SP_EPARTIAL;
   } else {
-    sp__log(0, SP_LOG_ALWAYS, "recovery into '%s' failed: %s; the spill files are unchanged",
-            out_path, sp_strerror(rc));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "recovery into '%s' failed: %s; the spill files are unchanged", out_path,
+            sp_strerror(rc));
   }
   if (tmp[0]) unlink(tmp);
   for (int r = 0; ranks && r < nranks; r++) {

@@ -37,13 +37,13 @@ static int sp_setup_session(const sp_config *cfg) {
   if (st->session) {
     int busy = sp__threads_claim_discard(sp__tls);
     if (busy > 0) {
-      sp__log(0, SP_LOG_ONCE_BUSY,
+      sp__log(SP_LOG_ERROR, SP_LOG_ONCE_BUSY,
               "sp_setup called again while %d other thread(s) have recorded in the running "
               "session: refused (SP_EBUSY), the session goes on; call sp_finalize first",
               busy);
       return SP_EBUSY;
     }
-    sp__log(2, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "sp_setup called again: the previous session's regions are discarded");
     sp_session_discard();
     sp__threads_end_discard();
@@ -87,7 +87,7 @@ static int sp_setup_session(const sp_config *cfg) {
   int mode = SP_MODE_OFF;
   if (st->cfg.profiling_activated) {
     if (st->cfg.use_likwid && !sp__likwid_available()) {
-      sp__log(1, SP_LOG_ALWAYS,
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "use_likwid requested but this library was built without LIKWID "
               "(SCOPE_PROFILER_ENABLE_LIKWID=OFF); profiling continues without counters");
       st->cfg.use_likwid = 0;
@@ -144,7 +144,8 @@ static int sp_finalize_session(void) {
   int rc = 0;
   if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
   if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */
-    sp__log(2, SP_LOG_ALWAYS, "sp_finalize ran at exit after all: '%s' is written, no merge needed",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "sp_finalize ran at exit after all: '%s' is written, no merge needed",
             sp__state.file_path);
   sp__threads_discard();
   sp__event_arrays_release();

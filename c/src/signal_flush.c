@@ -116,8 +116,8 @@ int sp_flush_on_signal(int signum) {
 void sp__signal_setup(const sp_settings_t *set) {
   for (int i = 0; i < set->nflush_signals; i++)
     if (sp_flush_on_signal(set->flush_signals[i]) != 0)
-      sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d",
-              set->flush_signals[i]);
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d", set->flush_signals[i]);
 }
 
 /* A forked child has no watcher thread, and the pipe leads to the parent's:

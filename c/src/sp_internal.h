@@ -206,7 +206,7 @@ typedef enum sp_log_kind {
   SP_LOG_ONCE_THREAD_OPEN,
   SP_LOG_ALWAYS
 } sp_log_kind_t;
-SP_HIDDEN void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...)
+SP_HIDDEN void sp__log(int level /* sp_log_level_t */, sp_log_kind_t kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 SP_HIDDEN void sp__log_reset_once(void);
 

@@ -177,7 +177,7 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
     st->events_lost += n;
     sp_spill.events_failed += n;
     pthread_mutex_unlock(&st->lock);
-    sp__log(0, SP_LOG_ONCE_SPILL,
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_SPILL,
             "cannot write spill file in '%s' (%s); events of full buffers are being dropped, "
             "what is on disk stays valid",
             st->spill_dir, strerror(err));

@@ -27,7 +27,7 @@ static void sp_thread_exit(void *p) {
   int saved_errno = errno;
   if (t->depth > 0) {
     int32_t h = t->stack[t->depth - 1].region;
-    sp__log(1, SP_LOG_ONCE_THREAD_OPEN,
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_THREAD_OPEN,
             "%d call(s) still open when thread %d ended (innermost: '%s'); dropped", (int)t->depth,
             (int)t->index, h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
     __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], t->depth, __ATOMIC_RELAXED);
@@ -170,7 +170,7 @@ int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
   if (sp_first_open_slot(t, h, b->n) == 0) {
     /* Every slot is younger than a call still open (deep recursion of this
      * region): nothing can be written yet, so grow past the limit. */
-    sp__log(1, SP_LOG_ONCE_GROW_OPEN,
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_GROW_OPEN,
             "region '%s' stays open across a full buffer; its buffer grows past buffer_limit",
             sp__region_get(h)->name);
     return sp_rbuf_grow(b, b->cap * 2);
@@ -201,7 +201,7 @@ static int64_t sp_thread_drop_open(sp_thread_t *t) {
   int64_t open = t->depth;
   if (open > 0) {
     int32_t h = t->stack[t->depth - 1].region;
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "%d call(s) still open at sp_finalize on thread %d (innermost: '%s'); dropped",
             (int)open, (int)t->index, h < sp__region_count() ? sp__region_get(h)->name : "?");
   }

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chart_output.h"
 #include "charts.h"
 #include "flame_calls.h"
 #include "output_file.h"

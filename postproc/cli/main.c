@@ -81,6 +81,14 @@ static int sp_cmd_report(int argc, char **argv) {
     sp_options_free(&o);
     return rc < 0 ? SP_EXIT_OK : rc;
   }
+  /* A build without PLplot refuses a chart request before reading a file. */
+  if (!sp_charts_built() && o.backend == SP_BACKEND_PLPLOT &&
+      (o.show || (o.outdir && !o.skip_images))) {
+    sp_msg(SP_QUIET, "%s", SP_CHARTS_NO_PLPLOT);
+    sp_usage_short();
+    sp_options_free(&o);
+    return SP_EXIT_USAGE;
+  }
   sp_inputs_t in;
   rc = sp_inputs_expand(o.words, o.nwords, &in);
   if (rc == 0) rc = sp_labels_apply(&in, &o);

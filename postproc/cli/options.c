@@ -4,11 +4,14 @@
  * --exclude, --ranks) take every following word up to the next one that
  * starts with '-', so the profile file is best given first. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "charts.h"
 #include "palette.h"
+#include "plots.h"
 #include "pproc.h"
 
 static const char sp_usage_text[] =
@@ -59,38 +62,10 @@ static const char sp_help_text[] =
     "                         in seconds over the calls of the selected ranks, and\n"
     "                         per_rank) and DIR/call_tree.json (nodes: path, calls,\n"
     "                         inclusive and exclusive seconds, per_rank; with\n"
-    "                         several files under 'files')\n"
-    "      --plots NAME,...   charts to write: gantt, flame, durations, rank_heatmap,\n"
-    "                         speedup (the default; speedup with several files),\n"
-    "                         flame_graph, duration_timeseries, histogram,\n"
-    "                         timeline_density, weak_scaling, scaling_efficiency,\n"
-    "                         or all. flame_graph_plot: call paths\n"
-    "                         as boxes as wide as their inclusive time (the image of\n"
-    "                         --export folded). flame_plot: call depth over\n"
-    "                         time of rank 0 (of each --ranks rank, at most 16), a\n"
-    "                         band per rank and thread; durations_plot_<metric>:\n"
-    "                         bars per region of avg, min, max or total over the\n"
-    "                         calls of the selected ranks, a bar per file;\n"
-    "                         rank_heatmap_plot: ranks x regions, colour = rank's\n"
-    "                         total / region's mean over ranks (2 and above alike),\n"
-    "                         grey where the rank has no timed call; speedup_plot:\n"
-    "                         per common region, mean per call at the smallest x /\n"
-    "                         at each x (files of one x averaged), ideal x /\n"
-    "                         smallest x (strong scaling: the same problem in every\n"
-    "                         run);\n"
-    "                         weak_scaling_plot: mean per call / at the smallest x\n"
-    "                         (normalized runtime; the same work per rank in every\n"
-    "                         run), ideal 1; scaling_efficiency_plot: speedup /\n"
-    "                         (x / smallest x), ideal 1; these three need several\n"
-    "                         files;\n"
-    "                         duration_timeseries_plot: each region's call duration\n"
-    "                         per step (k-th call), min..max band over ranks and the\n"
-    "                         mean; histogram_plot: share of each region's calls per\n"
-    "                         log-spaced duration bin; timeline_density_plot: busy\n"
-    "                         share per region and time bin, mean over ranks;\n"
-    "                         from an aggregate file (no stamps) durations,\n"
-    "                         rank_heatmap and the scaling charts only, drawn from\n"
-    "                         its stored figures (a figure not stored left out)\n"
+    "                         several files under 'files')\n";
+
+/* After the --plots paragraph (sp_plots_help: plots.c's table). */
+static const char sp_help_text_more[] =
     "      --x-field F        x of the scaling charts: num_ranks (default),\n"
     "                         omp_num_threads, total_cores or any /metadata\n"
     "                         attribute (not a number: categories in command-line\n"
@@ -256,6 +231,8 @@ void sp_help(void) {
   fputs(sp_usage_text, stdout);
   fputc('\n', stdout);
   fputs(sp_help_text, stdout);
+  sp_plots_help(stdout);
+  fputs(sp_help_text_more, stdout);
 }
 
 static int sp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -324,22 +301,6 @@ static int sp_parse_seconds(const char *v, double *out) {
 
 const char *const sp_dur_metric_names[SP_DUR_NMETRICS] = {"avg", "min", "max", "total"};
 
-/* The names of --plots, with their bits; "all" is handled apart. */
-static const struct {
-  const char *name;
-  unsigned bit;
-} sp_plot_names[] = {{"gantt", SP_PLOT_GANTT},
-                     {"flame", SP_PLOT_FLAME},
-                     {"durations", SP_PLOT_DURATIONS},
-                     {"rank_heatmap", SP_PLOT_RANK_HEATMAP},
-                     {"speedup", SP_PLOT_SPEEDUP | SP_PLOT_SPEEDUP_ASKED},
-                     {"flame_graph", SP_PLOT_FLAME_GRAPH},
-                     {"duration_timeseries", SP_PLOT_TIMESERIES},
-                     {"histogram", SP_PLOT_HISTOGRAM},
-                     {"timeline_density", SP_PLOT_DENSITY},
-                     {"weak_scaling", SP_PLOT_WEAK_SCALING | SP_PLOT_WEAK_ASKED},
-                     {"scaling_efficiency", SP_PLOT_SCALING_EFFICIENCY | SP_PLOT_EFFICIENCY_ASKED}};
-
 /* Comma-separated words of one option value into bits: --plots or --metrics. */
 static int sp_parse_list(const char *v, int plots, unsigned *bits) {
   char word[64];
@@ -349,10 +310,7 @@ static int sp_parse_list(const char *v, int plots, unsigned *bits) {
     memcpy(word, v, n);
     word[n] = '\0';
     v += n + (v[n] == ',');
-    unsigned add = 0;
-    if (plots && !strcmp(word, "all")) add = SP_PLOTS_ALL;
-    for (size_t k = 0; plots && k < sizeof sp_plot_names / sizeof sp_plot_names[0]; k++)
-      if (!strcmp(word, sp_plot_names[k].name)) add = sp_plot_names[k].bit;
+    unsigned add = plots ? sp_plots_word(word) : 0;
     for (int k = 0; !plots && k < SP_DUR_NMETRICS; k++)
       if (!strcmp(word, sp_dur_metric_names[k])) add = 1u << k;
     if (!add) return -1;
@@ -370,17 +328,12 @@ static int sp_opt_list(int argc, char **argv, int *i, const char *inl, unsigned 
   int rc = sp_opt_words(argc, argv, i, inl, &words, &n, name);
   for (size_t k = 0; rc == 0 && k < n; k++)
     if (sp_parse_list(words[k], plots, bits) != 0)
-      rc =
-          plots
-              ? sp_usage_error(
-                    "%s: unknown chart in '%s' (expected gantt, flame, "
-                    "durations, rank_heatmap, speedup, flame_graph, duration_timeseries, histogram, "
-                    "timeline_density, weak_scaling, scaling_efficiency or all, comma-separated)",
-                    name, words[k])
-              : sp_usage_error(
-                    "%s: unknown metric in '%s' (expected avg, min, max, total, "
-                    "comma-separated)",
-                    name, words[k]);
+      rc = plots ? sp_usage_error("%s: unknown chart in '%s' (expected %s, comma-separated)", name,
+                                  words[k], sp_plots_names())
+                 : sp_usage_error(
+                       "%s: unknown metric in '%s' (expected avg, min, max, total, "
+                       "comma-separated)",
+                       name, words[k]);
   free(words);
   return rc;
 }
@@ -409,133 +362,247 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   return 0;
 }
 
-static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
+/* One option being parsed: its words, its name and its inline value. */
+typedef struct sp_opt_ctx {
+  int argc;
+  char **argv;
+  int *i;
+  const char *inl; /* value after '=' (--name=value), or NULL */
+  const char *name;
+  sp_options_t *o;
+} sp_opt_ctx_t;
+
+/* The option's value: inline or the next word (NULL if none). */
+static const char *sp_ctx_value(sp_opt_ctx_t *c) {
+  return sp_opt_value(c->argc, c->argv, c->i, c->inl);
+}
+
+static int sp_opt_output(sp_opt_ctx_t *c) {
+  sp_options_t *o = c->o;
+  if (!(o->outdir = sp_ctx_value(c)) || !*o->outdir)
+    return sp_usage_error("option %s needs a directory", c->name);
+  o->outdir_given = 1;
+  return 0;
+}
+
+static int sp_opt_format(sp_opt_ctx_t *c) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
-  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
+  int k = sp_parse_choice(sp_ctx_value(c), formats, 7);
+  if (k < 0)
+    return sp_usage_error(
+        "%s expects png, pdf or svg (images), or text, tsv, csv or json "
+        "(text outputs)",
+        c->name);
+  if (k < 3)
+    c->o->format = (sp_format_t)k;
+  else
+    c->o->table = (sp_table_format_t)(k - 3);
+  return 0;
+}
+
+static int sp_opt_size(sp_opt_ctx_t *c) {
+  sp_options_t *o = c->o;
+  int *dst = c->name[2] == 'w' ? &o->width : &o->height;
+  int ok =
+      sp_parse_size(sp_ctx_value(c), dst) == 0 && (*dst >= 64 || (dst == &o->height && *dst == 0));
+  if (!ok) return sp_usage_error("%s expects a number of pixels between 64 and 20000", c->name);
+  return 0;
+}
+
+static int sp_opt_backend(sp_opt_ctx_t *c) {
+  static const char *const backends[] = {"plplot", "html"};
+  int k = sp_parse_choice(sp_ctx_value(c), backends, 2);
+  if (k < 0) return sp_usage_error("%s expects plplot or html", c->name);
+  c->o->backend = (sp_backend_t)k;
+  return 0;
+}
+
+static int sp_opt_html_exact(sp_opt_ctx_t *c) {
+  const char *v = sp_ctx_value(c);
+  char *end;
+  long x = v ? strtol(v, &end, 10) : -1;
+  if (!v || *end || x < 0 || x > 100000000L)
+    return sp_usage_error("%s expects a number of intervals between 0 and 100000000", c->name);
+  c->o->html_exact = x;
+  return 0;
+}
+
+static int sp_opt_sort(sp_opt_ctx_t *c) {
   static const char *const sorts[] = {"start", "name", "calls",     "total", "mean",
                                       "min",   "max",  "imbalance", "self"};
+  int k = sp_parse_choice(sp_ctx_value(c), sorts, 9);
+  if (k < 0)
+    return sp_usage_error(
+        "%s expects start, name, calls, total, mean, min, max, imbalance "
+        "or self",
+        c->name);
+  c->o->sort = (sp_sort_t)k;
+  return 0;
+}
+
+static int sp_opt_export(sp_opt_ctx_t *c) {
+  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
+  int k = sp_parse_choice(sp_ctx_value(c), exports, 4);
+  if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", c->name);
+  c->o->export_kind = (sp_export_t)k;
+  return 0;
+}
+
+static int sp_opt_time(sp_opt_ctx_t *c) {
+  sp_options_t *o = c->o;
+  double *dst = c->name[2] == 's' ? &o->start_time : &o->end_time;
+  if (sp_parse_seconds(sp_ctx_value(c), dst) != 0 || (dst == &o->end_time && *dst <= 0))
+    return sp_usage_error("%s expects seconds since the first start (a number >= 0)", c->name);
+  return 0;
+}
+
+static int sp_opt_plots(sp_opt_ctx_t *c) {
+  return sp_opt_list(c->argc, c->argv, c->i, c->inl, &c->o->plots, c->name);
+}
+
+static int sp_opt_metrics(sp_opt_ctx_t *c) {
+  return sp_opt_list(c->argc, c->argv, c->i, c->inl, &c->o->metrics, c->name);
+}
+
+static int sp_opt_data_format(sp_opt_ctx_t *c) {
+  static const char *const kinds[] = {"csv", "json"};
+  int k = sp_parse_choice(sp_ctx_value(c), kinds, 2);
+  if (k < 0) return sp_usage_error("%s expects csv or json", c->name);
+  c->o->data_json = k;
+  return 0;
+}
+
+static int sp_opt_top_n(sp_opt_ctx_t *c) {
+  int n;
+  if (sp_parse_size(sp_ctx_value(c), &n) != 0 || n < 1)
+    return sp_usage_error("%s expects a number of regions between 1 and 20000", c->name);
+  c->o->top_n = n;
+  return 0;
+}
+
+static int sp_opt_x_field(sp_opt_ctx_t *c) {
+  if (!(c->o->x_field = sp_ctx_value(c)) || !*c->o->x_field)
+    return sp_usage_error(
+        "option %s needs num_ranks, omp_num_threads, total_cores or another "
+        "/metadata attribute",
+        c->name);
+  return 0;
+}
+
+static int sp_opt_min_duration(sp_opt_ctx_t *c) {
+  if (sp_parse_seconds(sp_ctx_value(c), &c->o->min_duration) != 0)
+    return sp_usage_error("%s expects seconds (a number >= 0)", c->name);
+  return 0;
+}
+
+static int sp_opt_cmap(sp_opt_ctx_t *c) {
+  const char *v = sp_ctx_value(c);
+  if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", c->name, sp_palette_names());
+  c->o->cmap = v;
+  return 0;
+}
+
+static int sp_opt_label(sp_opt_ctx_t *c) {
+  sp_options_t *o = c->o;
+  const char *v = sp_ctx_value(c);
+  if (!v) return sp_usage_error("option %s needs a value", c->name);
+  const char **l = realloc(o->labels, (o->nlabels + 1) * sizeof *l);
+  if (!l) return SP_EXIT_IO;
+  o->labels = l;
+  o->labels[o->nlabels++] = v;
+  return 0;
+}
+
+static int sp_opt_columns(sp_opt_ctx_t *c) {
+  return sp_parse_columns(sp_ctx_value(c), c->o, c->name);
+}
+
+static int sp_opt_quiet(sp_opt_ctx_t *c) {
+  (void)c;
+  sp_msg_set_level(SP_QUIET);
+  return 0;
+}
+
+static int sp_opt_verbose(sp_opt_ctx_t *c) {
+  (void)c;
+  sp_msg_set_level(SP_VERBOSE);
+  return 0;
+}
+
+/* The options, one row each: a switch sets the int at flag to 1; a
+ * multi-valued option collects its words into the list at words (count at
+ * count); any other calls parse. */
+typedef struct sp_opt_row {
+  const char *name;    /* "--output" */
+  const char *alias;   /* "-o", or NULL */
+  size_t flag;         /* offsetof an int of sp_options_t, or SP_OPT_NONE */
+  size_t words, count; /* offsetof a const char ** list and its size_t count, or SP_OPT_NONE */
+  int (*parse)(sp_opt_ctx_t *c);
+} sp_opt_row_t;
+#define SP_OPT_NONE ((size_t)-1)
+#define SP_OPT_SWITCH(n, field) \
+  { n, NULL, offsetof(sp_options_t, field), SP_OPT_NONE, SP_OPT_NONE, NULL }
+#define SP_OPT_WORDS(n, a, list, cnt) \
+  { n, a, SP_OPT_NONE, offsetof(sp_options_t, list), offsetof(sp_options_t, cnt), NULL }
+#define SP_OPT_CALL(n, a, fn) \
+  { n, a, SP_OPT_NONE, SP_OPT_NONE, SP_OPT_NONE, fn }
+
+static const sp_opt_row_t sp_opt_rows[] = {
+    SP_OPT_CALL("--output", "-o", sp_opt_output),
+    SP_OPT_SWITCH("--show", show),
+    SP_OPT_WORDS("--include", "-i", include, ninclude),
+    SP_OPT_WORDS("--exclude", "-e", exclude, nexclude),
+    SP_OPT_WORDS("--ranks", "-r", ranks, nranks),
+    SP_OPT_CALL("--format", NULL, sp_opt_format),
+    SP_OPT_CALL("--width", NULL, sp_opt_size),
+    SP_OPT_CALL("--height", NULL, sp_opt_size),
+    SP_OPT_CALL("--backend", NULL, sp_opt_backend),
+    SP_OPT_CALL("--html-exact", NULL, sp_opt_html_exact),
+    SP_OPT_SWITCH("--summary", summary),
+    SP_OPT_CALL("--sort-by", NULL, sp_opt_sort),
+    SP_OPT_CALL("--export", NULL, sp_opt_export),
+    SP_OPT_SWITCH("--list", list),
+    SP_OPT_CALL("--start-time", NULL, sp_opt_time),
+    SP_OPT_CALL("--end-time", NULL, sp_opt_time),
+    SP_OPT_CALL("--plots", NULL, sp_opt_plots),
+    SP_OPT_CALL("--metrics", NULL, sp_opt_metrics),
+    SP_OPT_SWITCH("--export-data", export_data),
+    SP_OPT_CALL("--export-data-format", NULL, sp_opt_data_format),
+    SP_OPT_CALL("--top-n", NULL, sp_opt_top_n),
+    SP_OPT_CALL("--x-field", NULL, sp_opt_x_field),
+    SP_OPT_WORDS("--work-per-rank", NULL, work_per_rank, nwork_per_rank),
+    SP_OPT_CALL("--min-duration", NULL, sp_opt_min_duration),
+    SP_OPT_SWITCH("--skip-plot-images", skip_images),
+    SP_OPT_CALL("--cmap", NULL, sp_opt_cmap),
+    SP_OPT_SWITCH("--no-clock-align", no_clock_align),
+    SP_OPT_CALL("--label", NULL, sp_opt_label),
+    SP_OPT_SWITCH("--compare", compare),
+    SP_OPT_SWITCH("--tree", tree),
+    SP_OPT_CALL("--columns", NULL, sp_opt_columns),
+    SP_OPT_SWITCH("--by-thread", by_thread),
+    SP_OPT_CALL("--quiet", "-q", sp_opt_quiet),
+    SP_OPT_CALL("--verbose", "-v", sp_opt_verbose),
+};
+
+static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   char name[64];
   const char *arg = argv[*i];
   const char *inl = sp_opt_split(arg, name, sizeof name);
-  if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
-    if (!(o->outdir = sp_opt_value(argc, argv, i, inl)) || !*o->outdir)
-      return sp_usage_error("option %s needs a directory", name);
-    o->outdir_given = 1;
-  } else if (!strcmp(name, "--show")) {
-    o->show = 1;
-  } else if (!strcmp(name, "-i") || !strcmp(name, "--include")) {
-    return sp_opt_words(argc, argv, i, inl, &o->include, &o->ninclude, name);
-  } else if (!strcmp(name, "-e") || !strcmp(name, "--exclude")) {
-    return sp_opt_words(argc, argv, i, inl, &o->exclude, &o->nexclude, name);
-  } else if (!strcmp(name, "-r") || !strcmp(name, "--ranks")) {
-    return sp_opt_words(argc, argv, i, inl, &o->ranks, &o->nranks, name);
-  } else if (!strcmp(name, "--format")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), formats, 7);
-    if (k < 0)
-      return sp_usage_error(
-          "%s expects png, pdf or svg (images), or text, tsv, csv or json "
-          "(text outputs)",
-          name);
-    if (k < 3)
-      o->format = (sp_format_t)k;
-    else
-      o->table = (sp_table_format_t)(k - 3);
-  } else if (!strcmp(name, "--width") || !strcmp(name, "--height")) {
-    int *dst = name[2] == 'w' ? &o->width : &o->height;
-    int ok = sp_parse_size(sp_opt_value(argc, argv, i, inl), dst) == 0 &&
-             (*dst >= 64 || (dst == &o->height && *dst == 0));
-    if (!ok) return sp_usage_error("%s expects a number of pixels between 64 and 20000", name);
-  } else if (!strcmp(name, "--backend")) {
-    static const char *const backends[] = {"plplot", "html"};
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), backends, 2);
-    if (k < 0) return sp_usage_error("%s expects plplot or html", name);
-    o->backend = (sp_backend_t)k;
-  } else if (!strcmp(name, "--html-exact")) {
-    const char *v = sp_opt_value(argc, argv, i, inl);
-    char *end;
-    long x = v ? strtol(v, &end, 10) : -1;
-    if (!v || *end || x < 0 || x > 100000000L)
-      return sp_usage_error("%s expects a number of intervals between 0 and 100000000", name);
-    o->html_exact = x;
-  } else if (!strcmp(name, "--summary")) {
-    o->summary = 1;
-  } else if (!strcmp(name, "--sort-by")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), sorts, 9);
-    if (k < 0)
-      return sp_usage_error(
-          "%s expects start, name, calls, total, mean, min, max, imbalance "
-          "or self",
-          name);
-    o->sort = (sp_sort_t)k;
-  } else if (!strcmp(name, "--export")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 4);
-    if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", name);
-    o->export_kind = (sp_export_t)k;
-  } else if (!strcmp(name, "--list")) {
-    o->list = 1;
-  } else if (!strcmp(name, "--start-time") || !strcmp(name, "--end-time")) {
-    double *dst = name[2] == 's' ? &o->start_time : &o->end_time;
-    if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), dst) != 0 ||
-        (dst == &o->end_time && *dst <= 0))
-      return sp_usage_error("%s expects seconds since the first start (a number >= 0)", name);
-  } else if (!strcmp(name, "--plots")) {
-    return sp_opt_list(argc, argv, i, inl, &o->plots, name);
-  } else if (!strcmp(name, "--metrics")) {
-    return sp_opt_list(argc, argv, i, inl, &o->metrics, name);
-  } else if (!strcmp(name, "--export-data")) {
-    o->export_data = 1;
-  } else if (!strcmp(name, "--export-data-format")) {
-    static const char *const kinds[] = {"csv", "json"};
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), kinds, 2);
-    if (k < 0) return sp_usage_error("%s expects csv or json", name);
-    o->data_json = k;
-  } else if (!strcmp(name, "--top-n")) {
-    int n;
-    if (sp_parse_size(sp_opt_value(argc, argv, i, inl), &n) != 0 || n < 1)
-      return sp_usage_error("%s expects a number of regions between 1 and 20000", name);
-    o->top_n = n;
-  } else if (!strcmp(name, "--x-field")) {
-    if (!(o->x_field = sp_opt_value(argc, argv, i, inl)) || !*o->x_field)
-      return sp_usage_error(
-          "option %s needs num_ranks, omp_num_threads, total_cores or another "
-          "/metadata attribute",
-          name);
-  } else if (!strcmp(name, "--work-per-rank")) {
-    return sp_opt_words(argc, argv, i, inl, &o->work_per_rank, &o->nwork_per_rank, name);
-  } else if (!strcmp(name, "--min-duration")) {
-    if (sp_parse_seconds(sp_opt_value(argc, argv, i, inl), &o->min_duration) != 0)
-      return sp_usage_error("%s expects seconds (a number >= 0)", name);
-  } else if (!strcmp(name, "--skip-plot-images")) {
-    o->skip_images = 1;
-  } else if (!strcmp(name, "--cmap")) {
-    const char *v = sp_opt_value(argc, argv, i, inl);
-    if (!sp_palette_known(v)) return sp_usage_error("%s expects %s", name, sp_palette_names());
-    o->cmap = v;
-  } else if (!strcmp(name, "--no-clock-align")) {
-    o->no_clock_align = 1;
-  } else if (!strcmp(name, "--label")) {
-    const char *v = sp_opt_value(argc, argv, i, inl);
-    if (!v) return sp_usage_error("option %s needs a value", name);
-    const char **l = realloc(o->labels, (o->nlabels + 1) * sizeof *l);
-    if (!l) return SP_EXIT_IO;
-    o->labels = l;
-    o->labels[o->nlabels++] = v;
-  } else if (!strcmp(name, "--compare")) {
-    o->compare = 1;
-  } else if (!strcmp(name, "--tree")) {
-    o->tree = 1;
-  } else if (!strcmp(name, "--columns")) {
-    return sp_parse_columns(sp_opt_value(argc, argv, i, inl), o, name);
-  } else if (!strcmp(name, "--by-thread")) {
-    o->by_thread = 1;
-  } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
-    sp_msg_set_level(SP_QUIET);
-  } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
-    sp_msg_set_level(SP_VERBOSE);
-  } else {
-    return sp_usage_error("unknown option '%s'", arg);
+  for (size_t k = 0; k < sizeof sp_opt_rows / sizeof sp_opt_rows[0]; k++) {
+    const sp_opt_row_t *r = &sp_opt_rows[k];
+    if (strcmp(name, r->name) != 0 && !(r->alias && strcmp(name, r->alias) == 0)) continue;
+    char *base = (char *)o;
+    if (r->flag != SP_OPT_NONE) {
+      *(int *)(base + r->flag) = 1;
+      return 0;
+    }
+    if (r->words != SP_OPT_NONE)
+      return sp_opt_words(argc, argv, i, inl, (const char ***)(base + r->words),
+                          (size_t *)(base + r->count), name);
+    sp_opt_ctx_t c = {argc, argv, i, inl, name, o};
+    return r->parse(&c);
   }
-  return 0;
+  return sp_usage_error("unknown option '%s'", arg);
 }
 
 /* Returns 0 to go on, -1 after --help/--version (exit 0), or an exit code. */

@@ -10,17 +10,6 @@
 
 #include "pproc.h"
 
-int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **out) {
-  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks,
-                                 flags, out);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-    return sp_exit_for_reader(err);
-  }
-  sp_tree_order_note(sel, *out, flags);
-  return 0;
-}
-
 /* Sort key of a node under --sort-by: numbers descending, so negated. */
 static double sp_node_key(const sp_reader_tree_node_t *nd, sp_sort_t sort) {
   switch (sort) {

@@ -21,19 +21,6 @@ int sp_reader_rank_id(const sp_reader_t *r, int k) {
   return (r && k >= 0 && k < r->nranks) ? r->ranks[k].id : -1;
 }
 
-int sp_reader_rank_index(const sp_reader_t *r, int id) {
-  int lo = 0, hi = r ? r->nranks - 1 : -1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (r->ranks[mid].id == id) return mid;
-    if (r->ranks[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
-}
-
 int sp_reader_num_regions(const sp_reader_t *r) { return r ? r->nregions : 0; }
 
 const char *sp_reader_region_name(const sp_reader_t *r, int g) {
@@ -43,21 +30,6 @@ const char *sp_reader_region_name(const sp_reader_t *r, int g) {
 int64_t sp_reader_region_first_start(const sp_reader_t *r, int g) {
   if (!r || g < 0 || g >= r->nregions) return INT64_MAX;
   return r->clock_raw ? r->regions[g].first_start_raw : r->regions[g].first_start;
-}
-
-const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
-  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return NULL;
-  const sp_rank_t *rk = &r->ranks[k];
-  int lo = 0, hi = rk->nregions - 1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (rk->regions[mid].region == g) return &rk->regions[mid];
-    if (rk->regions[mid].region < g)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return NULL;
 }
 
 int sp_reader_info(const sp_reader_t *r, int g, int k, sp_reader_info_t *info) {

@@ -175,7 +175,7 @@ void *sp__direct_alloc(const sp_reader_t *r, int64_t n, size_t elem);
  * 0, SP_READER_EHDF5 or SP_READER_ENOMEM. */
 int sp__direct_minmax(const sp_reader_t *r, int64_t addr, int64_t n, int64_t *min, int64_t *max);
 
-/* reader_open.c: names of the first n links of g in name order, in one
+/* reader_lookup.c: names of the first n links of g in name order, in one
  * pass (H5Literate): an array of *got malloc'd strings (*got < n when the
  * group cannot be read to its end), or NULL. Freed by sp__names_free. */
 char **sp__link_names(hid_t g, hsize_t n, hsize_t *got);

@@ -23,42 +23,6 @@ static int sp_rank_name_parse(const char *name) {
   return id;
 }
 
-/* Collects link names for H5Literate: stops past cap (a group that grew). */
-typedef struct sp_names {
-  char **names;
-  hsize_t n, cap;
-} sp_names_t;
-
-static herr_t sp_name_collect(hid_t g, const char *name, const H5L_info_t *info, void *data) {
-  (void)g;
-  (void)info;
-  sp_names_t *ns = data;
-  if (ns->n == ns->cap) return 1;
-  ns->names[ns->n] = strdup(name);
-  if (!ns->names[ns->n]) return -1;
-  ns->n++;
-  return 0;
-}
-
-/* Names of the first n links of g in name order: an array of *got malloc'd
- * strings (*got < n when the group cannot be read to its end), or NULL.
- * One pass: H5Lget_name_by_idx builds and sorts the link table of a large
- * group on every call, so a rank of 10^5 regions took over 10 minutes. */
-char **sp__link_names(hid_t g, hsize_t n, hsize_t *got) {
-  sp_names_t ns = {calloc(n ? n : 1, sizeof(char *)), 0, n};
-  *got = 0;
-  if (!ns.names) return NULL;
-  hsize_t idx = 0;
-  H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sp_name_collect, &ns);
-  *got = ns.n;
-  return ns.names;
-}
-
-void sp__names_free(char **names, hsize_t n) {
-  for (hsize_t i = 0; names && i < n; i++) free(names[i]);
-  free(names);
-}
-
 /* Type of the object linked as name in g: H5I_GROUP, H5I_DATASET, or H5I_BADID. */
 static H5I_type_t sp_object_type(hid_t g, const char *name) {
   /* Links to other files are never followed (see reader_guard.c). */
@@ -141,37 +105,6 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
   if (t >= 0) H5Tclose(t);
   H5Dclose(d);
   return rc;
-}
-
-char *sp__attr_string(hid_t obj, const char *name) {
-  if (H5Aexists(obj, name) <= 0) return NULL;
-  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  if (a < 0) return NULL;
-  hid_t t = H5Aget_type(a);
-  char *out = NULL;
-  if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_cset(mt, H5Tget_cset(t));
-    if (H5Tis_variable_str(t) > 0) {
-      char *v = NULL;
-      H5Tset_size(mt, H5T_VARIABLE);
-      if (H5Aread(a, mt, &v) >= 0 && v) out = strdup(v);
-      if (v) H5free_memory(v);
-    } else {
-      size_t sz = H5Tget_size(t);
-      H5Tset_size(mt, sz + 1);
-      H5Tset_strpad(mt, H5T_STR_NULLTERM);
-      out = calloc(sz + 2, 1);
-      if (out && H5Aread(a, mt, out) < 0) {
-        free(out);
-        out = NULL;
-      }
-    }
-    H5Tclose(mt);
-  }
-  if (t >= 0) H5Tclose(t);
-  H5Aclose(a);
-  return out;
 }
 
 /* Reads an integer attribute as int64; returns 1 if read, 0 otherwise. */

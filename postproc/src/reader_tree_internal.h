@@ -60,7 +60,8 @@ typedef struct sp_pairs {
   int32_t tid0;   /* the thread id when not mixed */
 } sp_pairs_t;
 
-/* Node of (parent, region, thread), created when missing; -1 when out of memory. */
+/* reader_tree_nodes.c: node of (parent, region, thread), created when
+ * missing; -1 when out of memory. */
 int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
 enum { SP_CACHE_BITS = 12 };

@@ -10,8 +10,10 @@ Parses spack/packages/scope-profiler/package.py with ast and checks that
   - every SCOPE_PROFILER_ENABLE_* option of CMakeLists.txt is either a
     variant or set explicitly in cmake_args (no option left to chance);
   - BUILD_TESTING comes from self.run_tests;
-  - the dependencies hdf5+mpi / hdf5~mpi / mpi / plplot / likwid / cmake
-    are declared under the right conditions.
+  - the variant plplot (on by default, only with +postproc) sets
+    SCOPE_PROFILER_ENABLE_PLPLOT;
+  - the dependencies hdf5+mpi / hdf5~mpi / mpi / plplot (+postproc+plplot) /
+    likwid / cmake are declared under the right conditions.
 
 Usage: check_package_py.py PACKAGE_PY TOP_LEVEL_CMAKELISTS
 """
@@ -34,7 +36,7 @@ EXPECTED_DEPENDS = [
     ("hdf5+mpi", "+mpi"),
     ("hdf5~mpi", "~mpi"),
     ("mpi", "+mpi"),
-    ("plplot", "+postproc"),
+    ("plplot", "+postproc+plplot"),
     ("likwid", "+likwid"),
     ("py-numpy", "+python"),
     ("plplot+python", "+python"),
@@ -132,6 +134,11 @@ def check(package_py, cmakelists):
         if not any((d or "").startswith(spec) for d, w in depends if w == when):
             errors.append(f"depends_on({spec!r}, when={when!r}) missing; have {depends}")
 
+    # plplot: a variant of +postproc only (conditional), so cmake_args sets
+    # SCOPE_PROFILER_ENABLE_PLPLOT with define() from the spec.
+    if variants.get("plplot") is not True:
+        errors.append("variant 'plplot' missing or not on by default (PLplot apart from +postproc)")
+
     if not any(v == "main" and "branch" in kws for v, kws in versions):
         errors.append('version("main", branch="main") missing')
     if not re.search(r"^\s*git\s*=", source, re.M):
@@ -172,6 +179,9 @@ def check(package_py, cmakelists):
     for option in sorted(o for o in options if o.startswith("SCOPE_PROFILER_ENABLE_")):
         if option not in from_variant and option not in defined:
             errors.append(f"CMake option {option} is neither a variant nor set in cmake_args")
+
+    if "SCOPE_PROFILER_ENABLE_PLPLOT" not in defined:
+        errors.append("SCOPE_PROFILER_ENABLE_PLPLOT is not set in cmake_args (variant plplot)")
 
     testing = defined.get("BUILD_TESTING")
     if not (isinstance(testing, ast.Attribute) and testing.attr == "run_tests"):

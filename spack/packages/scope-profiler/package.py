@@ -30,7 +30,14 @@ class ScopeProfiler(CMakePackage):
     variant(
         "postproc",
         default=True,
-        description="Build the reader library and scope-profiler-pproc (PLplot)",
+        description="Build the reader library and scope-profiler-pproc",
+    )
+    variant(
+        "plplot",
+        default=True,
+        description="Draw the PNG/PDF/SVG charts of scope-profiler-pproc with PLplot "
+        "(without it: the text outputs, data files and report.html only)",
+        when="+postproc",
     )
     variant("shared", default=True, description="Build shared libraries (else static)")
     variant(
@@ -63,7 +70,7 @@ class ScopeProfiler(CMakePackage):
     # The Gantt charts use PLplot's cairo devices (pngcairo, pdfcairo,
     # svgcairo, xcairo). Spack's plplot has no cairo variant: its cairo
     # driver is built when pango (pangocairo) is found, hence +pango.
-    depends_on("plplot+pango", when="+postproc")
+    depends_on("plplot+pango", when="+postproc+plplot")
     depends_on("likwid", when="+likwid")
     depends_on("python@3.8:", type=("build", "run"), when="+python")
     depends_on("py-numpy", type="run", when="+python")
@@ -76,6 +83,7 @@ class ScopeProfiler(CMakePackage):
             self.define_from_variant("SCOPE_PROFILER_ENABLE_FORTRAN", "fortran"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_LIKWID", "likwid"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_POSTPROC", "postproc"),
+            self.define("SCOPE_PROFILER_ENABLE_PLPLOT", spec.satisfies("+postproc+plplot")),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define("BUILD_TESTING", self.run_tests),

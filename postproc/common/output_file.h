@@ -24,4 +24,12 @@ int sp_output_commit_text(const char *tmp, const char *final, const char *ending
  * when dir exists but is not a directory). */
 int sp_output_mkdirs(const char *dir);
 
+/* Bytes of an output path, NUL included. */
+#define SP_PATH_MAX 4096
+
+/* Creates DIR (mkdir -p) and puts DIR/<name>.<ext> into path (SP_PATH_MAX
+ * bytes) without doubling the slashes DIR may end with. Returns 0, or
+ * SP_EXIT_IO after printing why. */
+int sp_chart_path(const char *dir, const char *name, const char *ext, char *path);
+
 #endif

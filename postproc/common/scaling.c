@@ -1,6 +1,6 @@
-/* chart_speedup.c - the scaling charts over several files: speedup_plot,
- * weak_scaling_plot and scaling_efficiency_plot (their data files are
- * written by export_data.c from the same figures).
+/* scaling.c - the figures of the scaling charts over several files (speedup,
+ * weak_scaling and scaling_efficiency), shared by the charts
+ * (charts/chart_speedup.c) and their data files (cli/export_data.c).
  *
  * The reference tool's rule: regions common to all files, the mean
  * duration per call over the selected ranks, files with the same x
@@ -25,13 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <plplot.h>
-
-#include "chart_output.h"
-#include "charts.h"
-#include "plot_device.h"
-
-#define SP_X_CAP 128
+#include "scaling.h"
 
 static int sp_x_value(const sp_selection_t *sel, const char *field, char *out) {
   if (strcmp(field, "num_ranks") == 0) {
@@ -227,172 +221,4 @@ int sp_scaling_work(const sp_charts_t *c, double *work) {
   if (rc == 0) *work = v[0];
   free(v);
   return rc;
-}
-
-typedef struct sp_speedup_job {
-  const sp_charts_t *c;
-  const sp_speedup_t *sp;
-  sp_scaling_kind_t kind;
-  double work; /* --work-per-rank, 0 = not given */
-} sp_speedup_job_t;
-
-/* The title of a scaling chart; names the baseline and, for weak scaling,
- * the checked work per rank. */
-static void sp_scaling_title(const sp_speedup_job_t *j, char *t, size_t cap) {
-  const sp_speedup_t *sp = j->sp;
-  const char *f = sp->field, *base = sp->label;
-  switch (j->kind) {
-  case SP_SCALING_WEAK: {
-    char work[64] = "";
-    if (j->work > 0) snprintf(work, sizeof work, "; work per rank %.6g", j->work);
-    snprintf(t, cap, "weak scaling: mean per call / at %s = %s (dashed: ideal)%s", f, base, work);
-    break;
-  }
-  case SP_SCALING_EFFICIENCY:
-    snprintf(t, cap, "scaling efficiency = speedup / (%s / %s) (baseline %s = %s; dashed: ideal)",
-             f, base, f, base);
-    break;
-  case SP_SCALING_SPEEDUP:
-    snprintf(t, cap, "speedup = mean duration per call at the smallest %s / at each %s%s", f, f,
-             sp->numeric ? " (dashed: ideal)" : "");
-    break;
-  }
-}
-
-static int sp_speedup_draw(void *ctx, const char *path) {
-  sp_speedup_job_t *j = ctx;
-  const sp_charts_t *c = j->c;
-  const sp_speedup_t *sp = j->sp;
-  const sp_options_t *o = c->o;
-  int height = o->height ? o->height : 720;
-  if (height < SP_CHART_MIN_HEIGHT) height = SP_CHART_MIN_HEIGHT;
-  int ng = sp->ngroups;
-  /* The regions with a line (a value somewhere): the legend lists only
-   * those, as the reference tool does, each in colour slot k of its order. */
-  unsigned char *drawn = calloc((size_t)(c->ncommon ? c->ncommon : 1), 1);
-  int *slot = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *slot);
-  if (!drawn || !slot) {
-    free(drawn);
-    free(slot);
-    return SP_EXIT_IO;
-  }
-  int nslots = 0;
-  for (int r = 0; r < c->ncommon; r++) {
-    drawn[r] = (unsigned char)sp_scaling_has_line(sp, j->kind, r);
-    slot[r] = drawn[r] ? nslots++ : -1;
-  }
-  int rc = sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, nslots, 0);
-  if (rc) {
-    free(drawn);
-    free(slot);
-    return rc;
-  }
-  for (int r = 0; r < c->ncommon; r++)
-    if (drawn[r])
-      plscol0(SP_COL_REGION0 + slot[r], c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
-              c->common_rgb[3 * r + 2]);
-  double ymax = 1, xmin = sp->x[0], xmax = sp->x[ng - 1];
-  for (int r = 0; r < c->ncommon; r++)
-    for (int g = 0; g < ng; g++) {
-      double v = sp_scaling_value(sp, j->kind, r, g);
-      if (isfinite(v) && v > ymax) ymax = v;
-    }
-  if (j->kind == SP_SCALING_SPEEDUP && sp->numeric && xmax / xmin > ymax) ymax = xmax / xmin;
-  /* Efficiencies are read against 1: keep 0..1.05 in view (the reference
-   * tool's range), and any value above it (superlinear) too. */
-  if (j->kind == SP_SCALING_EFFICIENCY && ymax < 1.05 / 1.08) ymax = 1.05 / 1.08;
-  if (xmax <= xmin) xmax = xmin + 1;
-  double pad = 0.05 * (xmax - xmin);
-  pladv(0);
-  plvpor(0.08, 0.80, 70.0 / height, 1.0 - 50.0 / height);
-  plwind(xmin - pad, xmax + pad, 0.0, ymax * 1.08);
-  plcol0(SP_COL_FG);
-  plschr(3.0, 1.0);
-  plbox(sp->numeric ? "bcnst" : "bc", 0.0, 0, "bcnstv", 0.0, 0);
-  for (int g = 0; !sp->numeric && g < ng; g++)
-    plmtex("b", 1.5, (sp->x[g] - xmin + pad) / (xmax - xmin + 2 * pad), 0.5,
-           sp->label + (size_t)g * SP_X_CAP);
-  PLFLT ix[2] = {xmin, sp->x[ng - 1]}, iy[2] = {1.0, 1.0};
-  if (j->kind == SP_SCALING_SPEEDUP) iy[1] = xmax / xmin; /* ideal: speedup = x / smallest x */
-  if (j->kind != SP_SCALING_SPEEDUP || sp->numeric) {
-    pllsty(2);
-    plline(2, ix, iy);
-    pllsty(1);
-  }
-  PLFLT *x = malloc((size_t)ng * sizeof *x), *y = malloc((size_t)ng * sizeof *y);
-  plwidth(2.0);
-  for (int r = 0; x && y && r < c->ncommon; r++) {
-    if (!drawn[r]) continue;
-    int np = 0; /* the points with a value: the line joins them */
-    for (int g = 0; g < ng; g++) {
-      x[np] = sp->x[g];
-      y[np] = sp_scaling_value(sp, j->kind, r, g);
-      np += isfinite(y[np]) != 0;
-    }
-    plcol0(SP_COL_REGION0 + slot[r]);
-    if (np > 1) plline(np, x, y);
-    if (np > 0) plpoin(np, x, y, 17);
-  }
-  plwidth(1.0);
-  free(x);
-  free(y);
-  plcol0(SP_COL_FG);
-  char t[512];
-  sp_scaling_title(j, t, sizeof t);
-  plschr(3.4, 1.0);
-  plmtex("t", 1.5, 0.5, 0.5, t);
-  plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, sp->field);
-  if (j->kind != SP_SCALING_SPEEDUP)
-    plmtex("l", 3.5, 0.5, 0.5, j->kind == SP_SCALING_WEAK ? "normalized runtime" : "efficiency");
-  sp_charts_common_legend(c, drawn);
-  free(drawn);
-  free(slot);
-  return sp_plot_close();
-}
-
-static int sp_scaling_plot(const sp_charts_t *c, sp_scaling_kind_t kind, const char *name) {
-  if (c->nfiles < 2) {
-    sp_msg(SP_QUIET, "%s needs two or more files (%d given)", name, c->nfiles);
-    return SP_EXIT_USAGE;
-  }
-  sp_speedup_job_t j = {c, NULL, kind, 0};
-  if (kind == SP_SCALING_EFFICIENCY && !sp_scaling_field_ok(c->o->x_field)) {
-    sp_msg(SP_QUIET, "%s needs --x-field num_ranks, omp_num_threads or total_cores (not %s)", name,
-           c->o->x_field);
-    return SP_EXIT_USAGE;
-  }
-  int rc = kind == SP_SCALING_WEAK ? sp_scaling_work(c, &j.work) : 0;
-  if (rc) return rc;
-  if (c->ncommon == 0) {
-    sp_msg(SP_QUIET, "%s: no region is common to all %d files", name, c->nfiles);
-    return SP_EXIT_DATA;
-  }
-  sp_speedup_t sp;
-  rc = sp_speedup_compute(c, &sp);
-  if (rc == 0 && kind == SP_SCALING_EFFICIENCY && !sp.numeric) {
-    sp_msg(SP_QUIET, "%s: --x-field %s is not a number in every file", name, sp.field);
-    rc = SP_EXIT_DATA;
-  }
-  if (rc == 0 && !sp_scaling_any_line(c, &sp, kind)) {
-    sp_msg(SP_QUIET, "%s: no common region has a timed call at the baseline %s = %s", name,
-           sp.field, sp.label);
-    rc = SP_EXIT_DATA;
-  }
-  j.sp = &sp;
-  if (rc == 0) rc = sp_chart_write(c->o, name, sp_speedup_draw, &j);
-  if (rc == 0 || sp.x) sp_speedup_free(&sp);
-  return rc;
-}
-
-int sp_speedup_plot(const sp_charts_t *c) {
-  return sp_scaling_plot(c, SP_SCALING_SPEEDUP, "speedup_plot");
-}
-
-int sp_weak_scaling_plot(const sp_charts_t *c) {
-  return sp_scaling_plot(c, SP_SCALING_WEAK, "weak_scaling_plot");
-}
-
-int sp_scaling_efficiency_plot(const sp_charts_t *c) {
-  return sp_scaling_plot(c, SP_SCALING_EFFICIENCY, "scaling_efficiency_plot");
 }

@@ -1,17 +1,14 @@
-/* charts.c - the charts and data files of -o DIR: figures read once, the
- * colour domain fixed for the run, then each chart chosen by --plots. */
+/* charts_run.c - the charts and data files of -o DIR: figures read once, the
+ * colour domain fixed for the run, then each chart chosen by --plots (drawn
+ * by the charts in postproc/charts/) and the data files (export_data.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <plplot.h>
-
-#include "chart_lanes.h"
-#include "chart_output.h"
-#include "gantt.h"
 #include "charts.h"
+#include "gantt.h"
 #include "palette.h"
-#include "plot_device.h"
+#include "plots.h"
 
 /* The selected region names of all files, distinct, in first-seen order. */
 static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
@@ -102,12 +99,6 @@ static int sp_charts_tree_order(sp_charts_t *c) {
   return rc;
 }
 
-/* The charts that read the per-(region, rank) duration statistics. */
-enum {
-  SP_PLOTS_WITH_STATS = SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP |
-                        SP_PLOT_HISTOGRAM | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY
-};
-
 /* need_stats: build the duration statistics (a read of every pair), which
  * the Gantt chart alone does not need. */
 static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) {
@@ -140,26 +131,20 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) 
   return rc;
 }
 
-/* The charts drawn from stamps (calls over time, call nesting). */
-enum {
-  SP_PLOTS_STAMPS = SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES |
-                    SP_PLOT_HISTOGRAM | SP_PLOT_DENSITY
-};
-
 /* The reference tool's aggregate files hold no stamps: the charts drawn
  * from stamps are left out, in one line per such file; returns plots
  * without them (unchanged when every file has stamps), *left 1 if so. */
 static unsigned sp_charts_no_stamps(const sp_charts_t *c, unsigned plots, int *left) {
-  unsigned out = plots;
+  unsigned out = plots, stamps = sp_plots_with(SP_CHART_STAMPS);
   *left = 0;
-  for (int f = 0; (plots & SP_PLOTS_STAMPS) && f < c->nfiles; f++) {
+  for (int f = 0; (plots & stamps) && f < c->nfiles; f++) {
     if (!sp_selection_no_stamps(&c->sels[f])) continue;
     sp_msg(SP_QUIET,
            "%s: the file holds no stamps (the reference tool's aggregate layout): the Gantt, "
            "flame, flame graph, time series, histogram and density charts are left out; the "
            "duration bars, rank heat map and scaling charts use its stored figures",
            c->sels[f].file);
-    out &= ~(unsigned)SP_PLOTS_STAMPS;
+    out &= ~stamps;
     *left = 1;
   }
   return out;
@@ -174,92 +159,6 @@ static void sp_charts_free(sp_charts_t *c, sp_options_t *one) {
   free((void *)one->colour_names);
 }
 
-void sp_charts_common_legend(const sp_charts_t *c, const unsigned char *drawn) {
-  sp_selection_t shown = c->sels[0];
-  int *rows = malloc((size_t)(c->ncommon ? c->ncommon : 1) * sizeof *rows);
-  if (!rows) return;
-  int m = 0;
-  for (int r = 0; r < c->ncommon; r++)
-    if (!drawn || drawn[r]) rows[m++] = c->sels[0].regions[c->common[r]];
-  shown.regions = rows;
-  shown.nregions = m;
-  sp_plot_region_legend(&shown);
-  free(rows);
-}
-
-void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap) {
-  char label[160];
-  if (c->nfiles < 2) {
-    snprintf(out, cap, "%s", what);
-    return;
-  }
-  sp_plot_text(c->labels[f], label, sizeof label, 40);
-  snprintf(out, cap, "%s: %s", label, what);
-}
-
-typedef struct sp_charts_panels_job {
-  const sp_charts_t *c;
-  const sp_charts_panels_t *p;
-  void *ctx;
-} sp_charts_panels_job_t;
-
-/* sp_chart_draw_fn of sp_charts_write_panels. */
-static int sp_charts_draw_panels(void *job, const char *path) {
-  const sp_charts_panels_job_t *jb = job;
-  const sp_charts_t *c = jb->c;
-  const sp_charts_panels_t *p = jb->p;
-  void *ctx = jb->ctx;
-  const sp_options_t *o = c->o;
-  int nf = c->nfiles;
-  double *band = malloc(2 * (size_t)(nf > 0 ? nf : 1) * sizeof *band);
-  int *natural = calloc((size_t)(nf > 0 ? nf : 1), sizeof *natural);
-  if (!band || !natural) {
-    free(band);
-    free(natural);
-    return SP_EXIT_IO;
-  }
-  int ncolors = p->ncolors;
-  for (int f = 0; f < nf; f++) {
-    natural[f] = p->natural(ctx, f);
-    if (p->ncolors <= 0 && c->sels[f].nregions > ncolors) ncolors = c->sels[f].nregions;
-  }
-  if (ncolors < 1) ncolors = 1;
-  int height = p->height;
-  if (height > 0) { /* one file, its height given: one band over the page */
-    band[0] = 0.0;
-    band[1] = 1.0;
-  } else {
-    height = sp_chart_panels(o, natural, nf, SP_CHART_MIN_HEIGHT, p->panel_min, band);
-  }
-  int rc =
-      sp_plot_open(sp_plot_device(o->format, 0), path, o->width, height, ncolors, p->exact_fills);
-  if (rc == 0) {
-    if (p->setup) p->setup(ctx);
-    pladv(0);
-    for (int f = 0; f < nf; f++) {
-      int rf = p->draw_one(ctx, f, height, band[2 * f], band[2 * f + 1]);
-      if (rc == 0) rc = rf;
-    }
-    int rc2 = sp_plot_close();
-    if (rc == 0) rc = rc2;
-  }
-  free(band);
-  free(natural);
-  return rc;
-}
-
-int sp_charts_write_panels(const sp_charts_t *c, const char *name, const sp_charts_panels_t *p,
-                           void *ctx) {
-  sp_charts_panels_job_t job = {c, p, ctx};
-  return sp_chart_write(c->o, name, sp_charts_draw_panels, &job);
-}
-
-void sp_charts_common_colours(const sp_charts_t *c, int n) {
-  for (int r = 0; r < n; r++)
-    plscol0(SP_COL_REGION0 + r, c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
-            c->common_rgb[3 * r + 2]);
-}
-
 int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int nfiles,
                     const sp_options_t *o) {
   sp_options_t one = *o;
@@ -269,21 +168,20 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   c.labels = labels;
   c.nfiles = nfiles;
   c.o = &one;
-  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : SP_PLOTS_DEFAULT;
+  unsigned plots = o->skip_images ? 0 : o->plots ? o->plots : sp_plots_with(SP_CHART_DEFAULT);
   /* The charts over several files, by default and with "all", only when
    * there are several files (named in --plots: an error with one file). */
-  if (nfiles < 2 && !(o->plots & SP_PLOT_SPEEDUP_ASKED)) plots &= ~(unsigned)SP_PLOT_SPEEDUP;
-  if (nfiles < 2 && !(o->plots & SP_PLOT_WEAK_ASKED)) plots &= ~(unsigned)SP_PLOT_WEAK_SCALING;
-  if (nfiles < 2 && !(o->plots & SP_PLOT_EFFICIENCY_ASKED))
-    plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
+  for (int k = 0; nfiles < 2 && k < sp_plot_nkinds; k++)
+    if ((sp_plot_kinds[k].needs & SP_CHART_FILES) && !(o->plots & sp_plot_kinds[k].asked))
+      plots &= ~sp_plot_kinds[k].bit;
   /* "all" with an --x-field that is no scale (a category): no efficiency. */
   if (!(o->plots & SP_PLOT_EFFICIENCY_ASKED) && !sp_scaling_field_ok(o->x_field))
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
-  int rc = sp_charts_prepare(&c, &one,
-                             (plots & SP_PLOTS_WITH_STATS) || o->top_n > 0 || o->export_data);
+  int rc = sp_charts_prepare(
+      &c, &one, (plots & sp_plots_with(SP_CHART_STATS)) || o->top_n > 0 || o->export_data);
   int nostamps = 0;
   if (rc == 0) plots = sp_charts_no_stamps(&c, plots, &nostamps);
-  unsigned scaling = SP_PLOT_SPEEDUP | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY;
+  unsigned scaling = sp_plots_with(SP_CHART_FILES);
   if (rc == 0 && nfiles > 1 && ((plots & scaling) || o->export_data)) sp_scaling_note_missing(&c);
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
@@ -293,23 +191,11 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
       sp_msg(SP_VERBOSE, "%lld intervals drawn as %lld bars; read %.3f s, render %.3f s",
              (long long)tm.intervals, (long long)tm.runs, tm.read_s, tm.render_s);
   }
-  static const struct {
-    unsigned bit;
-    int (*draw)(const sp_charts_t *);
-  } charts[] = {{SP_PLOT_FLAME, sp_flame_plot},
-                {SP_PLOT_DURATIONS, sp_durations_plot},
-                {SP_PLOT_RANK_HEATMAP, sp_heatmap_plot},
-                {SP_PLOT_SPEEDUP, sp_speedup_plot},
-                {SP_PLOT_WEAK_SCALING, sp_weak_scaling_plot},
-                {SP_PLOT_SCALING_EFFICIENCY, sp_scaling_efficiency_plot},
-                {SP_PLOT_FLAME_GRAPH, sp_flame_graph_plot},
-                {SP_PLOT_TIMESERIES, sp_timeseries_plot},
-                {SP_PLOT_HISTOGRAM, sp_histogram_plot},
-                {SP_PLOT_DENSITY, sp_density_plot}};
   int drawn = 0;
-  for (size_t k = 0; rc == 0 && k < sizeof charts / sizeof charts[0]; k++) {
-    if (!(plots & charts[k].bit)) continue;
-    rc = charts[k].draw(&c);
+  for (int k = 0; rc == 0 && k < sp_plot_nkinds; k++) {
+    const sp_plot_kind_t *kind = &sp_plot_kinds[k];
+    if (!kind->draw || !(plots & kind->bit)) continue;
+    rc = kind->draw(&c);
     drawn += rc == 0;
     /* A chart of the default set with nothing to show (no timed calls,
      * only zero-length ones) is skipped; one named in --plots fails. */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart_lanes.h"
 #include "pproc.h"
 
 /* 1 when the kept order was computed for sel's regions and ranks: the
@@ -95,4 +94,17 @@ void sp_tree_order_free(sp_tree_order_t *c) {
   if (!c) return;
   sp_tree_order_clear(c);
   free(c);
+}
+
+/* The call tree of a selection; the first one built leaves its region
+ * order above for the charts. */
+int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **out) {
+  int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks, sel->nranks,
+                                 flags, out);
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  sp_tree_order_note(sel, *out, flags);
+  return 0;
 }

@@ -4,19 +4,16 @@
 
 #include "chart_stats.h"
 #include "pproc.h"
+#include "scaling.h"
 
-/* What every chart of a run shares: the files, their labels, their figures. */
-typedef struct sp_charts {
-  const sp_selection_t *sels; /* one per file */
-  const char *const *labels;  /* one per file: the file column of the data */
-  int nfiles;
-  sp_chart_stats_t *stats; /* one per file */
-  int *common;             /* rows of the regions common to all files (sp_common_regions) */
-  int ncommon;
-  unsigned char *rgb;        /* colour of each name of o->colour_names (3 bytes each) */
-  unsigned char *common_rgb; /* colour of each common region */
-  const sp_options_t *o;
-} sp_charts_t;
+/* 1 when the charts are built (PLplot), 0 in a build without PLplot
+ * (SCOPE_PROFILER_ENABLE_PLPLOT=OFF: charts_none.c), where every chart
+ * request is a usage error naming PLplot. */
+int sp_charts_built(void);
+#define SP_CHARTS_NO_PLPLOT                                                              \
+  "this scope-profiler-pproc was built without PLplot (SCOPE_PROFILER_ENABLE_PLPLOT=OFF): " \
+  "the charts of -o DIR, --show and --plots need it; use --backend html for the report, " \
+  "or --export-data --skip-plot-images for the data files"
 
 /* Writes the charts chosen by --plots and, with --export-data, the data
  * files under o->outdir. Returns an sp_exit_t code. */
@@ -66,42 +63,7 @@ int sp_durations_plot(const sp_charts_t *c);
 int sp_heatmap_plot(const sp_charts_t *c);
 /* chart_flame.c: flame_plot, a panel per file. */
 int sp_flame_plot(const sp_charts_t *c);
-/* chart_speedup.c: the scaling charts over several files, per common region
- * and x group (--x-field): speedup, weak_scaling and scaling_efficiency. */
-typedef enum sp_scaling_kind {
-  SP_SCALING_SPEEDUP,   /* baseline mean / mean; ideal x / smallest x */
-  SP_SCALING_WEAK,      /* mean / baseline mean (normalized runtime); ideal 1 */
-  SP_SCALING_EFFICIENCY /* speedup / (x / smallest x); ideal 1; numeric x only */
-} sp_scaling_kind_t;
-typedef struct sp_speedup {
-  const char *field; /* --x-field */
-  int numeric;       /* every x a number: sorted, with an ideal line */
-  int ngroups;       /* distinct x values */
-  double *x;         /* ngroups: x (group index when not numeric) */
-  char *label;       /* ngroups x 128 bytes: x as text */
-  double *speedup;   /* ncommon x ngroups; NaN without a mean */
-  double *mean;      /* ncommon x ngroups: mean duration per call of the group, s */
-} sp_speedup_t;
-int sp_speedup_compute(const sp_charts_t *c, sp_speedup_t *sp);
-void sp_speedup_free(sp_speedup_t *sp);
-/* One line on stderr per file and common region without a timed call (left
- * out of that region's group mean by sp_speedup_compute). */
-void sp_scaling_note_missing(const sp_charts_t *c);
-/* The value a chart of that kind shows for common region j at group g
- * (NaN where a mean is missing or not positive). */
-double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);
-/* 1 if common region j has a value at some group (a line in the chart, rows
- * in the data file); sp_scaling_any_line: for some common region. */
-int sp_scaling_has_line(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j);
-int sp_scaling_any_line(const sp_charts_t *c, const sp_speedup_t *sp, sp_scaling_kind_t kind);
-/* Name of the kind's value column in its data file ("speedup", ...). */
-const char *sp_scaling_column(sp_scaling_kind_t kind);
-/* Checks --work-per-rank against the files (one positive value each, all
- * equal); *work gets the value (0 without the option). Returns 0 or
- * SP_EXIT_USAGE after printing why. */
-int sp_scaling_work(const sp_charts_t *c, double *work);
-/* x fields scaling_efficiency accepts (the reference tool's scaling fields). */
-int sp_scaling_field_ok(const char *field);
+/* chart_speedup.c: the scaling charts over several files (figures: scaling.h). */
 int sp_speedup_plot(const sp_charts_t *c);
 int sp_weak_scaling_plot(const sp_charts_t *c);
 int sp_scaling_efficiency_plot(const sp_charts_t *c);

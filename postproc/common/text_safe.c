@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plot_device.h"
 #include "pproc.h"
 
 size_t sp_utf8_seq(const unsigned char *s) {

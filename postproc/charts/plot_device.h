@@ -18,10 +18,6 @@ int sp_plot_close(void);
 /* PLplot device name for a format ("pngcairo"), or the interactive one. */
 const char *sp_plot_device(sp_format_t f, int interactive);
 const char *sp_plot_extension(sp_format_t f);
-/* Copies text into out with PLplot's escape character '#' doubled, cut
- * at max_chars characters (UTF-8 aware) with "..." appended; bytes that
- * are not UTF-8 become \xNN, controls a blank (text_safe.c). cap >= 8. */
-void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
 
 /* Sets colour map 0 entries SP_COL_REGION0 + i to the colour of region
  * sel->regions[i] under o->cmap (palette.c), sampled over o->colour_names

@@ -22,13 +22,6 @@ typedef struct sp_chart_lanes {
   int any;        /* 1 if some lane has an interval */
 } sp_chart_lanes_t;
 
-/* Call-tree order of the selected regions: pos[i] and depth[i] for
- * sel->regions[i], from the first call path (depth-first, children by
- * inclusive time) that ends in it; regions without one follow in
- * selection order at depth 0. Costs one read of the selection (the tree)
- * unless a tree was built for it already (tree_order.c keeps the order).
- * Returns an sp_exit_t code. */
-int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth);
 
 /* Builds the lanes of sel in chart order (call-tree order of the regions,
  * then rank, then thread) and their time span; pairs with thread ids are

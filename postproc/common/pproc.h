@@ -61,7 +61,8 @@ typedef enum sp_sort {
   SP_SORT_SELF
 } sp_sort_t;
 
-/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. */
+/* Charts of --plots (bits); each writes <name>_plot.<format> under -o DIR. Which
+ * are drawn by default, need statistics or several files: cli/plots.c's table. */
 typedef enum sp_plot {
   SP_PLOT_GANTT = 1u << 0,
   SP_PLOT_DURATIONS = 1u << 1,
@@ -78,13 +79,6 @@ typedef enum sp_plot {
   SP_PLOT_WEAK_ASKED = 1u << 12,         /* "weak_scaling" named in --plots */
   SP_PLOT_EFFICIENCY_ASKED = 1u << 13    /* "scaling_efficiency" named in --plots */
 } sp_plot_t;
-/* Without --plots; and what --plots all gives: every chart this version draws. */
-#define SP_PLOTS_DEFAULT \
-  (SP_PLOT_GANTT | SP_PLOT_FLAME | SP_PLOT_DURATIONS | SP_PLOT_RANK_HEATMAP | SP_PLOT_SPEEDUP)
-#define SP_PLOTS_ALL                                                                 \
-  (SP_PLOTS_DEFAULT | SP_PLOT_FLAME_GRAPH | SP_PLOT_TIMESERIES | SP_PLOT_HISTOGRAM | \
-   SP_PLOT_DENSITY | SP_PLOT_WEAK_SCALING | SP_PLOT_SCALING_EFFICIENCY)
-
 /* Metrics of the duration charts (--metrics), in this order. */
 enum { SP_DUR_AVG, SP_DUR_MIN, SP_DUR_MAX, SP_DUR_TOTAL, SP_DUR_NMETRICS };
 extern const char *const sp_dur_metric_names[SP_DUR_NMETRICS];
@@ -124,7 +118,7 @@ typedef struct sp_options {
   const char *cmap;        /* --cmap: region colour map (palette.c); NULL = default */
   double start_time;       /* --start-time: chart window start, s since the first start (0) */
   double end_time;         /* --end-time: chart window end, s (> 0); 0 = the last end */
-  unsigned plots;          /* --plots: sp_plot_t bits; 0 = SP_PLOTS_DEFAULT */
+  unsigned plots;          /* --plots: sp_plot_t bits; 0 = the default charts (plots.c) */
   unsigned metrics;        /* --metrics: 1 << SP_DUR_*; 0 = all four */
   int export_data;         /* --export-data: the data behind the charts under -o DIR */
   int data_json;           /* --export-data-format json (else csv) */
@@ -136,7 +130,7 @@ typedef struct sp_options {
                                * equal by the weak_scaling chart) */
   size_t nwork_per_rank;
   const char *const *colour_names; /* palette domain: selected regions of all files
-                                    * (set by charts.c; NULL = each chart's own) */
+                                    * (set by charts_run.c; NULL = each chart's own) */
   int ncolour_names;
   int no_clock_align;       /* --no-clock-align: stamps as recorded on each node */
   int tree;                 /* --tree */
@@ -198,6 +192,10 @@ size_t sp_utf8_seq(const unsigned char *s);
  * caller adds the enclosing ones); JSON escapes quotes, backslashes and
  * controls and writes \\xNN for a bad byte (the JSON text of \xNN). */
 void sp_text_put(FILE *f, const char *text, int mode);
+/* Copies text into out with PLplot's escape character '#' doubled, cut
+ * at max_chars characters (UTF-8 aware) with "..." appended; bytes that
+ * are not UTF-8 become \xNN, controls a blank (text_safe.c). cap >= 8. */
+void sp_plot_text(const char *text, char *out, size_t cap, int max_chars);
 
 /* options.c */
 int sp_options_parse(int argc, char **argv, sp_options_t *o);
@@ -287,6 +285,13 @@ int sp_tree_build(const sp_selection_t *sel, unsigned flags, sp_reader_tree_t **
  * flags, in sel->order (sp_tree_build calls it); frees a kept order. */
 void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, unsigned flags);
 void sp_tree_order_free(sp_tree_order_t *c);
+/* Call-tree order of the selected regions: pos[i] and depth[i] for
+ * sel->regions[i], from the first call path (depth-first, children by
+ * inclusive time) that ends in it; regions without one follow in
+ * selection order at depth 0. Costs one read of the selection (the tree)
+ * unless a tree was built for it already (tree_order.c keeps the order).
+ * Returns an sp_exit_t code. */
+int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth);
 /* One file's call tree as a JSON object. */
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
                         const char *label);

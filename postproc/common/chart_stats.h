@@ -51,4 +51,18 @@ int sp_selection_no_stamps(const sp_selection_t *sel);
  * order: *ncommon of them; (*rows)[f * ncommon + j] is the row (index into
  * sels[f].regions) of common region j in file f. Returns 0 or SP_EXIT_IO. */
 int sp_common_regions(const sp_selection_t *sels, int nfiles, int **rows, int *ncommon);
+
+/* What every chart of a run shares: the files, their labels, their figures. */
+typedef struct sp_charts {
+  const sp_selection_t *sels; /* one per file */
+  const char *const *labels;  /* one per file: the file column of the data */
+  int nfiles;
+  sp_chart_stats_t *stats; /* one per file */
+  int *common;             /* rows of the regions common to all files (sp_common_regions) */
+  int ncommon;
+  unsigned char *rgb;        /* colour of each name of o->colour_names (3 bytes each) */
+  unsigned char *common_rgb; /* colour of each common region */
+  const sp_options_t *o;
+} sp_charts_t;
+
 #endif

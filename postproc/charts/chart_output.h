@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "output_file.h"
 #include "pproc.h"
 
 /* Charts with names under the axis need this height whatever --height says
@@ -27,13 +28,6 @@ int sp_chart_height_min(const sp_options_t *o, int natural_px, int min_px);
 int sp_chart_panels(const sp_options_t *o, const int *natural_px, int n, int min_px,
                     int panel_min_px, double *band);
 
-/* Bytes of an output path, NUL included. */
-#define SP_PATH_MAX 4096
-
-/* Creates DIR (mkdir -p) and puts DIR/<name>.<ext> into path (SP_PATH_MAX
- * bytes) without doubling the slashes DIR may end with. Returns 0, or
- * SP_EXIT_IO after printing why. */
-int sp_chart_path(const char *dir, const char *name, const char *ext, char *path);
 
 /* Draws one chart: path is the file to write, or NULL for a window. */
 typedef int (*sp_chart_draw_fn)(void *ctx, const char *path);

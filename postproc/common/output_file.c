@@ -116,3 +116,21 @@ int sp_output_mkdirs(const char *dir) {
   }
   return 0;
 }
+
+int sp_chart_path(const char *dir, const char *name, const char *ext, char *path) {
+  /* Room for DIR, '/', NAME, '.' and EXT: a longer name would be cut. */
+  size_t room = strlen(name) + strlen(ext) + 3;
+  if (strlen(dir) + room > SP_PATH_MAX) {
+    sp_msg(SP_QUIET, "output directory name too long (%zu bytes, at most %zu)", strlen(dir),
+           (size_t)SP_PATH_MAX - room);
+    return SP_EXIT_IO;
+  }
+  if (sp_output_mkdirs(dir) != 0) {
+    sp_msg(SP_QUIET, "cannot create output directory %s: %s", dir, strerror(errno));
+    return SP_EXIT_IO;
+  }
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  snprintf(path, SP_PATH_MAX, "%.*s%s%s.%s", (int)n, dir, dir[n - 1] == '/' ? "" : "/", name, ext);
+  return 0;
+}

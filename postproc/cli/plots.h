@@ -1,0 +1,40 @@
+/* plots.h - the charts of --plots, one row each, in the order they are drawn:
+ * the option parser, --plots all, the help text and the -o DIR run
+ * (charts_run.c) all read this one table (plots.c). */
+#ifndef SP_PLOTS_H
+#define SP_PLOTS_H
+
+#include <stdio.h>
+
+#include "charts.h"
+
+/* What a chart is, besides its name (bits of sp_plot_kind_t.needs). */
+enum {
+  SP_CHART_DEFAULT = 1u << 0, /* drawn without --plots */
+  SP_CHART_STATS = 1u << 1,   /* reads the per-(region, rank) duration statistics */
+  SP_CHART_FILES = 1u << 2,   /* compares several files: left out with one unless named */
+  SP_CHART_STAMPS = 1u << 3   /* drawn from stamps: left out for an aggregate file */
+};
+
+typedef struct sp_plot_kind {
+  const char *name; /* the --plots word; the chart is <name>_plot.<format> */
+  unsigned bit;     /* its sp_plot_t bit */
+  unsigned asked;   /* the bit noting that --plots named it (not only through all), or 0 */
+  unsigned needs;   /* SP_CHART_* */
+  int (*draw)(const sp_charts_t *c); /* NULL: the Gantt chart, drawn apart (gantt.h) */
+  const char *what;                  /* what it draws, for the help text */
+} sp_plot_kind_t;
+
+extern const sp_plot_kind_t sp_plot_kinds[];
+extern const int sp_plot_nkinds;
+
+/* sp_plot_t bits of every chart with all of the needs (0: every chart, --plots all). */
+unsigned sp_plots_with(unsigned needs);
+/* The bits of one --plots word ("all" included), 0 if it names no chart. */
+unsigned sp_plots_word(const char *word);
+/* "gantt, flame, ..., or all": the words of --plots, for messages. */
+const char *sp_plots_names(void);
+/* The --plots paragraph of --help, from the table. */
+void sp_plots_help(FILE *f);
+
+#endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_otf2.h"
 #include "palette.h"
 #include "pproc.h"
 
@@ -21,7 +22,7 @@ static const char sp_usage_text[] =
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
-    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded|otf2] [--list]\n"
     "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
     "       " SP_PROG
     " check BASE NEW --max-regression P% [--fail-on-new]\n"
@@ -197,6 +198,11 @@ static const char sp_help_text[] =
     "      --export folded    one line per call path with its exclusive time in ns,\n"
     "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
     "                         speedscope); summed over the selected ranks\n"
+    "      --export otf2 -o DIR\n"
+    "                         an OTF2 trace DIR/traces.otf2 for Vampir, Scalasca\n"
+    "                         and the Score-P tools (several FILEs:\n"
+    "                         DIR/<label>/traces.otf2); --start-time/--end-time\n"
+    "                         keep the calls that overlap the window\n"
     "      --list             one line per (region, rank), regions by first start:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
@@ -411,7 +417,7 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
 
 static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
   static const char *const formats[] = {"png", "pdf", "svg", "text", "tsv", "csv", "json"};
-  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
+  static const char *const exports[] = {"", "csv", "chrome-trace", "folded", "otf2"};
   static const char *const sorts[] = {"start", "name", "calls",     "total", "mean",
                                       "min",   "max",  "imbalance", "self"};
   char name[64];
@@ -468,8 +474,11 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
           name);
     o->sort = (sp_sort_t)k;
   } else if (!strcmp(name, "--export")) {
-    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 4);
-    if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", name);
+    int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 5);
+    if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace, folded or otf2", name);
+    if (k == SP_EXPORT_OTF2 && !sp_otf2_available())
+      return sp_usage_error("%s", "--export otf2: this build has no OTF2 library (build with "
+                                  "libopen-trace-format2-dev, SCOPE_PROFILER_ENABLE_OTF2=ON)");
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;
@@ -581,6 +590,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     return sp_usage_error("%s",
                           "--list, --summary, --tree and --export all write to stdout: "
                           "choose one");
+  if (o->export_kind == SP_EXPORT_OTF2 && !o->outdir_given)
+    return sp_usage_error("%s", "--export otf2 writes an archive: give -o DIR");
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");

@@ -595,6 +595,18 @@ SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
  */
 SP_READER_EXPORT int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap);
 
+/**
+ * Writes the name of the i-th attribute of /metadata (in name order,
+ * 0 <= i < sp_reader_metadata_count()) into out (cap bytes, always
+ * NUL-terminated, cut when longer), for callers that copy every attribute
+ * (the OTF2 export's global properties).
+ * Returns 0, or SP_READER_EINVAL when i is out of range.
+ */
+SP_READER_EXPORT int sp_reader_metadata_name(sp_reader_t *r, int i, char *out, size_t cap);
+
+/** Number of attributes of /metadata; 0 when the file has no such group. */
+SP_READER_EXPORT int sp_reader_metadata_count(sp_reader_t *r);
+
 /* ===================================================================== */
 /*  Helpers                                                              */
 /* ===================================================================== */

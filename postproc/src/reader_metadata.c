@@ -51,3 +51,48 @@ int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap) 
   if (rc) return sp__reader_fail(r, rc, "no readable /metadata attribute '%s'", name);
   return 0;
 }
+
+/* The /metadata group, or -1 (call inside a quiet section). */
+static hid_t sp_metadata_open(sp_reader_t *r) {
+  return H5Lexists(r->file, "metadata", H5P_DEFAULT) > 0 &&
+                 sp__link_kind(r->file, "metadata") == SP_LINK_LOCAL
+             ? H5Gopen2(r->file, "metadata", H5P_DEFAULT)
+             : -1;
+}
+
+static herr_t sp_attr_count(hid_t g, const char *name, const H5A_info_t *info, void *n) {
+  (void)g, (void)name, (void)info;
+  ++*(int *)n;
+  return 0;
+}
+
+int sp_reader_metadata_count(sp_reader_t *r) {
+  if (!r) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  hid_t g = sp_metadata_open(r);
+  int n = 0;
+  hsize_t at = 0;
+  if (g >= 0 && H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &at, sp_attr_count, &n) < 0) n = 0;
+  if (g >= 0) H5Gclose(g);
+  sp__h5_quiet_end(&q);
+  return n;
+}
+
+int sp_reader_metadata_name(sp_reader_t *r, int i, char *out, size_t cap) {
+  if (!r || i < 0 || !out || cap == 0) return SP_READER_EINVAL;
+  out[0] = '\0';
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  hid_t g = sp_metadata_open(r);
+  ssize_t len = g >= 0 ? H5Aget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, out,
+                                            cap, H5P_DEFAULT)
+                       : -1;
+  if (g >= 0) H5Gclose(g);
+  sp__h5_quiet_end(&q);
+  if (len < 0) {
+    out[0] = '\0';
+    return sp__reader_fail(r, SP_READER_EINVAL, "no /metadata attribute number %d", i);
+  }
+  return 0;
+}

@@ -2,7 +2,7 @@
 
 Parses spack/packages/scope-profiler/package.py with ast and checks that
   - it is valid Python with one CMakePackage subclass;
-  - the variants mpi, fortran, likwid, postproc, shared exist with the
+  - the variants mpi, fortran, likwid, postproc, otf2, shared exist with the
     defaults the issue asks for, each mapped by self.define_from_variant
     in cmake_args to one CMake option that exists: an option() of the
     top-level CMakeLists.txt (SCOPE_PROFILER_ENABLE_*, BUILD_SHARED_LIBS);
@@ -10,7 +10,7 @@ Parses spack/packages/scope-profiler/package.py with ast and checks that
   - every SCOPE_PROFILER_ENABLE_* option of CMakeLists.txt is either a
     variant or set explicitly in cmake_args (no option left to chance);
   - BUILD_TESTING comes from self.run_tests;
-  - the dependencies hdf5+mpi / hdf5~mpi / mpi / plplot / likwid / cmake
+  - the dependencies hdf5+mpi / hdf5~mpi / mpi / plplot / likwid / otf2 / cmake
     are declared under the right conditions.
 
 Usage: check_package_py.py PACKAGE_PY TOP_LEVEL_CMAKELISTS
@@ -26,6 +26,7 @@ EXPECTED_VARIANTS = {
     "fortran": (True, "SCOPE_PROFILER_ENABLE_FORTRAN"),
     "likwid": (False, "SCOPE_PROFILER_ENABLE_LIKWID"),
     "postproc": (True, "SCOPE_PROFILER_ENABLE_POSTPROC"),
+    "otf2": (True, "SCOPE_PROFILER_ENABLE_OTF2"),
     "shared": (True, "BUILD_SHARED_LIBS"),
 }
 
@@ -36,6 +37,7 @@ EXPECTED_DEPENDS = [
     ("mpi", "+mpi"),
     ("plplot", "+postproc"),
     ("likwid", "+likwid"),
+    ("otf2", "+postproc+otf2"),
     ("cmake@3.25:", None),
     ("pkgconfig", None),
 ]

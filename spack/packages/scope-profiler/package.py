@@ -32,6 +32,12 @@ class ScopeProfiler(CMakePackage):
         default=True,
         description="Build the reader library and scope-profiler-pproc (PLplot)",
     )
+    variant(
+        "otf2",
+        default=True,
+        description="scope-profiler-pproc --export otf2 (OTF2 traces for Vampir, Scalasca, "
+        "the Score-P tools); needs +postproc",
+    )
     variant("shared", default=True, description="Build shared libraries (else static)")
     variant(
         "bindings",
@@ -52,6 +58,7 @@ class ScopeProfiler(CMakePackage):
     # driver is built when pango (pangocairo) is found, hence +pango.
     depends_on("plplot+pango", when="+postproc")
     depends_on("likwid", when="+likwid")
+    depends_on("otf2", when="+postproc+otf2")
 
     def cmake_args(self):
         spec = self.spec
@@ -61,6 +68,7 @@ class ScopeProfiler(CMakePackage):
             self.define_from_variant("SCOPE_PROFILER_ENABLE_LIKWID", "likwid"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_POSTPROC", "postproc"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_OTF2", "otf2"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SCOPE_PROFILER_BUILD_BENCHMARKS", False),

@@ -14,14 +14,17 @@
 
 int sp_otf2_available(void) { return 1; }
 
-/* OTF2's own messages go through ours (prefixed, once per failure). */
+/* OTF2's own messages go through ours: the first of an export (the cause;
+ * the rest follow from it) at once, the others with -v. user: the count. */
 static OTF2_ErrorCode sp_otf2_error(void *user, const char *file, uint64_t line,
                                     const char *function, OTF2_ErrorCode code, const char *fmt,
                                     va_list va) {
-  (void)user, (void)file, (void)line, (void)function;
+  (void)file, (void)line, (void)function;
   char text[512] = "";
   if (fmt) vsnprintf(text, sizeof text, fmt, va);
-  sp_msg(SP_QUIET, "OTF2: %s%s%s", OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
+  int *n = user;
+  sp_msg((*n)++ ? SP_VERBOSE : SP_QUIET, "OTF2: %s%s%s", OTF2_Error_GetDescription(code),
+         text[0] ? ": " : "", text);
   return code;
 }
 
@@ -82,19 +85,12 @@ static char *sp_archive_dir(const char *outdir, const char *label, int nfiles) {
   return dir;
 }
 
-/* OTF2 will not write into an existing archive: an earlier export is
- * replaced, but only when it is one (its anchor file is there), and only
- * the files OTF2 writes (traces.otf2, traces.def, traces/<n>.evt|def). */
-static int sp_archive_clear(const char *dir) {
+/* Removes the files OTF2 writes in dir (traces.otf2, traces.def,
+ * traces/<n>.evt|def, traces/); others make rmdir fail. Returns 0 or -1. */
+static int sp_archive_remove(const char *dir) {
   char path[4200], evt[4096];
-  struct stat st;
   snprintf(evt, sizeof evt, "%s/traces", dir);
-  if (stat(evt, &st) != 0) return 0;
   snprintf(path, sizeof path, "%s/traces.otf2", dir);
-  if (stat(path, &st) != 0) {
-    sp_msg(SP_QUIET, "%s exists and is not part of an OTF2 archive: not replacing it", evt);
-    return SP_EXIT_IO;
-  }
   remove(path);
   snprintf(path, sizeof path, "%s/traces.def", dir);
   remove(path);
@@ -104,7 +100,22 @@ static int sp_archive_clear(const char *dir) {
     snprintf(path, sizeof path, "%s/%d.def", evt, loc);
     gone += remove(path) == 0;
   }
-  if (rmdir(evt) != 0) {
+  return rmdir(evt) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* OTF2 will not write into an existing archive: an earlier export is
+ * replaced, but only when it is one (its anchor file is there). */
+static int sp_archive_clear(const char *dir) {
+  char path[4200];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/traces", dir);
+  if (stat(path, &st) != 0) return 0;
+  snprintf(path, sizeof path, "%s/traces.otf2", dir);
+  if (stat(path, &st) != 0) {
+    sp_msg(SP_QUIET, "%s/traces exists and is not part of an OTF2 archive: not replacing it", dir);
+    return SP_EXIT_IO;
+  }
+  if (sp_archive_remove(dir) != 0) {
     sp_msg(SP_QUIET, "cannot replace the archive in %s: %s", dir, strerror(errno));
     return SP_EXIT_IO;
   }
@@ -159,7 +170,15 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
   run.win0 = o->start_time > 0 ? sel->t0 + (int64_t)(o->start_time * 1e9) : INT64_MIN;
   run.win1 = o->end_time > 0 ? sel->t0 + (int64_t)(o->end_time * 1e9) : INT64_MAX;
   run.base = sel->t0 < 0 ? sel->t0 : 0;
+  int nerr = 0;
+  OTF2_ErrorCallback former = OTF2_Error_RegisterCallback(sp_otf2_error, &nerr);
   rc = sp_archive_write(&run, dir, label);
+  OTF2_Error_RegisterCallback(former, NULL);
+  if (rc != 0) {
+    /* No half archive left behind (it would block the next export). */
+    sp_msg(SP_QUIET, "%s: no OTF2 archive written", dir);
+    sp_archive_remove(dir);
+  }
   if (rc == 0 && run.moved)
     sp_msg(SP_QUIET,
            "%s: %lld of %lld calls overlap a call of their thread without nesting in it: "
@@ -175,7 +194,6 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
 
 int sp_otf2_export_files(const sp_selection_t *sels, const char *const *labels, int nfiles,
                          const sp_options_t *o) {
-  OTF2_Error_RegisterCallback(sp_otf2_error, NULL);
   int rc = 0;
   for (int k = 0; rc == 0 && k < nfiles; k++) {
     char *dir = sp_archive_dir(o->outdir, labels[k], nfiles);

@@ -151,6 +151,13 @@ static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *lab
   return rc;
 }
 
+/* t0 + s seconds in ns, saturated (a window edge far beyond any stamp). */
+static int64_t sp_window_edge(int64_t t0, double s) {
+  int64_t t;
+  if (!(s * 1e9 < 9.2e18) || __builtin_add_overflow(t0, (int64_t)(s * 1e9), &t)) return INT64_MAX;
+  return t;
+}
+
 static int sp_export_one(const sp_selection_t *sel, const char *dir, const char *label,
                          const sp_options_t *o) {
   int rc = sp_stamps_check(sel);
@@ -167,13 +174,17 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
   for (int g = 0; g < nreg; g++) run.region_def[g] = -1;
   for (int i = 0; i < sel->nregions; i++) run.region_def[sel->regions[i]] = i;
   /* --start-time / --end-time: seconds after the first start, as the charts. */
-  run.win0 = o->start_time > 0 ? sel->t0 + (int64_t)(o->start_time * 1e9) : INT64_MIN;
-  run.win1 = o->end_time > 0 ? sel->t0 + (int64_t)(o->end_time * 1e9) : INT64_MAX;
+  run.win0 = o->start_time > 0 ? sp_window_edge(sel->t0, o->start_time) : INT64_MIN;
+  run.win1 = o->end_time > 0 ? sp_window_edge(sel->t0, o->end_time) : INT64_MAX;
   run.base = sel->t0 < 0 ? sel->t0 : 0;
   int nerr = 0;
   OTF2_ErrorCallback former = OTF2_Error_RegisterCallback(sp_otf2_error, &nerr);
   rc = sp_archive_write(&run, dir, label);
   OTF2_Error_RegisterCallback(former, NULL);
+  if (rc == 0 && run.calls == 0) {
+    sp_msg(SP_QUIET, "%s: no call overlaps the --start-time/--end-time window", sel->file);
+    rc = SP_EXIT_DATA;
+  }
   if (rc != 0) {
     /* No half archive left behind (it would block the next export). */
     sp_msg(SP_QUIET, "%s: no OTF2 archive written", dir);

@@ -54,11 +54,20 @@ static inline int sp_call_before(const sp_call_t *a, const sp_call_t *b) {
  * come lane by lane, each lane mostly in order already (the core stores a
  * region's calls as they end), so a few linear merges of the ordered runs
  * do instead of a general sort (qsort took half the export's CPU time).
- * tmp: n calls of scratch. Returns 0 or SP_EXIT_IO. */
-static int sp_calls_sort(sp_call_t *c, sp_call_t *tmp, size_t n) {
+ * Scratch: n calls and a bound per run. Returns 0 or SP_EXIT_IO. */
+static int sp_calls_sort(sp_call_t *c, size_t n) {
   if (n < 2) return 0;
-  size_t nruns = 0, *runs = malloc((n + 1) * sizeof *runs);
-  if (!runs) return SP_EXIT_IO;
+  size_t nruns = 1;
+  for (size_t i = 1; i < n; i++) nruns += sp_call_before(&c[i], &c[i - 1]);
+  if (nruns == 1) return 0;
+  size_t *runs = malloc((nruns + 1) * sizeof *runs);
+  sp_call_t *tmp = malloc(n * sizeof *tmp);
+  if (!runs || !tmp) {
+    free(runs);
+    free(tmp);
+    return SP_EXIT_IO;
+  }
+  nruns = 0;
   runs[nruns++] = 0;
   for (size_t i = 1; i < n; i++)
     if (sp_call_before(&c[i], &c[i - 1])) runs[nruns++] = i;
@@ -83,6 +92,7 @@ static int sp_calls_sort(sp_call_t *c, sp_call_t *tmp, size_t n) {
   }
   if (src != c) memcpy(c, src, n * sizeof *c);
   free(runs);
+  free(tmp);
   return 0;
 }
 
@@ -217,10 +227,7 @@ static int sp_rank_calls(sp_otf2_run_t *run, int j, sp_call_t **calls, size_t *n
     sp_reader_intervals_free(&iv);
     if (rc) return rc;
   }
-  sp_call_t *tmp = malloc((*n ? *n : 1) * sizeof *tmp);
-  int rc = tmp ? sp_calls_sort(*calls, tmp, *n) : SP_EXIT_IO;
-  free(tmp);
-  return rc;
+  return sp_calls_sort(*calls, *n);
 }
 
 int sp__otf2_events(sp_otf2_run_t *run) {

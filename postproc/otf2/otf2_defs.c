@@ -77,27 +77,46 @@ static void sp_defs_regions(sp_defs_t *d, const sp_selection_t *sel) {
   }
 }
 
-/* Host nodes (ids 1..) under the machine (id 0); host_node[j] per rank. */
+typedef struct sp_host_rank {
+  const char *host; /* NULL: not recorded */
+  int j;            /* position in sel->ranks */
+} sp_host_rank_t;
+
+static int sp_host_cmp(const void *pa, const void *pb) {
+  const sp_host_rank_t *a = pa, *b = pb;
+  if (!a->host || !b->host) return !!a->host - !!b->host;
+  int c = strcmp(a->host, b->host);
+  return c ? c : (a->j > b->j) - (a->j < b->j);
+}
+
+/* The machine (node 0), one node per host name (1.., by name; ranks
+ * without one under "unknown host"), a location group per rank under its
+ * host. Sorted, not compared pairwise: a run may have 100,000 ranks. */
 static int sp_defs_tree(sp_defs_t *d, const sp_otf2_run_t *run, const char *label) {
   const sp_selection_t *sel = run->sel;
-  int *node = malloc((size_t)(sel->nranks ? sel->nranks : 1) * sizeof *node);
-  if (!node) return SP_EXIT_IO;
+  size_t n = (size_t)(sel->nranks ? sel->nranks : 1);
+  int *node = malloc(n * sizeof *node);
+  sp_host_rank_t *hr = malloc(n * sizeof *hr);
+  if (!node || !hr) {
+    free(node);
+    free(hr);
+    return SP_EXIT_IO;
+  }
   sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, 0, sp_str(d, label),
                                                        sp_str(d, "machine"),
                                                        OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+  for (int j = 0; j < sel->nranks; j++)
+    hr[j] = (sp_host_rank_t){sp_reader_rank_host(sel->reader, sel->ranks[j]), j};
+  qsort(hr, (size_t)sel->nranks, sizeof *hr, sp_host_cmp);
   int nnodes = 0;
-  for (int j = 0; j < sel->nranks; j++) {
-    const char *h = sp_reader_rank_host(sel->reader, sel->ranks[j]);
-    node[j] = -1;
-    for (int m = 0; m < j && node[j] < 0; m++) {
-      const char *o = sp_reader_rank_host(sel->reader, sel->ranks[m]);
-      if ((!h && !o) || (h && o && strcmp(h, o) == 0)) node[j] = node[m];
-    }
-    if (node[j] >= 0) continue;
-    node[j] = ++nnodes;
-    sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(
-                    d->w, (OTF2_SystemTreeNodeRef)node[j], sp_str(d, h ? h : "unknown host"),
-                    sp_str(d, "node"), 0));
+  for (int i = 0; i < sel->nranks; i++) {
+    const char *h = hr[i].host;
+    int same = i > 0 && ((!h && !hr[i - 1].host) || (h && hr[i - 1].host && !strcmp(h, hr[i - 1].host)));
+    if (!same)
+      sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(
+                      d->w, (OTF2_SystemTreeNodeRef)++nnodes, sp_str(d, h ? h : "unknown host"),
+                      sp_str(d, "node"), 0));
+    node[hr[i].j] = nnodes;
   }
   for (int j = 0; j < sel->nranks; j++) {
     char name[64];
@@ -107,6 +126,7 @@ static int sp_defs_tree(sp_defs_t *d, const sp_otf2_run_t *run, const char *labe
                     OTF2_LOCATION_GROUP_TYPE_PROCESS, (OTF2_SystemTreeNodeRef)node[j],
                     OTF2_UNDEFINED_LOCATION_GROUP));
   }
+  free(hr);
   free(node);
   return 0;
 }

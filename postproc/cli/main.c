@@ -86,8 +86,7 @@ static int sp_cmd_report(int argc, char **argv) {
   sp_inputs_t in;
   rc = sp_inputs_expand(o.words, o.nwords, &in);
   if (rc == 0) rc = sp_labels_apply(&in, &o);
-  if (rc == 0 && in.n > 1 && o.export_kind != SP_EXPORT_NONE &&
-      o.export_kind != SP_EXPORT_OTF2) {
+  if (rc == 0 && in.n > 1 && o.export_kind != SP_EXPORT_NONE && o.export_kind != SP_EXPORT_OTF2) {
     sp_msg(SP_QUIET, "--export reads one file (%d given)", in.n);
     rc = SP_EXIT_USAGE;
   }

@@ -477,8 +477,9 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     int k = sp_parse_choice(sp_opt_value(argc, argv, i, inl), exports, 5);
     if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace, folded or otf2", name);
     if (k == SP_EXPORT_OTF2 && !sp_otf2_available())
-      return sp_usage_error("%s", "--export otf2: this build has no OTF2 library (build with "
-                                  "libopen-trace-format2-dev, SCOPE_PROFILER_ENABLE_OTF2=ON)");
+      return sp_usage_error("%s",
+                            "--export otf2: this build has no OTF2 library (build with "
+                            "libopen-trace-format2-dev, SCOPE_PROFILER_ENABLE_OTF2=ON)");
     o->export_kind = (sp_export_t)k;
   } else if (!strcmp(name, "--list")) {
     o->list = 1;

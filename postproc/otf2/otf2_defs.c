@@ -71,9 +71,9 @@ static void sp_defs_regions(sp_defs_t *d, const sp_selection_t *sel) {
     sp_region_kind(name, &paradigm, &role);
     OTF2_StringRef s = sp_str(d, name);
     /* The profiles record no source file or line: both undefined. */
-    sp_check(d, OTF2_GlobalDefWriter_WriteRegion(d->w, (OTF2_RegionRef)i, s, s, none,
-                                                 role, paradigm, OTF2_REGION_FLAG_NONE,
-                                                 OTF2_UNDEFINED_STRING, 0, 0));
+    sp_check(d,
+             OTF2_GlobalDefWriter_WriteRegion(d->w, (OTF2_RegionRef)i, s, s, none, role, paradigm,
+                                              OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0));
   }
 }
 
@@ -102,29 +102,30 @@ static int sp_defs_tree(sp_defs_t *d, const sp_otf2_run_t *run, const char *labe
     free(hr);
     return SP_EXIT_IO;
   }
-  sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, 0, sp_str(d, label),
-                                                       sp_str(d, "machine"),
-                                                       OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+  sp_check(d,
+           OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, 0, sp_str(d, label), sp_str(d, "machine"),
+                                                    OTF2_UNDEFINED_SYSTEM_TREE_NODE));
   for (int j = 0; j < sel->nranks; j++)
     hr[j] = (sp_host_rank_t){sp_reader_rank_host(sel->reader, sel->ranks[j]), j};
   qsort(hr, (size_t)sel->nranks, sizeof *hr, sp_host_cmp);
   int nnodes = 0;
   for (int i = 0; i < sel->nranks; i++) {
     const char *h = hr[i].host;
-    int same = i > 0 && ((!h && !hr[i - 1].host) || (h && hr[i - 1].host && !strcmp(h, hr[i - 1].host)));
+    int same =
+        i > 0 && ((!h && !hr[i - 1].host) || (h && hr[i - 1].host && !strcmp(h, hr[i - 1].host)));
     if (!same)
-      sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(
-                      d->w, (OTF2_SystemTreeNodeRef)++nnodes, sp_str(d, h ? h : "unknown host"),
-                      sp_str(d, "node"), 0));
+      sp_check(d, OTF2_GlobalDefWriter_WriteSystemTreeNode(d->w, (OTF2_SystemTreeNodeRef)++nnodes,
+                                                           sp_str(d, h ? h : "unknown host"),
+                                                           sp_str(d, "node"), 0));
     node[hr[i].j] = nnodes;
   }
   for (int j = 0; j < sel->nranks; j++) {
     char name[64];
     snprintf(name, sizeof name, "MPI Rank %d", sp_reader_rank_id(sel->reader, sel->ranks[j]));
-    sp_check(d, OTF2_GlobalDefWriter_WriteLocationGroup(
-                    d->w, (OTF2_LocationGroupRef)j, sp_str(d, name),
-                    OTF2_LOCATION_GROUP_TYPE_PROCESS, (OTF2_SystemTreeNodeRef)node[j],
-                    OTF2_UNDEFINED_LOCATION_GROUP));
+    sp_check(d,
+             OTF2_GlobalDefWriter_WriteLocationGroup(
+                 d->w, (OTF2_LocationGroupRef)j, sp_str(d, name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                 (OTF2_SystemTreeNodeRef)node[j], OTF2_UNDEFINED_LOCATION_GROUP));
   }
   free(hr);
   free(node);
@@ -200,9 +201,9 @@ int sp__otf2_properties(sp_otf2_run_t *run) {
     size_t k = strlen(key);
     for (const char *p = name; *p && k + 1 < sizeof key; p++) {
       char c = *p;
-      key[k++] = (c >= 'a' && c <= 'z')   ? (char)(c - 'a' + 'A')
+      key[k++] = (c >= 'a' && c <= 'z')                             ? (char)(c - 'a' + 'A')
                  : (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c
-                                                                     : '_';
+                                                                    : '_';
     }
     key[k] = '\0';
     OTF2_ErrorCode e = OTF2_Archive_SetProperty(run->archive, key, value, 1);

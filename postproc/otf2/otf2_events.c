@@ -201,8 +201,8 @@ static int sp_calls_add(sp_otf2_run_t *run, const sp_reader_intervals_t *iv, int
       sp_msg(SP_QUIET, "%s: a call starts before the file's first start", run->sel->file);
       return SP_EXIT_DATA;
     }
-    (*calls)[(*n)++] = (sp_call_t){iv->start[i], iv->end[i],
-                                   iv->thread_ids ? iv->thread_ids[i] : 0, region};
+    (*calls)[(*n)++] =
+        (sp_call_t){iv->start[i], iv->end[i], iv->thread_ids ? iv->thread_ids[i] : 0, region};
   }
   return 0;
 }

@@ -30,7 +30,7 @@ static OTF2_ErrorCode sp_otf2_error(void *user, const char *file, uint64_t line,
 
 static OTF2_FlushType sp_pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
                                    void *callerData, bool final) {
-  (void)user, (void)type, (void)loc, (void)callerData, (void)final;
+  (void)user, (void)type, (void)loc, (void)callerData, (void) final;
   return OTF2_FLUSH;
 }
 
@@ -123,9 +123,9 @@ static int sp_archive_clear(const char *dir) {
 }
 
 static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *label) {
-  OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                       4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                       OTF2_COMPRESSION_NONE);
+  OTF2_Archive *ar =
+      OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!ar) return SP_EXIT_IO;
   run->archive = ar;
   char creator[128];

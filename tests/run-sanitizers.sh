@@ -22,7 +22,7 @@ fail() { echo "FAILED: $*"; status=1; }
 common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPE_PROFILER_WERROR=ON -DSCOPE_PROFILER_ENABLE_BINDINGS=OFF)
 # Second trees and install tests rebuild without the sanitizer, and the docs
 # tests build against that install: skip them here (the plain suite runs them).
-skip='serial_build|likwid\.build|^install\.|^docs\.'
+skip='serial_build|likwid\.build|otf2\.without_library|^install\.|^docs\.'
 
 step "ASan+UBSan build"
 cmake -S "$src" -B "$prefix-asan" "${common[@]}" -DSCOPE_PROFILER_SANITIZE=address >/dev/null &&

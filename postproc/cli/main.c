@@ -13,6 +13,7 @@
 #include "html.h"
 #include "merge_cli.h"
 #include "charts.h"
+#include "export_otf2.h"
 #include "gantt.h"
 #include "pproc.h"
 
@@ -28,6 +29,7 @@ static int sp_text_output(const sp_selection_t *sel, const sp_options_t *o) {
 static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const sp_options_t *o) {
   const char *const *labels = (const char *const *)in->labels;
   int rc = 0;
+  if (o->export_kind == SP_EXPORT_OTF2) return sp_otf2_export_files(sels, labels, in->n, o);
   if (o->compare) {
     rc = sp_compare_print(sels, labels, in->n, o);
   } else if (o->tree && o->table == SP_TABLE_JSON && in->n > 1) {
@@ -82,7 +84,7 @@ static int sp_cmd_report(int argc, char **argv) {
     return rc < 0 ? SP_EXIT_OK : rc;
   }
   /* A build without PLplot refuses a chart request before reading a file. */
-  if (!sp_charts_built() && o.backend == SP_BACKEND_PLPLOT &&
+  if (!sp_charts_built() && o.backend == SP_BACKEND_PLPLOT && o.export_kind != SP_EXPORT_OTF2 &&
       (o.show || (o.outdir && !o.skip_images))) {
     sp_msg(SP_QUIET, "%s", SP_CHARTS_NO_PLPLOT);
     sp_usage_short();
@@ -92,7 +94,7 @@ static int sp_cmd_report(int argc, char **argv) {
   sp_inputs_t in;
   rc = sp_inputs_expand(o.words, o.nwords, &in);
   if (rc == 0) rc = sp_labels_apply(&in, &o);
-  if (rc == 0 && in.n > 1 && o.export_kind != SP_EXPORT_NONE) {
+  if (rc == 0 && in.n > 1 && o.export_kind != SP_EXPORT_NONE && o.export_kind != SP_EXPORT_OTF2) {
     sp_msg(SP_QUIET, "--export reads one file (%d given)", in.n);
     rc = SP_EXIT_USAGE;
   }

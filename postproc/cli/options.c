@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "charts.h"
+#include "export_otf2.h"
 #include "palette.h"
 #include "plots.h"
 #include "pproc.h"
@@ -24,7 +25,7 @@ static const char sp_usage_text[] =
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
-    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
+    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded|otf2] [--list]\n"
     "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
     "       " SP_PROG
     " check BASE NEW --max-regression P% [--fail-on-new]\n"
@@ -172,6 +173,11 @@ static const char sp_help_text_more[] =
     "      --export folded    one line per call path with its exclusive time in ns,\n"
     "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
     "                         speedscope); summed over the selected ranks\n"
+    "      --export otf2 -o DIR\n"
+    "                         an OTF2 trace DIR/traces.otf2 for Vampir, Scalasca\n"
+    "                         and the Score-P tools (several FILEs:\n"
+    "                         DIR/<label>/traces.otf2); --start-time/--end-time\n"
+    "                         keep the calls that overlap the window\n"
     "      --list             one line per (region, rank), regions by first start:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
@@ -441,9 +447,13 @@ static int sp_opt_sort(sp_opt_ctx_t *c) {
 }
 
 static int sp_opt_export(sp_opt_ctx_t *c) {
-  static const char *const exports[] = {"", "csv", "chrome-trace", "folded"};
-  int k = sp_parse_choice(sp_ctx_value(c), exports, 4);
-  if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace or folded", c->name);
+  static const char *const exports[] = {"", "csv", "chrome-trace", "folded", "otf2"};
+  int k = sp_parse_choice(sp_ctx_value(c), exports, 5);
+  if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace, folded or otf2", c->name);
+  if (k == SP_EXPORT_OTF2 && !sp_otf2_available())
+    return sp_usage_error("%s",
+                          "--export otf2: this build has no OTF2 library (build with "
+                          "libopen-trace-format2-dev, SCOPE_PROFILER_ENABLE_OTF2=ON)");
   c->o->export_kind = (sp_export_t)k;
   return 0;
 }
@@ -648,6 +658,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     return sp_usage_error("%s",
                           "--list, --summary, --tree and --export all write to stdout: "
                           "choose one");
+  if (o->export_kind == SP_EXPORT_OTF2 && !o->outdir_given)
+    return sp_usage_error("%s", "--export otf2 writes an archive: give -o DIR");
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");

@@ -45,7 +45,8 @@ typedef enum sp_export {
   SP_EXPORT_NONE,
   SP_EXPORT_CSV,
   SP_EXPORT_CHROME,
-  SP_EXPORT_FOLDED
+  SP_EXPORT_FOLDED,
+  SP_EXPORT_OTF2 /* an archive under -o DIR (postproc/otf2/) */
 } sp_export_t;
 
 /* Keys of --sort-by; numbers sort descending, name and start ascending. */

@@ -2,7 +2,7 @@
 
 Parses spack/packages/scope-profiler/package.py with ast and checks that
   - it is valid Python with one CMakePackage subclass;
-  - the variants mpi, fortran, likwid, postproc, shared exist with the
+  - the variants mpi, fortran, likwid, postproc, otf2, shared exist with the
     defaults the issue asks for, each mapped by self.define_from_variant
     in cmake_args to one CMake option that exists: an option() of the
     top-level CMakeLists.txt (SCOPE_PROFILER_ENABLE_*, BUILD_SHARED_LIBS);
@@ -13,7 +13,7 @@ Parses spack/packages/scope-profiler/package.py with ast and checks that
   - the variant plplot (on by default, only with +postproc) sets
     SCOPE_PROFILER_ENABLE_PLPLOT;
   - the dependencies hdf5+mpi / hdf5~mpi / mpi / plplot (+postproc+plplot) /
-    likwid / cmake are declared under the right conditions.
+    likwid / otf2 / cmake are declared under the right conditions.
 
 Usage: check_package_py.py PACKAGE_PY TOP_LEVEL_CMAKELISTS
 """
@@ -28,6 +28,7 @@ EXPECTED_VARIANTS = {
     "fortran": (True, "SCOPE_PROFILER_ENABLE_FORTRAN"),
     "likwid": (False, "SCOPE_PROFILER_ENABLE_LIKWID"),
     "postproc": (True, "SCOPE_PROFILER_ENABLE_POSTPROC"),
+    "otf2": (True, "SCOPE_PROFILER_ENABLE_OTF2"),
     "shared": (True, "BUILD_SHARED_LIBS"),
 }
 
@@ -40,6 +41,7 @@ EXPECTED_DEPENDS = [
     ("likwid", "+likwid"),
     ("py-numpy", "+python"),
     ("plplot+python", "+python"),
+    ("otf2", "+postproc+otf2"),
     ("cmake@3.25:", None),
     ("pkgconfig", None),
 ]

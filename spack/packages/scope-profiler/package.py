@@ -39,6 +39,12 @@ class ScopeProfiler(CMakePackage):
         "(without it: the text outputs, data files and report.html only)",
         when="+postproc",
     )
+    variant(
+        "otf2",
+        default=True,
+        description="scope-profiler-pproc --export otf2 (OTF2 traces for Vampir, Scalasca, "
+        "the Score-P tools); needs +postproc",
+    )
     variant("shared", default=True, description="Build shared libraries (else static)")
     variant(
         "bindings",
@@ -75,6 +81,7 @@ class ScopeProfiler(CMakePackage):
     depends_on("python@3.8:", type=("build", "run"), when="+python")
     depends_on("py-numpy", type="run", when="+python")
     depends_on("plplot+python+pango", when="+python")
+    depends_on("otf2", when="+postproc+otf2")
 
     def cmake_args(self):
         spec = self.spec
@@ -85,6 +92,7 @@ class ScopeProfiler(CMakePackage):
             self.define_from_variant("SCOPE_PROFILER_ENABLE_POSTPROC", "postproc"),
             self.define("SCOPE_PROFILER_ENABLE_PLPLOT", spec.satisfies("+postproc+plplot")),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_OTF2", "otf2"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SCOPE_PROFILER_BUILD_BENCHMARKS", False),

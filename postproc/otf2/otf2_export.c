@@ -1,0 +1,215 @@
+/* otf2_export.c - --export otf2 -o DIR: one OTF2 archive per file
+ * (DIR/traces.otf2, its traces.def and traces/; several files:
+ * DIR/<label>/traces.otf2), written serially through the OTF2 library. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "otf2_internal.h"
+#include "output_file.h"
+
+int sp_otf2_available(void) { return 1; }
+
+/* OTF2's own messages go through ours: the first of an export (the cause;
+ * the rest follow from it) at once, the others with -v. user: the count. */
+static OTF2_ErrorCode sp_otf2_error(void *user, const char *file, uint64_t line,
+                                    const char *function, OTF2_ErrorCode code, const char *fmt,
+                                    va_list va) {
+  (void)file, (void)line, (void)function;
+  char text[512] = "";
+  if (fmt) vsnprintf(text, sizeof text, fmt, va);
+  int *n = user;
+  sp_msg((*n)++ ? SP_VERBOSE : SP_QUIET, "OTF2: %s%s%s", OTF2_Error_GetDescription(code),
+         text[0] ? ": " : "", text);
+  return code;
+}
+
+static OTF2_FlushType sp_pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
+                                   void *callerData, bool final) {
+  (void)user, (void)type, (void)loc, (void)callerData, (void) final;
+  return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp sp_post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc) {
+  (void)user, (void)type, (void)loc;
+  return 0;
+}
+
+static const OTF2_FlushCallbacks sp_flush = {.otf2_pre_flush = sp_pre_flush,
+                                             .otf2_post_flush = sp_post_flush};
+
+/* 0 when the file has stamps to export; else explains and returns USAGE.
+ * Regions without stamps (count-only) next to stamped ones are left out. */
+static int sp_stamps_check(const sp_selection_t *sel) {
+  int stamped = 0, bare = 0, aggregate = 0;
+  for (int i = 0; i < sel->nlanes; i++) {
+    sp_reader_info_t info;
+    sp_reader_aggregate_t agg;
+    sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
+    sp_reader_aggregate(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &agg);
+    aggregate |= agg.present;
+    if (info.has_times)
+      stamped++;
+    else if (info.num_calls > 0)
+      bare++;
+  }
+  if (aggregate || stamped == 0) {
+    sp_msg(SP_QUIET,
+           "%s: an aggregate profile (call counts and totals, no start and end stamps): "
+           "an OTF2 trace needs each call's stamps",
+           sel->file);
+    return SP_EXIT_USAGE;
+  }
+  if (bare)
+    sp_msg(SP_NORMAL, "%s: %d (region, rank) pair%s without stamps (count-only) left out",
+           sel->file, bare, bare == 1 ? "" : "s");
+  return 0;
+}
+
+/* DIR for one file, DIR/<label> (a '/' in the label as '_') for several. */
+static char *sp_archive_dir(const char *outdir, const char *label, int nfiles) {
+  size_t n = strlen(outdir) + strlen(label) + 2;
+  char *dir = malloc(n);
+  if (!dir) return NULL;
+  if (nfiles == 1) {
+    snprintf(dir, n, "%s", outdir);
+    return dir;
+  }
+  snprintf(dir, n, "%s/%s", outdir, label);
+  for (char *p = dir + strlen(outdir) + 1; *p; p++)
+    if (*p == '/') *p = '_';
+  return dir;
+}
+
+/* Removes the files OTF2 writes in dir (traces.otf2, traces.def,
+ * traces/<n>.evt|def, traces/); others make rmdir fail. Returns 0 or -1. */
+static int sp_archive_remove(const char *dir) {
+  char path[4200], evt[4096];
+  snprintf(evt, sizeof evt, "%s/traces", dir);
+  snprintf(path, sizeof path, "%s/traces.otf2", dir);
+  remove(path);
+  snprintf(path, sizeof path, "%s/traces.def", dir);
+  remove(path);
+  for (int loc = 0, gone = 1; gone; loc++) {
+    snprintf(path, sizeof path, "%s/%d.evt", evt, loc);
+    gone = remove(path) == 0;
+    snprintf(path, sizeof path, "%s/%d.def", evt, loc);
+    gone += remove(path) == 0;
+  }
+  return rmdir(evt) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* OTF2 will not write into an existing archive: an earlier export is
+ * replaced, but only when it is one (its anchor file is there). */
+static int sp_archive_clear(const char *dir) {
+  char path[4200];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/traces", dir);
+  if (stat(path, &st) != 0) return 0;
+  snprintf(path, sizeof path, "%s/traces.otf2", dir);
+  if (stat(path, &st) != 0) {
+    sp_msg(SP_QUIET, "%s/traces exists and is not part of an OTF2 archive: not replacing it", dir);
+    return SP_EXIT_IO;
+  }
+  if (sp_archive_remove(dir) != 0) {
+    sp_msg(SP_QUIET, "cannot replace the archive in %s: %s", dir, strerror(errno));
+    return SP_EXIT_IO;
+  }
+  return 0;
+}
+
+static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *label) {
+  OTF2_Archive *ar =
+      OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (!ar) return SP_EXIT_IO;
+  run->archive = ar;
+  char creator[128];
+  snprintf(creator, sizeof creator, "%s %s", SP_PROG, sp_reader_version_string());
+  int ok = OTF2_Archive_SetFlushCallbacks(ar, &sp_flush, NULL) == OTF2_SUCCESS &&
+           OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS &&
+           OTF2_Archive_SetCreator(ar, creator) == OTF2_SUCCESS &&
+           OTF2_Archive_SetDescription(ar, run->sel->file) == OTF2_SUCCESS &&
+           OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+  int rc = ok ? sp__otf2_properties(run) : SP_EXIT_IO;
+  if (rc == 0) rc = sp__otf2_events(run);
+  if (ok && OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS && rc == 0) rc = SP_EXIT_IO;
+  /* Every location needs its (empty) local definitions file. */
+  if (rc == 0 && OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS) rc = SP_EXIT_IO;
+  for (int i = 0; rc == 0 && i < run->nlocs; i++) {
+    OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(ar, (OTF2_LocationRef)i);
+    if (!w || OTF2_Archive_CloseDefWriter(ar, w) != OTF2_SUCCESS) rc = SP_EXIT_IO;
+  }
+  if (rc == 0 && OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS) rc = SP_EXIT_IO;
+  if (rc == 0) rc = sp__otf2_defs(run, label);
+  if (OTF2_Archive_Close(ar) != OTF2_SUCCESS && rc == 0) rc = SP_EXIT_IO;
+  run->archive = NULL;
+  return rc;
+}
+
+/* t0 + s seconds in ns, saturated (a window edge far beyond any stamp). */
+static int64_t sp_window_edge(int64_t t0, double s) {
+  int64_t t;
+  if (!(s * 1e9 < 9.2e18) || __builtin_add_overflow(t0, (int64_t)(s * 1e9), &t)) return INT64_MAX;
+  return t;
+}
+
+static int sp_export_one(const sp_selection_t *sel, const char *dir, const char *label,
+                         const sp_options_t *o) {
+  int rc = sp_stamps_check(sel);
+  if (rc) return rc;
+  if (sp_output_mkdirs(dir) != 0) {
+    sp_msg(SP_QUIET, "cannot create %s: %s", dir, strerror(errno));
+    return SP_EXIT_IO;
+  }
+  if ((rc = sp_archive_clear(dir)) != 0) return rc;
+  sp_otf2_run_t run = {.sel = sel};
+  int nreg = sp_reader_num_regions(sel->reader);
+  run.region_def = malloc((size_t)(nreg ? nreg : 1) * sizeof *run.region_def);
+  if (!run.region_def) return SP_EXIT_IO;
+  for (int g = 0; g < nreg; g++) run.region_def[g] = -1;
+  for (int i = 0; i < sel->nregions; i++) run.region_def[sel->regions[i]] = i;
+  /* --start-time / --end-time: seconds after the first start, as the charts. */
+  run.win0 = o->start_time > 0 ? sp_window_edge(sel->t0, o->start_time) : INT64_MIN;
+  run.win1 = o->end_time > 0 ? sp_window_edge(sel->t0, o->end_time) : INT64_MAX;
+  run.base = sel->t0 < 0 ? sel->t0 : 0;
+  int nerr = 0;
+  OTF2_ErrorCallback former = OTF2_Error_RegisterCallback(sp_otf2_error, &nerr);
+  rc = sp_archive_write(&run, dir, label);
+  OTF2_Error_RegisterCallback(former, NULL);
+  if (rc == 0 && run.calls == 0) {
+    sp_msg(SP_QUIET, "%s: no call overlaps the --start-time/--end-time window", sel->file);
+    rc = SP_EXIT_DATA;
+  }
+  if (rc != 0) {
+    /* No half archive left behind (it would block the next export). */
+    sp_msg(SP_QUIET, "%s: no OTF2 archive written", dir);
+    sp_archive_remove(dir);
+  }
+  if (rc == 0 && run.moved)
+    sp_msg(SP_QUIET,
+           "%s: %lld of %lld calls overlap a call of their thread without nesting in it: "
+           "written to extra locations 'thread T overlap N'",
+           sel->file, (long long)run.moved, (long long)run.calls);
+  if (rc == 0)
+    sp_msg(SP_VERBOSE, "%s: %lld calls on %d locations in %s/traces.otf2", sel->file,
+           (long long)run.calls, run.nlocs, dir);
+  free(run.region_def);
+  free(run.locs);
+  return rc;
+}
+
+int sp_otf2_export_files(const sp_selection_t *sels, const char *const *labels, int nfiles,
+                         const sp_options_t *o) {
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < nfiles; k++) {
+    char *dir = sp_archive_dir(o->outdir, labels[k], nfiles);
+    rc = dir ? sp_export_one(&sels[k], dir, labels[k], o) : SP_EXIT_IO;
+    free(dir);
+  }
+  return rc;
+}

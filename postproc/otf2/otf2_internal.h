@@ -1,0 +1,56 @@
+/* otf2_internal.h - what the parts of the OTF2 export share; never installed.
+ *
+ * The export runs in three steps: otf2_events.c writes each (rank, thread)'s
+ * calls as ENTER/LEAVE events and notes the locations it used;
+ * otf2_defs.c then writes the global definitions (clock, system tree,
+ * locations, regions, run metadata); otf2_export.c opens and closes the
+ * archive around them, once per file. */
+#ifndef SP_OTF2_INTERNAL_H
+#define SP_OTF2_INTERNAL_H
+
+#include <otf2/otf2.h>
+
+#include "export_otf2.h"
+
+/* One OTF2 location: a thread of a rank, or an extra location of that
+ * thread for calls that overlap others without nesting (layer > 0). Its
+ * OTF2 id is its index in sp_otf2_run_t.locs. */
+typedef struct sp_otf2_loc {
+  int rank_j;       /* position in sel->ranks (also the location group id) */
+  int32_t thread;   /* thread id as recorded (0 without thread ids) */
+  int layer;        /* 0: the thread itself; n: its n-th extra location */
+  uint64_t nevents; /* ENTER + LEAVE records written */
+} sp_otf2_loc_t;
+
+typedef struct sp_otf2_run {
+  const sp_selection_t *sel;
+  OTF2_Archive *archive;
+  int32_t *region_def; /* reader region index -> region definition id; -1: not selected */
+  sp_otf2_loc_t *locs;
+  int nlocs, cap;
+  int64_t win0, win1; /* calls kept: those that overlap [win0, win1] (ns, aligned) */
+  int64_t base;       /* stamps are written as t - base (base <= 0: none negative) */
+  int64_t first;      /* earliest stamp written (INT64_MAX: none) */
+  int64_t last;       /* latest stamp written */
+  int64_t calls;      /* calls written */
+  int64_t moved;      /* of them, on extra locations */
+} sp_otf2_run_t;
+
+/* The stamp t as written: t - base, as unsigned. */
+static inline uint64_t sp_otf2_time(const sp_otf2_run_t *run, int64_t t) {
+  return (uint64_t)t - (uint64_t)run->base;
+}
+
+/* otf2_events.c: every selected call, per location in time order. The
+ * archive's event files are open. Returns an SP_EXIT_* code. */
+int sp__otf2_events(sp_otf2_run_t *run);
+
+/* otf2_defs.c: the global definitions after the events. Returns an
+ * SP_EXIT_* code. */
+int sp__otf2_defs(sp_otf2_run_t *run, const char *label);
+
+/* otf2_defs.c: the run's /metadata as trace file properties
+ * SCOPE_PROFILER::<NAME> (OTF2 allows [A-Z0-9_] names). */
+int sp__otf2_properties(sp_otf2_run_t *run);
+
+#endif

@@ -1,0 +1,96 @@
+/* bench_otf2.c - --export otf2 versus reading the same intervals.
+ *
+ * usage: bench_otf2 [DIR [INTERVALS [RANKS [REGIONS [REPEATS]]]]]
+ * Generates DIR/bench_otf2.h5 (default 1e7 intervals over 64 ranks x 16
+ * regions, deterministic), then REPEATS times (default 3), alternating:
+ * reads every (region, rank) pair as the export does (sp_reader_load), and
+ * exports the file to DIR/otf2 through the same code as scope-profiler-pproc
+ * --export otf2. Prints the median of each, their ratio (target: export
+ * within 3 x read) and the archive's size per event. Nothing asserts time. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "export_otf2.h"
+#include "pproc.h"
+#include "sp_gen_synthetic.h"
+
+static long long sp_bytes;
+static int sp_add_size(const char *p, const struct stat *st, int flag, struct FTW *f) {
+  (void)p, (void)f;
+  if (flag == FTW_F) sp_bytes += (long long)st->st_size;
+  return 0;
+}
+
+static int sp_dcmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Loads every lane of sel once; returns the intervals read or -1. */
+static int64_t sp_read_all(const sp_selection_t *sel) {
+  int64_t n = 0;
+  for (int i = 0; i < sel->nlanes; i++) {
+    sp_reader_intervals_t iv;
+    if (sp_reader_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv) < 0) return -1;
+    n += iv.n;
+    sp_reader_intervals_free(&iv);
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : ".";
+  int64_t total = argc > 2 ? (int64_t)atof(argv[2]) : 10000000;
+  int ranks = argc > 3 ? atoi(argv[3]) : 64;
+  int regions = argc > 4 ? atoi(argv[4]) : 16;
+  int repeats = argc > 5 ? atoi(argv[5]) : 3;
+  if (repeats < 1 || repeats > 15) repeats = 3;
+  char path[4096], out[4096];
+  snprintf(path, sizeof path, "%s/bench_otf2.h5", dir);
+  snprintf(out, sizeof out, "%s/otf2", dir);
+  double t = sp_now();
+  if (sp_gen_synthetic(path, ranks, regions, total) != 0) {
+    fprintf(stderr, "bench_otf2: cannot write %s\n", path);
+    return 1;
+  }
+  printf("generate  %lld intervals, %d ranks x %d regions: %.3f s\n", (long long)total, ranks,
+         regions, sp_now() - t);
+
+  sp_options_t o = {0};
+  o.file = path;
+  o.outdir = out;
+  o.outdir_given = 1;
+  o.export_kind = SP_EXPORT_OTF2;
+  sp_selection_t sel;
+  int rc = sp_selection_build(&o, &sel);
+  double rd[15], ex[15];
+  int64_t n = 0;
+  const char *label = "bench_otf2";
+  for (int k = 0; rc == 0 && k < repeats; k++) {
+    t = sp_now();
+    n = sp_read_all(&sel);
+    rd[k] = sp_now() - t;
+    if (n < 0) rc = 1;
+    t = sp_now();
+    if (rc == 0) rc = sp_otf2_export_files(&sel, &label, 1, &o);
+    ex[k] = sp_now() - t;
+  }
+  sp_selection_free(&sel);
+  if (rc != 0) return rc;
+  qsort(rd, (size_t)repeats, sizeof *rd, sp_dcmp);
+  qsort(ex, (size_t)repeats, sizeof *ex, sp_dcmp);
+  double r = rd[repeats / 2], e = ex[repeats / 2];
+  nftw(out, sp_add_size, 16, FTW_PHYS);
+  printf("read      %.3f s median of %d (min %.3f), %lld intervals, %.1f M/s\n", r, repeats, rd[0],
+         (long long)n, 1e-6 * (double)n / r);
+  printf("export    %.3f s median of %d (min %.3f), %.1f M calls/s\n", e, repeats, ex[0],
+         1e-6 * (double)n / e);
+  printf("ratio     export/read = %.2f (target <= 3)\n", e / r);
+  printf("archive   %.1f MiB, %.2f bytes per event (%lld ENTER + LEAVE)\n",
+         (double)sp_bytes / (1024.0 * 1024.0), (double)sp_bytes / (2.0 * (double)n),
+         2LL * (long long)n);
+  return 0;
+}

@@ -1,0 +1,280 @@
+"""check_otf2.py - --export otf2 read back with Debian's python3-otf2 and
+otf2-print, against the profile read with h5py.
+
+usage: check_otf2.py PPROC OUTDIR H5... [--moved N] [--twice] [--mpi] [-- PPROC_ARGS...]
+
+Runs PPROC H5... --export otf2 -o OUTDIR PPROC_ARGS, then for every file
+(OUTDIR/traces.otf2 for one, OUTDIR/<stem>/traces.otf2 for several):
+  - otf2-print --silent validates the archive (OTF2's own reader);
+  - per location (group "MPI Rank N", location "thread T[ overlap L]"):
+    stamps never fall, every LEAVE closes the region of the latest open
+    ENTER, nothing is left open;
+  - per (rank, thread, region name) the multiset of (start, end) of the
+    calls equals the profile's, read with h5py: every layout (our rows,
+    the reference tool's nested groups and columnar schema 2 and 3), the
+    reader's clock rule (t - offset; ranks on rank 0's host as recorded;
+    --no-clock-align: raw) and the selection (--include/--exclude regexes
+    matched at the start, --ranks, --start-time/--end-time: the calls that
+    overlap the window); so the durations are equal exactly too;
+  - clock properties: 1 ns, global offset the first stamp, length to the
+    last; regions named exactly, MPI_* calls of the core with the MPI
+    paradigm (--mpi: at least one), the rest user; location groups under
+    their host's node; /metadata as properties of the machine node;
+  - stderr counts the calls moved to extra locations (--moved N; else none).
+--twice: export twice into OUTDIR (the second replaces the first).
+"""
+import os
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from urllib.parse import unquote_to_bytes
+
+import h5py
+import numpy as np
+import otf2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from check_tree import columnar_calls  # noqa: E402  (the columnar layouts, read with h5py)
+
+MPI_CALLS = {"MPI_Send": "POINT2POINT", "MPI_Recv": "POINT2POINT", "MPI_Isend": "POINT2POINT",
+             "MPI_Irecv": "POINT2POINT", "MPI_Sendrecv": "POINT2POINT", "MPI_Wait": "FUNCTION",
+             "MPI_Waitall": "FUNCTION", "MPI_Barrier": "BARRIER", "MPI_Bcast": "COLL_ONE2ALL",
+             "MPI_Reduce": "COLL_ALL2ONE", "MPI_Allreduce": "COLL_ALL2ALL",
+             "MPI_Allgather": "COLL_ALL2ALL", "MPI_Alltoall": "COLL_ALL2ALL"}
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def row_calls(f, rank):
+    """(thread, start, end, name) of rank<N>/regions, names as nested groups too."""
+    out = []
+
+    def visit(rel, g):
+        if isinstance(g, h5py.Group) and "start_times" in g:
+            name = text(g.attrs["name"]) if "name" in g.attrs else unquote_to_bytes(rel).decode()
+            s, e = g["start_times"][()], g["end_times"][()]
+            t = g["thread_ids"][()] if "thread_ids" in g else np.zeros(len(s), np.int64)
+            out.extend((int(t[i]), int(s[i]), int(e[i]), name) for i in range(len(s)))
+    if "regions" in f[f"rank{rank}"]:
+        f[f"rank{rank}/regions"].visititems(visit)
+    return out
+
+
+def clock_of(g):
+    """The rank's offset measurements [(offset, at)], as the reader takes them."""
+    m = []
+    for w in ("", "_end"):
+        keys = [f"clock_offset{w}_ns", f"clock_offset{w}_at_ns", f"clock_offset{w}_error_ns"]
+        if all(k in g.attrs for k in keys):
+            m.append((int(g.attrs[keys[0]]), int(g.attrs[keys[1]])))
+    if len(m) == 2 and m[1][1] <= m[0][1]:
+        m = m[:1]
+    return m
+
+
+def align(m, t):
+    if not m:
+        return t
+    if len(m) == 1:
+        return t - m[0][0]
+    slope = (float(m[1][0]) - float(m[0][0])) / (float(m[1][1]) - float(m[0][1]))
+    off = float(m[0][0]) + slope * (float(t) - float(m[0][1]))
+    return t - int(off - 0.5 if off < 0 else off + 0.5)
+
+
+def profile_calls(path, raw):
+    """rank -> [(thread, start, end, name)] on rank 0's clock (raw: as recorded)."""
+    with h5py.File(path, "r") as f:
+        if "rank_region_index" in f:
+            per = {r: [c[:4] for c in v] for r, v in columnar_calls(f)[0].items()}
+            return per  # the reference tool's files have no clock attributes
+        ranks = sorted(int(k[4:]) for k in f if re.fullmatch(r"rank(0|[1-9][0-9]*)", k))
+        host0 = text(f["rank0"].attrs.get("hostname", "")) if 0 in ranks else None
+        out = {}
+        for r in ranks:
+            g = f[f"rank{r}"]
+            host = g.attrs.get("hostname")
+            # A rank on rank 0's host keeps its stamps (the reader's rule).
+            same = r != 0 and host0 and host is not None and text(host) == host0
+            m = [] if raw or same else clock_of(g)
+            out[r] = [(t, align(m, s), align(m, s) + (e - s), n) for t, s, e, n in row_calls(f, r)]
+        return out
+
+
+def metadata_of(path):
+    with h5py.File(path, "r") as f:
+        if "metadata" not in f:
+            return {}
+        out = {}
+        for k, v in f["metadata"].attrs.items():
+            v = v.item() if isinstance(v, np.generic) else v
+            if isinstance(v, float):
+                continue  # %.17g in C; compared as names only
+            out[k] = text(v)
+        return out
+
+
+def parse_args(argv):
+    opts = {"moved": 0, "twice": False, "mpi": False, "files": [], "extra": []}
+    opts["pproc"], opts["outdir"] = argv[0], argv[1]
+    args = argv[2:]
+    while args:
+        a = args.pop(0)
+        if a == "--":
+            opts["extra"] = args
+            break
+        if a == "--moved":
+            opts["moved"] = int(args.pop(0))
+        elif a in ("--twice", "--mpi"):
+            opts[a[2:]] = True
+        else:
+            opts["files"].append(a)
+    return opts
+
+
+def selection(extra):
+    """The selection options of PPROC_ARGS."""
+    sel = {"include": [], "exclude": [], "ranks": None, "start": None, "end": None,
+           "raw": "--no-clock-align" in extra}
+    i = 0
+    while i < len(extra):
+        a = extra[i]
+        if a in ("--include", "--exclude"):
+            sel[a[2:]].append(extra[i + 1])
+        elif a == "--ranks":
+            sel["ranks"] = set()
+            for part in extra[i + 1].split(","):
+                lo, _, hi = part.partition("-")
+                sel["ranks"].update(range(int(lo), int(hi or lo) + 1))
+        elif a in ("--start-time", "--end-time"):
+            sel[a[2:a.index("-", 2)]] = float(extra[i + 1])
+        i += 1
+    return sel
+
+
+def expected(path, sel):
+    per = profile_calls(path, sel["raw"])
+    keep = {}
+    for r, calls in per.items():
+        if sel["ranks"] is not None and r not in sel["ranks"]:
+            continue
+        keep[r] = [c for c in calls
+                   if (not sel["include"] or any(re.match(p, c[3]) for p in sel["include"]))
+                   and not any(re.match(p, c[3]) for p in sel["exclude"])]
+    t0 = min((c[1] for v in keep.values() for c in v), default=0)
+    w0 = t0 + int(sel["start"] * 1e9) if sel["start"] else None
+    w1 = t0 + int(sel["end"] * 1e9) if sel["end"] else None
+    want = Counter()
+    for r, v in keep.items():
+        for t, s, e, n in v:
+            if (w0 is None or e >= w0) and (w1 is None or s <= w1):
+                want[(r, t, n, s, e)] += 1
+    return want
+
+
+def read_archive(anchor):
+    """Events per location checked for order and nesting; returns the calls,
+    the definitions and the number of calls on extra locations."""
+    got, moved = Counter(), 0
+    with otf2.reader.open(anchor) as tr:
+        defs = tr.definitions
+        assert tr.timer_resolution == 10**9, tr.timer_resolution
+        where = {}
+        for loc in defs.locations:
+            m = re.fullmatch(r"thread (-?\d+)( overlap \d+)?", loc.name)
+            g = re.fullmatch(r"MPI Rank (\d+)", loc.group.name)
+            assert m and g, (loc.name, loc.group.name)
+            where[loc] = (int(g.group(1)), int(m.group(1)), m.group(2) is not None)
+        last, stack = defaultdict(lambda: -1), defaultdict(list)
+        nev = Counter()
+        for loc, ev in tr.events:
+            assert ev.time >= last[loc], f"{loc.name}: {ev.time} after {last[loc]}"
+            last[loc] = ev.time
+            nev[loc] += 1
+            if isinstance(ev, otf2.events.Enter):
+                stack[loc].append((ev.region, ev.time))
+            elif isinstance(ev, otf2.events.Leave):
+                assert stack[loc], f"{loc.name}: LEAVE without ENTER"
+                reg, start = stack[loc].pop()
+                assert reg == ev.region, f"{loc.name}: LEAVE {ev.region.name} closes {reg.name}"
+                rank, thread, extra = where[loc]
+                got[(rank, thread, reg.name, start, ev.time)] += 1
+                moved += extra
+            else:
+                raise AssertionError(f"unexpected event {ev}")
+        for loc, st in stack.items():
+            assert not st, f"{loc.name}: {len(st)} calls left open"
+        for loc in defs.locations:
+            assert loc.number_of_events == nev[loc], (loc.name, loc.number_of_events, nev[loc])
+        return got, moved, defs
+
+
+def check_defs(defs, got, path, sel, mpi):
+    cp = defs.clock_properties
+    starts = [k[3] for k in got]
+    ends = [k[4] for k in got]
+    assert cp.timer_resolution == 10**9
+    assert cp.global_offset == min(starts), (cp.global_offset, min(starts))
+    assert cp.trace_length == max(ends) - min(starts), (cp.trace_length, max(ends) - min(starts))
+    names = {k[2] for k in got}
+    regions = {r.name: r for r in defs.regions}
+    assert names <= set(regions), names - set(regions)
+    for name, r in regions.items():
+        want = ("MPI", MPI_CALLS[name]) if name in MPI_CALLS else ("USER", "FUNCTION")
+        kind = (str(r.paradigm).split(".")[-1], str(r.region_role).split(".")[-1])
+        assert kind == want, (name, r.paradigm, r.region_role)
+    if mpi:
+        assert any(n in MPI_CALLS for n in names), names
+    with h5py.File(path, "r") as f:
+        hosts = {int(k[4:]): text(f[k].attrs["hostname"]) for k in f
+                 if re.fullmatch(r"rank(0|[1-9][0-9]*)", k) and "hostname" in f[k].attrs}
+    for grp in defs.location_groups:
+        rank = int(grp.name.split()[-1])
+        node = grp.system_tree_parent
+        assert node.class_name == "node" and node.parent.class_name == "machine", grp.name
+        assert node.name == hosts.get(rank, "unknown host"), (grp.name, node.name)
+        assert sel["ranks"] is None or rank in sel["ranks"], grp.name
+    machine = [n for n in defs.system_tree_nodes if n.class_name == "machine"]
+    assert len(machine) == 1
+    props = {k: v.value for k, v in machine[0]._properties.items()}
+    for k, v in metadata_of(path).items():
+        assert props.get(k) == v, (k, props.get(k), v)
+
+
+def main():
+    o = parse_args(sys.argv[1:])
+    cmd = [o["pproc"], *o["files"], "--export", "otf2", "-o", o["outdir"], *o["extra"]]
+    for _ in range(2 if o["twice"] else 1):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        assert p.returncode == 0, (p.returncode, p.stderr)
+    sel = selection(o["extra"])
+    total_moved, total = 0, 0
+    for path in o["files"]:
+        sub = "" if len(o["files"]) == 1 else os.path.splitext(os.path.basename(path))[0]
+        anchor = os.path.join(o["outdir"], sub, "traces.otf2")
+        v = subprocess.run(["otf2-print", "--silent", anchor], capture_output=True, text=True)
+        assert v.returncode == 0 and not v.stderr, (v.returncode, v.stderr)
+        got, moved, defs = read_archive(anchor)
+        want = expected(path, sel)
+        assert got == want, (f"{anchor}: differs from the profile:\n only in OTF2: "
+                             f"{sorted((got - want).elements())[:5]}\n only in the profile: "
+                             f"{sorted((want - got).elements())[:5]}")
+        assert want, "nothing compared"
+        check_defs(defs, got, path, sel, o["mpi"])
+        total_moved += moved
+        total += sum(got.values())
+        print(f"{anchor}: {sum(got.values())} calls on {len(defs.locations)} locations, "
+              f"{len(defs.regions)} regions: same as the profile")
+    assert total_moved == o["moved"], (total_moved, o["moved"])
+    if o["moved"]:
+        assert re.search(rf"\b{o['moved']} of [0-9]+ calls overlap", p.stderr), p.stderr
+    else:
+        assert "overlap" not in p.stderr, p.stderr
+    print(f"ok: {total} calls, {total_moved} on extra locations")
+
+
+if __name__ == "__main__":
+    main()

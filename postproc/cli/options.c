@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "palette.h"
 #include "pproc.h"
 
@@ -22,7 +23,7 @@ static const char sp_usage_text[] =
     "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded] [--list]\n"
-    "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
+    "       [-q|-v] [--no-clock-align] [--label L]... [--compare [--metric M]]\n"
     "       " SP_PROG
     " check BASE NEW --max-regression P% [--fail-on-new]\n"
     "           [--metric M]\n"
@@ -47,8 +48,14 @@ static const char sp_help_text[] =
     "                         (default: file name without extension; a repeated\n"
     "                         one gets ' (2)', ' (3)')\n"
     "      --compare          one table over all files: per region (with --tree: per\n"
-    "                         call path) total seconds of each file and the ratio\n"
-    "                         of each later file to the first\n"
+    "                         call path) the seconds of each file and the ratio\n"
+    "                         of each later file to the first; by default each\n"
+    "                         rank's time (summed over its threads), mean over\n"
+    "                         the ranks, so runs on different rank counts compare\n"
+    "      --metric M         what --compare shows: rank_mean (default), rank_max\n"
+    "                         (slowest rank), total (sum over ranks and threads),\n"
+    "                         self (exclusive, mean per rank), calls (mean per\n"
+    "                         rank) or mean (seconds per call); the header says\n"
     "\n"
     "Charts (the Gantt chart: one lane per region and rank, and per thread where a\n"
     "region ran on several threads of a rank):\n"
@@ -209,9 +216,12 @@ static const char sp_help_text[] =
     "                         --summary are the same either way. When ranks ran\n"
     "                         on several hosts, lanes are named rN@HOST.\n"
     "Regression gate (scope-profiler-pproc check --help):\n"
-    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric total|mean|self]\n"
+    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "                         exit 1 when a region of NEW is slower than in BASE by\n"
-    "                         more than P percent (or, with --fail-on-new, is new)\n"
+    "                         more than P percent (or, with --fail-on-new, is new);\n"
+    "                         M as --compare's (default rank_mean; mean per call\n"
+    "                         for codes that run a fixed time); regions under a\n"
+    "                         noise floor (0.1% of the run, 100 us) not judged\n"
     "\n"
     "Crash recovery (scope-profiler-pproc merge --help):\n"
     "  merge [-f] [-o OUT.h5] SPILL...\n"
@@ -524,6 +534,12 @@ static int sp_parse_one(int argc, char **argv, int *i, sp_options_t *o) {
     o->compare = 1;
   } else if (!strcmp(name, "--tree")) {
     o->tree = 1;
+  } else if (!strcmp(name, "--metric")) {
+    sp_metric_t m;
+    if (sp_metric_parse(sp_opt_value(argc, argv, i, inl), &m) != 0)
+      return sp_usage_error("%s expects %s", name, sp_metric_choices);
+    o->metric = (int)m;
+    o->metric_given = 1;
   } else if (!strcmp(name, "--columns")) {
     return sp_parse_columns(sp_opt_value(argc, argv, i, inl), o, name);
   } else if (!strcmp(name, "--by-thread")) {
@@ -582,6 +598,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
                           "--list, --summary, --tree and --export all write to stdout: "
                           "choose one");
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
+  if (o->metric_given && !o->compare)
+    return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))

@@ -605,6 +605,18 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");
+  /* --work-per-rank declares a weak-scaling study: the strong-scaling charts
+   * (a fixed problem) would read it wrongly. Named ones are refused, those
+   * of "all" left out with a word. */
+  if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP_ASKED | SP_PLOT_EFFICIENCY_ASKED)))
+    return sp_usage_error("%s", "--work-per-rank declares a weak-scaling study: speedup and "
+                                "scaling_efficiency are for a fixed problem size (strong "
+                                "scaling); leave them out of --plots");
+  if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY))) {
+    o->plots &= ~(unsigned)(SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY);
+    sp_msg(SP_NORMAL, "--work-per-rank declares a weak-scaling study: speedup and "
+                      "scaling_efficiency (strong scaling) are not drawn");
+  }
   if ((o->plots & SP_PLOT_EFFICIENCY_ASKED) && o->x_field && strcmp(o->x_field, "num_ranks") &&
       strcmp(o->x_field, "omp_num_threads") && strcmp(o->x_field, "total_cores"))
     return sp_usage_error(

@@ -12,7 +12,7 @@ Writes its own runs with h5py in the documented layout
 
 usage: check_aggregate_rule.py PPROC OUTDIR CASE
 CASE: compare_weak, compare_values, compare_tree_parents, summary_pct, tree_pct,
-      check_weak, check_noise, check_floor_off, check_help"""
+      check_weak, check_noise, check_floor_off, check_help, durations_total"""
 import json
 import os
 import re
@@ -199,6 +199,37 @@ def case_check_help(pp, f):
     out, _ = run([pp, "check", "--help"])
     if "fixed time" not in out or "use mean" not in out or "default 0.1%" not in out:
         fail("check --help does not suggest --metric mean or give the floor:\n" + out)
+
+
+def bars(img, rgb, row0):
+    """Heights (px) of the bars of colour rgb: runs of columns holding it,
+    counted from row row0 down (the legend lies above)."""
+    hit = (np.abs(img[row0:, :, :3].astype(int) - np.array(rgb)).sum(axis=2) < 10).sum(axis=0)
+    res, run = [], []
+    for h in list(hit) + [0]:
+        if h:
+            run.append(h)
+        elif run:
+            if len(run) >= 5:
+                res.append(max(run))
+            run = []
+    return res
+
+
+def case_durations_total(pp, f):
+    d = os.path.join(os.path.dirname(f[1]), "dur")
+    run([pp, f[1], f[4], "-q", "-o", d, "--plots", "durations", "--metrics", "total",
+         "--width", "900", "--height", "700"])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from png_read import read_png
+    img = read_png(os.path.join(d, "durations_plot.png"))
+    one, four = bars(img, (0x1f, 0x77, 0xb4), 90), bars(img, (0xff, 0x7f, 0x0e), 90)
+    print("bar heights, 1 rank:", one, "4 ranks:", four)
+    if len(one) != 4 or len(four) != 4:
+        fail("want 4 bars a file (the 3 us setup region too), got %d and %d" % (len(one), len(four)))
+    for a, b in zip(one[:3], four[:3]):
+        if abs(a - b) > 2:
+            fail("the same work per rank draws %d px at 1 rank and %d px at 4" % (a, b))
 
 
 def main():

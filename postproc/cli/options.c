@@ -237,7 +237,7 @@ static const char sp_help_text[] =
     "  -h, --help             this help\n"
     "  -V, --version          version\n"
     "\n"
-    "Lanes are in call-tree order (a region where its first call path puts it,\n"
+    "Lanes are in call-tree order (a region at the path with most of its time,\n"
     "one dot per level of depth before its name), then rank, then thread (label\n"
     "'REGION rN tT'); one colour per region. Each pixel column of a lane is a bar\n"
     "as high as the share of that column's time the lane is busy (nested calls\n"

@@ -12,6 +12,12 @@ CASES
                    PNG, the wrappers' are not (colours from the JSON data)
   palette_many     past 20 regions every colour differs, and names next to
                    each other (the legend's neighbours) differ clearly
+  heatmap_weight   rank_heatmap_plot (4 ranks): main 100 ms; work 10 ms (20 ms
+                   on rank 3) and a 3 us region 'tiny' (9 us on rank 1) in it;
+                   a root 'post' 5 ms (7 ms on rank 2) after main. The reddest
+                   cell is work's on rank 3, not tiny's (faded: under 1%);
+                   columns by time (main, work, post, tiny; the call tree has
+                   post last), so column 3 rank 2 is post's red cell
 
 usage: check_region_charts.py PPROC OUTDIR CASE"""
 import json
@@ -107,6 +113,41 @@ def case_palette_many(pp, out):
         fail("neighbours in the legend look alike (distance %.1f < 80)" % near)
     if every < 15:
         fail("two regions have nearly the same colour (distance %.1f < 15)" % every)
+
+
+def case_heatmap_weight(pp, out):
+    ms = 1000 * US
+    h5 = os.path.join(out, "heat.h5")
+    with h5py.File(h5, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int32(1)
+        for r in range(4):
+            calls = {"main": (0, 100 * ms), "work": (10 * ms, (30 if r == 3 else 20) * ms),
+                     "tiny": (50 * ms, 50 * ms + (9 if r == 1 else 3) * US),
+                     "post": (110 * ms, (117 if r == 2 else 115) * ms)}
+            regs = f.create_group(f"rank{r}").create_group("regions")
+            for name, (a, b) in calls.items():
+                g = regs.create_group(name)
+                g.attrs["name"] = name
+                g.attrs["num_calls"] = np.int64(1)
+                g.create_dataset("start_times", data=np.array([T0 + a], np.int64))
+                g.create_dataset("end_times", data=np.array([T0 + b], np.int64))
+    w, h = 800, 600
+    subprocess.run([pp, h5, "-q", "-o", out, "--plots", "rank_heatmap", "--width", str(w),
+                    "--height", str(h)], check=True)
+    img = read_png(os.path.join(out, "rank_heatmap_plot.png"))[:, :, :3].astype(int)
+    x0, x1, y0, y1 = int(0.10 * w), int(0.86 * w), 50, h - 180  # chart_heatmap.c's viewport
+    cw, rh = (x1 - x0) / 4, (y1 - y0) / 4
+
+    def cell(col, rank):  # the centre pixel of a cell
+        return img[int(y0 + (rank + 0.5) * rh), int(x0 + (col + 0.5) * cw)]
+
+    red = np.array([[int(cell(c, r)[0]) - int(cell(c, r)[2]) for c in range(4)] for r in range(4)])
+    print("redness (R - B) per rank (rows) and column:\n", red)
+    r, c = np.unravel_index(np.argmax(red), red.shape)
+    if (r, c) != (3, 1):
+        fail("the reddest cell is rank %d column %d, want work's on rank 3 (column 1)" % (r, c))
+    if red[2, 2] < 20:
+        fail("column 2 on rank 2 is not post's reddish cell: columns not ordered by time")
 
 
 def main():

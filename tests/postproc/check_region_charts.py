@@ -12,6 +12,9 @@ CASES
                    PNG, the wrappers' are not (colours from the JSON data)
   palette_many     past 20 regions every colour differs, and names next to
                    each other (the legend's neighbours) differ clearly
+  histogram_multiples  histogram_plot of wrapped.h5: a sub-panel per region,
+                   not 8 lines over each other: the regions' colour boxes in
+                   the PNG do not overlap
   heatmap_weight   rank_heatmap_plot (4 ranks): main 100 ms; work 10 ms (20 ms
                    on rank 3) and a 3 us region 'tiny' (9 us on rank 1) in it;
                    a root 'post' 5 ms (7 ms on rank 2) after main. The reddest
@@ -113,6 +116,30 @@ def case_palette_many(pp, out):
         fail("neighbours in the legend look alike (distance %.1f < 80)" % near)
     if every < 15:
         fail("two regions have nearly the same colour (distance %.1f < 15)" % every)
+
+
+def case_histogram_multiples(pp, out):
+    h5 = os.path.join(out, "wrapped.h5")
+    write(h5, wrapped())
+    subprocess.run([pp, h5, "-q", "-o", out, "--plots", "gantt,histogram", "--export-data",
+                    "--export-data-format", "json", "--width", "900"], check=True)
+    img = read_png(os.path.join(out, "histogram_plot.png"))[:, :int(0.80 * 900), :3].astype(int)
+    boxes = {}
+    for name, hexc in colours_of(out).items():
+        c = np.array([int(hexc[i:i + 2], 16) for i in (1, 3, 5)])
+        if hexc[1:3] == hexc[3:5] == hexc[5:7]:
+            continue  # grey: text and ticks are grey-ish too
+        ys, xs = np.nonzero(np.all(np.abs(img - c) <= 3, axis=-1))
+        if len(ys) < 10:
+            fail("%s: not drawn" % name)
+        boxes[name] = (xs.min(), xs.max(), ys.min(), ys.max())
+    print("colour boxes:", boxes)
+    names = sorted(boxes)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            p, q = boxes[a], boxes[b]
+            if p[0] <= q[1] and q[0] <= p[1] and p[2] <= q[3] and q[2] <= p[3]:
+                fail("%s and %s are drawn over each other" % (a, b))
 
 
 def case_heatmap_weight(pp, out):

@@ -3,7 +3,12 @@
  * rule: the metric over the calls of the selected ranks). One file: bars in
  * the region colours; several: one colour per file and a legend. The
  * reference tool's aggregate files (no stamps) give their stored figures; a
- * figure not stored is left out (no bar, never a bar of 0) and said so. */
+ * figure not stored is left out (no bar, never a bar of 0) and said so.
+ * The total follows the one rule of metric.h: each rank's time (summed
+ * over its threads), mean over the selected ranks, so files of different
+ * rank counts compare (durations_data keeps the reference tool's sum).
+ * Values that span more than SP_LOG_SPAN get a log axis, so a kernel is not
+ * hidden behind the wrappers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 #include <plplot.h>
 
 #include "chart_output.h"
+#include "chart_scale.h"
 #include "charts.h"
 #include "palette.h"
 #include "plot_device.h"
@@ -22,6 +28,13 @@ typedef struct sp_dur_job {
   const sp_charts_t *c;
   int metric;
 } sp_dur_job_t;
+
+/* The bar of common region r in file f: the metric, the total per rank. */
+static double sp_dur_value(const sp_charts_t *c, int f, int r, int metric) {
+  double v = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * c->ncommon + r], metric);
+  int nr = c->stats[f].nranks;
+  return metric == SP_DUR_TOTAL && nr > 0 ? v / nr : v;
+}
 
 /* Region names under the axis, vertical, thinned to stay 12 px apart. */
 static void sp_dur_labels(const sp_charts_t *c, double plot_px) {
@@ -80,35 +93,43 @@ static int sp_dur_draw(void *ctx, const char *path) {
               c->common_rgb[3 * k + 2]);
   }
   double ymax = 0;
+  double *all = malloc((size_t)(n ? n : 1) * (size_t)nf * sizeof *all);
+  int nall = 0;
   for (int f = 0; f < nf; f++)
     for (int r = 0; r < n; r++) {
-      double v = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + r], j->metric);
+      double v = sp_dur_value(c, f, r, j->metric);
       if (isfinite(v) && v > ymax) ymax = v;
+      if (all) all[nall++] = v;
     }
   if (ymax <= 0) ymax = 1e-9;
+  double lo, hi;
+  int logy = all && sp_axis_log_wanted(all, nall, &lo, &hi);
+  free(all);
+  double wy0 = logy ? floor(log10(lo) - 0.3) : 0.0, wy1 = logy ? log10(hi) + 0.15 : ymax * 1.08;
   pladv(0);
   double bottom = 140.0 / height, top = 1.0 - 50.0 / height;
   plvpor(0.08, 0.97, bottom, top);
-  plwind(0.0, n, 0.0, ymax * 1.08);
+  plwind(0.0, n, wy0, wy1);
   plcol0(SP_COL_FG);
   plschr(3.0, 1.0);
-  plbox("bc", 0.0, 0, "bcnstv", 0.0, 0);
+  plbox("bc", 0.0, 0, logy ? "bcnstlv" : "bcnstv", 0.0, 0);
   double gw = 0.8 / nf; /* bar width: groups fill 80% of their slot */
   for (int f = 0; f < nf; f++)
     for (int r = 0; r < n; r++) {
-      double v = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * n + r], j->metric);
+      double v = sp_dur_value(c, f, r, j->metric);
       if (!isfinite(v) || v <= 0) continue;
+      if (logy) v = log10(v);
       PLFLT x0 = r + 0.1 + f * gw, x1 = x0 + gw;
-      PLFLT x[4] = {x0, x1, x1, x0}, y[4] = {0, 0, v, v};
+      PLFLT x[4] = {x0, x1, x1, x0}, y[4] = {wy0, wy0, v, v};
       plcol0(SP_COL_REGION0 + (nf > 1 ? f : r));
       plfill(4, x, y);
     }
   plcol0(SP_COL_FG);
-  char title[128];
+  char title[192];
   static const char *const what[] = {"mean duration per call", "shortest call", "longest call",
-                                     "total time"};
-  snprintf(title, sizeof title, "%s (%s) over the selected ranks [s]", what[j->metric],
-           sp_dur_metric_names[j->metric]);
+                                     "total time per rank (summed over its threads), mean"};
+  snprintf(title, sizeof title, "%s (%s) over the selected ranks [s%s]", what[j->metric],
+           sp_dur_metric_names[j->metric], logy ? ", log scale" : "");
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   sp_dur_labels(c, (0.97 - 0.08) * width);

@@ -6,8 +6,11 @@
  * as 2, which the colour bar's top label "≥ 2" says; one fill per cell). A
  * rank with no timed call of the region is a neutral grey, not the blue of
  * "very fast" (the legend says so). Columns are the regions with timed
- * calls in call-tree order (with several files the common ones; --top-n
- * applies); with several files one panel per file, stacked, each titled
+ * calls, the most time per rank first (with several files the common ones;
+ * --top-n applies). A region's colours are faded toward white by its share
+ * of the time of the largest column (the run, when the outermost region is
+ * selected) under SP_HEAT_SHARE: a 3 us region 3x slower on one rank is
+ * not the reddest cell of the map, the 10% region 1.5x slower is; with several files one panel per file, stacked, each titled
  * with the file's label (sp_charts_write_panels lays them out, as for the
  * other panel charts). The reference tool's aggregate files (no stamps)
  * give their stored totals; a region whose total is not stored is left
@@ -24,6 +27,8 @@
 #include "plot_device.h"
 
 #define SP_HEAT_ZMAX 2.0
+/* Regions under this share of the largest column fade toward white. */
+#define SP_HEAT_SHARE 0.01
 /* A region absent on a rank (no timed call): neutral grey. */
 static const unsigned char sp_heat_absent_rgb[3] = {170, 170, 170};
 /* Margins of a panel, pixels: names under the plot, the title above. */
@@ -54,6 +59,14 @@ static int sp_heat_columns(const sp_charts_t *c, int f, int *cols, double *mean)
     cols[n] = g;
     mean[n++] = sum / st->nranks;
   }
+  /* The most time first (insertion sort: stable, ties in chart order). */
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0 && mean[b] > mean[b - 1]; b--) {
+      double tm = mean[b];
+      int tg = cols[b];
+      mean[b] = mean[b - 1], cols[b] = cols[b - 1];
+      mean[b - 1] = tm, cols[b - 1] = tg;
+    }
   return n;
 }
 
@@ -110,11 +123,18 @@ static void sp_heat_panel(const sp_charts_t *c, int f, const int *cols, const do
   double vb = y0 + SP_HEAT_BOTTOM_PX / height, vt = y1 - SP_HEAT_TOP_PX / height;
   plvpor(0.10, 0.86, vb, vt);
   plwind(0.0, ncols, 0.0, nr);
+  double top = ncols > 0 ? mean[0] : 0; /* the largest column */
+  int faded = 0;
   /* One fill per cell (plimage centres cells on grid points); rank 0 on top. */
   for (int j = 0; j < ncols; j++)
     for (int k = 0; k < nr; k++) {
       const sp_cell_stats_t *cell = &st->cell[(size_t)cols[j] * nr + k];
       double v = cell->total / mean[j];
+      double w = top > 0 ? mean[j] / (top * SP_HEAT_SHARE) : 1.0;
+      if (w < 1.0) { /* a small region: its deviation fades toward white */
+        v = 1.0 + ((v > SP_HEAT_ZMAX ? SP_HEAT_ZMAX : v) - 1.0) * w;
+        faded = 1;
+      }
       PLFLT x[4] = {j, j + 1, j + 1, j}, y[4] = {nr - 1 - k, nr - 1 - k, nr - k, nr - k};
       if (cell->n == 0) {
         plcol0(SP_COL_REGION0);
@@ -132,6 +152,11 @@ static void sp_heat_panel(const sp_charts_t *c, int f, const int *cols, const do
       absent ? "time per rank and region / the region's mean over ranks (white = mean, grey = "
                "no timed call on the rank)"
              : "time per rank and region relative to the region's mean over ranks (white = mean)";
+  if (faded) /* shorter words, room for the fading rule */
+    what = absent ? "rank time / region's mean over ranks (white = mean, grey = no call; "
+                    "regions under 1% of the largest faded)"
+                  : "rank time / region's mean over ranks (white = mean; regions under 1% "
+                    "of the largest faded toward white)";
   char title[400];
   sp_charts_panel_title(c, f, what, title, sizeof title);
   plmtex("t", 1.5, 0.5, 0.5, title);

@@ -3,8 +3,10 @@
  * ranks; with several files one panel per file, stacked, on the same bins.
  * Durations span decades, so the bins are 40 log-spaced bins between the
  * shortest and the longest call of all shown regions (of all files); a
- * region's line gives the share of its calls in each bin, so regions with
- * few and many calls compare. */
+ * region's bars give the share of its calls in each bin, so regions with
+ * few and many calls compare. Small multiples: a sub-panel per region
+ * (up to 4 across, its name above it), all on the same bins and the same
+ * share axis, instead of 20 step lines drawn over each other. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,11 @@ static int sp_hist_fill(sp_hist_job_t *j, int f) {
   return 0;
 }
 
-/* The panel of file f in the page's band [y0, y1] (normalized). */
+/* Columns of the grid of sub-panels for n regions. */
+static int sp_hist_across(int n) { return n <= 1 ? 1 : n <= 4 ? 2 : n <= 9 ? 3 : 4; }
+
+/* The panel of file f in the page's band [y0, y1] (normalized): a grid of
+ * sub-panels, one per region. */
 static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
   const sp_hist_job_t *j = ctx;
   const sp_charts_t *c = j->c;
@@ -60,39 +66,49 @@ static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
   double ymax = 0;
   for (int i = 0; i < c->ncommon * SP_HIST_BINS; i++)
     if (share[i] > ymax) ymax = share[i];
-  plvpor(0.08, 0.80, y0 + 70.0 / height, y1 - 50.0 / height);
-  plwind(j->lo, j->hi, 0.0, (ymax > 0 ? ymax : 1) * 1.05);
-  plcol0(SP_COL_FG);
-  plschr(3.0, 1.0);
-  plbox("bcnstl", 0.0, 0, "bcnstv", 0.0, 0);
+  int across = sp_hist_across(c->ncommon), rows = (c->ncommon + across - 1) / across;
+  double top = y1 - 50.0 / height, bottom = y0 + 60.0 / height;
+  double ch = (top - bottom) / (rows > 0 ? rows : 1), cw = 0.90 / across;
   double w = (j->hi - j->lo) / SP_HIST_BINS;
-  PLFLT x[2 * SP_HIST_BINS], y[2 * SP_HIST_BINS];
-  plwidth(2.0);
+  char name[160];
   for (int r = 0; r < c->ncommon; r++) {
+    int row = r / across, col = r % across;
+    double vx0 = 0.07 + col * cw, vy1 = top - row * ch;
+    plvpor(vx0, vx0 + cw - 0.03, vy1 - ch + 34.0 / height, vy1 - 16.0 / height);
+    plwind(j->lo, j->hi, 0.0, (ymax > 0 ? ymax : 1) * 1.05);
     for (int b = 0; b < SP_HIST_BINS; b++) {
-      x[2 * b] = j->lo + b * w;
-      x[2 * b + 1] = j->lo + (b + 1) * w;
-      y[2 * b] = y[2 * b + 1] = share[(size_t)r * SP_HIST_BINS + b];
+      double v = share[(size_t)r * SP_HIST_BINS + b];
+      if (!(v > 0)) continue;
+      PLFLT x[4] = {j->lo + b * w, j->lo + (b + 1) * w, j->lo + (b + 1) * w, j->lo + b * w};
+      PLFLT y[4] = {0, 0, v, v};
+      plcol0(SP_COL_REGION0 + r);
+      plfill(4, x, y);
     }
-    plcol0(SP_COL_REGION0 + r);
-    plline(2 * SP_HIST_BINS, x, y);
+    plcol0(SP_COL_FG);
+    plschr(2.4, 1.0);
+    plbox("bcnstl", 0.0, 0, "bcnstv", 0.0, 0);
+    const sp_selection_t *sel = &c->sels[f];
+    sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[(size_t)f * c->ncommon + r]]),
+                 name, sizeof name, 40);
+    plmtex("t", 0.9, 0.5, 0.5, name);
   }
-  plwidth(1.0);
+  plvpor(0.07, 0.97, bottom, top);
   plcol0(SP_COL_FG);
   plschr(3.6, 1.0);
   char title[400];
   sp_charts_panel_title(c, f, "call durations: share of each region's calls per bin", title,
                         sizeof title);
-  plmtex("t", 1.5, 0.5, 0.5, title);
+  plmtex("t", 1.8, 0.5, 0.5, title);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
-  sp_charts_common_legend(c, NULL);
   return 0;
 }
 
 static int sp_hist_natural(void *ctx, int f) {
-  (void)ctx, (void)f;
-  return 720;
+  (void)f;
+  int n = ((const sp_hist_job_t *)ctx)->c->ncommon, across = sp_hist_across(n);
+  int px = 120 + 170 * ((n + across - 1) / across);
+  return px < 480 ? 480 : px > 2400 ? 2400 : px;
 }
 
 static void sp_hist_setup(void *ctx) {

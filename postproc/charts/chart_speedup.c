@@ -9,6 +9,7 @@
 #include <plplot.h>
 
 #include "chart_output.h"
+#include "chart_scale.h"
 #include "charts.h"
 #include "plot_device.h"
 
@@ -75,34 +76,53 @@ static int sp_speedup_draw(void *ctx, const char *path) {
       plscol0(SP_COL_REGION0 + slot[r], c->common_rgb[3 * r], c->common_rgb[3 * r + 1],
               c->common_rgb[3 * r + 2]);
   double ymax = 1, xmin = sp->x[0], xmax = sp->x[ng - 1];
+  double *all = malloc(((size_t)c->ncommon * (size_t)ng + 2) * sizeof *all);
+  int nall = 0;
+  if (all) all[nall++] = 1.0; /* the ideal's 1 */
   for (int r = 0; r < c->ncommon; r++)
     for (int g = 0; g < ng; g++) {
       double v = sp_scaling_value(sp, j->kind, r, g);
       if (isfinite(v) && v > ymax) ymax = v;
+      if (all && isfinite(v)) all[nall++] = v;
     }
   if (j->kind == SP_SCALING_SPEEDUP && sp->numeric && xmax / xmin > ymax) ymax = xmax / xmin;
+  if (all && j->kind == SP_SCALING_SPEEDUP && sp->numeric) all[nall++] = xmax / xmin;
+  double ylo, yhi;
+  int logy = all && sp_axis_log_wanted(all, nall, &ylo, &yhi);
+  free(all);
   /* Efficiencies are read against 1: keep 0..1.05 in view (the reference
    * tool's range), and any value above it (superlinear) too. */
   if (j->kind == SP_SCALING_EFFICIENCY && ymax < 1.05 / 1.08) ymax = 1.05 / 1.08;
   if (xmax <= xmin) xmax = xmin + 1;
   double pad = 0.05 * (xmax - xmin);
+  /* Room on the right for the labels at the line ends. */
+  double rpad = 0.22 * (xmax - xmin);
+  double wy0 = logy ? log10(ylo) - 0.1 : 0.0, wy1 = logy ? log10(yhi) + 0.1 : ymax * 1.08;
   pladv(0);
-  plvpor(0.08, 0.80, 70.0 / height, 1.0 - 50.0 / height);
-  plwind(xmin - pad, xmax + pad, 0.0, ymax * 1.08);
+  plvpor(0.11, 0.80, 70.0 / height, 1.0 - 50.0 / height);
+  plwind(xmin - pad, xmax + rpad, wy0, wy1);
   plcol0(SP_COL_FG);
   plschr(3.0, 1.0);
-  plbox(sp->numeric ? "bcnst" : "bc", 0.0, 0, "bcnstv", 0.0, 0);
+  plbox(sp->numeric ? "bcnst" : "bc", 0.0, 0, logy ? "bcnstlv" : "bcnstv", 0.0, 0);
   for (int g = 0; !sp->numeric && g < ng; g++)
-    plmtex("b", 1.5, (sp->x[g] - xmin + pad) / (xmax - xmin + 2 * pad), 0.5,
+    plmtex("b", 1.5, (sp->x[g] - xmin + pad) / (xmax - xmin + pad + rpad), 0.5,
            sp->label + (size_t)g * SP_X_CAP);
   PLFLT ix[2] = {xmin, sp->x[ng - 1]}, iy[2] = {1.0, 1.0};
   if (j->kind == SP_SCALING_SPEEDUP) iy[1] = xmax / xmin; /* ideal: speedup = x / smallest x */
+  if (logy) {
+    iy[0] = log10(iy[0]);
+    iy[1] = log10(iy[1]);
+  }
   if (j->kind != SP_SCALING_SPEEDUP || sp->numeric) {
     pllsty(2);
     plline(2, ix, iy);
     pllsty(1);
   }
   PLFLT *x = malloc((size_t)ng * sizeof *x), *y = malloc((size_t)ng * sizeof *y);
+  size_t nc = (size_t)(c->ncommon ? c->ncommon : 1);
+  double *ex = malloc(nc * sizeof *ex), *ey = malloc(nc * sizeof *ey); /* line ends */
+  const char **names = malloc(nc * sizeof *names);
+  int *cols = malloc(nc * sizeof *cols), nl = 0;
   plwidth(2.0);
   for (int r = 0; x && y && r < c->ncommon; r++) {
     if (!drawn[r]) continue;
@@ -110,13 +130,25 @@ static int sp_speedup_draw(void *ctx, const char *path) {
     for (int g = 0; g < ng; g++) {
       x[np] = sp->x[g];
       y[np] = sp_scaling_value(sp, j->kind, r, g);
+      if (logy) y[np] = y[np] > 0 ? log10(y[np]) : NAN;
       np += isfinite(y[np]) != 0;
     }
     plcol0(SP_COL_REGION0 + slot[r]);
     if (np > 1) plline(np, x, y);
     if (np > 0) plpoin(np, x, y, 17);
+    if (np > 0 && ex && ey && names && cols) {
+      ex[nl] = x[np - 1];
+      ey[nl] = y[np - 1];
+      names[nl] = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[r]]);
+      cols[nl++] = SP_COL_REGION0 + slot[r];
+    }
   }
   plwidth(1.0);
+  if (ex && ey && names && cols) sp_line_labels(nl, ex, ey, names, cols, wy0, wy1);
+  free(ex);
+  free(ey);
+  free(names);
+  free(cols);
   free(x);
   free(y);
   plcol0(SP_COL_FG);
@@ -126,8 +158,13 @@ static int sp_speedup_draw(void *ctx, const char *path) {
   plmtex("t", 1.5, 0.5, 0.5, t);
   plschr(3.0, 1.0);
   plmtex("b", 3.0, 0.5, 0.5, sp->field);
-  if (j->kind != SP_SCALING_SPEEDUP)
-    plmtex("l", 3.5, 0.5, 0.5, j->kind == SP_SCALING_WEAK ? "normalized runtime" : "efficiency");
+  char ylab[64];
+  snprintf(ylab, sizeof ylab, "%s%s",
+           j->kind == SP_SCALING_WEAK         ? "normalized runtime"
+           : j->kind == SP_SCALING_EFFICIENCY ? "efficiency"
+                                              : "speedup",
+           logy ? " (log scale)" : "");
+  plmtex("l", 5.0, 0.5, 0.5, ylab);
   sp_charts_common_legend(c, drawn);
   free(drawn);
   free(slot);
@@ -163,6 +200,7 @@ static int sp_scaling_plot(const sp_charts_t *c, sp_scaling_kind_t kind, const c
     rc = SP_EXIT_DATA;
   }
   j.sp = &sp;
+  if (rc == 0) sp_scaling_note_small(c, &sp, name);
   if (rc == 0) rc = sp_chart_write(c->o, name, sp_speedup_draw, &j);
   if (rc == 0 || sp.x) sp_speedup_free(&sp);
   return rc;

@@ -2,7 +2,8 @@
  * duration over the run, per step (the k-th call of a rank, in start
  * order), with the min-max band over the selected ranks and their mean as
  * a line: the chart that shows a time-stepping code slowing down. A panel
- * per region (the common regions, --top-n; at most 8); with several files
+ * per region (the common regions, --top-n; at most 8: those called more
+ * than once on a rank, largest self time first, chart_pick.h); with several files
  * one group of such panels per file, stacked, each titled with its label.
  * More steps than pixel columns are binned: a column's band spans the
  * min and max of its steps, its line the mean. */
@@ -14,6 +15,7 @@
 #include <plplot.h>
 
 #include "chart_output.h"
+#include "chart_pick.h"
 #include "charts.h"
 #include "plot_device.h"
 
@@ -143,6 +145,7 @@ typedef struct sp_ts_job {
   const sp_charts_t *c;
   sp_ts_series_t *s; /* nfiles x np */
   int np;
+  int pick[SP_TS_PANELS]; /* common region of each panel */
 } sp_ts_job_t;
 
 static int64_t sp_ts_len(const sp_ts_series_t *s) {
@@ -162,7 +165,7 @@ static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
   for (int p = 0; p < j->np; p++) {
     const sp_ts_series_t *s = &j->s[(size_t)f * j->np + p];
     plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
-    int g = c->common[(size_t)f * c->ncommon + p];
+    int g = c->common[(size_t)f * c->ncommon + j->pick[p]];
     sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[g]), name, sizeof name, 40);
     snprintf(what, sizeof what,
              "%s: duration per call [s], band = min..max over ranks, "
@@ -178,7 +181,10 @@ static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
 
 static void sp_ts_setup(void *ctx) {
   const sp_ts_job_t *j = ctx;
-  sp_charts_common_colours(j->c, j->np);
+  for (int p = 0; p < j->np; p++) {
+    const unsigned char *rgb = j->c->common_rgb + 3 * j->pick[p];
+    plscol0(SP_COL_REGION0 + p, rgb[0], rgb[1], rgb[2]);
+  }
 }
 
 static int sp_ts_natural(void *ctx, int f) {
@@ -206,10 +212,9 @@ static void sp_ts_height(const sp_ts_job_t *j, sp_charts_panels_t *panels) {
 }
 
 int sp_timeseries_plot(const sp_charts_t *c) {
-  sp_ts_job_t j = {c, NULL, c->ncommon < SP_TS_PANELS ? c->ncommon : SP_TS_PANELS};
-  if (c->ncommon > SP_TS_PANELS)
-    sp_msg(SP_NORMAL, "duration timeseries: the first %d of %d regions (--top-n chooses)",
-           SP_TS_PANELS, c->ncommon);
+  sp_ts_job_t j = {c, NULL, 0, {0}};
+  j.np = sp_charts_pick_per_call(c, SP_TS_PANELS, j.pick, "duration timeseries");
+  if (j.np < 0) return -j.np;
   size_t ns = (size_t)c->nfiles * (size_t)(j.np ? j.np : 1);
   j.s = calloc(ns, sizeof *j.s);
   int rc = j.s ? 0 : SP_EXIT_IO;
@@ -217,7 +222,8 @@ int sp_timeseries_plot(const sp_charts_t *c) {
     const sp_selection_t *sel = &c->sels[f];
     for (int p = 0; rc == 0 && p < j.np; p++)
       for (int k = 0; rc == 0 && k < sel->nranks; k++)
-        rc = sp_ts_pair(sel, c->common[(size_t)f * c->ncommon + p], k, &j.s[(size_t)f * j.np + p],
+        rc = sp_ts_pair(sel, c->common[(size_t)f * c->ncommon + j.pick[p]], k,
+                        &j.s[(size_t)f * j.np + p],
                         c->o->min_duration);
     int any = 0;
     for (int p = 0; rc == 0 && p < j.np; p++) any |= sp_ts_len(&j.s[(size_t)f * j.np + p]) > 0;

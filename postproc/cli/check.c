@@ -1,8 +1,11 @@
 /* check.c - "scope-profiler-pproc check BASE NEW --max-regression P%":
  * a regression gate for CI jobs. Per region (by name) the metric of NEW is
- * compared with BASE; a region slower by more than P percent fails the
- * check (exit 1), as does, with --fail-on-new, a region BASE lacks. The
- * table of every region goes to stdout, the failures to stderr.
+ * compared with BASE (metric.h: by default each rank's time, mean over the
+ * ranks); a region slower by more than P percent fails the check (exit 1),
+ * as does, with --fail-on-new, a region BASE lacks. Regions under the
+ * noise floor in BASE (a share of the run's wall time per rank, or an
+ * absolute time per rank) are shown but never judged. The table of every
+ * region goes to stdout, the failures to stderr.
  *
  * Selection options (--include, --exclude, --ranks) and --format are those
  * of the report command and apply to both files. */
@@ -10,13 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "pproc.h"
 
-typedef enum sp_metric { SP_METRIC_TOTAL, SP_METRIC_MEAN, SP_METRIC_SELF } sp_metric_t;
+/* The default noise floor: a region of BASE under 0.1% of the run or
+ * under 100 us per rank is not judged (a microsecond setup region varies
+ * by tens of percent between two runs of the same program). */
+#define SP_CHECK_MIN_SHARE 0.1
+#define SP_CHECK_MIN_SECONDS 1e-4
 
 typedef struct sp_check {
   double max_regression; /* percent */
-  double min_seconds;    /* regions below this in BASE are not judged */
+  double min_seconds;    /* regions below this per rank in BASE are not judged */
+  double min_share;      /* nor those below this percentage of the run */
+  double floor_ns;       /* the floor of this BASE: the larger of both, ns per rank */
   int fail_on_new;
   sp_metric_t metric;
 } sp_check_t;
@@ -24,21 +34,32 @@ typedef struct sp_check {
 static const char sp_check_usage[] =
     "usage: " SP_PROG
     " check BASE NEW --max-regression P[%] [--fail-on-new]\n"
-    "       [--metric total|mean|self] [--min-seconds S] [--include PAT...]\n"
-    "       [--exclude PAT...] [--ranks SPEC...] [--format text|tsv|csv|json] [-q]\n";
+    "       [--metric rank_mean|rank_max|total|self|calls|mean] [--min-seconds S]\n"
+    "       [--min-share P%] [--include PAT...] [--exclude PAT...] [--ranks SPEC...]\n"
+    "       [--format text|tsv|csv|json] [-q]\n";
 
 static const char sp_check_help[] =
     "Compare NEW with BASE per region and fail (exit 1) when a region got slower.\n"
     "\n"
     "  --max-regression P    allowed slowdown in percent (5% or 5): a region fails\n"
     "                        when NEW > BASE x (1 + P/100)\n"
-    "  --metric M            total (default: seconds summed over the selected ranks\n"
-    "                        and threads), mean (per call) or self (exclusive time)\n"
+    "  --metric M            rank_mean (default: each rank's time summed over its\n"
+    "                        threads, mean over the selected ranks), rank_max\n"
+    "                        (slowest rank), total (summed over ranks and\n"
+    "                        threads), self (exclusive, mean per rank), calls\n"
+    "                        (mean per rank) or mean (seconds per call). For\n"
+    "                        codes that run for a fixed time (a number of steps\n"
+    "                        that depends on the speed) use mean: the other\n"
+    "                        metrics compare different amounts of work\n"
     "  --fail-on-new         also fail on regions BASE does not have\n"
-    "  --min-seconds S       do not judge regions below S seconds in BASE (noise)\n"
+    "  --min-seconds S       noise floor: do not judge regions below S seconds\n"
+    "                        per rank in BASE (default 0.0001)\n"
+    "  --min-share P         nor regions below P percent of BASE's wall time per\n"
+    "                        rank (default 0.1%); 0 and 0 judge every region\n"
     "Output: base_s new_s change_% status region; status ok, slower, faster, new,\n"
-    "gone or untimed. Exit status: 0 no regression, 1 regression (or bad input\n"
-    "data), 2 usage error, 3 I/O failure.\n";
+    "gone, untimed or noise (under the floor, not judged); the header says the\n"
+    "metric and the floor. Exit status: 0 no regression, 1 regression (or bad\n"
+    "input data), 2 usage error, 3 I/O failure.\n";
 
 static int sp_check_usage_error(const char *msg, const char *arg) {
   fprintf(stderr, SP_PROG ": check: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
@@ -72,15 +93,17 @@ static int sp_check_args(int argc, char **argv, sp_check_t *c, char **rest, int 
       if (!v || end == v || *end || c->min_seconds < 0)
         return sp_check_usage_error("--min-seconds expects seconds, got", v ? v : "nothing");
       i++;
+    } else if (!strcmp(a, "--min-share")) {
+      c->min_share = v ? strtod(v, &end) : -1;
+      if (!v || end == v || (*end && strcmp(end, "%")) || c->min_share < 0 || c->min_share > 100)
+        return sp_check_usage_error("--min-share expects a percentage such as 0.1%, got",
+                                    v ? v : "nothing");
+      i++;
     } else if (!strcmp(a, "--metric")) {
-      if (v && !strcmp(v, "total"))
-        c->metric = SP_METRIC_TOTAL;
-      else if (v && !strcmp(v, "mean"))
-        c->metric = SP_METRIC_MEAN;
-      else if (v && !strcmp(v, "self"))
-        c->metric = SP_METRIC_SELF;
-      else
-        return sp_check_usage_error("--metric expects total, mean or self, got", v ? v : "nothing");
+      if (sp_metric_parse(v, &c->metric) != 0)
+        return sp_check_usage_error("--metric expects rank_mean, rank_max, total, self, calls or "
+                                    "mean, got",
+                                    v ? v : "nothing");
       i++;
     } else if (!strcmp(a, "--fail-on-new")) {
       c->fail_on_new = 1;
@@ -90,10 +113,6 @@ static int sp_check_args(int argc, char **argv, sp_check_t *c, char **rest, int 
   }
   if (!have_max) return sp_check_usage_error("--max-regression is required", NULL);
   return 0;
-}
-
-static double sp_metric_of(const sp_figure_t *f, sp_metric_t m) {
-  return m == SP_METRIC_MEAN ? f->mean : m == SP_METRIC_SELF ? f->self : f->total;
 }
 
 static const sp_figure_t *sp_figure_find(const sp_figure_t *v, int n, const char *name) {
@@ -107,10 +126,11 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
                         const sp_figure_t *n, const char *name) {
   sp_cell_t cell[5];
   memset(cell, 0, sizeof cell);
-  double bv = b && b->timed ? sp_metric_of(b, c->metric) : -1;
-  double nv = n && n->timed ? sp_metric_of(n, c->metric) : -1;
-  cell[0] = (sp_cell_t){bv < 0, 0, 1e-9 * bv, NULL};
-  cell[1] = (sp_cell_t){nv < 0, 0, 1e-9 * nv, NULL};
+  double bv = b && b->timed ? sp_metric_of_figure(b, c->metric) : -1;
+  double nv = n && n->timed ? sp_metric_of_figure(n, c->metric) : -1;
+  double scale = sp_metric_is_count(c->metric) ? 1.0 : 1e-9;
+  cell[0] = (sp_cell_t){bv < 0, 0, scale * bv, NULL};
+  cell[1] = (sp_cell_t){nv < 0, 0, scale * nv, NULL};
   cell[2] = (sp_cell_t){bv <= 0 || nv<0, 0, bv> 0 ? 100.0 * (nv / bv - 1.0) : 0, NULL};
   const char *status = "ok";
   int fail = 0;
@@ -121,7 +141,9 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
     status = "gone";
   } else if (bv < 0 || nv < 0) {
     status = "untimed";
-  } else if (bv > 0 && 1e-9 * bv >= c->min_seconds && nv > bv * (1.0 + c->max_regression / 100.0)) {
+  } else if (b->rank_mean < c->floor_ns) {
+    status = "noise"; /* under the floor: shown, never judged */
+  } else if (bv > 0 && nv > bv * (1.0 + c->max_regression / 100.0)) {
     status = "slower";
     fail = 1;
   } else if (nv < bv) {
@@ -131,14 +153,14 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
   cell[4].s = name;
   sp_table_row(tb, cell);
   if (fail && b)
-    sp_msg(SP_QUIET, "check: %s: %.2f%% slower (%.9f s -> %.9f s)", name, cell[2].d, 1e-9 * bv,
-           1e-9 * nv);
+    sp_msg(SP_QUIET, "check: %s: %.2f%% slower (%.9f -> %.9f %s)", name, cell[2].d, scale * bv,
+           scale * nv, scale == 1.0 ? "calls" : "s");
   else if (fail)
     sp_msg(SP_QUIET, "check: %s: new region (not in BASE)", name);
   return fail;
 }
 
-static int sp_check_run(const sp_selection_t *sels, const sp_check_t *c, const sp_options_t *o) {
+static int sp_check_run(const sp_selection_t *sels, sp_check_t *c, const sp_options_t *o) {
   static const sp_col_t cols[] = {{"base_s", SP_COL_SEC, 14},
                                   {"new_s", SP_COL_SEC, 14},
                                   {"change_%", SP_COL_PCT, 9},
@@ -146,16 +168,23 @@ static int sp_check_run(const sp_selection_t *sels, const sp_check_t *c, const s
                                   {"region", SP_COL_STR, 0}};
   sp_figure_t *fb = NULL, *fn = NULL;
   int nb = 0, nn = 0;
-  int rc = sp_figures_compute(&sels[0], &fb, &nb);
+  double wall = 0;
+  int rc = sp_figures_compute_wall(&sels[0], &fb, &nb, &wall);
   if (rc == 0) rc = sp_figures_compute(&sels[1], &fn, &nn);
   int failed = 0;
   if (rc == 0) {
-    char note[160];
-    snprintf(note, sizeof note, "# metric %s; allowed regression %g%%",
-             c->metric == SP_METRIC_MEAN   ? "mean"
-             : c->metric == SP_METRIC_SELF ? "self"
-                                           : "total",
-             c->max_regression);
+    char note[768], rb[256], rn[256];
+    double rank_wall = sels[0].nranks ? wall / sels[0].nranks : 0.0;
+    double by_share = rank_wall * c->min_share / 100.0;
+    c->floor_ns = 1e9 * c->min_seconds > by_share ? 1e9 * c->min_seconds : by_share;
+    sp_metric_rule(c->metric, sels[0].nranks, rb, sizeof rb);
+    sp_metric_rule(c->metric, sels[1].nranks, rn, sizeof rn);
+    snprintf(note, sizeof note,
+             "# metric %s; allowed regression %g%%\n# BASE: %s\n# NEW: %s\n"
+             "# noise floor: regions under %g%% of BASE's wall time per rank (%.9f s) or under "
+             "%g s per rank in BASE are not judged (status noise)",
+             sp_metric_name(c->metric), c->max_regression, rb, rn, c->min_share,
+             1e-9 * by_share, c->min_seconds);
     sp_table_t tb;
     sp_table_begin(&tb, o->table, cols, 5, note);
     for (int i = 0; i < nn; i++)
@@ -175,7 +204,7 @@ static int sp_check_run(const sp_selection_t *sels, const sp_check_t *c, const s
 }
 
 int sp_check_main(int argc, char **argv) {
-  sp_check_t c = {0, 0, 0, SP_METRIC_TOTAL};
+  sp_check_t c = {0, SP_CHECK_MIN_SECONDS, SP_CHECK_MIN_SHARE, 0, 0, SP_METRIC_RANK_MEAN};
   char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
   int nrest = 0;
   if (!rest) return SP_EXIT_IO;

@@ -1,14 +1,17 @@
 /* compare.c - --compare: one table over several files, side by side.
  *
- * Per region (with --tree: per call path, inclusive time) the total
- * seconds of each file summed over the selected ranks and threads, then
- * the ratio of each later file to the first. Rows in the first file's
- * order (regions by first start, paths depth first), then what only later
- * files have. A value is missing ("-", null) where a file lacks the row. */
+ * Per region (with --tree: per call path, inclusive time) the figure of
+ * --metric for each file (metric.h; by default each rank's time summed
+ * over its threads, mean over the selected ranks), then the ratio of each
+ * later file to the first. Rows in the first file's order (regions by
+ * first start, paths depth first), then what only later files have: a
+ * region at the end, a call path after its parent's subtree. A value is
+ * missing ("-", null) where a file lacks the row. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "pproc.h"
 
 typedef struct sp_item {
@@ -22,6 +25,21 @@ typedef struct sp_items {
   int n, cap, nfiles;
 } sp_items_t;
 
+/* Where a new row goes: at the end, or for a call path whose parent is a
+ * row, after the parent and the rows under it (so it prints under its own
+ * parent, not under whatever row happens to be last). */
+static int sp_item_slot(const sp_items_t *it, const char *key) {
+  const char *sep = strrchr(key, '\x1f');
+  if (!sep) return it->n;
+  size_t plen = (size_t)(sep - key);
+  int p = 0;
+  while (p < it->n && (strlen(it->v[p].key) != plen || strncmp(it->v[p].key, key, plen) != 0)) p++;
+  if (p == it->n) return it->n;
+  int q = p + 1;
+  while (q < it->n && strncmp(it->v[q].key, key, plen + 1) == 0) q++;
+  return q;
+}
+
 static sp_item_t *sp_item_get(sp_items_t *it, const char *key, const char *display) {
   for (int i = 0; i < it->n; i++)
     if (strcmp(it->v[i].key, key) == 0) return &it->v[i];
@@ -32,7 +50,9 @@ static sp_item_t *sp_item_get(sp_items_t *it, const char *key, const char *displ
     it->v = v;
     it->cap = cap;
   }
-  sp_item_t *x = &it->v[it->n];
+  int slot = sp_item_slot(it, key);
+  memmove(&it->v[slot + 1], &it->v[slot], (size_t)(it->n - slot) * sizeof *it->v);
+  sp_item_t *x = &it->v[slot];
   x->key = strdup(key);
   x->display = strdup(display);
   x->value = malloc((size_t)it->nfiles * sizeof *x->value);
@@ -40,6 +60,7 @@ static sp_item_t *sp_item_get(sp_items_t *it, const char *key, const char *displ
     free(x->key);
     free(x->display);
     free(x->value);
+    memmove(&it->v[slot], &it->v[slot + 1], (size_t)(it->n - slot) * sizeof *it->v);
     return NULL;
   }
   for (int k = 0; k < it->nfiles; k++) x->value[k] = -1.0;
@@ -47,7 +68,7 @@ static sp_item_t *sp_item_get(sp_items_t *it, const char *key, const char *displ
   return x;
 }
 
-static int sp_items_regions(sp_items_t *it, const sp_selection_t *sel, int k) {
+static int sp_items_regions(sp_items_t *it, const sp_selection_t *sel, int k, sp_metric_t m) {
   sp_figure_t *fg;
   int n;
   int rc = sp_figures_compute(sel, &fg, &n);
@@ -56,7 +77,7 @@ static int sp_items_regions(sp_items_t *it, const sp_selection_t *sel, int k) {
     if (!x)
       rc = SP_EXIT_IO;
     else if (fg[i].timed)
-      x->value[k] = fg[i].total;
+      x->value[k] = sp_metric_of_figure(&fg[i], m);
   }
   free(fg);
   return rc;
@@ -73,7 +94,7 @@ static size_t sp_path_key(const sp_selection_t *sel, const sp_reader_tree_t *t, 
   return len + (size_t)(w > 0 ? w : 0);
 }
 
-static int sp_items_paths(sp_items_t *it, const sp_selection_t *sel, int k) {
+static int sp_items_paths(sp_items_t *it, const sp_selection_t *sel, int k, sp_metric_t m) {
   sp_reader_tree_t *t;
   int rc = sp_tree_build(sel, 0, &t);
   char key[4096], disp[4096];
@@ -86,14 +107,17 @@ static int sp_items_paths(sp_items_t *it, const sp_selection_t *sel, int k) {
     if (!x)
       rc = SP_EXIT_IO;
     else if (nd->timed)
-      x->value[k] = x->value[k] < 0 ? (double)nd->inclusive : x->value[k] + (double)nd->inclusive;
+      x->value[k] = (x->value[k] < 0 ? 0 : x->value[k]) + sp_metric_of_node(nd, m, sel->nranks);
   }
   sp_reader_tree_free(t);
   return rc;
 }
 
 static void sp_compare_table(const sp_items_t *it, const char *const *labels, int nfiles,
-                             const sp_options_t *o) {
+                             const sp_options_t *o, const char *note) {
+  sp_metric_t m = (sp_metric_t)o->metric;
+  int count = sp_metric_is_count(m);
+  double scale = count ? 1.0 : 1e-9;
   size_t nc = 2 * (size_t)(nfiles > 0 ? nfiles : 1);
   sp_col_t *cols = calloc(nc, sizeof *cols);
   char **names = calloc(nc, sizeof *names);
@@ -102,8 +126,8 @@ static void sp_compare_table(const sp_items_t *it, const char *const *labels, in
   for (int k = 0; k < nfiles; k++) {
     size_t cap = strlen(labels[k]) + strlen(labels[0]) + 8;
     names[k] = malloc(cap);
-    if (names[k]) snprintf(names[k], cap, "%s_s", labels[k]);
-    cols[k] = (sp_col_t){names[k] ? names[k] : "?", SP_COL_SEC, 14};
+    if (names[k]) snprintf(names[k], cap, "%s_%s", labels[k], count ? "calls" : "s");
+    cols[k] = (sp_col_t){names[k] ? names[k] : "?", count ? SP_COL_RATIO : SP_COL_SEC, 14};
     if (k == 0) continue;
     names[nfiles - 1 + k] = malloc(cap);
     if (names[nfiles - 1 + k]) snprintf(names[nfiles - 1 + k], cap, "%s/%s", labels[k], labels[0]);
@@ -113,13 +137,11 @@ static void sp_compare_table(const sp_items_t *it, const char *const *labels, in
   cols[nc - 1] = (sp_col_t){o->tree ? "path" : "region", SP_COL_STR, 0};
   sp_table_t tb;
   sp_table_set_file(0, 1, NULL);
-  sp_table_begin(&tb, o->table, cols, (int)nc,
-                 o->tree ? "# inclusive seconds per call path, summed over ranks and threads"
-                         : "# total seconds per region, summed over ranks and threads");
+  sp_table_begin(&tb, o->table, cols, (int)nc, note);
   for (int i = 0; i < it->n; i++) {
     const double *v = it->v[i].value;
     for (int k = 0; k < nfiles; k++) {
-      c[k] = (sp_cell_t){v[k] < 0, 0, 1e-9 * v[k], NULL};
+      c[k] = (sp_cell_t){v[k] < 0, 0, scale * v[k], NULL};
       if (k)
         c[nfiles - 1 + k] = (sp_cell_t){v[k] < 0 || v[0] <= 0, 0, v[0] > 0 ? v[k] / v[0] : 0, NULL};
     }
@@ -145,9 +167,18 @@ int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int 
                      const sp_options_t *o) {
   sp_items_t it = {NULL, 0, 0, nfiles};
   int rc = 0;
+  sp_metric_t m = (sp_metric_t)o->metric;
   for (int k = 0; rc == 0 && k < nfiles; k++)
-    rc = o->tree ? sp_items_paths(&it, &sels[k], k) : sp_items_regions(&it, &sels[k], k);
-  if (rc == 0) sp_compare_table(&it, labels, nfiles, o);
+    rc = o->tree ? sp_items_paths(&it, &sels[k], k, m) : sp_items_regions(&it, &sels[k], k, m);
+  /* The header says what every number is: the metric, per file its ranks. */
+  char note[1024], rule[256];
+  int len = snprintf(note, sizeof note, "# %s of each file; ratios: later file / first",
+                     o->tree ? "per call path (inclusive time)" : "per region");
+  for (int k = 0; k < nfiles && len > 0 && (size_t)len < sizeof note; k++) {
+    sp_metric_rule(m, sels[k].nranks, rule, sizeof rule);
+    len += snprintf(note + len, sizeof note - (size_t)len, "\n# %s: %s", labels[k], rule);
+  }
+  if (rc == 0) sp_compare_table(&it, labels, nfiles, o, note);
   for (int i = 0; i < it.n; i++) {
     free(it.v[i].key);
     free(it.v[i].display);

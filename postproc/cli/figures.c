@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "pproc.h"
 
 int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
+  return sp_figures_compute_wall(sel, out, n, NULL);
+}
+
+int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n, double *wall) {
   *out = calloc((size_t)(sel->nregions ? sel->nregions : 1), sizeof **out);
   *n = 0;
   if (!*out) return SP_EXIT_IO;
@@ -19,7 +24,7 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
     int g = sel->regions[i];
     const unsigned both = SP_READER_AGG_TOTAL | SP_READER_AGG_EXCLUSIVE;
     int agg_pairs = 0, agg_all = 1; /* pairs with figures, all of them with both */
-    double agg_total = 0, agg_self = 0;
+    double agg_total = 0, agg_self = 0, agg_max = 0;
     fg->name = sp_reader_region_name(sel->reader, g);
     for (int j = 0; rc == 0 && j < sel->nranks; j++) {
       sp_reader_intervals_t iv;
@@ -39,11 +44,14 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
         agg_all &= (ag.have & both) == both;
         agg_total += (double)ag.total;
         agg_self += (double)ag.exclusive;
+        if ((double)ag.total > agg_max) agg_max = (double)ag.total;
       }
       fg->calls += st.num_calls;
       fg->n += st.n;
       fg->total += (double)st.total;
+      if ((double)st.total > fg->rank_max) fg->rank_max = (double)st.total;
     }
+    fg->nranks = sel->nranks;
     fg->timed = fg->n > 0;
     fg->mean = fg->n ? fg->total / (double)fg->n : 0.0;
     for (int k = 0; rc == 0 && k < sp_reader_tree_num_nodes(t); k++) {
@@ -55,9 +63,12 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
       fg->total = agg_total;
       fg->self = agg_self;
       fg->mean = fg->calls ? agg_total / (double)fg->calls : 0.0;
+      fg->rank_max = agg_max;
     }
+    fg->rank_mean = sel->nranks ? fg->total / sel->nranks : 0.0;
     if (rc == 0) *n = i + 1;
   }
+  if (wall) *wall = rc == 0 ? sp_metric_wall(t) : 0.0;
   sp_reader_tree_free(t);
   if (rc) {
     free(*out);

@@ -11,6 +11,7 @@
 
 #include "charts.h"
 #include "export_otf2.h"
+#include "metric.h"
 #include "palette.h"
 #include "plots.h"
 #include "pproc.h"
@@ -26,7 +27,7 @@ static const char sp_usage_text[] =
     "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded|otf2] [--list]\n"
-    "       [-q|-v] [--no-clock-align] [--label L]... [--compare]\n"
+    "       [-q|-v] [--no-clock-align] [--label L]... [--compare [--metric M]]\n"
     "       " SP_PROG
     " check BASE NEW --max-regression P% [--fail-on-new]\n"
     "           [--metric M]\n"
@@ -51,8 +52,14 @@ static const char sp_help_text[] =
     "                         (default: file name without extension; a repeated\n"
     "                         one gets ' (2)', ' (3)')\n"
     "      --compare          one table over all files: per region (with --tree: per\n"
-    "                         call path) total seconds of each file and the ratio\n"
-    "                         of each later file to the first\n"
+    "                         call path) the seconds of each file and the ratio\n"
+    "                         of each later file to the first; by default each\n"
+    "                         rank's time (summed over its threads), mean over\n"
+    "                         the ranks, so runs on different rank counts compare\n"
+    "      --metric M         what --compare shows: rank_mean (default), rank_max\n"
+    "                         (slowest rank), total (sum over ranks and threads),\n"
+    "                         self (exclusive, mean per rank), calls (mean per\n"
+    "                         rank) or mean (seconds per call); the header says\n"
     "\n"
     "Charts (the Gantt chart: one lane per region and rank, and per thread where a\n"
     "region ran on several threads of a rank):\n"
@@ -108,9 +115,10 @@ static const char sp_help_text_more[] =
     "                         panel and file, said on stderr when taller)\n"
     "      --start-time S     draw only from S seconds since the first start\n"
     "      --end-time S       draw only up to S seconds (default: the last end)\n"
-    "      --cmap NAME        region colours: tab10, tab20, viridis, plasma or Set3,\n"
-    "                         sampled evenly over the sorted region names (default\n"
-    "                         tab10 up to 10 regions, tab20 up to 20, then viridis)\n"
+    "      --cmap NAME        region colours: tab10, tab20, viridis, plasma, Set3\n"
+    "                         (sampled evenly over the sorted region names) or\n"
+    "                         many (distinct neighbours for any count); default\n"
+    "                         tab10 up to 10 regions, tab20 up to 20, then many\n"
     "  With none of -o, --show, --summary, --tree, --export, --list: same as -o .\n"
     "\n"
     "Interactive report:\n"
@@ -190,9 +198,12 @@ static const char sp_help_text_more[] =
     "                         --summary are the same either way. When ranks ran\n"
     "                         on several hosts, lanes are named rN@HOST.\n"
     "Regression gate (scope-profiler-pproc check --help):\n"
-    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric total|mean|self]\n"
+    "  check BASE NEW --max-regression P% [--fail-on-new] [--metric M]\n"
     "                         exit 1 when a region of NEW is slower than in BASE by\n"
-    "                         more than P percent (or, with --fail-on-new, is new)\n"
+    "                         more than P percent (or, with --fail-on-new, is new);\n"
+    "                         M as --compare's (default rank_mean; mean per call\n"
+    "                         for codes that run a fixed time); regions under a\n"
+    "                         noise floor (0.1% of the run, 100 us) not judged\n"
     "\n"
     "Crash recovery (scope-profiler-pproc merge --help):\n"
     "  merge [-f] [-o OUT.h5] SPILL...\n"
@@ -207,7 +218,7 @@ static const char sp_help_text_more[] =
     "  -h, --help             this help\n"
     "  -V, --version          version\n"
     "\n"
-    "Lanes are in call-tree order (a region where its first call path puts it,\n"
+    "Lanes are in call-tree order (a region at the path with most of its time,\n"
     "one dot per level of depth before its name), then rank, then thread (label\n"
     "'REGION rN tT'); one colour per region. Each pixel column of a lane is a bar\n"
     "as high as the share of that column's time the lane is busy (nested calls\n"
@@ -527,6 +538,15 @@ static int sp_opt_columns(sp_opt_ctx_t *c) {
   return sp_parse_columns(sp_ctx_value(c), c->o, c->name);
 }
 
+static int sp_opt_metric(sp_opt_ctx_t *c) {
+  sp_metric_t m;
+  if (sp_metric_parse(sp_ctx_value(c), &m) != 0)
+    return sp_usage_error("%s expects %s", c->name, sp_metric_choices);
+  c->o->metric = (int)m;
+  c->o->metric_given = 1;
+  return 0;
+}
+
 static int sp_opt_quiet(sp_opt_ctx_t *c) {
   (void)c;
   sp_msg_set_level(SP_QUIET);
@@ -588,6 +608,7 @@ static const sp_opt_row_t sp_opt_rows[] = {
     SP_OPT_CALL("--label", NULL, sp_opt_label),
     SP_OPT_SWITCH("--compare", compare),
     SP_OPT_SWITCH("--tree", tree),
+    SP_OPT_CALL("--metric", NULL, sp_opt_metric),
     SP_OPT_CALL("--columns", NULL, sp_opt_columns),
     SP_OPT_SWITCH("--by-thread", by_thread),
     SP_OPT_CALL("--quiet", "-q", sp_opt_quiet),
@@ -661,11 +682,25 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->export_kind == SP_EXPORT_OTF2 && !o->outdir_given)
     return sp_usage_error("%s", "--export otf2 writes an archive: give -o DIR");
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
+  if (o->metric_given && !o->compare)
+    return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
   if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");
+  /* --work-per-rank declares a weak-scaling study: the strong-scaling charts
+   * (a fixed problem) would read it wrongly. Named ones are refused, those
+   * of "all" left out with a word. */
+  if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP_ASKED | SP_PLOT_EFFICIENCY_ASKED)))
+    return sp_usage_error("%s", "--work-per-rank declares a weak-scaling study: speedup and "
+                                "scaling_efficiency are for a fixed problem size (strong "
+                                "scaling); leave them out of --plots");
+  if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY))) {
+    o->plots &= ~(unsigned)(SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY);
+    sp_msg(SP_NORMAL, "--work-per-rank declares a weak-scaling study: speedup and "
+                      "scaling_efficiency (strong scaling) are not drawn");
+  }
   if ((o->plots & SP_PLOT_EFFICIENCY_ASKED) && o->x_field && strcmp(o->x_field, "num_ranks") &&
       strcmp(o->x_field, "omp_num_threads") && strcmp(o->x_field, "total_cores"))
     return sp_usage_error(

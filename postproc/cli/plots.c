@@ -11,8 +11,9 @@ const sp_plot_kind_t sp_plot_kinds[] = {
      "call depth over time of rank 0 (of each --ranks rank, at most 16), a band per "
      "rank and thread"},
     {"durations", SP_PLOT_DURATIONS, 0, SP_CHART_DEFAULT | SP_CHART_STATS, sp_durations_plot,
-     "bars per region of avg, min, max or total over the calls of the selected ranks, "
-     "a bar per file (durations_plot_<metric>; one --metrics: durations_plot)"},
+     "bars per region of avg, min, max over the calls of the selected ranks or total "
+     "per rank (mean), a bar per file, log axis when they span decades "
+     "(durations_plot_<metric>; one --metrics: durations_plot)"},
     {"rank_heatmap", SP_PLOT_RANK_HEATMAP, 0, SP_CHART_DEFAULT | SP_CHART_STATS, sp_heatmap_plot,
      "ranks x regions, colour = rank's total / region's mean over ranks (2 and above "
      "alike), grey where the rank has no timed call"},
@@ -32,9 +33,10 @@ const sp_plot_kind_t sp_plot_kinds[] = {
      "folded)"},
     {"duration_timeseries", SP_PLOT_TIMESERIES, 0, SP_CHART_STAMPS, sp_timeseries_plot,
      "each region's call duration per step (k-th call), min..max band over ranks and "
-     "the mean"},
+     "the mean (regions with more than one call, by self time)"},
     {"histogram", SP_PLOT_HISTOGRAM, 0, SP_CHART_STATS | SP_CHART_STAMPS, sp_histogram_plot,
-     "share of each region's calls per log-spaced duration bin"},
+     "share of each region's calls per log-spaced duration bin, a small panel per "
+     "region"},
     {"timeline_density", SP_PLOT_DENSITY, 0, SP_CHART_STAMPS, sp_density_plot,
      "busy share per region and time bin, mean over ranks"},
 };

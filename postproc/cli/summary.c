@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "pproc.h"
 
 typedef struct sp_row {
@@ -246,7 +247,7 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
         row->rank_max > 0 ? ((double)row->rank_max - row->rank_mean) / (double)row->rank_max : 0.0;
     for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-      if (nd->region == row->region && nd->thread == row->thread)
+      if (nd->region == row->region && (row->thread < 0 || nd->thread == row->thread))
         row->self = sp_add_sat(row->self, nd->exclusive, &row->self_sat);
     }
   }
@@ -297,7 +298,7 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
   c[k++] = (sp_cell_t){tot, 0, row->imbalance, NULL};
-  /* %: of the roots' total, which needs the nesting (stamps) */
+  /* %: of the ranks' wall time on thread 0, which needs the nesting (stamps) */
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
   c[k].s = sp_reader_region_name(r, row->region);
@@ -332,8 +333,9 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
   snprintf(note, sizeof note,
            "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; mean/min/max_s: "
            "per call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
-           "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the "
-           "roots' total",
+           "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the ranks' "
+           "wall time on thread 0\n# (the outermost region is 100%%; threaded regions, summed "
+           "over threads, can pass it)",
            sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
   sp_table_begin(&tb, o->table, cols, nc, note);
@@ -367,7 +369,9 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0};
   sp_clamped_t clamped = {0, 0, 0};
   sp_reader_tree_t *t = NULL;
-  int rc = sp_tree_build(sel, o->by_thread ? SP_READER_TREE_BY_THREAD : 0, &t);
+  /* By thread always: the % needs thread 0's roots; rows without --by-thread
+   * add the self time of every thread's node. */
+  int rc = sp_tree_build(sel, SP_READER_TREE_BY_THREAD, &t);
   if (rc == 0) rc = sp_rows_compute(sel, o, &rs, &clamped);
   if (rc == 0) {
     sp_rows_finish(sel, &rs, t);
@@ -379,7 +383,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
           o->sort == SP_SORT_NAME ? sp_reader_region_name(sel->reader, rs.v[i].region) : NULL;
     }
     qsort(rs.v, (size_t)rs.n, sizeof *rs.v, sp_row_cmp);
-    sp_summary_table(sel, o, &rs, (double)sp_reader_tree_roots_inclusive(t));
+    sp_summary_table(sel, o, &rs, sp_metric_wall(t));
     /* The LIKWID table follows the rows' order (the --sort-by order). */
     int *order = malloc((size_t)(rs.n ? rs.n : 1) * sizeof *order);
     int n = 0;

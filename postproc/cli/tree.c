@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "pproc.h"
 
 /* Sort key of a node under --sort-by: numbers descending, so negated. */
@@ -98,7 +99,7 @@ static const sp_col_t sp_tree_cols[] = {
 enum { SP_TREE_NCOLS = (int)(sizeof sp_tree_cols / sizeof sp_tree_cols[0]) };
 
 static void sp_tree_row(sp_table_t *tb, const sp_selection_t *sel, const sp_reader_tree_node_t *nd,
-                        char *name, size_t cap) {
+                        double wall, char *name, size_t cap) {
   sp_cell_t c[SP_TREE_NCOLS];
   memset(c, 0, sizeof c);
   double per = sel->nranks ? 1e-9 / sel->nranks : 0;
@@ -106,7 +107,7 @@ static void sp_tree_row(sp_table_t *tb, const sp_selection_t *sel, const sp_read
   c[0].i = nd->calls;
   c[1].d = per * (double)nd->inclusive;
   c[2].d = per * (double)nd->exclusive;
-  c[3].d = 100.0 * nd->share;
+  c[3].d = wall > 0 ? 100.0 * (double)nd->inclusive / wall : 0.0;
   c[4].d = 1e-9 * nd->rank_min;
   c[5].d = 1e-9 * nd->rank_max;
   c[6].i = nd->max_rank;
@@ -142,12 +143,13 @@ int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o) {
   char note[256], name[4096];
   snprintf(note, sizeof note,
            "# call tree of %d rank%s: incl_s, excl_s mean per rank of the sums over threads;\n"
-           "# %% of the root's inclusive time; rank_min/max_s of per-rank inclusive time",
+           "# %%: incl_s / the ranks' wall time on thread 0 (the outermost region is 100%%);\n"
+           "# rank_min/max_s of per-rank inclusive time",
            sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
   sp_table_begin(&tb, o->table, sp_tree_cols, SP_TREE_NCOLS, note);
   for (int i = 0; i < sp_reader_tree_num_nodes(t); i++)
-    sp_tree_row(&tb, sel, sp_reader_tree_node(t, order[i]), name, sizeof name);
+    sp_tree_row(&tb, sel, sp_reader_tree_node(t, order[i]), sp_metric_wall(t), name, sizeof name);
   sp_table_end(&tb);
   free(order);
   sp_reader_tree_free(t);

@@ -3,7 +3,13 @@
  * Qualitative maps (tab10, tab20, Set3) are lists: sample x in [0, 1] picks
  * entry min(K - 1, floor(x * K)), as matplotlib's ListedColormap does.
  * Sequential maps (viridis, plasma) are interpolated linearly between
- * 11 anchors taken at x = 0, 0.1, ..., 1 of matplotlib's tables. */
+ * 11 anchors taken at x = 0, 0.1, ..., 1 of matplotlib's tables.
+ * "many" (the default past 20 regions) is qualitative for any count: the
+ * k-th sorted name gets the k-th colour of a farthest-first walk over a
+ * grid of hues and lightness levels, so every colour differs from those
+ * before it as much as the grid allows, neighbours in the legend included
+ * (a sequential map sampled over 30 names makes neighbours alike). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +49,11 @@ static const sp_cmap_t *sp_cmap_find(const char *name) {
   return NULL;
 }
 
-int sp_palette_known(const char *name) { return sp_cmap_find(name) != NULL; }
+int sp_palette_known(const char *name) {
+  return sp_cmap_find(name) != NULL || (name && !strcmp(name, "many"));
+}
 
-const char *sp_palette_names(void) { return "tab10, tab20, viridis, plasma, Set3"; }
+const char *sp_palette_names(void) { return "tab10, tab20, viridis, plasma, Set3, many"; }
 
 static void sp_cmap_sample(const sp_cmap_t *m, double x, unsigned char *rgb) {
   if (x < 0) x = 0;
@@ -66,6 +74,51 @@ static void sp_cmap_sample(const sp_cmap_t *m, double x, unsigned char *rgb) {
     int shift = 16 - 8 * ch;
     double a = (m->rgb[k] >> shift) & 0xff, b = (m->rgb[k + 1] >> shift) & 0xff;
     rgb[ch] = (unsigned char)(a + (b - a) * f + 0.5);
+  }
+}
+
+static double sp_hue_channel(double h, double s, double v, int ch) {
+  /* HSV to one channel, h in [0, 1) */
+  double k = fmod((ch == 0 ? 5.0 : ch == 1 ? 3.0 : 1.0) + 6.0 * h, 6.0);
+  double m = fmin(fmin(k, 4.0 - k), 1.0);
+  return v - v * s * (m > 0 ? m : 0);
+}
+
+/* The "many" map: nd colours picked one after another from a grid of hues
+ * and lightness levels, each the candidate farthest (weighted RGB) from
+ * all picked before; past the grid's size the picks repeat. */
+#define SP_MANY_HUES 36
+#define SP_MANY_LEVELS 4
+#define SP_MANY_CAND (SP_MANY_HUES * SP_MANY_LEVELS)
+
+static void sp_many_colours(int nd, unsigned char *out) {
+  static const double sat[SP_MANY_LEVELS] = {0.85, 0.55, 0.95, 0.45};
+  static const double val[SP_MANY_LEVELS] = {0.90, 0.65, 0.55, 0.98};
+  unsigned char cand[SP_MANY_CAND][3];
+  double near[SP_MANY_CAND];
+  for (int c = 0; c < SP_MANY_CAND; c++) {
+    double h = (double)(c % SP_MANY_HUES) / SP_MANY_HUES;
+    for (int ch = 0; ch < 3; ch++)
+      cand[c][ch] = (unsigned char)(255.0 * sp_hue_channel(h, sat[c / SP_MANY_HUES],
+                                                           val[c / SP_MANY_HUES], ch) + 0.5);
+    near[c] = 1e30;
+  }
+  int pick = (int)(0.58 * SP_MANY_HUES); /* the first: a clear blue */
+  for (int k = 0; k < nd; k++) {
+    if (k % SP_MANY_CAND == 0 && k)
+      for (int c = 0; c < SP_MANY_CAND; c++) near[c] = 1e30; /* the grid is used up: again */
+    if (k % SP_MANY_CAND) {
+      pick = 0;
+      for (int c = 1; c < SP_MANY_CAND; c++)
+        if (near[c] > near[pick]) pick = c;
+    }
+    memcpy(out + 3 * k, cand[pick], 3);
+    for (int c = 0; c < SP_MANY_CAND; c++) {
+      double dr = cand[c][0] - cand[pick][0], dg = cand[c][1] - cand[pick][1],
+             db = cand[c][2] - cand[pick][2];
+      double d = 2 * dr * dr + 4 * dg * dg + 3 * db * db;
+      if (d < near[c]) near[c] = d;
+    }
   }
 }
 
@@ -99,11 +152,18 @@ int sp_palette_assign(const char *cmap, const char *const *names, int n, unsigne
   for (int i = 0; i < n; i++)
     if (nd == 0 || strcmp(sorted[nd - 1], sorted[i]) != 0) sorted[nd++] = sorted[i];
   const sp_cmap_t *m = sp_cmap_find(cmap);
-  if (!m) m = sp_cmap_find(nd <= 10 ? "tab10" : nd <= 20 ? "tab20" : "viridis");
+  int many = cmap ? !strcmp(cmap, "many") : nd > 20;
+  if (!m) m = sp_cmap_find(nd <= 10 ? "tab10" : "tab20");
+  unsigned char *mc = many ? malloc(3 * (size_t)(nd > 0 ? nd : 1)) : NULL;
+  if (mc) sp_many_colours(nd, mc);
   for (int i = 0; i < n; i++) {
     int k = sp_rank_of(sorted, nd, names[i]);
-    sp_cmap_sample(m, nd > 1 ? (double)k / (nd - 1) : 0.0, rgb + 3 * i);
+    if (mc)
+      memcpy(rgb + 3 * i, mc + 3 * k, 3);
+    else
+      sp_cmap_sample(m, nd > 1 ? (double)k / (nd - 1) : 0.0, rgb + 3 * i);
   }
+  free(mc);
   free(sorted);
   return 0;
 }

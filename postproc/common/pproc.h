@@ -140,6 +140,8 @@ typedef struct sp_options {
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
+  int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
+  int metric_given; /* --metric on the command line */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -310,8 +312,14 @@ typedef struct sp_figure {
   double total;     /* ns, summed over ranks and threads */
   double self;      /* ns, exclusive (call tree) */
   double mean;      /* ns per call */
+  int nranks;       /* selected ranks (each counts, with or without the region) */
+  double rank_mean; /* ns, mean over the selected ranks of each rank's sum over threads */
+  double rank_max;  /* ns, the largest of those per-rank sums */
 } sp_figure_t;
 int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n);
+/* The same, and *wall: the run's wall time on thread 0 summed over the
+ * selected ranks, ns (sp_metric_wall of metric.h). */
+int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n, double *wall);
 
 /* compare.c: --compare; check.c: the check subcommand. */
 int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int nfiles,

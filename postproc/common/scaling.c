@@ -19,7 +19,9 @@
  * A file without a timed call of a region (mean NaN or 0) is left out of
  * that region's group mean, as the reference tool does: a group left with
  * no file has no point (the line joins its neighbours), and a region with
- * no point at the baseline has no line. */
+ * no point at the baseline has no line, nor has a region whose baseline mean
+ * is under SP_SCALING_MIN_BASE_S (1 us a call: timer cost, not work; one
+ * line on stderr names them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +143,7 @@ void sp_speedup_free(sp_speedup_t *sp) {
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g) {
   const double *m = sp->mean + (size_t)j * sp->ngroups;
   if (!sp_mean_known(m[0]) || !sp_mean_known(m[g])) return NAN;
+  if (m[0] < SP_SCALING_MIN_BASE_S) return NAN; /* a near-zero baseline: no ratio */
   switch (kind) {
   case SP_SCALING_WEAK:
     return m[g] / m[0];
@@ -221,4 +224,28 @@ int sp_scaling_work(const sp_charts_t *c, double *work) {
   if (rc == 0) *work = v[0];
   free(v);
   return rc;
+}
+
+/* One line naming the regions left out for a near-zero baseline. */
+void sp_scaling_note_small(const sp_charts_t *c, const sp_speedup_t *sp, const char *name) {
+  char list[512];
+  size_t len = 0;
+  int n = 0;
+  list[0] = '\0';
+  for (int j = 0; j < c->ncommon; j++) {
+    double m0 = sp->mean[(size_t)j * sp->ngroups];
+    if (!sp_mean_known(m0) || m0 >= SP_SCALING_MIN_BASE_S) continue;
+    const char *nm = sp_reader_region_name(c->sels[0].reader, c->sels[0].regions[c->common[j]]);
+    if (len < sizeof list - 1) {
+      int w = snprintf(list + len, sizeof list - len, "%s%s", n ? ", " : "", nm);
+      len += w > 0 ? (size_t)w : 0;
+    }
+    n++;
+  }
+  if (n)
+    sp_msg(SP_NORMAL,
+           "%s: %d region%s left out of the ratios (under %g us per call at the baseline %s = "
+           "%s: timer cost, not work): %s",
+           name, n, n == 1 ? "" : "s", SP_SCALING_MIN_BASE_S * 1e6, sp->field, sp->label,
+           list);
 }

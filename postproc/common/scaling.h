@@ -7,6 +7,11 @@
 
 #include "chart_stats.h"
 
+/* A region whose mean per call at the baseline is under this (s) has no
+ * ratio in the scaling charts: a region that does nothing on a run (timer
+ * cost, ~0.2 us a call) would otherwise read x6000 and flatten the rest. */
+#define SP_SCALING_MIN_BASE_S 1e-6
+
 /* Bytes of one x label of sp_speedup_t. */
 #define SP_X_CAP 128
 
@@ -29,6 +34,9 @@ void sp_speedup_free(sp_speedup_t *sp);
 /* One line on stderr per file and common region without a timed call (left
  * out of that region's group mean by sp_speedup_compute). */
 void sp_scaling_note_missing(const sp_charts_t *c);
+/* One line on stderr naming the common regions left out of the ratios for
+ * a baseline mean under SP_SCALING_MIN_BASE_S; chart: the chart's name. */
+void sp_scaling_note_small(const sp_charts_t *c, const sp_speedup_t *sp, const char *chart);
 /* The value a chart of that kind shows for common region j at group g
  * (NaN where a mean is missing or not positive). */
 double sp_scaling_value(const sp_speedup_t *sp, sp_scaling_kind_t kind, int j, int g);

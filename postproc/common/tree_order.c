@@ -31,23 +31,44 @@ static void sp_tree_order_clear(sp_tree_order_t *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* pos[i]: place of selected region i in the tree's depth-first order (regions
- * not in the tree after those in it), depth[i]: its first node's depth. */
+/* pos[i]: place of selected region i in the tree's depth-first order, at
+ * the node that holds most of its time (the largest inclusive time; calls
+ * for count-only regions; the first on ties), so a region called briefly
+ * deep in one path and mostly higher up in another sits where its time is;
+ * regions not in the tree after those in it. depth[i]: that node's depth. */
+typedef struct sp_main_node {
+  int node, g;
+} sp_main_node_t;
+
+static int sp_main_cmp(const void *a, const void *b) {
+  const sp_main_node_t *x = a, *y = b;
+  unsigned ux = (unsigned)x->node, uy = (unsigned)y->node; /* -1 (none) last */
+  return ux != uy ? (ux > uy) - (ux < uy) : (x->g > y->g) - (x->g < y->g);
+}
+
 static void sp_order_compute(const sp_selection_t *sel, const sp_reader_tree_t *t, int *pos,
                              int *depth) {
   int n = sel->nregions;
-  for (int i = 0; i < n; i++) pos[i] = -1, depth[i] = 0;
-  int next = 0, nn = sp_reader_tree_num_nodes(t);
+  sp_main_node_t *m = malloc((size_t)(n > 0 ? n : 1) * sizeof *m);
+  for (int i = 0; i < n; i++) pos[i] = i, depth[i] = 0;
+  if (!m) return;
+  for (int g = 0; g < n; g++) m[g] = (sp_main_node_t){-1, g};
+  int nn = sp_reader_tree_num_nodes(t);
   for (int i = 0; i < nn; i++) { /* node order is depth-first */
     const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-    for (int g = 0; g < n; g++)
-      if (sel->regions[g] == nd->region && pos[g] < 0) {
-        pos[g] = next++;
+    for (int g = 0; g < n; g++) {
+      if (sel->regions[g] != nd->region) continue;
+      const sp_reader_tree_node_t *b = m[g].node >= 0 ? sp_reader_tree_node(t, m[g].node) : NULL;
+      if (!b || nd->inclusive > b->inclusive ||
+          (nd->inclusive == b->inclusive && !nd->timed && nd->calls > b->calls)) {
+        m[g].node = i;
         depth[g] = nd->depth;
       }
+    }
   }
-  for (int g = 0; g < n; g++)
-    if (pos[g] < 0) pos[g] = next++;
+  qsort(m, (size_t)n, sizeof *m, sp_main_cmp);
+  for (int k = 0; k < n; k++) pos[m[k].g] = k;
+  free(m);
 }
 
 void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, unsigned flags) {

@@ -676,9 +676,11 @@
     buildTree();
   }
 
-  var TREE_COLS = [['name', 'call path'], ['calls', 'calls'], ['incl', 'inclusive'],
-    ['excl', 'exclusive'], ['rmin', 'min/rank'], ['rmean', 'mean/rank'], ['rmax', 'max/rank'],
-    ['imb', 'imbalance']];
+  /* One rule (as --compare): a rank's time is its sum over threads; the
+   * first figures are the mean over the selected ranks, the sum is last. */
+  var TREE_COLS = [['name', 'call path'], ['calls', 'calls (all ranks)'],
+    ['rmean', 'inclusive, mean/rank'], ['emean', 'exclusive, mean/rank'], ['rmin', 'min/rank'],
+    ['rmax', 'max/rank'], ['imb', 'imbalance'], ['incl', 'inclusive, sum of ranks']];
 
   function treeCell(n, k) {
     if (k === 'calls') return String(n.calls);

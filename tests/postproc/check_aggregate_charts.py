@@ -134,6 +134,9 @@ def case_single(pproc, ref, out):
     for name in STAMP_CHARTS:
         assert not os.path.exists(os.path.join(out, name + ".png")), name
     order = list(dict.fromkeys(r[1] for r in rows))  # the charts' region order
+    # the heat map's columns: the most time per rank first (ties: chart order)
+    mean = {g: sum(v[1] for v in cols[g].values()) for g in order}
+    order = sorted(order, key=lambda g: -mean[g])
     return bad + check_heatmap(os.path.join(out, "rank_heatmap_plot.png"), cols, order)
 
 

@@ -418,6 +418,16 @@ def case_tree(b, h5, out):
     print("nodes:", [(n["name"], n["d"]) for n in nodes], "rows:", rows)
     if {n["name"] for n in nodes} != want:
         fail("tree regions %s, file has %s" % (sorted({n["name"] for n in nodes}), sorted(want)))
+    # One aggregation rule (issue 38): the first time columns are the mean per
+    # rank, the sum over ranks is named so; excl / ranks in the data.
+    heads = b.eval("[...document.querySelectorAll('#sp-tree th')].map(t => t.textContent)")
+    print("tree columns:", heads)
+    if not heads[2].startswith("inclusive, mean/rank") or "inclusive, sum of ranks" not in heads[-1]:
+        fail("the call tree does not lead with the per-rank mean: %s" % heads)
+    nranks = len({r for (_, r, _) in spans})
+    em = b.eval("spReport.data.tree.map(n => [n.excl, n.emean])")
+    if any(abs(e / nranks - m) > 0.1 for e, m in em):
+        fail("emean is not excl / %d ranks: %s" % (nranks, em[:5]))
     for n in nodes:
         if n["p"] < 0 and [m["name"] for m in nodes].count(n["name"]) == 1:
             total = sum(e - s for (nm, _, _), v in spans.items() if nm == n["name"] for s, e in v)

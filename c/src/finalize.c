@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file_end.h"
 #include "layout.h"
 #include "out_temp.h"
 #include "par.h"
@@ -236,6 +237,8 @@ int sp__finalize_session(void) {
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if (rc == 0) rc = sp_write_profile(&par, &local, partial, &times);
+  /* Published only when HDF5 can open it, to its stored end (file_end.h). */
+  if (rc == 0 && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
   if (rc == 0 && par.rank == 0) rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);

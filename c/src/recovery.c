@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_end.h"
 #include "layout.h"
 #include "out_temp.h"
 #include "par.h"
@@ -415,6 +416,7 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   char tmp[SP_TEMP_MAX] = "";
   if (rc == 0) rc = sp__out_temp_create(out_path, tmp, sizeof tmp);
   if (rc == 0) rc = sp_write_all(tmp, ranks, nranks, plans, offs);
+  if (rc == 0) rc = sp__file_end_check(tmp, out_path);
   if (rc == 0 && rename(tmp, out_path) != 0) rc = SP_EIO;
   if (rc == 0) {
     tmp[0] = '\0';

@@ -371,6 +371,22 @@ SP_EXPORT int sp_flush_on_signal(int signum);
  */
 SP_EXPORT int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path);
 
+/** sp_spill_merge2 flag: replace a regular file at out_path. */
+#define SP_MERGE_REPLACE 1u
+
+/**
+ * sp_spill_merge with flags (0 or SP_MERGE_REPLACE); sp_spill_merge is
+ * flags = SP_MERGE_REPLACE. Without SP_MERGE_REPLACE the result is
+ * published only where no file is (rename with RENAME_NOREPLACE, or link):
+ * when another writer put a file at out_path meanwhile, that file is left
+ * as it is, the result is kept as <out_path>.<host>.<pid>.<random>.h5
+ * (named on stderr) and SP_EPATH is returned. A FIFO, device, socket or
+ * directory at out_path is never replaced: SP_EINVAL before any work (or
+ * SP_EPATH with the result kept aside, when one appears meanwhile).
+ */
+SP_EXPORT int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path,
+                              unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

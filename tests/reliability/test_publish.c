@@ -325,6 +325,41 @@ static void case_merge_force_fifo(void) {
   ASSERT_EQ(sp_test_partial_count("out.h5"), 0);
 }
 
+/* ---- 5. a stale spill file with this process's name ------------------- */
+
+/* A spill file named as this process's would be (<host>.<pid>.spill: pids
+ * repeat in containers) is left by an old run: the run must pick another
+ * name, lose nothing, and never touch the old file. */
+static void case_stale_spill(void) {
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  char stale[512];
+  ASSERT_EQ(mkdir("out.h5.spill", 0755), 0);
+  snprintf(stale, sizeof stale, "out.h5.spill/%s.%ld.spill", host, (long)getpid());
+  static const char old[] = "an old run's spill file, not ours\n";
+  FILE *f = fopen(stale, "w");
+  ASSERT(f != NULL);
+  fputs(old, f);
+  fclose(f);
+  ino_t before = ino_of(stale, S_IFREG);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "out.h5";
+  c.buffer_limit = 1000;
+  ASSERT_EQ(sp_setup(&c), 0);
+  record(200000);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(check("out.h5", "--regions", "1", "--calls", "200000", NULL), 0);
+  ASSERT_EQ(ino_of(stale, S_IFREG), before);
+  char text[128] = "";
+  f = fopen(stale, "r");
+  ASSERT(f != NULL);
+  ASSERT(fgets(text, sizeof text, f) != NULL);
+  fclose(f);
+  ASSERT(strcmp(text, old) == 0);
+  ASSERT_EQ(dir_entries("out.h5.spill"), 1); /* ours is removed, the old one kept */
+}
+
 /* ---- 6. two merges into one path at once ------------------------------- */
 
 /* Starts argv with stderr to errfile; returns its pid. */
@@ -428,6 +463,7 @@ static const sp_test_case cases[] = {
     SP_TEST_CASE(fifo_after_setup),
     SP_TEST_CASE(device_at_setup),
     SP_TEST_CASE(merge_force_fifo),
+    SP_TEST_CASE(stale_spill),
     SP_TEST_CASE(merge_race),
     SP_TEST_CASE(chdir_after_setup),
 };

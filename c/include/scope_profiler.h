@@ -320,8 +320,10 @@ SP_EXPORT int64_t sp_clock_now_ns(void);
 /**
  * Runs fn(arg) at the start of every sp_finalize (on every rank, before
  * anything is written), for extensions that resolve names or add data late.
- * Hooks stay registered across sessions. Returns 0, SP_ENOMEM or
- * SP_ETOOMANY (more than 16 hooks). Not thread-safe.
+ * Hooks stay registered across sessions. A hook's own sp_setup or
+ * sp_finalize is refused with SP_EBUSY (the running sp_finalize writes the
+ * profile). Returns 0, SP_ENOMEM or SP_ETOOMANY (more than 16 hooks). Not
+ * thread-safe.
  */
 SP_EXPORT int sp_finalize_hook_add(void (*fn)(void *arg), void *arg);
 

@@ -173,6 +173,7 @@ typedef struct sp_state {
   int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;      /* output directory writable at setup */
   int discard;      /* file_path is the null device: finalize writes nothing (out_target.c) */
+  int finalizing;   /* sp_finalize runs (its hooks too): sp_setup is refused */
   int clock_tsc;    /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   sp_thread_t *threads;
   int32_t nthreads;

@@ -428,6 +428,42 @@ static void case_merge_race(void) {
   ASSERT(raced > 0); /* 8 of 10 here: a merge of 200,000 events takes 0.3 s */
 }
 
+/* ---- 7. a finalize hook that calls sp_setup ----------------------------- */
+
+static int hook_setup_rc = 1, hook_finalize_rc = 1;
+
+static void hook_resetup(void *arg) {
+  (void)arg;
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "other.h5";
+  hook_setup_rc = sp_setup(&c);
+  hook_finalize_rc = sp_finalize();
+}
+
+/* The hook's sp_setup (and sp_finalize) are refused with SP_EBUSY and the
+ * running finalize writes the profile (it wrote nothing and returned 0). */
+static void case_hook_setup(void) {
+  setup_at("out.h5");
+  record(100);
+  ASSERT_EQ(sp_finalize_hook_add(hook_resetup, NULL), 0);
+  sp_test_stderr_begin();
+  int rc = sp_finalize();
+  char *err = sp_test_stderr_end();
+  ASSERT_EQ(hook_setup_rc, SP_EBUSY);
+  ASSERT_EQ(hook_finalize_rc, SP_EBUSY);
+  ASSERT_EQ(rc, 0);
+  sp_test_expect_msg(err, "sp_setup called while sp_finalize runs", 1);
+  free(err);
+  ASSERT_EQ(check("out.h5", "--regions", "1", "--calls", "100", NULL), 0);
+  ASSERT(!sp_test_file_exists("other.h5"));
+  /* A new session afterwards works as usual (the hook stays: refused again). */
+  setup_at("again.h5");
+  record(5);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(check("again.h5", "--regions", "1", "--calls", "5", NULL), 0);
+}
+
 /* ---- 10. chdir() after sp_setup --------------------------------------- */
 
 /* A relative file_path is resolved at sp_setup: the file (and the spill
@@ -465,6 +501,7 @@ static const sp_test_case cases[] = {
     SP_TEST_CASE(merge_force_fifo),
     SP_TEST_CASE(stale_spill),
     SP_TEST_CASE(merge_race),
+    SP_TEST_CASE(hook_setup),
     SP_TEST_CASE(chdir_after_setup),
 };
 

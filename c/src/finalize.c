@@ -215,6 +215,16 @@ int sp__finalize_session(void) {
   /* Without MPI's help (ranks missing, MPI finalized) the spill files are
    * kept, with what is still in memory, as after any failure. */
   const int began = rc == 0;
+  /* A rank with profiling off takes part with an empty plan (its ranks
+   * would wait for it the whole timeout); when no rank records, nothing is
+   * written. Such a rank that could not join has lost nothing of its own. */
+  const int active = st->cfg.profiling_activated;
+  int any = active;
+  if (began && par.active) any = sp__par_agree(&par, active ? -1 : 0) == -1;
+  if (!any || (!began && !active)) {
+    sp__par_end(&par);
+    return 0;
+  }
   times.ranks_per_cpu = par.ranks_per_cpu;
   /* The second clock measurement, before the plan takes both. */
   if (began) {
@@ -232,7 +242,7 @@ int sp__finalize_session(void) {
   /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
    * replaced, other ranks' paths compared with it (out_target.c). */
   int discard = 0, differs = 0;
-  if (rc == 0) rc = sp__out_target_agree(&par, st, 1, &discard, &differs);
+  if (rc == 0) rc = sp__out_target_agree(&par, st, active, &discard, &differs);
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
   if (rc == 0 && !discard) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);

@@ -137,7 +137,8 @@ static int sp_finalize_session(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   int rc = 0;
-  if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
+  /* With MPI every rank takes part, one that records nothing too. */
+  if (sp__state.cfg.profiling_activated || sp__par_usable()) rc = sp__finalize_session();
   if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */
     sp__log(2, SP_LOG_ALWAYS, "sp_finalize ran at exit after all: '%s' is written, no merge needed",
             sp__state.file_path);

@@ -341,6 +341,9 @@ SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, s
 /* ---- mpi_glue.c, mpi_stub.c (its stubs without MPI) ---- */
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
+/* MPI is usable with more than one rank: sp_finalize is collective, and a
+ * rank that records nothing takes part too (finalize.c). */
+SP_HIDDEN int sp__par_usable(void);
 
 /* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
 /* One line per call; clang-format would re-wrap the list differently on each run. */

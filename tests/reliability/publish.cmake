@@ -21,3 +21,33 @@ if(TARGET scope-profiler-merge AND SP_H5PY_PYTHON)
     set_tests_properties(${t} PROPERTIES LABELS reliability TIMEOUT 180 SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# The cases that need ranks; FINALIZE_TIMEOUT 20 so that a rank left waiting
+# (profiling on one rank only: it waited the whole 600 s) fails quickly.
+if(TARGET scope-profiler-merge AND SP_H5PY_PYTHON AND SCOPE_PROFILER_ENABLE_MPI)
+  add_executable(test_publish_mpi test_publish_mpi.c)
+  target_link_libraries(test_publish_mpi PRIVATE scope_profiler sp_test_util MPI::MPI_C sp_warnings)
+  set(D ${CMAKE_CURRENT_BINARY_DIR}/publish_mpi)
+  file(MAKE_DIRECTORY ${D})
+  # case:ranks:check_publish.py options ("-" for none: no file is written)
+  foreach(spec "rank0_only:4:--ranks@4@--calls@100@--empty-rank@1@--empty-rank@2@--empty-rank@3"
+          "rank1_only:2:--ranks@2@--calls@100@--empty-rank@0"
+          "none_active:2:-"
+          "per_rank_path:2:--ranks@2@--calls@21")
+    string(REPLACE ":" ";" spec "${spec}")
+    list(GET spec 0 case)
+    list(GET spec 1 np)
+    list(GET spec 2 opts)
+    set(t reliability.publish.${case}.np${np})
+    sp_add_mpi_test(NAME ${t} NP ${np} COMMAND $<TARGET_FILE:test_publish_mpi> ${case}
+      WORKING_DIRECTORY ${D})
+    set_tests_properties(${t} PROPERTIES FIXTURES_SETUP ${t} LABELS reliability TIMEOUT 120
+      ENVIRONMENT "${SP_MPI_TEST_ENV};SCOPE_PROFILER_FINALIZE_TIMEOUT=20")
+    if(NOT opts STREQUAL "-")
+      string(REPLACE "@" ";" opts "${opts}")
+      add_test(NAME ${t}.h5py COMMAND ${SP_H5PY_PYTHON} ${SP_CHECK_PUBLISH} ${case}.h5 ${opts}
+        WORKING_DIRECTORY ${D})
+      set_tests_properties(${t}.h5py PROPERTIES FIXTURES_REQUIRED ${t} LABELS reliability)
+    endif()
+  endforeach()
+endif()

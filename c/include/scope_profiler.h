@@ -193,7 +193,8 @@ SP_EXPORT int sp_is_active(void);
  * name always gives the same handle within a session. Names registered
  * before the first sp_setup (or between sp_finalize and the next setup) are
  * kept for that session; sp_finalize and a repeated sp_setup forget all
- * handles. Returns SP_EINVAL for NULL or "", SP_ENAMETOOLONG past
+ * handles. Returns SP_EINVAL for NULL, "" or a name holding a NUL byte
+ * (through sp_region_n; counted as SP_MISUSE_BAD_NAME), SP_ENAMETOOLONG past
  * SP_NAME_MAX bytes, SP_ETOOMANY or SP_ENOMEM. Thread-safe; takes a lock:
  * call it once per region, not in the loop.
  */
@@ -227,7 +228,8 @@ SP_EXPORT void sp_stop(int h);
 SP_EXPORT void sp_start_name(const char *name);
 /** sp_stop() by name; compares with the innermost open call's name first. */
 SP_EXPORT void sp_stop_name(const char *name);
-/** sp_start_name() for a name given by address and length (Fortran strings). */
+/** sp_start_name() for a name given by address and length (Fortran strings);
+ *  a name holding a NUL byte is refused (counted, reported once). */
 SP_EXPORT void sp_start_name_n(const char *name, size_t len);
 /** sp_stop_name() for a name given by address and length. */
 SP_EXPORT void sp_stop_name_n(const char *name, size_t len);

@@ -464,6 +464,39 @@ static void case_hook_setup(void) {
   ASSERT_EQ(check("again.h5", "--regions", "1", "--calls", "5", NULL), 0);
 }
 
+/* ---- 9. region names with NUL bytes ------------------------------------ */
+
+/* Names holding a NUL byte are refused (they collided: @name ends at the
+ * NUL, so 7 regions read as 5); a Fortran name's trailing NULs (a C
+ * terminator) are trimmed like its blanks. Every other call is in the file. */
+static void case_nul_names(void) {
+  setup_at("out.h5");
+  sp_test_stderr_begin();
+  ASSERT_EQ(sp_region_n("a\0b", 3), SP_EINVAL);
+  ASSERT_EQ(sp_region_n("a\0c", 3), SP_EINVAL);
+  for (int i = 0; i < 4; i++) {
+    sp_start_name_n("x\0y", 3);
+    sp_stop_name_n("x\0y", 3);
+  }
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "region name holds a NUL byte; ignored", 1);
+  free(err);
+  ASSERT(sp_misuse_count(SP_MISUSE_BAD_NAME) >= 6);
+  int a = sp_region("a");
+  ASSERT(a >= 0);
+  sp_start(a);
+  sp_stop(a);
+  for (int i = 0; i < 3; i++) {
+    sp__start_name_f("work\0  ", 7); /* Fortran: "work"//c_null_char, blank-padded */
+    sp__stop_name_f("work\0  ", 7);
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  /* 61 = 'a', 776f726b = "work": exactly these two. */
+  ASSERT_EQ(check("out.h5", "--regions", "2", "--calls", "4", "--region-bytes", "61",
+                  "--region-bytes", "776f726b", NULL),
+            0);
+}
+
 /* ---- 10. chdir() after sp_setup --------------------------------------- */
 
 /* A relative file_path is resolved at sp_setup: the file (and the spill
@@ -502,6 +535,7 @@ static const sp_test_case cases[] = {
     SP_TEST_CASE(stale_spill),
     SP_TEST_CASE(merge_race),
     SP_TEST_CASE(hook_setup),
+    SP_TEST_CASE(nul_names),
     SP_TEST_CASE(chdir_after_setup),
 };
 

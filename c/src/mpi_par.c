@@ -22,11 +22,6 @@ typedef struct sp_mpi_impl {
 
 /* ---- finalize's collective operations ---------------------------------- */
 
-int sp__par_usable(void) {
-  int size = 1;
-  return sp__mpi_usable() && MPI_Comm_size(sp__mpi_base_comm(), &size) == MPI_SUCCESS && size > 1;
-}
-
 int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
   p->rank = 0;

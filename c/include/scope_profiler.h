@@ -193,7 +193,8 @@ SP_EXPORT int sp_is_active(void);
  * name always gives the same handle within a session. Names registered
  * before the first sp_setup (or between sp_finalize and the next setup) are
  * kept for that session; sp_finalize and a repeated sp_setup forget all
- * handles. Returns SP_EINVAL for NULL or "", SP_ENAMETOOLONG past
+ * handles. Returns SP_EINVAL for NULL, "" or a name holding a NUL byte
+ * (through sp_region_n; counted as SP_MISUSE_BAD_NAME), SP_ENAMETOOLONG past
  * SP_NAME_MAX bytes, SP_ETOOMANY or SP_ENOMEM. Thread-safe; takes a lock:
  * call it once per region, not in the loop.
  */
@@ -227,7 +228,8 @@ SP_EXPORT void sp_stop(int h);
 SP_EXPORT void sp_start_name(const char *name);
 /** sp_stop() by name; compares with the innermost open call's name first. */
 SP_EXPORT void sp_stop_name(const char *name);
-/** sp_start_name() for a name given by address and length (Fortran strings). */
+/** sp_start_name() for a name given by address and length (Fortran strings);
+ *  a name holding a NUL byte is refused (counted, reported once). */
 SP_EXPORT void sp_start_name_n(const char *name, size_t len);
 /** sp_stop_name() for a name given by address and length. */
 SP_EXPORT void sp_stop_name_n(const char *name, size_t len);
@@ -328,8 +330,10 @@ SP_EXPORT int64_t sp_clock_now_ns(void);
 /**
  * Runs fn(arg) at the start of every sp_finalize (on every rank, before
  * anything is written), for extensions that resolve names or add data late.
- * Hooks stay registered across sessions. Returns 0, SP_EINVAL (fn NULL) or
- * SP_ETOOMANY (more than 16 hooks). Not thread-safe.
+ * Hooks stay registered across sessions. A hook's own sp_setup or
+ * sp_finalize is refused with SP_EBUSY (the running sp_finalize writes the
+ * profile). Returns 0, SP_EINVAL (fn NULL) or SP_ETOOMANY (more than 16
+ * hooks). Not thread-safe.
  */
 SP_EXPORT int sp_finalize_hook_add(void (*fn)(void *arg), void *arg);
 
@@ -378,6 +382,22 @@ SP_EXPORT int sp_flush_on_signal(int signum);
  * `scope-profiler-merge` and `scope-profiler-pproc merge` call this.
  */
 SP_EXPORT int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path);
+
+/** sp_spill_merge2 flag: replace a regular file at out_path. */
+#define SP_MERGE_REPLACE 1u
+
+/**
+ * sp_spill_merge with flags (0 or SP_MERGE_REPLACE); sp_spill_merge is
+ * flags = SP_MERGE_REPLACE. Without SP_MERGE_REPLACE the result is
+ * published only where no file is (rename with RENAME_NOREPLACE, or link):
+ * when another writer put a file at out_path meanwhile, that file is left
+ * as it is, the result is kept as <out_path>.<host>.<pid>.<random>.h5
+ * (named on stderr) and SP_EPATH is returned. A FIFO, device, socket or
+ * directory at out_path is never replaced: SP_EINVAL before any work (or
+ * SP_EPATH with the result kept aside, when one appears meanwhile).
+ */
+SP_EXPORT int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path,
+                              unsigned flags);
 
 #ifdef __cplusplus
 }

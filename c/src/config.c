@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out_target.h"
 #include "sp_internal.h"
 
 void sp_config_init(sp_config *cfg) {
@@ -216,6 +217,9 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   }
   if (n < 0 || (size_t)n >= sizeof st->spill_dir) return SP_EINVAL;
   st->cfg = cfg;
+  /* Absolute paths; /dev/null discards; no FIFO or device is replaced. */
+  int target = sp__out_target_resolve(st, env_spill && *env_spill);
+  if (target != 0 && target != SP_EPATH) return target;
   /* finalize replaces this file (a previous run's), not one another run
    * writing to the same path puts there meanwhile (out_temp.c). */
   sp__out_id_take(st->file_path, &st->out_at_setup);
@@ -224,7 +228,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
    * writable (the file itself is created only at finalize). */
   char dir[SP_PATH_MAX];
   sp_dirname(st->file_path, dir, sizeof dir);
-  st->path_ok = access(dir, W_OK | X_OK) == 0;
+  st->path_ok = st->discard || access(dir, W_OK | X_OK) == 0;
   if (!st->path_ok && cfg.profiling_activated) {
     int err = errno;
     /* The spill files would sit in the same unwritable directory and every
@@ -245,5 +249,5 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
             dir, st->file_path, strerror(err), st->spill_dir);
     return SP_EPATH;
   }
-  return 0;
+  return target;
 }

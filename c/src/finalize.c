@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file_end.h"
 #include "layout.h"
+#include "out_target.h"
 #include "out_temp.h"
 #include "par.h"
 #include "plan.h"
@@ -213,6 +215,16 @@ int sp__finalize_session(void) {
   /* Without MPI's help (ranks missing, MPI finalized) the spill files are
    * kept, with what is still in memory, as after any failure. */
   const int began = rc == 0;
+  /* A rank with profiling off takes part with an empty plan (its ranks
+   * would wait for it the whole timeout); when no rank records, nothing is
+   * written. Such a rank that could not join has lost nothing of its own. */
+  const int active = st->cfg.profiling_activated;
+  int any = active;
+  if (began && par.active) any = sp__par_agree(&par, active ? -1 : 0) == -1;
+  if (!any || (!began && !active)) {
+    sp__par_end(&par);
+    return 0;
+  }
   times.ranks_per_cpu = par.ranks_per_cpu;
   /* The second clock measurement, before the plan takes both. */
   if (began) {
@@ -227,21 +239,28 @@ int sp__finalize_session(void) {
   int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
   rc = sp__par_agree(&par, rc != 0 ? rc : lrc);
 
+  /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
+   * replaced, other ranks' paths compared with it (out_target.c). */
+  int discard = 0, differs = 0;
+  if (rc == 0) rc = sp__out_target_agree(&par, st, active, &discard, &differs);
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
-  if (rc == 0) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
+  if (rc == 0 && !discard) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (rc == 0) rc = sp_write_profile(&par, &local, partial, &times);
-  if (rc == 0 && par.rank == 0) rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
+  if (rc == 0 && !discard) rc = sp_write_profile(&par, &local, partial, &times);
+  /* Published only when HDF5 can open it, to its stored end (file_end.h). */
+  if (rc == 0 && !discard && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
+  if (rc == 0 && !discard && par.rank == 0)
+    rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
   if (rc == 0) {
-    if (st->events_lost > 0) {
+    if (st->events_lost > 0 && !discard) {
       /* The file holds everything else; the status says it is incomplete. */
       sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "%lld event(s) could not be recorded (memory or disk); '%s' lacks them",
@@ -249,6 +268,7 @@ int sp__finalize_session(void) {
       rc = SP_ELOST;
     }
     sp__spill_close(1);
+    if (differs) rc = SP_EPATH; /* the profile is at rank 0's file_path (said there) */
   } else {
     if (began && par.rank == 0 && partial[0]) unlink(partial);
     if (lrc == 0) sp_spill_remaining(&local);

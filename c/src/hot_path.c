@@ -437,10 +437,11 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
 
 void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
 
-/* A Fortran string's length without its trailing blanks: one byte test
- * for a name without any, where len_trim would be a library call. */
+/* A Fortran string's length without its trailing blanks (and NULs: a C
+ * terminator, "name"//c_null_char): one byte test for a name without any,
+ * where len_trim would be a library call. */
 static inline size_t sp_fortran_len(const char *name, size_t len) {
-  while (len > 0 && name[len - 1] == ' ') len--;
+  while (len > 0 && (name[len - 1] == ' ' || name[len - 1] == '\0')) len--;
   return len;
 }
 

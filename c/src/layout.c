@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_end.h"
 #include "layout.h"
 #include "par.h"
 
@@ -302,14 +303,16 @@ int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *pl
   if (par) rc = agree(par, rc); /* collective: all ranks go on, or none */
   if (rc == 0) rc = sp_layout_fill(file, plans, nplans, offs);
   if (rc != 0) sp_layout_abandon(file, fapl);
-  haddr_t eoa = HADDR_UNDEF;
-  if (H5Fget_eoa(file, &eoa) < 0) eoa = HADDR_UNDEF;
   if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
-  /* The reservation's unused end goes back: the file ends at its EOA. */
+  /* The reservation's unused end goes back: the file ends at its EOA, the
+   * one stored at the close (file_end.h: HDF5 still allocates and writes
+   * during H5Fclose; an EOA asked for before it cut those writes off). */
+  uint64_t eoa = 0;
   struct stat sb;
-  if (rc == 0 && reserver && eoa != HADDR_UNDEF && stat(path, &sb) == 0 &&
-      (uint64_t)sb.st_size > (uint64_t)eoa && truncate(path, (off_t)eoa) != 0)
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
+  if (rc == 0 && reserver && sp__file_end_stored(path, &eoa) != 0) rc = SP_EHDF5;
+  if (rc == 0 && reserver && stat(path, &sb) == 0 && (uint64_t)sb.st_size > eoa &&
+      truncate(path, (off_t)eoa) != 0)
+    sp__log(1, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
             strerror(errno));
   return rc;
 }

@@ -38,6 +38,11 @@ int sp__mpi_usable(void) {
   return init && !fin;
 }
 
+int sp__par_usable(void) {
+  int size = 1;
+  return sp__mpi_usable() && MPI_Comm_size(sp__mpi_base_comm(), &size) == MPI_SUCCESS && size > 1;
+}
+
 static void sp_user_comm_release(void) {
   if (sp_have_user_comm) MPI_Comm_free(&sp_user_comm);
   sp_have_user_comm = 0;

@@ -11,6 +11,7 @@ int sp_mpi_set_comm_f(int comm) {
 
 void sp__mpi_note_setup(void) {}
 int sp__mpi_rank_if_known(void) { return -1; }
+int sp__par_usable(void) { return 0; }
 
 int sp__par_begin(sp_par_t *p) {
   p->active = 0;

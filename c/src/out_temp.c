@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "out_target.h"
 #include "out_temp.h"
 
 void sp__out_id_take(const char *path, sp_out_id_t *id) {
@@ -120,17 +121,22 @@ static int sp_lock_dir(const char *path) {
   return -1;
 }
 
-/* tmp lost the race: keep it as <file>.<host>.<pid>.<random>.h5. */
-static void sp_keep_loser(char *tmp, const char *final) {
-  char kept[SP_TEMP_MAX + 8];
+/* tmp is not published: keep it as <file>.<host>.<pid>.<random>.h5 (its
+ * name in kept). */
+static void sp_keep_aside(char *tmp, const char *final, char *kept, size_t cap) {
   const size_t skip = strlen(final) + strlen(".partial");
-  if (strlen(tmp) < skip ||
-      snprintf(kept, sizeof kept, "%s%s.h5", final, tmp + skip) >= (int)sizeof kept ||
+  if (strlen(tmp) < skip || snprintf(kept, cap, "%s%s.h5", final, tmp + skip) >= (int)cap ||
       rename(tmp, kept) != 0)
-    snprintf(kept, sizeof kept, "%s", tmp);
+    snprintf(kept, cap, "%s", tmp);
   else
     tmp[0] = '\0';
-  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+}
+
+/* tmp lost the race: keep it aside. */
+static void sp_keep_loser(char *tmp, const char *final) {
+  char kept[SP_TEMP_MAX + 8];
+  sp_keep_aside(tmp, final, kept, sizeof kept);
+  sp__log(0, SP_LOG_ALWAYS,
           "'%s' was written by another run after this one started (two runs with one "
           "file_path?); it is left as it is and this run's profile is kept as '%s'",
           final, kept);
@@ -141,7 +147,14 @@ int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
   sp_out_id_t now;
   sp__out_id_take(final, &now);
   int rc = 0;
-  if (now.present && !(was->present && was->dev == now.dev && was->ino == now.ino)) {
+  const char *kind = sp__out_target_kind(final); /* a FIFO, a device: never replaced */
+  if (kind) {
+    char kept[SP_TEMP_MAX + 8];
+    sp_keep_aside(tmp, final, kept, sizeof kept);
+    sp__log(0, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced; the profile is kept as '%s'",
+            final, kind, kept);
+    rc = SP_EPATH;
+  } else if (now.present && !(was->present && was->dev == now.dev && was->ino == now.ino)) {
     sp_keep_loser(tmp, final);
     rc = SP_EPATH;
   } else if (rename(tmp, final) != 0) {
@@ -150,5 +163,43 @@ int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
     tmp[0] = '\0';
   }
   if (lock >= 0) close(lock); /* releases the flock */
+  return rc;
+}
+
+/* Moves tmp to final only if nothing is there: renameat2(RENAME_NOREPLACE),
+ * else link() and unlink() where the file system lacks it. 0, EEXIST, or
+ * another errno. */
+static int sp_rename_new(const char *tmp, const char *final) {
+  if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0) return 0;
+  int err = errno;
+  if (err != EINVAL && err != ENOSYS && err != ENOTSUP) return err;
+  if (link(tmp, final) != 0) return errno;
+  unlink(tmp);
+  return 0;
+}
+
+int sp__out_publish_merge(char *tmp, const char *final, int replace) {
+  int rc = 0, err = 0;
+  const char *kind = sp__out_target_kind(final);
+  char kept[SP_TEMP_MAX + 8];
+  if (kind) {
+    sp_keep_aside(tmp, final, kept, sizeof kept);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s' is %s, not a regular file: not replaced; the profile is kept as '%s'", final,
+            kind, kept);
+    rc = SP_EPATH;
+  } else if (replace) {
+    rc = rename(tmp, final) == 0 ? 0 : SP_EIO;
+  } else if ((err = sp_rename_new(tmp, final)) == EEXIST) {
+    sp_keep_aside(tmp, final, kept, sizeof kept);
+    sp__log(0, SP_LOG_ALWAYS,
+            "'%s' was written by another writer while this one ran (two merges into one "
+            "file?); it is left as it is and this profile is kept as '%s'",
+            final, kept);
+    rc = SP_EPATH;
+  } else if (err != 0) {
+    rc = SP_EIO;
+  }
+  if (rc == 0) tmp[0] = '\0';
   return rc;
 }

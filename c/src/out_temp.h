@@ -29,4 +29,12 @@ SP_HIDDEN int sp__out_temp_agree(sp_par_t *par, const char *final, char *tmp, si
  * longer names a file of ours. Returns 0, SP_EPATH or SP_EIO. */
 SP_HIDDEN int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was);
 
+/* The merge tool's publication: renames tmp to final, replacing a file
+ * there only with replace; never a FIFO, device or directory. When final
+ * may not be replaced (it is not a regular file, or it appeared meanwhile
+ * without replace) tmp is kept aside as <file>.<host>.<pid>.<random>.h5
+ * (logged) and SP_EPATH is returned. tmp[0] is set to '\0' once tmp no
+ * longer names a file of ours. Returns 0, SP_EPATH or SP_EIO. */
+SP_HIDDEN int sp__out_publish_merge(char *tmp, const char *final, int replace);
+
 #endif

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_end.h"
 #include "layout.h"
+#include "out_target.h"
 #include "out_temp.h"
 #include "par.h"
 #include "raw_write.h"
@@ -394,7 +396,20 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
 }
 
 int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path) {
+  return sp_spill_merge2(inputs, ninputs, out_path, SP_MERGE_REPLACE);
+}
+
+/* 1 when out_path is a FIFO, a device, a directory: never replaced. */
+static int sp_out_not_regular(const char *out_path) {
+  const char *kind = sp__out_target_kind(out_path);
+  if (kind)
+    sp__log(0, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced", out_path, kind);
+  return kind != NULL;
+}
+
+int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path, unsigned flags) {
   if (!inputs || ninputs <= 0 || !out_path || !*out_path) return SP_EINVAL;
+  if (flags & ~(unsigned)SP_MERGE_REPLACE) return SP_EINVAL;
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;
@@ -404,6 +419,7 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   int np = 0, nranks = 0, problems = 0;
   int rc = sp_collect_paths(inputs, ninputs, &paths, &np);
   if (rc == 0 && sp_out_is_input(out_path, paths, np)) rc = SP_EINVAL;
+  if (rc == 0 && sp_out_not_regular(out_path)) rc = SP_EINVAL;
   sp_rank_src_t *ranks = NULL;
   if (rc == 0) rc = sp_load_ranks(paths, np, &ranks, &nranks, &problems);
   if (rc == 0 && !ranks_any_used(ranks, nranks)) rc = SP_ESPILL;
@@ -417,17 +433,19 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
   char tmp[SP_TEMP_MAX] = "";
   if (rc == 0) rc = sp__out_temp_create(out_path, tmp, sizeof tmp);
   if (rc == 0) rc = sp_write_all(tmp, ranks, nranks, plans, offs);
-  if (rc == 0 && rename(tmp, out_path) != 0) rc = SP_EIO;
+  if (rc == 0) rc = sp__file_end_check(tmp, out_path);
+  int aside = 0; /* not published, kept under a name of its own (said so) */
   if (rc == 0) {
-    tmp[0] = '\0';
-    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
-            "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
+    rc = sp__out_publish_merge(tmp, out_path, (flags & SP_MERGE_REPLACE) != 0);
+    aside = rc == SP_EPATH;
+  }
+  if (rc == 0) {
+    sp__log(2, SP_LOG_ALWAYS, "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
             (long long)events, nranks, np, out_path);
     if (problems > 0) rc = SP_EPARTIAL;
-  } else {
-    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
-            "recovery into '%s' failed: %s; the spill files are unchanged", out_path,
-            sp_strerror(rc));
+  } else if (!aside) {
+    sp__log(0, SP_LOG_ALWAYS, "recovery into '%s' failed: %s; the spill files are unchanged",
+            out_path, sp_strerror(rc));
   }
   if (tmp[0]) unlink(tmp);
   for (int r = 0; ranks && r < nranks; r++) {

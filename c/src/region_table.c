@@ -91,7 +91,17 @@ static int sp_index_ensure(int32_t want) {
   return 0;
 }
 
+/* A name holding a NUL byte (possible through the length forms and
+ * Fortran) is refused: HDF5's string attribute @name would end at the NUL,
+ * so "a\0b" and "a\0c" would read as one region. */
+static int sp_refuse_nul(void) {
+  __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_BAD_NAME], 1, __ATOMIC_RELAXED);
+  sp__log(1, SP_LOG_ONCE_BAD_NAME, "region name holds a NUL byte; ignored");
+  return SP_EINVAL;
+}
+
 int sp__region_register(const char *name, size_t len) {
+  if (memchr(name, '\0', len)) return sp_refuse_nul();
   uint64_t hash = sp__name_hash(name, len);
   pthread_mutex_lock(&sp__state.lock);
   int h = sp__region_lookup(name, len, hash);

@@ -34,6 +34,12 @@ static void sp_session_discard(void) {
 
 static int sp_setup_session(const sp_config *cfg) {
   sp_state_t *st = &sp__state;
+  if (st->finalizing) {
+    sp__log(0, SP_LOG_ALWAYS,
+            "sp_setup called while sp_finalize runs (from a finalize hook?): refused "
+            "(SP_EBUSY), the profile is written first");
+    return SP_EBUSY;
+  }
   if (st->session) {
     int busy = sp__threads_claim_discard(sp__tls);
     if (busy > 0) {
@@ -142,7 +148,8 @@ static int sp_finalize_session(void) {
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   sp__stock_stop();
   int rc = 0;
-  if (sp__state.cfg.profiling_activated) rc = sp__finalize_session();
+  /* With MPI every rank takes part, one that records nothing too. */
+  if (sp__state.cfg.profiling_activated || sp__par_usable()) rc = sp__finalize_session();
   if (sp__state.exit_flushed && rc == 0) /* an atexit handler of the program's */
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "sp_finalize ran at exit after all: '%s' is written, no merge needed",
@@ -158,7 +165,10 @@ static int sp_finalize_session(void) {
 
 int sp_finalize(void) {
   if (!sp__state.session) return 0;
+  if (sp__state.finalizing) return SP_EBUSY; /* from a finalize hook: the outer one writes */
   int rc;
+  sp__state.finalizing = 1; /* a hook's sp_setup and sp_finalize are refused */
   SP_KEEP_ERRNO(rc = sp_finalize_session());
+  sp__state.finalizing = 0;
   return rc;
 }

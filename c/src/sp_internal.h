@@ -172,6 +172,8 @@ typedef struct sp_state {
   int forked;       /* this process was forked from one with a session (fork_guard.c) */
   int exit_flushed; /* exit_flush.c has put the session into the spill files */
   int path_ok;      /* output directory writable at setup */
+  int discard;      /* file_path is the null device: finalize writes nothing (out_target.c) */
+  int finalizing;   /* sp_finalize runs (its hooks too): sp_setup is refused */
   int clock_tsc;    /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
   sp_thread_t *threads;
   int32_t nthreads;
@@ -366,6 +368,9 @@ SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, s
 /* ---- mpi_glue.c, mpi_stub.c (its stubs without MPI) ---- */
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
+/* MPI is usable with more than one rank: sp_finalize is collective, and a
+ * rank that records nothing takes part too (finalize.c). */
+SP_HIDDEN int sp__par_usable(void);
 
 /* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
 /* One line per call; clang-format would re-wrap the list differently on each run. */

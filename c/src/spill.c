@@ -83,17 +83,25 @@ static int sp_spill_open(void) {
   gethostname(host, sizeof host - 1);
   int rank = sp__mpi_rank_if_known();
   /* pid and host in the name: a rerun must never overwrite the spill files
-   * of a run that died and has not been recovered yet. */
-  int n;
-  if (rank >= 0) {
-    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld.spill", st->spill_dir, rank,
-                 host, (long)getpid());
-  } else {
-    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld.spill", st->spill_dir, host,
-                 (long)getpid());
+   * of a run that died and has not been recovered yet. Pids repeat (in
+   * containers every job may be pid 7): a name already taken is left as it
+   * is and the next of <name>.1.spill, <name>.2.spill ... is used. */
+  int fd = -1;
+  for (int k = 0; fd < 0 && k < 1000; k++) {
+    char nth[16] = "";
+    if (k > 0) snprintf(nth, sizeof nth, ".%d", k);
+    int n;
+    if (rank >= 0) {
+      n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld%s.spill", st->spill_dir,
+                   rank, host, (long)getpid(), nth);
+    } else {
+      n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld%s.spill", st->spill_dir, host,
+                   (long)getpid(), nth);
+    }
+    if (n < 0 || (size_t)n >= sizeof sp_spill.path) return SP_EPATH;
+    fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) return SP_EIO;
   }
-  if (n < 0 || (size_t)n >= sizeof sp_spill.path) return SP_EPATH;
-  int fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return SP_EIO;
   sp_spill_header_t h;
   memset(&h, 0, sizeof h);

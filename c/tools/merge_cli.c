@@ -24,7 +24,7 @@ static void help(const char *prog) {
       "Spill files live in <file_path>.spill/ (or $SCOPE_PROFILER_SPILL_DIR), one per\n"
       "rank: rank<N>.<host>.<pid>.spill. Runs serially, without MPI.\n\n"
       "  -o OUT.h5   output file (default: profiling_data.h5)\n"
-      "  -f          replace OUT.h5 if it exists\n"
+      "  -f          replace OUT.h5 if it exists (never a FIFO or device)\n"
       "  -h, --help  this text\n"
       "  --version   print the version\n\n"
       "Inputs are only read, never changed or removed. Damaged records are skipped\n"
@@ -35,7 +35,9 @@ static void help(const char *prog) {
       "  0  every rank and record recovered (a torn last record, from a run killed\n"
       "     while writing it, is reported but not an error)\n"
       "  1  no readable spill file: nothing written\n"
-      "  2  usage error (also: OUT.h5 exists without -f, or is one of the inputs)\n"
+      "  2  usage error (also: OUT.h5 exists without -f, or is one of the inputs, or\n"
+      "     is not a regular file; or another process wrote OUT.h5 while this merge ran:\n"
+      "     the result is then kept as OUT.h5.<host>.<pid>.<random>.h5, named on stderr)\n"
       "  3  I/O or HDF5 failure: nothing written\n"
       "  4  OUT.h5 written, but some ranks or records could not be recovered\n");
 }
@@ -78,8 +80,15 @@ int sp_merge_main(int argc, char **argv, const char *prog) {
     fprintf(stderr, "%s: '%s' exists; use -f to replace it or -o elsewhere\n", prog, out);
     return EXIT_USAGE;
   }
-  int rc = sp_spill_merge(inputs, n, out);
+  /* Without -f a file that appears at OUT.h5 meanwhile (another merge into
+   * it) is not replaced either: this result is kept aside (named). */
+  int rc = sp_spill_merge2(inputs, n, out, force ? SP_MERGE_REPLACE : 0);
   if (rc == 0) return EXIT_OK;
+  if (rc == SP_EPATH && !force && stat(out, &sb) == 0) {
+    fprintf(stderr, "%s: '%s' was written by another process meanwhile; not replaced\n", prog,
+            out);
+    return EXIT_USAGE;
+  }
   if (rc == SP_EPARTIAL) {
     fprintf(stderr, "%s: '%s' written, but %s (named above)\n", prog, out, sp_strerror(rc));
     return EXIT_PARTIAL;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "layout.h"
 #include "out_temp.h"
 #include "par.h"
@@ -199,6 +200,18 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
   return rc;
 }
 
+/* Profile mode: the aggregate file, at file_path, or beside the trace
+ * (sp__agg_path) when time_trace writes that too. */
+static int sp_write_aggregates(sp_par_t *par) {
+  const sp_state_t *st = &sp__state;
+  if (!st->cfg.time_trace) return sp__agg_write(par, st->file_path, &st->out_at_setup);
+  char path[SP_PATH_MAX + 16];
+  sp__agg_path(st->file_path, path, sizeof path);
+  sp_out_id_t was;
+  sp__out_id_take(path, &was);
+  return sp__agg_write(par, path, &was);
+}
+
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   double t_begin = sp_seconds();
@@ -227,17 +240,21 @@ int sp__finalize_session(void) {
   int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
   rc = sp__par_agree(&par, rc != 0 ? rc : lrc);
 
+  /* Profile mode without time_trace writes only the aggregate file. */
+  const int agg_only = st->cfg.aggregate && !st->cfg.time_trace;
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
-  if (rc == 0) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
+  if (rc == 0 && !agg_only) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (rc == 0) rc = sp_write_profile(&par, &local, partial, &times);
-  if (rc == 0 && par.rank == 0) rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
+  if (rc == 0 && !agg_only) rc = sp_write_profile(&par, &local, partial, &times);
+  if (rc == 0 && !agg_only && par.rank == 0)
+    rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
+  if (rc == 0 && st->cfg.aggregate) rc = sp_write_aggregates(&par);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
   if (rc == 0) {

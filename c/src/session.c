@@ -56,7 +56,9 @@ static int sp_setup_session(const sp_config *cfg) {
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
-  st->clock_tsc = sp__clock_detect_tsc(st->set.clock);
+  /* Profile mode reads CLOCK_MONOTONIC: its durations are then ns as
+   * recorded, the same figures as the trace's stamps (README "Profile mode"). */
+  st->clock_tsc = st->cfg.aggregate ? 0 : sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {
@@ -82,13 +84,13 @@ static int sp_setup_session(const sp_config *cfg) {
               "(SCOPE_PROFILER_ENABLE_LIKWID=OFF); profiling continues without counters");
       st->cfg.use_likwid = 0;
     }
-    if (st->cfg.use_likwid) {
+    if (st->cfg.use_likwid || st->cfg.aggregate) {
       mode = SP_MODE_GENERAL;
     } else {
       mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
     }
   }
-  if (mode == SP_MODE_GENERAL) sp__likwid_init();
+  if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
   return rc;

@@ -192,7 +192,7 @@ SP_EXPORT int sp_is_active(void);
 /* ===================================================================== */
 
 /** One region's figures in this process so far (sp_region_stats). */
-typedef struct sp_region_stats {
+typedef struct sp_region_stats_s {
   int64_t calls;        /**< finished calls, summed over threads */
   int64_t total_ns;     /**< sum of their durations (inclusive), ns */
   int64_t min_ns;       /**< shortest call, ns (0 while calls == 0) */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "aggregate_recover.h"
 #include "layout.h"
 #include "out_temp.h"
 #include "par.h"
@@ -204,12 +205,18 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
  * (sp__agg_path) when time_trace writes that too. */
 static int sp_write_aggregates(sp_par_t *par) {
   const sp_state_t *st = &sp__state;
-  if (!st->cfg.time_trace) return sp__agg_write(par, st->file_path, &st->out_at_setup);
-  char path[SP_PATH_MAX + 16];
-  sp__agg_path(st->file_path, path, sizeof path);
-  sp_out_id_t was;
-  sp__out_id_take(path, &was);
-  return sp__agg_write(par, path, &was);
+  int rc;
+  if (!st->cfg.time_trace) {
+    rc = sp__agg_write(par, st->file_path, &st->out_at_setup);
+  } else {
+    char path[SP_PATH_MAX + 16];
+    sp__agg_path(st->file_path, path, sizeof path);
+    sp_out_id_t was;
+    sp__out_id_take(path, &was);
+    rc = sp__agg_write(par, path, &was);
+  }
+  if (rc == 0) sp__agg_exit_forget(); /* written at exit, then finalized after all */
+  return rc;
 }
 
 int sp__finalize_session(void) {

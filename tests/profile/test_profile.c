@@ -5,6 +5,10 @@
  *                                 sp_report to mid.h5 after half the steps,
  *                                 then sp_reset; writes the two moments to
  *                                 FILE.times.rank<R> for check_profile_mode.py
+ *   test_profile exit TRACE FILE  the same steps, then exit() without
+ *                                 sp_finalize or MPI_Finalize (whose hook
+ *                                 would finalize): the aggregates must be
+ *                                 recoverable with scope-profiler-merge
  *   test_profile api              the calls' answers without profile mode,
  *                                 sp_region_stats against known counts
  * Exit 0 when every assertion held. */
@@ -97,6 +101,19 @@ static int run(int trace, const char *file, int rank) {
   return 0;
 }
 
+static int run_exit(int trace, const char *file) {
+  sp_config c;
+  sp_config_init(&c);
+  c.aggregate = 1;
+  c.time_trace = trace;
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  int hstep = sp_region("step"), hcomp = sp_region("compute");
+  for (int s = 0; s < STEPS; s++) step(s, hstep, hcomp);
+  sp_start(hstep); /* open at exit: not counted */
+  exit(0);         /* no sp_finalize, no MPI_Finalize */
+}
+
 static int api(void) {
   sp_region_stats_t st;
   ASSERT_EQ(sp_report("x.h5"), SP_ENOTSETUP);
@@ -142,6 +159,7 @@ int main(int argc, char **argv) {
   sp_test_on_failure(on_fail);
   int rc = 2;
   if (argc == 4 && strcmp(argv[1], "run") == 0) rc = run(atoi(argv[2]), argv[3], rank);
+  if (argc == 4 && strcmp(argv[1], "exit") == 0) rc = run_exit(atoi(argv[2]), argv[3]);
   if (argc == 2 && strcmp(argv[1], "api") == 0) rc = api();
   MPI_Finalize();
   return rc;

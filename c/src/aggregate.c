@@ -14,6 +14,29 @@
 #include "aggregate.h"
 
 unsigned sp__agg_gen;
+static uint64_t sp_agg_mul = (uint64_t)1 << 32; /* ns per tick, 32.32 fixed point */
+
+void sp__agg_rate_setup(void) {
+  double r = sp__agg_ns_per_tick(0);
+  sp_agg_mul = (uint64_t)(r * 4294967296.0 + 0.5);
+}
+
+double sp__agg_ns_per_tick(int add_point) {
+  sp_state_t *st = &sp__state;
+  if (!st->clock_tsc) return 1.0;
+  pthread_mutex_lock(&st->lock);
+  if (add_point && sp__monotonic_ns() - st->last_calib_ns >= 1000000000) {
+    sp__calib_add_now(&st->calib, 1, NULL);
+    st->last_calib_ns = sp__monotonic_ns();
+  }
+  double r = 1.0;
+  const sp_calib_t *c = &st->calib;
+  if (c->n >= 2 && c->pts[c->n - 1].ticks > c->pts[0].ticks)
+    r = (double)(c->pts[c->n - 1].ns - c->pts[0].ns) /
+        (double)(c->pts[c->n - 1].ticks - c->pts[0].ticks);
+  pthread_mutex_unlock(&st->lock);
+  return r;
+}
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 #define SP_STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
@@ -184,7 +207,8 @@ void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
   __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
   sq += (double)dur * (double)dur;
   __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  uint64_t *c = &n->hist[sp__agg_bucket(dur)];
+  int64_t ns = sp__state.clock_tsc ? (int64_t)(((unsigned __int128)dur * sp_agg_mul) >> 32) : dur;
+  uint64_t *c = &n->hist[sp__agg_bucket(ns)];
   SP_STORE(c, SP_LOAD(c) + 1);
   /* The count last: a reader that sees it sees a call with its time. */
   __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);

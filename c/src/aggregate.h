@@ -70,8 +70,18 @@ static inline int sp__agg_bucket(int64_t v) {
   return b < SP_AGG_NBUCKETS ? b : SP_AGG_NBUCKETS - 1;
 }
 SP_HIDDEN int64_t sp__agg_bucket_mid(int b);
+static inline int64_t sp__agg_round(double x) { return (int64_t)(x + 0.5); }
 
 /* ---- aggregate.c: recording (hooks of hot_path.c) ---- */
+/* Durations are recorded in the hot path's ticks: ns with CLOCK_MONOTONIC,
+ * TSC ticks in profile mode alone where the TSC is used. The histogram
+ * needs ns at once: ticks times the rate of sp_setup's calibration
+ * (2 ms apart), in 32.32 fixed point. */
+SP_HIDDEN void sp__agg_rate_setup(void);
+/* ns per tick now, from the first and last calibration points (1.0 when
+ * the ticks are ns); adds a point first when add_point and the last is
+ * older than a second. Takes the state lock. */
+SP_HIDDEN double sp__agg_ns_per_tick(int add_point);
 /* The call just pushed at t->stack[d] of region h started at start (ns). */
 SP_HIDDEN void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start);
 /* The call at t->stack[d] ended at now (ns). */

@@ -123,6 +123,7 @@ int sp_region_stats(int h, sp_region_stats_t *out) {
   SP_KEEP_ERRNO(rc = sp_agg_usable("sp_region_stats"));
   if (rc) return rc;
   if (h < 0 || h >= sp__region_count()) return SP_EINVAL;
+  double rate = sp__agg_ns_per_tick(0);
   pthread_mutex_lock(&sp__state.lock);
   for (const sp_thread_t *t = sp__state.threads; t; t = t->next) {
     int32_t n;
@@ -141,5 +142,9 @@ int sp_region_stats(int h, sp_region_stats_t *out) {
     }
   }
   pthread_mutex_unlock(&sp__state.lock);
+  out->total_ns = sp__agg_round((double)out->total_ns * rate); /* ticks to ns */
+  out->exclusive_ns = sp__agg_round((double)out->exclusive_ns * rate);
+  out->min_ns = sp__agg_round((double)out->min_ns * rate);
+  out->max_ns = sp__agg_round((double)out->max_ns * rate);
   return 0;
 }

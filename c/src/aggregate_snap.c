@@ -31,8 +31,8 @@ static int sp_grow(void **p, int64_t *cap, int64_t need, size_t size) {
 }
 
 /* Appends the rows and nonzero buckets of thread t's figures. */
-static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, int64_t *rcap,
-                          int64_t *bcap) {
+static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, double rate,
+                          int64_t *rcap, int64_t *bcap) {
   int32_t n;
   const sp_agg_t *a = sp__agg_current(t, &n);
   if (!a || n == 0) return 0;
@@ -48,11 +48,12 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
     r->parent = x->parent < 0 ? -1 : (int32_t)(base + x->parent);
     r->depth = x->depth;
     r->calls = __atomic_load_n(&x->calls, __ATOMIC_ACQUIRE);
-    r->incl = SP_LOAD(&x->incl);
-    r->excl = SP_LOAD(&x->excl);
-    r->min = SP_LOAD(&x->min);
-    r->max = SP_LOAD(&x->max);
+    r->incl = sp__agg_round((double)SP_LOAD(&x->incl) * rate); /* ticks to ns */
+    r->excl = sp__agg_round((double)SP_LOAD(&x->excl) * rate);
+    r->min = sp__agg_round((double)SP_LOAD(&x->min) * rate);
+    r->max = sp__agg_round((double)SP_LOAD(&x->max) * rate);
     __atomic_load(&x->sumsq, &r->sumsq, __ATOMIC_RELAXED);
+    r->sumsq *= rate * rate;
     for (int b = 0; b < SP_AGG_NBUCKETS; b++) {
       uint64_t c = SP_LOAD(&x->hist[b]);
       if (!c) continue;
@@ -76,9 +77,10 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
     if (!s->names[h]) rc = SP_ENOMEM;
     s->nnames = h + 1;
   }
+  double rate = sp__agg_ns_per_tick(1);
   pthread_mutex_lock(&sp__state.lock);
   for (const sp_thread_t *t = sp__state.threads; t && rc == 0; t = t->next)
-    rc = sp_snap_thread(s, t, rank, &rcap, &bcap);
+    rc = sp_snap_thread(s, t, rank, rate, &rcap, &bcap);
   pthread_mutex_unlock(&sp__state.lock);
   /* A region registered after the names were copied cannot be named. */
   for (int64_t i = 0; rc == 0 && i < s->nrows; i++)

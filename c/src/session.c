@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -56,9 +57,10 @@ static int sp_setup_session(const sp_config *cfg) {
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
-  /* Profile mode reads CLOCK_MONOTONIC: its durations are then ns as
-   * recorded, the same figures as the trace's stamps (README "Profile mode"). */
-  st->clock_tsc = st->cfg.aggregate ? 0 : sp__clock_detect_tsc(st->set.clock);
+  /* Profile mode with the trace reads CLOCK_MONOTONIC: both then hold the
+   * same ns from the same stamps (docs/profile-mode.md, "Clock"). */
+  const int agg_and_trace = st->cfg.aggregate && st->cfg.time_trace;
+  st->clock_tsc = agg_and_trace ? 0 : sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {
@@ -70,6 +72,7 @@ static int sp_setup_session(const sp_config *cfg) {
     sp__calib_add_now(&st->calib, 1, NULL);
   }
   st->last_calib_ns = sp__monotonic_ns();
+  sp__agg_rate_setup(); /* profile mode's histogram buckets in ns (aggregate.c) */
   st->session = 1;
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */

@@ -145,6 +145,20 @@ static int api(void) {
   ASSERT_EQ(sp_region_stats(h, &st), 0);
   ASSERT_EQ(st.calls, 2000);
   ASSERT(st.total_ns > st.exclusive_ns);
+  /* Profile mode alone may count in TSC ticks: the ns it gives lie between
+   * the spin inside the call and the clock reads around it. */
+  int hs = sp_region("spin");
+  int64_t t0 = sp_clock_now_ns();
+  sp_start(hs);
+  int64_t s0 = sp_clock_now_ns(), s1 = s0;
+  while (s1 - s0 < 3000000) s1 = sp_clock_now_ns();
+  sp_stop(hs);
+  int64_t t1 = sp_clock_now_ns();
+  ASSERT_EQ(sp_region_stats(hs, &st), 0);
+  ASSERT_EQ(st.calls, 1);
+  ASSERT(st.total_ns >= (s1 - s0) * 999 / 1000);
+  ASSERT(st.total_ns <= (t1 - t0) * 1001 / 1000);
+  ASSERT(st.min_ns == st.total_ns && st.max_ns == st.total_ns);
   ASSERT_EQ(sp_finalize(), 0);
   return 0;
 }

@@ -184,4 +184,5 @@ def main():
     sys.exit(1 if FAIL else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -9,11 +9,15 @@
  *                                 sp_finalize or MPI_Finalize (whose hook
  *                                 would finalize): the aggregates must be
  *                                 recoverable with scope-profiler-merge
+ *   test_profile concurrent       4 pthreads record while the main thread
+ *                                 reads sp_region_stats and writes reports
+ *                                 (for TSan); exact counts once they joined
  *   test_profile api              the calls' answers without profile mode,
  *                                 sp_region_stats against known counts
  * Exit 0 when every assertion held. */
 #include <mpi.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +118,45 @@ static int run_exit(int trace, const char *file) {
   exit(0);         /* no sp_finalize, no MPI_Finalize */
 }
 
+#define CONC_THREADS 4
+#define CONC_CALLS 20000
+static int conc_h;
+
+static void *conc_worker(void *arg) {
+  (void)arg;
+  for (int i = 0; i < CONC_CALLS; i++) {
+    sp_start(conc_h);
+    sp_start_name("conc inner");
+    sp_stop_name("conc inner");
+    sp_stop(conc_h);
+  }
+  return NULL;
+}
+
+static int concurrent(void) {
+  sp_config c;
+  sp_config_init(&c);
+  c.aggregate = 1;
+  c.time_trace = 0;
+  c.file_path = "concurrent.h5";
+  ASSERT_EQ(sp_setup(&c), 0);
+  conc_h = sp_region("conc");
+  pthread_t th[CONC_THREADS];
+  for (int i = 0; i < CONC_THREADS; i++) ASSERT_EQ(pthread_create(&th[i], NULL, conc_worker, NULL), 0);
+  sp_region_stats_t st;
+  for (int k = 0; k < 20; k++) { /* figures in flight: only bounds hold */
+    ASSERT_EQ(sp_region_stats(conc_h, &st), 0);
+    ASSERT(st.calls >= 0 && st.calls <= CONC_THREADS * CONC_CALLS);
+    ASSERT_EQ(sp_report("concurrent_mid.h5"), 0);
+  }
+  for (int i = 0; i < CONC_THREADS; i++) ASSERT_EQ(pthread_join(th[i], NULL), 0);
+  ASSERT_EQ(sp_region_stats(conc_h, &st), 0);
+  ASSERT_EQ(st.calls, CONC_THREADS * CONC_CALLS);
+  ASSERT(st.exclusive_ns <= st.total_ns);
+  ASSERT_EQ(sp_finalize(), 0);
+  return 0;
+}
+
 static int api(void) {
   sp_region_stats_t st;
   ASSERT_EQ(sp_report("x.h5"), SP_ENOTSETUP);
@@ -175,6 +218,7 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "run") == 0) rc = run(atoi(argv[2]), argv[3], rank);
   if (argc == 4 && strcmp(argv[1], "exit") == 0) rc = run_exit(atoi(argv[2]), argv[3]);
   if (argc == 2 && strcmp(argv[1], "api") == 0) rc = api();
+  if (argc == 2 && strcmp(argv[1], "concurrent") == 0) rc = concurrent();
   MPI_Finalize();
   return rc;
 }

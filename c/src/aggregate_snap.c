@@ -69,22 +69,20 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
   memset(s, 0, sizeof *s);
   int64_t rcap = 0, bcap = 0;
   int rc = 0;
-  int32_t nreg = sp__region_count();
-  s->names = calloc((size_t)(nreg ? nreg : 1), sizeof *s->names);
-  if (!s->names) return SP_ENOMEM;
-  for (int32_t h = 0; h < nreg; h++) {
-    s->names[h] = strdup(sp__region_get(h)->name);
-    if (!s->names[h]) rc = SP_ENOMEM;
-    s->nnames = h + 1;
-  }
   double rate = sp__agg_ns_per_tick(1);
   pthread_mutex_lock(&sp__state.lock);
   for (const sp_thread_t *t = sp__state.threads; t && rc == 0; t = t->next)
     rc = sp_snap_thread(s, t, rank, rate, &rcap, &bcap);
   pthread_mutex_unlock(&sp__state.lock);
-  /* A region registered after the names were copied cannot be named. */
-  for (int64_t i = 0; rc == 0 && i < s->nrows; i++)
-    if (s->rows[i].region >= s->nnames) s->rows[i].calls = 0;
+  /* The names after the rows: every region of a row was registered by then. */
+  int32_t nreg = sp__region_count();
+  s->names = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->names);
+  if (!rc && !s->names) rc = SP_ENOMEM;
+  for (int32_t h = 0; rc == 0 && h < nreg; h++) {
+    s->names[h] = strdup(sp__region_get(h)->name);
+    if (!s->names[h]) rc = SP_ENOMEM;
+    s->nnames = h + 1;
+  }
   if (rc) sp__agg_snap_free(s);
   return rc;
 }

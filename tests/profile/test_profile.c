@@ -9,15 +9,23 @@
  *                                 sp_finalize or MPI_Finalize (whose hook
  *                                 would finalize): the aggregates must be
  *                                 recoverable with scope-profiler-merge
+ *   test_profile term TRACE FILE  the same steps, then SIGTERM to itself
+ *                                 (run with SCOPE_PROFILER_FLUSH_SIGNALS=TERM):
+ *                                 the flush saves the aggregates; recording
+ *                                 goes on until the signal ends the process
  *   test_profile concurrent       4 pthreads record while the main thread
  *                                 reads sp_region_stats and writes reports
  *                                 (for TSan); exact counts once they joined
  *   test_profile api              the calls' answers without profile mode,
  *                                 sp_region_stats against known counts
  * Exit 0 when every assertion held. */
+#define _POSIX_C_SOURCE 200809L /* kill, nanosleep */
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +165,24 @@ static int concurrent(void) {
   return 0;
 }
 
+static int run_term(int trace, const char *file) {
+  sp_config c;
+  sp_config_init(&c);
+  c.aggregate = 1;
+  c.time_trace = trace;
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  int hstep = sp_region("step"), hcomp = sp_region("compute");
+  for (int s = 0; s < STEPS; s++) step(s, hstep, hcomp);
+  kill(getpid(), SIGTERM);
+  for (;;) { /* the next calls flush; then the watcher re-raises the signal */
+    sp_start_name("after signal");
+    sp_stop_name("after signal");
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+}
+
 static int api(void) {
   sp_region_stats_t st;
   ASSERT_EQ(sp_report("x.h5"), SP_ENOTSETUP);
@@ -219,6 +245,7 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "exit") == 0) rc = run_exit(atoi(argv[2]), argv[3]);
   if (argc == 2 && strcmp(argv[1], "api") == 0) rc = api();
   if (argc == 2 && strcmp(argv[1], "concurrent") == 0) rc = concurrent();
+  if (argc == 4 && strcmp(argv[1], "term") == 0) rc = run_term(atoi(argv[2]), argv[3]);
   MPI_Finalize();
   return rc;
 }

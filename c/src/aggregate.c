@@ -41,15 +41,6 @@ double sp__agg_ns_per_tick(int add_point) {
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 #define SP_STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
 
-int64_t sp__agg_bucket_mid(int b) {
-  if (b < SP_AGG_SUB) return b;
-  int e = b / SP_AGG_SUB + 4;
-  int64_t sub = b % SP_AGG_SUB;
-  int64_t lo = (SP_AGG_SUB + sub) << (e - 5);
-  int64_t w = (int64_t)1 << (e - 5);
-  return lo + (w - 1) / 2;
-}
-
 static uint64_t sp_agg_key_hash(int32_t parent, int32_t region) {
   uint64_t k = ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)region;
   return k * 0x9E3779B97F4A7C15ull;

@@ -69,7 +69,6 @@ static inline int sp__agg_bucket(int64_t v) {
   int b = SP_AGG_SUB * (e - 4) + (int)((v >> (e - 5)) & (SP_AGG_SUB - 1));
   return b < SP_AGG_NBUCKETS ? b : SP_AGG_NBUCKETS - 1;
 }
-SP_HIDDEN int64_t sp__agg_bucket_mid(int b);
 static inline int64_t sp__agg_round(double x) { return (int64_t)(x + 0.5); }
 
 /* ---- aggregate.c: recording (hooks of hot_path.c) ---- */
@@ -91,14 +90,5 @@ SP_HIDDEN void sp__agg_thread_free(sp_thread_t *t);
 /* The figures of a thread as readers may use them: NULL when it has none
  * in the current window. */
 SP_HIDDEN const sp_agg_t *sp__agg_current(const sp_thread_t *t, int32_t *nnodes);
-
-/* ---- aggregate_file.c ---- */
-struct sp_par;
-/* Writes every rank's aggregates to path (collective over par), through a
- * temporary file renamed into place. */
-SP_HIDDEN int sp__agg_write(struct sp_par *par, const char *path, const sp_out_id_t *was);
-/* The aggregate file's path when time_trace also writes the trace file:
- * "<stem>.aggregate<ext>". */
-SP_HIDDEN void sp__agg_path(const char *file_path, char *out, size_t cap);
 
 #endif

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aggregate_file.h"
+#include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "out_temp.h"
 #include "par.h"

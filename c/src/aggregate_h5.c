@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "par.h"
 

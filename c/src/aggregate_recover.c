@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "aggregate_recover.h"
+#include "aggregate_file.h"
+#include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "out_temp.h"
 
@@ -81,8 +83,6 @@ int sp__agg_exit_save(void) {
   free(blob);
   return rc;
 }
-
-const char *sp__agg_exit_path(void) { return sp_saved[0] ? sp_saved : NULL; }
 
 void sp__agg_exit_forget(void) {
   if (!sp_saved[0]) return;

@@ -8,8 +8,6 @@
 /* Writes this process's aggregates to <spill_dir>/rank<R>.<host>.<pid>.aggspill
  * (exit_flush.c). 0 or SP_E*. */
 SP_HIDDEN int sp__agg_exit_save(void);
-/* The file sp__agg_exit_save wrote, or NULL. */
-SP_HIDDEN const char *sp__agg_exit_path(void);
 /* sp_finalize wrote the file after all: the exit file goes. */
 SP_HIDDEN void sp__agg_exit_forget(void);
 

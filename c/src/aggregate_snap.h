@@ -37,8 +37,4 @@ SP_HIDDEN int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *le
 /* Appends the blob's snapshot to s, its names merged into s's by text. */
 SP_HIDDEN int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len);
 
-/* ---- aggregate_h5.c ---- */
-/* Writes s into the new HDF5 file at path (serial). */
-SP_HIDDEN int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size);
-
 #endif

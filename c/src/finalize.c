@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "aggregate_file.h"
 #include "aggregate_recover.h"
 #include "layout.h"
 #include "out_temp.h"

@@ -47,6 +47,7 @@ module scope_profiler
   public :: sp_setup, sp_finalize, sp_region, sp_start, sp_stop, sp_scope
   public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
+  public :: sp_report, sp_reset, sp_region_stats, sp_region_stats_t
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
     SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ELOST, &
     SP_ETIMEDOUT, SP_EPARTIAL, SP_EBUSY
@@ -119,7 +120,17 @@ module scope_profiler
     integer(c_int64_t) :: buffer_limit
     type(c_ptr) :: file_path !! const char *, NUL-terminated, copied by sp_setup
     integer(c_int) :: profile_mpi
+    integer(c_int) :: aggregate
   end type sp_config_c
+
+  !> One region's figures in this process so far (`sp_region_stats`), ns.
+  type, bind(C) :: sp_region_stats_t
+    integer(c_int64_t) :: calls = 0 !! finished calls, summed over threads
+    integer(c_int64_t) :: total_ns = 0 !! sum of their durations
+    integer(c_int64_t) :: min_ns = 0 !! shortest call
+    integer(c_int64_t) :: max_ns = 0 !! longest call
+    integer(c_int64_t) :: exclusive_ns = 0 !! total less the calls directly inside
+  end type sp_region_stats_t
 
   !> A region call that ends with the scope of the variable: declared in a
   !> `block`, it is stopped by its final procedure when control leaves the
@@ -240,6 +251,27 @@ module scope_profiler
       integer(c_int) :: err
     end function c_sp_setup
 
+    ! int sp_report(const char *path);
+    function c_sp_report(path) bind(C, name="sp_report") result(err)
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int) :: err
+    end function c_sp_report
+
+    ! int sp_reset(void);
+    function c_sp_reset() bind(C, name="sp_reset") result(err)
+      import :: c_int
+      integer(c_int) :: err
+    end function c_sp_reset
+
+    ! int sp_region_stats(int h, sp_region_stats_t *out);
+    function c_sp_region_stats(h, out) bind(C, name="sp_region_stats") result(err)
+      import :: c_int, sp_region_stats_t
+      integer(c_int), value, intent(in) :: h
+      type(sp_region_stats_t), intent(out) :: out
+      integer(c_int) :: err
+    end function c_sp_region_stats
+
     ! int sp_finalize(void);
     function c_sp_finalize() bind(C, name="sp_finalize") result(err)
       import :: c_int
@@ -319,7 +351,7 @@ contains
     integer :: h
 
     h = c_sp_region_n(name, int(len_trim(name), c_size_t))
-    call sp_report(min(h, 0), "sp_region", stat, errmsg)
+    call sp_status(min(h, 0), "sp_region", stat, errmsg)
   end function sp_region
 
   !> `call sp_start("name")`: passes the address and length, no copy (the C
@@ -380,7 +412,7 @@ contains
   !> `sp_setup` with an `integer` communicator (`use mpi`) or none.
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
-                          flush_to_disk, buffer_limit, file_path, stat, errmsg)
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -390,18 +422,19 @@ contains
     character(len=*), intent(in), optional :: file_path !! merged output file (default "profiling_data.h5")
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path)
+                          buffer_limit, file_path, aggregate)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
-    call sp_report(err, "sp_setup", stat, errmsg)
+    call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
 
 #ifdef SP_FORTRAN_WITH_MPI
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
-                          flush_to_disk, buffer_limit, file_path, stat, errmsg)
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -411,12 +444,13 @@ contains
     character(len=*), intent(in), optional :: file_path !! merged output file (default "profiling_data.h5")
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path)
+                          buffer_limit, file_path, aggregate)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
-    call sp_report(err, "sp_setup", stat, errmsg)
+    call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
 #endif
 
@@ -424,8 +458,9 @@ contains
   !> calls the C `sp_setup`. The path copy lives until `sp_setup` has
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                           buffer_limit, file_path) result(err)
+                           buffer_limit, file_path, aggregate) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
+    logical, intent(in), optional :: aggregate
     integer, intent(in), optional :: buffer_limit
     character(len=*), intent(in), optional :: file_path
     integer :: err
@@ -439,6 +474,7 @@ contains
     if (present(time_trace)) cfg%time_trace = merge(1_c_int, 0_c_int, time_trace)
     if (present(flush_to_disk)) cfg%flush_to_disk = merge(1_c_int, 0_c_int, flush_to_disk)
     if (present(buffer_limit)) cfg%buffer_limit = int(buffer_limit, c_int64_t)
+    if (present(aggregate)) cfg%aggregate = merge(1_c_int, 0_c_int, aggregate)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))
@@ -457,8 +493,44 @@ contains
   subroutine sp_finalize(stat, errmsg)
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
-    call sp_report(c_sp_finalize(), "sp_finalize", stat, errmsg)
+    call sp_status(c_sp_finalize(), "sp_finalize", stat, errmsg)
   end subroutine sp_finalize
+
+  !> Profile mode: writes the aggregates recorded so far to `path` (with
+  !> MPI collectively, like `sp_finalize`); recording goes on. Errors:
+  !> `SP_EINVAL` (profile mode off), `SP_ENOTSETUP`, `SP_EIO`, `SP_EHDF5`, `SP_EMPI`.
+  subroutine sp_report(path, stat, errmsg)
+    character(len=*), intent(in) :: path !! file to write (trailing blanks ignored)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    character(kind=c_char), allocatable :: cpath(:)
+    integer :: i, n
+
+    n = len_trim(path)
+    allocate (cpath(n + 1))
+    do i = 1, n
+      cpath(i) = path(i:i)
+    end do
+    cpath(n + 1) = c_null_char
+    call sp_status(c_sp_report(cpath), "sp_report", stat, errmsg)
+  end subroutine sp_report
+
+  !> Profile mode: the aggregates start again from zero (a new window).
+  subroutine sp_reset(stat, errmsg)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_status(c_sp_reset(), "sp_reset", stat, errmsg)
+  end subroutine sp_reset
+
+  !> Profile mode: region `h`'s calls, total, min, max and exclusive ns in
+  !> this process in the current window, summed over threads. No I/O.
+  subroutine sp_region_stats(h, stats, stat, errmsg)
+    integer, intent(in) :: h !! handle from `sp_region`
+    type(sp_region_stats_t), intent(out) :: stats
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_status(c_sp_region_stats(int(h, c_int), stats), "sp_region_stats", stat, errmsg)
+  end subroutine sp_region_stats
 
   !> True between `sp_setup` and `sp_finalize` with profiling activated.
   function sp_is_active() result(active)
@@ -473,7 +545,7 @@ contains
     integer, intent(in) :: comm !! MPI communicator handle
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
-    call sp_report(c_sp_mpi_set_comm_f(comm), "sp_mpi_set_comm", stat, errmsg)
+    call sp_status(c_sp_mpi_set_comm_f(comm), "sp_mpi_set_comm", stat, errmsg)
   end subroutine sp_mpi_set_comm_int
 
 #ifdef SP_FORTRAN_WITH_MPI
@@ -482,7 +554,7 @@ contains
     type(MPI_Comm), intent(in) :: comm !! MPI communicator
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
-    call sp_report(c_sp_mpi_set_comm_f(comm%MPI_VAL), "sp_mpi_set_comm", stat, errmsg)
+    call sp_status(c_sp_mpi_set_comm_f(comm%MPI_VAL), "sp_mpi_set_comm", stat, errmsg)
   end subroutine sp_mpi_set_comm_f08
 #endif
 
@@ -546,7 +618,7 @@ contains
 
   !> Hands `err` to `stat`/`errmsg` when present; otherwise reports a
   !> failure on `error_unit` and carries on (the library never stops the program).
-  subroutine sp_report(err, where, stat, errmsg)
+  subroutine sp_status(err, where, stat, errmsg)
     integer, intent(in) :: err
     character(len=*), intent(in) :: where
     integer, intent(out), optional :: stat
@@ -565,6 +637,6 @@ contains
       write (error_unit, "(5a)") "scope-profiler: error: ", where, ": ", sp_strerror(err), &
         " (" // sp_err_name(err) // ")"
     end if
-  end subroutine sp_report
+  end subroutine sp_status
 
 end module scope_profiler

@@ -87,6 +87,7 @@ struct Config {
   bool flush_to_disk;        /**< append full buffers to spill files */
   std::int64_t buffer_limit; /**< events per thread and region before a flush */
   std::string file_path;     /**< merged output file */
+  bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
 
   Config() {
     ::sp_config c;
@@ -97,6 +98,7 @@ struct Config {
     flush_to_disk = c.flush_to_disk != 0;
     buffer_limit = c.buffer_limit;
     file_path = c.file_path != nullptr ? c.file_path : "";
+    aggregate = c.aggregate != 0;
   }
 };
 
@@ -115,7 +117,21 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.flush_to_disk = cfg.flush_to_disk ? 1 : 0;
   c.buffer_limit = cfg.buffer_limit;
   c.file_path = cfg.file_path.empty() ? nullptr : cfg.file_path.c_str();
+  c.aggregate = cfg.aggregate ? 1 : 0;
   return ::sp_setup(&c);
+}
+
+/** Profile mode: writes the aggregates so far to path (sp_report(); with
+ *  MPI collective); recording goes on. 0 or an SP_E* code. */
+inline int report(const std::string &path) noexcept { return ::sp_report(path.c_str()); }
+
+/** Profile mode: a new window, the aggregates start from zero (sp_reset()). */
+inline int reset() noexcept { return ::sp_reset(); }
+
+/** Profile mode: region h's figures in this process so far
+ *  (sp_region_stats()); 0 or an SP_E* code. */
+inline int region_stats(int h, ::sp_region_stats_t &out) noexcept {
+  return ::sp_region_stats(h, &out);
 }
 
 /** Writes the profile and ends the session (sp_finalize()); 0 or SP_E*. */
@@ -192,6 +208,13 @@ class Region {
       const int h = handle();
       if (h >= 0) ::sp_start(h);
     }
+  }
+
+  /** Profile mode: this region's figures in this process so far
+   *  (sp_region_stats()); 0 or an SP_E* code. */
+  int stats(::sp_region_stats_t &out) const noexcept {
+    const int h = handle();
+    return h < 0 ? h : ::sp_region_stats(h, &out);
   }
 
   /** Closes the innermost call, which must be of this region (as sp_stop). */

@@ -128,6 +128,8 @@ typedef struct sp_config {
       *file_path;  /**< merged output file; copied by sp_setup (default "profiling_data.h5") */
   int profile_mpi; /**< record MPI calls as regions named "MPI_Allreduce" etc. (default 0;
                         needs libscope_profiler before libmpi in the link line) */
+  int aggregate;   /**< profile mode: per call path statistics in memory of constant size
+                        (default 0; see sp_report and README "Profile mode") */
 } sp_config;
 
 /** Fills *cfg with the defaults listed in sp_config. */
@@ -140,7 +142,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
- *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...
+ *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...,
+ *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config; but
  * while other live threads have recorded in the running session it is
@@ -183,6 +186,49 @@ SP_EXPORT int sp_finalize(void);
 
 /** 1 between sp_setup() and sp_finalize() with profiling_activated, else 0. */
 SP_EXPORT int sp_is_active(void);
+
+/* ===================================================================== */
+/*  Profile mode (sp_config.aggregate = 1): statistics instead of events  */
+/* ===================================================================== */
+
+/** One region's figures in this process so far (sp_region_stats). */
+typedef struct sp_region_stats_s {
+  int64_t calls;        /**< finished calls, summed over threads */
+  int64_t total_ns;     /**< sum of their durations (inclusive), ns */
+  int64_t min_ns;       /**< shortest call, ns (0 while calls == 0) */
+  int64_t max_ns;       /**< longest call, ns */
+  int64_t exclusive_ns; /**< total_ns less the calls made directly inside them, ns */
+} sp_region_stats_t;
+
+/**
+ * Writes the aggregates recorded so far, of every thread and (with MPI)
+ * every rank, to path, in the layout sp_finalize writes in profile mode;
+ * recording goes on. Collective under MPI like sp_finalize: every rank of
+ * the session's communicator calls it at the same step. The file appears
+ * complete or not at all (written under a temporary name, then renamed;
+ * an earlier report at path is replaced). Threads recording meanwhile are
+ * read as they are (a call ending during the report may be missing).
+ * Returns 0, SP_EINVAL (no path, or profile mode off: said once on
+ * stderr), SP_ENOTSETUP, SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH / SP_ETIMEDOUT.
+ */
+SP_EXPORT int sp_report(const char *path);
+
+/**
+ * Starts a new window: the aggregates of every thread start again from
+ * zero (each thread clears its own at its next stop; until then it counts
+ * as empty). A call open at that moment is counted, with its whole
+ * duration, in the window in which it ends. Not collective.
+ * Returns 0, SP_EINVAL (profile mode off) or SP_ENOTSETUP.
+ */
+SP_EXPORT int sp_reset(void);
+
+/**
+ * Fills *out with region h's calls, total, shortest, longest and
+ * exclusive time in this process in the current window, summed over its
+ * threads. Cheap (no I/O, no MPI; a walk of the threads' call paths).
+ * Returns 0, SP_EINVAL (bad h or out, or profile mode off) or SP_ENOTSETUP.
+ */
+SP_EXPORT int sp_region_stats(int h, sp_region_stats_t *out);
 
 /* ===================================================================== */
 /*  Regions: the hot path                                                */

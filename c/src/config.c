@@ -24,6 +24,7 @@ void sp_config_init(sp_config *cfg) {
   cfg->buffer_limit = 100000;
   cfg->file_path = "profiling_data.h5";
   cfg->profile_mpi = 0;
+  cfg->aggregate = 0;
 }
 
 /* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
@@ -176,11 +177,16 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_bool("SCOPE_PROFILER_FLUSH", &cfg.flush_to_disk);
   sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
   sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
+  sp_env_bool("SCOPE_PROFILER_AGGREGATE", &cfg.aggregate);
   sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", 1, &cfg.buffer_limit);
   sp_env_settings(&st->set);
   const char *env_path = getenv("SCOPE_PROFILER_FILE");
   if (env_path && *env_path) cfg.file_path = env_path;
 
+  if (cfg.aggregate != 0 && cfg.aggregate != 1) {
+    sp__log(0, SP_LOG_ALWAYS, "aggregate must be 0 or 1 (got %d)", cfg.aggregate);
+    return SP_EINVAL;
+  }
   if (cfg.buffer_limit < 1) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "buffer_limit must be >= 1 (got %lld)",
             (long long)cfg.buffer_limit);

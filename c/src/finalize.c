@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
+#include "aggregate_file.h"
+#include "aggregate_recover.h"
 #include "file_end.h"
 #include "layout.h"
 #include "out_target.h"
@@ -201,6 +204,24 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
   return rc;
 }
 
+/* Profile mode: the aggregate file, at file_path, or beside the trace
+ * (sp__agg_path) when time_trace writes that too. */
+static int sp_write_aggregates(sp_par_t *par) {
+  const sp_state_t *st = &sp__state;
+  int rc;
+  if (!st->cfg.time_trace) {
+    rc = sp__agg_write(par, st->file_path, &st->out_at_setup);
+  } else {
+    char path[SP_PATH_MAX + 16];
+    sp__agg_path(st->file_path, path, sizeof path);
+    sp_out_id_t was;
+    sp__out_id_take(path, &was);
+    rc = sp__agg_write(par, path, &was);
+  }
+  if (rc == 0) sp__agg_exit_forget(); /* written at exit, then finalized after all */
+  return rc;
+}
+
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   double t_begin = sp_seconds();
@@ -243,20 +264,24 @@ int sp__finalize_session(void) {
    * replaced, other ranks' paths compared with it (out_target.c). */
   int discard = 0, differs = 0;
   if (rc == 0) rc = sp__out_target_agree(&par, st, active, &discard, &differs);
+  /* Profile mode without time_trace writes only the aggregate file. */
+  const int agg_only = st->cfg.aggregate && !st->cfg.time_trace;
+  const int trace_file = !discard && !agg_only;
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
-  if (rc == 0 && !discard) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
+  if (rc == 0 && trace_file) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (rc == 0 && !discard) rc = sp_write_profile(&par, &local, partial, &times);
+  if (rc == 0 && trace_file) rc = sp_write_profile(&par, &local, partial, &times);
   /* Published only when HDF5 can open it, to its stored end (file_end.h). */
-  if (rc == 0 && !discard && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
-  if (rc == 0 && !discard && par.rank == 0)
+  if (rc == 0 && trace_file && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
+  if (rc == 0 && trace_file && par.rank == 0)
     rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
+  if (rc == 0 && st->cfg.aggregate && !discard) rc = sp_write_aggregates(&par);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
   if (rc == 0) {

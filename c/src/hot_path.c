@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "sp_internal.h"
 
 /* The header's macros would shadow the definitions below. */
@@ -105,6 +106,10 @@ static __attribute__((noinline)) void sp_start_other(int h) {
   } else {
     sp_push_traced(t, &t->bufs[h], h);
   }
+  if (sp__state.cfg.aggregate) { /* profile mode: the same start stamp as the trace */
+    const sp_frame_t *f = &t->stack[t->depth - 1];
+    sp__agg_start(t, h, t->depth - 1, f->slot >= 0 ? t->bufs[h].ev[f->slot].start : sp__ticks());
+  }
 }
 
 /* Every start the fast path below does not take: another mode, a clock
@@ -183,6 +188,7 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
     for (int32_t i = t->depth - 1; i > d; i--) sp__likwid_stop(t->stack[i].region);
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
+  if (sp__state.cfg.aggregate) sp__agg_stop(t, d, now);
   t->depth = d;
   if (sp__state.cfg.use_likwid) sp__likwid_stop(h);
 }
@@ -194,13 +200,16 @@ static inline void sp_stop_at(int h, int64_t now) {
   if (SP_UNLIKELY(f->region != h)) goto unusual;
   t->depth--;
   sp_close_frame(t, f, now);
+  if (SP_UNLIKELY(sp__state.cfg.aggregate)) sp__agg_stop(t, t->depth, now);
   if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
 }
 
-static inline int64_t sp_stop_stamp(void) { return sp_counting() ? 0 : sp__ticks(); }
+static inline int64_t sp_stop_stamp(void) {
+  return sp_counting() && !sp__state.cfg.aggregate ? 0 : sp__ticks();
+}
 
 /* A stop the fast path below does not finish, stamped at now (TSC mode)
  * or not yet stamped (any other mode: stamped here). */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aggregate_recover.h"
 #include "file_end.h"
 #include "layout.h"
 #include "out_target.h"
@@ -415,6 +416,13 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* Profile mode's aggregates (aggregate_recover.c); alone, they are all. */
+  sp_agg_recovery_t agg;
+  int agg_rc = sp__agg_recover(inputs, ninputs, out_path, &agg);
+  if (agg.agg_files > 0 && agg.event_files == 0) {
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return agg_rc;
+  }
   char **paths = NULL;
   int np = 0, nranks = 0, problems = 0;
   int rc = sp_collect_paths(inputs, ninputs, &paths, &np);
@@ -458,5 +466,5 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
   for (int i = 0; i < np; i++) free(paths[i]);
   free(paths);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  return rc;
+  return rc ? rc : agg_rc;
 }

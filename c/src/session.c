@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -71,7 +72,10 @@ static int sp_setup_session(const sp_config *cfg) {
                         ? st->cfg.buffer_limit
                         : SP_FIRST_CAP,
                     st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
-  st->clock_tsc = sp__clock_detect_tsc(st->set.clock);
+  /* Profile mode with the trace reads CLOCK_MONOTONIC: both then hold the
+   * same ns from the same stamps (docs/profile-mode.md, "Clock"). */
+  const int agg_and_trace = st->cfg.aggregate && st->cfg.time_trace;
+  st->clock_tsc = agg_and_trace ? 0 : sp__clock_detect_tsc(st->set.clock);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {
@@ -84,6 +88,7 @@ static int sp_setup_session(const sp_config *cfg) {
   }
   if (stocked) sp__stock_wait_filled();
   st->last_calib_ns = sp__monotonic_ns();
+  sp__agg_rate_setup(); /* profile mode's histogram buckets in ns (aggregate.c) */
   st->session = 1;
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
@@ -98,13 +103,13 @@ static int sp_setup_session(const sp_config *cfg) {
               "(SCOPE_PROFILER_ENABLE_LIKWID=OFF); profiling continues without counters");
       st->cfg.use_likwid = 0;
     }
-    if (st->cfg.use_likwid) {
+    if (st->cfg.use_likwid || st->cfg.aggregate) {
       mode = SP_MODE_GENERAL;
     } else {
       mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
     }
   }
-  if (mode == SP_MODE_GENERAL) sp__likwid_init();
+  if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
   return rc;

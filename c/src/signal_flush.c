@@ -6,7 +6,8 @@
  * pipe. Each recording thread, on its next profiler call, appends its
  * finished events to the spill file (normal context, no HDF5). A watcher
  * thread, woken by the pipe, waits until every recording thread has done
- * so (or a grace period passes, for threads stuck elsewhere), then, if the
+ * so (or a grace period passes, for threads stuck elsewhere), saves profile
+ * mode's aggregates (aggregate_recover.c), then, if the
  * signal's action was the default one, restores it and raises the signal
  * again so the process ends as it would have. Recover with
  * `scope-profiler-merge` (README "When a job dies"). */
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aggregate_recover.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -48,6 +50,7 @@ static void *sp_watch(void *arg) {
     if (poll(&p, 1, 10) > 0) read(sp_pipe[0], &c, 1);
   }
   sp__writer_drain();
+  if (sp__state.cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
   if (sig > 0 && sig < 65 && sp_old_action[sig].sa_handler == SIG_DFL &&
       !(sp_old_action[sig].sa_flags & SA_SIGINFO)) {
     sigaction(sig, &sp_old_action[sig], NULL);

@@ -93,6 +93,7 @@ typedef struct sp_thread {
   int retired;        /* its thread has exited */
   int in_session;     /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
+  struct sp_agg *agg; /* aggregate mode: its call paths (aggregate.c), else NULL */
   struct sp_thread *next;
 } sp_thread_t;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate.h"
 #include "sp_internal.h"
 
 #define SP_FIRST_STACK 64 /* open calls before the stack grows */
@@ -70,7 +71,7 @@ sp_thread_t *sp__thread_get(void) {
   if (!t) return NULL;
   pthread_setspecific(sp_thread_key, t);
   sp__tls = t;
-  if (sp__mode == SP_MODE_GENERAL) sp__likwid_thread_init();
+  if (sp__mode == SP_MODE_GENERAL && sp__state.cfg.use_likwid) sp__likwid_thread_init();
   return t;
 }
 
@@ -259,6 +260,7 @@ void sp__threads_discard(void) {
     t->bufs_cap = 0;
     t->depth = 0;
     memset(t->names, 0, sizeof t->names);
+    sp__agg_thread_free(t);
   }
   pthread_mutex_unlock(&sp__state.lock);
 }

@@ -33,6 +33,7 @@ typedef struct sp_row {
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
   double pct[8];    /* --columns percentiles, ns */
+  uint64_t *hist;   /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
   int agg_pairs;    /* pairs with aggregate figures instead of stamps */
   unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
   int64_t agg_self; /* ns, sum of their exclusive times */
@@ -183,6 +184,10 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   }
   if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
   if (iv.n == 0 && ag.present) sp_row_aggregate(row, j, &ag);
+  if (iv.n == 0 && ag.present && rs->keep && !row->hist)
+    row->hist = calloc(SP_READER_AGG_NBUCKETS, sizeof *row->hist);
+  if (iv.n == 0 && ag.present && row->hist)
+    sp_reader_aggregate_hist(sel->reader, g, sel->ranks[j], row->hist);
   for (int64_t k = 0; k < iv.n; k++) {
     uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
     cl->intervals += ud > (uint64_t)INT64_MAX;
@@ -293,7 +298,8 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   c[k++] = (sp_cell_t){mean, 0, 1e-9 * row->mean, NULL};
   c[k++] = (sp_cell_t){mn, 0, 1e-9 * (double)row->min, NULL};
   c[k++] = (sp_cell_t){mx, 0, 1e-9 * (double)row->max, NULL};
-  for (int q = 0; q < o->npcts; q++) c[k++] = (sp_cell_t){none, 0, 1e-9 * row->pct[q], NULL};
+  for (int q = 0; q < o->npcts; q++)
+    c[k++] = (sp_cell_t){none && !(row->hist && row->pct[q] >= 0), 0, 1e-9 * row->pct[q], NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * row->rank_mean, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
@@ -356,6 +362,8 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
     for (int r = before; r < rs->n; r++) {
       sp_row_t *row = &rs->v[r];
       sp_percentiles(row->durs, row->ndurs, o->pcts, o->npcts, row->pct);
+      for (int q = 0; row->hist && row->ndurs == 0 && q < o->npcts; q++) /* profile mode */
+        row->pct[q] = (double)sp_reader_aggregate_percentile(row->hist, o->pcts[q]);
       free(row->durs);
       row->durs = NULL;
       row->ndurs = row->capdurs = 0;
@@ -396,6 +404,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   for (int i = 0; i < rs.n; i++) {
     free(rs.v[i].rank_total);
     free(rs.v[i].durs);
+    free(rs.v[i].hist);
   }
   free(rs.v);
   sp_reader_tree_free(t);

@@ -248,6 +248,25 @@ typedef struct sp_reader_aggregate {
 SP_READER_EXPORT int sp_reader_aggregate(const sp_reader_t *r, int g, int k,
                                          sp_reader_aggregate_t *out);
 
+/** Buckets of the duration histograms of scope-profiler's aggregate files
+ *  (profile mode; docs/profile-mode.md "The file"). */
+#define SP_READER_AGG_NBUCKETS 1312
+
+/** Adds the duration histogram of region g on rank index k (summed over
+ *  its call paths and threads) into counts[SP_READER_AGG_NBUCKETS].
+ *  Returns the calls added: 0 for every other file, an aggregate file
+ *  without histograms (the reference tool's) or damaged ones; or
+ *  SP_READER_EINVAL. */
+SP_READER_EXPORT int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k,
+                                                  uint64_t *counts);
+/** The value that stands for bucket b (its midpoint, within 1.6 % of every
+ *  duration in it), ns; -1 for a bucket out of range. */
+SP_READER_EXPORT int64_t sp_reader_aggregate_bucket_mid(int b);
+/** Percentile p (0..100) of a histogram: the midpoint of the bucket where
+ *  the cumulative count reaches ceil(p/100 n) (numpy's inverted_cdf, to
+ *  1.6 %); -1 when empty. */
+SP_READER_EXPORT int64_t sp_reader_aggregate_percentile(const uint64_t *counts, double p);
+
 /* ===================================================================== */
 /*  Interval data                                                        */
 /* ===================================================================== */

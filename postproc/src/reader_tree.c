@@ -362,6 +362,10 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
                         const int *keys, int nregions, const int *by_key, unsigned flags,
                         sp_buf_t *b, sp_pairs_t *ps) {
   int rc = 0, ids = sp_reader_has_call_ids(r);
+  if (r->aggregate && (rc = sp__tree_rank_agg(r, t, j, k, regions, nregions, flags)) != 1)
+    return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                  : rc;
+  rc = 0;
   b->n = 0;
   b->nruns = 0;
   ps->n = 0;

@@ -64,6 +64,12 @@ typedef struct sp_pairs {
  * missing; -1 when out of memory. */
 int sp__tree_node(sp_reader_tree_t *t, int parent, int region, int thread);
 
+/* A profile-mode file's rank (reader_tree_agg.c): the nodes from its
+ * call_paths rows. 0, SP_READER_ENOMEM, or 1 when the file has no usable
+ * call paths (the caller then counts the regions as roots). */
+int sp__tree_rank_agg(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
+                      int nregions, unsigned flags);
+
 enum { SP_CACHE_BITS = 12 };
 
 /* sp__tree_node through cache[1 << SP_CACHE_BITS] (node + 1 of a recent

@@ -208,6 +208,43 @@ int case_mpi(const char *path) {
 #endif
 }
 
+// Profile mode: sp::region_stats and Region::stats, sp::report mid-run,
+// sp::reset; the files are checked by tests/profile/check_counts.py.
+int case_profile(const char *path) {
+  sp::Config cfg = config_for(path);
+  cfg.time_trace = false;
+  cfg.aggregate = true;
+  const std::string mid = std::string(path) + ".mid.h5";
+  std::remove(mid.c_str());
+  static sp::Region outer("outer");
+  static sp::Region inner("inner");
+  {
+    sp::Session session(cfg);
+    CHECK_EQ(session.status(), 0);
+    for (int i = 0; i < 6; ++i) {
+      {
+        sp::Scope o(outer);
+        for (int k = 0; k < 4; ++k) sp::Scope s(inner);
+      }
+      if (i == 1) {
+        sp_region_stats_t st{};
+        CHECK_EQ(inner.stats(st), 0);
+        CHECK_EQ(st.calls, 8);
+        CHECK_EQ(sp::region_stats(outer.handle(), st), 0);
+        CHECK_EQ(st.calls, 2);
+        CHECK_EQ(st.exclusive_ns < st.total_ns, 1);
+        CHECK_EQ(sp::report(mid), 0);
+        CHECK_EQ(sp::reset(), 0);
+      }
+    }
+    sp_region_stats_t st{};
+    CHECK_EQ(inner.stats(st), 0);
+    CHECK_EQ(st.calls, 16);
+    CHECK_EQ(session.finalize(), 0);
+  }
+  return failures;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -226,6 +263,7 @@ int main(int argc, char **argv) {
   if (which == "c_resetup") return case_c_resetup(path);
   if (which == "names") return case_names(path);
   if (which == "mpi") return case_mpi(path);
+  if (which == "profile") return case_profile(path);
   std::fprintf(stderr, "%s: unknown case '%s'\n", argv[0], argv[1]);
   return 2;
 }

@@ -111,6 +111,31 @@ def case_count_only(path):
     check_eq(spn.finalize(), 0, "finalize")
 
 
+def case_profile(path):
+    """Profile mode: region_stats, report() mid-run, reset(); the files are
+    checked by tests/profile/check_counts.py."""
+    spn.setup(file_path=path, time_trace=False, aggregate=True)
+    check_eq(spn.get_config().aggregate, True, "get_config().aggregate")
+    outer = spn.region("outer")
+    for i in range(6):
+        with outer:
+            for _ in range(4):
+                with spn.region("inner"):
+                    leaf(0)
+        if i == 1:
+            st = spn.region_stats("inner")
+            check_eq(st["calls"], 8, "inner calls after 2 steps")
+            check_eq(st["min_ns"] <= st["max_ns"] <= st["total_ns"], True, "min <= max <= total")
+            check_eq(spn.region_stats(outer)["exclusive_ns"] < spn.region_stats(outer)["total_ns"],
+                     True, "outer exclusive < total")
+            check_eq(spn.report(path + ".mid.h5"), 0, "report")
+            check_eq(spn.reset(), 0, "reset")
+            check_eq(spn.region_stats("inner")["calls"], 0, "inner calls after reset")
+    check_eq(spn.region_stats("inner")["calls"], 16, "inner calls since reset")
+    check_eq(spn.finalize(), 0, "finalize")
+    check_eq(spn.region_stats("inner"), None, "region_stats after finalize")
+
+
 def case_disabled(path):
     """profiling_activated=False: everything is a no-op."""
     spn.setup(profiling_activated=False, file_path=path)

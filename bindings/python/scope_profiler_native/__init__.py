@@ -26,6 +26,7 @@ The same functions exist at module level (``setup``, ``finalize``,
 
 from . import _lib
 from ._mpi import mpi_init
+from ._profile_mode import region_stats, report, reset
 from ._region import Region, get_all_regions, get_region, profile, profile_region
 from ._session import (
     ProfilingConfig,
@@ -92,6 +93,9 @@ __all__ = [
     "profile",
     "profile_region",
     "region",
+    "region_stats",
+    "report",
+    "reset",
     "set_mpi_comm",
     "setup",
     "version",

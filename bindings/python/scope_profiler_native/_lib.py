@@ -32,6 +32,19 @@ class SpConfig(ctypes.Structure):
         ("buffer_limit", ctypes.c_int64),
         ("file_path", ctypes.c_char_p),
         ("profile_mpi", ctypes.c_int),
+        ("aggregate", ctypes.c_int),
+    ]
+
+
+class SpRegionStats(ctypes.Structure):
+    """Mirror of ``sp_region_stats_t`` in scope_profiler.h."""
+
+    _fields_ = [
+        ("calls", ctypes.c_int64),
+        ("total_ns", ctypes.c_int64),
+        ("min_ns", ctypes.c_int64),
+        ("max_ns", ctypes.c_int64),
+        ("exclusive_ns", ctypes.c_int64),
     ]
 
 
@@ -106,6 +119,11 @@ sp_region_n = _declare(LIB, "sp_region_n", ctypes.c_int, [ctypes.c_char_p, ctype
 sp_misuse_count = _declare(LIB, "sp_misuse_count", ctypes.c_int64, [ctypes.c_int])
 sp_clock_name = _declare(LIB, "sp_clock_name", ctypes.c_char_p, [])
 sp_clock_now_ns = _declare(LIB, "sp_clock_now_ns", ctypes.c_int64, [])
+sp_report = _declare(LIB, "sp_report", ctypes.c_int, [ctypes.c_char_p])
+sp_reset = _declare(LIB, "sp_reset", ctypes.c_int, [])
+sp_region_stats = _declare(
+    LIB, "sp_region_stats", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(SpRegionStats)]
+)
 
 #: The core's session number (``sp__session``): every sp_setup and
 #: sp_finalize changes it, whichever language calls them, so that cached

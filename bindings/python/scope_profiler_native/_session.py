@@ -17,6 +17,7 @@ class ProfilingConfig:
     flush_to_disk: bool
     buffer_limit: int
     file_path: str
+    aggregate: bool = False
 
 
 def _core_defaults():
@@ -30,6 +31,7 @@ def _core_defaults():
         bool(cfg.flush_to_disk),
         cfg.buffer_limit,
         os.fsdecode(cfg.file_path),
+        bool(cfg.aggregate),
     )
 
 
@@ -51,10 +53,14 @@ def setup(
     flush_to_disk=None,
     buffer_limit=None,
     file_path=None,
+    aggregate=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
     default (sp_config_init; get_config() before any setup() shows them).
+
+    ``aggregate=True`` is profile mode: statistics per call path instead
+    of (or, with ``time_trace``, besides) the events; see report().
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -72,6 +78,7 @@ def setup(
     flush_to_disk = d.flush_to_disk if flush_to_disk is None else flush_to_disk
     buffer_limit = d.buffer_limit if buffer_limit is None else buffer_limit
     file_path = d.file_path if file_path is None else file_path
+    aggregate = d.aggregate if aggregate is None else aggregate
     if isinstance(buffer_limit, bool) or not isinstance(buffer_limit, int):
         raise TypeError(f"buffer_limit must be an int, not {type(buffer_limit).__name__}")
     path = os.fsencode(file_path)
@@ -83,6 +90,7 @@ def setup(
     cfg.flush_to_disk = 1 if flush_to_disk else 0
     cfg.buffer_limit = buffer_limit
     cfg.file_path = path  # sp_setup copies it
+    cfg.aggregate = 1 if aggregate else 0
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -91,6 +99,7 @@ def setup(
         bool(flush_to_disk),
         buffer_limit,
         os.fsdecode(path),
+        bool(aggregate),
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

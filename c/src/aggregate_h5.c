@@ -1,0 +1,253 @@
+/* aggregate_h5.c - the aggregate file (docs/file-format.md, "Aggregate
+ * files"): the reference tool's aggregate layout, then this tool's extra
+ * groups of call paths, per-thread rows and histograms.
+ *
+ *   @scope_profiler_schema = 2, @storage_layout = "aggregate"
+ *   metadata/@mpi_size
+ *   region_table/names                           string[R]
+ *   rank_region_index/region_ids, ranks          uint32[P]
+ *                     aggregate_counts           uint64[P]
+ *                     aggregate_totals, _minimums, _maximums, _exclusives   int64[P] ns
+ *   events/start_times, end_times                int64[0]
+ *   thread_region_index/ranks, threads, region_ids, counts, totals,
+ *                       minimums, maximums, exclusives          per (rank, thread, region)
+ *   call_paths/ranks, threads, region_ids, parents, depths, counts,
+ *              inclusives, exclusives, minimums, maximums, sum_squares
+ *   call_path_histograms/rows, buckets, counts   nonzero buckets only */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate_h5.h"
+#include "aggregate_snap.h"
+#include "par.h"
+
+static int sp_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n, const void *data) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = H5Dcreate2(g, name, file, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t w = d >= 0 && n > 0 ? H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
+  if (d >= 0) H5Dclose(d);
+  H5Sclose(space);
+  return d >= 0 && w >= 0 ? 0 : SP_EHDF5;
+}
+
+static int sp_attr(hid_t obj, const char *name, hid_t type, const void *v) {
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t w = a >= 0 ? H5Awrite(a, type, v) : -1;
+  if (a >= 0) H5Aclose(a);
+  H5Sclose(space);
+  return a >= 0 && w >= 0 ? 0 : SP_EHDF5;
+}
+
+static hid_t sp_str_type(void) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+static int sp_attr_text(hid_t obj, const char *name, const char *text) {
+  hid_t t = sp_str_type();
+  int rc = sp_attr(obj, name, t, &text);
+  H5Tclose(t);
+  return rc;
+}
+
+/* Columns of a table of figures, one entry per row. */
+typedef struct sp_cols {
+  uint32_t *rank, *thread, *region, *depth;
+  int64_t *parent, *incl, *excl, *min, *max;
+  uint64_t *calls;
+  double *sumsq;
+  int64_t n;
+} sp_cols_t;
+
+static void sp_cols_free(sp_cols_t *c) {
+  free(c->rank), free(c->thread), free(c->region), free(c->depth), free(c->parent);
+  free(c->incl), free(c->excl), free(c->min), free(c->max), free(c->calls), free(c->sumsq);
+}
+
+static int sp_cols_alloc(sp_cols_t *c, int64_t n) {
+  memset(c, 0, sizeof *c);
+  size_t m = (size_t)(n ? n : 1);
+  c->rank = malloc(m * 4), c->thread = malloc(m * 4), c->region = malloc(m * 4);
+  c->depth = malloc(m * 4), c->parent = malloc(m * 8), c->incl = malloc(m * 8);
+  c->excl = malloc(m * 8), c->min = malloc(m * 8), c->max = malloc(m * 8);
+  c->calls = malloc(m * 8), c->sumsq = malloc(m * 8);
+  if (!c->rank || !c->thread || !c->region || !c->depth || !c->parent || !c->incl || !c->excl ||
+      !c->min || !c->max || !c->calls || !c->sumsq) {
+    sp_cols_free(c);
+    return SP_ENOMEM;
+  }
+  return 0;
+}
+
+/* Adds row r's figures into entry i of c (the first one sets them). */
+static void sp_cols_add(sp_cols_t *c, int64_t i, const sp_agg_row_t *r, int first) {
+  if (first) {
+    c->rank[i] = (uint32_t)r->rank, c->thread[i] = (uint32_t)r->thread;
+    c->region[i] = (uint32_t)r->region, c->calls[i] = 0, c->incl[i] = 0, c->excl[i] = 0;
+    c->min[i] = 0, c->max[i] = 0, c->sumsq[i] = 0.0;
+  }
+  if (r->calls <= 0) return;
+  if (c->calls[i] == 0 || r->min < c->min[i]) c->min[i] = r->min;
+  if (c->calls[i] == 0 || r->max > c->max[i]) c->max[i] = r->max;
+  c->calls[i] += (uint64_t)r->calls, c->incl[i] += r->incl, c->excl[i] += r->excl;
+  c->sumsq[i] += r->sumsq;
+}
+
+typedef struct sp_sort_ctx {
+  const sp_agg_row_t *rows;
+  int by_thread;
+} sp_sort_ctx_t;
+
+static int sp_row_cmp(const void *a, const void *b, void *arg) {
+  const sp_sort_ctx_t *c = arg;
+  const sp_agg_row_t *x = &c->rows[*(const int64_t *)a], *y = &c->rows[*(const int64_t *)b];
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  if (c->by_thread && x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  if (x->region != y->region) return x->region < y->region ? -1 : 1;
+  return 0;
+}
+
+/* The rows summed per (rank, region), or per (rank, thread, region) when
+ * by_thread; groups without a finished call are left out. */
+static int sp_sum_rows(const sp_agg_snap_t *s, int by_thread, sp_cols_t *c) {
+  int64_t *ord = malloc((size_t)(s->nrows ? s->nrows : 1) * sizeof *ord);
+  if (!ord || sp_cols_alloc(c, s->nrows)) {
+    free(ord);
+    return SP_ENOMEM;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < s->nrows; i++)
+    if (s->rows[i].calls > 0) ord[n++] = i;
+  sp_sort_ctx_t ctx = {s->rows, by_thread};
+  qsort_r(ord, (size_t)n, sizeof *ord, sp_row_cmp, &ctx);
+  c->n = 0;
+  for (int64_t k = 0; k < n; k++) {
+    int first = k == 0 || sp_row_cmp(&ord[k - 1], &ord[k], &ctx) != 0;
+    if (first) c->n++;
+    sp_cols_add(c, c->n - 1, &s->rows[ord[k]], first);
+  }
+  free(ord);
+  return 0;
+}
+
+static int sp_write_sums(hid_t f, const char *group, const sp_cols_t *c, int reference) {
+  hid_t g = H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return SP_EHDF5;
+  const char *pre = reference ? "aggregate_" : "";
+  char nm[64];
+  int rc = sp_put(g, "region_ids", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->region);
+  if (!rc) rc = sp_put(g, "ranks", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->rank);
+  if (!rc && !reference)
+    rc = sp_put(g, "threads", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->thread);
+  const char *cols[] = {"totals", "minimums", "maximums", "exclusives"};
+  const int64_t *data[] = {c->incl, c->min, c->max, c->excl};
+  snprintf(nm, sizeof nm, "%scounts", pre);
+  if (!rc) rc = sp_put(g, nm, H5T_NATIVE_UINT64, H5T_STD_U64LE, c->n, c->calls);
+  for (int k = 0; k < 4 && !rc; k++) {
+    snprintf(nm, sizeof nm, "%s%s", pre, cols[k]);
+    rc = sp_put(g, nm, H5T_NATIVE_INT64, H5T_STD_I64LE, c->n, data[k]);
+  }
+  H5Gclose(g);
+  return rc;
+}
+
+static int sp_write_paths(hid_t f, const sp_agg_snap_t *s) {
+  sp_cols_t c;
+  if (sp_cols_alloc(&c, s->nrows)) return SP_ENOMEM;
+  for (int64_t i = 0; i < s->nrows; i++) {
+    const sp_agg_row_t *r = &s->rows[i];
+    sp_cols_add(&c, i, r, 1);
+    c.parent[i] = r->parent;
+    c.depth[i] = (uint32_t)r->depth;
+  }
+  c.n = s->nrows;
+  hid_t g = H5Gcreate2(f, "call_paths", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = g < 0 ? SP_EHDF5 : 0;
+  if (!rc) rc = sp_put(g, "ranks", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.rank);
+  if (!rc) rc = sp_put(g, "threads", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.thread);
+  if (!rc) rc = sp_put(g, "region_ids", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.region);
+  if (!rc) rc = sp_put(g, "parents", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.parent);
+  if (!rc) rc = sp_put(g, "depths", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.depth);
+  if (!rc) rc = sp_put(g, "counts", H5T_NATIVE_UINT64, H5T_STD_U64LE, c.n, c.calls);
+  if (!rc) rc = sp_put(g, "inclusives", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.incl);
+  if (!rc) rc = sp_put(g, "exclusives", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.excl);
+  if (!rc) rc = sp_put(g, "minimums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.min);
+  if (!rc) rc = sp_put(g, "maximums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.max);
+  if (!rc) rc = sp_put(g, "sum_squares", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, c.n, c.sumsq);
+  if (g >= 0) H5Gclose(g);
+  sp_cols_free(&c);
+  return rc;
+}
+
+static int sp_write_hists(hid_t f, const sp_agg_snap_t *s) {
+  int64_t n = s->nbks;
+  uint64_t *rows = malloc((size_t)(n ? n : 1) * 8), *counts = malloc((size_t)(n ? n : 1) * 8);
+  uint32_t *bk = malloc((size_t)(n ? n : 1) * 4);
+  int rc = rows && counts && bk ? 0 : SP_ENOMEM;
+  for (int64_t i = 0; !rc && i < n; i++) {
+    rows[i] = (uint64_t)s->bks[i].row;
+    bk[i] = (uint32_t)s->bks[i].bucket;
+    counts[i] = (uint64_t)s->bks[i].count;
+  }
+  hid_t g = rc ? -1 : H5Gcreate2(f, "call_path_histograms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && g < 0) rc = SP_EHDF5;
+  int32_t sub = SP_AGG_SUB, nb = SP_AGG_NBUCKETS;
+  if (!rc) rc = sp_put(g, "rows", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, rows);
+  if (!rc) rc = sp_put(g, "buckets", H5T_NATIVE_UINT32, H5T_STD_U32LE, n, bk);
+  if (!rc) rc = sp_put(g, "counts", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, counts);
+  if (!rc) rc = sp_attr(g, "sub_buckets", H5T_NATIVE_INT32, &sub);
+  if (!rc) rc = sp_attr(g, "nbuckets", H5T_NATIVE_INT32, &nb);
+  if (!rc)
+    rc = sp_attr_text(g, "rule",
+                      "inclusive ns v: bucket v for v < 32; else with e = floor(log2 v), "
+                      "32*(e-4) + ((v >> (e-5)) & 31), the last bucket holding all above");
+  if (g >= 0) H5Gclose(g);
+  free(rows), free(counts), free(bk);
+  return rc;
+}
+
+static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
+  int64_t schema = 2, size = mpi_size;
+  int rc = sp_attr(f, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
+  if (!rc) rc = sp_attr_text(f, "storage_layout", "aggregate");
+  hid_t g = rc ? -1 : H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && g < 0) rc = SP_EHDF5;
+  if (!rc) rc = sp_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
+  if (!rc) rc = sp_attr_text(g, "scope_profiler_version", SP_VERSION_STRING);
+  if (g >= 0) H5Gclose(g);
+  hid_t t = sp_str_type();
+  g = rc ? -1 : H5Gcreate2(f, "region_table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && g < 0) rc = SP_EHDF5;
+  if (!rc) rc = sp_put(g, "names", t, t, s->nnames, s->names);
+  if (g >= 0) H5Gclose(g);
+  H5Tclose(t);
+  g = rc ? -1 : H5Gcreate2(f, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && g < 0) rc = SP_EHDF5;
+  if (!rc) rc = sp_put(g, "start_times", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
+  if (!rc) rc = sp_put(g, "end_times", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
+  if (g >= 0) H5Gclose(g);
+  return rc;
+}
+
+int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) return SP_EHDF5;
+  sp_cols_t pairs, threads;
+  int rc = sp_write_head(f, s, mpi_size);
+  if (!rc && (rc = sp_sum_rows(s, 0, &pairs)) == 0) {
+    rc = sp_write_sums(f, "rank_region_index", &pairs, 1);
+    sp_cols_free(&pairs);
+  }
+  if (!rc && (rc = sp_sum_rows(s, 1, &threads)) == 0) {
+    rc = sp_write_sums(f, "thread_region_index", &threads, 0);
+    sp_cols_free(&threads);
+  }
+  if (!rc) rc = sp_write_paths(f, s);
+  if (!rc) rc = sp_write_hists(f, s);
+  if (H5Fclose(f) < 0 && !rc) rc = SP_EHDF5;
+  return rc;
+}

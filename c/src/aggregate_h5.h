@@ -1,0 +1,11 @@
+/* aggregate_h5.h - the aggregate file's HDF5 layout (aggregate_h5.c).
+ * Never installed. */
+#ifndef SP_AGGREGATE_H5_H
+#define SP_AGGREGATE_H5_H
+
+#include "aggregate_snap.h"
+
+/* Writes s into the new HDF5 file at path (serial). */
+SP_HIDDEN int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size);
+
+#endif

@@ -1,0 +1,26 @@
+/* aggregate_recover.h - profile mode's aggregates at exit without
+ * sp_finalize, and their recovery (aggregate_recover.c). Never installed. */
+#ifndef SP_AGGREGATE_RECOVER_H
+#define SP_AGGREGATE_RECOVER_H
+
+#include "sp_internal.h"
+
+/* Writes this process's aggregates to <spill_dir>/rank<R>.<host>.<pid>.aggspill
+ * (exit_flush.c). 0 or SP_E*. */
+SP_HIDDEN int sp__agg_exit_save(void);
+/* sp_finalize wrote the file after all: the exit file goes. */
+SP_HIDDEN void sp__agg_exit_forget(void);
+
+typedef struct sp_agg_recovery {
+  int agg_files;   /* .aggspill files found */
+  int unreadable;  /* of them, refused */
+  int event_files; /* .spill files found (the trace is recovered too) */
+} sp_agg_recovery_t;
+
+/* sp_spill_merge: writes the aggregates of the inputs' .aggspill files to
+ * out_path, or beside it (sp__agg_path) when event spill files are there
+ * too. Nothing to do (0) when there are none. */
+SP_HIDDEN int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path,
+                              sp_agg_recovery_t *r);
+
+#endif

@@ -1,0 +1,122 @@
+/* reader_agg_hist.c - the duration histograms of this tool's aggregate
+ * files (docs/profile-mode.md, "The file"): call_paths/{ranks, region_ids}
+ * and call_path_histograms/{rows, buckets, counts}, summed per (region,
+ * rank) for percentiles. Absent groups (the reference tool's own aggregate
+ * files) give nothing; a group whose columns disagree in length, or whose
+ * rows point outside the tables, is ignored as a whole. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+#define SP_AGG_SUB 32
+#define SP_AGG_MAX_ROWS ((hsize_t)1 << 22) /* past this a file is not ours */
+
+/* A 1-D dataset's length, or -1 when absent, not 1-D or too long. */
+static int64_t sp_len(hid_t file, const char *path) {
+  if (H5Lexists(file, path, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  hsize_t n = 0;
+  int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
+           H5Sget_simple_extent_dims(s, &n, NULL) == 1 && n <= SP_AGG_MAX_ROWS;
+  if (s >= 0) H5Sclose(s);
+  H5Dclose(d);
+  return ok ? (int64_t)n : -1;
+}
+
+/* Reads n values of path as int64 (0 when n is 0); NULL on failure. */
+static int64_t *sp_read(hid_t file, const char *path, int64_t n) {
+  int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
+  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
+  if (d >= 0) H5Dclose(d);
+  if (d < 0 || rc < 0) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
+/* The index of name in region_table/names, or -1. */
+static int64_t sp_name_index(hid_t file, const char *name) {
+  int64_t n = sp_len(file, "region_table/names");
+  if (n <= 0) return -1;
+  hid_t d = H5Dopen2(file, "region_table/names", H5P_DEFAULT);
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  char **v = calloc((size_t)n, sizeof *v);
+  hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+  int vlen = ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0;
+  int64_t found = -1;
+  if (v && vlen && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+    for (int64_t i = 0; i < n && found < 0; i++)
+      if (v[i] && strcmp(v[i], name) == 0) found = i;
+    hid_t s = H5Dget_space(d);
+    H5Dvlen_reclaim(t, s, H5P_DEFAULT, v);
+    H5Sclose(s);
+  }
+  free(v);
+  if (ft >= 0) H5Tclose(ft);
+  H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  return found;
+}
+
+int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *counts) {
+  if (!r || !counts || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks)
+    return SP_READER_EINVAL;
+  if (!r->aggregate) return 0;
+  int64_t np = sp_len(r->file, "call_paths/ranks");
+  int64_t nb = sp_len(r->file, "call_path_histograms/rows");
+  if (np <= 0 || nb <= 0 || sp_len(r->file, "call_paths/region_ids") != np ||
+      sp_len(r->file, "call_path_histograms/buckets") != nb ||
+      sp_len(r->file, "call_path_histograms/counts") != nb)
+    return 0;
+  int64_t want = sp_name_index(r->file, r->regions[g].name);
+  if (want < 0) return 0;
+  int64_t *ranks = sp_read(r->file, "call_paths/ranks", np);
+  int64_t *regs = sp_read(r->file, "call_paths/region_ids", np);
+  int64_t *rows = sp_read(r->file, "call_path_histograms/rows", nb);
+  int64_t *bks = sp_read(r->file, "call_path_histograms/buckets", nb);
+  int64_t *cnt = sp_read(r->file, "call_path_histograms/counts", nb);
+  int64_t added = 0;
+  int ok = ranks && regs && rows && bks && cnt;
+  for (int64_t i = 0; ok && i < nb; i++)
+    ok = rows[i] >= 0 && rows[i] < np && bks[i] >= 0 && bks[i] < SP_READER_AGG_NBUCKETS &&
+         cnt[i] >= 0;
+  for (int64_t i = 0; ok && i < nb; i++) {
+    int64_t p = rows[i];
+    if (regs[p] != want || ranks[p] != r->ranks[k].id) continue;
+    counts[bks[i]] += (uint64_t)cnt[i];
+    added += cnt[i];
+  }
+  free(ranks), free(regs), free(rows), free(bks), free(cnt);
+  return ok ? added : 0;
+}
+
+int64_t sp_reader_aggregate_bucket_mid(int b) {
+  if (b < 0 || b >= SP_READER_AGG_NBUCKETS) return -1;
+  if (b < SP_AGG_SUB) return b;
+  int e = b / SP_AGG_SUB + 4;
+  int64_t lo = (int64_t)(SP_AGG_SUB + b % SP_AGG_SUB) << (e - 5);
+  return lo + (((int64_t)1 << (e - 5)) - 1) / 2;
+}
+
+int64_t sp_reader_aggregate_percentile(const uint64_t *counts, double p) {
+  uint64_t n = 0;
+  for (int b = 0; b < SP_READER_AGG_NBUCKETS; b++) n += counts[b];
+  if (n == 0 || !(p >= 0 && p <= 100)) return -1;
+  double need_d = p / 100.0 * (double)n;
+  uint64_t need = (uint64_t)need_d;
+  if ((double)need < need_d) need++;
+  if (need == 0) need = 1;
+  uint64_t acc = 0;
+  for (int b = 0; b < SP_READER_AGG_NBUCKETS; b++) {
+    acc += counts[b];
+    if (acc >= need) return sp_reader_aggregate_bucket_mid(b);
+  }
+  return -1;
+}

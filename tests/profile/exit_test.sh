@@ -1,0 +1,21 @@
+#!/bin/sh
+# exit_test.sh EXE MERGE PYTHON CHECK TRACE [term]
+# Profile mode, a process (an MPI singleton) ends with exit() without
+# sp_finalize, or (term) by a SIGTERM it flushes on: the aggregates saved
+# then are recovered by scope-profiler-merge and checked with h5py.
+set -e
+exe=$1 merge=$2 python=$3 check=$4 trace=$5 how=${6:-exit} np=1
+out=${how}_t$trace.h5
+rm -rf "$out" "$out.spill" "${how}_t$trace.aggregate.h5" recovered_${how}_t$trace*.h5
+if [ "$how" = term ]; then
+  if SCOPE_PROFILER_FLUSH_SIGNALS=TERM "$exe" term "$trace" "$out"; then exit 1; fi
+else
+  "$exe" exit "$trace" "$out"
+fi
+test ! -e "$out"  # nothing written without sp_finalize
+ls "$out.spill"/*.aggspill
+rec=recovered_${how}_t$trace
+"$merge" -o $rec.h5 "$out.spill"
+agg=$rec.h5
+if [ "$trace" = 1 ]; then agg=$rec.aggregate.h5; "$python" -c "import h5py,sys; f=h5py.File('$rec.h5'); sys.exit(0 if 'rank0' in f else 1)"; fi
+"$python" "$check" "$agg" "$np" step=8 compute=160 fib=200

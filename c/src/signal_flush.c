@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host_guard.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -79,7 +80,8 @@ static int sp_flush_on(int signum) {
   if (sp_installed[signum]) return 0;
   if (sp_pipe[0] < 0) {
     if (pipe(sp_pipe) != 0) return SP_EIO;
-    if (pthread_create(&sp_watcher, NULL, sp_watch, NULL) != 0) return SP_ENOMEM;
+    for (int i = 0; i < 2; i++) sp_pipe[i] = sp__fd_above_std(sp_pipe[i]); /* never 0-2 */
+    if (sp__thread_spawn(&sp_watcher, sp_watch, NULL) != 0) return SP_ENOMEM;
     pthread_detach(sp_watcher);
   }
   struct sigaction sa;

@@ -253,7 +253,8 @@ void sp_stop(int h) {
 static void sp_add_calls(int h, int64_t n) {
   sp_thread_t *t = sp__thread_get();
   if (!t || h < 0 || sp__thread_reserve(t, h) != 0) return;
-  t->bufs[h].calls += n;
+  int64_t *calls = &t->bufs[h].calls;
+  *calls = n >= SP_CALLS_SAT - *calls ? SP_CALLS_SAT : *calls + n; /* saturates */
 }
 
 void sp_region_add_calls(int h, int64_t n) {

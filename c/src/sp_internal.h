@@ -55,6 +55,11 @@ typedef struct sp_rbuf {
   int64_t spilled; /* events of this buffer already in the spill file */
 } sp_rbuf_t;
 
+/* sp_region_add_calls saturates a count here, leaving room for the 2^40
+ * calls that sp_stop may still add to it; finalize writes a count that
+ * reached it as INT64_MAX. */
+#define SP_CALLS_SAT (INT64_MAX - ((int64_t)1 << 40))
+
 /* One open call on a thread's stack. */
 typedef struct sp_frame {
   int32_t region; /* handle */

@@ -118,6 +118,14 @@ static void sp_env_flush_signals(sp_settings_t *set) {
     int sig = atoi(tok);
     for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
       if (!strcmp(tok, names[i].name)) sig = names[i].sig;
+    if (sp__signal_is_fault(sig)) {
+      sp__log(1, SP_LOG_ALWAYS,
+              "SCOPE_PROFILER_FLUSH_SIGNALS: '%s' is signal %d, a fault or abort signal: not "
+              "handled (a crash must end where it happens; its events are in the spill file "
+              "up to the last full buffer)",
+              tok, sig);
+      continue;
+    }
     if (sig <= 0 || sig >= 65 || sig == SIGKILL || sig == SIGSTOP ||
         set->nflush_signals >= (int)(sizeof set->flush_signals / sizeof(int))) {
       sp__log(1, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'", tok);

@@ -303,6 +303,8 @@ SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thre
 /* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
 SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
 SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
+/* SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT: never flushed. */
+SP_HIDDEN int sp__signal_is_fault(int signum);
 
 /* ---- event_arrays.c ---- */
 /* Arrays from 64 KiB up to full_cap events (the buffer_limit; 0 when

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sp_test_cases.h"
@@ -128,12 +130,178 @@ static void case_stderr_closed_later(void) {
   expect_one("stderr_closed_later", "work", 6000);
 }
 
+/* ---- item 14: FLUSH_SIGNALS leave the host's handling as it was ------- */
+
+static volatile sig_atomic_t handled, usr2_blocked;
+
+static void on_usr1(int sig) {
+  (void)sig;
+  sigset_t cur;
+  sigprocmask(SIG_BLOCK, NULL, &cur);
+  usr2_blocked = sigismember(&cur, SIGUSR2);
+  handled++;
+}
+
+/* The host's USR1 handler, installed before sp_setup with flags and mask;
+ * then FLUSH_SIGNALS=USR1,TERM puts ours over it. */
+static void host_usr1_then_setup(const char *path, int flags, int block_usr2) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_usr1;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  if (block_usr2) sigaddset(&sa.sa_mask, SIGUSR2);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "USR1,TERM", 1);
+  setup_small(path, 1000);
+}
+
+static int sp_wake[2];
+
+static void *blocked_reader(void *arg) {
+  (void)arg;
+  char c;
+  ssize_t n = read(sp_wake[0], &c, 1);
+  return (void *)(intptr_t)(n < 0 && errno == EINTR);
+}
+
+/* The host's handler without SA_RESTART: a blocked read() gets EINTR (ours
+ * added SA_RESTART, so the read went on waiting). */
+static void case_flush_sig_eintr(void) {
+  host_usr1_then_setup("flush_sig_eintr.h5", 0, 0);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  ASSERT_EQ(pipe(sp_wake), 0);
+  pthread_t r;
+  ASSERT_EQ(pthread_create(&r, NULL, blocked_reader, NULL), 0);
+  usleep(200000); /* the reader is in read() */
+  ASSERT_EQ(pthread_kill(r, SIGUSR1), 0);
+  usleep(500000);
+  ASSERT_EQ(write(sp_wake[1], "x", 1), 1); /* ends a read that was restarted */
+  void *eintr = NULL;
+  ASSERT_EQ(pthread_join(r, &eintr), 0);
+  ASSERT_EQ(handled, 1);
+  ASSERT_EQ((intptr_t)eintr, 1);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_eintr", "work", 4000);
+}
+
+/* The host's sa_mask: USR2 is blocked while its USR1 handler runs. */
+static void case_flush_sig_mask(void) {
+  host_usr1_then_setup("flush_sig_mask.h5", SA_RESTART, 1);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  ASSERT_EQ(raise(SIGUSR1), 0);
+  ASSERT_EQ(handled, 1);
+  ASSERT_EQ(usr2_blocked, 1);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_mask", "work", 4000);
+}
+
+/* Runs child() in a forked process; returns its wait status. */
+static int in_child(void (*child)(void)) {
+  fflush(NULL);
+  pid_t pid = fork();
+  ASSERT(pid >= 0);
+  if (pid == 0) {
+    child();
+    _exit(0); /* survived: the parent's check fails */
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  return status;
+}
+
+/* The parent's check: TAG.h5 merged from the dead child's spill files. */
+static void merge_spill(const char *tag, long long calls) {
+  char dir[64], out[64];
+  snprintf(dir, sizeof dir, "%s.h5.spill", tag);
+  snprintf(out, sizeof out, "%s.h5", tag);
+  const char *in[] = {dir};
+  ASSERT_EQ(sp_spill_merge(in, 1, out), 0);
+  expect_one(tag, "work", calls);
+}
+
+static void resethand_child(void) {
+  host_usr1_then_setup("flush_sig_resethand.h5", SA_RESETHAND, 0);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  raise(SIGUSR1); /* the host's handler, once */
+  if (handled != 1) _exit(3);
+  sp_start(h); /* flushes the 2000 */
+  sp_stop(h);
+  raise(SIGUSR1); /* SA_RESETHAND: now the default action ends the process */
+  usleep(100000);
+}
+
+/* SA_RESETHAND: the second USR1 ends the process (ours stayed installed,
+ * and the second one was handled again). */
+static void case_flush_sig_resethand(void) {
+  system("rm -rf flush_sig_resethand.h5.spill");
+  int st = in_child(resethand_child);
+  ASSERT(WIFSIGNALED(st));
+  ASSERT_EQ(WTERMSIG(st), SIGUSR1);
+  merge_spill("flush_sig_resethand", 2000); /* flushed after the first USR1 */
+}
+
+static void later_term_child(void) {
+  host_usr1_then_setup("flush_sig_later_term.h5", SA_RESTART, 0);
+  int h = sp_region("work");
+  pairs(h, 2500);
+  raise(SIGUSR1); /* handled by the host; the job goes on */
+  if (handled != 1) _exit(3);
+  usleep(200000);
+  pairs(h, 2500);
+  usleep(200000); /* the first round is over */
+  raise(SIGTERM); /* the default action: flushed, then the end */
+  sp_start(h);    /* flushes the 5000 at this profiler call */
+  sp_stop(h);
+  for (int i = 0; i < 300; i++) usleep(10000); /* until the end */
+}
+
+/* After a signal the host handled itself, a later SIGTERM (default action)
+ * was swallowed and the job ran on; now it is flushed and ends it. */
+static void case_flush_sig_later_term(void) {
+  system("rm -rf flush_sig_later_term.h5.spill");
+  int st = in_child(later_term_child);
+  if (!WIFSIGNALED(st)) fprintf(stderr, "child exited with %d\n", WEXITSTATUS(st));
+  ASSERT(WIFSIGNALED(st));
+  ASSERT_EQ(WTERMSIG(st), SIGTERM);
+  merge_spill("flush_sig_later_term", 5000);
+}
+
+/* Fault signals are refused: a crash died 3 s late, in our thread. */
+static void case_flush_sig_fault(void) {
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "11,SIGBUS,TERM", 1);
+  sp_test_stderr_begin();
+  setup_small("flush_sig_fault.h5", 1000);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "'11' is signal 11, a fault or abort signal: not handled", 1);
+  free(err);
+  ASSERT_EQ(sp_flush_on_signal(SIGSEGV), SP_EINVAL);
+  ASSERT_EQ(sp_flush_on_signal(SIGABRT), SP_EINVAL);
+  struct sigaction cur;
+  ASSERT_EQ(sigaction(SIGSEGV, NULL, &cur), 0);
+  ASSERT(cur.sa_handler == SIG_DFL); /* left as the host had it */
+  ASSERT_EQ(sp_flush_on_signal(SIGUSR2), 0);
+  pairs(sp_region("work"), 10);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_fault", "work", 10);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(sigwait_writer),
       SP_TEST_CASE(sigwait_watcher),
       SP_TEST_CASE(stderr_closed),
       SP_TEST_CASE(stderr_closed_later),
+      SP_TEST_CASE(flush_sig_eintr),
+      SP_TEST_CASE(flush_sig_mask),
+      SP_TEST_CASE(flush_sig_resethand),
+      SP_TEST_CASE(flush_sig_later_term),
+      SP_TEST_CASE(flush_sig_fault),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

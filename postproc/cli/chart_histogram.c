@@ -4,7 +4,8 @@
  * Durations span decades, so the bins are 40 log-spaced bins between the
  * shortest and the longest call of all shown regions (of all files); a
  * region's line gives the share of its calls in each bin, so regions with
- * few and many calls compare. */
+ * few and many calls compare. A 0-ns call (back-to-back stamps) counts as
+ * 1 ns: it lies in the lowest bin. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +110,9 @@ int sp_histogram_plot(const sp_charts_t *c) {
       double a = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MIN);
       double b = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MAX);
       if (isfinite(a) && a > 0 && a < mn) mn = a;
+      if (isfinite(a) && a == 0 && 1e-9 < mn) mn = 1e-9; /* a 0-ns call: in the 1 ns bin */
       if (isfinite(b) && b > mx) mx = b;
+      if (isfinite(b) && b == 0 && mx < 1e-9) mx = 1e-9;
     }
   if (c->o->min_duration > 0 && c->o->min_duration > mn) mn = c->o->min_duration;
   if (!(mx > 0) || !isfinite(mn)) {

@@ -292,6 +292,7 @@ typedef enum sp_misuse {
   SP_MISUSE_BAD_NAME,               /* NULL, empty or too long name */
   SP_MISUSE_UNBALANCED,             /* calls still open at sp_finalize */
   SP_MISUSE_NOT_ACTIVE,             /* start/stop/region before setup or after finalize */
+  SP_MISUSE_REENTERED, /* a call from a signal handler that interrupted the library: dropped */
   SP_MISUSE_COUNT_
 } sp_misuse_t;
 

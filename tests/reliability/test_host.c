@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -291,6 +292,63 @@ static void case_flush_sig_fault(void) {
   expect_one("flush_sig_fault", "work", 10);
 }
 
+/* ---- item 13: sp_start/sp_stop from a signal handler ------------------ */
+
+static volatile sig_atomic_t ticks;
+static int tick_h;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  int saved = errno;
+  sp_start(tick_h);
+  sp_stop(tick_h);
+  ticks++;
+  errno = saved;
+}
+
+/* A sampling tool's 10 kHz SIGALRM handler records a region while the
+ * program records its own with small buffers (many slow paths: buffer
+ * swaps, the writer's lock, allocations). A handler's call that would
+ * interrupt the library on its thread is dropped and counted; the heap was
+ * corrupted or the program deadlocked. */
+static void case_signal_handler_calls(void) {
+  setup_small("signal_handler_calls.h5", 64);
+  int h = sp_region("work");
+  tick_h = sp_region("tick");
+  pairs(tick_h, 1); /* its buffer exists before the first signal */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+  struct itimerval it = {{0, 100}, {0, 100}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+  long long work = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    for (int i = 0; i < 1000; i++) {
+      sp_start(h);
+      sp_region_add_calls(h, 0);
+      sp_stop(h);
+    }
+    work += 1000;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+  } while ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec) < 2000000000LL);
+  struct itimerval off = {{0, 0}, {0, 0}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &off, NULL), 0);
+  int64_t dropped = sp_misuse_count(SP_MISUSE_REENTERED);
+  printf("%lld ticks, %lld calls dropped, %lld work pairs\n", (long long)ticks,
+         (long long)dropped, work);
+  ASSERT(ticks > 100);
+  ASSERT_EQ(dropped % 2, 0); /* a tick's start and stop share the verdict */
+  ASSERT_EQ(sp_finalize(), 0);
+  const char *const n[] = {"work", "tick"};
+  const long long k[] = {work, 1 + ticks - dropped / 2};
+  sp_test_expect_write_table("signal_handler_calls", 0, n, k, 2);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(sigwait_writer),
@@ -302,6 +360,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(flush_sig_resethand),
       SP_TEST_CASE(flush_sig_later_term),
       SP_TEST_CASE(flush_sig_fault),
+      SP_TEST_CASE(signal_handler_calls),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

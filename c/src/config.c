@@ -59,8 +59,8 @@ static void sp_env_int64_at_most(const char *var, int64_t least, int64_t most, c
                                  int64_t *field) {
   sp_env_int64(var, least, field);
   if (*field <= most) return;
-  sp__log(1, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var,
-          (long long)*field, (long long)most, unit, (long long)most);
+  sp__log(1, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var, (long long)*field,
+          (long long)most, unit, (long long)most);
   *field = most;
 }
 

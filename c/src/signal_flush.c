@@ -34,7 +34,7 @@ static struct sigaction sp_old_action[65];
 static int sp_installed[65];
 static int sp_pipe[2] = {-1, -1};
 static volatile sig_atomic_t sp_caught;
-static volatile sig_atomic_t sp_pending; /* a default-action signal during a round */
+static volatile sig_atomic_t sp_pending;     /* a default-action signal during a round */
 static volatile sig_atomic_t sp_mode_before; /* the hot path's mode before the round */
 static int sp_round = 1;                     /* atomic; threads flush once per round */
 static int sp_flushed_threads;               /* atomic */

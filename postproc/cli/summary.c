@@ -182,8 +182,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     cl->calls++;
     calls = iv.n;
   } else if (calls > iv.n && iv.n > 0) { /* said once: the durations are of the stamped ones */
-    if (cl->untimed++ == 0 || (double)calls / (double)iv.n >
-                                  (double)cl->untimed_calls / (double)cl->untimed_n) {
+    if (cl->untimed++ == 0 ||
+        (double)calls / (double)iv.n > (double)cl->untimed_calls / (double)cl->untimed_n) {
       cl->untimed_calls = calls;
       cl->untimed_n = iv.n;
     }

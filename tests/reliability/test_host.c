@@ -99,7 +99,7 @@ static void case_stderr_closed(void) {
   close(2);
   setup_small("stderr_closed.h5", 1000);
   int h = sp_region("work");
-  pairs(h, 3000); /* the spill file opens */
+  pairs(h, 3000);                         /* the spill file opens */
   for (int i = 0; i < 3; i++) sp_stop(h); /* warnings written to "stderr" */
   sp_stop_name("never_started");
   pairs(h, 3000);
@@ -339,8 +339,8 @@ static void case_signal_handler_calls(void) {
   struct itimerval off = {{0, 0}, {0, 0}};
   ASSERT_EQ(setitimer(ITIMER_REAL, &off, NULL), 0);
   int64_t dropped = sp_misuse_count(SP_MISUSE_REENTERED);
-  printf("%lld ticks, %lld calls dropped, %lld work pairs\n", (long long)ticks,
-         (long long)dropped, work);
+  printf("%lld ticks, %lld calls dropped, %lld work pairs\n", (long long)ticks, (long long)dropped,
+         work);
   ASSERT(ticks > 100);
   ASSERT_EQ(dropped % 2, 0); /* a tick's start and stop share the verdict */
   ASSERT_EQ(sp_finalize(), 0);
@@ -351,16 +351,11 @@ static void case_signal_handler_calls(void) {
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(sigwait_writer),
-      SP_TEST_CASE(sigwait_watcher),
-      SP_TEST_CASE(stderr_closed),
-      SP_TEST_CASE(stderr_closed_later),
-      SP_TEST_CASE(flush_sig_eintr),
-      SP_TEST_CASE(flush_sig_mask),
-      SP_TEST_CASE(flush_sig_resethand),
-      SP_TEST_CASE(flush_sig_later_term),
-      SP_TEST_CASE(flush_sig_fault),
-      SP_TEST_CASE(signal_handler_calls),
+      SP_TEST_CASE(sigwait_writer),      SP_TEST_CASE(sigwait_watcher),
+      SP_TEST_CASE(stderr_closed),       SP_TEST_CASE(stderr_closed_later),
+      SP_TEST_CASE(flush_sig_eintr),     SP_TEST_CASE(flush_sig_mask),
+      SP_TEST_CASE(flush_sig_resethand), SP_TEST_CASE(flush_sig_later_term),
+      SP_TEST_CASE(flush_sig_fault),     SP_TEST_CASE(signal_handler_calls),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

@@ -45,8 +45,10 @@ static void record_and_check(const char *tag, int calls) {
  * multi-rank finalize timed out at once, "within -9223372036854775804 s". */
 static void case_finalize_timeout_huge(void) {
   char *err = setup_with("finalize_timeout_huge", "SCOPE_PROFILER_FINALIZE_TIMEOUT", "9999999999");
-  sp_test_expect_msg(err, "SCOPE_PROFILER_FINALIZE_TIMEOUT=9999999999 is more than 31536000 s "
-                          "(a year): clamped to 31536000", 1);
+  sp_test_expect_msg(err,
+                     "SCOPE_PROFILER_FINALIZE_TIMEOUT=9999999999 is more than 31536000 s "
+                     "(a year): clamped to 31536000",
+                     1);
   free(err);
   record_and_check("finalize_timeout_huge", 100);
 }
@@ -54,8 +56,10 @@ static void case_finalize_timeout_huge(void) {
 /* 64 GiB was accepted, then finalize failed with SP_ENOMEM for 480 KB. */
 static void case_round_bytes_huge(void) {
   char *err = setup_with("round_bytes_huge", "SCOPE_PROFILER_ROUND_BYTES", "68719476736");
-  sp_test_expect_msg(err, "SCOPE_PROFILER_ROUND_BYTES=68719476736 is more than 1073741824 "
-                          "bytes: clamped to 1073741824", 1);
+  sp_test_expect_msg(err,
+                     "SCOPE_PROFILER_ROUND_BYTES=68719476736 is more than 1073741824 "
+                     "bytes: clamped to 1073741824",
+                     1);
   free(err);
   record_and_check("round_bytes_huge", 60000);
 }

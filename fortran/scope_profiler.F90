@@ -55,7 +55,7 @@ module scope_profiler
     SP_VERSION_PATCH, SP_SCHEMA_VERSION
   public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
     SP_MISUSE_INVALID_HANDLE, SP_MISUSE_BAD_NAME, SP_MISUSE_UNBALANCED, &
-    SP_MISUSE_NOT_ACTIVE
+    SP_MISUSE_NOT_ACTIVE, SP_MISUSE_REENTERED
 
   ! ---- Constants: the values of scope_profiler.h (SP_ERRNO_MAP etc.) ----
 
@@ -109,7 +109,7 @@ module scope_profiler
   !> Kinds of misuse counted by the hot path (`sp_misuse_t`), for `sp_misuse_count`.
   integer, parameter :: SP_MISUSE_STOP_WITHOUT_START = 0, SP_MISUSE_STOP_MISMATCH = 1, &
     SP_MISUSE_INVALID_HANDLE = 2, SP_MISUSE_BAD_NAME = 3, SP_MISUSE_UNBALANCED = 4, &
-    SP_MISUSE_NOT_ACTIVE = 5
+    SP_MISUSE_NOT_ACTIVE = 5, SP_MISUSE_REENTERED = 6
 
   ! ---- The C structure sp_config, field for field ----
   type, bind(C) :: sp_config_c

@@ -340,6 +340,7 @@ typedef enum sp_misuse {
   SP_MISUSE_BAD_NAME,               /* NULL, empty or too long name */
   SP_MISUSE_UNBALANCED,             /* calls still open at sp_finalize */
   SP_MISUSE_NOT_ACTIVE,             /* start/stop/region before setup or after finalize */
+  SP_MISUSE_REENTERED, /* a call from a signal handler that interrupted the library: dropped */
   SP_MISUSE_COUNT_
 } sp_misuse_t;
 
@@ -406,9 +407,13 @@ SP_EXPORT void sp_region_add_calls(int h, int64_t n);
  * file at its next profiler call; then, if signum's action was the default,
  * the signal is raised again and the process ends as it would have (after
  * at most 3 s for threads that make no profiler call). A handler installed
- * before is still called. Nothing but a flag and a pipe write happens in the
- * handler. Also set by SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1,... at setup.
- * Needs flush_to_disk. Returns 0 or SP_EINVAL / SP_EIO / SP_ENOMEM.
+ * before is still called, with its own flags (SA_RESTART, SA_RESETHAND...)
+ * and sa_mask; after a signal it handled, the next one is flushed again.
+ * Nothing but a flag and a pipe write happens in the handler. Also set by
+ * SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1,... at setup. Needs flush_to_disk.
+ * Returns 0 or SP_EINVAL (also for SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+ * SIGSYS and SIGABRT: a crash must end where it happens) / SP_EIO /
+ * SP_ENOMEM.
  */
 SP_EXPORT int sp_flush_on_signal(int signum);
 

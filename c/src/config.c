@@ -55,6 +55,17 @@ static void sp_env_int64(const char *var, int64_t least, int64_t *field) {
   *field = (int64_t)x;
 }
 
+/* sp_env_int64, and a value above most is clamped to it, with a message
+ * (a deadline or an allocation computed from it must not overflow). */
+static void sp_env_int64_at_most(const char *var, int64_t least, int64_t most, const char *unit,
+                                 int64_t *field) {
+  sp_env_int64(var, least, field);
+  if (*field <= most) return;
+  sp__log(1, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var, (long long)*field,
+          (long long)most, unit, (long long)most);
+  *field = most;
+}
+
 /* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
  * when VAR is unset or empty, and after reporting a value not among them. */
 static int sp_env_choice(const char *var, const char *const *choices, int n) {
@@ -84,9 +95,10 @@ static void sp_env_finalize_ways(sp_settings_t *set) {
   static const int raw_mode[] = {-1, -1, SP_RAW_POSIX, SP_RAW_MPIIO, SP_RAW_COLLECTIVE};
   set->raw_write = raw_mode[sp_env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
   set->round_bytes = 0;
-  sp_env_int64("SCOPE_PROFILER_ROUND_BYTES", 4096, &set->round_bytes);
+  sp_env_int64_at_most("SCOPE_PROFILER_ROUND_BYTES", 4096, 1 << 30, "bytes", &set->round_bytes);
   set->finalize_timeout = 600;
-  sp_env_int64("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, &set->finalize_timeout);
+  sp_env_int64_at_most("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, 365 * 86400, "s (a year)",
+                       &set->finalize_timeout);
 }
 
 /* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers, "SIG" optional)
@@ -108,6 +120,14 @@ static void sp_env_flush_signals(sp_settings_t *set) {
     int sig = atoi(tok);
     for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
       if (!strcmp(tok, names[i].name)) sig = names[i].sig;
+    if (sp__signal_is_fault(sig)) {
+      sp__log(1, SP_LOG_ALWAYS,
+              "SCOPE_PROFILER_FLUSH_SIGNALS: '%s' is signal %d, a fault or abort signal: not "
+              "handled (a crash must end where it happens; its events are in the spill file "
+              "up to the last full buffer)",
+              tok, sig);
+      continue;
+    }
     if (sig <= 0 || sig >= 65 || sig == SIGKILL || sig == SIGSTOP ||
         set->nflush_signals >= (int)(sizeof set->flush_signals / sizeof(int))) {
       sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle '%s'",

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_guard.h"
 #include "sp_internal.h"
 
 /* 16: all 16 buffers of a thread that uses 16 regions in turn fill at
@@ -100,7 +101,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   pthread_mutex_lock(&sp_w.mu);
   if (!sp_w.running) {
     sp_w.stop = 0;
-    sp_w.running = pthread_create(&sp_w.tid, NULL, sp_writer_main, NULL) == 0;
+    sp_w.running = sp__thread_spawn(&sp_w.tid, sp_writer_main, NULL) == 0;
   }
   if (!sp_w.running) { /* nothing was ever queued: writing here keeps the order */
     pthread_mutex_unlock(&sp_w.mu);

@@ -25,6 +25,28 @@ static void sp_misuse(sp_misuse_t kind) {
   __atomic_fetch_add(&sp__state.misuse[kind], 1, __ATOMIC_RELAXED);
 }
 
+/* Set while this thread runs a slow path (locks, allocations, the
+ * writer's queue). A signal handler that interrupts one and calls the
+ * library again would deadlock or corrupt the heap: that call is dropped
+ * and counted (SP_MISUSE_REENTERED), nothing else is done in it (no log:
+ * stdio is not async-signal-safe). The fast paths need no mark. */
+static __thread int sp_in_slow __attribute__((tls_model("initial-exec")));
+
+static inline int sp_slow_enter(void) {
+  if (SP_UNLIKELY(sp_in_slow)) {
+    sp_misuse(SP_MISUSE_REENTERED);
+    return 0;
+  }
+  sp_in_slow = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  return 1;
+}
+
+static inline void sp_slow_leave(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  sp_in_slow = 0;
+}
+
 static const char *sp_region_name_or(int32_t h) {
   return (h >= 0 && h < sp__region_count()) ? sp__region_get(h)->name : "(invalid handle)";
 }
@@ -116,7 +138,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
  * other than the TSC, a first call, a full buffer or stack, misuse. Keeps
  * errno here so that the fast path needs no stack frame. */
 static __attribute__((noinline)) void sp_start_slow(int h) {
-  if (sp_quiet_off()) return;
+  if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
   if (sp__mode != SP_MODE_TRACE) {
     sp_start_other(h);
@@ -125,6 +147,7 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
     if (t) sp_push_traced(t, &t->bufs[h], h);
   }
   errno = saved_errno;
+  sp_slow_leave();
 }
 
 /* The fast path of a start, shared by sp_start and the by-name start: a
@@ -214,7 +237,7 @@ static inline int64_t sp_stop_stamp(void) {
 /* A stop the fast path below does not finish, stamped at now (TSC mode)
  * or not yet stamped (any other mode: stamped here). */
 static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamped) {
-  if (sp_quiet_off()) return;
+  if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
   if (sp__mode == SP_MODE_OFF) {
     sp_not_active();
@@ -223,6 +246,7 @@ static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamp
     if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
   }
   errno = saved_errno;
+  sp_slow_leave();
 }
 
 /* Whether the fast paths may run: trace mode with TSC stamps. */
@@ -263,12 +287,14 @@ void sp_stop(int h) {
 static void sp_add_calls(int h, int64_t n) {
   sp_thread_t *t = sp__thread_get();
   if (!t || h < 0 || sp__thread_reserve(t, h) != 0) return;
-  t->bufs[h].calls += n;
+  int64_t *calls = &t->bufs[h].calls;
+  *calls = n >= SP_CALLS_SAT - *calls ? SP_CALLS_SAT : *calls + n; /* saturates */
 }
 
 void sp_region_add_calls(int h, int64_t n) {
-  if (sp__mode == SP_MODE_OFF || n <= 0) return;
+  if (sp__mode == SP_MODE_OFF || n <= 0 || !sp_slow_enter()) return;
   SP_KEEP_ERRNO(sp_add_calls(h, n));
+  sp_slow_leave();
 }
 
 /* ---- by name ------------------------------------------------------- */
@@ -286,8 +312,10 @@ static int sp_name_ok(const char *name, size_t len) {
 int sp_region_n(const char *name, size_t len) {
   if (!name || len == 0) return SP_EINVAL;
   if (len > SP_NAME_MAX) return SP_ENAMETOOLONG;
+  if (!sp_slow_enter()) return SP_EBUSY;
   int h = sp__region_lookup(name, len, sp__name_hash(name, len));
   if (h < 0) SP_KEEP_ERRNO(h = sp__region_register(name, len));
+  sp_slow_leave();
   return h;
 }
 
@@ -356,7 +384,7 @@ static inline int sp_name_cached(sp_thread_t *t, const char *name, size_t len) {
 /* A start by name the cache could not serve: checks the name, looks it up
  * or registers it, fills the cache slot and starts. */
 static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t len) {
-  if (sp_quiet_off()) return -1;
+  if (sp_quiet_off() || !sp_slow_enter()) return -1;
   int saved_errno = errno;
   int h = -1;
   if (sp__mode == SP_MODE_OFF) {
@@ -377,9 +405,13 @@ static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t
     s->ptr = name;
     s->h = h;
   }
+  sp_slow_leave(); /* sp_start_fast takes the slow path itself if it must */
   sp_start_fast(t, h);
+  errno = saved_errno;
+  return h;
 out:
   errno = saved_errno;
+  sp_slow_leave();
   return h;
 }
 
@@ -402,7 +434,7 @@ static inline int sp_start_name_impl(const char *name, size_t len) {
  * open call is the one named: its name is compared before any lookup. */
 static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t len, int64_t now,
                                                         int stamped) {
-  if (sp_quiet_off()) return;
+  if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
   if (sp__mode == SP_MODE_OFF) {
     sp_not_active();
@@ -423,6 +455,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
   if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
 out:
   errno = saved_errno;
+  sp_slow_leave();
 }
 
 static inline void sp_stop_name_impl(const char *name, size_t len) {

@@ -74,7 +74,9 @@ int sp__local_build(sp_local_t *l, int rank) {
       r.nevents += ev;
       /* In trace mode calls holds calls counted without stamps
        * (sp_region_add_calls); in count-only mode all of them. */
-      r.ncalls += p->time_trace ? ev + calls : calls;
+      int64_t add = calls >= SP_CALLS_SAT ? INT64_MAX : calls;
+      if (p->time_trace && __builtin_add_overflow(ev, add, &add)) add = INT64_MAX;
+      if (__builtin_add_overflow(r.ncalls, add, &r.ncalls)) r.ncalls = INT64_MAX; /* saturates */
     }
     if (r.ncalls == 0) continue; /* registered but never completed here */
     const sp_region_entry_t *e = sp__region_get(h);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "host_guard.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -55,6 +56,7 @@ static int sp_setup_session(const sp_config *cfg) {
     sp_session_discard();
     sp__threads_end_discard();
   }
+  sp__std_fds_hold(); /* before any descriptor of the session opens */
   sp__log_reset_once();
   memset(st->misuse, 0, sizeof st->misuse);
   sp__spill_session_begin();
@@ -118,6 +120,7 @@ static int sp_setup_session(const sp_config *cfg) {
 int sp_setup(const sp_config *cfg) {
   int rc;
   SP_KEEP_ERRNO(rc = sp_setup_session(cfg));
+  if (!sp__state.session) SP_KEEP_ERRNO(sp__std_fds_release());
   return rc;
 }
 
@@ -165,6 +168,7 @@ static int sp_finalize_session(void) {
   sp__calib_reset(&sp__state.calib);
   sp__state.session = 0;
   sp__session++;
+  sp__std_fds_release();
   return rc;
 }
 

@@ -10,7 +10,14 @@
  * mode's aggregates (aggregate_recover.c), then, if the
  * signal's action was the default one, restores it and raises the signal
  * again so the process ends as it would have. Recover with
- * `scope-profiler-merge` (README "When a job dies"). */
+ * `scope-profiler-merge` (README "When a job dies").
+ *
+ * The host's program must not notice the handler (issue 36, item 14): over
+ * a handler of the host's, ours keeps its flags (SA_RESTART or not,
+ * SA_RESETHAND, ...) and its sa_mask; after a signal the host handled
+ * itself, the next one is flushed again (a later SIGTERM still ends the
+ * process); fault signals (SIGSEGV, ...) are refused: a crash must die
+ * where it happened, not 3 s later in our thread. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +27,7 @@
 #include <unistd.h>
 
 #include "aggregate_recover.h"
+#include "host_guard.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -28,7 +36,10 @@ static struct sigaction sp_old_action[65];
 static int sp_installed[65];
 static int sp_pipe[2] = {-1, -1};
 static volatile sig_atomic_t sp_caught;
-static int sp_flushed_threads; /* atomic */
+static volatile sig_atomic_t sp_pending;     /* a default-action signal during a round */
+static volatile sig_atomic_t sp_mode_before; /* the hot path's mode before the round */
+static int sp_round = 1;                     /* atomic; threads flush once per round */
+static int sp_flushed_threads;               /* atomic */
 static pthread_t sp_watcher;
 
 static int sp_threads_with_data(void) {
@@ -39,23 +50,64 @@ static int sp_threads_with_data(void) {
   return n;
 }
 
-static void *sp_watch(void *arg) {
-  (void)arg;
+static int sp_default_action(int sig) {
+  return sig > 0 && sig < 65 && sp_old_action[sig].sa_handler == SIG_DFL &&
+         !(sp_old_action[sig].sa_flags & SA_SIGINFO);
+}
+
+/* A round is over and the signal was the host's to handle: the next flush
+ * signal starts another round (else a later SIGTERM would be swallowed). */
+static void sp_rearm(void) {
+  sp_caught = 0; /* from here a thread's flush counts for no round */
+  int signaled = SP_MODE_SIGNALED;
+  __atomic_compare_exchange_n(&sp__mode, &signaled, (int)sp_mode_before, 0, __ATOMIC_ACQ_REL,
+                              __ATOMIC_RELAXED);
+  __atomic_store_n(&sp_flushed_threads, 0, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&sp_round, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Waits until every thread with data flushed (or the grace period ends),
+ * then until the writer wrote what it was handed. */
+static void sp_wait_round(void) {
   char c;
-  while (read(sp_pipe[0], &c, 1) < 0 && errno == EINTR) {}
-  int sig = sp_caught;
   for (int waited = 0; waited < SP_SIGNAL_GRACE_MS; waited += 10) {
     if (__atomic_load_n(&sp_flushed_threads, __ATOMIC_ACQUIRE) >= sp_threads_with_data()) break;
     struct pollfd p = {sp_pipe[0], POLLIN, 0};
-    if (poll(&p, 1, 10) > 0) read(sp_pipe[0], &c, 1);
+    if (poll(&p, 1, 10) > 0 && read(sp_pipe[0], &c, 1) < 0) { /* EINTR: poll again */
+    }
   }
   sp__writer_drain();
   if (sp__state.cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
-  if (sig > 0 && sig < 65 && sp_old_action[sig].sa_handler == SIG_DFL &&
-      !(sp_old_action[sig].sa_flags & SA_SIGINFO)) {
-    sigaction(sig, &sp_old_action[sig], NULL);
-    raise(sig);
+}
+
+static void *sp_watch(void *arg) {
+  (void)arg;
+  char c;
+  int sig = 0;
+  while (!sp_default_action(sig)) {
+    while (read(sp_pipe[0], &c, 1) < 0 && errno == EINTR) {}
+    sig = sp_caught;
+    if (!sig) continue; /* a thread's "flushed" byte from an earlier round */
+    sp_wait_round();
+    if (sp_default_action(sig)) break;
+    sp_rearm();
+    sig = __atomic_exchange_n(&sp_pending, 0, __ATOMIC_ACQ_REL);
+    if (sig) { /* a default-action signal came during the round: one more */
+      sp_caught = sig;
+      int mode = sp__mode;
+      if (mode != SP_MODE_OFF && mode != SP_MODE_SIGNALED) {
+        sp_mode_before = mode;
+        sp__mode = SP_MODE_SIGNALED;
+      }
+      sp_wait_round();
+    }
   }
+  sigaction(sig, &sp_old_action[sig], NULL);
+  sigset_t one; /* this thread blocks every signal (host_guard.c) but this one */
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
   return NULL;
 }
 
@@ -63,10 +115,16 @@ static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
   int saved = errno;
   if (!sp_caught) {
     sp_caught = sig;
-    if (sp__mode != SP_MODE_OFF) sp__mode = SP_MODE_SIGNALED;
+    int mode = sp__mode;
+    if (mode != SP_MODE_OFF && mode != SP_MODE_SIGNALED) {
+      sp_mode_before = mode;
+      sp__mode = SP_MODE_SIGNALED;
+    }
     char c = (char)sig;
     ssize_t w = write(sp_pipe[1], &c, 1);
     (void)w;
+  } else if (sp_default_action(sig) && !sp_pending) {
+    sp_pending = sig; /* the watcher ends the process after the running round */
   }
   const struct sigaction *old = &sp_old_action[sig];
   if (old->sa_flags & SA_SIGINFO) {
@@ -77,28 +135,46 @@ static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
   errno = saved;
 }
 
+int sp__signal_is_fault(int signum) {
+  return signum == SIGSEGV || signum == SIGBUS || signum == SIGFPE || signum == SIGILL ||
+         signum == SIGTRAP || signum == SIGSYS || signum == SIGABRT;
+}
+
 static int sp_flush_on(int signum) {
   if (signum <= 0 || signum >= 65 || signum == SIGKILL || signum == SIGSTOP) return SP_EINVAL;
+  if (sp__signal_is_fault(signum)) return SP_EINVAL;
   if (sp_installed[signum]) return 0;
   if (sp_pipe[0] < 0) {
     if (pipe(sp_pipe) != 0) return SP_EIO;
-    if (pthread_create(&sp_watcher, NULL, sp_watch, NULL) != 0) return SP_ENOMEM;
+    for (int i = 0; i < 2; i++) sp_pipe[i] = sp__fd_above_std(sp_pipe[i]); /* never 0-2 */
+    if (sp__thread_spawn(&sp_watcher, sp_watch, NULL) != 0) return SP_ENOMEM;
     pthread_detach(sp_watcher);
   }
-  struct sigaction sa;
+  struct sigaction old, sa;
+  if (sigaction(signum, NULL, &old) != 0) return SP_EINVAL;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = sp_on_signal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(signum, &sa, &sp_old_action[signum]) != 0) return SP_EINVAL;
+  if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) {
+    /* Nothing of the host's runs: interrupted calls go on as if no handler
+     * were there, until the default action ends the process. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+  } else { /* the host's handler runs inside ours: its flags and mask */
+    sa.sa_flags = (old.sa_flags & ~SA_SIGINFO) | SA_SIGINFO;
+    sa.sa_mask = old.sa_mask;
+  }
+  sp_old_action[signum] = old;
+  if (sigaction(signum, &sa, NULL) != 0) return SP_EINVAL;
   sp_installed[signum] = 1;
   return 0;
 }
 
 void sp__signal_flush_self(void) {
   sp_thread_t *t = sp__tls;
-  if (!t || t->signal_flushed) return;
-  t->signal_flushed = 1;
+  int round = __atomic_load_n(&sp_round, __ATOMIC_ACQUIRE);
+  /* No signal caught: a round just ended (sp_rearm), nothing to count. */
+  if (!t || t->signal_flushed == round || !sp_caught) return;
+  t->signal_flushed = round;
   /* Buffers already handed to the writer go first, keeping record order. */
   sp__writer_drain();
   for (int32_t h = 0; h < t->nbufs; h++)
@@ -118,9 +194,10 @@ int sp_flush_on_signal(int signum) {
 /* SCOPE_PROFILER_FLUSH_SIGNALS, as config.c parsed it. */
 void sp__signal_setup(const sp_settings_t *set) {
   for (int i = 0; i < set->nflush_signals; i++)
-    if (sp_flush_on_signal(set->flush_signals[i]) != 0)
-      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-              "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d", set->flush_signals[i]);
+    if (!sp__signal_is_fault(set->flush_signals[i]) &&
+        sp_flush_on_signal(set->flush_signals[i]) != 0)
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d",
+              set->flush_signals[i]);
 }
 
 /* A forked child has no watcher thread, and the pipe leads to the parent's:
@@ -138,5 +215,6 @@ void sp__signal_fork_child(void) {
     sp_pipe[0] = sp_pipe[1] = -1;
   }
   sp_caught = 0;
+  sp_pending = 0;
   __atomic_store_n(&sp_flushed_threads, 0, __ATOMIC_RELAXED);
 }

@@ -55,6 +55,11 @@ typedef struct sp_rbuf {
   int64_t spilled; /* events of this buffer already in the spill file */
 } sp_rbuf_t;
 
+/* sp_region_add_calls saturates a count here, leaving room for the 2^40
+ * calls that sp_stop may still add to it; finalize writes a count that
+ * reached it as INT64_MAX. */
+#define SP_CALLS_SAT (INT64_MAX - ((int64_t)1 << 40))
+
 /* One open call on a thread's stack. */
 typedef struct sp_frame {
   int32_t region; /* handle */
@@ -301,6 +306,8 @@ SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thre
 /* Installs the flush handlers of SCOPE_PROFILER_FLUSH_SIGNALS (config.c). */
 SP_HIDDEN void sp__signal_setup(const sp_settings_t *set);
 SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
+/* SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT: never flushed. */
+SP_HIDDEN int sp__signal_is_fault(int signum);
 
 /* ---- event_arrays.c ---- */
 /* Arrays from 64 KiB up to full_cap events (the buffer_limit; 0 when

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_guard.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 
@@ -102,6 +103,7 @@ static int sp_spill_open(void) {
     fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0 && errno != EEXIST) return SP_EIO;
   }
+  if (fd >= 0 && fd <= 2 && (fd = sp__fd_above_std(fd)) < 0) unlink(sp_spill.path);
   if (fd < 0) return SP_EIO;
   sp_spill_header_t h;
   memset(&h, 0, sizeof h);

@@ -6,7 +6,8 @@
  * region's bars give the share of its calls in each bin, so regions with
  * few and many calls compare. Small multiples: a sub-panel per region
  * (up to 4 across, its name above it), all on the same bins and the same
- * share axis, instead of 20 step lines drawn over each other. */
+ * share axis, instead of 20 step lines drawn over each other. A 0-ns call
+ * (back-to-back stamps) counts as 1 ns: it lies in the lowest bin. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,9 @@ int sp_histogram_plot(const sp_charts_t *c) {
       double a = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MIN);
       double b = sp_chart_stats_metric(&c->stats[f], g, SP_DUR_MAX);
       if (isfinite(a) && a > 0 && a < mn) mn = a;
+      if (isfinite(a) && a == 0 && 1e-9 < mn) mn = 1e-9; /* a 0-ns call: in the 1 ns bin */
       if (isfinite(b) && b > mx) mx = b;
+      if (isfinite(b) && b == 0 && mx < 1e-9) mx = 1e-9;
     }
   if (c->o->min_duration > 0 && c->o->min_duration > mn) mn = c->o->min_duration;
   if (!(mx > 0) || !isfinite(mn)) {

@@ -82,6 +82,8 @@ typedef struct sp_clamped {
   int64_t intervals; /* durations beyond INT64_MAX ns, counted as INT64_MAX */
   int64_t sums;      /* rows' totals and call counts clamped at the int64 limits */
   int64_t calls;     /* (region, rank) pairs whose num_calls is below their intervals */
+  int64_t untimed;   /* pairs with stamps whose num_calls is above their intervals */
+  int64_t untimed_calls, untimed_n; /* the one with the most calls per interval */
 } sp_clamped_t;
 
 /* The rows being built: one per region, or per (region, thread). */
@@ -181,6 +183,12 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   if (calls < iv.n) {
     cl->calls++;
     calls = iv.n;
+  } else if (calls > iv.n && iv.n > 0) { /* said once: the durations are of the stamped ones */
+    if (cl->untimed++ == 0 ||
+        (double)calls / (double)iv.n > (double)cl->untimed_calls / (double)cl->untimed_n) {
+      cl->untimed_calls = calls;
+      cl->untimed_n = iv.n;
+    }
   }
   if (!by_thread || iv.n == 0) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
   if (iv.n == 0 && ag.present) sp_row_aggregate(row, j, &ag);
@@ -329,6 +337,14 @@ static void sp_summary_warn(const sp_selection_t *sel, const sp_clamped_t *cl) {
            "warning: %s: %lld region(s) on a rank have num_calls below their "
            "number of intervals (damaged file?): calls counted as the intervals",
            sel->file, (long long)cl->calls);
+  if (cl->untimed)
+    sp_msg(SP_NORMAL,
+           "note: %s: %lld region(s) on a rank count more calls than they have intervals "
+           "(up to %lld calls with %lld intervals; calls past a trace cap or added with "
+           "sp_region_add_calls have no stamps): total, self, mean, min, max and percentiles "
+           "are of the stamped calls only",
+           sel->file, (long long)cl->untimed, (long long)cl->untimed_calls,
+           (long long)cl->untimed_n);
 }
 
 static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
@@ -375,7 +391,7 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0};
-  sp_clamped_t clamped = {0, 0, 0};
+  sp_clamped_t clamped = {0};
   sp_reader_tree_t *t = NULL;
   /* By thread always: the % needs thread 0's roots; rows without --by-thread
    * add the self time of every thread's node. */
@@ -393,7 +409,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     qsort(rs.v, (size_t)rs.n, sizeof *rs.v, sp_row_cmp);
     sp_summary_table(sel, o, &rs, sp_metric_wall(t));
     /* The LIKWID table follows the rows' order (the --sort-by order). */
-    int *order = malloc((size_t)(rs.n ? rs.n : 1) * sizeof *order);
+    int *order = malloc((rs.n > 0 ? (size_t)rs.n : 1) * sizeof *order);
     int n = 0;
     if (!order) rc = SP_EXIT_IO;
     for (int i = 0; order && i < rs.n; i++)

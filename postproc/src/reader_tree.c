@@ -577,9 +577,12 @@ static int sp_tree_finish(sp_reader_tree_t *t, const int *name_rank) {
       nodes[p].first_child = i;
     }
   }
+  /* Each node's root, in one pass: in depth-first order a parent comes
+   * before its children (walking up per node was quadratic in the depth). */
+  int *root_of = inv;
   for (int i = 0; rc == 0 && i < n; i++) {
-    int root = i;
-    while (nodes[root].parent >= 0) root = nodes[root].parent;
+    int p = nodes[i].parent;
+    int root = root_of[i] = p < 0 ? i : root_of[p];
     nodes[i].share = nodes[root].inclusive > 0
                          ? (double)nodes[i].inclusive / (double)nodes[root].inclusive
                          : 0.0;

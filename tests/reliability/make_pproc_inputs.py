@@ -24,6 +24,10 @@ damaged_stamps.h5  stamps and counts at the ends of int64 (MIN, MAX), as a
   total of sum on rank1); 1 LIKWID call count past int64. Sums that pass
   the limit twice (counted, the LIKWID calls) are still one clamped value.
 Hostile inputs (hostile_*.h5 unless said; region "big"/"work" on rank0):
+deep_recursion.h5  region "f" recursing 3 x 10^5 deep (call i: [i, 2N - i] x 10 ns)
+deep_folded.h5     the same 4000 deep
+zero_ns.h5       region "work": one call of 0 ns ([5 s, 5 s], back-to-back stamps)
+zero_ns_mixed.h5 "work": 0 ns, 10 ns, 1 us; "other": 1 ms, 2 ms
 huge_unalloc     start/end of shape (2^62,), chunked, never written
 huge_maxshape    shape (2^62,), maxshape None, one 1024-element chunk written
 huge_contig      shape (2^59,), contiguous, never allocated
@@ -269,6 +273,13 @@ def hostile_columnar(out):
     columnar(f"{out}/hostile_col_huge.h5", unwritten)
 
 
+def deep(path, n):
+    """Region "f" calling itself n deep: every level has 20 ns of its own."""
+    with new_file(path) as f:
+        i = np.arange(n, dtype=np.int64)
+        region(f, 0, "f", S + 10 * i, S + 10 * (2 * n - i))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -290,6 +301,13 @@ def main():
     hostile_ranks(out)
     hostile_likwid(out)
     hostile_columnar(out)
+    deep(f"{out}/deep_recursion.h5", 3 * 10**5)
+    deep(f"{out}/deep_folded.h5", 4000)
+    with new_file(f"{out}/zero_ns.h5") as f:
+        region(f, 0, "work", [5 * S], [5 * S])
+    with new_file(f"{out}/zero_ns_mixed.h5") as f:
+        region(f, 0, "work", [S, 2 * S, 3 * S], [S, 2 * S + 10, 3 * S + 1000])
+        region(f, 0, "other", [4 * S, 5 * S], [4 * S + 10**6, 5 * S + 2 * 10**6])
     with new_file(f"{out}/hostile_intervals.h5") as f:
         starts = np.arange(2 * 10**5, dtype=np.int64) * 2000
         region(f, 0, "work", starts, starts + 1000)

@@ -1,0 +1,366 @@
+/* test_host.c - harm to the host program (issue 36, items 11-17), one case
+ * per run: test_host CASE. Each case does what a real host does (blocks a
+ * signal for sigwait, closes its stderr, ...) and checks that the program
+ * goes on as it would without the library, and that CASE.h5 holds every
+ * call (CASE.expect.rank0.json, checked with h5py by check_profile.py). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp_test_cases.h"
+#include "sp_test_util.h"
+#include "scope_profiler.h"
+
+static void setup_small(const char *path, int64_t limit) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  c.buffer_limit = limit;
+  unlink(path);
+  ASSERT_EQ(sp_setup(&c), 0);
+}
+
+static void pairs(int h, int n) {
+  for (int i = 0; i < n; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+}
+
+static void expect_one(const char *tag, const char *name, long long calls) {
+  const char *const n[] = {name};
+  const long long k[] = {calls};
+  sp_test_expect_write_table(tag, 0, n, k, 1);
+}
+
+/* ---- item 11: library threads never take the host's signals ----------- */
+
+static void *sp_waiter(void *arg) {
+  sigset_t *set = arg;
+  int sig = 0;
+  if (sigwait(set, &sig) != 0) return NULL;
+  return (void *)(intptr_t)sig;
+}
+
+/* The host blocks SIGTERM in its threads and waits for it with sigwait() in
+ * one of them: a library thread that left it unblocked (the background
+ * writer, the flush signals' watcher) took it and the process died. */
+static void host_sigwait(const char *tag) {
+  char path[64];
+  snprintf(path, sizeof path, "%s.h5", tag);
+  setup_small(path, 1000);
+  int h = sp_region("work");
+  pairs(h, 5000); /* full buffers: the background writer thread runs */
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+  pthread_t w;
+  ASSERT_EQ(pthread_create(&w, NULL, sp_waiter, &set), 0);
+  pairs(h, 5000);
+  for (int i = 0; i < 20; i++) { /* several times: any thread may be picked */
+    ASSERT_EQ(kill(getpid(), SIGTERM), 0);
+    usleep(1000);
+  }
+  void *got = NULL;
+  ASSERT_EQ(pthread_join(w, &got), 0);
+  ASSERT_EQ((intptr_t)got, SIGTERM);
+  pairs(h, 1000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one(tag, "work", 11000);
+}
+
+static void case_sigwait_writer(void) { host_sigwait("sigwait_writer"); }
+
+/* The same with the flush signals' watcher thread running as well. */
+static void case_sigwait_watcher(void) {
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "USR2", 1);
+  host_sigwait("sigwait_watcher");
+}
+
+/* ---- item 12: no library descriptor is 0, 1 or 2 ---------------------- */
+
+/* `prog 2>&-`: the spill file became descriptor 2, the library's own
+ * warnings went into it and finalize failed. */
+static void case_stderr_closed(void) {
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", "0", 1); /* the spill file opens in sp_stop */
+  int saved = fcntl(2, F_DUPFD_CLOEXEC, 10);
+  ASSERT(saved >= 0);
+  close(2);
+  setup_small("stderr_closed.h5", 1000);
+  int h = sp_region("work");
+  pairs(h, 3000);                         /* the spill file opens */
+  for (int i = 0; i < 3; i++) sp_stop(h); /* warnings written to "stderr" */
+  sp_stop_name("never_started");
+  pairs(h, 3000);
+  int rc = sp_finalize();
+  int fd2_closed = fcntl(2, F_GETFD) < 0 && errno == EBADF;
+  dup2(saved, 2); /* our own messages from here on */
+  ASSERT_EQ(rc, 0);
+  ASSERT(fd2_closed); /* given back as the host left it */
+  expect_one("stderr_closed", "work", 6000);
+}
+
+/* The host closes its stderr after sp_setup (a daemon): the spill file
+ * opened later must not become descriptor 2 either. */
+static void case_stderr_closed_later(void) {
+  setenv("SCOPE_PROFILER_ASYNC_FLUSH", "0", 1);
+  setup_small("stderr_closed_later.h5", 1000);
+  int saved = fcntl(2, F_DUPFD_CLOEXEC, 10);
+  ASSERT(saved >= 0);
+  close(2);
+  int h = sp_region("work");
+  pairs(h, 3000);
+  for (int i = 0; i < 3; i++) sp_stop(h);
+  pairs(h, 3000);
+  int fd2_open = fcntl(2, F_GETFD) >= 0;
+  int rc = sp_finalize();
+  dup2(saved, 2);
+  ASSERT_EQ(rc, 0);
+  ASSERT(!fd2_open);
+  expect_one("stderr_closed_later", "work", 6000);
+}
+
+/* ---- item 14: FLUSH_SIGNALS leave the host's handling as it was ------- */
+
+static volatile sig_atomic_t handled, usr2_blocked;
+
+static void on_usr1(int sig) {
+  (void)sig;
+  sigset_t cur;
+  sigprocmask(SIG_BLOCK, NULL, &cur);
+  usr2_blocked = sigismember(&cur, SIGUSR2);
+  handled++;
+}
+
+/* The host's USR1 handler, installed before sp_setup with flags and mask;
+ * then FLUSH_SIGNALS=USR1,TERM puts ours over it. */
+static void host_usr1_then_setup(const char *path, int flags, int block_usr2) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_usr1;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  if (block_usr2) sigaddset(&sa.sa_mask, SIGUSR2);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "USR1,TERM", 1);
+  setup_small(path, 1000);
+}
+
+static int sp_wake[2];
+
+static void *blocked_reader(void *arg) {
+  (void)arg;
+  char c;
+  ssize_t n = read(sp_wake[0], &c, 1);
+  return (void *)(intptr_t)(n < 0 && errno == EINTR);
+}
+
+/* The host's handler without SA_RESTART: a blocked read() gets EINTR (ours
+ * added SA_RESTART, so the read went on waiting). */
+static void case_flush_sig_eintr(void) {
+  host_usr1_then_setup("flush_sig_eintr.h5", 0, 0);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  ASSERT_EQ(pipe(sp_wake), 0);
+  pthread_t r;
+  ASSERT_EQ(pthread_create(&r, NULL, blocked_reader, NULL), 0);
+  usleep(200000); /* the reader is in read() */
+  ASSERT_EQ(pthread_kill(r, SIGUSR1), 0);
+  usleep(500000);
+  ASSERT_EQ(write(sp_wake[1], "x", 1), 1); /* ends a read that was restarted */
+  void *eintr = NULL;
+  ASSERT_EQ(pthread_join(r, &eintr), 0);
+  ASSERT_EQ(handled, 1);
+  ASSERT_EQ((intptr_t)eintr, 1);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_eintr", "work", 4000);
+}
+
+/* The host's sa_mask: USR2 is blocked while its USR1 handler runs. */
+static void case_flush_sig_mask(void) {
+  host_usr1_then_setup("flush_sig_mask.h5", SA_RESTART, 1);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  ASSERT_EQ(raise(SIGUSR1), 0);
+  ASSERT_EQ(handled, 1);
+  ASSERT_EQ(usr2_blocked, 1);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_mask", "work", 4000);
+}
+
+/* Runs child() in a forked process; returns its wait status. */
+static int in_child(void (*child)(void)) {
+  fflush(NULL);
+  pid_t pid = fork();
+  ASSERT(pid >= 0);
+  if (pid == 0) {
+    child();
+    _exit(0); /* survived: the parent's check fails */
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  return status;
+}
+
+/* The parent's check: TAG.h5 merged from the dead child's spill files. */
+static void merge_spill(const char *tag, long long calls) {
+  char dir[64], out[64];
+  snprintf(dir, sizeof dir, "%s.h5.spill", tag);
+  snprintf(out, sizeof out, "%s.h5", tag);
+  const char *in[] = {dir};
+  ASSERT_EQ(sp_spill_merge(in, 1, out), 0);
+  expect_one(tag, "work", calls);
+}
+
+static void resethand_child(void) {
+  host_usr1_then_setup("flush_sig_resethand.h5", SA_RESETHAND, 0);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  raise(SIGUSR1); /* the host's handler, once */
+  if (handled != 1) _exit(3);
+  sp_start(h); /* flushes the 2000 */
+  sp_stop(h);
+  raise(SIGUSR1); /* SA_RESETHAND: now the default action ends the process */
+  usleep(100000);
+}
+
+/* SA_RESETHAND: the second USR1 ends the process (ours stayed installed,
+ * and the second one was handled again). */
+static void case_flush_sig_resethand(void) {
+  system("rm -rf flush_sig_resethand.h5.spill");
+  int st = in_child(resethand_child);
+  ASSERT(WIFSIGNALED(st));
+  ASSERT_EQ(WTERMSIG(st), SIGUSR1);
+  merge_spill("flush_sig_resethand", 2000); /* flushed after the first USR1 */
+}
+
+static void later_term_child(void) {
+  host_usr1_then_setup("flush_sig_later_term.h5", SA_RESTART, 0);
+  int h = sp_region("work");
+  pairs(h, 2500);
+  raise(SIGUSR1); /* handled by the host; the job goes on */
+  if (handled != 1) _exit(3);
+  usleep(200000);
+  pairs(h, 2500);
+  usleep(200000); /* the first round is over */
+  raise(SIGTERM); /* the default action: flushed, then the end */
+  sp_start(h);    /* flushes the 5000 at this profiler call */
+  sp_stop(h);
+  for (int i = 0; i < 300; i++) usleep(10000); /* until the end */
+}
+
+/* After a signal the host handled itself, a later SIGTERM (default action)
+ * was swallowed and the job ran on; now it is flushed and ends it. */
+static void case_flush_sig_later_term(void) {
+  system("rm -rf flush_sig_later_term.h5.spill");
+  int st = in_child(later_term_child);
+  if (!WIFSIGNALED(st)) fprintf(stderr, "child exited with %d\n", WEXITSTATUS(st));
+  ASSERT(WIFSIGNALED(st));
+  ASSERT_EQ(WTERMSIG(st), SIGTERM);
+  merge_spill("flush_sig_later_term", 5000);
+}
+
+/* Fault signals are refused: a crash died 3 s late, in our thread. */
+static void case_flush_sig_fault(void) {
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "11,SIGBUS,TERM", 1);
+  sp_test_stderr_begin();
+  setup_small("flush_sig_fault.h5", 1000);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "'11' is signal 11, a fault or abort signal: not handled", 1);
+  free(err);
+  ASSERT_EQ(sp_flush_on_signal(SIGSEGV), SP_EINVAL);
+  ASSERT_EQ(sp_flush_on_signal(SIGABRT), SP_EINVAL);
+  struct sigaction cur;
+  ASSERT_EQ(sigaction(SIGSEGV, NULL, &cur), 0);
+  ASSERT(cur.sa_handler == SIG_DFL); /* left as the host had it */
+  ASSERT_EQ(sp_flush_on_signal(SIGUSR2), 0);
+  pairs(sp_region("work"), 10);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_fault", "work", 10);
+}
+
+/* ---- item 13: sp_start/sp_stop from a signal handler ------------------ */
+
+static volatile sig_atomic_t ticks;
+static int tick_h;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  int saved = errno;
+  sp_start(tick_h);
+  sp_stop(tick_h);
+  ticks++;
+  errno = saved;
+}
+
+/* A sampling tool's 10 kHz SIGALRM handler records a region while the
+ * program records its own with small buffers (many slow paths: buffer
+ * swaps, the writer's lock, allocations). A handler's call that would
+ * interrupt the library on its thread is dropped and counted; the heap was
+ * corrupted or the program deadlocked. */
+static void case_signal_handler_calls(void) {
+  setup_small("signal_handler_calls.h5", 64);
+  int h = sp_region("work");
+  tick_h = sp_region("tick");
+  pairs(tick_h, 1); /* its buffer exists before the first signal */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+  struct itimerval it = {{0, 100}, {0, 100}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+  long long work = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    for (int i = 0; i < 1000; i++) {
+      sp_start(h);
+      sp_region_add_calls(h, 0);
+      sp_stop(h);
+    }
+    work += 1000;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+  } while ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec) < 2000000000LL);
+  struct itimerval off = {{0, 0}, {0, 0}};
+  ASSERT_EQ(setitimer(ITIMER_REAL, &off, NULL), 0);
+  int64_t dropped = sp_misuse_count(SP_MISUSE_REENTERED);
+  printf("%lld ticks, %lld calls dropped, %lld work pairs\n", (long long)ticks, (long long)dropped,
+         work);
+  ASSERT(ticks > 100);
+  ASSERT_EQ(dropped % 2, 0); /* a tick's start and stop share the verdict */
+  ASSERT_EQ(sp_finalize(), 0);
+  const char *const n[] = {"work", "tick"};
+  const long long k[] = {work, 1 + ticks - dropped / 2};
+  sp_test_expect_write_table("signal_handler_calls", 0, n, k, 2);
+}
+
+int main(int argc, char **argv) {
+  static const sp_test_case cases[] = {
+      SP_TEST_CASE(sigwait_writer),      SP_TEST_CASE(sigwait_watcher),
+      SP_TEST_CASE(stderr_closed),       SP_TEST_CASE(stderr_closed_later),
+      SP_TEST_CASE(flush_sig_eintr),     SP_TEST_CASE(flush_sig_mask),
+      SP_TEST_CASE(flush_sig_resethand), SP_TEST_CASE(flush_sig_later_term),
+      SP_TEST_CASE(flush_sig_fault),     SP_TEST_CASE(signal_handler_calls),
+  };
+  int status;
+  const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);
+  if (!c) return status;
+  sp_test_case_run(c);
+  printf("%s: ok, the program went on\n", c->name);
+  return 0;
+}

@@ -83,7 +83,7 @@ static int32_t sp_agg_table_find(const sp_agg_t *a, int32_t parent, int32_t regi
 static int32_t sp_agg_node_new(sp_agg_t *a, int32_t parent, int32_t region) {
   int32_t i = a->nnodes;
   if ((i >> SP_AGG_CHUNK_BITS) >= SP_AGG_MAX_CHUNKS) {
-    sp__log(0, SP_LOG_ONCE_NOMEM,
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM,
             "aggregate mode: more than %d call paths on one thread; calls of new paths are "
             "not recorded",
             SP_AGG_MAX_CHUNKS << SP_AGG_CHUNK_BITS);
@@ -137,7 +137,7 @@ void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
   sp_agg_t *a = sp_agg_of(t);
   if (SP_UNLIKELY(!a || sp_agg_open_room(a, d) != 0)) {
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
-    sp__log(0, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
     return;
   }
   int32_t parent = d > 0 ? a->open[d - 1].node : -1;

@@ -83,7 +83,7 @@ static int sp_agg_usable(const char *what) {
   if (!sp__state.session || !sp__state.cfg.profiling_activated) return SP_ENOTSETUP;
   if (sp__state.cfg.aggregate) return 0;
   if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "%s needs profile mode (sp_config.aggregate = 1 or SCOPE_PROFILER_AGGREGATE=1): "
             "this session records no aggregates",
             what);
@@ -100,7 +100,9 @@ static int sp_report_impl(const char *path) {
   rc = sp__par_begin(&par);
   if (rc == 0) rc = sp__agg_write(&par, path, &was);
   sp__par_end(&par);
-  if (rc) sp__log(0, SP_LOG_ALWAYS, "sp_report: could not write '%s': %s", path, sp_strerror(rc));
+  if (rc)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "sp_report: could not write '%s': %s", path,
+            sp_strerror(rc));
   return rc;
 }
 

@@ -70,12 +70,12 @@ int sp__agg_exit_save(void) {
   if (rc) {
     unlink(tmp);
     sp_saved[0] = '\0';
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: its aggregates could not be saved in '%s' "
             "(%s)",
             st->spill_dir, sp_strerror(rc));
   } else {
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: the aggregates of this process are in '%s'; "
             "rebuild the file with: scope-profiler-merge -o %s %s",
             sp_saved, st->file_path, st->spill_dir);
@@ -135,7 +135,8 @@ static void sp_scan(const char *input, sp_agg_snap_t *s, sp_agg_recovery_t *r) {
     r->agg_files++;
     if (sp_read_one(full, s) != 0) {
       r->unreadable++;
-      sp__log(0, SP_LOG_ALWAYS, "'%s': not a complete aggregate spill file; skipped", full);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s': not a complete aggregate spill file; skipped",
+              full);
     }
   }
   if (d) closedir(d);
@@ -161,11 +162,11 @@ int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path
   if (!rc && rename(tmp, path) != 0) rc = SP_EIO;
   if (rc && rc != SP_ESPILL) unlink(tmp);
   if (!rc) {
-    sp__log(2, SP_LOG_ALWAYS, "recovered the aggregates of %d process(es) into '%s'",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS, "recovered the aggregates of %d process(es) into '%s'",
             r->agg_files - r->unreadable, path);
     if (r->unreadable) rc = SP_EPARTIAL;
   } else {
-    sp__log(0, SP_LOG_ALWAYS, "recovery of the aggregates into '%s' failed: %s", path,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "recovery of the aggregates into '%s' failed: %s", path,
             sp_strerror(rc));
   }
   sp__agg_snap_free(&s);

@@ -335,7 +335,8 @@ void sp__stock_stop(void) {
   if (running) pthread_join(sp_stock.tid, NULL);
   pthread_mutex_lock(&sp_stock.mu);
   if (running && sp__state.set.verbose)
-    sp__log(2, SP_LOG_ALWAYS, "array stock: %lld array(s) taken ready, %lld made on demand",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "array stock: %lld array(s) taken ready, %lld made on demand",
             (long long)sp_stock.taken, (long long)sp_stock.missed);
   sp_stock.running = 0;
   sp_stock.nask = sp_stock.ask_head = 0;

@@ -61,8 +61,8 @@ static void sp_env_int64_at_most(const char *var, int64_t least, int64_t most, c
                                  int64_t *field) {
   sp_env_int64(var, least, field);
   if (*field <= most) return;
-  sp__log(1, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var, (long long)*field,
-          (long long)most, unit, (long long)most);
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var,
+          (long long)*field, (long long)most, unit, (long long)most);
   *field = most;
 }
 
@@ -121,7 +121,7 @@ static void sp_env_flush_signals(sp_settings_t *set) {
     for (size_t i = 0; !sig && i < sizeof names / sizeof names[0]; i++)
       if (!strcmp(tok, names[i].name)) sig = names[i].sig;
     if (sp__signal_is_fault(sig)) {
-      sp__log(1, SP_LOG_ALWAYS,
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "SCOPE_PROFILER_FLUSH_SIGNALS: '%s' is signal %d, a fault or abort signal: not "
               "handled (a crash must end where it happens; its events are in the spill file "
               "up to the last full buffer)",
@@ -204,7 +204,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   if (env_path && *env_path) cfg.file_path = env_path;
 
   if (cfg.aggregate != 0 && cfg.aggregate != 1) {
-    sp__log(0, SP_LOG_ALWAYS, "aggregate must be 0 or 1 (got %d)", cfg.aggregate);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "aggregate must be 0 or 1 (got %d)", cfg.aggregate);
     return SP_EINVAL;
   }
   if (cfg.buffer_limit < 1) {

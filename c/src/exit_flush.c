@@ -65,10 +65,10 @@ static void sp_exit_flush(void) {
   sp__writer_stop(); /* every queued buffer is in the spill file now */
   st->exit_flushed = 1;
   if (st->cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
-  if (st->discard) { /* file_path is /dev/null: nothing to keep */
+  if (st->discard) {                          /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {
-    sp__log(1, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: the call counts of this session are lost "
             "(count-only mode keeps them in memory only)");
   } else {

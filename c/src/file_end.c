@@ -24,20 +24,21 @@ int sp__file_end_stored(const char *path, uint64_t *eoa) {
 int sp__file_end_check(const char *path, const char *what) {
   struct stat sb;
   if (stat(path, &sb) != 0) {
-    sp__log(0, SP_LOG_ALWAYS, "the profile for '%s' is gone before publication ('%s'): %s", what,
-            path, strerror(errno));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "the profile for '%s' is gone before publication ('%s'): %s", what, path,
+            strerror(errno));
     return SP_EIO;
   }
   uint64_t eoa = 0;
   if (sp__file_end_stored(path, &eoa) != 0) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "the profile for '%s' came out unreadable (HDF5 cannot open it, %lld bytes); not "
             "published",
             what, (long long)sb.st_size);
     return SP_EHDF5;
   }
   if ((uint64_t)sb.st_size < eoa) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "the profile for '%s' came out truncated (%lld bytes, HDF5 allocated %llu); not "
             "published",
             what, (long long)sb.st_size, (unsigned long long)eoa);

@@ -312,7 +312,7 @@ int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *pl
   if (rc == 0 && reserver && sp__file_end_stored(path, &eoa) != 0) rc = SP_EHDF5;
   if (rc == 0 && reserver && stat(path, &sb) == 0 && (uint64_t)sb.st_size > eoa &&
       truncate(path, (off_t)eoa) != 0)
-    sp__log(1, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "could not give back the unused end of '%s': %s", path,
             strerror(errno));
   return rc;
 }

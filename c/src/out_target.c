@@ -46,8 +46,9 @@ static int sp_absolute(char *path, size_t cap, const char *cwd, const char *what
   if (!abs) return SP_ENOMEM;
   int n = snprintf(abs, cap, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel);
   if (n < 0 || (size_t)n >= cap) {
-    sp__log(0, SP_LOG_ALWAYS, "%s '%s' in the working directory '%s' is longer than %zu bytes",
-            what, path, cwd, cap - 1);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "%s '%s' in the working directory '%s' is longer than %zu bytes", what, path, cwd,
+            cap - 1);
     free(abs);
     return SP_EINVAL;
   }
@@ -61,7 +62,7 @@ int sp__out_target_resolve(sp_state_t *st, int spill_from_env) {
   if (st->file_path[0] != '/' || st->spill_dir[0] != '/') {
     cwd = getcwd(NULL, 0);
     if (!cwd)
-      sp__log(1, SP_LOG_ALWAYS,
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "the working directory is unknown (%s): '%s' stays relative, so a chdir() "
               "before sp_finalize moves it",
               strerror(errno), st->file_path);
@@ -84,7 +85,7 @@ int sp__out_target_resolve(sp_state_t *st, int spill_from_env) {
   }
   const char *kind = sp__out_target_kind(st->file_path);
   if (kind && st->cfg.profiling_activated) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s' is %s, not a regular file: sp_finalize will not replace it and fails; "
             "profiling continues with spill files in '%s' (choose another file_path or "
             "SCOPE_PROFILER_FILE; /dev/null discards the profile)",
@@ -109,7 +110,7 @@ static void sp_report_differing(const sp_par_t *par, const char *mine, const cha
   if (n == 0) return;
   char more[64] = "";
   if (n > 1) snprintf(more, sizeof more, " and %d other rank(s)", n - 1);
-  sp__log(1, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
           "the ranks passed different file_path values: rank %d%s passed '%s'; the profile of "
           "all ranks is written to rank 0's '%s', and sp_finalize returns SP_EPATH on those "
           "ranks (every rank should pass the same file_path)",
@@ -125,8 +126,8 @@ int sp__out_target_agree(sp_par_t *par, const sp_state_t *st, int active, int *d
     *discard = sp_is_null(st->file_path);
     const char *kind = *discard ? NULL : sp__out_target_kind(st->file_path);
     if (kind) {
-      sp__log(0, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced", st->file_path,
-              kind);
+      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced",
+              st->file_path, kind);
       rc = SP_EPATH;
     }
   }

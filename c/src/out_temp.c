@@ -136,7 +136,7 @@ static void sp_keep_aside(char *tmp, const char *final, char *kept, size_t cap) 
 static void sp_keep_loser(char *tmp, const char *final) {
   char kept[SP_TEMP_MAX + 8];
   sp_keep_aside(tmp, final, kept, sizeof kept);
-  sp__log(0, SP_LOG_ALWAYS,
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
           "'%s' was written by another run after this one started (two runs with one "
           "file_path?); it is left as it is and this run's profile is kept as '%s'",
           final, kept);
@@ -151,8 +151,9 @@ int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
   if (kind) {
     char kept[SP_TEMP_MAX + 8];
     sp_keep_aside(tmp, final, kept, sizeof kept);
-    sp__log(0, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced; the profile is kept as '%s'",
-            final, kind, kept);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "'%s' is %s, not a regular file: not replaced; the profile is kept as '%s'", final,
+            kind, kept);
     rc = SP_EPATH;
   } else if (now.present && !(was->present && was->dev == now.dev && was->ino == now.ino)) {
     sp_keep_loser(tmp, final);
@@ -184,7 +185,7 @@ int sp__out_publish_merge(char *tmp, const char *final, int replace) {
   char kept[SP_TEMP_MAX + 8];
   if (kind) {
     sp_keep_aside(tmp, final, kept, sizeof kept);
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s' is %s, not a regular file: not replaced; the profile is kept as '%s'", final,
             kind, kept);
     rc = SP_EPATH;
@@ -192,7 +193,7 @@ int sp__out_publish_merge(char *tmp, const char *final, int replace) {
     rc = rename(tmp, final) == 0 ? 0 : SP_EIO;
   } else if ((err = sp_rename_new(tmp, final)) == EEXIST) {
     sp_keep_aside(tmp, final, kept, sizeof kept);
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "'%s' was written by another writer while this one ran (two merges into one "
             "file?); it is left as it is and this profile is kept as '%s'",
             final, kept);

@@ -404,7 +404,8 @@ int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path)
 static int sp_out_not_regular(const char *out_path) {
   const char *kind = sp__out_target_kind(out_path);
   if (kind)
-    sp__log(0, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced", out_path, kind);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced", out_path,
+            kind);
   return kind != NULL;
 }
 
@@ -448,12 +449,14 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
     aside = rc == SP_EPATH;
   }
   if (rc == 0) {
-    sp__log(2, SP_LOG_ALWAYS, "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
+    sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
+            "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
             (long long)events, nranks, np, out_path);
     if (problems > 0) rc = SP_EPARTIAL;
   } else if (!aside) {
-    sp__log(0, SP_LOG_ALWAYS, "recovery into '%s' failed: %s; the spill files are unchanged",
-            out_path, sp_strerror(rc));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "recovery into '%s' failed: %s; the spill files are unchanged", out_path,
+            sp_strerror(rc));
   }
   if (tmp[0]) unlink(tmp);
   for (int r = 0; ranks && r < nranks; r++) {

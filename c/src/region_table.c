@@ -96,7 +96,7 @@ static int sp_index_ensure(int32_t want) {
  * so "a\0b" and "a\0c" would read as one region. */
 static int sp_refuse_nul(void) {
   __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_BAD_NAME], 1, __ATOMIC_RELAXED);
-  sp__log(1, SP_LOG_ONCE_BAD_NAME, "region name holds a NUL byte; ignored");
+  sp__log(SP_LOG_WARNING, SP_LOG_ONCE_BAD_NAME, "region name holds a NUL byte; ignored");
   return SP_EINVAL;
 }
 

@@ -37,7 +37,7 @@ static void sp_session_discard(void) {
 static int sp_setup_session(const sp_config *cfg) {
   sp_state_t *st = &sp__state;
   if (st->finalizing) {
-    sp__log(0, SP_LOG_ALWAYS,
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "sp_setup called while sp_finalize runs (from a finalize hook?): refused "
             "(SP_EBUSY), the profile is written first");
     return SP_EBUSY;

@@ -12,22 +12,24 @@
 #define SP_AGG_SUB 32
 #define SP_AGG_MAX_ROWS ((hsize_t)1 << 22) /* past this a file is not ours */
 
-/* A 1-D dataset's length, or -1 when absent, not 1-D or too long. */
-static int64_t sp_len(hid_t file, const char *path) {
+int64_t sp__agg_col_len(hid_t file, const char *path, int64_t max) {
   if (H5Lexists(file, path, H5P_DEFAULT) <= 0) return -1;
   hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
   if (d < 0) return -1;
   hid_t s = H5Dget_space(d);
   hsize_t n = 0;
   int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
-           H5Sget_simple_extent_dims(s, &n, NULL) == 1 && n <= SP_AGG_MAX_ROWS;
+           H5Sget_simple_extent_dims(s, &n, NULL) == 1 && n <= (hsize_t)max;
   if (s >= 0) H5Sclose(s);
   H5Dclose(d);
   return ok ? (int64_t)n : -1;
 }
 
-/* Reads n values of path as int64 (0 when n is 0); NULL on failure. */
-static int64_t *sp_read(hid_t file, const char *path, int64_t n) {
+static int64_t sp_len(hid_t file, const char *path) {
+  return sp__agg_col_len(file, path, (int64_t)SP_AGG_MAX_ROWS);
+}
+
+int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
   int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
   hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
   herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
@@ -77,11 +79,11 @@ int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *c
     return 0;
   int64_t want = sp_name_index(r->file, r->regions[g].name);
   if (want < 0) return 0;
-  int64_t *ranks = sp_read(r->file, "call_paths/ranks", np);
-  int64_t *regs = sp_read(r->file, "call_paths/region_ids", np);
-  int64_t *rows = sp_read(r->file, "call_path_histograms/rows", nb);
-  int64_t *bks = sp_read(r->file, "call_path_histograms/buckets", nb);
-  int64_t *cnt = sp_read(r->file, "call_path_histograms/counts", nb);
+  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
+  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  int64_t *rows = sp__agg_col_read(r->file, "call_path_histograms/rows", nb);
+  int64_t *bks = sp__agg_col_read(r->file, "call_path_histograms/buckets", nb);
+  int64_t *cnt = sp__agg_col_read(r->file, "call_path_histograms/counts", nb);
   int64_t added = 0;
   int ok = ranks && regs && rows && bks && cnt;
   for (int64_t i = 0; ok && i < nb; i++)

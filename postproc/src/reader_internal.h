@@ -211,6 +211,12 @@ typedef struct sp_h5_quiet {
   H5E_auto2_t func;
   void *data;
 } sp_h5_quiet_t;
+/* This tool's aggregate files (reader_agg_hist.c): the length of the 1-D
+ * dataset at path (-1 when absent, not 1-D or longer than max), and its n
+ * values as int64 (malloc'd; NULL on failure). */
+int64_t sp__agg_col_len(hid_t file, const char *path, int64_t max);
+int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n);
+
 void sp__h5_quiet_begin(sp_h5_quiet_t *q);
 void sp__h5_quiet_end(const sp_h5_quiet_t *q);
 

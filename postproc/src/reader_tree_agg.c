@@ -16,29 +16,8 @@
 #define SP_PATHS_MAX ((hsize_t)1 << 22)
 
 static int64_t sp_plen(hid_t file, const char *path) {
-  if (H5Lexists(file, "call_paths", H5P_DEFAULT) <= 0 || H5Lexists(file, path, H5P_DEFAULT) <= 0)
-    return -1;
-  hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t s = H5Dget_space(d);
-  hsize_t n = 0;
-  int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
-           H5Sget_simple_extent_dims(s, &n, NULL) == 1 && n <= SP_PATHS_MAX;
-  if (s >= 0) H5Sclose(s);
-  H5Dclose(d);
-  return ok ? (int64_t)n : -1;
-}
-
-static int64_t *sp_pread(hid_t file, const char *path, int64_t n) {
-  int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
-  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
-  if (d >= 0) H5Dclose(d);
-  if (d < 0 || rc < 0) {
-    free(v);
-    return NULL;
-  }
-  return v;
+  if (H5Lexists(file, "call_paths", H5P_DEFAULT) <= 0) return -1;
+  return sp__agg_col_len(file, path, (int64_t)SP_PATHS_MAX);
 }
 
 /* map[i]: the selected reader region of region_table/names[i], else -1. */
@@ -132,7 +111,7 @@ int sp__tree_rank_agg(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const i
   sp_cols_t c = {0};
   int64_t **dst[7] = {&c.rank, &c.thread, &c.region, &c.parent, &c.calls, &c.incl, &c.excl};
   int ok = 1;
-  for (int x = 0; x < 7; x++) ok &= (*dst[x] = sp_pread(r->file, names[x], np)) != NULL;
+  for (int x = 0; x < 7; x++) ok &= (*dst[x] = sp__agg_col_read(r->file, names[x], np)) != NULL;
   int64_t nn = 0;
   int64_t *map = ok ? sp_name_map(r, regions, nregions, &nn) : NULL;
   int *node = map ? malloc((size_t)(np ? np : 1) * sizeof *node) : NULL;

@@ -18,6 +18,8 @@ import ctypes
 import ctypes.util
 import os
 
+from ._find import library_candidates
+
 ENV_LIBRARY = "SCOPE_PROFILER_LIBRARY"
 
 
@@ -50,25 +52,7 @@ class SpRegionStats(ctypes.Structure):
 
 def _candidates():
     """Yields the library paths or names to try, best first."""
-    explicit = os.environ.get(ENV_LIBRARY)
-    if explicit:
-        # An explicit choice is not second-guessed with fallbacks: loading
-        # another copy silently would split the profile.
-        yield explicit
-        return
-    try:
-        from . import _paths
-    except ImportError:  # running from the source tree
-        _paths = None
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in getattr(_paths, "LIBRARIES", ()):
-        full = os.path.normpath(os.path.join(here, path))
-        if os.path.exists(full):
-            yield full
-    found = ctypes.util.find_library("scope_profiler")
-    if found:
-        yield found
-    yield "libscope_profiler.so"
+    return library_candidates(ENV_LIBRARY, "LIBRARIES", "scope_profiler")
 
 
 def _load():

@@ -17,6 +17,8 @@ import ctypes
 import ctypes.util
 import os
 
+from ._find import library_candidates
+
 ENV_LIBRARY = "SCOPE_PROFILER_READER_LIBRARY"
 
 c_int64_p = ctypes.POINTER(ctypes.c_int64)
@@ -213,23 +215,7 @@ _PROTOTYPES = {
 
 
 def _candidates():
-    explicit = os.environ.get(ENV_LIBRARY)
-    if explicit:
-        yield explicit
-        return
-    try:
-        from . import _paths
-    except ImportError:  # running from the source tree
-        _paths = None
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in getattr(_paths, "READER_LIBRARIES", ()):
-        full = os.path.normpath(os.path.join(here, path))
-        if os.path.exists(full):
-            yield full
-    found = ctypes.util.find_library("scope_profiler_reader")
-    if found:
-        yield found
-    yield "libscope_profiler_reader.so"
+    return library_candidates(ENV_LIBRARY, "READER_LIBRARIES", "scope_profiler_reader")
 
 
 class _Lib:

@@ -130,6 +130,9 @@ int sp__file_check(sp_reader_t *r, const char *path);
  * external or user-defined link to another file: never followed). */
 enum { SP_LINK_NONE, SP_LINK_LOCAL, SP_LINK_FOREIGN };
 int sp__link_kind(hid_t g, const char *name);
+/* sp__link_kind of each of names[0..n) in kinds, from one pass over g's
+ * links when g holds few (a region group), else name by name. */
+void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds);
 
 /* Checks that dataset d (where/name, n elements of elem bytes in the file)
  * keeps its data inside the file (no external storage, not virtual) and

@@ -173,8 +173,8 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
   rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
   static const char *const dsets[3] = {"start_times", "end_times", "thread_ids"};
   int kind[3];
+  sp__link_kinds(g, dsets, 3, kind);
   for (int i = 0; i < 3; i++) {
-    kind[i] = sp__link_kind(g, dsets[i]);
     if (rc == 0 && kind[i] == SP_LINK_FOREIGN)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s is a link to another file: not followed",
                            where, dsets[i]);

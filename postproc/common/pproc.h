@@ -124,7 +124,7 @@ typedef struct sp_options {
   int export_data;         /* --export-data: the data behind the charts under -o DIR */
   int data_json;           /* --export-data-format json (else csv) */
   int skip_images;         /* --skip-plot-images: only the data files */
-  int top_n;               /* --top-n: region charts show the N largest by total; 0 = all */
+  int top_n;               /* --top-n: region charts show the N largest by self time; 0 = all */
   double min_duration;     /* --min-duration: calls shorter (s) left out of the duration charts */
   const char *x_field;     /* --x-field of speedup: num_ranks or a /metadata attribute */
   const char **work_per_rank; /* --work-per-rank words (numbers, one per file; checked

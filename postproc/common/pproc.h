@@ -309,7 +309,7 @@ typedef struct sp_figure {
   int timed;        /* 1 if it has intervals (or an aggregate file's total and self) */
   int64_t calls;    /* sum of num_calls */
   int64_t n;        /* intervals */
-  double total;     /* ns, summed over ranks and threads */
+  double total;     /* ns, summed over ranks and threads, outermost calls (recursion once) */
   double self;      /* ns, exclusive (call tree) */
   double mean;      /* ns per call */
   int nranks;       /* selected ranks (each counts, with or without the region) */

@@ -24,6 +24,8 @@ CASES
   summary_recursion  --summary: total_s, rank_mean_s, rank_max_s and % of a
                 recursive region count its outermost calls only (numpy),
                 mean_s every call; the header says so
+  compare_recursion  --compare --metric rank_mean|rank_max|total|mean: the
+                same rule (outermost calls; mean over every call)
 
 usage: check_self_outer.py PPROC OUTDIR CASE"""
 import json
@@ -191,6 +193,35 @@ def case_durations_wall(pp, out):
         if h[name] > h["main"]:
             fail("%s's bar (%d px) is taller than main's (%d px), the whole run"
                  % (name, h[name], h["main"]))
+
+
+def recur(out):
+    rank = {"main": [(0, 100 * MS, 0)],
+            "rec": [(10 * MS + i * 20 * US, 60 * MS - i * 20 * US, 0) for i in range(1000)]
+            + [(20 * MS + i * 100 * US, 30 * MS - i * 100 * US, 1) for i in range(10)]}
+    h5 = os.path.join(out, "recur.h5")
+    write(h5, [rank, dict(rank, main=[(0, 80 * MS, 0)])])
+    return h5
+
+
+def case_compare_recursion(pp, out):
+    h5 = recur(out)
+    h5b = os.path.join(out, "recur_b.h5")
+    shutil.copy(h5, h5b)
+    calls = read(h5)
+    o = outermost(calls, "rec")
+    per_rank = [sum(v for (rk, _), v in o.items() if rk == k) for k in (0, 1)]
+    allsum = sum(c[3] - c[2] for c in calls if c[1] == "rec")
+    n = sum(1 for c in calls if c[1] == "rec")
+    want = {"rank_mean": np.mean(per_rank) * 1e-9, "rank_max": max(per_rank) * 1e-9,
+            "total": sum(per_rank) * 1e-9, "mean": allsum / n * 1e-9}
+    for metric, exp in want.items():
+        js, _ = run([pp, h5, h5b, "--compare", "--format", "json", "--metric", metric])
+        row = {r["region"]: r for r in json.loads(js)}["rec"]
+        vals = [row[k] for k in ("recur_s", "recur_b_s")]
+        print(metric, vals, "numpy", exp)
+        if any(abs(v - exp) > 1e-6 * max(1.0, exp) for v in vals):
+            fail("--compare --metric %s: rec %r, numpy %r" % (metric, vals, exp))
 
 
 def case_summary_recursion(pp, out):

@@ -360,15 +360,16 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
   sp_col_t cols[SP_SUM_MAXCOLS];
   int nc = sp_sum_columns(o, cols);
   char note[768];
-  snprintf(note, sizeof note,
-           "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; total_s counts "
-           "a\n# recursive region's outermost calls only (a call inside another call of the "
-           "region on its\n# thread is in that call's time); mean/min/max_s: per call, every "
-           "call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
-           "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the ranks' "
-           "wall time on thread 0\n# (the outermost region is 100%%; threaded regions, summed "
-           "over threads, can pass it)",
-           sel->nranks, sel->nranks == 1 ? "" : "s");
+  snprintf(
+      note, sizeof note,
+      "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; total_s counts "
+      "a\n# recursive region's outermost calls only (a call inside another call of the "
+      "region on its\n# thread is in that call's time); mean/min/max_s: per call, every "
+      "call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
+      "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the ranks' "
+      "wall time on thread 0\n# (the outermost region is 100%%; threaded regions, summed "
+      "over threads, can pass it)",
+      sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
   sp_table_begin(&tb, o->table, cols, nc, note);
   for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);

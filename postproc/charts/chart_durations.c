@@ -4,9 +4,13 @@
  * the region colours; several: one colour per file and a legend. The
  * reference tool's aggregate files (no stamps) give their stored figures; a
  * figure not stored is left out (no bar, never a bar of 0) and said so.
- * The total follows the one rule of metric.h: each rank's time (summed
- * over its threads), mean over the selected ranks, so files of different
- * rank counts compare (durations_data keeps the reference tool's sum).
+ * The total follows the rule of metric.h, a mean over the selected ranks
+ * of each rank's time, so files of different rank counts compare, with a
+ * rank's time taken on its busiest thread and over its outermost calls, so
+ * that no bar is taller than the run (an OpenMP region summed over its
+ * threads, or a recursive region summed over its nested calls, would be);
+ * durations_data keeps the reference tool's sum and adds these bars as
+ * total_per_rank.
  * Values that span more than SP_LOG_SPAN get a log axis, so a kernel is not
  * hidden behind the wrappers. */
 #include <math.h>
@@ -29,11 +33,12 @@ typedef struct sp_dur_job {
   int metric;
 } sp_dur_job_t;
 
-/* The bar of common region r in file f: the metric, the total per rank. */
+/* The bar of common region r in file f: the metric; total: per rank its
+ * busiest thread's outermost calls, mean over the ranks (chart_stats.h). */
 static double sp_dur_value(const sp_charts_t *c, int f, int r, int metric) {
-  double v = sp_chart_stats_metric(&c->stats[f], c->common[(size_t)f * c->ncommon + r], metric);
-  int nr = c->stats[f].nranks;
-  return metric == SP_DUR_TOTAL && nr > 0 ? v / nr : v;
+  int g = c->common[(size_t)f * c->ncommon + r];
+  return metric == SP_DUR_TOTAL ? sp_chart_stats_rank_total(&c->stats[f], g)
+                                : sp_chart_stats_metric(&c->stats[f], g, metric);
 }
 
 /* Region names under the axis, vertical, thinned to stay 12 px apart. */
@@ -127,9 +132,13 @@ static int sp_dur_draw(void *ctx, const char *path) {
   plcol0(SP_COL_FG);
   char title[192];
   static const char *const what[] = {"mean duration per call", "shortest call", "longest call",
-                                     "total time per rank (summed over its threads), mean"};
-  snprintf(title, sizeof title, "%s (%s) over the selected ranks [s%s]", what[j->metric],
-           sp_dur_metric_names[j->metric], logy ? ", log scale" : "");
+                                     "time per rank on its busiest thread (outermost calls), mean"};
+  if (j->metric == SP_DUR_TOTAL)
+    snprintf(title, sizeof title, "total: %s over the selected ranks [s%s]", what[j->metric],
+             logy ? ", log scale" : "");
+  else
+    snprintf(title, sizeof title, "%s (%s) over the selected ranks [s%s]", what[j->metric],
+             sp_dur_metric_names[j->metric], logy ? ", log scale" : "");
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   sp_dur_labels(c, (0.97 - 0.08) * width);

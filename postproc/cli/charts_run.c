@@ -30,26 +30,34 @@ static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char **
   return 0;
 }
 
-/* --top-n: keeps the n common regions of largest total time in the first
- * file (ties: chart order), in chart order. */
-static void sp_charts_top(sp_charts_t *c, int n) {
-  if (n <= 0 || n >= c->ncommon) return;
+/* --top-n: keeps the n common regions of largest self (exclusive) time in
+ * the first file, ties by total time (aggregate files without self times),
+ * in chart order: the kernels, not the wrappers around them. */
+static int sp_charts_top(sp_charts_t *c, int n) {
+  if (n <= 0 || n >= c->ncommon) return 0;
   int nc = c->ncommon;
   char *keep = calloc((size_t)nc, 1);
-  if (!keep) return;
-  for (int t = 0; t < n; t++) {
+  double *self = malloc((size_t)nc * sizeof *self);
+  int rc = keep && self ? sp_self_times(&c->sels[0], c->common, nc, self) : SP_EXIT_IO;
+  for (int t = 0; rc == 0 && t < n; t++) {
     int best = -1;
-    double bv = -1;
+    double bs = -1, bv = -1;
     for (int j = 0; j < nc; j++) {
       double v = sp_chart_stats_metric(&c->stats[0], c->common[j], SP_DUR_TOTAL);
-      if (!keep[j] && (v != v ? 0.0 : v) > bv) best = j, bv = v != v ? 0.0 : v;
+      v = v != v ? 0.0 : v;
+      if (!keep[j] && (self[j] > bs || (self[j] == bs && v > bv))) best = j, bs = self[j], bv = v;
     }
     keep[best] = 1;
+  }
+  free(self);
+  if (rc) {
+    free(keep);
+    return rc;
   }
   int *rows = malloc((size_t)n * (size_t)c->nfiles * sizeof *rows);
   if (!rows) {
     free(keep);
-    return;
+    return SP_EXIT_IO;
   }
   int m = 0;
   for (int j = 0; j < nc; j++) {
@@ -62,6 +70,8 @@ static void sp_charts_top(sp_charts_t *c, int n) {
   c->common = rows;
   c->ncommon = n;
   free(keep);
+  sp_msg(SP_VERBOSE, "--top-n %d: the regions of largest self time in %s", n, c->sels[0].file);
+  return 0;
 }
 
 static int sp_cmp_pair(const void *a, const void *b) {
@@ -127,7 +137,7 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) 
   sp_palette_for(one->cmap, names, nnames, cn, c->ncommon, c->common_rgb);
   free(cn);
   rc = c->ncommon > 1 ? sp_charts_tree_order(c) : 0;
-  if (rc == 0) sp_charts_top(c, one->top_n);
+  if (rc == 0) rc = sp_charts_top(c, one->top_n);
   return rc;
 }
 

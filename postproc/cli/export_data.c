@@ -6,7 +6,10 @@
  *   flame_data      file,rank,region,depth,start_seconds,end_seconds
  *                   (the flame chart's ranks; depth as flame_calls.c gives it)
  *   durations_data  file,region,metric,value_seconds
- *                   (the regions common to all files, the chosen metrics)
+ *                   (the regions common to all files, the chosen metrics;
+ *                   with total also total_per_rank, the durations chart's
+ *                   bar: per rank its busiest thread's outermost calls,
+ *                   mean over the ranks)
  *   speedup_data    region,<x_field>,speedup (with several files)
  *   weak_scaling_data        region,<x_field>,normalized_runtime
  *   scaling_efficiency_data  region,<x_field>,efficiency
@@ -224,6 +227,17 @@ static int sp_durations_data(const sp_charts_t *c) {
         fprintf(d.f, "%.9f", v);
         sp_data_end_row(&d);
       }
+      double v = sp_chart_stats_rank_total(&c->stats[fi], row); /* the chart's total bar */
+      if (!(m & (1u << SP_DUR_TOTAL)) || !isfinite(v)) continue;
+      sp_data_key(&d, 0);
+      sp_data_text(d.f, d.json, c->labels[fi]);
+      sp_data_key(&d, 1);
+      sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[row]));
+      sp_data_key(&d, 2);
+      sp_data_text(d.f, d.json, "total_per_rank");
+      sp_data_key(&d, 3);
+      fprintf(d.f, "%.9f", v);
+      sp_data_end_row(&d);
     }
   }
   return d.f ? sp_data_close(&d, c, rc) : rc;

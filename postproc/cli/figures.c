@@ -1,13 +1,31 @@
 /* figures.c - one number set per selected region for --compare and check:
- * calls, total and mean duration from the intervals, self time from the
- * call tree (so recursion is not counted twice in total). The reference
+ * calls, total and mean duration from the intervals (the total over the
+ * outermost calls, so recursion is not counted twice; the mean over every
+ * call), self time from the call tree. The reference
  * tool's aggregate files (no stamps) give their stored totals and
  * exclusive times instead, where every rank with the region stores both. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_stats.h"
 #include "metric.h"
 #include "pproc.h"
+
+/* The pair's total over its outermost calls (a recursive region's nested
+ * calls are in their callers' time), ns; -1 when out of memory. */
+static double sp_figures_outer(const sp_reader_intervals_t *iv, const sp_reader_stats_t *st) {
+  if (iv->n == 0) return (double)st->total;
+  unsigned char *outer = malloc((size_t)iv->n);
+  if (!outer || sp_outer_calls(iv, outer) != 0) {
+    free(outer);
+    return -1;
+  }
+  double sum = 0;
+  for (int64_t k = 0; k < iv->n; k++)
+    if (outer[k]) sum += sp_ns_between(iv->start[k], iv->end[k]);
+  free(outer);
+  return sum;
+}
 
 int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
   return sp_figures_compute_wall(sel, out, n, NULL);
@@ -24,7 +42,7 @@ int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n
     int g = sel->regions[i];
     const unsigned both = SP_READER_AGG_TOTAL | SP_READER_AGG_EXCLUSIVE;
     int agg_pairs = 0, agg_all = 1; /* pairs with figures, all of them with both */
-    double agg_total = 0, agg_self = 0, agg_max = 0;
+    double agg_total = 0, agg_self = 0, agg_max = 0, all = 0;
     fg->name = sp_reader_region_name(sel->reader, g);
     for (int j = 0; rc == 0 && j < sel->nranks; j++) {
       sp_reader_intervals_t iv;
@@ -36,7 +54,12 @@ int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n
         break;
       }
       sp_reader_stats_compute(&iv, &st);
+      double outer = sp_figures_outer(&iv, &st);
       sp_reader_intervals_free(&iv);
+      if (outer < 0) {
+        rc = SP_EXIT_IO;
+        break;
+      }
       sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
       if (st.n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
       if (ag.present) {
@@ -48,12 +71,13 @@ int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n
       }
       fg->calls += st.num_calls;
       fg->n += st.n;
-      fg->total += (double)st.total;
-      if ((double)st.total > fg->rank_max) fg->rank_max = (double)st.total;
+      fg->total += outer;
+      all += (double)st.total;
+      if (outer > fg->rank_max) fg->rank_max = outer;
     }
     fg->nranks = sel->nranks;
     fg->timed = fg->n > 0;
-    fg->mean = fg->n ? fg->total / (double)fg->n : 0.0;
+    fg->mean = fg->n ? all / (double)fg->n : 0.0; /* every call, nested ones too */
     for (int k = 0; rc == 0 && k < sp_reader_tree_num_nodes(t); k++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, k);
       if (nd->region == g) fg->self += (double)nd->exclusive;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_stats.h"
 #include "metric.h"
 #include "pproc.h"
 
@@ -19,7 +20,8 @@ typedef struct sp_row {
   int thread;          /* thread id with --by-thread, else -1 */
   int64_t calls;       /* sum of num_calls over ranks (intervals with --by-thread) */
   int64_t n;           /* intervals measured */
-  int64_t total;       /* ns, summed over ranks and threads */
+  int64_t total;       /* ns, summed over ranks and threads, outermost calls only */
+  double all;          /* ns, every call's duration (nested calls too): the mean */
   int64_t self;        /* ns, exclusive time from the call tree */
   int64_t min, max;    /* per call, ns */
   double mean;         /* per call, ns */
@@ -119,7 +121,7 @@ static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
 
 /* Adds one duration (ns) of rank j to the row; keeps it when percentiles
  * are asked for (returns -1 when out of memory). */
-static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
+static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d, int outer) {
   if (rs->keep) {
     if (row->ndurs == row->capdurs) {
       int64_t cap = row->capdurs ? 2 * row->capdurs : 1024;
@@ -136,8 +138,11 @@ static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d) {
     row->cur_sat = row->cur_overlong = 0;
   }
   row->n++;
-  row->cur_overlong += d == INT64_MAX;
-  row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &row->cur_sat);
+  row->all += (double)d;
+  /* A call inside another call of the region on its thread (recursion)
+   * is in that call's time already. */
+  row->cur_overlong += outer && d == INT64_MAX;
+  if (outer) row->rank_total[j] = sp_add_sat(row->rank_total[j], d, &row->cur_sat);
   if (d < row->min) row->min = d;
   if (d > row->max) row->max = d;
   return 0;
@@ -172,7 +177,9 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
   sp_row_t *row =
       sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
-  if (!row) {
+  unsigned char *outer = malloc(iv.n > 0 ? (size_t)iv.n : 1);
+  if (!row || !outer || sp_outer_calls(&iv, outer) != 0) {
+    free(outer);
     sp_reader_intervals_free(&iv);
     return SP_EXIT_IO;
   }
@@ -205,11 +212,12 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
       if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) break;
       row->calls++;
     }
-    if (sp_row_add(rs, row, j, d) < 0) {
+    if (sp_row_add(rs, row, j, d, outer[k]) < 0) {
       row = NULL;
       break;
     }
   }
+  free(outer);
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
 }
@@ -242,7 +250,7 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
       row->total = sp_add_sat(row->total, row->rank_total[j], &row->total_sat);
     rs->sat += (row->calls_sat > 0) + (row->total_sat > 0);
     if (row->min == INT64_MAX) row->min = 0;
-    row->mean = row->n ? (double)row->total / (double)row->n : 0.0;
+    row->mean = row->n ? row->all / (double)row->n : 0.0;
     if (row->n == 0 && row->agg_pairs && row->calls > 0)
       row->mean = (double)row->total / (double)row->calls;
     if (row->n == 0 && row->agg_pairs && (row->agg & SP_READER_AGG_EXCLUSIVE))
@@ -351,14 +359,17 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
                              double roots) {
   sp_col_t cols[SP_SUM_MAXCOLS];
   int nc = sp_sum_columns(o, cols);
-  char note[512];
-  snprintf(note, sizeof note,
-           "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; mean/min/max_s: "
-           "per call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
-           "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the ranks' "
-           "wall time on thread 0\n# (the outermost region is 100%%; threaded regions, summed "
-           "over threads, can pass it)",
-           sel->nranks, sel->nranks == 1 ? "" : "s");
+  char note[768];
+  snprintf(
+      note, sizeof note,
+      "# %d rank%s; calls, total_s, self_s: summed over ranks and threads; total_s counts "
+      "a\n# recursive region's outermost calls only (a call inside another call of the "
+      "region on its\n# thread is in that call's time); mean/min/max_s: per call, every "
+      "call;\n# rank_mean_s, rank_max_s, max_rank: per-rank totals (0 where a rank lacks "
+      "the region);\n# imbalance = (rank_max - rank_mean) / rank_max; %%: total_s / the ranks' "
+      "wall time on thread 0\n# (the outermost region is 100%%; threaded regions, summed "
+      "over threads, can pass it)",
+      sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
   sp_table_begin(&tb, o->table, cols, nc, note);
   for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);

@@ -29,9 +29,48 @@ static int sp_cell_aggregate(const sp_selection_t *sel, int g, int k, double min
   }
   c->unknown = ~ag.have & all;
   c->total = (double)ag.total;
+  c->busiest = c->total; /* threads and nesting unknown */
   c->min = (double)ag.min;
   c->max = (double)ag.max;
   return 0;
+}
+
+/* c->busiest: the largest over the pair's threads of the thread's outermost
+ * calls (those of min_ns or longer). */
+static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_cell_stats_t *c) {
+  unsigned char *outer = malloc((size_t)iv->n);
+  if (!outer || sp_outer_calls(iv, outer) != 0) {
+    free(outer);
+    return SP_EXIT_IO;
+  }
+  /* Threads in order of first appearance (the few threads of a rank). */
+  int32_t *tids = NULL;
+  double *sum = NULL;
+  int nt = 0, cap = 0, rc = 0;
+  for (int64_t i = 0; rc == 0 && i < iv->n; i++) {
+    double d = sp_ns_between(iv->start[i], iv->end[i]);
+    if (!outer[i] || d < min_ns) continue;
+    int32_t tid = iv->thread_ids ? iv->thread_ids[i] : 0;
+    int t = 0;
+    while (t < nt && tids[t] != tid) t++;
+    if (t == nt && nt == cap) {
+      cap = cap ? 2 * cap : 8;
+      int32_t *nt2 = realloc(tids, (size_t)cap * sizeof *tids);
+      if (nt2) tids = nt2;
+      double *ns2 = nt2 ? realloc(sum, (size_t)cap * sizeof *sum) : NULL;
+      if (ns2) sum = ns2;
+      if (!nt2 || !ns2) rc = SP_EXIT_IO;
+    }
+    if (rc == 0 && t == nt) tids[nt] = tid, sum[nt++] = 0;
+    if (rc == 0) sum[t] += d;
+  }
+  free(outer);
+  c->busiest = 0;
+  for (int t = 0; t < nt; t++)
+    if (sum[t] > c->busiest) c->busiest = sum[t];
+  free(tids);
+  free(sum);
+  return rc;
 }
 
 int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_chart_stats_t *st) {
@@ -58,6 +97,10 @@ int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_char
         if (c->n == 0 || d < c->min) c->min = d;
         if (c->n == 0 || d > c->max) c->max = d;
         c->n++;
+      }
+      if (iv.n > 0 && sp_cell_busiest(&iv, 1e9 * min_duration, c) != 0) {
+        sp_reader_intervals_free(&iv);
+        return SP_EXIT_IO;
       }
       if (iv.n == 0) unfiltered += sp_cell_aggregate(sel, g, k, 1e9 * min_duration, c);
       st->aggregate |= c->n > 0 && iv.n == 0;
@@ -124,6 +167,19 @@ double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric) {
   default:
     return 1e-9 * total / (double)n;
   }
+}
+
+double sp_chart_stats_rank_total(const sp_chart_stats_t *st, int g) {
+  int64_t n = 0;
+  double sum = 0;
+  for (int k = 0; k < st->nranks; k++) {
+    const sp_cell_stats_t *c = &st->cell[(size_t)g * st->nranks + k];
+    if (c->n == 0) continue;
+    if (c->unknown & SP_READER_AGG_TOTAL) return NAN;
+    n += c->n;
+    sum += c->busiest;
+  }
+  return n && st->nranks > 0 ? 1e-9 * sum / st->nranks : NAN;
 }
 
 /* Row of name among sel's regions, or -1. */

@@ -10,6 +10,8 @@ typedef struct sp_cell_stats {
   double total; /* sum of durations, ns */
   double min;   /* shortest call, ns (0 when n == 0) */
   double max;   /* longest call, ns */
+  double busiest; /* the rank's time in the region on its busiest thread, outermost calls
+                   * only (recursion not counted twice), ns; aggregate files: total */
   /* The reference tool's aggregate files (no stamps): the SP_READER_AGG_*
    * figures (TOTAL, MIN, MAX) the file does not store for this pair, which
    * are unknown, never 0; 0 for files with stamps. */
@@ -37,6 +39,12 @@ void sp_chart_stats_free(sp_chart_stats_t *st);
  * rank with calls does not store the figure (aggregate files). */
 double sp_chart_stats_metric(const sp_chart_stats_t *st, int g, int metric);
 
+/* The durations chart's total of region row g: per selected rank the time
+ * on its busiest thread (outermost calls), mean over the selected ranks (a
+ * rank without the region counts 0), seconds: never more than the ranks'
+ * mean wall time, however many threads run the region. NaN as above. */
+double sp_chart_stats_rank_total(const sp_chart_stats_t *st, int g);
+
 /* The SP_READER_AGG_* bit a metric SP_DUR_* needs (mean: the total). */
 unsigned sp_chart_stats_need(int metric);
 
@@ -51,6 +59,19 @@ int sp_selection_no_stamps(const sp_selection_t *sel);
  * order: *ncommon of them; (*rows)[f * ncommon + j] is the row (index into
  * sels[f].regions) of common region j in file f. Returns 0 or SP_EXIT_IO. */
 int sp_common_regions(const sp_selection_t *sels, int nfiles, int **rows, int *ncommon);
+
+/* self_time.c: the self (exclusive) time, ns summed over the selected ranks
+ * and threads, of the n regions sel->regions[rows[j]] into self[j], from the
+ * call tree (0 for a region without a node: e.g. no stamps). Returns 0 or an
+ * sp_exit_t code after printing why. */
+int sp_self_times(const sp_selection_t *sel, const int *rows, int n, double *self);
+
+/* outer_calls.c: outer[i] = 1 when call i of iv is outermost on its thread
+ * (no call of iv on the same thread encloses it), else 0: the calls a
+ * region's total counts, so that recursion is not counted twice. n bytes
+ * in outer; sorts a copy (24 bytes a call) unless the calls are on one
+ * thread one after another. Returns 0 or SP_EXIT_IO. */
+int sp_outer_calls(const sp_reader_intervals_t *iv, unsigned char *outer);
 
 /* What every chart of a run shares: the files, their labels, their figures. */
 typedef struct sp_charts {

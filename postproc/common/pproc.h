@@ -124,7 +124,7 @@ typedef struct sp_options {
   int export_data;         /* --export-data: the data behind the charts under -o DIR */
   int data_json;           /* --export-data-format json (else csv) */
   int skip_images;         /* --skip-plot-images: only the data files */
-  int top_n;               /* --top-n: region charts show the N largest by total; 0 = all */
+  int top_n;               /* --top-n: region charts show the N largest by self time; 0 = all */
   double min_duration;     /* --min-duration: calls shorter (s) left out of the duration charts */
   const char *x_field;     /* --x-field of speedup: num_ranks or a /metadata attribute */
   const char **work_per_rank; /* --work-per-rank words (numbers, one per file; checked
@@ -309,7 +309,7 @@ typedef struct sp_figure {
   int timed;        /* 1 if it has intervals (or an aggregate file's total and self) */
   int64_t calls;    /* sum of num_calls */
   int64_t n;        /* intervals */
-  double total;     /* ns, summed over ranks and threads */
+  double total;     /* ns, summed over ranks and threads, outermost calls (recursion once) */
   double self;      /* ns, exclusive (call tree) */
   double mean;      /* ns per call */
   int nranks;       /* selected ranks (each counts, with or without the region) */

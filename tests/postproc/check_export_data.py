@@ -10,7 +10,9 @@ usage: check_export_data.py PPROC OUTDIR H5 CASE
 CASE: csv, json (adds the colors map: tab10 sampled evenly over the sorted
 names), metrics (--metrics avg,total --ranks 1-2), flame (--ranks 0 1),
 top (--top-n 2 --min-duration 0.3: durations_data of the 2 regions of
-largest total over the calls of 0.3 s or longer; gantt_data unchanged),
+largest self time (a numpy call tree), over the calls of 0.3 s or longer;
+gantt_data unchanged), with total also total_per_rank (the durations chart's
+bar: per rank the busiest thread's outermost calls, mean over the ranks),
 cmap (json with --cmap plasma: colors interpolated from matplotlib's
 anchors, sampled evenly over the sorted names).
 flame_data (the flame chart's ranks: rank 0 without --ranks) is checked in
@@ -102,6 +104,62 @@ def flame_rows(path, ranks, sel_ranks):
     return rows
 
 
+def read_calls(path, ranks):
+    """[(rank, tid, name, start, end)] of the selected ranks, and the number
+    of selected ranks (rank groups of the file)."""
+    out, nranks = [], 0
+    with h5py.File(path, "r") as f:
+        for key in f:
+            if not key.startswith("rank") or not key[4:].isdigit() or key != f"rank{int(key[4:])}":
+                continue  # rank01 is no rank group
+            rank = int(key[4:])
+            if ranks is not None and rank not in ranks:
+                continue
+            nranks += 1
+            regs = f[key].get("regions")
+            for link in (regs or {}):
+                g = regs[link]
+                if "start_times" not in g:
+                    continue
+                name = g.attrs.get("name", unquote(link))
+                name = name.decode() if isinstance(name, bytes) else str(name)
+                s, e = g["start_times"][()], g["end_times"][()]
+                t = g["thread_ids"][()] if "thread_ids" in g else np.zeros(len(s), np.int32)
+                out += [(rank, int(c), name, int(a), int(b)) for a, b, c in zip(s, e, t)]
+    return out, nranks
+
+
+def self_times(calls):
+    """Self time per region: a call's duration less its direct children's
+    (the calls it encloses on its rank and thread, one level down)."""
+    self = {}
+    for key in sorted({c[:2] for c in calls}):
+        stack = []
+        for c in sorted((c for c in calls if c[:2] == key), key=lambda c: (c[3], -c[4])):
+            while stack and not (c[3] >= stack[-1][3] and c[4] <= stack[-1][4]):
+                stack.pop()
+            self[c[2]] = self.get(c[2], 0) + c[4] - c[3]
+            if stack:
+                self[stack[-1][2]] -= c[4] - c[3]
+            stack.append(c)
+    return self
+
+
+def per_rank_total(calls, nranks, name, min_d):
+    """The durations chart's total: per rank the busiest thread's calls that
+    no call of name on that thread encloses (of min_d s or longer), mean over
+    the selected ranks."""
+    best = {}
+    for key in {c[:2] for c in calls if c[2] == name}:
+        v = np.array([c[3:] for c in calls if c[2] == name and c[:2] == key], np.int64)
+        a, b = v[:, 0], v[:, 1]
+        inside = ((a[None, :] <= a[:, None]) & (b[None, :] >= b[:, None])
+                  & ~np.eye(len(a), dtype=bool)).any(axis=1)
+        d = (b - a)[~inside] * 1e-9
+        best[key[0]] = max(best.get(key[0], 0.0), d[d >= min_d].sum())
+    return sum(best.values()) / nranks
+
+
 def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
     prof = read_profile(path, ranks)
     t0 = min(int(s.min()) for s, _ in prof.values() if len(s))
@@ -117,8 +175,10 @@ def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
         d = np.concatenate([(e - s).astype(np.float64) for (r, n), (s, e) in prof.items()
                             if n == name]) * 1e-9
         durs[name] = d[d >= min_d]
-    if top:
-        keep = sorted(durs, key=lambda n: -durs[n].sum())[:top]
+    calls, nranks = read_calls(path, ranks)
+    if top:  # the largest self times (ties: total)
+        self = self_times(calls)
+        keep = sorted(durs, key=lambda n: (-self.get(n, 0), -durs[n].sum()))[:top]
         durs = {n: durs[n] for n in keep}
     for name, d in durs.items():
         if len(d) == 0:
@@ -126,6 +186,8 @@ def expected(path, ranks, metrics, min_d=0.0, top=0, cmap=None):
         vals = {"avg": d.mean(), "min": d.min(), "max": d.max(), "total": d.sum()}
         for m in metrics:
             dur[(label, name, m)] = vals[m]
+        if "total" in metrics:
+            dur[(label, name, "total_per_rank")] = per_rank_total(calls, nranks, name, min_d)
     nd = len(names)
     colors = {n: TAB10[min(9, int((k / (nd - 1) if nd > 1 else 0) * 10))]
               for k, n in enumerate(names)}

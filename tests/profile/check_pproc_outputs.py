@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_pproc_outputs.py CASE PPROC BASE NEW NRANKS OUTDIR
+"""check_pproc_outputs.py CASE PPROC BASE NEW NRANKS OUTDIR [CHROMIUM]
 
 scope-profiler-pproc's outputs on profile mode's aggregate files (BASE:
 the sp_report file of the first window, NEW: the sp_finalize file of the
@@ -19,6 +19,11 @@ over its threads, as postproc/cli/metric.h says. Cases:
                 line that does not name it), and in the PNG the bottom row's
                 box of the widest root is as wide as its share of the roots'
                 inclusive time
+  report        --backend html -o OUTDIR: report.html's data (regions from
+                rank_region_index, the call tree from call_paths), its keys
+                against docs/report-data.md, and the page
+                in headless Chromium: no error in it, the call tree shown, the
+                timeline hidden
 Exit 0 when all hold."""
 import json
 import os
@@ -29,6 +34,7 @@ import h5py
 import numpy as np
 
 CASE, PPROC, BASE, NEW, NR, OUT = sys.argv[1:7]
+CHROMIUM = sys.argv[7] if len(sys.argv) > 7 else "chromium"
 NR = int(NR)
 FAIL = []
 
@@ -220,6 +226,61 @@ elif CASE == "flame_graph":
     print("flame graph: widest root %d of %d px (%.3f), h5py share %.3f"
           % (run_px, x1 - x0, run_px / (x1 - x0), share))
     seen = 1
+elif CASE == "report":
+    pn = call_paths(NEW)
+    p = run([NEW, "--backend", "html", "-o", OUT])
+    if p.returncode != 0:
+        FAIL.append("--backend html: exit %d %s" % (p.returncode, p.stderr))
+    page = open(os.path.join(OUT, "report.html"), encoding="utf-8").read()
+    head = '<script type="application/json" id="sp-data">'
+    a = page.index(head) + len(head)
+    D = json.loads(page[a:page.index("</script>", a)])
+    if D.get("stamps") != 0 or D["lanes"]:
+        FAIL.append("stamps %r, %d lanes" % (D.get("stamps"), len(D["lanes"])))
+    names = [r["name"] for r in D["regions"]]
+    for r in D["regions"]:
+        rows = list(rn[r["name"]].values())
+        for k, want in (("calls", sum(x[0] for x in rows)), ("n", sum(x[0] for x in rows)),
+                        ("total", sum(x[1] for x in rows)), ("min", min(x[3] for x in rows)),
+                        ("max", max(x[4] for x in rows)), ("ranks", len(rows))):
+            near(r[k], want, "report region %s %s" % (r["name"], k), 0, 0.5)
+        seen += 1
+    tup = []
+    for nd in D["tree"]:
+        tup.append((tup[nd["p"]] if nd["p"] >= 0 else ()) + (names[nd["g"]],))
+        per = pn.get(tup[-1], {})
+        incl = [per.get(rk, [0, 0, 0])[1] for rk in range(NR)]
+        near(nd["calls"], sum(c[0] for c in per.values()), "tree %s calls" % (tup[-1],), 0, 0)
+        near(nd["incl"], sum(incl), "tree %s incl" % (tup[-1],), 0, 0.5)
+        near(nd["emean"], sum(c[2] for c in per.values()) / NR, "tree %s emean" % (tup[-1],), 0, 0.06)
+        near(nd["rmean"], sum(incl) / NR, "tree %s rmean" % (tup[-1],), 0, 0.06)
+        near(nd["rmin"], min(incl), "tree %s rmin" % (tup[-1],), 0, 0.5)
+        near(nd["rmax"], max(incl), "tree %s rmax" % (tup[-1],), 0, 0.5)
+        seen += 1
+    if set(tup) != set(pn):
+        FAIL.append("tree paths: report %d, h5py %d" % (len(tup), len(pn)))
+    # Its keys against docs/report-data.md (the report's contract).
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    sch = subprocess.run([sys.executable, os.path.join(src, "tests/postproc/check_report_schema.py"),
+                          os.path.join(src, "docs/report-data.md"),
+                          os.path.join(src, "postproc/report/viewer.js"),
+                          os.path.join(OUT, "report.html")], capture_output=True, text=True)
+    if sch.returncode != 0:
+        FAIL.append("schema: " + sch.stdout + sch.stderr)
+    # The page in headless Chromium: no error written into it, the call tree
+    # shown with a row per open path, the timeline hidden.
+    tmp = os.path.join(OUT, "profile")
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--user-data-dir=" + tmp, "--dump-dom",
+                          "file://" + os.path.abspath(os.path.join(OUT, "report.html"))],
+                         capture_output=True, text=True, timeout=120).stdout
+    err = dom.split('id="sp-errors"', 1)[1].split("</div>", 1)[0]
+    if "<p>" in err or "hidden" not in err.split(">", 1)[0]:
+        FAIL.append("the page shows errors: %s" % err[:300])
+    if 'id="sp-timeline-section" hidden' not in dom or 'id="sp-tree-section" hidden' in dom:
+        FAIL.append("timeline not hidden or call tree hidden")
+    if dom.count("<tr") < 3:
+        FAIL.append("call tree table has %d rows" % dom.count("<tr"))
 else:
     FAIL.append("unknown case " + CASE)
 for b in FAIL:

@@ -270,7 +270,8 @@ static void sp_html_stat(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *
 }
 
 /* An aggregate file's region statistics: its stored figures per rank
- * (every call is known, so n = calls; min and max 0 where not stored). */
+ * (n: the calls of pairs that store their total; a counts-only file has
+ * no duration bars). */
 static void sp_html_agg_stats(sp_html_ctx_t *x) {
   const sp_selection_t *sel = x->sel;
   for (int i = 0; i < sel->nregions; i++)
@@ -285,7 +286,7 @@ static void sp_html_agg_stats(sp_html_ctx_t *x) {
       double mx = (ag.have & SP_READER_AGG_MAX) ? (double)ag.max : 0.0;
       if (r->n == 0 || mn < r->min) r->min = mn;
       if (r->n == 0 || mx > r->max) r->max = mx;
-      r->n += ag.calls;
+      if (ag.have & SP_READER_AGG_TOTAL) r->n += ag.calls; /* calls with known durations */
       r->calls += ag.calls;
       r->total += sum;
       r->rk_min = r->rk_n == 0 || sum < r->rk_min ? sum : r->rk_min;

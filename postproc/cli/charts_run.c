@@ -141,20 +141,40 @@ static int sp_charts_prepare(sp_charts_t *c, sp_options_t *one, int need_stats) 
   return rc;
 }
 
-/* The reference tool's aggregate files hold no stamps: the charts drawn
- * from stamps are left out, in one line per such file; returns plots
- * without them (unchanged when every file has stamps), *left 1 if so. */
+/* 1 when the selection's call tree has a timed path (an aggregate file:
+ * profile mode's call paths; the reference tool's have none). */
+static int sp_charts_has_paths(const sp_selection_t *sel) {
+  sp_reader_tree_t *t = NULL;
+  int timed = 0;
+  if (sp_tree_build(sel, 0, &t) != 0) return 0;
+  for (int i = 0; !timed && i < sp_reader_tree_num_nodes(t); i++)
+    timed = sp_reader_tree_node(t, i)->timed;
+  sp_reader_tree_free(t);
+  return timed;
+}
+
+/* Aggregate files hold no stamps: the charts drawn from stamps (and, when
+ * the file stores no call paths, those drawn from the call tree) are left
+ * out, in one line per such file; returns plots without them (unchanged
+ * when every file has stamps), *left 1 if so. */
 static unsigned sp_charts_no_stamps(const sp_charts_t *c, unsigned plots, int *left) {
-  unsigned out = plots, stamps = sp_plots_with(SP_CHART_STAMPS);
+  unsigned out = plots, stamps = sp_plots_with(SP_CHART_STAMPS),
+           paths = sp_plots_with(SP_CHART_PATHS);
   *left = 0;
-  for (int f = 0; (plots & stamps) && f < c->nfiles; f++) {
+  for (int f = 0; (plots & (stamps | paths)) && f < c->nfiles; f++) {
     if (!sp_selection_no_stamps(&c->sels[f])) continue;
+    unsigned drop = stamps | (sp_charts_has_paths(&c->sels[f]) ? 0u : paths);
+    char names[400] = "";
+    size_t at = 0;
+    for (int k = 0; k < sp_plot_nkinds && at < sizeof names; k++)
+      if (drop & sp_plot_kinds[k].bit)
+        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
+                               sp_plot_kinds[k].name);
     sp_msg(SP_QUIET,
-           "%s: the file holds no stamps (the reference tool's aggregate layout): the Gantt, "
-           "flame, flame graph, time series, histogram and density charts are left out; the "
-           "duration bars, rank heat map and scaling charts use its stored figures",
-           c->sels[f].file);
-    out &= ~stamps;
+           "%s: the file holds no stamps (an aggregate layout): %s left out; the duration "
+           "bars, rank heat map and scaling charts use its stored figures%s",
+           c->sels[f].file, names, (drop & paths) ? "" : ", the flame graph its call paths");
+    out &= ~drop;
     *left = 1;
   }
   return out;

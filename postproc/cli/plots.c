@@ -28,7 +28,7 @@ const sp_plot_kind_t sp_plot_kinds[] = {
     {"scaling_efficiency", SP_PLOT_SCALING_EFFICIENCY, SP_PLOT_EFFICIENCY_ASKED,
      SP_CHART_STATS | SP_CHART_FILES, sp_scaling_efficiency_plot,
      "speedup / (x / smallest x), ideal 1"},
-    {"flame_graph", SP_PLOT_FLAME_GRAPH, 0, SP_CHART_STAMPS, sp_flame_graph_plot,
+    {"flame_graph", SP_PLOT_FLAME_GRAPH, 0, SP_CHART_PATHS, sp_flame_graph_plot,
      "call paths as boxes as wide as their inclusive time (the image of --export "
      "folded)"},
     {"duration_timeseries", SP_PLOT_TIMESERIES, 0, SP_CHART_STAMPS, sp_timeseries_plot,
@@ -106,11 +106,15 @@ void sp_plots_help(FILE *f) {
   char line[512] = "from an aggregate file (no stamps) only";
   size_t at = strlen(line);
   for (int k = 0; k < sp_plot_nkinds && at < sizeof line; k++)
-    if (!(sp_plot_kinds[k].needs & SP_CHART_STAMPS))
+    if (!(sp_plot_kinds[k].needs & (SP_CHART_STAMPS | SP_CHART_PATHS)))
       at += (size_t)snprintf(line + at, sizeof line - at, " %s,", sp_plot_kinds[k].name);
   if (at < sizeof line)
-    snprintf(line + at, sizeof line - at,
-             " drawn from its stored figures (a figure not stored "
-             "left out)");
+    at += (size_t)snprintf(line + at, sizeof line - at,
+                           " drawn from its stored figures (a figure not stored "
+                           "left out), and with call paths (profile mode's files)");
+  for (int k = 0; k < sp_plot_nkinds && at < sizeof line; k++)
+    if (sp_plot_kinds[k].needs & SP_CHART_PATHS)
+      at += (size_t)snprintf(line + at, sizeof line - at, " %s,", sp_plot_kinds[k].name);
+  if (at < sizeof line) snprintf(line + at - 1, sizeof line - at + 1, " from them");
   sp_help_wrap(f, line, 0);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart_stats.h"
 #include "html.h"
 #include "palette.h"
 
@@ -50,6 +51,7 @@ typedef struct sp_html_ctx {
   sp_html_paths_t *paths;      /* per-interval nodes of that tree */
   sp_html_tiles_t *tiles;      /* exact intervals of binned lanes per time tile */
   int32_t *lpaths;             /* one lane's distinct nodes */
+  int nostamps;                /* an aggregate file: no lanes, stored figures */
 } sp_html_ctx_t;
 
 /* Lane sizes for the qsort below (C11 qsort takes no context). */
@@ -92,6 +94,13 @@ static int sp_html_plan(sp_html_ctx_t *x) {
     if (b > t1) t1 = b;
   }
   sp_progress_done();
+  if (total == 0 && sp_selection_no_stamps(sel)) { /* the call tree and stored figures only */
+    free(cnt), free(ord);
+    x->nostamps = 1;
+    x->t0 = 0;
+    x->span = 1.0;
+    return 0;
+  }
   if (total == 0) {
     free(cnt), free(ord);
     sp_msg(SP_QUIET,
@@ -260,6 +269,33 @@ static void sp_html_stat(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *
   r->rk_n++;
 }
 
+/* An aggregate file's region statistics: its stored figures per rank
+ * (n: the calls of pairs that store their total; a counts-only file has
+ * no duration bars). */
+static void sp_html_agg_stats(sp_html_ctx_t *x) {
+  const sp_selection_t *sel = x->sel;
+  for (int i = 0; i < sel->nregions; i++)
+    for (int k = 0; k < sel->nranks; k++) {
+      sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+      if (sp_reader_aggregate(sel->reader, sel->regions[i], sel->ranks[k], &ag) != 0 ||
+          !ag.present || ag.calls <= 0)
+        continue;
+      sp_rstat_t *r = &x->rs[i];
+      double sum = (ag.have & SP_READER_AGG_TOTAL) ? (double)ag.total : 0.0;
+      double mn = (ag.have & SP_READER_AGG_MIN) ? (double)ag.min : 0.0;
+      double mx = (ag.have & SP_READER_AGG_MAX) ? (double)ag.max : 0.0;
+      if (r->n == 0 || mn < r->min) r->min = mn;
+      if (r->n == 0 || mx > r->max) r->max = mx;
+      if (ag.have & SP_READER_AGG_TOTAL) r->n += ag.calls; /* calls with known durations */
+      r->calls += ag.calls;
+      r->total += sum;
+      r->rk_min = r->rk_n == 0 || sum < r->rk_min ? sum : r->rk_min;
+      r->rk_max = r->rk_n == 0 || sum > r->rk_max ? sum : r->rk_max;
+      r->rk_sum += sum;
+      r->rk_n++;
+    }
+}
+
 /* The lanes of one loaded pair with its nodes: split by thread, each
  * sorted; written as lanes (pass 2) or as tiles (pass 3). */
 static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *iv,
@@ -399,6 +435,7 @@ static void sp_html_header(sp_html_ctx_t *x) {
   FILE *f = x->f;
   fputs("{\"format\":1,\"file\":", f);
   sp_html_json_str(f, x->sel->file);
+  if (x->nostamps) fputs(",\"stamps\":0", f);
   fprintf(f,
           ",\"generator\":\"" SP_PROG " %s\",\"span\":%.0f,\"coarse\":%d,\"levels\":%d,\"ranks\":[",
           sp_reader_version_string(), x->span, SP_HTML_OCC_COARSE, x->nlevels);
@@ -448,13 +485,16 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   if (rc == 0) {
     for (int i = 0; i < sel->nregions; i++) x.gpos[sel->regions[i]] = i;
     sp_html_header(&x);
-    rc = sp_html_ranks(&x, 0);
+    if (x.nostamps)
+      sp_html_agg_stats(&x);
+    else
+      rc = sp_html_ranks(&x, 0);
   }
   if (rc == 0) rc = sp_html_regions(&x);
   if (rc == 0) sp_html_tree_write(f, x.tree, x.gpos);
   if (rc == 0) {
     fprintf(f, ",\n\"tiles\":{\"n\":%d,\"lanes\":[", SP_HTML_TILES);
-    if (sp_html_tiles_plan(x.tiles)) rc = sp_html_ranks(&x, 1);
+    if (!x.nostamps && sp_html_tiles_plan(x.tiles)) rc = sp_html_ranks(&x, 1);
     fputs("]}", f);
   }
   if (rc == 0) rc = sp_html_files_write(f, sels, nfiles, labels);

@@ -223,6 +223,7 @@
   function plotWidth() { return Math.max(10, el.canvas.clientWidth - LABEL_W); }
 
   function draw() {
+    if (!lanes.length) return; // an aggregate file: no timeline (its section is hidden)
     var cv = el.canvas, dpr = window.devicePixelRatio || 1;
     var cssW = cv.clientWidth, cssH = cv.clientHeight;
     if (cv.width !== Math.round(cssW * dpr) || cv.height !== Math.round(cssH * dpr)) {
@@ -830,6 +831,16 @@
     ' lanes, ' + D.counts.intervals + ' intervals' +
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
       D.counts.exact + ' intervals exact)' : '') + '; ' + D.generator;
+  // An aggregate file (profile mode): no stamps, so no timeline and no flame
+  // chart; the call tree and the durations come from its stored figures.
+  if (D.stamps === 0) {
+    ['sp-timeline-section', 'sp-flame-section'].forEach(function (id) {
+      document.getElementById(id).hidden = true;
+    });
+    el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions; an ' +
+      'aggregate file (no stamps): no timeline or flame chart, the call tree and durations ' +
+      'from its stored figures; ' + D.generator;
+  }
   document.title = 'scope-profiler: ' + D.file;
   treeSetup();
   buildLegend();

@@ -20,31 +20,11 @@ static int sp_pick_cmp_j(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Self time (ns, over ranks and threads) of each common region in file 0. */
-static int sp_pick_self(const sp_charts_t *c, double *self) {
-  const sp_selection_t *sel = &c->sels[0];
-  int nr = sp_reader_num_regions(sel->reader);
-  int *of = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *of); /* reader region -> common index */
-  if (!of) return SP_EXIT_IO;
-  for (int g = 0; g < nr; g++) of[g] = -1;
-  for (int j = 0; j < c->ncommon; j++) of[sel->regions[c->common[j]]] = j, self[j] = 0;
-  sp_reader_tree_t *t;
-  int rc = sp_tree_build(sel, 0, &t);
-  for (int i = 0; rc == 0 && i < sp_reader_tree_num_nodes(t); i++) {
-    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-    if (nd->region >= 0 && nd->region < nr && of[nd->region] >= 0)
-      self[of[nd->region]] += (double)nd->exclusive;
-  }
-  if (rc == 0) sp_reader_tree_free(t);
-  free(of);
-  return rc;
-}
-
 int sp_charts_pick_per_call(const sp_charts_t *c, int max, int *pick, const char *chart) {
   int n = c->ncommon;
   sp_pick_key_t *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
   double *self = malloc((size_t)(n > 0 ? n : 1) * sizeof *self);
-  int rc = k && self ? sp_pick_self(c, self) : SP_EXIT_IO;
+  int rc = k && self ? sp_self_times(&c->sels[0], c->common, c->ncommon, self) : SP_EXIT_IO;
   int m = 0, single = 0;
   const sp_chart_stats_t *st = &c->stats[0];
   for (int j = 0; rc == 0 && j < n; j++) {

@@ -101,9 +101,10 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
     memcpy(p + 4, s->names[i], l);
     p += 4 + l;
   }
-  memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
+  /* An empty window (nothing recorded yet) has no arrays: memcpy takes no NULL. */
+  if (s->nrows) memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
   p += s->nrows * (int64_t)sizeof *s->rows;
-  memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
+  if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
   *blob = b;
   *len = n;
   return 0;
@@ -154,7 +155,7 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     rc = SP_ENOMEM;
   if (rc == 0) {
     int64_t base = s->nrows;
-    memcpy(s->rows + base, p, (size_t)head[1] * sizeof *s->rows);
+    if (head[1]) memcpy(s->rows + base, p, (size_t)head[1] * sizeof *s->rows);
     p += head[1] * (int64_t)sizeof *s->rows;
     for (int64_t i = base; i < base + head[1]; i++) {
       sp_agg_row_t *r = &s->rows[i];
@@ -165,7 +166,7 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
       r->region = (int32_t)map[r->region];
       if (r->parent >= 0) r->parent += (int32_t)base; /* rows of a blob count from its first */
     }
-    memcpy(s->bks + s->nbks, p, (size_t)head[2] * sizeof *s->bks);
+    if (head[2]) memcpy(s->bks + s->nbks, p, (size_t)head[2] * sizeof *s->bks);
     for (int64_t i = s->nbks; rc == 0 && i < s->nbks + head[2]; i++) {
       if (s->bks[i].row < 0 || s->bks[i].row >= head[1]) rc = SP_EINVAL;
       s->bks[i].row += base;

@@ -40,29 +40,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from png_read import read_png  # noqa: E402
 
-T0, MS, US = 10**12, 10**6, 10**3
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def write(path, ranks):
-    """ranks: list of dicts name -> list of (start, end, tid), ns after T0."""
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int32(1)
-        for r, calls in enumerate(ranks):
-            regs = f.create_group(f"rank{r}").create_group("regions")
-            for name, v in calls.items():
-                g = regs.create_group(name)
-                g.attrs["name"] = name
-                g.attrs["num_calls"] = np.int64(len(v))
-                v = sorted(v, key=lambda c: c[1])  # stop order, as recorded
-                g.create_dataset("start_times", data=np.array([T0 + c[0] for c in v], np.int64))
-                g.create_dataset("end_times", data=np.array([T0 + c[1] for c in v], np.int64))
-                if any(c[2] for c in v):
-                    g.create_dataset("thread_ids", data=np.array([c[2] for c in v], np.int32))
+# The h5py writer of the aggregation-rule tests: the same schema-1 layout.
+from check_aggregate_rule import MS, T0, US, fail, write  # noqa: E402,F401
 
 
 def read(path):

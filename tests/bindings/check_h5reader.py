@@ -302,11 +302,15 @@ def check_errors(d, good):
             reader[name][k].release()
             out.append(int(reader[name][k].durations.sum()))
     results = [[] for _ in range(4)]
+    # Switch threads often, so that a release() between a check and a use shows.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
     threads = [threading.Thread(target=load_all, args=(res,)) for res in results]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    sys.setswitchinterval(interval)
     expect("threads agree", all(res == results[0] for res in results) and len(results[0]) > 0, True)
     starts = reader["main"][0].start_times
     reader.close()

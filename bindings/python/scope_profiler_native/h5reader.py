@@ -134,13 +134,18 @@ class Region:
         self._loaded = None
 
     def _load(self):
-        if self._loaded is None:
-            self._loaded = self._reader._load(self._g, self._k)
-        return self._loaded
+        # Read self._loaded once: another thread's release() may clear it
+        # between a check and a second read (seen in CI with 4 threads).
+        loaded = self._loaded
+        if loaded is None:
+            loaded = self._reader._load(self._g, self._k)
+            self._loaded = loaded
+        return loaded
 
     def _extent(self):
-        if self._loaded is not None:
-            return int(self._loaded[0].min()), int(self._loaded[1].max())
+        loaded = self._loaded
+        if loaded is not None:
+            return int(loaded[0].min()), int(loaded[1].max())
         return self._reader._extent(self._g, self._k)
 
     @property

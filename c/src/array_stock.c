@@ -35,6 +35,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #endif
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -123,6 +124,7 @@ static int sp_stock_serve_locked(void) {
   }
   pthread_mutex_unlock(&sp_stock.mu);
   sp_stock_populate(p, part);
+  sched_yield(); /* a recording thread on this core runs between parts */
   pthread_mutex_lock(&sp_stock.mu);
   return 1;
 }
@@ -133,6 +135,7 @@ static void sp_stock_touch_serving(void *p, size_t bytes) {
   for (size_t done = 0; done < bytes; done += SP_STOCK_PART) {
     size_t part = bytes - done < SP_STOCK_PART ? bytes - done : SP_STOCK_PART;
     sp_stock_touch((char *)p + done, part);
+    sched_yield();
     pthread_mutex_lock(&sp_stock.mu);
     while (!sp_stock.stop && sp_stock_serve_locked()) {}
     pthread_mutex_unlock(&sp_stock.mu);

@@ -110,7 +110,10 @@ static int sp_dur_draw(void *ctx, const char *path) {
   double lo, hi;
   int logy = all && sp_axis_log_wanted(all, nall, &lo, &hi);
   free(all);
-  double wy0 = logy ? floor(log10(lo) - 0.3) : 0.0, wy1 = logy ? log10(hi) + 0.15 : ymax * 1.08;
+  const char *unit = "s";
+  double factor = logy ? 1.0 : sp_seconds_unit(ymax, &unit); /* the log axis labels 10^k s */
+  double wy0 = logy ? floor(log10(lo) - 0.3) : 0.0,
+         wy1 = logy ? log10(hi) + 0.15 : factor * ymax * 1.08;
   pladv(0);
   double bottom = 140.0 / height, top = 1.0 - 50.0 / height;
   plvpor(0.08, 0.97, bottom, top);
@@ -123,7 +126,7 @@ static int sp_dur_draw(void *ctx, const char *path) {
     for (int r = 0; r < n; r++) {
       double v = sp_dur_value(c, f, r, j->metric);
       if (!isfinite(v) || v <= 0) continue;
-      if (logy) v = log10(v);
+      v = logy ? log10(v) : factor * v;
       PLFLT x0 = r + 0.1 + f * gw, x1 = x0 + gw;
       PLFLT x[4] = {x0, x1, x1, x0}, y[4] = {wy0, wy0, v, v};
       plcol0(SP_COL_REGION0 + (nf > 1 ? f : r));
@@ -134,11 +137,11 @@ static int sp_dur_draw(void *ctx, const char *path) {
   static const char *const what[] = {"mean duration per call", "shortest call", "longest call",
                                      "time per rank on its busiest thread (outermost calls), mean"};
   if (j->metric == SP_DUR_TOTAL)
-    snprintf(title, sizeof title, "total: %s over the selected ranks [s%s]", what[j->metric],
-             logy ? ", log scale" : "");
+    snprintf(title, sizeof title, "total: %s over the selected ranks [%s%s]", what[j->metric],
+             unit, logy ? ", log scale" : "");
   else
-    snprintf(title, sizeof title, "%s (%s) over the selected ranks [s%s]", what[j->metric],
-             sp_dur_metric_names[j->metric], logy ? ", log scale" : "");
+    snprintf(title, sizeof title, "%s (%s) over the selected ranks [%s%s]", what[j->metric],
+             sp_dur_metric_names[j->metric], unit, logy ? ", log scale" : "");
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   sp_dur_labels(c, (0.97 - 0.08) * width);

@@ -57,3 +57,15 @@ void sp_line_labels(int n, const double *x, const double *y, const char *const *
   }
   free(l);
 }
+
+double sp_seconds_unit(double max_s, const char **unit) {
+  static const char *const names[] = {"s", "ms", "us", "ns"};
+  double factor = 1.0;
+  int k = 0;
+  while (k < 3 && max_s * factor < 1.0) {
+    factor *= 1e3;
+    k++;
+  }
+  *unit = names[k];
+  return factor;
+}

@@ -11,6 +11,12 @@
  * their smallest and largest (both 0 when there is none). */
 int sp_axis_log_wanted(const double *v, int n, double *lo, double *hi);
 
+/* The unit in which seconds up to max_s read between 1 and 1000 ("s",
+ * "ms", "us" or "ns", in *unit): a linear axis of values like 0.007 gets a
+ * PLplot exponent label ("(x10^-3)") above the axis, outside the margin
+ * of our charts and easy to miss. Returns the factor (1, 1e3, 1e6, 1e9). */
+double sp_seconds_unit(double max_s, const char **unit);
+
 /* Draws text[i] in colour-map-0 index colour[i] just right of the point
  * (x[i], y[i]) (world coordinates, the end of line i), moving labels apart
  * vertically so that none overlaps another; ylo..yhi: the window's y range.

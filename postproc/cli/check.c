@@ -56,7 +56,8 @@ static const char sp_check_help[] =
     "                        per rank in BASE (default 0.0001)\n"
     "  --min-share P         nor regions below P percent of BASE's wall time per\n"
     "                        rank (default 0.1%); 0 and 0 judge every region\n"
-    "Output: base_s new_s change_% status region; status ok, slower, faster, new,\n"
+    "Output: base_s new_s (base_calls new_calls with --metric calls) change_%\n"
+    "status region; status ok, slower, faster, new,\n"
     "gone, untimed or noise (under the floor, not judged); the header says the\n"
     "metric and the floor. Exit status: 0 no regression, 1 regression (or bad\n"
     "input data), 2 usage error, 3 I/O failure.\n";
@@ -161,11 +162,13 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
 }
 
 static int sp_check_run(const sp_selection_t *sels, sp_check_t *c, const sp_options_t *o) {
-  static const sp_col_t cols[] = {{"base_s", SP_COL_SEC, 14},
-                                  {"new_s", SP_COL_SEC, 14},
-                                  {"change_%", SP_COL_PCT, 9},
-                                  {"status", SP_COL_STR, 7},
-                                  {"region", SP_COL_STR, 0}};
+  /* A count (--metric calls) is no time: its columns say so. */
+  int count = sp_metric_is_count(c->metric);
+  const sp_col_t cols[] = {{count ? "base_calls" : "base_s", count ? SP_COL_RATIO : SP_COL_SEC, 14},
+                           {count ? "new_calls" : "new_s", count ? SP_COL_RATIO : SP_COL_SEC, 14},
+                           {"change_%", SP_COL_PCT, 9},
+                           {"status", SP_COL_STR, 7},
+                           {"region", SP_COL_STR, 0}};
   sp_figure_t *fb = NULL, *fn = NULL;
   int nb = 0, nn = 0;
   double wall = 0;

@@ -174,6 +174,33 @@ def case_durations_wall(pp, out):
                  % (name, h[name], h["main"]))
 
 
+def case_durations_unit(pp, out):
+    """Sub-millisecond totals: a linear axis in seconds made PLplot add its
+    exponent label ("(x10^-4)") above the axis's top left, where the margin
+    cut it: the bars read 7 for 7e-4 s. The axis is now in a unit that
+    needs none (us here), said in the title; nothing is drawn in that corner
+    and the bars keep numpy's proportions."""
+    r = {"main": [(0, 700 * US, 0)], "a": [(10 * US, 400 * US, 0)],
+         "b": [(400 * US, 650 * US, 0)]}
+    h5 = os.path.join(out, "small.h5")
+    write(h5, [r, r])
+    d = os.path.join(out, "dur")
+    run([pp, h5, "-q", "-o", d, "--plots", "durations", "--metrics", "total", "--export-data",
+         "--export-data-format", "json", "--width", "800", "--height", "600"])
+    img = read_png(os.path.join(d, "durations_plot.png"))
+    corner = img[:40, :int(0.08 * img.shape[1]), :3].astype(int)
+    dark = int((corner.max(axis=-1) < 128).sum())
+    print("dark pixels above the y axis:", dark)
+    if dark:
+        fail("something (PLplot's exponent label) is drawn above the y axis, cut by the margin")
+    h = bar_heights(img, data_rows(d)["colors"])
+    print("bar heights (px):", h)
+    for name, ns in (("a", 390 * US), ("b", 250 * US)):
+        want = h["main"] * ns / (700 * US)
+        if abs(h[name] - want) > 3:
+            fail("%s: %d px, numpy's proportion of main gives %.1f" % (name, h[name], want))
+
+
 def recur(out):
     rank = {"main": [(0, 100 * MS, 0)],
             "rec": [(10 * MS + i * 20 * US, 60 * MS - i * 20 * US, 0) for i in range(1000)]

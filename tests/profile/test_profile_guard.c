@@ -88,6 +88,7 @@ static void case_cut_finalize(void) {
 /* sp_report: refused, recording goes on, a later report and finalize work. */
 static void case_cut_report(void) {
   ASSERT(getenv("SP_SHORT_WRITE") != NULL);
+  unlink("cut_rep.h5"); /* a file there would be an earlier run's */
   setup_agg("ok_rep_final.h5");
   calls(500);
   sp_test_stderr_begin();

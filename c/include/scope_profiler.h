@@ -393,7 +393,11 @@ SP_EXPORT int sp_region_rename(int h, const char *name);
 
 /**
  * Counts n calls of region h on the calling thread without stamps (for
- * calls an extension chose not to trace); they add to num_calls.
+ * calls an extension chose not to trace); they add to num_calls. Profile
+ * mode (aggregate = 1) keeps calls with a duration and a call path only:
+ * these calls are not in the aggregates nor in sp_region_stats (with
+ * time_trace = 1 they are in the trace's num_calls; without, they are left
+ * out, said once).
  */
 SP_EXPORT void sp_region_add_calls(int h, int64_t n);
 

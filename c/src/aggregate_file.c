@@ -12,6 +12,7 @@
 #include "aggregate_file.h"
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
+#include "file_end.h"
 #include "out_temp.h"
 #include "par.h"
 
@@ -37,6 +38,7 @@ static int sp_agg_publish(const sp_agg_snap_t *s, int size, const char *path,
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our message says what failed */
   rc = sp__agg_h5_write(tmp, s, size);
+  if (!rc) rc = sp__file_end_check(tmp, path); /* HDF5 opens it to its stored end */
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
   if (!rc) rc = sp__out_publish(tmp, path, was);
   if (rc && tmp[0]) unlink(tmp);

@@ -20,6 +20,8 @@
 #include "aggregate_file.h"
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
+#include "file_end.h"
+#include "host_guard.h"
 #include "out_temp.h"
 
 #define SP_AGGSPILL_MAGIC 0x31475053u /* "SPG1" */
@@ -61,6 +63,7 @@ int sp__agg_exit_save(void) {
   if (!rc && (n < 0 || (size_t)n >= sizeof sp_saved)) rc = SP_EPATH;
   snprintf(tmp, sizeof tmp, "%s.tmp", sp_saved);
   int fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd >= 0 && fd <= 2) fd = sp__fd_above_std(fd); /* never the host's stdin/out/err */
   if (!rc && fd < 0) rc = SP_EIO;
   sp_aggspill_head_t h = {SP_AGGSPILL_MAGIC, 1, len};
   if (!rc) rc = sp_write_all(fd, (const char *)&h, sizeof h);
@@ -159,6 +162,7 @@ int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path
     if (s.rows[i].rank + 1 > size) size = s.rows[i].rank + 1;
   int rc = r->agg_files > r->unreadable ? sp__out_temp_create(path, tmp, sizeof tmp) : SP_ESPILL;
   if (!rc) rc = sp__agg_h5_write(tmp, &s, size);
+  if (!rc) rc = sp__file_end_check(tmp, path); /* HDF5 opens it to its stored end */
   if (!rc && rename(tmp, path) != 0) rc = SP_EIO;
   if (rc && rc != SP_ESPILL) unlink(tmp);
   if (!rc) {

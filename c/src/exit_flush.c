@@ -71,6 +71,8 @@ static void sp_exit_flush(void) {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the program ended without sp_finalize: the call counts of this session are lost "
             "(count-only mode keeps them in memory only)");
+  } else if (!st->cfg.time_trace) {
+    /* Profile mode alone: the aggregates saved above are all it has (said). */
   } else {
     for (sp_thread_t *t = sp__state.threads; t; t = t->next) sp__frames_drop_above(t, -1);
     sp_exit_report(sp_exit_spill_threads());

@@ -291,9 +291,25 @@ static void sp_add_calls(int h, int64_t n) {
   *calls = n >= SP_CALLS_SAT - *calls ? SP_CALLS_SAT : *calls + n; /* saturates */
 }
 
+/* Profile mode keeps calls with a duration and a call path: counted calls
+ * have neither (docs/profile-mode.md), so they go to the trace's num_calls
+ * only; without a trace they are left out, said once. */
+static void sp_add_calls_untimed_note(int64_t n) {
+  static int told;
+  if (!sp__state.cfg.aggregate || sp__state.cfg.time_trace ||
+      __atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+    return;
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+          "sp_region_add_calls: profile mode alone (time_trace = 0) keeps calls with their "
+          "durations only; %lld call(s) counted without one are not in the aggregates (this "
+          "message is not repeated)",
+          (long long)n);
+}
+
 void sp_region_add_calls(int h, int64_t n) {
   if (sp__mode == SP_MODE_OFF || n <= 0 || !sp_slow_enter()) return;
   SP_KEEP_ERRNO(sp_add_calls(h, n));
+  SP_KEEP_ERRNO(sp_add_calls_untimed_note(n));
   sp_slow_leave();
 }
 

@@ -15,5 +15,9 @@ SP_HIDDEN MPI_Comm sp__mpi_base_comm(void);
 /* Our own duplicate of it for the bounded arrival wait (mpi_arrival.c), or
  * MPI_COMM_NULL when MPI_Init did not go through the library. */
 SP_HIDDEN MPI_Comm sp__mpi_own_comm(void);
+/* Nonzero on a thread between sp__par_begin and sp__par_end (sp_report,
+ * sp_finalize): the library's own MPI calls then are not recorded as
+ * regions (profile_mpi, mpi_profile.c) in the trace or the aggregates. */
+extern SP_HIDDEN __thread int sp__mpi_own_calls;
 
 #endif

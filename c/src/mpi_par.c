@@ -22,8 +22,11 @@ typedef struct sp_mpi_impl {
 
 /* ---- finalize's collective operations ---------------------------------- */
 
+__thread int sp__mpi_own_calls;
+
 int sp__par_begin(sp_par_t *p) {
   memset(p, 0, sizeof *p);
+  sp__mpi_own_calls = 1; /* until sp__par_end: our MPI calls are not the program's */
   p->rank = 0;
   p->size = 1;
   p->ranks_per_cpu = 1;
@@ -82,6 +85,7 @@ void sp__par_end(sp_par_t *p) {
     free(m);
   }
   p->impl = NULL;
+  sp__mpi_own_calls = 0;
 }
 
 /* Gathers every rank's blob on every rank (to_all) or on rank 0 only; the

@@ -4,11 +4,12 @@
  * times its PMPI_ call as the region "MPI_<Name>". Regions are registered
  * on a call's first use in a session, so a rank's file lists only the
  * calls it made. Off (profile_mpi = 0, or no session) a wrapper costs one
- * load and branch. The library's own MPI calls in sp_finalize are not
- * recorded: the session has stopped recording by then. Open MPI's Fortran
+ * load and branch. The library's own MPI calls in sp_finalize and sp_report
+ * are not recorded (sp__mpi_own_calls, set by sp__par_begin). Open MPI's Fortran
  * bindings call PMPI_ directly, so mpi_profile_fortran.c wraps those. */
 #include <mpi.h>
 
+#include "mpi_glue.h"
 #include "sp_internal.h"
 
 static const char *const sp_mpi_names[SP_MPI_NCALLS] = {
@@ -38,7 +39,8 @@ static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
 }
 
 int sp__mpi_call_handle(sp_mpi_call_t call) {
-  if (SP_LIKELY(!sp__state.cfg.profile_mpi || sp__mode == SP_MODE_OFF)) return -1;
+  if (SP_LIKELY(!sp__state.cfg.profile_mpi || sp__mode == SP_MODE_OFF) || sp__mpi_own_calls)
+    return -1;
   if (SP_LIKELY(__atomic_load_n(&sp_mpi_handles_session, __ATOMIC_ACQUIRE) == sp__session + 1u)) {
     int h = __atomic_load_n(&sp_mpi_handles[call], __ATOMIC_ACQUIRE) - 1;
     if (SP_LIKELY(h >= 0)) return h;

@@ -105,6 +105,13 @@ static int sp_setup_session(const sp_config *cfg) {
               "(SCOPE_PROFILER_ENABLE_LIKWID=OFF); profiling continues without counters");
       st->cfg.use_likwid = 0;
     }
+    if (st->cfg.use_likwid && st->cfg.aggregate && !st->cfg.time_trace) {
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "use_likwid with profile mode alone (aggregate = 1, time_trace = 0): LIKWID's "
+              "results go into the trace file, which this mode does not write; LIKWID markers "
+              "are off for this session (time_trace = 1 keeps both)");
+      st->cfg.use_likwid = 0;
+    }
     if (st->cfg.use_likwid || st->cfg.aggregate) {
       mode = SP_MODE_GENERAL;
     } else {

@@ -17,8 +17,10 @@
  * both JSON files cost one read of the data. The reference tool's
  * aggregate files hold no stamps: there count is the call count and
  * total/average/min/max come from the figures every counted rank stores
- * (sp_reader_aggregate), null where one does not; first, last and std are
- * null. */
+ * (sp_reader_aggregate), null where one does not; first and last are
+ * null; std comes from the sums of squares of this tool's profile-mode
+ * files (sp_reader_aggregate_moments: every call path and thread of every
+ * counted rank added up), null for files without them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +89,20 @@ typedef struct sp_agg_acc {
   unsigned have; /* SP_READER_AGG_* that every one of them stores */
   int64_t calls, min, max;
   double total; /* ns */
+  int sq_pairs; /* of those, pairs with sums of squares (sq_*, over their calls) */
+  int64_t sq_calls;
+  double sq_sum, sq_sumsq; /* ns, ns^2 */
 } sp_agg_acc_t;
+
+/* The pair's sums of squares, when its file has them. */
+static void sp_agg_merge_moments(sp_agg_acc_t *a, const sp_selection_t *sel, int g, int k) {
+  sp_reader_moments_t m;
+  if (sp_reader_aggregate_moments(sel->reader, g, k, &m) != 1) return;
+  a->sq_pairs++;
+  a->sq_calls += m.calls;
+  a->sq_sum += m.sum;
+  a->sq_sumsq += m.sum_squares;
+}
 
 static void sp_agg_merge(sp_agg_acc_t *a, const sp_reader_aggregate_t *b) {
   if (!b->present) return;
@@ -118,10 +133,16 @@ static void sp_agg_json(FILE *f, const sp_agg_acc_t *a) {
                  1e-9 * (double)a->min);
   sp_put_or_null(f, "max_duration_seconds", calls && (a->have & SP_READER_AGG_MAX),
                  1e-9 * (double)a->max);
-  fputs(
-      ",\"first_duration_seconds\":null,\"last_duration_seconds\":null,"
-      "\"std_duration_seconds\":null",
-      f);
+  fputs(",\"first_duration_seconds\":null,\"last_duration_seconds\":null", f);
+  /* Known when every pair with calls has its sums of squares. */
+  int64_t with_calls = a->calls - a->sq_calls;
+  double var = 0;
+  if (a->sq_calls > 0) {
+    double n = (double)a->sq_calls, mean = a->sq_sum / n;
+    var = a->sq_sumsq / n - mean * mean;
+  }
+  sp_put_or_null(f, "std_duration_seconds", calls && with_calls == 0,
+                 1e-9 * sqrt(var > 0 ? var : 0));
   sp_put_or_null(f, "total_duration_seconds", tot, 1e-9 * a->total);
 }
 
@@ -130,13 +151,15 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tr
                           sp_acc_t *per, int64_t span[2]) {
   sp_acc_t all;
   sp_acc_init(&all);
-  sp_agg_acc_t agg = {0, 0, 0, 0, 0, 0.0};
+  sp_agg_acc_t agg;
+  memset(&agg, 0, sizeof agg);
   for (int j = 0; j < sel->nranks; j++) {
     if (sp_reader_tree_durations(t, g, j, &per[j]) < 0) return SP_EXIT_IO;
     sp_acc_merge(&all, &per[j]);
     sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
     if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
     sp_agg_merge(&agg, &ag);
+    if (ag.present) sp_agg_merge_moments(&agg, sel, g, sel->ranks[j]);
   }
   if (all.n && all.first_start < span[0]) span[0] = all.first_start;
   if (all.n && all.last_end > span[1]) span[1] = all.last_end;
@@ -155,8 +178,10 @@ static int sp_region_json(FILE *f, const sp_selection_t *sel, const sp_reader_tr
     fprintf(f, "%s\"%d\":{", first ? "" : ",", sp_reader_rank_id(sel->reader, sel->ranks[j]));
     sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
     if (per[j].n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
-    sp_agg_acc_t one = {0, 0, 0, 0, 0, 0.0};
+    sp_agg_acc_t one;
+    memset(&one, 0, sizeof one);
     sp_agg_merge(&one, &ag);
+    if (ag.present) sp_agg_merge_moments(&one, sel, g, sel->ranks[j]);
     if (one.pairs)
       sp_agg_json(f, &one);
     else

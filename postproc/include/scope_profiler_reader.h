@@ -259,6 +259,22 @@ SP_READER_EXPORT int sp_reader_aggregate(const sp_reader_t *r, int g, int k,
  *  SP_READER_EINVAL. */
 SP_READER_EXPORT int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k,
                                                   uint64_t *counts);
+/** Sums over the calls of one (region, rank) pair of scope-profiler's
+ *  aggregate files, from call_paths/{counts, inclusives, sum_squares}: the
+ *  pair's call paths and threads added together. Population variance:
+ *  sum_squares / calls - (sum / calls)^2. */
+typedef struct sp_reader_moments {
+  int64_t calls;      /**< calls */
+  double sum;         /**< ns, sum of their durations */
+  double sum_squares; /**< ns^2, sum of their squares */
+} sp_reader_moments_t;
+
+/** Fills *out for region g on rank index k. Returns 1 when the file stores
+ *  them and the pair has calls, 0 otherwise (every other file, the
+ *  reference tool's aggregate files, damaged columns: *out zeroed), or
+ *  SP_READER_EINVAL. */
+SP_READER_EXPORT int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k,
+                                                 sp_reader_moments_t *out);
 /** The value that stands for bucket b (its midpoint, within 1.6 % of every
  *  duration in it), ns; -1 for a bucket out of range. */
 SP_READER_EXPORT int64_t sp_reader_aggregate_bucket_mid(int b);

@@ -1,7 +1,8 @@
 /* reader_agg_hist.c - the duration histograms of this tool's aggregate
  * files (docs/profile-mode.md, "The file"): call_paths/{ranks, region_ids}
  * and call_path_histograms/{rows, buckets, counts}, summed per (region,
- * rank) for percentiles. Absent groups (the reference tool's own aggregate
+ * rank) for percentiles; and call_paths/{counts, inclusives, sum_squares}
+ * summed the same way for the standard deviation. Absent groups (the reference tool's own aggregate
  * files) give nothing; a group whose columns disagree in length, or whose
  * rows point outside the tables, is ignored as a whole. */
 #include <stdlib.h>
@@ -121,4 +122,48 @@ int64_t sp_reader_aggregate_percentile(const uint64_t *counts, double p) {
     if (acc >= need) return sp_reader_aggregate_bucket_mid(b);
   }
   return -1;
+}
+
+static double *sp_col_read_f64(hid_t file, const char *path, int64_t n) {
+  double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
+  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
+  if (d >= 0) H5Dclose(d);
+  if (d < 0 || rc < 0) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
+int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_moments_t *out) {
+  if (!r || !out || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks)
+    return SP_READER_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!r->aggregate) return 0;
+  int64_t np = sp_len(r->file, "call_paths/ranks");
+  if (np <= 0 || sp_len(r->file, "call_paths/region_ids") != np ||
+      sp_len(r->file, "call_paths/counts") != np || sp_len(r->file, "call_paths/inclusives") != np ||
+      sp_len(r->file, "call_paths/sum_squares") != np)
+    return 0;
+  int64_t want = sp_name_index(r->file, r->regions[g].name);
+  if (want < 0) return 0;
+  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
+  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  int64_t *cnt = sp__agg_col_read(r->file, "call_paths/counts", np);
+  int64_t *incl = sp__agg_col_read(r->file, "call_paths/inclusives", np);
+  double *sq = sp_col_read_f64(r->file, "call_paths/sum_squares", np);
+  int ok = ranks && regs && cnt && incl && sq;
+  /* Every call path of the region on the rank (all its threads): the
+   * calls, the sums and the sums of squares add up. */
+  for (int64_t i = 0; ok && i < np; i++) {
+    if (regs[i] != want || ranks[i] != r->ranks[k].id) continue;
+    ok = cnt[i] >= 0 && incl[i] >= 0 && sq[i] >= 0;
+    out->calls += cnt[i];
+    out->sum += (double)incl[i];
+    out->sum_squares += sq[i];
+  }
+  free(ranks), free(regs), free(cnt), free(incl), free(sq);
+  if (!ok) memset(out, 0, sizeof *out);
+  return ok && out->calls > 0;
 }

@@ -14,6 +14,12 @@
  *   mode_spill     time_trace=1, flush on with a tiny buffer: spill files
  *   results        a marker file in LIKWID 5's format is read back and
  *                  stored as rank<N>/likwid (SCOPE_PROFILER_LIKWID_MARKER_FILE)
+ *   mode_aggregate profile mode and the trace (aggregate=1, time_trace=1):
+ *                  markers, and the results as in `results` in the trace;
+ *                  the aggregates in mode_aggregate.aggregate.h5
+ *   mode_aggregate_alone  profile mode alone (time_trace=0), which writes no
+ *                  trace for LIKWID's results: use_likwid refused in one
+ *                  message, no marker call, the aggregates written
  * The mode cases write <case>.h5, checked by check_likwid.py. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -79,10 +85,13 @@ static void shim_expect(const char *want) {
 
 /* ---- cases ------------------------------------------------------------- */
 
+static int setup_aggregate; /* profile mode in the next setup() */
+
 static void setup(const char *file, int time_trace, int flush, int64_t limit) {
   sp_config cfg;
   sp_config_init(&cfg);
   cfg.use_likwid = 1;
+  cfg.aggregate = setup_aggregate;
   cfg.time_trace = time_trace;
   cfg.flush_to_disk = flush;
   cfg.buffer_limit = limit;
@@ -216,6 +225,32 @@ static void case_results(void) {
   unlink(path);
 }
 
+static void case_mode_aggregate(void) {
+  char path[64];
+  snprintf(path, sizeof path, "likwid_marker_agg.rank%d.txt", rank);
+  write_marker_file(path);
+  setenv("SCOPE_PROFILER_LIKWID_MARKER_FILE", path, 1);
+  setenv("LIKWID_EVENTS", "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC0,CPU_CLK_UNHALTED_CORE:FIXC1",
+         1);
+  setup_aggregate = 1;
+  case_mode("mode_aggregate.h5", 1, 0);
+  unlink(path);
+}
+
+static void case_mode_aggregate_alone(void) {
+  setup_aggregate = 1;
+  sp_test_stderr_begin();
+  setup("mode_aggregate_alone.h5", 0, 0, 1000);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "use_likwid with profile mode alone", 1);
+  free(err);
+  shim_log[0] = '\0';
+  record_pattern();
+  ASSERT(strstr(shim_log, "start") == NULL); /* no marker call */
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT(strstr(shim_log, "close") == NULL);
+}
+
 static void case_mode_count(void) { case_mode("mode_count.h5", 0, 0); }
 static void case_mode_trace(void) { case_mode("mode_trace.h5", 1, 0); }
 static void case_mode_spill(void) { case_mode("mode_spill.h5", 1, 1); }
@@ -223,7 +258,8 @@ static void case_mode_spill(void) { case_mode("mode_spill.h5", 1, 1); }
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(markers),    SP_TEST_CASE(mode_count), SP_TEST_CASE(mode_trace),
-      SP_TEST_CASE(mode_spill), SP_TEST_CASE(results),
+      SP_TEST_CASE(mode_spill), SP_TEST_CASE(results), SP_TEST_CASE(mode_aggregate),
+      SP_TEST_CASE(mode_aggregate_alone),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

@@ -1,14 +1,16 @@
 #!/usr/bin/python3
-"""check_counts.py FILE NRANKS REGION=COUNT... : an aggregate file (h5py)
-holds, on every rank, exactly COUNT calls of each REGION (reference layout
-and call_paths agree), with 0 <= min <= max and exclusive <= total."""
+"""check_counts.py FILE NRANKS [--only] REGION=COUNT... : an aggregate file
+(h5py) holds, on every rank, exactly COUNT calls of each REGION (reference
+layout and call_paths agree), with 0 <= min <= max and exclusive <= total;
+with --only, no other region has calls."""
 import sys
 
 import h5py
 import numpy as np
 
 path, nranks = sys.argv[1], int(sys.argv[2])
-want = {a.split("=")[0]: int(a.split("=")[1]) for a in sys.argv[3:]}
+only = "--only" in sys.argv[3:]
+want = {a.split("=")[0]: int(a.split("=")[1]) for a in sys.argv[3:] if a != "--only"}
 bad = []
 with h5py.File(path, "r") as f:
     if f.attrs["storage_layout"] not in ("aggregate", b"aggregate"):
@@ -23,6 +25,9 @@ with h5py.File(path, "r") as f:
         n, tot, mn, mx, ex = got[k]
         if not (0 <= mn <= mx <= tot and 0 <= ex <= tot):
             bad.append("%s: figures %s" % (k, got[k]))
+    for (r, name), fig in got.items():
+        if only and fig[0] > 0 and name not in want:
+            bad.append("rank %d %s: %d calls, none expected" % (r, name, fig[0]))
     cp = f["call_paths"]
     for r in range(nranks):
         for name, count in want.items():

@@ -10,7 +10,11 @@ rm -rf "$out" "$out.spill" "${how}_t$trace.aggregate.h5" recovered_${how}_t$trac
 if [ "$how" = term ]; then
   if SCOPE_PROFILER_FLUSH_SIGNALS=TERM "$exe" term "$trace" "$out"; then exit 1; fi
 else
-  "$exe" exit "$trace" "$out"
+  "$exe" exit "$trace" "$out" 2> exit_t$trace.err || { cat exit_t$trace.err >&2; exit 1; }
+  cat exit_t$trace.err >&2
+  # Profile mode alone names its aggregates, not a missing event spill file.
+  if [ "$trace" = 0 ] && grep -q "no event reached a spill file" exit_t$trace.err; then exit 1; fi
+  grep -q "the aggregates of this process are in" exit_t$trace.err
 fi
 test ! -e "$out"  # nothing written without sp_finalize
 ls "$out.spill"/*.aggspill

@@ -18,6 +18,18 @@
  *                                 (for TSan); exact counts once they joined
  *   test_profile api              the calls' answers without profile mode,
  *                                 sp_region_stats against known counts
+ *   test_profile mpi FILE         profile mode and trace with MPI calls as
+ *                                 regions (run with SCOPE_PROFILER_PROFILE_MPI=1):
+ *                                 MPI_STEPS steps of one MPI_Allreduce,
+ *                                 MPI_Barrier and MPI_Allgather each, an
+ *                                 sp_report to FILE.mid.h5 after MPI_MID steps;
+ *                                 the library's own MPI calls in the report
+ *                                 and in sp_finalize must not be counted
+ *   test_profile add_calls TRACE FILE  sp_region_add_calls in profile mode:
+ *                                 3 timed calls of "counted", 7 counted
+ *                                 without stamps, which the aggregates and
+ *                                 sp_region_stats leave out (the trace's
+ *                                 num_calls has them; alone, one message)
  * Exit 0 when every assertion held. */
 #define _POSIX_C_SOURCE 200809L /* kill, nanosleep */
 #include <mpi.h>
@@ -232,6 +244,66 @@ static int api(void) {
   return 0;
 }
 
+#define MPI_STEPS 6
+#define MPI_MID 3
+
+static int run_mpi(const char *file) {
+  sp_config c;
+  sp_config_init(&c);
+  c.aggregate = 1;
+  c.time_trace = 1;
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  int hstep = sp_region("mpi step");
+  char mid[4200];
+  snprintf(mid, sizeof mid, "%s.mid.h5", file);
+  for (int s = 0; s < MPI_STEPS; s++) {
+    sp_start(hstep);
+    int one = 1, sum = 0, size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *all = calloc((size_t)size, sizeof *all);
+    ASSERT(all != NULL);
+    ASSERT_EQ(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+    ASSERT_EQ(sum, size);
+    ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Allgather(&one, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+    free(all);
+    sp_stop(hstep);
+    if (s == MPI_MID - 1) ASSERT_EQ(sp_report(mid), 0);
+  }
+  sp_region_stats_t st;
+  int hred = sp_region("MPI_Allreduce");
+  ASSERT_EQ(sp_region_stats(hred, &st), 0);
+  ASSERT_EQ(st.calls, MPI_STEPS); /* the report's own MPI calls are not among them */
+  ASSERT_EQ(sp_finalize(), 0);
+  return 0;
+}
+
+static int run_add_calls(int trace, const char *file) {
+  sp_config c;
+  sp_config_init(&c);
+  c.aggregate = 1;
+  c.time_trace = trace;
+  c.file_path = file;
+  ASSERT_EQ(sp_setup(&c), 0);
+  int h = sp_region("counted");
+  for (int i = 0; i < 3; i++) {
+    sp_start(h);
+    sp_stop(h);
+  }
+  sp_test_stderr_begin();
+  sp_region_add_calls(h, 5);
+  sp_region_add_calls(h, 2);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "sp_region_add_calls: profile mode alone", trace ? 0 : 1);
+  free(err);
+  sp_region_stats_t st;
+  ASSERT_EQ(sp_region_stats(h, &st), 0);
+  ASSERT_EQ(st.calls, 3);
+  ASSERT_EQ(sp_finalize(), 0);
+  return 0;
+}
+
 static void on_fail(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 int main(int argc, char **argv) {
@@ -245,6 +317,8 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "exit") == 0) rc = run_exit(atoi(argv[2]), argv[3]);
   if (argc == 2 && strcmp(argv[1], "api") == 0) rc = api();
   if (argc == 2 && strcmp(argv[1], "concurrent") == 0) rc = concurrent();
+  if (argc == 3 && strcmp(argv[1], "mpi") == 0) rc = run_mpi(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "add_calls") == 0) rc = run_add_calls(atoi(argv[2]), argv[3]);
   if (argc == 4 && strcmp(argv[1], "term") == 0) rc = run_term(atoi(argv[2]), argv[3]);
   MPI_Finalize();
   return rc;

@@ -285,6 +285,10 @@ SP_EXPORT extern volatile int sp__enabled;
 /* Incremented by every sp_setup and sp_finalize: bindings that cache
  * handles compare it to notice that their handles are stale. */
 SP_EXPORT extern volatile unsigned sp__session;
+/* Nonzero when the running session keeps per call path statistics and no
+ * stamps (profile mode alone): the automatic function regions then time
+ * every call, since counted calls would be left out of the statistics. */
+SP_EXPORT int sp__profile_only(void);
 
 /* In C the macros shadow the functions (a function-like macro does not
  * expand inside itself) so that a disabled profiler costs one load and

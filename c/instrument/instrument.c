@@ -23,7 +23,8 @@
  *   SCOPE_PROFILER_INSTRUMENT_INCLUDE=ERE  record only functions matching
  *   SCOPE_PROFILER_INSTRUMENT_EXCLUDE=ERE  never record functions matching
  *   SCOPE_PROFILER_INSTRUMENT_MAX_CALLS=n  traced calls per function and
- *                                          thread (default 10000, 0 = no cap)
+ *                                          thread (default 10000, 0 = no cap;
+ *                                          no cap in profile mode alone)
  *   SCOPE_PROFILER_INSTRUMENT_AUTO=0|1     sp_setup at load and sp_finalize
  *                                          at exit (default 1)
  * Patterns are POSIX extended regular expressions searched in the resolved
@@ -124,7 +125,9 @@ static SP_NI void sp_settings_read(void) {
               exc);
   }
   const char *mc = getenv("SCOPE_PROFILER_INSTRUMENT_MAX_CALLS");
-  sp_max_calls = 10000;
+  /* The cap bounds a trace's size; profile mode alone keeps no trace, and
+   * its statistics would lose every call past the cap. */
+  sp_max_calls = sp__profile_only() ? INT64_MAX : 10000;
   if (mc && *mc) {
     char *end;
     long long v = strtoll(mc, &end, 10);

@@ -16,6 +16,10 @@ sp_state_t sp__state = {
 
 int sp_is_active(void) { return sp__mode != SP_MODE_OFF; }
 
+int sp__profile_only(void) {
+  return sp__mode != SP_MODE_OFF && sp__state.cfg.aggregate && !sp__state.cfg.time_trace;
+}
+
 static void sp_mode_set(int mode) {
   sp__mode = mode;
   sp__enabled = mode != SP_MODE_OFF;

@@ -2,8 +2,9 @@
  * with scope-profiler::instrument; it places no region by hand (the
  * library sets up at load and writes at exit). Calls, per function:
  *   main 1, work 5, square 20 (static: named from .symtab), fib 15
- *   (recursive: fib(5)), tiny 25, skip_me 4. */
+ *   (recursive: fib(5)), tiny 25 (INSTR_TINY_CALLS: as many), skip_me 4. */
 #include <stdio.h>
+#include <stdlib.h>
 
 int work(int i);
 int fib(int n);
@@ -28,7 +29,9 @@ int main(void) {
   volatile int acc = 0;
   for (int i = 0; i < 5; i++) acc += work(i);
   acc += fib(5) + fib(0) + fib(1) - fib(1) - fib(0); /* fib(5) = 15 calls, then 4 more */
-  for (int i = 0; i < 25; i++) acc = tiny(acc);
+  const char *tiny_calls = getenv("INSTR_TINY_CALLS");
+  int ntiny = tiny_calls ? atoi(tiny_calls) : 25;
+  for (int i = 0; i < ntiny; i++) acc = tiny(acc);
   for (int i = 0; i < 4; i++) acc = skip_me(acc);
   printf("%d\n", acc);
   return 0;

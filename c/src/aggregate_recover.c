@@ -145,7 +145,7 @@ static void sp_scan(const char *input, sp_agg_snap_t *s, sp_agg_recovery_t *r) {
   if (d) closedir(d);
 }
 
-int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path,
+int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path, int replace,
                     sp_agg_recovery_t *r) {
   memset(r, 0, sizeof *r);
   sp_agg_snap_t s;
@@ -157,19 +157,32 @@ int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path
     sp__agg_path(out_path, path, sizeof path);
   else
     snprintf(path, sizeof path, "%s", out_path);
+  struct stat sb;
+  if (!replace && lstat(path, &sb) == 0) { /* the spill files stay for a rerun with replace */
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s' exists: the aggregates are not written over it",
+            path);
+    sp__agg_snap_free(&s);
+    return SP_EPATH;
+  }
   int size = 1;
   for (int64_t i = 0; i < s.nrows; i++)
     if (s.rows[i].rank + 1 > size) size = s.rows[i].rank + 1;
   int rc = r->agg_files > r->unreadable ? sp__out_temp_create(path, tmp, sizeof tmp) : SP_ESPILL;
   if (!rc) rc = sp__agg_h5_write(tmp, &s, size);
   if (!rc) rc = sp__file_end_check(tmp, path); /* HDF5 opens it to its stored end */
-  if (!rc && rename(tmp, path) != 0) rc = SP_EIO;
-  if (rc && rc != SP_ESPILL) unlink(tmp);
+  /* As the trace's merge: never over a FIFO or device, nor over a file
+   * without replace (then kept aside under a name of its own, said so). */
+  int aside = 0;
+  if (!rc) {
+    rc = sp__out_publish_merge(tmp, path, replace);
+    aside = rc == SP_EPATH;
+  }
+  if (rc && rc != SP_ESPILL && !aside) unlink(tmp);
   if (!rc) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS, "recovered the aggregates of %d process(es) into '%s'",
             r->agg_files - r->unreadable, path);
     if (r->unreadable) rc = SP_EPARTIAL;
-  } else {
+  } else if (!aside) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "recovery of the aggregates into '%s' failed: %s", path,
             sp_strerror(rc));
   }

@@ -19,8 +19,10 @@ typedef struct sp_agg_recovery {
 
 /* sp_spill_merge: writes the aggregates of the inputs' .aggspill files to
  * out_path, or beside it (sp__agg_path) when event spill files are there
- * too. Nothing to do (0) when there are none. */
+ * too. Nothing to do (0) when there are none. An existing file at that
+ * path is replaced only with replace (SP_MERGE_REPLACE), never a FIFO or a
+ * device; otherwise the result is kept aside, as sp_spill_merge2 does. */
 SP_HIDDEN int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path,
-                              sp_agg_recovery_t *r);
+                              int replace, sp_agg_recovery_t *r);
 
 #endif

@@ -419,7 +419,7 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   /* Profile mode's aggregates (aggregate_recover.c); alone, they are all. */
   sp_agg_recovery_t agg;
-  int agg_rc = sp__agg_recover(inputs, ninputs, out_path, &agg);
+  int agg_rc = sp__agg_recover(inputs, ninputs, out_path, (flags & SP_MERGE_REPLACE) != 0, &agg);
   if (agg.agg_files > 0 && agg.event_files == 0) {
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return agg_rc;

@@ -23,3 +23,14 @@ rec=recovered_${how}_t$trace
 agg=$rec.h5
 if [ "$trace" = 1 ]; then agg=$rec.aggregate.h5; "$python" -c "import h5py,sys; f=h5py.File('$rec.h5'); sys.exit(0 if 'rank0' in f else 1)"; fi
 "$python" "$check" "$agg" "$np" step=8 compute=160 fib=200
+if [ "$trace" = 1 ] && [ "$how" = exit ]; then
+  # A file already at the aggregates' path beside OUT.h5 is not replaced without -f.
+  rm -f other_t1.h5 other_t1.aggregate.h5 other_t1.aggregate.h5.*
+  echo "keep me" > other_t1.aggregate.h5
+  if "$merge" -o other_t1.h5 "$out.spill" 2> other_t1.err; then cat other_t1.err >&2; exit 1; fi
+  cat other_t1.err >&2
+  test "$(cat other_t1.aggregate.h5)" = "keep me"
+  grep -q "not replaced" other_t1.err
+  "$merge" -f -o other_t1.h5 "$out.spill"
+  "$python" "$check" other_t1.aggregate.h5 "$np" step=8 compute=160 fib=200
+fi

@@ -43,7 +43,7 @@ static int sp_write_all(int fd, const char *p, size_t n) {
   return 0;
 }
 
-int sp__agg_exit_save(void) {
+int sp__agg_exit_save(const char *why) {
   sp_state_t *st = &sp__state;
   sp_agg_snap_t s;
   int rank = st->rank >= 0 ? st->rank : 0;
@@ -74,18 +74,19 @@ int sp__agg_exit_save(void) {
     unlink(tmp);
     sp_saved[0] = '\0';
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
-            "the program ended without sp_finalize: its aggregates could not be saved in '%s' "
-            "(%s)",
-            st->spill_dir, sp_strerror(rc));
+            "%s: its aggregates could not be saved in '%s' (%s)", why, st->spill_dir,
+            sp_strerror(rc));
   } else {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "the program ended without sp_finalize: the aggregates of this process are in '%s'; "
+            "%s: the aggregates of this process are in '%s'; "
             "rebuild the file with: scope-profiler-merge -o %s %s",
-            sp_saved, st->file_path, st->spill_dir);
+            why, sp_saved, st->file_path, st->spill_dir);
   }
   free(blob);
   return rc;
 }
+
+void sp__agg_exit_keep(void) { sp_saved[0] = '\0'; }
 
 void sp__agg_exit_forget(void) {
   if (!sp_saved[0]) return;

@@ -6,10 +6,13 @@
 #include "sp_internal.h"
 
 /* Writes this process's aggregates to <spill_dir>/rank<R>.<host>.<pid>.aggspill
- * (exit_flush.c). 0 or SP_E*. */
-SP_HIDDEN int sp__agg_exit_save(void);
+ * at exit without sp_finalize (exit_flush.c) and when sp_finalize could not
+ * write them; why begins the message. 0 or SP_E*. */
+SP_HIDDEN int sp__agg_exit_save(const char *why);
 /* sp_finalize wrote the file after all: the exit file goes. */
 SP_HIDDEN void sp__agg_exit_forget(void);
+/* The saved file is for scope-profiler-merge: no later session removes it. */
+SP_HIDDEN void sp__agg_exit_keep(void);
 
 typedef struct sp_agg_recovery {
   int agg_files;   /* .aggspill files found */

@@ -64,7 +64,8 @@ static void sp_exit_flush(void) {
   sp__enabled = 0;
   sp__writer_stop(); /* every queued buffer is in the spill file now */
   st->exit_flushed = 1;
-  if (st->cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
+  if (st->cfg.aggregate) /* profile mode: aggregate_recover.c */
+    sp__agg_exit_save("the program ended without sp_finalize");
   if (st->discard) {                          /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {

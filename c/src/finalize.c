@@ -219,6 +219,9 @@ static int sp_write_aggregates(sp_par_t *par) {
     rc = sp__agg_write(par, path, &was);
   }
   if (rc == 0) sp__agg_exit_forget(); /* written at exit, then finalized after all */
+  /* Lose nothing: what was aggregated stays recoverable, as spilled events do. */
+  if (rc != 0 && sp__agg_exit_save("sp_finalize could not write the aggregates") == 0)
+    sp__agg_exit_keep();
   return rc;
 }
 

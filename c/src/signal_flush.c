@@ -77,7 +77,8 @@ static void sp_wait_round(void) {
     }
   }
   sp__writer_drain();
-  if (sp__state.cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
+  if (sp__state.cfg.aggregate) /* profile mode: aggregate_recover.c */
+    sp__agg_exit_save("the program ended without sp_finalize");
 }
 
 static void *sp_watch(void *arg) {

@@ -76,12 +76,20 @@ static void expect_refused(int rc, char *err, const char *path) {
 /* sp_finalize: the aggregate file (time_trace = 0) loses its writes. */
 static void case_cut_finalize(void) {
   cut_armed = 1;
+  system("rm -rf cut_fin.h5.spill"); /* an earlier run's */
   setup_agg("cut_fin.h5");
   calls(1000);
   sp_test_stderr_begin();
   int rc = sp_finalize();
   char *err = sp_test_stderr_end();
   expect_refused(rc, err, "cut_fin.h5");
+  /* Nothing lost: the aggregates are saved for scope-profiler-merge
+   * (profile.guard.cut_finalize.merged rebuilds them). */
+  ASSERT(strstr(err, "sp_finalize could not write the aggregates") != NULL);
+  glob_t g;
+  ASSERT_EQ(glob("cut_fin.h5.spill/*.aggspill", 0, NULL, &g), 0);
+  ASSERT_EQ((int)g.gl_pathc, 1);
+  globfree(&g);
   free(err);
   setup_agg("ok_fin.h5"); /* the same session setup with a name the shim leaves alone */
   calls(1000);

@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """Checks `--summary --columns bytes,msgs` against h5py and numpy.
 
-usage: check_mpi_bytes_summary.py PPROC FILE
+usage: check_mpi_bytes_summary.py PPROC FILE [REPORT.html]
 
 Runs PPROC FILE --summary --columns bytes,msgs --format csv and compares
-each row with sums computed here from rank<N>/regions/<name>/bytes and
+each row (and, given REPORT.html written from FILE, its regions[].bytes
+and .msgs, absent for regions without values) with sums computed here from rank<N>/regions/<name>/bytes and
 /peer over all ranks: bytes = the sum of the positive bytes, msgs = the
 calls with peer >= 0 or bytes > 0. Regions without the datasets (user
 regions) must show "-" in both columns.
 """
 import csv
 import io
+import json
 import subprocess
 import sys
 
@@ -39,6 +41,15 @@ def main():
     fails = []
     if set(rows) != set(want):
         fails.append(f"regions {sorted(rows)} want {sorted(want)}")
+    if len(sys.argv) > 3:
+        text = open(sys.argv[3], encoding="utf-8").read()
+        head = '<script type="application/json" id="sp-data">'
+        a = text.index(head) + len(head)
+        data = json.loads(text[a:text.index("</script>", a)])
+        for reg in data["regions"]:
+            got = (reg["bytes"], reg["msgs"]) if "bytes" in reg else None
+            if got != want.get(reg["name"], "absent"):
+                fails.append(f"report {reg['name']}: bytes, msgs {got}, want {want.get(reg['name'])}")
     checked = 0
     for name, w in want.items():
         r = rows.get(name)

@@ -245,36 +245,52 @@ static int sp_put_x_source(sp_sink_t *s, const sp_local_t *l, const sp_region_of
   return 0;
 }
 
+/* Thread t's values of region h as positions *pos.. up to end. */
+static int sp_put_extras_thread(sp_sink_t *s, const sp_local_t *l, int32_t h, int32_t t,
+                                const sp_thread_t *th, const sp_region_offsets_t *o, int64_t *at,
+                                const int64_t end, sp_mpi_x_t *tmp, int64_t tmp_cap) {
+  const sp_spill_file_t *f = &l->spill;
+  int64_t pos = *at;
+  for (int64_t c = 0; c < f->nxchunks && pos < end; c++) {
+    const sp_spill_chunk_t *x = &f->xchunks[c];
+    if (x->region != h || x->thread != t) continue;
+    int rc =
+        sp_put_x_source(s, l, o, &pos, x, NULL, x->n < end - pos ? x->n : end - pos, tmp, tmp_cap);
+    if (rc != 0) return rc;
+  }
+  const sp_mpi_x_t *mem = NULL;
+  int64_t nm = th ? sp__mpi_extra_mem(th, h, &mem) : 0;
+  if (nm > end - pos) nm = end - pos;
+  int rc = nm > 0 ? sp_put_x_source(s, l, o, &pos, NULL, mem, nm, NULL, 0) : 0;
+  if (rc == 0 && pos < end) rc = sp_put_x_source(s, l, o, &pos, NULL, NULL, end - pos, NULL, 0);
+  *at = pos;
+  return rc;
+}
+
 /* Thread by thread, as sp_put_region placed the events: each thread's
  * values (spilled, then in memory) line up with its events; values
  * beyond its events are dropped, missing ones written as unknown. */
 static int sp_put_extras(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_region_offsets_t *o,
-                         sp_mpi_x_t *tmp, int64_t tmp_cap) {
+                         const int64_t *order, sp_mpi_x_t *tmp, int64_t tmp_cap) {
   const int32_t h = l->handles[i];
   const sp_spill_file_t *f = &l->spill;
+  /* The region's spilled events per thread: its run of the sorted chunks. */
+  int64_t *spilled = calloc((size_t)(l->nthreads > 0 ? l->nthreads : 1), sizeof *spilled);
+  if (!spilled) return SP_ENOMEM;
+  for (int64_t k = f->nchunks > 0 ? sp_first_chunk(f, order, h) : 0;
+       k < f->nchunks && f->chunks[order[k]].region == h; k++)
+    if (f->chunks[order[k]].thread < l->nthreads)
+      spilled[f->chunks[order[k]].thread] += f->chunks[order[k]].n;
   int64_t pos = 0;
-  for (int32_t t = 0; t < l->nthreads; t++) {
+  int rc = 0;
+  for (int32_t t = 0; rc == 0 && t < l->nthreads; t++) {
     const sp_thread_t *th = l->threads ? l->threads[t] : NULL;
-    int64_t need = 0;
-    for (int64_t c = 0; c < f->nchunks; c++)
-      if (f->chunks[c].region == h && f->chunks[c].thread == t) need += f->chunks[c].n;
+    int64_t need = spilled[t];
     if (th && h < th->nbufs) need += th->bufs[h].n;
-    const int64_t end = pos + need;
-    for (int64_t c = 0; c < f->nxchunks && pos < end; c++) {
-      const sp_spill_chunk_t *x = &f->xchunks[c];
-      if (x->region != h || x->thread != t) continue;
-      int rc = sp_put_x_source(s, l, o, &pos, x, NULL, x->n < end - pos ? x->n : end - pos, tmp,
-                               tmp_cap);
-      if (rc != 0) return rc;
-    }
-    const sp_mpi_x_t *mem = NULL;
-    int64_t nm = th ? sp__mpi_extra_mem(th, h, &mem) : 0;
-    if (nm > end - pos) nm = end - pos;
-    int rc = nm > 0 ? sp_put_x_source(s, l, o, &pos, NULL, mem, nm, NULL, 0) : 0;
-    if (rc == 0 && pos < end) rc = sp_put_x_source(s, l, o, &pos, NULL, NULL, end - pos, NULL, 0);
-    if (rc != 0) return rc;
+    rc = sp_put_extras_thread(s, l, h, t, th, o, &pos, pos + need, tmp, tmp_cap);
   }
-  return 0;
+  free(spilled);
+  return rc;
 }
 
 int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
@@ -305,7 +321,7 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
     if (l->plan.regions[i].nevents > 0) {
       rc = sp_put_region(&s, l, i, &offs[i], order, tmp, tmp_cap);
       if (rc == 0 && offs[i].bytes >= 0)
-        rc = sp_put_extras(&s, l, i, &offs[i], (sp_mpi_x_t *)(void *)tmp, tmp_cap);
+        rc = sp_put_extras(&s, l, i, &offs[i], order, (sp_mpi_x_t *)(void *)tmp, tmp_cap);
     }
   if (rc != 0) s.nblocks = 0;
   int any = 1;

@@ -3,12 +3,14 @@
  * (check_mpi_bytes_spill.py). Rank 0 sends call i (i % 7) + 1 ints; rank 1
  * receives them from MPI_ANY_SOURCE.
  *
- * usage: mpi_bytes_spill CALLS finalize|exit
+ * usage: mpi_bytes_spill CALLS finalize|exit|kill
  * exit: ends with exit() without sp_finalize or MPI_Finalize, leaving the
  * spill files to scope-profiler-merge; a barrier in an atexit handler
  * registered before sp_setup (so it runs after the library's exit flush)
- * keeps both ranks alive until both have flushed. */
+ * keeps both ranks alive until both have flushed. kill: SIGKILL after the
+ * calls (after a barrier), so only what was spilled before survives. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,10 @@ int main(int argc, char **argv) {
     if (rank == 1) MPI_Recv(buf, 8, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   if (die) exit(0);
+  if (argc > 2 && strcmp(argv[2], "kill") == 0) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    raise(SIGKILL);
+  }
   if (sp_finalize() != 0) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Finalize();
   return 0;

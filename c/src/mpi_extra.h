@@ -32,7 +32,4 @@ SP_HIDDEN int sp__mpi_extra_any(int32_t h);
 /* Appends every value t holds to the spill file (exit and signal flush). */
 SP_HIDDEN void sp__mpi_extra_flush(sp_thread_t *t);
 
-/* spill.c: one SP_SPILL_MPI_EXTRA record of n values of (region, thread). */
-SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int64_t n);
-
 #endif

@@ -104,33 +104,4 @@ static inline int32_t sp__mpi_peer(int dest) { return dest >= 0 ? dest : -1; }
  * MPI_PROC_NULL or an empty status). */
 SP_HIDDEN void sp__mpi_status_got(const MPI_Status *st, int64_t *bytes, int32_t *peer);
 
-/* ---- mpi_profile_coll.c: a collective's bytes (also for Fortran's calls);
- * s or r MPI_IN_PLACE where the caller passed it, rcs/scs NULL for the
- * forms without v ---- */
-SP_HIDDEN int64_t sp__mpi_b_bcast(int count, MPI_Datatype t);
-SP_HIDDEN int64_t sp__mpi_b_reduce(const void *s, int count, MPI_Datatype t, int root, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_twice(int count, MPI_Datatype t);
-SP_HIDDEN int64_t sp__mpi_b_gather(const void *s, int sc, MPI_Datatype st, const int *rcs, int rc,
-                                   MPI_Datatype rt, int root, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_scatter(const int *scs, int sc, MPI_Datatype st, const void *r, int rc,
-                                    MPI_Datatype rt, int root, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_allgather(const void *s, int sc, MPI_Datatype st, const int *rcs,
-                                      int rc, MPI_Datatype rt, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_alltoall(const void *s, const int *scs, int sc, MPI_Datatype st,
-                                     const int *rcs, int rc, MPI_Datatype rt, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_reduce_scatter(const int *rcs, MPI_Datatype t, MPI_Comm c);
-SP_HIDDEN int64_t sp__mpi_b_reduce_scatter_block(int rc, MPI_Datatype t, MPI_Comm c);
-
-/* ---- mpi_requests.c: receive requests until a wait or test completes them ---- */
-/* Remembers req as a pending receive (Irecv). */
-SP_HIDDEN void sp__mpi_req_recv(MPI_Request req);
-/* 1 when any of reqs[0..n) is a pending receive. */
-SP_HIDDEN int sp__mpi_req_any_recv(const MPI_Request *reqs, int n);
-/* For each i of idx[0..n) (all of 0..n-1 when idx is NULL) whose request
- * before[i] has completed (status st[i]), forgets it and, when it was a
- * receive, adds its bytes and source; *peer becomes the one source, or -1
- * when there were several. */
-SP_HIDDEN void sp__mpi_req_done(const MPI_Request *before, const int *idx, int n,
-                                const MPI_Status *st, int64_t *bytes, int32_t *peer);
-
 #endif

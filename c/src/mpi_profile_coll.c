@@ -14,6 +14,7 @@
  * (the data stays in the receive buffer). The nonblocking forms store the
  * same when they start. */
 #include "mpi_profile.h"
+#include "mpi_profile_coll.h"
 
 #define SP_INPLACE(buf) ((buf) == MPI_IN_PLACE)
 

@@ -22,7 +22,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "mpi_fortran_x.h"
+#include "mpi_profile_fortran_x.h"
 
 /* The Fortran profiling entry point `name`, looked up once. */
 static void *sp_f_lookup(void **cache, const char *name) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_fortran_x.h"
+#include "mpi_profile_fortran_x.h"
 
 #define SP_FST ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint))) /* ints of a Fortran status */
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "mpi_profile.h"
+#include "mpi_requests.h"
 
 #define SP_SEND(ID, NAME)                                                          \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mpi_profile.h"
+#include "mpi_requests.h"
 
 #define SP_ON_STACK 16
 

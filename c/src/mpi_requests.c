@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mpi_profile.h"
+#include "mpi_requests.h"
 
 #define SP_REQ_SLOTS 4096 /* power of two */
 #define SP_REQ_EMPTY 0u
@@ -43,7 +44,7 @@ void sp__mpi_req_recv(MPI_Request req) {
   uint64_t k = sp_req_key(req);
   pthread_mutex_lock(&sp_req_lock);
   if (sp_req_used == SP_REQ_SLOTS * 3 / 4) { /* rebuild without the removed entries */
-    static uint64_t keep[SP_REQ_SLOTS]; /* under the lock; not on a host thread's stack */
+    static uint64_t keep[SP_REQ_SLOTS];      /* under the lock; not on a host thread's stack */
     int n = 0;
     for (int i = 0; i < SP_REQ_SLOTS; i++)
       if (sp_req_keys[i] > SP_REQ_GONE) keep[n++] = sp_req_keys[i];

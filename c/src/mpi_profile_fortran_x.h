@@ -1,8 +1,10 @@
-/* mpi_fortran_x.h - the bytes and peer of Fortran MPI calls (mpi_profile_fortran_x.c). */
-#ifndef SP_MPI_FORTRAN_X_H
-#define SP_MPI_FORTRAN_X_H
+/* mpi_profile_fortran_x.h - the bytes and peer of Fortran MPI calls (mpi_profile_fortran_x.c). */
+#ifndef SP_MPI_PROFILE_FORTRAN_X_H
+#define SP_MPI_PROFILE_FORTRAN_X_H
 
 #include "mpi_profile.h"
+#include "mpi_profile_coll.h"
+#include "mpi_requests.h"
 
 /* How a call's arguments give its values (one kind per argument list). */
 typedef enum sp_fx_kind {

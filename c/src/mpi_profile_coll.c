@@ -22,6 +22,7 @@ int64_t sp__mpi_b_bcast(int count, MPI_Datatype t) { return sp__mpi_tbytes(count
 
 int64_t sp__mpi_b_reduce(const void *s, int count, MPI_Datatype t, int root, MPI_Comm c) {
   (void)s;
+  if (root == MPI_PROC_NULL) return 0; /* an intercommunicator's idle root-group member */
   return sp__mpi_tbytes(count, t) * (sp__mpi_is_root(root, c) ? 2 : 1);
 }
 
@@ -30,6 +31,7 @@ int64_t sp__mpi_b_twice(int count, MPI_Datatype t) { return 2 * sp__mpi_tbytes(c
 int64_t sp__mpi_b_gather(const void *s, int sc, MPI_Datatype st, const int *rcs, int rc,
                          MPI_Datatype rt, int root, MPI_Comm c) {
   int is_root = sp__mpi_is_root(root, c);
+  if (root == MPI_PROC_NULL) return 0;
   int64_t b = (is_root && SP_INPLACE(s)) || root == MPI_ROOT ? 0 : sp__mpi_tbytes(sc, st);
   if (is_root)
     b += rcs ? sp__mpi_vbytes(rcs, sp__mpi_npeers(c), rt)
@@ -40,6 +42,7 @@ int64_t sp__mpi_b_gather(const void *s, int sc, MPI_Datatype st, const int *rcs,
 int64_t sp__mpi_b_scatter(const int *scs, int sc, MPI_Datatype st, const void *r, int rc,
                           MPI_Datatype rt, int root, MPI_Comm c) {
   int is_root = sp__mpi_is_root(root, c);
+  if (root == MPI_PROC_NULL) return 0;
   int64_t b = (is_root && SP_INPLACE(r)) || root == MPI_ROOT ? 0 : sp__mpi_tbytes(rc, rt);
   if (is_root)
     b += scs ? sp__mpi_vbytes(scs, sp__mpi_npeers(c), st)

@@ -404,7 +404,7 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
-      return sp_usage_error("%s: '%s' is neither a percentile p0..p100 (at most 8) nor one of:%s",
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8) or a column of:%s",
                             name, w, sp_xcol_list());
     o->pct_names[o->npcts] = w;
     o->pcts[o->npcts++] = p;
@@ -718,7 +718,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->nxcols) && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if ((o->npcts || o->nxcols) && !o->summary)
+    return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");
@@ -726,13 +727,15 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
    * (a fixed problem) would read it wrongly. Named ones are refused, those
    * of "all" left out with a word. */
   if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP_ASKED | SP_PLOT_EFFICIENCY_ASKED)))
-    return sp_usage_error("%s", "--work-per-rank declares a weak-scaling study: speedup and "
-                                "scaling_efficiency are for a fixed problem size (strong "
-                                "scaling); leave them out of --plots");
+    return sp_usage_error("%s",
+                          "--work-per-rank declares a weak-scaling study: speedup and "
+                          "scaling_efficiency are for a fixed problem size (strong "
+                          "scaling); leave them out of --plots");
   if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY))) {
     o->plots &= ~(unsigned)(SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY);
-    sp_msg(SP_NORMAL, "--work-per-rank declares a weak-scaling study: speedup and "
-                      "scaling_efficiency (strong scaling) are not drawn");
+    sp_msg(SP_NORMAL,
+           "--work-per-rank declares a weak-scaling study: speedup and "
+           "scaling_efficiency (strong scaling) are not drawn");
   }
   if ((o->plots & SP_PLOT_EFFICIENCY_ASKED) && o->x_field && strcmp(o->x_field, "num_ranks") &&
       strcmp(o->x_field, "omp_num_threads") && strcmp(o->x_field, "total_cores"))

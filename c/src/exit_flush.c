@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "aggregate_recover.h"
+#include "mpi_extra.h"
 #include "sp_internal.h"
 
 /* Appends every thread's finished calls; returns the events flushed
@@ -31,6 +32,7 @@ static int64_t sp_exit_spill_threads(void) {
       if (t->bufs[h].n > 0) sp__thread_spill_done(t, h);
       total += t->bufs[h].spilled;
     }
+    sp__mpi_extra_flush(t);
   }
   return total;
 }

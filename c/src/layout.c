@@ -105,6 +105,18 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   return rc ? SP_EHDF5 : 0;
 }
 
+/* An MPI call region's bytes (int64) and peer (int32) datasets; o[0], o[1]
+ * their offsets (mpi_extra.h). */
+static int sp_mpi_extra_create(hid_t g, int64_t n, hid_t dcpl, int64_t *o) {
+  hid_t d = sp_dataset(g, "bytes", H5T_NATIVE_INT64, n, dcpl, &o[0]);
+  if (d < 0) return SP_EHDF5;
+  H5Dclose(d);
+  d = sp_dataset(g, "peer", H5T_NATIVE_INT32, n, dcpl, &o[1]);
+  if (d < 0) return SP_EHDF5;
+  H5Dclose(d);
+  return 0;
+}
+
 /* One region group with its attributes and datasets. */
 static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_trace, hid_t gcpl,
                             hid_t dcpl, sp_region_offsets_t *off, char *link, size_t link_cap) {
@@ -116,7 +128,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   if (g < 0) return SP_EHDF5;
   int rc = sp_attr_str(g, "name", r->name);
   rc |= sp_attr_i64(g, "num_calls", r->ncalls);
-  int64_t o[3] = {-1, -1, -1};
+  int64_t o[5] = {-1, -1, -1, -1, -1};
   if (time_trace) {
     hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
     if (d < 0)
@@ -135,11 +147,14 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
       else
         H5Dclose(d);
     }
+    if (r->mpi_extra) rc |= sp_mpi_extra_create(g, r->nevents, dcpl, &o[3]);
   }
   if (off) {
     off->start_times = o[0];
     off->end_times = o[1];
     off->thread_ids = o[2];
+    off->bytes = o[3];
+    off->peer = o[4];
   }
   H5Gclose(g);
   return rc ? SP_EHDF5 : 0;
@@ -153,7 +168,7 @@ static int64_t sp_layout_bytes(const sp_rank_plan_t *plans, int nplans) {
     bytes += 4096;
     for (int32_t i = 0; i < plans[r].nregions; i++) {
       const sp_plan_region_t *g = &plans[r].regions[i];
-      bytes += 4096 + g->nevents * (g->thread_ids ? 20 : 16);
+      bytes += 4096 + g->nevents * ((g->thread_ids ? 20 : 16) + (g->mpi_extra ? 12 : 0));
     }
   }
   return bytes;

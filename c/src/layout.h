@@ -11,6 +11,8 @@ typedef struct sp_region_offsets {
   int64_t start_times; /* -1 when the dataset has no storage (0 events) */
   int64_t end_times;
   int64_t thread_ids; /* -1 when not written */
+  int64_t bytes;      /* MPI call regions' bytes and peer (mpi_extra.h); -1 when not written */
+  int64_t peer;
 } sp_region_offsets_t;
 
 /* Creates path with fapl, the layout of all nplans plans, and returns in

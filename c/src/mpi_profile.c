@@ -1,7 +1,10 @@
 /* mpi_profile.c - MPI calls as regions (profile_mpi, SCOPE_PROFILER_PROFILE_MPI).
  *
- * PMPI interposition of the C calls listed in SP_MPI_CALLS: each wrapper
- * times its PMPI_ call as the region "MPI_<Name>". Regions are registered
+ * PMPI interposition of the C calls listed in SP_MPI_CALLS (mpi_profile.h;
+ * the wrappers are in mpi_profile_p2p.c, _coll.c, _rma_io.c): each wrapper
+ * times its PMPI_ call as the region "MPI_<Name>" and stores its bytes and
+ * peer (mpi_extra.h). This file registers the regions and holds the
+ * helpers that compute the values. Regions are registered
  * on a call's first use in a session, so a rank's file lists only the
  * calls it made. Off (profile_mpi = 0, or no session) a wrapper costs one
  * load and branch. The library's own MPI calls in sp_finalize and sp_report
@@ -11,6 +14,7 @@
 
 #include "mpi_glue.h"
 #include "sp_internal.h"
+#include "mpi_profile.h"
 
 static const char *const sp_mpi_names[SP_MPI_NCALLS] = {
 #define SP__XX(id, name) name,
@@ -48,68 +52,49 @@ int sp__mpi_call_handle(sp_mpi_call_t call) {
   return sp_mpi_register(call);
 }
 
-/* Times `call` as region id; rc holds its return value. */
-#define SP_MPI_TIMED(id, call)                       \
-  int sp_h_ = sp__mpi_call_handle(SP_MPI_CALL_##id); \
-  if (sp_h_ >= 0) sp_start(sp_h_);                   \
-  int sp_rc_ = call;                                 \
-  if (sp_h_ >= 0) sp_stop(sp_h_);                    \
-  return sp_rc_
+/* ---- the values' helpers (mpi_profile.h) ---- */
 
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  SP_MPI_TIMED(SEND, PMPI_Send(buf, count, type, dest, tag, comm));
+int64_t sp__mpi_tbytes(int64_t count, MPI_Datatype type) {
+  int size = 0;
+  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+      size < 0)
+    return 0;
+  return count * (int64_t)size;
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-             MPI_Status *status) {
-  SP_MPI_TIMED(RECV, PMPI_Recv(buf, count, type, source, tag, comm, status));
+int64_t sp__mpi_vbytes(const int *counts, int n, MPI_Datatype type) {
+  int64_t sum = 0;
+  for (int i = 0; counts && i < n; i++) sum += counts[i] > 0 ? counts[i] : 0;
+  return sp__mpi_tbytes(sum, type);
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request *req) {
-  SP_MPI_TIMED(ISEND, PMPI_Isend(buf, count, type, dest, tag, comm, req));
+int sp__mpi_npeers(MPI_Comm comm) {
+  int inter = 0, n = 0;
+  if (comm == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) return 0;
+  return n;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-              MPI_Request *req) {
-  SP_MPI_TIMED(IRECV, PMPI_Irecv(buf, count, type, source, tag, comm, req));
+int sp__mpi_rank(MPI_Comm comm) {
+  int r = -1;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &r) != MPI_SUCCESS) return -1;
+  return r;
 }
 
-int MPI_Wait(MPI_Request *req, MPI_Status *status) { SP_MPI_TIMED(WAIT, PMPI_Wait(req, status)); }
-
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
-  SP_MPI_TIMED(WAITALL, PMPI_Waitall(count, reqs, statuses));
+int sp__mpi_is_root(int root, MPI_Comm comm) {
+  if (root == MPI_ROOT) return 1; /* the root group of an intercommunicator */
+  int inter = 0;
+  if (root < 0 || comm == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  return !inter && root == sp__mpi_rank(comm);
 }
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
-                 MPI_Status *status) {
-  SP_MPI_TIMED(SENDRECV, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-                                       rtag, comm, status));
-}
-
-int MPI_Barrier(MPI_Comm comm) { SP_MPI_TIMED(BARRIER, PMPI_Barrier(comm)); }
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  SP_MPI_TIMED(BCAST, PMPI_Bcast(buf, count, type, root, comm));
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-               MPI_Comm comm) {
-  SP_MPI_TIMED(REDUCE, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm) {
-  SP_MPI_TIMED(ALLREDUCE, PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, MPI_Comm comm) {
-  SP_MPI_TIMED(ALLGATHER, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, MPI_Comm comm) {
-  SP_MPI_TIMED(ALLTOALL, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+void sp__mpi_status_got(const MPI_Status *st, int64_t *bytes, int32_t *peer) {
+  int n = 0;
+  *bytes = 0;
+  *peer = -1;
+  if (!st || st->MPI_SOURCE < 0) return; /* MPI_PROC_NULL, MPI_ANY_SOURCE: nothing matched */
+  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0) *bytes = n;
+  *peer = st->MPI_SOURCE;
 }

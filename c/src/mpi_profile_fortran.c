@@ -10,13 +10,19 @@
  * directly: a Fortran call is recorded once. Every Fortran MPI argument is
  * passed by reference, so a wrapper is its call's number of pointers.
  *
+ * Each call's bytes and peer follow the C rules: the arguments are read
+ * through the Fortran handles (MPI_Type_f2c etc.; an mpi_f08 handle is
+ * one integer too), the statuses through MPI_Status_f2c, with a status
+ * of the wrapper's own where the caller passed MPI_STATUS_IGNORE
+ * (mpi_profile_fortran_x.c).
+ *
  * The pmpi_ entry points live in libmpi_mpifh / libmpi_usempif08, which
  * C programs do not load: they are looked up with dlsym on first use. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 
-#include "sp_internal.h"
+#include "mpi_profile_fortran_x.h"
 
 /* The Fortran profiling entry point `name`, looked up once. */
 static void *sp_f_lookup(void **cache, const char *name) {
@@ -33,58 +39,157 @@ static void *sp_f_lookup(void **cache, const char *name) {
 }
 
 #define SP_P(n) void *a##n
+#define SP_PARAMS1 SP_P(1)
+#define SP_ARGS1 a1
+#define SP_ARR1 a_[0]
 #define SP_PARAMS2 SP_P(1), SP_P(2)
-#define SP_PARAMS3 SP_PARAMS2, SP_P(3)
-#define SP_PARAMS4 SP_PARAMS3, SP_P(4)
-#define SP_PARAMS6 SP_PARAMS4, SP_P(5), SP_P(6)
-#define SP_PARAMS7 SP_PARAMS6, SP_P(7)
-#define SP_PARAMS8 SP_PARAMS7, SP_P(8)
-#define SP_PARAMS13 SP_PARAMS8, SP_P(9), SP_P(10), SP_P(11), SP_P(12), SP_P(13)
 #define SP_ARGS2 a1, a2
-#define SP_ARGS3 SP_ARGS2, a3
-#define SP_ARGS4 SP_ARGS3, a4
-#define SP_ARGS6 SP_ARGS4, a5, a6
-#define SP_ARGS7 SP_ARGS6, a7
-#define SP_ARGS8 SP_ARGS7, a8
-#define SP_ARGS13 SP_ARGS8, a9, a10, a11, a12, a13
+#define SP_ARR2 a_[0], a_[1]
+#define SP_PARAMS3 SP_P(1), SP_P(2), SP_P(3)
+#define SP_ARGS3 a1, a2, a3
+#define SP_ARR3 a_[0], a_[1], a_[2]
+#define SP_PARAMS4 SP_P(1), SP_P(2), SP_P(3), SP_P(4)
+#define SP_ARGS4 a1, a2, a3, a4
+#define SP_ARR4 a_[0], a_[1], a_[2], a_[3]
+#define SP_PARAMS5 SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5)
+#define SP_ARGS5 a1, a2, a3, a4, a5
+#define SP_ARR5 a_[0], a_[1], a_[2], a_[3], a_[4]
+#define SP_PARAMS6 SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6)
+#define SP_ARGS6 a1, a2, a3, a4, a5, a6
+#define SP_ARR6 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5]
+#define SP_PARAMS7 SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7)
+#define SP_ARGS7 a1, a2, a3, a4, a5, a6, a7
+#define SP_ARR7 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6]
+#define SP_PARAMS8 SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8)
+#define SP_ARGS8 a1, a2, a3, a4, a5, a6, a7, a8
+#define SP_ARR8 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7]
+#define SP_PARAMS9 SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8), SP_P(9)
+#define SP_ARGS9 a1, a2, a3, a4, a5, a6, a7, a8, a9
+#define SP_ARR9 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7], a_[8]
+#define SP_PARAMS10 \
+  SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8), SP_P(9), SP_P(10)
+#define SP_ARGS10 a1, a2, a3, a4, a5, a6, a7, a8, a9, a10
+#define SP_ARR10 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7], a_[8], a_[9]
+#define SP_PARAMS11                                                                          \
+  SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8), SP_P(9), SP_P(10), \
+      SP_P(11)
+#define SP_ARGS11 a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11
+#define SP_ARR11 a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7], a_[8], a_[9], a_[10]
+#define SP_PARAMS12                                                                          \
+  SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8), SP_P(9), SP_P(10), \
+      SP_P(11), SP_P(12)
+#define SP_ARGS12 a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12
+#define SP_ARR12 \
+  a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7], a_[8], a_[9], a_[10], a_[11]
+#define SP_PARAMS13                                                                          \
+  SP_P(1), SP_P(2), SP_P(3), SP_P(4), SP_P(5), SP_P(6), SP_P(7), SP_P(8), SP_P(9), SP_P(10), \
+      SP_P(11), SP_P(12), SP_P(13)
+#define SP_ARGS13 a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13
+#define SP_ARR13 \
+  a_[0], a_[1], a_[2], a_[3], a_[4], a_[5], a_[6], a_[7], a_[8], a_[9], a_[10], a_[11], a_[12]
 
-/* One wrapper: fn (exported) times the call `id` and forwards to pname.
- * The last argument of every Fortran MPI call is ierror (optional in
- * mpi_f08, then NULL). */
-#define SP_F_WRAPPER(fn, pname, id, n)                                           \
+/* One wrapper: fn (exported) times the call `id`, forwards to pname and
+ * stores the values kind computes (mpi_profile_fortran_x.c: before the
+ * call it may put a status of its own into a_, after it reads them). The
+ * last argument of every Fortran MPI call is ierror (optional in mpi_f08,
+ * then NULL). */
+#define SP_F_WRAPPER(fn, pname, id, n, kind)                                     \
   SP_EXPORT void fn(SP_PARAMS##n);                                               \
   void fn(SP_PARAMS##n) {                                                        \
     static void *real;                                                           \
     void (*p)(SP_PARAMS##n) = (void (*)(SP_PARAMS##n))sp_f_lookup(&real, pname); \
+    void *a_[] = {SP_ARGS##n};                                                   \
     if (!p) {                                                                    \
-      void *ierr_[] = {SP_ARGS##n};                                              \
-      if (ierr_[n - 1]) *(MPI_Fint *)ierr_[n - 1] = MPI_ERR_OTHER;               \
+      if (a_[n - 1]) *(MPI_Fint *)a_[n - 1] = MPI_ERR_OTHER;                     \
       return;                                                                    \
     }                                                                            \
     int h_ = sp__mpi_call_handle(SP_MPI_CALL_##id);                              \
-    if (h_ >= 0) sp_start(h_);                                                   \
-    p(SP_ARGS##n);                                                               \
-    if (h_ >= 0) sp_stop(h_);                                                    \
+    if (SP_LIKELY(h_ < 0)) {                                                     \
+      p(SP_ARGS##n);                                                             \
+      return;                                                                    \
+    }                                                                            \
+    sp_fx_t x_;                                                                  \
+    sp__fx_before(SP_FX_##kind, a_, &x_);                                        \
+    int on_ = sp__mpi_begin(h_);                                                 \
+    p(SP_ARR##n);                                                                \
+    sp_stop(h_);                                                                 \
+    sp__fx_after(SP_FX_##kind, a_, &x_);                                         \
+    if (on_) sp__mpi_note(h_, x_.bytes, x_.peer);                                \
   }
 
 /* All spellings of a call: mpif.h/`use mpi` (four manglings) and mpi_f08. */
-#define SP_F_CALL(lower, upper, id, n)                     \
-  SP_F_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", id, n)  \
-  SP_F_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", id, n) \
-  SP_F_WRAPPER(mpi_##lower, "pmpi_" #lower "_", id, n)     \
-  SP_F_WRAPPER(MPI_##upper, "pmpi_" #lower "_", id, n)     \
-  SP_F_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", id, n)
+#define SP_F_CALL(lower, upper, id, n, kind)                     \
+  SP_F_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", id, n, kind)  \
+  SP_F_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", id, n, kind) \
+  SP_F_WRAPPER(mpi_##lower, "pmpi_" #lower "_", id, n, kind)     \
+  SP_F_WRAPPER(MPI_##upper, "pmpi_" #lower "_", id, n, kind)     \
+  SP_F_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", id, n, kind)
 
-SP_F_CALL(send, SEND, SEND, 7)
-SP_F_CALL(recv, RECV, RECV, 8)
-SP_F_CALL(isend, ISEND, ISEND, 8)
-SP_F_CALL(irecv, IRECV, IRECV, 8)
-SP_F_CALL(wait, WAIT, WAIT, 3)
-SP_F_CALL(waitall, WAITALL, WAITALL, 4)
-SP_F_CALL(sendrecv, SENDRECV, SENDRECV, 13)
-SP_F_CALL(barrier, BARRIER, BARRIER, 2)
-SP_F_CALL(bcast, BCAST, BCAST, 6)
-SP_F_CALL(reduce, REDUCE, REDUCE, 8)
-SP_F_CALL(allreduce, ALLREDUCE, ALLREDUCE, 7)
-SP_F_CALL(allgather, ALLGATHER, ALLGATHER, 8)
-SP_F_CALL(alltoall, ALLTOALL, ALLTOALL, 8)
+SP_F_CALL(send, SEND, SEND, 7, SEND)
+SP_F_CALL(bsend, BSEND, BSEND, 7, SEND)
+SP_F_CALL(ssend, SSEND, SSEND, 7, SEND)
+SP_F_CALL(rsend, RSEND, RSEND, 7, SEND)
+SP_F_CALL(recv, RECV, RECV, 8, RECV)
+SP_F_CALL(isend, ISEND, ISEND, 8, SEND)
+SP_F_CALL(ibsend, IBSEND, IBSEND, 8, SEND)
+SP_F_CALL(issend, ISSEND, ISSEND, 8, SEND)
+SP_F_CALL(irsend, IRSEND, IRSEND, 8, SEND)
+SP_F_CALL(irecv, IRECV, IRECV, 8, IRECV)
+SP_F_CALL(sendrecv, SENDRECV, SENDRECV, 13, SENDRECV)
+SP_F_CALL(sendrecv_replace, SENDRECV_REPLACE, SENDRECV_REPLACE, 10, SENDRECV_REPLACE)
+SP_F_CALL(probe, PROBE, PROBE, 5, PROBE)
+SP_F_CALL(iprobe, IPROBE, IPROBE, 6, IPROBE)
+SP_F_CALL(wait, WAIT, WAIT, 3, WAIT)
+SP_F_CALL(test, TEST, TEST, 4, TEST)
+SP_F_CALL(waitall, WAITALL, WAITALL, 4, WAITALL)
+SP_F_CALL(testall, TESTALL, TESTALL, 5, TESTALL)
+SP_F_CALL(waitany, WAITANY, WAITANY, 5, WAITANY)
+SP_F_CALL(testany, TESTANY, TESTANY, 6, TESTANY)
+SP_F_CALL(waitsome, WAITSOME, WAITSOME, 6, WAITSOME)
+SP_F_CALL(testsome, TESTSOME, TESTSOME, 6, WAITSOME)
+SP_F_CALL(barrier, BARRIER, BARRIER, 2, NONE)
+SP_F_CALL(ibarrier, IBARRIER, IBARRIER, 3, NONE)
+SP_F_CALL(bcast, BCAST, BCAST, 6, BCAST)
+SP_F_CALL(ibcast, IBCAST, IBCAST, 7, BCAST)
+SP_F_CALL(reduce, REDUCE, REDUCE, 8, REDUCE)
+SP_F_CALL(ireduce, IREDUCE, IREDUCE, 9, REDUCE)
+SP_F_CALL(allreduce, ALLREDUCE, ALLREDUCE, 7, TWICE)
+SP_F_CALL(iallreduce, IALLREDUCE, IALLREDUCE, 8, TWICE)
+SP_F_CALL(scan, SCAN, SCAN, 7, TWICE)
+SP_F_CALL(iscan, ISCAN, ISCAN, 8, TWICE)
+SP_F_CALL(exscan, EXSCAN, EXSCAN, 7, TWICE)
+SP_F_CALL(iexscan, IEXSCAN, IEXSCAN, 8, TWICE)
+SP_F_CALL(gather, GATHER, GATHER, 9, GATHER)
+SP_F_CALL(igather, IGATHER, IGATHER, 10, GATHER)
+SP_F_CALL(gatherv, GATHERV, GATHERV, 10, GATHERV)
+SP_F_CALL(igatherv, IGATHERV, IGATHERV, 11, GATHERV)
+SP_F_CALL(scatter, SCATTER, SCATTER, 9, SCATTER)
+SP_F_CALL(iscatter, ISCATTER, ISCATTER, 10, SCATTER)
+SP_F_CALL(scatterv, SCATTERV, SCATTERV, 10, SCATTERV)
+SP_F_CALL(iscatterv, ISCATTERV, ISCATTERV, 11, SCATTERV)
+SP_F_CALL(allgather, ALLGATHER, ALLGATHER, 8, ALLGATHER)
+SP_F_CALL(iallgather, IALLGATHER, IALLGATHER, 9, ALLGATHER)
+SP_F_CALL(allgatherv, ALLGATHERV, ALLGATHERV, 9, ALLGATHERV)
+SP_F_CALL(iallgatherv, IALLGATHERV, IALLGATHERV, 10, ALLGATHERV)
+SP_F_CALL(alltoall, ALLTOALL, ALLTOALL, 8, ALLTOALL)
+SP_F_CALL(ialltoall, IALLTOALL, IALLTOALL, 9, ALLTOALL)
+SP_F_CALL(alltoallv, ALLTOALLV, ALLTOALLV, 10, ALLTOALLV)
+SP_F_CALL(ialltoallv, IALLTOALLV, IALLTOALLV, 11, ALLTOALLV)
+SP_F_CALL(reduce_scatter, REDUCE_SCATTER, REDUCE_SCATTER, 7, REDUCE_SCATTER)
+SP_F_CALL(ireduce_scatter, IREDUCE_SCATTER, IREDUCE_SCATTER, 8, REDUCE_SCATTER)
+SP_F_CALL(reduce_scatter_block, REDUCE_SCATTER_BLOCK, REDUCE_SCATTER_BLOCK, 7, RSBLOCK)
+SP_F_CALL(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, IREDUCE_SCATTER_BLOCK, 8, RSBLOCK)
+SP_F_CALL(put, PUT, PUT, 9, RMA)
+SP_F_CALL(get, GET, GET, 9, RMA)
+SP_F_CALL(accumulate, ACCUMULATE, ACCUMULATE, 10, RMA)
+SP_F_CALL(win_fence, WIN_FENCE, WIN_FENCE, 3, NONE)
+SP_F_CALL(win_lock, WIN_LOCK, WIN_LOCK, 5, WIN_LOCK)
+SP_F_CALL(win_unlock, WIN_UNLOCK, WIN_UNLOCK, 3, WIN_UNLOCK)
+SP_F_CALL(file_write, FILE_WRITE, FILE_WRITE, 6, FILE)
+SP_F_CALL(file_read, FILE_READ, FILE_READ, 6, FILE)
+SP_F_CALL(file_write_all, FILE_WRITE_ALL, FILE_WRITE_ALL, 6, FILE)
+SP_F_CALL(file_read_all, FILE_READ_ALL, FILE_READ_ALL, 6, FILE)
+SP_F_CALL(file_write_at, FILE_WRITE_AT, FILE_WRITE_AT, 7, FILE_AT)
+SP_F_CALL(file_read_at, FILE_READ_AT, FILE_READ_AT, 7, FILE_AT)
+SP_F_CALL(file_write_at_all, FILE_WRITE_AT_ALL, FILE_WRITE_AT_ALL, 7, FILE_AT)
+SP_F_CALL(file_read_at_all, FILE_READ_AT_ALL, FILE_READ_AT_ALL, 7, FILE_AT)

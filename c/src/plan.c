@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi_extra.h"
 #include "plan.h"
 #include "serial.h"
 
@@ -83,6 +84,7 @@ int sp__local_build(sp_local_t *l, int rank) {
     r.name = e->name;
     r.len = e->len;
     if (!p->time_trace) r.nevents = 0;
+    r.mpi_extra = r.nevents > 0 && sp__mpi_extra_any(h);
     l->handles[p->nregions] = h;
     p->regions[p->nregions++] = r;
   }
@@ -119,6 +121,7 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
     sp__buf_i64(&b, r->nevents);
     sp__buf_i64(&b, r->ncalls);
     sp__buf_i64(&b, r->thread_ids);
+    sp__buf_i64(&b, r->mpi_extra);
     sp__buf_bytes(&b, r->name, r->len);
   }
   if (b.failed) {
@@ -158,6 +161,7 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
     pr->nevents = sp__rd_i64(&r);
     pr->ncalls = sp__rd_i64(&r);
     pr->thread_ids = (int32_t)sp__rd_i64(&r);
+    pr->mpi_extra = (int32_t)sp__rd_i64(&r);
     size_t n = 0;
     pr->name = sp__rd_bytes(&r, &n);
     if (!pr->name) return r.nomem ? SP_ENOMEM : SP_EMPI;

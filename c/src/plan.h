@@ -12,6 +12,8 @@ typedef struct sp_plan_region {
   /* 1: a thread other than thread 0 recorded events, so thread_ids is
    * written (without it readers take every event as thread 0's) */
   int32_t thread_ids;
+  /* 1: an MPI call region with bytes and peer per event (mpi_extra.h) */
+  int32_t mpi_extra;
   int64_t nevents; /* int64 stamps per dataset; 0 in count-only mode */
   int64_t ncalls;  /* num_calls attribute */
 } sp_plan_region_t;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi_extra.h"
 #include "par.h"
 #include "raw_write.h"
 
@@ -201,6 +202,97 @@ static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_
   return pos == l->plan.regions[i].nevents ? 0 : SP_ESPILL;
 }
 
+/* ---- MPI call regions: bytes and peer (mpi_extra.h) ---- */
+
+/* Writes values x[0..k) as positions pos.. of the bytes and peer datasets;
+ * x NULL: k values not known (bytes -1, peer -1). */
+static int sp_put_x(sp_sink_t *s, const sp_region_offsets_t *o, int64_t pos, const sp_mpi_x_t *x,
+                    int64_t k) {
+  int64_t *by = sp_block_add(s, o->bytes + pos * 8, k * 8);
+  int32_t *pe = sp_block_add(s, o->peer + pos * 4, k * 4);
+  if (!by || !pe) return SP_ENOMEM;
+  for (int64_t j = 0; j < k; j++) {
+    by[j] = x ? x[j].bytes : -1;
+    pe[j] = x ? x[j].peer : -1;
+  }
+  return 0;
+}
+
+/* Streams n values (from a chunk through tmp, from memory, or unknown). */
+static int sp_put_x_source(sp_sink_t *s, const sp_local_t *l, const sp_region_offsets_t *o,
+                           int64_t *pos, const sp_spill_chunk_t *chunk, const sp_mpi_x_t *mem,
+                           int64_t n, sp_mpi_x_t *tmp, int64_t tmp_cap) {
+  int64_t done = 0;
+  int any;
+  while (done < n) {
+    int64_t room = s->cap - s->used - 2 * 8;
+    int64_t k = room > 0 ? room / 12 : 0;
+    if (k > n - done) k = n - done;
+    if (chunk && k > tmp_cap) k = tmp_cap;
+    if (k <= 0) {
+      sp_round(s, 1, &any);
+      continue;
+    }
+    if (chunk) {
+      int rc = sp__spill_read_x(&l->spill, chunk, done, k, tmp);
+      if (rc != 0) return rc;
+    }
+    int rc = sp_put_x(s, o, *pos, chunk ? tmp : mem ? mem + done : NULL, k);
+    if (rc != 0) return rc;
+    done += k;
+    *pos += k;
+  }
+  return 0;
+}
+
+/* Thread t's values of region h as positions *pos.. up to end. */
+static int sp_put_extras_thread(sp_sink_t *s, const sp_local_t *l, int32_t h, int32_t t,
+                                const sp_thread_t *th, const sp_region_offsets_t *o, int64_t *at,
+                                const int64_t end, sp_mpi_x_t *tmp, int64_t tmp_cap) {
+  const sp_spill_file_t *f = &l->spill;
+  int64_t pos = *at;
+  for (int64_t c = 0; c < f->nxchunks && pos < end; c++) {
+    const sp_spill_chunk_t *x = &f->xchunks[c];
+    if (x->region != h || x->thread != t) continue;
+    int rc =
+        sp_put_x_source(s, l, o, &pos, x, NULL, x->n < end - pos ? x->n : end - pos, tmp, tmp_cap);
+    if (rc != 0) return rc;
+  }
+  const sp_mpi_x_t *mem = NULL;
+  int64_t nm = th ? sp__mpi_extra_mem(th, h, &mem) : 0;
+  if (nm > end - pos) nm = end - pos;
+  int rc = nm > 0 ? sp_put_x_source(s, l, o, &pos, NULL, mem, nm, NULL, 0) : 0;
+  if (rc == 0 && pos < end) rc = sp_put_x_source(s, l, o, &pos, NULL, NULL, end - pos, NULL, 0);
+  *at = pos;
+  return rc;
+}
+
+/* Thread by thread, as sp_put_region placed the events: each thread's
+ * values (spilled, then in memory) line up with its events; values
+ * beyond its events are dropped, missing ones written as unknown. */
+static int sp_put_extras(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_region_offsets_t *o,
+                         const int64_t *order, sp_mpi_x_t *tmp, int64_t tmp_cap) {
+  const int32_t h = l->handles[i];
+  const sp_spill_file_t *f = &l->spill;
+  /* The region's spilled events per thread: its run of the sorted chunks. */
+  int64_t *spilled = calloc((size_t)(l->nthreads > 0 ? l->nthreads : 1), sizeof *spilled);
+  if (!spilled) return SP_ENOMEM;
+  for (int64_t k = f->nchunks > 0 ? sp_first_chunk(f, order, h) : 0;
+       k < f->nchunks && f->chunks[order[k]].region == h; k++)
+    if (f->chunks[order[k]].thread < l->nthreads)
+      spilled[f->chunks[order[k]].thread] += f->chunks[order[k]].n;
+  int64_t pos = 0;
+  int rc = 0;
+  for (int32_t t = 0; rc == 0 && t < l->nthreads; t++) {
+    const sp_thread_t *th = l->threads ? l->threads[t] : NULL;
+    int64_t need = spilled[t];
+    if (th && h < th->nbufs) need += th->bufs[h].n;
+    rc = sp_put_extras_thread(s, l, h, t, th, o, &pos, pos + need, tmp, tmp_cap);
+  }
+  free(spilled);
+  return rc;
+}
+
 int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
                   const sp_region_offsets_t *offs, sp_raw_mode_t mode, int64_t round_bytes) {
   sp_sink_t s = {.par = par, .mode = mode, .fd = -1, .cap = round_bytes};
@@ -226,7 +318,11 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   /* Even after an error this rank takes part in every collective round
    * until all ranks are done, or the others would wait forever in it. */
   for (int32_t i = 0; rc == 0 && i < l->plan.nregions; i++)
-    if (l->plan.regions[i].nevents > 0) rc = sp_put_region(&s, l, i, &offs[i], order, tmp, tmp_cap);
+    if (l->plan.regions[i].nevents > 0) {
+      rc = sp_put_region(&s, l, i, &offs[i], order, tmp, tmp_cap);
+      if (rc == 0 && offs[i].bytes >= 0)
+        rc = sp_put_extras(&s, l, i, &offs[i], order, (sp_mpi_x_t *)(void *)tmp, tmp_cap);
+    }
   if (rc != 0) s.nblocks = 0;
   int any = 1;
   if (mode == SP_RAW_POSIX || opened) {

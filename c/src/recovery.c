@@ -46,6 +46,7 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
     r->nevents += f->chunks[c].n;
     if (f->chunks[c].n > 0 && f->chunks[c].thread != 0) r->thread_ids = 1;
   }
+  for (int64_t c = 0; c < f->nxchunks; c++) by_handle[f->xchunks[c].region].mpi_extra = 1;
   sp_rank_plan_t *p = &l->plan;
   p->rank = rank;
   p->time_trace = 1;

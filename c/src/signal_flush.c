@@ -28,6 +28,7 @@
 
 #include "aggregate_recover.h"
 #include "host_guard.h"
+#include "mpi_extra.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -180,6 +181,7 @@ void sp__signal_flush_self(void) {
   sp__writer_drain();
   for (int32_t h = 0; h < t->nbufs; h++)
     if (t->bufs[h].n > 0) sp__thread_spill_done(t, h);
+  sp__mpi_extra_flush(t);
   __atomic_add_fetch(&sp_flushed_threads, 1, __ATOMIC_RELEASE);
   char c = 0;
   ssize_t w = write(sp_pipe[1], &c, 1);

@@ -99,6 +99,7 @@ typedef struct sp_thread {
   int in_session;     /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
   struct sp_agg *agg; /* aggregate mode: its call paths (aggregate.c), else NULL */
+  struct sp_mpix *mpix; /* bytes and peers of its MPI calls (mpi_extra.c), else NULL */
   struct sp_thread *next;
 } sp_thread_t;
 
@@ -300,6 +301,10 @@ SP_HIDDEN int64_t sp__spill_events_failed(void);
 SP_HIDDEN void sp__spill_session_begin(void);
 /* In a forked child: the parent's descriptor is closed, not written. */
 SP_HIDDEN void sp__spill_fork_child(void);
+/* One SP_SPILL_MPI_EXTRA record: n values (mpi_extra.h) of (region, thread). */
+struct sp_mpi_x;
+SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct sp_mpi_x *x,
+                                  int64_t n);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
@@ -380,32 +385,7 @@ SP_HIDDEN int sp__mpi_rank_if_known(void);
  * rank that records nothing takes part too (finalize.c). */
 SP_HIDDEN int sp__par_usable(void);
 
-/* ---- mpi_profile.c: MPI calls as regions (profile_mpi) ---- */
-/* One line per call; clang-format would re-wrap the list differently on each run. */
-/* clang-format off */
-#define SP_MPI_CALLS(XX)                \
-  XX(SEND, "MPI_Send")                  \
-  XX(RECV, "MPI_Recv")                  \
-  XX(ISEND, "MPI_Isend")                \
-  XX(IRECV, "MPI_Irecv")                \
-  XX(WAIT, "MPI_Wait")                  \
-  XX(WAITALL, "MPI_Waitall")            \
-  XX(SENDRECV, "MPI_Sendrecv")          \
-  XX(BARRIER, "MPI_Barrier")            \
-  XX(BCAST, "MPI_Bcast")                \
-  XX(REDUCE, "MPI_Reduce")              \
-  XX(ALLREDUCE, "MPI_Allreduce")        \
-  XX(ALLGATHER, "MPI_Allgather")        \
-  XX(ALLTOALL, "MPI_Alltoall")
-/* clang-format on */
-typedef enum sp_mpi_call {
-#define SP__XX(id, name) SP_MPI_CALL_##id,
-  SP_MPI_CALLS(SP__XX)
-#undef SP__XX
-      SP_MPI_NCALLS
-} sp_mpi_call_t;
-/* The region of an MPI call, or -1 when MPI calls are not being recorded. */
-SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
+/* ---- mpi_profile.c: MPI calls as regions (profile_mpi): mpi_profile.h ---- */
 
 /* ---- likwid_glue.c / likwid_stub.c ----
  * Called only in SP_MODE_GENERAL (use_likwid in a LIKWID build). */

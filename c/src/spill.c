@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host_guard.h"
+#include "mpi_extra.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 
@@ -195,6 +196,19 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
   }
   pthread_mutex_unlock(&st->lock);
   return 0;
+}
+
+/* Like sp__spill_events; a failure is the caller's to count. */
+int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int64_t n) {
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(region);
+  if (rc == 0) {
+    sp_spill_events_t h = {region, thread, n};
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_EXTRA, &h, sizeof h, x, (size_t)n * sizeof *x);
+  }
+  pthread_mutex_unlock(&sp__state.lock);
+  return rc;
 }
 
 void sp__spill_close(int remove_file) {

@@ -27,7 +27,10 @@ typedef enum sp_spill_type {
   SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
   SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
   SP_SPILL_CALIB = 5,  /* int64 ticks, int64 ns: a calibration point */
-  SP_SPILL_CLOCK = 6   /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_CLOCK = 6,  /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  /* sp_spill_events_t then n x sp_mpi_x_t {int64 bytes, int32 peer, int32 0}: the
+   * values of an MPI call region's next n calls on that thread (mpi_extra.h) */
+  SP_SPILL_MPI_EXTRA = 10
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -20,14 +20,14 @@ static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
   return 0;
 }
 
-static int sp_add_chunk(sp_spill_file_t *f, sp_spill_chunk_t c) {
-  if ((f->nchunks & (f->nchunks - 1)) == 0) { /* grow at powers of two */
-    int64_t ncap = f->nchunks ? f->nchunks * 2 : 16;
-    sp_spill_chunk_t *nc = realloc(f->chunks, (size_t)ncap * sizeof *nc);
+static int sp_push_chunk(sp_spill_chunk_t **chunks, int64_t *n, sp_spill_chunk_t c) {
+  if ((*n & (*n - 1)) == 0) { /* grow at powers of two */
+    int64_t ncap = *n ? *n * 2 : 16;
+    sp_spill_chunk_t *nc = realloc(*chunks, (size_t)ncap * sizeof *nc);
     if (!nc) return SP_ENOMEM;
-    f->chunks = nc;
+    *chunks = nc;
   }
-  f->chunks[f->nchunks++] = c;
+  (*chunks)[(*n)++] = c;
   return 0;
 }
 
@@ -73,7 +73,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     if (sp_pread_all(f->fd, name, (size_t)hl[1], off + (int64_t)sizeof hl)) return SP_ESPILL;
     return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
   }
-  case SP_SPILL_EVENTS: {
+  case SP_SPILL_EVENTS:
+  case SP_SPILL_MPI_EXTRA: { /* both: a head, then n records of 16 bytes */
     sp_spill_events_t e;
     if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
     /* Division, not e.n * 16: a crafted count must not wrap into a match. */
@@ -83,7 +84,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     if (e.region < 0 || e.region >= f->nnames || !f->names[e.region]) return SP_ESPILL;
     if (e.thread < 0 || e.thread >= SP_SPILL_MAX_THREADS) return SP_ESPILL;
     sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e};
-    return sp_add_chunk(f, c);
+    if (h->type == SP_SPILL_MPI_EXTRA) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
+    return sp_push_chunk(&f->chunks, &f->nchunks, c);
   }
   case SP_SPILL_CALIB: {
     sp_calib_point_t p;
@@ -191,11 +193,18 @@ int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t 
   return sp_pread_all(f->fd, out, (size_t)count * sizeof(sp_event_t), off) ? SP_EIO : 0;
 }
 
+int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
+                     int64_t count, void *out) {
+  if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
+  return sp_pread_all(f->fd, out, (size_t)count * 16, c->offset + first * 16) ? SP_EIO : 0;
+}
+
 void sp__spill_free(sp_spill_file_t *f) {
   if (f->fd > 0) close(f->fd);
   for (int32_t i = 0; i < f->nnames; i++) free(f->names[i]);
   free(f->names);
   free(f->chunks);
+  free(f->xchunks);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

@@ -24,6 +24,8 @@ typedef struct sp_spill_file {
   sp_clock_offset_t clock[2]; /* SP_SPILL_CLOCK records; valid 0 where none */
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
+  sp_spill_chunk_t *xchunks; /* SP_SPILL_MPI_EXTRA records (mpi_extra.h), in file order */
+  int64_t nxchunks;
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */
   int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
   int64_t first_damage;  /* file offset of the first of them */
@@ -42,6 +44,9 @@ SP_HIDDEN int sp__spill_index(const char *path, sp_spill_file_t *f);
 /* Reads events [first, first+count) of a chunk, as raw ticks. */
 SP_HIDDEN int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                              int64_t count, sp_event_t *out);
+/* Reads values [first, first+count) of an MPI extras chunk (16 bytes each). */
+SP_HIDDEN int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
+                               int64_t count, void *out);
 SP_HIDDEN void sp__spill_free(sp_spill_file_t *f);
 
 #endif

@@ -163,6 +163,9 @@ static const char sp_help_text_more[] =
     "      --columns p50,p95  --summary: add percentiles of the call durations after\n"
     "                         max_s (pN, N from 0 to 100, as numpy.percentile's\n"
     "                         linear default; holds one region's durations at a time)\n"
+    "                         and named columns: bytes (MPI calls' bytes sent and\n"
+    "                         received), msgs (MPI calls with a peer or bytes > 0),\n"
+    "                         summed over ranks; \"-\" where no call has them\n"
     "      --tree             the call tree rebuilt from the stamps, per rank and\n"
     "                         thread (a call's parent is the innermost call that\n"
     "                         contains it; worker-thread calls are roots of their\n"
@@ -363,18 +366,46 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
   return -1;
 }
 
-/* --columns p50,p95,p99: percentiles (0..100) of the call durations, at most 8. */
+const sp_xcol_info_t sp_xcols[SP_XCOL_N] = {
+    [SP_XCOL_BYTES] = {"bytes"},
+    [SP_XCOL_MSGS] = {"msgs"},
+};
+
+/* A named column of sp_xcols, or -1. */
+static int sp_xcol_find(const char *w) {
+  for (int k = 0; k < SP_XCOL_N; k++)
+    if (strcmp(w, sp_xcols[k].name) == 0) return k;
+  return -1;
+}
+
+/* " bytes msgs": the named columns, for messages. */
+static const char *sp_xcol_list(void) {
+  static char list[256];
+  size_t n = 0;
+  for (int k = 0; k < SP_XCOL_N && n < sizeof list; k++)
+    n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_xcols[k].name);
+  return list;
+}
+
+/* --columns p50,p95,p99,bytes: percentiles (0..100) of the call durations,
+ * at most 8, and the named columns of sp_xcols. */
 static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   static char buf[256]; /* the names point into it; one --columns per run */
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
-  o->npcts = 0;
+  o->npcts = o->nxcols = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    int x = sp_xcol_find(w);
+    if (x >= 0 && o->nxcols < 8) {
+      o->xcols[o->nxcols++] = x;
+      continue;
+    }
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
-      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8)", name, w);
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8) or a column of:%s",
+                            name, w, sp_xcol_list());
     o->pct_names[o->npcts] = w;
     o->pcts[o->npcts++] = p;
   }
@@ -687,7 +718,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if ((o->npcts || o->nxcols) && !o->summary)
+    return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");
@@ -695,13 +727,15 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
    * (a fixed problem) would read it wrongly. Named ones are refused, those
    * of "all" left out with a word. */
   if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP_ASKED | SP_PLOT_EFFICIENCY_ASKED)))
-    return sp_usage_error("%s", "--work-per-rank declares a weak-scaling study: speedup and "
-                                "scaling_efficiency are for a fixed problem size (strong "
-                                "scaling); leave them out of --plots");
+    return sp_usage_error("%s",
+                          "--work-per-rank declares a weak-scaling study: speedup and "
+                          "scaling_efficiency are for a fixed problem size (strong "
+                          "scaling); leave them out of --plots");
   if (o->nwork_per_rank && (o->plots & (SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY))) {
     o->plots &= ~(unsigned)(SP_PLOT_SPEEDUP | SP_PLOT_SCALING_EFFICIENCY);
-    sp_msg(SP_NORMAL, "--work-per-rank declares a weak-scaling study: speedup and "
-                      "scaling_efficiency (strong scaling) are not drawn");
+    sp_msg(SP_NORMAL,
+           "--work-per-rank declares a weak-scaling study: speedup and "
+           "scaling_efficiency (strong scaling) are not drawn");
   }
   if ((o->plots & SP_PLOT_EFFICIENCY_ASKED) && o->x_field && strcmp(o->x_field, "num_ranks") &&
       strcmp(o->x_field, "omp_num_threads") && strcmp(o->x_field, "total_cores"))

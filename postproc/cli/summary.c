@@ -36,6 +36,8 @@ typedef struct sp_row {
   int64_t ndurs, capdurs;
   double pct[8];    /* --columns percentiles, ns */
   uint64_t *hist;   /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
+  int64_t xv[SP_XCOL_N]; /* --columns named columns (sp_xcols), summed */
+  int xhave;             /* pairs that had what they need (MPI bytes and peers) */
   int agg_pairs;    /* pairs with aggregate figures instead of stamps */
   unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
   int64_t agg_self; /* ns, sum of their exclusive times */
@@ -95,6 +97,7 @@ typedef struct sp_rows {
   int nranks;
   int64_t sat; /* saturations of sums */
   int keep;    /* keep durations for percentiles */
+  int mpi;     /* read MPI calls' bytes and peers (--columns bytes, msgs) */
 } sp_rows_t;
 
 static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
@@ -162,6 +165,14 @@ static void sp_row_aggregate(sp_row_t *row, int j, const sp_reader_aggregate_t *
   if ((ag->have & SP_READER_AGG_MAX) && ag->max > row->max) row->max = ag->max;
 }
 
+/* Call k of an MPI call region into the row's bytes and msgs (msgs: calls
+ * with a partner or a payload; bytes not known, -1, add nothing). */
+static void sp_row_mpi(sp_row_t *row, const sp_reader_mpi_t *m, int64_t k) {
+  if (!m->present || k >= m->n) return;
+  if (m->bytes[k] > 0) row->xv[SP_XCOL_BYTES] += m->bytes[k];
+  row->xv[SP_XCOL_MSGS] += m->peer[k] >= 0 || m->bytes[k] > 0;
+}
+
 /* Region sel->regions[i] on the j-th selected rank. */
 static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
                         sp_clamped_t *cl) {
@@ -178,7 +189,12 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   sp_row_t *row =
       sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   unsigned char *outer = malloc(iv.n > 0 ? (size_t)iv.n : 1);
+  sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
+  if (rs->mpi && sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi) < 0)
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader)); /* the columns show "-" */
+  if (row && mpi.present) row->xhave++;
   if (!row || !outer || sp_outer_calls(&iv, outer) != 0) {
+    sp_reader_mpi_free(&mpi);
     free(outer);
     sp_reader_intervals_free(&iv);
     return SP_EXIT_IO;
@@ -211,12 +227,15 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
       int tid = iv.thread_ids ? iv.thread_ids[k] : 0;
       if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) break;
       row->calls++;
+      row->xhave += mpi.present && row->xhave == 0;
     }
+    sp_row_mpi(row, &mpi, k);
     if (sp_row_add(rs, row, j, d, outer[k]) < 0) {
       row = NULL;
       break;
     }
   }
+  sp_reader_mpi_free(&mpi);
   free(outer);
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
@@ -280,7 +299,7 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
-enum { SP_SUM_MAXCOLS = 13 + 8 };
+enum { SP_SUM_MAXCOLS = 13 + 8 + 8 };
 
 /* The columns: the fixed ones, the --columns percentiles after max_s, the
  * thread with --by-thread. */
@@ -291,6 +310,8 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
+    for (int q = 0; k == 5 && q < o->nxcols; q++)
+      cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_INT, 14};
   }
   return nc;
 }
@@ -316,6 +337,8 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   c[k++] = (sp_cell_t){mx, 0, 1e-9 * (double)row->max, NULL};
   for (int q = 0; q < o->npcts; q++)
     c[k++] = (sp_cell_t){none && !(row->hist && row->pct[q] >= 0), 0, 1e-9 * row->pct[q], NULL};
+  for (int q = 0; q < o->nxcols; q++) /* "-": no pair of the row has the values */
+    c[k++] = (sp_cell_t){row->xhave == 0, row->xv[o->xcols[q]], 0, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * row->rank_mean, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
@@ -401,7 +424,7 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 }
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
-  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0};
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, o->nxcols > 0};
   sp_clamped_t clamped = {0};
   sp_reader_tree_t *t = NULL;
   /* By thread always: the % needs thread 0's roots; rows without --by-thread

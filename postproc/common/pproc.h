@@ -140,9 +140,24 @@ typedef struct sp_options {
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
+  int xcols[8]; /* --columns words other than percentiles: sp_xcol_t, in the order given */
+  int nxcols;
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
 } sp_options_t;
+
+/* --summary --columns words other than the percentiles pN: one row each of
+ * sp_xcols (options.c), which the parser and the help text read; summary.c
+ * computes and prints them after the percentiles. */
+typedef enum sp_xcol {
+  SP_XCOL_BYTES, /* MPI calls: bytes sent and received, summed */
+  SP_XCOL_MSGS,  /* MPI calls: calls with a peer >= 0 or bytes > 0 */
+  SP_XCOL_N
+} sp_xcol_t;
+typedef struct sp_xcol_info {
+  const char *name; /* the --columns word and the column's name */
+} sp_xcol_info_t;
+extern const sp_xcol_info_t sp_xcols[SP_XCOL_N];
 
 /* One Gantt lane: a region on a rank that has it. */
 typedef struct sp_lane {

@@ -616,6 +616,33 @@ SP_READER_EXPORT int sp_reader_likwid_load(sp_reader_t *r, int g, int k, sp_read
 SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
 
 /* ===================================================================== */
+/*  MPI calls' bytes and peers (SCOPE_PROFILER_PROFILE_MPI)              */
+/* ===================================================================== */
+
+/** Bytes and peer of each call of an MPI call region on one rank, in the
+ *  order of its intervals; arrays owned by the caller after
+ *  sp_reader_mpi_load(), released by sp_reader_mpi_free(). */
+typedef struct sp_reader_mpi {
+  int present;    /**< 1 if the pair has the bytes and peer datasets */
+  int64_t n;      /**< calls (the pair's intervals) */
+  int64_t *bytes; /**< n payload sizes, bytes (-1: not known) */
+  int32_t *peer;  /**< n partner ranks (-1: none, several, or a collective) */
+} sp_reader_mpi_t;
+
+/**
+ * Reads rank<N>/regions/<name>/bytes and /peer of region g on rank index k
+ * into *out. A pair without them (not an MPI call, an older file, another
+ * layout) gives 0 with out->present = 0: absence is not an error.
+ * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (a length other than the
+ * intervals', a non-integer type), SP_READER_EHDF5 or SP_READER_ENOMEM; on
+ * failure *out holds no memory.
+ */
+SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
+
+/** Frees the arrays of m and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
+
+/* ===================================================================== */
 /*  Run metadata                                                         */
 /* ===================================================================== */
 

@@ -396,6 +396,27 @@ static int sp_html_ranks(sp_html_ctx_t *x, int tiles_pass) {
   return rc;
 }
 
+/* An MPI call region's bytes and msgs over the selected ranks (as
+ * --summary --columns bytes,msgs), when some rank stores them; only regions
+ * named MPI_* are looked at, so other regions cost no lookup. */
+static void sp_html_mpi(FILE *f, const sp_selection_t *sel, int g) {
+  const char *name = sp_reader_region_name(sel->reader, g);
+  if (strncmp(name, "MPI_", 4) != 0) return;
+  int64_t bytes = 0, msgs = 0;
+  int have = 0;
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_mpi_t m;
+    if (sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &m) < 0 || !m.present) continue;
+    have = 1;
+    for (int64_t k = 0; k < m.n; k++) {
+      if (m.bytes[k] > 0) bytes += m.bytes[k];
+      msgs += m.peer[k] >= 0 || m.bytes[k] > 0;
+    }
+    sp_reader_mpi_free(&m);
+  }
+  if (have) fprintf(f, ",\"bytes\":%lld,\"msgs\":%lld", (long long)bytes, (long long)msgs);
+}
+
 static int sp_html_regions(sp_html_ctx_t *x) {
   FILE *f = x->f;
   const sp_selection_t *sel = x->sel;
@@ -422,9 +443,11 @@ static int sp_html_regions(sp_html_ctx_t *x) {
     double rk_min = r->rk_n < sel->nranks ? 0 : r->rk_min;
     fprintf(f,
             ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
-            "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d}",
+            "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d",
             (long long)r->calls, (long long)r->n, r->total, r->min, r->max, rk_min,
             r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
+    sp_html_mpi(f, sel, sel->regions[i]);
+    fputc('}', f);
   }
   fputs("]", f);
   free(names), free(rgb);

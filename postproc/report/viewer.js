@@ -418,6 +418,16 @@
   }
 
   var lastHit = null; // [start, duration] of the exact call last hovered (tests)
+
+  // An MPI call region's payload and messages over the selected ranks
+  // (regions[].bytes, .msgs; absent for other regions).
+  function mpiText(reg, sep) {
+    if (reg.bytes === undefined) return '';
+    var b = reg.bytes, u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], k = 0;
+    while (b >= 1024 && k < u.length - 1) { b /= 1024; k++; }
+    return sep + (k ? b.toFixed(1) : b) + ' ' + u[k] + ' in ' + reg.msgs + ' messages (all ranks)';
+  }
+
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
     var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
@@ -425,7 +435,7 @@
     var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
     var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
     var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
-      '   thread  ' + lane.thread + '\n';
+      '   thread  ' + lane.thread + '\n' + (reg.bytes !== undefined ? mpiText(reg, 'MPI  ') + '\n' : '');
     var src = exactSource(lane);
     if (src) {
       var k = hitExact(src, t, tol);
@@ -492,7 +502,7 @@
       sw.style.background = r.color;
       li.appendChild(sw);
       li.appendChild(document.createTextNode(r.name));
-      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total';
+      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total' + mpiText(r, ', ');
       li.onclick = function () { toggleRegion(g); };
       el.legend.appendChild(li);
     });

@@ -1,0 +1,125 @@
+/* mpi_extra.c - per-thread storage of the MPI calls' bytes and peers.
+ *
+ * Each thread keeps, per MPI call region, the values of its calls in the
+ * order they completed. Up to SP_X_CAP of them stay in memory; a full
+ * array goes to the spill file (one SP_SPILL_MPI_EXTRA record) and starts
+ * again, so memory stays bounded however many calls a run makes. Reached
+ * only from the MPI wrappers, never from sp_start/sp_stop of other
+ * regions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_extra.h"
+
+_Static_assert(sizeof(sp_mpi_x_t) == sizeof(sp_event_t), "spill records of 16 bytes");
+
+#define SP_X_FIRST 64 /* values in a region's first array */
+#define SP_X_CAP 4096 /* values kept in memory before a spill (64 KiB) */
+
+typedef struct sp_xbuf {
+  sp_mpi_x_t *x;
+  int64_t n, cap;
+  int64_t spilled; /* values of this session already in the spill file */
+} sp_xbuf_t;
+
+struct sp_mpix {
+  unsigned session; /* sp__session + 1 the values belong to */
+  int32_t nbufs;    /* entries of bufs, indexed by region handle */
+  sp_xbuf_t *bufs;
+};
+
+/* t's arrays for this session, emptied when they hold an older one's. */
+static struct sp_mpix *sp_mpix_of(sp_thread_t *t) {
+  struct sp_mpix *m = t->mpix;
+  if (!m) {
+    m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    t->mpix = m;
+  }
+  if (m->session != sp__session + 1u) {
+    for (int32_t h = 0; h < m->nbufs; h++) m->bufs[h].n = m->bufs[h].spilled = 0;
+    m->session = sp__session + 1u;
+  }
+  return m;
+}
+
+static sp_xbuf_t *sp_xbuf_of(sp_thread_t *t, int32_t h) {
+  struct sp_mpix *m = sp_mpix_of(t);
+  if (!m) return NULL;
+  if (h >= m->nbufs) {
+    int32_t ncap = m->nbufs ? m->nbufs : 16;
+    while (ncap <= h) ncap *= 2;
+    sp_xbuf_t *nb = realloc(m->bufs, (size_t)ncap * sizeof *nb);
+    if (!nb) return NULL;
+    memset(nb + m->nbufs, 0, (size_t)(ncap - m->nbufs) * sizeof *nb);
+    m->bufs = nb;
+    m->nbufs = ncap;
+  }
+  return &m->bufs[h];
+}
+
+/* Room for one more value: a larger array, or the spill file. */
+static int sp_xbuf_room(sp_thread_t *t, int32_t h, sp_xbuf_t *b) {
+  if (b->n < b->cap) return 0;
+  if (b->cap >= SP_X_CAP && sp__spill_mpi_extra(h, t->index, b->x, b->n) == 0) {
+    b->spilled += b->n;
+    b->n = 0;
+    return 0;
+  }
+  /* Spill file unusable: keep them in memory, as far as memory goes. */
+  int64_t ncap = b->cap ? b->cap * 2 : SP_X_FIRST;
+  sp_mpi_x_t *nx = realloc(b->x, (size_t)ncap * sizeof *nx);
+  if (!nx) return SP_ENOMEM;
+  b->x = nx;
+  b->cap = ncap;
+  return 0;
+}
+
+int sp__mpi_begin(int h) {
+  sp_start(h);
+  const sp_thread_t *t = sp__tls;
+  if (!t || t->depth <= 0) return 0;
+  const sp_frame_t *f = &t->stack[t->depth - 1];
+  return f->region == h && f->slot >= 0;
+}
+
+static void sp_note(int h, int64_t bytes, int32_t peer) {
+  sp_thread_t *t = sp__tls;
+  sp_xbuf_t *b = t ? sp_xbuf_of(t, h) : NULL;
+  if (b && sp_xbuf_room(t, h, b) == 0) {
+    b->x[b->n++] = (sp_mpi_x_t){bytes, peer, 0};
+  } else { /* its event stays, its values are written as unknown */
+    __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
+  }
+}
+
+void sp__mpi_note(int h, int64_t bytes, int32_t peer) { SP_KEEP_ERRNO(sp_note(h, bytes, peer)); }
+
+int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x) {
+  const struct sp_mpix *m = t ? t->mpix : NULL;
+  if (!m || m->session != sp__session + 1u || h >= m->nbufs) return 0;
+  *x = m->bufs[h].x;
+  return m->bufs[h].n;
+}
+
+int sp__mpi_extra_any(int32_t h) {
+  for (const sp_thread_t *t = sp__state.threads; t; t = t->next) {
+    const struct sp_mpix *m = t->mpix;
+    if (m && m->session == sp__session + 1u && h < m->nbufs &&
+        (m->bufs[h].n > 0 || m->bufs[h].spilled > 0))
+      return 1;
+  }
+  return 0;
+}
+
+void sp__mpi_extra_flush(sp_thread_t *t) {
+  struct sp_mpix *m = t->mpix;
+  if (!m || m->session != sp__session + 1u) return;
+  for (int32_t h = 0; h < m->nbufs; h++) {
+    sp_xbuf_t *b = &m->bufs[h];
+    if (b->n > 0 && sp__spill_mpi_extra(h, t->index, b->x, b->n) == 0) {
+      b->spilled += b->n;
+      b->n = 0;
+    }
+  }
+}

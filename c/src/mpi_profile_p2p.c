@@ -1,0 +1,138 @@
+/* mpi_profile_p2p.c - point-to-point MPI calls as regions, with bytes and peer.
+ *
+ * Sends store the bytes they send and their destination at the call that
+ * starts them (MPI_Isend too). Receives store what the status says was
+ * received: MPI_Recv at once, a nonblocking receive at the wait or test
+ * that completes it (MPI_Irecv itself stores 0 and -1), so a wildcard
+ * receive names the source it matched. A receive with MPI_STATUS_IGNORE
+ * is given a status of the wrapper's own to read. */
+#include <stdlib.h>
+
+#include "mpi_profile.h"
+#include "mpi_requests.h"
+
+#define SP_SEND(ID, NAME)                                                          \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, \
+                 MPI_Comm comm) {                                                  \
+    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm),                \
+                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));  \
+  }
+#define SP_ISEND(ID, NAME)                                                                        \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                 MPI_Request *req) {                                                              \
+    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm, req),                          \
+                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));                 \
+  }
+SP_SEND(SEND, Send)
+SP_SEND(BSEND, Bsend)
+SP_SEND(SSEND, Ssend)
+SP_SEND(RSEND, Rsend)
+SP_ISEND(ISEND, Isend)
+SP_ISEND(IBSEND, Ibsend)
+SP_ISEND(ISSEND, Issend)
+SP_ISEND(IRSEND, Irsend)
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_RECV);
+  if (SP_LIKELY(h < 0)) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+  sp_stop(h);
+  int64_t bytes;
+  int32_t peer;
+  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &peer);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_IRECV);
+  if (SP_LIKELY(h < 0)) return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  sp_stop(h);
+  if (rc == MPI_SUCCESS) sp__mpi_req_recv(*req);
+  if (on) sp__mpi_note(h, 0, -1);
+  return rc;
+}
+
+/* Sendrecv: bytes sent plus received; the peer when both sides have the
+ * same partner, else -1. */
+static void sp_sendrecv_got(int rc, const MPI_Status *st, int dest, int64_t sent, int64_t *bytes,
+                            int32_t *peer) {
+  int32_t src;
+  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, bytes, &src);
+  *bytes += dest >= 0 ? sent : 0;
+  *peer = dest < 0 ? src : (src < 0 || src == dest) ? dest : -1;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                 MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_SENDRECV);
+  if (SP_LIKELY(h < 0))
+    return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+                         status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc =
+      PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
+  sp_stop(h);
+  if (on) {
+    int64_t bytes;
+    int32_t peer;
+    sp_sendrecv_got(rc, st, dest, sp__mpi_tbytes(scount, stype), &bytes, &peer);
+    sp__mpi_note(h, bytes, peer);
+  }
+  return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int source,
+                         int rtag, MPI_Comm comm, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_SENDRECV_REPLACE);
+  if (SP_LIKELY(h < 0))
+    return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
+  sp_stop(h);
+  if (on) {
+    int64_t bytes;
+    int32_t peer;
+    sp_sendrecv_got(rc, st, dest, sp__mpi_tbytes(count, type), &bytes, &peer);
+    sp__mpi_note(h, bytes, peer);
+  }
+  return rc;
+}
+
+/* A probe moves no payload: 0 bytes, the source it found. */
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_PROBE);
+  if (SP_LIKELY(h < 0)) return PMPI_Probe(source, tag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Probe(source, tag, comm, st);
+  sp_stop(h);
+  if (on) sp__mpi_note(h, 0, rc == MPI_SUCCESS && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+  return rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_IPROBE);
+  if (SP_LIKELY(h < 0)) return PMPI_Iprobe(source, tag, comm, flag, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Iprobe(source, tag, comm, flag, st);
+  sp_stop(h);
+  if (on)
+    sp__mpi_note(h, 0, rc == MPI_SUCCESS && *flag && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+  return rc;
+}

@@ -1,0 +1,173 @@
+/* mpi_profile_wait.c - MPI's waits and tests as regions, with bytes and peer.
+ *
+ * A wait or test stores the bytes of the receives it completed (started
+ * by MPI_Irecv, mpi_requests.c) and their source: the one source, or -1
+ * when it completed receives from several or none. Sends and nonblocking
+ * collectives stored theirs when they started, so their completion adds
+ * nothing. The requests are copied before the call (MPI sets completed
+ * ones to MPI_REQUEST_NULL) and, when the caller ignores the statuses,
+ * the wrapper passes its own; both only when a receive is pending. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_profile.h"
+#include "mpi_requests.h"
+
+#define SP_ON_STACK 16
+
+/* Room for n requests and statuses: on the stack or, past SP_ON_STACK, malloc'd. */
+typedef struct sp_wait_copy {
+  MPI_Request stack_req[SP_ON_STACK];
+  MPI_Status stack_st[SP_ON_STACK];
+  MPI_Request *req;
+  MPI_Status *st;
+} sp_wait_copy_t;
+
+/* Copies reqs; *sts becomes the statuses to pass. 0 when nothing is
+ * needed (no receive pending or no memory: the call then stores 0, -1). */
+static int sp_wait_prepare(sp_wait_copy_t *c, const MPI_Request *reqs, int n, MPI_Status **sts) {
+  c->req = NULL;
+  c->st = NULL;
+  if (n <= 0 || !sp__mpi_req_any_recv(reqs, n)) return 0;
+  int big = n > SP_ON_STACK;
+  c->req = big ? malloc((size_t)n * sizeof *c->req) : c->stack_req;
+  if (*sts == MPI_STATUSES_IGNORE) c->st = big ? malloc((size_t)n * sizeof *c->st) : c->stack_st;
+  if (!c->req || (*sts == MPI_STATUSES_IGNORE && !c->st)) {
+    if (big) free(c->req), free(c->st);
+    c->req = NULL;
+    c->st = NULL;
+    return 0;
+  }
+  memcpy(c->req, reqs, (size_t)n * sizeof *c->req);
+  if (c->st) *sts = c->st;
+  return 1;
+}
+
+static void sp_wait_free(sp_wait_copy_t *c) {
+  if (c->req != c->stack_req) free(c->req);
+  if (c->st != c->stack_st) free(c->st);
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_WAIT);
+  if (SP_LIKELY(h < 0)) return PMPI_Wait(req, status);
+  MPI_Request before = *req;
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Wait(req, st);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (rc == MPI_SUCCESS) sp__mpi_req_done(&before, NULL, 1, st, &bytes, &peer);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_TEST);
+  if (SP_LIKELY(h < 0)) return PMPI_Test(req, flag, status);
+  MPI_Request before = *req;
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Test(req, flag, st);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (rc == MPI_SUCCESS && *flag) sp__mpi_req_done(&before, NULL, 1, st, &bytes, &peer);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_WAITANY);
+  if (SP_LIKELY(h < 0)) return PMPI_Waitany(n, reqs, index, status);
+  sp_wait_copy_t c;
+  MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status, *sts = MPI_STATUSES_IGNORE;
+  int pending = sp_wait_prepare(&c, reqs, n, &sts);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Waitany(n, reqs, index, st);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (pending && rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
+    sp__mpi_req_done(c.req, index, 1, st, &bytes, &peer);
+  if (pending) sp_wait_free(&c);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_TESTANY);
+  if (SP_LIKELY(h < 0)) return PMPI_Testany(n, reqs, index, flag, status);
+  sp_wait_copy_t c;
+  MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status, *sts = MPI_STATUSES_IGNORE;
+  int pending = sp_wait_prepare(&c, reqs, n, &sts);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Testany(n, reqs, index, flag, st);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (pending && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+    sp__mpi_req_done(c.req, index, 1, st, &bytes, &peer);
+  if (pending) sp_wait_free(&c);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_WAITALL);
+  if (SP_LIKELY(h < 0)) return PMPI_Waitall(n, reqs, statuses);
+  sp_wait_copy_t c;
+  MPI_Status *sts = statuses;
+  int pending = sp_wait_prepare(&c, reqs, n, &sts);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Waitall(n, reqs, sts);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (pending && rc == MPI_SUCCESS) sp__mpi_req_done(c.req, NULL, n, sts, &bytes, &peer);
+  if (pending) sp_wait_free(&c);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_TESTALL);
+  if (SP_LIKELY(h < 0)) return PMPI_Testall(n, reqs, flag, statuses);
+  sp_wait_copy_t c;
+  MPI_Status *sts = statuses;
+  int pending = sp_wait_prepare(&c, reqs, n, &sts);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Testall(n, reqs, flag, sts);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (pending && rc == MPI_SUCCESS && *flag) sp__mpi_req_done(c.req, NULL, n, sts, &bytes, &peer);
+  if (pending) sp_wait_free(&c);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+/* Waitsome and Testsome: the same, over the indices they report. */
+#define SP_SOME(ID, NAME)                                                                          \
+  int MPI_##NAME(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) { \
+    int h = sp__mpi_call_handle(SP_MPI_CALL_##ID);                                                 \
+    if (SP_LIKELY(h < 0)) return PMPI_##NAME(n, reqs, outcount, indices, statuses);                \
+    sp_wait_copy_t c;                                                                              \
+    MPI_Status *sts = statuses;                                                                    \
+    int pending = sp_wait_prepare(&c, reqs, n, &sts);                                              \
+    int on = sp__mpi_begin(h);                                                                     \
+    int rc = PMPI_##NAME(n, reqs, outcount, indices, sts);                                         \
+    sp_stop(h);                                                                                    \
+    int64_t bytes = 0;                                                                             \
+    int32_t peer = -1;                                                                             \
+    if (pending && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)                                \
+      sp__mpi_req_done(c.req, indices, *outcount, sts, &bytes, &peer);                             \
+    if (pending) sp_wait_free(&c);                                                                 \
+    if (on) sp__mpi_note(h, bytes, peer);                                                          \
+    return rc;                                                                                     \
+  }
+SP_SOME(WAITSOME, Waitsome)
+SP_SOME(TESTSOME, Testsome)

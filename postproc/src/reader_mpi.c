@@ -1,0 +1,72 @@
+/* reader_mpi.c - the bytes and peer of each MPI call (profile_mpi).
+ *
+ * Read on demand like the interval arrays; absent datasets are not an
+ * error (only MPI call regions of files recorded with
+ * SCOPE_PROFILER_PROFILE_MPI=1 have them). Their length is checked
+ * against the pair's intervals before anything is allocated. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+void sp_reader_mpi_free(sp_reader_mpi_t *m) {
+  if (!m) return;
+  free(m->bytes);
+  free(m->peer);
+  memset(m, 0, sizeof *m);
+}
+
+/* Reads the 1-D integer dataset name of g, n elements, as mem_type. */
+static int sp_mpi_read(sp_reader_t *r, hid_t g, const char *name, int64_t n, hid_t mem_type,
+                       void *buf) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a dataset", name);
+  hid_t sp = H5Dget_space(d), t = H5Dget_type(d);
+  hsize_t dims[1] = {0};
+  int ok = sp >= 0 && t >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+           H5Sget_simple_extent_dims(sp, dims, NULL) == 1 && (int64_t)dims[0] == n &&
+           H5Tget_class(t) == H5T_INTEGER;
+  int rc = ok ? 0 : sp__reader_fail(r, SP_READER_ELAYOUT,
+                                    "%s: not %lld integers (as start_times)", name, (long long)n);
+  if (rc == 0 && n > 0 && H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: read failed (truncated file?)", name);
+  if (t >= 0) H5Tclose(t);
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  return rc;
+}
+
+static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
+                             sp_reader_mpi_t *out) {
+  hid_t g = sp__reader_open_region(r, k, rr);
+  if (g < 0) return 0;
+  int rc = 0;
+  if (H5Lexists(g, "bytes", H5P_DEFAULT) > 0 && H5Lexists(g, "peer", H5P_DEFAULT) > 0) {
+    size_t n = (size_t)(rr->n > 0 ? rr->n : 1);
+    out->bytes = malloc(n * sizeof *out->bytes);
+    out->peer = malloc(n * sizeof *out->peer);
+    if (!out->bytes || !out->peer) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+    if (rc == 0) rc = sp_mpi_read(r, g, "bytes", rr->n, H5T_NATIVE_INT64, out->bytes);
+    if (rc == 0) rc = sp_mpi_read(r, g, "peer", rr->n, H5T_NATIVE_INT32, out->peer);
+    out->n = rr->n;
+    out->present = rc == 0;
+  }
+  H5Gclose(g);
+  return rc;
+}
+
+int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
+  if (!out) return SP_READER_EINVAL;
+  memset(out, 0, sizeof *out);
+  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
+    return r ? sp__reader_fail(r, SP_READER_EINVAL, "region %d / rank index %d out of range", g, k)
+             : SP_READER_EINVAL;
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr || !rr->has_times || r->columnar || r->aggregate) return 0; /* other layouts: none */
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int rc = sp_mpi_load_quiet(r, k, rr, out);
+  sp__h5_quiet_end(&q);
+  if (rc) sp_reader_mpi_free(out);
+  return rc;
+}

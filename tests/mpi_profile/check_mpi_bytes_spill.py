@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""Runs mpi_bytes_spill on 2 ranks and checks its bytes and peers with h5py.
+
+usage: check_mpi_bytes_spill.py DIR CALLS finalize|exit|kill MERGE MPIEXEC ARGS...
+
+MPIEXEC ARGS... runs the program (CALLS and the mode are appended). With
+`exit` the run leaves spill files and MERGE (scope-profiler-merge) rebuilds
+the profile from them. Either way call i of MPI_Send on rank 0 and of
+MPI_Recv on rank 1 must have ((i % 7) + 1) * 4 bytes and the other rank as
+peer, in the order of the stamps: values and events spilled at different
+moments must still line up. With `kill` (SIGKILL after the calls) only
+what was spilled survives: the events of whole buffers (multiples of the
+buffer limit, 1000, as many as were written before the kill) and the
+values of whole arrays (multiples of 4096);
+calls whose values died with the process must read bytes -1, peer -1.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+
+def main():
+    d, calls, mode, merge = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    run = sys.argv[5:] + [str(calls), mode]
+    out = os.path.join(d, "spill.h5")
+    for p in [out, out + ".merged.h5"]:
+        if os.path.exists(p):
+            os.remove(p)
+    shutil.rmtree(out + ".spill", ignore_errors=True)  # a killed run's files stay
+    env = dict(os.environ, SCOPE_PROFILER_FILE=out, SCOPE_PROFILER_PROFILE_MPI="1")
+    # exit: mpirun reports the ranks that ended without MPI_Finalize as failed
+    subprocess.run(run, env=env, check=mode == "finalize")
+    if mode != "finalize":
+        spill = out + ".spill"
+        if not os.path.isdir(spill) or not os.listdir(spill):
+            sys.exit(f"FAIL: no spill files in {spill}")
+        merged = out + ".merged.h5"
+        subprocess.run([merge, "-o", merged, spill], check=True)
+        out = merged
+    fails = []
+    with h5py.File(out, "r") as f:
+        for r, name in [(0, "MPI_Send"), (1, "MPI_Recv")]:
+            g = f[f"rank{r}/regions/{name}"]
+            s, b, p = g["start_times"][()], g["bytes"][()], g["peer"][()]
+            n = calls
+            if mode == "kill":  # whole buffers of events (those written before the kill)
+                n = len(s)
+                if n == 0 or n % 1000 or n > calls:
+                    fails.append(f"rank{r}/{name}: {n} events recovered, not whole buffers")
+                    continue
+            want = ((np.arange(n) % 7) + 1) * 4
+            wpeer = np.full(n, 1 - r)
+            if mode == "kill":
+                known = min(n, calls // 4096 * 4096)
+                want[known:] = -1
+                wpeer[known:] = -1
+            if len(s) != n or len(b) != n or len(p) != n:
+                fails.append(f"rank{r}/{name}: {len(s)} stamps, {len(b)} bytes, {len(p)} peers")
+                continue
+            if not np.all(np.diff(s) >= 0):
+                fails.append(f"rank{r}/{name}: stamps out of order")
+            if not np.array_equal(b, want):
+                bad = int(np.argmax(b != want))
+                fails.append(f"rank{r}/{name}: bytes[{bad}] = {b[bad]}, want {want[bad]}")
+            if not np.array_equal(p, wpeer):
+                bad = int(np.argmax(p != wpeer))
+                fails.append(f"rank{r}/{name}: peer[{bad}] = {p[bad]}, want {wpeer[bad]}")
+    for m in fails:
+        print("FAIL:", m, file=sys.stderr)
+    if fails:
+        sys.exit(1)
+    print(f"ok ({mode}, {calls} calls)")
+
+
+main()

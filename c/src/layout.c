@@ -19,6 +19,7 @@
 #include "file_end.h"
 #include "layout.h"
 #include "par.h"
+#include "run_meta.h"
 
 #define SP_LAYOUT_BLOCK (64 << 10)
 
@@ -101,6 +102,7 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   rc |= sp_attr_i64(g, "total_cores", (int64_t)nplans * omp);
   rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);
   rc |= sp_attr_i64(g, "events_lost", lost);
+  rc |= sp__layout_user_meta(g, plans, nplans);
   H5Gclose(g);
   return rc ? SP_EHDF5 : 0;
 }
@@ -116,6 +118,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   if (g < 0) return SP_EHDF5;
   int rc = sp_attr_str(g, "name", r->name);
   rc |= sp_attr_i64(g, "num_calls", r->ncalls);
+  rc |= sp__layout_region_source(g, r);
   int64_t o[3] = {-1, -1, -1};
   if (time_trace) {
     hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
@@ -265,6 +268,7 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
     }
     rc = sp_attr_str(rg, "hostname", plans[r].host);
     if (rc == 0) rc = sp_clock_attrs(rg, &plans[r]);
+    if (rc == 0) rc = sp__layout_rank_meta(rg, plans, nplans, r);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0) rc = SP_EHDF5;
     for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)

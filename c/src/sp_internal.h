@@ -300,6 +300,8 @@ SP_HIDDEN int64_t sp__spill_events_failed(void);
 SP_HIDDEN void sp__spill_session_begin(void);
 /* In a forked child: the parent's descriptor is closed, not written. */
 SP_HIDDEN void sp__spill_fork_child(void);
+/* Puts new run metadata into the open spill file, if one is open. */
+SP_HIDDEN void sp__spill_meta_now(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

@@ -27,7 +27,12 @@ typedef enum sp_spill_type {
   SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
   SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
   SP_SPILL_CALIB = 5,  /* int64 ticks, int64 ns: a calibration point */
-  SP_SPILL_CLOCK = 6   /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_CLOCK = 6,  /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  /* Run metadata and source locations (run_meta.c, region_source.c); far
+   * from the numbers above so that other new kinds do not collide. Readers
+   * that do not know a kind skip it. */
+  SP_SPILL_META = 16,  /* uint32 kind, key length, value length, 0; key, value bytes */
+  SP_SPILL_SOURCE = 17 /* int32 handle, uint32 length, int64 line; file name bytes */
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

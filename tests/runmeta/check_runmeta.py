@@ -98,6 +98,8 @@ def main():
     cmd = [a.writer, mode, out, exp_path]
     if a.case in ("fortran", "cpp"):
         cmd = [a.writer, out, exp_path]
+    if a.case == "py":
+        cmd = [sys.executable, a.writer, out, exp_path]
     if a.case == "mpi":
         cmd = [a.mpiexec, "-np", "4"] + cmd
     r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=240)
@@ -105,7 +107,7 @@ def main():
     check(r.returncode == 0, f"writer exit code {r.returncode}")
     # every refusal said why, prefixed
     check("scope-profiler:" in r.stderr and "holds a '/'" in r.stderr, "refusal reported")
-    if a.case != "cpp":
+    if a.case not in ("cpp", "py"):
         check("is one the library writes itself" in r.stderr and "outside a session" in r.stderr,
               "refusals reported on stderr")
     with open(exp_path, encoding="utf-8") as fh:
@@ -118,7 +120,7 @@ def main():
         check(m.returncode == 0, f"merge exit code {m.returncode}")
         exp["values"].update(exp["crash"])
     with h5py.File(out, "r") as f:
-        if a.case in ("values", "crash", "mpi", "fortran", "cpp"):
+        if a.case in ("values", "crash", "mpi", "fortran", "cpp", "py"):
             check_values(f, exp)
         if a.case == "crash":
             check(int(f["metadata"].attrs["recovered_from_spill"]) == 1, "recovered_from_spill")

@@ -280,7 +280,13 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
-enum { SP_SUM_MAXCOLS = 13 + 8 };
+/* The --columns words of options.c's table, before the region, in this order. */
+static const struct {
+  unsigned bit;
+  sp_col_t col;
+} sp_sum_named[] = {{SP_NCOL_SOURCE, {"source", SP_COL_STR, 24}}};
+enum { SP_SUM_NNAMED = sizeof sp_sum_named / sizeof sp_sum_named[0] };
+enum { SP_SUM_MAXCOLS = 13 + 8 + SP_SUM_NNAMED };
 
 /* The columns: the fixed ones, the --columns percentiles after max_s, the
  * thread with --by-thread. */
@@ -288,6 +294,8 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
   int nc = 0;
   for (int k = 0; k < 13; k++) {
     if (k == 11 && !o->by_thread) continue;
+    for (int m = 0; k == 12 && m < SP_SUM_NNAMED; m++)
+      if (o->named_cols & sp_sum_named[m].bit) cols[nc++] = sp_sum_named[m].col;
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
@@ -295,9 +303,19 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
   return nc;
 }
 
-static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *row, double roots,
+/* The cell of named column bit for row (text into buf). */
+static sp_cell_t sp_named_cell(unsigned bit, sp_reader_t *r, const sp_row_t *row, char *buf,
+                               size_t cap) {
+  sp_cell_t c = {1, 0, 0, NULL};
+  if (bit == SP_NCOL_SOURCE && sp_region_source_text(r, row->region, buf, cap))
+    c = (sp_cell_t){0, 0, 0, buf};
+  return c;
+}
+
+static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, double roots,
                          const sp_options_t *o) {
   sp_cell_t c[SP_SUM_MAXCOLS];
+  char named[SP_SUM_NNAMED][4200];
   memset(c, 0, sizeof c);
   int k = 0;
   /* Count-only or empty region: no durations were recorded ("-"); an
@@ -323,6 +341,9 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   /* %: of the ranks' wall time on thread 0, which needs the nesting (stamps) */
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
+  for (int m = 0; m < SP_SUM_NNAMED; m++)
+    if (o->named_cols & sp_sum_named[m].bit)
+      c[k++] = sp_named_cell(sp_sum_named[m].bit, r, row, named[m], sizeof named[m]);
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -371,6 +392,7 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
       "over threads, can pass it)",
       sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
+  if (o->table == SP_TABLE_TEXT) sp_run_meta_note(sel->reader, stdout);
   sp_table_begin(&tb, o->table, cols, nc, note);
   for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);
   sp_table_end(&tb);

@@ -91,6 +91,9 @@ typedef enum sp_table_format {
   SP_TABLE_JSON
 } sp_table_format_t;
 
+/* --summary --columns words other than percentiles (options.c's table). */
+enum { SP_NCOL_SOURCE = 1u << 0 };
+
 typedef struct sp_options {
   const char *file;   /* the profile to read (one of words, after expansion) */
   const char **words; /* FILE words as given (paths or quoted patterns) */
@@ -140,6 +143,7 @@ typedef struct sp_options {
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
+  unsigned named_cols; /* --columns words of sp_named_cols (options.c): SP_NCOL_* bits */
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
 } sp_options_t;
@@ -195,6 +199,16 @@ size_t sp_utf8_seq(const unsigned char *s);
  * caller adds the enclosing ones); JSON escapes quotes, backslashes and
  * controls and writes \\xNN for a bad byte (the JSON text of \xNN). */
 void sp_text_put(FILE *f, const char *text, int mode);
+
+/* run_info.c: the program's /metadata keys (not the library's own) and the
+ * regions' source locations. */
+int sp_run_meta_is_own(const char *key);
+/* Entry i of /metadata as text when it is a key of the program's; 0 otherwise. */
+int sp_run_meta_get(sp_reader_t *r, int i, char *key, size_t kcap, char *val, size_t vcap);
+/* "# run metadata: key = value; ..." lines (values cut at 70 bytes), or nothing. */
+void sp_run_meta_note(sp_reader_t *r, FILE *f);
+/* "file:line" of region g into out; 0 when it has none. */
+int sp_region_source_text(sp_reader_t *r, int g, char *out, size_t cap);
 /* Copies text into out with PLplot's escape character '#' doubled, cut
  * at max_chars characters (UTF-8 aware) with "..." appended; bytes that
  * are not UTF-8 become \xNN, controls a blank (text_safe.c). cap >= 8. */

@@ -639,6 +639,19 @@ SP_READER_EXPORT int sp_reader_metadata_count(sp_reader_t *r);
 SP_READER_EXPORT int sp_reader_metadata_entry(sp_reader_t *r, int i, char *name, size_t namecap,
                                               char *value, size_t valcap, int *kind);
 
+/**
+ * Where in the source region g is: its groups' attributes source_file and
+ * source_lineno (written by sp_region_at and the bindings' SP_SCOPE,
+ * SP_FUNCTION, Fortran sp_region(file=, line=); the reference tool writes
+ * the same), from the first rank that has the region. Writes the file
+ * into file (cap bytes, cut when longer) and the line into *line (0 when
+ * the file lacks it). Returns 1 when found, 0 when the region has none
+ * (also in the columnar layouts), SP_READER_EINVAL for a bad argument or
+ * SP_READER_ENOMEM. Cost: a few metadata reads, once per region (kept).
+ */
+SP_READER_EXPORT int sp_reader_region_source(sp_reader_t *r, int g, char *file, size_t cap,
+                                             int64_t *line);
+
 /* ===================================================================== */
 /*  Helpers                                                              */
 /* ===================================================================== */

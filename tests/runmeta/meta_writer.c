@@ -8,10 +8,12 @@
  * merge tool rebuilds the profile), mpi (with MPI: per-rank values). The
  * program writes into EXPECTED.json what it set and where its regions are
  * (its own __FILE__ and __LINE__), and checks every return code itself. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef SP_TEST_MPI
 #include <mpi.h>
@@ -154,6 +156,30 @@ int main(int argc, char **argv) {
   sp_config cfg;
   sp_config_init(&cfg);
   cfg.file_path = argv[2];
+  if (strcmp(mode, "work") == 0) { /* scaling inputs: one 2 ms region, keys of three kinds */
+    sp_config wc;
+    sp_config_init(&wc);
+    wc.file_path = argv[2];
+    EXPECT(sp_setup(&wc) == 0);
+    EXPECT(sp_metadata_set_int("work_per_rank", 5000) == 0);
+    EXPECT(sp_metadata_set_real("dt", 1.0 / size) == 0);
+    char label[32];
+    snprintf(label, sizeof label, "run-%d", size);
+    EXPECT(sp_metadata_set("label", label) == 0);
+    int h = sp_region("step");
+    for (int i = 0; i < 3; i++) {
+      sp_start(h);
+      struct timespec ms2 = {0, 2000000};
+      nanosleep(&ms2, NULL);
+      sp_stop(h);
+    }
+    fclose(expect_out);
+    EXPECT(sp_finalize() == 0);
+#ifdef SP_TEST_MPI
+    MPI_Finalize();
+#endif
+    return failures ? 1 : 0;
+  }
   int crash = strcmp(mode, "crash") == 0;
   if (crash) cfg.buffer_limit = 4; /* full buffers reach the spill file at once */
   EXPECT(sp_setup(&cfg) == 0);

@@ -205,7 +205,7 @@ void sp_text_put(FILE *f, const char *text, int mode);
 int sp_run_meta_is_own(const char *key);
 /* Entry i of /metadata as text when it is a key of the program's; 0 otherwise. */
 int sp_run_meta_get(sp_reader_t *r, int i, char *key, size_t kcap, char *val, size_t vcap);
-/* "# run metadata: key = value; ..." lines (values cut at 70 bytes), or nothing. */
+/* "# run metadata: key = value; ..." lines (keys cut at 64 bytes, values at 70), or nothing. */
 void sp_run_meta_note(sp_reader_t *r, FILE *f);
 /* "file:line" of region g into out; 0 when it has none. */
 int sp_region_source_text(sp_reader_t *r, int g, char *out, size_t cap);

@@ -30,7 +30,7 @@
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
-    'durations', 'metric', 'flame', 'flame-rank', 'flame-note'].forEach(function (id) {
+    'durations', 'metric', 'flame', 'flame-rank', 'flame-note', 'meta'].forEach(function (id) {
     el[id] = document.getElementById('sp-' + id);
   });
 
@@ -425,7 +425,7 @@
     var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
     var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
     var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
-      '   thread  ' + lane.thread + '\n';
+      '   thread  ' + lane.thread + '\n' + (reg.src ? 'source  ' + reg.src + '\n' : '');
     var src = exactSource(lane);
     if (src) {
       var k = hitExact(src, t, tol);
@@ -492,7 +492,8 @@
       sw.style.background = r.color;
       li.appendChild(sw);
       li.appendChild(document.createTextNode(r.name));
-      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total';
+      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total' +
+        (r.src ? '\nsource ' + r.src : '');
       li.onclick = function () { toggleRegion(g); };
       el.legend.appendChild(li);
     });
@@ -627,7 +628,7 @@
     var fp = tree && tree[h.c[4]] ? tree[h.c[4]].path : reg.path;
     el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + fp + '\nrank  ' + flame.rank +
       '   thread  ' + h.thread + '   depth  ' + h.c[3] + '\nstart  ' + fmtTime(h.c[0]) +
-      '\nduration  ' + fmtTime(h.c[1] - h.c[0]);
+      '\nduration  ' + fmtTime(h.c[1] - h.c[0]) + (reg.src ? '\nsource  ' + reg.src : '');
     el.tip.style.left = (e.clientX + 14) + 'px';
     el.tip.style.top = (e.clientY + 14) + 'px';
   });
@@ -726,7 +727,8 @@
       tr.setAttribute('data-name', regions[n.g].name);
       tr.setAttribute('data-region', n.g);
       tr.setAttribute('data-node', n.i);
-      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '');
+      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '') +
+        (regions[n.g].src ? '\nsource ' + regions[n.g].src : '');
       TREE_COLS.forEach(function (c, j) {
         var td = tr.insertCell();
         if (j === 0) {
@@ -741,6 +743,12 @@
           sw.style.background = regions[n.g].color;
           td.appendChild(sw);
           td.appendChild(document.createTextNode(regions[n.g].name));
+          if (regions[n.g].src) {
+            var sc = document.createElement('span');
+            sc.className = 'sp-src';
+            sc.textContent = regions[n.g].src.replace(/^.*\//, '');
+            td.appendChild(sc);
+          }
         } else {
           td.textContent = treeCell(n, c[0]);
         }
@@ -827,6 +835,16 @@
   }
 
   el.file.textContent = D.file;
+  // The program's run metadata (sp_metadata_set): one row per key.
+  if (D.meta && D.meta.length) {
+    D.meta.forEach(function (m) {
+      var tr = el.meta.insertRow(), th = document.createElement('th');
+      th.textContent = m.k;
+      tr.appendChild(th);
+      tr.insertCell().textContent = m.v.length > 300 ? m.v.slice(0, 299) + '\u2026' : m.v;
+    });
+    el.meta.hidden = false;
+  }
   el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
     ' lanes, ' + D.counts.intervals + ' intervals' +
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +

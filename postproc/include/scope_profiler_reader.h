@@ -606,7 +606,7 @@ SP_READER_EXPORT void sp_reader_likwid_free(sp_reader_likwid_t *lw);
 /**
  * Writes the scalar attribute name of the file's /metadata group into out
  * (cap bytes, always NUL-terminated, cut when longer) as text: integers in
- * decimal, floats in the shortest of %.15g..%.17g that reads back exactly,
+ * decimal, floats in the shortest %.Ng (N <= 17) that reads back exactly,
  * strings as stored. The core writes mpi_size, omp_num_threads,
  * total_cores, hostname, timestamp and more, the program its own
  * (sp_metadata_set); the reference tool its own keys.
@@ -619,7 +619,7 @@ SP_READER_EXPORT int sp_reader_metadata(sp_reader_t *r, const char *name, char *
 enum {
   SP_READER_META_OTHER = 0,  /**< not a scalar number or string (array, compound) */
   SP_READER_META_INT = 1,    /**< integer: value in decimal */
-  SP_READER_META_FLOAT = 2,  /**< floating point: shortest %.15g..%.17g that reads back */
+  SP_READER_META_FLOAT = 2,  /**< floating point: shortest %.Ng (N <= 17) that reads back */
   SP_READER_META_STRING = 3  /**< string: value as stored */
 };
 

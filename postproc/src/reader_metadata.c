@@ -8,7 +8,7 @@
 #include "reader_internal.h"
 
 /* The scalar attribute a as text: integers in decimal, floats in the
- * shortest of %.15g..%.17g that reads back exactly,
+ * shortest %.Ng (N <= 17) that reads back exactly,
  * strings as stored. Returns 0, or -1 for another type or shape. kind, if
  * not NULL, receives its SP_READER_META_* kind. */
 static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t cap, int *kind) {
@@ -21,11 +21,11 @@ static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t 
       if (H5Aread(a, H5T_NATIVE_LLONG, &v) >= 0) rc = snprintf(out, cap, "%lld", v) < 0 ? -1 : 0;
     } else if (c == H5T_FLOAT) {
       double v;
-      /* The shortest of %.15g..%.17g that reads back as v (1e+300, not
+      /* The shortest %.Ng that reads back as v (1e+300, not
        * 1.0000000000000001e+300). */
       if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0) {
         char buf[40];
-        for (int prec = 15; prec <= 17; prec++) {
+        for (int prec = 1; prec <= 17; prec++) {
           snprintf(buf, sizeof buf, "%.*g", prec, v);
           if (strtod(buf, NULL) == v) break;
         }

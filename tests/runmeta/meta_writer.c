@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
   set_values(rank);
   expect_values();
   regions_with_source();
-  if (strcmp(mode, "mpi") == 0) {
+  if (strcmp(mode, "mpi") == 0 || (crash && size > 1)) {
     EXPECT(sp_metadata_set_int("rank_value", rank) == 0);
     EXPECT(sp_metadata_set("same", "all") == 0);
     if (rank == 2) EXPECT(sp_metadata_set_real("only_rank2", 2.5) == 0);
@@ -205,6 +205,9 @@ int main(int argc, char **argv) {
     fprintf(expect_out, "\"end\": 1}\n");
     fclose(expect_out);
     fflush(stderr);
+#ifdef SP_TEST_MPI
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has spilled before the first one dies */
+#endif
     _exit(failures ? 1 : 0); /* no finalize, no exit flush: the spill file as a crash leaves it */
   }
   fprintf(expect_out, "\"end\": 1}\n");

@@ -462,14 +462,15 @@ SP_EXPORT int sp_flush_on_signal(int signum);
  * Setting a key again replaces its value. Kept in the spill file as soon as
  * one exists, so scope-profiler-merge recovers it after a crash.
  * Under MPI each rank sets its own: /metadata holds the lowest rank's value
- * of each key, and rank<N>/metadata the keys whose value differs on rank N.
+ * of each key, and rank<N>/metadata the keys whose value differs on rank N
+ * (profile mode's aggregate file: rank 0's keys).
  *
  * Rules: key 1..255 bytes of UTF-8 without '/' (and without NUL), not one
  * of the keys the library writes itself (mpi_size, hostname, timestamp,
  * library_version, clock, clock_source, recovered_from_spill, omp_threads,
- * omp_num_threads, total_cores, time_trace, events_lost); a string value
- * at most 65535 bytes of UTF-8 without NUL; a real finite; at most 256 keys
- * a session. Returns 0, SP_EINVAL (a rule broken), SP_ENOTSETUP (before
+ * omp_num_threads, total_cores, time_trace, events_lost,
+ * scope_profiler_version); a string value at most 65535 bytes of UTF-8
+ * without NUL; a real finite; at most 256 keys a session. Returns 0, SP_EINVAL (a rule broken), SP_ENOTSETUP (before
  * sp_setup or after sp_finalize), SP_ETOOMANY (a 257th key) or SP_ENOMEM;
  * each refusal is said in a scope-profiler: message and changes nothing.
  * Thread-safe; takes a lock (not for the hot path).

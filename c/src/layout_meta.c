@@ -86,6 +86,12 @@ int sp__layout_rank_meta(hid_t rg, const sp_rank_plan_t *plans, int nplans, int 
   return rc;
 }
 
+int sp__layout_meta_list(hid_t g, const sp_meta_list_t *l) {
+  int rc = 0;
+  for (int32_t i = 0; rc == 0 && i < l->n; i++) rc = sp_attr(g, l->e[i].key, l->e[i].type, l->e[i].val);
+  return rc;
+}
+
 int sp__layout_region_source(hid_t g, const sp_plan_region_t *r) {
   if (!r->src_file) return 0;
   int rc = sp_attr(g, "source_file", SP_META_STR, r->src_file);

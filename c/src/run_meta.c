@@ -23,7 +23,8 @@ static const char *sp_key_problem(const char *key, size_t klen);
 static const char *const sp_reserved[] = {
     "mpi_size",     "hostname",       "timestamp",       "library_version",
     "clock",        "clock_source",   "recovered_from_spill", "omp_threads",
-    "omp_num_threads", "total_cores", "time_trace",      "events_lost"};
+    "omp_num_threads", "total_cores", "time_trace",      "events_lost",
+    "scope_profiler_version"};
 
 int sp__utf8_ok(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s, *end = p + n;

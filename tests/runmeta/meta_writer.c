@@ -180,6 +180,22 @@ int main(int argc, char **argv) {
 #endif
     return failures ? 1 : 0;
   }
+  if (strcmp(mode, "profile") == 0) { /* profile mode, aggregates only */
+    sp_config pc;
+    sp_config_init(&pc);
+    pc.file_path = argv[2];
+    pc.aggregate = 1;
+    pc.time_trace = 0;
+    EXPECT(sp_setup(&pc) == 0);
+    EXPECT(sp_metadata_set("input", "grid_3d.nml") == 0);
+    EXPECT(sp_metadata_set_real("dt", 0.1) == 0);
+    EXPECT(sp_metadata_set("scope_profiler_version", "9") == SP_EINVAL);
+    run(sp_region("step"), 3);
+    fprintf(expect_out, "\"values\": {\"input\": \"grid_3d.nml\", \"dt\": 0.1}, \"end\": 1}\n");
+    fclose(expect_out);
+    EXPECT(sp_finalize() == 0);
+    return failures ? 1 : 0;
+  }
   int crash = strcmp(mode, "crash") == 0;
   if (crash) cfg.buffer_limit = 4; /* full buffers reach the spill file at once */
   EXPECT(sp_setup(&cfg) == 0);

@@ -3,7 +3,8 @@
 
 check_runmeta.py CASE --writer EXE --work DIR [--merge EXE] [--mpiexec EXE]
 
-CASE profile: profile mode's aggregate file holds rank 0's keys; values: run metadata round trip (odd values, refusals absent, library
+CASE crash_damaged: as crash, with damaged metadata and source records
+appended to the spill file (the merge skips and names them); profile: profile mode's aggregate file holds rank 0's keys; values: run metadata round trip (odd values, refusals absent, library
 keys untouched); source: source_file/source_lineno of every region; crash:
 the program dies without sp_finalize, scope-profiler-merge rebuilds the
 profile from the spill files, metadata and sources included; mpi: 4 ranks,
@@ -12,7 +13,9 @@ profile from the spill files, metadata and sources included; mpi: 4 ranks,
 import argparse
 import json
 import os
+import glob
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -82,6 +85,25 @@ def check_sources(f, exp, present_only=False):
             check("source_lineno" not in regs[name].attrs, f"{name}: no source_lineno")
 
 
+def record(rtype, payload):
+    """One spill record (c/src/spill_format.h), native byte order."""
+    return struct.pack("=IIQ", 0x31525053, rtype, len(payload)) + payload + \
+        struct.pack("=I", 0x444E4553)
+
+
+def damage_spill(spill_dir):
+    """Appends to the spill file a META record whose lengths disagree with
+    its size and a SOURCE record for a file name that is not UTF-8 (both
+    damaged: skipped and counted), then a record of an unknown type 99
+    (skipped silently, as a newer writer's)."""
+    path = sorted(glob.glob(os.path.join(spill_dir, "*.spill")))[0]
+    bad_meta = struct.pack("=IIII", 1, 300, 1, 0) + b"k" * 10 + b"v"
+    bad_src = struct.pack("=iIq", 0, 3, 7) + b"\xff\xfe\xfd"
+    unknown = b"from a newer writer"
+    with open(path, "ab") as fh:
+        fh.write(record(16, bad_meta) + record(17, bad_src) + record(99, unknown))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -97,7 +119,8 @@ def main():
     exp_path = os.path.join(work, "expected.json")
     env = dict(os.environ, SCOPE_PROFILER_SPILL_DIR=os.path.join(work, "spill"),
                SCOPE_PROFILER_ASYNC_FLUSH="0")  # the crash case: spilled before _exit
-    mode = {"mpi": "mpi", "crash": "crash", "mpi_crash": "crash", "profile": "profile"}.get(
+    mode = {"mpi": "mpi", "crash": "crash", "mpi_crash": "crash", "profile": "profile",
+            "crash_damaged": "crash"}.get(
         a.case, "values")
     cmd = [a.writer, mode, out, exp_path]
     if a.case in ("fortran", "cpp"):
@@ -118,13 +141,19 @@ def main():
               "refusals reported on stderr")
     with open(exp_path, encoding="utf-8") as fh:
         exp = json.load(fh)
-    crash = a.case in ("crash", "mpi_crash")
+    crash = a.case in ("crash", "mpi_crash", "crash_damaged")
+    if a.case == "crash_damaged":
+        damage_spill(os.path.join(work, "spill"))
     if crash:
         check(not os.path.exists(out), "no profile without finalize")
         m = subprocess.run([a.merge, "-o", out, os.path.join(work, "spill")],
                            capture_output=True, text=True, timeout=120)
         sys.stderr.write(m.stderr)
-        check(m.returncode == 0, f"merge exit code {m.returncode}")
+        if a.case == "crash_damaged":  # the bad records named, everything else recovered
+            check(m.returncode == 4 and "2 damaged record(s)" in m.stderr,
+                  f"merge exit code {m.returncode} (4) naming 2 damaged records")
+        else:
+            check(m.returncode == 0, f"merge exit code {m.returncode}")
         exp["values"].update(exp["crash"])
     with h5py.File(out, "r") as f:
         check_values(f, exp)

@@ -258,10 +258,9 @@ class Region {
    * same state. SP_ENOTSETUP is not kept so that the next use retries;
    * other errors are kept so a bad name costs no lock on every use. */
   int refresh(unsigned session) const noexcept {
-    const int h = file_.empty()
-                      ? ::sp_region_n(name_.data(), name_.size())
-                      : ::sp__region_at_f(name_.data(), name_.size(), file_.data(), file_.size(),
-                                          line_);
+    const int h = file_.empty() ? ::sp_region_n(name_.data(), name_.size())
+                                : ::sp__region_at_f(name_.data(), name_.size(), file_.data(),
+                                                    file_.size(), line_);
     if (h != SP_ENOTSETUP) {
       state_.store((static_cast<std::uint64_t>(session) << 32) | static_cast<std::uint32_t>(h),
                    std::memory_order_relaxed);

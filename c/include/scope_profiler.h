@@ -265,15 +265,15 @@ SP_EXPORT int sp_region_at(const char *name, const char *file, int line);
  *  an expression giving the handle. The name must be the same on every pass
  *  (later passes reuse the first handle, also after a new sp_setup: the
  *  handle is registered again when the session changed). */
-#define SP_REGION_HERE(name)                                                                 \
-  __extension__({                                                                            \
-    static int sp__here_h_ = -1;                                                             \
-    static unsigned sp__here_s_ = 0;                                                         \
-    if (sp__here_h_ < 0 || sp__here_s_ != sp__session) {                                     \
-      sp__here_s_ = sp__session;                                                             \
-      sp__here_h_ = sp_region_at((name), __FILE__, __LINE__);                                \
-    }                                                                                        \
-    sp__here_h_;                                                                             \
+#define SP_REGION_HERE(name)                                  \
+  __extension__({                                             \
+    static int sp__here_h_ = -1;                              \
+    static unsigned sp__here_s_ = 0;                          \
+    if (sp__here_h_ < 0 || sp__here_s_ != sp__session) {      \
+      sp__here_s_ = sp__session;                              \
+      sp__here_h_ = sp_region_at((name), __FILE__, __LINE__); \
+    }                                                         \
+    sp__here_h_;                                              \
   })
 
 /* Internal to the Fortran module: sp_region_n() with a location (file of
@@ -470,10 +470,11 @@ SP_EXPORT int sp_flush_on_signal(int signum);
  * library_version, clock, clock_source, recovered_from_spill, omp_threads,
  * omp_num_threads, total_cores, time_trace, events_lost,
  * scope_profiler_version); a string value at most 65535 bytes of UTF-8
- * without NUL; a real finite; at most 256 keys a session. Returns 0, SP_EINVAL (a rule broken), SP_ENOTSETUP (before
- * sp_setup or after sp_finalize), SP_ETOOMANY (a 257th key) or SP_ENOMEM;
- * each refusal is said in a scope-profiler: message and changes nothing.
- * Thread-safe; takes a lock (not for the hot path).
+ * without NUL; a real finite; at most 256 keys a session.
+ * Returns 0, SP_EINVAL (a rule broken), SP_ENOTSETUP (before sp_setup or
+ * after sp_finalize), SP_ETOOMANY (a 257th key) or SP_ENOMEM; each refusal
+ * is said in a scope-profiler: message and changes nothing. Thread-safe;
+ * takes a lock (not for the hot path).
  */
 SP_EXPORT int sp_metadata_set(const char *key, const char *value);
 /** sp_metadata_set() with an int64 value. */

@@ -20,7 +20,7 @@
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "par.h"
-#include "run_meta.h"
+#include "layout_meta.h"
 
 static int sp_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n, const void *data) {
   hsize_t dims[1] = {(hsize_t)n};

@@ -19,7 +19,7 @@
 #include "file_end.h"
 #include "layout.h"
 #include "par.h"
-#include "run_meta.h"
+#include "layout_meta.h"
 
 #define SP_LAYOUT_BLOCK (64 << 10)
 

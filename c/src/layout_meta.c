@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "layout.h"
-#include "run_meta.h"
+#include "layout_meta.h"
 
 static int sp_attr(hid_t obj, const char *name, uint32_t type, const void *val) {
   hid_t t = -1;
@@ -88,7 +88,8 @@ int sp__layout_rank_meta(hid_t rg, const sp_rank_plan_t *plans, int nplans, int 
 
 int sp__layout_meta_list(hid_t g, const sp_meta_list_t *l) {
   int rc = 0;
-  for (int32_t i = 0; rc == 0 && i < l->n; i++) rc = sp_attr(g, l->e[i].key, l->e[i].type, l->e[i].val);
+  for (int32_t i = 0; rc == 0 && i < l->n; i++)
+    rc = sp_attr(g, l->e[i].key, l->e[i].type, l->e[i].val);
   return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "plan.h"
+#include "region_source.h"
 #include "serial.h"
 
 static int64_t sp_spilled_events(const sp_spill_file_t *s, int32_t h, int32_t thread) {
@@ -136,8 +137,9 @@ static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
     uint32_t type = (uint32_t)sp__rd_i64(r);
     size_t klen = 0, vlen = 0;
     char *key = sp__rd_bytes(r, &klen), *val = key ? sp__rd_bytes(r, &vlen) : NULL;
-    int rc = val ? sp__meta_list_put(&p->meta, key, klen, type, val, vlen)
-                 : r->nomem ? SP_ENOMEM : SP_EMPI;
+    int rc = val        ? sp__meta_list_put(&p->meta, key, klen, type, val, vlen)
+             : r->nomem ? SP_ENOMEM
+                        : SP_EMPI;
     free(key);
     free(val);
     if (rc != 0) return rc;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_source.h"
 #include "run_meta.h"
 #include "spill_format.h"
 

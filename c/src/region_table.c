@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_meta.h"
+#include "region_source.h"
 #include "sp_internal.h"
 
 #define SP_CHUNK_BITS SP_REGION_CHUNK_BITS

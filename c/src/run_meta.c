@@ -20,11 +20,19 @@ static sp_meta_list_t sp_meta; /* under sp__state.lock */
 static const char *sp_key_problem(const char *key, size_t klen);
 
 /* Keys written into /metadata by the layout (layout.c, aggregate_h5.c). */
-static const char *const sp_reserved[] = {
-    "mpi_size",     "hostname",       "timestamp",       "library_version",
-    "clock",        "clock_source",   "recovered_from_spill", "omp_threads",
-    "omp_num_threads", "total_cores", "time_trace",      "events_lost",
-    "scope_profiler_version"};
+static const char *const sp_reserved[] = {"mpi_size",
+                                          "hostname",
+                                          "timestamp",
+                                          "library_version",
+                                          "clock",
+                                          "clock_source",
+                                          "recovered_from_spill",
+                                          "omp_threads",
+                                          "omp_num_threads",
+                                          "total_cores",
+                                          "time_trace",
+                                          "events_lost",
+                                          "scope_profiler_version"};
 
 int sp__utf8_ok(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s, *end = p + n;
@@ -207,8 +215,7 @@ static int sp_key_shown(const char *key, size_t klen) {
   return sp__utf8_ok(key, klen) ? (int)(klen > 64 ? 64 : klen) : 0;
 }
 
-static int sp_meta_set(const char *key, size_t klen, uint32_t type, const void *val,
-                       size_t vlen) {
+static int sp_meta_set(const char *key, size_t klen, uint32_t type, const void *val, size_t vlen) {
   sp_state_t *st = &sp__state;
   const char *why = !key ? "is NULL" : sp_key_problem(key, klen);
   if (why) {

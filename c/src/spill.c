@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host_guard.h"
+#include "region_source.h"
 #include "run_meta.h"
 #include "sp_internal.h"
 #include "spill_format.h"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "region_source.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {

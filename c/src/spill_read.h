@@ -25,8 +25,8 @@ typedef struct sp_spill_file {
   sp_clock_offset_t clock[2]; /* SP_SPILL_CLOCK records; valid 0 where none */
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
-  sp_meta_list_t meta;  /* SP_SPILL_META records, the last of each key */
-  char **src_file;      /* SP_SPILL_SOURCE by handle; NULL where none */
+  sp_meta_list_t meta; /* SP_SPILL_META records, the last of each key */
+  char **src_file;     /* SP_SPILL_SOURCE by handle; NULL where none */
   int64_t *src_line;
   int32_t nsrc;
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */

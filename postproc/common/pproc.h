@@ -144,8 +144,8 @@ typedef struct sp_options {
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
   unsigned named_cols; /* --columns words of sp_named_cols (options.c): SP_NCOL_* bits */
-  int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
-  int metric_given; /* --metric on the command line */
+  int metric;          /* --metric: sp_metric_t of metric.h (0: rank_mean) */
+  int metric_given;    /* --metric on the command line */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */

@@ -217,15 +217,18 @@ static void sp_scaling_work_meta(const sp_charts_t *c, double *work) {
       continue;
     }
     if (have++ == 0) first = x;
-    if (fabs(x - first) > 1e-9 * first) why = "differs between the files (not a weak-scaling study)";
+    if (fabs(x - first) > 1e-9 * first)
+      why = "differs between the files (not a weak-scaling study)";
   }
   if (have == 0 && !why) return;
   if (!why && have < c->nfiles) why = "is not in every file";
   if (!why) *work = first;
   if (said++) return;
   if (why)
-    sp_msg(SP_NORMAL, "weak_scaling: /metadata work_per_rank %s: the work per rank is not shown "
-                      "(give it with --work-per-rank)", why);
+    sp_msg(SP_NORMAL,
+           "weak_scaling: /metadata work_per_rank %s: the work per rank is not shown "
+           "(give it with --work-per-rank)",
+           why);
   else
     sp_msg(SP_NORMAL, "weak_scaling: work per rank %.6g from the files' /metadata work_per_rank",
            first);

@@ -9,8 +9,7 @@
 #include "reader_internal.h"
 
 /* The source of region g on rank index k: 1 found, 0 none. */
-static int sp_source_on(const sp_reader_t *r, int g, int k, char *file, size_t cap,
-                        int64_t *line) {
+static int sp_source_on(const sp_reader_t *r, int g, int k, char *file, size_t cap, int64_t *line) {
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
   if (!rr) return 0;
   hid_t grp = sp__reader_open_region(r, k, rr);

@@ -22,12 +22,12 @@
 #include "scope_profiler.h"
 
 static int failures;
-#define EXPECT(cond)                                                   \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
+#define EXPECT(cond)                                                      \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
       fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                      \
-    }                                                                  \
+      failures++;                                                         \
+    }                                                                     \
   } while (0)
 
 static FILE *expect_out;
@@ -94,22 +94,24 @@ static void set_values(int rank) {
 }
 
 static void expect_values(void) {
-  fprintf(expect_out,
-          "\"values\": {\"input\": \"grid_3d.nml\", \"Grüße\": \"Größe ✓ \xF0\x9F\x98\x80\", "
-          "\"long_value\": [\"abc\", 60000], \"work_per_rank\": 1000000, "
-          "\"big\": %lld, \"dt\": 0.1, \"tiny\": 5e-324, \"repeated\": 42, \"empty_value\": \"\", "
-          "\"%.*s\": \"x\", \"lenform\": \"abc\"},\n",
-          (long long)INT64_MIN, 255,
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
-  fprintf(expect_out,
-          "\"absent\": [\"\", \"a/b\", \"nulvalue\", \"badvalue\", \"surrogate\", "
-          "\"nullvalue\", \"nan\", \"inf\", \"huge\", \"lenform_xx\", \"%.*s\"],\n",
-          256,
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
-          "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
+  fprintf(
+      expect_out,
+      "\"values\": {\"input\": \"grid_3d.nml\", \"Grüße\": \"Größe ✓ \xF0\x9F\x98\x80\", "
+      "\"long_value\": [\"abc\", 60000], \"work_per_rank\": 1000000, "
+      "\"big\": %lld, \"dt\": 0.1, \"tiny\": 5e-324, \"repeated\": 42, \"empty_value\": \"\", "
+      "\"%.*s\": \"x\", \"lenform\": \"abc\"},\n",
+      (long long)INT64_MIN, 255,
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
+  fprintf(
+      expect_out,
+      "\"absent\": [\"\", \"a/b\", \"nulvalue\", \"badvalue\", \"surrogate\", "
+      "\"nullvalue\", \"nan\", \"inf\", \"huge\", \"lenform_xx\", \"%.*s\"],\n",
+      256,
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+      "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
 }
 
 /* Regions with locations; the expected list goes into the JSON. */
@@ -216,8 +218,9 @@ int main(int argc, char **argv) {
     run(sp_region("filler"), 40); /* several spills */
     EXPECT(sp_metadata_set("after_flush", "a") == 0);
     EXPECT(sp_metadata_set("repeated", "changed after the flush") == 0);
-    fprintf(expect_out, "\"crash\": {\"before_flush\": \"b\", \"after_flush\": \"a\", "
-                        "\"repeated\": \"changed after the flush\"},\n");
+    fprintf(expect_out,
+            "\"crash\": {\"before_flush\": \"b\", \"after_flush\": \"a\", "
+            "\"repeated\": \"changed after the flush\"},\n");
     fprintf(expect_out, "\"end\": 1}\n");
     fclose(expect_out);
     fflush(stderr);

@@ -149,11 +149,12 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
 }
 
 /* Bound of the file's size: the raw data plus 4 KiB per region group plus
- * 1 MiB (the superblock and partly used allocation blocks). */
+ * 1 MiB (the superblock and partly used allocation blocks), plus the run
+ * metadata and source locations (layout_meta.c). */
 static int64_t sp_layout_bytes(const sp_rank_plan_t *plans, int nplans) {
   int64_t bytes = 16 * SP_LAYOUT_BLOCK;
   for (int r = 0; r < nplans; r++) {
-    bytes += 4096;
+    bytes += 4096 + sp__layout_meta_bytes(&plans[r]);
     for (int32_t i = 0; i < plans[r].nregions; i++) {
       const sp_plan_region_t *g = &plans[r].regions[i];
       bytes += 4096 + g->nevents * (g->thread_ids ? 20 : 16);

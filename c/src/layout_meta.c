@@ -1,5 +1,5 @@
 /* layout_meta.c - run metadata and source locations in the documented
- * layout (docs/design.md "File layout"):
+ * layout (README "The file"):
  *
  *   /metadata/@<key>             the users' keys (sp_metadata_set): string
  *                                (UTF-8), int64 or float64, from the lowest
@@ -91,6 +91,15 @@ int sp__layout_meta_list(hid_t g, const sp_meta_list_t *l) {
   for (int32_t i = 0; rc == 0 && i < l->n; i++)
     rc = sp_attr(g, l->e[i].key, l->e[i].type, l->e[i].val);
   return rc;
+}
+
+int64_t sp__layout_meta_bytes(const sp_rank_plan_t *p) {
+  int64_t bytes = 0; /* each string twice (the attribute and its global heap), 512 B per object */
+  for (int32_t i = 0; i < p->meta.n; i++)
+    bytes += 512 + 2 * ((int64_t)strlen(p->meta.e[i].key) + p->meta.e[i].len);
+  for (int32_t i = 0; i < p->nregions; i++)
+    if (p->regions[i].src_file) bytes += 512 + 2 * (int64_t)strlen(p->regions[i].src_file);
+  return bytes;
 }
 
 int sp__layout_region_source(hid_t g, const sp_plan_region_t *r) {

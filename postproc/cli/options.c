@@ -393,8 +393,8 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
-      return sp_usage_error("%s: '%s' is neither a percentile p0..p100 (at most 8) nor source",
-                            name, w);
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8) or a column: %s",
+                            name, w, "source");
     o->pct_names[o->npcts] = w;
     o->pcts[o->npcts++] = p;
   }

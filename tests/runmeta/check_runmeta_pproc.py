@@ -99,7 +99,8 @@ def case_summary(a, work):
     check(r.returncode == 2 and "--columns applies to --summary" in r.stderr,
           "--columns source without --summary: usage error")
     r = run([a.pproc, "--summary", "--columns", "sauce", h5])
-    check(r.returncode == 2 and "nor source" in r.stderr, "a bad --columns word names source")
+    check(r.returncode == 2 and "or a column: source" in r.stderr,
+          "a bad --columns word names source")
 
 
 def case_call_tree(a, work, h5=None):

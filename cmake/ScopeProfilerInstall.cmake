@@ -110,6 +110,9 @@ if(TARGET scope_profiler_fortran)
   endif()
   install(DIRECTORY "${_sp_moddir}/" DESTINATION "${_sp_mod_dest}"
     COMPONENT development FILES_MATCHING PATTERN "*.mod" PATTERN "*.smod")
+  # The macros for .F90 files (SP_REGION_HERE), found on the same include path.
+  install(FILES "${PROJECT_SOURCE_DIR}/fortran/scope_profiler.h90" DESTINATION "${_sp_mod_dest}"
+    COMPONENT development)
   list(APPEND SCOPE_PROFILER_COMPONENTS fortran)
 endif()
 

@@ -36,8 +36,8 @@
 !> or as a `type(MPI_Comm)` (`use mpi_f08`).
 module scope_profiler
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_f_pointer, c_int, &
-    c_int64_t, c_loc, c_null_char, c_ptr, c_size_t
-  use, intrinsic :: iso_fortran_env, only: error_unit, int64
+    c_int64_t, c_loc, c_null_char, c_ptr, c_size_t, c_double
+  use, intrinsic :: iso_fortran_env, only: error_unit, int64, real64
 #ifdef SP_FORTRAN_WITH_MPI
   use mpi_f08, only: MPI_Comm
 #endif
@@ -48,6 +48,7 @@ module scope_profiler
   public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
   public :: sp_report, sp_reset, sp_region_stats, sp_region_stats_t
+  public :: sp_metadata_set
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
     SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ELOST, &
     SP_ETIMEDOUT, SP_EPARTIAL, SP_EBUSY
@@ -213,8 +214,58 @@ module scope_profiler
 #endif
   end interface sp_mpi_set_comm
 
+  !> Stores `key = value` as an attribute of the profile's `/metadata` group
+  !> (see `sp_metadata_set` in scope_profiler.h for the rules): `value` is a
+  !> character string (trailing blanks dropped), an integer (default kind or
+  !> `int64`, stored as int64) or a real (default kind or `real64`, stored as
+  !> float64). Trailing blanks of `key` are ignored. A refusal (bad key,
+  !> one of the library's own keys, outside a session) is said on stderr and
+  !> returned in `stat` (`SP_EINVAL`, `SP_ENOTSETUP`, `SP_ETOOMANY`).
+  interface sp_metadata_set
+    module procedure sp_metadata_set_str
+    module procedure sp_metadata_set_int32
+    module procedure sp_metadata_set_int64
+    module procedure sp_metadata_set_real32
+    module procedure sp_metadata_set_real64
+  end interface sp_metadata_set
+
   ! ---- The rest of the C API, private except where noted ----
   interface
+    ! int sp__region_at_f(const char *name, size_t len, const char *file, size_t flen, int line);
+    function c_sp_region_at_f(name, len, file, flen, line) bind(C, name="sp__region_at_f") &
+      result(h)
+      import :: c_char, c_int, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_size_t), value, intent(in) :: len
+      character(kind=c_char), dimension(*), intent(in) :: file
+      integer(c_size_t), value, intent(in) :: flen
+      integer(c_int), value, intent(in) :: line
+      integer(c_int) :: h
+    end function c_sp_region_at_f
+
+    ! int sp_metadata_set_n(const char *key, size_t key_len, const char *value, size_t value_len);
+    function c_sp_metadata_set_n(key, klen, val, vlen) bind(C, name="sp_metadata_set_n") &
+      result(err)
+      import :: c_char, c_int, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: key
+      integer(c_size_t), value, intent(in) :: klen
+      character(kind=c_char), dimension(*), intent(in) :: val
+      integer(c_size_t), value, intent(in) :: vlen
+      integer(c_int) :: err
+    end function c_sp_metadata_set_n
+
+    ! int sp__metadata_set_f(const char *key, size_t klen, int type, const void *val, size_t vlen);
+    function c_sp_metadata_set_f(key, klen, type, val, vlen) bind(C, name="sp__metadata_set_f") &
+      result(err)
+      import :: c_char, c_int, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: key
+      integer(c_size_t), value, intent(in) :: klen
+      integer(c_int), value, intent(in) :: type
+      type(c_ptr), value, intent(in) :: val
+      integer(c_size_t), value, intent(in) :: vlen
+      integer(c_int) :: err
+    end function c_sp_metadata_set_f
+
     ! int sp__start_name_f(const char *name, size_t len);  (trailing blanks ignored)
     function c_sp_start_name_f(name, len) bind(C, name="sp__start_name_f") result(h)
       import :: c_char, c_int, c_size_t
@@ -344,15 +395,100 @@ contains
   !> and a repeated `sp_setup` forget all handles. On failure the
   !> result is the negative error code (`SP_EINVAL` for a blank name,
   !> `SP_ENAMETOOLONG`, `SP_ENOMEM`, `SP_ETOOMANY`), also given in `stat`.
-  function sp_region(name, stat, errmsg) result(h)
+  !> With `file` (and `line`), the region's place in the source is stored as
+  !> its attributes `source_file` and `source_lineno` (the first place given
+  !> for a region is kept); in a `.F90` file, `#include "scope_profiler.h90"`
+  !> and `SP_REGION_HERE("name")` fills both in.
+  function sp_region(name, stat, errmsg, file, line) result(h)
     character(len=*), intent(in) :: name !! region name, free text (UTF-8)
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    character(len=*), intent(in), optional :: file !! source file (trailing blanks ignored)
+    integer, intent(in), optional :: line !! source line (>= 0; 0 when absent)
     integer :: h
+    integer(c_int) :: ln
 
-    h = c_sp_region_n(name, int(len_trim(name), c_size_t))
+    if (present(file)) then
+      ln = 0
+      if (present(line)) ln = int(line, c_int)
+      h = c_sp_region_at_f(name, int(len_trim(name), c_size_t), file, &
+                           int(len_trim(file), c_size_t), ln)
+    else
+      h = c_sp_region_n(name, int(len_trim(name), c_size_t))
+    end if
     call sp_status(min(h, 0), "sp_region", stat, errmsg)
   end function sp_region
+
+  ! ---- Run metadata ---------------------------------------------------
+
+  !> `call sp_metadata_set(key, "text")`.
+  subroutine sp_metadata_set_str(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key !! attribute name; trailing blanks ignored
+    character(len=*), intent(in) :: value !! UTF-8 text; trailing blanks dropped
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_status(c_sp_metadata_set_n(key, int(len_trim(key), c_size_t), value, &
+                                       int(len_trim(value), c_size_t)), &
+                   "sp_metadata_set", stat, errmsg)
+  end subroutine sp_metadata_set_str
+
+  subroutine sp_metadata_set_i64(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key
+    integer(c_int64_t), intent(in) :: value
+    integer, intent(out), optional :: stat
+    character(len=*), intent(out), optional :: errmsg
+    integer(c_int64_t), target :: v
+    v = value
+    call sp_status(c_sp_metadata_set_f(key, int(len_trim(key), c_size_t), 2_c_int, c_loc(v), &
+                                       8_c_size_t), "sp_metadata_set", stat, errmsg)
+  end subroutine sp_metadata_set_i64
+
+  subroutine sp_metadata_set_f64(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key
+    real(c_double), intent(in) :: value
+    integer, intent(out), optional :: stat
+    character(len=*), intent(out), optional :: errmsg
+    real(c_double), target :: v
+    v = value
+    call sp_status(c_sp_metadata_set_f(key, int(len_trim(key), c_size_t), 3_c_int, c_loc(v), &
+                                       8_c_size_t), "sp_metadata_set", stat, errmsg)
+  end subroutine sp_metadata_set_f64
+
+  !> `call sp_metadata_set(key, n)` with a default integer: stored as int64.
+  subroutine sp_metadata_set_int32(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key !! attribute name; trailing blanks ignored
+    integer, intent(in) :: value !! stored as int64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_metadata_set_i64(key, int(value, c_int64_t), stat, errmsg)
+  end subroutine sp_metadata_set_int32
+
+  !> `call sp_metadata_set(key, n)` with an `integer(int64)`.
+  subroutine sp_metadata_set_int64(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key !! attribute name; trailing blanks ignored
+    integer(int64), intent(in) :: value !! stored as int64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_metadata_set_i64(key, int(value, c_int64_t), stat, errmsg)
+  end subroutine sp_metadata_set_int64
+
+  !> `call sp_metadata_set(key, x)` with a default real: stored as float64.
+  subroutine sp_metadata_set_real32(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key !! attribute name; trailing blanks ignored
+    real, intent(in) :: value !! stored as float64 (the default real's value, widened)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_metadata_set_f64(key, real(value, c_double), stat, errmsg)
+  end subroutine sp_metadata_set_real32
+
+  !> `call sp_metadata_set(key, x)` with a `real(real64)`.
+  subroutine sp_metadata_set_real64(key, value, stat, errmsg)
+    character(len=*), intent(in) :: key !! attribute name; trailing blanks ignored
+    real(real64), intent(in) :: value !! stored as float64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_metadata_set_f64(key, real(value, c_double), stat, errmsg)
+  end subroutine sp_metadata_set_real64
 
   !> `call sp_start("name")`: passes the address and length, no copy (the C
   !> side drops the trailing blanks).

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "scope_profiler.h"
 
@@ -134,6 +135,25 @@ inline int region_stats(int h, ::sp_region_stats_t &out) noexcept {
   return ::sp_region_stats(h, &out);
 }
 
+/**
+ * Run metadata (sp_metadata_set()): key = value in the profile's /metadata
+ * group, as a string, an int64 (any integer type) or a float64 (any
+ * floating type). 0 or an SP_E* code; a refusal is said on stderr.
+ */
+inline int metadata_set(std::string_view key, std::string_view value) noexcept {
+  return ::sp_metadata_set_n(key.data(), key.size(), value.data(), value.size());
+}
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+inline int metadata_set(std::string_view key, T value) noexcept {
+  const std::int64_t v = static_cast<std::int64_t>(value);
+  return ::sp__metadata_set_f(key.data(), key.size(), 2, &v, sizeof v);
+}
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+inline int metadata_set(std::string_view key, T value) noexcept {
+  const double v = static_cast<double>(value);
+  return ::sp__metadata_set_f(key.data(), key.size(), 3, &v, sizeof v);
+}
+
 /** Writes the profile and ends the session (sp_finalize()); 0 or SP_E*. */
 inline int finalize() noexcept { return ::sp_finalize(); }
 
@@ -183,6 +203,13 @@ class Region {
  public:
   /** Copies name (any text; see scope_profiler.h for the link name). */
   explicit Region(std::string_view name) : name_(name) { (void)handle(); }
+  /** With its place in the source (sp_region_at(): the region's
+   *  source_file and source_lineno attributes); SP_SCOPE and SP_FUNCTION
+   *  pass __FILE__ and __LINE__. */
+  Region(std::string_view name, std::string_view file, int line)
+      : name_(name), file_(file), line_(line) {
+    (void)handle();
+  }
 
   Region(const Region &) = delete;
   Region &operator=(const Region &) = delete;
@@ -231,7 +258,9 @@ class Region {
    * same state. SP_ENOTSETUP is not kept so that the next use retries;
    * other errors are kept so a bad name costs no lock on every use. */
   int refresh(unsigned session) const noexcept {
-    const int h = ::sp_region_n(name_.data(), name_.size());
+    const int h = file_.empty() ? ::sp_region_n(name_.data(), name_.size())
+                                : ::sp__region_at_f(name_.data(), name_.size(), file_.data(),
+                                                    file_.size(), line_);
     if (h != SP_ENOTSETUP) {
       state_.store((static_cast<std::uint64_t>(session) << 32) | static_cast<std::uint32_t>(h),
                    std::memory_order_relaxed);
@@ -240,6 +269,8 @@ class Region {
   }
 
   std::string name_;
+  std::string file_; /* empty: no location */
+  int line_ = 0;
   /* Session id in the high 32 bits, handle in the low 32 bits, in one word
    * so that a reader never pairs a handle with the wrong session. */
   mutable std::atomic<std::uint64_t> state_{0};
@@ -307,9 +338,12 @@ class NamedScope {
  * the same every time this line runs (it is registered once, in a static
  * sp::Region). SP_FUNCTION() does the same with the function's name
  * (__func__, so overloads and methods of the same name share a region).
+ * Both record where they are (__FILE__, __LINE__) as the region's
+ * source_file and source_lineno; a region used at several places keeps the
+ * first place registered.
  */
-#define SP__SCOPE_ID(name, id)                              \
-  static const ::sp::Region SP__CAT(sp__region_, id){name}; \
+#define SP__SCOPE_ID(name, id)                                                  \
+  static const ::sp::Region SP__CAT(sp__region_, id){name, __FILE__, __LINE__}; \
   const ::sp::Scope SP__CAT(sp__scope_, id) { SP__CAT(sp__region_, id) }
 #define SP_SCOPE(name) SP__SCOPE_ID(name, __COUNTER__)
 #define SP_FUNCTION() SP_SCOPE(__func__)

@@ -250,6 +250,38 @@ SP_EXPORT int sp_region(const char *name);
 SP_EXPORT int sp_region_n(const char *name, size_t len);
 
 /**
+ * As sp_region(), and records where in the source the region is: file and
+ * line are written as the region's attributes source_file (string) and
+ * source_lineno (int64), the reference tool's names. The first location
+ * given for a region is kept. A location that is not a file name (NULL,
+ * "", not UTF-8, longer than SP_PATH_MAX bytes) or a negative line is
+ * reported and ignored: the handle is returned all the same. Returns what
+ * sp_region() returns. Thread-safe; takes a lock: call it once per region
+ * (SP_REGION_HERE keeps the handle in a static for you).
+ */
+SP_EXPORT int sp_region_at(const char *name, const char *file, int line);
+
+/** sp_region_at(name, __FILE__, __LINE__), registered once per call site:
+ *  an expression giving the handle. The name must be the same on every pass
+ *  (later passes reuse the first handle, also after a new sp_setup: the
+ *  handle is registered again when the session changed). */
+#define SP_REGION_HERE(name)                                  \
+  __extension__({                                             \
+    static int sp__here_h_ = -1;                              \
+    static unsigned sp__here_s_ = 0;                          \
+    if (sp__here_h_ < 0 || sp__here_s_ != sp__session) {      \
+      sp__here_s_ = sp__session;                              \
+      sp__here_h_ = sp_region_at((name), __FILE__, __LINE__); \
+    }                                                         \
+    sp__here_h_;                                              \
+  })
+
+/* Internal to the Fortran module: sp_region_n() with a location (file of
+ * flen bytes, or flen 0 for none). */
+SP_EXPORT int sp__region_at_f(const char *name, size_t len, const char *file, size_t flen,
+                              int line);
+
+/**
  * Opens one call of region h on the calling thread. Calls nest and may
  * recurse to any depth. Cost: a clock read and a few stores (see the
  * benchmark in tests/bench). Misuse (invalid handle) is counted and
@@ -424,6 +456,46 @@ SP_EXPORT void sp_region_add_calls(int h, int64_t n);
  * SP_ENOMEM.
  */
 SP_EXPORT int sp_flush_on_signal(int signum);
+
+/* ===================================================================== */
+/*  Run metadata                                                         */
+/* ===================================================================== */
+
+/**
+ * Stores key = value as an attribute of the profile's /metadata group
+ * (the run's parameters: problem size, work per rank, input file...), so
+ * that the postprocessor can use them (--x-field, --work-per-rank, the
+ * headers of --summary and --tree, the HTML report). Values are strings
+ * (UTF-8), int64 (sp_metadata_set_int) or float64 (sp_metadata_set_real).
+ * Setting a key again replaces its value. Kept in the spill file as soon as
+ * one exists, so scope-profiler-merge recovers it after a crash.
+ * Under MPI each rank sets its own: /metadata holds the lowest rank's value
+ * of each key, and rank<N>/metadata the keys whose value differs on rank N
+ * (profile mode's aggregate file: rank 0's keys).
+ *
+ * Rules: key 1..255 bytes of UTF-8 without '/' (and without NUL), not one
+ * of the keys the library writes itself (mpi_size, hostname, timestamp,
+ * library_version, clock, clock_source, recovered_from_spill, omp_threads,
+ * omp_num_threads, total_cores, time_trace, events_lost,
+ * scope_profiler_version); a string value at most 65535 bytes of UTF-8
+ * without NUL; a real finite; at most 256 keys a session.
+ * Returns 0, SP_EINVAL (a rule broken), SP_ENOTSETUP (before sp_setup or
+ * after sp_finalize), SP_ETOOMANY (a 257th key) or SP_ENOMEM; each refusal
+ * is said in a scope-profiler: message and changes nothing. Thread-safe;
+ * takes a lock (not for the hot path).
+ */
+SP_EXPORT int sp_metadata_set(const char *key, const char *value);
+/** sp_metadata_set() with an int64 value. */
+SP_EXPORT int sp_metadata_set_int(const char *key, int64_t value);
+/** sp_metadata_set() with a float64 value (finite). */
+SP_EXPORT int sp_metadata_set_real(const char *key, double value);
+/** sp_metadata_set() for a key and a string given by address and length
+ *  (Fortran and Python strings; a NUL byte in either is refused). */
+SP_EXPORT int sp_metadata_set_n(const char *key, size_t key_len, const char *value,
+                                size_t value_len);
+/* Internal to the bindings: type 1 string, 2 int64, 3 double (vlen 8). */
+SP_EXPORT int sp__metadata_set_f(const char *key, size_t klen, int type, const void *val,
+                                 size_t vlen);
 
 /**
  * Rebuilds the documented layout from spill files (inputs: spill files or

@@ -3,7 +3,7 @@
  * groups of call paths, per-thread rows and histograms.
  *
  *   @scope_profiler_schema = 2, @storage_layout = "aggregate"
- *   metadata/@mpi_size
+ *   metadata/@mpi_size @scope_profiler_version, the run metadata (rank 0's)
  *   region_table/names                           string[R]
  *   rank_region_index/region_ids, ranks          uint32[P]
  *                     aggregate_counts           uint64[P]
@@ -20,6 +20,7 @@
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "par.h"
+#include "layout_meta.h"
 
 static int sp_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n, const void *data) {
   hsize_t dims[1] = {(hsize_t)n};
@@ -218,6 +219,12 @@ static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   if (!rc && g < 0) rc = SP_EHDF5;
   if (!rc) rc = sp_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
   if (!rc) rc = sp_attr_text(g, "scope_profiler_version", SP_VERSION_STRING);
+  /* The run metadata of this process (rank 0's in a run; none in a merge). */
+  sp_meta_list_t meta;
+  if (!rc && sp__meta_snapshot(&meta) == 0) {
+    rc = sp__layout_meta_list(g, &meta);
+    sp__meta_list_free(&meta);
+  }
   if (g >= 0) H5Gclose(g);
   hid_t t = sp_str_type();
   g = rc ? -1 : H5Gcreate2(f, "region_table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

@@ -73,9 +73,8 @@ int sp__agg_exit_save(const char *why) {
   if (rc) {
     unlink(tmp);
     sp_saved[0] = '\0';
-    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
-            "%s: its aggregates could not be saved in '%s' (%s)", why, st->spill_dir,
-            sp_strerror(rc));
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s: its aggregates could not be saved in '%s' (%s)", why,
+            st->spill_dir, sp_strerror(rc));
   } else {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "%s: the aggregates of this process are in '%s'; "

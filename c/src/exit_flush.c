@@ -68,7 +68,7 @@ static void sp_exit_flush(void) {
   st->exit_flushed = 1;
   if (st->cfg.aggregate) /* profile mode: aggregate_recover.c */
     sp__agg_exit_save("the program ended without sp_finalize");
-  if (st->discard) {                          /* file_path is /dev/null: nothing to keep */
+  if (st->discard) { /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,

@@ -19,6 +19,7 @@
 #include "file_end.h"
 #include "layout.h"
 #include "par.h"
+#include "layout_meta.h"
 
 #define SP_LAYOUT_BLOCK (64 << 10)
 
@@ -101,6 +102,7 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   rc |= sp_attr_i64(g, "total_cores", (int64_t)nplans * omp);
   rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);
   rc |= sp_attr_i64(g, "events_lost", lost);
+  rc |= sp__layout_user_meta(g, plans, nplans);
   H5Gclose(g);
   return rc ? SP_EHDF5 : 0;
 }
@@ -128,6 +130,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   if (g < 0) return SP_EHDF5;
   int rc = sp_attr_str(g, "name", r->name);
   rc |= sp_attr_i64(g, "num_calls", r->ncalls);
+  rc |= sp__layout_region_source(g, r);
   int64_t o[5] = {-1, -1, -1, -1, -1};
   if (time_trace) {
     hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
@@ -161,11 +164,12 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
 }
 
 /* Bound of the file's size: the raw data plus 4 KiB per region group plus
- * 1 MiB (the superblock and partly used allocation blocks). */
+ * 1 MiB (the superblock and partly used allocation blocks), plus the run
+ * metadata and source locations (layout_meta.c). */
 static int64_t sp_layout_bytes(const sp_rank_plan_t *plans, int nplans) {
   int64_t bytes = 16 * SP_LAYOUT_BLOCK;
   for (int r = 0; r < nplans; r++) {
-    bytes += 4096;
+    bytes += 4096 + sp__layout_meta_bytes(&plans[r]);
     for (int32_t i = 0; i < plans[r].nregions; i++) {
       const sp_plan_region_t *g = &plans[r].regions[i];
       bytes += 4096 + g->nevents * ((g->thread_ids ? 20 : 16) + (g->mpi_extra ? 12 : 0));
@@ -280,6 +284,7 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
     }
     rc = sp_attr_str(rg, "hostname", plans[r].host);
     if (rc == 0) rc = sp_clock_attrs(rg, &plans[r]);
+    if (rc == 0) rc = sp__layout_rank_meta(rg, plans, nplans, r);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0) rc = SP_EHDF5;
     for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)

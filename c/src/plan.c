@@ -6,6 +6,7 @@
 
 #include "mpi_extra.h"
 #include "plan.h"
+#include "region_source.h"
 #include "serial.h"
 
 static int64_t sp_spilled_events(const sp_spill_file_t *s, int32_t h, int32_t thread) {
@@ -83,6 +84,8 @@ int sp__local_build(sp_local_t *l, int rank) {
     const sp_region_entry_t *e = sp__region_get(h);
     r.name = e->name;
     r.len = e->len;
+    const char *sf;
+    if (sp__source_get(h, &sf, &r.src_line)) r.src_file = (char *)sf; /* the table's */
     if (!p->time_trace) r.nevents = 0;
     r.mpi_extra = r.nevents > 0 && sp__mpi_extra_any(h);
     l->handles[p->nregions] = h;
@@ -90,7 +93,7 @@ int sp__local_build(sp_local_t *l, int rank) {
   }
   p->nthreads = (int32_t)__builtin_popcountll(threads_used);
   if (threads_over > p->nthreads) p->nthreads = threads_over;
-  return 0;
+  return sp__meta_snapshot(&p->meta);
 }
 
 void sp__local_free(sp_local_t *l) {
@@ -98,10 +101,53 @@ void sp__local_free(sp_local_t *l) {
   free(l->threads);
   free(l->plan.regions); /* names belong to the region table */
   free(l->handles);
+  sp__meta_list_free(&l->plan.meta);
   memset(l, 0, sizeof *l);
 }
 
 /* ---- packing (serial.h) ------------------------------------------------ */
+
+/* Source locations and run metadata, after the regions. */
+static void sp_pack_extra(sp_buf_t *b, const sp_rank_plan_t *p) {
+  for (int32_t i = 0; i < p->nregions; i++) {
+    const sp_plan_region_t *r = &p->regions[i];
+    sp__buf_i64(b, r->src_file != NULL);
+    if (!r->src_file) continue;
+    sp__buf_i64(b, r->src_line);
+    sp__buf_str(b, r->src_file);
+  }
+  sp__buf_i64(b, p->meta.n);
+  for (int32_t i = 0; i < p->meta.n; i++) {
+    const sp_meta_entry_t *e = &p->meta.e[i];
+    sp__buf_i64(b, e->type);
+    sp__buf_str(b, e->key);
+    sp__buf_bytes(b, e->val, e->len);
+  }
+}
+
+static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
+  for (int32_t i = 0; i < p->nregions; i++) {
+    sp_plan_region_t *pr = &p->regions[i];
+    if (!sp__rd_i64(r)) continue;
+    pr->src_line = sp__rd_i64(r);
+    pr->src_file = sp__rd_bytes(r, NULL);
+    if (!pr->src_file) return r->nomem ? SP_ENOMEM : SP_EMPI;
+  }
+  int64_t n = sp__rd_i64(r);
+  if (r->failed || n < 0 || n > SP_META_MAX_KEYS) return SP_EMPI;
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t type = (uint32_t)sp__rd_i64(r);
+    size_t klen = 0, vlen = 0;
+    char *key = sp__rd_bytes(r, &klen), *val = key ? sp__rd_bytes(r, &vlen) : NULL;
+    int rc = val        ? sp__meta_list_put(&p->meta, key, klen, type, val, vlen)
+             : r->nomem ? SP_ENOMEM
+                        : SP_EMPI;
+    free(key);
+    free(val);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
 
 int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
   sp_buf_t b = {0};
@@ -124,6 +170,7 @@ int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
     sp__buf_i64(&b, r->mpi_extra);
     sp__buf_bytes(&b, r->name, r->len);
   }
+  sp_pack_extra(&b, p);
   if (b.failed) {
     free(b.p);
     return SP_ENOMEM;
@@ -168,11 +215,15 @@ int sp__plan_unpack(const char *blob, int64_t len, sp_rank_plan_t *p) {
     pr->len = (uint32_t)n;
     p->nregions = i + 1;
   }
-  return 0;
+  return sp_unpack_extra(&r, p);
 }
 
 void sp__plan_free(sp_rank_plan_t *p) {
-  for (int32_t i = 0; i < p->nregions; i++) free(p->regions[i].name);
+  for (int32_t i = 0; i < p->nregions; i++) {
+    free(p->regions[i].name);
+    free(p->regions[i].src_file);
+  }
   free(p->regions);
+  sp__meta_list_free(&p->meta);
   memset(p, 0, sizeof *p);
 }

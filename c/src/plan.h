@@ -16,6 +16,10 @@ typedef struct sp_plan_region {
   int32_t mpi_extra;
   int64_t nevents; /* int64 stamps per dataset; 0 in count-only mode */
   int64_t ncalls;  /* num_calls attribute */
+  /* source_file / source_lineno attributes (sp_region_at); NULL: none.
+   * Owned as name is. */
+  char *src_file;
+  int64_t src_line;
 } sp_plan_region_t;
 
 typedef struct sp_rank_plan {
@@ -32,6 +36,7 @@ typedef struct sp_rank_plan {
    * as rank<N> attributes where valid (docs/design.md "Clock alignment") */
   sp_clock_offset_t clock[2];
   sp_plan_region_t *regions;
+  sp_meta_list_t meta; /* this rank's run metadata (sp_metadata_set); owned */
 } sp_rank_plan_t;
 
 /* This rank's view: its plan plus where each region's events are. */

@@ -61,13 +61,17 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
     r.ncalls = r.nevents;
     r.name = f->names[h];
     r.len = (uint32_t)strlen(f->names[h]);
+    if (h < f->nsrc && f->src_file[h]) {
+      r.src_file = f->src_file[h]; /* the spill file's, as the name */
+      r.src_line = f->src_line[h];
+    }
     l->handles[p->nregions] = h;
     p->regions[p->nregions++] = r;
   }
   free(by_handle);
   p->nthreads = l->nthreads;
   l->calib = &f->calib;
-  return 0;
+  return sp__meta_list_copy(&p->meta, &f->meta);
 }
 
 static int sp_region_cmp(const void *a, const void *b, void *arg) {

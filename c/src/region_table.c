@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_source.h"
 #include "sp_internal.h"
 
 #define SP_CHUNK_BITS SP_REGION_CHUNK_BITS
@@ -139,6 +140,7 @@ out:
 }
 
 void sp__region_table_reset(void) {
+  sp__source_reset();
   for (int32_t h = 0; h < sp__nregions; h++) {
     sp_region_entry_t *e = &sp__region_chunks[h >> SP_CHUNK_BITS][h & (SP_CHUNK_SIZE - 1)];
     free(e->name);

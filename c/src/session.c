@@ -6,6 +6,7 @@
 
 #include "aggregate.h"
 #include "host_guard.h"
+#include "run_meta.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -61,6 +62,7 @@ static int sp_setup_session(const sp_config *cfg) {
     sp__threads_end_discard();
   }
   sp__std_fds_hold(); /* before any descriptor of the session opens */
+  sp__meta_session_reset();
   sp__log_reset_once();
   memset(st->misuse, 0, sizeof st->misuse);
   sp__spill_session_begin();
@@ -176,6 +178,7 @@ static int sp_finalize_session(void) {
   sp__threads_discard();
   sp__event_arrays_release();
   sp__region_table_reset();
+  sp__meta_session_reset();
   sp__calib_reset(&sp__state.calib);
   sp__state.session = 0;
   sp__session++;

@@ -199,8 +199,8 @@ void sp__signal_setup(const sp_settings_t *set) {
   for (int i = 0; i < set->nflush_signals; i++)
     if (!sp__signal_is_fault(set->flush_signals[i]) &&
         sp_flush_on_signal(set->flush_signals[i]) != 0)
-      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d",
-              set->flush_signals[i]);
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "SCOPE_PROFILER_FLUSH_SIGNALS: cannot handle signal %d", set->flush_signals[i]);
 }
 
 /* A forked child has no watcher thread, and the pipe leads to the parent's:

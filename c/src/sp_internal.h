@@ -95,10 +95,10 @@ typedef struct sp_thread {
    * reused buffer, a Fortran temporary): the compare, not the pointer,
    * decides, so a hit is never a wrong region. */
   sp_name_slot_t names[SP_NAME_SLOTS];
-  int retired;        /* its thread has exited */
-  int in_session;     /* has recorded in the running session (under the state lock) */
-  int signal_flushed; /* flushed its events after a flush signal */
-  struct sp_agg *agg; /* aggregate mode: its call paths (aggregate.c), else NULL */
+  int retired;          /* its thread has exited */
+  int in_session;       /* has recorded in the running session (under the state lock) */
+  int signal_flushed;   /* flushed its events after a flush signal */
+  struct sp_agg *agg;   /* aggregate mode: its call paths (aggregate.c), else NULL */
   struct sp_mpix *mpix; /* bytes and peers of its MPI calls (mpi_extra.c), else NULL */
   struct sp_thread *next;
 } sp_thread_t;
@@ -305,6 +305,8 @@ SP_HIDDEN void sp__spill_fork_child(void);
 struct sp_mpi_x;
 SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct sp_mpi_x *x,
                                   int64_t n);
+/* Puts new run metadata into the open spill file, if one is open. */
+SP_HIDDEN void sp__spill_meta_now(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

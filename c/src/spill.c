@@ -16,6 +16,8 @@
 
 #include "host_guard.h"
 #include "mpi_extra.h"
+#include "region_source.h"
+#include "run_meta.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 
@@ -76,6 +78,17 @@ static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, cons
     }
   }
   return 0;
+}
+
+/* One record of one piece, for run_meta.c and region_source.c. */
+static int sp_spill_rec(uint32_t type, const void *p, size_t n) {
+  return sp_spill_write(sp_spill.fd, type, p, n, NULL, 0);
+}
+
+void sp__spill_meta_now(void) {
+  pthread_mutex_lock(&sp__state.lock);
+  if (sp_spill.fd >= 0) sp__meta_spill(sp_spill_rec); /* a failure: the next flush tries again */
+  pthread_mutex_unlock(&sp__state.lock);
 }
 
 static int sp_spill_open(void) {
@@ -156,6 +169,8 @@ static int sp_spill_prepare(int32_t h) {
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_REGION, hl, sizeof hl, e->name, e->len);
     if (rc == 0) sp_spill.named[h] = 1;
   }
+  if (rc == 0) rc = sp__source_spill(h, sp_spill_rec);
+  if (rc == 0) rc = sp__meta_spill(sp_spill_rec);
   /* A calibration point at most once a second keeps the list short while
    * following the NTP slew of CLOCK_MONOTONIC. */
   if (rc == 0 && st->clock_tsc) {

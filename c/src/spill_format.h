@@ -30,7 +30,12 @@ typedef enum sp_spill_type {
   SP_SPILL_CLOCK = 6,  /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
   /* sp_spill_events_t then n x sp_mpi_x_t {int64 bytes, int32 peer, int32 0}: the
    * values of an MPI call region's next n calls on that thread (mpi_extra.h) */
-  SP_SPILL_MPI_EXTRA = 10
+  SP_SPILL_MPI_EXTRA = 10,
+  /* Run metadata and source locations (run_meta.c, region_source.c); far
+   * from the numbers above so that other new kinds do not collide. Readers
+   * that do not know a kind skip it. */
+  SP_SPILL_META = 16,  /* uint32 kind, key length, value length, 0; key, value bytes */
+  SP_SPILL_SOURCE = 17 /* int32 handle, uint32 length, int64 line; file name bytes */
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "region_source.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
@@ -48,6 +49,51 @@ static int sp_set_name(sp_spill_file_t *f, int32_t h, const char *name, uint32_t
   memcpy(f->names[h], name, len);
   f->names[h][len] = '\0';
   return 0;
+}
+
+static int sp_set_source(sp_spill_file_t *f, int32_t h, const char *file, size_t flen,
+                         int64_t line) {
+  if (h >= SP_SPILL_MAX_HANDLES) return SP_ESPILL;
+  if (h >= f->nsrc) {
+    int32_t ncap = f->nsrc ? f->nsrc : 64;
+    while (ncap <= h) ncap *= 2;
+    char **nf = realloc(f->src_file, (size_t)ncap * sizeof *nf);
+    if (!nf) return SP_ENOMEM;
+    f->src_file = nf;
+    int64_t *nl = realloc(f->src_line, (size_t)ncap * sizeof *nl);
+    if (!nl) return SP_ENOMEM;
+    f->src_line = nl;
+    memset(nf + f->nsrc, 0, (size_t)(ncap - f->nsrc) * sizeof *nf);
+    f->nsrc = ncap;
+  }
+  char *c = malloc(flen + 1);
+  if (!c) return SP_ENOMEM;
+  memcpy(c, file, flen);
+  c[flen] = '\0';
+  free(f->src_file[h]);
+  f->src_file[h] = c;
+  f->src_line[h] = line;
+  return 0;
+}
+
+/* A META or SOURCE record (run_meta.c, region_source.c). */
+static int sp_index_meta(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64_t off) {
+  if (h->len > 2 * (uint64_t)SP_META_VALUE_MAX + 64) return SP_ESPILL;
+  char *p = malloc(h->len ? (size_t)h->len : 1);
+  if (!p) return SP_ENOMEM;
+  int rc = sp_pread_all(f->fd, p, (size_t)h->len, off) ? SP_ESPILL : 0;
+  if (rc == 0 && h->type == SP_SPILL_META) {
+    rc = sp__meta_from_spill(&f->meta, p, (size_t)h->len);
+  } else if (rc == 0) {
+    int32_t region;
+    int64_t line;
+    const char *file;
+    size_t flen;
+    rc = sp__source_from_spill(p, (size_t)h->len, &region, &line, &file, &flen);
+    if (rc == 0) rc = sp_set_source(f, region, file, flen, line);
+  }
+  free(p);
+  return rc;
 }
 
 /* Handles one whole record whose payload starts at off; SP_ESPILL when it
@@ -99,6 +145,9 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     f->clock[c.which] = (sp_clock_offset_t){c.offset_ns, c.at_ns, c.error_ns, 1, 1};
     return 0;
   }
+  case SP_SPILL_META:
+  case SP_SPILL_SOURCE:
+    return sp_index_meta(f, h, off);
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -205,6 +254,10 @@ void sp__spill_free(sp_spill_file_t *f) {
   free(f->names);
   free(f->chunks);
   free(f->xchunks);
+  for (int32_t i = 0; i < f->nsrc; i++) free(f->src_file[i]);
+  free(f->src_file);
+  free(f->src_line);
+  sp__meta_list_free(&f->meta);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

@@ -3,6 +3,7 @@
 #define SP_SPILL_READ_H
 
 #include "sp_internal.h"
+#include "run_meta.h"
 #include "spill_format.h"
 
 /* Where one EVENTS record's events are. */
@@ -26,6 +27,10 @@ typedef struct sp_spill_file {
   int64_t nchunks;
   sp_spill_chunk_t *xchunks; /* SP_SPILL_MPI_EXTRA records (mpi_extra.h), in file order */
   int64_t nxchunks;
+  sp_meta_list_t meta; /* SP_SPILL_META records, the last of each key */
+  char **src_file;     /* SP_SPILL_SOURCE by handle; NULL where none */
+  int64_t *src_line;
+  int32_t nsrc;
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */
   int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
   int64_t first_damage;  /* file offset of the first of them */

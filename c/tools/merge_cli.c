@@ -85,8 +85,7 @@ int sp_merge_main(int argc, char **argv, const char *prog) {
   int rc = sp_spill_merge2(inputs, n, out, force ? SP_MERGE_REPLACE : 0);
   if (rc == 0) return EXIT_OK;
   if (rc == SP_EPATH && !force) { /* OUT.h5, or the aggregates' file beside it */
-    fprintf(stderr, "%s: a file it would write exists (named above); not replaced, use -f\n",
-            prog);
+    fprintf(stderr, "%s: a file it would write exists (named above); not replaced, use -f\n", prog);
     return EXIT_USAGE;
   }
   if (rc == SP_EPARTIAL) {

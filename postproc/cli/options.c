@@ -83,7 +83,9 @@ static const char sp_help_text_more[] =
     "                         weak_scaling: the work per rank of each file, in\n"
     "                         order, in any unit (cells, particles); checked to be\n"
     "                         equal (else exit 2: not a weak-scaling study), shown\n"
-    "                         in the title and weak_scaling_data's options\n"
+    "                         in the title and weak_scaling_data's options; without\n"
+    "                         it, the files' /metadata work_per_rank when every file\n"
+    "                         has the same one (said on stderr)\n"
     "      --top-n N          region charts (durations, duration_timeseries,\n"
     "                         histogram, timeline_density, durations_data) show the\n"
     "                         N regions of largest self (exclusive) time in the\n"
@@ -165,7 +167,9 @@ static const char sp_help_text_more[] =
     "                         linear default; holds one region's durations at a time)\n"
     "                         and named columns: bytes (MPI calls' bytes sent and\n"
     "                         received), msgs (MPI calls with a peer or bytes > 0),\n"
-    "                         summed over ranks; \"-\" where no call has them\n"
+    "                         summed over ranks; \"-\" where no call has them;\n"
+    "                         source: the region's place in the source (file:line,\n"
+    "                         from sp_region_at, SP_SCOPE, ...; - where unknown)\n"
     "      --tree             the call tree rebuilt from the stamps, per rank and\n"
     "                         thread (a call's parent is the innermost call that\n"
     "                         contains it; worker-thread calls are roots of their\n"
@@ -367,8 +371,9 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
 }
 
 const sp_xcol_info_t sp_xcols[SP_XCOL_N] = {
-    [SP_XCOL_BYTES] = {"bytes"},
-    [SP_XCOL_MSGS] = {"msgs"},
+    [SP_XCOL_BYTES] = {"bytes", 0},
+    [SP_XCOL_MSGS] = {"msgs", 0},
+    [SP_XCOL_SOURCE] = {"source", 1},
 };
 
 /* A named column of sp_xcols, or -1. */

@@ -34,13 +34,13 @@ typedef struct sp_row {
   int64_t *rank_total; /* per selected rank, ns */
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
-  double pct[8];    /* --columns percentiles, ns */
-  uint64_t *hist;   /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
+  double pct[8];  /* --columns percentiles, ns */
+  uint64_t *hist; /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
   int64_t xv[SP_XCOL_N]; /* --columns named columns (sp_xcols), summed */
   int xhave;             /* pairs that had what they need (MPI bytes and peers) */
-  int agg_pairs;    /* pairs with aggregate figures instead of stamps */
-  unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
-  int64_t agg_self; /* ns, sum of their exclusive times */
+  int agg_pairs;         /* pairs with aggregate figures instead of stamps */
+  unsigned agg;          /* SP_READER_AGG_* figures every one of those pairs stores */
+  int64_t agg_self;      /* ns, sum of their exclusive times */
   /* Clamping of a damaged file, reported once per row and kind as before:
    * a rank total saturated by durations that are not themselves overlong,
    * the row total (sum of rank totals) or the call count saturated. */
@@ -307,18 +307,24 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
   int nc = 0;
   for (int k = 0; k < 13; k++) {
     if (k == 11 && !o->by_thread) continue;
+    /* named text columns (source) just before the region, numbers after the percentiles */
+    for (int q = 0; k == 12 && q < o->nxcols; q++)
+      if (sp_xcols[o->xcols[q]].text)
+        cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_STR, 24};
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
     for (int q = 0; k == 5 && q < o->nxcols; q++)
-      cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_INT, 14};
+      if (!sp_xcols[o->xcols[q]].text)
+        cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_INT, 14};
   }
   return nc;
 }
 
-static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *row, double roots,
+static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, double roots,
                          const sp_options_t *o) {
   sp_cell_t c[SP_SUM_MAXCOLS];
+  char source[4200];
   memset(c, 0, sizeof c);
   int k = 0;
   /* Count-only or empty region: no durations were recorded ("-"); an
@@ -338,7 +344,8 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   for (int q = 0; q < o->npcts; q++)
     c[k++] = (sp_cell_t){none && !(row->hist && row->pct[q] >= 0), 0, 1e-9 * row->pct[q], NULL};
   for (int q = 0; q < o->nxcols; q++) /* "-": no pair of the row has the values */
-    c[k++] = (sp_cell_t){row->xhave == 0, row->xv[o->xcols[q]], 0, NULL};
+    if (!sp_xcols[o->xcols[q]].text)
+      c[k++] = (sp_cell_t){row->xhave == 0, row->xv[o->xcols[q]], 0, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * row->rank_mean, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
@@ -346,6 +353,11 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   /* %: of the ranks' wall time on thread 0, which needs the nesting (stamps) */
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
+  for (int q = 0; q < o->nxcols; q++) /* SP_XCOL_SOURCE, the one text column: "-" where none */
+    if (sp_xcols[o->xcols[q]].text)
+      c[k++] = sp_region_source_text(r, row->region, source, sizeof source)
+                   ? (sp_cell_t){0, 0, 0, source}
+                   : (sp_cell_t){1, 0, 0, NULL};
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -394,6 +406,7 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
       "over threads, can pass it)",
       sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
+  if (o->table == SP_TABLE_TEXT) sp_run_meta_note(sel->reader, stdout);
   sp_table_begin(&tb, o->table, cols, nc, note);
   for (int i = 0; i < rs->n; i++) sp_row_print(&tb, sel->reader, &rs->v[i], roots, o);
   sp_table_end(&tb);

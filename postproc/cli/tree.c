@@ -147,6 +147,7 @@ int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o) {
            "# rank_min/max_s of per-rank inclusive time",
            sel->nranks, sel->nranks == 1 ? "" : "s");
   sp_table_t tb;
+  if (o->table == SP_TABLE_TEXT) sp_run_meta_note(sel->reader, stdout);
   sp_table_begin(&tb, o->table, sp_tree_cols, SP_TREE_NCOLS, note);
   for (int i = 0; i < sp_reader_tree_num_nodes(t); i++)
     sp_tree_row(&tb, sel, sp_reader_tree_node(t, order[i]), sp_metric_wall(t), name, sizeof name);

@@ -8,7 +8,8 @@
  * Nodes in depth-first order, parents first; sums over the selected ranks
  * and threads; per_rank lists the ranks with calls on the path. Extra keys:
  * parent (node index or null), depth, rank_{min,mean,max}_seconds,
- * max_rank, imbalance, share (of the root's inclusive time), worker_calls.
+ * max_rank, imbalance, share (of the root's inclusive time), worker_calls;
+ * source_file and source_lineno where the region has a source location.
  * Times are null for count-only regions (calls only). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +65,16 @@ static void sp_node_json(FILE *f, const sp_selection_t *sel, const sp_reader_tre
   sp_seconds(f, nd->timed, nd->rank_mean);
   fputs(",\"rank_max_seconds\":", f);
   sp_seconds(f, nd->timed, nd->rank_max);
-  fprintf(f, ",\"max_rank\":%d,\"imbalance\":%.15g,\"share\":%.15g,\"worker_calls\":%lld}",
+  fprintf(f, ",\"max_rank\":%d,\"imbalance\":%.15g,\"share\":%.15g,\"worker_calls\":%lld",
           nd->max_rank, nd->imbalance, nd->share, (long long)nd->worker_calls);
+  char file[4096];
+  int64_t line = 0;
+  if (sp_reader_region_source(sel->reader, nd->region, file, sizeof file, &line) == 1) {
+    fputs(",\"source_file\":", f);
+    sp_json_put_string(f, file);
+    fprintf(f, ",\"source_lineno\":%lld", (long long)line);
+  }
+  fputc('}', f);
 }
 
 void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,

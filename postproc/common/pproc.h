@@ -150,12 +150,14 @@ typedef struct sp_options {
  * sp_xcols (options.c), which the parser and the help text read; summary.c
  * computes and prints them after the percentiles. */
 typedef enum sp_xcol {
-  SP_XCOL_BYTES, /* MPI calls: bytes sent and received, summed */
-  SP_XCOL_MSGS,  /* MPI calls: calls with a peer >= 0 or bytes > 0 */
+  SP_XCOL_BYTES,  /* MPI calls: bytes sent and received, summed */
+  SP_XCOL_MSGS,   /* MPI calls: calls with a peer >= 0 or bytes > 0 */
+  SP_XCOL_SOURCE, /* the region's place in the source, file:line (text) */
   SP_XCOL_N
 } sp_xcol_t;
 typedef struct sp_xcol_info {
   const char *name; /* the --columns word and the column's name */
+  int text;         /* 1: text, shown before the region; 0: a count after the percentiles */
 } sp_xcol_info_t;
 extern const sp_xcol_info_t sp_xcols[SP_XCOL_N];
 
@@ -210,6 +212,16 @@ size_t sp_utf8_seq(const unsigned char *s);
  * caller adds the enclosing ones); JSON escapes quotes, backslashes and
  * controls and writes \\xNN for a bad byte (the JSON text of \xNN). */
 void sp_text_put(FILE *f, const char *text, int mode);
+
+/* run_info.c: the program's /metadata keys (not the library's own) and the
+ * regions' source locations. */
+int sp_run_meta_is_own(const char *key);
+/* Entry i of /metadata as text when it is a key of the program's; 0 otherwise. */
+int sp_run_meta_get(sp_reader_t *r, int i, char *key, size_t kcap, char *val, size_t vcap);
+/* "# run metadata: key = value; ..." lines (keys cut at 64 bytes, values at 70), or nothing. */
+void sp_run_meta_note(sp_reader_t *r, FILE *f);
+/* "file:line" of region g into out; 0 when it has none. */
+int sp_region_source_text(sp_reader_t *r, int g, char *out, size_t cap);
 /* Copies text into out with PLplot's escape character '#' doubled, cut
  * at max_chars characters (UTF-8 aware) with "..." appended; bytes that
  * are not UTF-8 become \xNN, controls a blank (text_safe.c). cap >= 8. */

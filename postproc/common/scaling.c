@@ -200,9 +200,46 @@ static int sp_scaling_work_values(const sp_options_t *o, double *v, int cap) {
   return n;
 }
 
+/* Without --work-per-rank: the files' /metadata work_per_rank (the
+ * program's sp_metadata_set) where every file has it as a positive number
+ * and all are equal; said once on stderr either way. */
+static void sp_scaling_work_meta(const sp_charts_t *c, double *work) {
+  static int said;
+  int have = 0;
+  double first = 0;
+  const char *why = NULL;
+  for (int k = 0; k < c->nfiles; k++) {
+    char v[64], *end;
+    if (sp_reader_metadata(c->sels[k].reader, "work_per_rank", v, sizeof v) != 0) continue;
+    double x = strtod(v, &end);
+    if (end == v || *end || !isfinite(x) || x <= 0) {
+      why = "is not a positive number in every file";
+      continue;
+    }
+    if (have++ == 0) first = x;
+    if (fabs(x - first) > 1e-9 * first)
+      why = "differs between the files (not a weak-scaling study)";
+  }
+  if (have == 0 && !why) return;
+  if (!why && have < c->nfiles) why = "is not in every file";
+  if (!why) *work = first;
+  if (said++) return;
+  if (why)
+    sp_msg(SP_NORMAL,
+           "weak_scaling: /metadata work_per_rank %s: the work per rank is not shown "
+           "(give it with --work-per-rank)",
+           why);
+  else
+    sp_msg(SP_NORMAL, "weak_scaling: work per rank %.6g from the files' /metadata work_per_rank",
+           first);
+}
+
 int sp_scaling_work(const sp_charts_t *c, double *work) {
   *work = 0;
-  if (c->o->nwork_per_rank == 0) return 0;
+  if (c->o->nwork_per_rank == 0) {
+    sp_scaling_work_meta(c, work);
+    return 0;
+  }
   double *v = malloc((size_t)c->nfiles * sizeof *v);
   int n = v ? sp_scaling_work_values(c->o, v, c->nfiles) : -1;
   int rc = n < 0 ? SP_EXIT_USAGE : 0;

@@ -649,9 +649,10 @@ SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
 /**
  * Writes the scalar attribute name of the file's /metadata group into out
  * (cap bytes, always NUL-terminated, cut when longer) as text: integers in
- * decimal, floats as %.17g, strings as stored. The core writes mpi_size,
- * omp_num_threads, total_cores, hostname, timestamp and more; the
- * reference tool its own keys.
+ * decimal, floats in the shortest %.Ng (N <= 17) that reads back exactly,
+ * strings as stored. The core writes mpi_size, omp_num_threads,
+ * total_cores, hostname, timestamp and more, the program its own
+ * (sp_metadata_set); the reference tool its own keys.
  * Returns 0, or SP_READER_EINVAL when the file has no such readable
  * attribute (message in sp_reader_errmsg()). Cost: a few metadata reads.
  */
@@ -661,7 +662,7 @@ SP_READER_EXPORT int sp_reader_metadata(sp_reader_t *r, const char *name, char *
 enum {
   SP_READER_META_OTHER = 0,  /**< not a scalar number or string (array, compound) */
   SP_READER_META_INT = 1,    /**< integer: value in decimal */
-  SP_READER_META_FLOAT = 2,  /**< floating point: value as %.17g */
+  SP_READER_META_FLOAT = 2,  /**< floating point: shortest %.Ng (N <= 17) that reads back */
   SP_READER_META_STRING = 3  /**< string: value as stored */
 };
 
@@ -681,6 +682,19 @@ SP_READER_EXPORT int sp_reader_metadata_count(sp_reader_t *r);
  */
 SP_READER_EXPORT int sp_reader_metadata_entry(sp_reader_t *r, int i, char *name, size_t namecap,
                                               char *value, size_t valcap, int *kind);
+
+/**
+ * Where in the source region g is: its groups' attributes source_file and
+ * source_lineno (written by sp_region_at and the bindings' SP_SCOPE,
+ * SP_FUNCTION, Fortran sp_region(file=, line=); the reference tool writes
+ * the same), from the first rank that has the region. Writes the file
+ * into file (cap bytes, cut when longer) and the line into *line (0 when
+ * the file lacks it). Returns 1 when found, 0 when the region has none
+ * (also in the columnar layouts), SP_READER_EINVAL for a bad argument or
+ * SP_READER_ENOMEM. Cost: a few metadata reads, once per region (kept).
+ */
+SP_READER_EXPORT int sp_reader_region_source(sp_reader_t *r, int g, char *file, size_t cap,
+                                             int64_t *line);
 
 /* ===================================================================== */
 /*  Helpers                                                              */

@@ -447,6 +447,11 @@ static int sp_html_regions(sp_html_ctx_t *x) {
             (long long)r->calls, (long long)r->n, r->total, r->min, r->max, rk_min,
             r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
     sp_html_mpi(f, sel, sel->regions[i]);
+    char src[4200]; /* where in the source (sp_region_at, SP_SCOPE, ...) */
+    if (sp_region_source_text(sel->reader, sel->regions[i], src, sizeof src)) {
+      fputs(",\"src\":", f);
+      sp_html_json_str(f, src);
+    }
     fputc('}', f);
   }
   fputs("]", f);
@@ -454,11 +459,30 @@ static int sp_html_regions(sp_html_ctx_t *x) {
   return 0;
 }
 
+/* The program's run metadata (sp_metadata_set) as [key, value] text pairs,
+ * at most 256 keys of 255 bytes, values cut at 4096 bytes. */
+static void sp_html_meta(sp_html_ctx_t *x) {
+  sp_reader_t *r = x->sel->reader;
+  int n = sp_reader_metadata_count(r), shown = 0;
+  char key[256], *val = malloc(4097);
+  for (int i = 0; val && i < n && shown < 256; i++) {
+    if (!sp_run_meta_get(r, i, key, sizeof key, val, 4097)) continue;
+    fputs(shown++ ? ",{\"k\":" : ",\n\"meta\":[{\"k\":", x->f);
+    sp_html_json_str(x->f, key);
+    fputs(",\"v\":", x->f);
+    sp_html_json_str(x->f, val);
+    fputc('}', x->f);
+  }
+  if (shown) fputc(']', x->f);
+  free(val);
+}
+
 static void sp_html_header(sp_html_ctx_t *x) {
   FILE *f = x->f;
   fputs("{\"format\":1,\"file\":", f);
   sp_html_json_str(f, x->sel->file);
   if (x->nostamps) fputs(",\"stamps\":0", f);
+  sp_html_meta(x);
   fprintf(f,
           ",\"generator\":\"" SP_PROG " %s\",\"span\":%.0f,\"coarse\":%d,\"levels\":%d,\"ranks\":[",
           sp_reader_version_string(), x->span, SP_HTML_OCC_COARSE, x->nlevels);

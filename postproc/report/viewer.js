@@ -30,7 +30,7 @@
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
-    'durations', 'metric', 'flame', 'flame-rank', 'flame-note'].forEach(function (id) {
+    'durations', 'metric', 'flame', 'flame-rank', 'flame-note', 'meta'].forEach(function (id) {
     el[id] = document.getElementById('sp-' + id);
   });
 
@@ -435,7 +435,8 @@
     var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
     var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
     var head = 'region  ' + reg.name + '\ncall path  ' + reg.path + '\nrank  ' + lane.rank +
-      '   thread  ' + lane.thread + '\n' + (reg.bytes !== undefined ? mpiText(reg, 'MPI  ') + '\n' : '');
+      '   thread  ' + lane.thread + '\n' + (reg.src ? 'source  ' + reg.src + '\n' : '') +
+      (reg.bytes !== undefined ? mpiText(reg, 'MPI  ') + '\n' : '');
     var src = exactSource(lane);
     if (src) {
       var k = hitExact(src, t, tol);
@@ -502,7 +503,8 @@
       sw.style.background = r.color;
       li.appendChild(sw);
       li.appendChild(document.createTextNode(r.name));
-      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total' + mpiText(r, ', ');
+      li.title = r.calls + ' calls, ' + fmtTime(r.total) + ' in total' + mpiText(r, ', ') +
+        (r.src ? '\nsource ' + r.src : '');
       li.onclick = function () { toggleRegion(g); };
       el.legend.appendChild(li);
     });
@@ -637,7 +639,7 @@
     var fp = tree && tree[h.c[4]] ? tree[h.c[4]].path : reg.path;
     el.tip.textContent = 'region  ' + reg.name + '\ncall path  ' + fp + '\nrank  ' + flame.rank +
       '   thread  ' + h.thread + '   depth  ' + h.c[3] + '\nstart  ' + fmtTime(h.c[0]) +
-      '\nduration  ' + fmtTime(h.c[1] - h.c[0]);
+      '\nduration  ' + fmtTime(h.c[1] - h.c[0]) + (reg.src ? '\nsource  ' + reg.src : '');
     el.tip.style.left = (e.clientX + 14) + 'px';
     el.tip.style.top = (e.clientY + 14) + 'px';
   });
@@ -736,7 +738,8 @@
       tr.setAttribute('data-name', regions[n.g].name);
       tr.setAttribute('data-region', n.g);
       tr.setAttribute('data-node', n.i);
-      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '');
+      tr.title = n.path + (n.maxr >= 0 ? '\nslowest rank ' + n.maxr : '') +
+        (regions[n.g].src ? '\nsource ' + regions[n.g].src : '');
       TREE_COLS.forEach(function (c, j) {
         var td = tr.insertCell();
         if (j === 0) {
@@ -751,6 +754,12 @@
           sw.style.background = regions[n.g].color;
           td.appendChild(sw);
           td.appendChild(document.createTextNode(regions[n.g].name));
+          if (regions[n.g].src) {
+            var sc = document.createElement('span');
+            sc.className = 'sp-src';
+            sc.textContent = regions[n.g].src.replace(/^.*\//, '');
+            td.appendChild(sc);
+          }
         } else {
           td.textContent = treeCell(n, c[0]);
         }
@@ -837,6 +846,16 @@
   }
 
   el.file.textContent = D.file;
+  // The program's run metadata (sp_metadata_set): one row per key.
+  if (D.meta && D.meta.length) {
+    D.meta.forEach(function (m) {
+      var tr = el.meta.insertRow(), th = document.createElement('th');
+      th.textContent = m.k;
+      tr.appendChild(th);
+      tr.insertCell().textContent = m.v.length > 300 ? m.v.slice(0, 299) + '\u2026' : m.v;
+    });
+    el.meta.hidden = false;
+  }
   el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
     ' lanes, ' + D.counts.intervals + ' intervals' +
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +

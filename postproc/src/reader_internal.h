@@ -59,8 +59,12 @@ struct sp_reader {
   int fd;               /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
   hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
                          * call_ids and parent_ids datasets, kept open; -1 when absent */
+  struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
   char errmsg[1024];
 };
+
+/* reader_source.c: frees r->src. */
+void sp__source_cache_free(sp_reader_t *r);
 
 /* The reader's few loops that compare or add every stamp (the load's
  * check, the call tree, the duration statistics) are compiled

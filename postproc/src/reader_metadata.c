@@ -7,7 +7,8 @@
 
 #include "reader_internal.h"
 
-/* The scalar attribute a as text: integers in decimal, floats %.17g,
+/* The scalar attribute a as text: integers in decimal, floats in the
+ * shortest %.Ng (N <= 17) that reads back exactly,
  * strings as stored. Returns 0, or -1 for another type or shape. kind, if
  * not NULL, receives its SP_READER_META_* kind. */
 static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t cap, int *kind) {
@@ -20,7 +21,16 @@ static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t 
       if (H5Aread(a, H5T_NATIVE_LLONG, &v) >= 0) rc = snprintf(out, cap, "%lld", v) < 0 ? -1 : 0;
     } else if (c == H5T_FLOAT) {
       double v;
-      if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0) rc = snprintf(out, cap, "%.17g", v) < 0 ? -1 : 0;
+      /* The shortest %.Ng that reads back as v (1e+300, not
+       * 1.0000000000000001e+300). */
+      if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0) {
+        char buf[40];
+        for (int prec = 1; prec <= 17; prec++) {
+          snprintf(buf, sizeof buf, "%.*g", prec, v);
+          if (strtod(buf, NULL) == v) break;
+        }
+        rc = snprintf(out, cap, "%s", buf) < 0 ? -1 : 0;
+      }
     } else if (c == H5T_STRING) {
       char *v = sp__attr_string(obj, name);
       if (v) rc = snprintf(out, cap, "%s", v) < 0 ? -1 : 0;

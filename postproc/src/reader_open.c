@@ -506,6 +506,7 @@ void sp_reader_close(sp_reader_t *r) {
   free(r->regions);
   sp__columnar_close(r);
   sp__direct_close(r);
+  sp__source_cache_free(r);
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);
   free(r);

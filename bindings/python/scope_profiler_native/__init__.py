@@ -25,6 +25,7 @@ The same functions exist at module level (``setup``, ``finalize``,
 """
 
 from . import _lib
+from ._metadata import metadata_set
 from ._mpi import mpi_init
 from ._profile_mode import region_stats, report, reset
 from ._region import Region, get_all_regions, get_region, profile, profile_region
@@ -72,6 +73,7 @@ class ProfileManager:
     get_region = staticmethod(get_region)
     get_all_regions = staticmethod(get_all_regions)
     get_config = staticmethod(get_config)
+    metadata_set = staticmethod(metadata_set)
 
 
 __version__ = version()
@@ -88,6 +90,7 @@ __all__ = [
     "get_region",
     "is_active",
     "library_path",
+    "metadata_set",
     "misuse_count",
     "mpi_init",
     "profile",

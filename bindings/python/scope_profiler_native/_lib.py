@@ -100,6 +100,24 @@ sp_setup = _declare(LIB, "sp_setup", ctypes.c_int, [ctypes.POINTER(SpConfig)])
 sp_finalize = _declare(LIB, "sp_finalize", ctypes.c_int, [])
 sp_is_active = _declare(LIB, "sp_is_active", ctypes.c_int, [])
 sp_region_n = _declare(LIB, "sp_region_n", ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t])
+sp_metadata_set_n = _declare(
+    LIB,
+    "sp_metadata_set_n",
+    ctypes.c_int,
+    [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t],
+)
+sp_metadata_set_f = _declare(
+    LIB,
+    "sp__metadata_set_f",
+    ctypes.c_int,
+    [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t],
+)
+sp_region_at_f = _declare(
+    LIB,
+    "sp__region_at_f",
+    ctypes.c_int,
+    [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int],
+)
 sp_misuse_count = _declare(LIB, "sp_misuse_count", ctypes.c_int64, [ctypes.c_int])
 sp_clock_name = _declare(LIB, "sp_clock_name", ctypes.c_char_p, [])
 sp_clock_now_ns = _declare(LIB, "sp_clock_now_ns", ctypes.c_int64, [])

@@ -18,13 +18,18 @@ class Region:
     region again inside itself (recursion) is allowed.
     """
 
-    __slots__ = ("name", "_encoded", "_generation", "_handle")
+    __slots__ = ("name", "_encoded", "_file", "_line", "_generation", "_handle")
 
-    def __init__(self, name):
+    def __init__(self, name, file=None, line=0):
+        """file and line: where the region is in the source, stored as its
+        source_file and source_lineno attributes (profile() passes the
+        function's own)."""
         if not isinstance(name, str):
             raise TypeError(f"region name must be a str, not {type(name).__name__}")
         self.name = name
         self._encoded = name.encode("utf-8")
+        self._file = file.encode("utf-8", "surrogateescape") if file else None
+        self._line = int(line) if line and 0 <= line < 2**31 else 0
         self._generation = -1  # never a session number: register on first use
         self._handle = -1
 
@@ -32,7 +37,12 @@ class Region:
         """Registers the name in the current session (or marks it off)."""
         handle = -1
         if _lib.sp_is_active():
-            handle = _lib.sp_region_n(self._encoded, len(self._encoded))
+            if self._file:
+                handle = _lib.sp_region_at_f(
+                    self._encoded, len(self._encoded), self._file, len(self._file), self._line
+                )
+            else:
+                handle = _lib.sp_region_n(self._encoded, len(self._encoded))
         self._handle = handle if handle >= 0 else -1
         self._generation = _SESSION.value
 
@@ -85,12 +95,18 @@ class Region:
 _REGIONS = {}
 
 
-def profile_region(region_name):
-    """The Region named region_name, for ``with profile_region("x"):``."""
+def profile_region(region_name, file=None, line=0):
+    """The Region named region_name, for ``with profile_region("x"):``
+    (file and line: its place in the source, kept from the first call)."""
     region = _REGIONS.get(region_name)
     if region is None:
-        region = _REGIONS.setdefault(region_name, Region(region_name))
+        region = _REGIONS.setdefault(region_name, Region(region_name, file, line))
     return region
+
+
+def _code_of(func):
+    code = getattr(func, "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else (None, 0)
 
 
 def profile(region_name=None):
@@ -101,10 +117,10 @@ def profile(region_name=None):
     """
     if callable(region_name):
         func = region_name
-        return profile_region(func.__name__).wrap(func)
+        return profile_region(func.__name__, *_code_of(func)).wrap(func)
 
     def decorator(func):
-        return profile_region(region_name or func.__name__).wrap(func)
+        return profile_region(region_name or func.__name__, *_code_of(func)).wrap(func)
 
     return decorator
 

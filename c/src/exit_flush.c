@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "aggregate_recover.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 /* Appends every thread's finished calls; returns the events flushed
@@ -73,6 +74,7 @@ static void sp_exit_flush(void) {
             "(count-only mode keeps them in memory only)");
   } else {
     for (sp_thread_t *t = sp__state.threads; t; t = t->next) sp__frames_drop_above(t, -1);
+    sp__sampler_exit_spill(); /* SCOPE_PROFILER_SAMPLE_MS's samples (sampler.c) */
     sp_exit_report(sp_exit_spill_threads());
   }
   errno = saved_errno;

@@ -6,6 +6,7 @@
 
 #include "aggregate.h"
 #include "host_guard.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -26,6 +27,8 @@ static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop();
   sp__stock_stop();
+  sp__sampler_stop();
+  sp__sampler_forget();
   sp__threads_discard();
   sp__event_arrays_release();
   sp__spill_close(1);
@@ -114,6 +117,7 @@ static int sp_setup_session(const sp_config *cfg) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
+  if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) sp__sampler_start(st->cfg.sample_ms);
   return rc;
 }
 
@@ -155,6 +159,7 @@ static int sp_finalize_session(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   sp__stock_stop();
+  sp__sampler_stop(); /* its samples are written with the stamps */
   int rc = 0;
   /* With MPI every rank takes part, one that records nothing too. */
   if (sp__state.cfg.profiling_activated || sp__par_usable()) rc = sp__finalize_session();
@@ -162,6 +167,7 @@ static int sp_finalize_session(void) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "sp_finalize ran at exit after all: '%s' is written, no merge needed",
             sp__state.file_path);
+  sp__sampler_forget();
   sp__threads_discard();
   sp__event_arrays_release();
   sp__region_table_reset();

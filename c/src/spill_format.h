@@ -27,7 +27,8 @@ typedef enum sp_spill_type {
   SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
   SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
   SP_SPILL_CALIB = 5,  /* int64 ticks, int64 ns: a calibration point */
-  SP_SPILL_CLOCK = 6   /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_CLOCK = 6,  /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_SAMPLES = 7 /* sp_spill_samples_t then n x {int64 t_ns, rss, cpu_ns} (sampler.c) */
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {
@@ -57,5 +58,13 @@ typedef struct sp_spill_events {
   int32_t thread; /* thread number within the rank */
   int64_t n;      /* events following */
 } sp_spill_events_t;
+
+/* SCOPE_PROFILER_SAMPLE_MS: samples of the process's RSS and CPU time;
+ * times are CLOCK_MONOTONIC ns (never ticks), so no calibration applies. */
+typedef struct sp_spill_samples {
+  int64_t n;         /* samples following */
+  int64_t maxrss;    /* getrusage ru_maxrss when written, bytes */
+  int64_t period_ns; /* the sampling period */
+} sp_spill_samples_t;
 
 #endif /* SP_SPILL_FORMAT_H */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sampler.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
@@ -97,6 +98,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     f->clock[c.which] = (sp_clock_offset_t){c.offset_ns, c.at_ns, c.error_ns, 1, 1};
     return 0;
   }
+  case SP_SPILL_SAMPLES:
+    return sp__samples_index_record(f, h->len, off); /* samples_write.c */
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -196,6 +199,7 @@ void sp__spill_free(sp_spill_file_t *f) {
   for (int32_t i = 0; i < f->nnames; i++) free(f->names[i]);
   free(f->names);
   free(f->chunks);
+  free(f->samples);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

@@ -24,6 +24,10 @@ typedef struct sp_spill_file {
   sp_clock_offset_t clock[2]; /* SP_SPILL_CLOCK records; valid 0 where none */
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
+  sp_spill_chunk_t *samples; /* SP_SPILL_SAMPLES records: n and offset used */
+  int64_t nsamples_chunks;
+  int64_t samples_maxrss;    /* the largest ru_maxrss they recorded, bytes */
+  int64_t samples_period_ns; /* 0 when the file holds no samples */
   int64_t damaged_bytes; /* trailing bytes not forming a whole record */
   int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
   int64_t first_damage;  /* file offset of the first of them */

@@ -15,6 +15,7 @@
 #include "palette.h"
 #include "plots.h"
 #include "pproc.h"
+#include "summary_columns.h"
 
 static const char sp_usage_text[] =
     "usage: " SP_PROG
@@ -163,6 +164,9 @@ static const char sp_help_text_more[] =
     "      --columns p50,p95  --summary: add percentiles of the call durations after\n"
     "                         max_s (pN, N from 0 to 100, as numpy.percentile's\n"
     "                         linear default; holds one region's durations at a time)\n"
+    "                         and columns before region: peak_rss_bytes (highest\n"
+    "                         RSS sampled during a call of the region; files of\n"
+    "                         runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")\n"
     "      --tree             the call tree rebuilt from the stamps, per rank and\n"
     "                         thread (a call's parent is the innermost call that\n"
     "                         contains it; worker-thread calls are roots of their\n"
@@ -363,18 +367,27 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
   return -1;
 }
 
-/* --columns p50,p95,p99: percentiles (0..100) of the call durations, at most 8. */
+/* --columns p50,p95,p99: percentiles (0..100) of the call durations, at
+ * most 8, and the named columns of summary_columns.h. */
 static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   static char buf[256]; /* the names point into it; one --columns per run */
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
   o->npcts = 0;
+  o->sum_extra = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    int x = sp_sum_extra_find(w);
+    if (x >= 0) {
+      o->sum_extra |= 1u << x;
+      continue;
+    }
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
-      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8)", name, w);
+      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8) nor a column "
+                            "name (--help)",
+                            name, w);
     o->pct_names[o->npcts] = w;
     o->pcts[o->npcts++] = p;
   }
@@ -687,7 +700,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if (o->npcts && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if ((o->npcts || o->sum_extra) && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");

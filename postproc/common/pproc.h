@@ -140,6 +140,7 @@ typedef struct sp_options {
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
+  unsigned sum_extra; /* --columns peak_rss_bytes,...: bits of summary_columns.h's table */
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
 } sp_options_t;

@@ -15,6 +15,7 @@ with h5py and numpy, against what tests/samples/test_samples*.c did:
 import argparse
 import csv
 import io
+import json
 import subprocess
 import sys
 
@@ -109,6 +110,31 @@ def check_regions(f, args):
               f"pproc alloc {rows['alloc']['peak_rss_bytes']}, computed {pa}")
         check(int(rows["before"]["peak_rss_bytes"]) == pb,
               f"pproc before {rows['before']['peak_rss_bytes']}, computed {pb}")
+        check_chrome(args, t, rss, cpu)
+
+
+def check_chrome(args, t, rss, cpu):
+    """--export chrome-trace: one RSS counter event per sample, in MB, and
+    a CPU one (cores) per interval between samples, on the regions' time."""
+    out = subprocess.run([args.pproc, args.file, "--export", "chrome-trace"],
+                         capture_output=True, text=True, check=True).stdout
+    ev = json.loads(out)["traceEvents"]
+    mem = [e for e in ev if e["ph"] == "C" and e["name"] == "RSS"]
+    cores = [e for e in ev if e["ph"] == "C" and e["name"] == "CPU"]
+    check(len(mem) == len(t), f"{len(mem)} RSS counter events, {len(t)} samples")
+    check(len(cores) == len(t) - 1, f"{len(cores)} CPU counter events, {len(t)} samples")
+    if len(mem) == len(t):
+        got = np.array([e["args"]["MB"] for e in mem])
+        check(np.allclose(got, rss / MB, atol=1e-3), "RSS counter values differ from rss_bytes")
+        ts = np.array([e["ts"] for e in mem])
+        check(np.allclose(np.diff(ts), np.diff(t) / 1e3, atol=2e-3), "RSS counter times")
+        regions = [e for e in ev if e["ph"] == "X"]
+        t0 = min(e["ts"] for e in regions)
+        check(abs(t0) < 1e-3, "the first region is not at ts 0")
+    if len(cores) == len(t) - 1 and len(t) > 1:
+        want = np.diff(cpu) / np.diff(t)
+        got = np.array([e["args"]["cores"] for e in cores])
+        check(np.allclose(got, want, atol=2e-3), "CPU counter values")
 
 
 def check_mpi(f, args):

@@ -137,6 +137,26 @@ def check_chrome(args, t, rss, cpu):
         check(np.allclose(got, want, atol=2e-3), "CPU counter values")
 
 
+def check_report(f, args):
+    """report.html's "samples": every sample of rank 0 (fewer than 4000, so
+    not thinned), times relative to the first start of any region."""
+    text = open(args.report, encoding="utf-8").read()
+    start = text.index('<script type="application/json" id="sp-data">')
+    body = text[text.index(">", start) + 1:text.index("</script>", start)]
+    data = json.loads(body)
+    _, t, rss, _ = samples(f, 0)
+    regs = f["rank0/regions"]
+    t0 = min(int(regs[k]["start_times"][:].min()) for k in regs)
+    check(len(data.get("samples", [])) == 1, "report: one rank with samples")
+    if data.get("samples"):
+        s = data["samples"][0]
+        check(s["r"] == 0 and s["thin"] == 1, f"report: r {s['r']} thin {s['thin']}")
+        check(s["period"] == f["rank0/samples"].attrs["period_ns"], "report: period")
+        check(np.array_equal(np.cumsum(np.array(s["t"], dtype=np.int64)) + t0, t),
+              "report: sample times differ from the file's")
+        check(np.array_equal(np.array(s["rss"], dtype=np.int64), rss), "report: rss differs")
+
+
 def check_mpi(f, args):
     check(len([k for k in f if k.startswith("rank")]) == args.ranks, "rank groups")
     for r in range(args.ranks):
@@ -160,6 +180,7 @@ def main():
     ap.add_argument("--proc")
     ap.add_argument("--pproc")
     ap.add_argument("--ranks", type=int, default=4)
+    ap.add_argument("--report")
     args = ap.parse_args()
     with h5py.File(args.file, "r") as f:
         if args.case in ("regions", "field", "fork", "unfinalized"):
@@ -173,6 +194,8 @@ def main():
         elif args.case == "child":
             _, t, _, cpu = samples(f, 0)
             check_spacing(t, args.period_ms, cpu)
+        elif args.case == "report":
+            check_report(f, args)
         elif args.case == "mpi":
             check_mpi(f, args)
         else:

@@ -93,6 +93,7 @@ static void sp_sample_keep(sp_sample_t s) {
 
 static void *sp_sampler_main(void *arg) {
   (void)arg;
+  pthread_setname_np(pthread_self(), "sp-sampler"); /* top -H, the benchmark */
   pthread_mutex_lock(&sp_smp.mu);
   int64_t next = sp__monotonic_ns() + sp_smp.period_ns;
   while (!sp_smp.stop) {

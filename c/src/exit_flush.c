@@ -66,6 +66,8 @@ static void sp_exit_flush(void) {
   sp__writer_stop(); /* every queued buffer is in the spill file now */
   st->exit_flushed = 1;
   if (st->cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
+  /* SCOPE_PROFILER_SAMPLE_MS's samples (sampler.c), kept where events are. */
+  sp__sampler_exit_spill(!st->discard && st->cfg.time_trace);
   if (st->discard) {                          /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {
@@ -74,7 +76,6 @@ static void sp_exit_flush(void) {
             "(count-only mode keeps them in memory only)");
   } else {
     for (sp_thread_t *t = sp__state.threads; t; t = t->next) sp__frames_drop_above(t, -1);
-    sp__sampler_exit_spill(); /* SCOPE_PROFILER_SAMPLE_MS's samples (sampler.c) */
     sp_exit_report(sp_exit_spill_threads());
   }
   errno = saved_errno;

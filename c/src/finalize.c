@@ -27,7 +27,7 @@
 #include "par.h"
 #include "plan.h"
 #include "raw_write.h"
-#include "sampler.h"
+#include "samples_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
  * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0

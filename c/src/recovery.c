@@ -17,7 +17,7 @@
 #include "out_temp.h"
 #include "par.h"
 #include "raw_write.h"
-#include "sampler.h"
+#include "samples_write.h"
 
 typedef struct sp_rank_src {
   sp_local_t local; /* plan and spill of one rank */

@@ -10,7 +10,8 @@
  *
  * Every SP_SAMPLE_CHUNK samples go to the spill file in one record (with
  * flush_to_disk), so a run that dies keeps all but the last few seconds;
- * at exit without sp_finalize the rest follows (exit_flush.c). Finalize
+ * at exit without sp_finalize the rest follows (exit_flush.c), and at a
+ * flush signal (signal_flush.c). Finalize
  * reads the spilled ones back with the events (samples_write.c).
  *
  * fork(): the child has no sampler (a thread is not copied) and forgets the
@@ -172,15 +173,23 @@ void sp__sampler_forget(void) {
   pthread_mutex_unlock(&sp_smp.mu);
 }
 
-void sp__sampler_exit_spill(void) {
+void sp__sampler_exit_spill(int keep) {
   pthread_mutex_lock(&sp_smp.mu);
   if (sp_smp.period_ns > 0 && !sp_smp.exited) {
-    if (sp_smp.running) sp_sample_keep(sp_sample_now()); /* the run's end */
-    sp_smp.exited = 1;
-    if (sp_smp.n > 0 &&
+    if (sp_smp.running && keep) sp_sample_keep(sp_sample_now()); /* the run's end */
+    sp_smp.exited = 1; /* the thread takes and spills no more */
+    if (keep && sp_smp.n > 0 &&
         sp__spill_samples(sp_smp.buf, sp_smp.n, sp__sampler_maxrss(), sp_smp.period_ns) == 0)
       sp_smp.n = 0;
   }
+  pthread_mutex_unlock(&sp_smp.mu);
+}
+
+void sp__sampler_flush(void) {
+  pthread_mutex_lock(&sp_smp.mu);
+  if (sp_smp.running && sp_smp.spill && !sp_smp.exited && sp_smp.n > 0 &&
+      sp__spill_samples(sp_smp.buf, sp_smp.n, sp__sampler_maxrss(), sp_smp.period_ns) == 0)
+    sp_smp.n = 0;
   pthread_mutex_unlock(&sp_smp.mu);
 }
 

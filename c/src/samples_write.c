@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "par.h"
-#include "sampler.h"
+#include "samples_write.h"
 
 /* A rank's samples and peak as they travel to rank 0. */
 typedef struct sp_samples_head {

@@ -117,7 +117,13 @@ static int sp_setup_session(const sp_config *cfg) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
-  if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) sp__sampler_start(st->cfg.sample_ms);
+  if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
+    if (st->cfg.time_trace)
+      sp__sampler_start(st->cfg.sample_ms);
+    else /* the samples go into the trace file, which this mode does not write */
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "sample_ms (SCOPE_PROFILER_SAMPLE_MS) needs time_trace = 1: no samples are taken");
+  }
   return rc;
 }
 

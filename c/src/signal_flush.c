@@ -28,6 +28,7 @@
 
 #include "aggregate_recover.h"
 #include "host_guard.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -77,6 +78,7 @@ static void sp_wait_round(void) {
     }
   }
   sp__writer_drain();
+  sp__sampler_flush(); /* SCOPE_PROFILER_SAMPLE_MS's samples in memory (sampler.c) */
   if (sp__state.cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
 }
 

@@ -300,6 +300,11 @@ SP_HIDDEN int64_t sp__spill_events_failed(void);
 SP_HIDDEN void sp__spill_session_begin(void);
 /* In a forked child: the parent's descriptor is closed, not written. */
 SP_HIDDEN void sp__spill_fork_child(void);
+/* Appends n samples of SCOPE_PROFILER_SAMPLE_MS (sampler.h) and the
+ * ru_maxrss so far as one SP_SPILL_SAMPLES record. */
+struct sp_sample;
+SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss,
+                                int64_t period_ns);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

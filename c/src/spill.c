@@ -199,7 +199,7 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
   return 0;
 }
 
-int sp__spill_samples(const sp_sample_t *s, int64_t n, int64_t maxrss, int64_t period_ns) {
+int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int64_t period_ns) {
   sp_state_t *st = &sp__state;
   pthread_mutex_lock(&st->lock);
   int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "samples_write.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {

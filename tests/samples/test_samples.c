@@ -3,6 +3,7 @@
  * Each case is its own CTest test (tests/samples/CMakeLists.txt). */
 #define _POSIX_C_SOURCE 200809L
 #include <scope_profiler.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,14 @@ int main(int argc, char **argv) {
     note_proc(c);
     if (!strcmp(c, "unfinalized")) exit(0); /* atexit: the spill file keeps the samples */
     return sp_finalize() == 0 ? 0 : 1;
+  }
+  if (!strcmp(c, "sigterm")) { /* SCOPE_PROFILER_FLUSH_SIGNALS=TERM: the flush keeps them */
+    if (setup_file(file, 0) != 0) return 1;
+    run_regions();
+    note_proc(c);
+    raise(SIGTERM); /* the watcher flushes, then the default action ends the process */
+    sleep_ms(10000);
+    return 3;
   }
   if (!strcmp(c, "field")) { /* sp_config.sample_ms, no environment */
     if (setup_file(file, 5) != 0) return 1;

@@ -68,7 +68,7 @@ static void sp_exit_flush(void) {
   if (st->cfg.aggregate) sp__agg_exit_save(); /* profile mode: aggregate_recover.c */
   /* SCOPE_PROFILER_SAMPLE_MS's samples (sampler.c), kept where events are. */
   sp__sampler_exit_spill(!st->discard && st->cfg.time_trace);
-  if (st->discard) {                          /* file_path is /dev/null: nothing to keep */
+  if (st->discard) { /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,

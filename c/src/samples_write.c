@@ -99,13 +99,13 @@ static int sp_write_column(hid_t g, const char *name, const sp_sample_t *s, int6
     col[i] = field == 0 ? s[i].t_ns : field == 1 ? s[i].rss : s[i].cpu_ns;
   hsize_t dims[1] = {(hsize_t)n};
   hid_t space = H5Screate_simple(1, dims, NULL);
-  hid_t d = space >= 0 ? H5Dcreate2(g, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                                    H5P_DEFAULT)
-                       : -1;
-  int rc = d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                         col) >= 0)
-               ? 0
-               : SP_EHDF5;
+  hid_t d = space >= 0
+                ? H5Dcreate2(g, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                : -1;
+  int rc =
+      d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, col) >= 0)
+          ? 0
+          : SP_EHDF5;
   if (d >= 0) H5Dclose(d);
   if (space >= 0) H5Sclose(space);
   free(col);
@@ -142,9 +142,14 @@ int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill
   if (sp__par_agree(par, mine ? -1 : 0) != -1) return 0; /* no rank sampled */
   char *blob = NULL;
   int64_t len = 0;
-  int rc = mine ? sp_samples_pack(spill, tail, ntail, sp__sampler_maxrss(), period_ns, &blob, &len)
-                : 0;
-  if (rc != 0) len = 0;
+  int rc =
+      mine ? sp_samples_pack(spill, tail, ntail, sp__sampler_maxrss(), period_ns, &blob, &len) : 0;
+  if (rc != 0) { /* the stamps are written all the same */
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the samples of RSS and CPU time are lost: %s",
+            sp_strerror(rc));
+    rc = 0;
+    len = 0;
+  }
   char *all = NULL;
   int64_t *offs = NULL, one[2] = {0, len};
   int grc = 0;
@@ -175,8 +180,8 @@ int sp__samples_recover(hid_t file, int rank, const sp_spill_file_t *spill) {
   if (spill->fd < 0 || spill->samples_period_ns <= 0) return 0;
   char *blob = NULL;
   int64_t len = 0;
-  int rc = sp_samples_pack(spill, NULL, 0, spill->samples_maxrss, spill->samples_period_ns, &blob,
-                           &len);
+  int rc =
+      sp_samples_pack(spill, NULL, 0, spill->samples_maxrss, spill->samples_period_ns, &blob, &len);
   if (rc == 0) rc = sp_samples_write_rank(file, rank, blob, len);
   free(blob);
   return rc;

@@ -82,15 +82,18 @@ static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
     int rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
     for (int64_t i = 0; i < s.n; i++) {
       double ts = 1e-3 * sp_ns_between(sel->t0, s.times[i]);
-      printf("%s\n{\"name\":\"RSS\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
-             "\"args\":{\"MB\":%.3f}}",
-             *first ? "" : ",", ts, rank, (double)s.rss_bytes[i] / (1 << 20));
+      printf(
+          "%s\n{\"name\":\"RSS\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
+          "\"args\":{\"MB\":%.3f}}",
+          *first ? "" : ",", ts, rank, (double)s.rss_bytes[i] / (1 << 20));
       *first = 0;
       if (i == 0 || s.times[i] <= s.times[i - 1]) continue;
-      double cores = (double)(s.cpu_ns[i] - s.cpu_ns[i - 1]) / (double)(s.times[i] - s.times[i - 1]);
-      printf(",\n{\"name\":\"CPU\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
-             "\"args\":{\"cores\":%.3f}}",
-             1e-3 * sp_ns_between(sel->t0, s.times[i - 1]), rank, cores);
+      double cores =
+          (double)(s.cpu_ns[i] - s.cpu_ns[i - 1]) / (double)(s.times[i] - s.times[i - 1]);
+      printf(
+          ",\n{\"name\":\"CPU\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
+          "\"args\":{\"cores\":%.3f}}",
+          1e-3 * sp_ns_between(sel->t0, s.times[i - 1]), rank, cores);
     }
     sp_reader_samples_free(&s);
   }

@@ -386,9 +386,8 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
-      return sp_usage_error("%s: '%s' is not a percentile p0..p100 (at most 8) nor a column "
-                            "name (--help)",
-                            name, w);
+      return sp_usage_error(
+          "%s: '%s' is not a percentile p0..p100 (at most 8) nor a column name (--help)", name, w);
     o->pct_names[o->npcts] = w;
     o->pcts[o->npcts++] = p;
   }
@@ -701,7 +700,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->sum_extra) && !o->summary) return sp_usage_error("%s", "--columns applies to --summary");
+  if ((o->npcts || o->sum_extra) && !o->summary)
+    return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
                           "--work-per-rank applies to the weak_scaling chart: add it to --plots");

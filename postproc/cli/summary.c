@@ -95,8 +95,8 @@ typedef struct sp_rows {
   sp_row_t *v;
   int n, cap;
   int nranks;
-  int64_t sat; /* saturations of sums */
-  int keep;    /* keep durations for percentiles */
+  int64_t sat;    /* saturations of sums */
+  int keep;       /* keep durations for percentiles */
   unsigned extra; /* --columns: bits of the named columns (summary_columns.h) */
 } sp_rows_t;
 
@@ -222,7 +222,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   }
   /* The named columns, per row of this pair (one, or one per thread). */
   for (int r = rs->n - 1; row && rs->extra && r >= 0 && rs->v[r].region == g; r--)
-    if (sp_sum_extra_pair(sel, rs->extra, j, &iv, rs->v[r].thread, &rs->v[r].extra) != 0) row = NULL;
+    if (sp_sum_extra_pair(sel, rs->extra, j, &iv, rs->v[r].thread, &rs->v[r].extra) != 0)
+      row = NULL;
   free(outer);
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
@@ -332,7 +333,8 @@ static void sp_row_print(sp_table_t *tb, const sp_reader_t *r, const sp_row_t *r
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
   for (int x = 0; x < SP_SUM_NEXTRA; x++)
-    if (o->sum_extra & (1u << x)) c[k++] = (sp_cell_t){!row->extra.have[x], row->extra.v[x], 0, NULL};
+    if (o->sum_extra & (1u << x))
+      c[k++] = (sp_cell_t){!row->extra.have[x], row->extra.v[x], 0, NULL};
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }

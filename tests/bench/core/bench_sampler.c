@@ -105,9 +105,10 @@ int main(int argc, char **argv) {
   printf("period      wall     run CPU   sampler/s of run  of a core  of the run\n");
   thread_cost(10, seconds);
   thread_cost(1, seconds);
-  printf("\nstart/stop pair, sampler at 1 ms vs off (part 2), best of %d x 100000 pairs,\n"
-         "sessions alternating 5 times:\n",
-         REPS);
+  printf(
+      "\nstart/stop pair, sampler at 1 ms vs off (part 2), best of %d x 100000 pairs,\n"
+      "sessions alternating 5 times:\n",
+      REPS);
   double off = 1e30, on = 1e30;
   for (int k = 0; k < 5; k++) {
     for (int with = 0; with < 2; with++) {

@@ -77,7 +77,9 @@ def check_regions(f, args):
     run_ms = (t[-1] - t[0]) / 1e6
     # before 150 + alloc 150 + spin 200 + after 100 ms at least
     check(run_ms >= 550, f"samples span {run_ms:.0f} ms, the run at least 600")
-    check(len(t) >= 0.5 * run_ms / args.period_ms,
+    # A late wake-up skips the periods it missed (never catches up): on the
+    # loaded CI machine (load 14 on 2 cores seen) half of them at 1-5 ms.
+    check(len(t) >= 0.25 * run_ms / args.period_ms,
           f"{len(t)} samples over {run_ms:.0f} ms at {args.period_ms} ms")
     if args.proc:
         vmrss, cpu_end = (float(x) for x in open(args.proc).read().split())
@@ -202,7 +204,7 @@ def main():
             _, t, _, cpu = samples(f, 0)
             check_spacing(t, args.period_ms, cpu)
             span = (t[-1] - t[0]) / 1e6
-            check(span >= 550 and len(t) >= 0.5 * span / args.period_ms,
+            check(span >= 550 and len(t) >= 0.25 * span / args.period_ms,
                   f"{len(t)} samples over {span:.0f} ms")
         elif args.case == "report":
             check_report(f, args)

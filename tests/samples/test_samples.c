@@ -51,7 +51,7 @@ static void run_regions(void) {
   sp_start(alloc);
   char *p = malloc(ALLOC_BYTES);
   if (p) memset(p, 1, ALLOC_BYTES);
-  sleep_ms(150);
+  sleep_ms(300); /* held long enough for late samples on a loaded machine */
   if (p) printf("touched %d\n", p[ALLOC_BYTES / 2]);
   free(p);
   sp_stop(alloc);

@@ -122,6 +122,7 @@ module scope_profiler
     type(c_ptr) :: file_path !! const char *, NUL-terminated, copied by sp_setup
     integer(c_int) :: profile_mpi
     integer(c_int) :: aggregate
+    integer(c_int) :: sample_ms
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -548,7 +549,8 @@ contains
   !> `sp_setup` with an `integer` communicator (`use mpi`) or none.
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
-                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate)
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
+                          sample_ms)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -559,10 +561,11 @@ contains
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
+    integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate)
+                          buffer_limit, file_path, aggregate, sample_ms)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -570,7 +573,8 @@ contains
 #ifdef SP_FORTRAN_WITH_MPI
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
-                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate)
+                          flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
+                          sample_ms)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -581,10 +585,11 @@ contains
     integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
+    integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate)
+                          buffer_limit, file_path, aggregate, sample_ms)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -594,10 +599,10 @@ contains
   !> calls the C `sp_setup`. The path copy lives until `sp_setup` has
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                           buffer_limit, file_path, aggregate) result(err)
+                           buffer_limit, file_path, aggregate, sample_ms) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
     logical, intent(in), optional :: aggregate
-    integer, intent(in), optional :: buffer_limit
+    integer, intent(in), optional :: buffer_limit, sample_ms
     character(len=*), intent(in), optional :: file_path
     integer :: err
     type(sp_config_c) :: cfg
@@ -611,6 +616,7 @@ contains
     if (present(flush_to_disk)) cfg%flush_to_disk = merge(1_c_int, 0_c_int, flush_to_disk)
     if (present(buffer_limit)) cfg%buffer_limit = int(buffer_limit, c_int64_t)
     if (present(aggregate)) cfg%aggregate = merge(1_c_int, 0_c_int, aggregate)
+    if (present(sample_ms)) cfg%sample_ms = int(sample_ms, c_int)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

@@ -89,6 +89,7 @@ struct Config {
   std::int64_t buffer_limit; /**< events per thread and region before a flush */
   std::string file_path;     /**< merged output file */
   bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
+  int sample_ms;             /**< RSS and CPU time every sample_ms ms into rank<N>/samples; 0 off */
 
   Config() {
     ::sp_config c;
@@ -100,6 +101,7 @@ struct Config {
     buffer_limit = c.buffer_limit;
     file_path = c.file_path != nullptr ? c.file_path : "";
     aggregate = c.aggregate != 0;
+    sample_ms = c.sample_ms;
   }
 };
 
@@ -119,6 +121,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.buffer_limit = cfg.buffer_limit;
   c.file_path = cfg.file_path.empty() ? nullptr : cfg.file_path.c_str();
   c.aggregate = cfg.aggregate ? 1 : 0;
+  c.sample_ms = cfg.sample_ms;
   return ::sp_setup(&c);
 }
 

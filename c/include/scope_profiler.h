@@ -130,6 +130,8 @@ typedef struct sp_config {
                         needs libscope_profiler before libmpi in the link line) */
   int aggregate;   /**< profile mode: per call path statistics in memory of constant size
                         (default 0; see sp_report and README "Profile mode") */
+  int sample_ms;   /**< every sample_ms ms (1 to 3600000) a thread samples the process's RSS
+                        and CPU time into rank<N>/samples; 0 = off (default 0) */
 } sp_config;
 
 /** Fills *cfg with the defaults listed in sp_config. */
@@ -143,7 +145,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
  *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...,
- *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report)
+ *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report),
+ *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config; but
  * while other live threads have recorded in the running session it is

@@ -15,6 +15,9 @@
 #include "out_target.h"
 #include "sp_internal.h"
 
+/* The longest sampling period: an hour. */
+enum { SP_SAMPLE_MS_MAX = 3600000 };
+
 void sp_config_init(sp_config *cfg) {
   if (!cfg) return;
   cfg->profiling_activated = 1;
@@ -25,6 +28,7 @@ void sp_config_init(sp_config *cfg) {
   cfg->file_path = "profiling_data.h5";
   cfg->profile_mpi = 0;
   cfg->aggregate = 0;
+  cfg->sample_ms = 0;
 }
 
 /* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
@@ -199,12 +203,25 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
   sp_env_bool("SCOPE_PROFILER_AGGREGATE", &cfg.aggregate);
   sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", 1, &cfg.buffer_limit);
+  int64_t sample_ms = cfg.sample_ms;
+  sp_env_int64("SCOPE_PROFILER_SAMPLE_MS", 0, &sample_ms);
+  if (sample_ms > SP_SAMPLE_MS_MAX) {
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring SCOPE_PROFILER_SAMPLE_MS=%lld (at most %d)",
+            (long long)sample_ms, SP_SAMPLE_MS_MAX);
+  } else {
+    cfg.sample_ms = (int)sample_ms;
+  }
   sp_env_settings(&st->set);
   const char *env_path = getenv("SCOPE_PROFILER_FILE");
   if (env_path && *env_path) cfg.file_path = env_path;
 
   if (cfg.aggregate != 0 && cfg.aggregate != 1) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "aggregate must be 0 or 1 (got %d)", cfg.aggregate);
+    return SP_EINVAL;
+  }
+  if (cfg.sample_ms < 0 || cfg.sample_ms > SP_SAMPLE_MS_MAX) {
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "sample_ms must be 0 (off) to %d ms (got %d)",
+            SP_SAMPLE_MS_MAX, cfg.sample_ms);
     return SP_EINVAL;
   }
   if (cfg.buffer_limit < 1) {

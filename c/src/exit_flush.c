@@ -21,6 +21,7 @@
 
 #include "aggregate_recover.h"
 #include "mpi_extra.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 /* Appends every thread's finished calls; returns the events flushed
@@ -68,6 +69,8 @@ static void sp_exit_flush(void) {
   st->exit_flushed = 1;
   if (st->cfg.aggregate) /* profile mode: aggregate_recover.c */
     sp__agg_exit_save("the program ended without sp_finalize");
+  /* SCOPE_PROFILER_SAMPLE_MS's samples (sampler.c), kept where events are. */
+  sp__sampler_exit_spill(!st->discard && st->cfg.time_trace);
   if (st->discard) { /* file_path is /dev/null: nothing to keep */
     sp__spill_close(1);
   } else if (!st->cfg.time_trace && !st->cfg.aggregate) {

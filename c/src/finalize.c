@@ -27,6 +27,7 @@
 #include "par.h"
 #include "plan.h"
 #include "raw_write.h"
+#include "samples_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
  * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0
@@ -91,6 +92,9 @@ static int sp_gather_plans(sp_par_t *par, const sp_rank_plan_t *mine, int root_o
 
 /* Keeps what only memory holds when the file could not be written. */
 static void sp_spill_remaining(const sp_local_t *l) {
+  int64_t ns = 0, period_ns = 0;
+  const sp_sample_t *tail = sp__sampler_tail(&ns, &period_ns);
+  if (ns > 0) sp__spill_samples(tail, ns, sp__sampler_maxrss(), period_ns);
   if (!sp__state.cfg.time_trace) return;
   for (int32_t ti = 0; ti < l->nthreads; ti++) {
     const sp_thread_t *t = l->threads[ti];
@@ -197,6 +201,7 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
   times->phase[2] = t3 - t2;
   if (rc == 0 && sp__state.cfg.use_likwid)
     rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
+  if (rc == 0) rc = sp__par_agree(par, sp__samples_finalize(par, partial, &l->spill));
   for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
   free(plans);
   free(offs);

@@ -17,9 +17,11 @@
  * thread, the stock's thread or threads registering regions. */
 #include <unistd.h>
 
+#include "sampler.h"
 #include "sp_internal.h"
 
 static void sp_fork_prepare(void) {
+  sp__sampler_fork_prepare(); /* first: its thread takes the state lock under its own */
   sp__writer_fork_prepare();
   pthread_mutex_lock(&sp__state.lock);
   sp__event_arrays_fork_lock();
@@ -31,6 +33,7 @@ static void sp_fork_parent(void) {
   sp__event_arrays_fork_unlock();
   pthread_mutex_unlock(&sp__state.lock);
   sp__writer_fork_parent();
+  sp__sampler_fork_parent();
 }
 
 static void sp_fork_child(void) {
@@ -53,6 +56,7 @@ static void sp_fork_child(void) {
   sp__session++;
   sp__signal_fork_child();
   sp__writer_fork_child();
+  sp__sampler_fork_child();
 }
 
 static pthread_once_t sp_fork_once = PTHREAD_ONCE_INIT;

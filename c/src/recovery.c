@@ -17,6 +17,7 @@
 #include "out_temp.h"
 #include "par.h"
 #include "raw_write.h"
+#include "samples_write.h"
 
 typedef struct sp_rank_src {
   sp_local_t local; /* plan and spill of one rank */
@@ -347,6 +348,20 @@ static int sp_mark_missing(const char *path, const sp_rank_src_t *ranks, int nra
   return rc;
 }
 
+/* SCOPE_PROFILER_SAMPLE_MS's samples of every rank that has some. */
+static int sp_write_samples(const char *path, const sp_rank_src_t *ranks, int nranks) {
+  int any = 0;
+  for (int r = 0; r < nranks; r++) any |= ranks[r].used && ranks[r].local.spill.nsamples_chunks > 0;
+  if (!any) return 0;
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) return SP_EHDF5;
+  int rc = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++)
+    if (ranks[r].used) rc = sp__samples_recover(file, r, &ranks[r].local.spill);
+  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  return rc;
+}
+
 /* 1 when out_path is one of the inputs (replacing it would destroy it). */
 static int sp_out_is_input(const char *out_path, char **paths, int np) {
   struct stat o, sb;
@@ -398,6 +413,7 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
     rc = sp__raw_write(&serial, tmp, &ranks[r].local, offs[r], SP_RAW_POSIX, 1 << 20);
   }
   if (rc == 0) rc = sp_mark_missing(tmp, ranks, nranks);
+  if (rc == 0) rc = sp_write_samples(tmp, ranks, nranks);
   return rc;
 }
 

@@ -7,6 +7,7 @@
 #include "aggregate.h"
 #include "host_guard.h"
 #include "run_meta.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 sp_state_t sp__state = {
@@ -31,6 +32,8 @@ static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop();
   sp__stock_stop();
+  sp__sampler_stop();
+  sp__sampler_forget();
   sp__threads_discard();
   sp__event_arrays_release();
   sp__spill_close(1);
@@ -127,6 +130,13 @@ static int sp_setup_session(const sp_config *cfg) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
+  if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
+    if (st->cfg.time_trace)
+      sp__sampler_start(st->cfg.sample_ms);
+    else /* the samples go into the trace file, which this mode does not write */
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "sample_ms (SCOPE_PROFILER_SAMPLE_MS) needs time_trace = 1: no samples are taken");
+  }
   return rc;
 }
 
@@ -168,6 +178,7 @@ static int sp_finalize_session(void) {
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   sp__stock_stop();
+  sp__sampler_stop(); /* its samples are written with the stamps */
   int rc = 0;
   /* With MPI every rank takes part, one that records nothing too. */
   if (sp__state.cfg.profiling_activated || sp__par_usable()) rc = sp__finalize_session();
@@ -175,6 +186,7 @@ static int sp_finalize_session(void) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "sp_finalize ran at exit after all: '%s' is written, no merge needed",
             sp__state.file_path);
+  sp__sampler_forget();
   sp__threads_discard();
   sp__event_arrays_release();
   sp__region_table_reset();

@@ -29,6 +29,7 @@
 #include "aggregate_recover.h"
 #include "host_guard.h"
 #include "mpi_extra.h"
+#include "sampler.h"
 #include "sp_internal.h"
 
 #define SP_SIGNAL_GRACE_MS 3000
@@ -78,6 +79,7 @@ static void sp_wait_round(void) {
     }
   }
   sp__writer_drain();
+  sp__sampler_flush();         /* SCOPE_PROFILER_SAMPLE_MS's samples in memory (sampler.c) */
   if (sp__state.cfg.aggregate) /* profile mode: aggregate_recover.c */
     sp__agg_exit_save("the program ended without sp_finalize");
 }

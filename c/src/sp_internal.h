@@ -307,6 +307,11 @@ SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct s
                                   int64_t n);
 /* Puts new run metadata into the open spill file, if one is open. */
 SP_HIDDEN void sp__spill_meta_now(void);
+/* Appends n samples of SCOPE_PROFILER_SAMPLE_MS (sampler.h) and the
+ * ru_maxrss so far as one SP_SPILL_SAMPLES record. */
+struct sp_sample;
+SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss,
+                                int64_t period_ns);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

@@ -18,6 +18,7 @@
 #include "mpi_extra.h"
 #include "region_source.h"
 #include "run_meta.h"
+#include "sampler.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 
@@ -138,7 +139,8 @@ static int sp_spill_open(void) {
   return 0;
 }
 
-/* Records, before events of region h, what a reader needs to use them. */
+/* Records, before events of region h (or samples: h < 0), what a reader
+ * needs to use them. */
 static int sp_spill_prepare(int32_t h) {
   sp_state_t *st = &sp__state;
   int rc = 0;
@@ -154,7 +156,7 @@ static int sp_spill_prepare(int32_t h) {
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_CLOCK, &c, sizeof c, NULL, 0);
     if (rc == 0) o->spilled = 1;
   }
-  if (rc == 0 && h >= sp_spill.named_cap) {
+  if (rc == 0 && h >= 0 && h >= sp_spill.named_cap) {
     int32_t ncap = sp_spill.named_cap ? sp_spill.named_cap : 64;
     while (ncap <= h) ncap *= 2;
     uint8_t *nn = realloc(sp_spill.named, (size_t)ncap);
@@ -163,7 +165,7 @@ static int sp_spill_prepare(int32_t h) {
     sp_spill.named = nn;
     sp_spill.named_cap = ncap;
   }
-  if (rc == 0 && !sp_spill.named[h]) {
+  if (rc == 0 && h >= 0 && !sp_spill.named[h]) {
     const sp_region_entry_t *e = sp__region_get(h);
     int32_t hl[2] = {h, (int32_t)e->len};
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_REGION, hl, sizeof hl, e->name, e->len);
@@ -223,6 +225,20 @@ int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_EXTRA, &h, sizeof h, x, (size_t)n * sizeof *x);
   }
   pthread_mutex_unlock(&sp__state.lock);
+  return rc;
+}
+
+int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int64_t period_ns) {
+  sp_state_t *st = &sp__state;
+  pthread_mutex_lock(&st->lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(-1);
+  if (rc == 0) {
+    sp_spill_samples_t h = {n, maxrss, period_ns};
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_SAMPLES, &h, sizeof h, s, (size_t)n * sizeof *s);
+  }
+  if (rc != 0) sp_spill.failed = 1;
+  pthread_mutex_unlock(&st->lock);
   return rc;
 }
 

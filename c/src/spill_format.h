@@ -22,12 +22,13 @@
 #define SP_SPILL_VERSION 1u
 
 typedef enum sp_spill_type {
-  SP_SPILL_HEADER = 1, /* sp_spill_header_t: first record of a file */
-  SP_SPILL_RANK = 2,   /* int32 rank, int32 size: once MPI tells them */
-  SP_SPILL_REGION = 3, /* int32 handle, uint32 len, name bytes: before its first events */
-  SP_SPILL_EVENTS = 4, /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
-  SP_SPILL_CALIB = 5,  /* int64 ticks, int64 ns: a calibration point */
-  SP_SPILL_CLOCK = 6,  /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_HEADER = 1,  /* sp_spill_header_t: first record of a file */
+  SP_SPILL_RANK = 2,    /* int32 rank, int32 size: once MPI tells them */
+  SP_SPILL_REGION = 3,  /* int32 handle, uint32 len, name bytes: before its first events */
+  SP_SPILL_EVENTS = 4,  /* sp_spill_events_t then n x {int64 start, int64 end} ticks */
+  SP_SPILL_CALIB = 5,   /* int64 ticks, int64 ns: a calibration point */
+  SP_SPILL_CLOCK = 6,   /* sp_spill_clock_t: a clock offset to rank 0 (clock_offset.c) */
+  SP_SPILL_SAMPLES = 7, /* sp_spill_samples_t then n x {int64 t_ns, rss, cpu_ns} (sampler.c) */
   /* sp_spill_events_t then n x sp_mpi_x_t {int64 bytes, int32 peer, int32 0}: the
    * values of an MPI call region's next n calls on that thread (mpi_extra.h) */
   SP_SPILL_MPI_EXTRA = 10,
@@ -65,5 +66,13 @@ typedef struct sp_spill_events {
   int32_t thread; /* thread number within the rank */
   int64_t n;      /* events following */
 } sp_spill_events_t;
+
+/* SCOPE_PROFILER_SAMPLE_MS: samples of the process's RSS and CPU time;
+ * times are CLOCK_MONOTONIC ns (never ticks), so no calibration applies. */
+typedef struct sp_spill_samples {
+  int64_t n;         /* samples following */
+  int64_t maxrss;    /* getrusage ru_maxrss when written, bytes */
+  int64_t period_ns; /* the sampling period */
+} sp_spill_samples_t;
 
 #endif /* SP_SPILL_FORMAT_H */

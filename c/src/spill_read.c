@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "region_source.h"
+#include "samples_write.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
@@ -148,6 +149,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   case SP_SPILL_META:
   case SP_SPILL_SOURCE:
     return sp_index_meta(f, h, off);
+  case SP_SPILL_SAMPLES:
+    return sp__samples_index_record(f, h->len, off); /* samples_write.c */
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -258,6 +261,7 @@ void sp__spill_free(sp_spill_file_t *f) {
   free(f->src_file);
   free(f->src_line);
   sp__meta_list_free(&f->meta);
+  free(f->samples);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

@@ -31,9 +31,13 @@ typedef struct sp_spill_file {
   char **src_file;     /* SP_SPILL_SOURCE by handle; NULL where none */
   int64_t *src_line;
   int32_t nsrc;
-  int64_t damaged_bytes; /* trailing bytes not forming a whole record */
-  int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
-  int64_t first_damage;  /* file offset of the first of them */
+  sp_spill_chunk_t *samples; /* SP_SPILL_SAMPLES records: n and offset used */
+  int64_t nsamples_chunks;
+  int64_t samples_maxrss;    /* the largest ru_maxrss they recorded, bytes */
+  int64_t samples_period_ns; /* 0 when the file holds no samples */
+  int64_t damaged_bytes;     /* trailing bytes not forming a whole record */
+  int64_t damaged;           /* records or byte ranges before the tail skipped as damaged */
+  int64_t first_damage;      /* file offset of the first of them */
 } sp_spill_file_t;
 
 /* Limits a record must keep to be read (anything beyond is damage). */

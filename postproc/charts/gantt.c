@@ -20,6 +20,7 @@
 #include "chart_lanes.h"
 #include "chart_output.h"
 #include "gantt_bins.h"
+#include "gantt_memory.h"
 #include "plot_device.h"
 
 /* Labels closer than this (in pixels) would overlap: see --help. */
@@ -36,6 +37,8 @@ typedef struct sp_frame {
   double x0, x1;     /* window, seconds since the first start */
   int ncols;         /* pixel columns of the plot area */
   int nlanes;
+  const sp_gantt_mem_t *mem; /* RSS tracks under the lanes (gantt_memory.c) */
+  double track[2];           /* their band: ymin, ymax (normalized) */
 } sp_frame_t;
 
 /* Lane labels, thinned so they stay SP_LABEL_PX apart: a region's first
@@ -99,15 +102,17 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   for (int i = 1; i < l->n; i++)
     if (l->lane[i].region != l->lane[i - 1].region) pljoin(f->x0, l->n - i, f->x1, l->n - i);
   plcol0(SP_COL_FG);
-  plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
+  /* With RSS tracks the time axis is numbered under the last of them. */
+  plbox(f->mem->n ? "bcst" : "bcnst", 0.0, 0, "bc", 0.0, 0);
   const char *slash = strrchr(sel->file, '/');
   sp_plot_text(label ? label : slash ? slash + 1 : sel->file, base, sizeof base, 80);
   snprintf(title, sizeof title, "scope-profiler: %s", base);
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5,
-         "time since first start [s]; bar height = share of each pixel column the lane is busy");
+  if (!f->mem->n)
+    plmtex("b", 3.0, 0.5, 0.5,
+           "time since first start [s]; bar height = share of each pixel column the lane is busy");
   sp_gantt_labels(sel, l, f);
 }
 
@@ -185,20 +190,29 @@ static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l, 
   return 0;
 }
 
-/* Natural height of a panel of n lanes, pixels (16 per lane). */
-static int sp_gantt_natural(int nlanes) { return 120 + 16 * nlanes; }
+/* Natural height of a panel of n lanes and RSS tracks, pixels (16 per lane). */
+static int sp_gantt_natural(int nlanes, int ntracks) {
+  return 120 + 16 * nlanes + (ntracks ? (int)(SP_TRACK_GAP_PX + ntracks * SP_TRACK_PX) : 0);
+}
 
 /* Plot area and time window of a panel in the band [y0, y1] (normalized)
  * of a page height pixels high. */
 static int sp_gantt_geometry(const sp_options_t *o, const sp_chart_lanes_t *l, int height,
-                             double y0, double y1, sp_frame_t *f) {
+                             double y0, double y1, const sp_gantt_mem_t *mem, sp_frame_t *f) {
   f->width = o->width;
   f->height = height;
   f->nlanes = l->n;
+  f->mem = mem;
   f->vp[0] = SP_VP_LEFT;
   f->vp[1] = SP_VP_RIGHT;
   f->vp[2] = y0 + SP_VP_BOTTOM_PX / f->height;
   f->vp[3] = y1 - SP_VP_TOP_PX / f->height;
+  f->track[0] = f->track[1] = f->vp[2];
+  if (mem->n) { /* the tracks' band at the bottom, at most half the plot area */
+    double want = mem->n * SP_TRACK_PX / f->height, most = 0.5 * (f->vp[3] - f->vp[2]);
+    f->track[1] = f->vp[2] + (want < most ? want : most);
+    f->vp[2] = f->track[1] + SP_TRACK_GAP_PX / f->height;
+  }
   f->ncols = (int)((f->vp[1] - f->vp[0]) * f->width);
   double span = l->t1 > l->t0 ? 1e-9 * sp_ns_between(l->t0, l->t1) : 1e-9;
   f->x0 = o->start_time;
@@ -250,9 +264,9 @@ static int sp_gantt_build(const sp_selection_t *sels, int nfiles, sp_chart_lanes
 /* One panel: its frame, lanes and legend, in the page's band [y0, y1]. */
 static int sp_gantt_panel(const sp_selection_t *sel, const sp_chart_lanes_t *l, const char *label,
                           const sp_options_t *o, int height, double y0, double y1,
-                          sp_gantt_timing_t *tm) {
+                          const sp_gantt_mem_t *mem, sp_gantt_timing_t *tm) {
   sp_frame_t f;
-  int rc = sp_gantt_geometry(o, l, height, y0, y1, &f);
+  int rc = sp_gantt_geometry(o, l, height, y0, y1, mem, &f);
   if (rc) return rc;
   sp_bins_t b;
   if (sp_bins_init(&b, f.ncols, sp_gantt_stamp(l->t0, f.x0), sp_gantt_stamp(l->t0, f.x1)) < 0) {
@@ -263,6 +277,8 @@ static int sp_gantt_panel(const sp_selection_t *sel, const sp_chart_lanes_t *l, 
   sp_gantt_frame(sel, l, &f, label);
   rc = sp_gantt_lanes(sel, l, &f, &b, tm);
   if (rc == 0) sp_plot_region_legend(sel);
+  if (rc == 0 && mem->n)
+    sp_gantt_mem_draw(mem, sel, f.vp[0], f.vp[1], f.track[0], f.track[1], f.x0, f.x1, l->t0);
   sp_bins_free(&b);
   return rc;
 }
@@ -272,12 +288,14 @@ static int sp_gantt_draw(const sp_selection_t *sels, const char *const *labels, 
                          const sp_options_t *o, const char *path, int interactive,
                          sp_gantt_timing_t *tm) {
   sp_chart_lanes_t *l = calloc((size_t)nfiles, sizeof *l);
+  sp_gantt_mem_t *mem = calloc((size_t)nfiles, sizeof *mem);
   int *natural = calloc((size_t)nfiles, sizeof *natural);
   double *band = malloc(2 * (size_t)nfiles * sizeof *band);
-  int rc = l && natural && band ? sp_gantt_build(sels, nfiles, l, tm) : SP_EXIT_IO;
+  int rc = l && mem && natural && band ? sp_gantt_build(sels, nfiles, l, tm) : SP_EXIT_IO;
   int ncolors = 1;
+  for (int f = 0; rc == 0 && f < nfiles; f++) rc = sp_gantt_mem_load(&sels[f], &mem[f]);
   for (int f = 0; rc == 0 && f < nfiles; f++) {
-    natural[f] = sp_gantt_natural(l[f].n);
+    natural[f] = sp_gantt_natural(l[f].n, mem[f].n);
     if (sels[f].nregions > ncolors) ncolors = sels[f].nregions;
   }
   double start = sp_now();
@@ -290,12 +308,14 @@ static int sp_gantt_draw(const sp_selection_t *sels, const char *const *labels, 
     pladv(0);
     for (int f = 0; rc == 0 && f < nfiles; f++)
       rc = sp_gantt_panel(&sels[f], &l[f], nfiles > 1 ? labels[f] : NULL, o, height, band[2 * f],
-                          band[2 * f + 1], tm);
+                          band[2 * f + 1], &mem[f], tm);
     int rc2 = sp_plot_close();
     if (rc == 0) rc = rc2;
   }
   for (int f = 0; l && f < nfiles; f++) sp_chart_lanes_free(&l[f]);
+  for (int f = 0; mem && f < nfiles; f++) sp_gantt_mem_free(&mem[f]);
   free(l);
+  free(mem);
   free(natural);
   free(band);
   /* Lane loading happened inside the drawing loop: count it as reading. */

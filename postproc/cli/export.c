@@ -1,4 +1,5 @@
-/* export.c - --export csv and --export chrome-trace, streamed lane by lane to stdout. */
+/* export.c - --export csv and --export chrome-trace, streamed lane by lane to stdout;
+ * chrome-trace adds the samples of RSS and CPU time as counter events. */
 #include <stdio.h>
 #include <string.h>
 
@@ -66,6 +67,39 @@ static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
   }
 }
 
+/* Counter ("C") events of the samples of SCOPE_PROFILER_SAMPLE_MS, per
+ * rank: "RSS" in MB and "CPU" in cores (the process's CPU time over the
+ * time since the previous sample). Chrome and Perfetto draw each as a
+ * track of the rank's process. */
+static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_samples_t s;
+    int err = sp_reader_samples_load(sel->reader, sel->ranks[j], &s);
+    if (err < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      return sp_exit_for_reader(err);
+    }
+    int rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
+    for (int64_t i = 0; i < s.n; i++) {
+      double ts = 1e-3 * sp_ns_between(sel->t0, s.times[i]);
+      printf(
+          "%s\n{\"name\":\"RSS\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
+          "\"args\":{\"MB\":%.3f}}",
+          *first ? "" : ",", ts, rank, (double)s.rss_bytes[i] / (1 << 20));
+      *first = 0;
+      if (i == 0 || s.times[i] <= s.times[i - 1]) continue;
+      double cores =
+          (double)(s.cpu_ns[i] - s.cpu_ns[i - 1]) / (double)(s.times[i] - s.times[i - 1]);
+      printf(
+          ",\n{\"name\":\"CPU\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
+          "\"args\":{\"cores\":%.3f}}",
+          1e-3 * sp_ns_between(sel->t0, s.times[i - 1]), rank, cores);
+    }
+    sp_reader_samples_free(&s);
+  }
+  return SP_EXIT_OK;
+}
+
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
   if (kind == SP_EXPORT_FOLDED) return sp_export_folded(sel);
   int first = 1;
@@ -89,6 +123,10 @@ int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
     sp_reader_intervals_free(&iv);
   }
   sp_progress_done();
-  if (kind == SP_EXPORT_CHROME) printf("\n]}\n");
+  if (kind == SP_EXPORT_CHROME) {
+    int rc = sp_chrome_samples(sel, &first);
+    printf("\n]}\n");
+    return rc;
+  }
   return SP_EXIT_OK;
 }

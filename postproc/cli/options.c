@@ -15,6 +15,7 @@
 #include "palette.h"
 #include "plots.h"
 #include "pproc.h"
+#include "summary_columns.h"
 
 static const char sp_usage_text[] =
     "usage: " SP_PROG
@@ -170,6 +171,9 @@ static const char sp_help_text_more[] =
     "                         summed over ranks; \"-\" where no call has them;\n"
     "                         source: the region's place in the source (file:line,\n"
     "                         from sp_region_at, SP_SCOPE, ...; - where unknown)\n"
+    "                         and columns before region: peak_rss_bytes (highest\n"
+    "                         RSS sampled during a call of the region; files of\n"
+    "                         runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")\n"
     "      --tree             the call tree rebuilt from the stamps, per rank and\n"
     "                         thread (a call's parent is the innermost call that\n"
     "                         contains it; worker-thread calls are roots of their\n"
@@ -186,7 +190,8 @@ static const char sp_help_text_more[] =
     "      --export csv       one row per interval: rank,region,start_s,end_s\n"
     "      --export chrome-trace\n"
     "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
-    "                         tid = thread)\n"
+    "                         tid = thread); with samples (SCOPE_PROFILER_SAMPLE_MS)\n"
+    "                         counter events RSS (MB) and CPU (cores) per rank\n"
     "      --export folded    one line per call path with its exclusive time in ns,\n"
     "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
     "                         speedscope); summed over the selected ranks\n"
@@ -383,25 +388,32 @@ static int sp_xcol_find(const char *w) {
   return -1;
 }
 
-/* " bytes msgs": the named columns, for messages. */
+/* " bytes msgs source peak_rss_bytes": the named columns, for messages. */
 static const char *sp_xcol_list(void) {
   static char list[256];
   size_t n = 0;
   for (int k = 0; k < SP_XCOL_N && n < sizeof list; k++)
     n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_xcols[k].name);
+  for (int k = 0; k < SP_SUM_NEXTRA && n < sizeof list; k++)
+    n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_sum_extra_col(k).name);
   return list;
 }
 
 /* --columns p50,p95,p99,bytes: percentiles (0..100) of the call durations,
- * at most 8, and the named columns of sp_xcols. */
+ * at most 8, and the named columns of sp_xcols and summary_columns.h. */
 static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   static char buf[256]; /* the names point into it; one --columns per run */
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
   o->npcts = o->nxcols = 0;
+  o->sum_extra = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
-    int x = sp_xcol_find(w);
+    int x = sp_xcol_find(w), e = sp_sum_extra_find(w);
+    if (e >= 0) {
+      o->sum_extra |= 1u << e;
+      continue;
+    }
     if (x >= 0 && o->nxcols < 8) {
       o->xcols[o->nxcols++] = x;
       continue;
@@ -723,7 +735,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->nxcols) && !o->summary)
+  if ((o->npcts || o->nxcols || o->sum_extra) && !o->summary)
     return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",

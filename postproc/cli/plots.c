@@ -6,7 +6,8 @@
 
 const sp_plot_kind_t sp_plot_kinds[] = {
     {"gantt", SP_PLOT_GANTT, 0, SP_CHART_DEFAULT | SP_CHART_STAMPS, NULL,
-     "a lane per region and rank (and thread), a bar per call"},
+     "a lane per region and rank (and thread), a bar per call; under them the RSS of "
+     "each rank with samples (SCOPE_PROFILER_SAMPLE_MS)"},
     {"flame", SP_PLOT_FLAME, 0, SP_CHART_DEFAULT | SP_CHART_STAMPS, sp_flame_plot,
      "call depth over time of rank 0 (of each --ranks rank, at most 16), a band per "
      "rank and thread"},

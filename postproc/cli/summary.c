@@ -14,6 +14,7 @@
 #include "chart_stats.h"
 #include "metric.h"
 #include "pproc.h"
+#include "summary_columns.h"
 
 typedef struct sp_row {
   int region;          /* reader region index */
@@ -46,6 +47,7 @@ typedef struct sp_row {
    * the row total (sum of rank totals) or the call count saturated. */
   int cur_rank; /* rank of cur_sat / cur_overlong, -1 before the first */
   int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
+  sp_sum_extra_t extra; /* --columns peak_rss_bytes, ... (summary_columns.c) */
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -95,9 +97,10 @@ typedef struct sp_rows {
   sp_row_t *v;
   int n, cap;
   int nranks;
-  int64_t sat; /* saturations of sums */
-  int keep;    /* keep durations for percentiles */
-  int mpi;     /* read MPI calls' bytes and peers (--columns bytes, msgs) */
+  int64_t sat;    /* saturations of sums */
+  int keep;       /* keep durations for percentiles */
+  int mpi;        /* read MPI calls' bytes and peers (--columns bytes, msgs) */
+  unsigned extra; /* --columns: bits of the named columns (summary_columns.h) */
 } sp_rows_t;
 
 static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
@@ -236,6 +239,10 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     }
   }
   sp_reader_mpi_free(&mpi);
+  /* The named columns, per row of this pair (one, or one per thread). */
+  for (int r = rs->n - 1; row && rs->extra && r >= 0 && rs->v[r].region == g; r--)
+    if (sp_sum_extra_pair(sel, rs->extra, j, &iv, rs->v[r].thread, &rs->v[r].extra) != 0)
+      row = NULL;
   free(outer);
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
@@ -299,10 +306,10 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
-enum { SP_SUM_MAXCOLS = 13 + 8 + 8 };
+enum { SP_SUM_MAXCOLS = 13 + 8 + 8 + SP_SUM_NEXTRA };
 
 /* The columns: the fixed ones, the --columns percentiles after max_s, the
- * thread with --by-thread. */
+ * thread with --by-thread, the named --columns before the region. */
 static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
   int nc = 0;
   for (int k = 0; k < 13; k++) {
@@ -311,6 +318,8 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
     for (int q = 0; k == 12 && q < o->nxcols; q++)
       if (sp_xcols[o->xcols[q]].text)
         cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_STR, 24};
+    for (int x = 0; k == 12 && x < SP_SUM_NEXTRA; x++)
+      if (o->sum_extra & (1u << x)) cols[nc++] = sp_sum_extra_col(x);
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
@@ -358,6 +367,9 @@ static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, do
       c[k++] = sp_region_source_text(r, row->region, source, sizeof source)
                    ? (sp_cell_t){0, 0, 0, source}
                    : (sp_cell_t){1, 0, 0, NULL};
+  for (int x = 0; x < SP_SUM_NEXTRA; x++)
+    if (o->sum_extra & (1u << x))
+      c[k++] = (sp_cell_t){!row->extra.have[x], row->extra.v[x], 0, NULL};
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -437,7 +449,7 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 }
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
-  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, o->nxcols > 0};
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, o->nxcols > 0, o->sum_extra};
   sp_clamped_t clamped = {0};
   sp_reader_tree_t *t = NULL;
   /* By thread always: the % needs thread 0's roots; rows without --by-thread
@@ -470,6 +482,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     free(rs.v[i].hist);
   }
   free(rs.v);
+  sp_sum_extra_end();
   sp_reader_tree_free(t);
   return rc;
 }

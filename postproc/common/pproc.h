@@ -142,8 +142,9 @@ typedef struct sp_options {
   int npcts;
   int xcols[8]; /* --columns words other than percentiles: sp_xcol_t, in the order given */
   int nxcols;
-  int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
-  int metric_given; /* --metric on the command line */
+  unsigned sum_extra; /* --columns peak_rss_bytes,...: bits of summary_columns.h's table */
+  int metric;         /* --metric: sp_metric_t of metric.h (0: rank_mean) */
+  int metric_given;   /* --metric on the command line */
 } sp_options_t;
 
 /* --summary --columns words other than the percentiles pN: one row each of

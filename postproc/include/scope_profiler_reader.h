@@ -643,6 +643,42 @@ SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_
 SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
 
 /* ===================================================================== */
+/*  Samples of RSS and CPU time (optional)                               */
+/* ===================================================================== */
+
+/* Written by the core when SCOPE_PROFILER_SAMPLE_MS was set:
+ *
+ *   rank<N>/samples      attribute period_ns (int64)
+ *     times int64[S] (ns, the stamps' clock)  rss_bytes int64[S]  cpu_ns int64[S]
+ *   rank<N>              attribute peak_rss_bytes (int64)
+ *
+ * cpu_ns is the process's CPU time (all threads) since it started. */
+
+/** The samples of one rank; arrays owned by the caller after
+ *  sp_reader_samples_load(), released by sp_reader_samples_free(). */
+typedef struct sp_reader_samples {
+  int present;            /**< 1 if the rank has samples */
+  int64_t n;              /**< S: samples */
+  int64_t period_ns;      /**< the sampling period (0 if not stored) */
+  int64_t peak_rss_bytes; /**< rank<N>@peak_rss_bytes, -1 if absent */
+  int64_t *times;         /**< S times, ns, on rank 0's clock when aligning */
+  int64_t *rss_bytes;     /**< S resident set sizes, bytes */
+  int64_t *cpu_ns;        /**< S CPU times of the process, ns */
+} sp_reader_samples_t;
+
+/**
+ * Reads the samples of rank index k into *out. A rank without samples
+ * gives 0 with out->present = 0 and no arrays: absence is not an error.
+ * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (wrong shapes or types),
+ * SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory.
+ * Cost: 24 bytes per sample.
+ */
+SP_READER_EXPORT int sp_reader_samples_load(sp_reader_t *r, int k, sp_reader_samples_t *out);
+
+/** Frees the arrays of s and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_samples_free(sp_reader_samples_t *s);
+
+/* ===================================================================== */
 /*  Run metadata                                                         */
 /* ===================================================================== */
 

@@ -93,6 +93,10 @@ void sp_html_base64(FILE *f, const unsigned char *b, size_t n);
  * plot). Nothing for one file. Returns an sp_exit_t code. */
 int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels);
 
+/* html_samples.c: ,"samples":[...] when a selected rank has samples of
+ * SCOPE_PROFILER_SAMPLE_MS, times relative to t0 (ns). Returns 0. */
+int sp_html_samples_write(FILE *f, const sp_selection_t *sel, int64_t t0);
+
 /* html_tree.c: builds the call tree of the selection (sp_reader_tree_build,
  * flags 0) into *t. Returns an sp_exit_t code after printing why. */
 int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t);

@@ -99,6 +99,19 @@
     T.k.forEach(function (k, j) { lane.tiles[k] = decodeTile(lane, T.d[j]); });
   });
   regions.forEach(function (r, g) { r.rgb = rgb(r.color); r.index = g; r.path = r.path || r.name; });
+  // RSS tracks (SCOPE_PROFILER_SAMPLE_MS): one per rank with samples, under
+  // the lanes, all on one scale from 0 to the largest sample of any rank.
+  var TRACK_H = 48;  // track height, CSS pixels
+  var tracks = (D.samples || []).map(function (S) {
+    var t = new Float64Array(S.t.length), acc = 0;
+    for (var i = 0; i < S.t.length; i++) { acc += S.t[i]; t[i] = acc; }
+    return { rank: S.r, t: t, rss: S.rss, period: S.period, thin: S.thin };
+  });
+  var rssMax = 1;
+  tracks.forEach(function (T) { for (var i = 0; i < T.rss.length; i++) rssMax = Math.max(rssMax, T.rss[i]); });
+  function fmtBytes(b) {
+    return b >= 1073741824 ? (b / 1073741824).toFixed(2) + ' GB' : (b / 1048576).toFixed(1) + ' MB';
+  }
   var threadsPerRankRegion = {};
   lanes.forEach(function (l) {
     var k = l.g + ':' + l.rank;
@@ -265,6 +278,7 @@
     }
     ctx.putImageData(img, Math.round(LABEL_W * dpr), 0);
     drawLabels(ctx, dpr, first, last, top);
+    drawTracks(ctx, dpr, top);
     drawAxis();
     drawFlame();
   }
@@ -293,6 +307,61 @@
     ctx.fillStyle = '#999';
     ctx.fillRect(LABEL_W - 1, 0, 1, el.canvas.clientHeight);
     ctx.restore();
+  }
+
+  // The RSS tracks below the last lane: the samples joined by lines over a
+  // grey area down to 0; the label column names the rank and the scale.
+  function drawTracks(ctx, dpr, top) {
+    if (!tracks.length) return;
+    var pw = plotWidth(), range = view.t1 - view.t0, base = lanes.length * LANE_H - top / dpr;
+    ctx.save();
+    ctx.scale(dpr, dpr);
+    ctx.fillStyle = '#999';
+    ctx.fillRect(0, base, el.canvas.clientWidth, 1);
+    tracks.forEach(function (T, k) {
+      var y0 = base + k * TRACK_H, yb = y0 + TRACK_H - 3, hh = TRACK_H - 8;
+      if (yb < 0 || y0 > el.canvas.clientHeight) return;
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.textBaseline = 'middle';
+      ctx.fillStyle = '#333';
+      ctx.fillText('RSS r' + T.rank, 14, y0 + TRACK_H / 2 - 7);
+      ctx.fillStyle = '#777';
+      ctx.fillText('0 \u2013 ' + fmtBytes(rssMax), 14, y0 + TRACK_H / 2 + 7);
+      ctx.fillStyle = '#ddd';
+      ctx.fillRect(LABEL_W, yb, pw, 1);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(LABEL_W, y0, pw, TRACK_H);
+      ctx.clip();
+      var xs = function (t) { return LABEL_W + (t - view.t0) / range * pw; };
+      var ys = function (b) { return yb - b / rssMax * hh; };
+      ctx.beginPath();
+      ctx.moveTo(xs(T.t[0]), yb);
+      for (var i = 0; i < T.t.length; i++) ctx.lineTo(xs(T.t[i]), ys(T.rss[i]));
+      ctx.lineTo(xs(T.t[T.t.length - 1]), yb);
+      ctx.closePath();
+      ctx.fillStyle = '#c8c8c8';
+      ctx.fill();
+      ctx.beginPath();
+      for (var j = 0; j < T.t.length; j++) {
+        if (j) ctx.lineTo(xs(T.t[j]), ys(T.rss[j])); else ctx.moveTo(xs(T.t[j]), ys(T.rss[j]));
+      }
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 1;
+      ctx.stroke();
+      ctx.restore();
+    });
+    ctx.restore();
+  }
+
+  // The RSS track's sample nearest to t, as tooltip text.
+  function trackTip(T, t) {
+    var lo = 0, hi = T.t.length - 1;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (T.t[mid] < t) lo = mid + 1; else hi = mid; }
+    if (lo > 0 && t - T.t[lo - 1] < T.t[lo] - t) lo--;
+    return 'RSS of rank ' + T.rank + '\nsample at  ' + fmtTime(T.t[lo]) + '\nRSS  ' + fmtBytes(T.rss[lo]) +
+      '\n(every ' + fmtTime(T.period) + (T.thin > 1 ? '; each point the largest of ' + T.thin + ' samples' : '') +
+      '; lines join samples)';
   }
 
   // Ticks at 1, 2 or 5 times a power of ten, about every 110 px; labelled
@@ -430,7 +499,11 @@
 
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
-    var i = Math.floor((e.clientY - r.top + el.scroll.scrollTop) / LANE_H);
+    var yy = e.clientY - r.top + el.scroll.scrollTop, i = Math.floor(yy / LANE_H);
+    if (x >= 0 && i >= lanes.length) {
+      var T = tracks[Math.floor((yy - lanes.length * LANE_H) / TRACK_H)];
+      return T ? trackTip(T, view.t0 + x / plotWidth() * (view.t1 - view.t0)) : null;
+    }
     if (x < 0 || i < 0 || i >= lanes.length) return null;
     var lane = lanes[i], reg = regions[lane.g], w = view.t1 - view.t0;
     var t = view.t0 + x / plotWidth() * w, tol = 2 * w / plotWidth();
@@ -839,7 +912,8 @@
   // ---- layout and start -------------------------------------------------
 
   function layout() {
-    var total = lanes.length * LANE_H, h = Math.min(total, Math.max(200, window.innerHeight * 0.7));
+    var total = lanes.length * LANE_H + tracks.length * TRACK_H;
+    var h = Math.min(total, Math.max(200, window.innerHeight * 0.7));
     el.canvas.style.height = h + 'px';
     el.scroll.style.height = h + 'px';
     el.spacer.style.height = Math.max(0, total - h) + 'px';

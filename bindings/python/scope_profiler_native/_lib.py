@@ -35,6 +35,7 @@ class SpConfig(ctypes.Structure):
         ("file_path", ctypes.c_char_p),
         ("profile_mpi", ctypes.c_int),
         ("aggregate", ctypes.c_int),
+        ("sample_ms", ctypes.c_int),
     ]
 
 

@@ -18,6 +18,7 @@ class ProfilingConfig:
     buffer_limit: int
     file_path: str
     aggregate: bool = False
+    sample_ms: int = 0
 
 
 def _core_defaults():
@@ -32,6 +33,7 @@ def _core_defaults():
         cfg.buffer_limit,
         os.fsdecode(cfg.file_path),
         bool(cfg.aggregate),
+        cfg.sample_ms,
     )
 
 
@@ -54,6 +56,7 @@ def setup(
     buffer_limit=None,
     file_path=None,
     aggregate=None,
+    sample_ms=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -61,6 +64,9 @@ def setup(
 
     ``aggregate=True`` is profile mode: statistics per call path instead
     of (or, with ``time_trace``, besides) the events; see report().
+
+    ``sample_ms=N`` samples the process's RSS and CPU time every N ms
+    (1 to 3600000; 0 = off) into ``rank<N>/samples``.
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -79,6 +85,11 @@ def setup(
     buffer_limit = d.buffer_limit if buffer_limit is None else buffer_limit
     file_path = d.file_path if file_path is None else file_path
     aggregate = d.aggregate if aggregate is None else aggregate
+    sample_ms = d.sample_ms if sample_ms is None else sample_ms
+    if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
+        raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
+    if not 0 <= sample_ms <= 3600000:
+        raise ValueError(f"sample_ms must be 0 (off) to 3600000 ms, not {sample_ms}")
     if isinstance(buffer_limit, bool) or not isinstance(buffer_limit, int):
         raise TypeError(f"buffer_limit must be an int, not {type(buffer_limit).__name__}")
     path = os.fsencode(file_path)
@@ -91,6 +102,7 @@ def setup(
     cfg.buffer_limit = buffer_limit
     cfg.file_path = path  # sp_setup copies it
     cfg.aggregate = 1 if aggregate else 0
+    cfg.sample_ms = sample_ms
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -100,6 +112,7 @@ def setup(
         buffer_limit,
         os.fsdecode(path),
         bool(aggregate),
+        sample_ms,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

@@ -1,0 +1,23 @@
+/* samples_write.h - the sampler's samples into the file (samples_write.c).
+ * Never installed. */
+#ifndef SP_SAMPLES_WRITE_H
+#define SP_SAMPLES_WRITE_H
+
+#include <hdf5.h>
+
+#include "sampler.h"
+#include "spill_read.h"
+
+/* ---- samples_write.c ---- */
+/* spill_read.c: indexes one SP_SPILL_SAMPLES record at payload offset off. */
+SP_HIDDEN int sp__samples_index_record(sp_spill_file_t *f, uint64_t len, int64_t off);
+/* Finalize, collective over par: every rank's samples (spilled ones from
+ * spill, plus the sampler's tail) into rank<N>/samples of partial_path,
+ * written by rank 0. Nothing when no rank sampled. */
+struct sp_par;
+SP_HIDDEN int sp__samples_finalize(struct sp_par *par, const char *partial_path,
+                                   const sp_spill_file_t *spill);
+/* Recovery: one rank's spilled samples into the open file. */
+SP_HIDDEN int sp__samples_recover(hid_t file, int rank, const sp_spill_file_t *spill);
+
+#endif

@@ -1,0 +1,108 @@
+/* summary_columns.c - the named --summary --columns (summary_columns.h).
+ *
+ * peak_rss_bytes: per region, the highest rss_bytes sample taken while
+ * one of its calls ran (start <= time <= end), over the selected ranks
+ * and their threads; "-" when no sample fell inside a call (calls shorter
+ * than the period, or a file without samples). The samples of a rank are
+ * read once and kept while the summary runs (24 bytes per sample). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary_columns.h"
+
+static const struct {
+  const char *name;
+  sp_col_kind_t kind;
+  int width;
+} sp_extra_cols[SP_SUM_NEXTRA] = {
+#define SP__XX(id, name, kind, width, help) {name, kind, width},
+    SP_SUM_EXTRA_COLUMNS(SP__XX)
+#undef SP__XX
+};
+
+int sp_sum_extra_find(const char *name) {
+  for (int i = 0; i < SP_SUM_NEXTRA; i++)
+    if (strcmp(name, sp_extra_cols[i].name) == 0) return i;
+  return -1;
+}
+
+sp_col_t sp_sum_extra_col(int id) {
+  return (sp_col_t){sp_extra_cols[id].name, sp_extra_cols[id].kind, sp_extra_cols[id].width};
+}
+
+/* The samples of each selected rank, loaded on first use. */
+static struct {
+  const sp_reader_t *reader;
+  sp_reader_samples_t *by_rank; /* by selected rank j */
+  unsigned char *loaded;
+  int n;
+} sp_samples_cache;
+
+void sp_sum_extra_end(void) {
+  for (int j = 0; j < sp_samples_cache.n; j++) sp_reader_samples_free(&sp_samples_cache.by_rank[j]);
+  free(sp_samples_cache.by_rank);
+  free(sp_samples_cache.loaded);
+  memset(&sp_samples_cache, 0, sizeof sp_samples_cache);
+}
+
+static const sp_reader_samples_t *sp_samples_of(const sp_selection_t *sel, int j) {
+  if (sp_samples_cache.reader != sel->reader || sp_samples_cache.n != sel->nranks) {
+    sp_sum_extra_end();
+    sp_samples_cache.by_rank = calloc((size_t)sel->nranks, sizeof *sp_samples_cache.by_rank);
+    sp_samples_cache.loaded = calloc((size_t)sel->nranks, 1);
+    if (!sp_samples_cache.by_rank || !sp_samples_cache.loaded) {
+      sp_sum_extra_end();
+      return NULL;
+    }
+    sp_samples_cache.reader = sel->reader;
+    sp_samples_cache.n = sel->nranks;
+  }
+  sp_reader_samples_t *s = &sp_samples_cache.by_rank[j];
+  if (!sp_samples_cache.loaded[j]) {
+    sp_samples_cache.loaded[j] = 1;
+    if (sp_reader_samples_load(sel->reader, sel->ranks[j], s) != 0) {
+      sp_msg(SP_NORMAL, "warning: %s: %s; its samples are left out", sel->file,
+             sp_reader_errmsg(sel->reader));
+      memset(s, 0, sizeof *s);
+    }
+  }
+  return s;
+}
+
+/* First index of sorted t[0..n) with t[i] >= x. */
+static int64_t sp_lower_bound(const int64_t *t, int64_t n, int64_t x) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (t[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static int sp_peak_rss(const sp_selection_t *sel, int j, const sp_reader_intervals_t *iv,
+                       int thread, sp_sum_extra_t *row) {
+  const sp_reader_samples_t *s = sp_samples_of(sel, j);
+  if (!s) return SP_EXIT_IO;
+  if (!s->present || s->n == 0) return 0;
+  int64_t *v = &row->v[SP_SUM_EXTRA_PEAK_RSS];
+  int *have = &row->have[SP_SUM_EXTRA_PEAK_RSS];
+  for (int64_t k = 0; k < iv->n; k++) {
+    if (thread >= 0 && (iv->thread_ids ? iv->thread_ids[k] : 0) != thread) continue;
+    for (int64_t i = sp_lower_bound(s->times, s->n, iv->start[k]);
+         i < s->n && s->times[i] <= iv->end[k]; i++) {
+      if (!*have || s->rss_bytes[i] > *v) *v = s->rss_bytes[i];
+      *have = 1;
+    }
+  }
+  return 0;
+}
+
+int sp_sum_extra_pair(const sp_selection_t *sel, unsigned wanted, int j,
+                      const sp_reader_intervals_t *iv, int thread, sp_sum_extra_t *row) {
+  int rc = 0;
+  if (wanted & (1u << SP_SUM_EXTRA_PEAK_RSS)) rc = sp_peak_rss(sel, j, iv, thread, row);
+  return rc;
+}

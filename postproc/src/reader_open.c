@@ -498,6 +498,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = sp_open_quiet(r, path);
+  sp__ohdr_close(r); /* headers are read at open only */
   sp__h5_quiet_end(&q);
   if (rc < 0) {
     if (errbuf && errcap) snprintf(errbuf, errcap, "%s", r->errmsg);

@@ -113,6 +113,37 @@ void sp__link_kinds_at(hid_t g, const char *const *names, int n, int *kinds, had
   }
 }
 
+typedef struct sp_addrs {
+  char *const *names;
+  size_t n, i;
+  haddr_t *addrs;
+} sp_addrs_t;
+
+static herr_t sp_addr_note(hid_t g, const char *name, const H5L_info_t *li, void *data) {
+  sp_addrs_t *a = data;
+  if (a->i >= a->n) return 1;
+  if (strcmp(name, a->names[a->i]) == 0) a->addrs[a->i] = sp_link_addr(g, li);
+  a->i++;
+  return 0;
+}
+
+void sp__link_addrs(hid_t g, char *const *names, size_t n, haddr_t *addrs) {
+  for (size_t i = 0; i < n; i++) addrs[i] = HADDR_UNDEF;
+  sp_addrs_t a = {names, n, 0, addrs};
+  hsize_t idx = 0;
+  H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sp_addr_note, &a);
+}
+
+hid_t sp__object_open_at(hid_t loc, haddr_t at) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_token_t token;
+  if (H5VLnative_addr_to_token(loc, at, &token) < 0) return -1;
+  return H5Oopen_by_token(loc, token);
+#else
+  return H5Oopen_by_addr(loc, at);
+#endif
+}
+
 void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds) {
   sp__link_kinds_at(g, names, n, kinds, NULL);
 }

@@ -137,6 +137,13 @@ void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds);
 /* The same, and in addrs[i] the object header address of each hard link
  * found in that pass (HADDR_UNDEF for others, or when asked name by name). */
 void sp__link_kinds_at(hid_t g, const char *const *names, int n, int *kinds, haddr_t *addrs);
+/* In addrs[i] the object header address of names[i] when it is a hard
+ * link of g, from one pass over g's links in name order (names as
+ * sp__link_names lists them); HADDR_UNDEF for other links and names. */
+void sp__link_addrs(hid_t g, char *const *names, size_t n, haddr_t *addrs);
+/* Opens the object whose header is at address at (as a hard link gives it)
+ * in loc's file, without looking a name up; a negative value on failure. */
+hid_t sp__object_open_at(hid_t loc, haddr_t at);
 
 /* Checks that dataset d (where/name, n elements of elem bytes in the file)
  * keeps its data inside the file (no external storage, not virtual) and

@@ -36,9 +36,20 @@ static H5I_type_t sp_object_type(hid_t g, const char *name) {
 
 /* Opens the group linked as name in g, as sp_object_type and H5Gopen2
  * would, with two lookups of name instead of five (a rank's regions group
- * holds hundreds of links). *kind is name's sp__link_kind; returns the
- * group, or a negative value when name is absent, foreign or not a group. */
-static hid_t sp_group_open(hid_t g, const char *name, int *kind) {
+ * holds hundreds of links), or none when at, the address a hard link named
+ * name gave in a pass over g's links, is defined. *kind is name's
+ * sp__link_kind; returns the group, or a negative value when name is
+ * absent, foreign or not a group. */
+static hid_t sp_group_open(hid_t g, const char *name, int *kind, haddr_t at) {
+  if (at != HADDR_UNDEF) {
+    hid_t o = sp__object_open_at(g, at);
+    if (o >= 0 && H5Iget_type(o) == H5I_GROUP) {
+      *kind = SP_LINK_LOCAL;
+      return o;
+    }
+    if (o >= 0) H5Oclose(o);
+    /* Not a group, or not opened: by name, for the same answer and message. */
+  }
   H5L_info_t li;
   *kind = H5Lget_info(g, name, &li, H5P_DEFAULT) < 0             ? SP_LINK_NONE
           : li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
@@ -171,11 +182,11 @@ static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_re
 
 /* Reads one region group: name, num_calls, datasets and their consistency. */
 static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_region_t *rr,
-                          char **name) {
+                          char **name, haddr_t at) {
   char where[512];
   snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
   int gkind = SP_LINK_NONE;
-  hid_t g = sp_group_open(regions, rr->link, &gkind);
+  hid_t g = sp_group_open(regions, rr->link, &gkind, at);
   if (gkind == SP_LINK_FOREIGN)
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
                            where);
@@ -320,6 +331,14 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     rk->regions = calloc(nlinks, sizeof *rk->regions);
     if (!rk->regions) rc = SP_READER_ENOMEM;
   }
+  /* The region groups' addresses, so each opens without a name lookup
+   * (none known: each is looked up by name, as for the nested names). */
+  size_t nat = rc == 0 ? nlinks : 0;
+  haddr_t *at = nat ? malloc(nat * sizeof *at) : NULL;
+  if (at)
+    sp__link_addrs(regions, links, nat, at);
+  else
+    nat = 0;
   for (size_t i = 0; rc == 0 && i < nlinks; i++) {
     sp_rank_region_t *rr = &rk->regions[rk->nregions];
     memset(rr, 0, sizeof *rr);
@@ -327,7 +346,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     links[i] = NULL;
     rk->nregions++;
     char *name = NULL;
-    rc = sp_region_scan(r, regions, rk->id, rr, &name);
+    rc = sp_region_scan(r, regions, rk->id, rr, &name, i < nat ? at[i] : HADDR_UNDEF);
     /* No data: maybe a level of a nested name (reader_nested.c); then its
      * leaves are appended to the links and this record is dropped. */
     size_t before = nlinks;
@@ -359,6 +378,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   }
   for (size_t i = 0; i < nlinks; i++) free(links[i]);
   free(links);
+  free(at);
   rk->regions_gid = regions; /* closed by sp_reader_close */
   H5Gclose(rg);
   return rc;

@@ -68,29 +68,84 @@ typedef struct sp_kinds {
   const char *const *names;
   int n, seen;
   int *kinds;
+  haddr_t *addrs; /* or NULL */
 } sp_kinds_t;
 
-static herr_t sp_kind_note(hid_t g, const char *name, const H5L_info_t *li, void *data) {
+/* Object header address of a hard link (reader_ohdr.c reads it). */
+static haddr_t sp_link_addr(hid_t g, const H5L_info_t *li) {
+  if (li->type != H5L_TYPE_HARD) return HADDR_UNDEF;
+#if H5_VERSION_GE(1, 12, 0) && !(defined(H5L_info_t_vers) && H5L_info_t_vers == 1)
+  haddr_t a = HADDR_UNDEF;
+  return H5VLnative_token_to_addr(g, li->u.token, &a) >= 0 ? a : HADDR_UNDEF;
+#else
   (void)g;
+  return li->u.address;
+#endif
+}
+
+static herr_t sp_kind_note(hid_t g, const char *name, const H5L_info_t *li, void *data) {
   sp_kinds_t *k = data;
   if (++k->seen > SP_KINDS_SCAN_MAX) return 1;
   for (int i = 0; i < k->n; i++)
-    if (strcmp(name, k->names[i]) == 0)
+    if (strcmp(name, k->names[i]) == 0) {
       k->kinds[i] = li->type == H5L_TYPE_HARD || li->type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
                                                                           : SP_LINK_FOREIGN;
+      if (k->addrs) k->addrs[i] = sp_link_addr(g, li);
+    }
   return 0;
 }
 
-void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds) {
-  for (int i = 0; i < n; i++) kinds[i] = SP_LINK_NONE;
-  sp_kinds_t k = {names, n, 0, kinds};
+void sp__link_kinds_at(hid_t g, const char *const *names, int n, int *kinds, haddr_t *addrs) {
+  for (int i = 0; i < n; i++) {
+    kinds[i] = SP_LINK_NONE;
+    if (addrs) addrs[i] = HADDR_UNDEF;
+  }
+  sp_kinds_t k = {names, n, 0, kinds, addrs};
   /* A region group holds two or three links: one pass over them costs
    * less than H5Lexists and H5Lget_info of each name (a B-tree search
    * each in the core's groups). */
   if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, sp_kind_note, &k) >= 0 &&
       k.seen <= SP_KINDS_SCAN_MAX)
     return;
-  for (int i = 0; i < n; i++) kinds[i] = sp__link_kind(g, names[i]);
+  for (int i = 0; i < n; i++) {
+    kinds[i] = sp__link_kind(g, names[i]);
+    if (addrs) addrs[i] = HADDR_UNDEF;
+  }
+}
+
+typedef struct sp_addrs {
+  char *const *names;
+  size_t n, i;
+  haddr_t *addrs;
+} sp_addrs_t;
+
+static herr_t sp_addr_note(hid_t g, const char *name, const H5L_info_t *li, void *data) {
+  sp_addrs_t *a = data;
+  if (a->i >= a->n) return 1;
+  if (strcmp(name, a->names[a->i]) == 0) a->addrs[a->i] = sp_link_addr(g, li);
+  a->i++;
+  return 0;
+}
+
+void sp__link_addrs(hid_t g, char *const *names, size_t n, haddr_t *addrs) {
+  for (size_t i = 0; i < n; i++) addrs[i] = HADDR_UNDEF;
+  sp_addrs_t a = {names, n, 0, addrs};
+  hsize_t idx = 0;
+  H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sp_addr_note, &a);
+}
+
+hid_t sp__object_open_at(hid_t loc, haddr_t at) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_token_t token;
+  if (H5VLnative_addr_to_token(loc, at, &token) < 0) return -1;
+  return H5Oopen_by_token(loc, token);
+#else
+  return H5Oopen_by_addr(loc, at);
+#endif
+}
+
+void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds) {
+  sp__link_kinds_at(g, names, n, kinds, NULL);
 }
 
 /* 1 when dataset d's object header holds neither an external file list

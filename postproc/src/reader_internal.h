@@ -57,6 +57,7 @@ struct sp_reader {
   int aggregate;        /* the reference tool's aggregate layout: counts, no events */
   uint64_t phys_bytes;  /* physical memory at open (0: unknown), for sp__direct_alloc */
   int fd;               /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
+  struct sp_ohdr *ohdr; /* dataset headers read by the reader (reader_ohdr.c), or NULL */
   hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
                          * call_ids and parent_ids datasets, kept open; -1 when absent */
   struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
@@ -137,6 +138,16 @@ int sp__link_kind(hid_t g, const char *name);
 /* sp__link_kind of each of names[0..n) in kinds, from one pass over g's
  * links when g holds few (a region group), else name by name. */
 void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds);
+/* The same, and in addrs[i] the object header address of each hard link
+ * found in that pass (HADDR_UNDEF for others, or when asked name by name). */
+void sp__link_kinds_at(hid_t g, const char *const *names, int n, int *kinds, haddr_t *addrs);
+/* In addrs[i] the object header address of names[i] when it is a hard
+ * link of g, from one pass over g's links in name order (names as
+ * sp__link_names lists them); HADDR_UNDEF for other links and names. */
+void sp__link_addrs(hid_t g, char *const *names, size_t n, haddr_t *addrs);
+/* Opens the object whose header is at address at (as a hard link gives it)
+ * in loc's file, without looking a name up; a negative value on failure. */
+hid_t sp__object_open_at(hid_t loc, haddr_t at);
 
 /* Checks that dataset d (where/name, n elements of elem bytes in the file)
  * keeps its data inside the file (no external storage, not virtual) and
@@ -181,6 +192,24 @@ void *sp__direct_alloc(const sp_reader_t *r, int64_t n, size_t elem);
 /* Earliest and latest of the n int64 at addr, read in bounded chunks.
  * 0, SP_READER_EHDF5 or SP_READER_ENOMEM. */
 int sp__direct_minmax(const sp_reader_t *r, int64_t addr, int64_t n, int64_t *min, int64_t *max);
+
+/* reader_ohdr.c: plain datasets' facts read from their object headers
+ * (no H5Dopen2). */
+
+/* Sets up r->ohdr when the file allows it (direct reads on, 8-byte
+ * addresses and lengths, a little-endian host); else leaves it NULL. */
+void sp__ohdr_open(sp_reader_t *r);
+void sp__ohdr_close(sp_reader_t *r);
+/* 1 when the dataset whose object header is at oh (as a link gives it) is
+ * plain (see the file's comment) with integers of elem bytes (8: int64,
+ * 4: int32): then *n is its length and *addr the absolute offset of its
+ * bytes. 0 when not plain or not known: open it with HDF5. */
+int sp__ohdr_dataset(const sp_reader_t *r, haddr_t oh, int elem, int64_t *n, int64_t *addr);
+/* 1 once a parse has agreed with HDF5's answers in this file. */
+int sp__ohdr_trusted(const sp_reader_t *r);
+/* Records whether HDF5 agreed with a parse; on disagreement parsing stops
+ * for the file. */
+void sp__ohdr_verify(sp_reader_t *r, int agree);
 
 /* reader_lookup.c: names of the first n links of g in name order, in one
  * pass (H5Literate): an array of *got malloc'd strings (*got < n when the

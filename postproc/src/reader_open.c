@@ -36,9 +36,20 @@ static H5I_type_t sp_object_type(hid_t g, const char *name) {
 
 /* Opens the group linked as name in g, as sp_object_type and H5Gopen2
  * would, with two lookups of name instead of five (a rank's regions group
- * holds hundreds of links). *kind is name's sp__link_kind; returns the
- * group, or a negative value when name is absent, foreign or not a group. */
-static hid_t sp_group_open(hid_t g, const char *name, int *kind) {
+ * holds hundreds of links), or none when at, the address a hard link named
+ * name gave in a pass over g's links, is defined. *kind is name's
+ * sp__link_kind; returns the group, or a negative value when name is
+ * absent, foreign or not a group. */
+static hid_t sp_group_open(hid_t g, const char *name, int *kind, haddr_t at) {
+  if (at != HADDR_UNDEF) {
+    hid_t o = sp__object_open_at(g, at);
+    if (o >= 0 && H5Iget_type(o) == H5I_GROUP) {
+      *kind = SP_LINK_LOCAL;
+      return o;
+    }
+    if (o >= 0) H5Oclose(o);
+    /* Not a group, or not opened: by name, for the same answer and message. */
+  }
   H5L_info_t li;
   *kind = H5Lget_info(g, name, &li, H5P_DEFAULT) < 0             ? SP_LINK_NONE
           : li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
@@ -72,8 +83,8 @@ static void sp_type_describe(hid_t t, char *out, size_t cap) {
 
 /* Checks that dataset name in g is 1-D with an integer type (signed 64-bit
  * when want_i64) and returns its length in *n. */
-static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const char *name,
-                            int want_i64, int64_t *n, int64_t *addr) {
+static int sp_dataset_check_h5(sp_reader_t *r, hid_t g, const char *where, const char *name,
+                               int want_i64, int64_t *n, int64_t *addr) {
   *addr = 0;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot open dataset", where, name);
@@ -104,6 +115,23 @@ static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const ch
   if (s >= 0) H5Sclose(s);
   if (t >= 0) H5Tclose(t);
   H5Dclose(d);
+  return rc;
+}
+
+/* sp_dataset_check_h5, from the object header at oh when the dataset is
+ * plain (reader_ohdr.c): the first such dataset of a file is opened with
+ * HDF5 as well and the answers compared. */
+static int sp_dataset_check(sp_reader_t *r, hid_t g, const char *where, const char *name,
+                            int want_i64, int64_t *n, int64_t *addr, haddr_t oh) {
+  int64_t pn = 0, pa = 0;
+  int plain = sp__ohdr_dataset(r, oh, want_i64 ? 8 : 4, &pn, &pa);
+  if (plain && sp__ohdr_trusted(r)) {
+    *n = pn;
+    *addr = pa;
+    return 0;
+  }
+  int rc = sp_dataset_check_h5(r, g, where, name, want_i64, n, addr);
+  if (plain) sp__ohdr_verify(r, rc == 0 && *n == pn && *addr == pa);
   return rc;
 }
 
@@ -154,11 +182,11 @@ static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_re
 
 /* Reads one region group: name, num_calls, datasets and their consistency. */
 static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_region_t *rr,
-                          char **name) {
+                          char **name, haddr_t at) {
   char where[512];
   snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
   int gkind = SP_LINK_NONE;
-  hid_t g = sp_group_open(regions, rr->link, &gkind);
+  hid_t g = sp_group_open(regions, rr->link, &gkind, at);
   if (gkind == SP_LINK_FOREIGN)
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
                            where);
@@ -173,7 +201,8 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
   rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
   static const char *const dsets[3] = {"start_times", "end_times", "thread_ids"};
   int kind[3];
-  sp__link_kinds(g, dsets, 3, kind);
+  haddr_t oh[3];
+  sp__link_kinds_at(g, dsets, 3, kind, oh);
   for (int i = 0; i < 3; i++) {
     if (rc == 0 && kind[i] == SP_LINK_FOREIGN)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s is a link to another file: not followed",
@@ -188,15 +217,15 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
                          has_start ? "end_times" : "start_times");
   int64_t ns = 0, ne = 0, nt = 0;
   if (rc == 0 && rr->has_times)
-    rc = sp_dataset_check(r, g, where, "start_times", 1, &ns, &rr->addr[0]);
+    rc = sp_dataset_check(r, g, where, "start_times", 1, &ns, &rr->addr[0], oh[0]);
   if (rc == 0 && rr->has_times)
-    rc = sp_dataset_check(r, g, where, "end_times", 1, &ne, &rr->addr[1]);
+    rc = sp_dataset_check(r, g, where, "end_times", 1, &ne, &rr->addr[1], oh[1]);
   if (rc == 0 && rr->has_times && ns != ne)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT,
                          "%s: start_times has %lld elements but end_times has %lld", where,
                          (long long)ns, (long long)ne);
   if (rc == 0 && rr->has_tid && rr->has_times) {
-    rc = sp_dataset_check(r, g, where, "thread_ids", 0, &nt, &rr->addr[2]);
+    rc = sp_dataset_check(r, g, where, "thread_ids", 0, &nt, &rr->addr[2], oh[2]);
     if (rc == 0 && nt != ns)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT,
                            "%s: thread_ids has %lld elements but start_times has %lld", where,
@@ -302,6 +331,14 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     rk->regions = calloc(nlinks, sizeof *rk->regions);
     if (!rk->regions) rc = SP_READER_ENOMEM;
   }
+  /* The region groups' addresses, so each opens without a name lookup
+   * (none known: each is looked up by name, as for the nested names). */
+  size_t nat = rc == 0 ? nlinks : 0;
+  haddr_t *at = nat ? malloc(nat * sizeof *at) : NULL;
+  if (at)
+    sp__link_addrs(regions, links, nat, at);
+  else
+    nat = 0;
   for (size_t i = 0; rc == 0 && i < nlinks; i++) {
     sp_rank_region_t *rr = &rk->regions[rk->nregions];
     memset(rr, 0, sizeof *rr);
@@ -309,7 +346,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     links[i] = NULL;
     rk->nregions++;
     char *name = NULL;
-    rc = sp_region_scan(r, regions, rk->id, rr, &name);
+    rc = sp_region_scan(r, regions, rk->id, rr, &name, i < nat ? at[i] : HADDR_UNDEF);
     /* No data: maybe a level of a nested name (reader_nested.c); then its
      * leaves are appended to the links and this record is dropped. */
     size_t before = nlinks;
@@ -341,6 +378,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   }
   for (size_t i = 0; i < nlinks; i++) free(links[i]);
   free(links);
+  free(at);
   rk->regions_gid = regions; /* closed by sp_reader_close */
   H5Gclose(rg);
   return rc;
@@ -433,6 +471,7 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
     return sp__reader_fail(r, SP_READER_ENOTHDF5,
                            "%s: cannot open as HDF5 (truncated or damaged file)", path);
   sp__direct_open(r, path);
+  sp__ohdr_open(r);
   int64_t schema = 0;
   if (sp_attr_i64(r->file, "scope_profiler_schema", &schema)) r->schema = (int)schema;
   if (r->schema > SP_READER_SCHEMA_MAX)
@@ -479,6 +518,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int rc = sp_open_quiet(r, path);
+  sp__ohdr_close(r); /* headers are read at open only */
   sp__h5_quiet_end(&q);
   if (rc < 0) {
     if (errbuf && errcap) snprintf(errbuf, errcap, "%s", r->errmsg);
@@ -505,6 +545,7 @@ void sp_reader_close(sp_reader_t *r) {
   for (int g = 0; g < r->nregions; g++) free(r->regions[g].name);
   free(r->regions);
   sp__columnar_close(r);
+  sp__ohdr_close(r);
   sp__direct_close(r);
   sp__source_cache_free(r);
   if (r->file >= 0) H5Fclose(r->file);

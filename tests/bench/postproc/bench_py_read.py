@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench_py_read.py - reading every interval from Python (issue 40).
 
-usage: bench_py_read.py BUILD_DIR [DIR [INTERVALS [RANKS [PAIRS]]]]
+usage: bench_py_read.py BUILD_DIR [DIR [INTERVALS [RANKS [PAIRS [BASE_LIB_DIR]]]]]
 
 Writes DIR/analysis.h5 with bench_analysis (default 1e7 intervals over 64
 ranks x 16 regions), then, in the same run and in turn (C, Python, h5py, C,
@@ -11,6 +11,10 @@ ranks x 16 regions), then, in the same run and in turn (C, Python, h5py, C,
   py_read   scope_profiler_native.h5reader: start_times and end_times of
             every region[rank] (numpy views of the reader's arrays)
   h5py      h5py reading the same datasets (rank*/regions/*/{start,end}_times)
+With BASE_LIB_DIR (a directory holding another build's
+libscope_profiler_reader.so.0, e.g. the base commit's), c_base and py_base
+run the same two loops with that library (LD_LIBRARY_PATH,
+SCOPE_PROFILER_READER_LIBRARY) in the same rounds: an A/B of a change.
 Each process reports the CPU seconds of its reading loop only (open
 included, interpreter start and imports not). Prints the medians and the
 medians of the round-by-round ratios; targets: py / c <= 1.5, py / h5py <=
@@ -78,13 +82,20 @@ def main():
     cmds = {"c_read": [cread, path],
             "py_read": [sys.executable, "-c", PY_READ, path],
             "h5py": [sys.executable, "-c", H5PY_READ, path]}
-    for cmd in cmds.values():  # warm-up: the file in the page cache
-        run(cmd, env)
+    envs = {k: env for k in cmds}
+    if len(sys.argv) > 6:
+        base = os.path.abspath(sys.argv[6])
+        benv = dict(env, LD_LIBRARY_PATH=base,
+                    SCOPE_PROFILER_READER_LIBRARY=os.path.join(base, "libscope_profiler_reader.so.0"))
+        cmds["c_base"], cmds["py_base"] = cmds["c_read"], cmds["py_read"]
+        envs["c_base"] = envs["py_base"] = benv
+    for k, cmd in cmds.items():  # warm-up: the file in the page cache
+        run(cmd, envs[k])
     times = {k: [] for k in cmds}
     counts = {}
     for _ in range(pairs):
         for k, cmd in cmds.items():
-            t, n = run(cmd, env)
+            t, n = run(cmd, envs[k])
             times[k].append(t)
             counts[k] = n
     if len(set(counts.values())) != 1:
@@ -97,6 +108,11 @@ def main():
     ph = [p / h for p, h in zip(times["py_read"], times["h5py"])]
     print(f"  py / c    {statistics.median(pc):.2f} (target <= 1.5; rounds {min(pc):.2f}-{max(pc):.2f})")
     print(f"  py / h5py {statistics.median(ph):.2f} (target <= 0.5; rounds {min(ph):.2f}-{max(ph):.2f})")
+    if "py_base" in times:
+        for a, b in (("c_read", "c_base"), ("py_read", "py_base"), ("py_base", "c_base"),
+                     ("py_base", "h5py")):
+            r = [x / y for x, y in zip(times[a], times[b])]
+            print(f"  {a} / {b} {statistics.median(r):.2f} (rounds {min(r):.2f}-{max(r):.2f})")
     return 0
 
 

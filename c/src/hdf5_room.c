@@ -36,7 +36,8 @@
 
 uint64_t sp__hdf5_room_need(const sp_rank_plan_t *plans, int nplans) {
   uint64_t regions = 0;
-  for (int r = 0; plans && r < nplans; r++) regions += plans[r].nregions > 0 ? (uint64_t)plans[r].nregions : 0;
+  for (int r = 0; plans && r < nplans; r++)
+    regions += plans[r].nregions > 0 ? (uint64_t)plans[r].nregions : 0;
   uint64_t per = regions * SP_ROOM_PER_REGION;
   return SP_ROOM_BASE + (per < SP_ROOM_MAX_REGIONS ? per : SP_ROOM_MAX_REGIONS);
 }

@@ -94,7 +94,8 @@ int sp__layout_mem_copy(int mem, const char *path) {
   int err = errno;
   /* As long as HDF5 left it (its end of allocation), at least. */
   struct stat ob;
-  if (rc == 0 && (fstat(out, &ob) != 0 || (ob.st_size < sb.st_size && ftruncate(out, sb.st_size) != 0))) {
+  if (rc == 0 &&
+      (fstat(out, &ob) != 0 || (ob.st_size < sb.st_size && ftruncate(out, sb.st_size) != 0))) {
     err = errno;
     rc = SP_EIO;
   }

@@ -223,8 +223,8 @@ static void case_fork_stock(void) {
       ASSERT_EQ(sp_finalize(), 0);
       const size_t after = in_use();
       if (at_fork > 0 && after >= at_fork) { /* 0: not glibc's malloc (ASan's, valgrind's) */
-        fprintf(stderr, "child %d: %zu bytes in use at fork, %zu after its session\n", k,
-                at_fork, after);
+        fprintf(stderr, "child %d: %zu bytes in use at fork, %zu after its session\n", k, at_fork,
+                after);
         _exit(3);
       }
       exit(0); /* LeakSanitizer checks the child here */

@@ -43,8 +43,8 @@ static int sp_fail_now(int fd) {
   return 1;
 }
 
-#define SP_REAL(name, args)                                                                        \
-  static ssize_t(*real) args;                                                                      \
+#define SP_REAL(name, args)   \
+  static ssize_t(*real) args; \
   if (!real) *(void **)&real = dlsym(RTLD_NEXT, name)
 
 __attribute__((visibility("default"))) ssize_t write(int fd, const void *buf, size_t n) {

@@ -67,7 +67,8 @@ fi
 step "valgrind memcheck"
 if command -v valgrind >/dev/null; then
   cmake -S "$src" -B "$prefix-plain" "${common[@]}" -DSCOPE_PROFILER_ENABLE_FORTRAN=OFF >/dev/null &&
-    cmake --build "$prefix-plain" -j2 --target test_api test_misuse test_names >/dev/null || fail "plain build"
+    cmake --build "$prefix-plain" -j2 --target test_api test_misuse test_names test_cold >/dev/null ||
+    fail "plain build"
   vg=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --quiet)
   dir=$prefix-plain/valgrind
   mkdir -p "$dir"
@@ -84,6 +85,10 @@ if command -v valgrind >/dev/null; then
     (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/reliability/test_misuse" "$c" >/dev/null 2>"$c.err") ||
       { cat "$dir/$c.err"; fail "valgrind test_misuse $c"; }
   done
+  # 50 forked children that set up, record and finalize: each checked at its
+  # exit (the stock of arrays a child inherits is freed with its session).
+  (cd "$dir" && "${vg[@]}" "$prefix-plain/tests/core/test_cold" fork_stock >/dev/null) ||
+    fail "valgrind test_cold fork_stock"
 else
   fail "valgrind not installed"
 fi

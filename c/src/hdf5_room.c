@@ -34,7 +34,7 @@
 #define SP_ROOM_PER_REGION ((uint64_t)12 << 10)
 #define SP_ROOM_MAX_REGIONS ((uint64_t)48 << 20)
 
-uint64_t sp__hdf5_room_need(const sp_rank_plan_t *plans, int nplans) {
+static uint64_t sp_hdf5_room_need(const sp_rank_plan_t *plans, int nplans) {
   uint64_t regions = 0;
   for (int r = 0; plans && r < nplans; r++)
     regions += plans[r].nregions > 0 ? (uint64_t)plans[r].nregions : 0;
@@ -43,7 +43,7 @@ uint64_t sp__hdf5_room_need(const sp_rank_plan_t *plans, int nplans) {
 }
 
 int sp__hdf5_room(const sp_rank_plan_t *plans, int nplans) {
-  const uint64_t need = sp__hdf5_room_need(plans, nplans);
+  const uint64_t need = sp_hdf5_room_need(plans, nplans);
   int saved = errno;
   void *p = mmap(NULL, (size_t)need, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -3,15 +3,10 @@
 #ifndef SP_HDF5_ROOM_H
 #define SP_HDF5_ROOM_H
 
-#include <stdint.h>
-
 #include "plan.h"
 
-/* Bytes of address space HDF5 takes to create the layout of plans (NULL:
- * to start and open a file). */
-SP_HIDDEN uint64_t sp__hdf5_room_need(const sp_rank_plan_t *plans, int nplans);
-
-/* 0 when that much can still be mapped; else SP_ENOMEM, said with the
+/* 0 when the address space HDF5 takes to create the layout of plans
+ * (NULL: to start and open a file) can still be mapped; else SP_ENOMEM, said with the
  * limit. errno is preserved. */
 SP_HIDDEN int sp__hdf5_room(const sp_rank_plan_t *plans, int nplans);
 

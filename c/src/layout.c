@@ -18,6 +18,7 @@
 
 #include "file_end.h"
 #include "layout.h"
+#include "layout_mem.h"
 #include "par.h"
 
 #define SP_LAYOUT_BLOCK (64 << 10)

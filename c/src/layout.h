@@ -38,15 +38,6 @@ SP_HIDDEN int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_
  * taken for real by sp__layout_create. */
 SP_HIDDEN int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans);
 
-/* layout_mem.c: points fd, HDF5's descriptor of a file it just created,
- * at an anonymous memory file holding what HDF5 wrote so far, and returns
- * a descriptor of that memory file; -1 when it cannot (HDF5 then writes
- * to the disk). After H5Fclose, sp__layout_mem_copy copies its written
- * extents to the same offsets of the file at path with our own writes:
- * 0, SP_EIO (said), SP_EPATH or SP_ENOMEM. */
-SP_HIDDEN int sp__layout_mem_take(int fd);
-SP_HIDDEN int sp__layout_mem_copy(int mem, const char *path);
-
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
 
 #endif

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layout.h"
+#include "layout_mem.h"
 
 #define SP_MEM_COPY_BLOCK ((size_t)1 << 20)
 
@@ -75,7 +75,7 @@ int sp__layout_mem_take(int fd) {
 int sp__layout_mem_copy(int mem, const char *path) {
   struct stat sb;
   if (fstat(mem, &sb) != 0) return SP_EIO;
-  int out = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  int out = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW); /* not O_WRONLY: the raw data's */
   if (out < 0) return SP_EPATH;
   char *buf = malloc(SP_MEM_COPY_BLOCK);
   int rc = buf ? 0 : SP_ENOMEM;

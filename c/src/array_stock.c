@@ -237,7 +237,10 @@ static void *sp_stock_main(void *arg) {
   return NULL;
 }
 
+static void sp_stock_drop_stale(int64_t first_cap, int64_t slot_cap);
+
 void sp__stock_start(int64_t first_cap, int64_t slot_cap) {
+  sp_stock_drop_stale(first_cap, slot_cap); /* a forked child's, of other sizes */
   pthread_mutex_lock(&sp_stock.mu);
   if (!sp_stock.running) {
     sp_stock.first_cap = first_cap;
@@ -358,9 +361,15 @@ void sp__stock_stop(void) {
   for (int i = 0; i < nkits; i++) sp_kit_free(kits[i]);
 }
 
-/* fork(): held across it so that the child's copy is consistent; the
- * child has no helper thread and forgets the parent's stock (its arrays
- * are the parent's slab's, left alone like the parent's buffers). */
+/* fork(): held across it so that the child's copy is consistent. The
+ * child has no helper thread, and keeps the stock: its arrays are the
+ * child's own copies, stocked for the child's own session (sp_setup
+ * starts a helper there, which fills up what is short) or freed by its
+ * sp__stock_stop. Nothing is freed here: the slab's lock is still held
+ * (fork_guard.c releases it after this), and the thread that
+ * sp__stock_stop would join does not exist in the child. Forgetting the
+ * arrays instead lost ~600 KB per fork once the child set up (the new
+ * helper wrote over the list). */
 void sp__stock_fork_prepare(void) { pthread_mutex_lock(&sp_stock.mu); }
 
 void sp__stock_fork_parent(void) { pthread_mutex_unlock(&sp_stock.mu); }
@@ -368,9 +377,27 @@ void sp__stock_fork_parent(void) { pthread_mutex_unlock(&sp_stock.mu); }
 void sp__stock_fork_child(void) {
   sp_stock.running = 0;
   sp_stock.stop = 0;
-  sp_stock.nfirst = sp_stock.nheads = sp_stock.nfull = sp_stock.nask = sp_stock.ask_head = 0;
-  sp_stock.nkits = 0;
+  sp_stock.nask = sp_stock.ask_head = 0; /* the parent's buffers' pages */
   pthread_cond_init(&sp_stock.want, NULL);
   pthread_cond_init(&sp_stock.filled, NULL);
   pthread_mutex_unlock(&sp_stock.mu);
+}
+
+/* Frees what a forked child kept of arrays of another size than its new
+ * session's (another buffer_limit); called without any lock held. */
+static void sp_stock_drop_stale(int64_t first_cap, int64_t slot_cap) {
+  sp_event_t *drop[SP_STOCK_FIRST + SP_STOCK_HEADS + SP_STOCK_FULL];
+  int n = 0;
+  pthread_mutex_lock(&sp_stock.mu);
+  if (!sp_stock.running && sp_stock.first_cap != first_cap) {
+    for (int i = 0; i < sp_stock.nfirst; i++) drop[n++] = sp_stock.first[i];
+    sp_stock.nfirst = 0;
+  }
+  if (!sp_stock.running && sp_stock.slot_cap != slot_cap) {
+    for (int i = 0; i < sp_stock.nheads; i++) drop[n++] = sp_stock.heads[i];
+    for (int i = 0; i < sp_stock.nfull; i++) drop[n++] = sp_stock.full[i];
+    sp_stock.nheads = sp_stock.nfull = 0;
+  }
+  pthread_mutex_unlock(&sp_stock.mu);
+  for (int i = 0; i < n; i++) sp__event_array_free(drop[i]);
 }

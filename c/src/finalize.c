@@ -21,6 +21,7 @@
 #include "aggregate_file.h"
 #include "aggregate_recover.h"
 #include "file_end.h"
+#include "hdf5_room.h"
 #include "layout.h"
 #include "out_target.h"
 #include "out_temp.h"
@@ -179,6 +180,8 @@ static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
   rc = sp__par_agree(par, rc);
   double t1 = sp_seconds();
   double cpu1 = sp_cpu_seconds();
+  /* HDF5 crashes where an allocation fails: room for it first (hdf5_room.c). */
+  if (rc == 0 && (par->rank == 0 || !by_root)) rc = sp__hdf5_room(plans, par->size);
   if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
   rc = sp__par_agree(par, rc);
   if (rc == 0 && by_root) {
@@ -278,11 +281,15 @@ int sp__finalize_session(void) {
   /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
   if (rc == 0 && trace_file) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
+  /* HDF5 crashes where an allocation fails, in its first call too: it is
+   * entered only with room for it (hdf5_room.c). */
+  const int h5 = sp__hdf5_room(NULL, 0) == 0;
+  rc = sp__par_agree(&par, rc == 0 && !h5 && (trace_file || st->cfg.aggregate) ? SP_ENOMEM : rc);
   /* HDF5 prints its own error stacks; ours say what happened instead. */
-  H5E_auto2_t old_fn;
-  void *old_data;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  H5E_auto2_t old_fn = NULL;
+  void *old_data = NULL;
+  if (h5) H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  if (h5) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if (rc == 0 && trace_file) rc = sp_write_profile(&par, &local, partial, &times);
   /* Published only when HDF5 can open it, to its stored end (file_end.h). */
   if (rc == 0 && trace_file && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
@@ -290,7 +297,7 @@ int sp__finalize_session(void) {
     rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
   rc = sp__par_agree(&par, rc);
   if (rc == 0 && st->cfg.aggregate && !discard) rc = sp_write_aggregates(&par);
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  if (h5) H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
 
   if (rc == 0) {
     if (st->events_lost > 0 && !discard) {

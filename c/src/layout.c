@@ -18,6 +18,7 @@
 
 #include "file_end.h"
 #include "layout.h"
+#include "layout_mem.h"
 #include "par.h"
 #include "layout_meta.h"
 
@@ -213,7 +214,7 @@ static int sp_layout_fd(hid_t file, hid_t fapl) {
 /* Takes the room through the file's own descriptor, or a second one on the
  * same file (MPI-IO). */
 static int sp_layout_reserve_in(hid_t file, hid_t fapl, const char *path, int64_t bytes) {
-  int fd = sp_layout_fd(file, fapl), own = fd < 0;
+  int fd = file >= 0 ? sp_layout_fd(file, fapl) : -1, own = fd < 0;
   if (own) fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return SP_EPATH;
   int rc = sp_layout_reserve_fd(fd, bytes);
@@ -229,7 +230,9 @@ static int sp_layout_reserve_in(hid_t file, hid_t fapl, const char *path, int64_
  * closed onto the disk either: its descriptor is pointed at an anonymous
  * memory file, where the close writes what it still holds and succeeds;
  * the caller removes the file on disk. Only the POSIX driver allows this;
- * with MPI-IO the close is left to HDF5. */
+ * with MPI-IO the close is left to HDF5. (With the POSIX driver HDF5 now
+ * writes the layout into memory from the start, layout_mem.c, so no
+ * write of its own can fail for want of disk.) */
 static void sp_layout_abandon(hid_t file, hid_t fapl) {
   int fd = sp_layout_fd(file, fapl);
   if (fd < 0) return;
@@ -318,12 +321,20 @@ int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_plan_t *pl
    * sp__layout_reserve before), before it writes anything else. */
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file < 0) return SP_EPATH;
+  /* With the POSIX driver, HDF5 writes the rest into memory (layout_mem.c). */
+  int mem = !par ? sp__layout_mem_take(sp_layout_fd(file, fapl)) : -1;
   const int reserver = !par || par->rank == 0;
-  int rc = reserver ? sp_layout_reserve_in(file, fapl, path, sp_layout_bytes(plans, nplans)) : 0;
+  int rc = reserver ? sp_layout_reserve_in(mem >= 0 ? -1 : file, fapl, path,
+                                           sp_layout_bytes(plans, nplans))
+                    : 0;
   if (par) rc = agree(par, rc); /* collective: all ranks go on, or none */
   if (rc == 0) rc = sp_layout_fill(file, plans, nplans, offs);
   if (rc != 0) sp_layout_abandon(file, fapl);
   if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  if (mem >= 0) {
+    if (rc == 0) rc = sp__layout_mem_copy(mem, path);
+    close(mem);
+  }
   /* The reservation's unused end goes back: the file ends at its EOA, the
    * one stored at the close (file_end.h: HDF5 still allocates and writes
    * during H5Fclose; an EOA asked for before it cut those writes off). */

@@ -129,7 +129,8 @@ static void case_end_threads(void) {
 
 /* The file loses its end after the layout was written (a file system that
  * drops a write, another process truncating it): the raw data's writer
- * (the only O_WRONLY descriptor on the file; HDF5 opens O_RDWR) cuts the
+ * (the only O_WRONLY descriptor on the file; HDF5 and the copy of the
+ * layout, layout_mem.c, open it O_RDWR) cuts the
  * file at the start of its first write. Finalize must see that HDF5 can
  * no longer open the file, not publish it, and keep the spill file. */
 static int cut_armed;

@@ -75,7 +75,7 @@ static void sp_index_insert(sp_name_index_t *idx, int32_t h, uint64_t hash) {
 static int sp_index_ensure(int32_t want) {
   sp_name_index_t *old = sp_index;
   if (old && (uint64_t)want * 2 <= (uint64_t)old->mask + 1) return 0;
-  uint32_t slots = old ? (old->mask + 1) * 2 : 64;
+  uint32_t slots = old ? (old->mask + 1) * 2 : 1024; /* 4 KiB: no growth for most programs */
   while ((uint64_t)want * 2 > slots) slots *= 2;
   sp_name_index_t *idx = calloc(1, sizeof *idx);
   int32_t *s = calloc(slots, sizeof *s);

@@ -363,6 +363,15 @@ SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
 SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */
+/* Async-signal-safe: 1 while handed arrays wait to be written (0 on the
+ * writer thread itself); a count that grows as the writer writes. */
+SP_HIDDEN int sp__writer_behind(void);
+SP_HIDDEN int64_t sp__writer_progress(void);
+
+/* ---- crash_drain.c ---- */
+/* While the writer runs, fault and abort signals wait for its queue. */
+SP_HIDDEN void sp__crash_drain_install(void);
+SP_HIDDEN void sp__crash_drain_remove(void);
 
 /* ---- fork_guard.c, exit_flush.c ---- */
 /* Installs the pthread_atfork handlers, once (sp_setup). */

@@ -368,6 +368,14 @@ SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */
 SP_HIDDEN int sp__writer_behind(void);
 SP_HIDDEN int64_t sp__writer_progress(void);
 
+/* ---- spill_published.c ---- */
+/* Rank 0, before publishing partial as final: notes it in the spill dir. */
+SP_HIDDEN void sp__spill_note_publish(const char *partial, const char *final);
+/* Rank 0, after every rank removed its spill file: the note and the dir. */
+SP_HIDDEN void sp__spill_note_clear(void);
+/* merge: 1 when dir's spill files were published as out_path (said). */
+SP_HIDDEN int sp__spill_note_check(const char *dir, const char *out_path);
+
 /* ---- crash_drain.c ---- */
 /* While the writer runs, fault and abort signals wait for its queue. */
 SP_HIDDEN void sp__crash_drain_install(void);

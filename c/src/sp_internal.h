@@ -363,6 +363,23 @@ SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
 SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */
+/* Async-signal-safe: 1 while handed arrays wait to be written (0 on the
+ * writer thread itself); a count that grows as the writer writes. */
+SP_HIDDEN int sp__writer_behind(void);
+SP_HIDDEN int64_t sp__writer_progress(void);
+
+/* ---- spill_published.c ---- */
+/* Rank 0, before publishing partial as final: notes it in the spill dir. */
+SP_HIDDEN void sp__spill_note_publish(const char *partial, const char *final);
+/* Rank 0, after every rank removed its spill file: the note and the dir. */
+SP_HIDDEN void sp__spill_note_clear(void);
+/* merge: 1 when dir's spill files were published as out_path (said). */
+SP_HIDDEN int sp__spill_note_check(const char *dir, const char *out_path);
+
+/* ---- crash_drain.c ---- */
+/* While the writer runs, fault and abort signals wait for its queue. */
+SP_HIDDEN void sp__crash_drain_install(void);
+SP_HIDDEN void sp__crash_drain_remove(void);
 
 /* ---- fork_guard.c, exit_flush.c ---- */
 /* Installs the pthread_atfork handlers, once (sp_setup). */

@@ -76,7 +76,15 @@ int sp_merge_main(int argc, char **argv, const char *prog) {
     return EXIT_USAGE;
   }
   struct stat sb;
-  if (!force && stat(out, &sb) == 0) {
+  /* Spill files whose sp_finalize published OUT before it was killed carry
+   * a note (spill_published.c): the library says so and returns 0. */
+  int noted = 0;
+  for (int i = 0; i < n; i++) {
+    char note[4096];
+    snprintf(note, sizeof note, "%s/published", inputs[i]);
+    noted += stat(note, &sb) == 0;
+  }
+  if (!force && noted < n && stat(out, &sb) == 0) {
     fprintf(stderr, "%s: '%s' exists; use -f to replace it or -o elsewhere\n", prog, out);
     return EXIT_USAGE;
   }
@@ -85,8 +93,7 @@ int sp_merge_main(int argc, char **argv, const char *prog) {
   int rc = sp_spill_merge2(inputs, n, out, force ? SP_MERGE_REPLACE : 0);
   if (rc == 0) return EXIT_OK;
   if (rc == SP_EPATH && !force && stat(out, &sb) == 0) {
-    fprintf(stderr, "%s: '%s' was written by another process meanwhile; not replaced\n", prog,
-            out);
+    fprintf(stderr, "%s: '%s' was written by another process meanwhile; not replaced\n", prog, out);
     return EXIT_USAGE;
   }
   if (rc == SP_EPARTIAL) {

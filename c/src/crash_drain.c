@@ -28,6 +28,10 @@ static const int sp_crash_sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define SP_NCRASH ((int)(sizeof sp_crash_sigs / sizeof sp_crash_sigs[0]))
 static struct sigaction sp_crash_old[SP_NCRASH];
 static int sp_crash_on[SP_NCRASH];
+/* Set while ours runs for that signal. A host handler installed over ours
+ * that chains back to it, then saved as "the host's" at a later install
+ * (a second session), would otherwise call ours again without end. */
+static volatile sig_atomic_t sp_crash_in[SP_NCRASH];
 
 static int sp_crash_index(int sig) {
   for (int k = 0; k < SP_NCRASH; k++)
@@ -47,24 +51,41 @@ static void sp_crash_wait_writer(void) {
   }
 }
 
+/* As if we had not been there: the default action from now on. A signal
+ * that was sent (abort(), kill) is raised again and delivered when the
+ * handler returns; a fault's instruction faults again. */
+static void sp_crash_default(int sig, int k, const siginfo_t *info) {
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, NULL);
+  sp_crash_on[k] = 0;
+  if (!info || info->si_code <= 0) raise(sig);
+}
+
 static void sp_on_crash(int sig, siginfo_t *info, void *uctx) {
   int saved = errno;
-  sp_crash_wait_writer();
   int k = sp_crash_index(sig);
+  if (k < 0) return;
+  if (sp_crash_in[k]) { /* back in ours through the host's chain: end it */
+    sp_crash_default(sig, k, info);
+    errno = saved;
+    return;
+  }
+  sp_crash_in[k] = 1;
+  sp_crash_wait_writer();
   const struct sigaction *old = &sp_crash_old[k];
+  errno = saved; /* the host's handler sees the program's errno, and may change it */
   if (old->sa_flags & SA_SIGINFO) {
     if (old->sa_sigaction) old->sa_sigaction(sig, info, uctx);
   } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
     old->sa_handler(sig);
   } else {
-    /* As if we had not been there: the default action from now on. A
-     * signal that was sent (abort(), kill) is raised again and delivered
-     * when this handler returns; a fault's instruction faults again. */
-    sigaction(sig, old, NULL);
-    sp_crash_on[k] = 0;
-    if (!info || info->si_code <= 0) raise(sig);
+    sp_crash_default(sig, k, info);
+    errno = saved;
   }
-  errno = saved;
+  sp_crash_in[k] = 0; /* the host's handler returned: the program goes on */
 }
 
 void sp__crash_drain_install(void) {
@@ -73,6 +94,10 @@ void sp__crash_drain_install(void) {
     struct sigaction old, sa;
     if (sigaction(sp_crash_sigs[k], NULL, &old) != 0) continue;
     if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue; /* the host's choice */
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == sp_on_crash) { /* still ours */
+      sp_crash_on[k] = 1;
+      continue;
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = sp_on_crash;
     if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {

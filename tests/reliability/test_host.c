@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -356,7 +357,13 @@ static void case_signal_handler_calls(void) {
 
 #define CRASH_REPEATS 4 /* the loss was intermittent: 1 run in 2 */
 
-static int *volatile crash_null;
+/* A real SIGSEGV (an access to a page without access rights), not a null
+ * store: UBSan would stop the program at a null store before it faults. */
+static void fault_now(void) {
+  volatile int *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if ((void *)p == MAP_FAILED) _exit(5);
+  *p = 1;
+}
 static int crash_sig;
 static char crash_path[64];
 
@@ -366,7 +373,7 @@ static void crash_child(void) {
   setup_small(crash_path, 1000);
   pairs(sp_region("work"), 10000);   /* 9 full buffers handed to the writer */
   if (crash_sig == SIGABRT) abort(); /* as std::terminate does */
-  *crash_null = 1;                   /* SIGSEGV */
+  fault_now();
 }
 
 /* Each run dies at once after its last handoff; every handed buffer must
@@ -434,7 +441,7 @@ static void host_crash_child(void) {
   pairs(sp_region("work"), 10000); /* the writer starts, ours goes over the host's */
   if (host_when == 2) host_segv_install(); /* over ours: the host's alone runs */
   errno = EDOM;
-  *crash_null = 1;
+  fault_now();
 }
 
 static void host_crash(const char *tag, int when) {

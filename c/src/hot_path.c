@@ -47,6 +47,29 @@ static inline void sp_slow_leave(void) {
   sp_in_slow = 0;
 }
 
+/* Marks the calling thread inside a library call for as long as it runs
+ * one: a second sp_setup discards the session only when every other
+ * thread has been outside one since recording stopped
+ * (session_quiesce.c). A plain store and a compiler barrier: sp_setup
+ * pairs them with membarrier(). A count, so that a call from a signal
+ * handler does not end the mark of the call it interrupted. A thread
+ * without a record yet is marked when the slow path makes it. */
+static inline void sp_enter(void) {
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void sp_leave(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) - 1,
+                     __ATOMIC_RELEASE);
+}
+
 static const char *sp_region_name_or(int32_t h) {
   return (h >= 0 && h < sp__region_count()) ? sp__region_get(h)->name : "(invalid handle)";
 }
@@ -106,6 +129,24 @@ static __attribute__((noinline)) void sp_not_active(void) {
 
 /* profiling_activated = 0: calls are silent no-ops, and cost a test. */
 static inline int sp_quiet_off(void) { return sp__mode == SP_MODE_OFF && sp__state.session; }
+
+/* A call while the mode is off (profiling_activated = 0, no session)
+ * needs no inside mark: it touches no thread record, only reports misuse. */
+static __attribute__((noinline)) void sp_call_off(void) {
+  if (sp_quiet_off() || !sp_slow_enter()) return;
+  int saved_errno = errno;
+  sp_not_active();
+  errno = saved_errno;
+  sp_slow_leave();
+}
+
+#define SP_OFF_RETURN(...)                     \
+  do {                                         \
+    if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) { \
+      sp_call_off();                           \
+      return __VA_ARGS__;                      \
+    }                                          \
+  } while (0)
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
@@ -178,7 +219,12 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   b->ev[slot].start = (int64_t)sp__rdtsc();
 }
 
-void sp_start(int h) { sp_start_fast(sp__tls, h); }
+void sp_start(int h) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_start_fast(sp__tls, h);
+  sp_leave();
+}
 
 /* Closes frame d of t at time now. */
 static inline void sp_close_frame(sp_thread_t *t, const sp_frame_t *f, int64_t now) {
@@ -274,7 +320,7 @@ static inline int sp_stop_count_fast(sp_thread_t *t, int h) {
   return 1;
 }
 
-void sp_stop(int h) {
+static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
     if (sp__mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
@@ -282,6 +328,13 @@ void sp_stop(int h) {
   }
   int64_t now = (int64_t)sp__rdtsc();
   if (SP_UNLIKELY(!sp_stop_fast(sp__tls, h, now))) sp_stop_slow(h, now, 1);
+}
+
+void sp_stop(int h) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_impl(h);
+  sp_leave();
 }
 
 static void sp_add_calls(int h, int64_t n) {
@@ -292,9 +345,13 @@ static void sp_add_calls(int h, int64_t n) {
 }
 
 void sp_region_add_calls(int h, int64_t n) {
-  if (sp__mode == SP_MODE_OFF || n <= 0 || !sp_slow_enter()) return;
-  SP_KEEP_ERRNO(sp_add_calls(h, n));
-  sp_slow_leave();
+  if (n <= 0) return;
+  sp_enter();
+  if (sp__mode != SP_MODE_OFF && sp_slow_enter()) { /* the mode read inside the mark */
+    SP_KEEP_ERRNO(sp_add_calls(h, n));
+    sp_slow_leave();
+  }
+  sp_leave();
 }
 
 /* ---- by name ------------------------------------------------------- */
@@ -477,7 +534,12 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   sp_stop_name_slow(name, len, now, 1);
 }
 
-void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
+void sp_start_name_n(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
+  (void)sp_start_name_impl(name, len);
+  sp_leave();
+}
 
 /* A Fortran string's length without its trailing blanks (and NULs: a C
  * terminator, "name"//c_null_char): one byte test for a name without any,
@@ -488,18 +550,40 @@ static inline size_t sp_fortran_len(const char *name, size_t len) {
 }
 
 int sp__start_name_f(const char *name, size_t len) {
-  return sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  SP_OFF_RETURN(-1);
+  sp_enter();
+  int h = sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  sp_leave();
+  return h;
 }
 
 void sp__stop_name_f(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
   sp_stop_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  sp_leave();
 }
 
-void sp_stop_name_n(const char *name, size_t len) { sp_stop_name_impl(name, len); }
+void sp_stop_name_n(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_name_impl(name, len);
+  sp_leave();
+}
 
-void sp_start_name(const char *name) { (void)sp_start_name_impl(name, SIZE_MAX); }
+void sp_start_name(const char *name) {
+  SP_OFF_RETURN();
+  sp_enter();
+  (void)sp_start_name_impl(name, SIZE_MAX);
+  sp_leave();
+}
 
-void sp_stop_name(const char *name) { sp_stop_name_impl(name, SIZE_MAX); }
+void sp_stop_name(const char *name) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_name_impl(name, SIZE_MAX);
+  sp_leave();
+}
 
 int64_t sp_misuse_count(sp_misuse_t kind) {
   if ((int)kind < 0 || kind >= SP_MISUSE_COUNT_) return 0;

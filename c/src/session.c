@@ -43,11 +43,15 @@ static int sp_setup_session(const sp_config *cfg) {
     return SP_EBUSY;
   }
   if (st->session) {
-    int busy = sp__threads_claim_discard(sp__tls);
+    const int mode = sp__mode;
+    sp_mode_set(SP_MODE_OFF); /* other threads' calls from now on touch nothing */
+    int busy = sp__threads_quiesce(sp__tls);
     if (busy > 0) {
+      sp_mode_set(mode);
       sp__log(SP_LOG_ERROR, SP_LOG_ONCE_BUSY,
-              "sp_setup called again while %d other thread(s) have recorded in the running "
-              "session: refused (SP_EBUSY), the session goes on; call sp_finalize first",
+              "sp_setup called again while %d other thread(s) are inside a profiler call "
+              "(or, without membarrier(), have recorded in the running session): refused "
+              "(SP_EBUSY), the session goes on; call sp_finalize first",
               busy);
       return SP_EBUSY;
     }

@@ -88,6 +88,9 @@ typedef struct sp_thread {
   int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
   int32_t bufs_cap; /* allocated entries of bufs */
   int32_t index;    /* thread number within the rank, as in thread_ids */
+  /* >0 while its thread runs a library call (hot_path.c; nested in a
+   * signal handler: 2). Read by sp_setup again (session_quiesce.c). */
+  int32_t inside;
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so
    * a compare of the name with the region's own replaces the strlen, the
@@ -96,6 +99,7 @@ typedef struct sp_thread {
    * decides, so a hit is never a wrong region. */
   sp_name_slot_t names[SP_NAME_SLOTS];
   int retired;        /* its thread has exited */
+  unsigned quiet_gen; /* sp_setup again saw it outside a call (session_quiesce.c) */
   int in_session;     /* has recorded in the running session (under the state lock) */
   int signal_flushed; /* flushed its events after a flush signal */
   struct sp_agg *agg; /* aggregate mode: its call paths (aggregate.c), else NULL */
@@ -282,6 +286,13 @@ SP_HIDDEN void sp__threads_discard(void);
  * record until sp__threads_end_discard (sp_setup replacing a session). */
 SP_HIDDEN int sp__threads_claim_discard(const sp_thread_t *self);
 SP_HIDDEN void sp__threads_end_discard(void);
+/* ---- session_quiesce.c ---- */
+/* sp_setup again: with recording stopped, waits until every other thread
+ * has been outside a library call once, then claims the discard as
+ * sp__threads_claim_discard does. Returns 0, or the threads still inside
+ * one (nothing claimed). Without membarrier(): the old rule, the threads
+ * that have recorded. */
+SP_HIDDEN int sp__threads_quiesce(const sp_thread_t *self);
 /* In a forked child: forgets the parent's thread records (kept, not freed). */
 SP_HIDDEN void sp__threads_fork_child(void);
 SP_HIDDEN void sp__threads_drop_open_calls(void);

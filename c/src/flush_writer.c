@@ -66,7 +66,9 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
 
 static void sp_writer_write(const sp_job_t *j) {
   for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
-    if (done > 0) sched_yield();
+    /* Yields to recording threads between parts, not once stopping (exit,
+     * finalize): then the parts must reach the disk first. */
+    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED)) sched_yield();
     int64_t part = j->n - done < SP_WRITE_PART ? j->n - done : SP_WRITE_PART;
     sp__spill_events(j->region, j->thread, j->ev + done, part);
     __atomic_add_fetch(&sp_w.parts, 1, __ATOMIC_RELEASE);
@@ -167,7 +169,7 @@ void sp__writer_drain(void) {
 void sp__writer_stop(void) {
   pthread_mutex_lock(&sp_w.mu);
   int running = sp_w.running;
-  sp_w.stop = 1;
+  __atomic_store_n(&sp_w.stop, 1, __ATOMIC_RELAXED); /* read unlocked by the writer */
   pthread_cond_signal(&sp_w.work);
   pthread_mutex_unlock(&sp_w.mu);
   if (running) pthread_join(sp_w.tid, NULL);

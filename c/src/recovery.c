@@ -182,6 +182,13 @@ static void sp_log_unreadable(const char *path, int rc, const sp_spill_file_t *f
  * used; *problems counts what could not be recovered. */
 static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
   int rc = sp__spill_index(path, f);
+  if (rc == SP_ESPILL && f->head_cut) { /* nothing was written to it: nothing lost here */
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "'%s' ends inside its header (its process died creating it): no events; skipped",
+            path);
+    sp__spill_free(f);
+    return rc;
+  }
   if (rc != 0) {
     sp_log_unreadable(path, rc, f);
     sp__spill_free(f);

@@ -26,6 +26,8 @@ ap.add_argument("runs", type=int)
 ap.add_argument("--kill", action="store_true")
 ap.add_argument("--pairs", type=int, default=20000)
 ap.add_argument("--np", type=int, default=4)
+ap.add_argument("--cut", metavar="SPEC",
+                help="SP_TEST_CUT of exit_mpi_race.c: cut these ranks' exit drain")
 ap.add_argument("--no-flush", action="store_true",
                 help="SCOPE_PROFILER_FLUSH=0: everything is written by the exit drain")
 args = ap.parse_args()
@@ -56,6 +58,8 @@ for run in range(args.runs):
     os.makedirs(d)
     out = os.path.join(d, "out.h5")
     e = dict(env, SCOPE_PROFILER_FILE=out)
+    if args.cut:
+        e["SP_TEST_CUT"] = args.cut
     if args.no_flush:
         e["SCOPE_PROFILER_FLUSH"] = "0"
     cmd = ["mpirun", "--oversubscribe", "-np", str(args.np), args.program, args.mode,
@@ -108,6 +112,14 @@ for run in range(args.runs):
     for r, n in done.items():
         if counts.get(r, 0) != n:
             fail(run, f"rank {r} finished its drain with {n} calls, the merge has {counts.get(r, 0)}")
+    for r in range(args.np):  # a cut drain: the calls of its whole records, B (or A)
+        f = os.path.join(d, f"cut.rank{r}")
+        if r in done or not os.path.exists(f) or os.path.getsize(f) == 0:
+            continue
+        b, a = (int(x) for x in open(f).read().split())
+        if not b <= counts.get(r, 0) <= a:
+            fail(run, f"rank {r} was cut with {b} calls in whole records ({a} with the one "
+                      f"being written), the merge has {counts.get(r, 0)}")
     limit = args.pairs
     for r, c in counts.items():
         if c > limit:

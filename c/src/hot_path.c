@@ -21,6 +21,12 @@ volatile int sp__enabled;
 volatile int sp__mode;
 volatile unsigned sp__session;
 
+/* The mode, read with acquire: what sp_setup wrote before turning it on
+ * (the config, the clock) is seen by a thread that reads it on; a second
+ * sp_setup turns it off under threads that record (session_quiesce.c).
+ * A plain load on x86. */
+#define SP_MODE() ((int)__atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE))
+
 static void sp_misuse(sp_misuse_t kind) {
   __atomic_fetch_add(&sp__state.misuse[kind], 1, __ATOMIC_RELAXED);
 }
@@ -114,7 +120,7 @@ nomem:
  * counted and reported once; with profiling_activated = 0 calls are
  * silent no-ops. Only reached when the mode is off: costs nothing else. */
 static __attribute__((noinline)) void sp_not_active(void) {
-  if (sp__state.session) return;
+  if (__atomic_load_n(&sp__state.session, __ATOMIC_RELAXED)) return;
   if (sp__state.forked) { /* fork_guard.c: not misuse, the documented state */
     sp__log(SP_LOG_INFO, SP_LOG_ONCE_FORKED,
             "this process was forked from a profiled one: its calls are not recorded unless "
@@ -128,7 +134,9 @@ static __attribute__((noinline)) void sp_not_active(void) {
 }
 
 /* profiling_activated = 0: calls are silent no-ops, and cost a test. */
-static inline int sp_quiet_off(void) { return sp__mode == SP_MODE_OFF && sp__state.session; }
+static inline int sp_quiet_off(void) {
+  return SP_MODE() == SP_MODE_OFF && __atomic_load_n(&sp__state.session, __ATOMIC_RELAXED);
+}
 
 /* A call while the mode is off (profiling_activated = 0, no session)
  * needs no inside mark: it touches no thread record, only reports misuse. */
@@ -142,7 +150,7 @@ static __attribute__((noinline)) void sp_call_off(void) {
 
 #define SP_OFF_RETURN(...)                     \
   do {                                         \
-    if (SP_UNLIKELY(sp__mode == SP_MODE_OFF)) { \
+    if (SP_UNLIKELY(SP_MODE() == SP_MODE_OFF)) { \
       sp_call_off();                           \
       return __VA_ARGS__;                      \
     }                                          \
@@ -150,15 +158,15 @@ static __attribute__((noinline)) void sp_call_off(void) {
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
-  return sp__mode == SP_MODE_COUNT || (sp__mode >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
+  return SP_MODE() == SP_MODE_COUNT || (SP_MODE() >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
 }
 
 static __attribute__((noinline)) void sp_start_other(int h) {
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     return;
   }
-  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
   if (sp__state.cfg.use_likwid) sp__likwid_start(h);
@@ -181,7 +189,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
 static __attribute__((noinline)) void sp_start_slow(int h) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode != SP_MODE_TRACE) {
+  if (SP_MODE() != SP_MODE_TRACE) {
     sp_start_other(h);
   } else {
     sp_thread_t *t = sp_start_prepare(h);
@@ -194,9 +202,10 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
 /* The fast path of a start, shared by sp_start and the by-name start: a
  * leaf with no stack frame, everything else is one tail call. */
 static inline void sp_start_fast(sp_thread_t *t, int h) {
-  const int mode = sp__mode;
-  if (SP_UNLIKELY(!t || (unsigned)h >= (unsigned)t->nbufs || t->depth == t->stack_cap ||
-                  mode != SP_MODE_TRACE)) {
+  const int mode = SP_MODE();
+  /* The mode first: while it is off, sp_setup may be changing the record. */
+  if (SP_UNLIKELY(mode != SP_MODE_TRACE || !t || (unsigned)h >= (unsigned)t->nbufs ||
+                  t->depth == t->stack_cap)) {
     if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
         t->depth != t->stack_cap) { /* counts only: a frame without a slot */
       sp_frame_t *f = &t->stack[t->depth++];
@@ -270,7 +279,7 @@ static inline void sp_stop_at(int h, int64_t now) {
   t->depth--;
   sp_close_frame(t, f, now);
   if (SP_UNLIKELY(sp__state.cfg.aggregate)) sp__agg_stop(t, t->depth, now);
-  if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
+  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
@@ -285,11 +294,11 @@ static inline int64_t sp_stop_stamp(void) {
 static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamped) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
   } else {
     sp_stop_at(h, stamped ? now : sp_stop_stamp());
-    if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+    if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
   }
   errno = saved_errno;
   sp_slow_leave();
@@ -297,7 +306,7 @@ static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamp
 
 /* Whether the fast paths may run: trace mode with TSC stamps. */
 static inline int sp_fast_mode(void) {
-  return SP_LIKELY(sp__mode == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
+  return SP_LIKELY(SP_MODE() == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
 }
 
 /* Closes the innermost call of t at now if it is a traced call of h. */
@@ -322,7 +331,7 @@ static inline int sp_stop_count_fast(sp_thread_t *t, int h) {
 
 static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
-    if (sp__mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
+    if (SP_MODE() == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
     return;
   }
@@ -347,7 +356,7 @@ static void sp_add_calls(int h, int64_t n) {
 void sp_region_add_calls(int h, int64_t n) {
   if (n <= 0) return;
   sp_enter();
-  if (sp__mode != SP_MODE_OFF && sp_slow_enter()) { /* the mode read inside the mark */
+  if (SP_MODE() != SP_MODE_OFF && sp_slow_enter()) { /* the mode read inside the mark */
     SP_KEEP_ERRNO(sp_add_calls(h, n));
     sp_slow_leave();
   }
@@ -444,7 +453,7 @@ static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t
   if (sp_quiet_off() || !sp_slow_enter()) return -1;
   int saved_errno = errno;
   int h = -1;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     goto out;
   }
@@ -476,7 +485,7 @@ out:
  * refused or no session runs (reported by the slow path). */
 static inline int sp_start_name_impl(const char *name, size_t len) {
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(sp__mode != SP_MODE_OFF && t && name)) {
+  if (SP_LIKELY(SP_MODE() != SP_MODE_OFF && t && name)) {
     int h = sp_name_cached(t, name, len);
     if (SP_LIKELY(h >= 0)) {
       sp_start_fast(t, h);
@@ -493,7 +502,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
                                                         int stamped) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     goto out;
   }
@@ -509,7 +518,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
     h = sp__region_lookup(name, len, sp__name_hash(name, len));
   }
   sp_stop_at(h, now);
-  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
 out:
   errno = saved_errno;
   sp_slow_leave();

@@ -16,9 +16,11 @@ sp_state_t sp__state = {
 
 int sp_is_active(void) { return sp__mode != SP_MODE_OFF; }
 
+/* Release: a thread that reads the mode on (hot_path.c, acquire) sees the
+ * session set up before it. */
 static void sp_mode_set(int mode) {
-  sp__mode = mode;
-  sp__enabled = mode != SP_MODE_OFF;
+  __atomic_store_n(&sp__mode, mode, __ATOMIC_RELEASE);
+  __atomic_store_n(&sp__enabled, mode != SP_MODE_OFF, __ATOMIC_RELEASE);
 }
 
 /* Forgets the running session's regions and events without writing them. */
@@ -31,7 +33,7 @@ static void sp_session_discard(void) {
   sp__spill_close(1);
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
-  sp__state.session = 0;
+  __atomic_store_n(&sp__state.session, 0, __ATOMIC_RELAXED);
 }
 
 static int sp_setup_session(const sp_config *cfg) {
@@ -95,7 +97,7 @@ static int sp_setup_session(const sp_config *cfg) {
   if (stocked) sp__stock_wait_filled();
   st->last_calib_ns = sp__monotonic_ns();
   sp__agg_rate_setup(); /* profile mode's histogram buckets in ns (aggregate.c) */
-  st->session = 1;
+  __atomic_store_n(&st->session, 1, __ATOMIC_RELAXED);
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
   sp__exit_flush_install();
@@ -170,7 +172,7 @@ static int sp_finalize_session(void) {
   sp__event_arrays_release();
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
-  sp__state.session = 0;
+  __atomic_store_n(&sp__state.session, 0, __ATOMIC_RELAXED);
   sp__session++;
   sp__std_fds_release();
   return rc;

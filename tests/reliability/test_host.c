@@ -414,11 +414,20 @@ static void case_crash_segv(void) { crash_runs("crash_segv", SIGSEGV); }
 
 /* ---- item 23: the host's own crash handlers still run ----------------- */
 
+/* TSan runs signal handlers with an errno of its own (to catch handlers
+ * that spoil it) and puts the program's back after them: errno in and
+ * after a handler is not checked there. */
+#ifdef __SANITIZE_THREAD__
+#define ERRNO_IN_HANDLERS 0
+#else
+#define ERRNO_IN_HANDLERS 1
+#endif
+
 /* A host's crash handler: reports whether errno is what the program had
  * set when it crashed (EDOM), and ends the process itself. */
 static void host_segv(int sig, siginfo_t *si, void *uc) {
   (void)sig, (void)si, (void)uc;
-  _exit(errno == EDOM ? 42 : 43);
+  _exit(errno == EDOM || !ERRNO_IN_HANDLERS ? 42 : 43);
 }
 
 static void host_segv_install(void) {
@@ -490,8 +499,10 @@ static void case_host_abort_returns(void) {
     errno = EDOM;
     ASSERT_EQ(raise(SIGABRT), 0);
     ASSERT_EQ(host_aborts, i);
-    ASSERT_EQ(host_abort_errno, EDOM);
-    ASSERT_EQ(errno, ERANGE); /* what the host's handler left: ours restored it before */
+    if (ERRNO_IN_HANDLERS) {
+      ASSERT_EQ(host_abort_errno, EDOM);
+      ASSERT_EQ(errno, ERANGE); /* what the host's handler left: ours restored it before */
+    }
   }
   ASSERT_EQ(sp_finalize(), 0);
   ASSERT_EQ(sigaction(SIGABRT, NULL, &cur), 0);

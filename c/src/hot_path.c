@@ -148,12 +148,12 @@ static __attribute__((noinline)) void sp_call_off(void) {
   sp_slow_leave();
 }
 
-#define SP_OFF_RETURN(...)                     \
-  do {                                         \
+#define SP_OFF_RETURN(...)                       \
+  do {                                           \
     if (SP_UNLIKELY(SP_MODE() == SP_MODE_OFF)) { \
-      sp_call_off();                           \
-      return __VA_ARGS__;                      \
-    }                                          \
+      sp_call_off();                             \
+      return __VA_ARGS__;                        \
+    }                                            \
   } while (0)
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
@@ -200,7 +200,7 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
 }
 
 /* The fast path of a start, shared by sp_start and the by-name start: a
- * leaf with no stack frame, everything else is one tail call. */
+ * leaf with no stack frame; everything else is one call to a slow path. */
 static inline void sp_start_fast(sp_thread_t *t, int h) {
   const int mode = SP_MODE();
   /* The mode first: while it is off, sp_setup may be changing the record. */

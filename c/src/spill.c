@@ -79,7 +79,9 @@ static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, cons
   return 0;
 }
 
-/* The first records of a file: its header and the calibration points. */
+/* The first records of a file: its header, the calibration points and,
+ * once MPI told it, the rank (a file killed right after being named still
+ * says whose it is). */
 static int sp_spill_write_head(int fd, const char *host) {
   sp_state_t *st = &sp__state;
   sp_spill_header_t h;
@@ -92,6 +94,11 @@ static int sp_spill_write_head(int fd, const char *host) {
   int rc = sp_spill_write(fd, SP_SPILL_HEADER, &h, sizeof h, NULL, 0);
   for (int64_t i = 0; rc == 0 && i < st->calib.n; i++)
     rc = sp_spill_write(fd, SP_SPILL_CALIB, &st->calib.pts[i], sizeof st->calib.pts[i], NULL, 0);
+  if (rc == 0 && sp__mpi_rank_if_known() >= 0) {
+    int32_t rs[2] = {st->rank, st->size};
+    rc = sp_spill_write(fd, SP_SPILL_RANK, rs, sizeof rs, NULL, 0);
+    if (rc == 0) sp_spill.rank_written = 1;
+  }
   return rc;
 }
 

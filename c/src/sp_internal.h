@@ -286,6 +286,13 @@ SP_HIDDEN void sp__threads_discard(void);
  * record until sp__threads_end_discard (sp_setup replacing a session). */
 SP_HIDDEN int sp__threads_claim_discard(const sp_thread_t *self);
 SP_HIDDEN void sp__threads_end_discard(void);
+/* In a forked child: forgets the parent's thread records (kept, not freed). */
+SP_HIDDEN void sp__threads_fork_child(void);
+SP_HIDDEN void sp__threads_drop_open_calls(void);
+SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
+/* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
+SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
+
 /* ---- session_quiesce.c ---- */
 /* sp_setup again: with recording stopped, waits until every other thread
  * has been outside a library call once, then claims the discard as
@@ -293,12 +300,6 @@ SP_HIDDEN void sp__threads_end_discard(void);
  * one (nothing claimed). Without membarrier(): the old rule, the threads
  * that have recorded. */
 SP_HIDDEN int sp__threads_quiesce(const sp_thread_t *self);
-/* In a forked child: forgets the parent's thread records (kept, not freed). */
-SP_HIDDEN void sp__threads_fork_child(void);
-SP_HIDDEN void sp__threads_drop_open_calls(void);
-SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
-/* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
-SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);

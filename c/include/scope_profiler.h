@@ -148,10 +148,15 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report),
  *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off)
  * Calling sp_setup again discards all regions and recorded events of the
- * previous session (without writing them) and applies the new config; but
- * while other live threads have recorded in the running session it is
- * refused with SP_EBUSY and the session goes on untouched (discarding
- * their buffers under them is not safe): call sp_finalize first.
+ * previous session (without writing them) and applies the new config, also
+ * while other threads have recorded in it (an OpenMP pool between parallel
+ * regions): recording stops, and sp_setup waits until no other thread is
+ * inside a library call. If one stays inside one for 200 ms (blocked in a
+ * log function of yours, say), it is refused with SP_EBUSY and the session
+ * goes on (calls made during the wait are not recorded). Calls other
+ * threads left open are dropped; handles of the old session are invalid.
+ * (Without membarrier(), Linux < 4.14, the old rule: refused while another
+ * live thread has recorded in the session.)
  * Checks at once that the output directory is writable.
  * MPI may be initialised before or after this call.
  * Returns 0, SP_EINVAL (bad field), SP_EPATH (output not writable: profiling

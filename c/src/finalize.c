@@ -293,8 +293,10 @@ int sp__finalize_session(void) {
   if (rc == 0 && trace_file) rc = sp_write_profile(&par, &local, partial, &times);
   /* Published only when HDF5 can open it, to its stored end (file_end.h). */
   if (rc == 0 && trace_file && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
-  if (rc == 0 && trace_file && par.rank == 0)
+  if (rc == 0 && trace_file && par.rank == 0) {
+    sp__spill_note_publish(partial, st->file_path); /* spill_published.c */
     rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
+  }
   rc = sp__par_agree(&par, rc);
   if (rc == 0 && st->cfg.aggregate && !discard) rc = sp_write_aggregates(&par);
   if (h5) H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
@@ -308,9 +310,14 @@ int sp__finalize_session(void) {
       rc = SP_ELOST;
     }
     sp__spill_close(1);
+    if (trace_file) { /* every rank's spill file is gone: then the note */
+      sp__par_agree(&par, 0);
+      if (par.rank == 0) sp__spill_note_clear();
+    }
     if (differs) rc = SP_EPATH; /* the profile is at rank 0's file_path (said there) */
   } else {
     if (began && par.rank == 0 && partial[0]) unlink(partial);
+    if (par.rank == 0 && trace_file) sp__spill_note_clear(); /* not published */
     if (lrc == 0) sp_spill_remaining(&local);
     char lost[96] = "";
     if (st->events_lost > 0)

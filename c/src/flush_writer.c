@@ -48,6 +48,9 @@ static struct {
   sp_event_t *pool[SP_POOL_MAX];
   int64_t pool_cap[SP_POOL_MAX];
   int npool;
+  /* Read lock-free by a crashing thread (crash_drain.c): arrays handed,
+   * arrays written, parts written. */
+  int64_t handed, written, parts;
 } sp_w = {.mu = PTHREAD_MUTEX_INITIALIZER,
           .work = PTHREAD_COND_INITIALIZER,
           .idle = PTHREAD_COND_INITIALIZER};
@@ -63,10 +66,14 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
 
 static void sp_writer_write(const sp_job_t *j) {
   for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
-    if (done > 0) sched_yield();
+    /* Yields to recording threads between parts, not once stopping (exit,
+     * finalize): then the parts must reach the disk first. */
+    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED)) sched_yield();
     int64_t part = j->n - done < SP_WRITE_PART ? j->n - done : SP_WRITE_PART;
     sp__spill_events(j->region, j->thread, j->ev + done, part);
+    __atomic_add_fetch(&sp_w.parts, 1, __ATOMIC_RELEASE);
   }
+  __atomic_add_fetch(&sp_w.written, 1, __ATOMIC_RELEASE);
 }
 
 static void *sp_writer_main(void *arg) {
@@ -102,6 +109,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   if (!sp_w.running) {
     sp_w.stop = 0;
     sp_w.running = sp__thread_spawn(&sp_w.tid, sp_writer_main, NULL) == 0;
+    if (sp_w.running) sp__crash_drain_install(); /* a crash waits for it */
   }
   if (!sp_w.running) { /* nothing was ever queued: writing here keeps the order */
     pthread_mutex_unlock(&sp_w.mu);
@@ -138,10 +146,19 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   }
   sp_w.tail = j;
   sp_w.pending++;
+  __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
   pthread_cond_signal(&sp_w.work);
   pthread_mutex_unlock(&sp_w.mu);
   return fresh;
 }
+
+int sp__writer_behind(void) {
+  if (pthread_equal(pthread_self(), sp_w.tid)) return 0; /* the writer itself crashed */
+  return __atomic_load_n(&sp_w.written, __ATOMIC_ACQUIRE) <
+         __atomic_load_n(&sp_w.handed, __ATOMIC_ACQUIRE);
+}
+
+int64_t sp__writer_progress(void) { return __atomic_load_n(&sp_w.parts, __ATOMIC_ACQUIRE); }
 
 void sp__writer_drain(void) {
   pthread_mutex_lock(&sp_w.mu);
@@ -152,11 +169,12 @@ void sp__writer_drain(void) {
 void sp__writer_stop(void) {
   pthread_mutex_lock(&sp_w.mu);
   int running = sp_w.running;
-  sp_w.stop = 1;
+  __atomic_store_n(&sp_w.stop, 1, __ATOMIC_RELAXED); /* read unlocked by the writer */
   pthread_cond_signal(&sp_w.work);
   pthread_mutex_unlock(&sp_w.mu);
   if (running) pthread_join(sp_w.tid, NULL);
   pthread_mutex_lock(&sp_w.mu);
+  if (running) sp__crash_drain_remove();
   sp_w.running = 0;
   for (int i = 0; i < sp_w.npool; i++) sp__event_array_free(sp_w.pool[i]);
   sp_w.npool = 0;
@@ -183,6 +201,7 @@ void sp__writer_fork_child(void) {
   }
   sp_w.head = sp_w.tail = NULL;
   sp_w.pending = 0;
+  sp_w.handed = sp_w.written = 0;
   sp_w.running = 0;
   sp_w.stop = 0;
   /* Waiters recorded in the copies are threads the child does not have. */

@@ -21,6 +21,12 @@ volatile int sp__enabled;
 volatile int sp__mode;
 volatile unsigned sp__session;
 
+/* The mode, read with acquire: what sp_setup wrote before turning it on
+ * (the config, the clock) is seen by a thread that reads it on; a second
+ * sp_setup turns it off under threads that record (session_quiesce.c).
+ * A plain load on x86. */
+#define SP_MODE() ((int)__atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE))
+
 static void sp_misuse(sp_misuse_t kind) {
   __atomic_fetch_add(&sp__state.misuse[kind], 1, __ATOMIC_RELAXED);
 }
@@ -45,6 +51,29 @@ static inline int sp_slow_enter(void) {
 static inline void sp_slow_leave(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   sp_in_slow = 0;
+}
+
+/* Marks the calling thread inside a library call for as long as it runs
+ * one: a second sp_setup discards the session only when every other
+ * thread has been outside one since recording stopped
+ * (session_quiesce.c). A plain store and a compiler barrier: sp_setup
+ * pairs them with membarrier(). A count, so that a call from a signal
+ * handler does not end the mark of the call it interrupted. A thread
+ * without a record yet is marked when the slow path makes it. */
+static inline void sp_enter(void) {
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void sp_leave(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) - 1,
+                     __ATOMIC_RELEASE);
 }
 
 static const char *sp_region_name_or(int32_t h) {
@@ -91,7 +120,7 @@ nomem:
  * counted and reported once; with profiling_activated = 0 calls are
  * silent no-ops. Only reached when the mode is off: costs nothing else. */
 static __attribute__((noinline)) void sp_not_active(void) {
-  if (sp__state.session) return;
+  if (__atomic_load_n(&sp__state.session, __ATOMIC_RELAXED)) return;
   if (sp__state.forked) { /* fork_guard.c: not misuse, the documented state */
     sp__log(SP_LOG_INFO, SP_LOG_ONCE_FORKED,
             "this process was forked from a profiled one: its calls are not recorded unless "
@@ -105,19 +134,39 @@ static __attribute__((noinline)) void sp_not_active(void) {
 }
 
 /* profiling_activated = 0: calls are silent no-ops, and cost a test. */
-static inline int sp_quiet_off(void) { return sp__mode == SP_MODE_OFF && sp__state.session; }
+static inline int sp_quiet_off(void) {
+  return SP_MODE() == SP_MODE_OFF && __atomic_load_n(&sp__state.session, __ATOMIC_RELAXED);
+}
+
+/* A call while the mode is off (profiling_activated = 0, no session)
+ * needs no inside mark: it touches no thread record, only reports misuse. */
+static __attribute__((noinline)) void sp_call_off(void) {
+  if (sp_quiet_off() || !sp_slow_enter()) return;
+  int saved_errno = errno;
+  sp_not_active();
+  errno = saved_errno;
+  sp_slow_leave();
+}
+
+#define SP_OFF_RETURN(...)                       \
+  do {                                           \
+    if (SP_UNLIKELY(SP_MODE() == SP_MODE_OFF)) { \
+      sp_call_off();                             \
+      return __VA_ARGS__;                        \
+    }                                            \
+  } while (0)
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
 static inline int sp_counting(void) {
-  return sp__mode == SP_MODE_COUNT || (sp__mode >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
+  return SP_MODE() == SP_MODE_COUNT || (SP_MODE() >= SP_MODE_GENERAL && !sp__state.cfg.time_trace);
 }
 
 static __attribute__((noinline)) void sp_start_other(int h) {
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     return;
   }
-  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
   if (sp__state.cfg.use_likwid) sp__likwid_start(h);
@@ -140,7 +189,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
 static __attribute__((noinline)) void sp_start_slow(int h) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode != SP_MODE_TRACE) {
+  if (SP_MODE() != SP_MODE_TRACE) {
     sp_start_other(h);
   } else {
     sp_thread_t *t = sp_start_prepare(h);
@@ -151,11 +200,12 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
 }
 
 /* The fast path of a start, shared by sp_start and the by-name start: a
- * leaf with no stack frame, everything else is one tail call. */
+ * leaf with no stack frame; everything else is one call to a slow path. */
 static inline void sp_start_fast(sp_thread_t *t, int h) {
-  const int mode = sp__mode;
-  if (SP_UNLIKELY(!t || (unsigned)h >= (unsigned)t->nbufs || t->depth == t->stack_cap ||
-                  mode != SP_MODE_TRACE)) {
+  const int mode = SP_MODE();
+  /* The mode first: while it is off, sp_setup may be changing the record. */
+  if (SP_UNLIKELY(mode != SP_MODE_TRACE || !t || (unsigned)h >= (unsigned)t->nbufs ||
+                  t->depth == t->stack_cap)) {
     if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
         t->depth != t->stack_cap) { /* counts only: a frame without a slot */
       sp_frame_t *f = &t->stack[t->depth++];
@@ -178,7 +228,12 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   b->ev[slot].start = (int64_t)sp__rdtsc();
 }
 
-void sp_start(int h) { sp_start_fast(sp__tls, h); }
+void sp_start(int h) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_start_fast(sp__tls, h);
+  sp_leave();
+}
 
 /* Closes frame d of t at time now. */
 static inline void sp_close_frame(sp_thread_t *t, const sp_frame_t *f, int64_t now) {
@@ -224,7 +279,7 @@ static inline void sp_stop_at(int h, int64_t now) {
   t->depth--;
   sp_close_frame(t, f, now);
   if (SP_UNLIKELY(sp__state.cfg.aggregate)) sp__agg_stop(t, t->depth, now);
-  if (SP_UNLIKELY(sp__mode >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
+  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
@@ -239,11 +294,11 @@ static inline int64_t sp_stop_stamp(void) {
 static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamped) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
   } else {
     sp_stop_at(h, stamped ? now : sp_stop_stamp());
-    if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+    if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
   }
   errno = saved_errno;
   sp_slow_leave();
@@ -251,7 +306,7 @@ static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamp
 
 /* Whether the fast paths may run: trace mode with TSC stamps. */
 static inline int sp_fast_mode(void) {
-  return SP_LIKELY(sp__mode == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
+  return SP_LIKELY(SP_MODE() == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
 }
 
 /* Closes the innermost call of t at now if it is a traced call of h. */
@@ -274,14 +329,21 @@ static inline int sp_stop_count_fast(sp_thread_t *t, int h) {
   return 1;
 }
 
-void sp_stop(int h) {
+static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
-    if (sp__mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
+    if (SP_MODE() == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
     return;
   }
   int64_t now = (int64_t)sp__rdtsc();
   if (SP_UNLIKELY(!sp_stop_fast(sp__tls, h, now))) sp_stop_slow(h, now, 1);
+}
+
+void sp_stop(int h) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_impl(h);
+  sp_leave();
 }
 
 static void sp_add_calls(int h, int64_t n) {
@@ -307,10 +369,14 @@ static void sp_add_calls_untimed_note(int64_t n) {
 }
 
 void sp_region_add_calls(int h, int64_t n) {
-  if (sp__mode == SP_MODE_OFF || n <= 0 || !sp_slow_enter()) return;
-  SP_KEEP_ERRNO(sp_add_calls(h, n));
-  SP_KEEP_ERRNO(sp_add_calls_untimed_note(n));
-  sp_slow_leave();
+  if (n <= 0) return;
+  sp_enter();
+  if (SP_MODE() != SP_MODE_OFF && sp_slow_enter()) { /* the mode read inside the mark */
+    SP_KEEP_ERRNO(sp_add_calls(h, n));
+    SP_KEEP_ERRNO(sp_add_calls_untimed_note(n));
+    sp_slow_leave();
+  }
+  sp_leave();
 }
 
 /* ---- by name ------------------------------------------------------- */
@@ -403,7 +469,7 @@ static __attribute__((noinline)) int sp_start_name_slow(const char *name, size_t
   if (sp_quiet_off() || !sp_slow_enter()) return -1;
   int saved_errno = errno;
   int h = -1;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     goto out;
   }
@@ -435,7 +501,7 @@ out:
  * refused or no session runs (reported by the slow path). */
 static inline int sp_start_name_impl(const char *name, size_t len) {
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(sp__mode != SP_MODE_OFF && t && name)) {
+  if (SP_LIKELY(SP_MODE() != SP_MODE_OFF && t && name)) {
     int h = sp_name_cached(t, name, len);
     if (SP_LIKELY(h >= 0)) {
       sp_start_fast(t, h);
@@ -452,7 +518,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
                                                         int stamped) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
-  if (sp__mode == SP_MODE_OFF) {
+  if (SP_MODE() == SP_MODE_OFF) {
     sp_not_active();
     goto out;
   }
@@ -468,7 +534,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
     h = sp__region_lookup(name, len, sp__name_hash(name, len));
   }
   sp_stop_at(h, now);
-  if (sp__mode == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
 out:
   errno = saved_errno;
   sp_slow_leave();
@@ -493,7 +559,12 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   sp_stop_name_slow(name, len, now, 1);
 }
 
-void sp_start_name_n(const char *name, size_t len) { (void)sp_start_name_impl(name, len); }
+void sp_start_name_n(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
+  (void)sp_start_name_impl(name, len);
+  sp_leave();
+}
 
 /* A Fortran string's length without its trailing blanks (and NULs: a C
  * terminator, "name"//c_null_char): one byte test for a name without any,
@@ -504,18 +575,40 @@ static inline size_t sp_fortran_len(const char *name, size_t len) {
 }
 
 int sp__start_name_f(const char *name, size_t len) {
-  return sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  SP_OFF_RETURN(-1);
+  sp_enter();
+  int h = sp_start_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  sp_leave();
+  return h;
 }
 
 void sp__stop_name_f(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
   sp_stop_name_impl(name, name ? sp_fortran_len(name, len) : len);
+  sp_leave();
 }
 
-void sp_stop_name_n(const char *name, size_t len) { sp_stop_name_impl(name, len); }
+void sp_stop_name_n(const char *name, size_t len) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_name_impl(name, len);
+  sp_leave();
+}
 
-void sp_start_name(const char *name) { (void)sp_start_name_impl(name, SIZE_MAX); }
+void sp_start_name(const char *name) {
+  SP_OFF_RETURN();
+  sp_enter();
+  (void)sp_start_name_impl(name, SIZE_MAX);
+  sp_leave();
+}
 
-void sp_stop_name(const char *name) { sp_stop_name_impl(name, SIZE_MAX); }
+void sp_stop_name(const char *name) {
+  SP_OFF_RETURN();
+  sp_enter();
+  sp_stop_name_impl(name, SIZE_MAX);
+  sp_leave();
+}
 
 int64_t sp_misuse_count(sp_misuse_t kind) {
   if ((int)kind < 0 || kind >= SP_MISUSE_COUNT_) return 0;

@@ -188,6 +188,13 @@ static void sp_log_unreadable(const char *path, int rc, const sp_spill_file_t *f
  * used; *problems counts what could not be recovered. */
 static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
   int rc = sp__spill_index(path, f);
+  if (rc == SP_ESPILL && f->head_cut) { /* nothing was written to it: nothing lost here */
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "'%s' ends inside its header (its process died creating it): no events; skipped",
+            path);
+    sp__spill_free(f);
+    return rc;
+  }
   if (rc != 0) {
     sp_log_unreadable(path, rc, f);
     sp__spill_free(f);
@@ -433,6 +440,11 @@ static int sp_out_not_regular(const char *out_path) {
 int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path, unsigned flags) {
   if (!inputs || ninputs <= 0 || !out_path || !*out_path) return SP_EINVAL;
   if (flags & ~(unsigned)SP_MERGE_REPLACE) return SP_EINVAL;
+  /* Spill files a finalize published as out_path before it was killed. */
+  int published = 0;
+  for (int i = 0; i < ninputs; i++)
+    published += inputs[i] && sp__spill_note_check(inputs[i], out_path);
+  if (published == ninputs) return 0;
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   H5E_auto2_t old_fn;
   void *old_data;

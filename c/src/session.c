@@ -22,9 +22,11 @@ int sp__profile_only(void) {
   return sp__mode != SP_MODE_OFF && sp__state.cfg.aggregate && !sp__state.cfg.time_trace;
 }
 
+/* Release: a thread that reads the mode on (hot_path.c, acquire) sees the
+ * session set up before it. */
 static void sp_mode_set(int mode) {
-  sp__mode = mode;
-  sp__enabled = mode != SP_MODE_OFF;
+  __atomic_store_n(&sp__mode, mode, __ATOMIC_RELEASE);
+  __atomic_store_n(&sp__enabled, mode != SP_MODE_OFF, __ATOMIC_RELEASE);
 }
 
 /* Forgets the running session's regions and events without writing them. */
@@ -39,7 +41,7 @@ static void sp_session_discard(void) {
   sp__spill_close(1);
   sp__region_table_reset();
   sp__calib_reset(&sp__state.calib);
-  sp__state.session = 0;
+  __atomic_store_n(&sp__state.session, 0, __ATOMIC_RELAXED);
 }
 
 static int sp_setup_session(const sp_config *cfg) {
@@ -51,11 +53,15 @@ static int sp_setup_session(const sp_config *cfg) {
     return SP_EBUSY;
   }
   if (st->session) {
-    int busy = sp__threads_claim_discard(sp__tls);
+    const int mode = sp__mode;
+    sp_mode_set(SP_MODE_OFF); /* other threads' calls from now on touch nothing */
+    int busy = sp__threads_quiesce(sp__tls);
     if (busy > 0) {
+      sp_mode_set(mode);
       sp__log(SP_LOG_ERROR, SP_LOG_ONCE_BUSY,
-              "sp_setup called again while %d other thread(s) have recorded in the running "
-              "session: refused (SP_EBUSY), the session goes on; call sp_finalize first",
+              "sp_setup called again while %d other thread(s) are inside a profiler call "
+              "(or, without membarrier(), have recorded in the running session): refused "
+              "(SP_EBUSY), the session goes on; call sp_finalize first",
               busy);
       return SP_EBUSY;
     }
@@ -100,7 +106,7 @@ static int sp_setup_session(const sp_config *cfg) {
   if (stocked) sp__stock_wait_filled();
   st->last_calib_ns = sp__monotonic_ns();
   sp__agg_rate_setup(); /* profile mode's histogram buckets in ns (aggregate.c) */
-  st->session = 1;
+  __atomic_store_n(&st->session, 1, __ATOMIC_RELAXED);
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
   sp__exit_flush_install();
@@ -192,7 +198,7 @@ static int sp_finalize_session(void) {
   sp__region_table_reset();
   sp__meta_session_reset();
   sp__calib_reset(&sp__state.calib);
-  sp__state.session = 0;
+  __atomic_store_n(&sp__state.session, 0, __ATOMIC_RELAXED);
   sp__session++;
   sp__std_fds_release();
   return rc;

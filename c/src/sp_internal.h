@@ -88,6 +88,9 @@ typedef struct sp_thread {
   int32_t nbufs;    /* handles covered: registered ones only (h < nbufs: h is valid) */
   int32_t bufs_cap; /* allocated entries of bufs */
   int32_t index;    /* thread number within the rank, as in thread_ids */
+  /* >0 while its thread runs a library call (hot_path.c; nested in a
+   * signal handler: 2). Read by sp_setup again (session_quiesce.c). */
+  int32_t inside;
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so
    * a compare of the name with the region's own replaces the strlen, the
@@ -96,6 +99,7 @@ typedef struct sp_thread {
    * decides, so a hit is never a wrong region. */
   sp_name_slot_t names[SP_NAME_SLOTS];
   int retired;          /* its thread has exited */
+  unsigned quiet_gen;   /* sp_setup again saw it outside a call (session_quiesce.c) */
   int in_session;       /* has recorded in the running session (under the state lock) */
   int signal_flushed;   /* flushed its events after a flush signal */
   struct sp_agg *agg;   /* aggregate mode: its call paths (aggregate.c), else NULL */
@@ -290,6 +294,14 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
+/* ---- session_quiesce.c ---- */
+/* sp_setup again: with recording stopped, waits until every other thread
+ * has been outside a library call once, then claims the discard as
+ * sp__threads_claim_discard does. Returns 0, or the threads still inside
+ * one (nothing claimed). Without membarrier(): the old rule, the threads
+ * that have recorded. */
+SP_HIDDEN int sp__threads_quiesce(const sp_thread_t *self);
+
 /* ---- spill.c ---- */
 SP_HIDDEN int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
 SP_HIDDEN void sp__spill_close(int remove_file);
@@ -375,6 +387,23 @@ SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
 SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */
+/* Async-signal-safe: 1 while handed arrays wait to be written (0 on the
+ * writer thread itself); a count that grows as the writer writes. */
+SP_HIDDEN int sp__writer_behind(void);
+SP_HIDDEN int64_t sp__writer_progress(void);
+
+/* ---- spill_published.c ---- */
+/* Rank 0, before publishing partial as final: notes it in the spill dir. */
+SP_HIDDEN void sp__spill_note_publish(const char *partial, const char *final);
+/* Rank 0, after every rank removed its spill file: the note and the dir. */
+SP_HIDDEN void sp__spill_note_clear(void);
+/* merge: 1 when dir's spill files were published as out_path (said). */
+SP_HIDDEN int sp__spill_note_check(const char *dir, const char *out_path);
+
+/* ---- crash_drain.c ---- */
+/* While the writer runs, fault and abort signals wait for its queue. */
+SP_HIDDEN void sp__crash_drain_install(void);
+SP_HIDDEN void sp__crash_drain_remove(void);
 
 /* ---- fork_guard.c, exit_flush.c ---- */
 /* Installs the pthread_atfork handlers, once (sp_setup). */

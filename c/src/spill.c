@@ -22,6 +22,8 @@
 #include "sp_internal.h"
 #include "spill_format.h"
 
+#define SP_SPILL_PART 16384 /* events per EVENTS record (256 KiB), as the writer's parts */
+
 /* This process's spill file, opened at the first flush of a session;
  * changed only under sp__state.lock (or by one thread at setup, finalize
  * and fork). */
@@ -92,34 +94,11 @@ void sp__spill_meta_now(void) {
   pthread_mutex_unlock(&sp__state.lock);
 }
 
-static int sp_spill_open(void) {
+/* The first records of a file: its header, the calibration points and,
+ * once MPI told it, the rank (a file killed right after being named still
+ * says whose it is). */
+static int sp_spill_write_head(int fd, const char *host) {
   sp_state_t *st = &sp__state;
-  if (mkdir(st->spill_dir, 0755) != 0 && errno != EEXIST) return SP_EIO;
-  char host[64] = "";
-  gethostname(host, sizeof host - 1);
-  int rank = sp__mpi_rank_if_known();
-  /* pid and host in the name: a rerun must never overwrite the spill files
-   * of a run that died and has not been recovered yet. Pids repeat (in
-   * containers every job may be pid 7): a name already taken is left as it
-   * is and the next of <name>.1.spill, <name>.2.spill ... is used. */
-  int fd = -1;
-  for (int k = 0; fd < 0 && k < 1000; k++) {
-    char nth[16] = "";
-    if (k > 0) snprintf(nth, sizeof nth, ".%d", k);
-    int n;
-    if (rank >= 0) {
-      n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld%s.spill", st->spill_dir,
-                   rank, host, (long)getpid(), nth);
-    } else {
-      n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld%s.spill", st->spill_dir, host,
-                   (long)getpid(), nth);
-    }
-    if (n < 0 || (size_t)n >= sizeof sp_spill.path) return SP_EPATH;
-    fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != EEXIST) return SP_EIO;
-  }
-  if (fd >= 0 && fd <= 2 && (fd = sp__fd_above_std(fd)) < 0) unlink(sp_spill.path);
-  if (fd < 0) return SP_EIO;
   sp_spill_header_t h;
   memset(&h, 0, sizeof h);
   h.version = SP_SPILL_VERSION;
@@ -130,6 +109,81 @@ static int sp_spill_open(void) {
   int rc = sp_spill_write(fd, SP_SPILL_HEADER, &h, sizeof h, NULL, 0);
   for (int64_t i = 0; rc == 0 && i < st->calib.n; i++)
     rc = sp_spill_write(fd, SP_SPILL_CALIB, &st->calib.pts[i], sizeof st->calib.pts[i], NULL, 0);
+  if (rc == 0 && sp__mpi_rank_if_known() >= 0) {
+    int32_t rs[2] = {st->rank, st->size};
+    rc = sp_spill_write(fd, SP_SPILL_RANK, rs, sizeof rs, NULL, 0);
+    if (rc == 0) sp_spill.rank_written = 1;
+  }
+  return rc;
+}
+
+/* The k-th name to try: pid and host in it, so that a rerun never
+ * overwrites the spill files of a run that died and has not been recovered
+ * yet. Pids repeat (in containers every job may be pid 7): a name already
+ * taken is left as it is and the next of <name>.1.spill, <name>.2.spill ...
+ * is used. */
+static int sp_spill_name(int k, const char *host, int rank) {
+  char nth[16] = "";
+  if (k > 0) snprintf(nth, sizeof nth, ".%d", k);
+  int n;
+  if (rank >= 0) {
+    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/rank%d.%s.%ld%s.spill",
+                 sp__state.spill_dir, rank, host, (long)getpid(), nth);
+  } else {
+    n = snprintf(sp_spill.path, sizeof sp_spill.path, "%s/%s.%ld%s.spill", sp__state.spill_dir,
+                 host, (long)getpid(), nth);
+  }
+  return n < 0 || (size_t)n >= sizeof sp_spill.path ? SP_EPATH : 0;
+}
+
+/* A file without a name in the spill directory, its head written, then
+ * named (linkat, which never replaces): a process killed at any moment
+ * (mpirun tearing down the ranks during their exit drain, issue 36 item 8)
+ * leaves no spill file or one whose header is whole, never an empty one.
+ * Returns the descriptor, -1 when the file system has no O_TMPFILE (the
+ * caller creates the file by its name), -2 on an error. */
+static int sp_spill_open_unnamed(const char *host, int rank) {
+  int fd = open(sp__state.spill_dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  if (fd <= 2 && (fd = sp__fd_above_std(fd)) < 0) return -2;
+  if (fcntl(fd, F_SETFL, O_APPEND) != 0 || sp_spill_write_head(fd, host) != 0) {
+    close(fd);
+    return -2;
+  }
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+  for (int k = 0; k < 1000; k++) {
+    if (sp_spill_name(k, host, rank) != 0) break;
+    /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd does not. */
+    if (linkat(fd, "", AT_FDCWD, sp_spill.path, AT_EMPTY_PATH) == 0 ||
+        linkat(AT_FDCWD, self, AT_FDCWD, sp_spill.path, AT_SYMLINK_FOLLOW) == 0)
+      return fd;
+    if (errno != EEXIST) break;
+  }
+  close(fd);
+  return errno == EEXIST ? -2 : -1; /* no link (no /proc?): by name */
+}
+
+static int sp_spill_open(void) {
+  sp_state_t *st = &sp__state;
+  if (mkdir(st->spill_dir, 0755) != 0 && errno != EEXIST) return SP_EIO;
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  int rank = sp__mpi_rank_if_known();
+  int fd = sp_spill_open_unnamed(host, rank);
+  if (fd >= 0) {
+    sp_spill.fd = fd;
+    return 0;
+  }
+  if (fd == -2) return SP_EIO;
+  for (int k = 0; fd < 0 && k < 1000; k++) {
+    if (sp_spill_name(k, host, rank) != 0) return SP_EPATH;
+    fd = open(sp_spill.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) return SP_EIO;
+  }
+  if (fd >= 0 && fd <= 2 && (fd = sp__fd_above_std(fd)) < 0) unlink(sp_spill.path);
+  if (fd < 0) return SP_EIO;
+  int rc = sp_spill_write_head(fd, host);
   if (rc != 0) {
     close(fd);
     unlink(sp_spill.path);
@@ -195,15 +249,22 @@ int sp__spill_events(int32_t region, int32_t thread, const sp_event_t *ev, int64
   int rc = 0;
   if (sp_spill.fd < 0) rc = sp_spill_open();
   if (rc == 0) rc = sp_spill_prepare(region);
-  if (rc == 0) {
-    sp_spill_events_t h = {region, thread, n};
-    rc = sp_spill_write(sp_spill.fd, SP_SPILL_EVENTS, &h, sizeof h, ev, (size_t)n * sizeof *ev);
+  /* In records of SP_SPILL_PART events at most: a process killed while
+   * writing a large buffer (the exit drain of a run without flushes) keeps
+   * every record before the one cut (issue 36 item 8). */
+  int64_t done = 0;
+  while (rc == 0 && done < n) {
+    int64_t part = n - done < SP_SPILL_PART ? n - done : SP_SPILL_PART;
+    sp_spill_events_t h = {region, thread, part};
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_EVENTS, &h, sizeof h, ev + done,
+                        (size_t)part * sizeof *ev);
+    if (rc == 0) done += part;
   }
   if (rc != 0) {
     int err = errno;
     sp_spill.failed = 1;
-    st->events_lost += n;
-    sp_spill.events_failed += n;
+    st->events_lost += n - done;
+    sp_spill.events_failed += n - done;
     pthread_mutex_unlock(&st->lock);
     sp__log(SP_LOG_ERROR, SP_LOG_ONCE_SPILL,
             "cannot write spill file in '%s' (%s); events of full buffers are being dropped, "

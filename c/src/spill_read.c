@@ -212,6 +212,12 @@ int sp__spill_index(const char *path, sp_spill_file_t *f) {
    * neither the clock nor the layout of the rest can be trusted. */
   sp_spill_rec_head_t h;
   int64_t off = 0;
+  /* Cut before its header was whole (created by name by a process killed
+   * at once; O_TMPFILE files are named with their header): no events. */
+  uint32_t magic = SP_SPILL_MAGIC;
+  f->head_cut = size < (int64_t)(sizeof h + sizeof f->header + sizeof(uint32_t)) &&
+                (size < (int64_t)sizeof magic || (sp_pread_all(f->fd, &magic, sizeof magic, 0) == 0 &&
+                                                  magic == SP_SPILL_MAGIC));
   if (!sp_whole_record(f, 0, size, &h, &off) || h.type != SP_SPILL_HEADER ||
       h.len != sizeof f->header ||
       sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))

@@ -36,6 +36,7 @@ typedef struct sp_spill_file {
   int64_t samples_maxrss;    /* the largest ru_maxrss they recorded, bytes */
   int64_t samples_period_ns; /* 0 when the file holds no samples */
   int64_t damaged_bytes;     /* trailing bytes not forming a whole record */
+  int head_cut;              /* shorter than its header: the writer died creating it */
   int64_t damaged;           /* records or byte ranges before the tail skipped as damaged */
   int64_t first_damage;      /* file offset of the first of them */
 } sp_spill_file_t;

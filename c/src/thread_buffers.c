@@ -66,7 +66,10 @@ sp_thread_t *sp__thread_get(void) {
       sp__state.threads = t;
     }
   }
-  if (t) t->retired = 0;
+  if (t) {
+    t->retired = 0;
+    __atomic_store_n(&t->inside, 1, __ATOMIC_RELAXED); /* made inside a call: sp_leave ends it */
+  }
   pthread_mutex_unlock(&sp__state.lock);
   if (!t) return NULL;
   pthread_setspecific(sp_thread_key, t);

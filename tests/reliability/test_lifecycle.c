@@ -195,12 +195,16 @@ static void case_errno(int async) {
   unsetenv("SCOPE_PROFILER_SPILL_DIR");
 }
 
-/* ---- sp_setup again while threads record ------------------------------- */
+/* ---- sp_setup again while threads record (issue 36 item 17) ------------- */
 
 #define NWORKERS 4
 static int stop_workers;         /* atomic */
 static long long done[NWORKERS]; /* atomic: pairs recorded so far */
+static pthread_barrier_t phase2;
 
+/* Records with the first session's handle until told to stop, then (all
+ * workers past the barrier, so no call of the first phase is left) K*(i+1)
+ * pairs in the second session, each worker in a region of its own. */
 static void *worker(void *arg) {
   long i = (long)arg;
   int h = sp_region("work");
@@ -209,6 +213,10 @@ static void *worker(void *arg) {
     sp_stop(h);
     __atomic_add_fetch(&done[i], 1, __ATOMIC_RELEASE);
   }
+  pthread_barrier_wait(&phase2);
+  char name[16];
+  snprintf(name, sizeof name, "w%ld", i);
+  pairs(sp_region(name), 1000 * (i + 1));
   return NULL;
 }
 
@@ -218,45 +226,44 @@ static void *one_pair(void *arg) {
   return NULL;
 }
 
-/* Refused with SP_EBUSY (once said), the running session untouched: every
- * pair the workers made is in the file. Once they have exited, a second
- * sp_setup is allowed again. */
+/* sp_setup again while 4 threads record in a loop: each leaves its call
+ * within microseconds, so the setup is allowed (it was refused with
+ * SP_EBUSY while any other thread "had recorded"). The first session is
+ * discarded; the workers' later calls with its handle are refused as
+ * invalid (counted), and their calls in the second session are all there. */
 static void case_resetup_threads(void) {
   sp_config c;
-  setup_file(&c, "resetup_threads.h5", 1000);
+  setup_file(&c, "resetup_threads_first.h5", 1000);
+  ASSERT_EQ(pthread_barrier_init(&phase2, NULL, NWORKERS), 0);
   pthread_t tid[NWORKERS];
   for (long i = 0; i < NWORKERS; i++)
     ASSERT_EQ(pthread_create(&tid[i], NULL, worker, (void *)i), 0);
   for (int i = 0; i < NWORKERS; i++)
     while (__atomic_load_n(&done[i], __ATOMIC_ACQUIRE) == 0) sched_yield();
+  sp_config c2;
+  sp_config_init(&c2);
+  c2.file_path = "resetup_threads.h5";
+  c2.buffer_limit = 1000;
+  unlink(c2.file_path);
   sp_test_stderr_begin();
-  for (int k = 0; k < 20; k++) {
-    int rc = sp_setup(&c);
-    ASSERT_EQ(rc, SP_EBUSY);
-    ASSERT_EQ(sp_is_active(), 1);
-    struct timespec one_ms = {0, 1000000};
-    nanosleep(&one_ms, NULL);
-  }
-  char *err = sp_test_stderr_end();
-  sp_test_expect_msg(err, "scope-profiler: error: sp_setup called again while ", 1);
-  free(err);
+  ASSERT_EQ(sp_setup(&c2), 0);
   __atomic_store_n(&stop_workers, 1, __ATOMIC_RELEASE);
-  long long total = 0;
-  for (int i = 0; i < NWORKERS; i++) {
-    ASSERT_EQ(pthread_join(tid[i], NULL), 0);
-    total += done[i];
-  }
+  for (int i = 0; i < NWORKERS; i++) ASSERT_EQ(pthread_join(tid[i], NULL), 0);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "previous session's regions are discarded", 1);
+  free(err);
   ASSERT_EQ(sp_finalize(), 0);
-  const char *names[] = {"work"};
-  check_file("resetup_threads.h5", names, &total, 1);
+  ASSERT(!sp_test_file_exists("resetup_threads_first.h5"));
+  const char *names[] = {"w0", "w1", "w2", "w3"};
+  long long calls[] = {1000, 2000, 3000, 4000};
+  check_file("resetup_threads.h5", names, calls, 4);
+  pthread_barrier_destroy(&phase2);
 
   /* A thread that recorded and exited does not block a second setup. */
   setup_file(&c, "resetup_threads_gone.h5", 1000);
   pthread_t t;
   ASSERT_EQ(pthread_create(&t, NULL, one_pair, NULL), 0);
   ASSERT_EQ(pthread_join(t, NULL), 0);
-  sp_config c2;
-  sp_config_init(&c2);
   c2.file_path = "resetup_threads_after.h5";
   unlink(c2.file_path);
   ASSERT_EQ(sp_setup(&c2), 0);
@@ -266,6 +273,55 @@ static void case_resetup_threads(void) {
   const char *n2[] = {"after"};
   long long k2[] = {5};
   check_file("resetup_threads_after.h5", n2, k2, 1);
+}
+
+/* A thread inside a profiler call: its sp_stop without a start reports
+ * through the host's log function, which blocks until told. sp_setup
+ * again waits for it, then refuses (SP_EBUSY, said), and the session goes
+ * on: everything recorded is written. Once the call returned, a setup is
+ * allowed. */
+static pthread_t blocked_thread;
+static int log_blocked, log_release; /* atomic */
+
+static void blocking_log(int level, const char *msg, void *user) {
+  (void)level, (void)user;
+  if (pthread_equal(pthread_self(), blocked_thread)) {
+    __atomic_store_n(&log_blocked, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&log_release, __ATOMIC_ACQUIRE)) sched_yield();
+    return;
+  }
+  fprintf(stderr, "%s\n", msg);
+}
+
+static void *stop_unstarted(void *arg) {
+  int h = (int)(long)arg;
+  pairs(h, 100);
+  sp_stop(h); /* no open call: a warning, through blocking_log */
+  return NULL;
+}
+
+static void case_resetup_inside_call(void) {
+  sp_config c;
+  setup_file(&c, "resetup_inside_call.h5", 1000);
+  int h = sp_region("inside");
+  pairs(h, 10);
+  sp_log_set(blocking_log, NULL);
+  ASSERT_EQ(pthread_create(&blocked_thread, NULL, stop_unstarted, (void *)(long)h), 0);
+  while (!__atomic_load_n(&log_blocked, __ATOMIC_ACQUIRE)) sched_yield();
+  sp_test_stderr_begin();
+  ASSERT_EQ(sp_setup(&c), SP_EBUSY);
+  char *err = sp_test_stderr_end();
+  sp_test_expect_msg(err, "sp_setup called again while 1 other thread(s) are inside a profiler call", 1);
+  free(err);
+  ASSERT_EQ(sp_is_active(), 1);
+  pairs(h, 5); /* the session goes on */
+  __atomic_store_n(&log_release, 1, __ATOMIC_RELEASE);
+  ASSERT_EQ(pthread_join(blocked_thread, NULL), 0);
+  sp_log_set(NULL, NULL);
+  ASSERT_EQ(sp_finalize(), 0);
+  const char *n[] = {"inside"};
+  long long k[] = {115};
+  check_file("resetup_inside_call.h5", n, k, 1);
 }
 
 /* ---- threads that end with calls open ---------------------------------- */
@@ -635,6 +691,7 @@ int main(int argc, char **argv) {
       {"exit_return", NULL, NULL},
       {"errno", case_errno_v, NULL},
       SP_TEST_CASE(resetup_threads),
+      SP_TEST_CASE(resetup_inside_call),
       SP_TEST_CASE(exit_then_finalize),
       SP_TEST_CASE(thread_exit_open),
       SP_TEST_CASE(finalize_other_thread),

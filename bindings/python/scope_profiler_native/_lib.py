@@ -146,7 +146,7 @@ SP_ENOMEM = -2
 SP_ENOTSETUP = -4
 SP_ENOTSUP = -10
 SP_ELOST = -12  # from finalize: the file lacks events (counted on stderr)
-SP_EBUSY = -15  # from setup: other threads record in the running session
+SP_EBUSY = -15  # from setup: another thread stays inside a profiler call
 
 
 def strerror(code):

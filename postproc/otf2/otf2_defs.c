@@ -70,10 +70,19 @@ static void sp_defs_regions(sp_defs_t *d, const sp_selection_t *sel) {
     OTF2_RegionRole role;
     sp_region_kind(name, &paradigm, &role);
     OTF2_StringRef s = sp_str(d, name);
-    /* The profiles record no source file or line: both undefined. */
-    sp_check(d,
-             OTF2_GlobalDefWriter_WriteRegion(d->w, (OTF2_RegionRef)i, s, s, none, role, paradigm,
-                                              OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0));
+    /* Where the profile records the region's source (sp_region_at, the
+     * bindings' SP_SCOPE...): its file and line; else both undefined. */
+    char file[4096];
+    int64_t line = 0;
+    OTF2_StringRef src = OTF2_UNDEFINED_STRING;
+    if (sp_reader_region_source(sel->reader, sel->regions[i], file, sizeof file, &line) == 1 &&
+        file[0])
+      src = sp_str(d, file);
+    else
+      line = 0;
+    uint32_t begin = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+    sp_check(d, OTF2_GlobalDefWriter_WriteRegion(d->w, (OTF2_RegionRef)i, s, s, none, role,
+                                                 paradigm, OTF2_REGION_FLAG_NONE, src, begin, 0));
   }
 }
 
@@ -146,6 +155,48 @@ static void sp_defs_locations(sp_defs_t *d, const sp_otf2_run_t *run) {
   }
 }
 
+/* MPI_COMM_WORLD for the MPI events (otf2_mpi.c): group 0 lists, per rank
+ * id 0..max, the location of its first thread (OTF2's rank -> location
+ * map); group 1, its members 0..max, is the communicator's. */
+static int sp_defs_comm(sp_defs_t *d, const sp_otf2_run_t *run) {
+  const sp_selection_t *sel = run->sel;
+  int max = -1;
+  for (int j = 0; j < sel->nranks; j++) {
+    int id = sp_reader_rank_id(sel->reader, sel->ranks[j]);
+    if (id > max) max = id;
+  }
+  if (max < 0) return 0;
+  uint64_t *loc = malloc((size_t)(max + 1) * sizeof *loc);
+  uint64_t *members = malloc((size_t)(max + 1) * sizeof *members);
+  if (!loc || !members) {
+    free(loc);
+    free(members);
+    return SP_EXIT_IO;
+  }
+  for (int r = 0; r <= max; r++) {
+    loc[r] = OTF2_UNDEFINED_LOCATION;
+    members[r] = (uint64_t)r;
+  }
+  for (int i = run->nlocs - 1; i >= 0; i--) {
+    const sp_otf2_loc_t *l = &run->locs[i];
+    int id = sp_reader_rank_id(sel->reader, sel->ranks[l->rank_j]);
+    if (l->layer == 0 && id >= 0) loc[id] = (uint64_t)i; /* the first thread's, from the end */
+  }
+  OTF2_StringRef empty = sp_str(d, "");
+  sp_check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, 0, empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                              (uint32_t)(max + 1), loc));
+  sp_check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, 1, empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                              (uint32_t)(max + 1), members));
+  sp_check(d, OTF2_GlobalDefWriter_WriteComm(d->w, SP_OTF2_COMM_WORLD,
+                                             sp_str(d, "MPI_COMM_WORLD"), 1,
+                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+  free(loc);
+  free(members);
+  return 0;
+}
+
 /* /metadata as string properties of the machine node, names as recorded. */
 static void sp_defs_metadata(sp_defs_t *d, sp_reader_t *r) {
   int n = sp_reader_metadata_count(r);
@@ -181,6 +232,7 @@ int sp__otf2_defs(sp_otf2_run_t *run, const char *label) {
     sp_defs_locations(&d, run);
     sp_defs_regions(&d, run->sel);
     sp_defs_metadata(&d, run->sel->reader);
+    if (run->mpi_events > 0) rc = sp_defs_comm(&d, run);
   }
   OTF2_ErrorCode e = OTF2_Archive_CloseGlobalDefWriter(run->archive, d.w);
   if (d.err == OTF2_SUCCESS) d.err = e;

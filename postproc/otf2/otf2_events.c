@@ -19,17 +19,25 @@ typedef struct sp_call {
   int64_t start, end;
   int32_t thread;
   int32_t region; /* region definition id */
+  int64_t bytes;  /* MPI call: payload (-1: unknown or not an MPI call) */
+  int32_t peer;   /* MPI call: partner rank (-1: none) */
+  int8_t kind;    /* SP_OTF2_MPI_* of the region */
+  int8_t op;      /* its collective op */
 } sp_call_t;
 
 typedef struct sp_frame {
   int64_t end;
   int32_t region;
+  int32_t peer;
+  int64_t bytes;
+  int8_t kind, op;
 } sp_frame_t;
 
 /* One location of the thread being written: its writer and open calls. */
 typedef struct sp_layer {
   OTF2_EvtWriter *w;
   int loc;
+  uint64_t request; /* next MpiIsend request id */
   sp_frame_t *st;
   size_t n, cap;
 } sp_layer_t;
@@ -122,7 +130,7 @@ static int sp_layer_add(sp_thread_out_t *t) {
   OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(run->archive, (OTF2_LocationRef)id);
   if (!w) return sp_otf2_fail(OTF2_ERROR_INVALID, "cannot open an event writer");
   run->locs[run->nlocs++] = (sp_otf2_loc_t){t->rank_j, t->thread, t->nlayers, 0};
-  t->layers[t->nlayers++] = (sp_layer_t){w, id, NULL, 0, 0};
+  t->layers[t->nlayers++] = (sp_layer_t){w, id, 0, NULL, 0, 0};
   return 0;
 }
 
@@ -130,7 +138,12 @@ static int sp_layer_add(sp_thread_out_t *t) {
 static int sp_layer_close(sp_otf2_run_t *run, sp_layer_t *L, int64_t t) {
   while (L->n && L->st[L->n - 1].end <= t) {
     const sp_frame_t *f = &L->st[--L->n];
-    OTF2_ErrorCode e = OTF2_EvtWriter_Leave(L->w, NULL, sp_otf2_time(run, f->end), f->region);
+    uint64_t before = run->locs[L->loc].nevents;
+    OTF2_ErrorCode e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op,
+                                          f->bytes, f->peer, &run->locs[L->loc].nevents);
+    run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
+    if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
+    e = OTF2_EvtWriter_Leave(L->w, NULL, sp_otf2_time(run, f->end), f->region);
     if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write a LEAVE event");
     run->locs[L->loc].nevents++;
     if (f->end > run->last) run->last = f->end;
@@ -146,10 +159,15 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     L->st = st;
     L->cap = cap;
   }
-  L->st[L->n++] = (sp_frame_t){c->end, c->region};
+  L->st[L->n++] = (sp_frame_t){c->end, c->region, c->peer, c->bytes, c->kind, c->op};
   OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, NULL, sp_otf2_time(run, c->start), c->region);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
   run->locs[L->loc].nevents++;
+  uint64_t before = run->locs[L->loc].nevents;
+  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, c->bytes, c->peer,
+                         &L->request, &run->locs[L->loc].nevents);
+  run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
+  if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
   if (c->start < run->first) run->first = c->start;
   return 0;
 }
@@ -184,9 +202,11 @@ static int sp_thread_write(sp_thread_out_t *t, const sp_call_t *c, size_t n) {
   return rc;
 }
 
-/* Appends the kept calls of one (region, rank) pair to *calls. */
+/* Appends the kept calls of one (region, rank) pair to *calls; mpi: the
+ * pair's bytes and peers (present or not), kind and op: its region's. */
 static int sp_calls_add(sp_otf2_run_t *run, const sp_reader_intervals_t *iv, int32_t region,
-                        sp_call_t **calls, size_t *n, size_t *cap) {
+                        const sp_reader_mpi_t *mpi, int kind, int op, sp_call_t **calls, size_t *n,
+                        size_t *cap) {
   if (*n + (size_t)iv->n > *cap) {
     size_t c = *cap ? *cap : 1024;
     while (c < *n + (size_t)iv->n) c *= 2;
@@ -201,8 +221,15 @@ static int sp_calls_add(sp_otf2_run_t *run, const sp_reader_intervals_t *iv, int
       sp_msg(SP_QUIET, "%s: a call starts before the file's first start", run->sel->file);
       return SP_EXIT_DATA;
     }
-    (*calls)[(*n)++] =
-        (sp_call_t){iv->start[i], iv->end[i], iv->thread_ids ? iv->thread_ids[i] : 0, region};
+    int has = mpi->present && i < mpi->n;
+    (*calls)[(*n)++] = (sp_call_t){iv->start[i],
+                                   iv->end[i],
+                                   iv->thread_ids ? iv->thread_ids[i] : 0,
+                                   region,
+                                   has ? mpi->bytes[i] : -1,
+                                   has ? mpi->peer[i] : -1,
+                                   (int8_t)(has ? kind : SP_OTF2_MPI_NONE),
+                                   (int8_t)op};
   }
   return 0;
 }
@@ -223,7 +250,15 @@ static int sp_rank_calls(sp_otf2_run_t *run, int j, sp_call_t **calls, size_t *n
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       return sp_exit_for_reader(err);
     }
-    int rc = sp_calls_add(run, &iv, run->region_def[g], calls, n, cap);
+    sp_reader_mpi_t mpi = {0};
+    int op = 0, kind = sp__otf2_mpi_kind(sp_reader_region_name(sel->reader, g), &op);
+    if (kind != SP_OTF2_MPI_NONE && (err = sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi)) < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      sp_reader_intervals_free(&iv);
+      return sp_exit_for_reader(err);
+    }
+    int rc = sp_calls_add(run, &iv, run->region_def[g], &mpi, kind, op, calls, n, cap);
+    sp_reader_mpi_free(&mpi);
     sp_reader_intervals_free(&iv);
     if (rc) return rc;
   }

@@ -34,7 +34,22 @@ typedef struct sp_otf2_run {
   int64_t last;       /* latest stamp written */
   int64_t calls;      /* calls written */
   int64_t moved;      /* of them, on extra locations */
+  int64_t mpi_events; /* MPI message and collective events written */
 } sp_otf2_run_t;
+
+/* otf2_mpi.c: what an MPI call region's bytes and peer become. */
+enum { SP_OTF2_MPI_NONE, SP_OTF2_MPI_SEND, SP_OTF2_MPI_ISEND, SP_OTF2_MPI_RECV, SP_OTF2_MPI_COLL };
+#define SP_OTF2_COMM_WORLD ((OTF2_CommRef)0)
+
+/* The kind of region name (SP_OTF2_MPI_*) and, for a collective, its
+ * OTF2_CollectiveOp in *op. */
+int sp__otf2_mpi_kind(const char *name, int *op);
+/* The events of one call at its ENTER stamp (after the ENTER) and at its
+ * LEAVE stamp (before the LEAVE); *nevents counts them. */
+OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64_t bytes,
+                                  int32_t peer, uint64_t *request, uint64_t *nevents);
+OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op, int64_t bytes,
+                                  int32_t peer, uint64_t *nevents);
 
 /* The stamp t as written: t - base, as unsigned. */
 static inline uint64_t sp_otf2_time(const sp_otf2_run_t *run, int64_t t) {

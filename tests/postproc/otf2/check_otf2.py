@@ -1,7 +1,8 @@
 """check_otf2.py - --export otf2 read back with Debian's python3-otf2 and
 otf2-print, against the profile read with h5py.
 
-usage: check_otf2.py PPROC OUTDIR H5... [--moved N] [--twice] [--mpi] [-- PPROC_ARGS...]
+usage: check_otf2.py PPROC OUTDIR H5... [--moved N] [--twice] [--mpi] [--mpi-events]
+                     [-- PPROC_ARGS...]
 
 Runs PPROC H5... --export otf2 -o OUTDIR PPROC_ARGS, then for every file
 (OUTDIR/traces.otf2 for one, OUTDIR/<stem>/traces.otf2 for several):
@@ -20,6 +21,15 @@ Runs PPROC H5... --export otf2 -o OUTDIR PPROC_ARGS, then for every file
     last; regions named exactly, MPI_* calls of the core with the MPI
     paradigm (--mpi: at least one), the rest user; location groups under
     their host's node; /metadata as properties of the machine node;
+    a region with source_file/source_lineno attributes has that file and
+    begin line in its definition, the others none;
+  - MPI events (MpiSend, MpiIsend+MpiIsendComplete, MpiRecv, collective
+    begin/end) only inside the ENTER/LEAVE of an MPI call of the right name;
+    --mpi-events: per (rank, peer) the number and byte sum of sends and of
+    receives equal the bytes/peer datasets (h5py), every point-to-point
+    send has a receive of the same length on its receiver from its sender,
+    collectives come in begin/end pairs in one call with the op of its name,
+    as many per rank as the profile's collective calls;
   - stderr counts the calls moved to extra locations (--moved N; else none).
 --twice: export twice into OUTDIR (the second replaces the first).
 """
@@ -118,7 +128,7 @@ def metadata_of(path):
 
 
 def parse_args(argv):
-    opts = {"moved": 0, "twice": False, "mpi": False, "files": [], "extra": []}
+    opts = {"moved": 0, "twice": False, "mpi": False, "mpi_events": False, "files": [], "extra": []}
     opts["pproc"], opts["outdir"] = argv[0], argv[1]
     args = argv[2:]
     while args:
@@ -130,6 +140,8 @@ def parse_args(argv):
             opts["moved"] = int(args.pop(0))
         elif a in ("--twice", "--mpi"):
             opts[a[2:]] = True
+        elif a == "--mpi-events":
+            opts["mpi_events"] = True
         else:
             opts["files"].append(a)
     return opts
@@ -190,15 +202,23 @@ def read_archive(anchor):
             where[loc] = (int(g.group(1)), int(m.group(1)), m.group(2) is not None)
         last, stack = defaultdict(lambda: -1), defaultdict(list)
         nev = Counter()
+        mpi = []  # (rank, region name, event) of the MPI events, each inside its call
         for loc, ev in tr.events:
             assert ev.time >= last[loc], f"{loc.name}: {ev.time} after {last[loc]}"
             last[loc] = ev.time
             nev[loc] += 1
             if isinstance(ev, otf2.events.Enter):
-                stack[loc].append((ev.region, ev.time))
+                stack[loc].append((ev.region, ev.time, []))
+            elif isinstance(ev, MPI_EVENTS):
+                assert stack[loc], f"{loc.name}: {type(ev).__name__} outside any call"
+                stack[loc][-1][2].append(ev)
             elif isinstance(ev, otf2.events.Leave):
                 assert stack[loc], f"{loc.name}: LEAVE without ENTER"
-                reg, start = stack[loc].pop()
+                reg, start, inner = stack[loc].pop()
+                for e in inner:
+                    assert start <= e.time <= ev.time, (loc.name, reg.name, e)
+                    mpi.append((where[loc][0], reg.name, e))
+                mpi_call_events(reg.name, inner)
                 assert reg == ev.region, f"{loc.name}: LEAVE {ev.region.name} closes {reg.name}"
                 rank, thread, extra = where[loc]
                 got[(rank, thread, reg.name, start, ev.time)] += 1
@@ -209,7 +229,111 @@ def read_archive(anchor):
             assert not st, f"{loc.name}: {len(st)} calls left open"
         for loc in defs.locations:
             assert loc.number_of_events == nev[loc], (loc.name, loc.number_of_events, nev[loc])
-        return got, moved, defs
+        return got, moved, defs, mpi
+
+
+MPI_EVENTS = (otf2.events.MpiSend, otf2.events.MpiIsend, otf2.events.MpiIsendComplete,
+              otf2.events.MpiRecv, otf2.events.MpiCollectiveBegin, otf2.events.MpiCollectiveEnd)
+SENDS = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend"}
+RECVS = {"MPI_Recv", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test",
+         "MPI_Testall", "MPI_Testany", "MPI_Testsome"}
+COLLS = {n: n[4:].upper() for n in
+         ("MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
+          "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
+          "MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+          "MPI_Scan", "MPI_Exscan")}
+COLLS.update({"MPI_I" + n[4:]: op for n, op in COLLS.items()})
+
+
+def mpi_call_events(name, evs):
+    """The MPI events of one call: the kinds its region's name allows."""
+    kinds = [type(e).__name__ for e in evs]
+    if not kinds:
+        return
+    if name in SENDS:
+        assert kinds == ["MpiSend"], (name, kinds)
+    elif name == "MPI_Isend":
+        assert kinds == ["MpiIsend", "MpiIsendComplete"], (name, kinds)
+        assert evs[0].request_id == evs[1].request_id, name
+    elif name in RECVS:
+        assert kinds == ["MpiRecv"], (name, kinds)
+    elif name in COLLS:
+        assert kinds == ["MpiCollectiveBegin", "MpiCollectiveEnd"], (name, kinds)
+        assert str(evs[1].collective_op).split(".")[-1] == COLLS[name], (name, evs[1])
+        assert evs[1].communicator.name == "MPI_COMM_WORLD", name
+    else:
+        raise AssertionError(f"MPI events in {name}: {kinds}")
+    for e in evs:
+        if hasattr(e, "msg_tag"):
+            assert e.communicator.name == "MPI_COMM_WORLD" and e.msg_tag == 0, (name, e)
+
+
+def mpi_expected(path):
+    """From the bytes/peer datasets: sends and receives per (rank, peer) as
+    [count, byte sum], and the collective calls per rank."""
+    sends, recvs, colls = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0]), Counter()
+    with h5py.File(path, "r") as f:
+        for k in f:
+            if not re.fullmatch(r"rank(0|[1-9][0-9]*)", k) or "regions" not in f[k]:
+                continue
+            rank = int(k[4:])
+            for link, g in f[k]["regions"].items():
+                if "bytes" not in g or "peer" not in g:
+                    continue
+                name = text(g.attrs["name"]) if "name" in g.attrs else link
+                for b, p in zip(g["bytes"][()].tolist(), g["peer"][()].tolist()):
+                    if (name in SENDS or name == "MPI_Isend") and p >= 0 and b >= 0:
+                        sends[(rank, p)][0] += 1
+                        sends[(rank, p)][1] += b
+                    elif name in RECVS and p >= 0 and b > 0:
+                        recvs[(rank, p)][0] += 1
+                        recvs[(rank, p)][1] += b
+                    elif name in COLLS and p == -1 and b >= 0:
+                        colls[rank] += 1
+    return dict(sends), dict(recvs), colls
+
+
+def check_mpi_events(mpi, path):
+    sends, recvs = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    msgs, colls = Counter(), Counter()
+    for rank, name, e in mpi:
+        if isinstance(e, (otf2.events.MpiSend, otf2.events.MpiIsend)):
+            sends[(rank, e.receiver)][0] += 1
+            sends[(rank, e.receiver)][1] += e.msg_length
+            msgs[(rank, e.receiver, e.msg_length)] += 1
+        elif isinstance(e, otf2.events.MpiRecv):
+            recvs[(rank, e.sender)][0] += 1
+            recvs[(rank, e.sender)][1] += e.msg_length
+            msgs[(e.sender, rank, e.msg_length)] -= 1
+        elif isinstance(e, otf2.events.MpiCollectiveEnd):
+            colls[rank] += 1
+    want_s, want_r, want_c = mpi_expected(path)
+    assert dict(sends) == want_s, ("sends", dict(sends), want_s)
+    assert dict(recvs) == want_r, ("receives", dict(recvs), want_r)
+    assert colls == want_c, ("collectives", colls, want_c)
+    unmatched = {k: v for k, v in msgs.items() if v}
+    assert not unmatched, f"(sender, receiver, bytes): sends - receives {unmatched}"
+    assert sends and recvs and colls, "no MPI messages or collectives to compare"
+    return sum(v[0] for v in sends.values()), sum(colls.values())
+
+
+def sources_of(path):
+    """region name -> (file, line) of the first rank with source_file."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for k in sorted((k for k in f if re.fullmatch(r"rank(0|[1-9][0-9]*)", k)),
+                        key=lambda k: int(k[4:])):
+            if "regions" not in f[k]:
+                continue
+
+            def visit(rel, g):
+                if isinstance(g, h5py.Group) and "source_file" in g.attrs:
+                    name = text(g.attrs["name"]) if "name" in g.attrs else \
+                        unquote_to_bytes(rel).decode()
+                    out.setdefault(name, (text(g.attrs["source_file"]),
+                                          int(g.attrs.get("source_lineno", 0))))
+            f[k]["regions"].visititems(visit)
+    return out
 
 
 def check_defs(defs, got, path, sel, mpi):
@@ -228,6 +352,11 @@ def check_defs(defs, got, path, sel, mpi):
         assert kind == want, (name, r.paradigm, r.region_role)
     if mpi:
         assert any(n in MPI_CALLS for n in names), names
+    src = sources_of(path)
+    for name, r in regions.items():
+        want = src.get(name)
+        have = (r.source_file.name, r.begin_line_number) if r.source_file else None
+        assert have == want, (name, have, want)
     with h5py.File(path, "r") as f:
         hosts = {int(k[4:]): text(f[k].attrs["hostname"]) for k in f
                  if re.fullmatch(r"rank(0|[1-9][0-9]*)", k) and "hostname" in f[k].attrs}
@@ -257,13 +386,16 @@ def main():
         anchor = os.path.join(o["outdir"], sub, "traces.otf2")
         v = subprocess.run(["otf2-print", "--silent", anchor], capture_output=True, text=True)
         assert v.returncode == 0 and not v.stderr, (v.returncode, v.stderr)
-        got, moved, defs = read_archive(anchor)
+        got, moved, defs, mpi = read_archive(anchor)
         want = expected(path, sel)
         assert got == want, (f"{anchor}: differs from the profile:\n only in OTF2: "
                              f"{sorted((got - want).elements())[:5]}\n only in the profile: "
                              f"{sorted((want - got).elements())[:5]}")
         assert want, "nothing compared"
         check_defs(defs, got, path, sel, o["mpi"])
+        if o["mpi_events"]:
+            nsend, ncoll = check_mpi_events(mpi, path)
+            print(f"{anchor}: {nsend} sends matched by receives, {ncoll} collectives")
         total_moved += moved
         total += sum(got.values())
         print(f"{anchor}: {sum(got.values())} calls on {len(defs.locations)} locations, "

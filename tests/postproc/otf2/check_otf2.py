@@ -355,7 +355,7 @@ def check_defs(defs, got, path, sel, mpi):
     src = sources_of(path)
     for name, r in regions.items():
         want = src.get(name)
-        have = (r.source_file.name, r.begin_line_number) if r.source_file else None
+        have = (str(r.source_file), r.begin_line_number) if r.source_file else None
         assert have == want, (name, have, want)
     with h5py.File(path, "r") as f:
         hosts = {int(k[4:]): text(f[k].attrs["hostname"]) for k in f

@@ -70,7 +70,7 @@ def main():
                 r = regs.create_group(name.replace("%", "%25").replace("/", "%2F"))
                 r.attrs["name"] = name
                 r.attrs["num_calls"] = np.int64(len(v))
-                if name == "solver":  # a source location (sp_region_at), for its definition
+                if name == "solver/step":  # a source location (sp_region_at), for its definition
                     r.attrs["source_file"] = "src/solver.c"
                     r.attrs["source_lineno"] = np.int64(42)
                 r["start_times"] = np.array([c[0] for c in v], np.int64)

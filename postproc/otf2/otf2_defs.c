@@ -189,9 +189,8 @@ static int sp_defs_comm(sp_defs_t *d, const sp_otf2_run_t *run) {
   sp_check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, 1, empty, OTF2_GROUP_TYPE_COMM_GROUP,
                                               OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                               (uint32_t)(max + 1), members));
-  sp_check(d, OTF2_GlobalDefWriter_WriteComm(d->w, SP_OTF2_COMM_WORLD,
-                                             sp_str(d, "MPI_COMM_WORLD"), 1,
-                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+  sp_check(d, OTF2_GlobalDefWriter_WriteComm(d->w, SP_OTF2_COMM_WORLD, sp_str(d, "MPI_COMM_WORLD"),
+                                             1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
   free(loc);
   free(members);
   return 0;

@@ -139,8 +139,8 @@ static int sp_layer_close(sp_otf2_run_t *run, sp_layer_t *L, int64_t t) {
   while (L->n && L->st[L->n - 1].end <= t) {
     const sp_frame_t *f = &L->st[--L->n];
     uint64_t before = run->locs[L->loc].nevents;
-    OTF2_ErrorCode e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op,
-                                          f->bytes, f->peer, &run->locs[L->loc].nevents);
+    OTF2_ErrorCode e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, f->bytes,
+                                          f->peer, &run->locs[L->loc].nevents);
     run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
     if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
     e = OTF2_EvtWriter_Leave(L->w, NULL, sp_otf2_time(run, f->end), f->region);
@@ -164,8 +164,8 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
   run->locs[L->loc].nevents++;
   uint64_t before = run->locs[L->loc].nevents;
-  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, c->bytes, c->peer,
-                         &L->request, &run->locs[L->loc].nevents);
+  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, c->bytes, c->peer, &L->request,
+                         &run->locs[L->loc].nevents);
   run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
   if (c->start < run->first) run->first = c->start;
@@ -252,7 +252,8 @@ static int sp_rank_calls(sp_otf2_run_t *run, int j, sp_call_t **calls, size_t *n
     }
     sp_reader_mpi_t mpi = {0};
     int op = 0, kind = sp__otf2_mpi_kind(sp_reader_region_name(sel->reader, g), &op);
-    if (kind != SP_OTF2_MPI_NONE && (err = sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi)) < 0) {
+    if (kind != SP_OTF2_MPI_NONE &&
+        (err = sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi)) < 0) {
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       sp_reader_intervals_free(&iv);
       return sp_exit_for_reader(err);

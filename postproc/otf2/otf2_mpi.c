@@ -48,9 +48,9 @@ static const struct {
 
 int sp__otf2_mpi_kind(const char *name, int *op) {
   static const char *const sends[] = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend"};
-  static const char *const recvs[] = {"MPI_Recv",    "MPI_Wait",    "MPI_Waitall",
+  static const char *const recvs[] = {"MPI_Recv",    "MPI_Wait",     "MPI_Waitall",
                                       "MPI_Waitany", "MPI_Waitsome", "MPI_Test",
-                                      "MPI_Testall", "MPI_Testany", "MPI_Testsome"};
+                                      "MPI_Testall", "MPI_Testany",  "MPI_Testsome"};
   *op = 0;
   if (strncmp(name, "MPI_", 4) != 0) return SP_OTF2_MPI_NONE;
   for (size_t i = 0; i < sizeof sends / sizeof sends[0]; i++)
@@ -85,8 +85,8 @@ OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_ISEND && peer >= 0 && bytes >= 0) {
     uint64_t id = (*request)++;
-    e = OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0,
-                                (uint64_t)bytes, id);
+    e = OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0, (uint64_t)bytes,
+                                id);
     if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, id);
     *nevents += 2;
   }

@@ -19,9 +19,10 @@
  * either, and peer is the partner's rank in the call's communicator: on a
  * communicator other than MPI_COMM_WORLD (or a renumbered duplicate) the
  * events name the wrong partner; the single-communicator runs are right.
- * MPI_Sendrecv(_replace) is left without message events: it stores sent plus received bytes and one peer only when both
- * partners agree, so neither message can be told apart. Nor do probes,
- * one-sided calls or MPI-IO give messages. */
+ * MPI_Sendrecv(_replace) is left without message events: it stores sent
+ * plus received bytes and one peer only when both partners agree, so
+ * neither message can be told apart. Nor do probes, one-sided calls or
+ * MPI-IO give messages. */
 #include <string.h>
 
 #include "otf2_internal.h"

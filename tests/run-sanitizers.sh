@@ -22,10 +22,10 @@ fail() { echo "FAILED: $*"; status=1; }
 common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCOPE_PROFILER_WERROR=ON -DSCOPE_PROFILER_ENABLE_BINDINGS=OFF)
 # Second trees and install tests rebuild without the sanitizer, and the docs
 # tests build against that install: skip them here (the plain suite runs them).
-# valgrind_outdir runs valgrind, which cannot run an ASan binary; the
+# reliability.pproc.valgrind_* run valgrind, which cannot run an ASan binary; the
 # finalize_fail sweeps need an address space limit (ASan's shadow does not
 # fit in one) and an uninstrumented LD_PRELOAD shim.
-skip='serial_build|likwid\.build|otf2\.without_library|^install\.|^docs\.|valgrind_outdir|finalize_fail'
+skip='serial_build|likwid\.build|otf2\.without_library|^install\.|^docs\.|pproc\.valgrind_|finalize_fail'
 
 step "ASan+UBSan build"
 cmake -S "$src" -B "$prefix-asan" "${common[@]}" -DSCOPE_PROFILER_SANITIZE=address >/dev/null &&

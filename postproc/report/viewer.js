@@ -955,6 +955,28 @@
   var t = performance.now();
   draw();
 
+  // ---- the filter shared by every section --------------------------------
+  // The search box and sliders set it; each section asks regionShown /
+  // nodeShown and redraws from the hooks of onFilter. terms: lower-case
+  // search terms ('^' anchors at the start of the name), top: regions shown
+  // (by time, 0 = all), depth: deepest call depth shown (0 = all).
+  var filter = { terms: [], top: 0, depth: 0 };
+  var filterHooks = [];
+  function regionShown(g) {
+    if (!filter.terms.length) return true;
+    var name = regions[g].name.toLowerCase();
+    return filter.terms.some(function (t) {
+      return t.charAt(0) === '^' ? name.indexOf(t.slice(1)) === 0 : name.indexOf(t) >= 0;
+    });
+  }
+  function nodeShown(n) {
+    return regionShown(tree[n].g) && (!filter.depth || tree[n].d < filter.depth);
+  }
+  function setFilter(f) {
+    Object.keys(f).forEach(function (k) { filter[k] = f[k]; });
+    filterHooks.forEach(function (fn) { fn(filter); });
+  }
+
   // For scripts and tests: the state, and the same actions as the mouse and keys.
   // loadedMs: from navigation start to the end of the first drawing (benchmark).
   window.spReport = {
@@ -970,6 +992,10 @@
           depths: b.calls.map(function (c) { return [regions[c[2]].name, c[0], c[3]]; }) };
       });
     },
-    firstDrawMs: performance.now() - t, loadedMs: performance.now()
+    firstDrawMs: performance.now() - t, loadedMs: performance.now(),
+    // For the other sections (report_*.js, run after this file):
+    filter: filter, setFilter: setFilter, regionShown: regionShown, nodeShown: nodeShown,
+    onFilter: function (fn) { filterHooks.push(fn); },
+    fmtTime: fmtTime, toggleRegion: toggleRegion, toggleNode: toggleNode
   };
 })();

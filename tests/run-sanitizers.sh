@@ -32,26 +32,13 @@ cmake -S "$src" -B "$prefix-asan" "${common[@]}" -DSCOPE_PROFILER_SANITIZE=addre
   cmake --build "$prefix-asan" -j2 >/dev/null || fail "asan build"
 if [ -f "$prefix-asan/CTestTestfile.cmake" ]; then
   step "ASan+UBSan: ctest"
-  # LeakSanitizer's own tracer can fault while it stops the threads at exit
-  # ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal
-  # error"), seen under load in MPI singletons that exit without
-  # MPI_Finalize (profile.exit_merge.*). When that is the only way tests
-  # failed, they run once more, and say so; any other failure stands.
   asan_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0:fast_unwind_on_malloc=0
     LSAN_OPTIONS=suppressions=$supp:print_suppressions=0
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
   asan_log="$prefix-asan/ctest-asan.log"
   if ! (cd "$prefix-asan" && env "${asan_env[@]}" ctest --output-on-failure -j2 --timeout 600 -E "$skip") >"$asan_log" 2>&1; then
     cat "$asan_log"
-    nfailed=$(sed -n '/The following tests FAILED:/,$p' "$asan_log" | grep -c ' - ')
-    ntracer=$(grep -c 'LeakSanitizer has encountered a fatal error' "$asan_log")
-    if [ "$nfailed" -gt 0 ] && [ "$ntracer" -ge "$nfailed" ]; then
-      echo "ASan+UBSan: $nfailed test(s) failed by LeakSanitizer's tracer fault only; running them again"
-      (cd "$prefix-asan" && env "${asan_env[@]}" ctest --output-on-failure --rerun-failed --timeout 600) ||
-        fail "ctest under ASan+UBSan (rerun of the tracer faults)"
-    else
-      fail "ctest under ASan+UBSan"
-    fi
+    fail "ctest under ASan+UBSan"
   else
     tail -n 15 "$asan_log"
   fi

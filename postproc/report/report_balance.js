@@ -99,12 +99,13 @@
   after.parentNode.insertBefore(secBal, secRanks);
 
   var RULE = 'a rank\'s time is its time in the region summed over its threads';
-  secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per region: ' + RULE + ' (its outermost ' +
-    'calls: a recursive region counts once), as --summary; min, mean and max over the ' + nr +
+  secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per region: ' + RULE + (stamps ? ' (its ' +
+    'outermost calls: a recursive region counts once)' : ' (this aggregate file stores no stamps: ' +
+    'its stored total per rank, every call\'s duration, so a recursive region\'s nested calls ' +
+    'count again)') + ', as --summary; min, mean and max over the ' + nr +
     ' selected ranks (a rank without the region counts 0); slowest rank: the lowest id on ties; imbalance = (max \u2212 mean) / max, ' +
     'as --summary and --tree; cost = (max \u2212 mean) \u00d7 ' + nr + ' ranks: the time the ' +
-    'other ranks spend waiting for the slowest, if they wait for it.' +
-    (stamps ? '' : ' This aggregate file stores no stamps: its stored totals per rank.')));
+    'other ranks spend waiting for the slowest, if they wait for it.'));
   var tabRegions = h('table', { id: 'sp-balance-regions', 'class': 'sp-bal' });
   secBal.appendChild(tabRegions);
   secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per call path: a rank\'s inclusive time ' +
@@ -213,7 +214,10 @@
           ' (waiting or moving data), ' + fmt(per[jm]) + ' in ' + mpi.map(function (r) { return r.name; }).join(', ') +
           ' (mean over ranks ' + fmt(mean) + ').');
     }
-    if (!B.thirds) return;
+    if (!B.thirds) {
+      list.appendChild(h('li', {}, 'No growth finding: this aggregate file stores no stamps.'));
+      return;
+    }
     var grow = null;
     rows.forEach(function (r) {
       var t = B.thirds[r.g];

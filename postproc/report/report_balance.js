@@ -211,7 +211,8 @@
       var mean = per.reduce(function (s, v) { return s + v; }, 0) / nr;
       if (per[jm] > 0)
         finding('mpi', { 'data-rank': ranks[jm] }, 'Most time in MPI calls: rank ' + ranks[jm] +
-          ' (waiting or moving data), ' + fmt(per[jm]) + ' in ' + mpi.map(function (r) { return r.name; }).join(', ') +
+          ' (waiting or moving data), ' + fmt(per[jm]) + ' in ' + (mpi.length > 4 ? mpi.length +
+          ' MPI_* regions' : mpi.map(function (r) { return r.name; }).join(', ')) +
           ' (mean over ranks ' + fmt(mean) + ').');
     }
     if (!B.thirds) {

@@ -20,6 +20,8 @@ in compute, rank 0 longest in MPI calls, io calls growing):
   hotspots  top call paths by exclusive time with their share of the run
             (the roots' inclusive time over ranks and threads); the
             findings name compute / rank 2, rank 0 in MPI, io growing
+  (hotspots and ranks also run on a real MPI run's file: the findings are
+  then checked by the rules alone)
   filter    a search term (spReport.setFilter) narrows every table and the
             findings; clearing it restores them
 Exit 0 when the case passes, 1 with the reason otherwise.
@@ -91,6 +93,18 @@ def heads(b, table):
     return b.eval("[...document.querySelectorAll('#%s th')].map(t => t.getAttribute('data-key'))" % table)
 
 
+def shown(t, v):
+    """The text of a time cell is fmtTime's (check_report.fmt_time); on an
+    exact decimal tie JavaScript's toPrecision rounds up, Python's half to
+    even, so a text one unit of its last digit off the tie is fine too."""
+    if t == fmt_time(v):
+        return True
+    units = {"s": 1e9, "ms": 1e6, "\u00b5s": 1e3, "ns": 1}
+    num, unit = t.split(" ")
+    step = 10 ** -(len(num.split(".")[1]) if "." in num else 0) * units[unit]
+    return abs(float(num) * units[unit] - v) <= step / 2 * (1 + 1e-9)
+
+
 def near(got, want, what, tol):
     if abs(float(got) - float(want)) > tol:
         fail("%s: report %s, h5py %s" % (what, got, want))
@@ -107,7 +121,7 @@ def check_table(b, table, want, tols):
             if k == "name" or k not in want[r["name"]]:
                 continue
             near(v, want[r["name"]][k], "%s %s %s" % (table, r["name"], k), tols.get(k, 0.5))
-            if tols.get(k) is None and k not in ("slow", "ranks", "calls") and t != fmt_time(float(v)):
+            if tols.get(k) is None and k not in ("slow", "ranks", "calls") and not shown(t, float(v)):
                 fail("%s %s %s shows %r, not %r" % (table, r["name"], k, t, fmt_time(float(v))))
             n += 1
     return n
@@ -178,7 +192,7 @@ def case_ranks(b, h5, out):
         j = ranks.index(g["r"])
         for k, n in enumerate(top):
             near(g["v"][k], reg[n][j], "rank %d %s" % (g["r"], n), 0.5)
-            if g["t"][k] != fmt_time(g["v"][k]):
+            if not shown(g["t"][k], g["v"][k]):
                 fail("rank %d %s shows %r" % (g["r"], n, g["t"][k]))
             if g["slow"][k] != (int(reg[n].argmax()) == j and reg[n].max() > reg[n].mean()):
                 fail("rank %d %s: slowest mark %s" % (g["r"], n, g["slow"][k]))
@@ -188,7 +202,8 @@ def case_ranks(b, h5, out):
         fail("the rank comparison caption does not state the rule: %s" % cap)
     box = canvas_box(b)
     before = b.screenshot(box)
-    slow = ranks[int(reg["compute"].argmax())]
+    worst = max(reg, key=lambda n: (stats(reg[n], ranks)["cost"], n))
+    slow = ranks[int(reg[worst].argmax())]
     b.eval("document.querySelector('#sp-ranks tbody tr[data-rank=\"%d\"]').click()" % slow)
     b.frames(2)
     after = b.screenshot(box)
@@ -210,6 +225,7 @@ def case_ranks(b, h5, out):
 
 
 def case_hotspots(b, h5, out):
+    expect = os.path.basename(h5) == "balance.h5"
     ranks, reg, incl, excl, thirds, roots = oracle(h5)
     top = sorted(excl, key=lambda p: (-excl[p].sum(), p))[:10]  # ties by name, as the page
     want = {p: {"emean": excl[p].mean(), "excl": excl[p].sum(), "share": excl[p].sum() / roots,
@@ -230,18 +246,30 @@ def case_hotspots(b, h5, out):
     for k, v in f.items():
         print("finding %s: %s" % (k, v[2]))
     cost = {n: stats(v, ranks)["cost"] for n, v in reg.items()}
-    worst = max(cost, key=lambda n: cost[n])
-    if "imbalance" not in f or f["imbalance"][0] != worst or int(f["imbalance"][1]) != int(reg[worst].argmax()):
+    top_cost = max(cost.values())
+    worst = f.get("imbalance", [None])[0]  # ties (within rounding) may name either
+    if worst not in cost or cost[worst] < top_cost * (1 - 1e-9) or \
+            int(f["imbalance"][1]) != ranks[int(reg[worst].argmax())]:
+        worst = max(cost, key=lambda n: cost[n])
         fail("the imbalance finding %s, expected %s on rank %d" % (f.get("imbalance"), worst, reg[worst].argmax()))
     mpi = sum(v for n, v in reg.items() if n.startswith("MPI_"))
-    if "mpi" not in f or int(f["mpi"][1]) != ranks[int(mpi.argmax())] or fmt_time(mpi.max()) not in f["mpi"][2]:
+    if isinstance(mpi, int):
+        if "mpi" in f:
+            fail("an MPI finding without MPI regions: %s" % f["mpi"])
+    elif "mpi" not in f or int(f["mpi"][1]) != ranks[int(mpi.argmax())] or fmt_time(mpi.max()) not in f["mpi"][2]:
         fail("the MPI finding %s, expected rank %d with %s" % (f.get("mpi"), mpi.argmax(), fmt_time(mpi.max())))
     ratio = {n: (t[3] / t[2]) / (t[1] / t[0]) for n, t in thirds.items() if t[0] >= 3 and t[2] >= 3 and t[1] > 0}
-    grow = max(ratio, key=lambda n: ratio[n])
+    grow = max(ratio, key=lambda n: ratio[n]) if ratio else None
     print("growth ratios (last third / first third mean per call):",
           {n: round(r, 3) for n, r in ratio.items()})
-    if ratio[grow] < 1.5 or "growth" not in f or f["growth"][0] != grow or "%.2f" % ratio[grow] not in f["growth"][2]:
+    if grow is None or ratio[grow] < 1.5:
+        if "growth" in f:
+            fail("a growth finding %s, none expected" % f["growth"])
+    elif "growth" not in f or f["growth"][0] != grow or "%.2f" % ratio[grow] not in f["growth"][2]:
         fail("the growth finding %s, expected %s (ratio %.3f)" % (f.get("growth"), grow, ratio[grow]))
+    if expect:  # balance.h5: the regions and ranks it was made with
+        if (worst, int(f["imbalance"][1]), int(f["mpi"][1]), grow) != ("compute", 2, 0, "io"):
+            fail("findings %s, expected compute / rank 2, MPI rank 0, io" % f)
 
 
 def case_filter(b, h5, out):

@@ -249,6 +249,8 @@
     buildRanks(rows);
     hot.sort(function (a, b) { return b.excl - a.excl || (a.name < b.name ? -1 : a.name > b.name); });
     table(tabHot, HOT_COLS, hot.slice(0, TOP_HOT), sortHot);
+    if (!hot.length) tabHot.appendChild(h('caption', {}, 'no call path with times (a calls-only ' +
+      'file stores no nesting)'));
     buildFindings(rows);
     if (!list.children.length) list.appendChild(h('li', {}, 'none for the shown regions'));
   }

@@ -103,8 +103,9 @@
     'outermost calls: a recursive region counts once)' : ' (this aggregate file stores no stamps: ' +
     'its stored total per rank, every call\'s duration, so a recursive region\'s nested calls ' +
     'count again)') + ', as --summary; min, mean and max over the ' + nr +
-    ' selected ranks (a rank without the region counts 0); slowest rank: the lowest id on ties; imbalance = (max \u2212 mean) / max, ' +
-    'as --summary and --tree; cost = (max \u2212 mean) \u00d7 ' + nr + ' ranks: the time the ' +
+    ' selected ranks (a rank without the region counts 0); slowest rank: the lowest id on ' +
+    'ties; imbalance = (max \u2212 mean) / max, as --summary and --tree; cost = ' +
+    '(max \u2212 mean) \u00d7 ' + nr + ' ranks: the time the ' +
     'other ranks spend waiting for the slowest, if they wait for it.'));
   var tabRegions = h('table', { id: 'sp-balance-regions', 'class': 'sp-bal' });
   secBal.appendChild(tabRegions);
@@ -143,8 +144,8 @@
   secHot.appendChild(h('h3', {}, 'Findings'));
   var findHelp = h('p', { 'class': 'sp-help' }, 'The region whose imbalance costs the most ' +
     '(cost as in Load balance); the rank with the most time in MPI calls (regions named MPI_*, ' +
-    'its time summed over those regions); a region whose calls take at least ' + GROWTH + ' times as ' +
-    'long, on the mean, in the last third of the run as in the first (calls by their start, ' +
+    'its time summed over those regions); a region whose calls take at least ' + GROWTH +
+    ' times as long, on the mean, in the last third of the run as in the first (calls by their start, ' +
     'every call counted, at least ' + GROWTH_CALLS + ' in each third).');
   secHot.appendChild(findHelp);
   var list = h('ul', { id: 'sp-findings' });
@@ -163,8 +164,8 @@
     var top = rows.filter(function (r) { return r.max > 0; })
       .sort(function (a, b) { return b.mean - a.mean || a.g - b.g; }).slice(0, TOP_RANKS);
     rankHelp.textContent = 'Each cell: ' + RULE + ' (0 where it lacks the region), with a bar ' +
-      'scaled to the region\'s slowest rank, marked red (none when every rank takes the same); the ' + top.length + ' shown regions ' +
-      'with the largest mean over the ' + nr + ' ranks.' +
+      'scaled to the region\'s slowest rank, marked red (none when every rank takes the same); ' +
+      'the ' + top.length + ' shown regions with the largest mean over the ' + nr + ' ranks.' +
       (stamps ? ' Click a rank to highlight its lanes in the timeline (again: all ranks).' : '');
     tabRanks.textContent = '';
     var head = tabRanks.createTHead().insertRow();

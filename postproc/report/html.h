@@ -120,6 +120,26 @@ void sp_html_paths_free(sp_html_paths_t *p);
 int sp_html_paths_rank(const sp_html_paths_t *p, int k, const sp_reader_intervals_t *iv,
                        const int *regions, int npairs, int32_t **node);
 
+/* html_balance.c: per region and selected rank the rank's time
+ * (outermost calls summed over threads, as --summary) and per region the
+ * calls in the first and last third of the run, written as "balance" for
+ * the Load balance, Rank comparison and Hotspots sections. */
+typedef struct sp_html_balance sp_html_balance_t;
+
+/* t0: first start (ns), span: ns. NULL when out of memory. */
+sp_html_balance_t *sp_html_balance_new(const sp_selection_t *sel, int64_t t0, double span);
+void sp_html_balance_free(sp_html_balance_t *b);
+
+/* Adds one loaded pair: region position pos in sel->regions, reader rank
+ * index rank. Returns 0 or SP_EXIT_IO (out of memory). */
+int sp_html_balance_pair(sp_html_balance_t *b, int pos, int rank, const sp_reader_intervals_t *iv);
+
+/* An aggregate file: the stored totals per (region, rank), no thirds. */
+void sp_html_balance_agg(sp_html_balance_t *b);
+
+/* Writes ',"balance":{...}' (docs/report-data.md). */
+void sp_html_balance_write(FILE *f, const sp_html_balance_t *b);
+
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints
  * its path. The timeline shows sels[0]; with nfiles >= 2 the page adds

@@ -52,6 +52,7 @@ typedef struct sp_html_ctx {
   sp_html_tiles_t *tiles;      /* exact intervals of binned lanes per time tile */
   int32_t *lpaths;             /* one lane's distinct nodes */
   int nostamps;                /* an aggregate file: no lanes, stored figures */
+  sp_html_balance_t *bal;      /* per (region, rank) times (html_balance.c) */
 } sp_html_ctx_t;
 
 /* Lane sizes for the qsort below (C11 qsort takes no context). */
@@ -358,7 +359,10 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
     if (!tiles_pass) {
       sp_html_stat(x, lis[q], &iv[q]);
       x->c->intervals += iv[q].n;
+      const sp_lane_t *ln = &x->sel->lanes[lis[q]];
+      rc = sp_html_balance_pair(x->bal, x->gpos[ln->region], ln->rank, &iv[q]);
     }
+    if (rc != 0) break;
     rc = sp_html_pair(x, lis[q], &iv[q], node[q], tiles_pass);
     /* A failed write (full disk) ends the run: the caller says why. */
     if (rc == 0 && ferror(x->f)) rc = SP_EXIT_IO;
@@ -523,7 +527,8 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
     x.rs = calloc((size_t)sel->nregions + 1, sizeof *x.rs);
     x.lpaths = malloc(((size_t)maxn + 1) * sizeof *x.lpaths);
     x.tiles = sp_html_tiles_new(x.t0, x.span, o->html_exact / SP_HTML_TILE_SHARE);
-    if (!x.occ || !x.lvl || !x.gpos || !x.rs || !x.lpaths || !x.tiles ||
+    x.bal = sp_html_balance_new(sel, x.t0, x.span);
+    if (!x.bal || !x.occ || !x.lvl || !x.gpos || !x.rs || !x.lpaths || !x.tiles ||
         sp_html_paths_new(&x.paths, x.tree, sel->reader) != 0) {
       sp_msg(SP_QUIET, "out of memory");
       rc = SP_EXIT_IO;
@@ -533,12 +538,13 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
     for (int i = 0; i < sel->nregions; i++) x.gpos[sel->regions[i]] = i;
     sp_html_header(&x);
     if (x.nostamps)
-      sp_html_agg_stats(&x);
+      sp_html_agg_stats(&x), sp_html_balance_agg(x.bal);
     else
       rc = sp_html_ranks(&x, 0);
   }
   if (rc == 0) rc = sp_html_regions(&x);
   if (rc == 0) sp_html_tree_write(f, x.tree, x.gpos);
+  if (rc == 0) sp_html_balance_write(f, x.bal);
   if (rc == 0) {
     fprintf(f, ",\n\"tiles\":{\"n\":%d,\"lanes\":[", SP_HTML_TILES);
     if (!x.nostamps && sp_html_tiles_plan(x.tiles)) rc = sp_html_ranks(&x, 1);
@@ -557,6 +563,7 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   sp_reader_tree_free(x.tree);
   sp_html_paths_free(x.paths);
   sp_html_tiles_free(x.tiles);
+  sp_html_balance_free(x.bal);
   free(x.exact), free(x.occ), free(x.lvl), free(x.gpos), free(x.rs), free(x.lpaths);
   return rc;
 }

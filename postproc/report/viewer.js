@@ -27,6 +27,7 @@
   var view = { t0: 0, t1: Math.max(D.span, 1) };
   var highlight = null; // Set of region indices, or null
   var hlNode = null;    // with a call-tree row clicked: its node (highlight = its region)
+  var hlRank = null;    // a rank id (report_balance.js): other ranks' lanes dimmed
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
@@ -255,7 +256,7 @@
       cov.fill(0);
       var src = exactSource(lane), split = false;
       if (src) coverExact(src, cov, scale); else coverBinned(lane, cov, scale);
-      var dim = highlight && !highlight.has(lane.g) ? 0.15 : 1;
+      var dim = (highlight && !highlight.has(lane.g)) || (hlRank !== null && lane.rank !== hlRank) ? 0.15 : 1;
       // A call-tree row: exact calls of other paths of the region dimmed
       // too; binned parts of the lane stay highlighted by region.
       if (hlNode !== null && dim === 1 && src) {
@@ -291,7 +292,7 @@
     ctx.textBaseline = 'middle';
     for (var i = first; i < last; i++) {
       var l = lanes[i], y = i * LANE_H - top / dpr;
-      var on = highlight && highlight.has(l.g);
+      var on = (highlight && highlight.has(l.g)) || l.rank === hlRank;
       ctx.fillStyle = regions[l.g].color;
       ctx.fillRect(2, y + 3, 8, LANE_H - 6);
       ctx.fillStyle = on ? '#000' : '#333';
@@ -996,6 +997,8 @@
     // For the other sections (report_*.js, run after this file):
     filter: filter, setFilter: setFilter, regionShown: regionShown, nodeShown: nodeShown,
     onFilter: function (fn) { filterHooks.push(fn); },
-    fmtTime: fmtTime, toggleRegion: toggleRegion, toggleNode: toggleNode
+    fmtTime: fmtTime, toggleRegion: toggleRegion, toggleNode: toggleNode,
+    highlightRank: function (r) { hlRank = r === undefined ? null : r; draw(); },
+    highlightedRank: function () { return hlRank; }
   };
 })();

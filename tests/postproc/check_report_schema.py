@@ -11,15 +11,18 @@ fails (exit 1, one line per problem) when
     (a key under an optional one counts as optional, the keys of an array's
     elements count only when it has some);
   - a key's JSON type is not the table's;
-  - viewer.js never names a key of the table (as .key, 'key' or "key")
-    unless the table says "not read by the viewer".
+  - no script of the viewer (viewer.js and the other *.js beside it, the
+    sections of report_*.js) names a key of the table (as .key, 'key' or
+    "key") unless the table says "not read by the viewer".
 """
+import glob
 import json
+import os
 import re
 import sys
 
 TYPES = {"int": (int,), "float": (float, int), "string": (str,), "object": (dict,),
-         "int[]": (list,), "string[]": (list,), "object[]": (list,)}
+         "int[]": (list,), "int[][]": (list,), "string[]": (list,), "object[]": (list,)}
 
 
 def table(doc):
@@ -59,7 +62,8 @@ def main(argv):
         return 2
     doc, js, reports = argv[1], argv[2], argv[3:]
     rows = table(doc)
-    viewer = open(js, encoding="utf-8").read()
+    viewer = "".join(open(p, encoding="utf-8").read()
+                     for p in sorted(glob.glob(os.path.join(os.path.dirname(js), "*.js"))))
     bad = []
     optional = {k for k, (_, meaning) in rows.items() if "*optional*" in meaning}
     for k in rows:

@@ -249,6 +249,14 @@ elif CASE == "report":
                         ("max", max(x[4] for x in rows)), ("ranks", len(rows))):
             near(r[k], want, "report region %s %s" % (r["name"], k), 0, 0.5)
         seen += 1
+    # The Load balance figures (report_balance.js): each rank's stored total,
+    # 0 where a rank lacks the region; no thirds without stamps.
+    if "thirds" in D["balance"] or len(D["balance"]["rt"]) != len(names):
+        FAIL.append("balance: %d rows, thirds %s" % (len(D["balance"]["rt"]), "thirds" in D["balance"]))
+    for g, row in enumerate(D["balance"]["rt"]):
+        for j, rk in enumerate(D["ranks"]):
+            near(row[j], rn[names[g]].get(rk, (0, 0))[1], "balance %s rank %d" % (names[g], rk), 0, 0)
+        seen += 1
     tup = []
     for nd in D["tree"]:
         tup.append((tup[nd["p"]] if nd["p"] >= 0 else ()) + (names[nd["g"]],))
@@ -283,6 +291,11 @@ elif CASE == "report":
         FAIL.append("the page shows errors: %s" % err[:300])
     if 'id="sp-timeline-section" hidden' not in dom or 'id="sp-tree-section" hidden' in dom:
         FAIL.append("timeline not hidden or call tree hidden")
+    for h in ("Load balance", "Rank comparison", "Hotspots"):
+        if "<h2>%s</h2>" % h not in dom:
+            FAIL.append("no section %s in the page" % h)
+    if 'id="sp-balance-regions"' not in dom or dom.split('id="sp-balance-regions"', 1)[1].count("<tr") < 2:
+        FAIL.append("the Load balance table has no rows")
     if dom.count("<tr") < 3:
         FAIL.append("call tree table has %d rows" % dom.count("<tr"))
 else:

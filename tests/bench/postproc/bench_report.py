@@ -27,6 +27,10 @@ def main():
         wall = time.time() - t
         loaded = b.eval("spReport.loadedMs")
         first = b.eval("spReport.firstDrawMs")
+        # The sections after the timeline (report_*.js) run after its first
+        # drawing: their build time, and navigation start to the load event.
+        sections = b.eval("spReport.balanceMs || 0")
+        onload = b.eval("performance.getEntriesByType('navigation')[0].loadEventEnd")
         zoom = b.eval("(() => { const t = performance.now(); spReport.zoom(0.1, 0.5);"
                       " spReport.draw(); return performance.now() - t; })()")
         # Windows of one time tile: how many have every lane drawn exactly
@@ -49,6 +53,8 @@ def main():
     print("load+draw %.0f ms from navigation start to the end of the first drawing (target < 2000)"
           % loaded)
     print("draw      %.0f ms first drawing, %.0f ms a zoomed redraw" % (first, zoom))
+    print("sections  %.0f ms Load balance, Rank comparison, Hotspots; %.0f ms to the load event"
+          % (sections, onload))
     print("tiles     %.0f ms redraw of tile %d: %d of %d lanes drawn exactly there; %d of %d"
           " tile windows exact on every lane" % tuple(tile))
     print("wall      %.2f s including Chromium start-up; errors: %s" % (wall, errs or "none"))

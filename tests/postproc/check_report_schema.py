@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report.html's data against its contract, docs/report-data.md.
 
-usage: check_report_schema.py DOC VIEWER_JS REPORT.html...
+usage: check_report_schema.py DOC VIEWER_JS|REPORT_DIR REPORT.html...
 
 Reads the key table of DOC (between the "report-data keys" markers), the
 JSON object of each report (<script id="sp-data">) and viewer.js, and
@@ -11,10 +11,12 @@ fails (exit 1, one line per problem) when
     (a key under an optional one counts as optional, the keys of an array's
     elements count only when it has some);
   - a key's JSON type is not the table's;
-  - viewer.js never names a key of the table (as .key, 'key' or "key")
-    unless the table says "not read by the viewer".
+  - the viewer's scripts (viewer.js, or every .js of a folder) never name
+    a key of the table (as .key, 'key' or "key") unless the table says "not read by the viewer".
 """
+import glob
 import json
+import os
 import re
 import sys
 
@@ -59,7 +61,9 @@ def main(argv):
         return 2
     doc, js, reports = argv[1], argv[2], argv[3:]
     rows = table(doc)
-    viewer = open(js, encoding="utf-8").read()
+    # JS: viewer.js, or the report/ folder (all its scripts: viewer.js and report_*.js)
+    files = sorted(glob.glob(os.path.join(js, "*.js"))) if os.path.isdir(js) else [js]
+    viewer = "".join(open(f, encoding="utf-8").read() for f in files)
     bad = []
     optional = {k for k, (_, meaning) in rows.items() if "*optional*" in meaning}
     for k in rows:

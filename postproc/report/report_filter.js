@@ -75,7 +75,7 @@
     requestAnimationFrame(function () { queued = false; R.setFilter(fromControls()); });
   }
 
-  R.onFilter(function (f) {
+  function show(f) {
     var nr = 0, np = 0;
     regions.forEach(function (r, g) { if (R.regionShown(g)) nr++; });
     tree.forEach(function (n, i) { if (R.nodeShown(i)) np++; });
@@ -85,7 +85,8 @@
       (tree.length ? ', ' + np + ' of ' + tree.length + ' call paths' : '') +
       (D.lanes.length ? ', ' + R.lanes.length + ' of ' + D.lanes.length + ' lanes' : '');
     saveHash();
-  });
+  }
+  R.onFilter(show);
 
   box.addEventListener('input', apply);
   top.addEventListener('input', apply);
@@ -93,7 +94,14 @@
   window.addEventListener('hashchange', function () { fromHash(); R.setFilter(fromControls()); });
 
   // After every section's script has run (they register onFilter first).
-  function start() { fromHash(); R.setFilter(fromControls()); }
+  // readyMs: from navigation start to here, every section built (benchmark).
+  // Without a filter in the hash the sections stand as built (no rebuild).
+  function start() {
+    fromHash();
+    var f = fromControls();
+    if (f.terms.length || f.top || f.depth) R.setFilter(f); else show(R.filter);
+    R.readyMs = performance.now();
+  }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();

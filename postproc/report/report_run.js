@@ -52,7 +52,8 @@
   if (run.hosts) {
     row(t, 'hosts', run.nhosts ? run.nhosts + ': ' + run.hosts.map(function (h) {
       return h.h + ' (' + h.n + (h.n === 1 ? ' rank)' : ' ranks)');
-    }).join(', ') + (run.hosts.length < run.nhosts ? ', \u2026' : '') : 'not recorded');
+    }).join(', ') + (run.hosts.length < run.nhosts ? ', \u2026' : '') :
+      'not recorded per rank' + (lib.hostname ? '; /metadata hostname ' + lib.hostname : ''));
   }
   row(t, 'library version', lib.library_version || lib.scope_profiler_version || 'not recorded');
   if (lib.timestamp) row(t, 'recorded', lib.timestamp);

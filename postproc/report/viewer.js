@@ -792,7 +792,7 @@
           td.style.paddingLeft = (4 + 16 * n.d) + 'px';
           var tg = document.createElement('span');
           tg.className = 'sp-toggle';
-          tg.textContent = n.kids.length ? (n.open ? '\u25be' : '\u25b8') : '';
+          tg.textContent = n.kids.some(function (k) { return keep[k.i]; }) ? (n.open ? '\u25be' : '\u25b8') : '';
           tg.onclick = function (e) { e.stopPropagation(); n.open = !n.open; buildTree(); };
           td.appendChild(tg);
           var sw = document.createElement('span');

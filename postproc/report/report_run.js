@@ -36,6 +36,7 @@
     return o;
   }
 
+  byId('sp-run-link').onclick = function () { byId('sp-run-section').scrollIntoView(); };
   var lib = kv(run.lib), t = byId('sp-run');
   // Threads per rank: the lanes' thread ids (a lane per region, rank, thread).
   var threads = {};

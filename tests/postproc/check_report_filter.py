@@ -161,9 +161,14 @@ def shot(b, out, name):
     r = b.eval("(() => { window.scrollTo(0, 0); return {x: 0, y: 0, width: innerWidth,"
                " height: Math.min(document.body.scrollHeight, 1400)}; })()")
     os.makedirs(out, exist_ok=True)
+    save_clip(b, r, os.path.join(out, "filter_%s.png" % name))
+
+
+def save_clip(b, r, path):
+    """A screenshot of page area r, also below the window."""
     png = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                             "clip": dict(r, scale=1)})["data"]
-    pathlib.Path(out, "filter_%s.png" % name).write_bytes(base64.b64decode(png))
+    pathlib.Path(path).write_bytes(base64.b64decode(png))
 
 
 def no_errors(b):
@@ -362,7 +367,17 @@ def case_metadata(b, h5, out):
     r = b.eval("(() => { const s = document.getElementById('sp-run-section'); const r = s.getBoundingClientRect();"
                " return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; })()")
     os.makedirs(out, exist_ok=True)
-    pathlib.Path(out, "metadata.png").write_bytes(b.screenshot(r))
+    save_clip(b, r, os.path.join(out, "metadata.png"))
+    # The header's button scrolls to the section without an #anchor (the
+    # hash holds the filter).
+    b.eval("window.scrollTo(0, 0); document.getElementById('sp-run-link').click()")
+    b.frames(2)
+    top, h, y, ymax = b.eval("[document.getElementById('sp-run-section').getBoundingClientRect().top,"
+                             " location.hash, scrollY, document.documentElement.scrollHeight - innerHeight]")
+    print("after the Run metadata button: section at %.0f px, scrollY %.0f of %.0f, hash %r" % (top, y, ymax, h))
+    if not (abs(top) <= 2 or (y > 0 and abs(y - ymax) <= 2)) or h:
+        fail("the Run metadata button left the section at %r px (scrollY %r of %r), hash %r"
+             % (top, y, ymax, h))
     no_errors(b)
 
 

@@ -93,6 +93,12 @@ void sp_html_base64(FILE *f, const unsigned char *b, size_t n);
  * plot). Nothing for one file. Returns an sp_exit_t code. */
 int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels);
 
+/* html_run.c: ,"run":{...}: the file's ranks, hosts and the library's own
+ * /metadata keys, and the selection (files, --ranks, --include, --exclude,
+ * --html-exact) for the Run metadata section. Returns an sp_exit_t code. */
+int sp_html_run_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
+                      const sp_options_t *o);
+
 /* html_samples.c: ,"samples":[...] when a selected rank has samples of
  * SCOPE_PROFILER_SAMPLE_MS, times relative to t0 (ns). Returns 0. */
 int sp_html_samples_write(FILE *f, const sp_selection_t *sel, int64_t t0);

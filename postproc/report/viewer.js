@@ -8,10 +8,10 @@
 //    them, else from the busy fractions per time bin at the resolution that
 //    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
 //    the call under the mouse; the time axis (DOM labels) follows the zoom.
-//  - the region legend, the call tree (when the data has one) and the
-//    duration bars. Clicking a region highlights its calls; clicking a
-//    call-tree row highlights the calls of that call path only (each exact
-//    call carries its path, a node of the tree).
+//  - the region legend and the call tree (when the data has one; the
+//    duration bars: report_durations.js). Clicking a region highlights its
+//    calls; clicking a call-tree row highlights the calls of that call path
+//    only (each exact call carries its path, a node of the tree).
 //  - binned lanes also carry the exact calls of the time tiles that fit the
 //    report's budget (html_tiles.c): a window inside such tiles is drawn
 //    (and hovered) exactly.
@@ -23,7 +23,8 @@
   var LABEL_W = 190; // label column, CSS pixels
   var D = JSON.parse(document.getElementById('sp-data').textContent);
   var regions = D.regions;
-  var lanes = [];
+  var lanes = [], allLanes = lanes; // lanes: those the filter shows (allLanes: every lane)
+  var filter = { terms: [], top: 0, depth: 0 }, regionOn = null, nodeOn = null; // setFilter
   var view = { t0: 0, t1: Math.max(D.span, 1) };
   var highlight = null; // Set of region indices, or null
   var hlNode = null;    // with a call-tree row clicked: its node (highlight = its region)
@@ -31,7 +32,7 @@
   var el = {};
 
   ['canvas', 'scroll', 'spacer', 'axis', 'tip', 'window', 'legend', 'info', 'file', 'tree',
-    'durations', 'metric', 'flame', 'flame-rank', 'flame-note', 'meta'].forEach(function (id) {
+    'flame', 'flame-rank', 'flame-note'].forEach(function (id) {
     el[id] = document.getElementById('sp-' + id);
   });
 
@@ -162,10 +163,10 @@
 
   // node: only the calls of that call path (undefined: all).
   function coverExact(lane, cov, scale, node) {
-    var st = lane.start, du = lane.dur, m = st.length;
+    var st = lane.start, du = lane.dur, m = st.length, deepOff = filter.depth > 0;
     var curS = 0, curE = -Infinity;
     for (var i = firstFrom(lane, view.t0); i < m && st[i] < view.t1; i++) {
-      if (node !== undefined && pathOf(lane, i) !== node) continue;
+      if (node !== undefined ? pathOf(lane, i) !== node : deepOff && !callShown(pathOf(lane, i), 0)) continue;
       var s = st[i], e = s + du[i];
       if (s > curE) { // disjoint: flush the merged run (nested calls counted once)
         if (curE > -Infinity) addSpan(cov, (curS - view.t0) * scale, (curE - view.t0) * scale, 1);
@@ -471,7 +472,7 @@
   // call path, as the call tree nests calls.
   function callPath(lane, k) {
     var s = lane.start[k], e = s + lane.dur[k], outer = [];
-    lanes.forEach(function (l) {
+    allLanes.forEach(function (l) {
       if (!l.start || l.rank !== lane.rank || l.thread !== lane.thread) return;
       var lo = 0, hi = l.start.length;
       while (lo < hi) { var mid = (lo + hi) >> 1; if (l.start[mid] <= s) lo = mid + 1; else hi = mid; }
@@ -545,7 +546,7 @@
   });
   el.canvas.addEventListener('mouseleave', function () { el.tip.hidden = true; });
 
-  // ---- highlight, legend, duration bars ---------------------------------
+  // ---- highlight, legend -------------------------------------------------
 
   // set: regions whose calls are highlighted; node: a call-tree node, then
   // only that path's calls (set is its region).
@@ -584,41 +585,6 @@
     });
   }
 
-  function metricOf(r, m) {
-    if (m === 'avg') return r.n ? r.total / r.n : 0;
-    return r[m] || 0;
-  }
-
-  function buildDurations() {
-    var m = el.metric.value, svgNS = 'http://www.w3.org/2000/svg';
-    var rows = regions.filter(function (r) { return r.n > 0; })
-      .sort(function (a, b) { // longest first, ties by name
-        return metricOf(b, m) - metricOf(a, m) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-      });
-    var max = rows.length ? metricOf(rows[0], m) || 1 : 1, W = 900, bh = 16, nameW = 220;
-    el.durations.setAttribute('width', W);
-    el.durations.setAttribute('height', rows.length * (bh + 4) + 4);
-    el.durations.textContent = '';
-    rows.forEach(function (r, k) {
-      var y = 2 + k * (bh + 4), w = metricOf(r, m) / max * (W - nameW - 110);
-      var name = document.createElementNS(svgNS, 'text');
-      name.setAttribute('x', nameW - 6); name.setAttribute('y', y + bh - 4);
-      name.setAttribute('text-anchor', 'end');
-      name.textContent = r.name.length > 34 ? r.name.slice(0, 33) + '\u2026' : r.name;
-      var bar = document.createElementNS(svgNS, 'rect');
-      bar.setAttribute('x', nameW); bar.setAttribute('y', y);
-      bar.setAttribute('width', Math.max(0.5, w)); bar.setAttribute('height', bh);
-      bar.setAttribute('fill', r.color);
-      bar.setAttribute('data-region', r.index);
-      bar.addEventListener('click', function () { toggleRegion(r.index); });
-      var val = document.createElementNS(svgNS, 'text');
-      val.setAttribute('x', nameW + w + 4); val.setAttribute('y', y + bh - 4);
-      val.textContent = fmtTime(metricOf(r, m));
-      el.durations.appendChild(name); el.durations.appendChild(bar); el.durations.appendChild(val);
-    });
-  }
-  el.metric.addEventListener('change', buildDurations);
-
 
   // ---- flame chart --------------------------------------------------------
   // The reference tool's meaning: per rank, calls sorted by start then
@@ -628,7 +594,7 @@
 
   function buildFlame(rank) {
     var byThread = {}, binned = 0;
-    lanes.forEach(function (l) {
+    allLanes.forEach(function (l) {
       if (l.rank !== rank) return;
       if (!l.start) { binned += l.n; return; }
       var calls = byThread[l.thread] || (byThread[l.thread] = []);
@@ -669,7 +635,7 @@
       var base = b.y + 16;
       for (var i = 0; i < b.calls.length; i++) {
         var c = b.calls[i];
-        if (c[1] < view.t0 || c[0] > view.t1) continue;
+        if (c[1] < view.t0 || c[0] > view.t1 || !callShown(c[4], c[3], c[2])) continue;
         var x0 = LABEL_W + Math.max(0, (c[0] - view.t0) * scale);
         var x1 = LABEL_W + Math.min(pw, (c[1] - view.t0) * scale);
         var dim = highlight && (!highlight.has(c[2]) || (hlNode !== null && c[4] !== hlNode));
@@ -699,7 +665,7 @@
       if (d < 0 || d >= b.depth) continue;
       for (var i = 0; i < b.calls.length; i++) {
         var c = b.calls[i];
-        if (c[3] === d && c[0] <= t && c[1] >= t) return { c: c, thread: b.thread };
+        if (c[3] === d && c[0] <= t && c[1] >= t && callShown(c[4], c[3], c[2])) return { c: c, thread: b.thread };
       }
     }
     return null;
@@ -800,15 +766,21 @@
       };
       head.appendChild(th);
     });
-    var body = t.createTBody();
+    // The filter: rows of hidden paths left out, but kept (greyed, class
+    // sp-ctx) above a shown path; a search opens the folds to its matches.
+    var body = t.createTBody(), keep = new Uint8Array(tree.length);
+    for (var i = tree.length - 1; i >= 0; i--)
+      if (keep[i] || nodeShown(i)) { keep[i] = 1; if (tree[i].p >= 0) keep[tree[i].p] = 1; }
     (function walk(list) {
       treeOrder(list).forEach(function (n) {
+        if (!keep[n.i]) return;
         rows.push(n);
         if (n.open) walk(n.kids);
       });
     })(tree.filter(function (n) { return n.p < 0; }));
     rows.forEach(function (n) {
       var tr = body.insertRow();
+      if (!nodeShown(n.i)) tr.className = 'sp-ctx';
       tr.setAttribute('data-name', regions[n.g].name);
       tr.setAttribute('data-region', n.g);
       tr.setAttribute('data-node', n.i);
@@ -820,7 +792,7 @@
           td.style.paddingLeft = (4 + 16 * n.d) + 'px';
           var tg = document.createElement('span');
           tg.className = 'sp-toggle';
-          tg.textContent = n.kids.length ? (n.open ? '\u25be' : '\u25b8') : '';
+          tg.textContent = n.kids.some(function (k) { return keep[k.i]; }) ? (n.open ? '\u25be' : '\u25b8') : '';
           tg.onclick = function (e) { e.stopPropagation(); n.open = !n.open; buildTree(); };
           td.appendChild(tg);
           var sw = document.createElement('span');
@@ -869,7 +841,10 @@
     if (!D.files || D.files.length < 2) return;
     document.getElementById('sp-speedup-section').hidden = false;
     var svg = document.getElementById('sp-speedup'), NS = 'http://www.w3.org/2000/svg';
-    var W = 640, H = 360, L = 50, B = 40, T = 10, R = 160, s = speedupSeries();
+    var W = 640, H = 360, L = 50, B = 40, T = 10, R = 160, s = speedupSeries(), byName = {};
+    regions.forEach(function (r) { byName[r.name] = r; });
+    s.series = s.series.filter(function (se) { return !byName[se.name] || regionShown(byName[se.name].index); });
+    svg.textContent = '';
     var xmin = s.xs[0], xmax = s.xs[s.xs.length - 1], ymax = xmax / xmin;
     s.series.forEach(function (se) { se.points.forEach(function (p) { ymax = Math.max(ymax, p[1]); }); });
     function X(x) { return L + (xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5) * (W - L - R); }
@@ -892,8 +867,6 @@
     });
     add('line', { x1: X(xmin), y1: Y(1), x2: X(xmax), y2: Y(xmax / xmin), stroke: '#777',
       'stroke-dasharray': '5,4', 'data-ideal': 1 });
-    var byName = {};
-    regions.forEach(function (r) { byName[r.name] = r; });
     s.series.forEach(function (se, k) {
       var col = byName[se.name] ? byName[se.name].color : '#555';
       add('polyline', { fill: 'none', stroke: col, 'stroke-width': 2,
@@ -921,16 +894,6 @@
   }
 
   el.file.textContent = D.file;
-  // The program's run metadata (sp_metadata_set): one row per key.
-  if (D.meta && D.meta.length) {
-    D.meta.forEach(function (m) {
-      var tr = el.meta.insertRow(), th = document.createElement('th');
-      th.textContent = m.k;
-      tr.appendChild(th);
-      tr.insertCell().textContent = m.v.length > 300 ? m.v.slice(0, 299) + '\u2026' : m.v;
-    });
-    el.meta.hidden = false;
-  }
   el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
     ' lanes, ' + D.counts.intervals + ' intervals' +
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
@@ -948,7 +911,6 @@
   document.title = 'scope-profiler: ' + D.file;
   treeSetup();
   buildLegend();
-  buildDurations();
   buildSpeedup();
   buildFlame(D.ranks[0]);
   layout();
@@ -957,26 +919,56 @@
   draw();
 
   // ---- the filter shared by every section --------------------------------
-  // The search box and sliders set it; each section asks regionShown /
-  // nodeShown and redraws from the hooks of onFilter. terms: lower-case
-  // search terms ('^' anchors at the start of the name), top: regions shown
-  // (by time, 0 = all), depth: deepest call depth shown (0 = all).
-  var filter = { terms: [], top: 0, depth: 0 };
+  // Set by report_filter.js (its header says the rules); sections ask
+  // regionShown / nodeShown (masks computed once per setFilter) and redraw
+  // from the hooks of onFilter.
   var filterHooks = [];
-  function regionShown(g) {
-    if (!filter.terms.length) return true;
-    var name = regions[g].name.toLowerCase();
-    return filter.terms.some(function (t) {
-      return t.charAt(0) === '^' ? name.indexOf(t.slice(1)) === 0 : name.indexOf(t) >= 0;
-    });
+  function regionShown(g) { return !regionOn || regionOn[g] === 1; }
+  function nodeShown(n) { return !nodeOn || nodeOn[n] === 1; }
+  // A call of path node at flame depth d (a call without a path) of region g.
+  function callShown(node, d, g) {
+    if (node >= 0) return nodeShown(node);
+    return (g === undefined || regionShown(g)) && (!filter.depth || d < filter.depth);
   }
-  function nodeShown(n) {
-    return regionShown(tree[n].g) && (!filter.depth || tree[n].d < filter.depth);
+  function computeFilter() {
+    var T = tree || [], within = new Uint8Array(regions.length).fill(1), seen = new Uint8Array(regions.length);
+    T.forEach(function (n) {
+      if (!seen[n.g]) { seen[n.g] = 1; within[n.g] = 0; }
+      if (!filter.depth || n.d < filter.depth) within[n.g] = 1;
+    });
+    var cand = regions.filter(function (r, g) {
+      var name = r.name.toLowerCase();
+      return within[g] && (!filter.terms.length || filter.terms.some(function (t) {
+        return t.charAt(0) === '^' ? name.indexOf(t.slice(1)) === 0 : name.indexOf(t) >= 0;
+      }));
+    }).sort(function (a, b) { return b.total - a.total || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0); });
+    if (filter.top > 0) cand = cand.slice(0, filter.top);
+    regionOn = new Uint8Array(regions.length);
+    cand.forEach(function (r) { regionOn[r.index] = 1; });
+    nodeOn = new Uint8Array(T.length);
+    T.forEach(function (n, i) { nodeOn[i] = regionOn[n.g] && (!filter.depth || n.d < filter.depth) ? 1 : 0; });
   }
   function setFilter(f) {
     Object.keys(f).forEach(function (k) { filter[k] = f[k]; });
+    computeFilter();
     filterHooks.forEach(function (fn) { fn(filter); });
   }
+  // This file's sections: lanes (of shown paths), legend, tree, flame, speedup.
+  filterHooks.push(function () {
+    if (allLanes === lanes) allLanes = lanes.slice();
+    lanes.length = 0;
+    allLanes.forEach(function (l) {
+      if (regionShown(l.g) && l.paths.some(function (p) { return callShown(p, 0); })) lanes.push(l);
+    });
+    Array.prototype.forEach.call(el.legend.children, function (li) { li.hidden = !regionShown(+li.getAttribute('data-region')); });
+    if (tree && tree.length) {
+      if (filter.terms.length) tree.forEach(function (n) { for (var p = n.p; nodeOn[n.i] && p >= 0; p = tree[p].p) tree[p].open = true; });
+      buildTree();
+    }
+    if (D.files && D.files.length > 1) buildSpeedup();
+    layout();
+    redraw();
+  });
 
   // For scripts and tests: the state, and the same actions as the mouse and keys.
   // loadedMs: from navigation start to the end of the first drawing (benchmark).
@@ -990,7 +982,8 @@
     flame: function () {
       return flame.bands.map(function (b) {
         return { thread: b.thread, calls: b.calls.length, depth: b.depth,
-          depths: b.calls.map(function (c) { return [regions[c[2]].name, c[0], c[3]]; }) };
+          depths: b.calls.map(function (c) { return [regions[c[2]].name, c[0], c[3]]; }),
+          shown: b.calls.filter(function (c) { return callShown(c[4], c[3], c[2]); }).length };
       });
     },
     firstDrawMs: performance.now() - t, loadedMs: performance.now(),

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """report.html's data against its contract, docs/report-data.md.
 
-usage: check_report_schema.py DOC VIEWER_JS REPORT.html...
+usage: check_report_schema.py DOC VIEWER_JS|REPORT_DIR REPORT.html...
 
 Reads the key table of DOC (between the "report-data keys" markers), the
 JSON object of each report (<script id="sp-data">) and viewer.js, and
@@ -11,9 +11,9 @@ fails (exit 1, one line per problem) when
     (a key under an optional one counts as optional, the keys of an array's
     elements count only when it has some);
   - a key's JSON type is not the table's;
-  - no script of the viewer (viewer.js and the other *.js beside it, the
-    sections of report_*.js) names a key of the table (as .key, 'key' or
-    "key") unless the table says "not read by the viewer".
+  - no script of the viewer (viewer.js and every other *.js beside it, the
+    sections of report_*.js; JS may name viewer.js or its folder) names a key
+    of the table (as .key, 'key' or "key") unless the table says "not read by the viewer".
 """
 import glob
 import json
@@ -62,8 +62,10 @@ def main(argv):
         return 2
     doc, js, reports = argv[1], argv[2], argv[3:]
     rows = table(doc)
-    viewer = "".join(open(p, encoding="utf-8").read()
-                     for p in sorted(glob.glob(os.path.join(os.path.dirname(js), "*.js"))))
+    # JS: viewer.js or the report/ folder: every script of that folder
+    folder = js if os.path.isdir(js) else os.path.dirname(js)
+    viewer = "".join(open(f, encoding="utf-8").read()
+                     for f in sorted(glob.glob(os.path.join(folder, "*.js"))))
     bad = []
     optional = {k for k, (_, meaning) in rows.items() if "*optional*" in meaning}
     for k in rows:

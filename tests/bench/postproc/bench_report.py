@@ -5,7 +5,8 @@ Opens the report (check_report.py's DevTools driver), and prints the time
 from navigation start to the end of the first drawing (spReport.loadedMs:
 HTML parsing, JSON.parse, preparing the lanes, drawing), the first drawing
 alone, a zoom redraw, and, over the windows of one time tile each, how
-many are drawn exactly on every lane (and one's redraw time). Target (issue 23): 1e6 intervals load and draw in
+many are drawn exactly on every lane (and one's redraw time), and the time
+of a setFilter (search, top N, depth, all) with the frame it redraws. Target (issue 23): 1e6 intervals load and draw in
 under 2 s. Prints figures; asserts nothing."""
 import os
 import pathlib
@@ -26,6 +27,7 @@ def main():
         b.open(pathlib.Path(os.path.abspath(report)).as_uri())
         wall = time.time() - t
         loaded = b.eval("spReport.loadedMs")
+        ready = b.eval("spReport.readyMs || 0")
         first = b.eval("spReport.firstDrawMs")
         # The sections after the timeline (report_*.js) run after its first
         # drawing: their build time, and navigation start to the load event.
@@ -45,6 +47,15 @@ def main():
                       " spReport.setView((bk + 1e-6) * w, (bk + 1 - 1e-6) * w); const t = performance.now();"
                       " spReport.draw(); const ms = performance.now() - t;"
                       " return [ms, bk, best, spReport.lanes.length, full, n]; })()")
+        # The filter (report_filter.js): setFilter and the redraw it asks
+        # for, each of search, top 4 regions, depth 1, all again.
+        filt = b.eval("(async () => { const out = [], R = spReport;"
+                      " const frame = () => new Promise(r => requestAnimationFrame(() => r()));"
+                      " for (const f of [{terms: ['^region_0']}, {terms: [], top: 4}, {top: 0, depth: 1},"
+                      "                  {depth: 0}]) {"
+                      "   const t = performance.now(); R.setFilter(f); const a = performance.now() - t;"
+                      "   await frame(); out.push([a, performance.now() - t, R.lanes.length]); }"
+                      " return out; })()") if b.eval("!!spReport.setFilter") else []
         n = b.eval("spReport.data.counts")
         errs = b.errors()
     finally:
@@ -52,11 +63,17 @@ def main():
     print("report    %s (%.2f MB), %s" % (report, os.path.getsize(report) / 1e6, n))
     print("load+draw %.0f ms from navigation start to the end of the first drawing (target < 2000)"
           % loaded)
+    if ready:
+        print("ready     %.0f ms from navigation start to every section built and the filter applied"
+              % ready)
     print("draw      %.0f ms first drawing, %.0f ms a zoomed redraw" % (first, zoom))
     print("sections  %.0f ms Load balance, Rank comparison, Hotspots; %.0f ms to the load event"
           % (sections, onload))
     print("tiles     %.0f ms redraw of tile %d: %d of %d lanes drawn exactly there; %d of %d"
           " tile windows exact on every lane" % tuple(tile))
+    for (name, (a, f, lanes)) in zip(("search ^region_0", "top 4", "depth 1", "all"), filt):
+        print("filter    %-16s setFilter %.1f ms, with the next frame %.1f ms (%d lanes shown)"
+              % (name, a, f, lanes))
     print("wall      %.2f s including Chromium start-up; errors: %s" % (wall, errs or "none"))
 
 

@@ -3,18 +3,22 @@
 
 usage: check_report_schema.py DOC VIEWER_JS REPORT.html...
 
+VIEWER_JS: a script, or a folder whose *.js are the viewer's scripts
+(postproc/report/: viewer.js and the report_*.js of the sections).
+
 Reads the key table of DOC (between the "report-data keys" markers), the
-JSON object of each report (<script id="sp-data">) and viewer.js, and
+JSON object of each report (<script id="sp-data">) and the viewer's scripts, and
 fails (exit 1, one line per problem) when
   - a report holds a key path that the table does not list;
   - a key of the table that is not marked optional is missing from a report
     (a key under an optional one counts as optional, the keys of an array's
     elements count only when it has some);
   - a key's JSON type is not the table's;
-  - viewer.js never names a key of the table (as .key, 'key' or "key")
+  - no script of the viewer names a key of the table (as .key, 'key' or "key")
     unless the table says "not read by the viewer".
 """
 import json
+import os
 import re
 import sys
 
@@ -59,7 +63,9 @@ def main(argv):
         return 2
     doc, js, reports = argv[1], argv[2], argv[3:]
     rows = table(doc)
-    viewer = open(js, encoding="utf-8").read()
+    paths = [os.path.join(js, n) for n in sorted(os.listdir(js)) if n.endswith(".js")] \
+        if os.path.isdir(js) else [js]
+    viewer = "".join(open(p, encoding="utf-8").read() for p in paths)
     bad = []
     optional = {k for k, (_, meaning) in rows.items() if "*optional*" in meaning}
     for k in rows:

@@ -267,7 +267,7 @@ elif CASE == "report":
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     sch = subprocess.run([sys.executable, os.path.join(src, "tests/postproc/check_report_schema.py"),
                           os.path.join(src, "docs/report-data.md"),
-                          os.path.join(src, "postproc/report/viewer.js"),
+                          os.path.join(src, "postproc/report"),
                           os.path.join(OUT, "report.html")], capture_output=True, text=True)
     if sch.returncode != 0:
         FAIL.append("schema: " + sch.stdout + sch.stderr)

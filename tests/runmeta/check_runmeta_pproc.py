@@ -229,7 +229,7 @@ def case_report(a, work):
         check(reg.get("src") == srcs[reg["name"]], f"report src {reg['name']}: {reg.get('src')}")
     s = run([sys.executable, os.path.join(a.src, "tests/postproc/check_report_schema.py"),
              os.path.join(a.src, "docs/report-data.md"),
-             os.path.join(a.src, "postproc/report/viewer.js"), page])
+             os.path.join(a.src, "postproc/report"), page])
     check(s.returncode == 0 and " 0 problems" in s.stdout, "report schema: " + s.stdout.strip())
 
 

@@ -96,10 +96,10 @@
     return e;
   }
   // o: {xs, series [{name, points [[x, y, ...]]}], ylog, yfmt, ideal(se) -> [[x, y], ...],
-  //     attrs(se, p) -> data attributes of a point, tip(se, p)}
+  //     attrs(se, p) -> data attributes of a point, tip(se, p), ytitle}
   function lineChart(svg, o) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var W = 560, H = 340, L = 64, B = 40, T = 10, Rw = 150;
+    var W = 560, H = 340, L = 76, B = 40, T = 10, Rw = 150;
     svg.setAttribute('width', W);
     svg.setAttribute('height', H);
     var ys = [];
@@ -126,7 +126,8 @@
     ticks.forEach(function (y) {
       svgAdd(svg, 'text', { x: L - 4, y: Y(y) + 4, 'text-anchor': 'end' }, o.yfmt(y));
     });
-    if (log) svgAdd(svg, 'text', { x: 4, y: T + 8 }, 'log');
+    svgAdd(svg, 'text', { x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', 'data-ytitle': 1,
+      transform: 'rotate(-90 12 ' + (T + H - B) / 2 + ')' }, o.ytitle + (log ? ' (log scale)' : ''));
     o.series.forEach(function (se, k) {
       var col = color(se.name);
       if (o.ideal) {
@@ -185,6 +186,7 @@
   function lineIdeal(svg, s, pts) {
     var series = s.series;
     lineChart(svg, { xs: s.xs, series: series, yfmt: function (y) { return y.toFixed(2); },
+      ytitle: 'speedup',
       ideal: function () { return pts; }, idealColor: '#777',
       attrs: function (se, p) { return { 'data-name': se.name, 'data-x': p[0], 'data-speedup': p[1] }; },
       tip: function (se, p) {
@@ -216,6 +218,7 @@
     if (!s.series.length && s.xs.length > 1) note.textContent = 'no region shown is timed in every file';
     if (svg.hidden) return;
     lineChart(svg, { xs: s.xs, series: s.series, ylog: true, yfmt: R.fmtTime,
+      ytitle: 'time per rank (mean over ranks)',
       ideal: function (se) { return [[s.xs[0], se.points[0][1]], [s.xs[s.xs.length - 1], se.points[0][1]]]; },
       attrs: function (se, p) {
         return { 'data-name': se.name, 'data-x': p[0], 'data-t': p[1], 'data-eff': p[2] };
@@ -230,6 +233,16 @@
       th.textContent = h;
       if (k) th.colSpan = 2;
       head.appendChild(th);
+    });
+    var sub = table.insertRow();
+    sub.appendChild(document.createElement('th'));
+    s.xs.forEach(function () {
+      ['time/rank', 'efficiency'].forEach(function (h) {
+        var th = document.createElement('th');
+        th.textContent = h;
+        th.className = 'sp-sub';
+        sub.appendChild(th);
+      });
     });
     s.series.forEach(function (se) {
       var tr = table.insertRow();

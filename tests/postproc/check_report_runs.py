@@ -28,6 +28,8 @@ CASES
                  sorted by change (largest increase first), old/new listed as
                  in one run only, the rule stated
   change_filter  a search term leaves only the matching rows; cleared, all
+  scaling_filter a search term leaves only its region's lines in Speedup,
+                 Weak scaling and the table; cleared, all
   weak_axes      per x axis of the select (ranks, nodes, threads, cores): the
                  Weak scaling points and table (time, efficiency) against
                  numpy, the x ticks those of numpy; switching the select
@@ -235,6 +237,14 @@ def case_change(a):
     for n, p in (("solve", 20.0), ("io", -60.0), ("omp", 25.0)):
         if not close(100 * (mb[n] - ma[n]) / ma[n], p, 1e-6):
             fail("the generated files do not have %s %+g%%" % (n, p))
+    # The same numbers as --compare (its ratio column, 4 decimals; '-' for one-run-only).
+    cmp = run([a.pproc, pa, pb, "--compare", "--format", "csv"]).stdout.splitlines()
+    ratio = {ln.split(",")[3]: ln.split(",")[2] for ln in cmp[1:]}
+    for name, pct, _, _ in rows:
+        r = ratio.get(name)
+        if (pct is None) != (r == "-") or (pct is not None and abs(1 + float(pct) / 100 - float(r)) > 5e-5):
+            fail("%s: the page's change %s%% disagrees with --compare's ratio %s" % (name, pct, r))
+    print("--compare agrees:", ratio)
     for word in ("summed over its threads", "mean over the selected ranks", "largest increase first"):
         if word not in rule:
             fail("the rule %r does not say %r" % (rule, word))
@@ -257,6 +267,25 @@ def case_change_filter(a):
     if some != ["solve", "new"]:
         fail("terms ^so,new leave %s, expected solve and new" % some)
     if back != full or len(full) != 5:
+        fail("cleared filter: %s, before %s" % (back, full))
+
+
+def case_scaling_filter(a):
+    b = browser(a, "scaling")
+    q = ("[...document.querySelectorAll('#sp-weak circle, #sp-speedup circle, #sp-weak-table tr[data-name]')]"
+         ".map(e => e.dataset.name)")
+    try:
+        full = b.eval(q)
+        b.eval("window.spReport.setFilter({terms: ['^sol']})")
+        some = b.eval(q)
+        b.eval("window.spReport.setFilter({terms: []})")
+        back = b.eval(q)
+    finally:
+        b.close()
+    print("all:", sorted(set(full)), len(full), "filtered:", some)
+    if set(full) != {"solve", "halo", "omp_work"} or set(some) != {"solve"} or len(some) != 2 * 2 + 1:
+        fail("term ^sol: %s (from %s), expected solve's 2 + 2 points and 1 row" % (some, full))
+    if back != full:
         fail("cleared filter: %s, before %s" % (back, full))
 
 
@@ -412,7 +441,8 @@ def main():
         ap.add_argument("--" + k)
     a = ap.parse_args()
     a.chromium = a.chromium or shutil.which("chromium")
-    cases = {"change": case_change, "change_filter": case_change_filter, "weak_axes": case_weak_axes,
+    cases = {"change": case_change, "change_filter": case_change_filter,
+             "scaling_filter": case_scaling_filter, "weak_axes": case_weak_axes,
              "speedup_axes": case_speedup_axes, "study_weak": lambda a: case_study(a, "weak"),
              "study_strong": lambda a: case_study(a, "strong"), "load": case_load,
              "screenshots": case_screenshots, "schema": case_schema, "gen": gen}

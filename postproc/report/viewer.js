@@ -9,9 +9,10 @@
 //    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
 //    the call under the mouse; the time axis (DOM labels) follows the zoom.
 //  - the region legend, the call tree (when the data has one) and the
-//    duration bars (the sections over several files: report_runs.js). Clicking a region highlights its calls; clicking a
-//    call-tree row highlights the calls of that call path only (each exact
-//    call carries its path, a node of the tree).
+//    duration bars (the sections over several files: report_runs.js).
+//    Clicking a region highlights its calls; clicking a call-tree row
+//    highlights the calls of that call path only (each exact call carries
+//    its path, a node of the tree).
 //  - binned lanes also carry the exact calls of the time tiles that fit the
 //    report's budget (html_tiles.c): a window inside such tiles is drawn
 //    (and hovered) exactly.

@@ -20,8 +20,7 @@
 
 static void nap(double ms) {
   struct timespec t = {(time_t)(ms / 1e3), (long)((ms - 1e3 * (time_t)(ms / 1e3)) * 1e6)};
-  while (nanosleep(&t, &t) != 0) {
-  }
+  while (nanosleep(&t, &t) != 0) {}
 }
 
 int main(int argc, char **argv) {

@@ -85,17 +85,3 @@ double sp_metric_of_node(const sp_reader_tree_node_t *nd, sp_metric_t m, int nra
     return per * (double)nd->inclusive;
   }
 }
-
-double sp_metric_wall(const sp_reader_tree_t *t) {
-  double main = 0, all = 0;
-  int n = sp_reader_tree_num_nodes(t);
-  for (int i = 0; i < n && n > 0; i = sp_reader_tree_node(t, i)->next_sibling) {
-    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-    if (nd->timed) {
-      all += (double)nd->inclusive;
-      if (nd->thread <= 0 && nd->worker_calls == 0) main += (double)nd->inclusive;
-    }
-    if (nd->next_sibling < 0) break;
-  }
-  return main > 0 ? main : all;
-}

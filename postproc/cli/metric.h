@@ -37,10 +37,6 @@ double sp_metric_of_figure(const sp_figure_t *f, sp_metric_t m);
 /* A call-tree node's value under m over nranks selected ranks: ns, or calls. */
 double sp_metric_of_node(const sp_reader_tree_node_t *nd, sp_metric_t m, int nranks);
 
-/* The wall time of the run on thread 0 summed over the selected ranks (ns):
- * the inclusive time of the roots no worker thread called, or of all roots
- * when every root ran on a worker. The denominator of every %: a share of
- * it is a share of the ranks' wall time, and the outermost region is 100%. */
-double sp_metric_wall(const sp_reader_tree_t *t);
+/* sp_metric_wall (the denominator of every %): pproc.h, beside the figures. */
 
 #endif

@@ -331,7 +331,8 @@ void sp_tree_json_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree
 int sp_tree_json_files(FILE *f, const sp_selection_t *sels, sp_reader_tree_t *const *trees,
                        const char *const *labels, int nfiles);
 
-/* figures.c: per selected region (in selection order) what --compare and check compare. */
+/* figures.c (common: the report's Change section uses them too): per selected
+ * region (in selection order) what --compare and check compare. */
 typedef struct sp_figure {
   const char *name; /* owned by the reader */
   int timed;        /* 1 if it has intervals (or an aggregate file's total and self) */
@@ -346,8 +347,13 @@ typedef struct sp_figure {
 } sp_figure_t;
 int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n);
 /* The same, and *wall: the run's wall time on thread 0 summed over the
- * selected ranks, ns (sp_metric_wall of metric.h). */
+ * selected ranks, ns (sp_metric_wall). */
 int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n, double *wall);
+/* The wall time of the run on thread 0 summed over the selected ranks (ns):
+ * the inclusive time of the roots no worker thread called, or of all roots
+ * when every root ran on a worker. The denominator of every %: a share of
+ * it is a share of the ranks' wall time, and the outermost region is 100%. */
+double sp_metric_wall(const sp_reader_tree_t *t);
 
 /* compare.c: --compare; check.c: the check subcommand. */
 int sp_compare_print(const sp_selection_t *sels, const char *const *labels, int nfiles,

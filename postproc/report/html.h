@@ -75,7 +75,7 @@ void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_h
 
 /* html_data.c: writes the report's data as one JSON object to f (text
  * safe inside <script>: '<', '>' and '&' are escaped) for the first of
- * nfiles selections (the others feed the speedup plot), embedding at most
+ * nfiles selections (the others feed report_runs.js), embedding at most
  * o->html_exact intervals exactly, colours from o->cmap. Returns an sp_exit_t
  * code after printing why on failure; fills *c. */
 int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
@@ -88,9 +88,11 @@ void sp_html_json_str(FILE *f, const char *s);
 void sp_html_base64(FILE *f, const unsigned char *b, size_t n);
 
 /* html_files.c: with nfiles >= 2, writes ',"files":[...]': per file its
- * label (labels[k], or the file name when labels is NULL), selected ranks
- * and per region the stamped calls and their summed duration (the speedup
- * plot). Nothing for one file. Returns an sp_exit_t code. */
+ * label (labels[k], or the file name when labels is NULL), its x axes
+ * (selected ranks, nodes, threads, cores), /metadata work_per_rank, and per
+ * region the stamped calls, their summed duration (Speedup) and
+ * --compare's rank_mean (Change, Weak scaling; docs/report-data.md).
+ * Nothing for one file. Returns an sp_exit_t code. */
 int sp_html_files_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels);
 
 /* html_run.c: ,"run":{...}: the file's ranks, hosts and the library's own
@@ -149,7 +151,7 @@ void sp_html_balance_write(FILE *f, const sp_html_balance_t *b);
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints
  * its path. The timeline shows sels[0]; with nfiles >= 2 the page adds
- * the speedup plot. Returns an sp_exit_t code. */
+ * the sections comparing the runs. Returns an sp_exit_t code. */
 int sp_html_render(const sp_selection_t *sels, int nfiles, const char *const *labels,
                    const sp_options_t *o, sp_html_counts_t *c);
 

@@ -9,9 +9,10 @@
 //    matches the zoom. Wheel zooms, drag pans, keys do both; a tooltip names
 //    the call under the mouse; the time axis (DOM labels) follows the zoom.
 //  - the region legend and the call tree (when the data has one; the
-//    duration bars: report_durations.js). Clicking a region highlights its
-//    calls; clicking a call-tree row highlights the calls of that call path
-//    only (each exact call carries its path, a node of the tree).
+//    duration bars: report_durations.js; the sections over several files:
+//    report_runs.js). Clicking a region highlights its calls; clicking a
+//    call-tree row highlights the calls of that call path only (each exact
+//    call carries its path, a node of the tree).
 //  - binned lanes also carry the exact calls of the time tiles that fit the
 //    report's budget (html_tiles.c): a window inside such tiles is drawn
 //    (and hovered) exactly.
@@ -816,72 +817,7 @@
   }
 
 
-  // ---- speedup (several files) ------------------------------------------------
-  // The reference tool's rule: regions common to all files, mean duration
-  // per call over the selected ranks, files with the same x (number of
-  // ranks) averaged, baseline = smallest x, speedup = baseline / mean.
-  function speedupSeries() {
-    var files = D.files, names = Object.keys(files[0].regions).filter(function (n) {
-      return files.every(function (f) { return f.regions[n] && f.regions[n].n > 0; });
-    });
-    var xs = [];
-    files.forEach(function (f) { if (xs.indexOf(f.ranks) < 0) xs.push(f.ranks); });
-    xs.sort(function (a, b) { return a - b; });
-    return { xs: xs, series: names.map(function (n) {
-      var means = xs.map(function (x) {
-        var m = files.filter(function (f) { return f.ranks === x; })
-          .map(function (f) { return f.regions[n].total / f.regions[n].n; });
-        return m.reduce(function (a, b) { return a + b; }, 0) / m.length;
-      });
-      return { name: n, points: xs.map(function (x, k) { return [x, means[0] / means[k]]; }) };
-    }) };
-  }
-
-  function buildSpeedup() {
-    if (!D.files || D.files.length < 2) return;
-    document.getElementById('sp-speedup-section').hidden = false;
-    var svg = document.getElementById('sp-speedup'), NS = 'http://www.w3.org/2000/svg';
-    var W = 640, H = 360, L = 50, B = 40, T = 10, R = 160, s = speedupSeries(), byName = {};
-    regions.forEach(function (r) { byName[r.name] = r; });
-    s.series = s.series.filter(function (se) { return !byName[se.name] || regionShown(byName[se.name].index); });
-    svg.textContent = '';
-    var xmin = s.xs[0], xmax = s.xs[s.xs.length - 1], ymax = xmax / xmin;
-    s.series.forEach(function (se) { se.points.forEach(function (p) { ymax = Math.max(ymax, p[1]); }); });
-    function X(x) { return L + (xmax > xmin ? (x - xmin) / (xmax - xmin) : 0.5) * (W - L - R); }
-    function Y(y) { return H - B - y / (ymax * 1.05) * (H - B - T); }
-    function add(tag, attrs, text) {
-      var e = document.createElementNS(NS, tag);
-      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
-      if (text !== undefined) e.textContent = text;
-      svg.appendChild(e);
-      return e;
-    }
-    svg.setAttribute('width', W);
-    svg.setAttribute('height', H);
-    add('line', { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: '#999' });
-    add('line', { x1: L, y1: T, x2: L, y2: H - B, stroke: '#999' });
-    s.xs.forEach(function (x) { add('text', { x: X(x), y: H - B + 14, 'text-anchor': 'middle' }, x); });
-    add('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle' }, 'ranks');
-    [0, ymax / 2, ymax].forEach(function (y) {
-      add('text', { x: L - 4, y: Y(y) + 4, 'text-anchor': 'end' }, y.toFixed(2));
-    });
-    add('line', { x1: X(xmin), y1: Y(1), x2: X(xmax), y2: Y(xmax / xmin), stroke: '#777',
-      'stroke-dasharray': '5,4', 'data-ideal': 1 });
-    s.series.forEach(function (se, k) {
-      var col = byName[se.name] ? byName[se.name].color : '#555';
-      add('polyline', { fill: 'none', stroke: col, 'stroke-width': 2,
-        points: se.points.map(function (p) { return X(p[0]) + ',' + Y(p[1]); }).join(' ') });
-      se.points.forEach(function (p) {
-        var c = add('circle', { cx: X(p[0]), cy: Y(p[1]), r: 4, fill: col, 'data-name': se.name,
-          'data-x': p[0], 'data-speedup': p[1] });
-        var t = document.createElementNS(NS, 'title');
-        t.textContent = se.name + ': ' + p[0] + ' ranks, speedup ' + p[1].toFixed(3);
-        c.appendChild(t);
-      });
-      add('rect', { x: W - R + 10, y: T + 16 * k, width: 10, height: 10, fill: col });
-      add('text', { x: W - R + 24, y: T + 16 * k + 9 }, se.name);
-    });
-  }
+  // The sections over several files (Speedup, Weak scaling, Change): report_runs.js.
 
   // ---- layout and start -------------------------------------------------
 
@@ -911,7 +847,6 @@
   document.title = 'scope-profiler: ' + D.file;
   treeSetup();
   buildLegend();
-  buildSpeedup();
   buildFlame(D.ranks[0]);
   layout();
   if (D.window && D.window[1] > D.window[0]) setView(D.window[0], D.window[1]);

@@ -3,8 +3,11 @@
 
 usage: check_report_schema.py DOC VIEWER_JS|REPORT_DIR REPORT.html...
 
+VIEWER_JS: a script, or a folder whose *.js are the viewer's scripts
+(postproc/report/: viewer.js and the report_*.js of the sections).
+
 Reads the key table of DOC (between the "report-data keys" markers), the
-JSON object of each report (<script id="sp-data">) and viewer.js, and
+JSON object of each report (<script id="sp-data">) and the viewer's scripts, and
 fails (exit 1, one line per problem) when
   - a report holds a key path that the table does not list;
   - a key of the table that is not marked optional is missing from a report

@@ -1,4 +1,5 @@
-/* figures.c - one number set per selected region for --compare and check:
+/* figures.c - one number set per selected region for --compare, check and
+ * the HTML report's Change section:
  * calls, total and mean duration from the intervals (the total over the
  * outermost calls, so recursion is not counted twice; the mean over every
  * call), self time from the call tree. The reference
@@ -8,7 +9,6 @@
 #include <string.h>
 
 #include "chart_stats.h"
-#include "metric.h"
 #include "pproc.h"
 
 /* The pair's total over its outermost calls (a recursive region's nested
@@ -25,6 +25,20 @@ static double sp_figures_outer(const sp_reader_intervals_t *iv, const sp_reader_
     if (outer[k]) sum += sp_ns_between(iv->start[k], iv->end[k]);
   free(outer);
   return sum;
+}
+
+double sp_metric_wall(const sp_reader_tree_t *t) {
+  double main = 0, all = 0;
+  int n = sp_reader_tree_num_nodes(t);
+  for (int i = 0; i < n && n > 0; i = sp_reader_tree_node(t, i)->next_sibling) {
+    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
+    if (nd->timed) {
+      all += (double)nd->inclusive;
+      if (nd->thread <= 0 && nd->worker_calls == 0) main += (double)nd->inclusive;
+    }
+    if (nd->next_sibling < 0) break;
+  }
+  return main > 0 ? main : all;
 }
 
 int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {

@@ -888,7 +888,8 @@
     computeFilter();
     filterHooks.forEach(function (fn) { fn(filter); });
   }
-  // This file's sections: lanes (of shown paths), legend, tree, flame, speedup.
+  // This file's sections: lanes (of shown paths), legend, tree, flame (the
+  // speedup: report_runs.js).
   filterHooks.push(function () {
     if (allLanes === lanes) allLanes = lanes.slice();
     lanes.length = 0;
@@ -900,7 +901,6 @@
       if (filter.terms.length) tree.forEach(function (n) { for (var p = n.p; nodeOn[n.i] && p >= 0; p = tree[p].p) tree[p].open = true; });
       buildTree();
     }
-    if (D.files && D.files.length > 1) buildSpeedup();
     layout();
     redraw();
   });

@@ -180,11 +180,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
                         sp_clamped_t *cl) {
   int g = sel->regions[i];
   sp_reader_intervals_t iv;
-  int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-    return sp_exit_for_reader(err);
-  }
+  int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
+  if (err) return err;
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
   sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
   sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);

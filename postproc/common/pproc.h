@@ -188,6 +188,9 @@ void sp_progress_done(void);
 double sp_now(void);
 /* Exit code for a reader error. */
 int sp_exit_for_reader(int err);
+/* sp_reader_load of region g on rank index k; when it fails, says the
+ * reader's message (SP_QUIET) and returns sp_exit_for_reader's code, else 0. */
+int sp_load_intervals(sp_reader_t *r, int g, int k, sp_reader_intervals_t *iv);
 
 /* text_safe.c: names from the file in every output. */
 enum { SP_TEXT_PLAIN, SP_TEXT_CSV, SP_TEXT_JSON };

@@ -508,7 +508,10 @@ SP_EXPORT int sp__metadata_set_f(const char *key, size_t klen, int type, const v
 /**
  * Rebuilds the documented layout from spill files (inputs: spill files or
  * directories holding *.spill files) into out_path, serially and without
- * MPI. Each file is one rank; a rank with two files keeps the later run.
+ * MPI. Each file is one rank. Files of several runs (runs killed writing
+ * one path: a rank with two files) give one output per run: the latest
+ * run's (by the first flush's time, then the pid) at out_path, the k-th
+ * earlier one's at "<stem>.earlier<k><ext>" beside it (said on stderr).
  * A torn last record (the run died while writing it) is skipped; everything
  * before it is recovered. Inputs are only read, never changed or removed. A
  * damaged record or file is skipped and named on stderr; ranks without a

@@ -19,6 +19,7 @@
 
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
+#include "h5_attr.h"
 #include "par.h"
 #include "layout_meta.h"
 
@@ -32,27 +33,11 @@ static int sp_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n, c
   return d >= 0 && w >= 0 ? 0 : SP_EHDF5;
 }
 
-static int sp_attr(hid_t obj, const char *name, hid_t type, const void *v) {
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t w = a >= 0 ? H5Awrite(a, type, v) : -1;
-  if (a >= 0) H5Aclose(a);
-  H5Sclose(space);
-  return a >= 0 && w >= 0 ? 0 : SP_EHDF5;
-}
-
 static hid_t sp_str_type(void) {
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, H5T_VARIABLE);
   H5Tset_cset(t, H5T_CSET_UTF8);
   return t;
-}
-
-static int sp_attr_text(hid_t obj, const char *name, const char *text) {
-  hid_t t = sp_str_type();
-  int rc = sp_attr(obj, name, t, &text);
-  H5Tclose(t);
-  return rc;
 }
 
 /* Columns of a table of figures, one entry per row. */
@@ -200,10 +185,10 @@ static int sp_write_hists(hid_t f, const sp_agg_snap_t *s) {
   if (!rc) rc = sp_put(g, "rows", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, rows);
   if (!rc) rc = sp_put(g, "buckets", H5T_NATIVE_UINT32, H5T_STD_U32LE, n, bk);
   if (!rc) rc = sp_put(g, "counts", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, counts);
-  if (!rc) rc = sp_attr(g, "sub_buckets", H5T_NATIVE_INT32, &sub);
-  if (!rc) rc = sp_attr(g, "nbuckets", H5T_NATIVE_INT32, &nb);
+  if (!rc) rc = sp__h5_attr(g, "sub_buckets", H5T_NATIVE_INT32, &sub);
+  if (!rc) rc = sp__h5_attr(g, "nbuckets", H5T_NATIVE_INT32, &nb);
   if (!rc)
-    rc = sp_attr_text(g, "rule",
+    rc = sp__h5_attr_str(g, "rule",
                       "inclusive ns v: bucket v for v < 32; else with e = floor(log2 v), "
                       "32*(e-4) + ((v >> (e-5)) & 31), the last bucket holding all above");
   if (g >= 0) H5Gclose(g);
@@ -213,12 +198,12 @@ static int sp_write_hists(hid_t f, const sp_agg_snap_t *s) {
 
 static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   int64_t schema = 2, size = mpi_size;
-  int rc = sp_attr(f, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
-  if (!rc) rc = sp_attr_text(f, "storage_layout", "aggregate");
+  int rc = sp__h5_attr(f, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
+  if (!rc) rc = sp__h5_attr_str(f, "storage_layout", "aggregate");
   hid_t g = rc ? -1 : H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
-  if (!rc) rc = sp_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
-  if (!rc) rc = sp_attr_text(g, "scope_profiler_version", SP_VERSION_STRING);
+  if (!rc) rc = sp__h5_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
+  if (!rc) rc = sp__h5_attr_str(g, "scope_profiler_version", SP_VERSION_STRING);
   /* The run metadata of this process (rank 0's in a run; none in a merge). */
   sp_meta_list_t meta;
   if (!rc && sp__meta_snapshot(&meta) == 0) {

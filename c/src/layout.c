@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "file_end.h"
+#include "h5_attr.h"
 #include "layout.h"
 #include "layout_mem.h"
 #include "par.h"
@@ -24,30 +25,12 @@
 
 #define SP_LAYOUT_BLOCK (64 << 10)
 
-static int sp_attr_write(hid_t obj, const char *name, hid_t type, const void *value) {
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t w = a >= 0 ? H5Awrite(a, type, value) : -1;
-  if (a >= 0) H5Aclose(a);
-  H5Sclose(space);
-  return (a >= 0 && w >= 0) ? 0 : SP_EHDF5;
-}
-
-static int sp_attr_str(hid_t obj, const char *name, const char *value) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  int rc = sp_attr_write(obj, name, t, &value);
-  H5Tclose(t);
-  return rc;
-}
-
 static int sp_attr_i64(hid_t obj, const char *name, int64_t v) {
-  return sp_attr_write(obj, name, H5T_NATIVE_INT64, &v);
+  return sp__h5_attr(obj, name, H5T_NATIVE_INT64, &v);
 }
 
 static int sp_attr_i32(hid_t obj, const char *name, int32_t v) {
-  return sp_attr_write(obj, name, H5T_NATIVE_INT32, &v);
+  return sp__h5_attr(obj, name, H5T_NATIVE_INT32, &v);
 }
 
 static hid_t sp_dataset(hid_t group, const char *name, hid_t type, int64_t n, hid_t dcpl,
@@ -89,11 +72,11 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   gmtime_r(&wt, &tmv);
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   int rc = sp_attr_i32(g, "mpi_size", nplans);
-  rc |= sp_attr_str(g, "hostname", plans[0].host);
-  rc |= sp_attr_str(g, "timestamp", stamp);
-  rc |= sp_attr_str(g, "library_version", SP_VERSION_STRING);
-  rc |= sp_attr_str(g, "clock", "CLOCK_MONOTONIC");
-  rc |= sp_attr_str(g, "clock_source", plans[0].clock_tsc ? "tsc" : "monotonic");
+  rc |= sp__h5_attr_str(g, "hostname", plans[0].host);
+  rc |= sp__h5_attr_str(g, "timestamp", stamp);
+  rc |= sp__h5_attr_str(g, "library_version", SP_VERSION_STRING);
+  rc |= sp__h5_attr_str(g, "clock", "CLOCK_MONOTONIC");
+  rc |= sp__h5_attr_str(g, "clock_source", plans[0].clock_tsc ? "tsc" : "monotonic");
   if (plans[0].recovered) rc |= sp_attr_i32(g, "recovered_from_spill", 1);
   rc |= sp_attr_i32(g, "omp_threads", threads);
   /* The reference tool's keys (speedup plots use them as an x-axis):
@@ -129,7 +112,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   hid_t g = H5Gcreate2(regions, link, lcpl, gcpl, H5P_DEFAULT);
   H5Pclose(lcpl);
   if (g < 0) return SP_EHDF5;
-  int rc = sp_attr_str(g, "name", r->name);
+  int rc = sp__h5_attr_str(g, "name", r->name);
   rc |= sp_attr_i64(g, "num_calls", r->ncalls);
   rc |= sp__layout_region_source(g, r);
   int64_t o[5] = {-1, -1, -1, -1, -1};
@@ -285,7 +268,7 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
       rc = SP_EHDF5;
       break;
     }
-    rc = sp_attr_str(rg, "hostname", plans[r].host);
+    rc = sp__h5_attr_str(rg, "hostname", plans[r].host);
     if (rc == 0) rc = sp_clock_attrs(rg, &plans[r]);
     if (rc == 0) rc = sp__layout_rank_meta(rg, plans, nplans, r);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

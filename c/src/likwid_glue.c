@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_attr.h"
 #include "layout.h"
 #include "par.h"
 #include "serial.h"
@@ -323,19 +324,6 @@ static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
 
 /* ---- results: writing them into the file (rank 0) ----------------------- */
 
-static int sp_lw_attr_str(hid_t obj, const char *name, const char *value) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  hid_t space = H5Screate(H5S_SCALAR);
-  hid_t a = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t w = a >= 0 ? H5Awrite(a, t, &value) : -1;
-  if (a >= 0) H5Aclose(a);
-  H5Sclose(space);
-  H5Tclose(t);
-  return (a >= 0 && w >= 0) ? 0 : SP_EHDF5;
-}
-
 static int sp_lw_dataset(hid_t g, const char *name, hid_t type, int rank, const hsize_t *dims,
                          const void *data) {
   hid_t space = H5Screate_simple(rank, dims, NULL);
@@ -376,8 +364,8 @@ static int sp_lw_write_region(sp_rd_t *r, hid_t regions) {
   }
   if (rc == 0) {
     hsize_t d1[1] = {(hsize_t)t}, d2[2] = {(hsize_t)t, (hsize_t)nev}, de[1] = {(hsize_t)nev};
-    rc |= sp_lw_attr_str(g, "name", name);
-    rc |= sp_lw_attr_str(g, "tag", tag);
+    rc |= sp__h5_attr_str(g, "name", name);
+    rc |= sp__h5_attr_str(g, "tag", tag);
     rc |= sp_lw_dataset(g, "cpus", H5T_NATIVE_INT32, 1, d1, cpus);
     rc |= sp_lw_dataset(g, "counts", H5T_NATIVE_INT64, 1, d1, counts);
     rc |= sp_lw_dataset(g, "times", H5T_NATIVE_DOUBLE, 1, d1, times);
@@ -412,7 +400,7 @@ static int sp_lw_write_rank(hid_t file, int rank, const char *blob, int64_t len)
   H5Pclose(lcpl);
   if (lw < 0) return SP_EHDF5;
   char *group = sp__rd_bytes(&r, NULL);
-  int rc = group ? sp_lw_attr_str(lw, "group", group) : SP_EIO;
+  int rc = group ? sp__h5_attr_str(lw, "group", group) : SP_EIO;
   free(group);
   hid_t regions = H5Gcreate2(lw, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (regions < 0) rc = SP_EHDF5;

@@ -190,8 +190,7 @@ static int sp_index_one(const char *path, sp_spill_file_t *f, int *problems) {
   int rc = sp__spill_index(path, f);
   if (rc == SP_ESPILL && f->head_cut) { /* nothing was written to it: nothing lost here */
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "'%s' ends inside its header (its process died creating it): no events; skipped",
-            path);
+            "'%s' ends inside its header (its process died creating it): no events; skipped", path);
     sp__spill_free(f);
     return rc;
   }
@@ -255,8 +254,18 @@ static void sp_agree_size(sp_spill_file_t *files, int np, char **paths, int *pro
   }
 }
 
-/* Reads every file; a rank seen twice keeps its newest run. */
-static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks, int *problems) {
+/* 1 when spill file a was written by a later run than b: its first flush
+ * later, or in the same second a larger pid (the later process, unless
+ * pids wrapped in between). */
+static int sp_later_run(const sp_spill_file_t *a, const sp_spill_file_t *b) {
+  if (a->header.wall_time != b->header.wall_time) return a->header.wall_time > b->header.wall_time;
+  return a->header.pid > b->header.pid;
+}
+
+/* Reads every file; a rank seen twice keeps its latest run, and the other
+ * file's index goes to older[(*nolder)++] (merged into a file of its own). */
+static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks, int *problems,
+                         int *older, int *nolder) {
   int32_t maxrank = -1, unranked = 0;
   sp_spill_file_t *files = calloc((size_t)np, sizeof *files);
   if (!files) return SP_ENOMEM;
@@ -279,15 +288,15 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks,
       sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "'%s' never learned its MPI rank; written as rank%d",
               paths[i], r);
     }
-    if (ranks[r].used) {
-      int newer = files[i].header.wall_time > ranks[r].local.spill.header.wall_time;
-      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "two spill files for rank %d; keeping the %s run's", r,
-              newer ? "later" : "earlier");
+    if (ranks[r].used) { /* another run's file for this rank: merged apart */
+      int newer = sp_later_run(&files[i], &ranks[r].local.spill);
+      older[(*nolder)++] = newer ? ranks[r].file : i;
       if (!newer) {
         sp__spill_free(&files[i]);
         continue;
       }
       sp__local_free(&ranks[r].local);
+      memset(&ranks[r].local, 0, sizeof ranks[r].local);
     }
     ranks[r].local.spill = files[i];
     ranks[r].used = 1;
@@ -424,6 +433,36 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
   return rc;
 }
 
+static int sp_merge_events(const char *const *inputs, int ninputs, const char *out_path,
+                           unsigned flags, int level);
+
+/* "out.h5" -> "out.earlier<k>.h5" (k = level), as sp__agg_path names. */
+static void sp_earlier_path(const char *out_path, int level, char *out, size_t cap) {
+  const char *slash = strrchr(out_path, '/');
+  const char *base = slash ? slash + 1 : out_path;
+  const char *dot = strrchr(base, '.');
+  int stem = dot && dot != base ? (int)(dot - out_path) : (int)strlen(out_path);
+  snprintf(out, cap, "%.*s.earlier%d%s", stem, out_path, level, out_path + stem);
+}
+
+/* The files older[0..n) of paths (runs earlier than level's) into the
+ * next earlier run's file (out_path: the latest run's); said first. */
+static int sp_merge_earlier(char **paths, const int *older, int n, const char *out_path,
+                            unsigned flags, int level) {
+  const char **in = malloc((size_t)n * sizeof *in);
+  char next[SP_PATH_MAX + 32];
+  if (!in) return SP_ENOMEM;
+  for (int k = 0; k < n; k++) in[k] = paths[older[k]];
+  sp_earlier_path(out_path, level + 1, next, sizeof next);
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+          "%d spill file(s) of an earlier run (several runs wrote the same path, e.g. '%s'): "
+          "merged apart into '%s'",
+          n, in[0], next);
+  int rc = sp_merge_events(in, n, out_path, flags, level + 1);
+  free(in);
+  return rc;
+}
+
 int sp_spill_merge(const char *const *inputs, int ninputs, const char *out_path) {
   return sp_spill_merge2(inputs, ninputs, out_path, SP_MERGE_REPLACE);
 }
@@ -457,13 +496,32 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return agg_rc;
   }
+  int rc = sp_merge_events(inputs, ninputs, out_path, flags, 0);
+  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  return rc ? rc : agg_rc;
+}
+
+/* Merges the event spill files of inputs into out_path: one file per rank
+ * (its latest run's); the files of earlier runs in the same inputs (runs
+ * killed writing one path) go, run by run, to files of their own
+ * (sp_merge_earlier): level k > 0 merges the k-th earlier run into
+ * "<stem>.earlier<k><ext>" beside out_path. Nothing is ever removed. */
+static int sp_merge_events(const char *const *inputs, int ninputs, const char *base_out,
+                           unsigned flags, int level) {
+  char out_path[SP_PATH_MAX + 32];
+  if (level > 0)
+    sp_earlier_path(base_out, level, out_path, sizeof out_path);
+  else
+    snprintf(out_path, sizeof out_path, "%s", base_out);
   char **paths = NULL;
   int np = 0, nranks = 0, problems = 0;
   int rc = sp_collect_paths(inputs, ninputs, &paths, &np);
   if (rc == 0 && sp_out_is_input(out_path, paths, np)) rc = SP_EINVAL;
   if (rc == 0 && sp_out_not_regular(out_path)) rc = SP_EINVAL;
   sp_rank_src_t *ranks = NULL;
-  if (rc == 0) rc = sp_load_ranks(paths, np, &ranks, &nranks, &problems);
+  int *older = rc == 0 ? malloc((size_t)np * sizeof *older) : NULL, nolder = 0;
+  if (rc == 0 && !older) rc = SP_ENOMEM;
+  if (rc == 0) rc = sp_load_ranks(paths, np, &ranks, &nranks, &problems, older, &nolder);
   if (rc == 0 && !ranks_any_used(ranks, nranks)) rc = SP_ESPILL;
   sp_rank_plan_t *plans = rc == 0 ? calloc((size_t)nranks, sizeof *plans) : NULL;
   sp_region_offsets_t **offs = rc == 0 ? calloc((size_t)nranks, sizeof *offs) : NULL;
@@ -484,7 +542,7 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
   if (rc == 0) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
-            (long long)events, nranks, np, out_path);
+            (long long)events, nranks, np - nolder, out_path);
     if (problems > 0) rc = SP_EPARTIAL;
   } else if (!aside) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
@@ -492,6 +550,12 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
             sp_strerror(rc));
   }
   if (tmp[0]) unlink(tmp);
+  /* Files of other runs (one per rank and run): the next earlier run. */
+  if (nolder > 0 && (rc == 0 || rc == SP_EPARTIAL || rc == SP_ESPILL || aside)) {
+    int rc2 = sp_merge_earlier(paths, older, nolder, base_out, flags, level);
+    if (rc == 0 || rc == SP_ESPILL) rc = rc2;
+  }
+  free(older);
   for (int r = 0; ranks && r < nranks; r++) {
     sp__local_free(&ranks[r].local);
     if (offs) free(offs[r]);
@@ -501,6 +565,5 @@ int sp_spill_merge2(const char *const *inputs, int ninputs, const char *out_path
   free(plans);
   for (int i = 0; i < np; i++) free(paths[i]);
   free(paths);
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  return rc ? rc : agg_rc;
+  return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meta_keys.h"
 #include "run_meta.h"
 #include "spill_format.h"
 
@@ -19,20 +20,8 @@ static sp_meta_list_t sp_meta; /* under sp__state.lock */
 
 static const char *sp_key_problem(const char *key, size_t klen);
 
-/* Keys written into /metadata by the layout (layout.c, aggregate_h5.c). */
-static const char *const sp_reserved[] = {"mpi_size",
-                                          "hostname",
-                                          "timestamp",
-                                          "library_version",
-                                          "clock",
-                                          "clock_source",
-                                          "recovered_from_spill",
-                                          "omp_threads",
-                                          "omp_num_threads",
-                                          "total_cores",
-                                          "time_trace",
-                                          "events_lost",
-                                          "scope_profiler_version"};
+/* Keys written into /metadata by the layout (meta_keys.h). */
+static const char *const sp_reserved[] = {SP_META_RESERVED_KEYS};
 
 int sp__utf8_ok(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s, *end = p + n;

@@ -33,11 +33,8 @@ static int sp_density_fill(const sp_charts_t *c, int f, sp_bins_t *b, double *oc
     int g = c->common[(size_t)f * c->ncommon + j];
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
-      int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-      if (err < 0) {
-        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-        return sp_exit_for_reader(err);
-      }
+      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      if (err) return err;
       sp_bins_reset(b);
       err = sp_bins_add(b, iv.start, iv.end, NULL, -1, iv.n);
       sp_reader_intervals_free(&iv);

@@ -36,11 +36,8 @@ static int sp_hist_fill(sp_hist_job_t *j, int f) {
     int g = c->common[(size_t)f * c->ncommon + r];
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
-      int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-      if (err < 0) {
-        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-        return sp_exit_for_reader(err);
-      }
+      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      if (err) return err;
       for (int64_t i = 0; i < iv.n; i++) {
         double d = 1e-9 * sp_ns_between(iv.start[i], iv.end[i]);
         if (d < c->o->min_duration) continue;

@@ -35,11 +35,8 @@ static void sp_span_widen(sp_chart_lanes_t *l, int64_t a, int64_t b) {
 static int sp_pair_threads(const sp_selection_t *sel, sp_chart_lane_t ln, sp_chart_lanes_t *l,
                            int *cap) {
   sp_reader_intervals_t iv;
-  int err = sp_reader_load(sel->reader, ln.region, ln.rank, &iv);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-    return sp_exit_for_reader(err);
-  }
+  int err = sp_load_intervals(sel->reader, ln.region, ln.rank, &iv);
+  if (err) return err;
   int32_t *t = iv.n && iv.thread_ids ? malloc((size_t)iv.n * sizeof *t) : NULL;
   int rc = iv.n && iv.thread_ids && !t ? SP_EXIT_IO : 0;
   int64_t nd = 0;

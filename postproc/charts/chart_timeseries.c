@@ -40,11 +40,8 @@ static int sp_cmp_i64(const void *a, const void *b) {
 /* Durations of one pair in start order (stamps are pairs; sort by start). */
 static int sp_ts_pair(const sp_selection_t *sel, int g, int k, sp_ts_series_t *s, double min_d) {
   sp_reader_intervals_t iv;
-  int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-    return sp_exit_for_reader(err);
-  }
+  int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+  if (err) return err;
   int64_t *p = malloc((size_t)(iv.n ? iv.n : 1) * 2 * sizeof *p);
   if (!p) {
     sp_reader_intervals_free(&iv);

@@ -143,12 +143,7 @@ static int sp_gantt_data(const sp_charts_t *c) {
     const sp_selection_t *sel = &c->sels[fi];
     for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
       sp_reader_intervals_t iv;
-      int err = sp_reader_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv);
-      if (err < 0) {
-        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-        rc = sp_exit_for_reader(err);
-        break;
-      }
+      if ((rc = sp_load_intervals(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv)) != 0) break;
       int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
       const char *name = sp_reader_region_name(sel->reader, sel->lanes[i].region);
       for (int64_t k = 0; k < iv.n; k++) {

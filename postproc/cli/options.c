@@ -377,49 +377,31 @@ static int sp_parse_choice(const char *v, const char *const *names, int n) {
   return -1;
 }
 
-const sp_xcol_info_t sp_xcols[SP_XCOL_N] = {
-    [SP_XCOL_BYTES] = {"bytes", 0},
-    [SP_XCOL_MSGS] = {"msgs", 0},
-    [SP_XCOL_SOURCE] = {"source", 1},
-};
-
-/* A named column of sp_xcols, or -1. */
-static int sp_xcol_find(const char *w) {
-  for (int k = 0; k < SP_XCOL_N; k++)
-    if (strcmp(w, sp_xcols[k].name) == 0) return k;
-  return -1;
-}
+_Static_assert(SP_SUM_NCOLS <= sizeof((sp_options_t *)0)->xcols / sizeof(int),
+               "sp_options_t.xcols holds every named column once");
 
 /* " bytes msgs source peak_rss_bytes": the named columns, for messages. */
 static const char *sp_xcol_list(void) {
   static char list[256];
   size_t n = 0;
-  for (int k = 0; k < SP_XCOL_N && n < sizeof list; k++)
-    n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_xcols[k].name);
-  for (int k = 0; k < SP_SUM_NEXTRA && n < sizeof list; k++)
-    n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_sum_extra_col(k).name);
+  for (int k = 0; k < SP_SUM_NCOLS && n < sizeof list; k++)
+    n += (size_t)snprintf(list + n, sizeof list - n, " %s", sp_sum_col(k).name);
   return list;
 }
 
 /* --columns p50,p95,p99,bytes: percentiles (0..100) of the call durations,
- * at most 8, and the named columns of sp_xcols and summary_columns.h. */
+ * at most 8, and the named columns of summary_columns.h. */
 static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   static char buf[256]; /* the names point into it; one --columns per run */
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
   o->npcts = o->nxcols = 0;
-  o->sum_extra = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
-    int x = sp_xcol_find(w), e = sp_sum_extra_find(w);
-    if (e >= 0) {
-      o->sum_extra |= 1u << e;
-      continue;
-    }
-    if (x >= 0 && o->nxcols < 8) {
-      o->xcols[o->nxcols++] = x;
-      continue;
-    }
+    int x = sp_sum_col_find(w), q = 0;
+    while (x >= 0 && q < o->nxcols && o->xcols[q] != x) q++;
+    if (x >= 0 && q == o->nxcols) o->xcols[o->nxcols++] = x; /* once each */
+    if (x >= 0) continue;
     char *end;
     double p = w[0] == 'p' ? strtod(w + 1, &end) : -1;
     if (w[0] != 'p' || end == w + 1 || *end || p < 0 || p > 100 || o->npcts == 8)
@@ -737,7 +719,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->nxcols || o->sum_extra) && !o->summary)
+  if ((o->npcts || o->nxcols) && !o->summary)
     return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",

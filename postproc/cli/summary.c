@@ -35,19 +35,18 @@ typedef struct sp_row {
   int64_t *rank_total; /* per selected rank, ns */
   int64_t *durs;       /* --columns: the durations while the region is read */
   int64_t ndurs, capdurs;
-  double pct[8];  /* --columns percentiles, ns */
-  uint64_t *hist; /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
-  int64_t xv[SP_XCOL_N]; /* --columns named columns (sp_xcols), summed */
-  int xhave;             /* pairs that had what they need (MPI bytes and peers) */
-  int agg_pairs;         /* pairs with aggregate figures instead of stamps */
-  unsigned agg;          /* SP_READER_AGG_* figures every one of those pairs stores */
-  int64_t agg_self;      /* ns, sum of their exclusive times */
+  double pct[8];    /* --columns percentiles, ns */
+  uint64_t *hist;   /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
+  int xhave;        /* pairs that had what they need (MPI bytes and peers) */
+  int agg_pairs;    /* pairs with aggregate figures instead of stamps */
+  unsigned agg;     /* SP_READER_AGG_* figures every one of those pairs stores */
+  int64_t agg_self; /* ns, sum of their exclusive times */
   /* Clamping of a damaged file, reported once per row and kind as before:
    * a rank total saturated by durations that are not themselves overlong,
    * the row total (sum of rank totals) or the call count saturated. */
   int cur_rank; /* rank of cur_sat / cur_overlong, -1 before the first */
   int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
-  sp_sum_extra_t extra; /* --columns peak_rss_bytes, ... (summary_columns.c) */
+  sp_sum_extra_t extra; /* --columns bytes, msgs, peak_rss_bytes (summary_columns.h) */
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -100,7 +99,7 @@ typedef struct sp_rows {
   int64_t sat;    /* saturations of sums */
   int keep;       /* keep durations for percentiles */
   int mpi;        /* read MPI calls' bytes and peers (--columns bytes, msgs) */
-  unsigned extra; /* --columns: bits of the named columns (summary_columns.h) */
+  unsigned extra; /* --columns: bits 1 << SP_SUM_COL_* of the named columns */
 } sp_rows_t;
 
 static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
@@ -172,8 +171,8 @@ static void sp_row_aggregate(sp_row_t *row, int j, const sp_reader_aggregate_t *
  * with a partner or a payload; bytes not known, -1, add nothing). */
 static void sp_row_mpi(sp_row_t *row, const sp_reader_mpi_t *m, int64_t k) {
   if (!m->present || k >= m->n) return;
-  if (m->bytes[k] > 0) row->xv[SP_XCOL_BYTES] += m->bytes[k];
-  row->xv[SP_XCOL_MSGS] += m->peer[k] >= 0 || m->bytes[k] > 0;
+  if (m->bytes[k] > 0) row->extra.v[SP_SUM_COL_BYTES] += m->bytes[k];
+  row->extra.v[SP_SUM_COL_MSGS] += m->peer[k] >= 0 || m->bytes[k] > 0;
 }
 
 /* Region sel->regions[i] on the j-th selected rank. */
@@ -181,11 +180,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
                         sp_clamped_t *cl) {
   int g = sel->regions[i];
   sp_reader_intervals_t iv;
-  int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
-  if (err < 0) {
-    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-    return sp_exit_for_reader(err);
-  }
+  int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
+  if (err) return err;
   if (iv.n == 0 && iv.num_calls == 0) return 0; /* not on this rank */
   sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
   sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
@@ -306,7 +302,7 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
-enum { SP_SUM_MAXCOLS = 13 + 8 + 8 + SP_SUM_NEXTRA };
+enum { SP_SUM_MAXCOLS = 13 + 8 + SP_SUM_NCOLS };
 
 /* The columns: the fixed ones, the --columns percentiles after max_s, the
  * thread with --by-thread, the named --columns before the region. */
@@ -314,20 +310,30 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
   int nc = 0;
   for (int k = 0; k < 13; k++) {
     if (k == 11 && !o->by_thread) continue;
-    /* named text columns (source) just before the region, numbers after the percentiles */
+    /* named columns just before the region or after the percentiles */
     for (int q = 0; k == 12 && q < o->nxcols; q++)
-      if (sp_xcols[o->xcols[q]].text)
-        cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_STR, 24};
-    for (int x = 0; k == 12 && x < SP_SUM_NEXTRA; x++)
-      if (o->sum_extra & (1u << x)) cols[nc++] = sp_sum_extra_col(x);
+      if (sp_sum_col_place(o->xcols[q]) == SP_SUM_BEFORE_REGION)
+        cols[nc++] = sp_sum_col(o->xcols[q]);
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
     for (int q = 0; k == 5 && q < o->nxcols; q++)
-      if (!sp_xcols[o->xcols[q]].text)
-        cols[nc++] = (sp_col_t){sp_xcols[o->xcols[q]].name, SP_COL_INT, 14};
+      if (sp_sum_col_place(o->xcols[q]) == SP_SUM_AFTER_PCTS) cols[nc++] = sp_sum_col(o->xcols[q]);
   }
   return nc;
+}
+
+/* The row's cell of named column id: "-" where no pair of the row has its
+ * values (bytes, msgs: no MPI calls' record; peak_rss_bytes: no sample
+ * inside a call; source: unknown). source[cap] holds the text. */
+static sp_cell_t sp_named_cell(sp_reader_t *r, const sp_row_t *row, int id, char *source,
+                               size_t cap) {
+  if (id == SP_SUM_COL_SOURCE)
+    return sp_region_source_text(r, row->region, source, cap) ? (sp_cell_t){0, 0, 0, source}
+                                                              : (sp_cell_t){1, 0, 0, NULL};
+  int mpi = id == SP_SUM_COL_BYTES || id == SP_SUM_COL_MSGS;
+  int have = mpi ? row->xhave > 0 : row->extra.have[id];
+  return (sp_cell_t){!have, row->extra.v[id], 0, NULL};
 }
 
 static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, double roots,
@@ -352,9 +358,9 @@ static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, do
   c[k++] = (sp_cell_t){mx, 0, 1e-9 * (double)row->max, NULL};
   for (int q = 0; q < o->npcts; q++)
     c[k++] = (sp_cell_t){none && !(row->hist && row->pct[q] >= 0), 0, 1e-9 * row->pct[q], NULL};
-  for (int q = 0; q < o->nxcols; q++) /* "-": no pair of the row has the values */
-    if (!sp_xcols[o->xcols[q]].text)
-      c[k++] = (sp_cell_t){row->xhave == 0, row->xv[o->xcols[q]], 0, NULL};
+  for (int q = 0; q < o->nxcols; q++)
+    if (sp_sum_col_place(o->xcols[q]) == SP_SUM_AFTER_PCTS)
+      c[k++] = sp_named_cell(r, row, o->xcols[q], source, sizeof source);
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * row->rank_mean, NULL};
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
@@ -362,14 +368,9 @@ static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, do
   /* %: of the ranks' wall time on thread 0, which needs the nesting (stamps) */
   c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
-  for (int q = 0; q < o->nxcols; q++) /* SP_XCOL_SOURCE, the one text column: "-" where none */
-    if (sp_xcols[o->xcols[q]].text)
-      c[k++] = sp_region_source_text(r, row->region, source, sizeof source)
-                   ? (sp_cell_t){0, 0, 0, source}
-                   : (sp_cell_t){1, 0, 0, NULL};
-  for (int x = 0; x < SP_SUM_NEXTRA; x++)
-    if (o->sum_extra & (1u << x))
-      c[k++] = (sp_cell_t){!row->extra.have[x], row->extra.v[x], 0, NULL};
+  for (int q = 0; q < o->nxcols; q++)
+    if (sp_sum_col_place(o->xcols[q]) == SP_SUM_BEFORE_REGION)
+      c[k++] = sp_named_cell(r, row, o->xcols[q], source, sizeof source);
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -449,7 +450,11 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 }
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
-  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, o->nxcols > 0, o->sum_extra};
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, 0, 0};
+  for (int q = 0; q < o->nxcols; q++) {
+    rs.mpi |= o->xcols[q] == SP_SUM_COL_BYTES || o->xcols[q] == SP_SUM_COL_MSGS;
+    if (o->xcols[q] == SP_SUM_COL_PEAK_RSS) rs.extra |= 1u << SP_SUM_COL_PEAK_RSS;
+  }
   sp_clamped_t clamped = {0};
   sp_reader_tree_t *t = NULL;
   /* By thread always: the % needs thread 0's roots; rows without --by-thread

@@ -1,4 +1,5 @@
-/* summary_columns.c - the named --summary --columns (summary_columns.h).
+/* summary_columns.c - the named --summary --columns (summary_columns.h):
+ * their table, and the figures of the sampled ones.
  *
  * peak_rss_bytes: per region, the highest rss_bytes sample taken while
  * one of its calls ran (start <= time <= end), over the selected ranks
@@ -14,21 +15,25 @@ static const struct {
   const char *name;
   sp_col_kind_t kind;
   int width;
-} sp_extra_cols[SP_SUM_NEXTRA] = {
-#define SP__XX(id, name, kind, width, help) {name, kind, width},
-    SP_SUM_EXTRA_COLUMNS(SP__XX)
+  int place;
+} sp_sum_cols_named[SP_SUM_NCOLS] = {
+#define SP__XX(id, name, kind, width, place) {name, kind, width, place},
+    SP_SUM_NAMED_COLUMNS(SP__XX)
 #undef SP__XX
 };
 
-int sp_sum_extra_find(const char *name) {
-  for (int i = 0; i < SP_SUM_NEXTRA; i++)
-    if (strcmp(name, sp_extra_cols[i].name) == 0) return i;
+int sp_sum_col_find(const char *name) {
+  for (int i = 0; i < SP_SUM_NCOLS; i++)
+    if (strcmp(name, sp_sum_cols_named[i].name) == 0) return i;
   return -1;
 }
 
-sp_col_t sp_sum_extra_col(int id) {
-  return (sp_col_t){sp_extra_cols[id].name, sp_extra_cols[id].kind, sp_extra_cols[id].width};
+sp_col_t sp_sum_col(int id) {
+  return (sp_col_t){sp_sum_cols_named[id].name, sp_sum_cols_named[id].kind,
+                    sp_sum_cols_named[id].width};
 }
+
+int sp_sum_col_place(int id) { return sp_sum_cols_named[id].place; }
 
 /* The samples of each selected rank, loaded on first use. */
 static struct {
@@ -87,8 +92,8 @@ static int sp_peak_rss(const sp_selection_t *sel, int j, const sp_reader_interva
   const sp_reader_samples_t *s = sp_samples_of(sel, j);
   if (!s) return SP_EXIT_IO;
   if (!s->present || s->n == 0) return 0;
-  int64_t *v = &row->v[SP_SUM_EXTRA_PEAK_RSS];
-  int *have = &row->have[SP_SUM_EXTRA_PEAK_RSS];
+  int64_t *v = &row->v[SP_SUM_COL_PEAK_RSS];
+  int *have = &row->have[SP_SUM_COL_PEAK_RSS];
   for (int64_t k = 0; k < iv->n; k++) {
     if (thread >= 0 && (iv->thread_ids ? iv->thread_ids[k] : 0) != thread) continue;
     for (int64_t i = sp_lower_bound(s->times, s->n, iv->start[k]);
@@ -103,6 +108,6 @@ static int sp_peak_rss(const sp_selection_t *sel, int j, const sp_reader_interva
 int sp_sum_extra_pair(const sp_selection_t *sel, unsigned wanted, int j,
                       const sp_reader_intervals_t *iv, int thread, sp_sum_extra_t *row) {
   int rc = 0;
-  if (wanted & (1u << SP_SUM_EXTRA_PEAK_RSS)) rc = sp_peak_rss(sel, j, iv, thread, row);
+  if (wanted & (1u << SP_SUM_COL_PEAK_RSS)) rc = sp_peak_rss(sel, j, iv, thread, row);
   return rc;
 }

@@ -84,11 +84,8 @@ int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_char
   for (int g = 0; g < sel->nregions; g++)
     for (int k = 0; k < sel->nranks; k++) {
       sp_reader_intervals_t iv;
-      int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-      if (err < 0) {
-        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-        return sp_exit_for_reader(err);
-      }
+      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      if (err) return err;
       sp_cell_stats_t *c = &st->cell[(size_t)g * sel->nranks + k];
       for (int64_t i = 0; i < iv.n; i++) {
         double d = sp_ns_between(iv.start[i], iv.end[i]);

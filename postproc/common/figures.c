@@ -61,12 +61,7 @@ int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n
     for (int j = 0; rc == 0 && j < sel->nranks; j++) {
       sp_reader_intervals_t iv;
       sp_reader_stats_t st;
-      int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
-      if (err < 0) {
-        sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-        rc = sp_exit_for_reader(err);
-        break;
-      }
+      if ((rc = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv)) != 0) break;
       sp_reader_stats_compute(&iv, &st);
       double outer = sp_figures_outer(&iv, &st);
       sp_reader_intervals_free(&iv);

@@ -32,11 +32,8 @@ static int sp_flame_append(const sp_selection_t *sel, int k, sp_flame_calls_t *f
   int64_t cap = 0;
   for (int g = 0; g < sel->nregions; g++) {
     sp_reader_intervals_t iv;
-    int err = sp_reader_load(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-    if (err < 0) {
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
-    }
+    int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+    if (err) return err;
     if (fc->n + iv.n > cap) {
       int64_t nc = (fc->n + iv.n) * 2;
       sp_flame_call_t *p = realloc(fc->call, (size_t)nc * sizeof *p);

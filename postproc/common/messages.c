@@ -59,3 +59,10 @@ int sp_exit_for_reader(int err) {
     return SP_EXIT_DATA;
   }
 }
+
+int sp_load_intervals(sp_reader_t *r, int g, int k, sp_reader_intervals_t *iv) {
+  int err = sp_reader_load(r, g, k, iv);
+  if (err >= 0) return 0;
+  sp_msg(SP_QUIET, "%s", sp_reader_errmsg(r));
+  return sp_exit_for_reader(err);
+}

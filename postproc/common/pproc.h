@@ -140,27 +140,12 @@ typedef struct sp_options {
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
   const char *pct_names[8]; /* their column names as given ("p50") */
   int npcts;
-  int xcols[8]; /* --columns words other than percentiles: sp_xcol_t, in the order given */
+  int xcols[8]; /* --columns names other than percentiles: columns of summary_columns.h's
+                 * table (SP_SUM_COL_*), in the order given, each once */
   int nxcols;
-  unsigned sum_extra; /* --columns peak_rss_bytes,...: bits of summary_columns.h's table */
-  int metric;         /* --metric: sp_metric_t of metric.h (0: rank_mean) */
-  int metric_given;   /* --metric on the command line */
+  int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
+  int metric_given; /* --metric on the command line */
 } sp_options_t;
-
-/* --summary --columns words other than the percentiles pN: one row each of
- * sp_xcols (options.c), which the parser and the help text read; summary.c
- * computes and prints them after the percentiles. */
-typedef enum sp_xcol {
-  SP_XCOL_BYTES,  /* MPI calls: bytes sent and received, summed */
-  SP_XCOL_MSGS,   /* MPI calls: calls with a peer >= 0 or bytes > 0 */
-  SP_XCOL_SOURCE, /* the region's place in the source, file:line (text) */
-  SP_XCOL_N
-} sp_xcol_t;
-typedef struct sp_xcol_info {
-  const char *name; /* the --columns word and the column's name */
-  int text;         /* 1: text, shown before the region; 0: a count after the percentiles */
-} sp_xcol_info_t;
-extern const sp_xcol_info_t sp_xcols[SP_XCOL_N];
 
 /* One Gantt lane: a region on a rank that has it. */
 typedef struct sp_lane {
@@ -203,6 +188,9 @@ void sp_progress_done(void);
 double sp_now(void);
 /* Exit code for a reader error. */
 int sp_exit_for_reader(int err);
+/* sp_reader_load of region g on rank index k; when it fails, says the
+ * reader's message (SP_QUIET) and returns sp_exit_for_reader's code, else 0. */
+int sp_load_intervals(sp_reader_t *r, int g, int k, sp_reader_intervals_t *iv);
 
 /* text_safe.c: names from the file in every output. */
 enum { SP_TEXT_PLAIN, SP_TEXT_CSV, SP_TEXT_JSON };

@@ -5,23 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../c/src/meta_keys.h" /* the core's list, the one of both */
 #include "pproc.h"
 
-/* Keys written by the core (c/src/layout.c) and the reference tool's
- * usual ones: shown elsewhere, or not about the run's parameters. */
-static const char *const sp_own_keys[] = {"mpi_size",
-                                          "hostname",
-                                          "timestamp",
-                                          "library_version",
-                                          "clock",
-                                          "clock_source",
-                                          "recovered_from_spill",
-                                          "omp_threads",
-                                          "omp_num_threads",
-                                          "total_cores",
-                                          "time_trace",
-                                          "events_lost",
-                                          "scope_profiler_version"};
+/* Keys written by the core: shown elsewhere, or not about the run's
+ * parameters. The core's own list (c/src/meta_keys.h), which
+ * sp_metadata_set refuses. */
+static const char *const sp_own_keys[] = {SP_META_RESERVED_KEYS};
 
 int sp_run_meta_is_own(const char *key) {
   for (size_t i = 0; i < sizeof sp_own_keys / sizeof sp_own_keys[0]; i++)

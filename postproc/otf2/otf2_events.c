@@ -245,11 +245,8 @@ static int sp_rank_calls(sp_otf2_run_t *run, int j, sp_call_t **calls, size_t *n
         !info.has_times)
       continue;
     sp_reader_intervals_t iv;
-    int err = sp_reader_load(sel->reader, g, sel->ranks[j], &iv);
-    if (err < 0) {
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
-    }
+    int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
+    if (err) return err;
     sp_reader_mpi_t mpi = {0};
     int op = 0, kind = sp__otf2_mpi_kind(sp_reader_region_name(sel->reader, g), &op);
     if (kind != SP_OTF2_MPI_NONE &&

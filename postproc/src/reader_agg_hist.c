@@ -30,16 +30,22 @@ static int64_t sp_len(hid_t file, const char *path) {
   return sp__agg_col_len(file, path, (int64_t)SP_AGG_MAX_ROWS);
 }
 
-int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
-  int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+/* The n values of the 1-D dataset path as mem (elem bytes each), in a
+ * malloc'd array; NULL when it cannot be read. */
+static void *sp_col_read(hid_t file, const char *path, hid_t mem, size_t elem, int64_t n) {
+  void *v = malloc((size_t)(n ? n : 1) * elem);
   hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
-  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
+  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
   if (d >= 0) H5Dclose(d);
   if (d < 0 || rc < 0) {
     free(v);
     return NULL;
   }
   return v;
+}
+
+int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
+  return sp_col_read(file, path, H5T_NATIVE_INT64, sizeof(int64_t), n);
 }
 
 /* The index of name in region_table/names, or -1. */
@@ -124,26 +130,14 @@ int64_t sp_reader_aggregate_percentile(const uint64_t *counts, double p) {
   return -1;
 }
 
-static double *sp_col_read_f64(hid_t file, const char *path, int64_t n) {
-  double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
-  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
-  if (d >= 0) H5Dclose(d);
-  if (d < 0 || rc < 0) {
-    free(v);
-    return NULL;
-  }
-  return v;
-}
-
 int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_moments_t *out) {
-  if (!r || !out || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks)
-    return SP_READER_EINVAL;
+  if (!r || !out || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   if (!r->aggregate) return 0;
   int64_t np = sp_len(r->file, "call_paths/ranks");
   if (np <= 0 || sp_len(r->file, "call_paths/region_ids") != np ||
-      sp_len(r->file, "call_paths/counts") != np || sp_len(r->file, "call_paths/inclusives") != np ||
+      sp_len(r->file, "call_paths/counts") != np ||
+      sp_len(r->file, "call_paths/inclusives") != np ||
       sp_len(r->file, "call_paths/sum_squares") != np)
     return 0;
   int64_t want = sp_name_index(r->file, r->regions[g].name);
@@ -152,7 +146,8 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
   int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
   int64_t *cnt = sp__agg_col_read(r->file, "call_paths/counts", np);
   int64_t *incl = sp__agg_col_read(r->file, "call_paths/inclusives", np);
-  double *sq = sp_col_read_f64(r->file, "call_paths/sum_squares", np);
+  double *sq =
+      sp_col_read(r->file, "call_paths/sum_squares", H5T_NATIVE_DOUBLE, sizeof(double), np);
   int ok = ranks && regs && cnt && incl && sq;
   /* Every call path of the region on the rank (all its threads): the
    * calls, the sums and the sums of squares add up. */

@@ -100,6 +100,9 @@ int sp__reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out, in
 
 /* Region record of region g on rank index k, or NULL if absent. */
 const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k);
+/* 0 when r is a reader and (g, k) a region and a rank index of it, else
+ * SP_READER_EINVAL (said in r's message when r is one). */
+int sp__reader_check_pair(sp_reader_t *r, int g, int k);
 
 /* Opens rank<id>/regions/<link> of rr; returns a group id or a negative value. */
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr);

@@ -88,6 +88,12 @@ int sp_reader_rank_index(const sp_reader_t *r, int id) {
   return -1;
 }
 
+int sp__reader_check_pair(sp_reader_t *r, int g, int k) {
+  if (r && k >= 0 && k < r->nranks && g >= 0 && g < r->nregions) return 0;
+  return r ? sp__reader_fail(r, SP_READER_EINVAL, "region %d / rank index %d out of range", g, k)
+           : SP_READER_EINVAL;
+}
+
 const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
   if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return NULL;
   const sp_rank_t *rk = &r->ranks[k];

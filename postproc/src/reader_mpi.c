@@ -58,9 +58,8 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
 int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
   if (!out) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
-  if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions)
-    return r ? sp__reader_fail(r, SP_READER_EINVAL, "region %d / rank index %d out of range", g, k)
-             : SP_READER_EINVAL;
+  int bad = sp__reader_check_pair(r, g, k);
+  if (bad) return bad;
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
   if (!rr || !rr->has_times || r->columnar || r->aggregate) return 0; /* other layouts: none */
   sp_h5_quiet_t q;

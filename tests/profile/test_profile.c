@@ -86,13 +86,18 @@ static void step(int s, int hstep, int hcomp) {
   sp_stop(hstep);
 }
 
-static int run(int trace, const char *file, int rank) {
+/* Profile mode into file, with the trace when trace is 1: sp_setup's code. */
+static int profile_setup(int trace, const char *file) {
   sp_config c;
   sp_config_init(&c);
   c.aggregate = 1;
   c.time_trace = trace;
   c.file_path = file;
-  ASSERT_EQ(sp_setup(&c), 0);
+  return sp_setup(&c);
+}
+
+static int run(int trace, const char *file, int rank) {
+  ASSERT_EQ(profile_setup(trace, file), 0);
   int hstep = sp_region("step"), hcomp = sp_region("compute");
   int64_t t_mid = 0, t_reset = 0;
   for (int s = 0; s < STEPS; s++) {
@@ -126,12 +131,7 @@ static int run(int trace, const char *file, int rank) {
 }
 
 static int run_exit(int trace, const char *file) {
-  sp_config c;
-  sp_config_init(&c);
-  c.aggregate = 1;
-  c.time_trace = trace;
-  c.file_path = file;
-  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(profile_setup(trace, file), 0);
   int hstep = sp_region("step"), hcomp = sp_region("compute");
   for (int s = 0; s < STEPS; s++) step(s, hstep, hcomp);
   sp_start(hstep); /* open at exit: not counted */
@@ -154,15 +154,11 @@ static void *conc_worker(void *arg) {
 }
 
 static int concurrent(void) {
-  sp_config c;
-  sp_config_init(&c);
-  c.aggregate = 1;
-  c.time_trace = 0;
-  c.file_path = "concurrent.h5";
-  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(profile_setup(0, "concurrent.h5"), 0);
   conc_h = sp_region("conc");
   pthread_t th[CONC_THREADS];
-  for (int i = 0; i < CONC_THREADS; i++) ASSERT_EQ(pthread_create(&th[i], NULL, conc_worker, NULL), 0);
+  for (int i = 0; i < CONC_THREADS; i++)
+    ASSERT_EQ(pthread_create(&th[i], NULL, conc_worker, NULL), 0);
   sp_region_stats_t st;
   for (int k = 0; k < 20; k++) { /* figures in flight: only bounds hold */
     ASSERT_EQ(sp_region_stats(conc_h, &st), 0);
@@ -178,12 +174,7 @@ static int concurrent(void) {
 }
 
 static int run_term(int trace, const char *file) {
-  sp_config c;
-  sp_config_init(&c);
-  c.aggregate = 1;
-  c.time_trace = trace;
-  c.file_path = file;
-  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(profile_setup(trace, file), 0);
   int hstep = sp_region("step"), hcomp = sp_region("compute");
   for (int s = 0; s < STEPS; s++) step(s, hstep, hcomp);
   kill(getpid(), SIGTERM);
@@ -248,12 +239,7 @@ static int api(void) {
 #define MPI_MID 3
 
 static int run_mpi(const char *file) {
-  sp_config c;
-  sp_config_init(&c);
-  c.aggregate = 1;
-  c.time_trace = 1;
-  c.file_path = file;
-  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(profile_setup(1, file), 0);
   int hstep = sp_region("mpi step");
   char mid[4200];
   snprintf(mid, sizeof mid, "%s.mid.h5", file);
@@ -280,12 +266,7 @@ static int run_mpi(const char *file) {
 }
 
 static int run_add_calls(int trace, const char *file) {
-  sp_config c;
-  sp_config_init(&c);
-  c.aggregate = 1;
-  c.time_trace = trace;
-  c.file_path = file;
-  ASSERT_EQ(sp_setup(&c), 0);
+  ASSERT_EQ(profile_setup(trace, file), 0);
   int h = sp_region("counted");
   for (int i = 0; i < 3; i++) {
     sp_start(h);

@@ -147,8 +147,11 @@ def sweep_memory(a):
             fail("%s: crashed (status %d): %s" % (what, p.returncode, p.stderr.strip()[-600:]))
             ok_in_row = 0
             continue
-        if (len(codes) < (a.np or 1) and "out of memory" in p.stderr) or SP_ELOST in codes:
-            skipped += 1  # the limit stopped the recording itself
+        # The limit stopped the recording itself: a rank died of it, or says it
+        # lost calls (its sp_finalize may then return SP_ENOMEM, not SP_ELOST).
+        if ((len(codes) < (a.np or 1) and "out of memory" in p.stderr) or SP_ELOST in codes
+                or "calls are not recorded" in p.stderr):
+            skipped += 1
             ok_in_row = 0
             print("%s: skipped (could not record)" % what)
             continue

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Hostile inputs for scope-profiler-merge, and two writers on one path.
 
-usage: merge_cases.py CASE --work DIR --merge EXE --writers EXE --mpiexec EXE
+usage: merge_cases.py CASE --work DIR --merge EXE --writers EXE --mpiexec EXE [--pproc EXE]
 
 The spill files are real: the case "source" runs `merge_writers source` on 3
 ranks (it SIGKILLs itself after flushing known calls) and merges them into
@@ -27,6 +27,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 
 import h5py
 import numpy as np
@@ -143,7 +144,7 @@ def run_merge(args, inputs):
         files += sorted(glob.glob(os.path.join(i, "*"))) if os.path.isdir(i) else [i]
     before = {p: sha(p) for p in files if os.path.isfile(p)}
     try:
-        p = subprocess.run([A.merge] + args + inputs, capture_output=True, text=True,
+        p = subprocess.run(A.merge_cmd + args + inputs, capture_output=True, text=True,
                            timeout=60, errors="replace")
     except subprocess.TimeoutExpired:
         check(False, f"merge {args} {inputs} still running after 60 s (killed)")
@@ -583,10 +584,51 @@ def case_same_path_split():
             break
 
 
+def two_runs(d):
+    """Two 3-rank runs SIGKILLed writing one path (the second one with 20
+    more steps per rank, a second later): the spill directory holds two
+    files per rank. Both runs come back whole, each in a file of its own:
+    the later run at -o OUT, the earlier one at OUT's stem + .earlier1."""
+    env = dict(os.environ, SCOPE_PROFILER_ASYNC_FLUSH="0")
+    for k, extra in enumerate((0, 20)):
+        if k:
+            time.sleep(1.1)  # the spill header's wall_time is in seconds
+        subprocess.run([A.mpiexec, "-n", "3", A.writers, "source", str(extra)], cwd=d, env=env,
+                       timeout=120, capture_output=True)
+    spill = os.path.join(d, "source.h5.spill")
+    check(len(glob.glob(os.path.join(spill, "*.spill"))) == 6,
+          f"two runs left {len(glob.glob(os.path.join(spill, '*.spill')))} spill files, want 6")
+    out = os.path.join(d, "out.h5")
+    rc, err = run_merge(["-o", out], [spill])
+    check(rc == 0, f"exit {rc}: {err}")
+    check("earlier run" in err and "out.earlier1.h5" in err,
+          f"stderr does not say where the earlier run went: {err}")
+    for path, extra in ((out, 20), (os.path.join(d, "out.earlier1.h5"), 0)):
+        if not check(os.path.isfile(path), f"{path} was not written"):
+            continue
+        got, _ = read_profile(path, strict=True)
+        check(sorted(got) == [0, 1, 2], f"{path}: ranks {sorted(got)}")
+        for r in range(3):
+            counts = {k: len(v) for k, v in got.get(r, {}).items()}
+            want = {"step": 40 + 10 * r + extra, "solver/inner": 2 * (40 + 10 * r + extra)}
+            check(counts == want, f"{path} rank{r}: {counts}, want {want} (the run with "
+                  f"{extra} more steps)")
+    check(not os.path.exists(os.path.join(d, "out.earlier2.h5")), "a third output for two runs")
+
+
+def case_two_runs_merge():
+    two_runs(case_dir("two_runs.merge"))
+
+
+def case_two_runs_pproc():
+    A.merge_cmd = [A.pproc, "merge"]
+    two_runs(case_dir("two_runs.pproc"))
+
+
 def case_name(fn_name):
     """case_damaged_bad_count -> damaged.bad_count (the CTest name's tail)."""
     name = fn_name[len("case_"):]
-    for group in ("unreadable", "damaged", "same_path", "symlink"):
+    for group in ("unreadable", "damaged", "same_path", "symlink", "two_runs"):
         if name.startswith(group + "_"):
             return group + "." + name[len(group) + 1:]
     return name
@@ -603,8 +645,10 @@ def main():
     ap.add_argument("--merge", required=True)
     ap.add_argument("--writers", required=True)
     ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--pproc", help="scope-profiler-pproc, for the two_runs.pproc case")
     A = ap.parse_args()
     A.work, A.merge, A.writers = map(os.path.abspath, (A.work, A.merge, A.writers))
+    A.merge_cmd = [A.merge]
     os.makedirs(A.work, exist_ok=True)
     CASES[A.case]()
     if failures:

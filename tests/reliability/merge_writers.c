@@ -1,8 +1,9 @@
 /* merge_writers.c - the real runs behind tests/reliability/merge_cases.py:
  *
- *   merge_writers source            (mpirun -n 3) records known calls with
+ *   merge_writers source [EXTRA]    (mpirun -n 3) records known calls with
  *       buffer_limit 10 into source.h5's spill files, then SIGKILLs itself:
- *       rank r flushed 40+10r calls of "step" and 80+20r of "solver/inner".
+ *       rank r flushed 40+10r+EXTRA calls of "step" and twice as many of
+ *       "solver/inner" (EXTRA: a multiple of 10, default 0).
  *   merge_writers serial PATH NAME  records 5 calls of NAME into PATH, prints
  *       "ready", waits for a line on stdin, finalizes and prints "rc N".
  *   merge_writers split PATH        (mpirun -n 4) even and odd ranks write
@@ -38,13 +39,13 @@ static void calls(const char *name, long n) {
   }
 }
 
-static int source(void) {
+static int source(long extra) {
   int rank;
   MPI_Init(NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (setup("source.h5", 10) != 0) return 1;
   int step = sp_region("step"), inner = sp_region("solver/inner");
-  for (long i = 0; i < 41 + 10 * rank; i++) { /* the 41st start flushes the 40th call */
+  for (long i = 0; i < 41 + 10 * rank + extra; i++) { /* the 41st start flushes the 40th call */
     sp_start(step);
     for (int j = 0; j < 2; j++) {
       sp_start(inner);
@@ -96,10 +97,11 @@ static int plain(const char *path) {
 
 int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
-  if (!strcmp(c, "source")) return source();
+  if (!strcmp(c, "source")) return source(argc > 2 ? atol(argv[2]) : 0);
   if (!strcmp(c, "serial") && argc == 4) return serial(argv[2], argv[3]);
   if (!strcmp(c, "split") && argc == 3) return split(argv[2]);
   if (!strcmp(c, "plain") && argc == 3) return plain(argv[2]);
-  fprintf(stderr, "usage: merge_writers source | serial PATH NAME | split PATH | plain PATH\n");
+  fprintf(stderr,
+          "usage: merge_writers source [EXTRA] | serial PATH NAME | split PATH | plain PATH\n");
   return 2;
 }

@@ -9,7 +9,8 @@
  * compared with the floor measured next to it: the best repetition of the
  * case against the best of its floor, so a neighbour that takes the CPU for
  * a while shifts both. Default configuration (flushes to the spill file
- * every 100,000 events per region are included). */
+ * every 100,000 events per region are included). The timing loop is
+ * bench_pairs.c's, shared with bench_profile. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,64 +18,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_pairs.h"
 #include "scope_profiler.h"
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-#define REPS 31
-static long pairs;
-static int64_t *floor_buf;
 static int handles[16];
 static char names[16][16];
 
-typedef void (*body_fn)(long n);
+typedef sp_bench_figure_t figure_t;
 
-static double ns_per_pair(body_fn fn) {
-  int64_t t0 = now_ns();
-  fn(pairs);
-  return (double)(now_ns() - t0) / (double)pairs;
-}
-
-static void body_floor_rdtsc(long n);
-
-/* One case's best repetition and the best of the floor around it. */
-typedef struct figure {
-  double ns;    /* ns per pair, best repetition */
-  double floor; /* ns per pair of the floor, best of the repetitions alternating with it */
-} figure_t;
-
-static figure_t measure(body_fn fn) {
-  figure_t f = {1e30, 1e30};
-  for (int r = 0; r < REPS; r++) {
-    double fl = ns_per_pair(body_floor_rdtsc);
-    double ns = ns_per_pair(fn);
-    if (fl < f.floor) f.floor = fl;
-    if (ns < f.ns) f.ns = ns;
-  }
-  return f;
-}
-
-static void body_floor_rdtsc(long n) {
-  for (long i = 0; i < n; i++) {
-#if defined(__x86_64__)
-    floor_buf[2 * (i & 0xffff)] = (int64_t)__builtin_ia32_rdtsc();
-    floor_buf[2 * (i & 0xffff) + 1] = (int64_t)__builtin_ia32_rdtsc();
-#endif
-  }
-  __asm__ volatile("" ::: "memory");
-}
-
-static void body_floor_clock_gettime(long n) {
-  for (long i = 0; i < n; i++) {
-    floor_buf[2 * (i & 0xffff)] = now_ns();
-    floor_buf[2 * (i & 0xffff) + 1] = now_ns();
-  }
-  __asm__ volatile("" ::: "memory");
-}
+static figure_t measure(sp_bench_body_fn fn) { return sp_bench_measure(fn, 0); }
 
 static void body_handle(long n) {
   const int h = handles[0];
@@ -137,12 +89,10 @@ static void print_row(const char *label, figure_t f, int vs_floor) {
 }
 
 int main(int argc, char **argv) {
-  pairs = argc > 1 ? atol(argv[1]) : 100000;
-  floor_buf = malloc(2 * 65536 * sizeof *floor_buf);
-  memset(floor_buf, 1, 2 * 65536 * sizeof *floor_buf); /* pre-fault */
+  if (sp_bench_init(argc > 1 ? atol(argv[1]) : 100000) != 0) return 1;
 
-  figure_t fl = measure(body_floor_rdtsc);
-  figure_t fl_cg = measure(body_floor_clock_gettime);
+  figure_t fl = measure(sp_bench_floor_rdtsc);
+  figure_t fl_cg = measure(sp_bench_floor_gettime);
 
   session(0, 1);
   figure_t disabled = measure(body_handle);
@@ -160,13 +110,13 @@ int main(int argc, char **argv) {
   figure_t name = measure(body_name);
   figure_t nested = measure(body_nested);
   figure_t alt16 = measure(body_16_names);
-  int64_t t0 = now_ns();
+  int64_t t0 = sp_bench_now_ns();
   int rc = sp_finalize();
-  double fin_s = (double)(now_ns() - t0) / 1e9;
+  double fin_s = (double)(sp_bench_now_ns() - t0) / 1e9;
   remove("/tmp/sp_bench_overhead.h5");
 
-  printf("scope-profiler overhead benchmark: %ld pairs x %d reps, best rep, clock %s\n", pairs,
-         REPS, clock);
+  printf("scope-profiler overhead benchmark: %ld pairs x %d reps, best rep, clock %s\n",
+         sp_bench_pairs, SP_BENCH_REPS, clock);
   printf("%-40s %9s %9s %9s %9s\n", "case", "ns/pair", "floor", "x floor", "- floor");
   print_row("floor: 2 rdtsc + 2 stores", fl, 1);
   print_row("floor: 2 clock_gettime + 2 stores", fl_cg, 1);
@@ -182,5 +132,6 @@ int main(int argc, char **argv) {
       "targets: by handle <= 1.15x floor, by name (16 names) <= floor + 10 ns, one name <= by "
       "handle + 1 ns, disabled <= 1 ns\n");
   printf("finalize of the recorded events: %.3f s (rc %d)\n", fin_s, rc);
+  sp_bench_end();
   return 0;
 }

@@ -7,7 +7,8 @@
  * open region) in trace mode, count mode, profile mode alone
  * (time_trace = 0) and both, each against the floor measured next to it
  * (two rdtsc and two stores, as bench_overhead) and the CLOCK_MONOTONIC
- * floor (profile mode reads that clock). Best of 31 repetitions.
+ * floor (profile mode reads that clock). Best of 31 repetitions
+ * (bench_pairs.c, shared with bench_overhead).
  * Part 2: profile mode alone from 1e6 calls up to max_calls (default 1e8),
  * tenfold steps: the process's resident memory growth and the size of the
  * file sp_finalize writes must stay flat. */
@@ -20,44 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_pairs.h"
 #include "scope_profiler.h"
 
-#define REPS 31
-static long pairs;
-static int64_t *floor_buf;
 static int h0, h1;
-
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-typedef void (*body_fn)(long n);
-
-static double ns_per_pair(body_fn fn) {
-  int64_t t0 = now_ns();
-  fn(pairs);
-  return (double)(now_ns() - t0) / (double)pairs;
-}
-
-static void body_floor_rdtsc(long n) {
-  for (long i = 0; i < n; i++) {
-#if defined(__x86_64__)
-    floor_buf[2 * (i & 0xffff)] = (int64_t)__builtin_ia32_rdtsc();
-    floor_buf[2 * (i & 0xffff) + 1] = (int64_t)__builtin_ia32_rdtsc();
-#endif
-  }
-  __asm__ volatile("" ::: "memory");
-}
-
-static void body_floor_gettime(long n) {
-  for (long i = 0; i < n; i++) {
-    floor_buf[2 * (i & 0xffff)] = now_ns();
-    floor_buf[2 * (i & 0xffff) + 1] = now_ns();
-  }
-  __asm__ volatile("" ::: "memory");
-}
 
 static void body_handle(long n) {
   for (long i = 0; i < n; i++) {
@@ -75,22 +42,7 @@ static void body_nested(long n) {
   sp_stop(h1);
 }
 
-typedef struct figure {
-  double ns, floor, floor_gt;
-} figure_t;
-
-static figure_t measure(body_fn fn) {
-  figure_t f = {1e30, 1e30, 1e30};
-  for (int r = 0; r < REPS; r++) {
-    double fl = ns_per_pair(body_floor_rdtsc);
-    double gt = ns_per_pair(body_floor_gettime);
-    double ns = ns_per_pair(fn);
-    if (fl < f.floor) f.floor = fl;
-    if (gt < f.floor_gt) f.floor_gt = gt;
-    if (ns < f.ns) f.ns = ns;
-  }
-  return f;
-}
+static sp_bench_figure_t measure(sp_bench_body_fn fn) { return sp_bench_measure(fn, 1); }
 
 static void session(int trace, int aggregate, const char *path) {
   sp_config c;
@@ -117,14 +69,16 @@ static void part1(void) {
   static const struct {
     const char *label;
     int trace, aggregate;
-  } modes[] = {{"trace", 1, 0}, {"count (time_trace=0)", 0, 0}, {"profile (aggregate=1)", 0, 1},
+  } modes[] = {{"trace", 1, 0},
+               {"count (time_trace=0)", 0, 0},
+               {"profile (aggregate=1)", 0, 1},
                {"profile + trace", 1, 1}};
   printf("%-34s %9s %9s %9s %10s %10s\n", "case", "ns/pair", "floor", "floor_gt", "- floor",
          "- floor_gt");
   for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
     for (int nested = 0; nested < 2; nested++) {
       session(modes[m].trace, modes[m].aggregate, "bench_profile_part1.h5");
-      figure_t f = measure(nested ? body_nested : body_handle);
+      sp_bench_figure_t f = measure(nested ? body_nested : body_handle);
       sp_finalize();
       char label[64];
       snprintf(label, sizeof label, "%s%s", modes[m].label, nested ? ", nested" : "");
@@ -143,14 +97,14 @@ static void part2(long max_calls) {
     remove(path);
     long before = rss_kib();
     session(0, 1, path);
-    int64_t t0 = now_ns();
+    int64_t t0 = sp_bench_now_ns();
     sp_start(h1);
     for (long i = 0; i < calls; i++) {
       sp_start(h0);
       sp_stop(h0);
     }
     sp_stop(h1);
-    double ns = (double)(now_ns() - t0) / (double)calls;
+    double ns = (double)(sp_bench_now_ns() - t0) / (double)calls;
     long during = rss_kib();
     sp_finalize();
     struct stat sb;
@@ -161,14 +115,10 @@ static void part2(long max_calls) {
 }
 
 int main(int argc, char **argv) {
-  pairs = argc > 1 ? atol(argv[1]) : 100000;
   long max_calls = argc > 2 ? atol(argv[2]) : 100000000;
-  if (pairs <= 0) pairs = 100000;
-  floor_buf = malloc(2 * 65536 * sizeof *floor_buf);
-  if (!floor_buf) return 1;
-  memset(floor_buf, 1, 2 * 65536 * sizeof *floor_buf);
+  if (sp_bench_init(argc > 1 ? atol(argv[1]) : 100000) != 0) return 1;
   part1();
   part2(max_calls);
-  free(floor_buf);
+  sp_bench_end();
   return 0;
 }

@@ -1046,12 +1046,18 @@ def main():
         fail("%s was not written" % report)
     if case != "speedup":
         h5 = h5.split(",")[0]  # several files: the timeline shows the first
+    run_case(CASES, case, report, h5, out, exe, 100)
+
+
+def run_case(cases, case, report, h5, out, exe, seconds):
+    """Opens report in headless Chromium (exe), runs cases[case](browser, h5,
+    out) within seconds, prints PASS; shared by the check_report_*.py drivers."""
     signal.signal(signal.SIGALRM, lambda *a: fail("timed out"))
-    signal.alarm(100)
+    signal.alarm(seconds)
     b = Browser(exe)
     try:
         b.open(pathlib.Path(os.path.abspath(report)).as_uri())
-        CASES[case](b, h5, out)
+        cases[case](b, h5, out)
     finally:
         b.close()
     print("PASS", case)

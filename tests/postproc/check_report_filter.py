@@ -33,7 +33,6 @@ import os
 import pathlib
 import re
 import shutil
-import signal
 import sys
 import urllib.parse
 
@@ -430,15 +429,7 @@ def main():
     exe = sys.argv[5] if len(sys.argv) > 5 else shutil.which("chromium")
     if not os.path.isfile(report):
         fail("%s was not written" % report)
-    signal.signal(signal.SIGALRM, lambda *a: fail("timed out"))
-    signal.alarm(120)
-    b = cr.Browser(exe)
-    try:
-        b.open(pathlib.Path(os.path.abspath(report)).as_uri())
-        CASES[case](b, h5, out)
-    finally:
-        b.close()
-    print("PASS", case)
+    cr.run_case(CASES, case, report, h5, out, exe, 120)
 
 
 if __name__ == "__main__":

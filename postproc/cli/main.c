@@ -43,8 +43,10 @@ static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const s
   if (rc == 0 && o->outdir_given) rc = sp_json_outputs(sels, labels, in->n, o);
   /* The PLplot charts draw one panel per file where they show files apart. */
   if (in->n > 1 && (o->outdir || o->show) && rc == 0 && o->backend == SP_BACKEND_HTML)
-    sp_msg(SP_NORMAL, "the report's timeline shows the first file only (%s)%s", in->labels[0],
-           "; durations and speedup compare the files");
+    sp_msg(SP_NORMAL, "the report's timeline and tables show the first file only (%s); %s",
+           in->labels[0],
+           in->n == 2 ? "Change and Speedup compare the two files"
+                      : "Speedup and Weak scaling compare the files");
   if (o->backend == SP_BACKEND_HTML) {
     sp_html_counts_t counts;
     if (rc == 0 && (o->outdir || o->show)) rc = sp_html_render(sels, in->n, labels, o, &counts);

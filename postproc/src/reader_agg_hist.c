@@ -74,6 +74,20 @@ static int64_t sp_name_index(hid_t file, const char *name) {
   return found;
 }
 
+/* Which of the np rows of call_paths are region g's on rank index k (1)
+ * or not (0), for the histograms and the moments; NULL when the region is
+ * not in the file's name table or a column cannot be read. */
+static unsigned char *sp_agg_rows_of(const sp_reader_t *r, int g, int k, int64_t np) {
+  int64_t want = sp_name_index(r->file, r->regions[g].name);
+  if (want < 0) return NULL;
+  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
+  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  unsigned char *mine = ranks && regs ? malloc((size_t)np) : NULL;
+  for (int64_t i = 0; mine && i < np; i++) mine[i] = regs[i] == want && ranks[i] == r->ranks[k].id;
+  free(ranks), free(regs);
+  return mine;
+}
+
 int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *counts) {
   if (!r || !counts || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks)
     return SP_READER_EINVAL;
@@ -84,25 +98,22 @@ int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *c
       sp_len(r->file, "call_path_histograms/buckets") != nb ||
       sp_len(r->file, "call_path_histograms/counts") != nb)
     return 0;
-  int64_t want = sp_name_index(r->file, r->regions[g].name);
-  if (want < 0) return 0;
-  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
-  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  unsigned char *mine = sp_agg_rows_of(r, g, k, np);
+  if (!mine) return 0;
   int64_t *rows = sp__agg_col_read(r->file, "call_path_histograms/rows", nb);
   int64_t *bks = sp__agg_col_read(r->file, "call_path_histograms/buckets", nb);
   int64_t *cnt = sp__agg_col_read(r->file, "call_path_histograms/counts", nb);
   int64_t added = 0;
-  int ok = ranks && regs && rows && bks && cnt;
+  int ok = rows && bks && cnt;
   for (int64_t i = 0; ok && i < nb; i++)
     ok = rows[i] >= 0 && rows[i] < np && bks[i] >= 0 && bks[i] < SP_READER_AGG_NBUCKETS &&
          cnt[i] >= 0;
   for (int64_t i = 0; ok && i < nb; i++) {
-    int64_t p = rows[i];
-    if (regs[p] != want || ranks[p] != r->ranks[k].id) continue;
+    if (!mine[rows[i]]) continue;
     counts[bks[i]] += (uint64_t)cnt[i];
     added += cnt[i];
   }
-  free(ranks), free(regs), free(rows), free(bks), free(cnt);
+  free(mine), free(rows), free(bks), free(cnt);
   return ok ? added : 0;
 }
 
@@ -140,25 +151,23 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
       sp_len(r->file, "call_paths/inclusives") != np ||
       sp_len(r->file, "call_paths/sum_squares") != np)
     return 0;
-  int64_t want = sp_name_index(r->file, r->regions[g].name);
-  if (want < 0) return 0;
-  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
-  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  unsigned char *mine = sp_agg_rows_of(r, g, k, np);
+  if (!mine) return 0;
   int64_t *cnt = sp__agg_col_read(r->file, "call_paths/counts", np);
   int64_t *incl = sp__agg_col_read(r->file, "call_paths/inclusives", np);
   double *sq =
       sp_col_read(r->file, "call_paths/sum_squares", H5T_NATIVE_DOUBLE, sizeof(double), np);
-  int ok = ranks && regs && cnt && incl && sq;
+  int ok = cnt && incl && sq;
   /* Every call path of the region on the rank (all its threads): the
    * calls, the sums and the sums of squares add up. */
   for (int64_t i = 0; ok && i < np; i++) {
-    if (regs[i] != want || ranks[i] != r->ranks[k].id) continue;
+    if (!mine[i]) continue;
     ok = cnt[i] >= 0 && incl[i] >= 0 && sq[i] >= 0;
     out->calls += cnt[i];
     out->sum += (double)incl[i];
     out->sum_squares += sq[i];
   }
-  free(ranks), free(regs), free(cnt), free(incl), free(sq);
+  free(mine), free(cnt), free(incl), free(sq);
   if (!ok) memset(out, 0, sizeof *out);
   return ok && out->calls > 0;
 }

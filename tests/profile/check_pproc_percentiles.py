@@ -5,31 +5,25 @@ scope-profiler-pproc AGG --summary --columns p50,p95,p99 --format tsv gives,
 for profile mode's file of the window after sp_reset, percentiles within 2 %
 (plus the 1 ns the table prints) of numpy's inverted-CDF percentiles of the
 same calls' durations in the trace of the same run (h5py)."""
+import os
 import subprocess
 import sys
 
-import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_profile_mode import durations_after_reset  # noqa: E402
+
 pproc, trace, agg, nranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-durs = {}
-with h5py.File(trace, "r") as f:
-    for r in range(nranks):
-        t_reset = int(open("%s.times.rank%d" % (trace, r)).read().split()[1])
-        regs = f["rank%d/regions" % r]
-        for link in regs:
-            g = regs[link]
-            name = g.attrs["name"]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            s, e = g["start_times"][()], g["end_times"][()]
-            durs.setdefault(name, []).extend((e - s)[e > t_reset].tolist())
+durs = durations_after_reset(trace, nranks)  # name -> rank -> durations (ns)
 out = subprocess.run([pproc, agg, "--summary", "--columns", "p50,p95,p99", "--format", "tsv"],
                      check=True, capture_output=True, text=True).stdout.splitlines()
 head = out[0].split("\t")
 bad, seen = [], 0
 for line in out[1:]:
     row = dict(zip(head, line.split("\t")))
-    d = np.array(durs[row["region"]])
+    per = durs.get(row["region"], {})
+    d = np.array([x for r in sorted(per) for x in per[r]])
     if int(row["calls"]) != len(d):
         bad.append("%s: %s calls, trace %d" % (row["region"], row["calls"], len(d)))
     for q in (50, 95, 99):

@@ -13,22 +13,14 @@ import os
 import subprocess
 import sys
 
-import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_profile_mode import durations_after_reset  # noqa: E402
 
 pproc, trace, agg, nranks, out = sys.argv[1:6]
 nranks = int(nranks)
-durs = {}  # name -> rank -> durations (ns)
-with h5py.File(trace, "r") as f:
-    for r in range(nranks):
-        t_reset = int(open("%s.times.rank%d" % (trace, r)).read().split()[1])
-        regs = f["rank%d/regions" % r]
-        for link in regs:
-            g = regs[link]
-            name = g.attrs["name"]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            s, e = g["start_times"][()], g["end_times"][()]
-            durs.setdefault(name, {}).setdefault(r, []).extend((e - s)[e > t_reset].tolist())
+durs = durations_after_reset(trace, nranks)  # name -> rank -> durations (ns)
 subprocess.run([pproc, agg, "-o", out, "--export-data", "--skip-plot-images"], check=True,
                capture_output=True)
 stats = json.load(open(os.path.join(out, "region_statistics.json")))["files"][0]

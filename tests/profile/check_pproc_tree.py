@@ -13,13 +13,13 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_profile_mode import calls_of_rank, paths  # noqa: E402
+from check_profile_mode import calls_of_rank, paths, reset_time  # noqa: E402
 
 pproc, trace, agg, nranks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 want = {}
 with h5py.File(trace, "r") as f:
     for r in range(nranks):
-        t_reset = int(open("%s.times.rank%d" % (trace, r)).read().split()[1])
+        t_reset = reset_time(trace, r)
         for c in paths(calls_of_rank(f, r)):
             if c["end"] > t_reset:
                 w = want.setdefault(c["path"], [0, 0, 0])

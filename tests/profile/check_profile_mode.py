@@ -43,6 +43,23 @@ def calls_of_rank(f, rank):
     return out
 
 
+def reset_time(trace, rank):
+    """The time of sp_reset (ns) that test_profile wrote beside TRACE for rank."""
+    return int(open("%s.times.rank%d" % (trace, rank)).read().split()[1])
+
+
+def durations_after_reset(trace, nranks):
+    """{region: {rank: [durations, ns]}} of the calls in TRACE that end after sp_reset."""
+    durs = {}
+    with h5py.File(trace, "r") as f:
+        for r in range(nranks):
+            t_reset = reset_time(trace, r)
+            for _, s, e, name in calls_of_rank(f, r):
+                if e > t_reset:
+                    durs.setdefault(name, {}).setdefault(r, []).append(e - s)
+    return durs
+
+
 def paths(calls):
     """Each call with its path (tuple of names), duration and exclusive ns."""
     res = []

@@ -74,12 +74,13 @@ static int64_t sp_name_index(hid_t file, const char *name) {
   return found;
 }
 
-/* Which of the np rows of call_paths are region g's on rank index k (1)
- * or not (0), for the histograms and the moments; NULL when the region is
- * not in the file's name table or a column cannot be read. */
+/* Which of the np rows of call_paths (np: the length of its ranks) are
+ * region g's on rank index k (1) or not (0), for the histograms and the
+ * moments; NULL when region_ids is not as long, the region is not in the
+ * file's name table or a column cannot be read. */
 static unsigned char *sp_agg_rows_of(const sp_reader_t *r, int g, int k, int64_t np) {
   int64_t want = sp_name_index(r->file, r->regions[g].name);
-  if (want < 0) return NULL;
+  if (want < 0 || sp_len(r->file, "call_paths/region_ids") != np) return NULL;
   int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
   int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
   unsigned char *mine = ranks && regs ? malloc((size_t)np) : NULL;
@@ -94,8 +95,7 @@ int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *c
   if (!r->aggregate) return 0;
   int64_t np = sp_len(r->file, "call_paths/ranks");
   int64_t nb = sp_len(r->file, "call_path_histograms/rows");
-  if (np <= 0 || nb <= 0 || sp_len(r->file, "call_paths/region_ids") != np ||
-      sp_len(r->file, "call_path_histograms/buckets") != nb ||
+  if (np <= 0 || nb <= 0 || sp_len(r->file, "call_path_histograms/buckets") != nb ||
       sp_len(r->file, "call_path_histograms/counts") != nb)
     return 0;
   unsigned char *mine = sp_agg_rows_of(r, g, k, np);
@@ -146,8 +146,7 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
   memset(out, 0, sizeof *out);
   if (!r->aggregate) return 0;
   int64_t np = sp_len(r->file, "call_paths/ranks");
-  if (np <= 0 || sp_len(r->file, "call_paths/region_ids") != np ||
-      sp_len(r->file, "call_paths/counts") != np ||
+  if (np <= 0 || sp_len(r->file, "call_paths/counts") != np ||
       sp_len(r->file, "call_paths/inclusives") != np ||
       sp_len(r->file, "call_paths/sum_squares") != np)
     return 0;

@@ -40,6 +40,5 @@ SP_HIDDEN int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_
  * taken for real by sp__layout_create. */
 SP_HIDDEN int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans);
 
-SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
 
 #endif

@@ -1,8 +1,10 @@
 /* mpi_profile.h - MPI calls as regions (profile_mpi, SCOPE_PROFILER_PROFILE_MPI).
  *
- * SP_MPI_CALLS lists every wrapped call once: the C wrappers
- * (mpi_profile_p2p.c, mpi_profile_coll.c, mpi_profile_rma_io.c), the
- * Fortran ones (mpi_profile_fortran.c) and the region names read it. Each
+ * SP_MPI_CALLS lists every wrapped call once; its ids (SP_MPI_CALL_<ID>)
+ * are used by the C wrappers (mpi_profile_p2p.c, mpi_profile_coll.c,
+ * mpi_profile_rma_io.c, mpi_profile_wait.c) and the Fortran ones
+ * (mpi_profile_fortran.c), its names by mpi_profile.c, which registers
+ * the regions. Each
  * call's bytes and peer (mpi_extra.h) follow the rules of README "MPI
  * calls as regions". */
 #ifndef SP_MPI_PROFILE_H

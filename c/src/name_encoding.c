@@ -2,11 +2,12 @@
  *
  * HDF5 link names cannot contain '/' and "." names the group itself, so
  * '%' -> "%25", '/' -> "%2F", NUL -> "%00" and a name that is exactly "."
- * -> "%2E"; all other bytes (spaces, dots, UTF-8) are kept. Decoding
- * turns every %XX back into its byte. */
+ * -> "%2E"; all other bytes (spaces, dots, UTF-8) are kept. Only the
+ * encoding is here: the reader decodes every %XX back into its byte
+ * (sp_reader_name_decode, postproc/src/reader_errors.c). */
 #include <string.h>
 
-#include "layout.h"
+#include "sp_internal.h"
 
 /* Writes the encoded name (NUL-terminated) to out if it fits; returns the
  * encoded length (without NUL) either way. */

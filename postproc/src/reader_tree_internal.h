@@ -1,6 +1,8 @@
-/* reader_tree_internal.h - what reader_tree.c shares with
- * reader_tree_repeat.c: the tree under construction, the sweep over one
- * rank's calls and the rank's loaded pairs. */
+/* reader_tree_internal.h - what the call tree's files share (reader_tree.c,
+ * reader_tree_repeat.c, reader_tree_nodes.c, reader_tree_ids.c,
+ * reader_tree_dense.c, reader_tree_agg.c) and reader_durations.c uses: the
+ * tree under construction, the sweep over one rank's calls and the rank's
+ * loaded pairs. */
 #ifndef SP_READER_TREE_INTERNAL_H
 #define SP_READER_TREE_INTERNAL_H
 

@@ -21,6 +21,8 @@ per violation (file:line first); exit 1 when there is any, else 0:
    use HDF5 (hid_t, herr_t, hsize_t, H5...) or MPI (MPI_...) names.
 4. No header outside c/include/ is installed: c/include/ holds only the
    public headers (scope_profiler*.h, and .h.in templates of them).
+5. Every sp__ function is declared once: one prototype in one internal
+   header (design.md's "declared once").
 """
 import glob
 import os
@@ -44,6 +46,7 @@ FUNC_DEF = re.compile(r"^(?!static\b)(?!typedef\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])
 FUNC_DECL = re.compile(r"\b(sp_{1,2}\w+)\s*\(", re.M)
 HDF5_USE = re.compile(r"\b(hid_t|herr_t|hsize_t|hssize_t|haddr_t|H5\w+)\b")
 MPI_USE = re.compile(r"\bMPI_\w+\b")
+PROTOTYPE = re.compile(r"\bSP_HIDDEN\b[^;{}()]*?\b(sp__\w+)\s*\([^;{}]*\)\s*;", re.S)
 
 
 def strip_comments(text):
@@ -161,6 +164,15 @@ def check(root):
                 line = line_of(headers[h], headers[h].find(name))
                 problems.append(f"c/src/{h}:{line}: {name} is used only in "
                                 f"{', '.join(sorted(homes))}: make it static there")
+    prototypes = {}
+    for h, text in headers.items():
+        code = strip_comments(text)
+        for m in PROTOTYPE.finditer(code):
+            prototypes.setdefault(m.group(1), []).append(f"c/src/{h}:{line_of(code, m.start(1))}")
+    for name, places in sorted(prototypes.items()):
+        if len(places) > 1:
+            problems.append(f"{places[1]}: {name} is declared again (first at {places[0]}): "
+                            "declare it once, in its file's header")
     for path in sorted(glob.glob(os.path.join(src, "*.h")) + glob.glob(os.path.join(inc, "*.h*"))):
         text = read(path)
         code = strip_comments(text)

@@ -5,7 +5,7 @@ matching message.
 
 usage: plant_violation.py CASE ROOT WORKDIR
 CASE: no_header, hdf5_include, mpi_include, own_header_not_included,
-      used_once, non_static
+      used_once, non_static, declared_twice
 """
 import os
 import re
@@ -57,6 +57,11 @@ def plant(case, src):
     if case == "non_static":
         append(os.path.join(src, "serial.c"), "\nint helper_without_static(void) { return 0; }\n")
         return r"c/src/serial\.c:\d+: helper_without_static: not static"
+    if case == "declared_twice":
+        # A prototype repeated in a second header.
+        append(os.path.join(src, "serial.h"),
+               "\nSP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);\n")
+        return r"c/src/(serial|sp_internal)\.h:\d+: sp__name_hash is declared again"
     sys.exit(f"plant_violation.py: unknown case {case}")
 
 

@@ -550,7 +550,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms)
+                          sample_ms, profile_mpi)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -562,10 +562,11 @@ contains
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
+    logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -574,7 +575,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms)
+                          sample_ms, profile_mpi)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -586,10 +587,11 @@ contains
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
+    logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -599,9 +601,9 @@ contains
   !> calls the C `sp_setup`. The path copy lives until `sp_setup` has
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                           buffer_limit, file_path, aggregate, sample_ms) result(err)
+                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
-    logical, intent(in), optional :: aggregate
+    logical, intent(in), optional :: aggregate, profile_mpi
     integer, intent(in), optional :: buffer_limit, sample_ms
     character(len=*), intent(in), optional :: file_path
     integer :: err
@@ -617,6 +619,7 @@ contains
     if (present(buffer_limit)) cfg%buffer_limit = int(buffer_limit, c_int64_t)
     if (present(aggregate)) cfg%aggregate = merge(1_c_int, 0_c_int, aggregate)
     if (present(sample_ms)) cfg%sample_ms = int(sample_ms, c_int)
+    if (present(profile_mpi)) cfg%profile_mpi = merge(1_c_int, 0_c_int, profile_mpi)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

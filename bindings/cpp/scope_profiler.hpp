@@ -90,6 +90,7 @@ struct Config {
   std::string file_path;     /**< merged output file */
   bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
   int sample_ms;             /**< RSS and CPU time every sample_ms ms into rank<N>/samples; 0 off */
+  bool profile_mpi;          /**< MPI calls as regions with bytes and peers (README "Settings") */
 
   Config() {
     ::sp_config c;
@@ -102,6 +103,7 @@ struct Config {
     file_path = c.file_path != nullptr ? c.file_path : "";
     aggregate = c.aggregate != 0;
     sample_ms = c.sample_ms;
+    profile_mpi = c.profile_mpi != 0;
   }
 };
 
@@ -122,6 +124,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.file_path = cfg.file_path.empty() ? nullptr : cfg.file_path.c_str();
   c.aggregate = cfg.aggregate ? 1 : 0;
   c.sample_ms = cfg.sample_ms;
+  c.profile_mpi = cfg.profile_mpi ? 1 : 0;
   return ::sp_setup(&c);
 }
 

@@ -5,6 +5,8 @@
  * SCOPE_PROFILER_* setting of the core is read and checked here, at
  * sp_setup, into st->cfg and st->set; no other file reads them. */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <strings.h>
@@ -15,20 +17,76 @@
 #include "out_target.h"
 #include "sp_internal.h"
 
-/* The longest sampling period: an hour. */
-enum { SP_SAMPLE_MS_MAX = 3600000 };
+#include "settings.def"
+
+/* How a row of settings.def is stored and checked. */
+typedef enum { SP_KIND_BOOL, SP_KIND_INT, SP_KIND_INT64, SP_KIND_CHOICE, SP_KIND_TEXT } sp_kind_t;
+typedef enum { SP_WHERE_CONFIG, SP_WHERE_SETTINGS, SP_WHERE_OWN } sp_where_t;
+typedef enum { SP_OVER_IGNORE, SP_OVER_CLAMP } sp_over_t;
+
+typedef struct sp_setting_row {
+  const char *var;  /* SCOPE_PROFILER_<env> */
+  sp_where_t where; /* the struct it lands in */
+  size_t offset;    /* of its field there */
+  sp_kind_t kind;
+  int64_t def;         /* BOOL, INT, INT64 */
+  int64_t low, high;   /* INT, INT64 */
+  sp_over_t over;      /* a value above high */
+  const char *unit;    /* of high, for the clamp's message */
+  const char *choices; /* CHOICE: '|'-separated, the first the default */
+  const char *shown;   /* the default as README shows it (a TEXT field's default) */
+} sp_setting_row_t;
+
+#define SP_OFF_CONFIG(f) offsetof(sp_config, f)
+#define SP_OFF_SETTINGS(f) offsetof(sp_settings_t, f)
+#define SP_OFF_OWN(f) 0
+#define SP_SETTING_ROW(env, where, field, kind, def, low, high, over, unit, choices, shown, doc) \
+  {"SCOPE_PROFILER_" #env,                                                                       \
+   SP_WHERE_##where,                                                                             \
+   SP_OFF_##where(field),                                                                        \
+   SP_KIND_##kind,                                                                               \
+   def,                                                                                          \
+   low,                                                                                          \
+   high,                                                                                         \
+   SP_OVER_##over,                                                                               \
+   unit,                                                                                         \
+   choices,                                                                                      \
+   shown},
+static const sp_setting_row_t sp_setting_rows[] = {SP_SETTINGS(SP_SETTING_ROW)};
+enum { SP_NSETTINGS = sizeof sp_setting_rows / sizeof sp_setting_rows[0] };
+
+/* The row of VAR; settings.def holds every variable this file reads. */
+static const sp_setting_row_t *sp_setting_row(const char *var) {
+  for (int i = 0; i < SP_NSETTINGS; i++)
+    if (strcmp(sp_setting_rows[i].var, var) == 0) return &sp_setting_rows[i];
+  return NULL;
+}
+
+/* Stores a row's default into its field of base. */
+static void sp_setting_default(const sp_setting_row_t *r, char *base) {
+  void *f = base + r->offset;
+  switch (r->kind) {
+  case SP_KIND_INT64:
+    *(int64_t *)f = r->def;
+    break;
+  case SP_KIND_TEXT:
+    *(const char **)f = r->shown;
+    break;
+  case SP_KIND_CHOICE:
+    *(int *)f = 0;
+    break;
+  default:
+    *(int *)f = (int)r->def;
+    break;
+  }
+}
 
 void sp_config_init(sp_config *cfg) {
   if (!cfg) return;
-  cfg->profiling_activated = 1;
-  cfg->use_likwid = 0;
-  cfg->time_trace = 1;
-  cfg->flush_to_disk = 1;
-  cfg->buffer_limit = 100000;
-  cfg->file_path = "profiling_data.h5";
-  cfg->profile_mpi = 0;
-  cfg->aggregate = 0;
-  cfg->sample_ms = 0;
+  memset(cfg, 0, sizeof *cfg);
+  for (int i = 0; i < SP_NSETTINGS; i++)
+    if (sp_setting_rows[i].where == SP_WHERE_CONFIG)
+      sp_setting_default(&sp_setting_rows[i], (char *)cfg);
 }
 
 /* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
@@ -45,64 +103,109 @@ static void sp_env_bool(const char *var, int *field) {
   }
 }
 
-static void sp_env_int64(const char *var, int64_t least, int64_t *field) {
-  const char *v = getenv(var);
+/* An integer variable of row r into *field: below r->low it is ignored,
+ * above r->high ignored or clamped (a deadline or an allocation computed
+ * from it must not overflow), each with a message. */
+static void sp_env_integer(const sp_setting_row_t *r, int64_t *field) {
+  const char *v = getenv(r->var);
   if (!v || !*v) return;
   char *end = NULL;
   errno = 0;
   long long x = strtoll(v, &end, 10);
-  if (errno || *end || x < least) {
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected an integer >= %lld)", var, v,
-            (long long)least);
+  if (errno || *end || x < r->low) {
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected an integer >= %lld)", r->var,
+            v, (long long)r->low);
     return;
+  }
+  if (x > r->high && r->over == SP_OVER_IGNORE) {
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%lld (at most %lld)", r->var, x,
+            (long long)r->high);
+    return;
+  }
+  if (x > r->high) {
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", r->var,
+            x, (long long)r->high, r->unit, (long long)r->high);
+    x = r->high;
   }
   *field = (int64_t)x;
 }
 
-/* sp_env_int64, and a value above most is clamped to it, with a message
- * (a deadline or an allocation computed from it must not overflow). */
-static void sp_env_int64_at_most(const char *var, int64_t least, int64_t most, const char *unit,
-                                 int64_t *field) {
-  sp_env_int64(var, least, field);
-  if (*field <= most) return;
-  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "%s=%lld is more than %lld %s: clamped to %lld", var,
-          (long long)*field, (long long)most, unit, (long long)most);
-  *field = most;
-}
-
-/* Index of VAR's value among choices[0..n): 0 (choices[0] is the default)
- * when VAR is unset or empty, and after reporting a value not among them. */
-static int sp_env_choice(const char *var, const char *const *choices, int n) {
+/* Index of VAR's value among the '|'-separated choices: 0 (the first is
+ * the default) when VAR is unset or empty, and after reporting a value not
+ * among them. */
+static int sp_env_choice(const char *var, const char *choices) {
   const char *v = getenv(var);
   if (!v || !*v) return 0;
-  for (int i = 0; i < n; i++)
-    if (strcmp(v, choices[i]) == 0) return i;
+  size_t vlen = strlen(v);
+  int i = 0;
+  for (const char *c = choices; *c; i++) {
+    size_t n = strcspn(c, "|");
+    if (n == vlen && strncmp(c, v, n) == 0) return i;
+    c += n + (c[n] == '|');
+  }
   char expected[128] = "";
   size_t used = 0;
-  for (int i = 0; i < n && used < sizeof expected; i++)
-    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+  int n = i;
+  i = 0;
+  for (const char *c = choices; *c && used < sizeof expected; i++) {
+    size_t len = strcspn(c, "|");
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%.*s",
                              i == 0       ? ""
                              : i + 1 == n ? " or "
                                           : ", ",
-                             choices[i]);
+                             (int)len, c);
+    c += len + (c[len] == '|');
+  }
   sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
   return 0;
 }
 
-/* Finalize's ways of writing: who creates the layout, how the stamps are
- * written and through how large a buffer (finalize.c). */
-static void sp_env_finalize_ways(sp_settings_t *set) {
-  static const char *const layout[] = {"auto", "root", "collective"};
-  set->layout_collective = sp_env_choice("SCOPE_PROFILER_METADATA", layout, 3) == 2;
-  /* "independent" means auto: both write each rank's blocks on its own. */
-  static const char *const raw[] = {"auto", "independent", "posix", "mpiio", "collective"};
-  static const int raw_mode[] = {-1, -1, SP_RAW_POSIX, SP_RAW_MPIIO, SP_RAW_COLLECTIVE};
-  set->raw_write = raw_mode[sp_env_choice("SCOPE_PROFILER_RAW_WRITE", raw, 5)];
-  set->round_bytes = 0;
-  sp_env_int64_at_most("SCOPE_PROFILER_ROUND_BYTES", 4096, 1 << 30, "bytes", &set->round_bytes);
-  set->finalize_timeout = 600;
-  sp_env_int64_at_most("SCOPE_PROFILER_FINALIZE_TIMEOUT", 1, 365 * 86400, "s (a year)",
-                       &set->finalize_timeout);
+/* Reads the variable of row r into its field of base, over the value there. */
+static void sp_setting_env(const sp_setting_row_t *r, char *base) {
+  void *f = base + r->offset;
+  switch (r->kind) {
+  case SP_KIND_BOOL:
+    sp_env_bool(r->var, (int *)f);
+    break;
+  case SP_KIND_INT64:
+    sp_env_integer(r, (int64_t *)f);
+    break;
+  case SP_KIND_INT: {
+    int64_t x = *(int *)f;
+    sp_env_integer(r, &x);
+    *(int *)f = (int)x;
+    break;
+  }
+  case SP_KIND_CHOICE:
+    *(int *)f = sp_env_choice(r->var, r->choices);
+    break;
+  case SP_KIND_TEXT: {
+    const char *v = getenv(r->var);
+    if (v && *v) *(const char **)f = v;
+    break;
+  }
+  }
+}
+
+/* The variables of every row stored in `where`, over the fields of base. */
+static void sp_env_rows(sp_where_t where, char *base) {
+  for (int i = 0; i < SP_NSETTINGS; i++)
+    if (sp_setting_rows[i].where == where) sp_setting_env(&sp_setting_rows[i], base);
+}
+
+/* A public field's bounds, from its row (the same the variable has). */
+static int sp_config_int_ok(const char *var, const char *field, int64_t value) {
+  const sp_setting_row_t *r = sp_setting_row(var);
+  if (value >= r->low && value <= r->high) return 1;
+  if (r->kind == SP_KIND_BOOL)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 or 1 (got %lld)", field, (long long)value);
+  else if (r->low == 0)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 (off) to %lld %s (got %lld)", field,
+            (long long)r->high, r->unit, (long long)value);
+  else
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be >= %lld (got %lld)", field, (long long)r->low,
+            (long long)value);
+  return 0;
 }
 
 /* SCOPE_PROFILER_FLUSH_SIGNALS=TERM,USR1 (names or numbers, "SIG" optional)
@@ -144,13 +247,14 @@ static void sp_env_flush_signals(sp_settings_t *set) {
 
 /* The settings that are not sp_config fields. */
 static void sp_env_settings(sp_settings_t *set) {
-  sp_env_finalize_ways(set);
-  set->async_flush = 1;
-  sp_env_bool("SCOPE_PROFILER_ASYNC_FLUSH", &set->async_flush);
-  static const char *const clocks[] = {"auto", "tsc", "monotonic"};
-  set->clock = sp_env_choice("SCOPE_PROFILER_CLOCK", clocks, 3);
-  set->verbose = 0;
-  sp_env_bool("SCOPE_PROFILER_VERBOSE", &set->verbose);
+  for (int i = 0; i < SP_NSETTINGS; i++)
+    if (sp_setting_rows[i].where == SP_WHERE_SETTINGS)
+      sp_setting_default(&sp_setting_rows[i], (char *)set);
+  sp_env_rows(SP_WHERE_SETTINGS, (char *)set);
+  set->layout_collective = set->metadata == 2;
+  /* "independent" means auto: both write each rank's blocks on its own. */
+  static const int raw_mode[] = {-1, -1, SP_RAW_POSIX, SP_RAW_MPIIO, SP_RAW_COLLECTIVE};
+  set->raw_write = raw_mode[set->raw_write_choice];
   sp_env_flush_signals(set);
   const char *marker = getenv("SCOPE_PROFILER_LIKWID_MARKER_FILE");
   snprintf(set->likwid_marker_file, sizeof set->likwid_marker_file, "%s", marker ? marker : "");
@@ -195,40 +299,15 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   } else {
     sp_config_init(&cfg);
   }
-  if (!cfg.file_path || !*cfg.file_path) cfg.file_path = "profiling_data.h5";
-  sp_env_bool("SCOPE_PROFILER_ENABLE", &cfg.profiling_activated);
-  sp_env_bool("SCOPE_PROFILER_TIME_TRACE", &cfg.time_trace);
-  sp_env_bool("SCOPE_PROFILER_FLUSH", &cfg.flush_to_disk);
-  sp_env_bool("SCOPE_PROFILER_LIKWID", &cfg.use_likwid);
-  sp_env_bool("SCOPE_PROFILER_PROFILE_MPI", &cfg.profile_mpi);
-  sp_env_bool("SCOPE_PROFILER_AGGREGATE", &cfg.aggregate);
-  sp_env_int64("SCOPE_PROFILER_BUFFER_LIMIT", 1, &cfg.buffer_limit);
-  int64_t sample_ms = cfg.sample_ms;
-  sp_env_int64("SCOPE_PROFILER_SAMPLE_MS", 0, &sample_ms);
-  if (sample_ms > SP_SAMPLE_MS_MAX) {
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring SCOPE_PROFILER_SAMPLE_MS=%lld (at most %d)",
-            (long long)sample_ms, SP_SAMPLE_MS_MAX);
-  } else {
-    cfg.sample_ms = (int)sample_ms;
-  }
+  if (!cfg.file_path || !*cfg.file_path)
+    cfg.file_path = sp_setting_row("SCOPE_PROFILER_FILE")->shown;
+  sp_env_rows(SP_WHERE_CONFIG, (char *)&cfg);
   sp_env_settings(&st->set);
-  const char *env_path = getenv("SCOPE_PROFILER_FILE");
-  if (env_path && *env_path) cfg.file_path = env_path;
 
-  if (cfg.aggregate != 0 && cfg.aggregate != 1) {
-    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "aggregate must be 0 or 1 (got %d)", cfg.aggregate);
+  if (!sp_config_int_ok("SCOPE_PROFILER_AGGREGATE", "aggregate", cfg.aggregate) ||
+      !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
+      !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))
     return SP_EINVAL;
-  }
-  if (cfg.sample_ms < 0 || cfg.sample_ms > SP_SAMPLE_MS_MAX) {
-    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "sample_ms must be 0 (off) to %d ms (got %d)",
-            SP_SAMPLE_MS_MAX, cfg.sample_ms);
-    return SP_EINVAL;
-  }
-  if (cfg.buffer_limit < 1) {
-    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "buffer_limit must be >= 1 (got %lld)",
-            (long long)cfg.buffer_limit);
-    return SP_EINVAL;
-  }
   if (strlen(cfg.file_path) >= sizeof st->file_path) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "file_path longer than %d bytes", SP_PATH_MAX - 1);
     return SP_EINVAL;

@@ -156,13 +156,17 @@ typedef enum sp_raw_mode {
 /* The SCOPE_PROFILER_* settings that are not fields of sp_config (README
  * "Settings"), read and checked by config.c at sp_setup, so that a mistyped
  * value is reported at the start of the job; no other file reads them. */
+/* The settings that are not sp_config fields, read from the environment at
+ * sp_setup by config.c through the rows of settings.def. */
 typedef struct sp_settings {
   int async_flush;       /* _ASYNC_FLUSH: full buffers written by the writer thread */
   int clock;             /* _CLOCK: 0 auto, 1 tsc, 2 monotonic (clock.c) */
   int verbose;           /* _VERBOSE=1: finalize's timings and the slab's use */
   int flush_signals[16]; /* _FLUSH_SIGNALS, as signal numbers (signal_flush.c) */
   int nflush_signals;
+  int metadata;                         /* _METADATA: 0 auto, 1 root, 2 collective */
   int layout_collective;                /* _METADATA=collective, else rank 0 creates the layout */
+  int raw_write_choice;                 /* _RAW_WRITE: the value's index in settings.def */
   int raw_write;                        /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
   int64_t round_bytes;                  /* _ROUND_BYTES, 0 for the default */
   int64_t finalize_timeout;             /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,66 @@ static void case_flush_sig_mask(void) {
   pairs(h, 2000);
   ASSERT_EQ(sp_finalize(), 0);
   expect_one("flush_sig_mask", "work", 4000);
+}
+
+/* The targets ("pipe:[123]") of this process's pipes above 2, one per
+ * line, into out. */
+static void own_pipes(char *out, size_t cap) {
+  out[0] = '\0';
+  for (int fd = 3; fd < 1024; fd++) {
+    char p[64], t[128];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(p, t, sizeof t - 1);
+    if (n <= 0) continue;
+    t[n] = '\0';
+    if (strncmp(t, "pipe:", 5) == 0 && strlen(out) + (size_t)n + 2 < cap)
+      strcat(strcat(out, t), "\n");
+  }
+}
+
+extern char **environ;
+
+/* Issue 43 item 12: the flush signals' pipe (made at sp_setup) is
+ * close-on-exec, as every other descriptor of ours: a program spawned with
+ * posix_spawn lists its descriptors above 2, and holds no pipe this
+ * process did not already have before sp_setup. */
+static void case_flush_sig_spawn(void) {
+  static char before[4096], after[4096];
+  own_pipes(before, sizeof before);
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "TERM", 1);
+  setup_small("flush_sig_spawn.h5", 1000);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  own_pipes(after, sizeof after);
+  ASSERT(strlen(after) > strlen(before)); /* the pipe is there, in this process */
+  posix_spawn_file_actions_t fa;
+  ASSERT_EQ(posix_spawn_file_actions_init(&fa), 0);
+  ASSERT_EQ(posix_spawn_file_actions_addopen(&fa, 1, "flush_sig_spawn.fds",
+                                             O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            0);
+  char *argv[] = {"/bin/sh", "-c",
+                  "cd /proc/$$/fd && for f in *; do [ $f -gt 2 ] && readlink $f; done; true",
+                  NULL};
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  FILE *f = fopen("flush_sig_spawn.fds", "r");
+  ASSERT(f != NULL);
+  char line[256];
+  int leaked = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "pipe:", 5) != 0 || strstr(before, line)) continue;
+    fprintf(stderr, "the spawned program holds a pipe of ours: %s", line);
+    leaked++;
+  }
+  fclose(f);
+  ASSERT_EQ(leaked, 0);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_spawn", "work", 4000);
 }
 
 /* Runs child() in a forked process; returns its wait status. */
@@ -517,6 +578,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(flush_sig_eintr),     SP_TEST_CASE(flush_sig_mask),
       SP_TEST_CASE(flush_sig_resethand), SP_TEST_CASE(flush_sig_later_term),
       SP_TEST_CASE(flush_sig_fault),     SP_TEST_CASE(signal_handler_calls),
+      SP_TEST_CASE(flush_sig_spawn),
       SP_TEST_CASE(crash_abort),         SP_TEST_CASE(crash_segv),
       SP_TEST_CASE(host_crash_before),   SP_TEST_CASE(host_crash_after),
       SP_TEST_CASE(host_crash_over_ours), SP_TEST_CASE(host_abort_returns),

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -532,6 +533,58 @@ static void case_host_crash_before(void) { host_crash("host_crash_before", 0); }
 static void case_host_crash_after(void) { host_crash("host_crash_after", 1); }
 static void case_host_crash_over_ours(void) { host_crash("host_crash_over_ours", 2); }
 
+/* Issue 43 item 3: a host that recovers from SIGSEGV with siglongjmp (a
+ * JIT, a garbage collector, a memory probe), its handler installed before
+ * sp_setup with SA_NODEFER. Ours goes over it when the writer starts and
+ * calls it at each fault; the host's never returns into ours. Its second
+ * fault killed the process (ours took itself to be called again through a
+ * chain). Faults at several stack depths, deeper and shallower than the
+ * one before, each recovered. */
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probe_faults;
+
+static void host_probe_segv(int sig, siginfo_t *si, void *uc) {
+  (void)sig, (void)si, (void)uc;
+  probe_faults++;
+  siglongjmp(probe_env, 1);
+}
+
+static volatile int *probe_page;
+
+/* Faults `depth` calls down (not a tail call: the frames stay). */
+static int __attribute__((noinline)) fault_at_depth(int depth) {
+  volatile char pad[64];
+  pad[0] = (char)depth;
+  if (depth > 0) return fault_at_depth(depth - 1) + pad[0];
+  *probe_page = 1;
+  return pad[0];
+}
+
+static void case_host_segv_recover(void) {
+  probe_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT((void *)probe_page != MAP_FAILED);
+  struct sigaction sa, cur;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = host_probe_segv;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  setup_small("host_segv_recover.h5", 1000);
+  int h = sp_region("work");
+  pairs(h, 5000); /* the writer runs: ours is installed over the host's */
+  ASSERT_EQ(sigaction(SIGSEGV, NULL, &cur), 0);
+  ASSERT(cur.sa_sigaction != host_probe_segv); /* ours */
+  static const int depths[] = {0, 0, 3, 1, 6, 6, 2, 0, 9, 4, 0, 12, 5, 1, 0, 3};
+  const int n = (int)(sizeof depths / sizeof depths[0]);
+  for (volatile int i = 0; i < n; i++) {
+    if (sigsetjmp(probe_env, 1) == 0) fault_at_depth(depths[i]);
+    ASSERT_EQ(probe_faults, i + 1); /* recovered: the program goes on */
+    pairs(h, 100);
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("host_segv_recover", "work", 5000 + 100 * n);
+}
+
 /* A host SIGABRT handler that returns (an abort() it survives through
  * raise(): the program goes on). Ours runs first, calls it every time,
  * keeps errno; sp_finalize then writes everything and puts the host's
@@ -582,6 +635,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(crash_abort),         SP_TEST_CASE(crash_segv),
       SP_TEST_CASE(host_crash_before),   SP_TEST_CASE(host_crash_after),
       SP_TEST_CASE(host_crash_over_ours), SP_TEST_CASE(host_abort_returns),
+      SP_TEST_CASE(host_segv_recover),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

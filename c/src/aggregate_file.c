@@ -99,7 +99,7 @@ static int sp_report_impl(const char *path) {
   sp_out_id_t was;
   sp__out_id_take(path, &was); /* an earlier report there is replaced */
   sp_par_t par;
-  rc = sp__par_begin(&par);
+  rc = sp__par_begin(&par, SP_PAR_REPORT);
   if (rc == 0) rc = sp__agg_write(&par, path, &was);
   sp__par_end(&par);
   if (rc)

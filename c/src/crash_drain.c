@@ -17,6 +17,7 @@
  * that are not faults (signal_flush.c). */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,10 +29,25 @@ static const int sp_crash_sigs[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define SP_NCRASH ((int)(sizeof sp_crash_sigs / sizeof sp_crash_sigs[0]))
 static struct sigaction sp_crash_old[SP_NCRASH];
 static int sp_crash_on[SP_NCRASH];
-/* Set while ours runs for that signal. A host handler installed over ours
- * that chains back to it, then saved as "the host's" at a later install
- * (a second session), would otherwise call ours again without end. */
-static volatile sig_atomic_t sp_crash_in[SP_NCRASH];
+/* Where ours runs for that signal: the frame and the context of the
+ * innermost call still running, and how many deep. A host handler
+ * installed over ours that chains back to it, then saved as "the host's"
+ * at a later install (a second session), would otherwise call ours again
+ * without end. A flag set on entry and cleared on return is not enough:
+ * a host handler that recovers with siglongjmp (JITs, garbage collectors,
+ * memory probes) never returns into ours, and the stale flag then ended
+ * the process at its next fault (issue 43 item 3). So a call counts as
+ * chained only if it runs deeper on the stack than the recorded one and
+ * with the same context (a chain passes its ucontext on; a new fault's
+ * frame is built afresh where it faults), or when it is already the
+ * SP_CRASH_DEEP-th call inside one another (a chain that copies the
+ * context). A longjmp out of the host's handler leaves the record behind,
+ * but the next fault from where the program went on runs no deeper than
+ * the recorded one with the same context. */
+#define SP_CRASH_DEEP 8
+static volatile uintptr_t sp_crash_frame[SP_NCRASH];
+static void *volatile sp_crash_uctx[SP_NCRASH];
+static volatile sig_atomic_t sp_crash_depth[SP_NCRASH];
 
 static int sp_crash_index(int sig) {
   for (int k = 0; k < SP_NCRASH; k++)
@@ -64,16 +80,36 @@ static void sp_crash_default(int sig, int k, const siginfo_t *info) {
   if (!info || info->si_code <= 0) raise(sig);
 }
 
+/* Whether this call of ours, at frame `here` with context uctx, is one
+ * that a host's handler chained back into from ours (see sp_crash_frame);
+ * else records it as the innermost. */
+static int sp_crash_chained(int k, uintptr_t here, void *uctx) {
+  int depth = sp_crash_depth[k];
+  if (depth > 0 && here < sp_crash_frame[k]) { /* inside ours, or below a stale record */
+    if (uctx == sp_crash_uctx[k] || depth >= SP_CRASH_DEEP) return 1;
+    depth++; /* a new fault inside the host's handler, or a record longjmp'ed past */
+  } else {
+    depth = 1;
+  }
+  sp_crash_depth[k] = depth;
+  sp_crash_frame[k] = here;
+  sp_crash_uctx[k] = uctx;
+  return 0;
+}
+
 static void sp_on_crash(int sig, siginfo_t *info, void *uctx) {
   int saved = errno;
   int k = sp_crash_index(sig);
   if (k < 0) return;
-  if (sp_crash_in[k]) { /* back in ours through the host's chain: end it */
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+  uintptr_t outer_frame = sp_crash_frame[k];
+  void *outer_uctx = sp_crash_uctx[k];
+  int outer_depth = sp_crash_depth[k];
+  if (sp_crash_chained(k, here, uctx)) { /* back in ours through the host's chain: end it */
     sp_crash_default(sig, k, info);
     errno = saved;
     return;
   }
-  sp_crash_in[k] = 1;
   sp_crash_wait_writer();
   const struct sigaction *old = &sp_crash_old[k];
   errno = saved; /* the host's handler sees the program's errno, and may change it */
@@ -85,7 +121,10 @@ static void sp_on_crash(int sig, siginfo_t *info, void *uctx) {
     sp_crash_default(sig, k, info);
     errno = saved;
   }
-  sp_crash_in[k] = 0; /* the host's handler returned: the program goes on */
+  /* The host's handler returned: the record is as before this call. */
+  sp_crash_frame[k] = outer_frame;
+  sp_crash_uctx[k] = outer_uctx;
+  sp_crash_depth[k] = outer_depth;
 }
 
 void sp__crash_drain_install(void) {
@@ -94,7 +133,7 @@ void sp__crash_drain_install(void) {
     struct sigaction old, sa;
     if (sigaction(sp_crash_sigs[k], NULL, &old) != 0) continue;
     if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue; /* the host's choice */
-    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == sp_on_crash) { /* still ours */
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == sp_on_crash) {    /* still ours */
       sp_crash_on[k] = 1;
       continue;
     }

@@ -243,7 +243,7 @@ int sp__finalize_session(void) {
     sp__calib_add_now(&st->calib, 1, NULL);
 
   sp_par_t par;
-  int rc = sp__par_begin(&par);
+  int rc = sp__par_begin(&par, SP_PAR_FINALIZE);
   /* Without MPI's help (ranks missing, MPI finalized) the spill files are
    * kept, with what is still in memory, as after any failure. */
   const int began = rc == 0;

@@ -12,7 +12,15 @@
  * Pending receives are cancelled, so nothing of ours is left waiting; a
  * message of a rank that arrives later stays unmatched on the library's
  * communicator. MPI cannot cancel a collective, so the missing
- * ranks stay where they are (README "When a job dies"). */
+ * ranks stay where they are (README "When a job dies").
+ *
+ * sp_report and sp_finalize both begin with this wait, so each rank's
+ * message says which operation it began and its sequence number in the
+ * session: a rank in sp_report while another is in sp_finalize would
+ * otherwise go on into a collective the other never joins, and both hang
+ * (issue 43 item 2). Rank 0 compares every message with its own and, when
+ * one differs, tells every rank that arrived, which returns SP_EMPI before
+ * any collective, naming the ranks and what each began. */
 #include "mpi_arrival.h"
 
 #include <stdio.h>
@@ -22,6 +30,16 @@
 #include "sp_internal.h"
 
 enum { TAG_ARRIVED = 7320, TAG_VERDICT, TAG_ACK, TAG_FINAL, GRACE_S = 5 };
+
+/* A verdict: V_MISSING ranks that did not arrive, V_OTHER that began
+ * another operation than rank 0's (V_OP, V_SEQ), then the missing ranks,
+ * then (rank, op, seq) of each of the others. */
+enum { V_MISSING, V_OTHER, V_OP, V_SEQ, V_HEAD };
+#define SP_VERDICT_INTS(size) (V_HEAD + 4 * (size_t)(size))
+
+static const char *sp_op_name(int op) {
+  return op == SP_PAR_FINALIZE ? "sp_finalize" : op == SP_PAR_REPORT ? "sp_report" : "?";
+}
 
 static int64_t sp_now_ns(void) {
   struct timespec ts;
@@ -84,25 +102,66 @@ static int sp_timed_out(const int *missing, int n, int64_t timeout_s) {
   return SP_ETIMEDOUT;
 }
 
-/* Rank 0: one int with tag from every other rank, for at most timeout_s.
- * got[r] is 1 for each rank heard; out[0] = how many were not, out[1..]
- * which. Pending receives are cancelled. */
-static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int *got,
-                      MPI_Request *reqs, int *out) {
+/* The ranks named in a failed verdict: "rank(s) 1, 2 did not arrive",
+ * "rank(s) 3 began sp_finalize (call 1 of the session) where rank 0 began
+ * sp_report (call 1)". SP_EMPI when ranks began another operation, else
+ * SP_ETIMEDOUT. */
+static int sp_verdict_failed(const int *v, int64_t timeout_s, int op) {
+  int rc = SP_ETIMEDOUT;
+  if (v[V_OTHER] > 0) {
+    int ranks[32], n = 0;
+    const int *o = v + V_HEAD + v[V_MISSING];
+    char list[400];
+    /* Named by the first other's operation; the others are usually the same. */
+    for (int i = 0; i < v[V_OTHER] && n < 32; i++)
+      if (o[3 * i + 1] == o[1] && o[3 * i + 2] == o[2]) ranks[n++] = o[3 * i];
+    sp_rank_list(ranks, n, list, sizeof list);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "rank(s) %s began %s (call %d of the session) where rank 0 began %s (call %d): "
+            "every rank must call sp_report and sp_finalize in the same order, and a rank "
+            "skipped one; %s here returns SP_EMPI without waiting for the others (%d rank(s) "
+            "in all disagree with rank 0)",
+            list, sp_op_name(o[1]), o[2], sp_op_name(v[V_OP]), v[V_SEQ], sp_op_name(op),
+            v[V_OTHER]);
+    rc = SP_EMPI;
+  }
+  if (v[V_MISSING] > 0) {
+    int t = sp_timed_out(v + V_HEAD, v[V_MISSING], timeout_s);
+    if (rc == SP_ETIMEDOUT) rc = t;
+  }
+  return rc;
+}
+
+/* Rank 0: the message (op, seq) with tag from every other rank, for at
+ * most timeout_s, into msg[2r..2r+1]. got[r] is 1 for each rank heard;
+ * the verdict v says how many and which were not, and which began another
+ * operation than (op, seq). Pending receives are cancelled. */
+static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int op, int seq,
+                      int *got, int *msg, MPI_Request *reqs, int *v) {
   int err = MPI_SUCCESS;
   for (int r = 1; r < size; r++) got[r] = 0;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++)
-    err = MPI_Irecv(&got[r], 1, MPI_INT, r, tag, comm, &reqs[r - 1]);
+    err = MPI_Irecv(&msg[2 * r], 2, MPI_INT, r, tag, comm, &reqs[r - 1]);
   if (err == MPI_SUCCESS) sp_wait_until(size - 1, reqs, sp_now_ns() + timeout_s * 1000000000, &err);
-  out[0] = 0;
+  v[V_MISSING] = v[V_OTHER] = 0;
+  v[V_OP] = op;
+  v[V_SEQ] = seq;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++) {
     int done = 0;
     MPI_Test(&reqs[r - 1], &done, MPI_STATUS_IGNORE);
     if (!done) {
       sp_cancel(&reqs[r - 1]);
-      got[r] = 0;
-      out[1 + out[0]++] = r;
+      v[V_HEAD + v[V_MISSING]++] = r;
+    } else {
+      got[r] = 1;
     }
+  }
+  /* After the missing ones, whose count is known only now. */
+  int *o = v + V_HEAD + v[V_MISSING];
+  for (int r = 1; r < size && err == MPI_SUCCESS; r++) {
+    if (!got[r] || (msg[2 * r] == op && msg[2 * r + 1] == seq)) continue;
+    int *e = o + 3 * v[V_OTHER]++;
+    e[0] = r, e[1] = msg[2 * r], e[2] = msg[2 * r + 1];
   }
   return err;
 }
@@ -112,7 +171,9 @@ static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int *
 static int sp_answer(MPI_Comm comm, int size, const int *got, const int *verdict, int tag) {
   int err = MPI_SUCCESS;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++)
-    if (got[r]) err = MPI_Send(verdict, 1 + verdict[0], MPI_INT, r, tag, comm);
+    if (got[r])
+      err = MPI_Send(verdict, V_HEAD + verdict[V_MISSING] + 3 * verdict[V_OTHER], MPI_INT, r, tag,
+                     comm);
   return err;
 }
 
@@ -120,37 +181,44 @@ static int sp_answer(MPI_Comm comm, int size, const int *got, const int *verdict
  * is told whether all did (3). A rank that gave up waiting before rank 0
  * came left its arrival behind but never acknowledges, so no rank goes on
  * into a collective that a rank which gave up would never join. */
-static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s) {
+static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s, int op, int seq) {
   int *got = calloc((size_t)size, sizeof *got);
-  int *verdict = calloc((size_t)size, sizeof *verdict);
+  int *msg = calloc(2 * (size_t)size, sizeof *msg);
+  int *verdict = calloc(SP_VERDICT_INTS(size), sizeof *verdict);
   MPI_Request *reqs = calloc((size_t)size, sizeof *reqs);
-  int err = got && verdict && reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-  if (err == MPI_SUCCESS) err = sp_collect(comm, size, TAG_ARRIVED, timeout_s, got, reqs, verdict);
+  int err = got && msg && verdict && reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+  if (err == MPI_SUCCESS)
+    err = sp_collect(comm, size, TAG_ARRIVED, timeout_s, op, seq, got, msg, reqs, verdict);
   if (err == MPI_SUCCESS) err = sp_answer(comm, size, got, verdict, TAG_VERDICT);
-  int failed = err != MPI_SUCCESS || verdict[0] > 0;
+  int failed = err != MPI_SUCCESS || verdict[V_MISSING] > 0 || verdict[V_OTHER] > 0;
   if (!failed) {
-    err = sp_collect(comm, size, TAG_ACK, timeout_s, got, reqs, verdict);
+    err = sp_collect(comm, size, TAG_ACK, timeout_s, op, seq, got, msg, reqs, verdict);
     if (err == MPI_SUCCESS) err = sp_answer(comm, size, got, verdict, TAG_FINAL);
   }
   int rc = err == MPI_ERR_NO_MEM ? SP_ENOMEM
            : err != MPI_SUCCESS  ? SP_EMPI
-           : verdict[0] > 0      ? sp_timed_out(verdict + 1, verdict[0], timeout_s)
-                                 : 0;
+           : verdict[V_MISSING] > 0 || verdict[V_OTHER] > 0
+               ? sp_verdict_failed(verdict, timeout_s, op)
+               : 0;
   free(got);
+  free(msg);
   free(verdict);
   free(reqs);
   return rc;
 }
 
-/* Another rank: sends one int with tag to rank 0 (from a static buffer: it
- * may still be on its way when this returns) and waits for rank 0's answer
- * with answer_tag, at most timeout_s and GRACE_S more. 1 when answered. */
-static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s, int *verdict,
-                  int *err) {
-  static const int one = 1;
+/* Another rank: sends (op, seq) with tag to rank 0 (from a static buffer:
+ * it may still be on its way when this returns) and waits for rank 0's
+ * answer with answer_tag, at most timeout_s and GRACE_S more. 1 when
+ * answered. */
+static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s, int op,
+                  int seq, int *verdict, int *err) {
+  static int msg[2][2]; /* one per tag: the arrival and the acknowledgement */
+  int *m = msg[tag == TAG_ARRIVED ? 0 : 1];
+  m[0] = op, m[1] = seq;
   MPI_Request reqs[2];
-  *err = MPI_Irecv(verdict, size, MPI_INT, 0, answer_tag, comm, &reqs[0]);
-  if (*err == MPI_SUCCESS) *err = MPI_Isend(&one, 1, MPI_INT, 0, tag, comm, &reqs[1]);
+  *err = MPI_Irecv(verdict, (int)SP_VERDICT_INTS(size), MPI_INT, 0, answer_tag, comm, &reqs[0]);
+  if (*err == MPI_SUCCESS) *err = MPI_Isend(m, 2, MPI_INT, 0, tag, comm, &reqs[1]);
   if (*err != MPI_SUCCESS) return 0;
   int answered = sp_wait_until(1, &reqs[0], sp_now_ns() + (timeout_s + GRACE_S) * 1000000000, err);
   if (!answered) sp_cancel(&reqs[0]);
@@ -161,13 +229,13 @@ static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t time
   return answered;
 }
 
-static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s) {
-  int *verdict = calloc((size_t)size, sizeof *verdict);
+static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s, int op, int seq) {
+  int *verdict = calloc(SP_VERDICT_INTS(size), sizeof *verdict);
   if (!verdict) return SP_ENOMEM;
   int err = MPI_SUCCESS;
-  int answered = sp_ask(comm, size, TAG_ARRIVED, TAG_VERDICT, timeout_s, verdict, &err);
-  if (answered && verdict[0] == 0)
-    answered = sp_ask(comm, size, TAG_ACK, TAG_FINAL, timeout_s, verdict, &err);
+  int answered = sp_ask(comm, size, TAG_ARRIVED, TAG_VERDICT, timeout_s, op, seq, verdict, &err);
+  if (answered && verdict[V_MISSING] == 0 && verdict[V_OTHER] == 0)
+    answered = sp_ask(comm, size, TAG_ACK, TAG_FINAL, timeout_s, op, seq, verdict, &err);
   int rc = 0;
   if (err != MPI_SUCCESS) {
     rc = SP_EMPI;
@@ -178,18 +246,18 @@ static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s) {
             "not written",
             (long long)timeout_s + GRACE_S);
     rc = SP_ETIMEDOUT;
-  } else if (verdict[0] > 0) {
-    rc = sp_timed_out(verdict + 1, verdict[0], timeout_s);
+  } else if (verdict[V_MISSING] > 0 || verdict[V_OTHER] > 0) {
+    rc = sp_verdict_failed(verdict, timeout_s, op);
   }
   free(verdict);
   return rc;
 }
 
-int sp__mpi_arrival(MPI_Comm comm, int64_t timeout_s) {
+int sp__mpi_arrival(MPI_Comm comm, int64_t timeout_s, int op, int seq) {
   int rank = 0, size = 1;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return SP_EMPI;
   if (size == 1) return 0;
-  return rank == 0 ? sp_arrival_root(comm, size, timeout_s)
-                   : sp_arrival_other(comm, size, timeout_s);
+  return rank == 0 ? sp_arrival_root(comm, size, timeout_s, op, seq)
+                   : sp_arrival_other(comm, size, timeout_s, op, seq);
 }

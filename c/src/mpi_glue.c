@@ -15,6 +15,7 @@
 #include "clock_offset.h"
 #include "mpi_arrival.h"
 #include "mpi_glue.h"
+#include "out_temp.h"
 #include "par.h"
 #include "scope_profiler_mpi.h"
 
@@ -195,6 +196,15 @@ static void sp_after_mpi_init(int rc) {
       PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
     MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
     sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
+    /* The job's identity, rank 0's random number, for the files it
+     * publishes: two writers of one job never replace each other's
+     * (out_temp.c). */
+    int wrank = 0;
+    uint64_t job = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0) job = sp__random64();
+    if (PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, sp_world_own) == MPI_SUCCESS)
+      sp__out_writer_set(job, wrank);
   }
   if (sp__state.session) {
     sp_mpi_learn();

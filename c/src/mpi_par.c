@@ -24,7 +24,13 @@ typedef struct sp_mpi_impl {
 
 __thread int sp__mpi_own_calls;
 
-int sp__par_begin(sp_par_t *p) {
+/* sp_report/sp_finalize calls begun in this session: the sequence number
+ * of their arrival message (mpi_arrival.c). */
+static int sp_par_ops;
+
+void sp__par_session_begin(void) { sp_par_ops = 0; }
+
+int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   memset(p, 0, sizeof *p);
   sp__mpi_own_calls = 1; /* until sp__par_end: our MPI calls are not the program's */
   p->rank = 0;
@@ -44,7 +50,9 @@ int sp__par_begin(sp_par_t *p) {
   /* A bounded wait for all ranks first: the duplicate below would wait
    * forever for a rank that never comes. */
   MPI_Comm own = sp__mpi_own_comm();
-  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout) : 0;
+  const int seq = ++sp_par_ops;
+  int arrived =
+      own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout, op, seq) : 0;
   if (arrived != 0) {
     free(m);
     return arrived;

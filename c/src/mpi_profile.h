@@ -24,6 +24,7 @@
   XX(ISEND, "MPI_Isend") XX(IBSEND, "MPI_Ibsend")          \
   XX(ISSEND, "MPI_Issend") XX(IRSEND, "MPI_Irsend")        \
   XX(IRECV, "MPI_Irecv")                                   \
+  XX(START, "MPI_Start") XX(STARTALL, "MPI_Startall")      \
   XX(SENDRECV, "MPI_Sendrecv")                             \
   XX(SENDRECV_REPLACE, "MPI_Sendrecv_replace")             \
   XX(PROBE, "MPI_Probe") XX(IPROBE, "MPI_Iprobe")          \

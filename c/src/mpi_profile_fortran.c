@@ -17,25 +17,103 @@
  * (mpi_profile_fortran_x.c).
  *
  * The pmpi_ entry points live in libmpi_mpifh / libmpi_usempif08, which
- * C programs do not load: they are looked up with dlsym on first use. */
+ * C programs do not load: they are looked up with dlsym on first use. A
+ * Fortran program linked with the library before the MPI libraries, as
+ * the docs say, may not load them either: the linker's --as-needed (the
+ * default on Debian and Ubuntu) drops libmpi_usempif08 when every
+ * mpi_*_f08_ symbol the program calls is one of ours. Then the library
+ * beside libmpi is opened (sp_f_in_libs): a wrapper never drops its call
+ * (issue 43 item 1). */
 #include <dlfcn.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mpi_profile_fortran_x.h"
 
-/* The Fortran profiling entry point `name`, looked up once. */
+/* The Fortran libraries that may hold the pmpi_ entry points, by the name
+ * of the C library they belong to: Open MPI's (libmpi.so.40 beside
+ * libmpi_mpifh.so.40 and libmpi_usempif08.so.40) and MPICH's libmpifort. */
+static const char *const sp_f_libs[] = {"libmpi_usempif08", "libmpi_mpifh", "libmpifort"};
+#define SP_F_NLIBS ((int)(sizeof sp_f_libs / sizeof sp_f_libs[0]))
+
+/* The Fortran library `k`, from the directory and version suffix of the
+ * libmpi that holds PMPI_Init ("/usr/lib/libmpi.so.40" ->
+ * "/usr/lib/libmpi_usempif08.so.40"), already loaded (RTLD_NOLOAD) or
+ * opened now, or by its bare name through the loader's search path. Its
+ * symbols stay local: it only serves our lookups. NULL when absent. */
+static void *sp_f_open(int k) {
+  char path[4096];
+  const char *name = sp_f_libs[k];
+  Dl_info info;
+  const char *suffix = "";
+  size_t dir_len = 0;
+  if (dladdr((void *)PMPI_Init, &info) && info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    const char *so = strstr(base, ".so");
+    if (so) suffix = so + 3; /* ".40" of libmpi.so.40 */
+    dir_len = (size_t)(base - info.dli_fname);
+    if (dir_len >= sizeof path / 2) dir_len = 0;
+    memcpy(path, info.dli_fname, dir_len);
+  }
+  /* Beside libmpi; by the bare versioned name; by the bare name. */
+  char bare[256];
+  snprintf(path + dir_len, sizeof path - dir_len, "%s.so%s", name, suffix);
+  const char *where[3] = {dir_len ? path : NULL, bare, NULL};
+  snprintf(bare, sizeof bare, "%s.so%s", name, suffix);
+  char plain[256];
+  snprintf(plain, sizeof plain, "%s.so", name);
+  where[2] = plain;
+  const int mode[] = {RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD, RTLD_NOW | RTLD_LOCAL};
+  for (int m = 0; m < 2; m++)
+    for (int w = 0; w < 3; w++) {
+      void *h = where[w] ? dlopen(where[w], mode[m]) : NULL;
+      if (h) return h;
+    }
+  return NULL;
+}
+
+/* `name` in the Fortran libraries, opened once each. */
+static void *sp_f_in_libs(const char *name) {
+  static void *libs[SP_F_NLIBS];
+  static int tried[SP_F_NLIBS];
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  void *fn = NULL;
+  pthread_mutex_lock(&lock);
+  for (int k = 0; k < SP_F_NLIBS && !fn; k++) {
+    if (!tried[k]) {
+      libs[k] = sp_f_open(k);
+      tried[k] = 1;
+    }
+    if (libs[k]) fn = dlsym(libs[k], name);
+  }
+  pthread_mutex_unlock(&lock);
+  return fn;
+}
+
+#define SP_F_MISSING ((void *)1) /* looked up, not found: said once */
+
+/* The Fortran profiling entry point `name`, looked up once; NULL when
+ * there is none. */
 static void *sp_f_lookup(void **cache, const char *name) {
   void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-  if (SP_LIKELY(fn != NULL)) return fn;
+  if (SP_LIKELY(fn != NULL)) return fn == SP_F_MISSING ? NULL : fn;
   fn = dlsym(RTLD_DEFAULT, name);
+  if (!fn) fn = sp_f_in_libs(name);
   if (!fn) {
-    /* No way to make the call: tell the user instead of failing silently. */
-    fprintf(stderr, "scope-profiler: MPI Fortran profiling entry point %s not found\n", name);
-    return NULL;
+    /* No way to make the call: the program's results are wrong from here
+     * on, which the user must hear (ierror, when given, is MPI_ERR_OTHER). */
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "MPI Fortran profiling entry point %s not found in the program nor in "
+            "libmpi_usempif08, libmpi_mpifh or libmpifort beside libmpi: its MPI calls are "
+            "NOT performed (link the MPI Fortran libraries with -Wl,--no-as-needed)",
+            name);
+    fn = SP_F_MISSING;
   }
   __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-  return fn;
+  return fn == SP_F_MISSING ? NULL : fn;
 }
 
 #define SP_P(n) void *a##n

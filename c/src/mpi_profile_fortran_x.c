@@ -46,19 +46,25 @@ static void sp_fstatus_got(const void *f, int64_t *bytes, int32_t *peer) {
 }
 
 /* A wait/test over the n Fortran requests at a[kr], statuses at a[ks]
- * (-1: one status, not an array). */
+ * (-1: one status, not an array): the pending receives among them are
+ * taken out of the table before the call (sp__mpi_req_take). */
 static void sp_reqs_before(void **a, int kn, int kr, int ks, sp_fx_t *x) {
   int n = kn >= 0 ? I(kn) : 1;
   const MPI_Fint *fr = a[kr];
   x->n = n;
   if (n <= 0) return;
   x->reqs = malloc((size_t)n * sizeof *x->reqs);
-  if (!x->reqs) return;
+  x->taken = malloc(2 * (size_t)n);
+  if (!x->reqs || !x->taken) {
+    free(x->reqs), free(x->taken);
+    x->reqs = NULL, x->taken = NULL;
+    return;
+  }
   for (int i = 0; i < n; i++) x->reqs[i] = PMPI_Request_f2c(fr[i]);
-  x->pending = sp__mpi_req_any_recv(x->reqs, n);
+  x->pending = sp__mpi_req_take(x->reqs, n, x->taken) > 0;
   if (!x->pending) {
-    free(x->reqs);
-    x->reqs = NULL;
+    free(x->reqs), free(x->taken);
+    x->reqs = NULL, x->taken = NULL;
   } else if (ks >= 0 && a[ks] == (void *)MPI_F_STATUSES_IGNORE) {
     x->own_sts = malloc((size_t)n * SP_FST * sizeof(MPI_Fint));
     if (x->own_sts) a[ks] = x->own_sts;
@@ -66,14 +72,22 @@ static void sp_reqs_before(void **a, int kn, int kr, int ks, sp_fx_t *x) {
 }
 
 /* Completed: idx[0..m) (from 0; NULL: all n), statuses at fs (one per
- * completed request in order, or one per request when idx is NULL). */
+ * completed request in order, or one per request when idx is NULL). The
+ * receives taken and not completed go back into the table. */
 static void sp_reqs_after(sp_fx_t *x, const int *idx, int m, const MPI_Fint *fs) {
-  MPI_Status *cs = x->pending && fs && m > 0 ? malloc((size_t)m * sizeof *cs) : NULL;
+  if (!x->pending) return;
+  MPI_Status *cs = fs && m > 0 ? malloc((size_t)m * sizeof *cs) : NULL;
   for (int j = 0; cs && j < m; j++) PMPI_Status_f2c(fs + (size_t)j * SP_FST, &cs[j]);
   if (cs && fs != (const MPI_Fint *)MPI_F_STATUSES_IGNORE)
-    sp__mpi_req_done(x->reqs, idx, m, cs, &x->bytes, &x->peer);
+    sp__mpi_req_got(x->taken, idx, m, cs, &x->bytes, &x->peer);
+  unsigned char *done = x->taken + x->n;
+  memset(done, idx ? 0 : m > 0, (size_t)x->n);
+  for (int j = 0; idx && j < m; j++)
+    if (idx[j] >= 0 && idx[j] < x->n) done[idx[j]] = 1;
+  sp__mpi_req_put_back(x->reqs, x->taken, done, x->n);
   free(cs);
   free(x->reqs);
+  free(x->taken);
   free(x->own_sts);
 }
 
@@ -97,12 +111,10 @@ void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     sp_own_status(a, 4, x);
     break;
   case SP_FX_WAIT:
-    sp_own_status(a, 1, x);
-    x->one = PMPI_Request_f2c(I(0));
-    break;
   case SP_FX_TEST:
-    sp_own_status(a, 2, x);
+    sp_own_status(a, kind == SP_FX_WAIT ? 1 : 2, x);
     x->one = PMPI_Request_f2c(I(0));
+    x->pending = sp__mpi_req_take(&x->one, 1, NULL);
     break;
   case SP_FX_WAITALL:
     sp_reqs_before(a, 0, 1, 2, x);
@@ -154,10 +166,12 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     break;
   case SP_FX_WAIT:
   case SP_FX_TEST:
-    if (kind == SP_FX_WAIT || I(1)) {
+    if (x->pending && (kind == SP_FX_WAIT || I(1))) {
       MPI_Status c;
       PMPI_Status_f2c(a[kind == SP_FX_WAIT ? 1 : 2], &c);
-      sp__mpi_req_done(&x->one, NULL, 1, &c, &x->bytes, &x->peer);
+      sp__mpi_req_got(NULL, NULL, 1, &c, &x->bytes, &x->peer);
+    } else if (x->pending) {
+      sp__mpi_req_put_back(&x->one, NULL, NULL, 1);
     }
     break;
   case SP_FX_WAITALL:

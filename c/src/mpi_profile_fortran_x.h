@@ -49,10 +49,11 @@ typedef enum sp_fx_kind {
 typedef struct sp_fx {
   int64_t bytes;
   int32_t peer;
-  int pending;                     /* a wait/test had a receive pending */
+  int pending;                     /* a wait/test had a receive pending (taken out) */
   int n;                           /* its requests */
   MPI_Request one;                 /* a single request, before the call */
   MPI_Request *reqs;               /* n requests before the call (malloc'd) */
+  unsigned char *taken;            /* 2n marks: taken out of the table, completed (malloc'd) */
   MPI_Fint *own_sts;               /* n statuses of the wrapper's own (malloc'd), or NULL */
   MPI_Fint own[SP_FX_STATUS_INTS]; /* one status of the wrapper's own */
 } sp_fx_t;

@@ -6,6 +6,7 @@
  * that completes it (MPI_Irecv itself stores 0 and -1), so a wildcard
  * receive names the source it matched. A receive with MPI_STATUS_IGNORE
  * is given a status of the wrapper's own to read. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mpi_profile.h"
@@ -57,6 +58,75 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   sp_stop(h);
   if (rc == MPI_SUCCESS) sp__mpi_req_recv(*req);
   if (on) sp__mpi_note(h, 0, -1);
+  return rc;
+}
+
+/* Persistent requests: each *_init call remembers what its request sends
+ * (or that it receives), MPI_Start stores that as MPI_Isend and MPI_Irecv
+ * would, and the wait or test completing a started receive stores its
+ * bytes and source (issue 43 item 13). Only requests made while MPI calls
+ * are recorded are known; MPI_Request_free forgets one. */
+#define SP_SEND_INIT(NAME)                                                                        \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                 MPI_Request *req) {                                                              \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
+    if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)                         \
+      sp__mpi_req_persist(*req, 0, dest >= 0 ? sp__mpi_tbytes(count, type) : 0,                   \
+                          sp__mpi_peer(dest));                                                    \
+    return rc;                                                                                    \
+  }
+SP_SEND_INIT(Send_init)
+SP_SEND_INIT(Bsend_init)
+SP_SEND_INIT(Ssend_init)
+SP_SEND_INIT(Rsend_init)
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+  int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+  if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)
+    sp__mpi_req_persist(*req, 1, 0, -1);
+  return rc;
+}
+
+int MPI_Request_free(MPI_Request *req) {
+  MPI_Request r = *req;
+  int rc = PMPI_Request_free(req);
+  if (rc == MPI_SUCCESS) sp__mpi_req_forget(r);
+  return rc;
+}
+
+int MPI_Start(MPI_Request *req) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_START);
+  if (SP_LIKELY(h < 0)) return PMPI_Start(req);
+  MPI_Request r = *req;
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Start(req);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (rc == MPI_SUCCESS) sp__mpi_req_start(r, &bytes, &peer);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
+}
+
+/* The bytes of the sends started; the peer when they all go to one rank. */
+int MPI_Startall(int n, MPI_Request reqs[]) {
+  int h = sp__mpi_call_handle(SP_MPI_CALL_STARTALL);
+  if (SP_LIKELY(h < 0)) return PMPI_Startall(n, reqs);
+  int on = sp__mpi_begin(h);
+  int rc = PMPI_Startall(n, reqs);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  int npeers = 0;
+  for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+    int64_t b;
+    int32_t p;
+    if (!sp__mpi_req_start(reqs[i], &b, &p)) continue;
+    bytes += b;
+    if (p >= 0 && p != peer) peer = npeers++ == 0 ? p : -1;
+  }
+  if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }
 

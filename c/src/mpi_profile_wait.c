@@ -6,7 +6,10 @@
  * collectives stored theirs when they started, so their completion adds
  * nothing. The requests are copied before the call (MPI sets completed
  * ones to MPI_REQUEST_NULL) and, when the caller ignores the statuses,
- * the wrapper passes its own; both only when a receive is pending. */
+ * the wrapper passes its own; both only when a receive is pending. The
+ * receives are taken out of the table before the call (MPI frees a
+ * completed request inside it, and another thread may get its handle at
+ * once), and those the call did not complete are put back after it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,69 +18,100 @@
 
 #define SP_ON_STACK 16
 
-/* Room for n requests and statuses: on the stack or, past SP_ON_STACK, malloc'd. */
+/* Room for n requests, their marks and statuses: on the stack or, past
+ * SP_ON_STACK, malloc'd. */
 typedef struct sp_wait_copy {
   MPI_Request stack_req[SP_ON_STACK];
   MPI_Status stack_st[SP_ON_STACK];
+  unsigned char stack_marks[2 * SP_ON_STACK];
   MPI_Request *req;
   MPI_Status *st;
+  unsigned char *taken; /* [n]: a receive taken out of the table */
+  unsigned char *done;  /* [n]: completed by the call */
+  int n;
 } sp_wait_copy_t;
-
-/* Copies reqs; *sts becomes the statuses to pass. 0 when nothing is
- * needed (no receive pending or no memory: the call then stores 0, -1). */
-static int sp_wait_prepare(sp_wait_copy_t *c, const MPI_Request *reqs, int n, MPI_Status **sts) {
-  c->req = NULL;
-  c->st = NULL;
-  if (n <= 0 || !sp__mpi_req_any_recv(reqs, n)) return 0;
-  int big = n > SP_ON_STACK;
-  c->req = big ? malloc((size_t)n * sizeof *c->req) : c->stack_req;
-  if (*sts == MPI_STATUSES_IGNORE) c->st = big ? malloc((size_t)n * sizeof *c->st) : c->stack_st;
-  if (!c->req || (*sts == MPI_STATUSES_IGNORE && !c->st)) {
-    if (big) free(c->req), free(c->st);
-    c->req = NULL;
-    c->st = NULL;
-    return 0;
-  }
-  memcpy(c->req, reqs, (size_t)n * sizeof *c->req);
-  if (c->st) *sts = c->st;
-  return 1;
-}
 
 static void sp_wait_free(sp_wait_copy_t *c) {
   if (c->req != c->stack_req) free(c->req);
   if (c->st != c->stack_st) free(c->st);
+  if (c->taken != c->stack_marks) free(c->taken);
+}
+
+/* Takes the pending receives among reqs out of the table (before the
+ * call: see sp__mpi_req_take) and copies reqs; *sts becomes the statuses
+ * to pass. 0 when nothing is needed (no receive pending, or no memory:
+ * the call then stores 0, -1). */
+static int sp_wait_prepare(sp_wait_copy_t *c, const MPI_Request *reqs, int n, MPI_Status **sts) {
+  c->req = NULL;
+  c->st = NULL;
+  c->n = n;
+  if (n <= 0) return 0;
+  int big = n > SP_ON_STACK;
+  c->taken = big ? malloc(2 * (size_t)n) : c->stack_marks;
+  if (!c->taken) return 0;
+  c->done = c->taken + n;
+  if (sp__mpi_req_take(reqs, n, c->taken) == 0) {
+    if (big) free(c->taken);
+    return 0;
+  }
+  c->req = big ? malloc((size_t)n * sizeof *c->req) : c->stack_req;
+  if (c->req) memcpy(c->req, reqs, (size_t)n * sizeof *c->req);
+  if (*sts == MPI_STATUSES_IGNORE) c->st = big ? malloc((size_t)n * sizeof *c->st) : c->stack_st;
+  if (!c->req || (*sts == MPI_STATUSES_IGNORE && !c->st)) {
+    if (c->req) sp__mpi_req_put_back(c->req, c->taken, NULL, n);
+    if (big) free(c->req), free(c->st), free(c->taken);
+    return 0;
+  }
+  if (c->st) *sts = c->st;
+  return 1;
+}
+
+/* After the call: the values of the completed requests idx[0..m) (all n
+ * when idx is NULL and all is 1), with statuses sts; the receives taken
+ * but not completed go back into the table. Frees c. */
+static void sp_wait_finish(sp_wait_copy_t *c, int all, const int *idx, int m, const MPI_Status *sts,
+                           int64_t *bytes, int32_t *peer) {
+  if (all) {
+    sp__mpi_req_got(c->taken, NULL, c->n, sts, bytes, peer);
+  } else {
+    memset(c->done, 0, (size_t)c->n);
+    for (int j = 0; idx && j < m; j++)
+      if (idx[j] >= 0 && idx[j] < c->n) c->done[idx[j]] = 1;
+    sp__mpi_req_got(c->taken, idx, idx ? m : 0, sts, bytes, peer);
+    sp__mpi_req_put_back(c->req, c->taken, c->done, c->n);
+  }
+  sp_wait_free(c);
+}
+
+/* Wait and Test of one request. */
+static int sp_wait_one(int h, MPI_Request *req, int *flag, MPI_Status *status) {
+  MPI_Request before = *req;
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int took = sp__mpi_req_take(&before, 1, NULL);
+  int on = sp__mpi_begin(h);
+  int rc = flag ? PMPI_Test(req, flag, st) : PMPI_Wait(req, st);
+  sp_stop(h);
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (took && rc == MPI_SUCCESS && (!flag || *flag))
+    sp__mpi_req_got(NULL, NULL, 1, st, &bytes, &peer);
+  else if (took)
+    sp__mpi_req_put_back(&before, NULL, NULL, 1);
+  if (on) sp__mpi_note(h, bytes, peer);
+  return rc;
 }
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status) {
   int h = sp__mpi_call_handle(SP_MPI_CALL_WAIT);
   if (SP_LIKELY(h < 0)) return PMPI_Wait(req, status);
-  MPI_Request before = *req;
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  int on = sp__mpi_begin(h);
-  int rc = PMPI_Wait(req, st);
-  sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  if (rc == MPI_SUCCESS) sp__mpi_req_done(&before, NULL, 1, st, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
-  return rc;
+  return sp_wait_one(h, req, NULL, status);
 }
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
   int h = sp__mpi_call_handle(SP_MPI_CALL_TEST);
   if (SP_LIKELY(h < 0)) return PMPI_Test(req, flag, status);
-  MPI_Request before = *req;
-  MPI_Status own;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  int on = sp__mpi_begin(h);
-  int rc = PMPI_Test(req, flag, st);
-  sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  if (rc == MPI_SUCCESS && *flag) sp__mpi_req_done(&before, NULL, 1, st, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
-  return rc;
+  return sp_wait_one(h, req, flag, status);
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
@@ -91,9 +125,8 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
   sp_stop(h);
   int64_t bytes = 0;
   int32_t peer = -1;
-  if (pending && rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-    sp__mpi_req_done(c.req, index, 1, st, &bytes, &peer);
-  if (pending) sp_wait_free(&c);
+  int done = rc == MPI_SUCCESS && *index != MPI_UNDEFINED;
+  if (pending) sp_wait_finish(&c, 0, index, done, st, &bytes, &peer);
   if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }
@@ -109,9 +142,8 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   sp_stop(h);
   int64_t bytes = 0;
   int32_t peer = -1;
-  if (pending && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    sp__mpi_req_done(c.req, index, 1, st, &bytes, &peer);
-  if (pending) sp_wait_free(&c);
+  int done = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
+  if (pending) sp_wait_finish(&c, 0, index, done, st, &bytes, &peer);
   if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }
@@ -127,8 +159,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   sp_stop(h);
   int64_t bytes = 0;
   int32_t peer = -1;
-  if (pending && rc == MPI_SUCCESS) sp__mpi_req_done(c.req, NULL, n, sts, &bytes, &peer);
-  if (pending) sp_wait_free(&c);
+  if (pending) sp_wait_finish(&c, rc == MPI_SUCCESS, NULL, 0, sts, &bytes, &peer);
   if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }
@@ -144,8 +175,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
   sp_stop(h);
   int64_t bytes = 0;
   int32_t peer = -1;
-  if (pending && rc == MPI_SUCCESS && *flag) sp__mpi_req_done(c.req, NULL, n, sts, &bytes, &peer);
-  if (pending) sp_wait_free(&c);
+  if (pending) sp_wait_finish(&c, rc == MPI_SUCCESS && *flag, NULL, 0, sts, &bytes, &peer);
   if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }
@@ -163,9 +193,8 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
     sp_stop(h);                                                                                    \
     int64_t bytes = 0;                                                                             \
     int32_t peer = -1;                                                                             \
-    if (pending && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)                                \
-      sp__mpi_req_done(c.req, indices, *outcount, sts, &bytes, &peer);                             \
-    if (pending) sp_wait_free(&c);                                                                 \
+    int m = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;                       \
+    if (pending) sp_wait_finish(&c, 0, indices, m, sts, &bytes, &peer);                            \
     if (on) sp__mpi_note(h, bytes, peer);                                                          \
     return rc;                                                                                     \
   }

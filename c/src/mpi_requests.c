@@ -1,12 +1,16 @@
-/* mpi_requests.c - which pending requests are receives (profile_mpi).
+/* mpi_requests.c - which pending requests are receives, and what
+ * persistent requests do (profile_mpi).
  *
  * A nonblocking receive's bytes and source are known only when a wait or
- * test completes it: MPI_Irecv puts its request here, and the wait/test
- * wrappers take it out and read the completed status. One small
- * open-addressing table under a mutex; touched only by recorded MPI
- * calls. A table full of requests never completed (freed with
- * MPI_Request_free) stops taking new ones: those receives' values are
- * then recorded as 0 bytes at their wait. */
+ * test completes it: MPI_Irecv (or MPI_Start of a receive) puts its
+ * request here, and the wait/test wrappers take it out before their PMPI
+ * call and read the completed status after it (mpi_profile_wait.c). A
+ * persistent request's kind, bytes and peer are kept from its *_init call
+ * to MPI_Request_free, for MPI_Start. Two small open-addressing tables
+ * under one mutex; touched only by recorded MPI calls. A table full of
+ * requests never completed (nor freed) stops taking new ones: those
+ * receives' values are then recorded as 0 bytes at their wait, those
+ * persistent requests' starts as 0 bytes. */
 #include <stdint.h>
 #include <string.h>
 
@@ -14,11 +18,24 @@
 #include "mpi_requests.h"
 
 #define SP_REQ_SLOTS 4096 /* power of two */
+#define SP_REQ_MASK (SP_REQ_SLOTS - 1)
 #define SP_REQ_EMPTY 0u
 #define SP_REQ_GONE 1u /* a removed entry: probing goes on past it */
 
-static uint64_t sp_req_keys[SP_REQ_SLOTS];
-static int sp_req_used; /* entries, removed ones included */
+typedef struct sp_req_val {
+  int64_t bytes; /* what a persistent send sends */
+  int32_t peer;  /* its destination, -1 for a receive */
+  int32_t recv;  /* 1: a receive */
+} sp_req_val_t;
+
+typedef struct sp_req_table {
+  uint64_t keys[SP_REQ_SLOTS];
+  sp_req_val_t vals[SP_REQ_SLOTS];
+  int used; /* entries, removed ones included */
+} sp_req_table_t;
+
+static sp_req_table_t sp_pending; /* receives until their wait */
+static sp_req_table_t sp_persist; /* persistent requests until freed */
 static pthread_mutex_t sp_req_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t sp_req_key(MPI_Request r) {
@@ -30,68 +47,131 @@ static uint64_t sp_req_key(MPI_Request r) {
 static uint32_t sp_req_hash(uint64_t k) { return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40); }
 
 /* Slot of k, or -1. Under the lock. */
-static int sp_req_find(uint64_t k) {
+static int sp_req_find(const sp_req_table_t *t, uint64_t k) {
   for (uint32_t i = sp_req_hash(k), n = 0; n < SP_REQ_SLOTS; i++, n++) {
-    uint64_t v = sp_req_keys[i & (SP_REQ_SLOTS - 1)];
-    if (v == k) return (int)(i & (SP_REQ_SLOTS - 1));
+    uint64_t v = t->keys[i & SP_REQ_MASK];
+    if (v == k) return (int)(i & SP_REQ_MASK);
     if (v == SP_REQ_EMPTY) return -1;
   }
   return -1;
 }
 
+/* Puts the live entries back without the removed ones. Under the lock. */
+static void sp_req_rebuild(sp_req_table_t *t) {
+  static uint64_t keep[SP_REQ_SLOTS]; /* under the lock; not on a host thread's stack */
+  static sp_req_val_t keepv[SP_REQ_SLOTS];
+  int n = 0;
+  for (int i = 0; i < SP_REQ_SLOTS; i++)
+    if (t->keys[i] > SP_REQ_GONE) keep[n] = t->keys[i], keepv[n++] = t->vals[i];
+  memset(t->keys, 0, sizeof t->keys);
+  t->used = 0;
+  for (int j = 0; j < n && n < SP_REQ_SLOTS / 2; j++) {
+    uint32_t i = sp_req_hash(keep[j]);
+    while (t->keys[i & SP_REQ_MASK] != SP_REQ_EMPTY) i++;
+    t->keys[i & SP_REQ_MASK] = keep[j];
+    t->vals[i & SP_REQ_MASK] = keepv[j];
+    t->used++;
+  }
+}
+
+/* Adds k (or updates its value). Under the lock. */
+static void sp_req_put(sp_req_table_t *t, uint64_t k, sp_req_val_t v) {
+  if (t->used == SP_REQ_SLOTS * 3 / 4) sp_req_rebuild(t);
+  int at = sp_req_find(t, k);
+  if (at >= 0) {
+    t->vals[at] = v;
+    return;
+  }
+  if (t->used >= SP_REQ_SLOTS * 3 / 4) return;
+  uint32_t i = sp_req_hash(k);
+  while (t->keys[i & SP_REQ_MASK] > SP_REQ_GONE) i++;
+  if (t->keys[i & SP_REQ_MASK] == SP_REQ_EMPTY) t->used++;
+  t->keys[i & SP_REQ_MASK] = k;
+  t->vals[i & SP_REQ_MASK] = v;
+}
+
+/* Removes k; 1 when it was there. Under the lock. */
+static int sp_req_remove(sp_req_table_t *t, uint64_t k) {
+  int at = sp_req_find(t, k);
+  if (at >= 0) t->keys[at] = SP_REQ_GONE;
+  return at >= 0;
+}
+
 void sp__mpi_req_recv(MPI_Request req) {
   if (req == MPI_REQUEST_NULL) return;
-  uint64_t k = sp_req_key(req);
   pthread_mutex_lock(&sp_req_lock);
-  if (sp_req_used == SP_REQ_SLOTS * 3 / 4) { /* rebuild without the removed entries */
-    static uint64_t keep[SP_REQ_SLOTS];      /* under the lock; not on a host thread's stack */
-    int n = 0;
-    for (int i = 0; i < SP_REQ_SLOTS; i++)
-      if (sp_req_keys[i] > SP_REQ_GONE) keep[n++] = sp_req_keys[i];
-    memset(sp_req_keys, 0, sizeof sp_req_keys);
-    sp_req_used = 0;
-    for (int j = 0; j < n && n < SP_REQ_SLOTS / 2; j++) {
-      uint32_t i = sp_req_hash(keep[j]);
-      while (sp_req_keys[i & (SP_REQ_SLOTS - 1)] != SP_REQ_EMPTY) i++;
-      sp_req_keys[i & (SP_REQ_SLOTS - 1)] = keep[j];
-      sp_req_used++;
-    }
-  }
-  if (sp_req_used < SP_REQ_SLOTS * 3 / 4 && sp_req_find(k) < 0) {
-    uint32_t i = sp_req_hash(k);
-    while (sp_req_keys[i & (SP_REQ_SLOTS - 1)] > SP_REQ_GONE) i++;
-    if (sp_req_keys[i & (SP_REQ_SLOTS - 1)] == SP_REQ_EMPTY) sp_req_used++;
-    sp_req_keys[i & (SP_REQ_SLOTS - 1)] = k;
-  }
+  sp_req_put(&sp_pending, sp_req_key(req), (sp_req_val_t){0, -1, 1});
   pthread_mutex_unlock(&sp_req_lock);
 }
 
-int sp__mpi_req_any_recv(const MPI_Request *reqs, int n) {
-  int any = 0;
+int sp__mpi_req_take(const MPI_Request *reqs, int n, unsigned char *taken) {
+  int count = 0;
   pthread_mutex_lock(&sp_req_lock);
-  for (int i = 0; reqs && i < n && !any; i++)
-    any = reqs[i] != MPI_REQUEST_NULL && sp_req_find(sp_req_key(reqs[i])) >= 0;
+  for (int i = 0; reqs && i < n; i++) {
+    int t = reqs[i] != MPI_REQUEST_NULL && sp_req_remove(&sp_pending, sp_req_key(reqs[i]));
+    if (taken) taken[i] = (unsigned char)t;
+    count += t;
+  }
   pthread_mutex_unlock(&sp_req_lock);
-  return any;
+  return count;
 }
 
-void sp__mpi_req_done(const MPI_Request *before, const int *idx, int n, const MPI_Status *st,
-                      int64_t *bytes, int32_t *peer) {
+void sp__mpi_req_put_back(const MPI_Request *before, const unsigned char *taken,
+                          const unsigned char *done, int n) {
+  pthread_mutex_lock(&sp_req_lock);
+  for (int i = 0; i < n; i++)
+    if ((taken ? taken[i] : 1) && !(done && done[i]))
+      sp_req_put(&sp_pending, sp_req_key(before[i]), (sp_req_val_t){0, -1, 1});
+  pthread_mutex_unlock(&sp_req_lock);
+}
+
+void sp__mpi_req_got(const unsigned char *taken, const int *idx, int m, const MPI_Status *st,
+                     int64_t *bytes, int32_t *peer) {
   int npeers = 0;
   *bytes = 0;
   *peer = -1;
-  for (int j = 0; j < n; j++) {
+  for (int j = 0; st && j < m; j++) {
     int i = idx ? idx[j] : j;
-    if (i < 0 || before[i] == MPI_REQUEST_NULL) continue;
-    pthread_mutex_lock(&sp_req_lock);
-    int slot = sp_req_find(sp_req_key(before[i]));
-    if (slot >= 0) sp_req_keys[slot] = SP_REQ_GONE;
-    pthread_mutex_unlock(&sp_req_lock);
-    if (slot < 0 || !st) continue;
+    if (i < 0 || (taken && !taken[i])) continue;
     int64_t b;
     int32_t p;
     sp__mpi_status_got(&st[idx ? j : i], &b, &p);
     *bytes += b;
     if (p >= 0 && p != *peer) *peer = npeers++ == 0 ? p : -1;
   }
+}
+
+void sp__mpi_req_persist(MPI_Request req, int recv, int64_t bytes, int32_t peer) {
+  if (req == MPI_REQUEST_NULL) return;
+  pthread_mutex_lock(&sp_req_lock);
+  sp_req_put(&sp_persist, sp_req_key(req),
+             (sp_req_val_t){recv ? 0 : bytes, recv ? -1 : peer, recv});
+  pthread_mutex_unlock(&sp_req_lock);
+}
+
+int sp__mpi_req_start(MPI_Request req, int64_t *bytes, int32_t *peer) {
+  *bytes = 0;
+  *peer = -1;
+  if (req == MPI_REQUEST_NULL) return 0;
+  uint64_t k = sp_req_key(req);
+  pthread_mutex_lock(&sp_req_lock);
+  int at = sp_req_find(&sp_persist, k);
+  if (at >= 0) {
+    sp_req_val_t v = sp_persist.vals[at];
+    if (v.recv)
+      sp_req_put(&sp_pending, k, (sp_req_val_t){0, -1, 1});
+    else
+      *bytes = v.bytes, *peer = v.peer;
+  }
+  pthread_mutex_unlock(&sp_req_lock);
+  return at >= 0;
+}
+
+void sp__mpi_req_forget(MPI_Request req) {
+  if (req == MPI_REQUEST_NULL) return;
+  uint64_t k = sp_req_key(req);
+  pthread_mutex_lock(&sp_req_lock);
+  sp_req_remove(&sp_persist, k);
+  sp_req_remove(&sp_pending, k);
+  pthread_mutex_unlock(&sp_req_lock);
 }

@@ -13,7 +13,10 @@ void sp__mpi_note_setup(void) {}
 int sp__mpi_rank_if_known(void) { return -1; }
 int sp__par_usable(void) { return 0; }
 
-int sp__par_begin(sp_par_t *p) {
+void sp__par_session_begin(void) {}
+
+int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
+  (void)op;
   p->active = 0;
   p->rank = 0;
   p->size = 1;

@@ -9,7 +9,16 @@
  * the other keeps its complete profile under a name of its own. The check
  * and the rename are done holding an flock on the directory where the file
  * system offers one (a best effort: without it two renames in the same
- * instant may still both succeed). */
+ * instant may still both succeed).
+ *
+ * That check alone misses the half of a split communicator whose sp_setup
+ * ran after the other half had published: the other half's file is then
+ * "the one that was there", replaced, and the other half's 0 was a lie
+ * (issue 43 item 17). So under MPI every published file carries an
+ * extended attribute naming its writer (the job, rank 0's random number at
+ * MPI_Init, and the writer's world rank), and a writer never replaces a
+ * file another rank of its own job published. Where the file system keeps
+ * no user extended attributes, only the first check is made. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +27,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,7 +46,34 @@ void sp__out_id_take(const char *path, sp_out_id_t *id) {
   errno = saved;
 }
 
-static uint64_t sp_random64(void) {
+#define SP_WRITER_XATTR "user.scope_profiler.writer"
+
+/* "<job>:<world rank>" of this process, "" when not under MPI; the job part
+ * is the first SP_JOB_LEN characters. */
+#define SP_JOB_LEN 16
+static char sp_writer[48];
+
+void sp__out_writer_set(uint64_t job, int rank) {
+  if (job == 0) return;
+  snprintf(sp_writer, sizeof sp_writer, "%016llx:%d", (unsigned long long)job, rank);
+}
+
+/* The writer named by the file at path when it is another rank of this
+ * job, into who; else 0. */
+static int sp_sibling_file(const char *path, char *who, size_t cap) {
+  if (!sp_writer[0]) return 0;
+  char got[sizeof sp_writer];
+  int saved = errno;
+  ssize_t n = lgetxattr(path, SP_WRITER_XATTR, got, sizeof got - 1);
+  errno = saved;
+  if (n <= SP_JOB_LEN) return 0;
+  got[n] = '\0';
+  if (strncmp(got, sp_writer, SP_JOB_LEN) != 0 || strcmp(got, sp_writer) == 0) return 0;
+  snprintf(who, cap, "%s", got + SP_JOB_LEN + 1);
+  return 1;
+}
+
+uint64_t sp__random64(void) {
   uint64_t r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
   struct timespec ts;
@@ -52,7 +89,7 @@ int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
     if (*c == '/') *c = '_';
   int err = 0;
   for (int attempt = 0; attempt < 16; attempt++) {
-    unsigned long long rnd = (unsigned long long)(sp_random64() & 0xffffffffffffULL);
+    unsigned long long rnd = (unsigned long long)(sp__random64() & 0xffffffffffffULL);
     if (snprintf(tmp, cap, "%s.partial.%s.%ld.%012llx", final, host, (long)getpid(), rnd) >=
         (int)cap) {
       tmp[0] = '\0';
@@ -144,6 +181,7 @@ static void sp_keep_loser(char *tmp, const char *final) {
 
 int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
   int lock = sp_lock_dir(final);
+  char who[32];
   sp_out_id_t now;
   sp__out_id_take(final, &now);
   int rc = 0;
@@ -158,10 +196,21 @@ int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
   } else if (now.present && !(was->present && was->dev == now.dev && was->ino == now.ino)) {
     sp_keep_loser(tmp, final);
     rc = SP_EPATH;
-  } else if (rename(tmp, final) != 0) {
-    rc = SP_EIO;
+  } else if (now.present && sp_sibling_file(final, who, sizeof who)) {
+    char kept[SP_TEMP_MAX + 8];
+    sp_keep_aside(tmp, final, kept, sizeof kept);
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
+            "'%s' was written by world rank %s of this MPI job (two communicators with one "
+            "file_path?); it is left as it is and this profile is kept as '%s'",
+            final, who, kept);
+    rc = SP_EPATH;
   } else {
-    tmp[0] = '\0';
+    /* Best effort: without the attribute only the first check holds. */
+    if (sp_writer[0]) setxattr(tmp, SP_WRITER_XATTR, sp_writer, strlen(sp_writer), 0);
+    if (rename(tmp, final) != 0)
+      rc = SP_EIO;
+    else
+      tmp[0] = '\0';
   }
   if (lock >= 0) close(lock); /* releases the flock */
   return rc;

@@ -26,7 +26,17 @@ typedef struct sp_par {
   void *impl;        /* mpi_glue.c's communicator and file */
 } sp_par_t;
 
-SP_HIDDEN int sp__par_begin(sp_par_t *p);
+/* The collective operations of the library, which every rank must call
+ * in the same order (the arrival message carries which, mpi_arrival.c). */
+typedef enum sp_par_op { SP_PAR_FINALIZE = 1, SP_PAR_REPORT = 2 } sp_par_op_t;
+
+/* Begins one collective operation op over the session's communicator: a
+ * bounded wait for every rank to begin the same one (mpi_arrival.c), then
+ * a communicator of its own. 0, SP_ETIMEDOUT (ranks missing), SP_EMPI (a
+ * rank began another operation, or MPI failed), SP_ENOMEM. */
+SP_HIDDEN int sp__par_begin(sp_par_t *p, sp_par_op_t op);
+/* sp_setup: the operations of the new session are numbered from 1. */
+SP_HIDDEN void sp__par_session_begin(void);
 SP_HIDDEN void sp__par_end(sp_par_t *p);
 /* This rank's clock offset to rank 0 (clock_offset.c), collective, bounded
  * by the finalize timeout; offset 0 without MPI. 0, or SP_ETIMEDOUT /

@@ -6,6 +6,7 @@
 
 #include "aggregate.h"
 #include "host_guard.h"
+#include "par.h"
 #include "run_meta.h"
 #include "sampler.h"
 #include "sp_internal.h"
@@ -76,6 +77,7 @@ static int sp_setup_session(const sp_config *cfg) {
   memset(st->misuse, 0, sizeof st->misuse);
   sp__spill_session_begin();
   st->events_lost = 0;
+  sp__par_session_begin();
   st->exit_flushed = 0;
   memset(st->clock_off, 0, sizeof st->clock_off);
   int rc = sp__config_resolve(cfg, st);

@@ -18,7 +18,11 @@
  * itself, the next one is flushed again (a later SIGTERM still ends the
  * process); fault signals (SIGSEGV, ...) are refused: a crash must die
  * where it happened, not 3 s later in our thread. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -149,7 +153,9 @@ static int sp_flush_on(int signum) {
   if (sp__signal_is_fault(signum)) return SP_EINVAL;
   if (sp_installed[signum]) return 0;
   if (sp_pipe[0] < 0) {
-    if (pipe(sp_pipe) != 0) return SP_EIO;
+    /* Close-on-exec as every other descriptor of ours: a program the host
+     * spawns must not hold the pipe (issue 43 item 12). */
+    if (pipe2(sp_pipe, O_CLOEXEC) != 0) return SP_EIO;
     for (int i = 0; i < 2; i++) sp_pipe[i] = sp__fd_above_std(sp_pipe[i]); /* never 0-2 */
     if (sp__thread_spawn(&sp_watcher, sp_watch, NULL) != 0) return SP_ENOMEM;
     pthread_detach(sp_watcher);

@@ -8,17 +8,23 @@
  *       "ready", waits for a line on stdin, finalizes and prints "rc N".
  *   merge_writers split PATH        (mpirun -n 4) even and odd ranks write
  *       PATH over their own communicator, regions "half<color>" (3 calls
- *       per rank), and print "rank R half C rc N".
+ *       per rank), and print "rank R half C rc N"; both halves set up
+ *       before either writes.
+ *   merge_writers split_ordered PATH  the same, the odd half setting up
+ *       only after the even half has written (issue 43 item 17).
+ *   merge_writers split_race PATH   the same, each half at its own pace.
  *   merge_writers plain PATH        5 calls of "plain" into PATH; exit 0
  *       when sp_finalize returned 0.
  *
  * Environment: SCOPE_PROFILER_ASYNC_FLUSH=0 for "source" (flushed means
  * written when the process dies). */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scope_profiler.h"
 #include "scope_profiler_mpi.h"
@@ -69,19 +75,36 @@ static int serial(const char *path, const char *name) {
   return 0;
 }
 
-static int split(const char *path) {
+/* MPI_Barrier that sleeps between tests: a half waiting for the other
+ * must not take the cores from it (2 cores, 4 ranks here). */
+static void polite_barrier(void) {
+  MPI_Request r;
+  int done = 0;
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  while (!done) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    struct timespec two_ms = {0, 2000000};
+    if (!done) nanosleep(&two_ms, NULL);
+  }
+}
+
+/* order 0: both halves set up, then both write; 1: the odd half sets up
+ * after the even one has written; 2: no order. */
+static int split(const char *path, int order) {
   int rank;
   MPI_Init(NULL, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  if (order == 1 && rank % 2) polite_barrier(); /* the even half has written */
   int rc = setup(path, 100000);
   if (rc == 0) rc = sp_mpi_set_comm(half);
   char name[16];
   snprintf(name, sizeof name, "half%d", rank % 2);
   calls(name, 3);
-  MPI_Barrier(MPI_COMM_WORLD); /* both halves have set up before either writes */
+  if (order == 0) MPI_Barrier(MPI_COMM_WORLD); /* both halves have set up before either writes */
   if (rc == 0) rc = sp_finalize();
+  if (order == 1 && rank % 2 == 0) polite_barrier();
   printf("rank %d half %d rc %d\n", rank, rank % 2, rc);
   fflush(stdout);
   MPI_Comm_free(&half);
@@ -99,9 +122,12 @@ int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
   if (!strcmp(c, "source")) return source(argc > 2 ? atol(argv[2]) : 0);
   if (!strcmp(c, "serial") && argc == 4) return serial(argv[2], argv[3]);
-  if (!strcmp(c, "split") && argc == 3) return split(argv[2]);
+  if (!strcmp(c, "split") && argc == 3) return split(argv[2], 0);
+  if (!strcmp(c, "split_ordered") && argc == 3) return split(argv[2], 1);
+  if (!strcmp(c, "split_race") && argc == 3) return split(argv[2], 2);
   if (!strcmp(c, "plain") && argc == 3) return plain(argv[2]);
   fprintf(stderr,
-          "usage: merge_writers source [EXTRA] | serial PATH NAME | split PATH | plain PATH\n");
+          "usage: merge_writers source [EXTRA] | serial PATH NAME | split[_ordered|_race] PATH | "
+          "plain PATH\n");
   return 2;
 }

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +203,66 @@ static void case_flush_sig_mask(void) {
   pairs(h, 2000);
   ASSERT_EQ(sp_finalize(), 0);
   expect_one("flush_sig_mask", "work", 4000);
+}
+
+/* The targets ("pipe:[123]") of this process's pipes above 2, one per
+ * line, into out. */
+static void own_pipes(char *out, size_t cap) {
+  out[0] = '\0';
+  for (int fd = 3; fd < 1024; fd++) {
+    char p[64], t[128];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(p, t, sizeof t - 1);
+    if (n <= 0) continue;
+    t[n] = '\0';
+    if (strncmp(t, "pipe:", 5) == 0 && strlen(out) + (size_t)n + 2 < cap)
+      strcat(strcat(out, t), "\n");
+  }
+}
+
+extern char **environ;
+
+/* Issue 43 item 12: the flush signals' pipe (made at sp_setup) is
+ * close-on-exec, as every other descriptor of ours: a program spawned with
+ * posix_spawn lists its descriptors above 2, and holds no pipe this
+ * process did not already have before sp_setup. */
+static void case_flush_sig_spawn(void) {
+  static char before[4096], after[4096];
+  own_pipes(before, sizeof before);
+  setenv("SCOPE_PROFILER_FLUSH_SIGNALS", "TERM", 1);
+  setup_small("flush_sig_spawn.h5", 1000);
+  int h = sp_region("work");
+  pairs(h, 2000);
+  own_pipes(after, sizeof after);
+  ASSERT(strlen(after) > strlen(before)); /* the pipe is there, in this process */
+  posix_spawn_file_actions_t fa;
+  ASSERT_EQ(posix_spawn_file_actions_init(&fa), 0);
+  ASSERT_EQ(posix_spawn_file_actions_addopen(&fa, 1, "flush_sig_spawn.fds",
+                                             O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            0);
+  char *argv[] = {"/bin/sh", "-c",
+                  "cd /proc/$$/fd && for f in *; do [ $f -gt 2 ] && readlink $f; done; true",
+                  NULL};
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  int st = 0;
+  ASSERT_EQ(waitpid(pid, &st, 0), pid);
+  ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  FILE *f = fopen("flush_sig_spawn.fds", "r");
+  ASSERT(f != NULL);
+  char line[256];
+  int leaked = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "pipe:", 5) != 0 || strstr(before, line)) continue;
+    fprintf(stderr, "the spawned program holds a pipe of ours: %s", line);
+    leaked++;
+  }
+  fclose(f);
+  ASSERT_EQ(leaked, 0);
+  pairs(h, 2000);
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("flush_sig_spawn", "work", 4000);
 }
 
 /* Runs child() in a forked process; returns its wait status. */
@@ -471,6 +533,58 @@ static void case_host_crash_before(void) { host_crash("host_crash_before", 0); }
 static void case_host_crash_after(void) { host_crash("host_crash_after", 1); }
 static void case_host_crash_over_ours(void) { host_crash("host_crash_over_ours", 2); }
 
+/* Issue 43 item 3: a host that recovers from SIGSEGV with siglongjmp (a
+ * JIT, a garbage collector, a memory probe), its handler installed before
+ * sp_setup with SA_NODEFER. Ours goes over it when the writer starts and
+ * calls it at each fault; the host's never returns into ours. Its second
+ * fault killed the process (ours took itself to be called again through a
+ * chain). Faults at several stack depths, deeper and shallower than the
+ * one before, each recovered. */
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probe_faults;
+
+static void host_probe_segv(int sig, siginfo_t *si, void *uc) {
+  (void)sig, (void)si, (void)uc;
+  probe_faults++;
+  siglongjmp(probe_env, 1);
+}
+
+static volatile int *probe_page;
+
+/* Faults `depth` calls down (not a tail call: the frames stay). */
+static int __attribute__((noinline)) fault_at_depth(int depth) {
+  volatile char pad[64];
+  pad[0] = (char)depth;
+  if (depth > 0) return fault_at_depth(depth - 1) + pad[0];
+  *probe_page = 1;
+  return pad[0];
+}
+
+static void case_host_segv_recover(void) {
+  probe_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT((void *)probe_page != MAP_FAILED);
+  struct sigaction sa, cur;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = host_probe_segv;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  setup_small("host_segv_recover.h5", 1000);
+  int h = sp_region("work");
+  pairs(h, 5000); /* the writer runs: ours is installed over the host's */
+  ASSERT_EQ(sigaction(SIGSEGV, NULL, &cur), 0);
+  ASSERT(cur.sa_sigaction != host_probe_segv); /* ours */
+  static const int depths[] = {0, 0, 3, 1, 6, 6, 2, 0, 9, 4, 0, 12, 5, 1, 0, 3};
+  const int n = (int)(sizeof depths / sizeof depths[0]);
+  for (volatile int i = 0; i < n; i++) {
+    if (sigsetjmp(probe_env, 1) == 0) fault_at_depth(depths[i]);
+    ASSERT_EQ(probe_faults, i + 1); /* recovered: the program goes on */
+    pairs(h, 100);
+  }
+  ASSERT_EQ(sp_finalize(), 0);
+  expect_one("host_segv_recover", "work", 5000 + 100 * n);
+}
+
 /* A host SIGABRT handler that returns (an abort() it survives through
  * raise(): the program goes on). Ours runs first, calls it every time,
  * keeps errno; sp_finalize then writes everything and puts the host's
@@ -517,9 +631,11 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(flush_sig_eintr),     SP_TEST_CASE(flush_sig_mask),
       SP_TEST_CASE(flush_sig_resethand), SP_TEST_CASE(flush_sig_later_term),
       SP_TEST_CASE(flush_sig_fault),     SP_TEST_CASE(signal_handler_calls),
+      SP_TEST_CASE(flush_sig_spawn),
       SP_TEST_CASE(crash_abort),         SP_TEST_CASE(crash_segv),
       SP_TEST_CASE(host_crash_before),   SP_TEST_CASE(host_crash_after),
       SP_TEST_CASE(host_crash_over_ours), SP_TEST_CASE(host_abort_returns),
+      SP_TEST_CASE(host_segv_recover),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

@@ -267,6 +267,56 @@ static void case_finalize_missing(int missing) {
 static void case_finalize_root_missing(void) { case_finalize_missing(0); }
 static void case_finalize_rank_missing(void) { case_finalize_missing(size - 1); }
 
+/* Issue 43 item 2: rank 0 calls sp_report while the others go to
+ * sp_finalize (both collective): they hung forever, rank 0 in report's
+ * MPI_Allgather, the others in finalize's MPI_Allreduce. Now every rank
+ * returns SP_EMPI at once (before SCOPE_PROFILER_FINALIZE_TIMEOUT=8),
+ * naming the ranks that began the other call; then rank 0's own
+ * sp_finalize, which the others never join, returns SP_ETIMEDOUT after its
+ * 8 s wait. */
+static void case_report_vs_finalize(void) {
+  setenv("SCOPE_PROFILER_FINALIZE_TIMEOUT", "8", 1);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = "report_vs_finalize.h5";
+  c.aggregate = 1;
+  if (rank == 0) unlink(c.file_path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_EQ(sp_setup(&c), 0);
+  pairs("work", 5);
+  double t0 = MPI_Wtime();
+  sp_test_stderr_begin();
+  int rc = rank == 0 ? sp_report("report_vs_finalize.report.h5") : sp_finalize();
+  char *err = sp_test_stderr_end();
+  double took = MPI_Wtime() - t0;
+  fputs(err, stdout);
+  ASSERT_EQ(rc, SP_EMPI);
+  ASSERT(took < 8); /* not the timeout: at once */
+  char want[160];
+  if (size == 2) {
+    sp_test_expect_msg(err,
+                       "rank(s) 1 began sp_finalize (call 1 of the session) where rank 0 began "
+                       "sp_report (call 1)",
+                       1);
+  } else {
+    snprintf(want, sizeof want, "rank(s) 1, 2%s began sp_finalize", size > 3 ? ", 3" : "");
+    sp_test_expect_msg(err, want, 1);
+  }
+  free(err);
+  if (rank == 0) {
+    sp_test_stderr_begin();
+    rc = sp_finalize(); /* the others finalized already */
+    err = sp_test_stderr_end();
+    fputs(err, stdout);
+    ASSERT_EQ(rc, SP_ETIMEDOUT);
+    free(err);
+  }
+  ASSERT(!sp_test_file_exists("report_vs_finalize.h5"));
+  ASSERT(!sp_test_file_exists("report_vs_finalize.report.h5"));
+  printf("rank %d: returned SP_EMPI in %.1f s; the job goes on\n", rank, took);
+  unsetenv("SCOPE_PROFILER_FINALIZE_TIMEOUT");
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(finalize_after_mpi_finalize),
@@ -277,6 +327,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(set_comm_misuse),
       SP_TEST_CASE(finalize_root_missing),
       SP_TEST_CASE(finalize_rank_missing),
+      SP_TEST_CASE(report_vs_finalize),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

@@ -23,13 +23,16 @@
  * and populates, on request, the part of a slot that a buffer grows into
  * next (MADV_POPULATE_WRITE, which leaves the contents as they are; two
  * doublings ahead, so a buffer's resident pages stay within 4x its
- * events). The recording thread only takes and asks, under a mutex held
+ * events) and, before those, the untouched array a flush handed over when
+ * pool and stock were empty (the recording thread writes there now). It
+ * yields after each SP_STOCK_RUN_NS of work. The recording thread only
+ * takes and asks, under a mutex held
  * for a few instructions. When the stock is empty or the helper lags
  * (no CPU for it), the recording thread touches a first buffer or a slot
  * head itself as before, and leaves the other pages to fault in one at a
  * time as events arrive (no stall). Memory kept ready: 128 x 4 KiB +
- * 16 x 32 KiB + 8 x 12 KiB (1.1 MB), and 2 x buffer_limit events once a
- * buffer has reached a slot (3.2 MB more at the default), freed at
+ * 16 x 32 KiB + 8 x 12 KiB (1.1 MB), and 4 x buffer_limit events once a
+ * buffer has reached a slot (6.4 MB more at the default), freed at
  * finalize. sp_setup waits (at most SP_STOCK_WAIT_MS)
  * until the stock is full: programs start many regions right after it. */
 #ifndef _GNU_SOURCE
@@ -47,17 +50,19 @@
 
 #define SP_STOCK_FIRST 128
 #define SP_STOCK_HEADS 16
-#define SP_STOCK_FULL 2
+#define SP_STOCK_FULL 4
 #define SP_STOCK_KITS 8    /* thread records, for threads' first calls */
 #define SP_KIT_STACK 64    /* open calls a kit's stack holds */
 #define SP_KIT_REGIONS 256 /* regions a kit's buffer table covers */
 #define SP_STOCK_ASKS 64   /* populate requests waiting */
 #define SP_STOCK_WAIT_MS 500
 #define SP_STOCK_PART ((size_t)64 << 10) /* populated at a time */
+#define SP_STOCK_RUN_NS 250000           /* the helper's work between yields */
 
 typedef struct sp_stock_ask {
   char *p;
   size_t bytes;
+  int urgent; /* the recording thread writes there now: served first */
 } sp_stock_ask_t;
 
 static struct {
@@ -79,6 +84,28 @@ static struct {
 } sp_stock = {.mu = PTHREAD_MUTEX_INITIALIZER,
               .want = PTHREAD_COND_INITIALIZER,
               .filled = PTHREAD_COND_INITIALIZER};
+
+/* Gives the CPU up once the helper has worked SP_STOCK_RUN_NS since it
+ * last did: a recording thread pinned to the same CPU then waits at most
+ * about that long. After each 64 KiB part instead, the helper lost the
+ * CPU for a whole time slice of the other tasks at each yield (ms under
+ * load): it populated ~13 MB/s, far behind a buffer filling at 570 MB/s,
+ * and the recording thread faulted the pages in itself (issue 44).
+ * Helper thread only. */
+static int64_t sp_stock_since; /* ns: the helper's run began or last yielded; 0: idle */
+
+static void sp_stock_maybe_yield(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if (sp_stock_since == 0 || now - sp_stock_since < SP_STOCK_RUN_NS) {
+    if (sp_stock_since == 0) sp_stock_since = now;
+    return;
+  }
+  sched_yield();
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  sp_stock_since = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void sp_stock_touch(void *p, size_t bytes) {
   volatile char *c = p;
@@ -124,7 +151,7 @@ static int sp_stock_serve_locked(void) {
   }
   pthread_mutex_unlock(&sp_stock.mu);
   sp_stock_populate(p, part);
-  sched_yield(); /* a recording thread on this core runs between parts */
+  sp_stock_maybe_yield(); /* a recording thread on this core runs between parts */
   pthread_mutex_lock(&sp_stock.mu);
   return 1;
 }
@@ -135,7 +162,7 @@ static void sp_stock_touch_serving(void *p, size_t bytes) {
   for (size_t done = 0; done < bytes; done += SP_STOCK_PART) {
     size_t part = bytes - done < SP_STOCK_PART ? bytes - done : SP_STOCK_PART;
     sp_stock_touch((char *)p + done, part);
-    sched_yield();
+    sp_stock_maybe_yield();
     pthread_mutex_lock(&sp_stock.mu);
     while (!sp_stock.stop && sp_stock_serve_locked()) {}
     pthread_mutex_unlock(&sp_stock.mu);
@@ -226,6 +253,7 @@ static void *sp_stock_main(void *arg) {
     int k = sp_stock_short_locked();
     if (k == 0) {
       pthread_cond_wait(&sp_stock.want, &sp_stock.mu);
+      sp_stock_since = 0; /* a new run: it had left the CPU */
       continue;
     }
     pthread_mutex_unlock(&sp_stock.mu);
@@ -318,13 +346,19 @@ sp_thread_t *sp__stock_take_thread(void) {
   return t;
 }
 
-int sp__stock_populate_ask(void *p, size_t bytes) {
+int sp__stock_populate_ask(void *p, size_t bytes, int urgent) {
   if (!__atomic_load_n(&sp_stock.running, __ATOMIC_RELAXED) || bytes == 0) return 0;
   int asked = 0;
   pthread_mutex_lock(&sp_stock.mu);
   if (sp_stock.running && !sp_stock.stop && sp_stock.nask < SP_STOCK_ASKS) {
-    sp_stock.ask[(sp_stock.ask_head + sp_stock.nask++) % SP_STOCK_ASKS] =
-        (sp_stock_ask_t){p, bytes};
+    const sp_stock_ask_t a = {p, bytes, urgent};
+    if (urgent) { /* served before the asks ahead of need */
+      sp_stock.ask_head = (sp_stock.ask_head + SP_STOCK_ASKS - 1) % SP_STOCK_ASKS;
+      sp_stock.ask[sp_stock.ask_head] = a;
+      sp_stock.nask++;
+    } else {
+      sp_stock.ask[(sp_stock.ask_head + sp_stock.nask++) % SP_STOCK_ASKS] = a;
+    }
     asked = 1;
   }
   pthread_mutex_unlock(&sp_stock.mu);

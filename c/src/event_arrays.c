@@ -140,19 +140,21 @@ sp_event_t *sp__event_array_new(int64_t cap) {
   return p;
 }
 
-sp_event_t *sp__event_array_ready(int64_t cap) {
-  sp_event_t *p = sp__stock_take(cap, 0);
-  /* Untouched, when the stock is empty: the pages are then faulted in one
-   * by one as events arrive, rather than all at once here, which stalled
-   * the recording thread for 0.6 ms (10 ms on slower VMs) at a flush. */
-  return p ? p : sp__event_array_new_cold(cap);
+sp_event_t *sp__event_array_fresh(int64_t cap) {
+  /* Untouched: the stock's thread faults its pages in ahead of the events
+   * (MADV_POPULATE_WRITE); touching them all here stalled the recording
+   * thread for 0.6 ms (10 ms on slower VMs) at a flush. Where it cannot,
+   * they fault in one by one as events arrive. */
+  sp_event_t *p = sp__event_array_new_cold(cap);
+  if (p) (void)sp__stock_populate_ask(p, (size_t)cap * sizeof *p, 1);
+  return p;
 }
 
 /* Asks the stock's thread to fault in events [from, to) of the slot at ev
  * before the buffer grows into them; returns whether it will. */
 static int sp_populate_ahead(sp_event_t *ev, int64_t from, int64_t to) {
   if (to <= from) return 1;
-  return sp__stock_populate_ask(ev + from, (size_t)(to - from) * sizeof *ev);
+  return sp__stock_populate_ask(ev + from, (size_t)(to - from) * sizeof *ev, 0);
 }
 
 void sp__event_array_free(sp_event_t *ev) {

@@ -5,9 +5,9 @@
  * stalled the recording thread (docs/performance.md, "Figures behind
  * design choices in the code"). Now the recording thread hands the full
  * array over and continues with a recycled one whose pages are already
- * faulted in (from the pool, else from array_stock.c's stock, else one
- * left to fault in as events arrive); the writer returns written arrays to
- * a small pool. At most SP_MAX_PENDING arrays
+ * faulted in (from the pool, else from array_stock.c's stock, else an
+ * untouched one that the stock's thread populates ahead of the events);
+ * the writer returns written arrays to a small pool. At most SP_MAX_PENDING arrays
  * wait: past that (disk slower than the program) the recording thread
  * waits, which keeps memory bounded. Records keep the order in which
  * buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
@@ -64,11 +64,29 @@ static void sp_pool_put_locked(sp_event_t *ev, int64_t cap) {
   }
 }
 
+/* A written array of cap events from the pool, or NULL. */
+static sp_event_t *sp_pool_take_locked(int64_t cap) {
+  for (int i = 0; i < sp_w.npool; i++) {
+    if (sp_w.pool_cap[i] == cap) {
+      sp_event_t *ev = sp_w.pool[i];
+      sp_w.pool[i] = sp_w.pool[--sp_w.npool];
+      sp_w.pool_cap[i] = sp_w.pool_cap[sp_w.npool];
+      return ev;
+    }
+  }
+  return NULL;
+}
+
 static void sp_writer_write(const sp_job_t *j) {
   for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
-    /* Yields to recording threads between parts, not once stopping (exit,
-     * finalize): then the parts must reach the disk first. */
-    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED)) sched_yield();
+    /* Yields to recording threads between parts while it keeps up. Not
+     * when arrays wait behind this one: each array queued is one more
+     * the recording thread takes fresh (page faults) instead of from the
+     * pool; nor once stopping (exit, finalize): the parts must reach the
+     * disk first. */
+    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&sp_w.pending, __ATOMIC_RELAXED) <= 1)
+      sched_yield();
     int64_t part = j->n - done < SP_WRITE_PART ? j->n - done : SP_WRITE_PART;
     sp__spill_events(j->region, j->thread, j->ev + done, part);
     __atomic_add_fetch(&sp_w.parts, 1, __ATOMIC_RELEASE);
@@ -119,18 +137,12 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   /* The disk is slower than the program: wait rather than let memory grow.
    * (Writing here instead would put records out of order.) */
   while (sp_w.pending >= SP_MAX_PENDING) pthread_cond_wait(&sp_w.idle, &sp_w.mu);
-  for (int i = 0; i < sp_w.npool; i++) {
-    if (sp_w.pool_cap[i] == cap) {
-      fresh = sp_w.pool[i];
-      sp_w.pool[i] = sp_w.pool[--sp_w.npool];
-      sp_w.pool_cap[i] = sp_w.pool_cap[sp_w.npool];
-      break;
-    }
-  }
+  fresh = sp_pool_take_locked(cap);
   pthread_mutex_unlock(&sp_w.mu);
+  /* Only until the pool is warm: later arrays come back written. */
+  if (!fresh) fresh = sp__stock_take(cap, 0); /* faulted in by the stock's thread */
   if (!fresh) {
-    /* Only until the pool is warm: later arrays come back written. */
-    fresh = sp__event_array_ready(cap);
+    fresh = sp__event_array_fresh(cap);
     if (!fresh) {
       free(j);
       sp__writer_drain(); /* the caller's own write must come after the queue */

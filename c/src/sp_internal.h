@@ -346,9 +346,9 @@ SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap);
 SP_HIDDEN sp_event_t *sp__event_array_new(int64_t cap);
 /* The same with its pages left untouched. */
 SP_HIDDEN sp_event_t *sp__event_array_new_cold(int64_t cap);
-/* An array of cap events for the recording thread: touched by the stock's
- * thread when the stock has one, else untouched (no stall here). */
-SP_HIDDEN sp_event_t *sp__event_array_ready(int64_t cap);
+/* An untouched array of cap events for the recording thread, whose pages
+ * the stock's thread is asked to fault in ahead of it (no stall here). */
+SP_HIDDEN sp_event_t *sp__event_array_fresh(int64_t cap);
 SP_HIDDEN void sp__event_array_free(sp_event_t *ev);
 /* An array of ncap events holding the first used events of ev (ev itself
  * when its slot has room); NULL leaves ev as it is. */
@@ -374,8 +374,10 @@ SP_HIDDEN sp_event_t *sp__stock_take(int64_t cap, int head);
  * touched, or NULL (thread_buffers.c frees its parts as its own). */
 SP_HIDDEN sp_thread_t *sp__stock_take_thread(void);
 /* Asks the stock's thread to fault in [p, p + bytes) without changing it;
- * returns 0 when it cannot (not running, too many requests). */
-SP_HIDDEN int sp__stock_populate_ask(void *p, size_t bytes);
+ * urgent: the recording thread writes there now (served before the asks
+ * ahead of need). Returns 0 when it cannot (not running, too many
+ * requests). */
+SP_HIDDEN int sp__stock_populate_ask(void *p, size_t bytes, int urgent);
 SP_HIDDEN void sp__stock_stop(void); /* ends the thread, frees the stock */
 SP_HIDDEN void sp__stock_fork_prepare(void);
 SP_HIDDEN void sp__stock_fork_parent(void);

@@ -24,13 +24,6 @@
 #include "host_guard.h"
 #include "out_temp.h"
 
-#define SP_AGGSPILL_MAGIC 0x31475053u /* "SPG1" */
-
-typedef struct sp_aggspill_head {
-  uint32_t magic, version;
-  int64_t len; /* blob bytes following */
-} sp_aggspill_head_t;
-
 static char sp_saved[SP_PATH_MAX + 256]; /* the file written at exit, "" if none */
 
 static int sp_write_all(int fd, const char *p, size_t n) {
@@ -94,21 +87,26 @@ void sp__agg_exit_forget(void) {
   sp_saved[0] = '\0';
 }
 
-/* Reads one .aggspill into s; a torn or foreign file is refused. */
+/* Reads one .aggspill into s; a torn, damaged or foreign file is refused
+ * whole (aggregate_blob.c checks every count and index in it). */
 static int sp_read_one(const char *path, sp_agg_snap_t *s) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return SP_ESPILL;
-  sp_aggspill_head_t h;
-  int rc = fread(&h, sizeof h, 1, f) == 1 && h.magic == SP_AGGSPILL_MAGIC && h.version == 1 &&
-                   h.len > 0 && h.len < ((int64_t)1 << 40)
-               ? 0
-               : SP_ESPILL;
-  char *blob = rc ? NULL : malloc((size_t)h.len);
-  if (!rc && !blob) rc = SP_ENOMEM;
-  if (!rc && fread(blob, 1, (size_t)h.len, f) != (size_t)h.len) rc = SP_ESPILL;
-  if (!rc) rc = sp__agg_snap_unpack_into(s, blob, h.len) ? SP_ESPILL : 0;
-  free(blob);
-  fclose(f);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat sb;
+  if (fd < 0) return SP_ESPILL;
+  int rc =
+      fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 && sb.st_size < ((off_t)1 << 40)
+          ? 0
+          : SP_ESPILL;
+  char *buf = rc ? NULL : malloc((size_t)sb.st_size);
+  if (!rc && !buf) rc = SP_ENOMEM;
+  for (off_t got = 0; !rc && got < sb.st_size;) {
+    ssize_t r = pread(fd, buf + got, (size_t)(sb.st_size - got), got);
+    if (r <= 0) rc = SP_ESPILL;
+    got += r > 0 ? r : 0;
+  }
+  if (!rc) rc = sp__aggspill_parse(buf, (int64_t)sb.st_size, s);
+  free(buf);
+  close(fd);
   return rc;
 }
 

@@ -1,34 +1,11 @@
-/* aggregate_snap.c - one rank's aggregates as a flat snapshot, packed into
- * a blob for rank 0 and merged there (aggregate_snap.h).
- *
- * Blob: int64 nnames, nrows, nbks; nnames x (uint32 len, bytes); nrows x
- * sp_agg_row_t; nbks x sp_agg_bk_t. Native byte order: the ranks of one
- * job share a machine type, as the spill files assume. */
+/* aggregate_snap.c - one rank's aggregates as a flat snapshot (aggregate_snap.h);
+ * packing it into a blob and reading one back is aggregate_blob.c's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate_snap.h"
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-
-void sp__agg_snap_free(sp_agg_snap_t *s) {
-  for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
-  free(s->names);
-  free(s->rows);
-  free(s->bks);
-  memset(s, 0, sizeof *s);
-}
-
-static int sp_grow(void **p, int64_t *cap, int64_t need, size_t size) {
-  if (need <= *cap) return 0;
-  int64_t ncap = *cap ? *cap : 64;
-  while (ncap < need) ncap *= 2;
-  void *np = realloc(*p, (size_t)ncap * size);
-  if (!np) return SP_ENOMEM;
-  *p = np;
-  *cap = ncap;
-  return 0;
-}
 
 /* Appends the rows and nonzero buckets of thread t's figures. */
 static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, double rate,
@@ -37,7 +14,7 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
   const sp_agg_t *a = sp__agg_current(t, &n);
   if (!a || n == 0) return 0;
   int64_t base = s->nrows;
-  if (sp_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) return SP_ENOMEM;
+  if (sp__agg_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) return SP_ENOMEM;
   for (int32_t i = 0; i < n; i++) {
     const sp_agg_node_t *x = sp__agg_node(a, i);
     sp_agg_row_t *r = &s->rows[base + i];
@@ -57,7 +34,7 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
     for (int b = 0; b < SP_AGG_NBUCKETS; b++) {
       uint64_t c = SP_LOAD(&x->hist[b]);
       if (!c) continue;
-      if (sp_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
+      if (sp__agg_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
       s->bks[s->nbks++] = (sp_agg_bk_t){base + i, b, 0, (int64_t)c};
     }
   }
@@ -84,98 +61,5 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
     s->nnames = h + 1;
   }
   if (rc) sp__agg_snap_free(s);
-  return rc;
-}
-
-int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
-  int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
-  for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
-  char *b = malloc((size_t)n), *p = b;
-  if (!b) return SP_ENOMEM;
-  int64_t head[3] = {s->nnames, s->nrows, s->nbks};
-  memcpy(p, head, sizeof head);
-  p += sizeof head;
-  for (int64_t i = 0; i < s->nnames; i++) {
-    uint32_t l = (uint32_t)strlen(s->names[i]);
-    memcpy(p, &l, 4);
-    memcpy(p + 4, s->names[i], l);
-    p += 4 + l;
-  }
-  /* An empty window (nothing recorded yet) has no arrays: memcpy takes no NULL. */
-  if (s->nrows) memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
-  p += s->nrows * (int64_t)sizeof *s->rows;
-  if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
-  *blob = b;
-  *len = n;
-  return 0;
-}
-
-/* The id of name in s, added when new. Linear in the names: a file holds
- * the program's regions, not thousands per rank. */
-static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int64_t *cap) {
-  for (int64_t i = 0; i < s->nnames; i++)
-    if (strlen(s->names[i]) == len && memcmp(s->names[i], name, len) == 0) return i;
-  if (sp_grow((void **)&s->names, cap, s->nnames + 1, sizeof *s->names)) return SP_ENOMEM;
-  char *c = malloc(len + 1u);
-  if (!c) return SP_ENOMEM;
-  memcpy(c, name, len);
-  c[len] = '\0';
-  s->names[s->nnames] = c;
-  return s->nnames++;
-}
-
-int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
-  int64_t head[3];
-  if (len < (int64_t)sizeof head) return SP_EINVAL;
-  memcpy(head, blob, sizeof head);
-  const char *p = blob + sizeof head, *end = blob + len;
-  int64_t ncap = s->nnames, rcap = s->nrows, bcap = s->nbks;
-  int64_t *map = malloc((size_t)(head[0] ? head[0] : 1) * sizeof *map);
-  if (!map) return SP_ENOMEM;
-  int rc = 0;
-  for (int64_t i = 0; rc == 0 && i < head[0]; i++) {
-    uint32_t l;
-    if (end - p < 4) {
-      rc = SP_EINVAL;
-      break;
-    }
-    memcpy(&l, p, 4);
-    if (end - p - 4 < (int64_t)l) {
-      rc = SP_EINVAL;
-      break;
-    }
-    map[i] = sp_name_id(s, p + 4, l, &ncap);
-    if (map[i] < 0) rc = (int)map[i];
-    p += 4 + l;
-  }
-  if (rc == 0 && end - p != head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks)
-    rc = SP_EINVAL;
-  if (rc == 0 && (sp_grow((void **)&s->rows, &rcap, s->nrows + head[1], sizeof *s->rows) ||
-                  sp_grow((void **)&s->bks, &bcap, s->nbks + head[2], sizeof *s->bks)))
-    rc = SP_ENOMEM;
-  if (rc == 0) {
-    int64_t base = s->nrows;
-    if (head[1]) memcpy(s->rows + base, p, (size_t)head[1] * sizeof *s->rows);
-    p += head[1] * (int64_t)sizeof *s->rows;
-    for (int64_t i = base; i < base + head[1]; i++) {
-      sp_agg_row_t *r = &s->rows[i];
-      if (r->region < 0 || r->region >= head[0] || r->parent < -1 || r->parent >= head[1]) {
-        rc = SP_EINVAL;
-        break;
-      }
-      r->region = (int32_t)map[r->region];
-      if (r->parent >= 0) r->parent += (int32_t)base; /* rows of a blob count from its first */
-    }
-    if (head[2]) memcpy(s->bks + s->nbks, p, (size_t)head[2] * sizeof *s->bks);
-    for (int64_t i = s->nbks; rc == 0 && i < s->nbks + head[2]; i++) {
-      if (s->bks[i].row < 0 || s->bks[i].row >= head[1]) rc = SP_EINVAL;
-      s->bks[i].row += base;
-    }
-    if (rc == 0) {
-      s->nrows = base + head[1];
-      s->nbks += head[2];
-    }
-  }
-  free(map);
   return rc;
 }

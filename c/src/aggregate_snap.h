@@ -30,11 +30,26 @@ typedef struct sp_agg_snap {
   int64_t nbks;
 } sp_agg_snap_t;
 
+/* An .aggspill file (aggregate_recover.c): this head, then a blob of len
+ * bytes (aggregate_blob.c). */
+#define SP_AGGSPILL_MAGIC 0x31475053u /* "SPG1" */
+typedef struct sp_aggspill_head {
+  uint32_t magic, version;
+  int64_t len; /* blob bytes following */
+} sp_aggspill_head_t;
+
 /* This process's aggregates now (every thread's current window). */
 SP_HIDDEN int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank);
 SP_HIDDEN void sp__agg_snap_free(sp_agg_snap_t *s);
 SP_HIDDEN int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len);
-/* Appends the blob's snapshot to s, its names merged into s's by text. */
+/* Appends the blob's snapshot to s, its names merged into s's by text. A
+ * blob whose counts, lengths or indices do not hold (damaged, or not one)
+ * is refused whole with SP_EINVAL and s is left as it was; SP_ENOMEM. */
 SP_HIDDEN int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len);
+/* The same for a whole .aggspill file's n bytes: SP_ESPILL when refused. */
+SP_HIDDEN int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s);
+/* Grows *p (of *cap elements of size bytes) to hold need; SP_ENOMEM when
+ * it cannot, or when need is beyond what a size_t can count. */
+SP_HIDDEN int sp__agg_grow(void **p, int64_t *cap, int64_t need, size_t size);
 
 #endif

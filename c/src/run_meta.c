@@ -6,8 +6,10 @@
  * values are UTF-8 without NUL, at most 65535 bytes; reals are finite; at
  * most 256 keys a session. Setting a key again replaces its value (and
  * kind). Calls outside a session (before sp_setup, after sp_finalize) are
- * refused. Every refusal says why once per call and returns a negative
- * SP_E* code; the session goes on. */
+ * refused. Every refusal returns a negative SP_E* code and says why, once
+ * per call; past the key cap only the first says so, and sp_finalize
+ * counts the rest (a loop of calls must not flood stderr). The session
+ * goes on. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,8 @@
 #include "run_meta.h"
 #include "spill_format.h"
 
-static sp_meta_list_t sp_meta; /* under sp__state.lock */
+static sp_meta_list_t sp_meta;  /* under sp__state.lock */
+static int64_t sp_meta_refused; /* calls refused at the key cap this session; under the lock */
 
 static const char *sp_key_problem(const char *key, size_t klen);
 
@@ -126,7 +129,19 @@ int sp__meta_snapshot(sp_meta_list_t *out) {
 void sp__meta_session_reset(void) {
   pthread_mutex_lock(&sp__state.lock);
   sp__meta_list_free(&sp_meta);
+  sp_meta_refused = 0;
   pthread_mutex_unlock(&sp__state.lock);
+}
+
+void sp__meta_report_refused(void) {
+  pthread_mutex_lock(&sp__state.lock);
+  int64_t n = sp_meta_refused;
+  pthread_mutex_unlock(&sp__state.lock);
+  if (n > 0)
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "%lld sp_metadata_set call(s) were ignored: the session already held %d keys "
+            "(SP_ETOOMANY)",
+            (long long)n, SP_META_MAX_KEYS);
 }
 
 /* META payload: this head, the key's bytes, the value's bytes. */
@@ -225,6 +240,7 @@ static int sp_meta_set(const char *key, size_t klen, uint32_t type, const void *
     rc = SP_ENOTSETUP;
   } else if (sp_meta_find(&sp_meta, key, klen) < 0 && sp_meta.n >= SP_META_MAX_KEYS) {
     rc = SP_ETOOMANY;
+    sp_meta_refused++;
   } else {
     rc = sp__meta_list_put(&sp_meta, key, klen, type, val, vlen);
   }
@@ -234,10 +250,11 @@ static int sp_meta_set(const char *key, size_t klen, uint32_t type, const void *
             "sp_metadata_set('%.*s') outside a session (before sp_setup or after sp_finalize); "
             "ignored (SP_ENOTSETUP)",
             shown, key);
-  else if (rc == SP_ETOOMANY)
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "sp_metadata_set('%.*s'): a session holds at most 256 keys; ignored (SP_ETOOMANY)",
-            shown, key);
+  else if (rc == SP_ETOOMANY) /* once; sp_finalize gives the count */
+    sp__log(SP_LOG_WARNING, SP_LOG_ONCE_META_FULL,
+            "sp_metadata_set('%.*s'): a session holds at most %d keys; ignored (SP_ETOOMANY); "
+            "further refusals are counted at sp_finalize",
+            shown, key, SP_META_MAX_KEYS);
   else if (rc != 0)
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "sp_metadata_set('%.*s'): %s", shown, key,
             sp_strerror(rc));

@@ -37,6 +37,9 @@ SP_HIDDEN int sp__meta_list_copy(sp_meta_list_t *dst, const sp_meta_list_t *src)
 /* A copy of the session's metadata (finalize's plan). */
 SP_HIDDEN int sp__meta_snapshot(sp_meta_list_t *out);
 SP_HIDDEN void sp__meta_session_reset(void); /* sp_setup and the end of sp_finalize */
+/* At sp_finalize: one line with the number of calls refused at the key
+ * cap (each was not reported after the first). */
+SP_HIDDEN void sp__meta_report_refused(void);
 /* Under the state lock with the spill file open: writes the entries not in
  * it yet through rec (spill.c's record writer). */
 SP_HIDDEN int sp__meta_spill(int (*rec)(uint32_t type, const void *p, size_t n));

@@ -183,6 +183,7 @@ int sp_region_rename(int h, const char *name) {
 
 static int sp_finalize_session(void) {
   for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
+  sp__meta_report_refused();
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   sp__stock_stop();

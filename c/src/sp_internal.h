@@ -221,6 +221,7 @@ typedef enum sp_log_kind {
   SP_LOG_ONCE_BUSY,
   SP_LOG_ONCE_FORKED,
   SP_LOG_ONCE_THREAD_OPEN,
+  SP_LOG_ONCE_META_FULL,
   SP_LOG_ALWAYS
 } sp_log_kind_t;
 SP_HIDDEN void sp__log(int level /* sp_log_level_t */, sp_log_kind_t kind, const char *fmt, ...)

@@ -85,43 +85,6 @@ static char *sp_archive_dir(const char *outdir, const char *label, int nfiles) {
   return dir;
 }
 
-/* Removes the files OTF2 writes in dir (traces.otf2, traces.def,
- * traces/<n>.evt|def, traces/); others make rmdir fail. Returns 0 or -1. */
-static int sp_archive_remove(const char *dir) {
-  char path[4200], evt[4096];
-  snprintf(evt, sizeof evt, "%s/traces", dir);
-  snprintf(path, sizeof path, "%s/traces.otf2", dir);
-  remove(path);
-  snprintf(path, sizeof path, "%s/traces.def", dir);
-  remove(path);
-  for (int loc = 0, gone = 1; gone; loc++) {
-    snprintf(path, sizeof path, "%s/%d.evt", evt, loc);
-    gone = remove(path) == 0;
-    snprintf(path, sizeof path, "%s/%d.def", evt, loc);
-    gone += remove(path) == 0;
-  }
-  return rmdir(evt) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-/* OTF2 will not write into an existing archive: an earlier export is
- * replaced, but only when it is one (its anchor file is there). */
-static int sp_archive_clear(const char *dir) {
-  char path[4200];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/traces", dir);
-  if (stat(path, &st) != 0) return 0;
-  snprintf(path, sizeof path, "%s/traces.otf2", dir);
-  if (stat(path, &st) != 0) {
-    sp_msg(SP_QUIET, "%s/traces exists and is not part of an OTF2 archive: not replacing it", dir);
-    return SP_EXIT_IO;
-  }
-  if (sp_archive_remove(dir) != 0) {
-    sp_msg(SP_QUIET, "cannot replace the archive in %s: %s", dir, strerror(errno));
-    return SP_EXIT_IO;
-  }
-  return 0;
-}
-
 static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *label) {
   OTF2_Archive *ar =
       OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -166,11 +129,17 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
     sp_msg(SP_QUIET, "cannot create %s: %s", dir, strerror(errno));
     return SP_EXIT_IO;
   }
-  if ((rc = sp_archive_clear(dir)) != 0) return rc;
+  if ((rc = sp__otf2_place_check(dir)) != 0) return rc;
   sp_otf2_run_t run = {.sel = sel};
   int nreg = sp_reader_num_regions(sel->reader);
   run.region_def = malloc((size_t)(nreg ? nreg : 1) * sizeof *run.region_def);
   if (!run.region_def) return SP_EXIT_IO;
+  /* Written beside, then moved into place (otf2_place.c). */
+  char tmp[4200];
+  if ((rc = sp__otf2_place_begin(dir, tmp, sizeof tmp)) != 0) {
+    free(run.region_def);
+    return rc;
+  }
   for (int g = 0; g < nreg; g++) run.region_def[g] = -1;
   for (int i = 0; i < sel->nregions; i++) run.region_def[sel->regions[i]] = i;
   /* --start-time / --end-time: seconds after the first start, as the charts. */
@@ -179,16 +148,17 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
   run.base = sel->t0 < 0 ? sel->t0 : 0;
   int nerr = 0;
   OTF2_ErrorCallback former = OTF2_Error_RegisterCallback(sp_otf2_error, &nerr);
-  rc = sp_archive_write(&run, dir, label);
+  rc = sp_archive_write(&run, tmp, label);
   OTF2_Error_RegisterCallback(former, NULL);
   if (rc == 0 && run.calls == 0) {
     sp_msg(SP_QUIET, "%s: no call overlaps the --start-time/--end-time window", sel->file);
     rc = SP_EXIT_DATA;
   }
+  if (rc == 0) rc = sp__otf2_place_commit(tmp, dir);
   if (rc != 0) {
-    /* No half archive left behind (it would block the next export). */
+    /* No half archive left behind; an earlier one stays as it was. */
     sp_msg(SP_QUIET, "%s: no OTF2 archive written", dir);
-    sp_archive_remove(dir);
+    sp__otf2_place_abort(tmp);
   }
   if (rc == 0 && run.moved)
     sp_msg(SP_QUIET,

@@ -68,4 +68,15 @@ int sp__otf2_defs(sp_otf2_run_t *run, const char *label);
  * SCOPE_PROFILER::<NAME> (OTF2 allows [A-Z0-9_] names). */
 int sp__otf2_properties(sp_otf2_run_t *run);
 
+/* otf2_place.c: an archive is written into a temporary directory beside
+ * DIR's (sp__otf2_place_begin puts its path in tmp, cap bytes) and then
+ * replaces the one in DIR (sp__otf2_place_commit), or is removed
+ * (sp__otf2_place_abort). place_check refuses, before any work, an earlier
+ * traces/ that is not an OTF2 archive's. No link is ever followed. Each
+ * returns an SP_EXIT_* code after saying why. */
+int sp__otf2_place_check(const char *dir);
+int sp__otf2_place_begin(const char *dir, char *tmp, size_t cap);
+int sp__otf2_place_commit(const char *tmp, const char *dir);
+void sp__otf2_place_abort(const char *tmp);
+
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of the reader library and the pproc command line:
+# Bounded fuzzing of the reader library, the pproc command line and the
+# .aggspill parser of scope-profiler-merge:
 #   bash tests/fuzz/run.sh SECONDS [build-dir]
 # Builds the libFuzzer harnesses with clang, ASan and UBSan in build-dir
 # (default <src>/build-fuzz; MPI off: the reader needs none), runs both
@@ -24,7 +25,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DSCOPE_PROFILER_ENABLE_MPI=OFF -DSCOPE_PROFILER_ENABLE_FORTRAN=OFF \
     -DSCOPE_PROFILER_ENABLE_BINDINGS=OFF >/dev/null
 fi
-cmake --build "$build" -j2 --target fuzz_reader fuzz_args >/dev/null
+cmake --build "$build" -j2 --target fuzz_reader fuzz_args fuzz_aggspill >/dev/null
 
 export ASAN_OPTIONS=fast_unwind_on_malloc=0:malloc_context_size=40
 export LSAN_OPTIONS=suppressions=$src/tests/fuzz/hdf5_known.supp:print_suppressions=0
@@ -36,14 +37,14 @@ mkdir -p "$work/tmp"
 # here, not in /tmp.
 export TMPDIR=$work/tmp
 
-run_one() { # name max_len
-  local name=$1 max_len=$2 dir=$work/$1
+run_one() { # name max_len [seconds]
+  local name=$1 max_len=$2 dir=$work/$1 time=${3:-$secs}
   mkdir -p "$dir/corpus" "$dir/artifacts"
   cp "$src/tests/fuzz/corpus/$name/"* "$dir/corpus/"
   # -fork keeps fuzzing after a crash so that known HDF5 faults do not end
   # the run; every faulting input lands in artifacts/.
   (cd "$dir" && "$build/tests/fuzz/fuzz_$name" -fork=1 -ignore_crashes=1 -ignore_ooms=1 \
-    -ignore_timeouts=1 -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -ignore_timeouts=1 -max_total_time="$time" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -close_fd_mask=3 -artifact_prefix="$dir/artifacts/" \
     corpus >"$dir/log.txt" 2>&1) || true
 }
@@ -51,6 +52,8 @@ run_one() { # name max_len
 run_one reader 65536 &
 run_one args 512 &
 wait
+# The small parser after the two above (2 cores): a third of the time.
+run_one aggspill 16384 "$(( (secs + 2) / 3 ))"
 
 # First frame of the fault's stack that is not libc or a sanitizer. The
 # sanitizer runtime is linked into the harness, so its interceptors show as
@@ -65,11 +68,11 @@ alloc_frame() {
 }
 
 status=0
-for name in reader args; do
+for name in reader args aggspill; do
   dir=$work/$name
   execs=$(grep -oE '#[0-9]+: cov' "$dir/log.txt" | tail -1 | tr -dc 0-9 || true)
   rate=$(grep -oE 'exec/s:? [0-9]+' "$dir/log.txt" | tail -1 | tr -dc 0-9 || true)
-  echo "fuzz_$name: ${execs:-0} executions in ${secs}s (${rate:-?} exec/s), corpus $(ls "$dir/corpus" | wc -l) files"
+  echo "fuzz_$name: ${execs:-0} executions (${rate:-?} exec/s), corpus $(ls "$dir/corpus" | wc -l) files"
   for a in "$dir"/artifacts/*; do
     [ -e "$a" ] || continue
     report=$a.report

@@ -3,7 +3,9 @@
 
 check_runmeta.py CASE --writer EXE --work DIR [--merge EXE] [--mpiexec EXE]
 
-CASE crash_damaged: as crash, with damaged metadata and source records
+CASE cap: 256 keys, then 20,000 refused calls: stderr says so once while
+running and once at sp_finalize with the count (not a line per call); the
+file holds the 256 keys. crash_damaged: as crash, with damaged metadata and source records
 appended to the spill file (the merge skips and names them); profile: profile mode's aggregate file holds rank 0's keys; values: run metadata round trip (odd values, refusals absent, library
 keys untouched); source: source_file/source_lineno of every region; crash:
 the program dies without sp_finalize, scope-profiler-merge rebuilds the
@@ -104,6 +106,34 @@ def damage_spill(spill_dir):
         fh.write(record(16, bad_meta) + record(17, bad_src) + record(99, unknown))
 
 
+def case_cap(a, work, out, exp_path):
+    r = subprocess.run([a.writer, "cap", out, exp_path], cwd=work, capture_output=True,
+                       text=True, timeout=240)
+    lines = r.stderr.splitlines()
+    sys.stderr.write("\n".join(lines[:20]) + "\n")
+    check(r.returncode == 0, f"writer exit code {r.returncode}")
+    capped = [ln for ln in lines if "SP_ETOOMANY" in ln]
+    # 3 lines: the call before sp_setup (every case makes it), the first
+    # refusal at the cap, the count at sp_finalize.
+    check(len(lines) == 3 and len(capped) == 2,
+          f"3 stderr lines, 2 about the cap: got {len(lines)} lines ({len(capped)} about it)")
+    check(any("at most 256 keys" in ln for ln in capped), "the first refusal is named")
+    check(any(ln.startswith("scope-profiler: warning: 20000 sp_metadata_set call(s) were ignored")
+              for ln in capped), "sp_finalize counts the 20000 refusals")
+    with h5py.File(out, "r") as f:
+        md = f["metadata"].attrs
+        keys = sorted(k for k in md.keys() if k.startswith("key"))
+        check(keys == [f"key{i:03d}" for i in range(256)], f"the 256 keys: {len(keys)}")
+        check(not any(k.startswith("over") for k in md.keys()), "no refused key written")
+        if "key007" in md:
+            check(int(md["key007"]) == 70, f"key007 replaced: {md['key007']}")
+    if FAIL:
+        print(f"{len(FAIL)} check(s) failed")
+        return 1
+    print("all checks passed")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -119,6 +149,8 @@ def main():
     exp_path = os.path.join(work, "expected.json")
     env = dict(os.environ, SCOPE_PROFILER_SPILL_DIR=os.path.join(work, "spill"),
                SCOPE_PROFILER_ASYNC_FLUSH="0")  # the crash case: spilled before _exit
+    if a.case == "cap":
+        return case_cap(a, work, out, exp_path)
     mode = {"mpi": "mpi", "crash": "crash", "mpi_crash": "crash", "profile": "profile",
             "crash_damaged": "crash"}.get(
         a.case, "values")

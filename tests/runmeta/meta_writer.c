@@ -5,7 +5,8 @@
  *
  * CASE: values (odd values and every refusal), source (sp_region_at and
  * SP_REGION_HERE), crash (spill files only: _exit without sp_finalize, the
- * merge tool rebuilds the profile), mpi (with MPI: per-rank values). The
+ * merge tool rebuilds the profile), mpi (with MPI: per-rank values), cap
+ * (256 keys, then 20,000 calls past the cap, each SP_ETOOMANY). The
  * program writes into EXPECTED.json what it set and where its regions are
  * (its own __FILE__ and __LINE__), and checks every return code itself. */
 #define _POSIX_C_SOURCE 200809L
@@ -180,6 +181,24 @@ int main(int argc, char **argv) {
 #ifdef SP_TEST_MPI
     MPI_Finalize();
 #endif
+    return failures ? 1 : 0;
+  }
+  if (strcmp(mode, "cap") == 0) { /* the key cap: refusals counted, said once */
+    EXPECT(sp_setup(&cfg) == 0);
+    char key[32];
+    for (int i = 0; i < 256; i++) {
+      snprintf(key, sizeof key, "key%03d", i);
+      EXPECT(sp_metadata_set_int(key, i) == 0);
+    }
+    EXPECT(sp_metadata_set_int("key007", 70) == 0); /* an existing key is still replaced */
+    for (int i = 0; i < 20000; i++) {
+      snprintf(key, sizeof key, "over%05d", i % 5000);
+      EXPECT(sp_metadata_set(key, "x") == SP_ETOOMANY);
+    }
+    run(sp_region("step"), 3);
+    fprintf(expect_out, "\"keys\": 256, \"refused\": 20000}\n");
+    fclose(expect_out);
+    EXPECT(sp_finalize() == 0);
     return failures ? 1 : 0;
   }
   if (strcmp(mode, "profile") == 0) { /* profile mode, aggregates only */

@@ -1,0 +1,170 @@
+/* aggregate_blob.c - a snapshot (aggregate_snap.h) packed into a blob for
+ * rank 0 or an .aggspill file, and read back: the one parser of bytes that
+ * come from another process or from disk, so every count and index in
+ * them is checked before it is used (tests/fuzz/fuzz_aggspill.c).
+ *
+ * Blob: int64 nnames, nrows, nbks; nnames x (uint32 len, bytes); nrows x
+ * sp_agg_row_t; nbks x sp_agg_bk_t. Native byte order: the ranks of one
+ * job share a machine type, as the spill files assume. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate_snap.h"
+
+void sp__agg_snap_free(sp_agg_snap_t *s) {
+  for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
+  free(s->names);
+  free(s->rows);
+  free(s->bks);
+  memset(s, 0, sizeof *s);
+}
+
+int sp__agg_grow(void **p, int64_t *cap, int64_t need, size_t size) {
+  if (need <= *cap) return 0;
+  /* A count read from a file never wraps the size into a small block. */
+  if (need > INT64_MAX / 2 || (uint64_t)need > SIZE_MAX / 2 / size) return SP_ENOMEM;
+  int64_t ncap = *cap ? *cap : 64;
+  while (ncap < need) ncap *= 2;
+  void *np = realloc(*p, (size_t)ncap * size);
+  if (!np) return SP_ENOMEM;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
+  int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
+  for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
+  char *b = malloc((size_t)n), *p = b;
+  if (!b) return SP_ENOMEM;
+  int64_t head[3] = {s->nnames, s->nrows, s->nbks};
+  memcpy(p, head, sizeof head);
+  p += sizeof head;
+  for (int64_t i = 0; i < s->nnames; i++) {
+    uint32_t l = (uint32_t)strlen(s->names[i]);
+    memcpy(p, &l, 4);
+    memcpy(p + 4, s->names[i], l);
+    p += 4 + l;
+  }
+  /* An empty window (nothing recorded yet) has no arrays: memcpy takes no NULL. */
+  if (s->nrows) memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
+  p += s->nrows * (int64_t)sizeof *s->rows;
+  if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
+  *blob = b;
+  *len = n;
+  return 0;
+}
+
+/* The id of name in s, added when new. Linear in the names: a file holds
+ * the program's regions, not thousands per rank. */
+static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int64_t *cap) {
+  for (int64_t i = 0; i < s->nnames; i++)
+    if (strlen(s->names[i]) == len && memcmp(s->names[i], name, len) == 0) return i;
+  if (sp__agg_grow((void **)&s->names, cap, s->nnames + 1, sizeof *s->names)) return SP_ENOMEM;
+  char *c = malloc(len + 1u);
+  if (!c) return SP_ENOMEM;
+  memcpy(c, name, len);
+  c[len] = '\0';
+  s->names[s->nnames] = c;
+  return s->nnames++;
+}
+
+/* 1 when the blob's counts fit in its len bytes: each is checked against
+ * the bytes before it is multiplied, so no product of a damaged count
+ * wraps (a wrapped size once allocated a small block that the rows were
+ * then copied past). */
+static int sp_counts_fit(const int64_t head[3], int64_t len) {
+  const int64_t room = len - 3 * 8;
+  return head[0] >= 0 && head[1] >= 0 && head[2] >= 0 && head[0] <= room / 4 &&
+         head[1] <= room / (int64_t)sizeof(sp_agg_row_t) &&
+         head[2] <= room / (int64_t)sizeof(sp_agg_bk_t);
+}
+
+/* 1 when row r (of a blob with nnames names and nrows rows) is one a
+ * snapshot can hold: every field that indexes something within its range. */
+static int sp_row_ok(const sp_agg_row_t *r, int64_t nnames, int64_t nrows) {
+  return r->region >= 0 && r->region < nnames && r->parent >= -1 && r->parent < nrows &&
+         r->rank >= 0 && r->rank < (1 << 24) && r->thread >= 0 && r->depth >= 0 && r->calls >= 0;
+}
+
+/* The names s held before a blob's were added: those are freed again. */
+static void sp_names_truncate(sp_agg_snap_t *s, int64_t n) {
+  for (int64_t i = n; i < s->nnames; i++) free(s->names[i]);
+  s->nnames = n;
+}
+
+/* Appends head[1] rows and head[2] buckets at p (checked) to s. */
+static int sp_append_rows(sp_agg_snap_t *s, const char *p, const int64_t head[3],
+                          const int64_t *map) {
+  int64_t rcap = s->nrows, bcap = s->nbks, base = s->nrows;
+  if (sp__agg_grow((void **)&s->rows, &rcap, s->nrows + head[1], sizeof *s->rows) ||
+      sp__agg_grow((void **)&s->bks, &bcap, s->nbks + head[2], sizeof *s->bks))
+    return SP_ENOMEM;
+  if (head[1]) memcpy(s->rows + base, p, (size_t)head[1] * sizeof *s->rows);
+  p += head[1] * (int64_t)sizeof *s->rows;
+  if (head[2]) memcpy(s->bks + s->nbks, p, (size_t)head[2] * sizeof *s->bks);
+  for (int64_t i = base; i < base + head[1]; i++) {
+    sp_agg_row_t *r = &s->rows[i];
+    if (!sp_row_ok(r, head[0], head[1])) return SP_EINVAL;
+    r->region = (int32_t)map[r->region];
+    if (r->parent >= 0) r->parent += (int32_t)base; /* rows of a blob count from its first */
+  }
+  for (int64_t i = s->nbks; i < s->nbks + head[2]; i++) {
+    sp_agg_bk_t *b = &s->bks[i];
+    if (b->row < 0 || b->row >= head[1] || b->bucket < 0 || b->bucket >= SP_AGG_NBUCKETS ||
+        b->count < 0)
+      return SP_EINVAL;
+    b->row += base;
+  }
+  s->nrows = base + head[1];
+  s->nbks += head[2];
+  return 0;
+}
+
+int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
+  int64_t head[3];
+  if (len < (int64_t)sizeof head) return SP_EINVAL;
+  memcpy(head, blob, sizeof head);
+  if (!sp_counts_fit(head, len)) return SP_EINVAL;
+  const char *p = blob + sizeof head, *end = blob + len;
+  const int64_t names_before = s->nnames;
+  int64_t ncap = s->nnames;
+  int64_t *map = malloc((size_t)(head[0] ? head[0] : 1) * sizeof *map);
+  if (!map) return SP_ENOMEM;
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < head[0]; i++) {
+    uint32_t l;
+    if (end - p < 4) {
+      rc = SP_EINVAL;
+      break;
+    }
+    memcpy(&l, p, 4);
+    if (end - p - 4 < (int64_t)l) {
+      rc = SP_EINVAL;
+      break;
+    }
+    map[i] = sp_name_id(s, p + 4, l, &ncap);
+    if (map[i] < 0) rc = (int)map[i];
+    p += 4 + l;
+  }
+  if (rc == 0 && end - p != head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks)
+    rc = SP_EINVAL;
+  if (rc == 0) rc = sp_append_rows(s, p, head, map);
+  /* A refused blob adds nothing: its names go again (its rows and buckets
+   * were never counted). */
+  if (rc) sp_names_truncate(s, names_before);
+  free(map);
+  return rc;
+}
+
+int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s) {
+  sp_aggspill_head_t h;
+  if (n < (int64_t)sizeof h) return SP_ESPILL;
+  memcpy(&h, buf, sizeof h);
+  if (h.magic != SP_AGGSPILL_MAGIC || h.version != 1 || h.len <= 0 ||
+      h.len != n - (int64_t)sizeof h)
+    return SP_ESPILL;
+  int rc = sp__agg_snap_unpack_into(s, buf + sizeof h, h.len);
+  return rc == SP_ENOMEM ? rc : rc ? SP_ESPILL : 0;
+}

@@ -8,12 +8,15 @@
 #include <string.h>
 
 #include "aggregate_snap.h"
+#include "region_source.h"
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 
 void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
+  for (int64_t i = 0; s->srcs && i < s->nsrcs; i++) free(s->srcs[i].file);
   free(s->names);
+  free(s->srcs);
   free(s->rows);
   free(s->bks);
   memset(s, 0, sizeof *s);
@@ -78,18 +81,34 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
   int32_t nreg = sp__region_count();
   s->names = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->names);
   if (!rc && !s->names) rc = SP_ENOMEM;
+  s->srcs = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->srcs);
+  if (!rc && !s->srcs) rc = SP_ENOMEM;
+  if (!rc) s->nsrcs = nreg;
   for (int32_t h = 0; rc == 0 && h < nreg; h++) {
     s->names[h] = strdup(sp__region_get(h)->name);
-    if (!s->names[h]) rc = SP_ENOMEM;
     s->nnames = h + 1;
+    const char *file;
+    int64_t line;
+    if (s->names[h] && sp__source_get(h, &file, &line)) { /* sp_region_at's location */
+      s->srcs[h].file = strdup(file);
+      s->srcs[h].line = line;
+      if (!s->srcs[h].file) rc = SP_ENOMEM;
+    }
+    if (!s->names[h]) rc = SP_ENOMEM;
   }
   if (rc) sp__agg_snap_free(s);
   return rc;
 }
 
+static const char *sp_src_file(const sp_agg_snap_t *s, int64_t i) {
+  return i < s->nsrcs && s->srcs[i].file ? s->srcs[i].file : "";
+}
+
 int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
   for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
+  n += 8; /* the tail: nopen and the sources */
+  for (int64_t i = 0; i < s->nnames; i++) n += 12 + (int64_t)strlen(sp_src_file(s, i));
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
   int64_t head[3] = {s->nnames, s->nrows, s->nbks};
@@ -105,6 +124,18 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   if (s->nrows) memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
   p += s->nrows * (int64_t)sizeof *s->rows;
   if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
+  p += s->nbks * (int64_t)sizeof *s->bks;
+  memcpy(p, &s->nopen, 8);
+  p += 8;
+  for (int64_t i = 0; i < s->nnames; i++) {
+    const char *f = sp_src_file(s, i);
+    int64_t line = i < s->nsrcs ? s->srcs[i].line : 0;
+    uint32_t l = (uint32_t)strlen(f);
+    memcpy(p, &line, 8);
+    memcpy(p + 8, &l, 4);
+    memcpy(p + 12, f, l);
+    p += 12 + l;
+  }
   *blob = b;
   *len = n;
   return 0;
@@ -122,6 +153,49 @@ static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int6
   c[len] = '\0';
   s->names[s->nnames] = c;
   return s->nnames++;
+}
+
+/* Region id's source from a blob, unless it has one already (the first
+ * rank's wins, as the first registration does in a process). */
+static int sp_src_put(sp_agg_snap_t *s, int64_t id, const char *f, uint32_t len, int64_t line) {
+  if (id >= s->nsrcs) {
+    sp_agg_src_t *ns = realloc(s->srcs, (size_t)s->nnames * sizeof *ns);
+    if (!ns) return SP_ENOMEM;
+    memset(ns + s->nsrcs, 0, (size_t)(s->nnames - s->nsrcs) * sizeof *ns);
+    s->srcs = ns;
+    s->nsrcs = s->nnames;
+  }
+  if (s->srcs[id].file || len == 0) return 0;
+  char *c = malloc(len + 1u);
+  if (!c) return SP_ENOMEM;
+  memcpy(c, f, len);
+  c[len] = '\0';
+  s->srcs[id].file = c;
+  s->srcs[id].line = line;
+  return 0;
+}
+
+/* The blob's tail (see aggregate_snap.h): nopen, then the sources. */
+static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, const int64_t *map,
+                          int64_t nnames) {
+  int64_t nopen;
+  if (end - p < 8) return SP_EINVAL;
+  memcpy(&nopen, p, 8);
+  p += 8;
+  for (int64_t i = 0; i < nnames; i++) {
+    int64_t line;
+    uint32_t l;
+    if (end - p < 12) return SP_EINVAL;
+    memcpy(&line, p, 8);
+    memcpy(&l, p + 8, 4);
+    if (end - p - 12 < (int64_t)l) return SP_EINVAL;
+    int rc = sp_src_put(s, map[i], p + 12, l, line);
+    if (rc) return rc;
+    p += 12 + l;
+  }
+  if (p != end || nopen < 0) return SP_EINVAL;
+  s->nopen += nopen;
+  return 0;
 }
 
 int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
@@ -148,8 +222,9 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     if (map[i] < 0) rc = (int)map[i];
     p += 4 + l;
   }
-  if (rc == 0 && end - p != head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks)
-    rc = SP_EINVAL;
+  int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks;
+  if (rc == 0 && (head[1] < 0 || head[2] < 0 || end - p < body)) rc = SP_EINVAL;
+  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0]);
   if (rc == 0 && (sp_grow((void **)&s->rows, &rcap, s->nrows + head[1], sizeof *s->rows) ||
                   sp_grow((void **)&s->bks, &bcap, s->nbks + head[2], sizeof *s->bks)))
     rc = SP_ENOMEM;

@@ -39,8 +39,10 @@ CASES
                  files against the oracle (std to 1e-6)
   charts         --export-data json of the charts both files draw
                  (durations_data, flame graph's call_tree): equal figures
-  python_reader  the Python reader's region_statistics() and call_tree of
-                 both files against the oracle
+  python_reader  the Python reader's region_statistics() of both files
+                 against the oracle
+  report         report.html's data of both files (regions, call tree, the
+                 Load balance's rank times) against the oracle
 """
 import csv
 import io
@@ -449,6 +451,30 @@ def case_python_reader():
             for k, w in (("count", len(d)), ("total_duration", d.sum()), ("min_duration", d.min()),
                          ("max_duration", d.max()), ("average_duration", d.mean()), ("std_duration", d.std())):
                 near(st[n][k], w, "%s python %s %s" % (LABEL[f], n, k), 1e-6, 1.0)
+
+
+def case_report():
+    for f in (TRACE, AGG):
+        out = os.path.join(OUT, LABEL[f])
+        run([f, "-q", "--backend", "html", "-o", out])
+        D = page_data(os.path.join(out, "report.html"))
+        names = [r["name"] for r in D["regions"]]
+        near(sorted(names) == sorted(DUR), True, "%s report regions %s" % (LABEL[f], names), 0, 0)
+        for r in D["regions"]:
+            d = DUR[r["name"]]
+            for k, w in (("calls", len(d)), ("total", d.sum()), ("min", d.min()), ("max", d.max()),
+                         ("rank_mean", d.sum())):
+                near(r[k], w, "%s report %s %s" % (LABEL[f], r["name"], k), 0, 0.5)
+        for g, row in enumerate(D["balance"]["rt"]):
+            near(row[0], DUR[names[g]].sum(), "%s report balance %s" % (LABEL[f], names[g]), 0, 0.5)
+        tup = []
+        for nd in D["tree"]:
+            tup.append((tup[nd["p"]] if nd["p"] >= 0 else ()) + (names[nd["g"]],))
+            c, incl, excl = PATHS[tup[-1]]
+            near(nd["calls"], c, "%s report tree %s calls" % (LABEL[f], tup[-1]), 0, 0)
+            near(nd["incl"], incl, "%s report tree %s incl" % (LABEL[f], tup[-1]), 0, 0.5)
+            near(nd["excl"], excl, "%s report tree %s excl" % (LABEL[f], tup[-1]), 0, 0.5)
+        near(len(tup), len(PATHS), "%s report tree nodes" % LABEL[f], 0, 0)
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}

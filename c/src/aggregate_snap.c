@@ -222,8 +222,12 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     if (map[i] < 0) rc = (int)map[i];
     p += 4 + l;
   }
-  int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks;
-  if (rc == 0 && (head[1] < 0 || head[2] < 0 || end - p < body)) rc = SP_EINVAL;
+  /* Counts past the blob's length are refused before they are multiplied. */
+  if (rc == 0 && (head[1] < 0 || head[2] < 0 || head[1] > len / (int64_t)sizeof *s->rows ||
+                  head[2] > len / (int64_t)sizeof *s->bks))
+    rc = SP_EINVAL;
+  int64_t body = rc ? 0 : head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks;
+  if (rc == 0 && end - p < body) rc = SP_EINVAL;
   if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0]);
   if (rc == 0 && (sp_grow((void **)&s->rows, &rcap, s->nrows + head[1], sizeof *s->rows) ||
                   sp_grow((void **)&s->bks, &bcap, s->nbks + head[2], sizeof *s->bks)))

@@ -45,8 +45,7 @@ static void sp_chrome_lane(const sp_selection_t *sel, int64_t t0, const sp_lane_
     sp_json_string(name);
     printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
            1e-3 * sp_ns_between(t0, iv->start[i]), 1e-3 * sp_ns_between(iv->start[i], iv->end[i]),
-           rank,
-           iv->thread_ids ? iv->thread_ids[i] : 0);
+           rank, iv->thread_ids ? iv->thread_ids[i] : 0);
   }
 }
 

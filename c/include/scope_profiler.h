@@ -216,7 +216,10 @@ typedef struct sp_region_stats_s {
  * complete or not at all (written under a temporary name, then renamed;
  * an earlier report at path is replaced). Threads recording meanwhile are
  * read as they are (a call ending during the report may be missing).
- * Returns 0, SP_EINVAL (no path, or profile mode off: said once on
+ * The calls open on the calling thread (a time loop's region around the
+ * call) count in the file as one call each lasting until now, so that
+ * their children's time is inside theirs; they count again, whole, when
+ * they end. Returns 0, SP_EINVAL (no path, or profile mode off: said once on
  * stderr), SP_ENOTSETUP, SP_EIO / SP_EHDF5 / SP_EMPI / SP_EPATH / SP_ETIMEDOUT.
  */
 SP_EXPORT int sp_report(const char *path);

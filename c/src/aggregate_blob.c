@@ -4,8 +4,10 @@
  * them is checked before it is used (tests/fuzz/fuzz_aggspill.c).
  *
  * Blob: int64 nnames, nrows, nbks; nnames x (uint32 len, bytes); nrows x
- * sp_agg_row_t; nbks x sp_agg_bk_t. Native byte order: the ranks of one
- * job share a machine type, as the spill files assume. */
+ * sp_agg_row_t; nbks x sp_agg_bk_t; then the tail (aggregate_snap.h):
+ * int64 nopen, nnames x (int64 line, uint32 len, bytes) of the sources.
+ * Native byte order: the ranks of one job share a machine type, as the
+ * spill files assume. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,9 @@
 
 void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
+  for (int64_t i = 0; s->srcs && i < s->nsrcs; i++) free(s->srcs[i].file);
   free(s->names);
+  free(s->srcs);
   free(s->rows);
   free(s->bks);
   memset(s, 0, sizeof *s);
@@ -33,9 +37,15 @@ int sp__agg_grow(void **p, int64_t *cap, int64_t need, size_t size) {
   return 0;
 }
 
+static const char *sp_src_file(const sp_agg_snap_t *s, int64_t i) {
+  return i < s->nsrcs && s->srcs[i].file ? s->srcs[i].file : "";
+}
+
 int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
   for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
+  n += 8; /* the tail: nopen and the sources */
+  for (int64_t i = 0; i < s->nnames; i++) n += 12 + (int64_t)strlen(sp_src_file(s, i));
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
   int64_t head[3] = {s->nnames, s->nrows, s->nbks};
@@ -51,6 +61,18 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   if (s->nrows) memcpy(p, s->rows, (size_t)s->nrows * sizeof *s->rows);
   p += s->nrows * (int64_t)sizeof *s->rows;
   if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
+  p += s->nbks * (int64_t)sizeof *s->bks;
+  memcpy(p, &s->nopen, 8);
+  p += 8;
+  for (int64_t i = 0; i < s->nnames; i++) {
+    const char *f = sp_src_file(s, i);
+    int64_t line = i < s->nsrcs ? s->srcs[i].line : 0;
+    uint32_t l = (uint32_t)strlen(f);
+    memcpy(p, &line, 8);
+    memcpy(p + 8, &l, 4);
+    memcpy(p + 12, f, l);
+    p += 12 + l;
+  }
   *blob = b;
   *len = n;
   return 0;
@@ -88,10 +110,54 @@ static int sp_row_ok(const sp_agg_row_t *r, int64_t nnames, int64_t nrows) {
          r->rank >= 0 && r->rank < (1 << 24) && r->thread >= 0 && r->depth >= 0 && r->calls >= 0;
 }
 
-/* The names s held before a blob's were added: those are freed again. */
+/* The names s held before a blob's were added: those, and the sources
+ * given to them, are freed again. */
 static void sp_names_truncate(sp_agg_snap_t *s, int64_t n) {
   for (int64_t i = n; i < s->nnames; i++) free(s->names[i]);
   s->nnames = n;
+  for (int64_t i = n; i < s->nsrcs; i++) free(s->srcs[i].file);
+  if (s->nsrcs > n) s->nsrcs = n;
+}
+
+/* Region id's source from a blob, unless it has one already (the first
+ * rank's wins, as the first registration does in a process). */
+static int sp_src_put(sp_agg_snap_t *s, int64_t id, const char *f, uint32_t len, int64_t line) {
+  if (id >= s->nsrcs) {
+    sp_agg_src_t *ns = realloc(s->srcs, (size_t)s->nnames * sizeof *ns);
+    if (!ns) return SP_ENOMEM;
+    memset(ns + s->nsrcs, 0, (size_t)(s->nnames - s->nsrcs) * sizeof *ns);
+    s->srcs = ns;
+    s->nsrcs = s->nnames;
+  }
+  if (s->srcs[id].file || len == 0) return 0;
+  char *c = malloc(len + 1u);
+  if (!c) return SP_ENOMEM;
+  memcpy(c, f, len);
+  c[len] = '\0';
+  s->srcs[id].file = c;
+  s->srcs[id].line = line;
+  return 0;
+}
+
+/* The blob's tail (see aggregate_snap.h) at p: the sources into s, the
+ * number of open calls into *nopen. */
+static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, const int64_t *map,
+                          int64_t nnames, int64_t *nopen) {
+  if (end - p < 8) return SP_EINVAL;
+  memcpy(nopen, p, 8);
+  p += 8;
+  for (int64_t i = 0; i < nnames; i++) {
+    int64_t line;
+    uint32_t l;
+    if (end - p < 12) return SP_EINVAL;
+    memcpy(&line, p, 8);
+    memcpy(&l, p + 8, 4);
+    if (end - p - 12 < (int64_t)l) return SP_EINVAL;
+    int rc = sp_src_put(s, map[i], p + 12, l, line);
+    if (rc) return rc;
+    p += 12 + l;
+  }
+  return p != end || *nopen < 0 ? SP_EINVAL : 0;
 }
 
 /* Appends head[1] rows and head[2] buckets at p (checked) to s. */
@@ -148,9 +214,12 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     if (map[i] < 0) rc = (int)map[i];
     p += 4 + l;
   }
-  if (rc == 0 && end - p != head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks)
-    rc = SP_EINVAL;
+  /* Blobs without the tail (older .aggspill files) end after the buckets. */
+  int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks, nopen = 0;
+  if (rc == 0 && end - p < body) rc = SP_EINVAL;
+  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0], &nopen);
   if (rc == 0) rc = sp_append_rows(s, p, head, map);
+  if (rc == 0) s->nopen += nopen;
   /* A refused blob adds nothing: its names go again (its rows and buckets
    * were never counted). */
   if (rc) sp_names_truncate(s, names_before);

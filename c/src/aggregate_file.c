@@ -45,11 +45,16 @@ static int sp_agg_publish(const sp_agg_snap_t *s, int size, const char *path,
   return rc;
 }
 
-int sp__agg_write(sp_par_t *par, const char *path, const sp_out_id_t *was) {
+/* open_calls: sp_report's file, where the calls open on the calling thread
+ * count with their duration so far (aggregate_open.c); sp_finalize's drops
+ * them, as the trace does. */
+static int sp_agg_write_at(sp_par_t *par, const char *path, const sp_out_id_t *was,
+                           int open_calls) {
   sp_agg_snap_t mine, merged;
   char *blob = NULL, *all = NULL;
   int64_t len = 0, *offs = NULL;
   int rc = sp__agg_snap_take(&mine, par->rank);
+  if (!rc && open_calls && (rc = sp__agg_snap_open_calls(&mine)) != 0) sp__agg_snap_free(&mine);
   if (!rc) {
     rc = sp__agg_snap_pack(&mine, &blob, &len);
     sp__agg_snap_free(&mine);
@@ -69,6 +74,10 @@ int sp__agg_write(sp_par_t *par, const char *path, const sp_out_id_t *was) {
   free(all);
   free(offs);
   return rc;
+}
+
+int sp__agg_write(sp_par_t *par, const char *path, const sp_out_id_t *was) {
+  return sp_agg_write_at(par, path, was, 0);
 }
 
 void sp__agg_path(const char *file_path, char *out, size_t cap) {
@@ -100,7 +109,7 @@ static int sp_report_impl(const char *path) {
   sp__out_id_take(path, &was); /* an earlier report there is replaced */
   sp_par_t par;
   rc = sp__par_begin(&par, SP_PAR_REPORT);
-  if (rc == 0) rc = sp__agg_write(&par, path, &was);
+  if (rc == 0) rc = sp_agg_write_at(&par, path, &was, 1);
   sp__par_end(&par);
   if (rc)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "sp_report: could not write '%s': %s", path,

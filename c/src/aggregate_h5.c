@@ -5,6 +5,8 @@
  *   @scope_profiler_schema = 2, @storage_layout = "aggregate"
  *   metadata/@mpi_size @scope_profiler_version, the run metadata (rank 0's)
  *   region_table/names                           string[R]
+ *               source_files, source_lines       string[R], int64[R]: sp_region_at's
+ *                                                location ("", 0: none)
  *   rank_region_index/region_ids, ranks          uint32[P]
  *                     aggregate_counts           uint64[P]
  *                     aggregate_totals, _minimums, _maximums, _exclusives   int64[P] ns
@@ -13,6 +15,7 @@
  *                       minimums, maximums, exclusives          per (rank, thread, region)
  *   call_paths/ranks, threads, region_ids, parents, depths, counts,
  *              inclusives, exclusives, minimums, maximums, sum_squares
+ *              @open_calls: calls open at sp_report counted with their time so far
  *   call_path_histograms/rows, buckets, counts   nonzero buckets only */
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +167,12 @@ static int sp_write_paths(hid_t f, const sp_agg_snap_t *s) {
   if (!rc) rc = sp_put(g, "minimums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.min);
   if (!rc) rc = sp_put(g, "maximums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.max);
   if (!rc) rc = sp_put(g, "sum_squares", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, c.n, c.sumsq);
+  if (!rc) rc = sp__h5_attr(g, "open_calls", H5T_NATIVE_INT64, &s->nopen);
+  if (!rc)
+    rc = sp__h5_attr_str(g, "open_calls_rule",
+                         "a call open when sp_report wrote the file counts as one call lasting "
+                         "until then (its exclusive time less its open child's); sp_finalize's "
+                         "file drops open calls, as the trace does");
   if (g >= 0) H5Gclose(g);
   sp_cols_free(&c);
   return rc;
@@ -196,6 +205,26 @@ static int sp_write_hists(hid_t f, const sp_agg_snap_t *s) {
   return rc;
 }
 
+/* region_table/source_files and source_lines: where sp_region_at put each
+ * region ("" and 0 where no location was given), as the trace's region
+ * groups hold them in @source_file and @source_lineno. */
+static int sp_write_sources(hid_t g, const sp_agg_snap_t *s, hid_t str) {
+  size_t m = (size_t)(s->nnames ? s->nnames : 1);
+  const char **files = malloc(m * sizeof *files);
+  int64_t *lines = malloc(m * sizeof *lines);
+  int rc = files && lines ? 0 : SP_ENOMEM;
+  for (int64_t i = 0; !rc && i < s->nnames; i++) {
+    int have = i < s->nsrcs && s->srcs[i].file;
+    files[i] = have ? s->srcs[i].file : "";
+    lines[i] = have ? s->srcs[i].line : 0;
+  }
+  if (!rc) rc = sp_put(g, "source_files", str, str, s->nnames, files);
+  if (!rc) rc = sp_put(g, "source_lines", H5T_NATIVE_INT64, H5T_STD_I64LE, s->nnames, lines);
+  free(files);
+  free(lines);
+  return rc;
+}
+
 static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   int64_t schema = 2, size = mpi_size;
   int rc = sp__h5_attr(f, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
@@ -215,6 +244,7 @@ static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   g = rc ? -1 : H5Gcreate2(f, "region_table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
   if (!rc) rc = sp_put(g, "names", t, t, s->nnames, s->names);
+  if (!rc) rc = sp_write_sources(g, s, t);
   if (g >= 0) H5Gclose(g);
   H5Tclose(t);
   g = rc ? -1 : H5Gcreate2(f, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -225,9 +255,51 @@ static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   return rc;
 }
 
-int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size) {
+/* The regions that have a call path, renumbered in order: a region
+ * registered but never entered is not in the file, as it is not in the
+ * trace, so that both layouts of one run name the same regions. v shares
+ * s's strings; sp_used_free frees what it allocated. */
+static int sp_used_regions(const sp_agg_snap_t *s, sp_agg_snap_t *v) {
+  *v = *s;
+  size_t m = (size_t)(s->nnames ? s->nnames : 1);
+  int64_t *map = malloc(m * sizeof *map);
+  v->names = malloc(m * sizeof *v->names);
+  v->srcs = malloc(m * sizeof *v->srcs);
+  v->rows = malloc((size_t)(s->nrows ? s->nrows : 1) * sizeof *v->rows);
+  if (!map || !v->names || !v->srcs || !v->rows) {
+    free(map), free(v->names), free(v->srcs), free(v->rows);
+    return SP_ENOMEM;
+  }
+  for (int64_t g = 0; g < s->nnames; g++) map[g] = -1;
+  for (int64_t i = 0; i < s->nrows; i++) map[s->rows[i].region] = 0;
+  v->nnames = 0;
+  for (int64_t g = 0; g < s->nnames; g++) {
+    if (map[g] < 0) continue;
+    map[g] = v->nnames;
+    v->names[v->nnames] = s->names[g];
+    v->srcs[v->nnames] = g < s->nsrcs ? s->srcs[g] : (sp_agg_src_t){NULL, 0};
+    v->nnames++;
+  }
+  v->nsrcs = v->nnames;
+  for (int64_t i = 0; i < s->nrows; i++) {
+    v->rows[i] = s->rows[i];
+    v->rows[i].region = (int32_t)map[s->rows[i].region];
+  }
+  free(map);
+  return 0;
+}
+
+static void sp_used_free(sp_agg_snap_t *v) { free(v->names), free(v->srcs), free(v->rows); }
+
+int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
+  sp_agg_snap_t used;
+  if (sp_used_regions(all, &used) != 0) return SP_ENOMEM;
+  const sp_agg_snap_t *s = &used;
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0) return SP_EHDF5;
+  if (f < 0) {
+    sp_used_free(&used);
+    return SP_EHDF5;
+  }
   sp_cols_t pairs, threads;
   int rc = sp_write_head(f, s, mpi_size);
   if (!rc && (rc = sp_sum_rows(s, 0, &pairs)) == 0) {
@@ -241,5 +313,6 @@ int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size) {
   if (!rc) rc = sp_write_paths(f, s);
   if (!rc) rc = sp_write_hists(f, s);
   if (H5Fclose(f) < 0 && !rc) rc = SP_EHDF5;
+  sp_used_free(&used);
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "aggregate_snap.h"
+#include "region_source.h"
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 
@@ -55,10 +56,20 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
   int32_t nreg = sp__region_count();
   s->names = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->names);
   if (!rc && !s->names) rc = SP_ENOMEM;
+  s->srcs = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->srcs);
+  if (!rc && !s->srcs) rc = SP_ENOMEM;
+  if (!rc) s->nsrcs = nreg;
   for (int32_t h = 0; rc == 0 && h < nreg; h++) {
     s->names[h] = strdup(sp__region_get(h)->name);
-    if (!s->names[h]) rc = SP_ENOMEM;
     s->nnames = h + 1;
+    const char *file;
+    int64_t line;
+    if (s->names[h] && sp__source_get(h, &file, &line)) { /* sp_region_at's location */
+      s->srcs[h].file = strdup(file);
+      s->srcs[h].line = line;
+      if (!s->srcs[h].file) rc = SP_ENOMEM;
+    }
+    if (!s->names[h]) rc = SP_ENOMEM;
   }
   if (rc) sp__agg_snap_free(s);
   return rc;

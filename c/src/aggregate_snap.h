@@ -21,9 +21,18 @@ typedef struct sp_agg_bk {
   int64_t count;
 } sp_agg_bk_t;
 
+/* Where a region is in the source (sp_region_at), by region id. */
+typedef struct sp_agg_src {
+  char *file;   /* NULL: none given */
+  int64_t line; /* 0 when file is NULL */
+} sp_agg_src_t;
+
 typedef struct sp_agg_snap {
   char **names; /* region names, by the rows' region ids */
   int64_t nnames;
+  sp_agg_src_t *srcs; /* nsrcs entries (up to nnames), or NULL: no source */
+  int64_t nsrcs;
+  int64_t nopen; /* calls open at a report counted with their time so far */
   sp_agg_row_t *rows;
   int64_t nrows;
   sp_agg_bk_t *bks;
@@ -40,9 +49,16 @@ typedef struct sp_aggspill_head {
 
 /* This process's aggregates now (every thread's current window). */
 SP_HIDDEN int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank);
+/* sp_report: the calls open on the calling thread count in s, each as one
+ * call with its duration so far (its exclusive time less its open child's),
+ * so that a report inside a region is whole (aggregate_open.c). */
+SP_HIDDEN int sp__agg_snap_open_calls(sp_agg_snap_t *s);
 SP_HIDDEN void sp__agg_snap_free(sp_agg_snap_t *s);
 SP_HIDDEN int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len);
-/* Appends the blob's snapshot to s, its names merged into s's by text. A
+/* Appends the blob's snapshot to s, its names merged into s's by text.
+ * After the rows and buckets the blob may hold (since the sources were
+ * added; older .aggspill files end before it): int64 nopen, then nnames x
+ * (int64 line, uint32 len, bytes) of the regions' sources, len 0: none. A
  * blob whose counts, lengths or indices do not hold (damaged, or not one)
  * is refused whole with SP_EINVAL and s is left as it was; SP_ENOMEM. */
 SP_HIDDEN int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len);

@@ -20,6 +20,7 @@
 #include "plot_device.h"
 
 #define SP_HIST_BINS 40
+#define SP_HIST_MIN_BAR 0.04 /* the least height of a bin with calls, share of the axis */
 
 typedef struct sp_hist_job {
   const sp_charts_t *c;
@@ -73,18 +74,30 @@ static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
     int row = r / across, col = r % across;
     double vx0 = 0.07 + col * cw, vy1 = top - row * ch;
     plvpor(vx0, vx0 + cw - 0.03, vy1 - ch + 34.0 / height, vy1 - 16.0 / height);
-    plwind(j->lo, j->hi, 0.0, (ymax > 0 ? ymax : 1) * 1.05);
+    double ytop = (ymax > 0 ? ymax : 1) * 1.05;
+    plwind(j->lo, j->hi, 0.0, ytop);
     for (int b = 0; b < SP_HIST_BINS; b++) {
       double v = share[(size_t)r * SP_HIST_BINS + b];
       if (!(v > 0)) continue;
+      /* A bin with calls is never thinner than SP_HIST_MIN_BAR of the axis:
+       * a share of 0.01 in a small panel would be a pixel (the caption says so). */
+      double vh = v > SP_HIST_MIN_BAR * ytop ? v : SP_HIST_MIN_BAR * ytop;
       PLFLT x[4] = {j->lo + b * w, j->lo + (b + 1) * w, j->lo + (b + 1) * w, j->lo + b * w};
-      PLFLT y[4] = {0, 0, v, v};
+      PLFLT y[4] = {0, 0, vh, vh};
       plcol0(SP_COL_REGION0 + r);
       plfill(4, x, y);
     }
     plcol0(SP_COL_FG);
     plschr(2.4, 1.0);
-    plbox("bcnstl", 0.0, 0, "bcnstv", 0.0, 0);
+    /* The x ticks point out of the panel ("i") and the top edge has none:
+     * ticks drawn inward at the bottom made a comb about 8 % of the panel
+     * high that hid the bars of small shares (issue 52). */
+    plsmaj(0.0, 0.5); /* short, so that the outward ticks stay clear of the labels */
+    plsmin(0.0, 0.5);
+    plbox("bnstil", 0.0, 0, "bcnstv", 0.0, 0);
+    plbox("c", 0.0, 0, "", 0.0, 0);
+    plsmaj(0.0, 1.0);
+    plsmin(0.0, 1.0);
     const sp_selection_t *sel = &c->sels[f];
     sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[c->common[(size_t)f * c->ncommon + r]]),
                  name, sizeof name, 40);
@@ -98,7 +111,8 @@ static int sp_hist_panel(void *ctx, int f, int height, double y0, double y1) {
                         sizeof title);
   plmtex("t", 1.8, 0.5, 0.5, title);
   plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, "call duration [s] (log scale)");
+  plmtex("b", 3.0, 0.5, 0.5,
+         "call duration [s] (log scale); a bin with any call at least 4 % of the axis tall");
   return 0;
 }
 

@@ -51,13 +51,14 @@ int sp_gantt_mem_load(const sp_selection_t *sel, sp_gantt_mem_t *m) {
   return 0;
 }
 
-/* "812 MB", "1.6 GB": the scale's top, short. */
+/* "812 MB", "1.6 GB": the scale's top, short; MB and GB are 10^6 and 10^9
+ * bytes, as in the Chrome-trace export and the report. */
 static void sp_bytes_text(int64_t b, char *out, size_t cap) {
-  double mb = (double)b / (1 << 20);
-  if (mb >= 10240)
-    snprintf(out, cap, "%.0f GB", mb / 1024);
-  else if (mb >= 1024)
-    snprintf(out, cap, "%.1f GB", mb / 1024);
+  double mb = (double)b / 1e6;
+  if (mb >= 10000)
+    snprintf(out, cap, "%.0f GB", mb / 1000);
+  else if (mb >= 1000)
+    snprintf(out, cap, "%.1f GB", mb / 1000);
   else
     snprintf(out, cap, "%.0f MB", mb);
 }
@@ -72,7 +73,7 @@ static void sp_track_draw(const sp_reader_samples_t *s, double x0, double x1, in
   }
   for (int64_t i = 0; i < s->n; i++) {
     x[i + 1] = 1e-9 * sp_ns_between(t0, s->times[i]);
-    y[i + 1] = (double)s->rss_bytes[i] / (1 << 20);
+    y[i + 1] = (double)s->rss_bytes[i] / 1e6;
   }
   /* The area down to 0 at the first and last sample. */
   x[0] = x[1];
@@ -90,7 +91,7 @@ static void sp_track_draw(const sp_reader_samples_t *s, double x0, double x1, in
 
 void sp_gantt_mem_draw(const sp_gantt_mem_t *m, const sp_selection_t *sel, double vx0, double vx1,
                        double y0, double y1, double x0, double x1, int64_t t0) {
-  double top_mb = m->max_rss > 0 ? (double)m->max_rss / (1 << 20) : 1.0;
+  double top_mb = m->max_rss > 0 ? (double)m->max_rss / 1e6 : 1.0;
   char scale[32], label[160];
   sp_bytes_text(m->max_rss, scale, sizeof scale);
   double h = (y1 - y0) / m->n;

@@ -161,6 +161,16 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
   return fail;
 }
 
+/* Leaves out the regions without a call: an aggregate file may name a
+ * region registered but never entered, which the trace of the same run
+ * does not hold; it is no "new" region, nor a "gone" one. */
+static int sp_figures_called(sp_figure_t *v, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (v[i].calls > 0) v[m++] = v[i];
+  return m;
+}
+
 static int sp_check_run(const sp_selection_t *sels, sp_check_t *c, const sp_options_t *o) {
   /* A count (--metric calls) is no time: its columns say so. */
   int count = sp_metric_is_count(c->metric);
@@ -174,6 +184,10 @@ static int sp_check_run(const sp_selection_t *sels, sp_check_t *c, const sp_opti
   double wall = 0;
   int rc = sp_figures_compute_wall(&sels[0], &fb, &nb, &wall);
   if (rc == 0) rc = sp_figures_compute(&sels[1], &fn, &nn);
+  if (rc == 0) {
+    nb = sp_figures_called(fb, nb);
+    nn = sp_figures_called(fn, nn);
+  }
   int failed = 0;
   if (rc == 0) {
     char note[768], rb[256], rn[256];

@@ -32,8 +32,9 @@ static void sp_csv_lane(const sp_selection_t *sel, const sp_lane_t *ln,
   }
 }
 
-/* Complete ("X") events; timestamps in microseconds as the format wants. */
-static void sp_chrome_lane(const sp_selection_t *sel, const sp_lane_t *ln,
+/* Complete ("X") events; timestamps in microseconds as the format wants,
+ * from t0 (sp_chrome_origin). */
+static void sp_chrome_lane(const sp_selection_t *sel, int64_t t0, const sp_lane_t *ln,
                            const sp_reader_intervals_t *iv, int *first) {
   int rank = sp_reader_rank_id(sel->reader, ln->rank);
   const char *name = sp_reader_region_name(sel->reader, ln->region);
@@ -43,9 +44,8 @@ static void sp_chrome_lane(const sp_selection_t *sel, const sp_lane_t *ln,
     fputs("{\"name\":", stdout);
     sp_json_string(name);
     printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
-           1e-3 * sp_ns_between(sel->t0, iv->start[i]),
-           1e-3 * sp_ns_between(iv->start[i], iv->end[i]), rank,
-           iv->thread_ids ? iv->thread_ids[i] : 0);
+           1e-3 * sp_ns_between(t0, iv->start[i]), 1e-3 * sp_ns_between(iv->start[i], iv->end[i]),
+           rank, iv->thread_ids ? iv->thread_ids[i] : 0);
   }
 }
 
@@ -67,11 +67,26 @@ static void sp_chrome_begin(const sp_selection_t *sel, int *first) {
   }
 }
 
+/* The export's time 0: the first call of the selection, or the first
+ * sample when one was taken before it (sampling starts at sp_setup), so
+ * that no event has a negative ts. */
+static int64_t sp_chrome_origin(const sp_selection_t *sel) {
+  int64_t t0 = sel->t0;
+  for (int j = 0; j < sel->nranks; j++) {
+    sp_reader_samples_t s;
+    if (sp_reader_samples_load(sel->reader, sel->ranks[j], &s) < 0) continue; /* said later */
+    for (int64_t i = 0; i < s.n; i++)
+      if (s.times[i] < t0) t0 = s.times[i];
+    sp_reader_samples_free(&s);
+  }
+  return t0;
+}
+
 /* Counter ("C") events of the samples of SCOPE_PROFILER_SAMPLE_MS, per
- * rank: "RSS" in MB and "CPU" in cores (the process's CPU time over the
- * time since the previous sample). Chrome and Perfetto draw each as a
- * track of the rank's process. */
-static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
+ * rank: "RSS" in MB (10^6 bytes, as every output of the program) and
+ * "CPU" in cores (the process's CPU time over the time since the previous
+ * sample). Chrome and Perfetto draw each as a track of the rank's process. */
+static int sp_chrome_samples(const sp_selection_t *sel, int64_t t0, int *first) {
   for (int j = 0; j < sel->nranks; j++) {
     sp_reader_samples_t s;
     int err = sp_reader_samples_load(sel->reader, sel->ranks[j], &s);
@@ -81,11 +96,11 @@ static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
     }
     int rank = sp_reader_rank_id(sel->reader, sel->ranks[j]);
     for (int64_t i = 0; i < s.n; i++) {
-      double ts = 1e-3 * sp_ns_between(sel->t0, s.times[i]);
+      double ts = 1e-3 * sp_ns_between(t0, s.times[i]);
       printf(
           "%s\n{\"name\":\"RSS\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
           "\"args\":{\"MB\":%.3f}}",
-          *first ? "" : ",", ts, rank, (double)s.rss_bytes[i] / (1 << 20));
+          *first ? "" : ",", ts, rank, (double)s.rss_bytes[i] / 1e6);
       *first = 0;
       if (i == 0 || s.times[i] <= s.times[i - 1]) continue;
       double cores =
@@ -93,7 +108,7 @@ static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
       printf(
           ",\n{\"name\":\"CPU\",\"cat\":\"samples\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,"
           "\"args\":{\"cores\":%.3f}}",
-          1e-3 * sp_ns_between(sel->t0, s.times[i - 1]), rank, cores);
+          1e-3 * sp_ns_between(t0, s.times[i - 1]), rank, cores);
     }
     sp_reader_samples_free(&s);
   }
@@ -103,6 +118,7 @@ static int sp_chrome_samples(const sp_selection_t *sel, int *first) {
 int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
   if (kind == SP_EXPORT_FOLDED) return sp_export_folded(sel);
   int first = 1;
+  int64_t t0 = kind == SP_EXPORT_CHROME ? sp_chrome_origin(sel) : sel->t0;
   if (kind == SP_EXPORT_CSV)
     printf("rank,region,start_s,end_s\n");
   else
@@ -119,12 +135,12 @@ int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
     if (kind == SP_EXPORT_CSV)
       sp_csv_lane(sel, &sel->lanes[i], &iv);
     else
-      sp_chrome_lane(sel, &sel->lanes[i], &iv, &first);
+      sp_chrome_lane(sel, t0, &sel->lanes[i], &iv, &first);
     sp_reader_intervals_free(&iv);
   }
   sp_progress_done();
   if (kind == SP_EXPORT_CHROME) {
-    int rc = sp_chrome_samples(sel, &first);
+    int rc = sp_chrome_samples(sel, t0, &first);
     printf("\n]}\n");
     return rc;
   }

@@ -275,8 +275,10 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
     row->mean = row->n ? row->all / (double)row->n : 0.0;
     if (row->n == 0 && row->agg_pairs && row->calls > 0)
       row->mean = (double)row->total / (double)row->calls;
-    if (row->n == 0 && row->agg_pairs && (row->agg & SP_READER_AGG_EXCLUSIVE))
-      row->self = row->agg_self; /* the tree has no stamps to nest */
+    /* An aggregate file's exclusive time is stored: the call tree built from
+     * its call paths holds the same figure again, so it is taken once. */
+    int stored_self = row->n == 0 && row->agg_pairs && (row->agg & SP_READER_AGG_EXCLUSIVE);
+    if (stored_self) row->self = row->agg_self;
     row->rank_max = 0;
     row->max_rank = sp_reader_rank_id(sel->reader, sel->ranks[0]);
     for (int j = 0; j < sel->nranks; j++) {
@@ -288,7 +290,7 @@ static void sp_rows_finish(const sp_selection_t *sel, sp_rows_t *rs, const sp_re
     }
     row->imbalance =
         row->rank_max > 0 ? ((double)row->rank_max - row->rank_mean) / (double)row->rank_max : 0.0;
-    for (int i = 0; i < sp_reader_tree_num_nodes(t); i++) {
+    for (int i = 0; !stored_self && i < sp_reader_tree_num_nodes(t); i++) {
       const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
       if (nd->region == row->region && (row->thread < 0 || nd->thread == row->thread))
         row->self = sp_add_sat(row->self, nd->exclusive, &row->self_sat);
@@ -365,8 +367,11 @@ static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, do
   c[k++] = (sp_cell_t){tot, 0, 1e-9 * (double)row->rank_max, NULL};
   c[k++] = (sp_cell_t){tot, row->max_rank, 0, NULL};
   c[k++] = (sp_cell_t){tot, 0, row->imbalance, NULL};
-  /* %: of the ranks' wall time on thread 0, which needs the nesting (stamps) */
-  c[k++] = (sp_cell_t){none, 0, roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
+  /* %: of the ranks' wall time on thread 0, the roots' time of the call
+   * tree (stamps, or an aggregate file's call paths): "-" without a total
+   * or without roots to share */
+  c[k++] = (sp_cell_t){tot || (none && roots <= 0), 0,
+                       roots > 0 ? 100.0 * (double)row->total / roots : 0.0, NULL};
   if (o->by_thread) c[k++].i = row->thread;
   for (int q = 0; q < o->nxcols; q++)
     if (sp_sum_col_place(o->xcols[q]) == SP_SUM_BEFORE_REGION)
@@ -438,8 +443,15 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
     for (int r = before; r < rs->n; r++) {
       sp_row_t *row = &rs->v[r];
       sp_percentiles(row->durs, row->ndurs, o->pcts, o->npcts, row->pct);
-      for (int q = 0; row->hist && row->ndurs == 0 && q < o->npcts; q++) /* profile mode */
+      for (int q = 0; row->hist && row->ndurs == 0 && q < o->npcts; q++) { /* profile mode */
         row->pct[q] = (double)sp_reader_aggregate_percentile(row->hist, o->pcts[q]);
+        /* A bucket's midpoint may lie outside the calls' range: clamped to
+         * [min, max] (docs/profile-mode.md), so one call's p50 is its time. */
+        if (row->pct[q] >= 0 && row->min <= row->max) {
+          if (row->pct[q] < (double)row->min) row->pct[q] = (double)row->min;
+          if (row->pct[q] > (double)row->max) row->pct[q] = (double)row->max;
+        }
+      }
       free(row->durs);
       row->durs = NULL;
       row->ndurs = row->capdurs = 0;

@@ -11,6 +11,10 @@
   var D = R.data, regions = D.regions, tree = D.tree || [], ranks = D.ranks, nr = ranks.length;
   var B = D.balance || { rt: [] }, fmt = R.fmtTime, stamps = D.stamps !== 0;
   var TOP_RANKS = 8, TOP_HOT = 10, MAX_PATHS = 100, GROWTH = 1.5, GROWTH_CALLS = 3;
+  // The noise floor of the check command (check.c): a region under 0.1 % of
+  // the run per rank or under 100 us per rank is never named as growing (an
+  // empty region going from 25 to 160 ns a call is no finding).
+  var FLOOR_SHARE = 0.001, FLOOR_NS = 1e5;
 
   function h(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -146,7 +150,9 @@
     '(cost as in Load balance); the rank with the most time in MPI calls (regions named MPI_*, ' +
     'its time summed over those regions); a region whose calls take at least ' + GROWTH +
     ' times as long, on the mean, in the last third of the run as in the first (calls by their start, ' +
-    'every call counted, at least ' + GROWTH_CALLS + ' in each third).');
+    'every call counted, at least ' + GROWTH_CALLS + ' in each third; as the check command, none ' +
+    'under the noise floor: ' + (100 * FLOOR_SHARE) + ' % of the run or ' + fmt(FLOOR_NS) +
+    ' per rank).');
   secHot.appendChild(findHelp);
   var list = h('ul', { id: 'sp-findings' });
   secHot.appendChild(list);
@@ -220,10 +226,11 @@
       list.appendChild(h('li', {}, 'No growth finding: this aggregate file stores no stamps.'));
       return;
     }
-    var grow = null;
+    var grow = null, floor = Math.max(FLOOR_NS, FLOOR_SHARE * (nr ? run / nr : 0));
     rows.forEach(function (r) {
       var t = B.thirds[r.g];
       if (!t || t[0] < GROWTH_CALLS || t[2] < GROWTH_CALLS || t[1] <= 0) return;
+      if (r.mean < floor) return; // under the noise floor: never named
       var ratio = (t[3] / t[2]) / (t[1] / t[0]);
       if (ratio >= GROWTH && (!grow || ratio > grow.ratio)) grow = { r: r, t: t, ratio: ratio };
     });

@@ -112,8 +112,9 @@
   });
   var rssMax = 1;
   tracks.forEach(function (T) { for (var i = 0; i < T.rss.length; i++) rssMax = Math.max(rssMax, T.rss[i]); });
+  // MB and GB are 10^6 and 10^9 bytes, as in the Chrome-trace export and the Gantt chart.
   function fmtBytes(b) {
-    return b >= 1073741824 ? (b / 1073741824).toFixed(2) + ' GB' : (b / 1048576).toFixed(1) + ' MB';
+    return b >= 1e9 ? (b / 1e9).toFixed(2) + ' GB' : (b / 1e6).toFixed(1) + ' MB';
   }
   var threadsPerRankRegion = {};
   lanes.forEach(function (l) {

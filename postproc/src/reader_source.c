@@ -1,6 +1,8 @@
 /* reader_source.c - where in the source a region is: the region groups'
  * attributes source_file (string) and source_lineno (integer), as the core
- * (sp_region_at) and the reference tool write them. */
+ * (sp_region_at) and the reference tool write them; in profile mode's
+ * aggregate files, region_table/source_files and source_lines ("" and 0:
+ * none), one entry per region of region_table/names. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +56,61 @@ void sp__source_cache_free(sp_reader_t *r) {
   r->src = NULL;
 }
 
+/* A columnar file's region_table/source_files and source_lines (profile
+ * mode's aggregate files) into the cache, every region at once; the
+ * reference tool's columnar files have neither: no source. */
+static void sp_source_table(sp_reader_t *r) {
+  struct sp_src_cache *c = r->src;
+  for (int g = 0; g < r->nregions; g++) c->done[g] = 1;
+  if (H5Lexists(r->file, "region_table/source_files", H5P_DEFAULT) <= 0 ||
+      H5Lexists(r->file, "region_table/source_lines", H5P_DEFAULT) <= 0)
+    return;
+  hid_t df = H5Dopen2(r->file, "region_table/source_files", H5P_DEFAULT);
+  hid_t dl = H5Dopen2(r->file, "region_table/source_lines", H5P_DEFAULT);
+  hid_t sf = df >= 0 ? H5Dget_space(df) : -1, sl = dl >= 0 ? H5Dget_space(dl) : -1;
+  hid_t tf = df >= 0 ? H5Dget_type(df) : -1;
+  hssize_t n = sf >= 0 ? H5Sget_simple_extent_npoints(sf) : -1;
+  /* One entry per name in the file: the regions' old indices point in. */
+  int ok = n > 0 && sl >= 0 && H5Sget_simple_extent_npoints(sl) == n && tf >= 0 &&
+           H5Tget_class(tf) == H5T_STRING && H5Tis_variable_str(tf) > 0;
+  for (int g = 0; ok && g < r->nregions; g++) ok = r->regions[g].old < n;
+  char **files = ok ? calloc((size_t)n, sizeof *files) : NULL;
+  int64_t *lines = ok ? calloc((size_t)n, sizeof *lines) : NULL;
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mt, H5T_VARIABLE);
+  if (tf >= 0) H5Tset_cset(mt, H5Tget_cset(tf));
+  if (files && lines && H5Dread(df, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, files) >= 0) {
+    if (H5Dread(dl, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, lines) >= 0)
+      for (int g = 0; g < r->nregions; g++) {
+        const char *f = files[r->regions[g].old];
+        if (f && *f && (c->file[g] = strdup(f)) != NULL)
+          c->line[g] = lines[r->regions[g].old] > 0 ? lines[r->regions[g].old] : 0;
+      }
+    for (hssize_t i = 0; i < n; i++)
+      if (files[i]) H5free_memory(files[i]);
+  }
+  free(files);
+  free(lines);
+  H5Tclose(mt);
+  if (tf >= 0) H5Tclose(tf);
+  if (sf >= 0) H5Sclose(sf);
+  if (sl >= 0) H5Sclose(sl);
+  if (df >= 0) H5Dclose(df);
+  if (dl >= 0) H5Dclose(dl);
+}
+
 /* Reads region g's source from the first rank that has the region (the
  * same code registers it on every rank): one group open per region. */
 static void sp_source_read(sp_reader_t *r, int g) {
   struct sp_src_cache *c = r->src;
   c->done[g] = 1;
-  if (r->columnar) return; /* the columnar layouts keep no per-region groups */
+  if (r->columnar) { /* no per-region groups: a table of them, or none */
+    sp_h5_quiet_t q;
+    sp__h5_quiet_begin(&q);
+    sp_source_table(r);
+    sp__h5_quiet_end(&q);
+    return;
+  }
   char file[4096];
   int64_t line = 0;
   sp_h5_quiet_t q;

@@ -12,7 +12,7 @@ program test_profile_mode
   call test_fresh_file("f_profile.h5")
   call sp_setup(file_path="f_profile.h5", time_trace=.false., aggregate=.true., stat=st)
   call check_equal(st, SP_OK, "sp_setup stat")
-  h_step = sp_region("step")
+  h_step = sp_region("step", file="f_step.f90", line=7) ! its source reaches the files (issue 52)
   h_compute = sp_region("compute")
   do i = 1, 6
     call sp_start(h_step)

@@ -15,6 +15,12 @@ CASES
   histogram_multiples  histogram_plot of wrapped.h5: a sub-panel per region,
                    not 8 lines over each other: the regions' colour boxes in
                    the PNG do not overlap
+  histogram_small  histogram_plot of spread.h5 (issue 52): 'spread' has 95
+                   calls of 1 ms and one each of 10 us, 100 us, 10 ms, 100
+                   ms, 1 s (shares 0.01), beside three regions of one
+                   duration (small 2x2 panels): every bin numpy finds with
+                   calls shows as a run of spread's colour at least 3 px
+                   tall (a 0.01 bar was a pixel, under the ticks' comb)
   heatmap_weight   rank_heatmap_plot (4 ranks): main 100 ms; work 10 ms (20 ms
                    on rank 3) and a 3 us region 'tiny' (9 us on rank 1) in it;
                    a root 'post' 5 ms (7 ms on rank 2) after main. The reddest
@@ -140,6 +146,47 @@ def case_histogram_multiples(pp, out):
             p, q = boxes[a], boxes[b]
             if p[0] <= q[1] and q[0] <= p[1] and p[2] <= q[3] and q[2] <= p[3]:
                 fail("%s and %s are drawn over each other" % (a, b))
+
+
+def case_histogram_small(pp, out):
+    ms = 1000 * US
+    spread = [1 * ms] * 95 + [10 * US, 100 * US, 10 * ms, 100 * ms, 1000 * ms]
+    calls, t = {"spread": [], "a": [], "b": [], "c": []}, 0
+    for d in spread:
+        calls["spread"].append((t, t + d))
+        t += d + 1000
+    for name, d in (("a", 50 * US), ("b", 5 * ms), ("c", 300 * ms)):
+        calls[name] = [(t, t + d), (t + d + 1000, t + 2 * d + 1000)]
+        t += 2 * d + 2000
+    h5 = os.path.join(out, "spread.h5")
+    write(h5, calls)
+    w, h = 900, 480
+    subprocess.run([pp, h5, "-q", "-o", out, "--plots", "histogram", "--export-data",
+                    "--export-data-format", "json", "--width", str(w), "--height", str(h)],
+                   check=True)
+    # The oracle: chart_histogram.c's bins (log10 of seconds, quarter decades
+    # around the shortest and longest call of any region, 40 bins).
+    d = np.array([e - s for s, e in calls["spread"]] + [e + 7 - s for s, e in calls["spread"]]) * 1e-9
+    every = np.array([e - s for v in calls.values() for s, e in v]) * 1e-9
+    lo = np.floor(np.log10(every.min()) * 4) / 4
+    hi = np.ceil(np.log10((every.max() * 1e9 + 7) * 1e-9) * 4) / 4
+    bins = np.clip(((np.log10(d) - lo) / ((hi - lo) / 40)).astype(int), 0, 39)
+    used = sorted(set(bins.tolist()))
+    groups = 1 + sum(1 for a, b in zip(used, used[1:]) if b != a + 1)
+    hexc = colours_of(out)["spread"]
+    c = np.array([int(hexc[i:i + 2], 16) for i in (1, 3, 5)])
+    img = read_png(os.path.join(out, "histogram_plot.png"))[:, :, :3].astype(int)
+    mask = np.all(np.abs(img - c) <= 3, axis=-1)
+    tall = mask.sum(axis=0)  # per column, pixels of spread's colour
+    cols = np.nonzero(tall > 0)[0]
+    runs = np.split(cols, np.nonzero(np.diff(cols) > 1)[0] + 1) if len(cols) else []
+    heights = [int(tall[r].max()) for r in runs]
+    print("bins with calls %s (%d groups); runs of spread's colour %d, heights %s" %
+          (used, groups, len(runs), heights))
+    visible = [x for x in heights if x >= 3]
+    if len(visible) != groups:
+        fail("%d runs of spread's colour at least 3 px tall, want %d (bins %s)" %
+             (len(visible), groups, used))
 
 
 def case_heatmap_weight(pp, out):

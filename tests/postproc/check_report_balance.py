@@ -256,7 +256,10 @@ def case_hotspots(b, h5, out):
             fail("an MPI finding without MPI regions: %s" % f["mpi"])
     elif "mpi" not in f or int(f["mpi"][1]) != ranks[int(mpi.argmax())] or fmt_time(mpi.max()) not in f["mpi"][2]:
         fail("the MPI finding %s, expected rank %d with %s" % (f.get("mpi"), mpi.argmax(), fmt_time(mpi.max())))
-    ratio = {n: (t[3] / t[2]) / (t[1] / t[0]) for n, t in thirds.items() if t[0] >= 3 and t[2] >= 3 and t[1] > 0}
+    # The noise floor of check: a region under 0.1 % of the run or 100 us per rank is never named.
+    floor = max(1e5, 0.001 * roots / len(ranks))
+    ratio = {n: (t[3] / t[2]) / (t[1] / t[0]) for n, t in thirds.items()
+             if t[0] >= 3 and t[2] >= 3 and t[1] > 0 and n in reg and reg[n].mean() >= floor}
     grow = max(ratio, key=lambda n: ratio[n]) if ratio else None
     print("growth ratios (last third / first third mean per call):",
           {n: round(r, 3) for n, r in ratio.items()})

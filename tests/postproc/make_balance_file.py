@@ -10,6 +10,8 @@ usage: make_balance_file.py DIR   -> DIR/balance.h5
       compute [100k + 1, +C[r]]       C = 40, 45, 70, 50 ms: rank 2 slowest
       MPI_Allreduce [after compute, 100k + 90]: rank 0 waits longest
       io [100k + 90, +(1 + k)]        1..6 ms: its calls grow over the run
+      tick [100k + 0.5, +T[k]]        25 ns to 160 ns: grows more, but under the
+                                      noise floor (0.1 % of the run, 100 us a rank)
     MPI_Allreduce [596, 600]          a second call path of the region
     MPI_Barrier [600, 605]
     checkpoint [605, 608]             rank 0 only (the others count 0)
@@ -26,10 +28,11 @@ import numpy as np
 T0 = 10**12
 MS = 1_000_000
 C = [40, 45, 70, 50]
+T = [25e-6, 25e-6, 50e-6, 90e-6, 160e-6, 160e-6]  # ms: an empty region's calls
 
 
 def calls_of(r):
-    out = {"main": [(0, 610, 0)], "step": [], "compute": [], "MPI_Allreduce": [], "io": [],
+    out = {"main": [(0, 610, 0)], "step": [], "compute": [], "MPI_Allreduce": [], "io": [], "tick": [],
            "MPI_Barrier": [(600, 605, 0)]}
     for k in range(6):
         b = 100 * k
@@ -37,6 +40,7 @@ def calls_of(r):
         out["compute"].append((b + 1, b + 1 + C[r], 0))
         out["MPI_Allreduce"].append((b + 1 + C[r], b + 90, 0))
         out["io"].append((b + 90, b + 91 + k, 0))
+        out["tick"].append((b + 0.5, b + 0.5 + T[k], 0))
         if r == 3:
             out["compute"].append((b + 1, b + 11, 1))
     out["MPI_Allreduce"].append((596, 600, 0))

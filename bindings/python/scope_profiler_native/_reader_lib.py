@@ -55,6 +55,16 @@ class Aggregate(ctypes.Structure):
 AGG_TOTAL, AGG_MIN, AGG_MAX, AGG_EXCLUSIVE = 1, 2, 4, 8
 
 
+class Moments(ctypes.Structure):
+    """sp_reader_moments_t: an aggregate pair's calls, sum and sum of squares"""
+
+    _fields_ = [
+        ("calls", ctypes.c_int64),
+        ("sum", ctypes.c_double),
+        ("sum_squares", ctypes.c_double),
+    ]
+
+
 class Intervals(ctypes.Structure):
     """sp_reader_intervals_t"""
 
@@ -163,6 +173,10 @@ _PROTOTYPES = {
     "sp_reader_aggregate": (
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Aggregate)],
+    ),
+    "sp_reader_aggregate_moments": (
+        ctypes.c_int,
+        [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Moments)],
     ),
     "sp_reader_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Intervals)]),
     "sp_reader_intervals_free": (None, [ctypes.POINTER(Intervals)]),

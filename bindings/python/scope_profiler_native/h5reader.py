@@ -241,9 +241,13 @@ class Region:
 
     @property
     def std_duration(self):
-        """Population standard deviation of the durations, ns (float)."""
+        """Population standard deviation of the durations, ns (float); from
+        an aggregate file, from its stored sums of squares (None when it
+        stores none: the reference tool's aggregate files)."""
         if not self.has_timing:
-            return None if self._is_aggregate() else 0.0
+            if not self._is_aggregate():
+                return 0.0
+            return self._reader._agg_std([self])
         return float(np.std(self.durations))
 
     def _is_aggregate(self):
@@ -719,6 +723,30 @@ class ProfilingH5Reader:
         pairs = [p for p in pairs if p._is_aggregate()]
         return self._agg_stats_of(pairs) if pairs else _stats_dict({"n": 0})
 
+    def _moments(self, g, k):
+        m = _rl.Moments()
+        with self._lock:
+            have = self._lib.sp_reader_aggregate_moments(self._handle(), g, k, ctypes.byref(m))
+        return m if have == 1 else None
+
+    def _agg_std(self, pairs):
+        """Population std (ns) of the calls of pairs from the stored sums of
+        squares, as scope-profiler-pproc's std_duration_seconds: None unless
+        every pair with calls stores them (0.0 without calls)."""
+        calls, s, sq = 0, 0.0, 0.0
+        for p in pairs:
+            ag = self._aggregate(p._g, p._k)
+            if not ag.calls:
+                continue
+            m = self._moments(p._g, p._k)
+            if m is None:
+                return None
+            calls, s, sq = calls + m.calls, s + m.sum, sq + m.sum_squares
+        if not calls:
+            return 0.0
+        var = sq / calls - (s / calls) ** 2
+        return math.sqrt(var) if var > 0 else 0.0
+
     def _agg_stats_of(self, pairs):
         """The aggregate layout's figures merged over pairs, as pproc does."""
         calls, total, have, mn, mx = 0, 0, None, None, None
@@ -739,7 +767,7 @@ class ProfilingH5Reader:
             "max_duration": mx if calls and have & _rl.AGG_MAX else None,
             "first_duration": None,
             "last_duration": None,
-            "std_duration": None,
+            "std_duration": self._agg_std(pairs) if calls else None,
             "total_duration": total if known_total else None,
         }
 

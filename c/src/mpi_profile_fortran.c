@@ -203,6 +203,55 @@ static void *sp_f_lookup(void **cache, const char *name) {
   SP_F_WRAPPER(MPI_##upper, "pmpi_" #lower "_", id, n, kind)     \
   SP_F_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", id, n, kind)
 
+/* Persistent requests (mpi_profile_p2p.c): the *_init calls and
+ * MPI_Request_free are not timed, only remembered; MPI_Start and
+ * MPI_Startall are regions. */
+#define SP_F_INIT_WRAPPER(fn, pname, recv)                                   \
+  SP_EXPORT void fn(SP_PARAMS8);                                             \
+  void fn(SP_PARAMS8) {                                                      \
+    static void *real;                                                       \
+    void (*p)(SP_PARAMS8) = (void (*)(SP_PARAMS8))sp_f_lookup(&real, pname); \
+    void *a_[] = {SP_ARGS8};                                                 \
+    if (!p) {                                                                \
+      if (a8) *(MPI_Fint *)a8 = MPI_ERR_OTHER;                               \
+      return;                                                                \
+    }                                                                        \
+    p(SP_ARGS8);                                                             \
+    sp__fx_persist(a_, recv);                                                \
+  }
+#define SP_F_INIT(lower, upper, recv)                          \
+  SP_F_INIT_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", recv)  \
+  SP_F_INIT_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", recv) \
+  SP_F_INIT_WRAPPER(mpi_##lower, "pmpi_" #lower "_", recv)     \
+  SP_F_INIT_WRAPPER(MPI_##upper, "pmpi_" #lower "_", recv)     \
+  SP_F_INIT_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", recv)
+SP_F_INIT(send_init, SEND_INIT, 0)
+SP_F_INIT(bsend_init, BSEND_INIT, 0)
+SP_F_INIT(ssend_init, SSEND_INIT, 0)
+SP_F_INIT(rsend_init, RSEND_INIT, 0)
+SP_F_INIT(recv_init, RECV_INIT, 1)
+
+#define SP_F_FREE_WRAPPER(fn, pname)                                         \
+  SP_EXPORT void fn(SP_PARAMS2);                                             \
+  void fn(SP_PARAMS2) {                                                      \
+    static void *real;                                                       \
+    void (*p)(SP_PARAMS2) = (void (*)(SP_PARAMS2))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                \
+      if (a2) *(MPI_Fint *)a2 = MPI_ERR_OTHER;                               \
+      return;                                                                \
+    }                                                                        \
+    MPI_Request r_ = PMPI_Request_f2c(*(const MPI_Fint *)a1);                \
+    p(SP_ARGS2);                                                             \
+    if (!a2 || *(const MPI_Fint *)a2 == MPI_SUCCESS) sp__mpi_req_forget(r_); \
+  }
+SP_F_FREE_WRAPPER(mpi_request_free_, "pmpi_request_free_")
+SP_F_FREE_WRAPPER(mpi_request_free__, "pmpi_request_free_")
+SP_F_FREE_WRAPPER(mpi_request_free, "pmpi_request_free_")
+SP_F_FREE_WRAPPER(MPI_REQUEST_FREE, "pmpi_request_free_")
+SP_F_FREE_WRAPPER(mpi_request_free_f08_, "pmpi_request_free_f08_")
+
+SP_F_CALL(start, START, START, 2, START)
+SP_F_CALL(startall, STARTALL, STARTALL, 3, STARTALL)
 SP_F_CALL(send, SEND, SEND, 7, SEND)
 SP_F_CALL(bsend, BSEND, BSEND, 7, SEND)
 SP_F_CALL(ssend, SSEND, SSEND, 7, SEND)

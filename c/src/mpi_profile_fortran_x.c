@@ -133,6 +133,9 @@ void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   case SP_FX_WAITSOME:
     sp_reqs_before(a, 0, 1, 4, x);
     break;
+  case SP_FX_START:
+    x->one = PMPI_Request_f2c(I(0));
+    break;
   default:
     break;
   }
@@ -185,6 +188,20 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     int done = kind == SP_FX_WAITANY || I(3);
     int idx = I(2) == MPI_UNDEFINED ? -1 : I(2) - 1;
     sp_reqs_after(x, &idx, done && idx >= 0 ? 1 : 0, a[kind == SP_FX_WAITANY ? 3 : 4]);
+    break;
+  }
+  case SP_FX_START:
+    sp__mpi_req_start(x->one, &x->bytes, &x->peer);
+    break;
+  case SP_FX_STARTALL: {
+    int npeers = 0;
+    for (int i = 0; i < I(0); i++) {
+      int64_t b;
+      int32_t p;
+      if (!sp__mpi_req_start(PMPI_Request_f2c(((const MPI_Fint *)a[1])[i]), &b, &p)) continue;
+      x->bytes += b;
+      if (p >= 0 && p != x->peer) x->peer = npeers++ == 0 ? p : -1;
+    }
     break;
   }
   case SP_FX_WAITSOME: {
@@ -261,4 +278,14 @@ void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     sp_fx_p2p(kind, a, x);
     break;
   }
+}
+
+void sp__fx_persist(void **a, int recv) {
+  if (sp__mpi_call_handle(SP_MPI_CALL_START) < 0) return;
+  if (a[7] && I(7) != MPI_SUCCESS) return;
+  MPI_Request r = PMPI_Request_f2c(I(6));
+  if (recv)
+    sp__mpi_req_persist(r, 1, 0, -1);
+  else
+    sp__mpi_req_persist(r, 0, I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0, sp__mpi_peer(I(3)));
 }

@@ -23,6 +23,8 @@ typedef enum sp_fx_kind {
   SP_FX_WAITANY,
   SP_FX_TESTANY,
   SP_FX_WAITSOME,
+  SP_FX_START,
+  SP_FX_STARTALL,
   SP_FX_BCAST,
   SP_FX_REDUCE,
   SP_FX_TWICE,
@@ -62,5 +64,9 @@ typedef struct sp_fx {
  * x->peer, and frees what before took. */
 SP_HIDDEN void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x);
 SP_HIDDEN void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x);
+
+/* After a Fortran *_init call (a[6] its request; recv 1 for Recv_init):
+ * remembers the persistent request as the C wrappers do. */
+SP_HIDDEN void sp__fx_persist(void **a, int recv);
 
 #endif

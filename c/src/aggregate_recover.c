@@ -25,6 +25,8 @@
 #include "out_temp.h"
 
 #define SP_AGGSPILL_MAGIC 0x31475053u /* "SPG1" */
+/* 2: the blob's head holds the calls not recorded (aggregate_snap.c). */
+#define SP_AGGSPILL_VERSION 2
 
 typedef struct sp_aggspill_head {
   uint32_t magic, version;
@@ -65,7 +67,7 @@ int sp__agg_exit_save(const char *why) {
   int fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd >= 0 && fd <= 2) fd = sp__fd_above_std(fd); /* never the host's stdin/out/err */
   if (!rc && fd < 0) rc = SP_EIO;
-  sp_aggspill_head_t h = {SP_AGGSPILL_MAGIC, 1, len};
+  sp_aggspill_head_t h = {SP_AGGSPILL_MAGIC, SP_AGGSPILL_VERSION, len};
   if (!rc) rc = sp_write_all(fd, (const char *)&h, sizeof h);
   if (!rc) rc = sp_write_all(fd, blob, (size_t)len);
   if (fd >= 0 && close(fd) != 0 && !rc) rc = SP_EIO;
@@ -99,8 +101,8 @@ static int sp_read_one(const char *path, sp_agg_snap_t *s) {
   FILE *f = fopen(path, "rb");
   if (!f) return SP_ESPILL;
   sp_aggspill_head_t h;
-  int rc = fread(&h, sizeof h, 1, f) == 1 && h.magic == SP_AGGSPILL_MAGIC && h.version == 1 &&
-                   h.len > 0 && h.len < ((int64_t)1 << 40)
+  int rc = fread(&h, sizeof h, 1, f) == 1 && h.magic == SP_AGGSPILL_MAGIC &&
+                   h.version == SP_AGGSPILL_VERSION && h.len > 0 && h.len < ((int64_t)1 << 40)
                ? 0
                : SP_ESPILL;
   char *blob = rc ? NULL : malloc((size_t)h.len);

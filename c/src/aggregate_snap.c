@@ -1,7 +1,7 @@
 /* aggregate_snap.c - one rank's aggregates as a flat snapshot, packed into
  * a blob for rank 0 and merged there (aggregate_snap.h).
  *
- * Blob: int64 nnames, nrows, nbks; nnames x (uint32 len, bytes); nrows x
+ * Blob: int64 nnames, nrows, nbks, lost; nnames x (uint32 len, bytes); nrows x
  * sp_agg_row_t; nbks x sp_agg_bk_t. Native byte order: the ranks of one
  * job share a machine type, as the spill files assume. */
 #include <stdlib.h>
@@ -16,6 +16,7 @@ void sp__agg_snap_free(sp_agg_snap_t *s) {
   free(s->names);
   free(s->rows);
   free(s->bks);
+  free(s->name_index);
   memset(s, 0, sizeof *s);
 }
 
@@ -30,15 +31,58 @@ static int sp_grow(void **p, int64_t *cap, int64_t need, size_t size) {
   return 0;
 }
 
+/* Appends the nonzero buckets of node x, row row. */
+static int sp_snap_buckets(sp_agg_snap_t *s, const sp_agg_node_t *x, int64_t row, int64_t *bcap) {
+  for (int g = 0; g < SP_AGG_GROUPS; g++) {
+    const uint64_t *blk = __atomic_load_n(&x->hist[g], __ATOMIC_ACQUIRE);
+    for (int k = 0; blk && k < SP_AGG_SUB; k++) {
+      uint64_t c = SP_LOAD(&blk[k]);
+      if (!c) continue;
+      if (sp_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
+      s->bks[s->nbks++] = (sp_agg_bk_t){row, g * SP_AGG_SUB + k, 0, (int64_t)c};
+    }
+  }
+  return 0;
+}
+
+/* Exclusive ns of the n rows at r, whose ticks are tk[2i] (inclusive) and
+ * tk[2i + 1] (exclusive). Converted one by one, exclusive and the
+ * inclusives would each round on their own and miss inclusive minus the
+ * children's inclusives by a ns; so where the ticks a path's calls left
+ * out are its children's inclusive ticks (every finished call, no
+ * unrecorded child), its exclusive is its inclusive less its children's
+ * inclusives in ns; elsewhere its own ticks converted. kid: 2n scratch. */
+static void sp_snap_exclusive(sp_agg_row_t *r, int64_t base, int32_t n, const int64_t *tk,
+                              int64_t *kid, double rate) {
+  memset(kid, 0, (size_t)n * 2 * sizeof *kid);
+  for (int32_t i = 0; i < n; i++) {
+    if (r[i].parent < 0) continue;
+    int64_t p = r[i].parent - base;
+    kid[2 * p] += tk[2 * i];
+    kid[2 * p + 1] += r[i].incl;
+  }
+  for (int32_t i = 0; i < n; i++)
+    r[i].excl = tk[2 * i] - tk[2 * i + 1] == kid[2 * i]
+                    ? r[i].incl - kid[2 * i + 1]
+                    : sp__agg_round((double)tk[2 * i + 1] * rate);
+}
+
 /* Appends the rows and nonzero buckets of thread t's figures. */
 static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, double rate,
                           int64_t *rcap, int64_t *bcap) {
   int32_t n;
   const sp_agg_t *a = sp__agg_current(t, &n);
-  if (!a || n == 0) return 0;
+  if (!a) return 0;
+  s->lost += SP_LOAD(&a->lost);
+  if (n == 0) return 0;
   int64_t base = s->nrows;
-  if (sp_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) return SP_ENOMEM;
-  for (int32_t i = 0; i < n; i++) {
+  int64_t *tk = malloc((size_t)n * 4 * sizeof *tk); /* ticks, then the children's sums */
+  if (!tk || sp_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) {
+    free(tk);
+    return SP_ENOMEM;
+  }
+  int rc = 0;
+  for (int32_t i = 0; rc == 0 && i < n; i++) {
     const sp_agg_node_t *x = sp__agg_node(a, i);
     sp_agg_row_t *r = &s->rows[base + i];
     memset(r, 0, sizeof *r);
@@ -48,21 +92,21 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
     r->parent = x->parent < 0 ? -1 : (int32_t)(base + x->parent);
     r->depth = x->depth;
     r->calls = __atomic_load_n(&x->calls, __ATOMIC_ACQUIRE);
-    r->incl = sp__agg_round((double)SP_LOAD(&x->incl) * rate); /* ticks to ns */
-    r->excl = sp__agg_round((double)SP_LOAD(&x->excl) * rate);
+    tk[2 * i] = SP_LOAD(&x->incl);
+    tk[2 * i + 1] = SP_LOAD(&x->excl);
+    r->incl = sp__agg_round((double)tk[2 * i] * rate); /* ticks to ns */
     r->min = sp__agg_round((double)SP_LOAD(&x->min) * rate);
     r->max = sp__agg_round((double)SP_LOAD(&x->max) * rate);
     __atomic_load(&x->sumsq, &r->sumsq, __ATOMIC_RELAXED);
     r->sumsq *= rate * rate;
-    for (int b = 0; b < SP_AGG_NBUCKETS; b++) {
-      uint64_t c = SP_LOAD(&x->hist[b]);
-      if (!c) continue;
-      if (sp_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
-      s->bks[s->nbks++] = (sp_agg_bk_t){base + i, b, 0, (int64_t)c};
-    }
+    rc = sp_snap_buckets(s, x, base + i, bcap);
   }
-  s->nrows = base + n;
-  return 0;
+  if (rc == 0) {
+    sp_snap_exclusive(s->rows + base, base, n, tk, tk + 2 * (int64_t)n, rate);
+    s->nrows = base + n;
+  }
+  free(tk);
+  return rc;
 }
 
 int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
@@ -88,11 +132,11 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
 }
 
 int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
-  int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
+  int64_t n = 4 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
   for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
-  int64_t head[3] = {s->nnames, s->nrows, s->nbks};
+  int64_t head[4] = {s->nnames, s->nrows, s->nbks, s->lost};
   memcpy(p, head, sizeof head);
   p += sizeof head;
   for (int64_t i = 0; i < s->nnames; i++) {
@@ -110,10 +154,35 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   return 0;
 }
 
-/* The id of name in s, added when new. Linear in the names: a file holds
- * the program's regions, not thousands per rank. */
+static uint64_t sp_name_hash(const char *name, uint32_t len) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (uint32_t i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Rebuilds s's name index at twice the room (at most half full). */
+static int sp_name_index_grow(sp_agg_snap_t *s) {
+  int64_t slots = s->name_slots ? s->name_slots * 2 : 1024;
+  int64_t *ix = malloc((size_t)slots * sizeof *ix);
+  if (!ix) return SP_ENOMEM;
+  memset(ix, 0xff, (size_t)slots * sizeof *ix);
+  for (int64_t i = 0; i < s->nnames; i++) {
+    uint64_t k = sp_name_hash(s->names[i], (uint32_t)strlen(s->names[i])) & (uint64_t)(slots - 1);
+    while (ix[k] >= 0) k = (k + 1) & (uint64_t)(slots - 1);
+    ix[k] = i;
+  }
+  free(s->name_index);
+  s->name_index = ix;
+  s->name_slots = slots;
+  return 0;
+}
+
+/* The id of name in s, added when new: a hash lookup, so that merging
+ * ranks of many regions stays linear. */
 static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int64_t *cap) {
-  for (int64_t i = 0; i < s->nnames; i++)
+  if ((s->nnames + 1) * 2 > s->name_slots && sp_name_index_grow(s)) return SP_ENOMEM;
+  uint64_t mask = (uint64_t)s->name_slots - 1, k = sp_name_hash(name, len) & mask;
+  for (int64_t i; (i = s->name_index[k]) >= 0; k = (k + 1) & mask)
     if (strlen(s->names[i]) == len && memcmp(s->names[i], name, len) == 0) return i;
   if (sp_grow((void **)&s->names, cap, s->nnames + 1, sizeof *s->names)) return SP_ENOMEM;
   char *c = malloc(len + 1u);
@@ -121,13 +190,15 @@ static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int6
   memcpy(c, name, len);
   c[len] = '\0';
   s->names[s->nnames] = c;
+  s->name_index[k] = s->nnames;
   return s->nnames++;
 }
 
 int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
-  int64_t head[3];
+  int64_t head[4];
   if (len < (int64_t)sizeof head) return SP_EINVAL;
   memcpy(head, blob, sizeof head);
+  if (head[3] < 0) return SP_EINVAL;
   const char *p = blob + sizeof head, *end = blob + len;
   int64_t ncap = s->nnames, rcap = s->nrows, bcap = s->nbks;
   int64_t *map = malloc((size_t)(head[0] ? head[0] : 1) * sizeof *map);
@@ -174,6 +245,7 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     if (rc == 0) {
       s->nrows = base + head[1];
       s->nbks += head[2];
+      s->lost += head[3];
     }
   }
   free(map);

@@ -28,6 +28,9 @@ typedef struct sp_agg_snap {
   int64_t nrows;
   sp_agg_bk_t *bks;
   int64_t nbks;
+  int64_t lost;        /* calls not recorded (the file's metadata/events_lost) */
+  int64_t *name_index; /* open addressing over names: id or -1 (unpack only) */
+  int64_t name_slots;
 } sp_agg_snap_t;
 
 /* This process's aggregates now (every thread's current window). */

@@ -147,6 +147,7 @@ static int case_cap_exit(const char *file) {
   setup(file);
   int *h = regions(CAP_REGIONS);
   cap_paths(h);
+  free(h);
   exit(0); /* without sp_finalize: the aggregates go to the spill directory */
 }
 

@@ -183,6 +183,11 @@ int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path
   if (!rc) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS, "recovered the aggregates of %d process(es) into '%s'",
             r->agg_files - r->unreadable, path);
+    if (s.lost > 0) /* in the file too, as metadata/events_lost */
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "'%s': %lld call(s) could not be recorded by the processes (more than %d call "
+              "paths on a thread, or no memory); the aggregates lack them",
+              path, (long long)s.lost, SP_AGG_MAX_CHUNKS << SP_AGG_CHUNK_BITS);
     if (r->unreadable) rc = SP_EPARTIAL;
   } else if (!aside) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "recovery of the aggregates into '%s' failed: %s", path,

@@ -113,7 +113,7 @@ static int case_cap(const char *file) {
   ASSERT_EQ(sp_report(mid), 0);
   long grown = max_rss_kib() - rss0;
   printf("max RSS grew by %ld MiB for 262,144 paths\n", grown / 1024);
-#ifndef __SANITIZE_ADDRESS__ /* its shadow and redzones would count */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) /* their shadow would count */
   /* 4 KiB a path at most (a path with one power of two of durations
    * takes under 1 KiB); 10.5 KiB a path before. */
   ASSERT(grown < 262144L * 4);

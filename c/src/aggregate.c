@@ -181,6 +181,22 @@ static uint64_t *sp_agg_block(sp_agg_t *a) {
   return b;
 }
 
+/* Node n's block of group g at its first duration there, published for
+ * readers; NULL (the call counted as lost, said once) without memory. Out
+ * of line: the stop that needs it is rare, and its calls would cost every
+ * stop registers saved. */
+static __attribute__((noinline)) uint64_t *sp_agg_first_block(sp_agg_t *a, sp_agg_node_t *n,
+                                                              int g) {
+  uint64_t *blk = sp_agg_block(a);
+  if (!blk) {
+    SP_STORE(&a->lost, SP_LOAD(&a->lost) + 1);
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
+    return NULL;
+  }
+  __atomic_store_n(&n->hist[g], blk, __ATOMIC_RELEASE);
+  return blk;
+}
+
 void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
   sp_agg_t *a = sp_agg_of(t);
   if (SP_UNLIKELY(!a)) { /* no record to count it in */
@@ -218,6 +234,32 @@ done:
   a->open[d].child = 0;
 }
 
+/* A finished call of dur into node n, child of it in calls directly
+ * inside, into its histogram counter c. */
+static inline void sp_agg_record(sp_agg_node_t *n, int64_t dur, int64_t child, uint64_t *c) {
+  int64_t calls = SP_LOAD(&n->calls);
+  if (calls == 0 || dur < SP_LOAD(&n->min)) SP_STORE(&n->min, dur);
+  if (calls == 0 || dur > SP_LOAD(&n->max)) SP_STORE(&n->max, dur);
+  SP_STORE(&n->incl, SP_LOAD(&n->incl) + dur);
+  SP_STORE(&n->excl, SP_LOAD(&n->excl) + (dur - child));
+  double sq;
+  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  sq += (double)dur * (double)dur;
+  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  SP_STORE(c, SP_LOAD(c) + 1);
+  /* The count last: a reader that sees it sees a call with its time. */
+  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
+}
+
+/* The stop of a call whose bucket's group has no block yet: out of line
+ * and reached by a tail call, so that the usual stop saves no registers
+ * for a call it rarely makes. */
+static __attribute__((noinline)) void sp_agg_record_first(sp_agg_t *a, sp_agg_node_t *n,
+                                                          int64_t dur, int64_t child, int b) {
+  uint64_t *blk = sp_agg_first_block(a, n, b / SP_AGG_SUB);
+  if (blk) sp_agg_record(n, dur, child, &blk[b % SP_AGG_SUB]);
+}
+
 void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
   sp_agg_t *a = t->agg;
   if (SP_UNLIKELY(!a || d >= a->open_cap)) return;
@@ -233,27 +275,10 @@ void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
   int b = sp__agg_bucket(ns);
   uint64_t *blk = n->hist[b / SP_AGG_SUB];
   if (SP_UNLIKELY(!blk)) { /* the first duration of this power of two */
-    blk = sp_agg_block(a);
-    if (!blk) {
-      SP_STORE(&a->lost, SP_LOAD(&a->lost) + 1);
-      sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
-      return;
-    }
-    __atomic_store_n(&n->hist[b / SP_AGG_SUB], blk, __ATOMIC_RELEASE);
+    sp_agg_record_first(a, n, dur, o->child, b);
+    return;
   }
-  int64_t calls = SP_LOAD(&n->calls);
-  if (calls == 0 || dur < SP_LOAD(&n->min)) SP_STORE(&n->min, dur);
-  if (calls == 0 || dur > SP_LOAD(&n->max)) SP_STORE(&n->max, dur);
-  SP_STORE(&n->incl, SP_LOAD(&n->incl) + dur);
-  SP_STORE(&n->excl, SP_LOAD(&n->excl) + (dur - o->child));
-  double sq;
-  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  sq += (double)dur * (double)dur;
-  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  uint64_t *c = &blk[b % SP_AGG_SUB];
-  SP_STORE(c, SP_LOAD(c) + 1);
-  /* The count last: a reader that sees it sees a call with its time. */
-  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
+  sp_agg_record(n, dur, o->child, &blk[b % SP_AGG_SUB]);
 }
 
 void sp__agg_thread_free(sp_thread_t *t) {

@@ -97,8 +97,6 @@ static int32_t sp_agg_node_new(sp_agg_t *a, int32_t parent, int32_t region) {
     __atomic_store_n(chunk, c, __ATOMIC_RELEASE);
   }
   sp_agg_node_t *n = sp__agg_node(a, i);
-  n->hist = calloc(SP_AGG_NBUCKETS, sizeof *n->hist);
-  if (!n->hist) return -1;
   n->region = region;
   n->parent = parent;
   n->depth = parent < 0 ? 0 : sp__agg_node(a, parent)->depth + 1;
@@ -133,16 +131,90 @@ static int sp_agg_open_room(sp_agg_t *a, int32_t d) {
   return 0;
 }
 
+/* sp_reset happened: the figures of the last window go (owner only). */
+static void sp_agg_clear(sp_agg_t *a, unsigned gen) {
+  for (int32_t i = 0; i < a->nnodes; i++) {
+    sp_agg_node_t *n = sp__agg_node(a, i);
+    SP_STORE(&n->calls, 0);
+    SP_STORE(&n->incl, 0);
+    SP_STORE(&n->excl, 0);
+    SP_STORE(&n->min, 0);
+    SP_STORE(&n->max, 0);
+    double z = 0.0;
+    __atomic_store(&n->sumsq, &z, __ATOMIC_RELAXED);
+    for (int g = 0; g < SP_AGG_GROUPS; g++)
+      for (int b = 0; n->hist[g] && b < SP_AGG_SUB; b++) SP_STORE(&n->hist[g][b], 0);
+  }
+  SP_STORE(&a->lost, 0);
+  __atomic_store_n(&a->gen, gen, __ATOMIC_RELEASE);
+}
+
+/* A call of this thread that the figures leave out, counted in the
+ * window it starts in (the file's events_lost, sp_finalize's message). */
+static void sp_agg_lose(sp_agg_t *a) {
+  unsigned gen = __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE);
+  if (SP_UNLIKELY(a->gen != gen)) sp_agg_clear(a, gen);
+  SP_STORE(&a->lost, SP_LOAD(&a->lost) + 1);
+}
+
+/* A zeroed histogram block of SP_AGG_SUB counters from the thread's slab;
+ * NULL without memory. Slabs are freed only with the thread's record, so
+ * a reader never sees a block go. */
+static uint64_t *sp_agg_block(sp_agg_t *a) {
+  if (a->slab_left == 0) {
+    if (a->nslabs == a->slabs_cap) {
+      int32_t ncap = a->slabs_cap ? a->slabs_cap * 2 : 16;
+      uint64_t **ns = realloc(a->slabs, (size_t)ncap * sizeof *ns);
+      if (!ns) return NULL;
+      a->slabs = ns;
+      a->slabs_cap = ncap;
+    }
+    uint64_t *slab = calloc((size_t)SP_AGG_SLAB_BLOCKS * SP_AGG_SUB, sizeof *slab);
+    if (!slab) return NULL;
+    a->slabs[a->nslabs++] = slab;
+    a->slab = slab;
+    a->slab_left = SP_AGG_SLAB_BLOCKS;
+  }
+  uint64_t *b = a->slab;
+  a->slab += SP_AGG_SUB;
+  a->slab_left--;
+  return b;
+}
+
+/* Node n's block of group g at its first duration there, published for
+ * readers; NULL (the call counted as lost, said once) without memory. Out
+ * of line: the stop that needs it is rare, and its calls would cost every
+ * stop registers saved. */
+static __attribute__((noinline)) uint64_t *sp_agg_first_block(sp_agg_t *a, sp_agg_node_t *n,
+                                                              int g) {
+  uint64_t *blk = sp_agg_block(a);
+  if (!blk) {
+    SP_STORE(&a->lost, SP_LOAD(&a->lost) + 1);
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
+    return NULL;
+  }
+  __atomic_store_n(&n->hist[g], blk, __ATOMIC_RELEASE);
+  return blk;
+}
+
 void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
   sp_agg_t *a = sp_agg_of(t);
-  if (SP_UNLIKELY(!a || sp_agg_open_room(a, d) != 0)) {
+  if (SP_UNLIKELY(!a)) { /* no record to count it in */
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
+    sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
+    return;
+  }
+  if (SP_UNLIKELY(sp_agg_open_room(a, d) != 0)) {
+    sp_agg_lose(a);
     sp__log(SP_LOG_ERROR, SP_LOG_ONCE_NOMEM, "out of memory: calls are not recorded");
     return;
   }
   int32_t parent = d > 0 ? a->open[d - 1].node : -1;
   int32_t node = -1;
-  if (d > 0 && parent < 0) goto done; /* the enclosing call is not recorded */
+  if (d > 0 && parent < 0) { /* the enclosing call is not recorded: nor is this one */
+    sp_agg_lose(a);
+    goto done;
+  }
   sp_agg_node_t *p = parent >= 0 ? sp__agg_node(a, parent) : NULL;
   if (p && p->cache_region == h) {
     node = p->cache_node;
@@ -155,27 +227,37 @@ void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
       p->cache_node = node;
     }
   }
-  if (node < 0) __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
+  if (node < 0) sp_agg_lose(a);
 done:
   a->open[d].node = node;
   a->open[d].start = start;
   a->open[d].child = 0;
 }
 
-/* sp_reset happened: the figures of the last window go (owner only). */
-static void sp_agg_clear(sp_agg_t *a, unsigned gen) {
-  for (int32_t i = 0; i < a->nnodes; i++) {
-    sp_agg_node_t *n = sp__agg_node(a, i);
-    SP_STORE(&n->calls, 0);
-    SP_STORE(&n->incl, 0);
-    SP_STORE(&n->excl, 0);
-    SP_STORE(&n->min, 0);
-    SP_STORE(&n->max, 0);
-    double z = 0.0;
-    __atomic_store(&n->sumsq, &z, __ATOMIC_RELAXED);
-    for (int b = 0; b < SP_AGG_NBUCKETS; b++) SP_STORE(&n->hist[b], 0);
-  }
-  __atomic_store_n(&a->gen, gen, __ATOMIC_RELEASE);
+/* A finished call of dur into node n, child of it in calls directly
+ * inside, into its histogram counter c. */
+static inline void sp_agg_record(sp_agg_node_t *n, int64_t dur, int64_t child, uint64_t *c) {
+  int64_t calls = SP_LOAD(&n->calls);
+  if (calls == 0 || dur < SP_LOAD(&n->min)) SP_STORE(&n->min, dur);
+  if (calls == 0 || dur > SP_LOAD(&n->max)) SP_STORE(&n->max, dur);
+  SP_STORE(&n->incl, SP_LOAD(&n->incl) + dur);
+  SP_STORE(&n->excl, SP_LOAD(&n->excl) + (dur - child));
+  double sq;
+  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  sq += (double)dur * (double)dur;
+  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  SP_STORE(c, SP_LOAD(c) + 1);
+  /* The count last: a reader that sees it sees a call with its time. */
+  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
+}
+
+/* The stop of a call whose bucket's group has no block yet: out of line
+ * and reached by a tail call, so that the usual stop saves no registers
+ * for a call it rarely makes. */
+static __attribute__((noinline)) void sp_agg_record_first(sp_agg_t *a, sp_agg_node_t *n,
+                                                          int64_t dur, int64_t child, int b) {
+  uint64_t *blk = sp_agg_first_block(a, n, b / SP_AGG_SUB);
+  if (blk) sp_agg_record(n, dur, child, &blk[b % SP_AGG_SUB]);
 }
 
 void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
@@ -189,27 +271,22 @@ void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
   unsigned gen = __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE);
   if (SP_UNLIKELY(a->gen != gen)) sp_agg_clear(a, gen);
   sp_agg_node_t *n = sp__agg_node(a, o->node);
-  int64_t calls = SP_LOAD(&n->calls);
-  if (calls == 0 || dur < SP_LOAD(&n->min)) SP_STORE(&n->min, dur);
-  if (calls == 0 || dur > SP_LOAD(&n->max)) SP_STORE(&n->max, dur);
-  SP_STORE(&n->incl, SP_LOAD(&n->incl) + dur);
-  SP_STORE(&n->excl, SP_LOAD(&n->excl) + (dur - o->child));
-  double sq;
-  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  sq += (double)dur * (double)dur;
-  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
   int64_t ns = sp__state.clock_tsc ? (int64_t)(((unsigned __int128)dur * sp_agg_mul) >> 32) : dur;
-  uint64_t *c = &n->hist[sp__agg_bucket(ns)];
-  SP_STORE(c, SP_LOAD(c) + 1);
-  /* The count last: a reader that sees it sees a call with its time. */
-  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
+  int b = sp__agg_bucket(ns);
+  uint64_t *blk = n->hist[b / SP_AGG_SUB];
+  if (SP_UNLIKELY(!blk)) { /* the first duration of this power of two */
+    sp_agg_record_first(a, n, dur, o->child, b);
+    return;
+  }
+  sp_agg_record(n, dur, o->child, &blk[b % SP_AGG_SUB]);
 }
 
 void sp__agg_thread_free(sp_thread_t *t) {
   sp_agg_t *a = t->agg;
   if (!a) return;
   t->agg = NULL;
-  for (int32_t i = 0; i < a->nnodes; i++) free(sp__agg_node(a, i)->hist);
+  for (int32_t i = 0; i < a->nslabs; i++) free(a->slabs[i]);
+  free(a->slabs);
   for (int c = 0; c < SP_AGG_MAX_CHUNKS && a->chunks[c]; c++) free(a->chunks[c]);
   free(a->table);
   free(a->open);
@@ -224,4 +301,16 @@ const sp_agg_t *sp__agg_current(const sp_thread_t *t, int32_t *nnodes) {
     return NULL;
   *nnodes = __atomic_load_n(&a->nnodes, __ATOMIC_ACQUIRE);
   return a;
+}
+
+int64_t sp__agg_lost_now(void) {
+  int64_t lost = 0;
+  pthread_mutex_lock(&sp__state.lock);
+  for (const sp_thread_t *t = sp__state.threads; t; t = t->next) {
+    int32_t n;
+    const sp_agg_t *a = sp__agg_current(t, &n);
+    if (a) lost += __atomic_load_n(&a->lost, __ATOMIC_RELAXED);
+  }
+  pthread_mutex_unlock(&sp__state.lock);
+  return lost;
 }

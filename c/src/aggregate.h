@@ -19,7 +19,9 @@
 
 #define SP_AGG_SUB 32                              /* buckets per power of two */
 #define SP_AGG_EXPONENTS 40                        /* powers 2^5 .. 2^44 ns (~4.9 h) */
-#define SP_AGG_NBUCKETS (SP_AGG_SUB * (1 + SP_AGG_EXPONENTS)) /* 1312 */
+#define SP_AGG_GROUPS (1 + SP_AGG_EXPONENTS)       /* below 32 ns, then one per power */
+#define SP_AGG_NBUCKETS (SP_AGG_SUB * SP_AGG_GROUPS) /* 1312 */
+#define SP_AGG_SLAB_BLOCKS 256                     /* histogram blocks a slab (64 KiB) */
 #define SP_AGG_CHUNK_BITS 8                        /* 256 nodes a chunk */
 #define SP_AGG_MAX_CHUNKS 1024                     /* 262144 call paths a thread */
 
@@ -33,7 +35,12 @@ typedef struct sp_agg_node {
   int32_t unused;
   int64_t calls, incl, excl, min, max; /* ns; min/max meaningless while calls == 0 */
   double sumsq;                        /* sum of squared inclusive durations, ns^2 */
-  uint64_t *hist;                      /* SP_AGG_NBUCKETS counts of inclusive durations */
+  /* The histogram of inclusive durations by group of SP_AGG_SUB buckets
+   * (bucket b in group b / SP_AGG_SUB): a group's block is taken from the
+   * thread's slab at its first duration, so that a path costs the few
+   * powers of two its calls span (256 B each), not 1312 counters (10 KiB
+   * of zeroed pages at its first call). Published (release) once zeroed. */
+  uint64_t *hist[SP_AGG_GROUPS];
 } sp_agg_node_t;
 
 /* One open call: where its figures go and what its children took. */
@@ -52,6 +59,11 @@ typedef struct sp_agg {
   int32_t table_cap;
   int32_t open_cap;
   sp_agg_open_t *open; /* indexed like sp_thread_t.stack */
+  int64_t lost;        /* calls of this window not recorded (path cap, memory) */
+  uint64_t *slab;      /* histogram blocks not yet given out (owner only) */
+  int32_t slab_left;   /* blocks left in slab */
+  int32_t nslabs, slabs_cap;
+  uint64_t **slabs; /* every slab, freed with the thread's record */
 } sp_agg_t;
 
 /* Incremented by sp_reset: a thread whose gen differs has no figures in
@@ -70,6 +82,13 @@ static inline int sp__agg_bucket(int64_t v) {
   return b < SP_AGG_NBUCKETS ? b : SP_AGG_NBUCKETS - 1;
 }
 static inline int64_t sp__agg_round(double x) { return (int64_t)(x + 0.5); }
+
+/* Count of bucket b of x for a reader on any thread (0 while its group has
+ * no block). */
+static inline uint64_t sp__agg_hist_count(const sp_agg_node_t *x, int b) {
+  const uint64_t *blk = __atomic_load_n(&x->hist[b / SP_AGG_SUB], __ATOMIC_ACQUIRE);
+  return blk ? __atomic_load_n(&blk[b % SP_AGG_SUB], __ATOMIC_RELAXED) : 0;
+}
 
 /* ---- aggregate.c: recording (hooks of hot_path.c) ---- */
 /* Durations are recorded in the hot path's ticks: ns with CLOCK_MONOTONIC,
@@ -90,5 +109,8 @@ SP_HIDDEN void sp__agg_thread_free(sp_thread_t *t);
 /* The figures of a thread as readers may use them: NULL when it has none
  * in the current window. */
 SP_HIDDEN const sp_agg_t *sp__agg_current(const sp_thread_t *t, int32_t *nnodes);
+/* Calls of the current window that profile mode could not record, summed
+ * over this process's threads (sp_finalize's message). Takes the state lock. */
+SP_HIDDEN int64_t sp__agg_lost_now(void);
 
 #endif

@@ -5,7 +5,8 @@
  *
  * Blob: int64 nnames, nrows, nbks; nnames x (uint32 len, bytes); nrows x
  * sp_agg_row_t; nbks x sp_agg_bk_t; then the tail (aggregate_snap.h):
- * int64 nopen, nnames x (int64 line, uint32 len, bytes) of the sources.
+ * int64 nopen, lost, nnames x (int64 line, uint32 len, bytes) of the
+ * sources.
  * Native byte order: the ranks of one job share a machine type, as the
  * spill files assume. */
 #include <stdint.h>
@@ -19,6 +20,7 @@ void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->srcs && i < s->nsrcs; i++) free(s->srcs[i].file);
   free(s->names);
   free(s->srcs);
+  free(s->name_index);
   free(s->rows);
   free(s->bks);
   memset(s, 0, sizeof *s);
@@ -44,7 +46,7 @@ static const char *sp_src_file(const sp_agg_snap_t *s, int64_t i) {
 int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   int64_t n = 3 * 8 + s->nrows * (int64_t)sizeof *s->rows + s->nbks * (int64_t)sizeof *s->bks;
   for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
-  n += 8; /* the tail: nopen and the sources */
+  n += 16; /* the tail: nopen, lost and the sources */
   for (int64_t i = 0; i < s->nnames; i++) n += 12 + (int64_t)strlen(sp_src_file(s, i));
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
@@ -63,7 +65,8 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   if (s->nbks) memcpy(p, s->bks, (size_t)s->nbks * sizeof *s->bks);
   p += s->nbks * (int64_t)sizeof *s->bks;
   memcpy(p, &s->nopen, 8);
-  p += 8;
+  memcpy(p + 8, &s->lost, 8);
+  p += 16;
   for (int64_t i = 0; i < s->nnames; i++) {
     const char *f = sp_src_file(s, i);
     int64_t line = i < s->nsrcs ? s->srcs[i].line : 0;
@@ -78,10 +81,35 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   return 0;
 }
 
-/* The id of name in s, added when new. Linear in the names: a file holds
- * the program's regions, not thousands per rank. */
+static uint64_t sp_name_hash(const char *name, uint32_t len) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (uint32_t i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Rebuilds s's name index at twice the room (at most half full). */
+static int sp_name_index_grow(sp_agg_snap_t *s) {
+  int64_t slots = s->name_slots ? s->name_slots * 2 : 1024;
+  int64_t *ix = malloc((size_t)slots * sizeof *ix);
+  if (!ix) return SP_ENOMEM;
+  memset(ix, 0xff, (size_t)slots * sizeof *ix);
+  for (int64_t i = 0; i < s->nnames; i++) {
+    uint64_t k = sp_name_hash(s->names[i], (uint32_t)strlen(s->names[i])) & (uint64_t)(slots - 1);
+    while (ix[k] >= 0) k = (k + 1) & (uint64_t)(slots - 1);
+    ix[k] = i;
+  }
+  free(s->name_index);
+  s->name_index = ix;
+  s->name_slots = slots;
+  return 0;
+}
+
+/* The id of name in s, added when new: a hash lookup, so that merging
+ * ranks of many regions stays linear. */
 static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int64_t *cap) {
-  for (int64_t i = 0; i < s->nnames; i++)
+  if ((s->nnames + 1) * 2 > s->name_slots && sp_name_index_grow(s)) return SP_ENOMEM;
+  uint64_t mask = (uint64_t)s->name_slots - 1, k = sp_name_hash(name, len) & mask;
+  for (int64_t i; (i = s->name_index[k]) >= 0; k = (k + 1) & mask)
     if (strlen(s->names[i]) == len && memcmp(s->names[i], name, len) == 0) return i;
   if (sp__agg_grow((void **)&s->names, cap, s->nnames + 1, sizeof *s->names)) return SP_ENOMEM;
   char *c = malloc(len + 1u);
@@ -89,6 +117,7 @@ static int64_t sp_name_id(sp_agg_snap_t *s, const char *name, uint32_t len, int6
   memcpy(c, name, len);
   c[len] = '\0';
   s->names[s->nnames] = c;
+  s->name_index[k] = s->nnames;
   return s->nnames++;
 }
 
@@ -114,6 +143,11 @@ static int sp_row_ok(const sp_agg_row_t *r, int64_t nnames, int64_t nrows) {
  * given to them, are freed again. */
 static void sp_names_truncate(sp_agg_snap_t *s, int64_t n) {
   for (int64_t i = n; i < s->nnames; i++) free(s->names[i]);
+  if (s->nnames > n) { /* the index forgets them: rebuilt at the next name */
+    free(s->name_index);
+    s->name_index = NULL;
+    s->name_slots = 0;
+  }
   s->nnames = n;
   for (int64_t i = n; i < s->nsrcs; i++) free(s->srcs[i].file);
   if (s->nsrcs > n) s->nsrcs = n;
@@ -140,12 +174,12 @@ static int sp_src_put(sp_agg_snap_t *s, int64_t id, const char *f, uint32_t len,
 }
 
 /* The blob's tail (see aggregate_snap.h) at p: the sources into s, the
- * number of open calls into *nopen. */
+ * numbers of open calls and of calls not recorded into n[0] and n[1]. */
 static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, const int64_t *map,
-                          int64_t nnames, int64_t *nopen) {
-  if (end - p < 8) return SP_EINVAL;
-  memcpy(nopen, p, 8);
-  p += 8;
+                          int64_t nnames, int64_t n[2]) {
+  if (end - p < 16) return SP_EINVAL;
+  memcpy(n, p, 16);
+  p += 16;
   for (int64_t i = 0; i < nnames; i++) {
     int64_t line;
     uint32_t l;
@@ -157,7 +191,7 @@ static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, cons
     if (rc) return rc;
     p += 12 + l;
   }
-  return p != end || *nopen < 0 ? SP_EINVAL : 0;
+  return p != end || n[0] < 0 || n[1] < 0 ? SP_EINVAL : 0;
 }
 
 /* Appends head[1] rows and head[2] buckets at p (checked) to s. */
@@ -215,11 +249,15 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     p += 4 + l;
   }
   /* Blobs without the tail (older .aggspill files) end after the buckets. */
-  int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks, nopen = 0;
+  int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks;
+  int64_t tail[2] = {0, 0}; /* nopen, lost */
   if (rc == 0 && end - p < body) rc = SP_EINVAL;
-  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0], &nopen);
+  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0], tail);
   if (rc == 0) rc = sp_append_rows(s, p, head, map);
-  if (rc == 0) s->nopen += nopen;
+  if (rc == 0) {
+    s->nopen += tail[0];
+    s->lost += tail[1];
+  }
   /* A refused blob adds nothing: its names go again (its rows and buckets
    * were never counted). */
   if (rc) sp_names_truncate(s, names_before);

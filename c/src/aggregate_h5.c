@@ -3,7 +3,7 @@
  * groups of call paths, per-thread rows and histograms.
  *
  *   @scope_profiler_schema = 2, @storage_layout = "aggregate"
- *   metadata/@mpi_size @scope_profiler_version, the run metadata (rank 0's)
+ *   metadata/@mpi_size @scope_profiler_version @events_lost, the run metadata (rank 0's)
  *   region_table/names                           string[R]
  *               source_files, source_lines       string[R], int64[R]: sp_region_at's
  *                                                location ("", 0: none)
@@ -233,6 +233,10 @@ static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   if (!rc && g < 0) rc = SP_EHDF5;
   if (!rc) rc = sp__h5_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
   if (!rc) rc = sp__h5_attr_str(g, "scope_profiler_version", SP_VERSION_STRING);
+  /* The calls left out (path cap, memory), summed over the ranks: the
+   * trace's attribute for its losses. */
+  int64_t lost = s->lost;
+  if (!rc) rc = sp__h5_attr(g, "events_lost", H5T_NATIVE_INT64, &lost);
   /* The run metadata of this process (rank 0's in a run; none in a merge). */
   sp_meta_list_t meta;
   if (!rc && sp__meta_snapshot(&meta) == 0) {

@@ -58,6 +58,7 @@ int sp__agg_exit_save(const char *why) {
   int fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd >= 0 && fd <= 2) fd = sp__fd_above_std(fd); /* never the host's stdin/out/err */
   if (!rc && fd < 0) rc = SP_EIO;
+  /* Version 1 still: what was added since rides in the blob's optional tail. */
   sp_aggspill_head_t h = {SP_AGGSPILL_MAGIC, 1, len};
   if (!rc) rc = sp_write_all(fd, (const char *)&h, sizeof h);
   if (!rc) rc = sp_write_all(fd, blob, (size_t)len);
@@ -179,6 +180,11 @@ int sp__agg_recover(const char *const *inputs, int ninputs, const char *out_path
   if (!rc) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS, "recovered the aggregates of %d process(es) into '%s'",
             r->agg_files - r->unreadable, path);
+    if (s.lost > 0) /* in the file too, as metadata/events_lost */
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "'%s': %lld call(s) could not be recorded by the processes (more than %d call "
+              "paths on a thread, or no memory); the aggregates lack them",
+              path, (long long)s.lost, SP_AGG_MAX_CHUNKS << SP_AGG_CHUNK_BITS);
     if (r->unreadable) rc = SP_EPARTIAL;
   } else if (!aside) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "recovery of the aggregates into '%s' failed: %s", path,

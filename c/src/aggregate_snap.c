@@ -8,15 +8,58 @@
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 
+/* Appends the nonzero buckets of node x, row row. */
+static int sp_snap_buckets(sp_agg_snap_t *s, const sp_agg_node_t *x, int64_t row, int64_t *bcap) {
+  for (int g = 0; g < SP_AGG_GROUPS; g++) {
+    const uint64_t *blk = __atomic_load_n(&x->hist[g], __ATOMIC_ACQUIRE);
+    for (int k = 0; blk && k < SP_AGG_SUB; k++) {
+      uint64_t c = SP_LOAD(&blk[k]);
+      if (!c) continue;
+      if (sp__agg_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
+      s->bks[s->nbks++] = (sp_agg_bk_t){row, g * SP_AGG_SUB + k, 0, (int64_t)c};
+    }
+  }
+  return 0;
+}
+
+/* Exclusive ns of the n rows at r, whose ticks are tk[2i] (inclusive) and
+ * tk[2i + 1] (exclusive). Converted one by one, exclusive and the
+ * inclusives would each round on their own and miss inclusive minus the
+ * children's inclusives by a ns; so where the ticks a path's calls left
+ * out are its children's inclusive ticks (every finished call, no
+ * unrecorded child), its exclusive is its inclusive less its children's
+ * inclusives in ns; elsewhere its own ticks converted. kid: 2n scratch. */
+static void sp_snap_exclusive(sp_agg_row_t *r, int64_t base, int32_t n, const int64_t *tk,
+                              int64_t *kid, double rate) {
+  memset(kid, 0, (size_t)n * 2 * sizeof *kid);
+  for (int32_t i = 0; i < n; i++) {
+    if (r[i].parent < 0) continue;
+    int64_t p = r[i].parent - base;
+    kid[2 * p] += tk[2 * i];
+    kid[2 * p + 1] += r[i].incl;
+  }
+  for (int32_t i = 0; i < n; i++)
+    r[i].excl = tk[2 * i] - tk[2 * i + 1] == kid[2 * i]
+                    ? r[i].incl - kid[2 * i + 1]
+                    : sp__agg_round((double)tk[2 * i + 1] * rate);
+}
+
 /* Appends the rows and nonzero buckets of thread t's figures. */
 static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, double rate,
                           int64_t *rcap, int64_t *bcap) {
   int32_t n;
   const sp_agg_t *a = sp__agg_current(t, &n);
-  if (!a || n == 0) return 0;
+  if (!a) return 0;
+  s->lost += SP_LOAD(&a->lost);
+  if (n == 0) return 0;
   int64_t base = s->nrows;
-  if (sp__agg_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) return SP_ENOMEM;
-  for (int32_t i = 0; i < n; i++) {
+  int64_t *tk = malloc((size_t)n * 4 * sizeof *tk); /* ticks, then the children's sums */
+  if (!tk || sp__agg_grow((void **)&s->rows, rcap, base + n, sizeof *s->rows)) {
+    free(tk);
+    return SP_ENOMEM;
+  }
+  int rc = 0;
+  for (int32_t i = 0; rc == 0 && i < n; i++) {
     const sp_agg_node_t *x = sp__agg_node(a, i);
     sp_agg_row_t *r = &s->rows[base + i];
     memset(r, 0, sizeof *r);
@@ -26,21 +69,21 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
     r->parent = x->parent < 0 ? -1 : (int32_t)(base + x->parent);
     r->depth = x->depth;
     r->calls = __atomic_load_n(&x->calls, __ATOMIC_ACQUIRE);
-    r->incl = sp__agg_round((double)SP_LOAD(&x->incl) * rate); /* ticks to ns */
-    r->excl = sp__agg_round((double)SP_LOAD(&x->excl) * rate);
+    tk[2 * i] = SP_LOAD(&x->incl);
+    tk[2 * i + 1] = SP_LOAD(&x->excl);
+    r->incl = sp__agg_round((double)tk[2 * i] * rate); /* ticks to ns */
     r->min = sp__agg_round((double)SP_LOAD(&x->min) * rate);
     r->max = sp__agg_round((double)SP_LOAD(&x->max) * rate);
     __atomic_load(&x->sumsq, &r->sumsq, __ATOMIC_RELAXED);
     r->sumsq *= rate * rate;
-    for (int b = 0; b < SP_AGG_NBUCKETS; b++) {
-      uint64_t c = SP_LOAD(&x->hist[b]);
-      if (!c) continue;
-      if (sp__agg_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
-      s->bks[s->nbks++] = (sp_agg_bk_t){base + i, b, 0, (int64_t)c};
-    }
+    rc = sp_snap_buckets(s, x, base + i, bcap);
   }
-  s->nrows = base + n;
-  return 0;
+  if (rc == 0) {
+    sp_snap_exclusive(s->rows + base, base, n, tk, tk + 2 * (int64_t)n, rate);
+    s->nrows = base + n;
+  }
+  free(tk);
+  return rc;
 }
 
 int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {

@@ -37,6 +37,9 @@ typedef struct sp_agg_snap {
   int64_t nrows;
   sp_agg_bk_t *bks;
   int64_t nbks;
+  int64_t lost;        /* calls not recorded (the file's metadata/events_lost) */
+  int64_t *name_index; /* open addressing over names: id or -1 (unpack only) */
+  int64_t name_slots;
 } sp_agg_snap_t;
 
 /* An .aggspill file (aggregate_recover.c): this head, then a blob of len
@@ -57,7 +60,7 @@ SP_HIDDEN void sp__agg_snap_free(sp_agg_snap_t *s);
 SP_HIDDEN int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len);
 /* Appends the blob's snapshot to s, its names merged into s's by text.
  * After the rows and buckets the blob may hold (since the sources were
- * added; older .aggspill files end before it): int64 nopen, then nnames x
+ * added; older .aggspill files end before it): int64 nopen, lost, then nnames x
  * (int64 line, uint32 len, bytes) of the regions' sources, len 0: none. A
  * blob whose counts, lengths or indices do not hold (damaged, or not one)
  * is refused whole with SP_EINVAL and s is left as it was; SP_ENOMEM. */

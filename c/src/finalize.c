@@ -309,6 +309,14 @@ int sp__finalize_session(void) {
               (long long)st->events_lost, st->file_path);
       rc = SP_ELOST;
     }
+    int64_t agg_lost = st->cfg.aggregate && !discard ? sp__agg_lost_now() : 0;
+    if (agg_lost > 0) { /* in the file too, as metadata/events_lost */
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "profile mode: %lld call(s) could not be recorded (more than %d call paths on a "
+              "thread, or no memory); the aggregates lack them",
+              (long long)agg_lost, SP_AGG_MAX_CHUNKS << SP_AGG_CHUNK_BITS);
+      rc = SP_ELOST;
+    }
     sp__spill_close(1);
     if (trace_file) { /* every rank's spill file is gone: then the note */
       sp__par_agree(&par, 0);

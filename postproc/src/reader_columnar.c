@@ -274,6 +274,35 @@ static int sp_pair_first(sp_reader_t *r, int64_t offset, int64_t count, int64_t 
   return rc;
 }
 
+typedef struct sp_pair_key {
+  int64_t rank, region, p;
+} sp_pair_key_t;
+
+static int sp_pair_key_cmp(const void *a, const void *b) {
+  const sp_pair_key_t *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  if (x->region != y->region) return x->region < y->region ? -1 : 1;
+  return (x->p > y->p) - (x->p < y->p);
+}
+
+/* The first index row (in file order) whose (rank, region) an earlier row
+ * has: -1 when none, -2 without memory. Sorted, so that a file of many
+ * regions is checked in P log P, not P x regions per rank. */
+static int64_t sp_pair_twice(const sp_index_t *x) {
+  sp_pair_key_t *k = malloc((size_t)(x->npairs ? x->npairs : 1) * sizeof *k);
+  if (!k) return -2;
+  for (int64_t p = 0; p < x->npairs; p++) k[p] = (sp_pair_key_t){x->rank[p], x->region[p], p};
+  qsort(k, (size_t)x->npairs, sizeof *k, sp_pair_key_cmp);
+  int64_t first = -1;
+  for (int64_t i = 1; i < x->npairs; i++)
+    if (k[i].rank == k[i - 1].rank && k[i].region == k[i - 1].region &&
+        (i < 2 || k[i - 2].rank != k[i].rank || k[i - 2].region != k[i].region) &&
+        (first < 0 || k[i].p < first))
+      first = k[i].p; /* the second of its group in file order */
+  free(k);
+  return first;
+}
+
 /* One record per index row, on its rank; names interned by region id. */
 static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
   r->regions = calloc((size_t)(x->nnames ? x->nnames : 1), sizeof *r->regions);
@@ -298,12 +327,13 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     }
   }
   free(per);
+  int64_t twice = sp_pair_twice(x);
+  if (twice == -2) return SP_READER_ENOMEM;
+  if (twice >= 0)
+    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: region '%s' listed twice for rank %d", path,
+                           r->regions[x->region[twice]].name, (int)x->rank[twice]);
   for (int64_t p = 0; p < x->npairs; p++) {
     sp_rank_t *rk = &r->ranks[sp_reader_rank_index(r, (int)x->rank[p])];
-    for (int i = 0; i < rk->nregions; i++)
-      if (rk->regions[i].region == (int)x->region[p])
-        return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: region '%s' listed twice for rank %d",
-                               path, r->regions[x->region[p]].name, rk->id);
     sp_rank_region_t *rr = &rk->regions[rk->nregions++];
     rr->region = (int)x->region[p];
     rr->link = strdup(r->regions[rr->region].name);

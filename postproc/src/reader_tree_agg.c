@@ -20,7 +20,35 @@ static int64_t sp_plen(hid_t file, const char *path) {
   return sp__agg_col_len(file, path, (int64_t)SP_PATHS_MAX);
 }
 
-/* map[i]: the selected reader region of region_table/names[i], else -1. */
+typedef struct sp_named {
+  const char *name;
+  int region; /* reader region index */
+  int order;  /* index in the selection: the last of equal names wins, as before */
+} sp_named_t;
+
+static int sp_named_cmp(const void *a, const void *b) {
+  const sp_named_t *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The selected region named name (the last of its name in the selection),
+ * else -1: a binary search of the n sorted entries of v. */
+static int sp_named_find(const sp_named_t *v, int n, const char *name) {
+  int lo = 0, hi = n; /* the first entry above name */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (strcmp(v[mid].name, name) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && strcmp(v[lo - 1].name, name) == 0 ? v[lo - 1].region : -1;
+}
+
+/* map[i]: the selected reader region of region_table/names[i], else -1.
+ * The selection sorted by name, so that a file of many regions maps in
+ * n log n, not names x regions string compares. */
 static int64_t *sp_name_map(const sp_reader_t *r, const int *regions, int nregions, int64_t *nn) {
   hid_t d = H5Dopen2(r->file, "region_table/names", H5P_DEFAULT);
   if (d < 0) return NULL;
@@ -34,18 +62,19 @@ static int64_t *sp_name_map(const sp_reader_t *r, const int *regions, int nregio
   H5Tset_cset(t, H5T_CSET_UTF8);
   char **v = ok ? calloc(n ? n : 1, sizeof *v) : NULL;
   int64_t *map = ok ? malloc((n ? n : 1) * sizeof *map) : NULL;
-  if (v && map && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
-    for (hsize_t i = 0; i < n; i++) {
-      map[i] = -1;
-      for (int x = 0; v[i] && x < nregions; x++)
-        if (strcmp(r->regions[regions[x]].name, v[i]) == 0) map[i] = regions[x];
-    }
+  sp_named_t *sel = map ? malloc((size_t)(nregions > 0 ? nregions : 1) * sizeof *sel) : NULL;
+  for (int x = 0; sel && x < nregions; x++)
+    sel[x] = (sp_named_t){r->regions[regions[x]].name, regions[x], x};
+  if (sel) qsort(sel, (size_t)nregions, sizeof *sel, sp_named_cmp);
+  if (v && map && sel && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+    for (hsize_t i = 0; i < n; i++) map[i] = v[i] ? sp_named_find(sel, nregions, v[i]) : -1;
     H5Dvlen_reclaim(t, s, H5P_DEFAULT, v);
     *nn = (int64_t)n;
   } else {
     free(map);
     map = NULL;
   }
+  free(sel);
   free(v);
   H5Tclose(t);
   if (ft >= 0) H5Tclose(ft);

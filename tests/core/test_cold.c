@@ -355,7 +355,7 @@ static void steady_faults(const char *tag, int pinned, int profile) {
   }
   long faults = steady_session(tag, profile);
 #ifdef SP_SANITIZED
-  printf("not checked under a sanitizer (its shadow memory)\n");
+  printf("%ld: not checked under a sanitizer (its shadow memory)\n", faults);
 #else
   for (int k = 1; k < SP_STEADY_TRIES && faults > SP_STEADY_FAULTS; k++)
     faults = steady_session(tag, profile);

@@ -112,6 +112,7 @@ static sp_agg_t *sp_agg_of(sp_thread_t *t) {
   sp_agg_t *a = calloc(1, sizeof *a);
   if (!a) return NULL;
   a->gen = __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE);
+  a->root_region = a->root_node = -1;
   pthread_mutex_lock(&sp__state.lock); /* readers walk the thread list under it */
   t->agg = a;
   pthread_mutex_unlock(&sp__state.lock);
@@ -225,6 +226,9 @@ void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
       p = sp__agg_node(a, parent); /* its chunk may be new, but never moves */
       p->cache_region = h;
       p->cache_node = node;
+    } else if (node >= 0) { /* outermost: the hot path finds it again without the table */
+      a->root_region = h;
+      a->root_node = node;
     }
   }
   if (node < 0) sp_agg_lose(a);
@@ -258,6 +262,26 @@ static __attribute__((noinline)) void sp_agg_record_first(sp_agg_t *a, sp_agg_no
                                                           int64_t dur, int64_t child, int b) {
   uint64_t *blk = sp_agg_first_block(a, n, b / SP_AGG_SUB);
   if (blk) sp_agg_record(n, dur, child, &blk[b % SP_AGG_SUB]);
+}
+
+int sp__agg_start_known(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
+  sp_agg_t *a = t->agg;
+  if (SP_UNLIKELY(!a || d >= a->open_cap)) return 0;
+  int32_t node;
+  if (d == 0) {
+    if (a->root_region != h) return 0;
+    node = a->root_node;
+  } else {
+    const int32_t parent = a->open[d - 1].node;
+    if (parent < 0) return 0;
+    const sp_agg_node_t *p = sp__agg_node(a, parent);
+    if (p->cache_region != h) return 0;
+    node = p->cache_node;
+  }
+  a->open[d].node = node;
+  a->open[d].start = start;
+  a->open[d].child = 0;
+  return 1;
 }
 
 void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {

@@ -64,6 +64,8 @@ typedef struct sp_agg {
   int32_t slab_left;   /* blocks left in slab */
   int32_t nslabs, slabs_cap;
   uint64_t **slabs; /* every slab, freed with the thread's record */
+  int32_t root_region; /* the last outermost call's region (-1: none) and its node */
+  int32_t root_node;
 } sp_agg_t;
 
 /* Incremented by sp_reset: a thread whose gen differs has no figures in
@@ -102,6 +104,10 @@ SP_HIDDEN void sp__agg_rate_setup(void);
 SP_HIDDEN double sp__agg_ns_per_tick(int add_point);
 /* The call just pushed at t->stack[d] of region h started at start (ns). */
 SP_HIDDEN void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start);
+/* The same for the hot path: only when the call path's node is known
+ * already (cached) and the open-call array has room; returns 0, having
+ * changed nothing, otherwise (then sp__agg_start). Allocates nothing. */
+SP_HIDDEN int sp__agg_start_known(sp_thread_t *t, int32_t h, int32_t d, int64_t start);
 /* The call at t->stack[d] ended at now (ns). */
 SP_HIDDEN void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now);
 /* Frees t's call paths (sp_finalize, a second sp_setup). */

@@ -44,7 +44,7 @@ static struct {
   int running, stop;
   sp_job_t *head, *tail;
   sp_job_t *current; /* being written (so a forked child can free it) */
-  int pending;       /* queued or being written */
+  int pending;       /* queued or being written; changed atomically, read unlocked by the writer */
   sp_event_t *pool[SP_POOL_MAX];
   int64_t pool_cap[SP_POOL_MAX];
   int npool;
@@ -110,7 +110,7 @@ static void *sp_writer_main(void *arg) {
     sp_w.current = NULL;
     sp_pool_put_locked(j->ev, j->cap);
     free(j);
-    sp_w.pending--;
+    __atomic_sub_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&sp_w.idle); /* drainers and blocked producers */
   }
   pthread_mutex_unlock(&sp_w.mu);
@@ -157,7 +157,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
     sp_w.head = j;
   }
   sp_w.tail = j;
-  sp_w.pending++;
+  __atomic_add_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
   pthread_cond_signal(&sp_w.work);
   pthread_mutex_unlock(&sp_w.mu);

@@ -300,27 +300,27 @@ static void case_first_pair_faults(void) {
 #endif
 }
 
-/* Steady state with flush on (issue 44): after a warm-up of 1e6 pairs
- * (10 full buffers), 1e6 more pairs of one region by handle take no page
+/* Steady state with flush on (issue 44): after a warm-up of 2e6 pairs
+ * (19 full buffers), 1e6 more pairs of one region by handle take no page
  * fault on the recording thread: each full buffer is traded for one the
  * writer has written (already faulted in) or one the stock's thread
  * faulted in. Before, the writer yielded after each 256 KiB record even
  * when behind, up to 16 buffers queued, and each one more in flight was a
- * fresh array the recording thread faulted in itself: 782-2,737 faults
- * (2-7 arrays of 391 pages) in these 1e6 pairs, 9,107 in the 5e6 of the
- * issue. Pinned: the library's threads share the one CPU (sp_setup after
- * sched_setaffinity: its threads inherit it). Profile mode alone keeps no
- * buffers: none either. At most SP_STEADY_FAULTS: not a whole array (391),
- * room for a page or two of the process's own. A count, not a time. */
+ * fresh array the recording thread faulted in itself, whole: 391-3,128
+ * faults (1-8 arrays of 391 pages) in these 1e6 pairs, 9,107 in the 5e6
+ * of the issue. Pinned: the library's threads share the one CPU (sp_setup
+ * after sched_setaffinity: its threads inherit it). Profile mode alone
+ * keeps no buffers: none either. At most SP_STEADY_FAULTS: not a whole
+ * array, room for a page or two of the process's own. A count, not a
+ * time; but a loaded machine can raise it (a writer and a helper that get
+ * no CPU for milliseconds: 1 session in ~25 under load 14), never lower
+ * it: up to SP_STEADY_TRIES fresh sessions, one must pass. The old faults
+ * came back in every session. */
 #define SP_STEADY_FAULTS 16
+#define SP_STEADY_TRIES 3
 
-static void steady_faults(const char *tag, int pinned, int profile) {
-  if (pinned) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  }
+/* One session: the recording thread's faults in its steady 1e6 pairs. */
+static long steady_session(const char *tag, int profile) {
   char path[256];
   snprintf(path, sizeof path, "%s.h5", tag);
   sp_config c;
@@ -342,13 +342,27 @@ static void steady_faults(const char *tag, int pinned, int profile) {
   } else {
     finish(tag);
   }
-#ifdef SP_SANITIZED
-  printf("%s: faults in 1e6 steady pairs: %ld (not checked under a sanitizer)\n", tag, faults);
-#else
   printf("%s: faults in 1e6 steady pairs: %ld\n", tag, faults);
+  return faults;
+}
+
+static void steady_faults(const char *tag, int pinned, int profile) {
+  if (pinned) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  }
+  long faults = steady_session(tag, profile);
+#ifdef SP_SANITIZED
+  printf("%ld: not checked under a sanitizer (its shadow memory)\n", faults);
+#else
+  for (int k = 1; k < SP_STEADY_TRIES && faults > SP_STEADY_FAULTS; k++)
+    faults = steady_session(tag, profile);
   if (faults > SP_STEADY_FAULTS)
-    sp_test_fail(__FILE__, __LINE__, "%ld page faults in 1e6 steady pairs, want <= %d", faults,
-                 SP_STEADY_FAULTS);
+    sp_test_fail(__FILE__, __LINE__,
+                 "%ld page faults in 1e6 steady pairs (%d sessions), want <= %d", faults,
+                 SP_STEADY_TRIES, SP_STEADY_FAULTS);
 #endif
 }
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_snap.h"
+#include "aggregate_blob.h"
 
 void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg_layout.h"
 #include "aggregate_h5.h"
 #include "aggregate_snap.h"
 #include "h5_attr.h"
@@ -126,15 +127,15 @@ static int sp_sum_rows(const sp_agg_snap_t *s, int by_thread, sp_cols_t *c) {
 static int sp_write_sums(hid_t f, const char *group, const sp_cols_t *c, int reference) {
   hid_t g = H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return SP_EHDF5;
-  const char *pre = reference ? "aggregate_" : "";
+  const char *pre = reference ? SP_AGG_REF_PREFIX : "";
   char nm[64];
-  int rc = sp_put(g, "region_ids", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->region);
-  if (!rc) rc = sp_put(g, "ranks", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->rank);
+  int rc = sp_put(g, SP_AGG_REGION_IDS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->region);
+  if (!rc) rc = sp_put(g, SP_AGG_RANKS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->rank);
   if (!rc && !reference)
-    rc = sp_put(g, "threads", H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->thread);
-  const char *cols[] = {"totals", "minimums", "maximums", "exclusives"};
+    rc = sp_put(g, SP_AGG_THREADS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c->n, c->thread);
+  const char *cols[] = {SP_AGG_TOTALS, SP_AGG_MINIMUMS, SP_AGG_MAXIMUMS, SP_AGG_EXCLUSIVES};
   const int64_t *data[] = {c->incl, c->min, c->max, c->excl};
-  snprintf(nm, sizeof nm, "%scounts", pre);
+  snprintf(nm, sizeof nm, "%s%s", pre, SP_AGG_COUNTS);
   if (!rc) rc = sp_put(g, nm, H5T_NATIVE_UINT64, H5T_STD_U64LE, c->n, c->calls);
   for (int k = 0; k < 4 && !rc; k++) {
     snprintf(nm, sizeof nm, "%s%s", pre, cols[k]);
@@ -154,22 +155,22 @@ static int sp_write_paths(hid_t f, const sp_agg_snap_t *s) {
     c.depth[i] = (uint32_t)r->depth;
   }
   c.n = s->nrows;
-  hid_t g = H5Gcreate2(f, "call_paths", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(f, SP_AGG_PATHS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   int rc = g < 0 ? SP_EHDF5 : 0;
-  if (!rc) rc = sp_put(g, "ranks", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.rank);
-  if (!rc) rc = sp_put(g, "threads", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.thread);
-  if (!rc) rc = sp_put(g, "region_ids", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.region);
-  if (!rc) rc = sp_put(g, "parents", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.parent);
-  if (!rc) rc = sp_put(g, "depths", H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.depth);
-  if (!rc) rc = sp_put(g, "counts", H5T_NATIVE_UINT64, H5T_STD_U64LE, c.n, c.calls);
-  if (!rc) rc = sp_put(g, "inclusives", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.incl);
-  if (!rc) rc = sp_put(g, "exclusives", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.excl);
-  if (!rc) rc = sp_put(g, "minimums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.min);
-  if (!rc) rc = sp_put(g, "maximums", H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.max);
-  if (!rc) rc = sp_put(g, "sum_squares", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, c.n, c.sumsq);
-  if (!rc) rc = sp__h5_attr(g, "open_calls", H5T_NATIVE_INT64, &s->nopen);
+  if (!rc) rc = sp_put(g, SP_AGG_RANKS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.rank);
+  if (!rc) rc = sp_put(g, SP_AGG_THREADS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.thread);
+  if (!rc) rc = sp_put(g, SP_AGG_REGION_IDS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.region);
+  if (!rc) rc = sp_put(g, SP_AGG_PARENTS, H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.parent);
+  if (!rc) rc = sp_put(g, SP_AGG_DEPTHS, H5T_NATIVE_UINT32, H5T_STD_U32LE, c.n, c.depth);
+  if (!rc) rc = sp_put(g, SP_AGG_COUNTS, H5T_NATIVE_UINT64, H5T_STD_U64LE, c.n, c.calls);
+  if (!rc) rc = sp_put(g, SP_AGG_INCLUSIVES, H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.incl);
+  if (!rc) rc = sp_put(g, SP_AGG_EXCLUSIVES, H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.excl);
+  if (!rc) rc = sp_put(g, SP_AGG_MINIMUMS, H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.min);
+  if (!rc) rc = sp_put(g, SP_AGG_MAXIMUMS, H5T_NATIVE_INT64, H5T_STD_I64LE, c.n, c.max);
+  if (!rc) rc = sp_put(g, SP_AGG_SUM_SQUARES, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, c.n, c.sumsq);
+  if (!rc) rc = sp__h5_attr(g, SP_AGG_OPEN_CALLS, H5T_NATIVE_INT64, &s->nopen);
   if (!rc)
-    rc = sp__h5_attr_str(g, "open_calls_rule",
+    rc = sp__h5_attr_str(g, SP_AGG_OPEN_CALLS_RULE,
                          "a call open when sp_report wrote the file counts as one call lasting "
                          "until then (its exclusive time less its open child's); sp_finalize's "
                          "file drops open calls, as the trace does");
@@ -188,18 +189,18 @@ static int sp_write_hists(hid_t f, const sp_agg_snap_t *s) {
     bk[i] = (uint32_t)s->bks[i].bucket;
     counts[i] = (uint64_t)s->bks[i].count;
   }
-  hid_t g = rc ? -1 : H5Gcreate2(f, "call_path_histograms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = rc ? -1 : H5Gcreate2(f, SP_AGG_HISTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
   int32_t sub = SP_AGG_SUB, nb = SP_AGG_NBUCKETS;
-  if (!rc) rc = sp_put(g, "rows", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, rows);
-  if (!rc) rc = sp_put(g, "buckets", H5T_NATIVE_UINT32, H5T_STD_U32LE, n, bk);
-  if (!rc) rc = sp_put(g, "counts", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, counts);
-  if (!rc) rc = sp__h5_attr(g, "sub_buckets", H5T_NATIVE_INT32, &sub);
-  if (!rc) rc = sp__h5_attr(g, "nbuckets", H5T_NATIVE_INT32, &nb);
+  if (!rc) rc = sp_put(g, SP_AGG_HIST_ROWS, H5T_NATIVE_UINT64, H5T_STD_U64LE, n, rows);
+  if (!rc) rc = sp_put(g, SP_AGG_HIST_BUCKETS, H5T_NATIVE_UINT32, H5T_STD_U32LE, n, bk);
+  if (!rc) rc = sp_put(g, SP_AGG_COUNTS, H5T_NATIVE_UINT64, H5T_STD_U64LE, n, counts);
+  if (!rc) rc = sp__h5_attr(g, SP_AGG_HIST_SUB, H5T_NATIVE_INT32, &sub);
+  if (!rc) rc = sp__h5_attr(g, SP_AGG_HIST_NBUCKETS, H5T_NATIVE_INT32, &nb);
   if (!rc)
-    rc = sp__h5_attr_str(g, "rule",
-                      "inclusive ns v: bucket v for v < 32; else with e = floor(log2 v), "
-                      "32*(e-4) + ((v >> (e-5)) & 31), the last bucket holding all above");
+    rc = sp__h5_attr_str(g, SP_AGG_HIST_RULE,
+                         "inclusive ns v: bucket v for v < 32; else with e = floor(log2 v), "
+                         "32*(e-4) + ((v >> (e-5)) & 31), the last bucket holding all above");
   if (g >= 0) H5Gclose(g);
   free(rows), free(counts), free(bk);
   return rc;
@@ -218,8 +219,8 @@ static int sp_write_sources(hid_t g, const sp_agg_snap_t *s, hid_t str) {
     files[i] = have ? s->srcs[i].file : "";
     lines[i] = have ? s->srcs[i].line : 0;
   }
-  if (!rc) rc = sp_put(g, "source_files", str, str, s->nnames, files);
-  if (!rc) rc = sp_put(g, "source_lines", H5T_NATIVE_INT64, H5T_STD_I64LE, s->nnames, lines);
+  if (!rc) rc = sp_put(g, SP_AGG_SOURCE_FILES, str, str, s->nnames, files);
+  if (!rc) rc = sp_put(g, SP_AGG_SOURCE_LINES, H5T_NATIVE_INT64, H5T_STD_I64LE, s->nnames, lines);
   free(files);
   free(lines);
   return rc;
@@ -227,16 +228,16 @@ static int sp_write_sources(hid_t g, const sp_agg_snap_t *s, hid_t str) {
 
 static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   int64_t schema = 2, size = mpi_size;
-  int rc = sp__h5_attr(f, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
-  if (!rc) rc = sp__h5_attr_str(f, "storage_layout", "aggregate");
-  hid_t g = rc ? -1 : H5Gcreate2(f, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = sp__h5_attr(f, SP_AGG_SCHEMA_ATTR, H5T_NATIVE_INT64, &schema);
+  if (!rc) rc = sp__h5_attr_str(f, SP_AGG_LAYOUT_ATTR, SP_AGG_LAYOUT_NAME);
+  hid_t g = rc ? -1 : H5Gcreate2(f, SP_AGG_META, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
-  if (!rc) rc = sp__h5_attr(g, "mpi_size", H5T_NATIVE_INT64, &size);
-  if (!rc) rc = sp__h5_attr_str(g, "scope_profiler_version", SP_VERSION_STRING);
+  if (!rc) rc = sp__h5_attr(g, SP_AGG_MPI_SIZE, H5T_NATIVE_INT64, &size);
+  if (!rc) rc = sp__h5_attr_str(g, SP_AGG_VERSION, SP_VERSION_STRING);
   /* The calls left out (path cap, memory), summed over the ranks: the
    * trace's attribute for its losses. */
   int64_t lost = s->lost;
-  if (!rc) rc = sp__h5_attr(g, "events_lost", H5T_NATIVE_INT64, &lost);
+  if (!rc) rc = sp__h5_attr(g, SP_AGG_EVENTS_LOST, H5T_NATIVE_INT64, &lost);
   /* The run metadata of this process (rank 0's in a run; none in a merge). */
   sp_meta_list_t meta;
   if (!rc && sp__meta_snapshot(&meta) == 0) {
@@ -245,16 +246,16 @@ static int sp_write_head(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   }
   if (g >= 0) H5Gclose(g);
   hid_t t = sp_str_type();
-  g = rc ? -1 : H5Gcreate2(f, "region_table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  g = rc ? -1 : H5Gcreate2(f, SP_AGG_REGION_TABLE, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
-  if (!rc) rc = sp_put(g, "names", t, t, s->nnames, s->names);
+  if (!rc) rc = sp_put(g, SP_AGG_NAMES, t, t, s->nnames, s->names);
   if (!rc) rc = sp_write_sources(g, s, t);
   if (g >= 0) H5Gclose(g);
   H5Tclose(t);
-  g = rc ? -1 : H5Gcreate2(f, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  g = rc ? -1 : H5Gcreate2(f, SP_AGG_EVENTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!rc && g < 0) rc = SP_EHDF5;
-  if (!rc) rc = sp_put(g, "start_times", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
-  if (!rc) rc = sp_put(g, "end_times", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
+  if (!rc) rc = sp_put(g, SP_AGG_START_TIMES, H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
+  if (!rc) rc = sp_put(g, SP_AGG_END_TIMES, H5T_NATIVE_INT64, H5T_STD_I64LE, 0, NULL);
   if (g >= 0) H5Gclose(g);
   return rc;
 }
@@ -307,11 +308,11 @@ int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
   sp_cols_t pairs, threads;
   int rc = sp_write_head(f, s, mpi_size);
   if (!rc && (rc = sp_sum_rows(s, 0, &pairs)) == 0) {
-    rc = sp_write_sums(f, "rank_region_index", &pairs, 1);
+    rc = sp_write_sums(f, SP_AGG_RANK_PAIRS, &pairs, 1);
     sp_cols_free(&pairs);
   }
   if (!rc && (rc = sp_sum_rows(s, 1, &threads)) == 0) {
-    rc = sp_write_sums(f, "thread_region_index", &threads, 0);
+    rc = sp_write_sums(f, SP_AGG_THREAD_PAIRS, &threads, 0);
     sp_cols_free(&threads);
   }
   if (!rc) rc = sp_write_paths(f, s);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_snap.h"
+#include "aggregate_open.h"
 
 /* Counts one more call in bucket b of row: in place when the row has the
  * bucket already, else inserted where the buckets stay in row order. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_blob.h"
 #include "aggregate_snap.h"
 #include "region_source.h"
 

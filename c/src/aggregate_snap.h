@@ -1,6 +1,7 @@
 /* aggregate_snap.h - one rank's aggregates as a flat snapshot, the blob the
  * ranks send to rank 0, and the merged table rank 0 writes (aggregate_snap.c,
- * aggregate_file.c). Never installed. */
+ * aggregate_file.c; packed and read back by aggregate_blob.h). Never
+ * installed. */
 #ifndef SP_AGGREGATE_SNAP_H
 #define SP_AGGREGATE_SNAP_H
 
@@ -42,33 +43,7 @@ typedef struct sp_agg_snap {
   int64_t name_slots;
 } sp_agg_snap_t;
 
-/* An .aggspill file (aggregate_recover.c): this head, then a blob of len
- * bytes (aggregate_blob.c). */
-#define SP_AGGSPILL_MAGIC 0x31475053u /* "SPG1" */
-typedef struct sp_aggspill_head {
-  uint32_t magic, version;
-  int64_t len; /* blob bytes following */
-} sp_aggspill_head_t;
-
 /* This process's aggregates now (every thread's current window). */
 SP_HIDDEN int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank);
-/* sp_report: the calls open on the calling thread count in s, each as one
- * call with its duration so far (its exclusive time less its open child's),
- * so that a report inside a region is whole (aggregate_open.c). */
-SP_HIDDEN int sp__agg_snap_open_calls(sp_agg_snap_t *s);
-SP_HIDDEN void sp__agg_snap_free(sp_agg_snap_t *s);
-SP_HIDDEN int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len);
-/* Appends the blob's snapshot to s, its names merged into s's by text.
- * After the rows and buckets the blob may hold (since the sources were
- * added; older .aggspill files end before it): int64 nopen, lost, then nnames x
- * (int64 line, uint32 len, bytes) of the regions' sources, len 0: none. A
- * blob whose counts, lengths or indices do not hold (damaged, or not one)
- * is refused whole with SP_EINVAL and s is left as it was; SP_ENOMEM. */
-SP_HIDDEN int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len);
-/* The same for a whole .aggspill file's n bytes: SP_ESPILL when refused. */
-SP_HIDDEN int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s);
-/* Grows *p (of *cap elements of size bytes) to hold need; SP_ENOMEM when
- * it cannot, or when need is beyond what a size_t can count. */
-SP_HIDDEN int sp__agg_grow(void **p, int64_t *cap, int64_t need, size_t size);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 #define SP_AGG_SUB 32
@@ -60,9 +61,9 @@ int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
 
 /* The index of name in region_table/names, or -1. */
 static int64_t sp_name_index(hid_t file, const char *name) {
-  int64_t n = sp_len(file, "region_table/names");
+  int64_t n = sp_len(file, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES);
   if (n <= 0) return -1;
-  hid_t d = H5Dopen2(file, "region_table/names", H5P_DEFAULT);
+  hid_t d = H5Dopen2(file, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES, H5P_DEFAULT);
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, H5T_VARIABLE);
   H5Tset_cset(t, H5T_CSET_UTF8);
@@ -90,9 +91,9 @@ static int64_t sp_name_index(hid_t file, const char *name) {
  * file's name table or a column cannot be read. */
 static unsigned char *sp_agg_rows_of(const sp_reader_t *r, int g, int k, int64_t np) {
   int64_t want = sp_name_index(r->file, r->regions[g].name);
-  if (want < 0 || sp_len(r->file, "call_paths/region_ids") != np) return NULL;
-  int64_t *ranks = sp__agg_col_read(r->file, "call_paths/ranks", np);
-  int64_t *regs = sp__agg_col_read(r->file, "call_paths/region_ids", np);
+  if (want < 0 || sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_REGION_IDS) != np) return NULL;
+  int64_t *ranks = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS, np);
+  int64_t *regs = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_REGION_IDS, np);
   unsigned char *mine = ranks && regs ? malloc((size_t)np) : NULL;
   for (int64_t i = 0; mine && i < np; i++) mine[i] = regs[i] == want && ranks[i] == r->ranks[k].id;
   free(ranks), free(regs);
@@ -103,16 +104,16 @@ int64_t sp_reader_aggregate_hist(const sp_reader_t *r, int g, int k, uint64_t *c
   if (!r || !counts || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks)
     return SP_READER_EINVAL;
   if (!r->aggregate) return 0;
-  int64_t np = sp_len(r->file, "call_paths/ranks");
-  int64_t nb = sp_len(r->file, "call_path_histograms/rows");
-  if (np <= 0 || nb <= 0 || sp_len(r->file, "call_path_histograms/buckets") != nb ||
-      sp_len(r->file, "call_path_histograms/counts") != nb)
+  int64_t np = sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS);
+  int64_t nb = sp_len(r->file, SP_AGG_HISTS "/" SP_AGG_HIST_ROWS);
+  if (np <= 0 || nb <= 0 || sp_len(r->file, SP_AGG_HISTS "/" SP_AGG_HIST_BUCKETS) != nb ||
+      sp_len(r->file, SP_AGG_HISTS "/" SP_AGG_COUNTS) != nb)
     return 0;
   unsigned char *mine = sp_agg_rows_of(r, g, k, np);
   if (!mine) return 0;
-  int64_t *rows = sp__agg_col_read(r->file, "call_path_histograms/rows", nb);
-  int64_t *bks = sp__agg_col_read(r->file, "call_path_histograms/buckets", nb);
-  int64_t *cnt = sp__agg_col_read(r->file, "call_path_histograms/counts", nb);
+  int64_t *rows = sp__agg_col_read(r->file, SP_AGG_HISTS "/" SP_AGG_HIST_ROWS, nb);
+  int64_t *bks = sp__agg_col_read(r->file, SP_AGG_HISTS "/" SP_AGG_HIST_BUCKETS, nb);
+  int64_t *cnt = sp__agg_col_read(r->file, SP_AGG_HISTS "/" SP_AGG_COUNTS, nb);
   int64_t added = 0;
   int ok = rows && bks && cnt;
   for (int64_t i = 0; ok && i < nb; i++)
@@ -155,17 +156,17 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
   if (!r || !out || g < 0 || g >= r->nregions || k < 0 || k >= r->nranks) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   if (!r->aggregate) return 0;
-  int64_t np = sp_len(r->file, "call_paths/ranks");
-  if (np <= 0 || sp_len(r->file, "call_paths/counts") != np ||
-      sp_len(r->file, "call_paths/inclusives") != np ||
-      sp_len(r->file, "call_paths/sum_squares") != np)
+  int64_t np = sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS);
+  if (np <= 0 || sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_COUNTS) != np ||
+      sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_INCLUSIVES) != np ||
+      sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_SUM_SQUARES) != np)
     return 0;
   unsigned char *mine = sp_agg_rows_of(r, g, k, np);
   if (!mine) return 0;
-  int64_t *cnt = sp__agg_col_read(r->file, "call_paths/counts", np);
-  int64_t *incl = sp__agg_col_read(r->file, "call_paths/inclusives", np);
-  double *sq =
-      sp_col_read(r->file, "call_paths/sum_squares", H5T_NATIVE_DOUBLE, sizeof(double), np);
+  int64_t *cnt = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_COUNTS, np);
+  int64_t *incl = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_INCLUSIVES, np);
+  double *sq = sp_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_SUM_SQUARES, H5T_NATIVE_DOUBLE,
+                           sizeof(double), np);
   int ok = cnt && incl && sq;
   /* Every call path of the region on the rank (all its threads): the
    * calls, the sums and the sums of squares add up. */

@@ -31,13 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 int sp__columnar_detect(hid_t file) {
   char *layout = sp__attr_string(file, "storage_layout");
   int yes = layout && strcmp(layout, "columnar") == 0;
   free(layout);
-  return yes || H5Lexists(file, "rank_region_index", H5P_DEFAULT) > 0;
+  return yes || H5Lexists(file, SP_AGG_RANK_PAIRS, H5P_DEFAULT) > 0;
 }
 
 /* Opens the dataset path ("group/name") only through links inside the file
@@ -119,7 +120,7 @@ static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
   if (!*out) return SP_READER_ENOMEM;
   int64_t len;
   int err;
-  hid_t d = sp_col_open(r, "region_table/names", &len, &err);
+  hid_t d = sp_col_open(r, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES, &len, &err);
   if (err) return err;
   hid_t t = d >= 0 ? H5Dget_type(d) : -1;
   int rc = t >= 0 && H5Tget_class(t) == H5T_STRING ? 0 : SP_READER_ELAYOUT;
@@ -173,9 +174,10 @@ static void sp_index_free(sp_index_t *x) {
 /* The aggregate layout's optional figures: a column that is absent, of
  * another length than the index or unreadable stays unknown (NULL). */
 static void sp_agg_read(sp_reader_t *r, sp_index_t *x) {
-  static const char *const cols[4] = {
-      "rank_region_index/aggregate_totals", "rank_region_index/aggregate_minimums",
-      "rank_region_index/aggregate_maximums", "rank_region_index/aggregate_exclusives"};
+  static const char *const cols[4] = {SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_TOTALS,
+                                      SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_MINIMUMS,
+                                      SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_MAXIMUMS,
+                                      SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_EXCLUSIVES};
   for (int c = 0; c < 4; c++) {
     int err = 0;
     if (sp_length(r, cols[c], &err) != x->npairs || err ||
@@ -188,17 +190,18 @@ static void sp_agg_read(sp_reader_t *r, sp_index_t *x) {
 }
 
 static int sp_index_read(sp_reader_t *r, const char *path, sp_index_t *x) {
-  static const char *const cols[4] = {"rank_region_index/region_ids", "rank_region_index/ranks",
-                                      "rank_region_index/event_offsets",
-                                      "rank_region_index/event_counts"};
-  static const char *const agg[4] = {"rank_region_index/region_ids", "rank_region_index/ranks",
-                                     "rank_region_index/aggregate_counts",
-                                     "rank_region_index/aggregate_counts"};
+  static const char *const cols[4] = {
+      SP_AGG_RANK_PAIRS "/" SP_AGG_REGION_IDS, SP_AGG_RANK_PAIRS "/" SP_AGG_RANKS,
+      SP_AGG_RANK_PAIRS "/" SP_AGG_EVENT_OFFSETS, SP_AGG_RANK_PAIRS "/" SP_AGG_EVENT_COUNTS};
+  static const char *const agg[4] = {SP_AGG_RANK_PAIRS "/" SP_AGG_REGION_IDS,
+                                     SP_AGG_RANK_PAIRS "/" SP_AGG_RANKS,
+                                     SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_COUNTS,
+                                     SP_AGG_RANK_PAIRS "/" SP_AGG_REF_PREFIX SP_AGG_COUNTS};
   const char *const *col = r->aggregate ? agg : cols;
   int64_t **dst[4] = {&x->region, &x->rank, &x->offset, &x->count};
   int err = 0;
   x->npairs = sp_length(r, col[0], &err);
-  if (!err) x->nnames = sp_length(r, "region_table/names", &err);
+  if (!err) x->nnames = sp_length(r, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES, &err);
   if (!err && !r->aggregate)
     x->nevents = sp_length(r, r->deltas ? "events/start_deltas" : "events/start_times", &err);
   int64_t ne2 = err || r->aggregate

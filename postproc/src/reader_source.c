@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 /* The source of region g on rank index k: 1 found, 0 none. */
@@ -62,11 +63,11 @@ void sp__source_cache_free(sp_reader_t *r) {
 static void sp_source_table(sp_reader_t *r) {
   struct sp_src_cache *c = r->src;
   for (int g = 0; g < r->nregions; g++) c->done[g] = 1;
-  if (H5Lexists(r->file, "region_table/source_files", H5P_DEFAULT) <= 0 ||
-      H5Lexists(r->file, "region_table/source_lines", H5P_DEFAULT) <= 0)
+  if (H5Lexists(r->file, SP_AGG_REGION_TABLE "/" SP_AGG_SOURCE_FILES, H5P_DEFAULT) <= 0 ||
+      H5Lexists(r->file, SP_AGG_REGION_TABLE "/" SP_AGG_SOURCE_LINES, H5P_DEFAULT) <= 0)
     return;
-  hid_t df = H5Dopen2(r->file, "region_table/source_files", H5P_DEFAULT);
-  hid_t dl = H5Dopen2(r->file, "region_table/source_lines", H5P_DEFAULT);
+  hid_t df = H5Dopen2(r->file, SP_AGG_REGION_TABLE "/" SP_AGG_SOURCE_FILES, H5P_DEFAULT);
+  hid_t dl = H5Dopen2(r->file, SP_AGG_REGION_TABLE "/" SP_AGG_SOURCE_LINES, H5P_DEFAULT);
   hid_t sf = df >= 0 ? H5Dget_space(df) : -1, sl = dl >= 0 ? H5Dget_space(dl) : -1;
   hid_t tf = df >= 0 ? H5Dget_type(df) : -1;
   hssize_t n = sf >= 0 ? H5Sget_simple_extent_npoints(sf) : -1;

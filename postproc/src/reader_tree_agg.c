@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 #include "reader_tree_internal.h"
 
 #define SP_PATHS_MAX ((hsize_t)1 << 22)
 
 static int64_t sp_plen(hid_t file, const char *path) {
-  if (H5Lexists(file, "call_paths", H5P_DEFAULT) <= 0) return -1;
+  if (H5Lexists(file, SP_AGG_PATHS, H5P_DEFAULT) <= 0) return -1;
   return sp__agg_col_len(file, path, (int64_t)SP_PATHS_MAX);
 }
 
@@ -50,7 +51,7 @@ static int sp_named_find(const sp_named_t *v, int n, const char *name) {
  * The selection sorted by name, so that a file of many regions maps in
  * n log n, not names x regions string compares. */
 static int64_t *sp_name_map(const sp_reader_t *r, const int *regions, int nregions, int64_t *nn) {
-  hid_t d = H5Dopen2(r->file, "region_table/names", H5P_DEFAULT);
+  hid_t d = H5Dopen2(r->file, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES, H5P_DEFAULT);
   if (d < 0) return NULL;
   hid_t s = H5Dget_space(d), ft = H5Dget_type(d);
   hsize_t n = 0;
@@ -118,7 +119,8 @@ static int sp_fill(sp_reader_tree_t *t, int j, int rank_id, unsigned flags, cons
     if (nd < 0) return SP_READER_ENOMEM;
     node[i] = nd;
     t->nodes[nd].timed = 1;
-    if (c->thread[i] != 0) t->nodes[nd].worker_calls = sp_add(t->nodes[nd].worker_calls, c->calls[i]);
+    if (c->thread[i] != 0)
+      t->nodes[nd].worker_calls = sp_add(t->nodes[nd].worker_calls, c->calls[i]);
     cell = sp_rank_cell(t, nd, j);
     cell[0] = sp_add(cell[0], c->calls[i]);
     cell[1] = sp_add(cell[1], c->incl[i]);
@@ -129,10 +131,11 @@ static int sp_fill(sp_reader_tree_t *t, int j, int rank_id, unsigned flags, cons
 
 int sp__tree_rank_agg(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                       int nregions, unsigned flags) {
-  static const char *const names[7] = {"call_paths/ranks",    "call_paths/threads",
-                                       "call_paths/region_ids", "call_paths/parents",
-                                       "call_paths/counts",   "call_paths/inclusives",
-                                       "call_paths/exclusives"};
+  static const char *const names[7] = {
+      SP_AGG_PATHS "/" SP_AGG_RANKS,      SP_AGG_PATHS "/" SP_AGG_THREADS,
+      SP_AGG_PATHS "/" SP_AGG_REGION_IDS, SP_AGG_PATHS "/" SP_AGG_PARENTS,
+      SP_AGG_PATHS "/" SP_AGG_COUNTS,     SP_AGG_PATHS "/" SP_AGG_INCLUSIVES,
+      SP_AGG_PATHS "/" SP_AGG_EXCLUSIVES};
   int64_t np = sp_plen(r->file, names[0]);
   for (int c = 1; c < 7 && np >= 0; c++)
     if (sp_plen(r->file, names[c]) != np) np = -1;

@@ -90,7 +90,7 @@ struct Config {
   std::string file_path;     /**< merged output file */
   bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
   int sample_ms;             /**< RSS and CPU time every sample_ms ms into rank<N>/samples; 0 off */
-  bool profile_mpi;          /**< MPI calls as regions with bytes and peers (README "Settings") */
+  bool profile_mpi;          /**< MPI calls as regions with bytes and peers (docs/settings.md) */
 
   Config() {
     ::sp_config c;

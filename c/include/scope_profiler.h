@@ -129,7 +129,7 @@ typedef struct sp_config {
   int profile_mpi; /**< record MPI calls as regions named "MPI_Allreduce" etc. (default 0;
                         needs libscope_profiler before libmpi in the link line) */
   int aggregate;   /**< profile mode: per call path statistics in memory of constant size
-                        (default 0; see sp_report and README "Profile mode") */
+                        (default 0; see sp_report and docs/profile-mode.md) */
   int sample_ms;   /**< every sample_ms ms (1 to 3600000) a thread samples the process's RSS
                         and CPU time into rank<N>/samples; 0 = off (default 0) */
 } sp_config;
@@ -139,7 +139,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
 
 /**
  * Starts a profiling session with cfg (NULL = defaults). Environment
- * variables override fields of cfg (see README "Settings"):
+ * variables override fields of cfg (see docs/settings.md):
  *   SCOPE_PROFILER_ENABLE=0|1, SCOPE_PROFILER_FILE=path,
  *   SCOPE_PROFILER_BUFFER_LIMIT=n, SCOPE_PROFILER_FLUSH=0|1,
  *   SCOPE_PROFILER_TIME_TRACE=0|1, SCOPE_PROFILER_LIKWID=0|1,

@@ -1,7 +1,7 @@
 /* config.c - defaults, environment overrides and checks of the setup options.
  *
  * Environment variables win over the program's sp_config so a job script can
- * change profiling without recompiling (README "Settings"). Every
+ * change profiling without recompiling (docs/settings.md). Every
  * SCOPE_PROFILER_* setting of the core is read and checked here, at
  * sp_setup, into st->cfg and st->set; no other file reads them. */
 #include <errno.h>
@@ -34,7 +34,7 @@ typedef struct sp_setting_row {
   sp_over_t over;      /* a value above high */
   const char *unit;    /* of high, for the clamp's message */
   const char *choices; /* CHOICE: '|'-separated, the first the default */
-  const char *shown;   /* the default as README shows it (a TEXT field's default) */
+  const char *shown;   /* the default as docs/settings.md shows it (a TEXT field's) */
 } sp_setting_row_t;
 
 #define SP_OFF_CONFIG(f) offsetof(sp_config, f)

@@ -5,7 +5,7 @@
  * ranks may never call it), so everything recorded goes where a crash would leave
  * it, the spill files: the writer thread's queue is drained, then each
  * thread's finished calls are appended, and one line names the spill
- * directory and the merge command (README "When a job dies").
+ * directory and the merge command (docs/recovery.md).
  *
  * An atexit handler registered at the first sp_setup: it runs before the
  * handlers registered earlier (HDF5's, MPI's) and early in exit(), which

@@ -1,5 +1,5 @@
 /* layout_meta.c - run metadata and source locations in the documented
- * layout (README "The file"):
+ * layout (docs/the-file.md):
  *
  *   /metadata/@<key>             the users' keys (sp_metadata_set): string
  *                                (UTF-8), int64 or float64, from the lowest

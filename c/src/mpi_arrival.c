@@ -12,7 +12,7 @@
  * Pending receives are cancelled, so nothing of ours is left waiting; a
  * message of a rank that arrives later stays unmatched on the library's
  * communicator. MPI cannot cancel a collective, so the missing
- * ranks stay where they are (README "When a job dies").
+ * ranks stay where they are (docs/recovery.md).
  *
  * sp_report and sp_finalize both begin with this wait, so each rank's
  * message says which operation it began and its sequence number in the

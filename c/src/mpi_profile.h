@@ -5,8 +5,8 @@
  * mpi_profile_rma_io.c, mpi_profile_wait.c) and the Fortran ones
  * (mpi_profile_fortran.c), its names by mpi_profile.c, which registers
  * the regions. Each
- * call's bytes and peer (mpi_extra.h) follow the rules of README "MPI
- * calls as regions". */
+ * call's bytes and peer (mpi_extra.h) follow the rules of
+ * docs/automatic-regions.md "Bytes and peers". */
 #ifndef SP_MPI_PROFILE_H
 #define SP_MPI_PROFILE_H
 

@@ -2,7 +2,7 @@
  *
  * A collective's peer is -1. Its bytes are what this rank's buffers send
  * plus what they receive, as the call's arguments describe them where
- * they are significant on this rank (README "MPI calls as regions"):
+ * they are significant on this rank (docs/automatic-regions.md):
  * Bcast count (the root sends it, the others receive it); Reduce count,
  * twice at the root; Allreduce, Scan, Exscan twice count; Gather(v) the
  * send count, plus every receive count at the root; Scatter(v) the

@@ -1,7 +1,7 @@
 /* run_meta.c - run metadata: sp_metadata_set and its checks, the session's
  * store, and its records in the spill file.
  *
- * Rules (README "Run metadata"): keys are 1..255 bytes of UTF-8 without
+ * Rules (docs/metrics.md "Run metadata"): keys are 1..255 bytes of UTF-8 without
  * '/' or NUL and not one of the keys the library writes itself; string
  * values are UTF-8 without NUL, at most 65535 bytes; reals are finite; at
  * most 256 keys a session. Setting a key again replaces its value (and

@@ -1,5 +1,5 @@
 /* samples_write.c - the sampler's samples into the file: rank<N>/samples
- * and rank<N>@peak_rss_bytes (README "The file").
+ * and rank<N>@peak_rss_bytes (docs/the-file.md).
  *
  * A rank's samples are its spill file's SP_SPILL_SAMPLES records, in
  * order, then what the sampler still holds in memory. At finalize every

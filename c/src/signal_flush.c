@@ -10,7 +10,7 @@
  * mode's aggregates (aggregate_recover.c), then, if the
  * signal's action was the default one, restores it and raises the signal
  * again so the process ends as it would have. Recover with
- * `scope-profiler-merge` (README "When a job dies").
+ * `scope-profiler-merge` (docs/recovery.md).
  *
  * The host's program must not notice the handler (issue 36, item 14): over
  * a handler of the host's, ours keeps its flags (SA_RESTART or not,

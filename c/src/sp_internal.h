@@ -153,8 +153,8 @@ typedef enum sp_raw_mode {
   SP_RAW_COLLECTIVE /* one MPI_File_write_all over all ranks per round */
 } sp_raw_mode_t;
 
-/* The SCOPE_PROFILER_* settings that are not fields of sp_config (README
- * "Settings"), read and checked by config.c at sp_setup, so that a mistyped
+/* The SCOPE_PROFILER_* settings that are not fields of sp_config
+ * (docs/settings.md), read and checked by config.c at sp_setup, so that a mistyped
  * value is reported at the start of the job; no other file reads them. */
 /* The settings that are not sp_config fields, read from the environment at
  * sp_setup by config.c through the rows of settings.def. */

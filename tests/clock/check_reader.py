@@ -3,9 +3,9 @@
 
   check_reader.py CASE --work DIR --pproc PPROC
 
-Each case writes a two-rank profile in the documented layout (README "File
-layout"): rank 0 and rank 1 each record "step" at raw stamps chosen so the
-expected aligned times are known exactly, then reads it back through
+Each case writes a two-rank profile in the documented layout (docs/the-file.md):
+rank 0 and rank 1 each record "step" at raw stamps chosen so the expected
+aligned times are known exactly, then reads it back through
 `scope-profiler-pproc --export csv` (times relative to the first start):
   interpolated  rank 1 has both measurements (offset 1000 s at its 2000 s,
                 1000.001 s at its 3000 s): a stamp at 2500 s moves by

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Holds what describes or mirrors the settings to c/src/settings.def.
 
-  settings.py readme ROOT          README.md's Settings table: a row per setting
+  settings.py table ROOT           docs/settings.md's table: a row per setting
                                    with its default, the sp_config field for
                                    CONFIG rows, and no row without a setting.
   settings.py header ROOT          scope_profiler.h: sp_config's fields are the
@@ -28,6 +28,7 @@ HEADER = "c/include/scope_profiler.h"
 FORTRAN = "fortran/scope_profiler.F90"
 CTYPES = "bindings/python/scope_profiler_native/_lib.py"
 PYSESSION = "bindings/python/scope_profiler_native/_session.py"
+TABLE = "docs/settings.md"
 CPP = "bindings/cpp/scope_profiler.hpp"
 
 # Fields a binding does not offer on purpose, with the reason.
@@ -113,12 +114,10 @@ def strip_md(cell):
     return cell.replace("`", "").strip()
 
 
-def readme_rows(readme):
-    """[(first cell, default cell)] of README.md's Settings table."""
-    part = readme.split("## Settings", 1)[1]
-    part = part.split("\n## ", 1)[0]
+def table_rows(page):
+    """[(first cell, default cell)] of the table of docs/settings.md (the page's only one)."""
     out = []
-    for line in part.splitlines():
+    for line in page.splitlines():
         cells = [c for c in line.split("|")[1:-1]]
         if len(cells) >= 3 and "`" in cells[0]:
             out.append((cells[0], cells[1]))
@@ -138,25 +137,25 @@ def names_in_cell(cell):
     return ["SCOPE_PROFILER_" + n for n in out]
 
 
-def check_readme(t, rs):
+def check_table(t, rs):
     errors, seen = [], set()
     by_var = {r["var"]: r for r in rs}
-    for cell, default in readme_rows(t["readme"]):
+    for cell, default in table_rows(t["table"]):
         for var in names_in_cell(cell):
             seen.add(var)
             r = by_var.get(var)
             if r is None:
-                errors.append(f"README.md Settings: {var} is no row of {DEF}")
+                errors.append(f"{TABLE}: {var} is no row of {DEF}")
                 continue
             if len(names_in_cell(cell)) == 1 and strip_md(default) != r["shown"]:
-                errors.append(f"README.md Settings: {var} default {strip_md(default)!r}, "
+                errors.append(f"{TABLE}: {var} default {strip_md(default)!r}, "
                               f"{DEF} says {r['shown']!r}")
             if r["where"] == "CONFIG" and f"`{r['field']}`" not in cell:
-                errors.append(f"README.md Settings: the row of {var} does not name the "
+                errors.append(f"{TABLE}: the row of {var} does not name the "
                               f"sp_config field `{r['field']}`")
     for r in rs:
         if r["var"] not in seen:
-            errors.append(f"README.md Settings: no row for {r['var']} ({r['doc']})")
+            errors.append(f"{TABLE}: no row for {r['var']} ({r['doc']})")
     return errors
 
 
@@ -265,20 +264,20 @@ def check_bindings(t, rs, layout_text):
 
 def texts(root):
     root = Path(root)
-    return {"readme": (root / "README.md").read_text(), "header": (root / HEADER).read_text(),
+    return {"table": (root / TABLE).read_text(), "header": (root / HEADER).read_text(),
             "fortran": (root / FORTRAN).read_text(), "ctypes": (root / CTYPES).read_text(),
             "pysession": (root / PYSESSION).read_text(), "cpp": (root / CPP).read_text()}
 
 
 # Each case: the check, the text it changes, and the change.
 CATCHES = {
-    "readme_row_missing": ("readme", "readme",
-                           lambda s: re.sub(r"^\| `VERBOSE`.*\n", "", s, flags=re.M)),
-    "readme_default": ("readme", "readme",
-                       lambda s: s.replace("| `FINALIZE_TIMEOUT` | 600 |",
-                                           "| `FINALIZE_TIMEOUT` | 60 |")),
-    "readme_unknown": ("readme", "readme",
-                       lambda s: s.replace("| `VERBOSE` |", "| `QUIET` | 0 | x |\n| `VERBOSE` |")),
+    "table_row_missing": ("table", "table",
+                          lambda s: re.sub(r"^\| `VERBOSE`.*\n", "", s, flags=re.M)),
+    "table_default": ("table", "table",
+                      lambda s: s.replace("| `FINALIZE_TIMEOUT` | 600 |",
+                                          "| `FINALIZE_TIMEOUT` | 60 |")),
+    "table_unknown": ("table", "table",
+                      lambda s: s.replace("| `VERBOSE` |", "| `QUIET` | 0 | x |\n| `VERBOSE` |")),
     "header_comment": ("header", "header",
                        lambda s: s.replace("SCOPE_PROFILER_SAMPLE_MS=n", "SAMPLE_MS=n")),
     "fortran_order": ("bindings", "fortran",
@@ -293,15 +292,15 @@ CATCHES = {
 
 
 def run(which, t, rs, layout):
-    if which == "readme":
-        return check_readme(t, rs)
+    if which == "table":
+        return check_table(t, rs)
     if which == "header":
         return check_header(t, rs)
     return check_bindings(t, rs, layout)
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[1] in ("readme", "header", "bindings"):
+    if len(argv) >= 3 and argv[1] in ("table", "header", "bindings"):
         layout = Path(argv[3]).read_text() if len(argv) > 3 else ""
         errors = run(argv[1], texts(argv[2]), rows(argv[2]), layout)
         print("\n".join(errors) if errors else f"settings.py {argv[1]}: agrees with {DEF}")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Holds two documentation tables to the code they describe.
 
-  tables.py build-options ROOT   README.md's "Build options" table against the
+  tables.py build-options ROOT   docs/install.md's "Build options" table against the
                                  option() lines of CMakeLists.txt: every
                                  SCOPE_PROFILER_ENABLE_* option has a row with
                                  its default, and every row names an option.
@@ -30,9 +30,9 @@ def cmake_options(cmake_text):
     return found
 
 
-def readme_build_rows(readme_text):
-    """{name: default} of the rows of README.md's Build options table."""
-    part = readme_text.split("## Build options", 1)
+def build_rows(install_text):
+    """{name: default} of the rows of docs/install.md's Build options table."""
+    part = install_text.split("## Build options", 1)
     if len(part) < 2:
         return None
     rows = {}
@@ -45,22 +45,22 @@ def readme_build_rows(readme_text):
     return rows
 
 
-def check_build_options(cmake_text, readme_text):
+def check_build_options(cmake_text, install_text):
     options = cmake_options(cmake_text)
-    rows = readme_build_rows(readme_text)
+    rows = build_rows(install_text)
     if rows is None:
-        return ["README.md has no '## Build options' section"]
+        return ["docs/install.md has no '## Build options' section"]
     errors = []
     if not options:
         errors.append("CMakeLists.txt: no SCOPE_PROFILER_ENABLE_* option found")
     for name, default in sorted(options.items()):
         if name not in rows:
-            errors.append(f"README.md Build options: no row for {name} (default {default})")
+            errors.append(f"docs/install.md Build options: no row for {name} (default {default})")
         elif rows[name] != default:
-            errors.append(f"README.md Build options: {name} default {rows[name]}, "
+            errors.append(f"docs/install.md Build options: {name} default {rows[name]}, "
                           f"CMakeLists.txt says {default}")
     for name in sorted(set(rows) - set(options)):
-        errors.append(f"README.md Build options: {name} is not an option of CMakeLists.txt")
+        errors.append(f"docs/install.md Build options: {name} is not an option of CMakeLists.txt")
     return errors
 
 
@@ -105,7 +105,6 @@ def texts(root):
     root = Path(root)
     return {
         "cmake": (root / "CMakeLists.txt").read_text(),
-        "readme": (root / "README.md").read_text(),
         "package": (root / PACKAGE).read_text(),
         "install": (root / "docs/install.md").read_text(),
     }
@@ -113,18 +112,18 @@ def texts(root):
 
 def run_checks(which, t):
     if which == "build-options":
-        return check_build_options(t["cmake"], t["readme"])
+        return check_build_options(t["cmake"], t["install"])
     return check_spack_variants(t["package"], t["install"])
 
 
 # Each case: the check it belongs to, the text it changes, and the change.
 CATCHES = {
-    "row_missing": ("build-options", "readme",
+    "row_missing": ("build-options", "install",
                     lambda s: re.sub(r"^\| `SCOPE_PROFILER_ENABLE_PLPLOT`.*\n", "", s, flags=re.M)),
-    "row_default": ("build-options", "readme",
+    "row_default": ("build-options", "install",
                     lambda s: s.replace("| `SCOPE_PROFILER_ENABLE_LIKWID` | OFF |",
                                         "| `SCOPE_PROFILER_ENABLE_LIKWID` | ON |")),
-    "row_unknown": ("build-options", "readme",
+    "row_unknown": ("build-options", "install",
                     lambda s: s.replace("| `SCOPE_PROFILER_ENABLE_MPI` |",
                                         "| `SCOPE_PROFILER_ENABLE_GPU` | OFF | x |\n"
                                         "| `SCOPE_PROFILER_ENABLE_MPI` |")),

@@ -1,5 +1,5 @@
 /* term_victim.c - a program killed by SIGTERM before sp_finalize, for the
- * README's "When a job dies" blocks (cases readme-merge and
+ * docs/recovery.md's blocks (cases readme-merge and
  * readme-flush-signals). With SCOPE_PROFILER_FLUSH_SIGNALS=TERM its
  * finished calls reach profiling_data.h5.spill/ before it dies.
  *

@@ -1,4 +1,4 @@
-# README: the export, then a program killed by SIGTERM: its calls are in
+# docs/recovery.md: the export, then a program killed by SIGTERM: its calls are in
 # the spill files (merged here to count them); without the export they
 # would not be (the buffers are far from full).
 snippet readme-flush-signals > env.sh

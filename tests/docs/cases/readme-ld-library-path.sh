@@ -1,4 +1,4 @@
-# README: pkg-config from a prefix outside the system's paths, without
+# docs/install.md: pkg-config from a prefix outside the system's paths, without
 # rpath: the program runs with LD_LIBRARY_PATH as the snippet sets it.
 home_prefix
 unset PKG_CONFIG_PATH LD_LIBRARY_PATH

@@ -1,4 +1,4 @@
-# README "When a job dies": a run killed before sp_finalize, then each of
+# docs/recovery.md "When a job dies": a run killed before sp_finalize, then each of
 # the two merge command lines of the block on its spill directory.
 PATH=$SP_PREFIX/bin:$PATH
 SCOPE_PROFILER_FLUSH_SIGNALS=TERM term_victim

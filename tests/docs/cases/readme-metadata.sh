@@ -1,4 +1,4 @@
-# README "Run metadata and source locations": the fragment inside a main(),
+# docs/metrics.md "Run metadata and source locations": the fragment inside a main(),
 # linked against the installed library; h5py reads the keys with their
 # types and the region's source attributes (app.c and the macro's line).
 snippet readme-metadata > fragment.c

@@ -1,4 +1,4 @@
-# README.md "In Vampir, Scalasca and the Score-P tools": the export of a
+# docs/otf2.md "In Vampir, Scalasca and the Score-P tools": the export of a
 # profile of 4 ranks written by docs/fortran.md's MPI program, read back
 # with python3-otf2.
 ranks_profile 4

@@ -1,4 +1,4 @@
-# README: the Fortran line, after the PKG_CONFIG_PATH export of the C
+# docs/install.md: the Fortran line, after the PKG_CONFIG_PATH export of the C
 # block, on the first program of docs/fortran.md.
 home_prefix
 unset PKG_CONFIG_PATH LD_LIBRARY_PATH

@@ -1,4 +1,4 @@
-# README: pkg-config from a prefix outside the system's paths, with rpath.
+# docs/install.md: pkg-config from a prefix outside the system's paths, with rpath.
 # $HOME/opt/scope-profiler is the installed prefix; nothing else points
 # there (no PKG_CONFIG_PATH, no LD_LIBRARY_PATH before the snippet).
 home_prefix

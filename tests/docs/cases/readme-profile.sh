@@ -1,4 +1,4 @@
-# README "Profile mode": the fragment inside a main(); the report of the
+# docs/profile-mode.md "Using it": the fragment inside a main(); the report of the
 # first 50 steps and the final file of the last 50, read with h5py.
 snippet readme-profile > fragment.c
 c_program fragment.c > app.c

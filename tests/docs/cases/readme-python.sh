@@ -1,4 +1,5 @@
-# README.md, the Python snippet, with the installed package: 10 calls of "compute".
+# bindings/README.md "The shortest programs", the Python snippet, with the
+# installed package: 10 calls of "compute".
 PYTHONPATH=$SP_PYTHONPATH
 export PYTHONPATH
 snippet readme-python > app.py

@@ -23,6 +23,8 @@ import re
 import sys
 from pathlib import Path
 
+from plant import run_catch
+
 DEF = "c/src/settings.def"
 HEADER = "c/include/scope_profiler.h"
 FORTRAN = "fortran/scope_profiler.F90"
@@ -306,17 +308,9 @@ def main(argv):
         print("\n".join(errors) if errors else f"settings.py {argv[1]}: agrees with {DEF}")
         return 1 if errors else 0
     if len(argv) >= 4 and argv[1] == "catches" and argv[2] in CATCHES:
-        which, key, plant = CATCHES[argv[2]]
-        t = texts(argv[3])
-        planted = plant(t[key])
-        if planted == t[key]:
-            print(f"catches {argv[2]}: the planted change did not apply (text moved?)")
-            return 1
-        t[key] = planted
         layout = Path(argv[4]).read_text() if len(argv) > 4 else ""
-        errors = run(which, t, rows(argv[3]), layout)
-        print("\n".join(errors) if errors else f"catches {argv[2]}: nothing reported")
-        return 0 if errors else 1
+        return run_catch(argv[2], CATCHES, texts(argv[3]),
+                         lambda which, t: run(which, t, rows(argv[3]), layout))
     print(__doc__, file=sys.stderr)
     return 2
 

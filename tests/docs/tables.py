@@ -18,6 +18,8 @@ import re
 import sys
 from pathlib import Path
 
+from plant import run_catch
+
 PACKAGE = "spack/packages/scope-profiler/package.py"
 
 
@@ -141,16 +143,7 @@ def main(argv):
             print(e)
         return 1 if errors else 0
     if len(argv) == 4 and argv[1] == "catches" and argv[2] in CATCHES:
-        which, key, plant = CATCHES[argv[2]]
-        t = texts(argv[3])
-        planted = plant(t[key])
-        if planted == t[key]:
-            print(f"catches {argv[2]}: the planted change did not apply (text moved?)")
-            return 1
-        t[key] = planted
-        errors = run_checks(which, t)
-        print("\n".join(errors) if errors else f"catches {argv[2]}: nothing reported")
-        return 0 if errors else 1
+        return run_catch(argv[2], CATCHES, texts(argv[3]), run_checks)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -104,54 +104,16 @@ static void sp_spill_remaining(const sp_local_t *l) {
   }
 }
 
-/* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup into
- * sp__state.set.layout_collective):
- * - root (auto, the default): rank 0 alone with the serial driver; it sends
- *   each rank its offsets.
- * - collective: all ranks together through parallel HDF5 with collective
- *   metadata. Every rank does the whole layout's work, so at best it takes
- *   the wall time of rank 0 doing it alone, plus the collective's sync
- *   points and a collective MPI-IO open. It was slower at every point
- *   measured, even with a core per rank, and far slower where every
- *   rank's copy of the work queues for the same cores (docs/design.md,
- *   "How finalize writes"; docs/performance.md, the designs table of
- *   "finalize at scale"). Kept for file systems that want the metadata
- *   written through MPI-IO.
- * sp_layout_by_root is the first way; the second is sp__layout_create with
- * sp__par_fapl in sp_write_profile. */
-static int sp_layout_by_root(sp_par_t *par, const sp_rank_plan_t *plans, const char *partial,
-                             sp_region_offsets_t **by_rank, sp_region_offsets_t *mine,
-                             int32_t nmine) {
-  int rc = 0;
-  if (par->rank == 0) {
-    for (int r = 1; r < par->size && rc == 0; r++) {
-      by_rank[r] = calloc((size_t)(plans[r].nregions + 1), sizeof **by_rank);
-      if (!by_rank[r]) rc = SP_ENOMEM;
-    }
-    if (rc == 0) {
-      hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-      rc = sp__layout_create(fapl, partial, plans, par->size, by_rank);
-      H5Pclose(fapl);
-    }
-  }
-  rc = sp__par_agree(par, rc);
-  if (rc == 0) rc = sp__par_agree(par, sp__par_scatter_offsets(par, plans, by_rank, mine, nmine));
-  for (int r = 1; par->rank == 0 && r < par->size; r++) {
-    free(by_rank[r]);
-    by_rank[r] = NULL;
-  }
-  return rc;
-}
-
 /* Phase times and modes of one finalize, printed with
  * SCOPE_PROFILER_VERBOSE=1. The process CPU time of the layout phase tells
  * whether a slow layout was work or waiting for a CPU (ranks sharing cores,
  * a hypervisor taking the CPU). */
+enum { SP_FIN_PLANS, SP_FIN_LAYOUT, SP_FIN_RAW, SP_FIN_PHASES, SP_FIN_UNTIMED = -1 };
 typedef struct sp_finalize_times {
-  double phase[3];       /* s: gathering the plans, the layout, the raw data */
-  double layout_cpu;     /* s of this process's CPU time in the layout phase */
-  int ranks_per_cpu;     /* most ranks sharing a CPU on a node */
-  const char *layout_by; /* "root", "collective" or "serial" */
+  double phase[SP_FIN_PHASES]; /* s: gathering the plans, the layout, the raw data */
+  double cpu[SP_FIN_PHASES];   /* s of this process's CPU time in each (layout's printed) */
+  int ranks_per_cpu;           /* most ranks sharing a CPU on a node */
+  const char *layout_by;       /* "root", "collective" or "serial" */
   sp_raw_mode_t raw_by;
 } sp_finalize_times_t;
 
@@ -163,52 +125,163 @@ static double sp_cpu_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int sp_write_profile(sp_par_t *par, sp_local_t *l, const char *partial,
-                            sp_finalize_times_t *times) {
-  sp_rank_plan_t *plans = NULL;
-  double t0 = sp_seconds();
-  /* Without MPI the one process creates the layout through the path below,
-   * with a serial file access list. */
-  const int by_root = par->active && !sp__state.set.layout_collective;
-  times->layout_by = by_root ? "root" : par->active ? "collective" : "serial";
-  int rc = sp_gather_plans(par, &l->plan, by_root, &plans);
-  rc = sp__par_agree(par, rc);
-  sp_region_offsets_t *offs = calloc((size_t)(l->plan.nregions + 1), sizeof *offs);
-  sp_region_offsets_t **by_rank = calloc((size_t)par->size, sizeof *by_rank);
-  if (rc == 0 && (!offs || !by_rank)) rc = SP_ENOMEM;
-  if (by_rank) by_rank[par->rank] = offs;
-  rc = sp__par_agree(par, rc);
-  double t1 = sp_seconds();
-  double cpu1 = sp_cpu_seconds();
-  /* HDF5 crashes where an allocation fails: room for it first (hdf5_room.c). */
-  if (rc == 0 && (par->rank == 0 || !by_root)) rc = sp__hdf5_room(plans, par->size);
-  if (rc == 0 && par->rank == 0) rc = sp__layout_reserve(partial, plans, par->size);
-  rc = sp__par_agree(par, rc);
-  if (rc == 0 && by_root) {
-    rc = sp_layout_by_root(par, plans, partial, by_rank, offs, l->plan.nregions);
-  } else if (rc == 0) {
-    hid_t fapl = sp__par_fapl(par);
-    rc = sp__layout_create_par(fapl, partial, plans, par->size, by_rank, par->active ? par : NULL,
-                               sp__par_agree);
-    H5Pclose(fapl);
-    rc = sp__par_agree(par, rc);
+/* What the steps of one finalize share. */
+typedef struct sp_fin {
+  sp_par_t *par;
+  sp_local_t *local;
+  int lrc;            /* of sp__local_build: this rank's events in memory */
+  int active;         /* this rank records (profiling_activated) */
+  int discard;        /* rank 0's file_path discards (out_target.c) */
+  int differs;        /* this rank's file_path differs from rank 0's */
+  int by_root;        /* rank 0 alone creates the layout */
+  int h5;             /* HDF5 has room to be entered (hdf5_room.c) */
+  char *partial;      /* SP_TEMP_MAX bytes: this run's temporary file */
+  H5E_auto2_t old_fn; /* HDF5's error printer, put back at the end */
+  void *old_data;
+  sp_rank_plan_t *plans;
+  sp_region_offsets_t *offs;     /* this rank's datasets' offsets */
+  sp_region_offsets_t **by_rank; /* by_rank[r]: rank r's (by_rank[par->rank] == offs) */
+  sp_finalize_times_t *times;
+} sp_fin_t;
+
+/* Profile mode without time_trace writes only the aggregate file. */
+static int sp_fin_trace_file(const sp_fin_t *f) {
+  return !f->discard && !(sp__state.cfg.aggregate && !sp__state.cfg.time_trace);
+}
+
+/* The plans and offsets, once the layout and the raw data are written or
+ * given up. */
+static void sp_fin_release(sp_fin_t *f) {
+  for (int r = 0; f->by_rank && r < f->par->size; r++)
+    if (r != f->par->rank) free(f->by_rank[r]);
+  for (int r = 0; f->plans && r < f->par->size; r++) sp__plan_free(&f->plans[r]);
+  free(f->plans);
+  free(f->offs);
+  free(f->by_rank);
+  f->plans = NULL;
+  f->offs = NULL;
+  f->by_rank = NULL;
+}
+
+/* The steps, in the order of sp_fin_steps below. Each returns this rank's
+ * status; the loop in sp_fin_run agrees on it between the ranks. */
+
+/* This rank could gather its events (sp__local_build, done before: a rank
+ * that could not join keeps them in its spill file all the same). */
+static int sp_fin_join(sp_fin_t *f) { return f->lrc; }
+
+static int sp_fin_output(sp_fin_t *f) {
+  sp_state_t *st = &sp__state;
+  /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
+   * replaced, other ranks' paths compared with it (out_target.c). */
+  int rc = sp__out_target_agree(f->par, st, f->active, &f->discard, &f->differs);
+  /* A name of this run's own, agreed by all ranks (out_temp.c). */
+  if (rc == 0 && sp_fin_trace_file(f))
+    rc = sp__out_temp_agree(f->par, st->file_path, f->partial, SP_TEMP_MAX);
+  /* HDF5 crashes where an allocation fails, in its first call too: it is
+   * entered only with room for it (hdf5_room.c). */
+  f->h5 = sp__hdf5_room(NULL, 0) == 0;
+  if (rc == 0 && !f->h5 && (sp_fin_trace_file(f) || st->cfg.aggregate)) rc = SP_ENOMEM;
+  /* HDF5 prints its own error stacks; ours say what happened instead. */
+  if (f->h5) H5Eget_auto2(H5E_DEFAULT, &f->old_fn, &f->old_data);
+  if (f->h5) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return rc;
+}
+
+static int sp_fin_plans(sp_fin_t *f) {
+  /* Without MPI the one process creates the layout through the path of
+   * sp_fin_layout that all ranks take together, with a serial file access
+   * list. */
+  f->by_root = f->par->active && !sp__state.set.layout_collective;
+  f->times->layout_by = f->by_root ? "root" : f->par->active ? "collective" : "serial";
+  f->times->raw_by = sp_raw_mode(f->par, f->by_root);
+  return sp_gather_plans(f->par, &f->local->plan, f->by_root, &f->plans);
+}
+
+static int sp_fin_offsets_alloc(sp_fin_t *f) {
+  f->offs = calloc((size_t)(f->local->plan.nregions + 1), sizeof *f->offs);
+  f->by_rank = calloc((size_t)f->par->size, sizeof *f->by_rank);
+  if (f->by_rank) f->by_rank[f->par->rank] = f->offs;
+  return f->offs && f->by_rank ? 0 : SP_ENOMEM;
+}
+
+/* HDF5 crashes where an allocation fails: room for it first
+ * (hdf5_room.c), and the disk space of the whole file. */
+static int sp_fin_room(sp_fin_t *f) {
+  int rc = 0;
+  if (f->par->rank == 0 || !f->by_root) rc = sp__hdf5_room(f->plans, f->par->size);
+  if (rc == 0 && f->par->rank == 0) rc = sp__layout_reserve(f->partial, f->plans, f->par->size);
+  return rc;
+}
+
+/* Who creates the layout (SCOPE_PROFILER_METADATA, read at setup into
+ * sp__state.set.layout_collective):
+ * - root (auto, the default): rank 0 alone with the serial driver; it sends
+ *   each rank its offsets (sp_fin_offsets_send).
+ * - collective: all ranks together through parallel HDF5 with collective
+ *   metadata. Every rank does the whole layout's work, so at best it takes
+ *   the wall time of rank 0 doing it alone, plus the collective's sync
+ *   points and a collective MPI-IO open. It was slower at every point
+ *   measured, even with a core per rank, and far slower where every
+ *   rank's copy of the work queues for the same cores (docs/design.md,
+ *   "How finalize writes"; docs/performance.md, the designs table of
+ *   "finalize at scale"). Kept for file systems that want the metadata
+ *   written through MPI-IO. */
+static int sp_fin_layout(sp_fin_t *f) {
+  sp_par_t *par = f->par;
+  int rc = 0;
+  if (f->by_root) {
+    if (par->rank != 0) return 0;
+    for (int r = 1; r < par->size && rc == 0; r++) {
+      f->by_rank[r] = calloc((size_t)(f->plans[r].nregions + 1), sizeof **f->by_rank);
+      if (!f->by_rank[r]) rc = SP_ENOMEM;
+    }
+    if (rc == 0) {
+      hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+      rc = sp__layout_create(fapl, f->partial, f->plans, par->size, f->by_rank);
+      H5Pclose(fapl);
+    }
+    return rc;
   }
-  double t2 = sp_seconds();
-  times->layout_cpu = sp_cpu_seconds() - cpu1;
-  sp_raw_mode_t mode = times->raw_by = sp_raw_mode(par, by_root);
-  if (rc == 0)
-    rc = sp__par_agree(par, sp__raw_write(par, partial, l, offs, mode, sp_round_bytes(mode)));
-  double t3 = sp_seconds();
-  times->phase[0] = t1 - t0;
-  times->phase[1] = t2 - t1;
-  times->phase[2] = t3 - t2;
-  if (rc == 0 && sp__state.cfg.use_likwid)
-    rc = sp__par_agree(par, sp__likwid_finalize(par, partial));
-  if (rc == 0) rc = sp__par_agree(par, sp__samples_finalize(par, partial, &l->spill));
-  for (int r = 0; plans && r < par->size; r++) sp__plan_free(&plans[r]);
-  free(plans);
-  free(offs);
-  free(by_rank);
+  hid_t fapl = sp__par_fapl(par);
+  rc = sp__layout_create_par(fapl, f->partial, f->plans, par->size, f->by_rank,
+                             par->active ? par : NULL, sp__par_agree);
+  H5Pclose(fapl);
+  return rc;
+}
+
+/* Rank 0 sends each rank its datasets' offsets (layout by root). */
+static int sp_fin_offsets_send(sp_fin_t *f) {
+  int rc = sp__par_scatter_offsets(f->par, f->plans, f->by_rank, f->offs, f->local->plan.nregions);
+  for (int r = 1; f->par->rank == 0 && r < f->par->size; r++) {
+    free(f->by_rank[r]);
+    f->by_rank[r] = NULL;
+  }
+  return rc;
+}
+
+static int sp_fin_raw(sp_fin_t *f) {
+  const sp_raw_mode_t mode = f->times->raw_by;
+  int rc = sp__raw_write(f->par, f->partial, f->local, f->offs, mode, sp_round_bytes(mode));
+  sp_fin_release(f);
+  return rc;
+}
+
+static int sp_fin_likwid(sp_fin_t *f) { return sp__likwid_finalize(f->par, f->partial); }
+
+static int sp_fin_samples(sp_fin_t *f) {
+  return sp__samples_finalize(f->par, f->partial, &f->local->spill);
+}
+
+/* Published only when HDF5 can open it, to its stored end (file_end.h). */
+static int sp_fin_publish(sp_fin_t *f) {
+  sp_state_t *st = &sp__state;
+  if (f->par->rank != 0) return 0;
+  int rc = sp__file_end_check(f->partial, st->file_path);
+  if (rc == 0) {
+    sp__spill_note_publish(f->partial, st->file_path); /* spill_published.c */
+    rc = sp__out_publish(f->partial, st->file_path, &st->out_at_setup);
+  }
   return rc;
 }
 
@@ -230,6 +303,64 @@ static int sp_write_aggregates(sp_par_t *par) {
   /* Lose nothing: what was aggregated stays recoverable, as spilled events do. */
   if (rc != 0 && sp__agg_exit_save("sp_finalize could not write the aggregates") == 0)
     sp__agg_exit_keep();
+  return rc;
+}
+
+static int sp_fin_aggregates(sp_fin_t *f) { return sp_write_aggregates(f->par); }
+
+/* Which steps run: the same on every rank (settings and agreed values), so
+ * that every rank takes part in the same agreements. */
+static int sp_fin_if_trace(const sp_fin_t *f) { return sp_fin_trace_file(f); }
+static int sp_fin_if_by_root(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->by_root; }
+static int sp_fin_if_likwid(const sp_fin_t *f) {
+  return sp_fin_trace_file(f) && sp__state.cfg.use_likwid;
+}
+static int sp_fin_if_aggregates(const sp_fin_t *f) {
+  return sp__state.cfg.aggregate && !f->discard;
+}
+
+/* One step of finalize: run by every rank for which `when` holds (the same
+ * ranks: all or none), then agreed on by the loop in sp_fin_run. */
+typedef struct sp_fin_step {
+  const char *name;               /* what it does, for a reader and a debugger */
+  int (*run)(sp_fin_t *f);        /* this rank's part: 0 or an SP_E code */
+  int (*when)(const sp_fin_t *f); /* NULL: always */
+  int slot;                       /* SP_FIN_PLANS.. of the verbose phase times, or UNTIMED */
+} sp_fin_step_t;
+
+static const sp_fin_step_t sp_fin_steps[] = {
+    {"join", sp_fin_join, NULL, SP_FIN_UNTIMED},
+    {"output", sp_fin_output, NULL, SP_FIN_UNTIMED},
+    {"plans", sp_fin_plans, sp_fin_if_trace, SP_FIN_PLANS},
+    {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_trace, SP_FIN_PLANS},
+    {"room", sp_fin_room, sp_fin_if_trace, SP_FIN_LAYOUT},
+    {"layout", sp_fin_layout, sp_fin_if_trace, SP_FIN_LAYOUT},
+    {"offsets sent", sp_fin_offsets_send, sp_fin_if_by_root, SP_FIN_LAYOUT},
+    {"raw data", sp_fin_raw, sp_fin_if_trace, SP_FIN_RAW},
+    {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED},
+    {"samples", sp_fin_samples, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
+};
+
+/* The deadlock rule, kept here once: every rank takes part in every
+ * agreement, a rank that failed arrives with its status instead of
+ * skipping it, and once the ranks have agreed on a failure no step (none
+ * of their collectives) runs any more, on any rank. rc is this rank's
+ * status on entry (sp__par_begin's); the agreed one is returned. */
+static int sp_fin_run(sp_fin_t *f, int rc) {
+  for (size_t i = 0; i < sizeof sp_fin_steps / sizeof *sp_fin_steps; i++) {
+    const sp_fin_step_t *s = &sp_fin_steps[i];
+    if (s->when && !s->when(f)) continue;
+    const double t0 = sp_seconds(), cpu0 = sp_cpu_seconds();
+    if (rc == 0) rc = s->run(f);
+    rc = sp__par_agree(f->par, rc);
+    if (s->slot != SP_FIN_UNTIMED) {
+      f->times->phase[s->slot] += sp_seconds() - t0;
+      f->times->cpu[s->slot] += sp_cpu_seconds() - cpu0;
+    }
+    if (rc != 0) break; /* agreed: every rank stops here */
+  }
   return rc;
 }
 
@@ -269,37 +400,17 @@ int sp__finalize_session(void) {
   }
   sp_local_t local;
   int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
-  rc = sp__par_agree(&par, rc != 0 ? rc : lrc);
-
-  /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
-   * replaced, other ranks' paths compared with it (out_target.c). */
-  int discard = 0, differs = 0;
-  if (rc == 0) rc = sp__out_target_agree(&par, st, active, &discard, &differs);
-  /* Profile mode without time_trace writes only the aggregate file. */
-  const int agg_only = st->cfg.aggregate && !st->cfg.time_trace;
-  const int trace_file = !discard && !agg_only;
-  /* A name of this run's own, agreed by all ranks (out_temp.c). */
   char partial[SP_TEMP_MAX] = "";
-  if (rc == 0 && trace_file) rc = sp__out_temp_agree(&par, st->file_path, partial, sizeof partial);
-  /* HDF5 crashes where an allocation fails, in its first call too: it is
-   * entered only with room for it (hdf5_room.c). */
-  const int h5 = sp__hdf5_room(NULL, 0) == 0;
-  rc = sp__par_agree(&par, rc == 0 && !h5 && (trace_file || st->cfg.aggregate) ? SP_ENOMEM : rc);
-  /* HDF5 prints its own error stacks; ours say what happened instead. */
-  H5E_auto2_t old_fn = NULL;
-  void *old_data = NULL;
-  if (h5) H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  if (h5) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (rc == 0 && trace_file) rc = sp_write_profile(&par, &local, partial, &times);
-  /* Published only when HDF5 can open it, to its stored end (file_end.h). */
-  if (rc == 0 && trace_file && par.rank == 0) rc = sp__file_end_check(partial, st->file_path);
-  if (rc == 0 && trace_file && par.rank == 0) {
-    sp__spill_note_publish(partial, st->file_path); /* spill_published.c */
-    rc = sp__out_publish(partial, st->file_path, &st->out_at_setup);
-  }
-  rc = sp__par_agree(&par, rc);
-  if (rc == 0 && st->cfg.aggregate && !discard) rc = sp_write_aggregates(&par);
-  if (h5) H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  sp_fin_t f = {.par = &par,
+                .local = &local,
+                .lrc = lrc,
+                .active = active,
+                .partial = partial,
+                .times = &times};
+  rc = sp_fin_run(&f, rc);
+  if (f.h5) H5Eset_auto2(H5E_DEFAULT, f.old_fn, f.old_data);
+  sp_fin_release(&f);
+  const int discard = f.discard, differs = f.differs, trace_file = sp_fin_trace_file(&f);
 
   if (rc == 0) {
     if (st->events_lost > 0 && !discard) {
@@ -347,7 +458,7 @@ int sp__finalize_session(void) {
             " CPU time of this process: layout %.4f s, total %.4f s; ranks per CPU (most on a"
             " node): %d",
             times.phase[0], times.layout_by, times.phase[1], sp_raw_mode_name(times.raw_by),
-            times.phase[2], sp_seconds() - t_begin, times.layout_cpu, sp_cpu_seconds() - cpu_begin,
-            times.ranks_per_cpu);
+            times.phase[2], sp_seconds() - t_begin, times.cpu[SP_FIN_LAYOUT],
+            sp_cpu_seconds() - cpu_begin, times.ranks_per_cpu);
   return rc;
 }

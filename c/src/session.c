@@ -45,8 +45,9 @@ static void sp_session_discard(void) {
   __atomic_store_n(&sp__state.session, 0, __ATOMIC_RELAXED);
 }
 
-static int sp_setup_session(const sp_config *cfg) {
-  sp_state_t *st = &sp__state;
+/* Refuses a setup from a finalize hook or while other threads are inside a
+ * profiler call; else discards the running session, if any. */
+static int sp_setup_replace(sp_state_t *st) {
   if (st->finalizing) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "sp_setup called while sp_finalize runs (from a finalize hook?): refused "
@@ -71,6 +72,11 @@ static int sp_setup_session(const sp_config *cfg) {
     sp_session_discard();
     sp__threads_end_discard();
   }
+  return 0;
+}
+
+/* The per-session counters and notes, cleared before the settings are read. */
+static void sp_setup_reset(sp_state_t *st) {
   sp__std_fds_hold(); /* before any descriptor of the session opens */
   sp__meta_session_reset();
   sp__log_reset_once();
@@ -80,8 +86,11 @@ static int sp_setup_session(const sp_config *cfg) {
   sp__par_session_begin();
   st->exit_flushed = 0;
   memset(st->clock_off, 0, sizeof st->clock_off);
-  int rc = sp__config_resolve(cfg, st);
-  if (rc != 0 && rc != SP_EPATH) return rc;
+}
+
+/* The clock and its calibration, with the thread buffers' arrays stocked
+ * meanwhile. */
+static void sp_setup_clock(sp_state_t *st) {
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
   /* Arrays faulted in ahead (array_stock.c), started before the 2 ms of
    * the calibration below so that most of it is done during them. */
@@ -108,12 +117,20 @@ static int sp_setup_session(const sp_config *cfg) {
   if (stocked) sp__stock_wait_filled();
   st->last_calib_ns = sp__monotonic_ns();
   sp__agg_rate_setup(); /* profile mode's histogram buckets in ns (aggregate.c) */
+}
+
+/* The fork, MPI, exit and signal hooks of the new session. */
+static void sp_setup_hooks(sp_state_t *st) {
   __atomic_store_n(&st->session, 1, __ATOMIC_RELAXED);
   sp__fork_guard_install();
   sp__mpi_note_setup(); /* may start HDF5, whose atexit handler must run after ours */
   sp__exit_flush_install();
   sp__signal_setup(&st->set);
+}
 
+/* The recording mode the settings ask for, LIKWID turned off where it
+ * cannot work. */
+static int sp_setup_mode(sp_state_t *st) {
   int mode = SP_MODE_OFF;
   if (st->cfg.profiling_activated) {
     if (st->cfg.use_likwid && !sp__likwid_available()) {
@@ -135,6 +152,11 @@ static int sp_setup_session(const sp_config *cfg) {
       mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
     }
   }
+  return mode;
+}
+
+/* Recording starts: LIKWID, the mode, then the sampler. */
+static void sp_setup_start(sp_state_t *st, int mode) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
@@ -145,6 +167,20 @@ static int sp_setup_session(const sp_config *cfg) {
       sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
               "sample_ms (SCOPE_PROFILER_SAMPLE_MS) needs time_trace = 1: no samples are taken");
   }
+}
+
+/* The phases in order. SP_EPATH from the settings (the output path refused
+ * or its directory not writable) still sets the session up, and is returned. */
+static int sp_setup_session(const sp_config *cfg) {
+  sp_state_t *st = &sp__state;
+  int rc = sp_setup_replace(st);
+  if (rc != 0) return rc;
+  sp_setup_reset(st);
+  rc = sp__config_resolve(cfg, st);
+  if (rc != 0 && rc != SP_EPATH) return rc;
+  sp_setup_clock(st);
+  sp_setup_hooks(st);
+  sp_setup_start(st, sp_setup_mode(st));
   return rc;
 }
 

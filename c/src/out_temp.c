@@ -36,7 +36,7 @@ void sp__out_id_take(const char *path, sp_out_id_t *id) {
   errno = saved;
 }
 
-static uint64_t sp_random64(void) {
+uint64_t sp__random64(void) {
   uint64_t r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
   struct timespec ts;
@@ -52,7 +52,7 @@ int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
     if (*c == '/') *c = '_';
   int err = 0;
   for (int attempt = 0; attempt < 16; attempt++) {
-    unsigned long long rnd = (unsigned long long)(sp_random64() & 0xffffffffffffULL);
+    unsigned long long rnd = (unsigned long long)(sp__random64() & 0xffffffffffffULL);
     if (snprintf(tmp, cap, "%s.partial.%s.%ld.%012llx", final, host, (long)getpid(), rnd) >=
         (int)cap) {
       tmp[0] = '\0';

@@ -6,6 +6,7 @@
 
 #include "aggregate.h"
 #include "host_guard.h"
+#include "out_temp.h"
 #include "run_meta.h"
 #include "sampler.h"
 #include "sp_internal.h"
@@ -78,6 +79,10 @@ static int sp_setup_session(const sp_config *cfg) {
   st->events_lost = 0;
   st->exit_flushed = 0;
   memset(st->clock_off, 0, sizeof st->clock_off);
+  /* A new run id for every session. */
+  uint64_t id;
+  while ((id = sp__random64()) == 0) {}
+  st->run_id = id;
   int rc = sp__config_resolve(cfg, st);
   if (rc != 0 && rc != SP_EPATH) return rc;
   sp__event_arrays_configure(st->cfg.flush_to_disk ? st->cfg.buffer_limit : 0);
@@ -136,6 +141,7 @@ static int sp_setup_session(const sp_config *cfg) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
+  sp__spill_head_now(); /* MPI ranks: every rank's file from the start */
   if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
     if (st->cfg.time_trace)
       sp__sampler_start(st->cfg.sample_ms);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_snap.h"
+#include "aggregate_blob.h"
 
 void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
@@ -158,7 +158,10 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
   return rc;
 }
 
-int sp__aggspill_head(const char *buf, int64_t n, sp_aggspill_run_t *run, int64_t *blob_at) {
+/* The head of a whole .aggspill file's n bytes: its writer in *run (all 0
+ * and rank -1 for version 1) and where the blob starts in *blob_at; 0 or
+ * SP_ESPILL (not one, a newer version, a length that does not match). */
+static int sp_aggspill_head(const char *buf, int64_t n, sp_aggspill_run_t *run, int64_t *blob_at) {
   sp_aggspill_head_t h;
   memset(run, 0, sizeof *run);
   run->rank = -1;
@@ -181,7 +184,7 @@ int sp__aggspill_head(const char *buf, int64_t n, sp_aggspill_run_t *run, int64_
 int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s, sp_aggspill_run_t *run) {
   sp_aggspill_run_t mine;
   int64_t at;
-  if (sp__aggspill_head(buf, n, run ? run : &mine, &at) != 0) return SP_ESPILL;
+  if (sp_aggspill_head(buf, n, run ? run : &mine, &at) != 0) return SP_ESPILL;
   int rc = sp__agg_snap_unpack_into(s, buf + at, n - at);
   return rc == SP_ENOMEM ? rc : rc ? SP_ESPILL : 0;
 }

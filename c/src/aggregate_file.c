@@ -11,7 +11,7 @@
 
 #include "aggregate_file.h"
 #include "aggregate_h5.h"
-#include "aggregate_snap.h"
+#include "aggregate_blob.h"
 #include "file_end.h"
 #include "out_temp.h"
 #include "par.h"

@@ -20,7 +20,7 @@
 #include "aggregate_recover.h"
 #include "aggregate_file.h"
 #include "aggregate_h5.h"
-#include "aggregate_snap.h"
+#include "aggregate_blob.h"
 #include "file_end.h"
 #include "host_guard.h"
 #include "out_target.h"

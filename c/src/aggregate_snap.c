@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "aggregate_snap.h"
+#include "aggregate_blob.h"
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 

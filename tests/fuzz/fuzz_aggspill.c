@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_snap.h"
+#include "aggregate_blob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

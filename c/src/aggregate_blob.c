@@ -265,13 +265,33 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
   return rc;
 }
 
-int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s) {
+/* The head of a whole .aggspill file's n bytes: its writer in *run (all 0
+ * and rank -1 for version 1) and where the blob starts in *blob_at; 0 or
+ * SP_ESPILL (not one, a newer version, a length that does not match). */
+static int sp_aggspill_head(const char *buf, int64_t n, sp_aggspill_run_t *run, int64_t *blob_at) {
   sp_aggspill_head_t h;
+  memset(run, 0, sizeof *run);
+  run->rank = -1;
   if (n < (int64_t)sizeof h) return SP_ESPILL;
   memcpy(&h, buf, sizeof h);
-  if (h.magic != SP_AGGSPILL_MAGIC || h.version != 1 || h.len <= 0 ||
-      h.len != n - (int64_t)sizeof h)
+  int64_t at = (int64_t)sizeof h;
+  if (h.magic != SP_AGGSPILL_MAGIC || h.version < 1 || h.version > SP_AGGSPILL_VERSION)
     return SP_ESPILL;
-  int rc = sp__agg_snap_unpack_into(s, buf + sizeof h, h.len);
+  if (h.version >= 2) {
+    if (n - at < (int64_t)sizeof *run) return SP_ESPILL;
+    memcpy(run, buf + at, sizeof *run);
+    at += (int64_t)sizeof *run;
+    if (run->rank < -1) return SP_ESPILL;
+  }
+  if (h.len <= 0 || h.len != n - at) return SP_ESPILL;
+  *blob_at = at;
+  return 0;
+}
+
+int sp__aggspill_parse(const char *buf, int64_t n, sp_agg_snap_t *s, sp_aggspill_run_t *run) {
+  sp_aggspill_run_t mine;
+  int64_t at;
+  if (sp_aggspill_head(buf, n, run ? run : &mine, &at) != 0) return SP_ESPILL;
+  int rc = sp__agg_snap_unpack_into(s, buf + at, n - at);
   return rc == SP_ENOMEM ? rc : rc ? SP_ESPILL : 0;
 }

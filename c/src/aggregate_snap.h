@@ -1,7 +1,6 @@
-/* aggregate_snap.h - one rank's aggregates as a flat snapshot, the blob the
- * ranks send to rank 0, and the merged table rank 0 writes (aggregate_snap.c,
- * aggregate_file.c; packed and read back by aggregate_blob.h). Never
- * installed. */
+/* aggregate_snap.h - one rank's aggregates as a flat snapshot, and the
+ * merged table rank 0 writes (aggregate_snap.c, aggregate_file.c); the blob
+ * the ranks send to rank 0 is aggregate_blob.h's. Never installed. */
 #ifndef SP_AGGREGATE_SNAP_H
 #define SP_AGGREGATE_SNAP_H
 

@@ -209,6 +209,7 @@ static void sp_after_mpi_init(int rc) {
   if (sp__state.session) {
     sp_mpi_learn();
     sp_clock_at_start();
+    sp__spill_head_now(); /* the rank is known now: its spill file from here */
   }
 }
 

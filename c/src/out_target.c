@@ -156,3 +156,11 @@ int sp__out_target_agree(sp_par_t *par, const sp_state_t *st, int active, int *d
   *discard = sp__par_agree(par, *discard ? -1 : 0) == -1;
   return rc;
 }
+
+void sp__earlier_path(const char *out_path, int k, char *out, size_t cap) {
+  const char *slash = strrchr(out_path, '/');
+  const char *base = slash ? slash + 1 : out_path;
+  const char *dot = strrchr(base, '.');
+  int stem = dot && dot != base ? (int)(dot - out_path) : (int)strlen(out_path);
+  snprintf(out, cap, "%.*s.earlier%d%s", stem, out_path, k, out_path + stem);
+}

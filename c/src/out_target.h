@@ -24,6 +24,10 @@
  * file_path that is not a regular file; logged). */
 SP_HIDDEN int sp__out_target_resolve(sp_state_t *st, int spill_from_env);
 
+/* "out.h5" -> "out.earlier<k>.h5": where a merge writes the k-th run before
+ * the latest one found in its inputs (recovery.c, aggregate_recover.c). */
+SP_HIDDEN void sp__earlier_path(const char *out_path, int k, char *out, size_t cap);
+
 /* What is at path when it is there and must never be replaced ("a FIFO
  * (named pipe)", "a character device", ...), else NULL (nothing, a regular
  * file, a symlink: rename replaces the link, never its target). */

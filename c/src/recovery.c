@@ -262,6 +262,28 @@ static int sp_later_run(const sp_spill_file_t *a, const sp_spill_file_t *b) {
   return a->header.pid > b->header.pid;
 }
 
+/* Runs without an MPI rank (their files never learned one) are told apart
+ * by their run id (SP_SPILL_RUN): two such runs killed in turn in one
+ * spill directory were merged as rank0 and rank1 of one file. When the
+ * latest file is such a run's, only that run's files are merged here;
+ * otherwise the ranked files are (each rank's latest, sp_load_ranks) and
+ * every file of a run without rank goes apart. Those files' indices go to
+ * older[(*nolder)++]. Files without a run id (older writers) stay. */
+static void sp_split_runs(sp_spill_file_t *files, int np, int *older, int *nolder) {
+  int latest = -1;
+  for (int i = 0; i < np; i++)
+    if (files[i].fd >= 0 && (latest < 0 || sp_later_run(&files[i], &files[latest]))) latest = i;
+  if (latest < 0) return;
+  const uint64_t keep = files[latest].rank < 0 ? files[latest].run_id : 0;
+  for (int i = 0; i < np; i++) {
+    if (files[i].fd < 0) continue;
+    int apart = keep ? files[i].run_id != keep : files[i].rank < 0 && files[i].run_id != 0;
+    if (!apart) continue;
+    older[(*nolder)++] = i;
+    sp__spill_free(&files[i]);
+  }
+}
+
 /* Reads every file; a rank seen twice keeps its latest run, and the other
  * file's index goes to older[(*nolder)++] (merged into a file of its own). */
 static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks, int *problems,
@@ -270,6 +292,7 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks,
   sp_spill_file_t *files = calloc((size_t)np, sizeof *files);
   if (!files) return SP_ENOMEM;
   for (int i = 0; i < np; i++) sp_index_one(paths[i], &files[i], problems);
+  sp_split_runs(files, np, older, nolder);
   sp_agree_size(files, np, paths, problems);
   for (int i = 0; i < np; i++) {
     if (files[i].fd < 0) continue;
@@ -285,8 +308,9 @@ static int sp_load_ranks(char **paths, int np, sp_rank_src_t **out, int *nranks,
     int32_t r = files[i].rank;
     if (r < 0) {
       r = next_free++;
-      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "'%s' never learned its MPI rank; written as rank%d",
-              paths[i], r);
+      if (maxrank >= 0) /* beside MPI ranks; a run without MPI is rank 0, said nowhere */
+        sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "'%s' never learned its MPI rank; written as rank%d",
+                paths[i], r);
     }
     if (ranks[r].used) { /* another run's file for this rank: merged apart */
       int newer = sp_later_run(&files[i], &ranks[r].local.spill);
@@ -338,6 +362,33 @@ static void sp_report_missing(const sp_rank_src_t *ranks, int nranks, int *probl
           "as empty groups with the attribute missing = 1 (give every node's spill directory)",
           missing, nranks, list);
   (*problems)++;
+}
+
+/* Names the ranks whose spill file holds no events: MPI ranks write their
+ * file's head at sp_setup, so such a rank recorded nothing or ended
+ * (killed, e.g. by mpirun after another rank's exit or MPI_Abort) before
+ * its first flush, and then its calls since sp_setup are lost. */
+static void sp_report_empty(const sp_rank_src_t *ranks, int nranks) {
+  char list[512] = "";
+  size_t len = 0;
+  int n = 0;
+  for (int r = 0; r < nranks; r++) {
+    const sp_spill_file_t *f = &ranks[r].local.spill;
+    if (!ranks[r].used || f->nchunks > 0 || f->nsamples_chunks > 0) continue;
+    n++;
+    if (len < sizeof list - 16) {
+      int k = snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", r);
+      if (k > 0) len += (size_t)k;
+    } else if (list[len - 1] != '.') {
+      len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
+    }
+  }
+  if (n == 0) return;
+  sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+          "%d of %d rank(s) left a spill file without events (%s): each recorded nothing, or "
+          "ended (killed, e.g. by mpirun after another rank's exit or MPI_Abort) before its "
+          "first flush, and its calls since sp_setup are lost",
+          n, nranks, list);
 }
 
 /* Marks rank<N>@missing = 1 on the ranks without data. */
@@ -436,15 +487,6 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
 static int sp_merge_events(const char *const *inputs, int ninputs, const char *out_path,
                            unsigned flags, int level);
 
-/* "out.h5" -> "out.earlier<k>.h5" (k = level), as sp__agg_path names. */
-static void sp_earlier_path(const char *out_path, int level, char *out, size_t cap) {
-  const char *slash = strrchr(out_path, '/');
-  const char *base = slash ? slash + 1 : out_path;
-  const char *dot = strrchr(base, '.');
-  int stem = dot && dot != base ? (int)(dot - out_path) : (int)strlen(out_path);
-  snprintf(out, cap, "%.*s.earlier%d%s", stem, out_path, level, out_path + stem);
-}
-
 /* The files older[0..n) of paths (runs earlier than level's) into the
  * next earlier run's file (out_path: the latest run's); said first. */
 static int sp_merge_earlier(char **paths, const int *older, int n, const char *out_path,
@@ -453,7 +495,7 @@ static int sp_merge_earlier(char **paths, const int *older, int n, const char *o
   char next[SP_PATH_MAX + 32];
   if (!in) return SP_ENOMEM;
   for (int k = 0; k < n; k++) in[k] = paths[older[k]];
-  sp_earlier_path(out_path, level + 1, next, sizeof next);
+  sp__earlier_path(out_path, level + 1, next, sizeof next);
   sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
           "%d spill file(s) of an earlier run (several runs wrote the same path, e.g. '%s'): "
           "merged apart into '%s'",
@@ -510,7 +552,7 @@ static int sp_merge_events(const char *const *inputs, int ninputs, const char *b
                            unsigned flags, int level) {
   char out_path[SP_PATH_MAX + 32];
   if (level > 0)
-    sp_earlier_path(base_out, level, out_path, sizeof out_path);
+    sp__earlier_path(base_out, level, out_path, sizeof out_path);
   else
     snprintf(out_path, sizeof out_path, "%s", base_out);
   char **paths = NULL;
@@ -529,6 +571,7 @@ static int sp_merge_events(const char *const *inputs, int ninputs, const char *b
   int64_t events = 0;
   if (rc == 0) rc = sp_plan_all(ranks, nranks, plans, offs, &events, paths, &problems);
   if (rc == 0) sp_report_missing(ranks, nranks, &problems);
+  if (rc == 0) sp_report_empty(ranks, nranks);
   /* Only a file this call created is ever written to or removed. */
   char tmp[SP_TEMP_MAX] = "";
   if (rc == 0) rc = sp__out_temp_create(out_path, tmp, sizeof tmp);

@@ -7,6 +7,7 @@
 #include "aggregate.h"
 #include "host_guard.h"
 #include "par.h"
+#include "out_temp.h"
 #include "run_meta.h"
 #include "sampler.h"
 #include "sp_internal.h"
@@ -86,6 +87,10 @@ static void sp_setup_reset(sp_state_t *st) {
   sp__par_session_begin();
   st->exit_flushed = 0;
   memset(st->clock_off, 0, sizeof st->clock_off);
+  /* A new run id for every session. */
+  uint64_t id;
+  while ((id = sp__random64()) == 0) {}
+  st->run_id = id;
 }
 
 /* The clock and its calibration, with the thread buffers' arrays stocked
@@ -160,6 +165,7 @@ static void sp_setup_start(sp_state_t *st, int mode) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
   sp__session++;
   sp_mode_set(mode);
+  sp__spill_head_now(); /* MPI ranks: every rank's file from the start */
   if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
     if (st->cfg.time_trace)
       sp__sampler_start(st->cfg.sample_ms);

@@ -198,8 +198,12 @@ typedef struct sp_state {
   sp_clock_offset_t clock_off[2];
   int64_t events_lost;   /* events dropped for lack of memory or disk */
   int64_t last_calib_ns; /* when the last calibration point was taken */
-  int rank;              /* MPI rank if known, else -1 */
-  int size;              /* MPI size if known, else 1 */
+  /* This session's id in its spill files (SP_SPILL_RUN, .aggspill), random
+   * at sp_setup and never 0: a merge tells apart the runs without MPI
+   * rank that wrote one spill directory (recovery.c). */
+  uint64_t run_id;
+  int rank; /* MPI rank if known, else -1 */
+  int size; /* MPI size if known, else 1 */
   int64_t misuse[SP_MISUSE_COUNT_];
 } sp_state_t;
 
@@ -324,6 +328,11 @@ SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct s
                                   int64_t n);
 /* Puts new run metadata into the open spill file, if one is open. */
 SP_HIDDEN void sp__spill_meta_now(void);
+/* An MPI rank recording a trace: its spill file is created now, with its
+ * head (rank and size), so that a merge knows every rank of the job even
+ * when mpirun kills some before their first flush. At sp_setup, and when
+ * MPI starts after it (mpi_glue.c); nothing without a known rank. */
+SP_HIDDEN void sp__spill_head_now(void);
 /* Appends n samples of SCOPE_PROFILER_SAMPLE_MS (sampler.h) and the
  * ru_maxrss so far as one SP_SPILL_SAMPLES record. */
 struct sp_sample;

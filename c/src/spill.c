@@ -94,7 +94,7 @@ void sp__spill_meta_now(void) {
   pthread_mutex_unlock(&sp__state.lock);
 }
 
-/* The first records of a file: its header, the calibration points and,
+/* The first records of a file: its header, its run id, the calibration points and,
  * once MPI told it, the rank (a file killed right after being named still
  * says whose it is). */
 static int sp_spill_write_head(int fd, const char *host) {
@@ -107,6 +107,7 @@ static int sp_spill_write_head(int fd, const char *host) {
   h.wall_time = (int64_t)time(NULL);
   memcpy(h.host, host, sizeof h.host);
   int rc = sp_spill_write(fd, SP_SPILL_HEADER, &h, sizeof h, NULL, 0);
+  if (rc == 0) rc = sp_spill_write(fd, SP_SPILL_RUN, &st->run_id, sizeof st->run_id, NULL, 0);
   for (int64_t i = 0; rc == 0 && i < st->calib.n; i++)
     rc = sp_spill_write(fd, SP_SPILL_CALIB, &st->calib.pts[i], sizeof st->calib.pts[i], NULL, 0);
   if (rc == 0 && sp__mpi_rank_if_known() >= 0) {
@@ -191,6 +192,15 @@ static int sp_spill_open(void) {
   }
   sp_spill.fd = fd;
   return 0;
+}
+
+void sp__spill_head_now(void) {
+  sp_state_t *st = &sp__state;
+  if (!st->session || !st->cfg.profiling_activated || !st->cfg.time_trace) return;
+  pthread_mutex_lock(&st->lock);
+  if (sp_spill.fd < 0 && sp__mpi_rank_if_known() >= 0 && sp_spill_open() == 0)
+    sp__meta_spill(sp_spill_rec); /* a failure: the first flush says so, as without this */
+  pthread_mutex_unlock(&st->lock);
 }
 
 /* Records, before events of region h (or samples: h < 0), what a reader

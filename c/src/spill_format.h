@@ -35,8 +35,13 @@ typedef enum sp_spill_type {
   /* Run metadata and source locations (run_meta.c, region_source.c); far
    * from the numbers above so that other new kinds do not collide. Readers
    * that do not know a kind skip it. */
-  SP_SPILL_META = 16,  /* uint32 kind, key length, value length, 0; key, value bytes */
-  SP_SPILL_SOURCE = 17 /* int32 handle, uint32 length, int64 line; file name bytes */
+  SP_SPILL_META = 16,   /* uint32 kind, key length, value length, 0; key, value bytes */
+  SP_SPILL_SOURCE = 17, /* int32 handle, uint32 length, int64 line; file name bytes */
+  /* uint64 run id (sp_state_t.run_id): part of a file's head, written with
+   * its header before the file is named. A record, not a header field, so
+   * that older merge tools still read these files and this one reads theirs
+   * (no RUN record: run id 0, unknown). */
+  SP_SPILL_RUN = 18
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -134,6 +134,13 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     if (h->type == SP_SPILL_MPI_EXTRA) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
     return sp_push_chunk(&f->chunks, &f->nchunks, c);
   }
+  case SP_SPILL_RUN: {
+    uint64_t id;
+    if (h->len != sizeof id || sp_pread_all(f->fd, &id, sizeof id, off) || id == 0)
+      return SP_ESPILL;
+    f->run_id = id;
+    return 0;
+  }
   case SP_SPILL_CALIB: {
     sp_calib_point_t p;
     if (h->len != sizeof p || sp_pread_all(f->fd, &p, sizeof p, off)) return SP_ESPILL;
@@ -216,8 +223,8 @@ int sp__spill_index(const char *path, sp_spill_file_t *f) {
    * at once; O_TMPFILE files are named with their header): no events. */
   uint32_t magic = SP_SPILL_MAGIC;
   f->head_cut = size < (int64_t)(sizeof h + sizeof f->header + sizeof(uint32_t)) &&
-                (size < (int64_t)sizeof magic || (sp_pread_all(f->fd, &magic, sizeof magic, 0) == 0 &&
-                                                  magic == SP_SPILL_MAGIC));
+                (size < (int64_t)sizeof magic ||
+                 (sp_pread_all(f->fd, &magic, sizeof magic, 0) == 0 && magic == SP_SPILL_MAGIC));
   if (!sp_whole_record(f, 0, size, &h, &off) || h.type != SP_SPILL_HEADER ||
       h.len != sizeof f->header ||
       sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))

@@ -17,7 +17,8 @@ typedef struct sp_spill_chunk {
 typedef struct sp_spill_file {
   int fd;
   sp_spill_header_t header;
-  int32_t rank; /* -1 when the run never told */
+  uint64_t run_id; /* SP_SPILL_RUN; 0 when none (an older writer's file) */
+  int32_t rank;    /* -1 when the run never told */
   int32_t size;
   char **names; /* by handle; NULL where unnamed */
   int32_t nnames;

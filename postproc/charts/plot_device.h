@@ -13,7 +13,8 @@ enum { SP_COL_BG = 0, SP_COL_FG = 1, SP_COL_GRID = 2, SP_COL_REGION0 = 3 };
  * whose inked area is the measure. Returns 0 or SP_EXIT_IO after printing why. */
 int sp_plot_open(const char *device, const char *path, int width, int height, int ncolors,
                  int exact_fills);
-/* Finishes the page (plend). Returns 0 or SP_EXIT_IO if PLplot reported an error. */
+/* Finishes the page (plend1: the driver stays loaded for the next chart).
+ * Returns 0 or SP_EXIT_IO if PLplot reported an error. */
 int sp_plot_close(void);
 /* PLplot device name for a format ("pngcairo"), or the interactive one. */
 const char *sp_plot_device(sp_format_t f, int interactive);

@@ -134,6 +134,11 @@ int sp__reader_hosts_count(sp_reader_t *r);
  * SP_READER_EIO with the message set. */
 int sp__file_check(sp_reader_t *r, const char *path);
 
+/* reader_gheap.c: checks every global heap collection of the file (its
+ * variable-length strings) as HDF5 will parse it, before HDF5 opens the
+ * file. Returns 0 or SP_READER_ELAYOUT with the message set. */
+int sp__gheap_check(sp_reader_t *r, const char *path);
+
 /* Kind of link name in g: none, hard or soft (followed), or foreign (an
  * external or user-defined link to another file: never followed). */
 enum { SP_LINK_NONE, SP_LINK_LOCAL, SP_LINK_FOREIGN };

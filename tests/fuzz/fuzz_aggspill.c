@@ -36,11 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = malloc(size ? size : 1);
   if (!buf) return 0;
   if (size) memcpy(buf, data, size);
-  int rc = sp__aggspill_parse(buf, (int64_t)size, &s);
+  int rc = sp__aggspill_parse(buf, (int64_t)size, &s, NULL);
   if (rc == 0) sp_fuzz_check(&s);
   const int64_t n[3] = {s.nnames, s.nrows, s.nbks};
   /* Into a snapshot that holds something already (the second file). */
-  rc = sp__aggspill_parse(buf, (int64_t)size, &s);
+  rc = sp__aggspill_parse(buf, (int64_t)size, &s, NULL);
   if (rc != 0 && (s.nnames != n[0] || s.nrows != n[1] || s.nbks != n[2])) abort();
   sp_fuzz_check(&s);
   sp__agg_snap_free(&s);

@@ -644,6 +644,109 @@ def two_runs(d):
     check(not os.path.exists(os.path.join(d, "out.earlier2.h5")), "a third output for two runs")
 
 
+def case_two_runs_unranked():
+    """Two runs without MPI (no rank) killed in turn writing one path, 3,000
+    and 7,000 calls (issue 43 item 8: merged as rank0 and rank1 of one
+    file): each its own file, told apart by the run id in the spill files'
+    heads: the later at OUT, the earlier at OUT.earlier1.h5, one rank each."""
+    d = case_dir("two_runs.unranked")
+    env = dict(os.environ, SCOPE_PROFILER_ASYNC_FLUSH="0")
+    for n in (3000, 7000):
+        p = subprocess.run([A.writers, "killed", "run.h5", str(n)], cwd=d, env=env, timeout=120,
+                           capture_output=True, text=True)
+        check(p.returncode == -9, f"writer {n}: exit {p.returncode} (want SIGKILL): {p.stderr}")
+    spill = os.path.join(d, "run.h5.spill")
+    files = glob.glob(os.path.join(spill, "*.spill"))
+    check(len(files) == 2, f"two runs left {len(files)} spill files, want 2")
+    out = os.path.join(d, "out.h5")
+    rc, err = run_merge(["-o", out], [spill])
+    check(rc == 0, f"exit {rc}: {err}")
+    check("earlier run" in err and "out.earlier1.h5" in err,
+          f"stderr does not say where the earlier run went: {err}")
+    for path, n in ((out, 7000), (os.path.join(d, "out.earlier1.h5"), 3000)):
+        if not check(os.path.isfile(path), f"{path} was not written"):
+            continue
+        got, _ = read_profile(path, strict=True)
+        check(sorted(got) == [0], f"{path}: ranks {sorted(got)}, want [0]")
+        counts = {k: len(v) for k, v in got.get(0, {}).items()}
+        check(counts == {"step": n}, f"{path} rank0: {counts}, want {{'step': {n}}}")
+    check(not os.path.exists(os.path.join(d, "out.earlier2.h5")), "a third output for two runs")
+
+
+def aggregate_counts(path):
+    """{(rank, region name): calls} of an aggregate file, read with h5py."""
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][()]]
+        idx = f["rank_region_index"]
+        return {(int(r), names[g]): int(c) for r, g, c in
+                zip(idx["ranks"][()], idx["region_ids"][()], idx["aggregate_counts"][()])}
+
+
+def case_two_runs_profile():
+    """Profile mode: two runs without MPI end without sp_finalize in turn
+    writing one path, 3,000 and 7,000 calls; their .aggspill files (run id
+    in the head) are merged into a file each, not summed as one rank."""
+    d = case_dir("two_runs.profile")
+    for n in (3000, 7000):
+        p = subprocess.run([A.writers, "profile_exit", "run.h5", str(n)], cwd=d, timeout=120,
+                           capture_output=True, text=True)
+        check(p.returncode == 0, f"writer {n}: exit {p.returncode}: {p.stderr}")
+        time.sleep(1.1)  # the head's wall_time is in seconds
+    spill = os.path.join(d, "run.h5.spill")
+    files = glob.glob(os.path.join(spill, "*.aggspill"))
+    check(len(files) == 2, f"two runs left {len(files)} .aggspill files, want 2")
+    out = os.path.join(d, "out.h5")
+    rc, err = run_merge(["-o", out], [spill])
+    check(rc == 0, f"exit {rc}: {err}")
+    check("earlier run" in err and "out.earlier1.h5" in err,
+          f"stderr does not say where the earlier run went: {err}")
+    for path, n in ((out, 7000), (os.path.join(d, "out.earlier1.h5"), 3000)):
+        if check(os.path.isfile(path), f"{path} was not written"):
+            got = aggregate_counts(path)
+            check(got == {(0, "step"): n}, f"{path}: {got}, want {{(0, 'step'): {n}}}")
+
+
+def killed_early(how, drained):
+    """4 ranks record 5 calls each, nothing flushed; then rank 1 exits
+    without sp_finalize (its calls drained at exit) or rank 2 calls
+    MPI_Abort, and mpirun kills the others (issue 43 item 16: they left no
+    spill file, so a merge did not know them, or found nothing at all).
+    Every rank's spill file exists from sp_setup: the merge writes all 4
+    ranks, none marked missing, the drained calls in, and names the ranks
+    whose calls were lost."""
+    d = case_dir(f"killed_early.{how}")
+    p = subprocess.run([A.mpiexec, "-n", "4", A.writers, "early", how], cwd=d, timeout=240,
+                       capture_output=True, text=True)
+    check(p.returncode != 0, f"mpirun exit {p.returncode}: the job was to fail")
+    spill = os.path.join(d, "early.h5.spill")
+    files = sorted(glob.glob(os.path.join(spill, "*.spill")))
+    check(len(files) == 4, f"{len(files)} spill files, want one per rank: {files}")
+    out = os.path.join(d, "out.h5")
+    rc, err = run_merge(["-o", out], [spill])
+    check(rc == 0, f"merge exit {rc}: {err}")
+    lost = sorted(set(range(4)) - set(drained))
+    names = ", ".join(map(str, lost))
+    check(f"{len(lost)} of 4 rank(s) left a spill file without events ({names})" in err,
+          f"stderr does not name the ranks whose calls were lost ({names}): {err}")
+    if not check(os.path.isfile(out), "nothing written"):
+        return
+    got, attrs = read_profile(out, strict=True)
+    check(sorted(got) == [0, 1, 2, 3], f"ranks {sorted(got)}, want 0-3")
+    for r in range(4):
+        check(int(attrs.get(r, {}).get("missing", 0)) == 0, f"rank{r} marked missing")
+        counts = {k: len(v) for k, v in got.get(r, {}).items()}
+        want = {"work": 5} if r in drained else {}
+        check(counts == want, f"rank{r}: {counts}, want {want}")
+
+
+def case_killed_early_exit():
+    killed_early("exit", [1])
+
+
+def case_killed_early_abort():
+    killed_early("abort", [])
+
+
 def case_two_runs_merge():
     two_runs(case_dir("two_runs.merge"))
 
@@ -656,7 +759,7 @@ def case_two_runs_pproc():
 def case_name(fn_name):
     """case_damaged_bad_count -> damaged.bad_count (the CTest name's tail)."""
     name = fn_name[len("case_"):]
-    for group in ("unreadable", "damaged", "same_path", "symlink", "two_runs"):
+    for group in ("unreadable", "damaged", "same_path", "symlink", "two_runs", "killed_early"):
         if name.startswith(group + "_"):
             return group + "." + name[len(group) + 1:]
     return name

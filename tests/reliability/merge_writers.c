@@ -15,6 +15,16 @@
  *   merge_writers split_race PATH   the same, each half at its own pace.
  *   merge_writers plain PATH        5 calls of "plain" into PATH; exit 0
  *       when sp_finalize returned 0.
+ *   merge_writers killed PATH N     without MPI (no MPI_Init: no rank)
+ *       flushes N calls of "step" (a multiple of 10; buffer_limit 10) into
+ *       PATH's spill file, then SIGKILLs itself.
+ *   merge_writers early exit|abort  (mpirun -n 4) every rank records 5 calls
+ *       of "work" (nothing flushed), then rank 1 calls exit(3) without
+ *       sp_finalize (exit: its calls are drained at exit) or rank 2 calls
+ *       MPI_Abort (abort); the others wait until mpirun kills them.
+ *   merge_writers profile_exit PATH N   without MPI, profile mode alone
+ *       (aggregate 1, time_trace 0): N calls of "step", then exit(0) without
+ *       sp_finalize (the aggregates are saved in PATH's spill directory).
  *
  * Environment: SCOPE_PROFILER_ASYNC_FLUSH=0 for "source" (flushed means
  * written when the process dies). */
@@ -25,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "scope_profiler.h"
 #include "scope_profiler_mpi.h"
@@ -118,6 +129,42 @@ static int plain(const char *path) {
   return sp_finalize() == 0 ? 0 : 1;
 }
 
+/* N + 1 starts: the last one flushes the buffer that holds call N. */
+static int killed(const char *path, long n) {
+  if (setup(path, 10) != 0) return 1;
+  int step = sp_region("step");
+  for (long i = 0; i < n + 1; i++) {
+    sp_start(step);
+    sp_stop(step);
+  }
+  raise(SIGKILL);
+  return 1;
+}
+
+static int early(const char *how) {
+  int rank;
+  MPI_Init(NULL, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (setup("early.h5", 1000000) != 0) return 1;
+  calls("work", 5);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!strcmp(how, "exit") && rank == 1) exit(3);
+  if (!strcmp(how, "abort") && rank == 2) MPI_Abort(MPI_COMM_WORLD, 3);
+  for (int i = 0; i < 600; i++) sleep(1); /* until mpirun ends this rank */
+  return 1;
+}
+
+static int profile_exit(const char *path, long n) {
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  c.aggregate = 1;
+  c.time_trace = 0;
+  if (sp_setup(&c) != 0) return 1;
+  calls("step", n);
+  exit(0);
+}
+
 int main(int argc, char **argv) {
   const char *c = argc > 1 ? argv[1] : "";
   if (!strcmp(c, "source")) return source(argc > 2 ? atol(argv[2]) : 0);
@@ -126,8 +173,11 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "split_ordered") && argc == 3) return split(argv[2], 1);
   if (!strcmp(c, "split_race") && argc == 3) return split(argv[2], 2);
   if (!strcmp(c, "plain") && argc == 3) return plain(argv[2]);
+  if (!strcmp(c, "killed") && argc == 4) return killed(argv[2], atol(argv[3]));
+  if (!strcmp(c, "profile_exit") && argc == 4) return profile_exit(argv[2], atol(argv[3]));
+  if (!strcmp(c, "early") && argc == 3) return early(argv[2]);
   fprintf(stderr,
           "usage: merge_writers source [EXTRA] | serial PATH NAME | split[_ordered|_race] PATH | "
-          "plain PATH\n");
+          "plain PATH | killed PATH N | profile_exit PATH N | early exit|abort\n");
   return 2;
 }

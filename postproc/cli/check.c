@@ -230,7 +230,7 @@ int sp_check_main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   if (rc == 0) rc = sp_options_parse(nrest, rest, &o);
   if (rc == 0 && (o.nwords != 2 || o.list || o.summary || o.tree || o.compare || o.outdir_given ||
-                  o.show || o.export_kind != SP_EXPORT_NONE))
+                  o.show || o.export_row))
     rc = sp_check_usage_error("expects BASE NEW and only selection and --format options", NULL);
   sp_selection_t sels[2];
   memset(sels, 0, sizeof sels);

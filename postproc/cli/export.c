@@ -1,9 +1,9 @@
-/* export.c - --export csv and --export chrome-trace, streamed lane by lane to stdout;
+/* export.c - --export csv and --export chrome-trace (exports.h), streamed lane by lane to stdout;
  * chrome-trace adds the samples of RSS and CPU time as counter events. */
 #include <stdio.h>
 #include <string.h>
 
-#include "pproc.h"
+#include "exports.h"
 
 /* CSV field per RFC 4180: quoted only when it holds a comma, quote or newline. */
 static void sp_csv_field(const char *s) {
@@ -115,11 +115,11 @@ static int sp_chrome_samples(const sp_selection_t *sel, int64_t t0, int *first) 
   return SP_EXIT_OK;
 }
 
-int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
-  if (kind == SP_EXPORT_FOLDED) return sp_export_folded(sel);
+/* Every lane of sel as CSV rows, or as Chrome-trace events and the samples. */
+static int sp_export_lanes(const sp_selection_t *sel, int chrome) {
   int first = 1;
-  int64_t t0 = kind == SP_EXPORT_CHROME ? sp_chrome_origin(sel) : sel->t0;
-  if (kind == SP_EXPORT_CSV)
+  int64_t t0 = chrome ? sp_chrome_origin(sel) : sel->t0;
+  if (!chrome)
     printf("rank,region,start_s,end_s\n");
   else
     sp_chrome_begin(sel, &first);
@@ -132,17 +132,21 @@ int sp_export_write(const sp_selection_t *sel, sp_export_t kind) {
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       return sp_exit_for_reader(err);
     }
-    if (kind == SP_EXPORT_CSV)
+    if (!chrome)
       sp_csv_lane(sel, &sel->lanes[i], &iv);
     else
       sp_chrome_lane(sel, t0, &sel->lanes[i], &iv, &first);
     sp_reader_intervals_free(&iv);
   }
   sp_progress_done();
-  if (kind == SP_EXPORT_CHROME) {
+  if (chrome) {
     int rc = sp_chrome_samples(sel, t0, &first);
     printf("\n]}\n");
     return rc;
   }
   return SP_EXIT_OK;
 }
+
+int sp_export_csv(const sp_selection_t *sel) { return sp_export_lanes(sel, 0); }
+
+int sp_export_chrome(const sp_selection_t *sel) { return sp_export_lanes(sel, 1); }

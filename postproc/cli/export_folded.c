@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pproc.h"
+#include "exports.h"
 
 /* Writes one frame's name ("a;b" as "a:b"). */
 static void sp_folded_frame(const sp_selection_t *sel, const sp_reader_tree_node_t *nd) {

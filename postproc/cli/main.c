@@ -13,7 +13,7 @@
 #include "html.h"
 #include "merge_cli.h"
 #include "charts.h"
-#include "export_otf2.h"
+#include "exports.h"
 #include "gantt.h"
 #include "pproc.h"
 
@@ -22,14 +22,15 @@ static int sp_text_output(const sp_selection_t *sel, const sp_options_t *o) {
   if (o->list) return sp_list_print(sel, o->table);
   if (o->summary) return sp_summary_print(sel, o);
   if (o->tree) return sp_tree_print(sel, o);
-  if (o->export_kind != SP_EXPORT_NONE) return sp_export_write(sel, o->export_kind);
+  if (o->export_row) return o->export_row->write_one(sel);
   return 0;
 }
 
 static int sp_outputs(const sp_selection_t *sels, const sp_inputs_t *in, const sp_options_t *o) {
   const char *const *labels = (const char *const *)in->labels;
   int rc = 0;
-  if (o->export_kind == SP_EXPORT_OTF2) return sp_otf2_export_files(sels, labels, in->n, o);
+  if (o->export_row && o->export_row->write_files)
+    return o->export_row->write_files(sels, labels, in->n, o);
   if (o->compare) {
     rc = sp_compare_print(sels, labels, in->n, o);
   } else if (o->tree && o->table == SP_TABLE_JSON && in->n > 1) {
@@ -86,8 +87,8 @@ static int sp_cmd_report(int argc, char **argv) {
     return rc < 0 ? SP_EXIT_OK : rc;
   }
   /* A build without PLplot refuses a chart request before reading a file. */
-  if (!sp_charts_built() && o.backend == SP_BACKEND_PLPLOT && o.export_kind != SP_EXPORT_OTF2 &&
-      (o.show || (o.outdir && !o.skip_images))) {
+  if (!sp_charts_built() && o.backend == SP_BACKEND_PLPLOT &&
+      !(o.export_row && o.export_row->outdir) && (o.show || (o.outdir && !o.skip_images))) {
     sp_msg(SP_QUIET, "%s", SP_CHARTS_NO_PLPLOT);
     sp_usage_short();
     sp_options_free(&o);
@@ -96,7 +97,7 @@ static int sp_cmd_report(int argc, char **argv) {
   sp_inputs_t in;
   rc = sp_inputs_expand(o.words, o.nwords, &in);
   if (rc == 0) rc = sp_labels_apply(&in, &o);
-  if (rc == 0 && in.n > 1 && o.export_kind != SP_EXPORT_NONE && o.export_kind != SP_EXPORT_OTF2) {
+  if (rc == 0 && in.n > 1 && o.export_row && !o.export_row->outdir) {
     sp_msg(SP_QUIET, "--export reads one file (%d given)", in.n);
     rc = SP_EXIT_USAGE;
   }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "charts.h"
-#include "export_otf2.h"
+#include "exports.h"
 #include "metric.h"
 #include "palette.h"
 #include "plots.h"
@@ -27,7 +27,10 @@ static const char sp_usage_text[] =
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
     "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
-    "       [--format text|tsv|csv|json] [--export csv|chrome-trace|folded|otf2] [--list]\n"
+    "       [--format text|tsv|csv|json] [--export ";
+/* The usage after the --export words (exports.h). */
+static const char sp_usage_text_end[] =
+    "] [--list]\n"
     "       [-q|-v] [--no-clock-align] [--label L]... [--compare [--metric M]]\n"
     "       " SP_PROG
     " check BASE NEW --max-regression P% [--fail-on-new]\n"
@@ -188,20 +191,10 @@ static const char sp_help_text_more[] =
     "                         (numbers descending; --tree sorts siblings)\n"
     "      --format FMT       text (default: aligned, '#' notes), tsv, csv or json\n"
     "                         (an array of rows; --tree: call_tree.json) for\n"
-    "                         --summary, --tree and --list\n"
-    "      --export csv       one row per interval: rank,region,start_s,end_s\n"
-    "      --export chrome-trace\n"
-    "                         JSON for Perfetto / chrome://tracing (pid = rank,\n"
-    "                         tid = thread); with samples (SCOPE_PROFILER_SAMPLE_MS)\n"
-    "                         counter events RSS (MB) and CPU (cores) per rank\n"
-    "      --export folded    one line per call path with its exclusive time in ns,\n"
-    "                         'main;step;compute 1234' (flamegraph.pl, inferno,\n"
-    "                         speedscope); summed over the selected ranks\n"
-    "      --export otf2 -o DIR\n"
-    "                         an OTF2 trace DIR/traces.otf2 for Vampir, Scalasca\n"
-    "                         and the Score-P tools (several FILEs:\n"
-    "                         DIR/<label>/traces.otf2); --start-time/--end-time\n"
-    "                         keep the calls that overlap the window\n"
+    "                         --summary, --tree and --list\n";
+
+/* The help after the --export lines (exports.h). */
+static const char sp_help_text_end[] =
     "      --list             one line per (region, rank), regions by first start:\n"
     "                         lane rank intervals region\n"
     "  Times are seconds since the first start in the selection.\n"
@@ -255,17 +248,25 @@ static const char sp_help_text_more[] =
     "FILE not a regular file or locked by a writer, unwritable output or full\n"
     "disk, no display for --show).\n";
 
+static void sp_usage(FILE *f) {
+  fputs(sp_usage_text, f);
+  fputs(sp_export_names("|"), f);
+  fputs(sp_usage_text_end, f);
+}
+
 void sp_usage_short(void) {
-  fputs(sp_usage_text, stderr);
+  sp_usage(stderr);
   fputs("Try '" SP_PROG " --help' for more information.\n", stderr);
 }
 
 void sp_help(void) {
-  fputs(sp_usage_text, stdout);
+  sp_usage(stdout);
   fputc('\n', stdout);
   fputs(sp_help_text, stdout);
   sp_plots_help(stdout);
   fputs(sp_help_text_more, stdout);
+  sp_exports_help(stdout);
+  fputs(sp_help_text_end, stdout);
 }
 
 static int sp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -492,14 +493,11 @@ static int sp_opt_sort(sp_opt_ctx_t *c) {
 }
 
 static int sp_opt_export(sp_opt_ctx_t *c) {
-  static const char *const exports[] = {"", "csv", "chrome-trace", "folded", "otf2"};
-  int k = sp_parse_choice(sp_ctx_value(c), exports, 5);
-  if (k <= 0) return sp_usage_error("%s expects csv, chrome-trace, folded or otf2", c->name);
-  if (k == SP_EXPORT_OTF2 && !sp_otf2_available())
-    return sp_usage_error("%s",
-                          "--export otf2: this build has no OTF2 library (build with "
-                          "libopen-trace-format2-dev, SCOPE_PROFILER_ENABLE_OTF2=ON)");
-  c->o->export_kind = (sp_export_t)k;
+  const sp_export_row_t *e = sp_export_find(sp_ctx_value(c));
+  if (!e) return sp_usage_error("%s expects %s", c->name, sp_export_names(", "));
+  if (e->available && !e->available())
+    return sp_usage_error("--export %s: %s", e->name, e->missing);
+  c->o->export_row = e;
   return 0;
 }
 
@@ -708,13 +706,13 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->skip_images && !o->export_data)
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
-  if (o->list + o->summary + o->tree + o->compare + (o->export_kind != SP_EXPORT_NONE) > 1 &&
-      !(o->compare && (o->summary || o->tree) && o->list + (o->export_kind != SP_EXPORT_NONE) == 0))
+  if (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
                           "--list, --summary, --tree and --export all write to stdout: "
                           "choose one");
-  if (o->export_kind == SP_EXPORT_OTF2 && !o->outdir_given)
-    return sp_usage_error("%s", "--export otf2 writes an archive: give -o DIR");
+  if (o->export_row && o->export_row->outdir && !o->outdir_given)
+    return sp_usage_error("--export %s writes an archive: give -o DIR", o->export_row->name);
   if (o->compare && o->nwords < 2) return sp_usage_error("%s", "--compare needs two or more files");
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
@@ -745,7 +743,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
         "or total_cores (not %s): efficiency divides by the scale",
         o->x_field);
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
-      o->export_kind == SP_EXPORT_NONE)
+      !o->export_row)
     o->outdir = ".";
   return 0;
 }

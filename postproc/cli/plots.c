@@ -67,9 +67,7 @@ const char *sp_plots_names(void) {
   return names;
 }
 
-/* Writes text from column 25 on, words wrapped before column 80; the first
- * line's indent is already written when first is set. */
-static void sp_help_wrap(FILE *f, const char *text, int first) {
+void sp_help_wrap(FILE *f, const char *text, int first) {
   enum { SP_INDENT = 25, SP_WIDTH = 80 };
   int col = SP_INDENT;
   if (!first) fprintf(f, "%*s", SP_INDENT, "");

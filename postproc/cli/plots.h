@@ -38,5 +38,9 @@ unsigned sp_plots_word(const char *word);
 const char *sp_plots_names(void);
 /* The --plots paragraph of --help, from the table. */
 void sp_plots_help(FILE *f);
+/* Writes text from column 25 on, words wrapped before column 80; the first
+ * line's indent is already written when first is set (the help's tables:
+ * --plots here, --export in exports.c). */
+void sp_help_wrap(FILE *f, const char *text, int first);
 
 #endif

@@ -41,13 +41,8 @@ typedef enum sp_format { SP_FORMAT_PNG, SP_FORMAT_PDF, SP_FORMAT_SVG } sp_format
 /* --backend: how -o and --show draw (PLplot charts or report.html). */
 typedef enum sp_backend { SP_BACKEND_PLPLOT, SP_BACKEND_HTML } sp_backend_t;
 
-typedef enum sp_export {
-  SP_EXPORT_NONE,
-  SP_EXPORT_CSV,
-  SP_EXPORT_CHROME,
-  SP_EXPORT_FOLDED,
-  SP_EXPORT_OTF2 /* an archive under -o DIR (postproc/otf2/) */
-} sp_export_t;
+/* A row of cli/exports.h's table of --export formats. */
+struct sp_export_row;
 
 /* Keys of --sort-by; numbers sort descending, name and start ascending. */
 typedef enum sp_sort {
@@ -107,26 +102,26 @@ typedef struct sp_options {
   size_t nexclude;
   const char **ranks; /* --ranks words, parsed by the selection */
   size_t nranks;
-  sp_format_t format;      /* --format */
-  int width;               /* --width, pixels (points for pdf/svg) */
-  int height;              /* --height, pixels; 0 = from the number of lanes */
-  int summary;             /* --summary */
-  sp_sort_t sort;          /* --sort-by */
-  sp_export_t export_kind; /* --export */
-  int list;                /* --list */
-  sp_backend_t backend;    /* --backend */
-  long html_exact;         /* --html-exact: intervals embedded exactly in report.html */
-  const char *cmap;        /* --cmap: region colour map (palette.c); NULL = default */
-  double start_time;       /* --start-time: chart window start, s since the first start (0) */
-  double end_time;         /* --end-time: chart window end, s (> 0); 0 = the last end */
-  unsigned plots;          /* --plots: sp_plot_t bits; 0 = the default charts (plots.c) */
-  unsigned metrics;        /* --metrics: 1 << SP_DUR_*; 0 = all four */
-  int export_data;         /* --export-data: the data behind the charts under -o DIR */
-  int data_json;           /* --export-data-format json (else csv) */
-  int skip_images;         /* --skip-plot-images: only the data files */
-  int top_n;               /* --top-n: region charts show the N largest by self time; 0 = all */
-  double min_duration;     /* --min-duration: calls shorter (s) left out of the duration charts */
-  const char *x_field;     /* --x-field of speedup: num_ranks or a /metadata attribute */
+  sp_format_t format;                     /* --format */
+  int width;                              /* --width, pixels (points for pdf/svg) */
+  int height;                             /* --height, pixels; 0 = from the number of lanes */
+  int summary;                            /* --summary */
+  sp_sort_t sort;                         /* --sort-by */
+  const struct sp_export_row *export_row; /* --export, NULL without */
+  int list;                               /* --list */
+  sp_backend_t backend;                   /* --backend */
+  long html_exact;     /* --html-exact: intervals embedded exactly in report.html */
+  const char *cmap;    /* --cmap: region colour map (palette.c); NULL = default */
+  double start_time;   /* --start-time: chart window start, s since the first start (0) */
+  double end_time;     /* --end-time: chart window end, s (> 0); 0 = the last end */
+  unsigned plots;      /* --plots: sp_plot_t bits; 0 = the default charts (plots.c) */
+  unsigned metrics;    /* --metrics: 1 << SP_DUR_*; 0 = all four */
+  int export_data;     /* --export-data: the data behind the charts under -o DIR */
+  int data_json;       /* --export-data-format json (else csv) */
+  int skip_images;     /* --skip-plot-images: only the data files */
+  int top_n;           /* --top-n: region charts show the N largest by self time; 0 = all */
+  double min_duration; /* --min-duration: calls shorter (s) left out of the duration charts */
+  const char *x_field; /* --x-field of speedup: num_ranks or a /metadata attribute */
   const char **work_per_rank; /* --work-per-rank words (numbers, one per file; checked
                                * equal by the weak_scaling chart) */
   size_t nwork_per_rank;
@@ -354,8 +349,5 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);
-int sp_export_write(const sp_selection_t *sel, sp_export_t kind);
-/* export_folded.c: --export folded from the call tree. */
-int sp_export_folded(const sp_selection_t *sel);
 
 #endif

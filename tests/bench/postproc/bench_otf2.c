@@ -63,7 +63,6 @@ int main(int argc, char **argv) {
   o.file = path;
   o.outdir = out;
   o.outdir_given = 1;
-  o.export_kind = SP_EXPORT_OTF2;
   sp_selection_t sel;
   int rc = sp_selection_build(&o, &sel);
   double rd[15], ex[15];

@@ -43,19 +43,11 @@ const char *sp_export_names(const char *sep) {
 }
 
 void sp_exports_help(FILE *f) {
-  enum { SP_TEXT_COLUMN = 25 };
   for (int k = 0; k < sp_export_nrows; k++) {
     const sp_export_row_t *e = &sp_export_rows[k];
     char label[64];
-    int len = snprintf(label, sizeof label, "      --export %s%s%s", e->name, e->outdir ? " " : "",
-                       e->outdir ? e->outdir : "");
-    /* The text starts on the label's line when two spaces still fit. */
-    if (len + 2 <= SP_TEXT_COLUMN) {
-      fprintf(f, "%-*s", SP_TEXT_COLUMN, label);
-      sp_help_wrap(f, e->help, 1);
-    } else {
-      fprintf(f, "%s\n", label);
-      sp_help_wrap(f, e->help, 0);
-    }
+    snprintf(label, sizeof label, "      --export %s%s%s", e->name, e->outdir ? " " : "",
+             e->outdir ? e->outdir : "");
+    sp_help_item(f, label, e->help);
   }
 }

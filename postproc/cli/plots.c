@@ -67,16 +67,24 @@ const char *sp_plots_names(void) {
   return names;
 }
 
+/* Where the help's texts start and end (the column after the last). */
+enum { SP_HELP_INDENT = 25, SP_HELP_WIDTH = 80 };
+
 void sp_help_wrap(FILE *f, const char *text, int first) {
-  enum { SP_INDENT = 25, SP_WIDTH = 80 };
-  int col = SP_INDENT;
-  if (!first) fprintf(f, "%*s", SP_INDENT, "");
+  int col = SP_HELP_INDENT;
+  if (!first) fprintf(f, "%*s", SP_HELP_INDENT, "");
   for (const char *p = text; *p;) {
-    size_t n = strcspn(p, " ");
-    if (col > SP_INDENT && col + 1 + (int)n > SP_WIDTH) {
-      fprintf(f, "\n%*s", SP_INDENT, "");
-      col = SP_INDENT;
-    } else if (col > SP_INDENT) {
+    if (*p == '\n') { /* a line of its own: --summary's LIKWID table */
+      fprintf(f, "\n%*s", SP_HELP_INDENT, "");
+      col = SP_HELP_INDENT;
+      p++;
+      continue;
+    }
+    size_t n = strcspn(p, " \n");
+    if (col > SP_HELP_INDENT && col + 1 + (int)n > SP_HELP_WIDTH) {
+      fprintf(f, "\n%*s", SP_HELP_INDENT, "");
+      col = SP_HELP_INDENT;
+    } else if (col > SP_HELP_INDENT) {
       fputc(' ', f);
       col++;
     }
@@ -88,13 +96,20 @@ void sp_help_wrap(FILE *f, const char *text, int first) {
   fputc('\n', f);
 }
 
+void sp_help_item(FILE *f, const char *label, const char *text) {
+  int len = (int)strlen(label);
+  if (!text) {
+    fprintf(f, "%s\n", label);
+  } else if (len < SP_HELP_INDENT) { /* a space still fits */
+    fprintf(f, "%-*s", SP_HELP_INDENT, label);
+    sp_help_wrap(f, text, 1);
+  } else {
+    fprintf(f, "%s\n", label);
+    sp_help_wrap(f, text, 0);
+  }
+}
+
 void sp_plots_help(FILE *f) {
-  fputs("      --plots NAME,...   ", f);
-  sp_help_wrap(f,
-               "charts to write, comma-separated, or all; without --plots those marked *; "
-               "those marked + compare several files (with one file only when named); "
-               "each is DIR/<name>_plot.<format>:",
-               1);
   for (int k = 0; k < sp_plot_nkinds; k++) {
     const sp_plot_kind_t *p = &sp_plot_kinds[k];
     char line[512];

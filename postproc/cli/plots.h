@@ -36,11 +36,17 @@ unsigned sp_plots_with(unsigned needs);
 unsigned sp_plots_word(const char *word);
 /* "gantt, flame, ..., or all": the words of --plots, for messages. */
 const char *sp_plots_names(void);
-/* The --plots paragraph of --help, from the table. */
+/* The lines of --help after --plots' own paragraph (options.c's row):
+ * one per chart of the table, then which charts read an aggregate file. */
 void sp_plots_help(FILE *f);
-/* Writes text from column 25 on, words wrapped before column 80; the first
- * line's indent is already written when first is set (the help's tables:
- * --plots here, --export in exports.c). */
+/* Writes text from column 25 on, words wrapped before column 80, a line
+ * broken at each '\n'; the first line's indent is already written when
+ * first is set (the help's tables: --plots here, --export in exports.c,
+ * the options in options.c). */
 void sp_help_wrap(FILE *f, const char *text, int first);
+/* One item of --help: label (with its indent), then text from column 25,
+ * on the label's line when a space still fits, else on the next; the
+ * label alone when text is NULL. */
+void sp_help_item(FILE *f, const char *label, const char *text);
 
 #endif

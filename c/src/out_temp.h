@@ -50,7 +50,4 @@ SP_HIDDEN int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *w
  * longer names a file of ours. Returns 0, SP_EPATH or SP_EIO. */
 SP_HIDDEN int sp__out_publish_merge(char *tmp, const char *final, int replace);
 
-/* 64 random bits (getrandom, else the clock and pid mixed). */
-SP_HIDDEN uint64_t sp__random64(void);
-
 #endif

@@ -130,14 +130,18 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
   return rc;
 }
 
-/* Sendrecv: bytes sent plus received; the peer when both sides have the
- * same partner, else -1. */
-static void sp_sendrecv_got(int rc, const MPI_Status *st, int dest, int64_t sent, int64_t *bytes,
-                            int32_t *peer) {
+/* After a Sendrecv or Sendrecv_replace, when the call was recorded (on):
+ * notes the bytes sent (count of type, to dest) plus received; the peer
+ * when both sides have the same partner, else -1. The type's size is
+ * asked only then, so an unrecorded call costs nothing more. */
+static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int count,
+                             MPI_Datatype type) {
+  if (!on) return;
+  int64_t bytes;
   int32_t src;
-  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, bytes, &src);
-  *bytes += dest >= 0 ? sent : 0;
-  *peer = dest < 0 ? src : (src < 0 || src == dest) ? dest : -1;
+  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &src);
+  bytes += dest >= 0 ? sp__mpi_tbytes(count, type) : 0;
+  sp__mpi_note(h, bytes, dest < 0 ? src : (src < 0 || src == dest) ? dest : -1);
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
@@ -153,12 +157,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
   int rc =
       PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
   sp_stop(h);
-  if (on) {
-    int64_t bytes;
-    int32_t peer;
-    sp_sendrecv_got(rc, st, dest, sp__mpi_tbytes(scount, stype), &bytes, &peer);
-    sp__mpi_note(h, bytes, peer);
-  }
+  sp_sendrecv_note(h, on, rc, st, dest, scount, stype);
   return rc;
 }
 
@@ -172,12 +171,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   int on = sp__mpi_begin(h);
   int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
   sp_stop(h);
-  if (on) {
-    int64_t bytes;
-    int32_t peer;
-    sp_sendrecv_got(rc, st, dest, sp__mpi_tbytes(count, type), &bytes, &peer);
-    sp__mpi_note(h, bytes, peer);
-  }
+  sp_sendrecv_note(h, on, rc, st, dest, count, type);
   return rc;
 }
 

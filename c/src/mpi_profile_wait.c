@@ -83,6 +83,17 @@ static void sp_wait_finish(sp_wait_copy_t *c, int all, const int *idx, int m, co
   sp_wait_free(c);
 }
 
+/* After the call of a wrapper that prepared c (pending: what
+ * sp_wait_prepare returned): the bytes and peer of the completed receives,
+ * as sp_wait_finish takes them, noted when the call was recorded (on). */
+static void sp_wait_note(int h, int on, sp_wait_copy_t *c, int pending, int all, const int *idx,
+                         int m, const MPI_Status *sts) {
+  int64_t bytes = 0;
+  int32_t peer = -1;
+  if (pending) sp_wait_finish(c, all, idx, m, sts, &bytes, &peer);
+  if (on) sp__mpi_note(h, bytes, peer);
+}
+
 /* Wait and Test of one request. */
 static int sp_wait_one(int h, MPI_Request *req, int *flag, MPI_Status *status) {
   MPI_Request before = *req;
@@ -123,11 +134,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
   int on = sp__mpi_begin(h);
   int rc = PMPI_Waitany(n, reqs, index, st);
   sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  int done = rc == MPI_SUCCESS && *index != MPI_UNDEFINED;
-  if (pending) sp_wait_finish(&c, 0, index, done, st, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  sp_wait_note(h, on, &c, pending, 0, index, rc == MPI_SUCCESS && *index != MPI_UNDEFINED, st);
   return rc;
 }
 
@@ -140,11 +147,8 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   int on = sp__mpi_begin(h);
   int rc = PMPI_Testany(n, reqs, index, flag, st);
   sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  int done = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
-  if (pending) sp_wait_finish(&c, 0, index, done, st, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  sp_wait_note(h, on, &c, pending, 0, index, rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED,
+               st);
   return rc;
 }
 
@@ -157,10 +161,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   int on = sp__mpi_begin(h);
   int rc = PMPI_Waitall(n, reqs, sts);
   sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  if (pending) sp_wait_finish(&c, rc == MPI_SUCCESS, NULL, 0, sts, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  sp_wait_note(h, on, &c, pending, rc == MPI_SUCCESS, NULL, 0, sts);
   return rc;
 }
 
@@ -173,10 +174,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
   int on = sp__mpi_begin(h);
   int rc = PMPI_Testall(n, reqs, flag, sts);
   sp_stop(h);
-  int64_t bytes = 0;
-  int32_t peer = -1;
-  if (pending) sp_wait_finish(&c, rc == MPI_SUCCESS && *flag, NULL, 0, sts, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  sp_wait_note(h, on, &c, pending, rc == MPI_SUCCESS && *flag, NULL, 0, sts);
   return rc;
 }
 
@@ -191,11 +189,8 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
     int on = sp__mpi_begin(h);                                                                     \
     int rc = PMPI_##NAME(n, reqs, outcount, indices, sts);                                         \
     sp_stop(h);                                                                                    \
-    int64_t bytes = 0;                                                                             \
-    int32_t peer = -1;                                                                             \
     int m = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;                       \
-    if (pending) sp_wait_finish(&c, 0, indices, m, sts, &bytes, &peer);                            \
-    if (on) sp__mpi_note(h, bytes, peer);                                                          \
+    sp_wait_note(h, on, &c, pending, 0, indices, m, sts);                                          \
     return rc;                                                                                     \
   }
 SP_SOME(WAITSOME, Waitsome)

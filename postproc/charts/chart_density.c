@@ -83,14 +83,10 @@ static int sp_density_panel(void *ctx, int f, int height, double y0, double y1) 
     plmtex("lv", 0.5, 1.0 - (row + 0.5) / n, 1.0, name);
   }
   plschr(3.6, 1.0);
-  char title[400];
-  sp_charts_panel_title(c, j->file,
-                        "timeline density: share of each time bin a region is busy, "
-                        "mean over the selected ranks",
-                        title, sizeof title);
-  plmtex("t", 1.5, 0.5, 0.5, title);
-  plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
+  sp_charts_panel_caption(c, j->file,
+                          "timeline density: share of each time bin a region is busy, "
+                          "mean over the selected ranks",
+                          "time since first start [s]");
   PLFLT values[11];
   for (int i = 0; i < 11; i++) values[i] = i / 10.0;
   const PLFLT *vals[1] = {values};

@@ -134,11 +134,7 @@ static int sp_flame_panel(void *ctx, int f, int height, double y0, double y1) {
   const char *what =
       "flame chart: call depth over time, a band per rank and thread "
       "(depth 0 at the bottom of a band)";
-  char title[400];
-  sp_charts_panel_title(j->c, j->file, what, title, sizeof title);
-  plmtex("t", 1.5, 0.5, 0.5, title);
-  plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, "time since first start [s]");
+  sp_charts_panel_caption(j->c, j->file, what, "time since first start [s]");
   sp_plot_region_legend(sel);
   return rc;
 }

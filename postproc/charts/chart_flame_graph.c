@@ -89,14 +89,10 @@ static int sp_fg_panel(void *ctx, int f, int height, double y0, double y1) {
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
   plschr(3.4, 1.0);
-  char title[400];
-  sp_charts_panel_title(j->c, j->file,
-                        "flame graph: call paths, width = inclusive time summed over the "
-                        "selected ranks and threads, callers below",
-                        title, sizeof title);
-  plmtex("t", 1.5, 0.5, 0.5, title);
-  plschr(3.0, 1.0);
-  plmtex("b", 3.0, 0.5, 0.5, "inclusive time [s]");
+  sp_charts_panel_caption(j->c, j->file,
+                          "flame graph: call paths, width = inclusive time summed over the "
+                          "selected ranks and threads, callers below",
+                          "inclusive time [s]");
   sp_plot_region_legend(sel);
   return 0;
 }

@@ -33,6 +33,14 @@ void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *
   snprintf(out, cap, "%s: %s", label, what);
 }
 
+void sp_charts_panel_caption(const sp_charts_t *c, int f, const char *what, const char *xlabel) {
+  char title[400];
+  sp_charts_panel_title(c, f, what, title, sizeof title);
+  plmtex("t", 1.5, 0.5, 0.5, title);
+  plschr(3.0, 1.0);
+  plmtex("b", 3.0, 0.5, 0.5, xlabel);
+}
+
 typedef struct sp_charts_panels_job {
   const sp_charts_t *c;
   const sp_charts_panels_t *p;

@@ -30,6 +30,12 @@ void sp_charts_common_legend(const sp_charts_t *c, const unsigned char *drawn);
  * (one file: what alone, as the single-file chart always had). */
 void sp_charts_panel_title(const sp_charts_t *c, int f, const char *what, char *out, size_t cap);
 
+/* Draws file f's panel title (sp_charts_panel_title of what) above the
+ * viewport, in the character height set by the caller, and xlabel below it
+ * at height 3.0 (the height left set): the caption the charts of a time or
+ * inclusive-time axis share. */
+void sp_charts_panel_caption(const sp_charts_t *c, int f, const char *what, const char *xlabel);
+
 /* One image of stacked panels, one per file (the charts that show files
  * apart): how tall each panel wants to be and how the page is opened. */
 typedef struct sp_charts_panels {

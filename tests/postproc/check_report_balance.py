@@ -200,23 +200,26 @@ def case_ranks(b, h5, out):
         fail("the rank comparison caption does not state the rule: %s" % cap)
     box = canvas_box(b)
     before = b.screenshot(box)
-    worst = max(reg, key=lambda n: (stats(reg[n], ranks)["cost"], n))
-    slow = ranks[int(reg[worst].argmax())]
-    b.eval("document.querySelector('#sp-ranks tbody tr[data-rank=\"%d\"]').click()" % slow)
+    # The rank with the least time: its lanes hold the least colour, so dimming
+    # the others must show whatever the run's balance (with the slowest rank,
+    # whose lanes can hold most of it, a real np4 run once dimmed only 26 %).
+    totals = [sum(float(reg[n][j]) for n in reg) for j in range(len(ranks))]
+    least = ranks[totals.index(min(totals))]
+    b.eval("document.querySelector('#sp-ranks tbody tr[data-rank=\"%d\"]').click()" % least)
     b.frames(2)
     after = b.screenshot(box)
     hl = b.eval("spReport.highlightedRank()")
     on = b.eval("[...document.querySelectorAll('#sp-ranks tr.sp-on')].map(r => +r.getAttribute('data-rank'))")
     f1, _ = coloured_fraction(before, 200)
     f2, _ = coloured_fraction(after, 200)
-    print("clicked rank %d: highlighted %s, rows marked %s; coloured pixels %.3f -> %.3f" % (slow, hl, on, f1, f2))
-    if hl != slow or on != [slow]:
-        fail("clicking rank %d highlighted %s (rows %s)" % (slow, hl, on))
+    print("clicked rank %d: highlighted %s, rows marked %s; coloured pixels %.3f -> %.3f" % (least, hl, on, f1, f2))
+    if hl != least or on != [least]:
+        fail("clicking rank %d highlighted %s (rows %s)" % (least, hl, on))
     if not f2 < 0.6 * f1:
         fail("the other ranks' lanes were not dimmed")
     with open(os.path.join(out, "timeline_rank.png"), "wb") as f:
         f.write(after)
-    b.eval("document.querySelector('#sp-ranks tbody tr[data-rank=\"%d\"]').click()" % slow)
+    b.eval("document.querySelector('#sp-ranks tbody tr[data-rank=\"%d\"]').click()" % least)
     b.frames(2)
     if b.eval("spReport.highlightedRank()") is not None:
         fail("clicking the rank again did not clear the highlight")

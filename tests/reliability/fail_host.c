@@ -23,12 +23,22 @@ int main(int argc, char **argv) {
 #endif
   int nreg = argc > 1 ? atoi(argv[1]) : 10;
   long long calls = argc > 2 ? atoll(argv[2]) : 1000;
-  if (sp_setup(NULL) != 0) return 1;
+  /* Under finalize_fail.py's address space limit the recording itself may
+   * fail; said on stdout so that the sweep counts the run as one that
+   * could not record (sp_region's SP_ENOMEM comes without a message). */
+  int rc = sp_setup(NULL);
+  if (rc != 0) {
+    printf("fail_host: could not record: sp_setup=%d\n", rc);
+    return 1;
+  }
   for (int r = 0; r < nreg; r++) {
     char name[32];
     snprintf(name, sizeof name, "r%d", r);
     int h = sp_region(name);
-    if (h < 0) return 1;
+    if (h < 0) {
+      printf("fail_host: could not record: sp_region=%d\n", h);
+      return 1;
+    }
     for (long long i = 0; i < calls; i++) {
       sp_start(h);
       sp_stop(h);
@@ -41,7 +51,7 @@ int main(int argc, char **argv) {
       if (strncmp(line, "VmSize:", 7) == 0 || strncmp(line, "VmPeak:", 7) == 0) fputs(line, stdout);
     if (f) fclose(f);
   }
-  int rc = sp_finalize();
+  rc = sp_finalize();
   printf("sp_finalize=%d\n", rc);
   fflush(stdout);
 #ifdef SP_HOST_MPI

@@ -25,8 +25,9 @@ must print the same sp_finalize code, and:
   an error  (write: SP_EIO, SP_EHDF5 or SP_EPATH; memory: SP_ENOMEM) the
             file is absent, the spill directory is kept and
             scope-profiler-merge rebuilds every call from it.
-memory runs that could not record at all (the host stops, or finalize
-says events were lost) are counted as skipped. The sweep must see at
+memory runs that could not record at all (the host stops: a rank says
+"out of memory" or fail_host "could not record", as when sp_region returns
+SP_ENOMEM; or finalize says events were lost) are counted as skipped. The sweep must see at
 least one failure and one success, so that it crossed the line.
 """
 import argparse
@@ -149,8 +150,9 @@ def sweep_memory(a):
             continue
         # The limit stopped the recording itself: a rank died of it, or says it
         # lost calls (its sp_finalize may then return SP_ENOMEM, not SP_ELOST).
-        if ((len(codes) < (a.np or 1) and "out of memory" in p.stderr) or SP_ELOST in codes
-                or "calls are not recorded" in p.stderr):
+        if ((len(codes) < (a.np or 1) and ("out of memory" in p.stderr
+                                           or "fail_host: could not record" in p.stdout))
+                or SP_ELOST in codes or "calls are not recorded" in p.stderr):
             skipped += 1
             ok_in_row = 0
             print("%s: skipped (could not record)" % what)

@@ -52,7 +52,7 @@ void sp__reader_clock_read(const sp_reader_t *r, hid_t rank_group, sp_rank_t *rk
   if (n == 2 && rk->clock.at_ns[1] <= rk->clock.at_ns[0]) n = 1;
   rk->clock.n = n;
   free(rk->host);
-  rk->host = sp__attr_string(rank_group, "hostname");
+  rk->host = sp__attr_string(r, rank_group, "hostname");
   /* A rank on rank 0's node reads rank 0's own CLOCK_MONOTONIC: its
    * measured offset is only the measurement's noise (up to its error
    * bound), so it is not applied. Ranks are scanned in id order, rank 0

@@ -34,8 +34,8 @@
 #include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
-int sp__columnar_detect(hid_t file) {
-  char *layout = sp__attr_string(file, "storage_layout");
+int sp__columnar_detect(const sp_reader_t *r, hid_t file) {
+  char *layout = sp__attr_string(r, file, "storage_layout");
   int yes = layout && strcmp(layout, "columnar") == 0;
   free(layout);
   return yes || H5Lexists(file, SP_AGG_RANK_PAIRS, H5P_DEFAULT) > 0;
@@ -376,7 +376,7 @@ static int sp_ids_open(sp_reader_t *r, int64_t nevents) {
 
 int sp__columnar_open(sp_reader_t *r, const char *path) {
   r->columnar = 1;
-  char *layout = sp__attr_string(r->file, "storage_layout");
+  char *layout = sp__attr_string(r, r->file, "storage_layout");
   r->aggregate = layout && strcmp(layout, "aggregate") == 0;
   free(layout);
   r->deltas = sp__link_kind(r->file, "events") == SP_LINK_LOCAL &&

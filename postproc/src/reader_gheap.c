@@ -21,10 +21,16 @@
  * A signature whose version byte is not 1 is not one HDF5 would accept
  * either (it checks both and reports an error), so it is left alone, as is
  * one whose reserved bytes are not 0 (no writer leaves them so). What
- * this does not catch: a damaged reference to a collection (its object
- * index or length, inside the attribute or dataset that holds it). */
+ * The scan also keeps every object it walked (collection, index, size) in
+ * r->gheap, so that a reference to one (a heap ID inside a variable-length
+ * attribute: collection address, object index, length) can be checked
+ * before HDF5 follows it (reader_heap_ids.c): HDF5 1.10 indexes its object
+ * table with the ID's index unchecked (an index past it crashed every
+ * reader) and copies the object's whole size into a buffer of the ID's
+ * length. */
 #define _GNU_SOURCE /* memmem */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
@@ -36,6 +42,35 @@
 #define SP_GCOL_OBJHEAD 16 /* index (2), references (2), reserved (4), size (8) */
 #define SP_GCOL_MIN 4096   /* H5HG_MINSIZE */
 
+/* One object of a sound collection: where the collection starts (a file
+ * offset), the object's index and size. */
+typedef struct sp_gobj {
+  uint64_t at;
+  uint64_t size;
+  uint32_t idx;
+} sp_gobj_t;
+
+struct sp_gheap {
+  sp_gobj_t *obj; /* sorted by (at, idx) once the scan is done */
+  size_t n, cap;
+  uint64_t base; /* HDF5's base address: IDs hold addresses relative to it */
+  int damaged;   /* a damaged heap ID was met (reader_heap_ids.c); why: */
+  char why[512];
+};
+
+/* Keeps one object; -1 when out of memory (the table is then dropped). */
+static int sp_gobj_add(struct sp_gheap *h, uint64_t at, unsigned idx, uint64_t size) {
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 256;
+    sp_gobj_t *o = realloc(h->obj, cap * sizeof *o);
+    if (!o) return -1;
+    h->obj = o;
+    h->cap = cap;
+  }
+  h->obj[h->n++] = (sp_gobj_t){at, size, idx};
+  return 0;
+}
+
 static uint64_t sp_le(const unsigned char *p, int n) {
   uint64_t v = 0;
   for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
@@ -44,7 +79,8 @@ static uint64_t sp_le(const unsigned char *p, int n) {
 
 /* Why the collection at offset at of the size bytes at b would crash or
  * hang HDF5, or NULL when it is sound (or not one HDF5 would read). */
-static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64_t at) {
+static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64_t at,
+                                   struct sp_gheap *keep, uint64_t file_at, int *lost) {
   if (size - at < SP_GCOL_HEAD) return "its header is cut off by the end of the file";
   /* HDF5 refuses another version itself; nonzero reserved bytes: not one
    * (the signature by chance in raw data, then followed by 1, 0, 0, 0,
@@ -64,6 +100,7 @@ static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64
     if (idx > 0) {
       if (osize > end - p - SP_GCOL_OBJHEAD) return "an object runs past the collection's end";
       need = SP_GCOL_OBJHEAD + ((osize + 7) & ~(uint64_t)7);
+      if (keep && !*lost && sp_gobj_add(keep, file_at, idx, osize) != 0) *lost = 1;
     } else {
       need = osize; /* the free space, its header included */
     }
@@ -85,20 +122,34 @@ static int sp_pread_all(int fd, unsigned char *buf, size_t len, uint64_t off) {
 }
 
 /* The collection whose signature is at offset at of the file (size bytes):
- * NULL or why it is unusable (sp_gcol_problem on its bytes). */
-static const char *sp_gcol_at(int fd, uint64_t size, uint64_t at) {
+ * NULL or why it is unusable (sp_gcol_problem on its bytes); its objects
+ * go to keep, *lost set when they could not be (the table is incomplete). */
+static const char *sp_gcol_at(int fd, uint64_t size, uint64_t at, struct sp_gheap *keep,
+                              int *lost) {
   unsigned char head[SP_GCOL_HEAD];
   if (size - at < SP_GCOL_HEAD) return "its header is cut off by the end of the file";
-  if (sp_pread_all(fd, head, sizeof head, at) != 0) return NULL; /* HDF5 will say why */
+  if (sp_pread_all(fd, head, sizeof head, at) != 0) { /* HDF5 will say why */
+    *lost = 1;
+    return NULL;
+  }
   const uint64_t len = sp_le(head + 8, 8);
   if (head[4] != 1 || head[5] || head[6] || head[7] || len < SP_GCOL_MIN ||
       len > size - at) /* judged from the header alone */
-    return sp_gcol_problem(head, size - at, 0);
+    return sp_gcol_problem(head, size - at, 0, NULL, at, lost);
   unsigned char *c = malloc((size_t)len);
-  if (!c) return NULL;
-  const char *why = sp_pread_all(fd, c, (size_t)len, at) == 0 ? sp_gcol_problem(c, len, 0) : NULL;
+  const char *why = NULL;
+  if (c && sp_pread_all(fd, c, (size_t)len, at) == 0)
+    why = sp_gcol_problem(c, len, 0, keep, at, lost);
+  else
+    *lost = 1;
   free(c);
   return why;
+}
+
+static int sp_gobj_cmp(const void *a, const void *b) {
+  const sp_gobj_t *x = a, *y = b;
+  if (x->at != y->at) return x->at < y->at ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 int sp__gheap_check(sp_reader_t *r, const char *path) {
@@ -110,9 +161,11 @@ int sp__gheap_check(sp_reader_t *r, const char *path) {
     if (fd >= 0) close(fd);
     return 0;
   }
+  struct sp_gheap *keep = calloc(1, sizeof *keep);
   const uint64_t size = (uint64_t)r->file_size;
   const char *why = NULL;
   uint64_t at = 0;
+  int lost = !keep;
   /* In blocks that overlap by 3 bytes, so a signature across two is seen. */
   for (uint64_t off = 0; !why && off < size; off += BLOCK - 3) {
     size_t n = size - off < BLOCK ? (size_t)(size - off) : BLOCK;
@@ -121,15 +174,72 @@ int sp__gheap_check(sp_reader_t *r, const char *path) {
       p = memmem(p, n - (size_t)(p - buf), "GCOL", 4);
       if (!p) break;
       at = off + (uint64_t)(p - buf);
-      why = sp_gcol_at(fd, size, at);
+      why = sp_gcol_at(fd, size, at, keep, &lost);
     }
     if (n < BLOCK) break;
   }
   free(buf);
   close(fd);
+  if (lost || why) { /* an incomplete table would refuse sound IDs: none */
+    if (keep) free(keep->obj);
+    free(keep);
+  } else {
+    if (keep->n > 1) qsort(keep->obj, keep->n, sizeof *keep->obj, sp_gobj_cmp);
+    r->gheap = keep;
+  }
   if (!why) return 0;
   return sp__reader_fail(r, SP_READER_ELAYOUT,
                          "%s: damaged file: the global heap collection at byte %llu (where its "
                          "variable-length strings are) is unusable: %s",
                          path, (unsigned long long)at, why);
+}
+
+void sp__gheap_set_base(sp_reader_t *r) {
+  if (!r->gheap) return;
+  hid_t fcpl = H5Fget_create_plist(r->file);
+  hsize_t ub = 0;
+  if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) {
+    sp__gheap_free(r); /* IDs could not be placed: no check */
+  } else {
+    r->gheap->base = ub; /* HDF5 takes the superblock's place as base */
+  }
+  if (fcpl >= 0) H5Pclose(fcpl);
+}
+
+int sp__gheap_object(const sp_reader_t *r, uint64_t addr, uint32_t idx, uint64_t *size) {
+  const struct sp_gheap *h = r->gheap;
+  if (addr > UINT64_MAX - h->base) return -1;
+  const sp_gobj_t key = {h->base + addr, 0, idx};
+  size_t lo = 0, hi = h->n; /* the first object not below key */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sp_gobj_cmp(&h->obj[mid], &key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < h->n && h->obj[lo].at == key.at && h->obj[lo].idx == idx) {
+    *size = h->obj[lo].size;
+    return 1;
+  }
+  /* Not there: is there a collection at that address at all? */
+  int coll = (lo < h->n && h->obj[lo].at == key.at) || (lo > 0 && h->obj[lo - 1].at == key.at);
+  return coll ? 0 : -1;
+}
+
+void sp__gheap_damage(const sp_reader_t *r, const char *why) {
+  struct sp_gheap *h = r->gheap;
+  if (!h) return;
+  h->damaged = 1; /* the latest one is said: the call that met it reports it */
+  snprintf(h->why, sizeof h->why, "%s", why);
+}
+
+const char *sp__gheap_damaged(const sp_reader_t *r) {
+  return r->gheap && r->gheap->damaged ? r->gheap->why : NULL;
+}
+
+void sp__gheap_free(sp_reader_t *r) {
+  if (r->gheap) free(r->gheap->obj);
+  free(r->gheap);
+  r->gheap = NULL;
 }

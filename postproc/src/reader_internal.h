@@ -61,6 +61,8 @@ struct sp_reader {
   hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
                          * call_ids and parent_ids datasets, kept open; -1 when absent */
   struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
+  struct sp_gheap *gheap;   /* the global heap's objects found at open (reader_gheap.c),
+                             * or NULL when unknown: heap IDs are then not checked */
   char errmsg[1024];
 };
 
@@ -108,8 +110,9 @@ int sp__reader_check_pair(sp_reader_t *r, int g, int k);
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr);
 
 /* Reads a scalar string attribute (fixed or variable length) as a malloc'd
- * string; NULL if absent or not a string. */
-char *sp__attr_string(hid_t obj, const char *name);
+ * string; NULL if absent or not a string, or when its heap ID is damaged
+ * (sp__heap_ids_check: then sp__gheap_damaged(r) says why). */
+char *sp__attr_string(const sp_reader_t *r, hid_t obj, const char *name);
 
 /* Earliest and latest value of the int64 dataset d of n elements, read in
  * bounded chunks. Returns 0 or SP_READER_EHDF5 / SP_READER_ENOMEM. */
@@ -138,6 +141,29 @@ int sp__file_check(sp_reader_t *r, const char *path);
  * variable-length strings) as HDF5 will parse it, before HDF5 opens the
  * file. Returns 0 or SP_READER_ELAYOUT with the message set. */
 int sp__gheap_check(sp_reader_t *r, const char *path);
+/* Once the file is open: the base its heap IDs' addresses are relative to. */
+void sp__gheap_set_base(sp_reader_t *r);
+/* Object idx of the collection at (relative) address addr: 1 with *size
+ * set when the scan found it, 0 when the collection is there without it,
+ * -1 when there is no collection there. Only with r->gheap. */
+int sp__gheap_object(const sp_reader_t *r, uint64_t addr, uint32_t idx, uint64_t *size);
+/* Notes a damaged heap ID and why (the latest one's why is kept, for the
+ * message of the open or of the call that met it); r->gheap is mutable
+ * behind a const reader. sp__gheap_damaged: that why, or NULL if none. */
+void sp__gheap_damage(const sp_reader_t *r, const char *why);
+const char *sp__gheap_damaged(const sp_reader_t *r);
+void sp__gheap_free(sp_reader_t *r);
+
+/* reader_heap_ids.c: 0 when HDF5 may read variable-length attribute a of
+ * object obj (named name; ftype its file type): every heap ID it holds
+ * names an object of a sound collection, of the ID's length; -1 when one
+ * does not (noted with sp__gheap_damage). 0 too when the IDs cannot be
+ * checked (no table, another address size, not variable-length). */
+int sp__heap_ids_check(const sp_reader_t *r, hid_t obj, hid_t a, hid_t ftype, const char *name);
+/* reader_metadata.c: the heap IDs of /metadata's attributes, at open (the
+ * run's metadata is read later, where a damaged one would only be left
+ * out): a damaged one is noted with sp__gheap_damage. */
+void sp__metadata_ids_check(const sp_reader_t *r);
 
 /* Kind of link name in g: none, hard or soft (followed), or foreign (an
  * external or user-defined link to another file: never followed). */
@@ -228,7 +254,7 @@ void sp__names_free(char **names, hsize_t n);
 /* reader_columnar.c: files whose root says storage_layout "columnar" (the
  * reference tool's schema 2 and 3): one table of events for all ranks and
  * regions, indexed by rank_region_index and region_table. */
-int sp__columnar_detect(hid_t file);
+int sp__columnar_detect(const sp_reader_t *r, hid_t file);
 int sp__columnar_open(sp_reader_t *r, const char *path);
 /* The arrays of one pair: out->start / end / thread_ids allocated, n set. */
 int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out);

@@ -44,7 +44,7 @@ void sp__names_free(char **names, hsize_t n) {
   free(names);
 }
 
-char *sp__attr_string(hid_t obj, const char *name) {
+char *sp__attr_string(const sp_reader_t *r, hid_t obj, const char *name) {
   if (H5Aexists(obj, name) <= 0) return NULL;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   if (a < 0) return NULL;
@@ -56,7 +56,8 @@ char *sp__attr_string(hid_t obj, const char *name) {
     if (H5Tis_variable_str(t) > 0) {
       char *v = NULL;
       H5Tset_size(mt, H5T_VARIABLE);
-      if (H5Aread(a, mt, &v) >= 0 && v) out = strdup(v);
+      if (sp__heap_ids_check(r, obj, a, t, name) == 0 && H5Aread(a, mt, &v) >= 0 && v)
+        out = strdup(v);
       if (v) H5free_memory(v);
     } else {
       size_t sz = H5Tget_size(t);

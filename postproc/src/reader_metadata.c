@@ -9,9 +9,11 @@
 
 /* The scalar attribute a as text: integers in decimal, floats in the
  * shortest %.Ng (N <= 17) that reads back exactly,
- * strings as stored. Returns 0, or -1 for another type or shape. kind, if
- * not NULL, receives its SP_READER_META_* kind. */
-static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t cap, int *kind) {
+ * strings as stored. Returns 0, -1 for another type or shape, -2 for a
+ * string whose heap ID is damaged (sp__heap_ids_check). kind, if not
+ * NULL, receives its SP_READER_META_* kind. */
+static int sp_attr_text(const sp_reader_t *r, hid_t obj, const char *name, hid_t a, char *out,
+                        size_t cap, int *kind) {
   hid_t t = H5Aget_type(a), s = H5Aget_space(a);
   int rc = -1;
   if (t >= 0 && s >= 0 && H5Sget_simple_extent_npoints(s) == 1) {
@@ -31,8 +33,10 @@ static int sp_attr_text(hid_t obj, const char *name, hid_t a, char *out, size_t 
         }
         rc = snprintf(out, cap, "%s", buf) < 0 ? -1 : 0;
       }
+    } else if (c == H5T_STRING && sp__heap_ids_check(r, obj, a, t, name) != 0) {
+      rc = -2;
     } else if (c == H5T_STRING) {
-      char *v = sp__attr_string(obj, name);
+      char *v = sp__attr_string(r, obj, name);
       if (v) rc = snprintf(out, cap, "%s", v) < 0 ? -1 : 0;
       free(v);
     }
@@ -65,11 +69,13 @@ int sp_reader_metadata(sp_reader_t *r, const char *name, char *out, size_t cap) 
   hid_t g = sp_metadata_group(r);
   if (g >= 0 && H5Aexists(g, name) > 0) {
     hid_t a = H5Aopen(g, name, H5P_DEFAULT);
-    if (a >= 0 && sp_attr_text(g, name, a, out, cap, NULL) == 0) rc = 0;
+    int t = a >= 0 ? sp_attr_text(r, g, name, a, out, cap, NULL) : -1;
+    rc = t == 0 ? 0 : t == -2 ? SP_READER_ELAYOUT : rc;
     if (a >= 0) H5Aclose(a);
   }
   if (g >= 0) H5Gclose(g);
   sp__h5_quiet_end(&q);
+  if (rc == SP_READER_ELAYOUT) return sp__reader_fail(r, rc, "%s", sp__gheap_damaged(r));
   if (rc) return sp__reader_fail(r, rc, "no readable /metadata attribute '%s'", name);
   return 0;
 }
@@ -103,20 +109,42 @@ int sp_reader_metadata_entry(sp_reader_t *r, int i, char *name, size_t namecap, 
   hid_t a = g >= 0 ? H5Aopen_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, H5P_DEFAULT,
                                     H5P_DEFAULT)
                    : -1;
-  int rc = a >= 0 ? 0 : SP_READER_EINVAL;
+  int rc = a >= 0 ? 0 : SP_READER_EINVAL, t = 0;
   if (a >= 0) {
     ssize_t len = H5Aget_name(a, namecap, name);
     if (len < 0 || (size_t)len >= namecap)
       rc = SP_READER_EINVAL; /* a name that does not fit is not half-returned */
-    else if (sp_attr_text(g, name, a, value, valcap, kind) != 0)
+    else if ((t = sp_attr_text(r, g, name, a, value, valcap, kind)) != 0)
       value[0] = '\0'; /* an array or compound: its name only, kind OTHER */
+    if (t == -2) rc = SP_READER_ELAYOUT;
     H5Aclose(a);
   }
   if (g >= 0) H5Gclose(g);
   sp__h5_quiet_end(&q);
+  if (rc == SP_READER_ELAYOUT) return sp__reader_fail(r, rc, "%s", sp__gheap_damaged(r));
   if (rc) {
     name[0] = '\0';
     return sp__reader_fail(r, rc, "no /metadata attribute number %d (or its name is too long)", i);
   }
   return 0;
+}
+
+/* H5Aiterate2's callback: one attribute's heap IDs. */
+static herr_t sp_meta_ids_one(hid_t g, const char *name, const H5A_info_t *info, void *data) {
+  (void)info;
+  const sp_reader_t *r = data;
+  hid_t a = H5Aopen(g, name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+  int bad = t >= 0 && sp__heap_ids_check(r, g, a, t, name) != 0;
+  if (t >= 0) H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+  return bad ? 1 : 0; /* the first damaged one stops the walk */
+}
+
+void sp__metadata_ids_check(const sp_reader_t *r) {
+  if (!r->gheap) return;
+  hid_t g = sp_metadata_group(r);
+  if (g < 0) return;
+  hsize_t idx = 0;
+  H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sp_meta_ids_one, (void *)r);
+  H5Gclose(g);
 }

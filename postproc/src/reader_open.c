@@ -191,7 +191,7 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
                            where);
   if (g < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
-  *name = sp__attr_string(g, "name");
+  *name = sp__attr_string(r, g, "name");
   if (!*name) {
     size_t len = sp_reader_name_decode(rr->link, NULL, 0);
     *name = malloc(len + 1);
@@ -303,7 +303,7 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   if (sp_object_type(rg, "likwid") == H5I_GROUP) {
     hid_t lw = H5Gopen2(rg, "likwid", H5P_DEFAULT);
     if (lw >= 0) {
-      rk->likwid_group = sp__attr_string(lw, "group");
+      rk->likwid_group = sp__attr_string(r, lw, "group");
       if (!rk->likwid_group) rk->likwid_group = strdup("");
       H5Gclose(lw);
     }
@@ -473,6 +473,7 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
                            "%s: cannot open as HDF5 (truncated or damaged file)", path);
   sp__direct_open(r, path);
   sp__ohdr_open(r);
+  sp__gheap_set_base(r);
   int64_t schema = 0;
   if (sp_attr_i64(r->file, "scope_profiler_schema", &schema)) r->schema = (int)schema;
   if (r->schema > SP_READER_SCHEMA_MAX)
@@ -483,13 +484,21 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
   return 0;
 }
 
+/* The open's reads met a damaged heap ID (sp__attr_string left the
+ * attribute unread), or /metadata holds one: the file is refused, with why. */
+static int sp_open_damaged(sp_reader_t *r, const char *path, int rc) {
+  if (rc == 0) sp__metadata_ids_check(r);
+  const char *why = rc == 0 ? sp__gheap_damaged(r) : NULL;
+  return why ? sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s", path, why) : rc;
+}
+
 static int sp_open_quiet(sp_reader_t *r, const char *path) {
   int rc = sp_open_file(r, path);
-  if (rc == 0 && sp__columnar_detect(r->file)) {
+  if (rc == 0 && sp__columnar_detect(r, r->file)) {
     rc = sp__columnar_open(r, path);
     if (rc == 0) rc = sp_regions_order(r);
     if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory reading %s", path);
-    return rc;
+    return sp_open_damaged(r, path, rc);
   }
   if (rc == 0) rc = sp_ranks_find(r);
   if (rc == 0 && r->nranks > 1) qsort(r->ranks, (size_t)r->nranks, sizeof *r->ranks, sp_rank_cmp);
@@ -504,7 +513,7 @@ static int sp_open_quiet(sp_reader_t *r, const char *path) {
   if (rc == 0) rc = sp_regions_order(r);
   if (rc == 0) rc = sp__reader_hosts_count(r);
   if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory reading %s", path);
-  return rc;
+  return sp_open_damaged(r, path, rc);
 }
 
 int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t errcap) {
@@ -549,6 +558,7 @@ void sp_reader_close(sp_reader_t *r) {
   sp__ohdr_close(r);
   sp__direct_close(r);
   sp__source_cache_free(r);
+  sp__gheap_free(r);
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);
   free(r);

@@ -18,7 +18,7 @@ static int sp_source_on(const sp_reader_t *r, int g, int k, char *file, size_t c
   hid_t grp = sp__reader_open_region(r, k, rr);
   if (grp < 0) return 0;
   int found = 0;
-  char *f = sp__attr_string(grp, "source_file");
+  char *f = sp__attr_string(r, grp, "source_file");
   if (f) {
     found = 1;
     snprintf(file, cap, "%s", f);

@@ -47,20 +47,25 @@ static herr_t sp_raw_conv(hid_t src, hid_t dst, H5T_cdata_t *cd, size_t n, size_
   return ours && H5Tget_size(src) == SP_ID_SIZE && H5Tget_size(dst) == SP_ID_SIZE ? 0 : -1;
 }
 
-/* The opaque type, registered once per HDF5 library life: the id is kept
- * because registering adds a path each time; it is made again if the
- * library was closed and opened since (H5close invalidates ids). */
-static hid_t sp_raw_type(void) {
-  static hid_t type = -1;
-  if (type >= 0 && H5Iis_valid(type) > 0) return type;
+void sp__heap_ids_open(sp_reader_t *r) {
+  r->heap_id_type = -1;
+  if (!r->gheap) return;
   hid_t t = H5Tcreate(H5T_OPAQUE, SP_ID_SIZE);
   hid_t v = H5Tvlen_create(H5T_NATIVE_UCHAR);
-  int ok = t >= 0 && v >= 0 && H5Tset_tag(t, SP_ID_TAG) >= 0 &&
-           H5Tregister(H5T_PERS_SOFT, "sp_raw_heap_id", v, t, sp_raw_conv) >= 0;
+  /* Registered anew at each open, the last registration first removed:
+   * one entry in HDF5's table however many files are opened, and one
+   * after H5close and a new start of the library too. */
+  int ok = t >= 0 && v >= 0 && H5Tset_tag(t, SP_ID_TAG) >= 0;
+  if (ok) H5Tunregister(H5T_PERS_SOFT, "sp_raw_heap_id", v, t, sp_raw_conv);
+  ok = ok && H5Tregister(H5T_PERS_SOFT, "sp_raw_heap_id", v, t, sp_raw_conv) >= 0;
   if (v >= 0) H5Tclose(v);
   if (!ok && t >= 0) H5Tclose(t);
-  type = ok ? t : -1;
-  return type;
+  r->heap_id_type = ok ? t : -1; /* none: the IDs are not checked */
+}
+
+void sp__heap_ids_close(sp_reader_t *r) {
+  if (r->heap_id_type >= 0) H5Tclose(r->heap_id_type);
+  r->heap_id_type = -1;
 }
 
 /* Bytes per element of what the IDs point to: 1 for strings. */
@@ -105,10 +110,10 @@ static const char *sp_id_problem(const sp_reader_t *r, const unsigned char *p, s
 }
 
 int sp__heap_ids_check(const sp_reader_t *r, hid_t obj, hid_t a, hid_t ftype, const char *name) {
-  if (!r || !r->gheap) return 0;
+  if (!r || !r->gheap || r->heap_id_type < 0) return 0;
   H5T_class_t c = H5Tget_class(ftype);
   if (c != H5T_VLEN && !(c == H5T_STRING && H5Tis_variable_str(ftype) > 0)) return 0;
-  hid_t raw = sp_raw_type(), s = H5Aget_space(a);
+  hid_t raw = r->heap_id_type, s = H5Aget_space(a);
   hssize_t n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   if (s >= 0) H5Sclose(s);
   size_t base = sp_base_size(ftype);

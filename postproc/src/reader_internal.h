@@ -63,6 +63,7 @@ struct sp_reader {
   struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
   struct sp_gheap *gheap;   /* the global heap's objects found at open (reader_gheap.c),
                              * or NULL when unknown: heap IDs are then not checked */
+  hid_t heap_id_type;       /* the opaque type heap IDs are read as (reader_heap_ids.c), or -1 */
   char errmsg[1024];
 };
 
@@ -160,6 +161,10 @@ void sp__gheap_free(sp_reader_t *r);
  * does not (noted with sp__gheap_damage). 0 too when the IDs cannot be
  * checked (no table, another address size, not variable-length). */
 int sp__heap_ids_check(const sp_reader_t *r, hid_t obj, hid_t a, hid_t ftype, const char *name);
+/* Once the file is open, with r->gheap: the type and conversion that read
+ * heap IDs as stored (r->heap_id_type; -1 when they cannot be had). */
+void sp__heap_ids_open(sp_reader_t *r);
+void sp__heap_ids_close(sp_reader_t *r);
 /* reader_metadata.c: the heap IDs of /metadata's attributes, at open (the
  * run's metadata is read later, where a damaged one would only be left
  * out): a damaged one is noted with sp__gheap_damage. */

@@ -474,6 +474,7 @@ static int sp_open_file(sp_reader_t *r, const char *path) {
   sp__direct_open(r, path);
   sp__ohdr_open(r);
   sp__gheap_set_base(r);
+  sp__heap_ids_open(r);
   int64_t schema = 0;
   if (sp_attr_i64(r->file, "scope_profiler_schema", &schema)) r->schema = (int)schema;
   if (r->schema > SP_READER_SCHEMA_MAX)
@@ -524,6 +525,7 @@ int sp_reader_open(const char *path, sp_reader_t **out, char *errbuf, size_t err
   if (!r) return SP_READER_ENOMEM;
   r->file = -1;
   r->fd = -1;
+  r->heap_id_type = -1;
   for (int c = 0; c < 5; c++) r->col[c] = -1;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
@@ -558,6 +560,7 @@ void sp_reader_close(sp_reader_t *r) {
   sp__ohdr_close(r);
   sp__direct_close(r);
   sp__source_cache_free(r);
+  sp__heap_ids_close(r);
   sp__gheap_free(r);
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);

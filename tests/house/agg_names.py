@@ -40,12 +40,12 @@ def literals(path):
 
 
 def check(root):
-    header = os.path.join(root, "c", "src", "agg_layout.h")
+    header = os.path.join(root, "c", "src", "profile", "agg_layout.h")
     names = {v for _, v in DEFINE.findall(open(header, encoding="utf-8").read()) if v}
     problems = []
     if not names:
         problems.append(f"{header}: no names")
-    writer = os.path.join(root, "c", "src", "aggregate_h5.c")
+    writer = os.path.join(root, "c", "src", "profile", "aggregate_h5.c")
     for line, lit in literals(writer):
         if lit in names:
             problems.append(f"c/src/profile/aggregate_h5.c:{line}: \"{lit}\" is spelled out: use "

@@ -17,7 +17,8 @@
  *
  * The flush writer trades arrays between threads, so the slab belongs to
  * the process, under one mutex; it is used when an array is created,
- * freed or resized, never on the hot path. */
+ * freed or resized, never on the hot path. How an array grows with the
+ * stock's help is event_grow.c's: the slab < the stock < the growth. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #endif

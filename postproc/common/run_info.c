@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../c/src/meta_keys.h" /* the core's list, the one of both */
+#include "../../c/src/spill/meta_keys.h" /* the core's list, the one of both */
 #include "pproc.h"
 
 /* Keys written by the core: shown elsewhere, or not about the run's
- * parameters. The core's own list (c/src/meta_keys.h), which
+ * parameters. The core's own list (c/src/spill/meta_keys.h), which
  * sp_metadata_set refuses. */
 static const char *const sp_own_keys[] = {SP_META_RESERVED_KEYS};
 

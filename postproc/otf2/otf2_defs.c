@@ -33,7 +33,7 @@ static void sp_check(sp_defs_t *d, OTF2_ErrorCode e) {
 }
 
 /* Paradigm and role of a region by its name: the core records the MPI
- * calls it wraps as "MPI_<Name>" (c/src/mpi_profile.c). */
+ * calls it wraps as "MPI_<Name>" (c/src/mpi_profile/mpi_profile.c). */
 static void sp_region_kind(const char *name, OTF2_Paradigm *paradigm, OTF2_RegionRole *role) {
   static const struct {
     const char *name;

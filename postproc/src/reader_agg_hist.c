@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
+#include "../../c/src/profile/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 #define SP_AGG_SUB 32

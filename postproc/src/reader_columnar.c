@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
+#include "../../c/src/profile/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 int sp__columnar_detect(const sp_reader_t *r, hid_t file) {

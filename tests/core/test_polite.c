@@ -1,4 +1,4 @@
-/* Finalize's exchanges where ranks share cores (c/src/mpi_polite.c):
+/* Finalize's exchanges where ranks share cores (c/src/mpi/mpi_polite.c):
  * - agreement: every rank gets the smallest status of all ranks, in each
  *   of many successive agreements, whichever order the ranks arrive in;
  * - gather: rank 0 gets every rank's bytes in rank order, for lengths from

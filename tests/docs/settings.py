@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Holds what describes or mirrors the settings to c/src/settings.def.
+"""Holds what describes or mirrors the settings to c/src/session/settings.def.
 
   settings.py table ROOT           docs/settings.md's table: a row per setting
                                    with its default, the sp_config field for
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from plant import run_catch
 
-DEF = "c/src/settings.def"
+DEF = "c/src/session/settings.def"
 HEADER = "c/include/scope_profiler.h"
 FORTRAN = "fortran/scope_profiler.F90"
 CTYPES = "bindings/python/scope_profiler_native/_lib.py"

@@ -1,6 +1,6 @@
 /* fuzz_aggspill.c - libFuzzer harness for the .aggspill parser (profile
  * mode's aggregates saved at exit, read by scope-profiler-merge;
- * c/src/aggregate_blob.c). The input is a whole file; it is parsed into an
+ * c/src/profile/aggregate_blob.c). The input is a whole file; it is parsed into an
  * empty snapshot and then into one that already holds a file's, as the
  * merge does with several. A parse that succeeds must leave a snapshot
  * every index of which holds; one that fails must leave it as it was. Any

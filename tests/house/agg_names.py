@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The aggregate file's names are one list (c/src/agg_layout.h), which the
-writer (c/src/aggregate_h5.c) and the reader (postproc/src) both use.
+"""The aggregate file's names are one list (c/src/profile/agg_layout.h), which the
+writer (c/src/profile/aggregate_h5.c) and the reader (postproc/src) both use.
 
 usage: agg_names.py ROOT           check the tree at ROOT
        agg_names.py catches ROOT   plant a spelled-out name in a copy of the
@@ -40,15 +40,15 @@ def literals(path):
 
 
 def check(root):
-    header = os.path.join(root, "c", "src", "agg_layout.h")
+    header = os.path.join(root, "c", "src", "profile", "agg_layout.h")
     names = {v for _, v in DEFINE.findall(open(header, encoding="utf-8").read()) if v}
     problems = []
     if not names:
         problems.append(f"{header}: no names")
-    writer = os.path.join(root, "c", "src", "aggregate_h5.c")
+    writer = os.path.join(root, "c", "src", "profile", "aggregate_h5.c")
     for line, lit in literals(writer):
         if lit in names:
-            problems.append(f"c/src/aggregate_h5.c:{line}: \"{lit}\" is spelled out: use "
+            problems.append(f"c/src/profile/aggregate_h5.c:{line}: \"{lit}\" is spelled out: use "
                             "agg_layout.h's name")
     for path in sorted(glob.glob(os.path.join(root, "postproc", "src", "*.c"))):
         for line, lit in literals(path):
@@ -67,7 +67,7 @@ def catches(root):
             shutil.copytree(os.path.join(root, part), os.path.join(tmp, part))
         with open(os.path.join(tmp, "postproc/src/reader_source.c"), "a", encoding="utf-8") as f:
             f.write('\nstatic const char *sp_planted = "call_paths/inclusives";\n')
-        with open(os.path.join(tmp, "c/src/aggregate_h5.c"), "a", encoding="utf-8") as f:
+        with open(os.path.join(tmp, "c/src/profile/aggregate_h5.c"), "a", encoding="utf-8") as f:
             f.write('\nstatic const char *sp_planted = "sum_squares";\n')
         import io
         import contextlib

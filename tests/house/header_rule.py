@@ -6,16 +6,16 @@ usage: header_rule.py ROOT
 Checks c/src/ and c/include/ of the source tree ROOT and prints one line
 per violation (file:line first); exit 1 when there is any, else 0:
 
-1. Every function a c/src/X.c defines without `static` is either public
+1. Every function a c/src/ROOM/X.c defines without `static` is either public
    (sp_*, declared in a header of c/include/), interposed (MPI_*, PMPI_*,
    mpi_* and the like: another library's names, listed in INTERPOSERS), or
-   internal: named sp__* and declared in X's header, which is c/src/X.h
+   internal: named sp__* and declared in X's header, which is c/src/ROOM/X.h
    or the section of sp_internal.h whose banner ("/* ---- X.c ...") names
    X.c, or an interface header listed in INTERFACES that X.c implements
    (sp__ names the public headers declare for their macros and the
-   bindings count as public). A c/src/X.c with an X.h includes it.
+   bindings count as public). A c/src/ROOM/X.c with an X.h includes it.
 2. Every sp__ function declared in an internal header is defined in some
-   c/src/*.c and used by a file other than the one defining it (otherwise
+   c/src/ROOM/*.c and used by a file other than the one defining it (otherwise
    it is static in its file).
 3. A header includes <hdf5.h> or <mpi.h> only when its own declarations
    use HDF5 (hid_t, herr_t, hsize_t, H5...) or MPI (MPI_...) names.
@@ -111,9 +111,14 @@ def check(root):
     src = os.path.join(root, "c", "src")
     inc = os.path.join(root, "c", "include")
     problems = []
-    internal = read(os.path.join(src, "sp_internal.h"))
+    # The rooms (docs/design.md, "Rooms"): c/src/ROOM/X.c; names stay unique
+    # across rooms, so a file is known by its base name.
+    path_of = {os.path.basename(p): os.path.relpath(p, root)
+             for p in glob.glob(os.path.join(src, "**", "*.[ch]"), recursive=True)}
+    internal = read(os.path.join(root, path_of["sp_internal.h"]))
     sections = own_sections(internal)
-    headers = {os.path.basename(h): read(h) for h in sorted(glob.glob(os.path.join(src, "*.h")))}
+    headers = {os.path.basename(h): read(h)
+               for h in sorted(glob.glob(os.path.join(src, "**", "*.h"), recursive=True))}
     header_decls = {h: declared(t) for h, t in headers.items()}
     public = set()
     for h in glob.glob(os.path.join(inc, "*")):
@@ -121,11 +126,12 @@ def check(root):
             problems.append(f"{os.path.relpath(h, root)}: not a public header: internal "
                             "headers live in c/src/")
         public |= declared(read(h))
-    sources = {os.path.basename(c): read(c) for c in sorted(glob.glob(os.path.join(src, "*.c")))}
+    sources = {os.path.basename(c): read(c)
+               for c in sorted(glob.glob(os.path.join(src, "**", "*.c"), recursive=True))}
     defined_in = {}
     for cfile, text in sources.items():
         stem = cfile[:-2]
-        rel = f"c/src/{cfile}"
+        rel = path_of[cfile]
         own = set(sections.get(cfile, set()))
         own |= header_decls.get(stem + ".h", set())
         for h, impls in INTERFACES.items():
@@ -162,18 +168,19 @@ def check(root):
                      if c not in homes and re.search(r"\b" + name + r"\b", strip_comments(t))]
             if not users:
                 line = line_of(headers[h], headers[h].find(name))
-                problems.append(f"c/src/{h}:{line}: {name} is used only in "
+                problems.append(f"{path_of[h]}:{line}: {name} is used only in "
                                 f"{', '.join(sorted(homes))}: make it static there")
     prototypes = {}
     for h, text in headers.items():
         code = strip_comments(text)
         for m in PROTOTYPE.finditer(code):
-            prototypes.setdefault(m.group(1), []).append(f"c/src/{h}:{line_of(code, m.start(1))}")
+            prototypes.setdefault(m.group(1), []).append(f"{path_of[h]}:{line_of(code, m.start(1))}")
     for name, places in sorted(prototypes.items()):
         if len(places) > 1:
             problems.append(f"{places[1]}: {name} is declared again (first at {places[0]}): "
                             "declare it once, in its file's header")
-    for path in sorted(glob.glob(os.path.join(src, "*.h")) + glob.glob(os.path.join(inc, "*.h*"))):
+    for path in sorted(glob.glob(os.path.join(src, "**", "*.h"), recursive=True) +
+                      glob.glob(os.path.join(inc, "*.h*"))):
         text = read(path)
         code = strip_comments(text)
         body = re.sub(r"^\s*#\s*include[^\n]*", "", code, flags=re.M)

@@ -4,7 +4,7 @@ lines (brace to brace) and one of exactly 100 in a copy of c/src/ and
 postproc/, and expects function_length.py to report the first and only it.
 
 usage: plant_long_function.py CASE ROOT WORKDIR
-CASE: core (planted in c/src/serial.c), postproc (in postproc/src/reader_clock.c),
+CASE: core (planted in c/src/base/serial.c), postproc (in postproc/src/reader_clock.c),
       braces_in_literals (the 101-line one holds `{` and `}` in strings,
       character literals and comments, which must not end it early)
 """
@@ -16,9 +16,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLANTS = {
-    "core": "c/src/serial.c",
+    "core": "c/src/base/serial.c",
     "postproc": "postproc/src/reader_clock.c",
-    "braces_in_literals": "c/src/serial.c",
+    "braces_in_literals": "c/src/base/serial.c",
 }
 
 

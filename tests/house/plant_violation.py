@@ -34,34 +34,34 @@ def plant(case, src):
     """Plants CASE into the copy's c/src; returns the expected message (regex)."""
     if case == "no_header":
         # A new module whose cross-file function is declared nowhere.
-        with open(os.path.join(src, "planted.c"), "w", encoding="utf-8") as f:
+        with open(os.path.join(src, "base", "planted.c"), "w", encoding="utf-8") as f:
             f.write('#include "sp_internal.h"\n\nint sp__planted(void) { return 1; }\n')
-        return r"c/src/planted\.c:3: sp__planted is declared in no header"
+        return r"c/src/base/planted\.c:3: sp__planted is declared in no header"
     if case == "hdf5_include":
         # An MPI-only header that pulls in HDF5 for nothing.
-        replace(os.path.join(src, "mpi_crowding.h"), "#include <mpi.h>",
+        replace(os.path.join(src, "mpi", "mpi_crowding.h"), "#include <mpi.h>",
                 "#include <hdf5.h>\n#include <mpi.h>")
-        return r"c/src/mpi_crowding\.h:\d+: includes <hdf5\.h> but declares nothing"
+        return r"c/src/mpi/mpi_crowding\.h:\d+: includes <hdf5\.h> but declares nothing"
     if case == "mpi_include":
-        replace(os.path.join(src, "serial.h"), "#include <stddef.h>",
+        replace(os.path.join(src, "base", "serial.h"), "#include <stddef.h>",
                 "#include <mpi.h>\n#include <stddef.h>")
-        return r"c/src/serial\.h:\d+: includes <mpi\.h> but declares nothing"
+        return r"c/src/base/serial\.h:\d+: includes <mpi\.h> but declares nothing"
     if case == "own_header_not_included":
-        replace(os.path.join(src, "serial.c"), '#include "serial.h"', "")
-        return r"c/src/serial\.c:1: does not include its own header serial\.h"
+        replace(os.path.join(src, "base", "serial.c"), '#include "serial.h"', "")
+        return r"c/src/base/serial\.c:1: does not include its own header serial\.h"
     if case == "used_once":
         # A declared function no other file calls.
-        append(os.path.join(src, "serial.h"), "\nSP_HIDDEN int sp__serial_lonely(void);\n")
-        append(os.path.join(src, "serial.c"), "\nint sp__serial_lonely(void) { return 0; }\n")
-        return r"c/src/serial\.h:\d+: sp__serial_lonely is used only in serial\.c"
+        append(os.path.join(src, "base", "serial.h"), "\nSP_HIDDEN int sp__serial_lonely(void);\n")
+        append(os.path.join(src, "base", "serial.c"), "\nint sp__serial_lonely(void) { return 0; }\n")
+        return r"c/src/base/serial\.h:\d+: sp__serial_lonely is used only in serial\.c"
     if case == "non_static":
-        append(os.path.join(src, "serial.c"), "\nint helper_without_static(void) { return 0; }\n")
-        return r"c/src/serial\.c:\d+: helper_without_static: not static"
+        append(os.path.join(src, "base", "serial.c"), "\nint helper_without_static(void) { return 0; }\n")
+        return r"c/src/base/serial\.c:\d+: helper_without_static: not static"
     if case == "declared_twice":
         # A prototype repeated in a second header.
-        append(os.path.join(src, "serial.h"),
+        append(os.path.join(src, "base", "serial.h"),
                "\nSP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);\n")
-        return r"c/src/(serial|sp_internal)\.h:\d+: sp__name_hash is declared again"
+        return r"c/src/base/(serial|sp_internal)\.h:\d+: sp__name_hash is declared again"
     sys.exit(f"plant_violation.py: unknown case {case}")
 
 

@@ -16,7 +16,7 @@
  *                   [9.5, 9.6]
  *   plus: ignored root objects "metadata", "rank01", "rankX", "notes".
  *
- * likwid.h5: LIKWID results as the core writes them (c/src/likwid_glue.c),
+ * likwid.h5: LIKWID results as the core writes them (c/src/likwid/likwid_glue.c),
  * group FLOPS_DP, events INSTR_RETIRED_ANY and FP_ARITH_SCALAR_DOUBLE
  * (values in the table are per thread):
  *   main         rank0 2 threads, counts 1 1, times 2 1.5,   events 100 10 | 200 20

@@ -88,7 +88,7 @@ def check_sources(f, exp, present_only=False):
 
 
 def record(rtype, payload):
-    """One spill record (c/src/spill_format.h), native byte order."""
+    """One spill record (c/src/spill/spill_format.h), native byte order."""
     return struct.pack("=IIQ", 0x31525053, rtype, len(payload)) + payload + \
         struct.pack("=I", 0x444E4553)
 

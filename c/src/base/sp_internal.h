@@ -356,18 +356,29 @@ SP_HIDDEN void sp__event_arrays_configure(int64_t full_cap);
 SP_HIDDEN sp_event_t *sp__event_array_new(int64_t cap);
 /* The same with its pages left untouched. */
 SP_HIDDEN sp_event_t *sp__event_array_new_cold(int64_t cap);
-/* An untouched array of cap events for the recording thread, whose pages
- * the stock's thread is asked to fault in ahead of it (no stall here). */
-SP_HIDDEN sp_event_t *sp__event_array_fresh(int64_t cap);
 SP_HIDDEN void sp__event_array_free(sp_event_t *ev);
-/* An array of ncap events holding the first used events of ev (ev itself
- * when its slot has room); NULL leaves ev as it is. */
-SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap,
-                                             int64_t ncap);
 /* Unmaps the slab once every array is freed (finalize). */
 SP_HIDDEN void sp__event_arrays_release(void);
 SP_HIDDEN void sp__event_arrays_fork_lock(void);
 SP_HIDDEN void sp__event_arrays_fork_unlock(void);
+/* The slab itself, for event_grow.c: arrays from SP_SLAB_MIN bytes up may
+ * take a slot; a free slot or NULL (no slab, or no memory); whether p is
+ * in a slot; the events per slot (0: no slab); pages faulted in now, off
+ * the hot path. */
+#define SP_SLAB_MIN ((size_t)8 << 10) /* smaller arrays: malloc */
+SP_HIDDEN void *sp__slab_take(void);
+SP_HIDDEN int sp__slab_owns(const void *p);
+SP_HIDDEN int64_t sp__slab_slot_cap(void);
+SP_HIDDEN void sp__event_pages_touch(void *p, size_t bytes);
+
+/* ---- event_grow.c ---- */
+/* An untouched array of cap events for the recording thread, whose pages
+ * the stock's thread is asked to fault in ahead of it (no stall here). */
+SP_HIDDEN sp_event_t *sp__event_array_fresh(int64_t cap);
+/* An array of ncap events holding the first used events of ev (ev itself
+ * when its slot has room); NULL leaves ev as it is. */
+SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap,
+                                             int64_t ncap);
 
 /* ---- array_stock.c ---- */
 #define SP_FIRST_CAP 256    /* events in a region's first buffer (4 KiB: one page) */
@@ -429,10 +440,19 @@ SP_HIDDEN void sp__exit_flush_install(void);
 
 /* ---- name_encoding.c ---- */
 SP_HIDDEN size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap);
+/* 1 when s[0..n) is UTF-8 without NUL bytes (names, files, metadata). */
+SP_HIDDEN int sp__utf8_ok(const char *s, size_t n);
 
 /* ---- mpi_glue.c, mpi_stub.c (its stubs without MPI) ---- */
 SP_HIDDEN void sp__mpi_note_setup(void);
 SP_HIDDEN int sp__mpi_rank_if_known(void);
+/* Who writes under MPI: "<job>:<world rank>" (the job: rank 0's random
+ * number at MPI_Init, the same on every rank; at most SP_MPI_WRITER_MAX
+ * bytes with its NUL), "" before MPI_Init or without MPI. The files this
+ * process publishes say so (an extended attribute), and it never replaces
+ * one another rank of the same job published (write/out_temp.c). */
+#define SP_MPI_WRITER_MAX 48
+SP_HIDDEN const char *sp__mpi_writer(void);
 /* MPI is usable with more than one rank: sp_finalize is collective, and a
  * rank that records nothing takes part too (finalize.c). */
 SP_HIDDEN int sp__par_usable(void);
@@ -450,6 +470,45 @@ SP_HIDDEN void sp__likwid_stop(int32_t h);   /* after the stop stamp */
 /* sp_finalize, after the raw data and before publication; collective over
  * par: adds rank<N>/likwid/... to the file at partial_path. */
 SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path);
+
+/* ---- state.c: the calls up a floor (docs/design.md, "Rooms") ----
+ * Calls run one way between the core's rooms: a lower room never names a
+ * function of a higher one. Where the record or MPI room must reach up (a
+ * full buffer to spill, a signal's flush, LIKWID's markers, what MPI_Init
+ * and MPI_Finalize start), it calls through this table, which the session
+ * fills (session.c) when sp_setup runs, before any recording. A NULL
+ * entry is a call not wired yet: the MPI hooks and meta_changed are
+ * checked (MPI_Init and sp_metadata_set may come before sp_setup); the
+ * others run only in a session, after the table is filled. */
+typedef struct sp_calls_up {
+  /* spill/flush_writer.c: sp__writer_swap. */
+  sp_event_t *(*writer_swap)(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
+                             int32_t thread);
+  /* spill/spill.c: sp__spill_events. */
+  int (*spill_events)(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
+  /* session/signal_flush.c: sp__signal_flush_self. */
+  void (*signal_flush_self)(void);
+  /* likwid/: sp__likwid_thread_init, sp__likwid_start, sp__likwid_stop. */
+  void (*likwid_thread_init)(void);
+  void (*likwid_start)(int32_t h);
+  void (*likwid_stop)(int32_t h);
+  /* MPI_Finalize reached with a session open (mpi/mpi_glue.c): sp_finalize. */
+  int (*mpi_finalize)(void);
+  /* MPI_Init ran in a session (mpi/mpi_glue.c): sp__spill_head_now. */
+  void (*mpi_rank_known)(void);
+  /* Inside the spill room, against its file order (spill.c writes the
+   * metadata, run_meta.c's sp_metadata_set asks for it at once: spill.c's
+   * sp__spill_meta_now; crash_drain.c waits for the writer that installs
+   * it: flush_writer.c's sp__writer_behind and sp__writer_progress). */
+  void (*meta_changed)(void);
+  int (*writer_behind)(void);
+  int64_t (*writer_progress)(void);
+} sp_calls_up_t;
+SP_HIDDEN extern sp_calls_up_t sp__up;
+
+/* ---- random.c ---- */
+/* A random 64-bit number (getrandom, else the clock and pid). */
+SP_HIDDEN uint64_t sp__random64(void);
 
 /* ---- finalize.c ---- */
 SP_HIDDEN int sp__finalize_session(void);

@@ -17,10 +17,6 @@
 #undef sp_start_name
 #undef sp_stop_name
 
-volatile int sp__enabled;
-volatile int sp__mode;
-volatile unsigned sp__session;
-
 /* The mode, read with acquire: what sp_setup wrote before turning it on
  * (the config, the clock) is seen by a thread that reads it on; a second
  * sp_setup turns it off under threads that record (session_quiesce.c).
@@ -166,10 +162,10 @@ static __attribute__((noinline)) void sp_start_other(int h) {
     sp_not_active();
     return;
   }
-  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__up.signal_flush_self();
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
-  if (sp__state.cfg.use_likwid) sp__likwid_start(h);
+  if (sp__state.cfg.use_likwid) sp__up.likwid_start(h);
   if (sp_counting()) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
@@ -286,12 +282,12 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
           sp_region_name_or(h), sp_region_name_or(t->stack[t->depth - 1].region),
           (int)(t->depth - 1 - d));
   if (sp__state.cfg.use_likwid) /* the dropped calls' LIKWID regions end too */
-    for (int32_t i = t->depth - 1; i > d; i--) sp__likwid_stop(t->stack[i].region);
+    for (int32_t i = t->depth - 1; i > d; i--) sp__up.likwid_stop(t->stack[i].region);
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
   if (sp__state.cfg.aggregate) sp__agg_stop(t, d, now);
   t->depth = d;
-  if (sp__state.cfg.use_likwid) sp__likwid_stop(h);
+  if (sp__state.cfg.use_likwid) sp__up.likwid_stop(h);
 }
 
 static inline void sp_stop_at(int h, int64_t now) {
@@ -302,7 +298,7 @@ static inline void sp_stop_at(int h, int64_t now) {
   t->depth--;
   sp_close_frame(t, f, now);
   if (SP_UNLIKELY(sp__state.cfg.aggregate)) sp__agg_stop(t, t->depth, now);
-  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__likwid_stop(h);
+  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__up.likwid_stop(h);
   return;
 unusual:
   sp_stop_unusual(h, now);
@@ -321,7 +317,7 @@ static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamp
     sp_not_active();
   } else {
     sp_stop_at(h, stamped ? now : sp_stop_stamp());
-    if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
+    if (SP_MODE() == SP_MODE_SIGNALED) sp__up.signal_flush_self();
   }
   errno = saved_errno;
   sp_slow_leave();
@@ -571,7 +567,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
     h = sp__region_lookup(name, len, sp__name_hash(name, len));
   }
   sp_stop_at(h, now);
-  if (SP_MODE() == SP_MODE_SIGNALED) sp__signal_flush_self();
+  if (SP_MODE() == SP_MODE_SIGNALED) sp__up.signal_flush_self();
 out:
   errno = saved_errno;
   sp_slow_leave();

@@ -45,7 +45,5 @@ SP_HIDDEN void sp__meta_report_refused(void);
 SP_HIDDEN int sp__meta_spill(int (*rec)(uint32_t type, const void *p, size_t n));
 /* Reads one SP_SPILL_META payload into l; SP_ESPILL when inconsistent. */
 SP_HIDDEN int sp__meta_from_spill(sp_meta_list_t *l, const char *p, size_t n);
-/* 1 when s[0..n) is UTF-8 without NUL bytes. */
-SP_HIDDEN int sp__utf8_ok(const char *s, size_t n);
 
 #endif

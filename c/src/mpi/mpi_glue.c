@@ -9,13 +9,13 @@
  * whatever the link order (the standard's hook for libraries). */
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock_offset.h"
 #include "mpi_arrival.h"
 #include "mpi_glue.h"
-#include "out_temp.h"
 #include "par.h"
 #include "scope_profiler_mpi.h"
 
@@ -29,6 +29,10 @@ static MPI_Comm sp_user_comm = MPI_COMM_NULL;
  * when MPI was initialised without going through the hooks below. */
 static MPI_Comm sp_world_own = MPI_COMM_NULL;
 static int sp_self_hook_set;
+/* "<job>:<world rank>": this process is world rank <world rank> of the MPI
+ * job <job> (rank 0's random number at MPI_Init, the same on every rank);
+ * "" before MPI_Init or without it. */
+static char sp_writer[SP_MPI_WRITER_MAX];
 static pthread_t sp_setup_thread;
 
 int sp__mpi_usable(void) {
@@ -58,7 +62,7 @@ static void sp_before_mpi_finalize(void) {
   if (sp__state.session) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "MPI_Finalize reached without sp_finalize: writing the profile now");
-    sp_finalize();
+    if (sp__up.mpi_finalize) (void)sp__up.mpi_finalize(); /* sp_finalize */
   }
   sp_user_comm_release();
   sp_world_own_release();
@@ -181,6 +185,8 @@ void sp__mpi_note_setup(void) {
   sp_clock_at_start();
 }
 
+const char *sp__mpi_writer(void) { return sp_writer; }
+
 int sp__mpi_rank_if_known(void) {
   if (sp__state.rank < 0) sp_mpi_learn();
   return sp__state.rank;
@@ -203,13 +209,14 @@ static void sp_after_mpi_init(int rc) {
     uint64_t job = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     if (wrank == 0) job = sp__random64();
-    if (PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, sp_world_own) == MPI_SUCCESS)
-      sp__out_writer_set(job, wrank);
+    if (PMPI_Bcast(&job, 1, MPI_UINT64_T, 0, sp_world_own) == MPI_SUCCESS && job != 0)
+      snprintf(sp_writer, sizeof sp_writer, "%016llx:%d", (unsigned long long)job, wrank);
   }
   if (sp__state.session) {
     sp_mpi_learn();
     sp_clock_at_start();
-    sp__spill_head_now(); /* the rank is known now: its spill file from here */
+    /* The rank is known now: its spill file from here (sp__spill_head_now). */
+    if (sp__up.mpi_rank_known) sp__up.mpi_rank_known();
   }
 }
 

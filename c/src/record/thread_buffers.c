@@ -74,7 +74,7 @@ sp_thread_t *sp__thread_get(void) {
   if (!t) return NULL;
   pthread_setspecific(sp_thread_key, t);
   sp__tls = t;
-  if (sp__mode == SP_MODE_GENERAL && sp__state.cfg.use_likwid) sp__likwid_thread_init();
+  if (sp__mode == SP_MODE_GENERAL && sp__state.cfg.use_likwid) sp__up.likwid_thread_init();
   return t;
 }
 
@@ -144,13 +144,13 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   int64_t done = sp_first_open_slot(t, h, b->n);
   if (done == 0) return 0;
   int rc = 0;
-  sp_event_t *fresh = async ? sp__writer_swap(b->ev, b->cap, done, h, t->index) : NULL;
+  sp_event_t *fresh = async ? sp__up.writer_swap(b->ev, b->cap, done, h, t->index) : NULL;
   if (fresh) {
     /* The writer owns the old array now; calls still open move along. */
     memcpy(fresh, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
     b->ev = fresh;
   } else {
-    rc = sp__spill_events(h, t->index, b->ev, done);
+    rc = sp__up.spill_events(h, t->index, b->ev, done);
     memmove(b->ev, b->ev + done, (size_t)(b->n - done) * sizeof *b->ev);
   }
   b->spilled += done;

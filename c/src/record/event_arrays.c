@@ -17,7 +17,8 @@
  *
  * The flush writer trades arrays between threads, so the slab belongs to
  * the process, under one mutex; it is used when an array is created,
- * freed or resized, never on the hot path. */
+ * freed or resized, never on the hot path. How an array grows with the
+ * stock's help is event_grow.c's: the slab < the stock < the growth. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #endif
@@ -28,7 +29,6 @@
 
 #include "sp_internal.h"
 
-#define SP_SLAB_MIN ((size_t)8 << 10)    /* smaller arrays: malloc */
 #define SP_SLAB_CHUNK ((size_t)32 << 20) /* one mapping of several slots */
 #define SP_SLAB_MAX_CHUNKS 1024          /* then malloc */
 
@@ -36,7 +36,7 @@
  * zeros right after malloc does not: compilers merge the two into calloc,
  * which leaves fresh pages unmapped, and the recording thread then took a
  * page fault every 256 events.) */
-static void sp_touch_pages(void *p, size_t bytes) {
+void sp__event_pages_touch(void *p, size_t bytes) {
   volatile char *c = p;
   for (size_t i = 0; i < bytes; i += 4096) c[i] = 0;
 }
@@ -80,7 +80,7 @@ static char *sp_slab_map_locked(size_t bytes) {
 }
 
 /* A slot from the free list, the newest chunk or a new mapping, or NULL. */
-static void *sp_slab_take(void) {
+void *sp__slab_take(void) {
   void *p = NULL;
   pthread_mutex_lock(&sp_slab.mu);
   const size_t bytes = sp_slab.slot_bytes;
@@ -109,7 +109,7 @@ static void *sp_slab_take(void) {
   return p;
 }
 
-static int sp_slab_owns(const void *p) {
+int sp__slab_owns(const void *p) {
   int owns = 0;
   pthread_mutex_lock(&sp_slab.mu);
   for (int i = 0; i < sp_slab.nchunks && !owns; i++) {
@@ -120,7 +120,7 @@ static int sp_slab_owns(const void *p) {
   return owns;
 }
 
-static int64_t sp_slab_slot_cap(void) {
+int64_t sp__slab_slot_cap(void) {
   pthread_mutex_lock(&sp_slab.mu);
   int64_t cap = sp_slab.slot_cap;
   pthread_mutex_unlock(&sp_slab.mu);
@@ -128,7 +128,7 @@ static int64_t sp_slab_slot_cap(void) {
 }
 
 sp_event_t *sp__event_array_new_cold(int64_t cap) {
-  void *p = cap > 0 && cap == sp_slab_slot_cap() ? sp_slab_take() : NULL;
+  void *p = cap > 0 && cap == sp__slab_slot_cap() ? sp__slab_take() : NULL;
   if (!p) p = malloc((size_t)cap * sizeof(sp_event_t)); /* also when no slot could be mapped */
   return p;
 }
@@ -136,30 +136,13 @@ sp_event_t *sp__event_array_new_cold(int64_t cap) {
 sp_event_t *sp__event_array_new(int64_t cap) {
   sp_event_t *p = sp__event_array_new_cold(cap);
   /* Pages touched now, not in the hot path (a no-op on a reused slot). */
-  if (p) sp_touch_pages(p, (size_t)cap * sizeof(sp_event_t));
+  if (p) sp__event_pages_touch(p, (size_t)cap * sizeof(sp_event_t));
   return p;
-}
-
-sp_event_t *sp__event_array_fresh(int64_t cap) {
-  /* Untouched: the stock's thread faults its pages in ahead of the events
-   * (MADV_POPULATE_WRITE); touching them all here stalled the recording
-   * thread for 0.6 ms (10 ms on slower VMs) at a flush. Where it cannot,
-   * they fault in one by one as events arrive. */
-  sp_event_t *p = sp__event_array_new_cold(cap);
-  if (p) (void)sp__stock_populate_ask(p, (size_t)cap * sizeof *p, 1);
-  return p;
-}
-
-/* Asks the stock's thread to fault in events [from, to) of the slot at ev
- * before the buffer grows into them; returns whether it will. */
-static int sp_populate_ahead(sp_event_t *ev, int64_t from, int64_t to) {
-  if (to <= from) return 1;
-  return sp__stock_populate_ask(ev + from, (size_t)(to - from) * sizeof *ev, 0);
 }
 
 void sp__event_array_free(sp_event_t *ev) {
   if (!ev) return;
-  if (!sp_slab_owns(ev)) {
+  if (!sp__slab_owns(ev)) {
     free(ev);
     return;
   }
@@ -168,45 +151,6 @@ void sp__event_array_free(sp_event_t *ev) {
   sp_slab.free_list = ev;
   sp_slab.in_use--;
   pthread_mutex_unlock(&sp_slab.mu);
-}
-
-sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, int64_t ncap) {
-  const int64_t slot_cap = sp_slab_slot_cap();
-  const int in_slot = ev && sp_slab_owns(ev);
-  const size_t grown = (size_t)(ncap > cap ? ncap - cap : 0) * sizeof *ev;
-  if (!ev) { /* a first buffer, faulted in by the stock's thread */
-    sp_event_t *ne = sp__stock_take(ncap, 0);
-    if (ne) return ne;
-  }
-  /* The next growth's pages are faulted in ahead (two doublings), by the
-   * stock's thread; when it could not be asked, they are touched here. */
-  const int64_t ahead = ncap < slot_cap / 4 ? 4 * ncap : slot_cap;
-  if (in_slot && ncap <= slot_cap) { /* the slot has room: no copy */
-    if (!sp_populate_ahead(ev, ncap, ahead)) sp_touch_pages(ev + cap, grown);
-    return ev;
-  }
-  sp_event_t *ne = NULL;
-  if (!in_slot && ncap <= slot_cap && (size_t)ncap * sizeof *ev >= SP_SLAB_MIN) {
-    ne = sp__stock_take(slot_cap, 1); /* a slot whose first SP_HEAD_EVENTS are touched */
-    if (ne) {
-      const int64_t head = SP_HEAD_EVENTS < slot_cap ? SP_HEAD_EVENTS : slot_cap;
-      if (ncap > head) sp_touch_pages(ne + head, (size_t)(ncap - head) * sizeof *ev);
-      (void)sp_populate_ahead(ne, ncap > head ? ncap : head, ahead);
-    } else {
-      ne = sp_slab_take(); /* NULL: stay with malloc */
-      if (ne) sp_touch_pages(ne, (size_t)ncap * sizeof *ev);
-    }
-  }
-  if (!ne && in_slot) ne = sp__event_array_new(ncap); /* past the limit: out of the slab */
-  if (ne) {
-    if (used > 0) memcpy(ne, ev, (size_t)used * sizeof *ev);
-    sp__event_array_free(ev);
-    return ne;
-  }
-  /* realloc moves a large block by remapping it, without a copy. */
-  ne = realloc(ev, (size_t)ncap * sizeof *ne);
-  if (ne) sp_touch_pages(ne + cap, grown);
-  return ne;
 }
 
 void sp__event_arrays_release(void) {

@@ -35,3 +35,31 @@ size_t sp__link_name_encode(const char *name, size_t len, char *out, size_t cap)
   if (o < cap) out[o] = '\0';
   return o;
 }
+
+int sp__utf8_ok(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + n;
+  while (p < end) {
+    unsigned c = *p++;
+    if (c == 0) return 0;
+    if (c < 0x80) continue;
+    int more;
+    unsigned min;
+    if ((c & 0xE0) == 0xC0) {
+      more = 1, min = 0x80, c &= 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      more = 2, min = 0x800, c &= 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      more = 3, min = 0x10000, c &= 0x07;
+    } else {
+      return 0;
+    }
+    if (end - p < more) return 0;
+    for (int i = 0; i < more; i++) {
+      if ((p[i] & 0xC0) != 0x80) return 0;
+      c = (c << 6) | (p[i] & 0x3F);
+    }
+    p += more;
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+  }
+  return 1;
+}

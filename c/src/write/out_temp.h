@@ -23,15 +23,6 @@ SP_HIDDEN int sp__out_temp_create(const char *final, char *tmp, size_t cap);
  * On return every rank holds the same name in tmp, or the same error. */
 SP_HIDDEN int sp__out_temp_agree(sp_par_t *par, const char *final, char *tmp, size_t cap);
 
-/* A random 64-bit number (getrandom, else the clock and pid). */
-SP_HIDDEN uint64_t sp__random64(void);
-
-/* MPI_Init (mpi_glue.c): this process is world rank `rank` of the MPI job
- * `job` (rank 0's random number, the same on every rank). The files it
- * publishes say so (an extended attribute), and it never replaces one that
- * another rank of the same job published. Unset (0): no such check. */
-SP_HIDDEN void sp__out_writer_set(uint64_t job, int rank);
-
 /* Renames tmp to final unless another writer has put a file at final since
  * `was` was taken (sp__out_id_take at setup): two runs with one file_path;
  * or the file at final was published by another rank of this MPI job (two

@@ -26,34 +26,6 @@ static const char *sp_key_problem(const char *key, size_t klen);
 /* Keys written into /metadata by the layout (meta_keys.h). */
 static const char *const sp_reserved[] = {SP_META_RESERVED_KEYS};
 
-int sp__utf8_ok(const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s, *end = p + n;
-  while (p < end) {
-    unsigned c = *p++;
-    if (c == 0) return 0;
-    if (c < 0x80) continue;
-    int more;
-    unsigned min;
-    if ((c & 0xE0) == 0xC0) {
-      more = 1, min = 0x80, c &= 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      more = 2, min = 0x800, c &= 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      more = 3, min = 0x10000, c &= 0x07;
-    } else {
-      return 0;
-    }
-    if (end - p < more) return 0;
-    for (int i = 0; i < more; i++) {
-      if ((p[i] & 0xC0) != 0x80) return 0;
-      c = (c << 6) | (p[i] & 0x3F);
-    }
-    p += more;
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-  }
-  return 1;
-}
-
 static int sp_meta_find(const sp_meta_list_t *l, const char *key, size_t klen) {
   for (int32_t i = 0; i < l->n; i++)
     if (strlen(l->e[i].key) == klen && memcmp(l->e[i].key, key, klen) == 0) return i;
@@ -258,7 +230,8 @@ static int sp_meta_set(const char *key, size_t klen, uint32_t type, const void *
   else if (rc != 0)
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "sp_metadata_set('%.*s'): %s", shown, key,
             sp_strerror(rc));
-  if (rc == 0) sp__spill_meta_now(); /* a run that dies later keeps it */
+  /* A run that dies later keeps it (spill.c's sp__spill_meta_now). */
+  if (rc == 0 && sp__up.meta_changed) sp__up.meta_changed();
   return rc;
 }
 

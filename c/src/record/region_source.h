@@ -11,6 +11,8 @@ SP_HIDDEN int sp__source_get(int32_t h, const char **file, int64_t *line);
  * once (after its REGION record). */
 SP_HIDDEN int sp__source_spill(int32_t h, int (*rec)(uint32_t type, const void *p, size_t n));
 SP_HIDDEN void sp__source_reset(void); /* with the region table */
+/* Keeps file:line for h unless h has one (region_at.c); SP_ENOMEM. */
+SP_HIDDEN int sp__source_set(int32_t h, const char *file, size_t flen, int64_t line);
 /* The SOURCE payload's parts: handle, line and file name (not NUL-ended). */
 SP_HIDDEN int sp__source_from_spill(const char *p, size_t n, int32_t *h, int64_t *line,
                                     const char **file, size_t *flen);

@@ -57,11 +57,11 @@ static int sp_crash_index(int sig) {
 
 /* Async-signal-safe: atomics, nanosleep. */
 static void sp_crash_wait_writer(void) {
-  int64_t last = sp__writer_progress();
-  for (int stalled = 0; sp__writer_behind() && stalled < SP_CRASH_STALL_MS; stalled++) {
+  int64_t last = sp__up.writer_progress();
+  for (int stalled = 0; sp__up.writer_behind() && stalled < SP_CRASH_STALL_MS; stalled++) {
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, NULL);
-    int64_t now = sp__writer_progress();
+    int64_t now = sp__up.writer_progress();
     if (now != last) stalled = 0;
     last = now;
   }

@@ -12,12 +12,6 @@
 #include "sampler.h"
 #include "sp_internal.h"
 
-sp_state_t sp__state = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-    .rank = -1,
-    .size = 1,
-};
-
 int sp_is_active(void) { return sp__mode != SP_MODE_OFF; }
 
 int sp__profile_only(void) {
@@ -175,10 +169,30 @@ static void sp_setup_start(sp_state_t *st, int mode) {
   }
 }
 
+/* The calls up a floor (sp__up, sp_internal.h; docs/design.md, "Rooms"):
+ * the record, MPI and spill rooms reach the spill writer, the signal
+ * flush, LIKWID's markers and sp_finalize through sp__up, never by name,
+ * so that calls run one way between rooms and files. Set once. */
+static void sp_rooms_connect(void) {
+  sp__up.writer_swap = sp__writer_swap;
+  sp__up.spill_events = sp__spill_events;
+  sp__up.signal_flush_self = sp__signal_flush_self;
+  sp__up.likwid_thread_init = sp__likwid_thread_init;
+  sp__up.likwid_start = sp__likwid_start;
+  sp__up.likwid_stop = sp__likwid_stop;
+  sp__up.mpi_finalize = sp_finalize;
+  sp__up.mpi_rank_known = sp__spill_head_now;
+  sp__up.meta_changed = sp__spill_meta_now;
+  sp__up.writer_behind = sp__writer_behind;
+  sp__up.writer_progress = sp__writer_progress;
+}
+
 /* The phases in order. SP_EPATH from the settings (the output path refused
  * or its directory not writable) still sets the session up, and is returned. */
 static int sp_setup_session(const sp_config *cfg) {
   sp_state_t *st = &sp__state;
+  static pthread_once_t wired = PTHREAD_ONCE_INIT;
+  (void)pthread_once(&wired, sp_rooms_connect); /* before anything records */
   int rc = sp_setup_replace(st);
   if (rc != 0) return rc;
   sp_setup_reset(st);

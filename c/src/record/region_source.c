@@ -1,4 +1,5 @@
-/* region_source.c - where in the source a region is: sp_region_at.
+/* region_source.c - where in the source a region is (sp_region_at,
+ * region_at.c).
  *
  * The first location given for a region is kept (a region entered from
  * two places keeps the first it was registered at); a location that is no
@@ -33,7 +34,7 @@ int sp__source_get(int32_t h, const char **file, int64_t *line) {
   return ok;
 }
 
-static int sp_source_set(int32_t h, const char *file, size_t flen, int64_t line) {
+int sp__source_set(int32_t h, const char *file, size_t flen, int64_t line) {
   int rc = 0;
   pthread_mutex_lock(&sp__state.lock);
   if (h >= sp_src_cap) {
@@ -104,35 +105,4 @@ int sp__source_from_spill(const char *p, size_t n, int32_t *h, int64_t *line, co
   *file = p + sizeof r;
   *flen = r.flen;
   return 0;
-}
-
-int sp_region_at(const char *name, const char *file, int line) {
-  int h = sp_region(name);
-  if (h < 0) return h;
-  size_t flen = file ? strnlen(file, SP_PATH_MAX + 1) : 0;
-  if (!file || flen == 0 || flen > SP_PATH_MAX || line < 0 || !sp__utf8_ok(file, flen)) {
-    SP_KEEP_ERRNO(sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-                          "sp_region_at('%s'): the source location is not a file name of at "
-                          "most %d bytes of UTF-8 and a line >= 0; the region has none",
-                          name, SP_PATH_MAX));
-    return h;
-  }
-  int rc;
-  SP_KEEP_ERRNO(rc = sp_source_set(h, file, flen, line));
-  (void)rc; /* out of memory: the region has no location, the handle is good */
-  return h;
-}
-
-int sp__region_at_f(const char *name, size_t len, const char *file, size_t flen, int line) {
-  int h = sp_region_n(name, len);
-  if (h < 0 || !file || flen == 0) return h;
-  if (flen > SP_PATH_MAX || line < 0 || !sp__utf8_ok(file, flen)) {
-    SP_KEEP_ERRNO(sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-                          "sp_region: the source location is not a file name of at most %d "
-                          "bytes of UTF-8 and a line >= 0; the region has none",
-                          SP_PATH_MAX));
-    return h;
-  }
-  SP_KEEP_ERRNO(sp_source_set(h, file, flen, line));
-  return h;
 }

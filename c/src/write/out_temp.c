@@ -48,21 +48,16 @@ void sp__out_id_take(const char *path, sp_out_id_t *id) {
 
 #define SP_WRITER_XATTR "user.scope_profiler.writer"
 
-/* "<job>:<world rank>" of this process, "" when not under MPI; the job part
- * is the first SP_JOB_LEN characters. */
+/* sp__mpi_writer(): "<job>:<world rank>" of this process, "" when not
+ * under MPI; the job part is the first SP_JOB_LEN characters. */
 #define SP_JOB_LEN 16
-static char sp_writer[48];
-
-void sp__out_writer_set(uint64_t job, int rank) {
-  if (job == 0) return;
-  snprintf(sp_writer, sizeof sp_writer, "%016llx:%d", (unsigned long long)job, rank);
-}
 
 /* The writer named by the file at path when it is another rank of this
  * job, into who; else 0. */
 static int sp_sibling_file(const char *path, char *who, size_t cap) {
+  const char *sp_writer = sp__mpi_writer();
   if (!sp_writer[0]) return 0;
-  char got[sizeof sp_writer];
+  char got[SP_MPI_WRITER_MAX];
   int saved = errno;
   ssize_t n = lgetxattr(path, SP_WRITER_XATTR, got, sizeof got - 1);
   errno = saved;
@@ -71,14 +66,6 @@ static int sp_sibling_file(const char *path, char *who, size_t cap) {
   if (strncmp(got, sp_writer, SP_JOB_LEN) != 0 || strcmp(got, sp_writer) == 0) return 0;
   snprintf(who, cap, "%s", got + SP_JOB_LEN + 1);
   return 1;
-}
-
-uint64_t sp__random64(void) {
-  uint64_t r = 0;
-  if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r) return r;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^ r;
 }
 
 int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
@@ -206,6 +193,7 @@ int sp__out_publish(char *tmp, const char *final, const sp_out_id_t *was) {
     rc = SP_EPATH;
   } else {
     /* Best effort: without the attribute only the first check holds. */
+    const char *sp_writer = sp__mpi_writer();
     if (sp_writer[0]) setxattr(tmp, SP_WRITER_XATTR, sp_writer, strlen(sp_writer), 0);
     if (rename(tmp, final) != 0)
       rc = SP_EIO;

@@ -317,3 +317,26 @@ int sp__par_agree(sp_par_t *p, int rc) {
                                  : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
+
+/* ---- the columnar layout (columnar_write.c) ------------------------------- */
+
+int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {
+  for (int i = 0; i < n; i++) {
+    before[i] = 0;
+    total[i] = mine[i];
+  }
+  if (!p->active) return 0;
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  int64_t tmp[8];
+  /* MPI_Exscan leaves rank 0's result undefined: it stays 0. */
+  if (MPI_Exscan(mine, tmp, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
+  for (int i = 0; p->rank > 0 && i < n; i++) before[i] = tmp[i];
+  if (MPI_Allreduce(mine, total, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
+  return 0;
+}
+
+hid_t sp__par_dxpl(sp_par_t *p) {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (p->active) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  return dxpl;
+}

@@ -321,13 +321,14 @@ int sp__par_agree(sp_par_t *p, int rc) {
 /* ---- the columnar layout (columnar_write.c) ------------------------------- */
 
 int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {
+  if (n > 32) return SP_EINVAL;
   for (int i = 0; i < n; i++) {
     before[i] = 0;
     total[i] = mine[i];
   }
   if (!p->active) return 0;
   MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
-  int64_t tmp[8];
+  int64_t tmp[32];
   /* MPI_Exscan leaves rank 0's result undefined: it stays 0. */
   if (MPI_Exscan(mine, tmp, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
   for (int i = 0; p->rank > 0 && i < n; i++) before[i] = tmp[i];

@@ -68,7 +68,7 @@ SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
 /* The columnar layout (columnar_write.c): before[i] the sum of mine[i]
  * over the ranks below this one (MPI_Exscan), total[i] over all ranks;
- * n <= 8. Without MPI before is 0 and total mine. Collective. */
+ * n <= 32. Without MPI before is 0 and total mine. Collective. */
 SP_HIDDEN int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
                                int64_t *total);
 /* A transfer list for parallel HDF5's collective writes (H5FD_MPIO_COLLECTIVE);

@@ -12,10 +12,8 @@
 #include "par.h"
 #include "plan.h"
 
-/* SCOPE_PROFILER_LAYOUT's values (settings.def: auto|columnar|ranks). */
-/* both: the rank<N> file at file_path and, from the same events, the
- * columnar one beside it (SP_COLUMNAR_SUFFIX), to compare the two. */
-enum { SP_LAYOUT_AUTO = 0, SP_LAYOUT_COLUMNAR = 1, SP_LAYOUT_RANKS = 2, SP_LAYOUT_BOTH = 3 };
+/* SCOPE_PROFILER_LAYOUT's values are sp_config's SP_LAYOUT_* (scope_profiler.h);
+ * with both, the columnar file is file_path followed by this: */
 #define SP_COLUMNAR_SUFFIX ".columnar.h5"
 /* From this many ranks on, auto writes the columnar layout. */
 #define SP_COLUMNAR_RANKS 1024
@@ -45,16 +43,15 @@ typedef struct sp_col_local {
   char **names;
   int64_t nnames;
   size_t name_max; /* longest name + 1 */
-  char *gathered;  /* every rank's blob: the names point into it */
-  int64_t *gathered_at;
-  /* From every rank's blob: rank 0's host and time, totals over ranks. */
+  char *gathered;  /* the table rank 0 sent: the names point into it */
+  /* From the table: rank 0's host and time, totals over ranks. */
   char host0[64];
   int64_t wall_time0, events_lost, clock_tsc0;
   int32_t max_threads;
 } sp_col_local_t;
 
 /* Builds l's part: its events and their call ids, and the name table
- * agreed with every rank of par (an allgather). Collective; on failure a
+ * agreed with every rank of par (gathered on rank 0, broadcast). Collective; on failure a
  * rank still takes part in the allgather. */
 SP_HIDDEN int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);

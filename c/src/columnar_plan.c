@@ -12,9 +12,9 @@
  * call still open when it starts (postproc/src/reader_tree.c's rule), so
  * the tree the ids define is the one the stamps give.
  *
- * The names: every rank's region names are gathered on every rank, sorted
- * and made distinct; a region's id is its place there, the same on every
- * rank without a further exchange. */
+ * The names: every rank's region names are gathered on rank 0, made
+ * distinct (a hash set) and sorted there, and the table is broadcast; a
+ * region's id is its place in it, found by each rank in its copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,43 +159,125 @@ static int sp_str_cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The heads' figures and the sorted, distinct names of every blob. */
-static int sp_col_names(sp_col_local_t *c, int nranks) {
-  const char *all = c->gathered;
-  const int64_t *at = c->gathered_at;
+/* Rank 0: the distinct names of all blobs, by a hash set, sorted. *out
+ * (n entries) points into all. */
+static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char ***out,
+                           int64_t *n) {
   int64_t total = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1]; k++)
+      total += all[k] == '\0';
+  uint64_t cap = 16;
+  while (cap < 2 * (uint64_t)total) cap *= 2;
+  const char **set = calloc(cap, sizeof *set);
+  *out = malloc((size_t)(total ? total : 1) * sizeof **out);
+  if (!set || !*out) {
+    free(set);
+    return SP_ENOMEM;
+  }
+  *n = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1];) {
+      const char *s = all + k;
+      const size_t len = strlen(s);
+      uint64_t h = sp__name_hash(s, len) & (cap - 1);
+      while (set[h] && strcmp(set[h], s) != 0) h = (h + 1) & (cap - 1);
+      if (!set[h]) (*out)[(*n)++] = (char *)(set[h] = s);
+      k += (int64_t)len + 1;
+    }
+  free(set);
+  qsort(*out, (size_t)*n, sizeof **out, sp_str_cmp);
+  return 0;
+}
+
+/* Rank 0: the table every rank receives: a head (rank 0's host and time,
+ * lost events summed, most threads) and the sorted distinct names. */
+static int sp_col_table_make(const char *all, const int64_t *at, int nranks, char **table,
+                             int64_t *len) {
+  sp_col_head_t head = {0};
   for (int r = 0; r < nranks; r++) {
-    if (at[r + 1] - at[r] < (int64_t)sizeof(sp_col_head_t)) return SP_EMPI;
+    if (at[r + 1] - at[r] < (int64_t)sizeof head) return SP_EMPI;
     sp_col_head_t h;
     memcpy(&h, all + at[r], sizeof h);
-    if (r == 0) {
-      memcpy(c->host0, h.host, sizeof c->host0);
-      c->host0[sizeof c->host0 - 1] = '\0';
-      c->wall_time0 = h.wall_time;
-      c->clock_tsc0 = h.clock_tsc;
-    }
-    c->events_lost += h.events_lost;
-    if (h.nthreads > c->max_threads) c->max_threads = h.nthreads;
-    for (int64_t k = at[r] + (int64_t)sizeof h; k < at[r + 1]; k++) total += all[k] == '\0';
+    if (r == 0) head = h;
+    if (r > 0) head.events_lost += h.events_lost;
+    if (h.nthreads > head.nthreads) head.nthreads = h.nthreads;
   }
-  c->names = malloc((size_t)(total ? total : 1) * sizeof *c->names);
-  if (!c->names) return SP_ENOMEM;
+  char **names = NULL;
   int64_t n = 0;
-  for (int r = 0; r < nranks; r++)
-    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1];
-         k += (int64_t)strlen(all + k) + 1)
-      c->names[n++] = c->gathered + k;
-  qsort(c->names, (size_t)n, sizeof *c->names, sp_str_cmp);
-  int64_t d = 0;
-  c->name_max = 1;
-  for (int64_t i = 0; i < n; i++)
-    if (d == 0 || strcmp(c->names[d - 1], c->names[i]) != 0) {
-      c->names[d++] = c->names[i];
-      size_t len = strlen(c->names[i]) + 1;
-      if (len > c->name_max) c->name_max = len;
+  int rc = sp_col_distinct(all, at, nranks, &names, &n);
+  int64_t bytes = (int64_t)sizeof head;
+  for (int64_t i = 0; rc == 0 && i < n; i++) bytes += (int64_t)strlen(names[i]) + 1;
+  *table = rc == 0 ? malloc((size_t)bytes) : NULL;
+  if (rc == 0 && !*table) rc = SP_ENOMEM;
+  if (rc == 0) {
+    memcpy(*table, &head, sizeof head);
+    char *p = *table + sizeof head;
+    for (int64_t i = 0; i < n; i++) {
+      size_t l = strlen(names[i]) + 1;
+      memcpy(p, names[i], l);
+      p += l;
     }
-  c->nnames = d;
+    *len = bytes;
+  }
+  free(names);
+  return rc;
+}
+
+/* Every rank: the received table into c (names point into it). */
+static int sp_col_table_read(sp_col_local_t *c, char *table, int64_t len) {
+  c->gathered = table;
+  if (len < (int64_t)sizeof(sp_col_head_t)) return SP_EMPI;
+  sp_col_head_t h;
+  memcpy(&h, table, sizeof h);
+  memcpy(c->host0, h.host, sizeof c->host0);
+  c->host0[sizeof c->host0 - 1] = '\0';
+  c->wall_time0 = h.wall_time;
+  c->clock_tsc0 = h.clock_tsc;
+  c->events_lost = h.events_lost;
+  c->max_threads = h.nthreads;
+  int64_t n = 0;
+  for (int64_t k = (int64_t)sizeof h; k < len; k++) n += table[k] == '\0';
+  c->names = malloc((size_t)(n ? n : 1) * sizeof *c->names);
+  if (!c->names) return SP_ENOMEM;
+  c->name_max = 1;
+  for (int64_t k = (int64_t)sizeof h; k < len;) {
+    size_t l = strlen(table + k) + 1;
+    c->names[c->nnames++] = table + k;
+    if (l > c->name_max) c->name_max = l;
+    k += (int64_t)l;
+  }
   return 0;
+}
+
+/* The name table: gathered on rank 0, made there, sent to every rank.
+ * Rank 0 holds every rank's names once (not every rank: at 100,000 ranks
+ * that would be every rank sorting 2e7 names). */
+static int sp_col_names(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  char *blob = NULL, *all = NULL, *table = NULL;
+  int64_t len = 0, *at = NULL, tlen = -1;
+  int rc = sp_col_pack(l, &blob, &len);
+  if (!par->active) {
+    int64_t one[2] = {0, len};
+    if (rc == 0) rc = sp_col_table_make(blob, one, 1, &table, &tlen);
+  } else {
+    /* Taken part in even after a failure, with an empty blob. */
+    int grc = sp__par_gather_root(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &at);
+    if (rc == 0) rc = grc;
+    if (par->rank == 0) {
+      int mrc = rc == 0 ? sp_col_table_make(all, at, par->size, &table, &tlen) : rc;
+      if (mrc != 0) tlen = -1; /* the others learn it from the broadcast */
+      if (rc == 0) rc = mrc;
+    }
+    int brc = sp__par_bcast(par, &table, &tlen);
+    if (rc == 0) rc = brc;
+  }
+  free(blob);
+  free(all);
+  free(at);
+  if (rc == 0) return sp_col_table_read(c, table, tlen);
+  free(table);
+  return rc;
 }
 
 int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
@@ -213,26 +295,13 @@ int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
     c->ncalls[p] = pl->regions[p].ncalls;
     c->nevents += pl->regions[p].nevents;
   }
-  char *blob = NULL;
-  int64_t len = 0;
-  if (rc == 0) rc = sp_col_pack(l, &blob, &len);
-  if (par->active) {
-    /* Taken part in even after a failure, with an empty blob. */
-    int grc = sp__par_allgather(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &c->gathered,
-                                &c->gathered_at);
-    if (rc == 0) rc = grc;
-    free(blob);
-  } else if (rc == 0) {
-    c->gathered = blob;
-    c->gathered_at = malloc(2 * sizeof *c->gathered_at);
-    if (!c->gathered_at) rc = SP_ENOMEM;
-    if (rc == 0) c->gathered_at[0] = 0, c->gathered_at[1] = len;
-  }
-  if (rc == 0) rc = sp_col_names(c, par->active ? par->size : 1);
+  /* Collective: taken part in whatever rc is. */
+  int nrc = sp_col_names(par, l, c);
+  if (rc == 0) rc = nrc;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
     const char *name = pl->regions[p].name;
     char **hit = bsearch(&name, c->names, (size_t)c->nnames, sizeof *c->names, sp_str_cmp);
-    if (!hit) rc = SP_EMPI; /* its own name is in the table unless a blob was damaged */
+    if (!hit) rc = SP_EMPI; /* its own name is in the table unless a message was damaged */
     if (hit) c->gid[p] = (uint32_t)(hit - c->names);
   }
   if (rc == 0) rc = sp_col_events(par, l, c);
@@ -250,6 +319,5 @@ void sp__col_local_free(sp_col_local_t *c) {
   if (c->map) munmap(c->map, c->map_len);
   free(c->names);
   free(c->gathered);
-  free(c->gathered_at);
   memset(c, 0, sizeof *c);
 }

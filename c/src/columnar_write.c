@@ -346,7 +346,7 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
 }
 
 int sp__columnar_chosen(const sp_par_t *par, int32_t nregions) {
-  const int layout = sp__state.set.layout, big = par->size >= SP_COLUMNAR_RANKS;
+  const int layout = sp__state.cfg.layout, big = par->size >= SP_COLUMNAR_RANKS;
   if (!sp__state.cfg.time_trace) return 0; /* count-only: num_calls attributes only */
   if (layout == SP_LAYOUT_RANKS && big && par->rank == 0)
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,

@@ -196,7 +196,7 @@ static int sp_fin_output(sp_fin_t *f) {
 /* Which layout: the same answer on every rank (settings and the size). */
 static int sp_fin_choose(sp_fin_t *f) {
   f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
-  f->both = f->columnar && sp__state.set.layout == SP_LAYOUT_BOTH;
+  f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
   if (f->columnar && !f->both && f->par->rank == 0 && (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the columnar layout does not carry LIKWID results or samples yet "

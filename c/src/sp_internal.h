@@ -168,7 +168,6 @@ typedef struct sp_settings {
   int layout_collective;                /* _METADATA=collective, else rank 0 creates the layout */
   int raw_write_choice;                 /* _RAW_WRITE: the value's index in settings.def */
   int raw_write;                        /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
-  int layout;                           /* _LAYOUT: 0 auto, 1 columnar, 2 ranks (columnar.h) */
   int64_t round_bytes;                  /* _ROUND_BYTES, 0 for the default */
   int64_t finalize_timeout;             /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
                                          * to arrive (mpi_arrival.c) */

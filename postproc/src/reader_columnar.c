@@ -244,26 +244,18 @@ static int sp_id_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* metadata@mpi_size when it is a number from 1 to 1e9, else 0. */
-static int64_t sp_mpi_size(hid_t file) {
-  int64_t v = 0;
-  if (H5Lexists(file, "metadata", H5P_DEFAULT) <= 0 ||
-      H5Aexists_by_name(file, "metadata", "mpi_size", H5P_DEFAULT) <= 0)
-    return 0;
-  hid_t a = H5Aopen_by_name(file, "metadata", "mpi_size", H5P_DEFAULT, H5P_DEFAULT);
-  hid_t s = a >= 0 ? H5Aget_space(a) : -1;
-  int ok = s >= 0 && H5Sget_simple_extent_npoints(s) == 1 && H5Aread(a, H5T_NATIVE_INT64, &v) >= 0;
-  if (s >= 0) H5Sclose(s);
-  if (a >= 0) H5Aclose(a);
-  return ok && v >= 1 && v <= 999999999 ? v : 0;
-}
-
-/* The ranks: the distinct rank ids of the index, ascending; 0 to
- * metadata@mpi_size - 1 when that covers them all, so that a rank that
+/* The ranks: the distinct rank ids of the index, ascending; in files of
+ * ours, which keep a row per rank in rank_info (c/src/columnar_write.c),
+ * 0 to that length - 1 when it covers them all, so that a rank that
  * recorded nothing (no index row) is still a rank, as its empty rank<N>
  * group is in the per-rank layout. */
 static int sp_columnar_ranks(sp_reader_t *r, const sp_index_t *x) {
-  int64_t size = sp_mpi_size(r->file);
+  int err = 0;
+  int64_t size = sp__link_kind(r->file, "rank_info") == SP_LINK_LOCAL
+                     ? sp_length(r, "rank_info/hostnames", &err)
+                     : 0;
+  if (err) return err;
+  if (size < 1 || size > 999999999) size = 0;
   for (int64_t p = 0; size > 0 && p < x->npairs; p++)
     if (x->rank[p] >= size) size = 0;
   if (size > 0 && sp__memory_check(size, sizeof *r->ranks) != 0) size = 0;

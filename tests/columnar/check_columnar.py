@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Reads a columnar file with h5py alone and holds it to the rank<N> file of
-the same run: check_columnar.py RANKS_FILE COLUMNAR_FILE NRANKS
+the same run: check_columnar.py RANKS_FILE COLUMNAR_FILE NRANKS [REGION=CALLS ...]
+
+RANKS_FILE "-": the columnar file alone (a run in columnar layout only):
+the schema, the index, the call ids and each REGION's calls summed over
+ranks.
 
 The columnar reader here is independent of the library and of the
 postprocessor: it follows the reference tool's schema 3 (region_table,
@@ -84,8 +88,10 @@ def sweep_parents(tid, start, end, gid):
 
 def main():
     ranks_path, col_path, nranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    ref, rattrs, rmeta = read_ranks(ranks_path)
-    if sorted(ref) != list(range(nranks)):
+    want_calls = {k: int(v) for k, v in (a.rsplit("=", 1) for a in sys.argv[4:])}
+    alone = ranks_path == "-"
+    ref, rattrs, rmeta = read_ranks(ranks_path) if not alone else ({}, {}, {})
+    if not alone and sorted(ref) != list(range(nranks)):
         fail(f"rank<N> file has ranks {sorted(ref)}, expected {nranks}")
     with h5py.File(col_path, "r") as f:
         if text(f.attrs["storage_layout"]) != "columnar" or int(f.attrs["scope_profiler_schema"]) != 3:
@@ -120,6 +126,15 @@ def main():
         if (r, name) in seen:
             fail(f"pair ({r}, {name}) twice")
         seen.add((r, name))
+        if n != int(idx["num_calls"][p]):
+            fail(f"({r}, {name}): {n} events, num_calls {idx['num_calls'][p]}")
+        if np.any(ev["end_times"][o:o + n] < ev["start_times"][o:o + n]):
+            fail(f"({r}, {name}): a call ends before it starts")
+        if name in want_calls:
+            want_calls[name] -= n
+        calls_checked += n
+        if alone:
+            continue
         if r not in ref or name not in ref[r]:
             fail(f"pair ({r}, {name}) not in the rank<N> file")
         want = ref[r][name]
@@ -135,8 +150,12 @@ def main():
                 fail(f"({r}, {name}): MPI bytes/peers differ")
         elif mpi and (np.any(ev["mpi_bytes"][s] != -1) or np.any(ev["mpi_peers"][s] != -1)):
             fail(f"({r}, {name}): bytes/peers on a region that is not an MPI call")
-        calls_checked += n
-    want_pairs = {(r, nm) for r in ref for nm in ref[r]}
+    left = {k: v for k, v in want_calls.items() if v != 0}
+    if left:
+        fail(f"calls per region differ from the expected by {left}")
+    if len(info["hostnames"]) != nranks or int(meta["mpi_size"]) != nranks:
+        fail(f"rank_info/metadata do not hold {nranks} ranks")
+    want_pairs = {(r, nm) for r in ref for nm in ref[r]} if not alone else seen
     if seen != want_pairs:
         fail(f"pairs missing from the columnar file: {sorted(want_pairs - seen)[:5]}")
     # Call ids: unique per rank, parents from an independent sweep.
@@ -173,7 +192,7 @@ def main():
             if child in pname and pname[child] != parents:
                 fail(f"rank {r}: {child}'s parents {pname[child]} != {parents}")
     # Per-rank and run-wide extras.
-    for r in range(nranks):
+    for r in range(nranks if not alone else 0):
         if text(info["hostnames"][r]) != text(rattrs[r]["hostname"]):
             fail(f"rank {r}: hostname")
         for col in ("clock_offset_ns", "clock_offset_error_ns", "clock_offset_end_ns",
@@ -183,7 +202,7 @@ def main():
             if have != want:
                 fail(f"rank {r}: {col} {have} != {want}")
     for k in ("mpi_size", "hostname", "library_version", "clock_source", "events_lost",
-              "omp_threads", "timestamp"):
+              "omp_threads", "timestamp") if not alone else ():
         if text(meta[k]) != text(rmeta[k]):
             fail(f"metadata {k}: {meta[k]} != {rmeta[k]}")
     print(f"OK: {len(seen)} pairs, {calls_checked} calls on {nranks} ranks identical; "

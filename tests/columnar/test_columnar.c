@@ -3,7 +3,8 @@
  *
  * Run with SCOPE_PROFILER_LAYOUT=both, finalize writes FILE (rank<N>
  * groups) and FILE.columnar.h5 from the same events; check_columnar.py
- * compares them. Rank 0: a region only it has, recursion, two threads, a
+ * compares them. With a second argument "config" the layout is set in
+ * sp_config instead (SP_LAYOUT_COLUMNAR): FILE is columnar. Rank 0: a region only it has, recursion, two threads, a
  * region with more calls than the buffer holds (spilled) and a name with
  * a slash and a space. The last rank of several records nothing. Every
  * recording rank sends its neighbour a message (MPI call regions with
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scope_profiler.h"
 
@@ -52,8 +54,8 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_columnar FILE\n");
+  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "config") == 0)) {
+    fprintf(stderr, "usage: test_columnar FILE [config]\n");
     return 2;
   }
   MPI_Init(&argc, &argv);
@@ -64,6 +66,7 @@ int main(int argc, char **argv) {
   sp_config_init(&c);
   c.file_path = argv[1];
   c.buffer_limit = 64; /* "many" spills on the way */
+  if (argc == 3) c.layout = SP_LAYOUT_COLUMNAR;
   CHECK(sp_setup(&c));
   const int idle = size > 1 && rank == size - 1;
   if (!idle) {

@@ -46,8 +46,8 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
     const int x = l->plan.regions[p].mpi_extra;
     o[p] = (sp_region_offsets_t){.start_times = 8 * f,
                                  .end_times = 8 * n + 8 * f,
-                                 .thread_ids = 16 * n + 4 * f,
-                                 .bytes = x ? 20 * n + 8 * f : -1,
+                                 .bytes = x ? 16 * n + 8 * f : -1,
+                                 .thread_ids = 24 * n + 4 * f,
                                  .peer = x ? 28 * n + 4 * f : -1};
     c->any_mpi |= x;
   }
@@ -67,8 +67,8 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
   char *m = c->map;
   c->start = (int64_t *)(void *)m;
   c->end = (int64_t *)(void *)(m + 8 * n);
-  c->tid = (int32_t *)(void *)(m + 16 * n);
-  c->bytes = (int64_t *)(void *)(m + 20 * n);
+  c->bytes = (int64_t *)(void *)(m + 16 * n); /* the 8-byte columns first: aligned */
+  c->tid = (int32_t *)(void *)(m + 24 * n);
   c->peer = (int32_t *)(void *)(m + 28 * n);
   for (int64_t p = 0; p < c->npairs; p++) /* not an MPI call region: unknown */
     for (uint64_t i = c->first[p]; !l->plan.regions[p].mpi_extra && i < c->first[p] + c->count[p];

@@ -4,7 +4,9 @@
  * Run with SCOPE_PROFILER_LAYOUT=both, finalize writes FILE (rank<N>
  * groups) and FILE.columnar.h5 from the same events; check_columnar.py
  * compares them. With a second argument "config" the layout is set in
- * sp_config instead (SP_LAYOUT_COLUMNAR): FILE is columnar. Rank 0: a region only it has, recursion, two threads, a
+ * sp_config instead (SP_LAYOUT_COLUMNAR): FILE is columnar; with "invalid"
+ * sp_setup must refuse a layout out of range (SP_EINVAL) and the program
+ * ends there. Rank 0: a region only it has, recursion, two threads, a
  * region with more calls than the buffer holds (spilled) and a name with
  * a slash and a space. The last rank of several records nothing. Every
  * recording rank sends its neighbour a message (MPI call regions with
@@ -54,8 +56,10 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "config") == 0)) {
-    fprintf(stderr, "usage: test_columnar FILE [config]\n");
+  const int config = argc == 3 && strcmp(argv[2], "config") == 0;
+  const int invalid = argc == 3 && strcmp(argv[2], "invalid") == 0;
+  if (argc != 2 && !config && !invalid) {
+    fprintf(stderr, "usage: test_columnar FILE [config|invalid]\n");
     return 2;
   }
   MPI_Init(&argc, &argv);
@@ -66,7 +70,14 @@ int main(int argc, char **argv) {
   sp_config_init(&c);
   c.file_path = argv[1];
   c.buffer_limit = 64; /* "many" spills on the way */
-  if (argc == 3) c.layout = SP_LAYOUT_COLUMNAR;
+  if (config) c.layout = SP_LAYOUT_COLUMNAR;
+  if (invalid) {
+    c.layout = SP_LAYOUT_BOTH + 1;
+    int rc = sp_setup(&c);
+    printf("sp_setup with layout %d: %s\n", c.layout, sp_err_name(rc));
+    MPI_Finalize();
+    return rc == SP_EINVAL ? 0 : 1;
+  }
   CHECK(sp_setup(&c));
   const int idle = size > 1 && rank == size - 1;
   if (!idle) {

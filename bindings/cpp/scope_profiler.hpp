@@ -91,7 +91,7 @@ struct Config {
   bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
   int sample_ms;             /**< RSS and CPU time every sample_ms ms into rank<N>/samples; 0 off */
   bool profile_mpi;          /**< MPI calls as regions with bytes and peers (docs/settings.md) */
-  int layout;                /**< the trace file's layout: SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH */
+  int layout;                /**< the trace file's layout, an SP_LAYOUT_* (docs/settings.md) */
 
   Config() {
     ::sp_config c;

@@ -138,7 +138,6 @@ typedef struct sp_fin {
   int by_root;        /* rank 0 alone creates the layout */
   int columnar;       /* the columnar layout (columnar.h), else rank<N> groups */
   int both;           /* SCOPE_PROFILER_LAYOUT=both: the two, columnar into col_partial */
-  char col_partial[SP_TEMP_MAX + 8];
   int h5;             /* HDF5 has room to be entered (hdf5_room.c) */
   char *partial;      /* SP_TEMP_MAX bytes: this run's temporary file */
   H5E_auto2_t old_fn; /* HDF5's error printer, put back at the end */
@@ -147,6 +146,8 @@ typedef struct sp_fin {
   sp_region_offsets_t *offs;     /* this rank's datasets' offsets */
   sp_region_offsets_t **by_rank; /* by_rank[r]: rank r's (by_rank[par->rank] == offs) */
   sp_finalize_times_t *times;
+
+  char col_partial[SP_TEMP_MAX + 8]; /* with both: the columnar file's temporary name */
 } sp_fin_t;
 
 /* Profile mode without time_trace writes only the aggregate file. */
@@ -197,7 +198,8 @@ static int sp_fin_output(sp_fin_t *f) {
 static int sp_fin_choose(sp_fin_t *f) {
   f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
   f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
-  if (f->columnar && !f->both && f->par->rank == 0 && (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
+  if (f->columnar && !f->both && f->par->rank == 0 &&
+      (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "the columnar layout does not carry LIKWID results or samples yet "
             "(docs/design.md, \"The columnar layout\"); SCOPE_PROFILER_LAYOUT=ranks writes them");

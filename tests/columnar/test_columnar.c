@@ -20,13 +20,13 @@
 
 #include "scope_profiler.h"
 
-#define CHECK(x)                                                                \
-  do {                                                                          \
-    int rc_ = (x);                                                              \
-    if (rc_ != 0) {                                                             \
+#define CHECK(x)                                                                               \
+  do {                                                                                         \
+    int rc_ = (x);                                                                             \
+    if (rc_ != 0) {                                                                            \
       fprintf(stderr, "%s:%d: %s = %d (%s)\n", __FILE__, __LINE__, #x, rc_, sp_strerror(rc_)); \
-      exit(1);                                                                  \
-    }                                                                           \
+      exit(1);                                                                                 \
+    }                                                                                          \
   } while (0)
 
 static volatile double sink;
@@ -108,8 +108,8 @@ int main(int argc, char **argv) {
   if (!idle && ring >= 1) {
     int out[64] = {rank}, in[64];
     int n = 1 + rank % 7;
-    MPI_Sendrecv(out, n, MPI_INT, (rank + 1) % ring, 7, in, 64, MPI_INT,
-                 (rank + ring - 1) % ring, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, n, MPI_INT, (rank + 1) % ring, 7, in, 64, MPI_INT, (rank + ring - 1) % ring,
+                 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   CHECK(sp_finalize());
   MPI_Finalize();

@@ -66,8 +66,7 @@ static double baseline(const char *path, long long bytes, int rank) {
   double t0 = MPI_Wtime();
   MPI_File fh;
   MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-  MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, (int)bytes, MPI_BYTE,
-                        MPI_STATUS_IGNORE);
+  MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, (int)bytes, MPI_BYTE, MPI_STATUS_IGNORE);
   MPI_File_close(&fh);
   double t = MPI_Wtime() - t0, worst;
   MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -104,10 +103,11 @@ int main(int argc, char **argv) {
   }
   if (rank == 0) {
     const double pairs = (double)size * regions;
-    printf("%5d %7d %5d %8.0f %10lld %8.4f %10.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f %8.2f "
-           "%8.2f\n",
-           size, regions, calls, pairs, bytes * size, tr, tc, tp, tb, tr / pairs * 1e6,
-           tc / pairs * 1e6, (tc - tb) / pairs * 1e6, tp / pairs * 1e6, tc / tb, tr / tc);
+    printf(
+        "%5d %7d %5d %8.0f %10lld %8.4f %10.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f %8.2f "
+        "%8.2f\n",
+        size, regions, calls, pairs, bytes * size, tr, tc, tp, tb, tr / pairs * 1e6,
+        tc / pairs * 1e6, (tc - tb) / pairs * 1e6, tp / pairs * 1e6, tc / tb, tr / tc);
   }
   unlink(pb);
   MPI_Finalize();

@@ -57,6 +57,7 @@ module scope_profiler
   public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
     SP_MISUSE_INVALID_HANDLE, SP_MISUSE_BAD_NAME, SP_MISUSE_UNBALANCED, &
     SP_MISUSE_NOT_ACTIVE, SP_MISUSE_REENTERED
+  public :: SP_LAYOUT_AUTO, SP_LAYOUT_COLUMNAR, SP_LAYOUT_RANKS, SP_LAYOUT_BOTH
 
   ! ---- Constants: the values of scope_profiler.h (SP_ERRNO_MAP etc.) ----
 
@@ -112,6 +113,10 @@ module scope_profiler
     SP_MISUSE_INVALID_HANDLE = 2, SP_MISUSE_BAD_NAME = 3, SP_MISUSE_UNBALANCED = 4, &
     SP_MISUSE_NOT_ACTIVE = 5, SP_MISUSE_REENTERED = 6
 
+  !> `sp_config%layout` (`sp_setup(layout=...)`): the trace file's layout (docs/settings.md).
+  integer, parameter :: SP_LAYOUT_AUTO = 0, SP_LAYOUT_COLUMNAR = 1, SP_LAYOUT_RANKS = 2, &
+    SP_LAYOUT_BOTH = 3
+
   ! ---- The C structure sp_config, field for field ----
   type, bind(C) :: sp_config_c
     integer(c_int) :: profiling_activated
@@ -123,6 +128,7 @@ module scope_profiler
     integer(c_int) :: profile_mpi
     integer(c_int) :: aggregate
     integer(c_int) :: sample_ms
+    integer(c_int) :: layout
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -550,7 +556,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi)
+                          sample_ms, profile_mpi, layout)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -563,10 +569,11 @@ contains
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
+    integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -575,7 +582,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi)
+                          sample_ms, profile_mpi, layout)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -588,10 +595,11 @@ contains
     logical, intent(in), optional :: aggregate !! profile mode: statistics per call path (default false)
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
+    integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -601,10 +609,11 @@ contains
   !> calls the C `sp_setup`. The path copy lives until `sp_setup` has
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi) result(err)
+                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
+                           layout) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
     logical, intent(in), optional :: aggregate, profile_mpi
-    integer, intent(in), optional :: buffer_limit, sample_ms
+    integer, intent(in), optional :: buffer_limit, sample_ms, layout
     character(len=*), intent(in), optional :: file_path
     integer :: err
     type(sp_config_c) :: cfg
@@ -620,6 +629,7 @@ contains
     if (present(aggregate)) cfg%aggregate = merge(1_c_int, 0_c_int, aggregate)
     if (present(sample_ms)) cfg%sample_ms = int(sample_ms, c_int)
     if (present(profile_mpi)) cfg%profile_mpi = merge(1_c_int, 0_c_int, profile_mpi)
+    if (present(layout)) cfg%layout = int(layout, c_int)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

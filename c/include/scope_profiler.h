@@ -132,7 +132,17 @@ typedef struct sp_config {
                         (default 0; see sp_report and docs/profile-mode.md) */
   int sample_ms;   /**< every sample_ms ms (1 to 3600000) a thread samples the process's RSS
                         and CPU time into rank<N>/samples; 0 = off (default 0) */
+  int layout;      /**< the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO) */
 } sp_config;
+
+/** sp_config.layout: SP_LAYOUT_AUTO (rank<N> groups below 1,024 ranks, the
+ * columnar layout from 1,024 on), SP_LAYOUT_COLUMNAR (the reference tool's
+ * columnar schema 3: a fixed number of HDF5 objects at any number of ranks),
+ * SP_LAYOUT_RANKS (rank<N>/regions/<name> groups at any size),
+ * SP_LAYOUT_BOTH (from the same events: rank<N> groups at file_path, the
+ * columnar layout at file_path followed by ".columnar.h5"). Count-only mode
+ * (time_trace 0) always writes rank<N> groups. See docs/settings.md. */
+enum { SP_LAYOUT_AUTO = 0, SP_LAYOUT_COLUMNAR = 1, SP_LAYOUT_RANKS = 2, SP_LAYOUT_BOTH = 3 };
 
 /** Fills *cfg with the defaults listed in sp_config. */
 SP_EXPORT void sp_config_init(sp_config *cfg);
@@ -146,7 +156,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
  *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...,
  *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report),
- *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off)
+ *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off),
+ *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config, also
  * while other threads have recorded in it (an OpenMP pool between parallel

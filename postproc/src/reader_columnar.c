@@ -141,6 +141,7 @@ static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
     char *buf = sp__memory_check(n, sz + 1) != 0 ? NULL : calloc((size_t)(n ? n : 1), sz + 1);
     H5Tset_size(mt, sz + 1);
     H5Tset_strpad(mt, H5T_STR_NULLTERM);
+    H5Tset_cset(mt, H5Tget_cset(t)); /* no conversion between ASCII and UTF-8 */
     if (!buf || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
       rc = SP_READER_ELAYOUT;
     for (int64_t i = 0; rc == 0 && i < n; i++)
@@ -243,21 +244,38 @@ static int sp_id_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The ranks: the distinct rank ids of the index, ascending. */
+/* The ranks: the distinct rank ids of the index, ascending; in files of
+ * ours, which keep a row per rank in rank_info (c/src/columnar_write.c),
+ * 0 to that length - 1 when it covers them all, so that a rank that
+ * recorded nothing (no index row) is still a rank, as its empty rank<N>
+ * group is in the per-rank layout. */
 static int sp_columnar_ranks(sp_reader_t *r, const sp_index_t *x) {
+  int err = 0;
+  int64_t size = sp__link_kind(r->file, "rank_info") == SP_LINK_LOCAL
+                     ? sp_length(r, "rank_info/hostnames", &err)
+                     : 0;
+  if (err) return err;
+  if (size < 1 || size > 999999999) size = 0;
+  for (int64_t p = 0; size > 0 && p < x->npairs; p++)
+    if (x->rank[p] >= size) size = 0;
+  if (size > 0 && sp__memory_check(size, sizeof *r->ranks) != 0) size = 0;
   int *ids = malloc((size_t)(x->npairs ? x->npairs : 1) * sizeof *ids);
-  r->ranks = calloc((size_t)(x->npairs ? x->npairs : 1), sizeof *r->ranks);
+  r->ranks = calloc((size_t)(x->npairs > size ? x->npairs : size ? size : 1), sizeof *r->ranks);
   if (!ids || !r->ranks) {
     free(ids);
     return SP_READER_ENOMEM;
   }
   for (int64_t p = 0; p < x->npairs; p++) ids[p] = (int)x->rank[p];
   qsort(ids, (size_t)x->npairs, sizeof *ids, sp_id_cmp);
-  for (int64_t p = 0; p < x->npairs; p++)
+  for (int64_t p = 0; size == 0 && p < x->npairs; p++)
     if (p == 0 || ids[p] != ids[p - 1]) {
       r->ranks[r->nranks].id = ids[p];
       r->ranks[r->nranks++].regions_gid = -1;
     }
+  for (int64_t k = 0; k < size; k++) {
+    r->ranks[r->nranks].id = (int)k;
+    r->ranks[r->nranks++].regions_gid = -1;
+  }
   free(ids);
   return 0;
 }

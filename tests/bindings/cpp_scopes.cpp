@@ -158,6 +158,22 @@ int case_c_resetup(const char *path) {
 }
 
 // Profiling off: scopes and the session cost nothing and record nothing.
+// Config::layout reaches sp_config: the file is in the columnar layout
+// (check_columnar.py reads it).
+int case_columnar(const char *path) {
+  sp::Config cfg = config_for(path);
+  cfg.layout = SP_LAYOUT_COLUMNAR;
+  sp::Session session(cfg);
+  for (int i = 0; i < 3; ++i) {
+    SP_SCOPE("outer");
+    for (int j = 0; j < 2; ++j) {
+      SP_SCOPE("inner");
+    }
+  }
+  CHECK_EQ(session.finalize(), 0);
+  return failures;
+}
+
 int case_disabled(const char *path) {
   sp::Config cfg = config_for(path);
   cfg.profiling_activated = false;
@@ -260,6 +276,7 @@ int main(int argc, char **argv) {
   if (which == "threads") return case_threads(path);
   if (which == "resetup") return case_resetup(path);
   if (which == "disabled") return case_disabled(path);
+  if (which == "columnar") return case_columnar(path);
   if (which == "c_resetup") return case_c_resetup(path);
   if (which == "names") return case_names(path);
   if (which == "mpi") return case_mpi(path);

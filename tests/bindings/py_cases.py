@@ -315,6 +315,23 @@ def case_library_lookup(path):
     check_eq(spn.__version__, spn.version(), "__version__")
 
 
+def case_columnar(path):
+    """layout="columnar" reaches sp_config; a wrong name is refused."""
+    try:
+        spn.setup(file_path=path, layout="rows")
+        raise AssertionError("layout='rows' was accepted")
+    except ValueError:
+        pass
+    spn.setup(file_path=path, layout="columnar")
+    check_eq(spn.get_config().layout, "columnar", "get_config().layout")
+    for _ in range(3):
+        with ProfileManager.profile_region("outer"):
+            for _ in range(2):
+                with ProfileManager.profile_region("inner"):
+                    pass
+    check_eq(spn.finalize(), 0, "finalize")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)

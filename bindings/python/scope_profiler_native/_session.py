@@ -19,6 +19,10 @@ class ProfilingConfig:
     file_path: str
     aggregate: bool = False
     sample_ms: int = 0
+    layout: str = "auto"
+
+# sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
+LAYOUTS = ("auto", "columnar", "ranks", "both")
 
 
 def _core_defaults():
@@ -34,6 +38,7 @@ def _core_defaults():
         os.fsdecode(cfg.file_path),
         bool(cfg.aggregate),
         cfg.sample_ms,
+        LAYOUTS[cfg.layout],
     )
 
 
@@ -57,6 +62,7 @@ def setup(
     file_path=None,
     aggregate=None,
     sample_ms=None,
+    layout=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -67,6 +73,10 @@ def setup(
 
     ``sample_ms=N`` samples the process's RSS and CPU time every N ms
     (1 to 3600000; 0 = off) into ``rank<N>/samples``.
+
+    ``layout`` is the trace file's layout: "auto" (rank<N> groups below
+    1,024 ranks, columnar from 1,024 on), "columnar" (the reference tool's
+    columnar schema 3), "ranks" or "both" (docs/settings.md).
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -86,6 +96,9 @@ def setup(
     file_path = d.file_path if file_path is None else file_path
     aggregate = d.aggregate if aggregate is None else aggregate
     sample_ms = d.sample_ms if sample_ms is None else sample_ms
+    layout = d.layout if layout is None else layout
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -103,6 +116,7 @@ def setup(
     cfg.file_path = path  # sp_setup copies it
     cfg.aggregate = 1 if aggregate else 0
     cfg.sample_ms = sample_ms
+    cfg.layout = LAYOUTS.index(layout)
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -113,6 +127,7 @@ def setup(
         os.fsdecode(path),
         bool(aggregate),
         sample_ms,
+        layout,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

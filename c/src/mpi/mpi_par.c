@@ -317,3 +317,147 @@ int sp__par_agree(sp_par_t *p, int rc) {
                                  : MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, m->comm);
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
+
+/* ---- the columnar layout (columnar_write.c) ------------------------------- */
+
+enum { SP_TAG_SCAN = 7311, SP_TAG_BCAST_LEN = 7312, SP_TAG_BCAST = 7313 };
+
+/* Rank 0 sends count values of buf[r] (or of buf0 when bufs is NULL) to
+ * every other rank r at once; returns when all are sent. */
+static int sp_send_all(sp_par_t *p, void *const *bufs, const void *buf0, int count, MPI_Datatype t,
+                       int tag) {
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  MPI_Request *reqs = malloc((size_t)p->size * sizeof *reqs);
+  int err = MPI_SUCCESS;
+  for (int r = 1; r < p->size && err == MPI_SUCCESS; r++) {
+    const void *b = bufs ? bufs[r] : buf0;
+    err = reqs ? MPI_Isend(b, count, t, r, tag, comm, &reqs[r - 1])
+               : sp__mpi_polite_send(comm, b, count, t, r, tag);
+  }
+  if (reqs && err == MPI_SUCCESS)
+    err = sp__mpi_polite_waitall(p->size - 1, reqs, MPI_STATUSES_IGNORE);
+  free(reqs);
+  return err;
+}
+
+/* Receives count values from rank 0, sleeping while waiting. */
+static int sp_recv_politely(sp_par_t *p, void *buf, int count, MPI_Datatype t, int tag) {
+  MPI_Request r;
+  int err = MPI_Irecv(buf, count, t, 0, tag, ((sp_mpi_impl_t *)p->impl)->comm, &r);
+  return err == MPI_SUCCESS ? sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE) : err;
+}
+
+/* The scan where ranks share CPUs: gathered on rank 0, which sends each
+ * rank its prefix and the totals, so waiting ranks sleep (mpi_polite.c)
+ * instead of taking the CPU from ranks still working. */
+static int sp_scan_politely(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
+                            int64_t *total) {
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  char *all = NULL;
+  int64_t *offs = NULL, out[64] = {0};
+  int err = sp__mpi_polite_gather(comm, p->rank, p->size, (const char *)mine, n * (int)sizeof *mine,
+                                  &all, &offs);
+  if (p->rank != 0) {
+    free(all);
+    free(offs);
+    if (err == MPI_SUCCESS) err = sp_recv_politely(p, out, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
+    memcpy(before, out, (size_t)n * sizeof *before);
+    memcpy(total, out + n, (size_t)n * sizeof *total);
+    return err == MPI_SUCCESS ? 0 : SP_EMPI;
+  }
+  /* Rank 0: per rank its prefix, then the totals, sent one message each. */
+  int64_t *msgs = all ? malloc((size_t)p->size * 2 * (size_t)n * sizeof *msgs) : NULL;
+  void **bufs = msgs ? malloc((size_t)p->size * sizeof *bufs) : NULL;
+  int64_t acc[32] = {0};
+  for (int r = 0; bufs && r < p->size; r++) {
+    memcpy(msgs + (size_t)r * 2 * n, acc, (size_t)n * sizeof *acc);
+    const int64_t *v = (const int64_t *)(void *)(all + offs[r]);
+    for (int i = 0; i < n; i++) acc[i] += offs[r + 1] - offs[r] == n * 8 ? v[i] : 0;
+    bufs[r] = msgs + (size_t)r * 2 * n;
+  }
+  for (int r = 0; bufs && r < p->size; r++)
+    memcpy(msgs + (size_t)r * 2 * n + n, acc, (size_t)n * 8);
+  /* Without memory for the messages every rank still gets one (zeros);
+   * the status agreed next stops them. */
+  int serr = bufs ? sp_send_all(p, bufs, NULL, 2 * n, MPI_INT64_T, SP_TAG_SCAN)
+                  : sp_send_all(p, NULL, out, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
+  if (bufs) {
+    memcpy(before, msgs, (size_t)n * sizeof *before);
+    memcpy(total, acc, (size_t)n * sizeof *total);
+  }
+  int rc = err != MPI_SUCCESS || serr != MPI_SUCCESS ? SP_EMPI : bufs ? 0 : SP_ENOMEM;
+  free(bufs);
+  free(msgs);
+  free(all);
+  free(offs);
+  return rc;
+}
+
+int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {
+  if (n > 32) return SP_EINVAL;
+  for (int i = 0; i < n; i++) {
+    before[i] = 0;
+    total[i] = mine[i];
+  }
+  if (!p->active) return 0;
+  if (p->ranks_per_cpu > 1) return sp_scan_politely(p, mine, n, before, total);
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  int64_t tmp[32];
+  /* MPI_Exscan leaves rank 0's result undefined: it stays 0. */
+  if (MPI_Exscan(mine, tmp, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
+  for (int i = 0; p->rank > 0 && i < n; i++) before[i] = tmp[i];
+  if (MPI_Allreduce(mine, total, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
+  return 0;
+}
+
+hid_t sp__par_dxpl(sp_par_t *p) {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (p->active) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  return dxpl;
+}
+
+/* The broadcast where ranks share CPUs: rank 0 sends to each, the others
+ * sleep while waiting. */
+static int sp_bcast_politely(sp_par_t *p, char **buf, int64_t *len) {
+  int64_t n = *len;
+  if (p->rank == 0) {
+    int err = sp_send_all(p, NULL, &n, 1, MPI_INT64_T, SP_TAG_BCAST_LEN);
+    if (err == MPI_SUCCESS && n >= 0)
+      err = sp_send_all(p, NULL, *buf, (int)n, MPI_BYTE, SP_TAG_BCAST);
+    return err != MPI_SUCCESS ? SP_EMPI : n < 0 ? SP_EMPI : 0;
+  }
+  if (sp_recv_politely(p, &n, 1, MPI_INT64_T, SP_TAG_BCAST_LEN) != MPI_SUCCESS) return SP_EMPI;
+  if (n < 0) return SP_EMPI; /* rank 0 failed */
+  *buf = malloc((size_t)(n ? n : 1));
+  char spare[1];
+  /* Without memory the message is still received (truncated), then refused. */
+  int err = sp_recv_politely(p, *buf ? *buf : spare, *buf ? (int)n : 0, MPI_BYTE, SP_TAG_BCAST);
+  *len = n;
+  if (!*buf) return SP_ENOMEM;
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
+int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
+  if (!p->active) return *len < 0 ? SP_EMPI : 0;
+  if (*len > INT32_MAX) *len = -1; /* one message: more is refused */
+  if (p->ranks_per_cpu > 1) return sp_bcast_politely(p, buf, len);
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  int64_t n = p->rank == 0 ? *len : 0;
+  if (MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm) != MPI_SUCCESS) return SP_EMPI;
+  if (n < 0) return SP_EMPI; /* rank 0 failed */
+  if (p->rank != 0) {
+    *buf = malloc((size_t)(n ? n : 1));
+    *len = n;
+  }
+  /* In pieces, so that a rank without memory for the whole still takes
+   * part in every broadcast (a tree broadcast would wait for it), into a
+   * scratch piece whose pages are touched only then. */
+  static char scratch[1 << 20];
+  int err = MPI_SUCCESS;
+  for (int64_t at = 0; at < n && err == MPI_SUCCESS; at += (int64_t)sizeof scratch) {
+    int k = (int)(n - at < (int64_t)sizeof scratch ? n - at : (int64_t)sizeof scratch);
+    err = MPI_Bcast(*buf ? *buf + at : scratch, k, MPI_BYTE, 0, comm);
+  }
+  if (!*buf) return SP_ENOMEM;
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}

@@ -66,6 +66,18 @@ SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const ch
 SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 /* Writes blocks of buf at their offsets, this rank alone (independent). */
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
+/* The columnar layout (columnar_write.c): before[i] the sum of mine[i]
+ * over the ranks below this one (MPI_Exscan), total[i] over all ranks;
+ * n <= 32. Without MPI before is 0 and total mine. Collective. */
+SP_HIDDEN int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
+                               int64_t *total);
+/* Rank 0's blob (*buf, *len; len -1: rank 0 failed) to every rank: the
+ * others get a malloc'd copy in *buf (NULL when rank 0 failed, then
+ * SP_EMPI). Collective. */
+SP_HIDDEN int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len);
+/* A transfer list for parallel HDF5's collective writes (H5FD_MPIO_COLLECTIVE);
+ * the default one without MPI. */
+SP_HIDDEN hid_t sp__par_dxpl(sp_par_t *p);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
 

@@ -135,7 +135,7 @@ static void sp_env_integer(const sp_setting_row_t *r, int64_t *field) {
  * among them. */
 static int sp_env_choice(const char *var, const char *choices) {
   const char *v = getenv(var);
-  if (!v || !*v) return 0;
+  if (!v || !*v) return -1;
   size_t vlen = strlen(v);
   int i = 0;
   for (const char *c = choices; *c; i++) {
@@ -157,7 +157,7 @@ static int sp_env_choice(const char *var, const char *choices) {
     c += len + (c[len] == '|');
   }
   sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected %s)", var, v, expected);
-  return 0;
+  return -1;
 }
 
 /* Reads the variable of row r into its field of base, over the value there. */
@@ -176,9 +176,11 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
     *(int *)f = (int)x;
     break;
   }
-  case SP_KIND_CHOICE:
-    *(int *)f = sp_env_choice(r->var, r->choices);
+  case SP_KIND_CHOICE: { /* unset or not a choice: the value there stays */
+    int x = sp_env_choice(r->var, r->choices);
+    if (x >= 0) *(int *)f = x;
     break;
+  }
   case SP_KIND_TEXT: {
     const char *v = getenv(r->var);
     if (v && *v) *(const char **)f = v;
@@ -199,6 +201,9 @@ static int sp_config_int_ok(const char *var, const char *field, int64_t value) {
   if (value >= r->low && value <= r->high) return 1;
   if (r->kind == SP_KIND_BOOL)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 or 1 (got %lld)", field, (long long)value);
+  else if (r->kind == SP_KIND_CHOICE)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 to %lld, one of %s (got %lld)", field,
+            (long long)r->high, r->choices, (long long)value);
   else if (r->low == 0)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 (off) to %lld %s (got %lld)", field,
             (long long)r->high, r->unit, (long long)value);
@@ -306,6 +311,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
 
   if (!sp_config_int_ok("SCOPE_PROFILER_AGGREGATE", "aggregate", cfg.aggregate) ||
       !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
+      !sp_config_int_ok("SCOPE_PROFILER_LAYOUT", "layout", cfg.layout) ||
       !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))
     return SP_EINVAL;
   if (strlen(cfg.file_path) >= sizeof st->file_path) {

@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "aggregate.h"
 #include "aggregate_file.h"
 #include "aggregate_recover.h"
+#include "columnar.h"
 #include "file_end.h"
 #include "hdf5_room.h"
 #include "layout.h"
@@ -134,6 +136,8 @@ typedef struct sp_fin {
   int discard;        /* rank 0's file_path discards (out_target.c) */
   int differs;        /* this rank's file_path differs from rank 0's */
   int by_root;        /* rank 0 alone creates the layout */
+  int columnar;       /* the columnar layout (columnar.h), else rank<N> groups */
+  int both;           /* SCOPE_PROFILER_LAYOUT=both: the two, columnar into col_partial */
   int h5;             /* HDF5 has room to be entered (hdf5_room.c) */
   char *partial;      /* SP_TEMP_MAX bytes: this run's temporary file */
   H5E_auto2_t old_fn; /* HDF5's error printer, put back at the end */
@@ -142,6 +146,8 @@ typedef struct sp_fin {
   sp_region_offsets_t *offs;     /* this rank's datasets' offsets */
   sp_region_offsets_t **by_rank; /* by_rank[r]: rank r's (by_rank[par->rank] == offs) */
   sp_finalize_times_t *times;
+
+  char col_partial[SP_TEMP_MAX + 8]; /* with both: the columnar file's temporary name */
 } sp_fin_t;
 
 /* Profile mode without time_trace writes only the aggregate file. */
@@ -186,6 +192,25 @@ static int sp_fin_output(sp_fin_t *f) {
   if (f->h5) H5Eget_auto2(H5E_DEFAULT, &f->old_fn, &f->old_data);
   if (f->h5) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   return rc;
+}
+
+/* Which layout: the same answer on every rank (settings and the size). */
+static int sp_fin_choose(sp_fin_t *f) {
+  f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
+  f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
+  if (f->columnar && !f->both && f->par->rank == 0 &&
+      (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "the columnar layout does not carry LIKWID results or samples yet "
+            "(docs/design.md, \"The columnar layout\"); SCOPE_PROFILER_LAYOUT=ranks writes them");
+  if (f->columnar) f->times->layout_by = "columnar";
+  if (f->both) snprintf(f->col_partial, sizeof f->col_partial, "%s.col", f->partial);
+  return 0;
+}
+
+/* Every rank's events into the columnar layout, collectively. */
+static int sp_fin_columnar(sp_fin_t *f) {
+  return sp__columnar_write(f->par, f->both ? f->col_partial : f->partial, f->local);
 }
 
 static int sp_fin_plans(sp_fin_t *f) {
@@ -282,6 +307,13 @@ static int sp_fin_publish(sp_fin_t *f) {
     sp__spill_note_publish(f->partial, st->file_path); /* spill_published.c */
     rc = sp__out_publish(f->partial, st->file_path, &st->out_at_setup);
   }
+  if (rc == 0 && f->both) { /* beside it, replaced as a rerun replaces file_path */
+    char col[sizeof st->file_path + sizeof SP_COLUMNAR_SUFFIX];
+    size_t n = strnlen(st->file_path, sizeof st->file_path - 1);
+    memcpy(col, st->file_path, n);
+    memcpy(col + n, SP_COLUMNAR_SUFFIX, sizeof SP_COLUMNAR_SUFFIX);
+    if (rename(f->col_partial, col) != 0) rc = SP_EIO;
+  }
   return rc;
 }
 
@@ -311,9 +343,13 @@ static int sp_fin_aggregates(sp_fin_t *f) { return sp_write_aggregates(f->par); 
 /* Which steps run: the same on every rank (settings and agreed values), so
  * that every rank takes part in the same agreements. */
 static int sp_fin_if_trace(const sp_fin_t *f) { return sp_fin_trace_file(f); }
-static int sp_fin_if_by_root(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->by_root; }
+static int sp_fin_if_ranks(const sp_fin_t *f) {
+  return sp_fin_trace_file(f) && (!f->columnar || f->both);
+}
+static int sp_fin_if_columnar(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->columnar; }
+static int sp_fin_if_by_root(const sp_fin_t *f) { return sp_fin_if_ranks(f) && f->by_root; }
 static int sp_fin_if_likwid(const sp_fin_t *f) {
-  return sp_fin_trace_file(f) && sp__state.cfg.use_likwid;
+  return sp_fin_if_ranks(f) && sp__state.cfg.use_likwid;
 }
 static int sp_fin_if_aggregates(const sp_fin_t *f) {
   return sp__state.cfg.aggregate && !f->discard;
@@ -331,14 +367,16 @@ typedef struct sp_fin_step {
 static const sp_fin_step_t sp_fin_steps[] = {
     {"join", sp_fin_join, NULL, SP_FIN_UNTIMED},
     {"output", sp_fin_output, NULL, SP_FIN_UNTIMED},
-    {"plans", sp_fin_plans, sp_fin_if_trace, SP_FIN_PLANS},
-    {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_trace, SP_FIN_PLANS},
-    {"room", sp_fin_room, sp_fin_if_trace, SP_FIN_LAYOUT},
-    {"layout", sp_fin_layout, sp_fin_if_trace, SP_FIN_LAYOUT},
+    {"layout choice", sp_fin_choose, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"columnar", sp_fin_columnar, sp_fin_if_columnar, SP_FIN_LAYOUT},
+    {"plans", sp_fin_plans, sp_fin_if_ranks, SP_FIN_PLANS},
+    {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_ranks, SP_FIN_PLANS},
+    {"room", sp_fin_room, sp_fin_if_ranks, SP_FIN_LAYOUT},
+    {"layout", sp_fin_layout, sp_fin_if_ranks, SP_FIN_LAYOUT},
     {"offsets sent", sp_fin_offsets_send, sp_fin_if_by_root, SP_FIN_LAYOUT},
-    {"raw data", sp_fin_raw, sp_fin_if_trace, SP_FIN_RAW},
+    {"raw data", sp_fin_raw, sp_fin_if_ranks, SP_FIN_RAW},
     {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED},
-    {"samples", sp_fin_samples, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
 };
@@ -436,6 +474,7 @@ int sp__finalize_session(void) {
     if (differs) rc = SP_EPATH; /* the profile is at rank 0's file_path (said there) */
   } else {
     if (began && par.rank == 0 && partial[0]) unlink(partial);
+    if (began && par.rank == 0 && f.both) unlink(f.col_partial);
     if (par.rank == 0 && trace_file) sp__spill_note_clear(); /* not published */
     if (lrc == 0) sp_spill_remaining(&local);
     char lost[96] = "";

@@ -1,0 +1,68 @@
+/* columnar.h - the trace file in the reference tool's columnar layout.
+ *
+ * The layout (schema 3, @storage_layout = "columnar") has a fixed number of
+ * HDF5 objects whatever the number of ranks: one table of region names,
+ * one index row per (rank, region) pair and one column per event field,
+ * each rank's rows and events one contiguous slice (docs/design.md, "The
+ * columnar layout"). columnar_plan.c gathers this rank's part, and
+ * columnar_write.c writes every rank's part together. */
+#ifndef SP_COLUMNAR_H
+#define SP_COLUMNAR_H
+
+#include "par.h"
+#include "plan.h"
+
+/* SCOPE_PROFILER_LAYOUT's values are sp_config's SP_LAYOUT_* (scope_profiler.h);
+ * with both, the columnar file is file_path followed by this: */
+#define SP_COLUMNAR_SUFFIX ".columnar.h5"
+/* From this many ranks on, auto writes the columnar layout. */
+#define SP_COLUMNAR_RANKS 1024
+
+/* This rank's part of the file. Event arrays hold the events of pair p at
+ * [first[p], first[p] + count[p]), in the order of the rank<N> layout
+ * (thread by thread, each in recorded order). */
+typedef struct sp_col_local {
+  int64_t npairs;     /* this rank's regions */
+  int64_t nevents;    /* this rank's events */
+  uint32_t *gid;      /* [npairs] index into the name table */
+  uint64_t *first;    /* [npairs] first event of the pair, from 0 on this rank */
+  uint64_t *count;    /* [npairs] events */
+  int64_t *ncalls;    /* [npairs] the num_calls of the rank<N> layout */
+  int64_t *start;     /* [nevents] ns; the columns live in one mapping */
+  int64_t *end;       /* [nevents] ns */
+  int32_t *tid;       /* [nevents] */
+  int64_t *bytes;     /* [nevents] MPI call regions' bytes, -1 elsewhere */
+  int32_t *peer;      /* [nevents] MPI call regions' peer, -1 elsewhere */
+  int64_t *call_id;   /* [nevents] unique within the rank */
+  int64_t *parent_id; /* [nevents] the enclosing call's id, -1 for none */
+  int any_mpi;        /* some pair has bytes and peers */
+  void *map;          /* the columns start..peer */
+  size_t map_len;
+  /* The name table, the same on every rank: sorted and distinct, so a
+   * region id orders as its name does. */
+  char **names;
+  int64_t nnames;
+  size_t name_max; /* longest name + 1 */
+  char *gathered;  /* the table rank 0 sent: the names point into it */
+  /* From the table: rank 0's host and time, totals over ranks. */
+  char host0[64];
+  int64_t wall_time0, events_lost, clock_tsc0;
+  int32_t max_threads;
+} sp_col_local_t;
+
+/* Builds l's part: its events and their call ids, and the name table
+ * agreed with every rank of par (gathered on rank 0, broadcast). Collective; on failure a
+ * rank still takes part in the allgather. */
+SP_HIDDEN int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
+SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
+
+/* Writes every rank's part into path (created) through parallel HDF5
+ * with collective transfers. Collective. 0 or an SP_E code. */
+SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l);
+
+/* Whether finalize writes the columnar layout: SCOPE_PROFILER_LAYOUT and
+ * the number of ranks; the same answer on every rank. Rank 0 warns once
+ * where the per-rank layout is forced at a size where it is slow. */
+SP_HIDDEN int sp__columnar_chosen(const sp_par_t *par, int32_t nregions);
+
+#endif

@@ -1,0 +1,323 @@
+/* columnar_plan.c - this rank's part of the columnar layout (columnar.h).
+ *
+ * The events: raw_write.c already puts a rank's events (spilled and in
+ * memory, converted to ns, thread ids, MPI bytes and peers) at given file
+ * offsets in the order of the rank<N> layout. Here it writes them into an
+ * anonymous memory file laid out as columns, so both layouts hold the
+ * same events in the same order from one piece of code; the mapping of
+ * that file is what the collective writes send.
+ *
+ * The call ids: the calls of each thread in the postprocessor's sweep
+ * order (start, end descending, region), each call's parent the innermost
+ * call still open when it starts (postproc/src/reader_tree.c's rule), so
+ * the tree the ids define is the one the stamps give.
+ *
+ * The names: every rank's region names are gathered on rank 0, made
+ * distinct (a hash set) and sorted there, and the table is broadcast; a
+ * region's id is its place in it, found by each rank in its copy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "columnar.h"
+#include "layout.h"
+#include "raw_write.h"
+
+/* What each rank sends besides its names: the metadata group's figures. */
+typedef struct sp_col_head {
+  int64_t wall_time, events_lost;
+  int32_t nthreads, clock_tsc;
+  char host[64];
+} sp_col_head_t;
+
+/* The events of l into the columns of an anonymous memory file. */
+static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  const int64_t n = c->nevents;
+  if (n == 0) return 0;
+  c->map_len = (size_t)n * 32; /* start, end, bytes: 8 each; tid, peer: 4 each */
+  int fd = memfd_create("scope-profiler-columnar", MFD_CLOEXEC);
+  if (fd < 0) return SP_ENOMEM;
+  sp_region_offsets_t *o = calloc((size_t)c->npairs + 1, sizeof *o);
+  int rc = o && ftruncate(fd, (off_t)c->map_len) == 0 ? 0 : SP_ENOMEM;
+  for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
+    const int64_t f = (int64_t)c->first[p];
+    const int x = l->plan.regions[p].mpi_extra;
+    o[p] = (sp_region_offsets_t){.start_times = 8 * f,
+                                 .end_times = 8 * n + 8 * f,
+                                 .bytes = x ? 16 * n + 8 * f : -1,
+                                 .thread_ids = 24 * n + 4 * f,
+                                 .peer = x ? 28 * n + 4 * f : -1};
+    c->any_mpi |= x;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  if (rc == 0) rc = sp__raw_write(par, path, l, o, SP_RAW_POSIX, 1 << 20);
+  free(o);
+  if (rc == 0) {
+    c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (c->map == MAP_FAILED) {
+      c->map = NULL;
+      rc = SP_ENOMEM;
+    }
+  }
+  close(fd);
+  if (rc != 0) return rc;
+  char *m = c->map;
+  c->start = (int64_t *)(void *)m;
+  c->end = (int64_t *)(void *)(m + 8 * n);
+  c->bytes = (int64_t *)(void *)(m + 16 * n); /* the 8-byte columns first: aligned */
+  c->tid = (int32_t *)(void *)(m + 24 * n);
+  c->peer = (int32_t *)(void *)(m + 28 * n);
+  for (int64_t p = 0; p < c->npairs; p++) /* not an MPI call region: unknown */
+    for (uint64_t i = c->first[p]; !l->plan.regions[p].mpi_extra && i < c->first[p] + c->count[p];
+         i++) {
+      c->bytes[i] = -1;
+      c->peer[i] = -1;
+    }
+  return 0;
+}
+
+/* The sweep's order: thread, start, end descending, region, place. */
+typedef struct sp_col_sort {
+  const sp_col_local_t *c;
+  const uint32_t *gid; /* of each event */
+} sp_col_sort_t;
+
+static int sp_col_cmp(const void *a, const void *b, void *arg) {
+  const sp_col_sort_t *s = arg;
+  const int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  const sp_col_local_t *c = s->c;
+  if (c->tid[i] != c->tid[j]) return c->tid[i] < c->tid[j] ? -1 : 1;
+  if (c->start[i] != c->start[j]) return c->start[i] < c->start[j] ? -1 : 1;
+  if (c->end[i] != c->end[j]) return c->end[i] > c->end[j] ? -1 : 1;
+  if (s->gid[i] != s->gid[j]) return s->gid[i] < s->gid[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* call_id: the call's place in the sweep order; parent_id: the id of the
+ * innermost call of its thread still open (ending at or after its end). */
+static int sp_col_ids(sp_col_local_t *c) {
+  const int64_t n = c->nevents;
+  if (n == 0) return 0;
+  int64_t *order = malloc((size_t)n * sizeof *order);
+  uint32_t *gid = malloc((size_t)n * sizeof *gid);
+  int64_t *stack = malloc((size_t)n * sizeof *stack);
+  c->call_id = malloc((size_t)n * sizeof *c->call_id);
+  c->parent_id = malloc((size_t)n * sizeof *c->parent_id);
+  int rc = order && gid && stack && c->call_id && c->parent_id ? 0 : SP_ENOMEM;
+  for (int64_t p = 0; rc == 0 && p < c->npairs; p++)
+    for (uint64_t i = c->first[p]; i < c->first[p] + c->count[p]; i++) gid[i] = c->gid[p];
+  if (rc == 0) {
+    for (int64_t i = 0; i < n; i++) order[i] = i;
+    sp_col_sort_t s = {c, gid};
+    qsort_r(order, (size_t)n, sizeof *order, sp_col_cmp, &s);
+    int64_t depth = 0;
+    int32_t tid = 0;
+    for (int64_t k = 0; k < n; k++) {
+      const int64_t e = order[k];
+      if (k == 0 || c->tid[e] != tid) depth = 0;
+      tid = c->tid[e];
+      while (depth && c->end[stack[depth - 1]] < c->end[e]) depth--;
+      c->call_id[e] = k;
+      c->parent_id[e] = depth ? c->call_id[stack[depth - 1]] : -1;
+      stack[depth++] = e;
+    }
+  }
+  free(order);
+  free(gid);
+  free(stack);
+  return rc;
+}
+
+/* This rank's blob: its head, then its names, each ending in NUL. */
+static int sp_col_pack(const sp_local_t *l, char **blob, int64_t *len) {
+  const sp_rank_plan_t *pl = &l->plan;
+  int64_t n = (int64_t)sizeof(sp_col_head_t);
+  for (int32_t i = 0; i < pl->nregions; i++) n += (int64_t)pl->regions[i].len + 1;
+  *blob = malloc((size_t)n);
+  if (!*blob) return SP_ENOMEM;
+  sp_col_head_t h = {.wall_time = pl->wall_time,
+                     .events_lost = pl->events_lost,
+                     .nthreads = pl->nthreads,
+                     .clock_tsc = pl->clock_tsc};
+  memcpy(h.host, pl->host, sizeof h.host);
+  h.host[sizeof h.host - 1] = '\0';
+  memcpy(*blob, &h, sizeof h);
+  char *at = *blob + sizeof h;
+  for (int32_t i = 0; i < pl->nregions; i++) {
+    memcpy(at, pl->regions[i].name, pl->regions[i].len);
+    at[pl->regions[i].len] = '\0';
+    at += pl->regions[i].len + 1;
+  }
+  *len = n;
+  return 0;
+}
+
+static int sp_str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Rank 0: the distinct names of all blobs, by a hash set, sorted. *out
+ * (n entries) points into all. */
+static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char ***out,
+                           int64_t *n) {
+  int64_t total = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1]; k++)
+      total += all[k] == '\0';
+  uint64_t cap = 16;
+  while (cap < 2 * (uint64_t)total) cap *= 2;
+  const char **set = calloc(cap, sizeof *set);
+  *out = malloc((size_t)(total ? total : 1) * sizeof **out);
+  if (!set || !*out) {
+    free(set);
+    return SP_ENOMEM;
+  }
+  *n = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1];) {
+      const char *s = all + k;
+      const size_t len = strlen(s);
+      uint64_t h = sp__name_hash(s, len) & (cap - 1);
+      while (set[h] && strcmp(set[h], s) != 0) h = (h + 1) & (cap - 1);
+      if (!set[h]) (*out)[(*n)++] = (char *)(set[h] = s);
+      k += (int64_t)len + 1;
+    }
+  free(set);
+  qsort(*out, (size_t)*n, sizeof **out, sp_str_cmp);
+  return 0;
+}
+
+/* Rank 0: the table every rank receives: a head (rank 0's host and time,
+ * lost events summed, most threads) and the sorted distinct names. */
+static int sp_col_table_make(const char *all, const int64_t *at, int nranks, char **table,
+                             int64_t *len) {
+  sp_col_head_t head = {0};
+  for (int r = 0; r < nranks; r++) {
+    if (at[r + 1] - at[r] < (int64_t)sizeof head) return SP_EMPI;
+    sp_col_head_t h;
+    memcpy(&h, all + at[r], sizeof h);
+    if (r == 0) head = h;
+    if (r > 0) head.events_lost += h.events_lost;
+    if (h.nthreads > head.nthreads) head.nthreads = h.nthreads;
+  }
+  char **names = NULL;
+  int64_t n = 0;
+  int rc = sp_col_distinct(all, at, nranks, &names, &n);
+  int64_t bytes = (int64_t)sizeof head;
+  for (int64_t i = 0; rc == 0 && i < n; i++) bytes += (int64_t)strlen(names[i]) + 1;
+  *table = rc == 0 ? malloc((size_t)bytes) : NULL;
+  if (rc == 0 && !*table) rc = SP_ENOMEM;
+  if (rc == 0) {
+    memcpy(*table, &head, sizeof head);
+    char *p = *table + sizeof head;
+    for (int64_t i = 0; i < n; i++) {
+      size_t l = strlen(names[i]) + 1;
+      memcpy(p, names[i], l);
+      p += l;
+    }
+    *len = bytes;
+  }
+  free(names);
+  return rc;
+}
+
+/* Every rank: the received table into c (names point into it). */
+static int sp_col_table_read(sp_col_local_t *c, char *table, int64_t len) {
+  c->gathered = table;
+  if (len < (int64_t)sizeof(sp_col_head_t)) return SP_EMPI;
+  sp_col_head_t h;
+  memcpy(&h, table, sizeof h);
+  memcpy(c->host0, h.host, sizeof c->host0);
+  c->host0[sizeof c->host0 - 1] = '\0';
+  c->wall_time0 = h.wall_time;
+  c->clock_tsc0 = h.clock_tsc;
+  c->events_lost = h.events_lost;
+  c->max_threads = h.nthreads;
+  int64_t n = 0;
+  for (int64_t k = (int64_t)sizeof h; k < len; k++) n += table[k] == '\0';
+  c->names = malloc((size_t)(n ? n : 1) * sizeof *c->names);
+  if (!c->names) return SP_ENOMEM;
+  c->name_max = 1;
+  for (int64_t k = (int64_t)sizeof h; k < len;) {
+    size_t l = strlen(table + k) + 1;
+    c->names[c->nnames++] = table + k;
+    if (l > c->name_max) c->name_max = l;
+    k += (int64_t)l;
+  }
+  return 0;
+}
+
+/* The name table: gathered on rank 0, made there, sent to every rank.
+ * Rank 0 holds every rank's names once (not every rank: at 100,000 ranks
+ * that would be every rank sorting 2e7 names). */
+static int sp_col_names(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  char *blob = NULL, *all = NULL, *table = NULL;
+  int64_t len = 0, *at = NULL, tlen = -1;
+  int rc = sp_col_pack(l, &blob, &len);
+  if (!par->active) {
+    int64_t one[2] = {0, len};
+    if (rc == 0) rc = sp_col_table_make(blob, one, 1, &table, &tlen);
+  } else {
+    /* Taken part in even after a failure, with an empty blob. */
+    int grc = sp__par_gather_root(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &at);
+    if (rc == 0) rc = grc;
+    if (par->rank == 0) {
+      int mrc = rc == 0 ? sp_col_table_make(all, at, par->size, &table, &tlen) : rc;
+      if (mrc != 0) tlen = -1; /* the others learn it from the broadcast */
+      if (rc == 0) rc = mrc;
+    }
+    int brc = sp__par_bcast(par, &table, &tlen);
+    if (rc == 0) rc = brc;
+  }
+  free(blob);
+  free(all);
+  free(at);
+  if (rc == 0) return sp_col_table_read(c, table, tlen);
+  free(table);
+  return rc;
+}
+
+int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  memset(c, 0, sizeof *c);
+  const sp_rank_plan_t *pl = &l->plan;
+  c->npairs = pl->nregions;
+  c->gid = calloc((size_t)c->npairs + 1, sizeof *c->gid);
+  c->first = calloc((size_t)c->npairs + 1, sizeof *c->first);
+  c->count = calloc((size_t)c->npairs + 1, sizeof *c->count);
+  c->ncalls = calloc((size_t)c->npairs + 1, sizeof *c->ncalls);
+  int rc = c->gid && c->first && c->count && c->ncalls ? 0 : SP_ENOMEM;
+  for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
+    c->first[p] = (uint64_t)c->nevents;
+    c->count[p] = (uint64_t)pl->regions[p].nevents;
+    c->ncalls[p] = pl->regions[p].ncalls;
+    c->nevents += pl->regions[p].nevents;
+  }
+  /* Collective: taken part in whatever rc is. */
+  int nrc = sp_col_names(par, l, c);
+  if (rc == 0) rc = nrc;
+  for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
+    const char *name = pl->regions[p].name;
+    char **hit = bsearch(&name, c->names, (size_t)c->nnames, sizeof *c->names, sp_str_cmp);
+    if (!hit) rc = SP_EMPI; /* its own name is in the table unless a message was damaged */
+    if (hit) c->gid[p] = (uint32_t)(hit - c->names);
+  }
+  if (rc == 0) rc = sp_col_events(par, l, c);
+  if (rc == 0) rc = sp_col_ids(c);
+  return rc;
+}
+
+void sp__col_local_free(sp_col_local_t *c) {
+  free(c->gid);
+  free(c->first);
+  free(c->count);
+  free(c->ncalls);
+  free(c->call_id);
+  free(c->parent_id);
+  if (c->map) munmap(c->map, c->map_len);
+  free(c->names);
+  free(c->gathered);
+  memset(c, 0, sizeof *c);
+}

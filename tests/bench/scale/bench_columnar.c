@@ -1,0 +1,115 @@
+/* bench_columnar.c - finalize per (rank, region) pair, columnar against
+ * rank<N> groups, against MPI_File_write_at_all of the same bytes, all in
+ * one run:
+ *
+ *   mpirun -np P bench_columnar REGIONS CALLS DIR [REPEATS]
+ *
+ * Each session records CALLS calls of each of REGIONS regions per rank and
+ * finalizes into DIR with SCOPE_PROFILER_LAYOUT=ranks, then =columnar (the
+ * variable is read at sp_setup) as rank 0 creates it and the ranks pwrite
+ * (SCOPE_PROFILER_METADATA=root), then through parallel HDF5 with
+ * collective writes (=collective); the baseline writes the columnar file's
+ * bytes (its event columns and index rows, each rank its slice) with one
+ * MPI_File_write_at_all into a new file. Each is the best of REPEATS
+ * (default 3) and timed from a barrier to the slowest rank's end. Rank 0
+ * prints one line:
+ *   ranks regions calls pairs bytes ranks_s columnar_s coll_s base_s
+ *   ranks_us/pair columnar_us/pair columnar_beyond_us/pair coll_us/pair columnar/base
+ *   ranks/columnar (columnar: root, coll: collective; beyond: minus base) */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scope_profiler.h"
+
+static double session(const char *layout, const char *metadata, const char *path, int regions,
+                      int calls) {
+  setenv("SCOPE_PROFILER_LAYOUT", layout, 1);
+  setenv("SCOPE_PROFILER_METADATA", metadata, 1);
+  sp_config c;
+  sp_config_init(&c);
+  c.file_path = path;
+  if (sp_setup(&c) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  int *h = malloc((size_t)regions * sizeof *h);
+  char name[32];
+  for (int r = 0; r < regions; r++) {
+    snprintf(name, sizeof name, "region_%04d", r);
+    h[r] = sp_region(name);
+  }
+  for (int k = 0; k < calls; k++)
+    for (int r = 0; r < regions; r++) {
+      sp_start(h[r]);
+      sp_stop(h[r]);
+    }
+  free(h);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  int rc = sp_finalize();
+  double t = MPI_Wtime() - t0, worst;
+  MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (rc != 0) {
+    fprintf(stderr, "sp_finalize: %s\n", sp_strerror(rc));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return worst;
+}
+
+/* The same bytes per rank as the columnar file's columns, one collective write. */
+static double baseline(const char *path, long long bytes, int rank) {
+  char *buf = malloc((size_t)bytes);
+  memset(buf, rank & 0xff, (size_t)bytes);
+  unlink(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  MPI_File fh;
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, (int)bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+  double t = MPI_Wtime() - t0, worst;
+  MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  free(buf);
+  return worst;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  if (argc < 4) {
+    fprintf(stderr, "usage: bench_columnar REGIONS CALLS DIR [REPEATS]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int regions = atoi(argv[1]), calls = atoi(argv[2]), reps = argc > 4 ? atoi(argv[4]) : 3;
+  char pr[4096], pc[4096], pb[4096];
+  snprintf(pr, sizeof pr, "%s/bench_ranks.h5", argv[3]);
+  snprintf(pc, sizeof pc, "%s/bench_columnar.h5", argv[3]);
+  snprintf(pb, sizeof pb, "%s/bench_base.bin", argv[3]);
+  /* start, end, call and parent ids 8 bytes, thread id 4; index row 28 */
+  const long long bytes = (long long)regions * calls * 36 + (long long)regions * 28;
+  double tr = 1e30, tc = 1e30, tp = 1e30, tb = 1e30;
+  for (int i = 0; i < reps; i++) {
+    double a = session("ranks", "root", pr, regions, calls);
+    double b = session("columnar", "root", pc, regions, calls);
+    double p = session("columnar", "collective", pc, regions, calls);
+    double c = baseline(pb, bytes, rank);
+    tr = a < tr ? a : tr;
+    tp = p < tp ? p : tp;
+    tc = b < tc ? b : tc;
+    tb = c < tb ? c : tb;
+  }
+  if (rank == 0) {
+    const double pairs = (double)size * regions;
+    printf(
+        "%5d %7d %5d %8.0f %10lld %8.4f %10.4f %8.4f %8.4f %8.2f %8.2f %8.2f %8.2f %8.2f "
+        "%8.2f\n",
+        size, regions, calls, pairs, bytes * size, tr, tc, tp, tb, tr / pairs * 1e6,
+        tc / pairs * 1e6, (tc - tb) / pairs * 1e6, tp / pairs * 1e6, tc / tb, tr / tc);
+  }
+  unlink(pb);
+  MPI_Finalize();
+  return 0;
+}

@@ -78,6 +78,8 @@ static int sp_stream(int argc, char **argv) {
   char *pproc = getenv("BENCH_PPROC") ? getenv("BENCH_PPROC") : SP_PPROC;
   char *ex[] = {pproc, file, "--export", "otf2", "-o", out, NULL};
   for (int k = 0; k < repeats; k++) {
+    /* Both write a new archive: the previous one is removed untimed. */
+    sp_bench_rm(out);
     if (sp_bench_plain(plain, calls, nthreads, &pm[k]) != 0 || sp_bench_spawn(ex, &em[k]) != 0) {
       fprintf(stderr, "bench_otf2: a run failed\n");
       return 1;

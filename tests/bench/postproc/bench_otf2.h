@@ -11,6 +11,8 @@ typedef struct sp_measure {
  * threads to dir/traces.otf2 with the OTF2 library alone, in a child
  * process. 0 on success. */
 int sp_bench_plain(const char *dir, long calls, int nthreads, sp_measure_t *m);
+/* Removes dir and everything in it (no link followed). */
+void sp_bench_rm(const char *dir);
 /* Runs argv (argv[0] a path; stdout to /dev/null) and measures it. */
 int sp_bench_spawn(char *const argv[], sp_measure_t *m);
 

@@ -98,8 +98,10 @@ static int sp_rm(const char *p, const struct stat *st, int flag, struct FTW *f) 
   return remove(p);
 }
 
+void sp_bench_rm(const char *dir) { nftw(dir, sp_rm, 16, FTW_DEPTH | FTW_PHYS); }
+
 int sp_bench_plain(const char *dir, long calls, int nthreads, sp_measure_t *m) {
-  nftw(dir, sp_rm, 16, FTW_DEPTH | FTW_PHYS); /* OTF2 will not write over an archive */
+  sp_bench_rm(dir); /* OTF2 will not write over an archive */
   double t0 = sp_wall();
   pid_t pid = fork();
   if (pid < 0) return 1;

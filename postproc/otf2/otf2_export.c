@@ -35,16 +35,14 @@ static OTF2_FlushType sp_pre_flush(void *user, OTF2_FileType type, OTF2_Location
   return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp sp_post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc) {
-  (void)user, (void)type, (void)loc;
-  return 0;
-}
-
+/* No post-flush callback: with one, OTF2 writes a BUFFER_FLUSH record into
+ * the location's events at each flush (every 4 MiB here, see below), which
+ * readers show as an event the profile does not have. */
 static const OTF2_FlushCallbacks sp_flush = {.otf2_pre_flush = sp_pre_flush,
-                                             .otf2_post_flush = sp_post_flush};
+                                             .otf2_post_flush = NULL};
 
 /* Without memory callbacks OTF2 keeps every chunk of a writer until it is
- * closed: the whole trace of a thread in memory (228 MB for 2e7 events).
+ * closed: a thread's whole trace in memory (228 MB for 2e7 events).
  * With these, a writer holds at most SP_OTF2_CHUNKS chunks: when they are
  * full, allocate says no and OTF2 flushes them to the file (sp_pre_flush
  * says OTF2_FLUSH) and frees them (free_all), then asks again. Each

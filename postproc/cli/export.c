@@ -1,6 +1,8 @@
 /* export.c - --export csv and --export chrome-trace (exports.h), streamed lane by lane to stdout;
- * chrome-trace adds the samples of RSS and CPU time as counter events. */
+ * each lane read in chunks so memory stays flat in calls; chrome-trace adds the samples of RSS and
+ * CPU time as counter events. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exports.h"
@@ -115,29 +117,69 @@ static int sp_chrome_samples(const sp_selection_t *sel, int64_t t0, int *first) 
   return SP_EXIT_OK;
 }
 
+/* Intervals read at a time: memory stays flat in calls per lane. */
+#define SP_EXPORT_CHUNK 65536
+
+typedef struct sp_chunk_buf {
+  int64_t start[SP_EXPORT_CHUNK], end[SP_EXPORT_CHUNK];
+  int32_t thread[SP_EXPORT_CHUNK];
+} sp_chunk_buf_t;
+
+static void sp_lane_put(const sp_selection_t *sel, int i, int chrome, int64_t t0,
+                        const sp_reader_intervals_t *iv, int *first) {
+  if (!chrome)
+    sp_csv_lane(sel, &sel->lanes[i], iv);
+  else
+    sp_chrome_lane(sel, t0, &sel->lanes[i], iv, first);
+}
+
+/* Lane i in chunks (sp_reader_read_range); the reference tool's
+ * delta-encoded columns, which it refuses, whole (sp_reader_load).
+ * Returns 0 or a negative reader error. */
+static int64_t sp_lane_export(const sp_selection_t *sel, int i, int chrome, int64_t t0,
+                              sp_chunk_buf_t *b, int *first) {
+  const sp_lane_t *ln = &sel->lanes[i];
+  for (int64_t at = 0;;) {
+    int64_t n = sp_reader_read_range(sel->reader, ln->region, ln->rank, at, SP_EXPORT_CHUNK,
+                                     b->start, b->end, b->thread);
+    if (n == SP_READER_EINVAL && at == 0) break;
+    if (n <= 0) return n;
+    sp_reader_intervals_t iv = {.n = n, .start = b->start, .end = b->end, .thread_ids = b->thread};
+    sp_lane_put(sel, i, chrome, t0, &iv, first);
+    at += n;
+  }
+  sp_reader_intervals_t iv;
+  int err = sp_reader_load(sel->reader, ln->region, ln->rank, &iv);
+  if (err < 0) return err;
+  sp_lane_put(sel, i, chrome, t0, &iv, first);
+  sp_reader_intervals_free(&iv);
+  return 0;
+}
+
 /* Every lane of sel as CSV rows, or as Chrome-trace events and the samples. */
 static int sp_export_lanes(const sp_selection_t *sel, int chrome) {
   int first = 1;
   int64_t t0 = chrome ? sp_chrome_origin(sel) : sel->t0;
+  sp_chunk_buf_t *b = malloc(sizeof *b);
+  if (!b) {
+    sp_msg(SP_QUIET, "out of memory");
+    return SP_EXIT_IO;
+  }
   if (!chrome)
     printf("rank,region,start_s,end_s\n");
   else
     sp_chrome_begin(sel, &first);
   for (int i = 0; i < sel->nlanes; i++) {
-    sp_reader_intervals_t iv;
     sp_progress("exporting lane", i, sel->nlanes);
-    int err = sp_reader_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv);
+    int64_t err = sp_lane_export(sel, i, chrome, t0, b, &first);
     if (err < 0) {
       sp_progress_done();
+      free(b);
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
+      return sp_exit_for_reader((int)err);
     }
-    if (!chrome)
-      sp_csv_lane(sel, &sel->lanes[i], &iv);
-    else
-      sp_chrome_lane(sel, t0, &sel->lanes[i], &iv, &first);
-    sp_reader_intervals_free(&iv);
   }
+  free(b);
   sp_progress_done();
   if (chrome) {
     int rc = sp_chrome_samples(sel, t0, &first);

@@ -318,6 +318,22 @@ SP_READER_EXPORT int sp_reader_load(sp_reader_t *r, int g, int k, sp_reader_inte
 SP_READER_EXPORT void sp_reader_intervals_free(sp_reader_intervals_t *iv);
 
 /**
+ * Reads intervals [first, first + count) of region g on rank index k into
+ * the caller's arrays (each with room for count elements), checked and
+ * aligned as sp_reader_load() does: a program streams a pair of any length
+ * in memory of its choosing. thread_ids may be NULL (not read); a pair
+ * recorded by one thread gives 0s there.
+ * Returns the intervals read (fewer than count at the pair's end; 0 past it
+ * or for a pair without arrays), or SP_READER_EINVAL (also for the
+ * reference tool's delta-encoded columns, which sp_reader_load() reads
+ * whole), SP_READER_EDATA or SP_READER_EHDF5.
+ * Cost: the slice's bytes; no allocation.
+ */
+SP_READER_EXPORT int64_t sp_reader_read_range(sp_reader_t *r, int g, int k, int64_t first,
+                                              int64_t count, int64_t *start, int64_t *end,
+                                              int32_t *thread_ids);
+
+/**
  * Earliest start and latest end (ns) of region g on rank index k, scanning
  * the arrays in bounded chunks (ends need not be sorted: nested calls).
  * Both are INT64_MAX / INT64_MIN when the pair has no interval.

@@ -1,6 +1,6 @@
 /* otf2_events.c - ENTER/LEAVE events of every selected call.
  *
- * Per rank, the calls of all selected regions are gathered and sorted by
+ * Per rank, the calls of all selected regions come from otf2_merge.c by
  * thread, then start (ties: the longer call first, so an enclosing call is
  * entered before the calls it holds). Each thread's calls are laid on
  * stacks: a call goes on the first stack (location) whose open calls all
@@ -14,16 +14,6 @@
 #include <string.h>
 
 #include "otf2_internal.h"
-
-typedef struct sp_call {
-  int64_t start, end;
-  int32_t thread;
-  int32_t region; /* region definition id */
-  int64_t bytes;  /* MPI call: payload (-1: unknown or not an MPI call) */
-  int32_t peer;   /* MPI call: partner rank (-1: none) */
-  int8_t kind;    /* SP_OTF2_MPI_* of the region */
-  int8_t op;      /* its collective op */
-} sp_call_t;
 
 typedef struct sp_frame {
   int64_t end;
@@ -49,60 +39,6 @@ typedef struct sp_thread_out {
   sp_layer_t *layers;
   int nlayers, cap;
 } sp_thread_out_t;
-
-/* The order calls are written in: thread, start, longer first, region. */
-static inline int sp_call_before(const sp_call_t *a, const sp_call_t *b) {
-  if (a->thread != b->thread) return a->thread < b->thread;
-  if (a->start != b->start) return a->start < b->start;
-  if (a->end != b->end) return a->end > b->end;
-  return a->region < b->region;
-}
-
-/* Sorts c[0..n-1] by sp_call_before with a natural merge sort: the calls
- * come lane by lane, each lane mostly in order already (the core stores a
- * region's calls as they end), so a few linear merges of the ordered runs
- * do instead of a general sort (qsort took half the export's CPU time).
- * Scratch: n calls and a bound per run. Returns 0 or SP_EXIT_IO. */
-static int sp_calls_sort(sp_call_t *c, size_t n) {
-  if (n < 2) return 0;
-  size_t nruns = 1;
-  for (size_t i = 1; i < n; i++) nruns += sp_call_before(&c[i], &c[i - 1]);
-  if (nruns == 1) return 0;
-  size_t *runs = malloc((nruns + 1) * sizeof *runs);
-  sp_call_t *tmp = malloc(n * sizeof *tmp);
-  if (!runs || !tmp) {
-    free(runs);
-    free(tmp);
-    return SP_EXIT_IO;
-  }
-  nruns = 0;
-  runs[nruns++] = 0;
-  for (size_t i = 1; i < n; i++)
-    if (sp_call_before(&c[i], &c[i - 1])) runs[nruns++] = i;
-  runs[nruns] = n;
-  sp_call_t *src = c, *dst = tmp;
-  while (nruns > 1) {
-    size_t m = 0;
-    for (size_t r = 0; r < nruns; r += 2) {
-      /* runs r and r + 1 (r + 1 == nruns: run r alone, copied) */
-      size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : n;
-      size_t i = a, j = mid, k = a;
-      while (i < mid && j < b) dst[k++] = sp_call_before(&src[j], &src[i]) ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < b) dst[k++] = src[j++];
-      runs[m++] = a;
-    }
-    runs[m] = n;
-    nruns = m;
-    sp_call_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != c) memcpy(c, src, n * sizeof *c);
-  free(runs);
-  free(tmp);
-  return 0;
-}
 
 static int sp_otf2_fail(OTF2_ErrorCode e, const char *what) {
   sp_msg(SP_QUIET, "OTF2: %s: %s", what, OTF2_Error_GetDescription(e));
@@ -172,25 +108,28 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
   return 0;
 }
 
-/* Writes the calls c[0..n-1] of one thread (sorted by sp_call_cmp). */
-static int sp_thread_write(sp_thread_out_t *t, const sp_call_t *c, size_t n) {
+/* Writes call c of the thread being written (calls come in the order of
+ * otf2_merge.c): on the first stack (location) whose open calls all hold it. */
+static int sp_thread_put(sp_thread_out_t *t, const sp_call_t *c) {
   sp_otf2_run_t *run = t->run;
-  int rc = 0;
-  t->nlayers = 0;
-  for (size_t i = 0; rc == 0 && i < n; i++) {
-    int l = 0;
-    for (;; l++) {
-      if (l == t->nlayers && (rc = sp_layer_add(t)) != 0) break;
-      sp_layer_t *L = &t->layers[l];
-      if ((rc = sp_layer_close(run, L, c[i].start)) != 0) break;
-      if (L->n == 0 || L->st[L->n - 1].end >= c[i].end) {
-        rc = sp_layer_enter(run, L, &c[i]);
-        break;
-      }
+  int rc = 0, l = 0;
+  for (;; l++) {
+    if (l == t->nlayers && (rc = sp_layer_add(t)) != 0) break;
+    sp_layer_t *L = &t->layers[l];
+    if ((rc = sp_layer_close(run, L, c->start)) != 0) break;
+    if (L->n == 0 || L->st[L->n - 1].end >= c->end) {
+      rc = sp_layer_enter(run, L, c);
+      break;
     }
-    run->calls++;
-    if (l > 0) run->moved++;
   }
+  run->calls++;
+  if (l > 0) run->moved++;
+  return rc;
+}
+
+/* Closes the open calls and the locations of the thread being written. */
+static int sp_thread_finish(sp_thread_out_t *t, int rc) {
+  sp_otf2_run_t *run = t->run;
   for (int l = 0; l < t->nlayers; l++) {
     sp_layer_t *L = &t->layers[l];
     if (rc == 0) rc = sp_layer_close(run, L, INT64_MAX);
@@ -202,86 +141,34 @@ static int sp_thread_write(sp_thread_out_t *t, const sp_call_t *c, size_t n) {
   return rc;
 }
 
-/* Appends the kept calls of one (region, rank) pair to *calls; mpi: the
- * pair's bytes and peers (present or not), kind and op: its region's. */
-static int sp_calls_add(sp_otf2_run_t *run, const sp_reader_intervals_t *iv, int32_t region,
-                        const sp_reader_mpi_t *mpi, int kind, int op, sp_call_t **calls, size_t *n,
-                        size_t *cap) {
-  if (*n + (size_t)iv->n > *cap) {
-    size_t c = *cap ? *cap : 1024;
-    while (c < *n + (size_t)iv->n) c *= 2;
-    sp_call_t *p = realloc(*calls, c * sizeof *p);
-    if (!p) return SP_EXIT_IO;
-    *calls = p;
-    *cap = c;
+/* Rank position j, thread after thread. */
+static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
+  sp_otf2_merge_t *m;
+  int rc = sp__otf2_merge_open(run, j, &m), got = 0;
+  sp_call_t c;
+  t->rank_j = j;
+  t->nlayers = 0;
+  while (rc == 0 && (got = sp__otf2_merge_next(m, &c)) > 0) {
+    if (t->nlayers > 0 && c.thread != t->thread) rc = sp_thread_finish(t, 0);
+    t->thread = c.thread;
+    if (rc == 0) rc = sp_thread_put(t, &c);
   }
-  for (int64_t i = 0; i < iv->n; i++) {
-    if (iv->end[i] < run->win0 || iv->start[i] > run->win1) continue;
-    if (iv->start[i] < run->base) {
-      sp_msg(SP_QUIET, "%s: a call starts before the file's first start", run->sel->file);
-      return SP_EXIT_DATA;
-    }
-    int has = mpi->present && i < mpi->n;
-    (*calls)[(*n)++] = (sp_call_t){iv->start[i],
-                                   iv->end[i],
-                                   iv->thread_ids ? iv->thread_ids[i] : 0,
-                                   region,
-                                   has ? mpi->bytes[i] : -1,
-                                   has ? mpi->peer[i] : -1,
-                                   (int8_t)(has ? kind : SP_OTF2_MPI_NONE),
-                                   (int8_t)op};
-  }
-  return 0;
-}
-
-/* Loads the selected regions of rank position j into *calls, sorted. */
-static int sp_rank_calls(sp_otf2_run_t *run, int j, sp_call_t **calls, size_t *n, size_t *cap) {
-  const sp_selection_t *sel = run->sel;
-  *n = 0;
-  for (int i = 0; i < sel->nregions; i++) {
-    int g = sel->regions[i];
-    sp_reader_info_t info;
-    if (sp_reader_info(sel->reader, g, sel->ranks[j], &info) != 0 || !info.present ||
-        !info.has_times)
-      continue;
-    sp_reader_intervals_t iv;
-    int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
-    if (err) return err;
-    sp_reader_mpi_t mpi = {0};
-    int op = 0, kind = sp__otf2_mpi_kind(sp_reader_region_name(sel->reader, g), &op);
-    if (kind != SP_OTF2_MPI_NONE &&
-        (err = sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi)) < 0) {
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      sp_reader_intervals_free(&iv);
-      return sp_exit_for_reader(err);
-    }
-    int rc = sp_calls_add(run, &iv, run->region_def[g], &mpi, kind, op, calls, n, cap);
-    sp_reader_mpi_free(&mpi);
-    sp_reader_intervals_free(&iv);
-    if (rc) return rc;
-  }
-  return sp_calls_sort(*calls, *n);
+  if (rc == 0 && got < 0) rc = -got;
+  rc = sp_thread_finish(t, rc);
+  sp__otf2_merge_close(m);
+  return rc;
 }
 
 int sp__otf2_events(sp_otf2_run_t *run) {
-  sp_call_t *calls = NULL;
-  size_t n = 0, cap = 0;
   sp_thread_out_t t = {.run = run};
   int rc = 0;
   run->first = INT64_MAX;
   run->last = INT64_MIN;
   for (int j = 0; rc == 0 && j < run->sel->nranks; j++) {
     sp_progress("exporting rank", j, run->sel->nranks);
-    rc = sp_rank_calls(run, j, &calls, &n, &cap);
-    t.rank_j = j;
-    for (size_t a = 0, b; rc == 0 && a < n; a = b) {
-      for (b = a; b < n && calls[b].thread == calls[a].thread;) b++;
-      t.thread = calls[a].thread;
-      rc = sp_thread_write(&t, calls + a, b - a);
-    }
+    rc = sp_rank_write(run, &t, j);
   }
   sp_progress_done();
   free(t.layers);
-  free(calls);
   return rc;
 }

@@ -3,6 +3,7 @@
  * DIR/<label>/traces.otf2), written serially through the OTF2 library. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,53 @@ static OTF2_FlushType sp_pre_flush(void *user, OTF2_FileType type, OTF2_Location
   return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp sp_post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc) {
+/* No post-flush callback: with one, OTF2 writes a BUFFER_FLUSH record into
+ * the location's events at each flush (every 4 MiB here, see below), which
+ * readers show as an event the profile does not have. */
+static const OTF2_FlushCallbacks sp_flush = {.otf2_pre_flush = sp_pre_flush,
+                                             .otf2_post_flush = NULL};
+
+/* Without memory callbacks OTF2 keeps every chunk of a writer until it is
+ * closed: a thread's whole trace in memory (228 MB for 2e7 events).
+ * With these, a writer holds at most SP_OTF2_CHUNKS chunks: when they are
+ * full, allocate says no and OTF2 flushes them to the file (sp_pre_flush
+ * says OTF2_FLUSH) and frees them (free_all), then asks again. Each
+ * buffer's chunks are a list kept in its perBufferData. */
+#define SP_OTF2_CHUNK (1024 * 1024)
+#define SP_OTF2_CHUNKS 4
+
+typedef struct sp_chunk {
+  struct sp_chunk *next;
+  int count; /* chunks in the list from here (kept in the head) */
+} sp_chunk_t;
+
+static void *sp_chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **list,
+                            uint64_t size) {
   (void)user, (void)type, (void)loc;
-  return 0;
+  sp_chunk_t *head = *list;
+  /* Global definitions are written once and stay small: never refused. */
+  if (head && head->count >= SP_OTF2_CHUNKS && type == OTF2_FILETYPE_EVENTS) return NULL;
+  /* The list's link sits in a header before the chunk OTF2 is given. */
+  sp_chunk_t *c = malloc(sizeof(max_align_t) + (size_t)size);
+  if (!c) return NULL;
+  c->next = head;
+  c->count = head ? head->count + 1 : 1;
+  *list = c;
+  return (char *)c + sizeof(max_align_t);
 }
 
-static const OTF2_FlushCallbacks sp_flush = {.otf2_pre_flush = sp_pre_flush,
-                                             .otf2_post_flush = sp_post_flush};
+static void sp_chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **list,
+                              bool final) {
+  (void)user, (void)type, (void)loc, (void) final;
+  for (sp_chunk_t *c = *list, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  *list = NULL;
+}
+
+static const OTF2_MemoryCallbacks sp_memory = {.otf2_allocate = sp_chunk_alloc,
+                                               .otf2_free_all = sp_chunk_free_all};
 
 /* 0 when the file has stamps to export; else explains and returns USAGE.
  * Regions without stamps (count-only) next to stamped ones are left out. */
@@ -87,13 +128,14 @@ static char *sp_archive_dir(const char *outdir, const char *label, int nfiles) {
 
 static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *label) {
   OTF2_Archive *ar =
-      OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+      OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, SP_OTF2_CHUNK, 4 * 1024 * 1024,
                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!ar) return SP_EXIT_IO;
   run->archive = ar;
   char creator[128];
   snprintf(creator, sizeof creator, "%s %s", SP_PROG, sp_reader_version_string());
   int ok = OTF2_Archive_SetFlushCallbacks(ar, &sp_flush, NULL) == OTF2_SUCCESS &&
+           OTF2_Archive_SetMemoryCallbacks(ar, &sp_memory, NULL) == OTF2_SUCCESS &&
            OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS &&
            OTF2_Archive_SetCreator(ar, creator) == OTF2_SUCCESS &&
            OTF2_Archive_SetDescription(ar, run->sel->file) == OTF2_SUCCESS &&

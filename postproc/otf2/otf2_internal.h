@@ -1,7 +1,8 @@
 /* otf2_internal.h - what the parts of the OTF2 export share; never installed.
  *
  * The export runs in three steps: otf2_events.c writes each (rank, thread)'s
- * calls as ENTER/LEAVE events and notes the locations it used;
+ * calls, streamed in order by otf2_merge.c, as ENTER/LEAVE events and
+ * notes the locations it used;
  * otf2_defs.c then writes the global definitions (clock, system tree,
  * locations, regions, run metadata); otf2_export.c opens and closes the
  * archive around them, once per file. */
@@ -55,6 +56,26 @@ OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int o
 static inline uint64_t sp_otf2_time(const sp_otf2_run_t *run, int64_t t) {
   return (uint64_t)t - (uint64_t)run->base;
 }
+
+/* One call as written. */
+typedef struct sp_call {
+  int64_t start, end;
+  int32_t thread;
+  int32_t region; /* region definition id */
+  int64_t bytes;  /* MPI call: payload (-1: unknown or not an MPI call) */
+  int32_t peer;   /* MPI call: partner rank (-1: none) */
+  int8_t kind;    /* SP_OTF2_MPI_* of the region */
+  int8_t op;      /* its collective op */
+} sp_call_t;
+
+/* otf2_merge.c: the selected calls of rank position j that overlap the
+ * window, streamed by thread, then start (ties: longer first, region).
+ * open returns an SP_EXIT_* code (*m set even on failure: close it);
+ * next gives 1 and *c, 0 at the end, or minus an SP_EXIT_* code. */
+typedef struct sp_otf2_merge sp_otf2_merge_t;
+int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **m);
+int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c);
+void sp__otf2_merge_close(sp_otf2_merge_t *m);
 
 /* otf2_events.c: every selected call, per location in time order. The
  * archive's event files are open. Returns an SP_EXIT_* code. */

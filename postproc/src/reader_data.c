@@ -8,8 +8,9 @@
 
 #include "reader_internal.h"
 
-/* Elements per chunk when scanning a dataset without keeping it: 8 MiB. */
-#define SP_SCAN_CHUNK ((hsize_t)1 << 20)
+/* Elements per chunk when scanning a dataset without keeping it: 512 KiB
+ * (8 MiB made the peak RSS of --export csv grow 1.24 x from 1e6 to 1e7 calls). */
+#define SP_SCAN_CHUNK ((hsize_t)1 << 16)
 /* Internal status of sp_arrays_read: the region group would not open. */
 #define SP_LOAD_NOGROUP (-1000)
 

@@ -59,6 +59,15 @@ static void sp_fuzz_walk(sp_reader_t *r) {
           if (iv.end[i] < iv.start[i]) abort(); /* load promises end >= start */
         sp_reader_intervals_free(&iv);
       }
+      /* Slices of at most 8 into fixed arrays: never past them, end >= start. */
+      int64_t s8[8], e8[8], got;
+      int32_t t8[8];
+      for (int64_t at = 0; at < 64 && (got = sp_reader_read_range(r, g, k, at, 8, s8, e8, t8)) > 0;
+           at += got) {
+        if (got > 8) abort();
+        for (int64_t i = 0; i < got; i++)
+          if (e8[i] < s8[i]) abort();
+      }
       int64_t first, last;
       (void)sp_reader_extent(r, g, k, &first, &last);
     }

@@ -8,7 +8,8 @@
  * twice, through the direct path and with SCOPE_PROFILER_READER_DIRECT=0
  * (H5Dread only), and must be identical and equal to what was written.
  * Damaged layouts (an offset past the end of the file, a file that shrank
- * after open) must give an error, never other bytes. */
+ * after open) must give an error, never other bytes. sp_reader_read_range
+ * (slices into the caller's arrays) is checked the same two ways. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,48 @@ static void case_chunked(void) { both_ways("chunked", CHUNKED); }
 static void case_compressed(void) { both_ways("compressed", DEFLATE); }
 static void case_big_endian(void) { both_ways("big_endian", BIG_ENDIAN); }
 
+/* sp_reader_read_range of region name in slices of 97 (not a divisor of
+ * N) must give what region_write wrote with seed, thread ids 0 where none
+ * were written; NULL thread ids, a slice past the end and bad arguments. */
+static void ranges_match(sp_reader_t *r, const char *name, int seed, int threads) {
+  int g = sp_test_region(r, name);
+  int64_t s[97], e[97];
+  int32_t t[97];
+  int64_t at = 0, n, bad = 0;
+  while ((n = sp_reader_read_range(r, g, 0, at, 97, s, e, t)) > 0) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k = at + i;
+      bad += s[i] != T0 + 100 * k + seed || e[i] - s[i] != 50 + k % 7 ||
+             t[i] != (threads ? (int32_t)(k % 3) : 0);
+    }
+    at += n;
+  }
+  CHECK_INT(n, 0);
+  CHECK_INT(at, N);
+  CHECK_INT(bad, 0);
+  CHECK_INT(sp_reader_read_range(r, g, 0, N - 10, 97, s, e, NULL), 10);
+  CHECK_INT(s[9], T0 + 100 * (N - 1) + seed);
+  CHECK_INT(sp_reader_read_range(r, g, 0, N + 5, 97, s, e, t), 0);
+  CHECK_INT(sp_reader_read_range(r, g, 0, -1, 97, s, e, t), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_read_range(r, g, 1, 0, 97, s, e, t), SP_READER_EINVAL);
+}
+
+/* Slices through both paths, of a contiguous and a chunked file. */
+static void case_ranges(void) {
+  static const int kinds[2] = {THREADS, CHUNKED};
+  for (int k = 0; k < 2; k++) {
+    char path[4096];
+    path_of(path, sizeof path, k ? "ranges_chunked" : "ranges_threads");
+    file_write(path, kinds[k]);
+    for (int direct = 0; direct < 2; direct++) {
+      sp_reader_t *r = reader_open(path, direct);
+      ranges_match(r, "a", 0, kinds[k] == THREADS);
+      ranges_match(r, "b", 3, 0);
+      sp_reader_close(r);
+    }
+  }
+}
+
 /* Rewrites the layout message of a's end_times (version 3, contiguous:
  * address then size, both 8 bytes) to put its data 16 bytes before the
  * end of the file: the bytes it declares run past the end. The object
@@ -226,7 +269,7 @@ int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE(contiguous),        SP_TEST_CASE(thread_ids), SP_TEST_CASE(chunked),
       SP_TEST_CASE(compressed),        SP_TEST_CASE(big_endian), SP_TEST_CASE(offset_past_end),
-      SP_TEST_CASE(shrunk_after_open),
+      SP_TEST_CASE(shrunk_after_open), SP_TEST_CASE(ranges),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

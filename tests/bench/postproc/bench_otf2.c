@@ -11,8 +11,10 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
+#include "bench_otf2.h"
 #include "export_otf2.h"
 #include "pproc.h"
 #include "sp_gen_synthetic.h"
@@ -41,7 +43,68 @@ static int64_t sp_read_all(const sp_selection_t *sel) {
   return n;
 }
 
+static int sp_mcmp(const void *a, const void *b) {
+  double x = ((const sp_measure_t *)a)->wall, y = ((const sp_measure_t *)b)->wall;
+  return (x > y) - (x < y);
+}
+
+static void sp_print(const char *what, const sp_measure_t *m, int n) {
+  double rss = 0;
+  for (int k = 0; k < n; k++) rss = m[k].rss_mib > rss ? m[k].rss_mib : rss;
+  printf("%-7s %7.3f s wall (min %.3f), %7.3f s CPU, peak RSS %7.1f MiB\n", what, m[n / 2].wall,
+         m[0].wall, m[n / 2].cpu, rss);
+}
+
+static int sp_stream(int argc, char **argv) {
+  const char *dir = argc > 2 ? argv[2] : ".";
+  long calls = argc > 3 ? (long)atof(argv[3]) : 10000000L;
+  int nthreads = argc > 4 ? atoi(argv[4]) : 8;
+  int repeats = argc > 5 ? atoi(argv[5]) : 3;
+  if (repeats < 1 || repeats > 15) repeats = 3;
+  char file[4096], out[4096], plain[4096], callsa[32], threadsa[16];
+  snprintf(file, sizeof file, "%s/stream.h5", dir);
+  snprintf(out, sizeof out, "%s/otf2", dir);
+  snprintf(plain, sizeof plain, "%s/plain", dir);
+  snprintf(callsa, sizeof callsa, "%ld", calls);
+  snprintf(threadsa, sizeof threadsa, "%d", nthreads);
+  sp_measure_t g, pm[15], em[15];
+  char *gen[] = {SP_GEN_THREADS, file, callsa, threadsa, NULL};
+  if (sp_bench_spawn(gen, &g) != 0) {
+    fprintf(stderr, "bench_otf2: gen_threads failed\n");
+    return 1;
+  }
+  printf("record  %ld calls on %d threads (gen_threads): %.3f s\n", calls, nthreads, g.wall);
+  /* BENCH_PPROC=path: another build's binary (main's: the "before"). */
+  char *pproc = getenv("BENCH_PPROC") ? getenv("BENCH_PPROC") : SP_PPROC;
+  char *ex[] = {pproc, file, "--export", "otf2", "-o", out, NULL};
+  for (int k = 0; k < repeats; k++) {
+    /* Both write a new archive: the previous one is removed untimed. */
+    sp_bench_rm(out);
+    if (sp_bench_plain(plain, calls, nthreads, &pm[k]) != 0 || sp_bench_spawn(ex, &em[k]) != 0) {
+      fprintf(stderr, "bench_otf2: a run failed\n");
+      return 1;
+    }
+  }
+  qsort(pm, (size_t)repeats, sizeof *pm, sp_mcmp);
+  qsort(em, (size_t)repeats, sizeof *em, sp_mcmp);
+  printf("%lld ENTER + LEAVE events, medians of %d:\n", 2LL * calls, repeats);
+  sp_print("plain", pm, repeats);
+  sp_print("export", em, repeats);
+  double prss = 0, erss = 0;
+  for (int k = 0; k < repeats; k++) {
+    prss = pm[k].rss_mib > prss ? pm[k].rss_mib : prss;
+    erss = em[k].rss_mib > erss ? em[k].rss_mib : erss;
+  }
+  printf(
+      "ratio   export/plain: wall %.2f, CPU %.2f (target <= 1.5), peak RSS %.2f; "
+      "export peak %.1f MB (target <= 100 MB)\n",
+      em[repeats / 2].wall / pm[repeats / 2].wall, em[repeats / 2].cpu / pm[repeats / 2].cpu,
+      erss / prss, erss * 1.048576);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--stream") == 0) return sp_stream(argc, argv);
   const char *dir = argc > 1 ? argv[1] : ".";
   int64_t total = argc > 2 ? (int64_t)atof(argv[2]) : 10000000;
   int ranks = argc > 3 ? atoi(argv[3]) : 64;

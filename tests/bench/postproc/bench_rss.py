@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""bench_rss.py - peak RSS of each text output and export over calls per rank.
+
+usage: bench_rss.py PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS]]]
+
+Records DIR/rss_SMALL.h5 and DIR/rss_LARGE.h5 with gen_threads (the
+library itself; one rank, default 1e6 and 1e7 calls on 8 threads), then
+runs PPROC on each with every output below (stdout to /dev/null), each in
+a process of its own, and prints its peak RSS (wait4's ru_maxrss) and wall
+time at both sizes and the ratio LARGE/SMALL of the peaks. The target
+(issue 47): memory flat in calls per rank, ratio <= 1.2. Nothing asserts.
+"""
+import os
+import shutil
+import sys
+import time
+
+OUTPUTS = [
+    ("--summary", ["--summary"]),
+    ("--summary --by-thread", ["--summary", "--by-thread"]),
+    ("--tree", ["--tree"]),
+    ("--export csv", ["--export", "csv"]),
+    ("--export chrome-trace", ["--export", "chrome-trace"]),
+    ("--export folded", ["--export", "folded"]),
+    ("--export otf2", ["--export", "otf2", "-o", None]),
+]
+
+
+def run(argv):
+    """(peak RSS MiB, wall s, exit status) of argv, stdout to /dev/null."""
+    t = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    return ru.ru_maxrss / 1024.0, time.monotonic() - t, os.waitstatus_to_exitcode(status)
+
+
+def main():
+    pproc, gen, d = sys.argv[1], sys.argv[2], sys.argv[3]
+    small = int(float(sys.argv[4])) if len(sys.argv) > 4 else 10**6
+    large = int(float(sys.argv[5])) if len(sys.argv) > 5 else 10**7
+    threads = sys.argv[6] if len(sys.argv) > 6 else "8"
+    os.makedirs(d, exist_ok=True)
+    files = {}
+    for n in (small, large):
+        files[n] = f"{d}/rss_{n}.h5"
+        rss, wall, rc = run([gen, files[n], str(n), threads])
+        assert rc == 0, f"gen_threads {n}: exit {rc}"
+        print(f"record {n} calls on {threads} threads: {wall:.2f} s")
+    print(f"{'output':24s} {'RSS ' + str(small):>12s} {'RSS ' + str(large):>12s} "
+          f"{'ratio':>6s} {'wall small':>10s} {'wall large':>10s}")
+    for label, args in OUTPUTS:
+        row = []
+        for n in (small, large):
+            out = f"{d}/otf2_{n}"
+            shutil.rmtree(out, ignore_errors=True)
+            argv = [pproc, files[n]] + [a if a is not None else out for a in args]
+            rss, wall, rc = run(argv)
+            row.append((rss, wall, rc))
+        bad = [r[2] for r in row if r[2] != 0]
+        print(f"{label:24s} {row[0][0]:9.1f} MiB {row[1][0]:9.1f} MiB {row[1][0] / row[0][0]:6.2f} "
+              f"{row[0][1]:9.2f}s {row[1][1]:9.2f}s" + (f"  exit {bad}" if bad else ""))
+    print("target: ratio <= 1.2 (peak RSS flat in calls per rank)")
+
+
+if __name__ == "__main__":
+    main()

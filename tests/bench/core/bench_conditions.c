@@ -8,8 +8,8 @@
  *
  * The program runs itself once per repetition, condition and library
  * (LD_LIBRARY_PATH=LIBDIR for --main's, the library it was built with for
- * the other), the libraries alternating, and prints each figure's minimum
- * and median over the repetitions. Conditions: idle (nothing else
+ * the other), the libraries alternating, and prints each figure's minimum,
+ * median and maximum over the repetitions. Conditions: idle (nothing else
  * started); busy (a process that spins, started by the run: on this
  * 2-core VM the other core is taken, and the library's threads compete
  * with it); pinned (the run, and so the library's threads, bound to the
@@ -439,26 +439,30 @@ static int run_child(const char *self, int cond, int lib, const char *libdir, co
   return 0;
 }
 
-static void min_med(const fig_t *f, int cond, int lib, double *mn, double *md) {
+/* Minimum, median and maximum of a figure over the runs (0 without runs). */
+static void min_med(const fig_t *f, int cond, int lib, double out[3]) {
   double v[MAXREPS];
   int n = f->n[cond][lib];
   memcpy(v, f->v[cond][lib], (size_t)n * sizeof *v);
-  *mn = *md = 0;
+  out[0] = out[1] = out[2] = 0;
   if (n == 0) return;
-  *md = median(v, n);
-  *mn = v[0];
+  out[1] = median(v, n);
+  out[0] = v[0];
+  out[2] = v[n - 1];
 }
 
 static void report(int with_main, int reps) {
   for (int c = 0; c < NCOND; c++) {
-    printf("\ncondition %s (%d runs per library): min / median\n", cond_name[c], reps);
-    printf("%-24s %21s %21s\n", "figure", "this library", with_main ? "--main library" : "");
+    printf("\ncondition %s (%d runs per library): min / median / max\n", cond_name[c], reps);
+    printf("%-24s %32s %32s\n", "figure", "this library", with_main ? "--main library" : "");
     for (int i = 0; i < nfigs; i++) {
-      double a, b, x = 0, y = 0;
-      min_med(&figs[i], c, 0, &a, &b);
-      if (with_main) min_med(&figs[i], c, 1, &x, &y);
-      printf("%-24s %10.3f %10.3f", figs[i].key, a, b);
-      if (with_main && figs[i].n[c][1] > 0) printf(" %10.3f %10.3f", x, y);
+      double a[3], m[3];
+      min_med(&figs[i], c, 0, a);
+      printf("%-24s %10.3f %10.3f %10.3f", figs[i].key, a[0], a[1], a[2]);
+      if (with_main && figs[i].n[c][1] > 0) {
+        min_med(&figs[i], c, 1, m);
+        printf(" %10.3f %10.3f %10.3f", m[0], m[1], m[2]);
+      }
       printf("\n");
     }
   }

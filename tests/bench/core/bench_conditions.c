@@ -37,7 +37,8 @@
  *    worked in them, or, pinned, the library's threads took the CPU;
  *    see win_lib); before them the same loop without the library's calls
  *    (what the machine adds: preemptions; machine_lib_over_1ms checks
- *    the attribution, it must be 0).
+ *    the attribution, it must be 0); stall_lib_blocked, _worked and
+ *    _threads count the library's pairs by which test of win_lib they met.
  *
  * Targets (issue 44): trace <= 1.15x floor idle, <= 1.25x busy and
  * pinned; 16 regions <= 1.2x one; profile <= floor + 10 ns and ahead of
@@ -294,19 +295,20 @@ static win_t win_now(void) {
  * another process (the machine's). A window of 256 pairs takes ~5 us. */
 static int win_lib(win_t a, win_t b) {
   const int64_t own = b.own - a.own, others = (b.proc - a.proc) - own;
-  return b.vcsw > a.vcsw || own >= 500000 || (pinned_run && others >= 500000);
+  return (b.vcsw > a.vcsw) | (own >= 500000) << 1 | (pinned_run && others >= 500000) << 2;
 }
 
 #if defined(__x86_64__)
 /* n pairs (of the library's calls when h >= 0, else of nothing) each timed
  * with rdtsc; the clocks read every 256 pairs to tell whose a pair over
  * 1 ms is. */
-static void timed_pairs(long n, int h, int64_t *longest, long *over, long *lib_over) {
+static void timed_pairs(long n, int h, int64_t *longest, long *over, long *lib_over, long kind[3]) {
   const int64_t ms = (int64_t)(1e6 / ns_per_tick);
   win_t w = win_now();
   long in_win = 0;
   *longest = 0;
   *over = *lib_over = 0;
+  kind[0] = kind[1] = kind[2] = 0;
   for (long i = 0; i < n; i++) {
     int64_t t0 = (int64_t)__builtin_ia32_rdtsc();
     if (h >= 0) {
@@ -320,7 +322,9 @@ static void timed_pairs(long n, int h, int64_t *longest, long *over, long *lib_o
     in_win += d > ms;
     if ((i & 255) == 255 || i == n - 1) {
       win_t w1 = win_now();
-      if (in_win && win_lib(w, w1)) *lib_over += in_win;
+      const int lib = in_win ? win_lib(w, w1) : 0;
+      if (lib) *lib_over += in_win;
+      for (int k = 0; k < 3; k++) kind[k] += (lib >> k & 1) ? in_win : 0;
       *over += in_win;
       in_win = 0;
       w = w1;
@@ -339,18 +343,20 @@ static void run_stalls(void) {
   /* What the machine adds: the same loop without the library's calls
    * (and a check of win_lib: none of its pairs is the library's). */
   int64_t longest;
-  long over, lib_over;
-  timed_pairs(n, -1, &longest, &over, &lib_over);
+  long over, lib_over, kind[3];
+  timed_pairs(n, -1, &longest, &over, &lib_over, kind);
   printf("machine_max_us %.1f\nmachine_over_1ms %ld\nmachine_lib_over_1ms %ld\n",
          (double)longest * ns_per_tick / 1e3, over, lib_over);
   session(1);
   const int h = sp_region("stalls");
   long f0 = thread_faults();
-  timed_pairs(n, h, &longest, &over, &lib_over);
+  timed_pairs(n, h, &longest, &over, &lib_over, kind);
   long faults = thread_faults() - f0;
   sp_finalize();
   printf("stall_max_us %.1f\nstall_over_1ms %ld\nstall_lib_over_1ms %ld\nfresh_faults %ld\n",
          (double)longest * ns_per_tick / 1e3, over, lib_over, faults);
+  printf("stall_lib_blocked %ld\nstall_lib_worked %ld\nstall_lib_threads %ld\n", kind[0], kind[1],
+         kind[2]);
 #endif
 }
 

@@ -14,7 +14,7 @@ static int sp_snap_buckets(sp_agg_snap_t *s, const sp_agg_node_t *x, int64_t row
   for (int g = 0; g < SP_AGG_GROUPS; g++) {
     const uint64_t *blk = __atomic_load_n(&x->hist[g], __ATOMIC_ACQUIRE);
     for (int k = 0; blk && k < SP_AGG_SUB; k++) {
-      uint64_t c = SP_LOAD(&blk[k]);
+      uint64_t c = sp__agg_hist_count(x, g * SP_AGG_SUB + k);
       if (!c) continue;
       if (sp__agg_grow((void **)&s->bks, bcap, s->nbks + 1, sizeof *s->bks)) return SP_ENOMEM;
       s->bks[s->nbks++] = (sp_agg_bk_t){row, g * SP_AGG_SUB + k, 0, (int64_t)c};

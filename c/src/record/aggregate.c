@@ -2,7 +2,8 @@
  *
  * Called from the hot path's slow paths when sp_config.aggregate is set:
  * sp__agg_start after a call is pushed on the thread's stack, sp__agg_stop
- * when it is closed. The thread's open calls are mirrored in a->open (same
+ * when it is closed (the usual start and stop of profile mode alone are
+ * aggregate.h's inline sp__agg_start_known and sp__agg_stop_fast). The thread's open calls are mirrored in a->open (same
  * index as t->stack), each with the node of its call path, its start and
  * the time of the calls directly inside it, so a stop knows its inclusive
  * and exclusive time without a search. The node of a call path is found
@@ -14,11 +15,11 @@
 #include "aggregate.h"
 
 unsigned sp__agg_gen;
-static uint64_t sp_agg_mul = (uint64_t)1 << 32; /* ns per tick, 32.32 fixed point */
+uint64_t sp__agg_mul = (uint64_t)1 << 32; /* ns per tick, 32.32 fixed point */
 
 void sp__agg_rate_setup(void) {
   double r = sp__agg_ns_per_tick(0);
-  sp_agg_mul = (uint64_t)(r * 4294967296.0 + 0.5);
+  sp__agg_mul = (uint64_t)(r * 4294967296.0 + 0.5);
 }
 
 double sp__agg_ns_per_tick(int add_point) {
@@ -102,6 +103,7 @@ static int32_t sp_agg_node_new(sp_agg_t *a, int32_t parent, int32_t region) {
   n->depth = parent < 0 ? 0 : sp__agg_node(a, parent)->depth + 1;
   n->cache_region = -1;
   n->cache_node = -1;
+  n->pend = -1;
   __atomic_store_n(&a->nnodes, i + 1, __ATOMIC_RELEASE);
   sp_agg_table_put(a, i);
   return i;
@@ -145,6 +147,7 @@ static void sp_agg_clear(sp_agg_t *a, unsigned gen) {
     __atomic_store(&n->sumsq, &z, __ATOMIC_RELAXED);
     for (int g = 0; g < SP_AGG_GROUPS; g++)
       for (int b = 0; n->hist[g] && b < SP_AGG_SUB; b++) SP_STORE(&n->hist[g][b], 0);
+    SP_STORE(&n->pend, -1);
   }
   SP_STORE(&a->lost, 0);
   __atomic_store_n(&a->gen, gen, __ATOMIC_RELEASE);
@@ -238,50 +241,13 @@ done:
   a->open[d].child = 0;
 }
 
-/* A finished call of dur into node n, child of it in calls directly
- * inside, into its histogram counter c. */
-static inline void sp_agg_record(sp_agg_node_t *n, int64_t dur, int64_t child, uint64_t *c) {
-  int64_t calls = SP_LOAD(&n->calls);
-  if (calls == 0 || dur < SP_LOAD(&n->min)) SP_STORE(&n->min, dur);
-  if (calls == 0 || dur > SP_LOAD(&n->max)) SP_STORE(&n->max, dur);
-  SP_STORE(&n->incl, SP_LOAD(&n->incl) + dur);
-  SP_STORE(&n->excl, SP_LOAD(&n->excl) + (dur - child));
-  double sq;
-  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  sq += (double)dur * (double)dur;
-  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
-  SP_STORE(c, SP_LOAD(c) + 1);
-  /* The count last: a reader that sees it sees a call with its time. */
-  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
-}
-
 /* The stop of a call whose bucket's group has no block yet: out of line
  * and reached by a tail call, so that the usual stop saves no registers
  * for a call it rarely makes. */
 static __attribute__((noinline)) void sp_agg_record_first(sp_agg_t *a, sp_agg_node_t *n,
                                                           int64_t dur, int64_t child, int b) {
   uint64_t *blk = sp_agg_first_block(a, n, b / SP_AGG_SUB);
-  if (blk) sp_agg_record(n, dur, child, &blk[b % SP_AGG_SUB]);
-}
-
-int sp__agg_start_known(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
-  sp_agg_t *a = t->agg;
-  if (SP_UNLIKELY(!a || d >= a->open_cap)) return 0;
-  int32_t node;
-  if (d == 0) {
-    if (a->root_region != h) return 0;
-    node = a->root_node;
-  } else {
-    const int32_t parent = a->open[d - 1].node;
-    if (parent < 0) return 0;
-    const sp_agg_node_t *p = sp__agg_node(a, parent);
-    if (p->cache_region != h) return 0;
-    node = p->cache_node;
-  }
-  a->open[d].node = node;
-  a->open[d].start = start;
-  a->open[d].child = 0;
-  return 1;
+  if (blk) sp__agg_record(n, dur, child, b);
 }
 
 void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
@@ -295,14 +261,13 @@ void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now) {
   unsigned gen = __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE);
   if (SP_UNLIKELY(a->gen != gen)) sp_agg_clear(a, gen);
   sp_agg_node_t *n = sp__agg_node(a, o->node);
-  int64_t ns = sp__state.clock_tsc ? (int64_t)(((unsigned __int128)dur * sp_agg_mul) >> 32) : dur;
-  int b = sp__agg_bucket(ns);
+  int b = sp__agg_bucket(sp__agg_dur_ns(dur));
   uint64_t *blk = n->hist[b / SP_AGG_SUB];
   if (SP_UNLIKELY(!blk)) { /* the first duration of this power of two */
     sp_agg_record_first(a, n, dur, o->child, b);
     return;
   }
-  sp_agg_record(n, dur, o->child, &blk[b % SP_AGG_SUB]);
+  sp__agg_record(n, dur, o->child, b);
 }
 
 void sp__agg_thread_free(sp_thread_t *t) {

@@ -32,7 +32,15 @@ typedef struct sp_agg_node {
   int32_t depth;        /* 0 at the top */
   int32_t cache_region; /* the last child looked up from here (owner only) */
   int32_t cache_node;
-  int32_t unused;
+  /* The bucket of the last call, whose counter is not incremented yet (-1:
+   * none): the next stop of this path does it. A store whose address
+   * depends on the stop's TSC read holds up the next TSC read until that
+   * one completes (+4.5 ns a pair on the CI's AMD EPYC; issue 44); one
+   * whose address was known a call earlier does not. Readers count it in
+   * (sp__agg_hist_count): at rest the figures are whole; a reader that
+   * races the owner may see that call in no bucket or in two, as it may
+   * see it in one figure and not yet in another. */
+  int32_t pend;
   int64_t calls, incl, excl, min, max; /* ns; min/max meaningless while calls == 0 */
   double sumsq;                        /* sum of squared inclusive durations, ns^2 */
   /* The histogram of inclusive durations by group of SP_AGG_SUB buckets
@@ -86,10 +94,12 @@ static inline int sp__agg_bucket(int64_t v) {
 static inline int64_t sp__agg_round(double x) { return (int64_t)(x + 0.5); }
 
 /* Count of bucket b of x for a reader on any thread (0 while its group has
- * no block). */
+ * no block), the pending call included. */
 static inline uint64_t sp__agg_hist_count(const sp_agg_node_t *x, int b) {
   const uint64_t *blk = __atomic_load_n(&x->hist[b / SP_AGG_SUB], __ATOMIC_ACQUIRE);
-  return blk ? __atomic_load_n(&blk[b % SP_AGG_SUB], __ATOMIC_RELAXED) : 0;
+  return blk ? __atomic_load_n(&blk[b % SP_AGG_SUB], __ATOMIC_RELAXED) +
+                   (__atomic_load_n(&x->pend, __ATOMIC_RELAXED) == b)
+             : 0;
 }
 
 /* ---- aggregate.c: recording (hooks of hot_path.c) ---- */
@@ -104,12 +114,93 @@ SP_HIDDEN void sp__agg_rate_setup(void);
 SP_HIDDEN double sp__agg_ns_per_tick(int add_point);
 /* The call just pushed at t->stack[d] of region h started at start (ns). */
 SP_HIDDEN void sp__agg_start(sp_thread_t *t, int32_t h, int32_t d, int64_t start);
-/* The same for the hot path: only when the call path's node is known
- * already (cached) and the open-call array has room; returns 0, having
- * changed nothing, otherwise (then sp__agg_start). Allocates nothing. */
-SP_HIDDEN int sp__agg_start_known(sp_thread_t *t, int32_t h, int32_t d, int64_t start);
 /* The call at t->stack[d] ended at now (ns). */
 SP_HIDDEN void sp__agg_stop(sp_thread_t *t, int32_t d, int64_t now);
+
+/* ---- the hot path's profile fast path (hot_path.c), inline: each call
+ * level cost the pair ~1 ns (issue 44) ---- */
+extern SP_HIDDEN uint64_t sp__agg_mul; /* ns per tick, 32.32 fixed point */
+
+/* A duration in the hot path's ticks, in ns (the histogram's unit). dur
+ * >= 0: one unsigned 64x64 multiply. */
+static inline int64_t sp__agg_dur_ns(int64_t dur) {
+  if (!sp__state.clock_tsc) return dur;
+  return (int64_t)(((unsigned __int128)(uint64_t)dur * sp__agg_mul) >> 32);
+}
+
+/* A finished call of dur into node n, child of it in calls directly
+ * inside, in bucket b (whose group has its block). */
+static inline void sp__agg_record(sp_agg_node_t *n, int64_t dur, int64_t child, int b) {
+  int64_t calls = __atomic_load_n(&n->calls, __ATOMIC_RELAXED);
+  if (calls == 0 || dur < __atomic_load_n(&n->min, __ATOMIC_RELAXED))
+    __atomic_store_n(&n->min, dur, __ATOMIC_RELAXED);
+  if (calls == 0 || dur > __atomic_load_n(&n->max, __ATOMIC_RELAXED))
+    __atomic_store_n(&n->max, dur, __ATOMIC_RELAXED);
+  __atomic_store_n(&n->incl, __atomic_load_n(&n->incl, __ATOMIC_RELAXED) + dur, __ATOMIC_RELAXED);
+  __atomic_store_n(&n->excl, __atomic_load_n(&n->excl, __ATOMIC_RELAXED) + (dur - child),
+                   __ATOMIC_RELAXED);
+  double sq;
+  __atomic_load(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  sq += (double)dur * (double)dur;
+  __atomic_store(&n->sumsq, &sq, __ATOMIC_RELAXED);
+  const int32_t p = n->pend; /* the last call's count, at an address known by now */
+  if (SP_LIKELY(p >= 0)) {
+    uint64_t *c = &n->hist[p / SP_AGG_SUB][p % SP_AGG_SUB];
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+  }
+  __atomic_store_n(&n->pend, b, __ATOMIC_RELAXED);
+  /* The count last: a reader that sees it sees a call with its time. */
+  __atomic_store_n(&n->calls, calls + 1, __ATOMIC_RELEASE);
+}
+
+/* The same start as sp__agg_start, only when the call path's node is
+ * known already (the parent's one-entry cache, or the thread's last
+ * outermost call) and the open-call array has room; returns 0, having
+ * changed nothing, otherwise (then sp__agg_start). Allocates nothing. */
+static inline int sp__agg_start_known(sp_thread_t *t, int32_t h, int32_t d, int64_t start) {
+  sp_agg_t *a = t->agg;
+  if (SP_UNLIKELY(!a || d >= a->open_cap)) return 0;
+  int32_t node;
+  if (d == 0) {
+    if (a->root_region != h) return 0;
+    node = a->root_node;
+  } else {
+    const int32_t parent = a->open[d - 1].node;
+    if (parent < 0) return 0;
+    const sp_agg_node_t *p = sp__agg_node(a, parent);
+    if (p->cache_region != h) return 0;
+    node = p->cache_node;
+  }
+  a->open[d].node = node;
+  a->open[d].start = start;
+  a->open[d].child = 0;
+  return 1;
+}
+
+/* sp__agg_stop inline for the usual stop (figures of this window, the
+ * bucket's block there); everything else goes to sp__agg_stop. */
+static inline void sp__agg_stop_fast(sp_thread_t *t, int32_t d, int64_t now) {
+  sp_agg_t *a = t->agg;
+  if (SP_UNLIKELY(!a || d >= a->open_cap)) return;
+  sp_agg_open_t *o = &a->open[d];
+  const int32_t node = o->node;
+  if (SP_UNLIKELY(node < 0 || a->gen != __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE))) {
+    sp__agg_stop(t, d, now);
+    return;
+  }
+  int64_t dur = now - o->start;
+  if (dur < 0) dur = 0;
+  sp_agg_node_t *n = sp__agg_node(a, node);
+  const int b = sp__agg_bucket(sp__agg_dur_ns(dur));
+  uint64_t *blk = n->hist[b / SP_AGG_SUB];
+  if (SP_UNLIKELY(!blk)) { /* the first duration of this power of two */
+    sp__agg_stop(t, d, now);
+    return;
+  }
+  if (d > 0) a->open[d - 1].child += dur;
+  sp__agg_record(n, dur, o->child, b);
+}
+
 /* Frees t's call paths (sp_finalize, a second sp_setup). */
 SP_HIDDEN void sp__agg_thread_free(sp_thread_t *t);
 /* The figures of a thread as readers may use them: NULL when it has none

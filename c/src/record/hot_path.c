@@ -357,14 +357,15 @@ static inline int sp_stop_profile_fast(sp_thread_t *t, int h) {
   const int64_t now = sp__ticks();
   t->depth--;
   t->bufs[h].calls++;
-  sp__agg_stop(t, t->depth, now);
+  sp__agg_stop_fast(t, t->depth, now);
   return 1;
 }
 
 static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
-    if (SP_MODE() == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
-    if (SP_MODE() == SP_MODE_GENERAL && sp_stop_profile_fast(sp__tls, h)) return;
+    const int mode = SP_MODE(); /* once: each read is a load */
+    if (mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
+    if (mode == SP_MODE_GENERAL && sp_stop_profile_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
     return;
   }

@@ -11,9 +11,13 @@
  * wait: past that (disk slower than the program) the recording thread
  * waits, which keeps memory bounded. Records keep the order in which
  * buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "host_guard.h"
 #include "sp_internal.h"
@@ -28,6 +32,13 @@
  * recording thread it takes that core for about 0.5 ms at a time, not for
  * the 3-5 ms of a whole 1.6 MB buffer. */
 #define SP_WRITE_PART 16384
+/* A writer confined to one CPU (the process pinned, as MPI ranks bound to
+ * a core are) shares it with the recording thread: while behind it still
+ * yields once it has written this long without yielding, so that the
+ * recording thread never waits over ~1 ms for it (a run of 16 queued
+ * arrays is ~10 ms). Not elsewhere: there a yield while behind gives the
+ * CPU to another process for a time slice (issue 44). */
+#define SP_WRITE_RUN_NS 500000
 
 typedef struct sp_job {
   sp_event_t *ev;
@@ -77,16 +88,34 @@ static sp_event_t *sp_pool_take_locked(int64_t cap) {
   return NULL;
 }
 
+static int64_t sp_writer_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Writer thread only: whether it may run on one CPU only, and when it last
+ * yielded (ns). */
+static int sp_writer_one_cpu;
+static int64_t sp_writer_yielded;
+
+static void sp_writer_yield(void) {
+  sched_yield();
+  if (sp_writer_one_cpu) sp_writer_yielded = sp_writer_now();
+}
+
 static void sp_writer_write(const sp_job_t *j) {
   for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
     /* Yields to recording threads between parts while it keeps up. Not
      * when arrays wait behind this one: each array queued is one more
      * the recording thread takes fresh (page faults) instead of from the
-     * pool; nor once stopping (exit, finalize): the parts must reach the
-     * disk first. */
-    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED) &&
-        __atomic_load_n(&sp_w.pending, __ATOMIC_RELAXED) <= 1)
-      sched_yield();
+     * pool (except every SP_WRITE_RUN_NS on one CPU); nor once stopping
+     * (exit, finalize): the parts must reach the disk first. */
+    if (done > 0 && !__atomic_load_n(&sp_w.stop, __ATOMIC_RELAXED)) {
+      if (__atomic_load_n(&sp_w.pending, __ATOMIC_RELAXED) <= 1 ||
+          (sp_writer_one_cpu && sp_writer_now() - sp_writer_yielded >= SP_WRITE_RUN_NS))
+        sp_writer_yield();
+    }
     int64_t part = j->n - done < SP_WRITE_PART ? j->n - done : SP_WRITE_PART;
     sp__spill_events(j->region, j->thread, j->ev + done, part);
     __atomic_add_fetch(&sp_w.parts, 1, __ATOMIC_RELEASE);
@@ -96,15 +125,19 @@ static void sp_writer_write(const sp_job_t *j) {
 
 static void *sp_writer_main(void *arg) {
   (void)arg;
+  cpu_set_t cpus; /* inherited from the thread of the first flush */
+  sp_writer_one_cpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1;
   pthread_mutex_lock(&sp_w.mu);
   for (;;) {
-    while (!sp_w.head && !sp_w.stop) pthread_cond_wait(&sp_w.work, &sp_w.mu);
+    int slept = 0;
+    for (; !sp_w.head && !sp_w.stop; slept = 1) pthread_cond_wait(&sp_w.work, &sp_w.mu);
     sp_job_t *j = sp_w.head;
     if (!j) break; /* stop requested and nothing left */
     sp_w.head = j->next;
     if (!sp_w.head) sp_w.tail = NULL;
     sp_w.current = j;
     pthread_mutex_unlock(&sp_w.mu);
+    if (slept && sp_writer_one_cpu) sp_writer_yielded = sp_writer_now(); /* its run begins */
     sp_writer_write(j);
     pthread_mutex_lock(&sp_w.mu);
     sp_w.current = NULL;

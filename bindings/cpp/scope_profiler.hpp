@@ -91,6 +91,7 @@ struct Config {
   bool aggregate;            /**< profile mode: statistics per call path (see sp::report) */
   int sample_ms;             /**< RSS and CPU time every sample_ms ms into rank<N>/samples; 0 off */
   bool profile_mpi;          /**< MPI calls as regions with bytes and peers (docs/settings.md) */
+  int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
 
   Config() {
     ::sp_config c;
@@ -104,6 +105,7 @@ struct Config {
     aggregate = c.aggregate != 0;
     sample_ms = c.sample_ms;
     profile_mpi = c.profile_mpi != 0;
+    reduce = c.reduce;
   }
 };
 
@@ -125,6 +127,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.aggregate = cfg.aggregate ? 1 : 0;
   c.sample_ms = cfg.sample_ms;
   c.profile_mpi = cfg.profile_mpi ? 1 : 0;
+  c.reduce = cfg.reduce;
   return ::sp_setup(&c);
 }
 

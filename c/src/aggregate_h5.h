@@ -3,9 +3,15 @@
 #ifndef SP_AGGREGATE_H5_H
 #define SP_AGGREGATE_H5_H
 
+#include <hdf5.h>
+
 #include "aggregate_snap.h"
 
 /* Writes s into the new HDF5 file at path (serial). */
 SP_HIDDEN int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size);
+
+/* A one-dimensional dataset name of n elements at g (0 or SP_EHDF5). */
+SP_HIDDEN int sp__agg_h5_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n,
+                             const void *data);
 
 #endif

@@ -20,7 +20,7 @@
 #include "settings.def"
 
 /* How a row of settings.def is stored and checked. */
-typedef enum { SP_KIND_BOOL, SP_KIND_INT, SP_KIND_INT64, SP_KIND_CHOICE, SP_KIND_TEXT } sp_kind_t;
+typedef enum { SP_KIND_BOOL, SP_KIND_AUTO, SP_KIND_INT, SP_KIND_INT64, SP_KIND_CHOICE, SP_KIND_TEXT } sp_kind_t;
 typedef enum { SP_WHERE_CONFIG, SP_WHERE_SETTINGS, SP_WHERE_OWN } sp_where_t;
 typedef enum { SP_OVER_IGNORE, SP_OVER_CLAMP } sp_over_t;
 
@@ -179,6 +179,14 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
   case SP_KIND_CHOICE:
     *(int *)f = sp_env_choice(r->var, r->choices);
     break;
+  case SP_KIND_AUTO: { /* a boolean, or "auto" (-1) */
+    const char *v = getenv(r->var);
+    if (v && !strcasecmp(v, "auto"))
+      *(int *)f = -1;
+    else
+      sp_env_bool(r->var, (int *)f);
+    break;
+  }
   case SP_KIND_TEXT: {
     const char *v = getenv(r->var);
     if (v && *v) *(const char **)f = v;
@@ -199,6 +207,9 @@ static int sp_config_int_ok(const char *var, const char *field, int64_t value) {
   if (value >= r->low && value <= r->high) return 1;
   if (r->kind == SP_KIND_BOOL)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 or 1 (got %lld)", field, (long long)value);
+  else if (r->kind == SP_KIND_AUTO)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be -1 (auto), 0 or 1 (got %lld)", field,
+            (long long)value);
   else if (r->low == 0)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 (off) to %lld %s (got %lld)", field,
             (long long)r->high, r->unit, (long long)value);
@@ -305,6 +316,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_settings(&st->set);
 
   if (!sp_config_int_ok("SCOPE_PROFILER_AGGREGATE", "aggregate", cfg.aggregate) ||
+      !sp_config_int_ok("SCOPE_PROFILER_REDUCE", "reduce", cfg.reduce) ||
       !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
       !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))
     return SP_EINVAL;

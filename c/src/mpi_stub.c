@@ -69,3 +69,11 @@ int sp__par_agree(sp_par_t *p, int rc) {
   (void)p;
   return rc;
 }
+int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len) {
+  (void)p, (void)to, (void)tag, (void)blob, (void)len;
+  return SP_ENOTSUP;
+}
+int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len) {
+  (void)p, (void)from, (void)tag, (void)blob, (void)len;
+  return SP_ENOTSUP;
+}

@@ -66,6 +66,12 @@ SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const ch
 SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 /* Writes blocks of buf at their offsets, this rank alone (independent). */
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
+/* Point to point for profile mode's reduction (aggregate_reduce.c): a blob
+ * of len bytes to rank `to` (len -1: the sender failed, no bytes), and the
+ * one from rank `from` (malloc'ed into *blob, *len -1 when it failed).
+ * Waiting ranks sleep where ranks share cores. Tags apart per phase. */
+SP_HIDDEN int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len);
+SP_HIDDEN int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
 

@@ -36,6 +36,7 @@ class SpConfig(ctypes.Structure):
         ("profile_mpi", ctypes.c_int),
         ("aggregate", ctypes.c_int),
         ("sample_ms", ctypes.c_int),
+        ("reduce", ctypes.c_int),
     ]
 
 

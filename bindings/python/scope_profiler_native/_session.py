@@ -19,6 +19,7 @@ class ProfilingConfig:
     file_path: str
     aggregate: bool = False
     sample_ms: int = 0
+    reduce: int = -1
 
 
 def _core_defaults():
@@ -34,6 +35,7 @@ def _core_defaults():
         os.fsdecode(cfg.file_path),
         bool(cfg.aggregate),
         cfg.sample_ms,
+        cfg.reduce,
     )
 
 
@@ -57,6 +59,7 @@ def setup(
     file_path=None,
     aggregate=None,
     sample_ms=None,
+    reduce=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -67,6 +70,10 @@ def setup(
 
     ``sample_ms=N`` samples the process's RSS and CPU time every N ms
     (1 to 3600000; 0 = off) into ``rank<N>/samples``.
+
+    ``reduce`` (profile mode): 1 writes the file reduced across ranks
+    (per call path min, max, mean, std over the ranks), 0 per rank, -1
+    (the default) from 1,024 ranks on.
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -86,6 +93,9 @@ def setup(
     file_path = d.file_path if file_path is None else file_path
     aggregate = d.aggregate if aggregate is None else aggregate
     sample_ms = d.sample_ms if sample_ms is None else sample_ms
+    reduce = d.reduce if reduce is None else reduce
+    if reduce not in (-1, 0, 1) or isinstance(reduce, bool):
+        raise ValueError(f"reduce must be -1 (auto), 0 or 1, not {reduce!r}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -103,6 +113,7 @@ def setup(
     cfg.file_path = path  # sp_setup copies it
     cfg.aggregate = 1 if aggregate else 0
     cfg.sample_ms = sample_ms
+    cfg.reduce = reduce
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -113,6 +124,7 @@ def setup(
         os.fsdecode(path),
         bool(aggregate),
         sample_ms,
+        reduce,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

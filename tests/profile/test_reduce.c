@@ -11,7 +11,8 @@
  *            > fib (recursion, depth 2 + rank % 4: a path per level)
  *            > omp parallel (2 threads): inner, (rank + 1) * (thread + 1) calls
  *            > solo (rank 1 only: a region on one rank)
- *   wait: one sleep of (perm(rank) + 1) * 15 ms, perm(r) = (7 r + 3) mod P,
+ *   wait: one sleep of (perm(rank) + 1) * 100 ms (gaps far above a loaded
+ *         machine's wake-up latency, which reached 40 ms), perm(r) = (7 r + 3) mod P,
  *         so that the ranks' order by total time is known (check_reduce.py)
  * Exit 0 when setup and finalize succeed. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -81,7 +82,8 @@ int main(int argc, char **argv) {
   }
   int perm = (7 * rank + 3) % size;
   sp_start_name("wait");
-  struct timespec ts = {0, (long)(perm + 1) * 15000000L};
+  long ns = (long)(perm + 1) * 100000000L;
+  struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
   nanosleep(&ts, NULL);
   sp_stop_name("wait");
   int rc = sp_finalize();

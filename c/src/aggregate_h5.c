@@ -22,7 +22,7 @@
 
 #include "agg_layout.h"
 #include "aggregate_h5.h"
-#include "aggregate_reduce.h"
+#include "aggregate_h5_reduced.h"
 #include "aggregate_snap.h"
 #include "h5_attr.h"
 #include "par.h"

@@ -5,7 +5,7 @@
 
 #include <hdf5.h>
 
-#include "aggregate_snap.h"
+#include "aggregate_red_table.h"
 
 /* Writes s into the new HDF5 file at path (serial). */
 SP_HIDDEN int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi_size);
@@ -13,5 +13,10 @@ SP_HIDDEN int sp__agg_h5_write(const char *path, const sp_agg_snap_t *s, int mpi
 /* A one-dimensional dataset name of n elements at g (0 or SP_EHDF5). */
 SP_HIDDEN int sp__agg_h5_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n,
                              const void *data);
+
+/* The reduced file at path: the head and the sums of the kept rows (view:
+ * under t's names), then sp__agg_h5_reduced's groups. */
+SP_HIDDEN int sp__agg_h5_write_reduced(const char *path, const sp_agg_snap_t *view, int mpi_size,
+                                       const sp_red_t *t, const int64_t *paths, int k);
 
 #endif

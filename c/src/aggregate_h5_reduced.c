@@ -20,7 +20,7 @@
 
 #include "agg_layout.h"
 #include "aggregate_h5.h"
-#include "aggregate_reduce.h"
+#include "aggregate_h5_reduced.h"
 #include "h5_attr.h"
 
 #define SP_PUT_I64(g, name, n, d) sp__agg_h5_put(g, name, H5T_NATIVE_INT64, H5T_STD_I64LE, n, d)
@@ -36,8 +36,8 @@ static int sp_put_fig(hid_t g, const sp_red_t *t, int f, int64_t *i64, double *f
   char nm[64];
   int rc = 0;
   for (int col = 0; col < 7 && !rc; col++) {
-    static const char *const suffix[7] = {SP_AGG_RED_MIN,  SP_AGG_RED_MAX,      SP_AGG_RED_SUM,
-                                          SP_AGG_RED_MEAN, SP_AGG_RED_STD,      SP_AGG_RED_MIN_RANK,
+    static const char *const suffix[7] = {SP_AGG_RED_MIN,     SP_AGG_RED_MAX, SP_AGG_RED_SUM,
+                                          SP_AGG_RED_MEAN,    SP_AGG_RED_STD, SP_AGG_RED_MIN_RANK,
                                           SP_AGG_RED_MAX_RANK};
     snprintf(nm, sizeof nm, "%s%s", sp_fig_names[f], suffix[col]);
     for (int64_t i = 0; i < n; i++) {
@@ -52,8 +52,9 @@ static int sp_put_fig(hid_t g, const sp_red_t *t, int f, int64_t *i64, double *f
       if (col == 5) i32[i] = some ? x->min_rank : -1;
       if (col == 6) i32[i] = some ? x->max_rank : -1;
     }
-    rc = col < 3 ? SP_PUT_I64(g, nm, n, i64) : col < 5 ? SP_PUT_F64(g, nm, n, f64)
-                                                       : SP_PUT_I32(g, nm, n, i32);
+    rc = col < 3   ? SP_PUT_I64(g, nm, n, i64)
+         : col < 5 ? SP_PUT_F64(g, nm, n, f64)
+                   : SP_PUT_I32(g, nm, n, i32);
   }
   return rc;
 }
@@ -149,8 +150,8 @@ static int sp_put_kept_rows(hid_t f, const sp_agg_snap_t *k, const int64_t *path
   return rc;
 }
 
-int sp__agg_h5_reduced(hid_t f, const sp_red_t *t, const sp_agg_snap_t *kept,
-                       const int64_t *paths, int k) {
+int sp__agg_h5_reduced(hid_t f, const sp_red_t *t, const sp_agg_snap_t *kept, const int64_t *paths,
+                       int k) {
   hid_t g = H5Gopen2(f, SP_AGG_META, H5P_DEFAULT);
   int64_t one = 1, keep = k;
   int rc = g < 0 ? SP_EHDF5 : sp__h5_attr(g, SP_AGG_REDUCED, H5T_NATIVE_INT64, &one);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "aggregate_blob.h"
-#include "aggregate_reduce.h"
+#include "aggregate_red_table.h"
 
 void sp__red_free(sp_red_t *t) {
   for (int64_t i = 0; t->names && i < t->nnames; i++) free(t->names[i]);
@@ -48,8 +48,8 @@ static int sp_reindex(int64_t **ix, int64_t *slots, int64_t n, const sp_red_t *t
   if (!x) return SP_ENOMEM;
   for (int64_t i = 0; i < s; i++) x[i] = -1;
   for (int64_t i = 0; i < n; i++) {
-    uint64_t h = paths ? sp_path_hash(t->paths[i].parent, t->paths[i].name)
-                       : sp_str_hash(t->names[i]);
+    uint64_t h =
+        paths ? sp_path_hash(t->paths[i].parent, t->paths[i].name) : sp_str_hash(t->names[i]);
     uint64_t k = h & (uint64_t)(s - 1);
     while (x[k] >= 0) k = (k + 1) & (uint64_t)(s - 1);
     x[k] = i;
@@ -60,7 +60,7 @@ static int sp_reindex(int64_t **ix, int64_t *slots, int64_t n, const sp_red_t *t
   return 0;
 }
 
-int64_t sp__red_name(sp_red_t *t, const char *name) {
+static int64_t sp_red_name(sp_red_t *t, const char *name) {
   if (2 * (t->nnames + 1) > t->name_slots &&
       sp_reindex(&t->name_ix, &t->name_slots, t->nnames, t, 0))
     return -1;
@@ -93,7 +93,7 @@ int64_t sp__red_find(const sp_red_t *t, int32_t parent, int32_t name) {
   return -1;
 }
 
-int64_t sp__red_path(sp_red_t *t, int32_t parent, int32_t name, int32_t depth) {
+static int64_t sp_red_path(sp_red_t *t, int32_t parent, int32_t name, int32_t depth) {
   int64_t i = sp__red_find(t, parent, name);
   if (i >= 0) return i;
   if (2 * (t->npaths + 1) > t->path_slots &&
@@ -162,7 +162,8 @@ static void sp_tops_compact(sp_red_t *t, int k) {
   qsort(t->tops, (size_t)t->ntops, sizeof *t->tops, sp_top_cmp);
   int64_t n = 0, run = 0;
   for (int64_t i = 0; i < t->ntops; i++) {
-    int same = n && t->tops[n - 1].name == t->tops[i].name && t->tops[n - 1].kind == t->tops[i].kind;
+    int same =
+        n && t->tops[n - 1].name == t->tops[i].name && t->tops[n - 1].kind == t->tops[i].kind;
     run = same ? run + 1 : 0;
     if (run < k) t->tops[n++] = t->tops[i];
   }
@@ -200,9 +201,9 @@ static int sp_snap_tops(sp_red_t *t, const sp_agg_snap_t *s, const int64_t *rown
 static int sp_snap_paths(sp_red_t *t, const sp_agg_snap_t *s, int64_t *rowpath, int64_t *rowname) {
   for (int64_t i = 0; i < s->nrows; i++) {
     const sp_agg_row_t *r = &s->rows[i];
-    int64_t name = sp__red_name(t, s->names[r->region]);
+    int64_t name = sp_red_name(t, s->names[r->region]);
     int32_t parent = r->parent >= 0 && r->parent < i ? (int32_t)rowpath[r->parent] : -1;
-    int64_t p = name < 0 ? -1 : sp__red_path(t, parent, (int32_t)name, r->depth);
+    int64_t p = name < 0 ? -1 : sp_red_path(t, parent, (int32_t)name, r->depth);
     if (p < 0) return SP_ENOMEM;
     rowpath[i] = p, rowname[i] = name;
   }
@@ -222,8 +223,8 @@ int sp__red_from_snap(sp_red_t *t, const sp_agg_snap_t *s, int32_t rank, int k) 
     if (sums[3 * p] <= 0) continue; /* no finished call here: not one of its ranks */
     t->paths[p].n = 1;
     for (int f = 0; f < SP_RED_NFIGS; f++)
-      t->paths[p].f[f] = (sp_red_fig_t){sums[3 * p + f], sums[3 * p + f], sums[3 * p + f],
-                                        rank,             rank,             0.0};
+      t->paths[p].f[f] =
+          (sp_red_fig_t){sums[3 * p + f], sums[3 * p + f], sums[3 * p + f], rank, rank, 0.0};
   }
   if (!rc && s->nbks && sp__agg_grow((void **)&t->bks, &t->bcap, s->nbks, sizeof *t->bks))
     rc = SP_ENOMEM;
@@ -243,11 +244,11 @@ int sp__red_merge(sp_red_t *a, const sp_red_t *b, int k) {
   int64_t *pm = malloc((size_t)(b->npaths ? b->npaths : 1) * sizeof *pm);
   int rc = nm && pm ? 0 : SP_ENOMEM;
   for (int64_t i = 0; !rc && i < b->nnames; i++)
-    if ((nm[i] = sp__red_name(a, b->names[i])) < 0) rc = SP_ENOMEM;
+    if ((nm[i] = sp_red_name(a, b->names[i])) < 0) rc = SP_ENOMEM;
   for (int64_t i = 0; !rc && i < b->npaths; i++) {
     const sp_red_path_t *q = &b->paths[i];
     int32_t parent = q->parent >= 0 ? (int32_t)pm[q->parent] : -1;
-    int64_t p = sp__red_path(a, parent, (int32_t)nm[q->name], q->depth);
+    int64_t p = sp_red_path(a, parent, (int32_t)nm[q->name], q->depth);
     if (p < 0) {
       rc = SP_ENOMEM;
       break;
@@ -277,8 +278,8 @@ int sp__red_merge(sp_red_t *a, const sp_red_t *b, int k) {
 }
 
 int sp__red_pack(const sp_red_t *t, char **blob, int64_t *len) {
-  int64_t n = 6 * 8 + t->npaths * (int64_t)sizeof *t->paths +
-              t->nbks * (int64_t)sizeof *t->bks + t->ntops * (int64_t)sizeof *t->tops;
+  int64_t n = 6 * 8 + t->npaths * (int64_t)sizeof *t->paths + t->nbks * (int64_t)sizeof *t->bks +
+              t->ntops * (int64_t)sizeof *t->tops;
   for (int64_t i = 0; i < t->nnames; i++) n += 4 + (int64_t)strlen(t->names[i]);
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;

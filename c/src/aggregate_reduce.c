@@ -102,8 +102,10 @@ static int sp_in(const int32_t *r, int64_t n, int32_t x) {
   for (int64_t lo = 0, hi = n; lo < hi;) {
     int64_t mid = (lo + hi) / 2;
     if (r[mid] == x) return 1;
-    if (r[mid] < x) lo = mid + 1;
-    else hi = mid;
+    if (r[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return 0;
 }
@@ -147,8 +149,10 @@ static int sp_kept_pair(const sp_red_t *t, int64_t name, int32_t rank) {
   int64_t lo = 0, hi = t->ntops;
   while (lo < hi) {
     int64_t mid = (lo + hi) / 2;
-    if (t->tops[mid].name < name) lo = mid + 1;
-    else hi = mid;
+    if (t->tops[mid].name < name)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   for (int64_t i = lo; i < t->ntops && t->tops[i].name == name; i++)
     if (t->tops[i].rank == rank) return 1;
@@ -176,8 +180,9 @@ static int sp_kept_rows(const sp_red_t *t, sp_agg_snap_t *kept, int64_t **paths)
     sp_agg_row_t *r = &kept->rows[i];
     int64_t name = nm[r->region];
     int64_t parent = r->parent >= 0 ? gp[r->parent] : -1;
-    gp[i] = name < 0 || (r->parent >= 0 && parent < 0) ? -1
-                                                      : sp__red_find(t, (int32_t)parent, (int32_t)name);
+    gp[i] = name < 0 || (r->parent >= 0 && parent < 0)
+                ? -1
+                : sp__red_find(t, (int32_t)parent, (int32_t)name);
     keep[i] = -1;
     if (gp[i] < 0 || !sp_kept_pair(t, name, r->rank)) continue;
     keep[i] = n;

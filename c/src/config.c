@@ -20,7 +20,14 @@
 #include "settings.def"
 
 /* How a row of settings.def is stored and checked. */
-typedef enum { SP_KIND_BOOL, SP_KIND_AUTO, SP_KIND_INT, SP_KIND_INT64, SP_KIND_CHOICE, SP_KIND_TEXT } sp_kind_t;
+typedef enum {
+  SP_KIND_BOOL,
+  SP_KIND_AUTO,
+  SP_KIND_INT,
+  SP_KIND_INT64,
+  SP_KIND_CHOICE,
+  SP_KIND_TEXT
+} sp_kind_t;
 typedef enum { SP_WHERE_CONFIG, SP_WHERE_SETTINGS, SP_WHERE_OWN } sp_where_t;
 typedef enum { SP_OVER_IGNORE, SP_OVER_CLAMP } sp_over_t;
 

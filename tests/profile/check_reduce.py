@@ -2,7 +2,7 @@
 """Profile mode reduced across ranks (docs/profile-mode.md, "Reduced across
 ranks") against a numpy oracle over per-rank rows, read with h5py.
 
-usage: check_reduce.py CASE RANKS.h5 REDUCED.h5 KEEP2.h5 NP
+usage: check_reduce.py CASE RANKS.h5 REDUCED.h5 KEEP2.h5 NP [PPROC]
 
 RANKS.h5: test_reduce with SCOPE_PROFILER_REDUCE=0 (the per-rank layout);
 REDUCED.h5: =1 with the default k = 8 (at NP <= 16 every rank is kept
@@ -21,8 +21,14 @@ KEEP2.h5: =1 with SCOPE_PROFILER_REDUCE_KEEP=2.
             total; for "wait" (one sleep of (perm(rank) + 1) * 100 ms) the
             very ranks the oracle finds in RANKS.h5; its rank_region_index
             holds exactly the kept pairs, with their totals
+  pproc     PPROC REDUCED.h5 --summary and KEEP2.h5 --tree: the header says
+            the ranks are reduced, and every call path's row (calls sum, min,
+            max; inclusive mean, std, min, max and their ranks; exclusive
+            mean) is the oracle's over REDUCED.h5's kept rows, or KEEP2.h5's
+            reduced_paths read with h5py (the tree)
 Exit 0 when all holds; every mismatch is printed.
 """
+import subprocess
 import sys
 
 import h5py
@@ -235,6 +241,54 @@ def kept(ranks_f, keep2, np_):
     print(f"kept: {len(kept_)} regions; wait keeps {big} and {small}")
 
 
+def pproc_rows(exe, path, tree):
+    out = subprocess.run([exe, path, "--tree" if tree else "--summary"], capture_output=True,
+                         text=True, check=True).stdout
+    if "# ranks reduced:" not in out:
+        fail(f"pproc {path}: no '# ranks reduced' in\n{out}")
+    rows, stack, at = {}, [], None
+    for line in out.splitlines():
+        if line.startswith("#"):
+            continue
+        if line.lstrip().startswith("ranks"):  # the names start under the last heading
+            at = line.index("region" if tree else "call path")
+            continue
+        cells, name = line[:at].split(), line[at:]
+        if tree:
+            depth = (len(name) - len(name.lstrip(" "))) // 2
+            stack = stack[:depth] + [name.strip()]
+            key = tuple(stack)
+        else:
+            key = tuple(name.split(" > "))
+        rows[key] = [float(c) for c in cells[:11]]
+    return rows
+
+
+def pproc(exe, red, keep2, np_):
+    cols = ["rank_counts", "counts_sum", "counts_min", "counts_max", "inclusives_mean",
+            "inclusives_std", "inclusives_min", "inclusives_min_rank", "inclusives_max",
+            "inclusives_max_rank", "exclusives_mean"]
+    seconds = {"inclusives_mean", "inclusives_std", "inclusives_min", "inclusives_max",
+               "exclusives_mean"}
+    # --summary of REDUCED.h5 against the oracle over its kept rows (every rank's).
+    table, ch = reduced_table(red)
+    kp = red["kept_paths"]
+    want = oracle(kp["ranks"][:], [ch[int(p)] for p in kp["paths"][:]],
+                  [kp[c][:] for c, _ in FIGS])
+    # --tree of KEEP2.h5 against its reduced_paths as h5py reads them.
+    t2, _ = reduced_table(keep2)
+    for tag, got, ref in (("--summary", pproc_rows(exe, red.filename, False), want),
+                          ("--tree", pproc_rows(exe, keep2.filename, True), t2)):
+        if set(got) != set(ref):
+            fail(f"pproc {tag}: call paths {sorted(set(got) ^ set(ref))} differ")
+        for k in sorted(set(got) & set(ref)):
+            for j, c in enumerate(cols):
+                w = float(ref[k][c]) * (1e-9 if c in seconds else 1)
+                if not np.isclose(got[k][j], w, rtol=1e-6, atol=2e-9):
+                    fail(f"pproc {tag}: {'>'.join(k)} {c} printed {got[k][j]}, expected {w}")
+    print(f"pproc: --summary ({len(want)} call paths) and --tree ({len(t2)}) checked")
+
+
 def main(argv):
     case, ranks_p, red_p, keep2_p, np_ = argv[1], argv[2], argv[3], argv[4], int(argv[5])
     with h5py.File(ranks_p, "r") as rf, h5py.File(red_p, "r") as red, \
@@ -245,6 +299,8 @@ def main(argv):
             counts(rf, [("reduced", red), ("keep2", k2)], np_)
         elif case == "kept":
             kept(rf, k2, np_)
+        elif case == "pproc":
+            pproc(argv[6], red, k2, np_)
         else:
             print(__doc__, file=sys.stderr)
             return 2

@@ -18,14 +18,18 @@ KEEP2.h5: =1 with SCOPE_PROFILER_REDUCE_KEEP=2.
             KEEP2.h5 against the oracle over RANKS.h5's call_paths (another
             run: calls are the same in every run, durations are not)
   kept      KEEP2.h5: per region the 2 ranks of largest and of smallest
-            total; for "wait" (one sleep of (perm(rank) + 1) * 100 ms) the
-            very ranks the oracle finds in RANKS.h5; its rank_region_index
-            holds exactly the kept pairs, with their totals
+            total, those the oracle finds over the ranks' own totals of the
+            same run (KEEP2.h5.totals.rank<R>: sp_region_stats before
+            sp_finalize); its rank_region_index holds exactly the kept pairs,
+            with their totals
   pproc     PPROC REDUCED.h5 --summary and KEEP2.h5 --tree: the header says
             the ranks are reduced, and every call path's row (calls sum, min,
             max; inclusive mean, std, min, max and their ranks; exclusive
             mean) is the oracle's over REDUCED.h5's kept rows, or KEEP2.h5's
             reduced_paths read with h5py (the tree)
+  python    the Python reader (scope_profiler_native, on PYTHONPATH):
+            ProfilingH5Reader(KEEP2.h5).reduced() is its reduced_paths as
+            h5py reads them; None for RANKS.h5
 Exit 0 when all holds; every mismatch is printed.
 """
 import subprocess
@@ -200,20 +204,43 @@ def counts(ranks_f, reds, np_):
     print(f"counts: {len(want)} call paths of {np_} ranks checked in {len(reds)} files")
 
 
+def live_totals(path, np_):
+    """{region: {rank: total ns}} from test_reduce's PATH.totals.rank<R> files:
+    each rank's sp_region_stats just before sp_finalize, the same run."""
+    out = {}
+    for r in range(np_):
+        with open(f"{path}.totals.rank{r}") as f:
+            for line in f:
+                name, total = line.split()
+                out.setdefault(name, {})[r] = int(total)
+    return out
+
+
+def same_set(got, want, totals, k):
+    """got is want, but for near ties (within 10 us, the live figures and
+    the file's converting ticks to ns at two moments) at the k-th place."""
+    if got == want:
+        return True
+    if len(got) != len(want):
+        return False
+    return all(abs(totals[g] - totals[w]) <= 10000 for g, w in zip(got, want))
+
+
 def kept(ranks_f, keep2, np_):
     k = int(keep2["metadata"].attrs["reduce_keep"])
     if k != 2:
         fail(f"kept: reduce_keep {k}, expected 2")
     kept_ = kept_of(keep2)
-    # wait's order is set by the sleeps: the oracle over the other run.
-    big, small = top_k(region_totals(ranks_f), k)["wait"]
-    perm = {r: (7 * r + 3) % np_ for r in range(np_)}
-    by_perm = sorted(range(np_), key=lambda r: perm[r])
-    if (big, small) != (by_perm[::-1][:k], by_perm[:k]):
-        fail(f"kept: the per-rank run's wait order {(big, small)} is not the sleeps' "
-             f"{(by_perm[::-1][:k], by_perm[:k])}")
-    if kept_["wait"][0] != big or kept_["wait"][1] != small:
-        fail(f"kept: wait keeps {kept_['wait'][:2]}, oracle over the per-rank file {(big, small)}")
+    live = live_totals(keep2.filename, np_)
+    want = top_k(live, k)
+    if set(want) != set(kept_):
+        fail(f"kept: regions {sorted(kept_)}, the ranks' own {sorted(want)}")
+    for reg in sorted(set(want) & set(kept_)):
+        for kind in (0, 1):
+            if not same_set(kept_[reg][kind], want[reg][kind], live[reg], k):
+                fail(f"kept: {reg} keeps {kept_[reg][kind]} (kind {kind}), the ranks' own "
+                     f"totals give {want[reg][kind]}: "
+                     f"{ {r: live[reg][r] for r in kept_[reg][kind] + want[reg][kind]} }")
     # Within the file: every region min(k, its ranks) of each kind, ordered,
     # its totals those of rank_region_index, whose pairs are the kept ones.
     totals = region_totals(keep2)
@@ -238,7 +265,7 @@ def kept(ranks_f, keep2, np_):
                               one[0]["inclusives_min_rank"] != s[0]):
             fail(f"kept: {reg}'s one path has max rank {one[0]['inclusives_max_rank']}, min "
                  f"rank {one[0]['inclusives_min_rank']}; kept first {b[0]}, {s[0]}")
-    print(f"kept: {len(kept_)} regions; wait keeps {big} and {small}")
+    print(f"kept: {len(kept_)} regions checked against the ranks' own totals")
 
 
 def pproc_rows(exe, path, tree):
@@ -289,6 +316,30 @@ def pproc(exe, red, keep2, np_):
     print(f"pproc: --summary ({len(want)} call paths) and --tree ({len(t2)}) checked")
 
 
+def python_reader(ranks_p, keep2):
+    from scope_profiler_native.h5reader import ProfilingH5Reader
+    if ProfilingH5Reader(ranks_p).reduced() is not None:
+        fail("python: the per-rank file reads as reduced")
+    d = ProfilingH5Reader(keep2.filename).reduced()
+    table, _ = reduced_table(keep2)
+    if d is None or d["mpi_size"] != int(keep2["metadata"].attrs["mpi_size"]) or d["keep"] != 2:
+        fail(f"python: reduced() of the k=2 file: {None if d is None else (d['mpi_size'], d['keep'])}")
+        return
+    got = {p["path"]: p for p in d["paths"]}
+    if set(got) != set(table):
+        fail(f"python: call paths {sorted(set(got) ^ set(table))} differ")
+    for k in sorted(set(got) & set(table)):
+        if got[k]["ranks"] != int(table[k]["rank_counts"]):
+            fail(f"python: {'>'.join(k)} ranks {got[k]['ranks']}")
+        for fig, col in (("calls", "counts"), ("inclusive", "inclusives"),
+                         ("exclusive", "exclusives")):
+            for stat, v in got[k][fig].items():
+                w = table[k][f"{col}_{stat}"]
+                if not np.isclose(v, w, rtol=1e-12, atol=0):
+                    fail(f"python: {'>'.join(k)} {fig} {stat} = {v}, h5py {w}")
+    print(f"python: reduced() of {len(got)} call paths checked")
+
+
 def main(argv):
     case, ranks_p, red_p, keep2_p, np_ = argv[1], argv[2], argv[3], argv[4], int(argv[5])
     with h5py.File(ranks_p, "r") as rf, h5py.File(red_p, "r") as red, \
@@ -299,6 +350,8 @@ def main(argv):
             counts(rf, [("reduced", red), ("keep2", k2)], np_)
         elif case == "kept":
             kept(rf, k2, np_)
+        elif case == "python":
+            python_reader(ranks_p, k2)
         elif case == "pproc":
             pproc(argv[6], red, k2, np_)
         else:

@@ -4,16 +4,19 @@
  *                             FILE; the reduction is chosen by the
  *                             environment (SCOPE_PROFILER_REDUCE,
  *                             SCOPE_PROFILER_REDUCE_KEEP). WORK (default 1)
- *                             scales the busy loops (the benchmark's).
+ *                             scales the busy loops.
  *
  * Uneven work per rank, with the same calls in every run of the same size:
  *   step x 4 > compute (busy loop of rank-dependent length)
  *            > fib (recursion, depth 2 + rank % 4: a path per level)
  *            > omp parallel (2 threads): inner, (rank + 1) * (thread + 1) calls
  *            > solo (rank 1 only: a region on one rank)
- *   wait: one sleep of (perm(rank) + 1) * 100 ms (gaps far above a loaded
- *         machine's wake-up latency, which reached 40 ms), perm(r) = (7 r + 3) mod P,
- *         so that the ranks' order by total time is known (check_reduce.py)
+ *   wait: one sleep of (perm(rank) + 1) * 100 ms, perm(r) = (7 r + 3) mod P:
+ *         totals far apart in an order other than the ranks'
+ * Before sp_finalize each rank writes FILE.totals.rank<R>: a line "region
+ * total_ns" per region from sp_region_stats (the process's live figures,
+ * not the file), from which check_reduce.py finds the k ranks of largest
+ * and smallest total of the same run.
  * Exit 0 when setup and finalize succeed. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <mpi.h>
@@ -86,6 +89,16 @@ int main(int argc, char **argv) {
   struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
   nanosleep(&ts, NULL);
   sp_stop_name("wait");
+  char path[4096];
+  snprintf(path, sizeof path, "%s.totals.rank%d", argv[1], rank);
+  FILE *out = fopen(path, "w");
+  static const char *const names[] = {"step", "compute", "fib", "inner", "solo", "wait"};
+  for (int i = 0; out && i < 6; i++) {
+    sp_region_stats_t s;
+    if (sp_region_stats(sp_region(names[i]), &s) == 0 && s.calls > 0)
+      fprintf(out, "%s %lld\n", names[i], (long long)s.total_ns);
+  }
+  if (out) fclose(out);
   int rc = sp_finalize();
   if (rc != 0) fprintf(stderr, "rank %d: sp_finalize: %s\n", rank, sp_strerror(rc));
   MPI_Finalize();

@@ -27,6 +27,10 @@ KEEP2.h5: =1 with SCOPE_PROFILER_REDUCE_KEEP=2.
             max; inclusive mean, std, min, max and their ranks; exclusive
             mean) is the oracle's over REDUCED.h5's kept rows, or KEEP2.h5's
             reduced_paths read with h5py (the tree)
+  report    REDUCED.h5.report.h5 (sp_report just before sp_finalize, nothing
+            recorded between) reduced as REDUCED.h5: the same call paths,
+            every statistic of calls and every rank equal, the times within
+            1e-4 (ticks converted to ns at two moments), the same kept ranks
   python    the Python reader (scope_profiler_native, on PYTHONPATH):
             ProfilingH5Reader(KEEP2.h5).reduced() is its reduced_paths as
             h5py reads them; None for RANKS.h5
@@ -340,6 +344,28 @@ def python_reader(ranks_p, keep2):
     print(f"python: reduced() of {len(got)} call paths checked")
 
 
+def report(red, np_):
+    with h5py.File(red.filename + ".report.h5", "r") as rep:
+        if int(rep["metadata"].attrs["reduced"]) != 1 or "call_paths" in rep:
+            fail("report: sp_report's file is not reduced")
+        a, _ = reduced_table(rep)
+        b, _ = reduced_table(red)
+        if set(a) != set(b):
+            fail(f"report: call paths {sorted(set(a) ^ set(b))} differ")
+        for k in sorted(set(a) & set(b)):
+            for col, w in b[k].items():
+                g = a[k][col]
+                exact = col.startswith("counts") or "rank" in col or col in (
+                    "parents", "region_ids", "depths")
+                ok = int(g) == int(w) if exact else np.isclose(g, w, rtol=1e-4, atol=2)
+                if not ok:
+                    fail(f"report: {'>'.join(k)} {col} = {g}, sp_finalize's {w}")
+        ka, kb = kept_of(rep), kept_of(red)
+        if {r: v[:2] for r, v in ka.items()} != {r: v[:2] for r, v in kb.items()}:
+            fail(f"report: kept ranks {ka} differ from sp_finalize's {kb}")
+    print(f"report: {len(a)} call paths as sp_finalize's")
+
+
 def main(argv):
     case, ranks_p, red_p, keep2_p, np_ = argv[1], argv[2], argv[3], argv[4], int(argv[5])
     with h5py.File(ranks_p, "r") as rf, h5py.File(red_p, "r") as red, \
@@ -350,6 +376,8 @@ def main(argv):
             counts(rf, [("reduced", red), ("keep2", k2)], np_)
         elif case == "kept":
             kept(rf, k2, np_)
+        elif case == "report":
+            report(red, np_)
         elif case == "python":
             python_reader(ranks_p, k2)
         elif case == "pproc":

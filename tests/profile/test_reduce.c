@@ -17,7 +17,8 @@
  * total_ns" per region from sp_region_stats (the process's live figures,
  * not the file), from which check_reduce.py finds the k ranks of largest
  * and smallest total of the same run.
- * Exit 0 when setup and finalize succeed. */
+ * Then sp_report to FILE.report.h5, with nothing recorded after it.
+ * Exit 0 when setup, the report and finalize succeed. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <mpi.h>
 #include <omp.h>
@@ -99,8 +100,13 @@ int main(int argc, char **argv) {
       fprintf(out, "%s %lld\n", names[i], (long long)s.total_ns);
   }
   if (out) fclose(out);
+  /* sp_report of the same figures (nothing recorded after it): the same
+   * reduction as sp_finalize's file. */
+  snprintf(path, sizeof path, "%s.report.h5", argv[1]);
+  int rrc = sp_report(path);
+  if (rrc != 0) fprintf(stderr, "rank %d: sp_report: %s\n", rank, sp_strerror(rrc));
   int rc = sp_finalize();
   if (rc != 0) fprintf(stderr, "rank %d: sp_finalize: %s\n", rank, sp_strerror(rc));
   MPI_Finalize();
-  return rc == 0 ? 0 : 1;
+  return rc == 0 && rrc == 0 ? 0 : 1;
 }

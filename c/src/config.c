@@ -96,18 +96,26 @@ void sp_config_init(sp_config *cfg) {
       sp_setting_default(&sp_setting_rows[i], (char *)cfg);
 }
 
-/* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
-static void sp_env_bool(const char *var, int *field) {
+/* A boolean value: 1/0, true/false, yes/no, on/off; -1 for anything else. */
+static int sp_bool_value(const char *v) {
+  if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+    return 1;
+  if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+    return 0;
+  return -1;
+}
+
+/* Parses a boolean variable, or with auto also "auto" (stored as -1). */
+static void sp_env_bool(const char *var, int *field, int with_auto) {
   const char *v = getenv(var);
   if (!v || !*v) return;
-  if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
-    *field = 1;
-  } else if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-             !strcasecmp(v, "off")) {
-    *field = 0;
-  } else {
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0 or 1)", var, v);
-  }
+  int is_auto = with_auto && !strcasecmp(v, "auto");
+  int b = is_auto ? -1 : sp_bool_value(v);
+  if (is_auto || b >= 0)
+    *field = b;
+  else
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0%s1)", var, v,
+            with_auto ? ", auto or " : " or ");
 }
 
 /* An integer variable of row r into *field: below r->low it is ignored,
@@ -172,7 +180,8 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
   void *f = base + r->offset;
   switch (r->kind) {
   case SP_KIND_BOOL:
-    sp_env_bool(r->var, (int *)f);
+  case SP_KIND_AUTO: /* or "auto" (-1) */
+    sp_env_bool(r->var, (int *)f, r->kind == SP_KIND_AUTO);
     break;
   case SP_KIND_INT64:
     sp_env_integer(r, (int64_t *)f);
@@ -186,14 +195,6 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
   case SP_KIND_CHOICE:
     *(int *)f = sp_env_choice(r->var, r->choices);
     break;
-  case SP_KIND_AUTO: { /* a boolean, or "auto" (-1) */
-    const char *v = getenv(r->var);
-    if (v && !strcasecmp(v, "auto"))
-      *(int *)f = -1;
-    else
-      sp_env_bool(r->var, (int *)f);
-    break;
-  }
   case SP_KIND_TEXT: {
     const char *v = getenv(r->var);
     if (v && *v) *(const char **)f = v;

@@ -16,7 +16,8 @@ KEEP2.h5: =1 with SCOPE_PROFILER_REDUCE_KEEP=2.
             largest and smallest totals per region
   counts    the call paths and every statistic of calls of REDUCED.h5 and
             KEEP2.h5 against the oracle over RANKS.h5's call_paths (another
-            run: calls are the same in every run, durations are not)
+            run: calls are the same in every run, durations are not); and
+            auto.h5 (SCOPE_PROFILER_REDUCE=auto, below 1,024 ranks) per rank
   kept      KEEP2.h5: per region the 2 ranks of largest and of smallest
             total, those the oracle finds over the ranks' own totals of the
             same run (KEEP2.h5.totals.rank<R>: sp_region_stats before
@@ -205,6 +206,12 @@ def counts(ranks_f, reds, np_):
             if int(per[i]) != int(table[c]["counts_sum"]):
                 fail(f"{tag}: histogram of {'>'.join(c)} holds {per[i]} calls, "
                      f"counts_sum {table[c]['counts_sum']}")
+    with h5py.File("auto.h5", "r") as auto:
+        if "reduced" in auto["metadata"].attrs or "call_paths" not in auto:
+            fail("counts: REDUCE=auto reduced a run of fewer than 1,024 ranks")
+        ach = chains(auto["call_paths/parents"][:], auto["call_paths/region_ids"][:], names(auto))
+        if set(ach) != set(ch):
+            fail("counts: REDUCE=auto's per-rank file has other call paths")
     print(f"counts: {len(want)} call paths of {np_} ranks checked in {len(reds)} files")
 
 

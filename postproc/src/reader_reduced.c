@@ -66,8 +66,7 @@ static int sp_red_ids(const sp_reader_t *r, sp_reader_reduced_t *o) {
   for (int g = 0; g < r->nregions; g++)
     if (r->regions[g].old >= 0 && r->regions[g].old < r->nregions) g_of[r->regions[g].old] = g;
   int bad = 0;
-  for (int64_t i = 0; i < o->npaths && !bad; i++)
-    bad = (o->region[i] = g_of[o->region[i]]) < 0;
+  for (int64_t i = 0; i < o->npaths && !bad; i++) bad = (o->region[i] = g_of[o->region[i]]) < 0;
   free(g_of);
   return bad ? -1 : 0;
 }

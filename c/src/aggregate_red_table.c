@@ -302,12 +302,17 @@ int sp__red_pack(const sp_red_t *t, char **blob, int64_t *len) {
   return 0;
 }
 
+/* Ranks a table can count (as a snapshot's rows, aggregate_blob.c): sums of
+ * counts below it never wrap an int32. */
+#define SP_RED_MAX_RANKS (1 << 24)
+
 /* Every index of the unpacked t within range: names, parents before
  * children, buckets, the tops' names. */
 static int sp_red_valid(const sp_red_t *t) {
   for (int64_t i = 0; i < t->npaths; i++) {
     const sp_red_path_t *p = &t->paths[i];
-    if (p->name < 0 || p->name >= t->nnames || p->parent < -1 || p->parent >= i || p->n < 0)
+    if (p->name < 0 || p->name >= t->nnames || p->parent < -1 || p->parent >= i || p->n < 0 ||
+        p->n > SP_RED_MAX_RANKS)
       return 0;
   }
   for (int64_t i = 0; i < t->nbks; i++)
@@ -316,7 +321,7 @@ static int sp_red_valid(const sp_red_t *t) {
       return 0;
   for (int64_t i = 0; i < t->ntops; i++)
     if (t->tops[i].name < 0 || t->tops[i].name >= t->nnames || t->tops[i].kind < 0 ||
-        t->tops[i].kind > 1)
+        t->tops[i].kind > 1 || t->tops[i].rank < 0 || t->tops[i].rank >= SP_RED_MAX_RANKS)
       return 0;
   return 1;
 }

@@ -129,6 +129,7 @@ module scope_profiler
     integer(c_int) :: aggregate
     integer(c_int) :: sample_ms
     integer(c_int) :: layout
+    integer(c_int) :: reduce
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -556,7 +557,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout)
+                          sample_ms, profile_mpi, layout, reduce)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -570,10 +571,11 @@ contains
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
+    integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -582,7 +584,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout)
+                          sample_ms, profile_mpi, layout, reduce)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -596,10 +598,11 @@ contains
     integer, intent(in), optional :: sample_ms !! RSS and CPU time every sample_ms ms (default 0: off)
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
+    integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -610,10 +613,10 @@ contains
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                            buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
-                           layout) result(err)
+                           layout, reduce) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
     logical, intent(in), optional :: aggregate, profile_mpi
-    integer, intent(in), optional :: buffer_limit, sample_ms, layout
+    integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce
     character(len=*), intent(in), optional :: file_path
     integer :: err
     type(sp_config_c) :: cfg
@@ -630,6 +633,7 @@ contains
     if (present(sample_ms)) cfg%sample_ms = int(sample_ms, c_int)
     if (present(profile_mpi)) cfg%profile_mpi = merge(1_c_int, 0_c_int, profile_mpi)
     if (present(layout)) cfg%layout = int(layout, c_int)
+    if (present(reduce)) cfg%reduce = int(reduce, c_int)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

@@ -93,6 +93,8 @@ struct Config {
   bool profile_mpi;          /**< MPI calls as regions with bytes and peers (docs/settings.md) */
   int layout;                /**< the trace file's layout, an SP_LAYOUT_* (docs/settings.md) */
 
+  int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
+
   Config() {
     ::sp_config c;
     ::sp_config_init(&c);
@@ -106,6 +108,8 @@ struct Config {
     sample_ms = c.sample_ms;
     profile_mpi = c.profile_mpi != 0;
     layout = c.layout;
+
+    reduce = c.reduce;
   }
 };
 
@@ -128,6 +132,8 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.sample_ms = cfg.sample_ms;
   c.profile_mpi = cfg.profile_mpi ? 1 : 0;
   c.layout = cfg.layout;
+
+  c.reduce = cfg.reduce;
   return ::sp_setup(&c);
 }
 

@@ -133,6 +133,10 @@ typedef struct sp_config {
   int sample_ms;   /**< every sample_ms ms (1 to 3600000) a thread samples the process's RSS
                         and CPU time into rank<N>/samples; 0 = off (default 0) */
   int layout;      /**< the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO) */
+  int reduce;      /**< profile mode's file reduced across ranks: per call path the min, max,
+                        mean and std over the ranks, per region the k ranks of largest and
+                        smallest total whole; 1 on, 0 off, -1 auto: on from 1,024 ranks
+                        (default -1; docs/profile-mode.md) */
 } sp_config;
 
 /** sp_config.layout: SP_LAYOUT_AUTO (rank<N> groups below 1,024 ranks, the
@@ -156,6 +160,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_SPILL_DIR=dir, SCOPE_PROFILER_CLOCK=auto|tsc|monotonic,
  *   SCOPE_PROFILER_PROFILE_MPI=0|1, SCOPE_PROFILER_FLUSH_SIGNALS=TERM,...,
  *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report),
+ *   SCOPE_PROFILER_REDUCE=0|1|auto (profile mode reduced across ranks),
  *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off),
  *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout)
  * Calling sp_setup again discards all regions and recorded events of the

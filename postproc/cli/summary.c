@@ -497,6 +497,8 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 }
 
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
+  int red = o->table == SP_TABLE_TEXT ? sp_reduced_print(sel, o, 0) : -1;
+  if (red >= 0) return red; /* reduced across ranks: its own table */
   sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, 0, 0};
   for (int q = 0; q < o->nxcols; q++) {
     rs.mpi |= o->xcols[q] == SP_SUM_COL_BYTES || o->xcols[q] == SP_SUM_COL_MSGS;

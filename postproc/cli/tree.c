@@ -127,6 +127,8 @@ static void sp_tree_row(sp_table_t *tb, const sp_selection_t *sel, const sp_read
 }
 
 int sp_tree_print(const sp_selection_t *sel, const sp_options_t *o) {
+  int red = o->table == SP_TABLE_TEXT ? sp_reduced_print(sel, o, 1) : -1;
+  if (red >= 0) return red; /* reduced across ranks: its own tree */
   sp_reader_tree_t *t;
   int rc = sp_tree_build(sel, 0, &t);
   if (rc) return rc;

@@ -346,6 +346,9 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
+/* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
+ * ranks; -1 when the file is not one (then the usual tables). */
+int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);
 /* summary_likwid.c: the LIKWID table of --summary, regions in the given order;
  * prints nothing when the selected ranks have no LIKWID results. */
 int sp_summary_likwid_print(const sp_selection_t *sel, const int *regions, int nregions);

@@ -275,6 +275,34 @@ typedef struct sp_reader_moments {
  *  SP_READER_EINVAL. */
 SP_READER_EXPORT int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k,
                                                  sp_reader_moments_t *out);
+/** A profile-mode file reduced across ranks (SCOPE_PROFILER_REDUCE;
+ *  docs/profile-mode.md, "Reduced across ranks"): per call path, over the
+ *  ranks where it has a finished call, figure f (0 calls, 1 inclusive ns,
+ *  2 exclusive ns) as min, max, sum, mean, std (population) and the ranks
+ *  of the min and the max. Its rank_region_index, which the other calls
+ *  read, holds only the kept ranks (the k of largest and smallest total per
+ *  region). Arrays of npaths entries; parent: the enclosing path, -1 at
+ *  the top (always before its children). */
+typedef struct sp_reader_reduced {
+  int64_t npaths;
+  int64_t mpi_size; /**< ranks of the job */
+  int64_t keep;     /**< k */
+  int32_t *region;  /**< region id (sp_reader_region_name) */
+  int64_t *parent;
+  int32_t *depth;
+  int32_t *rank_counts; /**< ranks with a finished call of the path */
+  int64_t *min[3], *max[3], *sum[3];
+  double *mean[3], *std[3];
+  int32_t *min_rank[3], *max_rank[3]; /**< -1: no rank had a call */
+} sp_reader_reduced_t;
+
+/** Loads *out: 1 for a reduced file, 0 for every other file (*out zeroed),
+ *  SP_READER_ELAYOUT when its reduced_paths do not hold together (the
+ *  message in sp_reader_errmsg), SP_READER_EINVAL. Free with
+ *  sp_reader_reduced_free. */
+SP_READER_EXPORT int sp_reader_reduced(sp_reader_t *r, sp_reader_reduced_t *out);
+SP_READER_EXPORT void sp_reader_reduced_free(sp_reader_reduced_t *out);
+
 /** The value that stands for bucket b (its midpoint, within 1.6 % of every
  *  duration in it), ns; -1 for a bucket out of range. */
 SP_READER_EXPORT int64_t sp_reader_aggregate_bucket_mid(int b);

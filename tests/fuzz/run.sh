@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of the reader library, the pproc command line and the
-# .aggspill parser of scope-profiler-merge:
+# .aggspill parser of scope-profiler-merge and the reduction's table parser:
 #   bash tests/fuzz/run.sh SECONDS [build-dir]
 # Builds the libFuzzer harnesses with clang, ASan and UBSan in build-dir
 # (default <src>/build-fuzz; MPI off: the reader needs none), runs both
@@ -25,7 +25,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DSCOPE_PROFILER_ENABLE_MPI=OFF -DSCOPE_PROFILER_ENABLE_FORTRAN=OFF \
     -DSCOPE_PROFILER_ENABLE_BINDINGS=OFF >/dev/null
 fi
-cmake --build "$build" -j2 --target fuzz_reader fuzz_args fuzz_aggspill >/dev/null
+cmake --build "$build" -j2 --target fuzz_reader fuzz_args fuzz_aggspill fuzz_redtable >/dev/null
 
 export ASAN_OPTIONS=fast_unwind_on_malloc=0:malloc_context_size=40
 export LSAN_OPTIONS=suppressions=$src/tests/fuzz/hdf5_known.supp:print_suppressions=0
@@ -52,8 +52,10 @@ run_one() { # name max_len [seconds]
 run_one reader 65536 &
 run_one args 512 &
 wait
-# The small parser after the two above (2 cores): a third of the time.
-run_one aggspill 16384 "$(( (secs + 2) / 3 ))"
+# The two small parsers after the two above (2 cores): a third of the time.
+run_one aggspill 16384 "$(( (secs + 2) / 3 ))" &
+run_one redtable 16384 "$(( (secs + 2) / 3 ))" &
+wait
 
 # First frame of the fault's stack that is not libc or a sanitizer. The
 # sanitizer runtime is linked into the harness, so its interceptors show as
@@ -68,7 +70,7 @@ alloc_frame() {
 }
 
 status=0
-for name in reader args aggspill; do
+for name in reader args aggspill redtable; do
   dir=$work/$name
   execs=$(grep -oE '#[0-9]+: cov' "$dir/log.txt" | tail -1 | tr -dc 0-9 || true)
   rate=$(grep -oE 'exec/s:? [0-9]+' "$dir/log.txt" | tail -1 | tr -dc 0-9 || true)

@@ -37,6 +37,8 @@ class SpConfig(ctypes.Structure):
         ("aggregate", ctypes.c_int),
         ("sample_ms", ctypes.c_int),
         ("layout", ctypes.c_int),
+
+        ("reduce", ctypes.c_int),
     ]
 
 

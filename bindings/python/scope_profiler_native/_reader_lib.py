@@ -65,6 +65,30 @@ class Moments(ctypes.Structure):
     ]
 
 
+c_double_p = ctypes.POINTER(ctypes.c_double)
+
+
+class Reduced(ctypes.Structure):
+    """sp_reader_reduced_t: a file reduced across ranks, per call path"""
+
+    _fields_ = [
+        ("npaths", ctypes.c_int64),
+        ("mpi_size", ctypes.c_int64),
+        ("keep", ctypes.c_int64),
+        ("region", c_int32_p),
+        ("parent", c_int64_p),
+        ("depth", c_int32_p),
+        ("rank_counts", c_int32_p),
+        ("min", c_int64_p * 3),
+        ("max", c_int64_p * 3),
+        ("sum", c_int64_p * 3),
+        ("mean", c_double_p * 3),
+        ("std", c_double_p * 3),
+        ("min_rank", c_int32_p * 3),
+        ("max_rank", c_int32_p * 3),
+    ]
+
+
 class Intervals(ctypes.Structure):
     """sp_reader_intervals_t"""
 
@@ -178,6 +202,8 @@ _PROTOTYPES = {
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Moments)],
     ),
+    "sp_reader_reduced": (ctypes.c_int, [_P, ctypes.POINTER(Reduced)]),
+    "sp_reader_reduced_free": (None, [ctypes.POINTER(Reduced)]),
     "sp_reader_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Intervals)]),
     "sp_reader_intervals_free": (None, [ctypes.POINTER(Intervals)]),
     "sp_reader_extent": (

@@ -20,6 +20,8 @@ class ProfilingConfig:
     aggregate: bool = False
     sample_ms: int = 0
     layout: str = "auto"
+    reduce: int = -1
+
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
 LAYOUTS = ("auto", "columnar", "ranks", "both")
@@ -39,6 +41,7 @@ def _core_defaults():
         bool(cfg.aggregate),
         cfg.sample_ms,
         LAYOUTS[cfg.layout],
+        cfg.reduce,
     )
 
 
@@ -63,6 +66,7 @@ def setup(
     aggregate=None,
     sample_ms=None,
     layout=None,
+    reduce=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -77,6 +81,9 @@ def setup(
     ``layout`` is the trace file's layout: "auto" (rank<N> groups below
     1,024 ranks, columnar from 1,024 on), "columnar" (the reference tool's
     columnar schema 3), "ranks" or "both" (docs/settings.md).
+    ``reduce`` (profile mode): 1 writes the file reduced across ranks
+    (per call path min, max, mean, std over the ranks), 0 per rank, -1
+    (the default) from 1,024 ranks on.
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -99,6 +106,9 @@ def setup(
     layout = d.layout if layout is None else layout
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    reduce = d.reduce if reduce is None else reduce
+    if reduce not in (-1, 0, 1) or isinstance(reduce, bool):
+        raise ValueError(f"reduce must be -1 (auto), 0 or 1, not {reduce!r}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -117,6 +127,7 @@ def setup(
     cfg.aggregate = 1 if aggregate else 0
     cfg.sample_ms = sample_ms
     cfg.layout = LAYOUTS.index(layout)
+    cfg.reduce = reduce
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -128,6 +139,7 @@ def setup(
         bool(aggregate),
         sample_ms,
         layout,
+        reduce,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

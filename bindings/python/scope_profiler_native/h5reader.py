@@ -625,6 +625,45 @@ class ProfilingH5Reader:
             self._agg_cache[key] = ag
         return self._agg_cache[key]
 
+    def reduced(self):
+        """A profile-mode file reduced across ranks (SCOPE_PROFILER_REDUCE;
+        docs/profile-mode.md, "Reduced across ranks"): None for any other
+        file, else a dict: ``mpi_size``, ``keep`` (k), and ``paths``, one
+        dict per call path with ``path`` (the tuple of region names from the
+        top), ``parent`` (index, -1 at the top), ``ranks`` (ranks with a
+        finished call) and for each of ``calls``, ``inclusive``,
+        ``exclusive`` (ns) a dict of ``min``, ``max``, ``sum``, ``mean``,
+        ``std`` (population, over those ranks), ``min_rank``, ``max_rank``.
+        The regions' per-rank figures of this file (get_region) are those
+        of the kept ranks only."""
+        red = _rl.Reduced()
+        with self._lock:
+            rc = self._lib.sp_reader_reduced(self._handle(), ctypes.byref(red))
+            if rc < 0:
+                self._fail(rc)
+            if rc == 0:
+                return None
+            try:
+                n = int(red.npaths)
+                names = [self._lib.sp_reader_region_name(self._handle(), red.region[i])
+                         for i in range(n)]
+                paths = []
+                for i in range(n):
+                    p = int(red.parent[i])
+                    name = os.fsdecode(names[i])
+                    entry = {"path": (paths[p]["path"] if p >= 0 else ()) + (name,),
+                             "parent": p, "ranks": int(red.rank_counts[i])}
+                    for f, fig in enumerate(("calls", "inclusive", "exclusive")):
+                        entry[fig] = {"min": int(red.min[f][i]), "max": int(red.max[f][i]),
+                                      "sum": int(red.sum[f][i]), "mean": float(red.mean[f][i]),
+                                      "std": float(red.std[f][i]),
+                                      "min_rank": int(red.min_rank[f][i]),
+                                      "max_rank": int(red.max_rank[f][i])}
+                    paths.append(entry)
+                return {"mpi_size": int(red.mpi_size), "keep": int(red.keep), "paths": paths}
+            finally:
+                self._lib.sp_reader_reduced_free(ctypes.byref(red))
+
     # ---- analysis (as scope-profiler-pproc computes it) ----------------
 
     def _selection(self, include, exclude, ranks):

@@ -169,6 +169,7 @@ typedef struct sp_settings {
   int raw_write_choice;                 /* _RAW_WRITE: the value's index in settings.def */
   int raw_write;                        /* _RAW_WRITE: an sp_raw_mode_t, or -1 for auto */
   int64_t round_bytes;                  /* _ROUND_BYTES, 0 for the default */
+  int reduce_keep;                      /* _REDUCE_KEEP: k of a reduced profile */
   int64_t finalize_timeout;             /* _FINALIZE_TIMEOUT: s that finalize waits for all ranks
                                          * to arrive (mpi_arrival.c) */
   char likwid_marker_file[SP_PATH_MAX]; /* _LIKWID_MARKER_FILE (tests), "" if unset */

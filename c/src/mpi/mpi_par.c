@@ -308,6 +308,38 @@ int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const cha
   return 0;
 }
 
+/* The length first, then the bytes: the receiver allocates in between. */
+int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len) {
+  sp_mpi_impl_t *m = p->impl;
+  if (len > INT32_MAX) len = -1; /* one message of MPI_BYTE counts in an int */
+  int err = sp__mpi_polite_send(m->comm, &len, 1, MPI_INT64_T, to, tag);
+  if (err == MPI_SUCCESS && len > 0)
+    err = sp__mpi_polite_send(m->comm, blob, (int)len, MPI_BYTE, to, tag);
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
+int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len) {
+  sp_mpi_impl_t *m = p->impl;
+  MPI_Request r;
+  *blob = NULL;
+  *len = -1;
+  int err = MPI_Irecv(len, 1, MPI_INT64_T, from, tag, m->comm, &r);
+  if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+  if (err != MPI_SUCCESS) return SP_EMPI;
+  if (*len <= 0) return 0;
+  *blob = malloc((size_t)*len);
+  /* Without memory the message is still taken (truncated to nothing). */
+  char none[1];
+  err = MPI_Irecv(*blob ? *blob : none, *blob ? (int)*len : 0, MPI_BYTE, from, tag, m->comm, &r);
+  if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+  if (err != MPI_SUCCESS && *blob) {
+    free(*blob);
+    *blob = NULL;
+    return SP_EMPI;
+  }
+  return *blob ? 0 : SP_ENOMEM;
+}
+
 /* Where ranks share cores, waiting ranks sleep (mpi_polite.c). */
 int sp__par_agree(sp_par_t *p, int rc) {
   if (!p->active) return rc;

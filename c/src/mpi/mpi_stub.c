@@ -86,3 +86,11 @@ int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
   (void)p, (void)buf;
   return *len < 0 ? SP_EMPI : 0;
 }
+int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len) {
+  (void)p, (void)to, (void)tag, (void)blob, (void)len;
+  return SP_ENOTSUP;
+}
+int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len) {
+  (void)p, (void)from, (void)tag, (void)blob, (void)len;
+  return SP_ENOTSUP;
+}

@@ -78,6 +78,13 @@ SP_HIDDEN int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len);
 /* A transfer list for parallel HDF5's collective writes (H5FD_MPIO_COLLECTIVE);
  * the default one without MPI. */
 SP_HIDDEN hid_t sp__par_dxpl(sp_par_t *p);
+
+/* Point to point for profile mode's reduction (aggregate_reduce.c): a blob
+ * of len bytes to rank `to` (len -1: the sender failed, no bytes), and the
+ * one from rank `from` (malloc'ed into *blob, *len -1 when it failed).
+ * Waiting ranks sleep where ranks share cores. Tags apart per phase. */
+SP_HIDDEN int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len);
+SP_HIDDEN int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
 

@@ -68,4 +68,26 @@
 #define SP_AGG_HIST_NBUCKETS "nbuckets" /* attribute */
 #define SP_AGG_HIST_RULE "rule"         /* attribute */
 
+/* Reduced across ranks (SCOPE_PROFILER_REDUCE; docs/profile-mode.md,
+ * "Reduced across ranks"): attributes of metadata/, and the groups that
+ * replace call_paths/ and call_path_histograms/. */
+#define SP_AGG_REDUCED "reduced"         /* int64 1: ranks reduced */
+#define SP_AGG_REDUCE_KEEP "reduce_keep" /* int64 k */
+#define SP_AGG_RED_PATHS "reduced_paths" /* one row per call path across ranks */
+#define SP_AGG_RED_NRANKS "rank_counts"  /* ranks with a finished call of the path */
+#define SP_AGG_RED_PATH "paths"          /* a row of reduced_paths */
+/* Each of counts, inclusives, exclusives with these suffixes. */
+#define SP_AGG_RED_MIN "_min"
+#define SP_AGG_RED_MAX "_max"
+#define SP_AGG_RED_MEAN "_mean"
+#define SP_AGG_RED_STD "_std"
+#define SP_AGG_RED_SUM "_sum"
+#define SP_AGG_RED_MIN_RANK "_min_rank"
+#define SP_AGG_RED_MAX_RANK "_max_rank"
+#define SP_AGG_RED_HISTS "reduced_path_histograms" /* paths, buckets, counts */
+#define SP_AGG_KEPT "kept_ranks"                   /* region_ids, ranks, kinds, totals */
+#define SP_AGG_KEPT_KINDS "kinds"                  /* 0: of the largest, 1: of the smallest */
+#define SP_AGG_KEPT_PATHS "kept_paths"             /* the kept (rank, region) pairs' rows */
+#define SP_AGG_KEPT_HISTS "kept_path_histograms"   /* rows, buckets, counts */
+
 #endif

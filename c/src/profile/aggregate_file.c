@@ -13,6 +13,7 @@
 #include "aggregate_h5.h"
 #include "aggregate_blob.h"
 #include "aggregate_open.h"
+#include "aggregate_reduce.h"
 #include "file_end.h"
 #include "out_temp.h"
 #include "par.h"
@@ -56,6 +57,11 @@ static int sp_agg_write_at(sp_par_t *par, const char *path, const sp_out_id_t *w
   int64_t len = 0, *offs = NULL;
   int rc = sp__agg_snap_take(&mine, par->rank);
   if (!rc && open_calls && (rc = sp__agg_snap_open_calls(&mine)) != 0) sp__agg_snap_free(&mine);
+  if (sp__agg_reduce_on(par)) { /* across ranks in log P steps, never gathered whole */
+    rc = sp__agg_reduce_write(par, rc, &mine, path, was);
+    sp__agg_snap_free(&mine); /* zeroed already where taking it failed */
+    return rc;
+  }
   if (!rc) {
     rc = sp__agg_snap_pack(&mine, &blob, &len);
     sp__agg_snap_free(&mine);

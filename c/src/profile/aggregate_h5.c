@@ -22,19 +22,14 @@
 
 #include "agg_layout.h"
 #include "aggregate_h5.h"
+#include "aggregate_h5_reduced.h"
 #include "aggregate_snap.h"
 #include "h5_attr.h"
 #include "par.h"
 #include "layout_meta.h"
 
 static int sp_put(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n, const void *data) {
-  hsize_t dims[1] = {(hsize_t)n};
-  hid_t space = H5Screate_simple(1, dims, NULL);
-  hid_t d = H5Dcreate2(g, name, file, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t w = d >= 0 && n > 0 ? H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
-  if (d >= 0) H5Dclose(d);
-  H5Sclose(space);
-  return d >= 0 && w >= 0 ? 0 : SP_EHDF5;
+  return sp__h5_dataset_1d(g, name, mem, file, n, data);
 }
 
 static hid_t sp_str_type(void) {
@@ -296,15 +291,8 @@ static int sp_used_regions(const sp_agg_snap_t *s, sp_agg_snap_t *v) {
 
 static void sp_used_free(sp_agg_snap_t *v) { free(v->names), free(v->srcs), free(v->rows); }
 
-int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
-  sp_agg_snap_t used;
-  if (sp_used_regions(all, &used) != 0) return SP_ENOMEM;
-  const sp_agg_snap_t *s = &used;
-  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0) {
-    sp_used_free(&used);
-    return SP_EHDF5;
-  }
+/* The head and the two sum tables of s into the new file f. */
+static int sp_write_common(hid_t f, const sp_agg_snap_t *s, int mpi_size) {
   sp_cols_t pairs, threads;
   int rc = sp_write_head(f, s, mpi_size);
   if (!rc && (rc = sp_sum_rows(s, 0, &pairs)) == 0) {
@@ -315,9 +303,34 @@ int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
     rc = sp_write_sums(f, SP_AGG_THREAD_PAIRS, &threads, 0);
     sp_cols_free(&threads);
   }
+  return rc;
+}
+
+int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
+  sp_agg_snap_t used;
+  if (sp_used_regions(all, &used) != 0) return SP_ENOMEM;
+  const sp_agg_snap_t *s = &used;
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) {
+    sp_used_free(&used);
+    return SP_EHDF5;
+  }
+  int rc = sp_write_common(f, s, mpi_size);
   if (!rc) rc = sp_write_paths(f, s);
   if (!rc) rc = sp_write_hists(f, s);
   if (H5Fclose(f) < 0 && !rc) rc = SP_EHDF5;
   sp_used_free(&used);
+  return rc;
+}
+
+/* Reduced across ranks: the kept rows' sums, no call_paths (the kept rows
+ * go into kept_paths, under the reduced paths: aggregate_h5_reduced.c). */
+int sp__agg_h5_write_reduced(const char *path, const sp_agg_snap_t *view, int mpi_size,
+                             const sp_red_t *t, const int64_t *paths, int k) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) return SP_EHDF5;
+  int rc = sp_write_common(f, view, mpi_size);
+  if (!rc) rc = sp__agg_h5_reduced(f, t, view, paths, k);
+  if (H5Fclose(f) < 0 && !rc) rc = SP_EHDF5;
   return rc;
 }

@@ -20,7 +20,14 @@
 #include "settings.def"
 
 /* How a row of settings.def is stored and checked. */
-typedef enum { SP_KIND_BOOL, SP_KIND_INT, SP_KIND_INT64, SP_KIND_CHOICE, SP_KIND_TEXT } sp_kind_t;
+typedef enum {
+  SP_KIND_BOOL,
+  SP_KIND_AUTO,
+  SP_KIND_INT,
+  SP_KIND_INT64,
+  SP_KIND_CHOICE,
+  SP_KIND_TEXT
+} sp_kind_t;
 typedef enum { SP_WHERE_CONFIG, SP_WHERE_SETTINGS, SP_WHERE_OWN } sp_where_t;
 typedef enum { SP_OVER_IGNORE, SP_OVER_CLAMP } sp_over_t;
 
@@ -89,18 +96,26 @@ void sp_config_init(sp_config *cfg) {
       sp_setting_default(&sp_setting_rows[i], (char *)cfg);
 }
 
-/* Parses a boolean variable: 1/0, true/false, yes/no, on/off. */
-static void sp_env_bool(const char *var, int *field) {
+/* A boolean value: 1/0, true/false, yes/no, on/off; -1 for anything else. */
+static int sp_bool_value(const char *v) {
+  if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+    return 1;
+  if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+    return 0;
+  return -1;
+}
+
+/* Parses a boolean variable, or with auto also "auto" (stored as -1). */
+static void sp_env_bool(const char *var, int *field, int with_auto) {
   const char *v = getenv(var);
   if (!v || !*v) return;
-  if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
-    *field = 1;
-  } else if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-             !strcasecmp(v, "off")) {
-    *field = 0;
-  } else {
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0 or 1)", var, v);
-  }
+  int is_auto = with_auto && !strcasecmp(v, "auto");
+  int b = is_auto ? -1 : sp_bool_value(v);
+  if (is_auto || b >= 0)
+    *field = b;
+  else
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "ignoring %s=%s (expected 0%s1)", var, v,
+            with_auto ? ", auto or " : " or ");
 }
 
 /* An integer variable of row r into *field: below r->low it is ignored,
@@ -165,7 +180,8 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
   void *f = base + r->offset;
   switch (r->kind) {
   case SP_KIND_BOOL:
-    sp_env_bool(r->var, (int *)f);
+  case SP_KIND_AUTO: /* or "auto" (-1) */
+    sp_env_bool(r->var, (int *)f, r->kind == SP_KIND_AUTO);
     break;
   case SP_KIND_INT64:
     sp_env_integer(r, (int64_t *)f);
@@ -204,6 +220,10 @@ static int sp_config_int_ok(const char *var, const char *field, int64_t value) {
   else if (r->kind == SP_KIND_CHOICE)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 to %lld, one of %s (got %lld)", field,
             (long long)r->high, r->choices, (long long)value);
+
+  else if (r->kind == SP_KIND_AUTO)
+    sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be -1 (auto), 0 or 1 (got %lld)", field,
+            (long long)value);
   else if (r->low == 0)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 (off) to %lld %s (got %lld)", field,
             (long long)r->high, r->unit, (long long)value);
@@ -310,6 +330,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
   sp_env_settings(&st->set);
 
   if (!sp_config_int_ok("SCOPE_PROFILER_AGGREGATE", "aggregate", cfg.aggregate) ||
+      !sp_config_int_ok("SCOPE_PROFILER_REDUCE", "reduce", cfg.reduce) ||
       !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
       !sp_config_int_ok("SCOPE_PROFILER_LAYOUT", "layout", cfg.layout) ||
       !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))

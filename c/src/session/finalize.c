@@ -21,7 +21,7 @@
 #include "aggregate.h"
 #include "aggregate_file.h"
 #include "aggregate_recover.h"
-#include "columnar.h"
+#include "columnar_write.h"
 #include "file_end.h"
 #include "hdf5_room.h"
 #include "layout.h"
@@ -136,7 +136,7 @@ typedef struct sp_fin {
   int discard;        /* rank 0's file_path discards (out_target.c) */
   int differs;        /* this rank's file_path differs from rank 0's */
   int by_root;        /* rank 0 alone creates the layout */
-  int columnar;       /* the columnar layout (columnar.h), else rank<N> groups */
+  int columnar;       /* the columnar layout (columnar_write.h), else rank<N> groups */
   int both;           /* SCOPE_PROFILER_LAYOUT=both: the two, columnar into col_partial */
   int h5;             /* HDF5 has room to be entered (hdf5_room.c) */
   char *partial;      /* SP_TEMP_MAX bytes: this run's temporary file */

@@ -1,4 +1,4 @@
-/* columnar_plan.c - this rank's part of the columnar layout (columnar.h).
+/* columnar_plan.c - this rank's part of the columnar layout (columnar_plan.h).
  *
  * The events: raw_write.c already puts a rank's events (spilled and in
  * memory, converted to ns, thread ids, MPI bytes and peers) at given file
@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "columnar.h"
+#include "columnar_plan.h"
 #include "layout.h"
 #include "raw_write.h"
 

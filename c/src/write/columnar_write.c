@@ -1,5 +1,5 @@
 /* columnar_write.c - every rank's part of the columnar layout, written
- * together (columnar.h).
+ * together (columnar_write.h).
  *
  * Each rank's place in the shared tables comes from one MPI_Exscan of its
  * pair and event counts; every dataset is created once. Then two ways,
@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "columnar.h"
+#include "columnar_write.h"
 #include "h5_attr.h"
 
 /* The extent a column is indexed by. */

@@ -1,4 +1,4 @@
-/* h5_attr.c - scalar attributes of the written files (h5_attr.h). */
+/* h5_attr.c - scalar attributes and one-dimensional datasets of the written files (h5_attr.h). */
 #include "h5_attr.h"
 
 int sp__h5_attr(hid_t obj, const char *name, hid_t type, const void *value) {
@@ -17,4 +17,15 @@ int sp__h5_attr_str(hid_t obj, const char *name, const char *value) {
   int rc = sp__h5_attr(obj, name, t, &value);
   H5Tclose(t);
   return rc;
+}
+
+int sp__h5_dataset_1d(hid_t g, const char *name, hid_t mem, hid_t file, int64_t n,
+                      const void *data) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = H5Dcreate2(g, name, file, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t w = d >= 0 && n > 0 ? H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
+  if (d >= 0) H5Dclose(d);
+  H5Sclose(space);
+  return d >= 0 && w >= 0 ? 0 : SP_EHDF5;
 }

@@ -1,13 +1,13 @@
-/* columnar.h - the trace file in the reference tool's columnar layout.
+/* columnar_plan.h - the trace file in the reference tool's columnar layout.
  *
  * The layout (schema 3, @storage_layout = "columnar") has a fixed number of
  * HDF5 objects whatever the number of ranks: one table of region names,
  * one index row per (rank, region) pair and one column per event field,
  * each rank's rows and events one contiguous slice (docs/design.md, "The
  * columnar layout"). columnar_plan.c gathers this rank's part, and
- * columnar_write.c writes every rank's part together. */
-#ifndef SP_COLUMNAR_H
-#define SP_COLUMNAR_H
+ * columnar_write.c (columnar_write.h) writes every rank's part together. */
+#ifndef SP_COLUMNAR_PLAN_H
+#define SP_COLUMNAR_PLAN_H
 
 #include "par.h"
 #include "plan.h"
@@ -55,14 +55,5 @@ typedef struct sp_col_local {
  * rank still takes part in the allgather. */
 SP_HIDDEN int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
-
-/* Writes every rank's part into path (created) through parallel HDF5
- * with collective transfers. Collective. 0 or an SP_E code. */
-SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l);
-
-/* Whether finalize writes the columnar layout: SCOPE_PROFILER_LAYOUT and
- * the number of ranks; the same answer on every rank. Rank 0 warns once
- * where the per-rank layout is forced at a size where it is slow. */
-SP_HIDDEN int sp__columnar_chosen(const sp_par_t *par, int32_t nregions);
 
 #endif

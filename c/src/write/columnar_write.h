@@ -1,0 +1,17 @@
+/* columnar_write.h - every rank's part of the columnar trace file
+ * (columnar_plan.h) written together (columnar_write.c). */
+#ifndef SP_COLUMNAR_WRITE_H
+#define SP_COLUMNAR_WRITE_H
+
+#include "columnar_plan.h"
+
+/* Writes every rank's part into path (created) through parallel HDF5
+ * with collective transfers. Collective. 0 or an SP_E code. */
+SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l);
+
+/* Whether finalize writes the columnar layout: SCOPE_PROFILER_LAYOUT and
+ * the number of ranks; the same answer on every rank. Rank 0 warns once
+ * where the per-rank layout is forced at a size where it is slow. */
+SP_HIDDEN int sp__columnar_chosen(const sp_par_t *par, int32_t nregions);
+
+#endif

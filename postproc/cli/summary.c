@@ -467,34 +467,17 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
   sp_table_end(&tb);
 }
 
-/* Calls of the j-th selected rank over the selected regions. */
-static int64_t sp_rank_calls(const sp_selection_t *sel, int j) {
-  int64_t n = 0;
-  for (int i = 0; i < sel->nregions; i++) {
-    sp_reader_info_t info;
-    if (sp_reader_info(sel->reader, sel->regions[i], sel->ranks[j], &info) == 0)
-      n += info.num_intervals;
-  }
-  return n;
-}
-
 /* The rows of one row per region without percentiles or named columns,
- * rank block by rank block: region by region over every rank read each
- * region's calls from the whole file, which the columnar layout keeps rank
- * after rank (issue 47: 100,000 ranks x 50 regions read the file 50 times;
- * the reader's page cache, reader_colcache.c, holds 16 MiB per column).
- * A block holds about SP_SUM_BLOCK_CALLS calls, sized on its first rank.
- * Each row still sees its ranks in order: the figures are the same. */
-#define SP_SUM_BLOCK_CALLS ((int64_t)1 << 18)
+ * rank block by rank block (sp_rank_block_end): region by region over
+ * every rank read the whole file once per region (issue 47: 100,000 ranks
+ * x 50 regions). Each row still sees its ranks in order: the same figures. */
 static int sp_rows_blocked(const sp_selection_t *sel, sp_rows_t *rs, sp_clamped_t *cl) {
   for (int i = 0; i < sel->nregions; i++)
     if (!sp_row_get(rs, sel->regions[i], -1)) return SP_EXIT_IO;
   int rc = 0;
   for (int j0 = 0; rc == 0 && j0 < sel->nranks;) {
     sp_progress("summarising rank", j0, sel->nranks);
-    int64_t per = sp_rank_calls(sel, j0);
-    int64_t b = per > 0 ? SP_SUM_BLOCK_CALLS / per : SP_SUM_BLOCK_CALLS;
-    int j1 = b < 1 ? j0 + 1 : b >= sel->nranks - j0 ? sel->nranks : j0 + (int)b;
+    int j1 = sp_rank_block_end(sel, j0);
     for (int i = 0; rc == 0 && i < sel->nregions; i++)
       for (int j = j0; rc == 0 && j < j1; j++) rc = sp_rows_rank(sel, rs, i, j, 0, cl, &rs->v[i]);
     j0 = j1;

@@ -3,8 +3,9 @@ layouts the postprocessor reads (issue 47: reading at 100,000 ranks), with
 h5py and numpy, from the same deterministic data.
 
 usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...]
-  LAYOUT: columnar (the default), perrank, or both; prints one line per file
-  written: layout, path, seconds to write, bytes.
+  LAYOUT: columnar (the default), perrank, shuffled, or both (columnar and
+  perrank); prints one line per file written: layout, path, seconds to
+  write, bytes.
 
   DIR/read_columnar.h5  the reference tool's columnar schema 2 (as
       postproc/src/reader_columnar.c reads it): region_table/names,
@@ -12,6 +13,9 @@ usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...]
       event_counts (uint64)}, events/{start_times, end_times} (int64 ns);
       root @scope_profiler_schema 2, @storage_layout "columnar". Rank-major:
       rank 0's pairs, then rank 1's, each pair's calls contiguous.
+  DIR/read_shuffled.h5  the same columnar data with the events region after
+      region (all ranks of region 0 first) and the index rows in a seeded
+      random order: pairs that are neither rank after rank nor in file order.
   DIR/read_perrank.h5   the reference tool's schema 1 (docs of the reference
       tool, hdf5-output-and-visualization): rank<N>/regions/<name>/
       {start_times, end_times}.
@@ -50,22 +54,31 @@ def data(nranks, nregions, ncalls, seed=47):
     return starts, starts + dur
 
 
-def write_columnar(path, nranks, nregions, ncalls):
+def write_columnar(path, nranks, nregions, ncalls, shuffled=False):
     starts, ends = data(nranks, nregions, ncalls)
     npairs = nranks * nregions
+    region_ids = np.tile(np.arange(nregions, dtype=np.uint32), nranks)
+    ranks = np.repeat(np.arange(nranks, dtype=np.uint32), nregions)
+    offsets = np.arange(npairs, dtype=np.uint64) * np.uint64(ncalls)
+    if shuffled:
+        # Events region after region; pair (r, g) is then at g * nranks + r.
+        starts, ends = starts.transpose(1, 0, 2), ends.transpose(1, 0, 2)
+        offsets = (region_ids.astype(np.uint64) * np.uint64(nranks) + ranks) * np.uint64(ncalls)
+        perm = np.random.default_rng(4747).permutation(npairs)
+        region_ids, ranks, offsets = region_ids[perm], ranks[perm], offsets[perm]
     with h5py.File(path, "w", libver="earliest") as f:
         f.attrs["scope_profiler_schema"] = np.int64(2)
         f.attrs["storage_layout"] = "columnar"
         f.create_group("metadata").attrs["mpi_size"] = np.int64(nranks)
         f["region_table/names"] = np.array(region_names(nregions), dtype=h5py.string_dtype())
         idx = f.create_group("rank_region_index")
-        idx["region_ids"] = np.tile(np.arange(nregions, dtype=np.uint32), nranks)
-        idx["ranks"] = np.repeat(np.arange(nranks, dtype=np.uint32), nregions)
-        idx["event_offsets"] = np.arange(npairs, dtype=np.uint64) * np.uint64(ncalls)
+        idx["region_ids"] = region_ids
+        idx["ranks"] = ranks
+        idx["event_offsets"] = offsets
         idx["event_counts"] = np.full(npairs, ncalls, dtype=np.uint64)
         ev = f.create_group("events")
-        ev["start_times"] = starts.reshape(-1)
-        ev["end_times"] = ends.reshape(-1)
+        ev["start_times"] = np.ascontiguousarray(starts).reshape(-1)
+        ev["end_times"] = np.ascontiguousarray(ends).reshape(-1)
 
 
 def write_perrank(path, nranks, nregions, ncalls):
@@ -82,7 +95,12 @@ def write_perrank(path, nranks, nregions, ncalls):
                 grp["end_times"] = ends[r, g]
 
 
+def write_shuffled(path, nranks, nregions, ncalls):
+    write_columnar(path, nranks, nregions, ncalls, shuffled=True)
+
+
 WRITERS = {"columnar": ("read_columnar.h5", write_columnar),
+           "shuffled": ("read_shuffled.h5", write_shuffled),
            "perrank": ("read_perrank.h5", write_perrank)}
 
 

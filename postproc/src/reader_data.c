@@ -298,3 +298,28 @@ int sp_reader_stats_compute(const sp_reader_intervals_t *iv, sp_reader_stats_t *
   st->mean = (double)total / (double)iv->n;
   return 0;
 }
+
+int sp_reader_region_sums(sp_reader_t *r, int64_t *pairs, int64_t *calls, int64_t *intervals,
+                          int64_t *total) {
+  if (!r) return SP_READER_EINVAL;
+  int64_t *cols[4] = {pairs, calls, intervals, total};
+  for (int c = 0; c < 4; c++)
+    if (cols[c]) memset(cols[c], 0, (size_t)r->nregions * sizeof *cols[c]);
+  for (int k = 0; k < r->nranks; k++)
+    for (int i = 0; i < r->ranks[k].nregions; i++) {
+      const sp_rank_region_t *rr = &r->ranks[k].regions[i];
+      int g = rr->region;
+      if (pairs) pairs[g]++;
+      if (calls) calls[g] += rr->num_calls;
+      if (!rr->has_times || rr->n == 0 || (!intervals && !total)) continue;
+      sp_reader_intervals_t iv;
+      int rc = sp_reader_load(r, g, k, &iv);
+      if (rc < 0) return rc;
+      sp_reader_stats_t st;
+      sp_reader_stats_compute(&iv, &st);
+      sp_reader_intervals_free(&iv);
+      if (intervals) intervals[g] += st.n;
+      if (total) total[g] = total[g] > INT64_MAX - st.total ? INT64_MAX : total[g] + st.total;
+    }
+  return 0;
+}

@@ -175,9 +175,10 @@ static void sp_row_mpi(sp_row_t *row, const sp_reader_mpi_t *m, int64_t k) {
   row->extra.v[SP_SUM_COL_MSGS] += m->peer[k] >= 0 || m->bytes[k] > 0;
 }
 
-/* Region sel->regions[i] on the j-th selected rank. */
+/* Region sel->regions[i] on the j-th selected rank; into the row fixed when
+ * not NULL (sp_rows_blocked), else the region's row found or made. */
 static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
-                        sp_clamped_t *cl) {
+                        sp_clamped_t *cl, sp_row_t *fixed) {
   int g = sel->regions[i];
   sp_reader_intervals_t iv;
   int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
@@ -186,7 +187,8 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
   sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
   sp_row_t *row =
-      sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
+      fixed ? fixed
+            : sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   unsigned char *outer = malloc(iv.n > 0 ? (size_t)iv.n : 1);
   sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
   if (rs->mpi && sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi) < 0)
@@ -465,6 +467,25 @@ static void sp_summary_table(const sp_selection_t *sel, const sp_options_t *o, s
   sp_table_end(&tb);
 }
 
+/* The rows of one row per region without percentiles or named columns,
+ * rank block by rank block (sp_rank_block_end): region by region over
+ * every rank read the whole file once per region (issue 47: 100,000 ranks
+ * x 50 regions). Each row still sees its ranks in order: the same figures. */
+static int sp_rows_blocked(const sp_selection_t *sel, sp_rows_t *rs, sp_clamped_t *cl) {
+  for (int i = 0; i < sel->nregions; i++)
+    if (!sp_row_get(rs, sel->regions[i], -1)) return SP_EXIT_IO;
+  int rc = 0;
+  for (int j0 = 0; rc == 0 && j0 < sel->nranks;) {
+    sp_progress("summarising rank", j0, sel->nranks);
+    int j1 = sp_rank_block_end(sel, j0);
+    for (int i = 0; rc == 0 && i < sel->nregions; i++)
+      for (int j = j0; rc == 0 && j < j1; j++) rc = sp_rows_rank(sel, rs, i, j, 0, cl, &rs->v[i]);
+    j0 = j1;
+  }
+  sp_progress_done();
+  return rc;
+}
+
 static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
                            sp_clamped_t *cl) {
   int rc = 0;
@@ -472,7 +493,7 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
     sp_progress("summarising region", i, sel->nregions);
     int before = rs->n;
     for (int j = 0; rc == 0 && j < sel->nranks; j++)
-      rc = sp_rows_rank(sel, rs, i, j, o->by_thread, cl);
+      rc = sp_rows_rank(sel, rs, i, j, o->by_thread, cl, NULL);
     if (rc == 0 && rs->n == before && !sp_row_get(rs, sel->regions[i], o->by_thread ? 0 : -1))
       rc = SP_EXIT_IO;
     for (int r = before; r < rs->n; r++) {
@@ -509,7 +530,10 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   /* By thread always: the % needs thread 0's roots; rows without --by-thread
    * add the self time of every thread's node. */
   int rc = sp_tree_build(sel, SP_READER_TREE_BY_THREAD, &t);
-  if (rc == 0) rc = sp_rows_compute(sel, o, &rs, &clamped);
+  if (rc == 0)
+    rc = o->by_thread || rs.keep || rs.mpi || rs.extra || o->nxcols
+             ? sp_rows_compute(sel, o, &rs, &clamped)
+             : sp_rows_blocked(sel, &rs, &clamped);
   if (rc == 0) {
     sp_rows_finish(sel, &rs, t);
     clamped.sums += rs.sat;

@@ -45,62 +45,91 @@ int sp_figures_compute(const sp_selection_t *sel, sp_figure_t **out, int *n) {
   return sp_figures_compute_wall(sel, out, n, NULL);
 }
 
+/* What a region's figures add up over ranks before they are final. */
+typedef struct sp_fig_acc {
+  int agg_pairs, agg_all; /* pairs with stored figures, all of them with both */
+  double agg_total, agg_self, agg_max, all;
+} sp_fig_acc_t;
+
+/* Region g on the j-th selected rank into fg and a. */
+static int sp_figures_pair(const sp_selection_t *sel, int g, int j, sp_figure_t *fg,
+                           sp_fig_acc_t *a) {
+  const unsigned both = SP_READER_AGG_TOTAL | SP_READER_AGG_EXCLUSIVE;
+  sp_reader_intervals_t iv;
+  sp_reader_stats_t st;
+  int rc = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
+  if (rc) return rc;
+  sp_reader_stats_compute(&iv, &st);
+  double outer = sp_figures_outer(&iv, &st);
+  sp_reader_intervals_free(&iv);
+  if (outer < 0) return SP_EXIT_IO;
+  sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
+  if (st.n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
+  if (ag.present) {
+    a->agg_pairs++;
+    a->agg_all &= (ag.have & both) == both;
+    a->agg_total += (double)ag.total;
+    a->agg_self += (double)ag.exclusive;
+    if ((double)ag.total > a->agg_max) a->agg_max = (double)ag.total;
+  }
+  fg->calls += st.num_calls;
+  fg->n += st.n;
+  fg->total += outer;
+  a->all += (double)st.total;
+  if (outer > fg->rank_max) fg->rank_max = outer;
+  return 0;
+}
+
+/* Region i's figures once every rank is in. */
+static void sp_figures_finish(const sp_selection_t *sel, const sp_reader_tree_t *t, int i,
+                              sp_figure_t *fg, const sp_fig_acc_t *a) {
+  int g = sel->regions[i];
+  fg->nranks = sel->nranks;
+  fg->timed = fg->n > 0;
+  fg->mean = fg->n ? a->all / (double)fg->n : 0.0; /* every call, nested ones too */
+  for (int k = 0; k < sp_reader_tree_num_nodes(t); k++) {
+    const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, k);
+    if (nd->region == g) fg->self += (double)nd->exclusive;
+  }
+  if (fg->n == 0 && a->agg_pairs && a->agg_all) { /* no stamps: the stored figures */
+    fg->timed = 1;
+    fg->total = a->agg_total;
+    fg->self = a->agg_self;
+    fg->mean = fg->calls ? a->agg_total / (double)fg->calls : 0.0;
+    fg->rank_max = a->agg_max;
+  }
+  fg->rank_mean = sel->nranks ? fg->total / sel->nranks : 0.0;
+}
+
+/* Ranks go in blocks (sp_rank_block_end), each block region by region;
+ * every region still sees its ranks in order. */
 int sp_figures_compute_wall(const sp_selection_t *sel, sp_figure_t **out, int *n, double *wall) {
   *out = calloc((size_t)(sel->nregions ? sel->nregions : 1), sizeof **out);
+  sp_fig_acc_t *acc = calloc((size_t)(sel->nregions ? sel->nregions : 1), sizeof *acc);
   *n = 0;
-  if (!*out) return SP_EXIT_IO;
+  if (!*out || !acc) {
+    free(*out);
+    free(acc);
+    *out = NULL;
+    return SP_EXIT_IO;
+  }
   sp_reader_tree_t *t;
   int rc = sp_tree_build(sel, 0, &t);
-  for (int i = 0; rc == 0 && i < sel->nregions; i++) {
-    sp_figure_t *fg = &(*out)[i];
-    int g = sel->regions[i];
-    const unsigned both = SP_READER_AGG_TOTAL | SP_READER_AGG_EXCLUSIVE;
-    int agg_pairs = 0, agg_all = 1; /* pairs with figures, all of them with both */
-    double agg_total = 0, agg_self = 0, agg_max = 0, all = 0;
-    fg->name = sp_reader_region_name(sel->reader, g);
-    for (int j = 0; rc == 0 && j < sel->nranks; j++) {
-      sp_reader_intervals_t iv;
-      sp_reader_stats_t st;
-      if ((rc = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv)) != 0) break;
-      sp_reader_stats_compute(&iv, &st);
-      double outer = sp_figures_outer(&iv, &st);
-      sp_reader_intervals_free(&iv);
-      if (outer < 0) {
-        rc = SP_EXIT_IO;
-        break;
-      }
-      sp_reader_aggregate_t ag = {0, 0, 0, 0, 0, 0, 0};
-      if (st.n == 0) sp_reader_aggregate(sel->reader, g, sel->ranks[j], &ag);
-      if (ag.present) {
-        agg_pairs++;
-        agg_all &= (ag.have & both) == both;
-        agg_total += (double)ag.total;
-        agg_self += (double)ag.exclusive;
-        if ((double)ag.total > agg_max) agg_max = (double)ag.total;
-      }
-      fg->calls += st.num_calls;
-      fg->n += st.n;
-      fg->total += outer;
-      all += (double)st.total;
-      if (outer > fg->rank_max) fg->rank_max = outer;
-    }
-    fg->nranks = sel->nranks;
-    fg->timed = fg->n > 0;
-    fg->mean = fg->n ? all / (double)fg->n : 0.0; /* every call, nested ones too */
-    for (int k = 0; rc == 0 && k < sp_reader_tree_num_nodes(t); k++) {
-      const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, k);
-      if (nd->region == g) fg->self += (double)nd->exclusive;
-    }
-    if (fg->n == 0 && agg_pairs && agg_all) { /* no stamps: the stored figures */
-      fg->timed = 1;
-      fg->total = agg_total;
-      fg->self = agg_self;
-      fg->mean = fg->calls ? agg_total / (double)fg->calls : 0.0;
-      fg->rank_max = agg_max;
-    }
-    fg->rank_mean = sel->nranks ? fg->total / sel->nranks : 0.0;
-    if (rc == 0) *n = i + 1;
+  for (int i = 0; i < sel->nregions; i++) {
+    (*out)[i].name = sp_reader_region_name(sel->reader, sel->regions[i]);
+    acc[i].agg_all = 1;
   }
+  for (int j0 = 0; rc == 0 && j0 < sel->nranks;) {
+    int j1 = sp_rank_block_end(sel, j0);
+    for (int i = 0; rc == 0 && i < sel->nregions; i++)
+      for (int j = j0; rc == 0 && j < j1; j++)
+        rc = sp_figures_pair(sel, sel->regions[i], j, &(*out)[i], &acc[i]);
+    j0 = j1;
+  }
+  for (int i = 0; rc == 0 && i < sel->nregions; i++)
+    sp_figures_finish(sel, t, i, &(*out)[i], &acc[i]);
+  if (rc == 0) *n = sel->nregions;
+  free(acc);
   if (wall) *wall = rc == 0 ? sp_metric_wall(t) : 0.0;
   sp_reader_tree_free(t);
   if (rc) {

@@ -224,6 +224,14 @@ void sp_selection_free(sp_selection_t *sel);
 /* The host of rank index k when the file's ranks span several hosts, else
  * NULL: lanes are then named rN@HOST. */
 const char *sp_rank_host_shown(const sp_selection_t *sel, int k);
+/* The end (exclusive) of the block of selected ranks from j0 that holds
+ * about SP_RANK_BLOCK_CALLS calls of the selected regions, sized on rank j0.
+ * Outputs that go region by region over every rank go block by block
+ * instead (regions over the block's ranks): a columnar file keeps its calls
+ * rank after rank, and the reader's page cache (reader_colcache.c, 16 MiB
+ * a column) then reads each page once, not once per region (issue 47). */
+#define SP_RANK_BLOCK_CALLS ((int64_t)1 << 18)
+int sp_rank_block_end(const sp_selection_t *sel, int j0);
 
 /* table.c: rows of a text output in the chosen format. */
 typedef enum sp_col_kind {

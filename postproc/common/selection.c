@@ -130,3 +130,14 @@ void sp_selection_free(sp_selection_t *sel) {
   sp_tree_order_free(sel->order);
   memset(sel, 0, sizeof *sel);
 }
+
+int sp_rank_block_end(const sp_selection_t *sel, int j0) {
+  int64_t per = 0;
+  for (int i = 0; i < sel->nregions; i++) {
+    sp_reader_info_t info;
+    if (sp_reader_info(sel->reader, sel->regions[i], sel->ranks[j0], &info) == 0)
+      per += info.num_intervals;
+  }
+  int64_t b = per > 0 ? SP_RANK_BLOCK_CALLS / per : SP_RANK_BLOCK_CALLS;
+  return b < 1 ? j0 + 1 : b >= sel->nranks - j0 ? sel->nranks : j0 + (int)b;
+}

@@ -385,6 +385,21 @@ typedef struct sp_reader_stats {
 SP_READER_EXPORT int sp_reader_stats_compute(const sp_reader_intervals_t *iv,
                                              sp_reader_stats_t *st);
 
+/**
+ * Per-region sums over every rank, in one pass over the file rank after
+ * rank (a columnar file is read once, not once per region): for each region
+ * g of the reader (arrays of sp_reader_num_regions(r) elements; any may be
+ * NULL), pairs[g] the ranks that have the region, calls[g] their num_calls
+ * summed, intervals[g] their intervals, total[g] the sum of every interval's
+ * duration in ns, as sp_reader_stats_compute's total summed over the ranks
+ * (saturated at INT64_MAX). An aggregate file's stored totals are not
+ * added (sp_reader_aggregate gives them). Cost: one sp_reader_load of every
+ * pair. Returns 0, SP_READER_EINVAL, or the first error of a load (the
+ * message set, the sums incomplete).
+ */
+SP_READER_EXPORT int sp_reader_region_sums(sp_reader_t *r, int64_t *pairs, int64_t *calls,
+                                           int64_t *intervals, int64_t *total);
+
 /* ===================================================================== */
 /*  Clocks of several nodes                                              */
 /* ===================================================================== */

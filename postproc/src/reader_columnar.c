@@ -265,8 +265,13 @@ static int sp_columnar_ranks(sp_reader_t *r, const sp_index_t *x) {
     free(ids);
     return SP_READER_ENOMEM;
   }
-  for (int64_t p = 0; p < x->npairs; p++) ids[p] = (int)x->rank[p];
-  qsort(ids, (size_t)x->npairs, sizeof *ids, sp_id_cmp);
+  int sorted = 1;
+  for (int64_t p = 0; p < x->npairs; p++) {
+    ids[p] = (int)x->rank[p];
+    sorted &= p == 0 || ids[p] >= ids[p - 1];
+  }
+  if (!sorted) /* the reference tool writes rank after rank: no sort then */
+    qsort(ids, (size_t)x->npairs, sizeof *ids, sp_id_cmp);
   for (int64_t p = 0; size == 0 && p < x->npairs; p++)
     if (p == 0 || ids[p] != ids[p - 1]) {
       r->ranks[r->nranks].id = ids[p];
@@ -280,19 +285,11 @@ static int sp_columnar_ranks(sp_reader_t *r, const sp_index_t *x) {
   return 0;
 }
 
-/* First start of pair p: its first stored start (the first delta in schema 3). */
+/* First start of pair p: its first stored start (the first delta in schema
+ * 3), through the page cache: the pairs are visited in file order. */
 static int sp_pair_first(sp_reader_t *r, int64_t offset, int64_t count, int64_t *first) {
   *first = INT64_MAX;
-  if (count == 0) return 0;
-  hid_t fs = H5Dget_space(r->col[0]);
-  hsize_t off[1] = {(hsize_t)offset}, cnt[1] = {1};
-  hid_t ms = H5Screate_simple(1, cnt, NULL);
-  H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
-  int rc =
-      H5Dread(r->col[0], H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, first) < 0 ? SP_READER_EHDF5 : 0;
-  H5Sclose(ms);
-  H5Sclose(fs);
-  return rc;
+  return count == 0 ? 0 : sp__colcache_read(r, 0, offset, 1, first);
 }
 
 typedef struct sp_pair_key {
@@ -310,6 +307,11 @@ static int sp_pair_key_cmp(const void *a, const void *b) {
  * has: -1 when none, -2 without memory. Sorted, so that a file of many
  * regions is checked in P log P, not P x regions per rank. */
 static int64_t sp_pair_twice(const sp_index_t *x) {
+  int64_t q = 1; /* rows in strictly increasing (rank, region) order have no pair twice */
+  while (q < x->npairs && (x->rank[q] > x->rank[q - 1] ||
+                           (x->rank[q] == x->rank[q - 1] && x->region[q] > x->region[q - 1])))
+    q++;
+  if (q >= x->npairs) return -1;
   sp_pair_key_t *k = malloc((size_t)(x->npairs ? x->npairs : 1) * sizeof *k);
   if (!k) return -2;
   for (int64_t p = 0; p < x->npairs; p++) k[p] = (sp_pair_key_t){x->rank[p], x->region[p], p};
@@ -322,6 +324,13 @@ static int64_t sp_pair_twice(const sp_index_t *x) {
       first = k[i].p; /* the second of its group in file order */
   free(k);
   return first;
+}
+
+/* The rank index of row p: the previous row's when it is of the same rank
+ * (rows come rank after rank), else a search. */
+static int sp_rank_of(const sp_reader_t *r, const sp_index_t *x, int64_t p, int *last) {
+  if (*last >= 0 && r->ranks[*last].id == (int)x->rank[p]) return *last;
+  return *last = sp_reader_rank_index(r, (int)x->rank[p]);
 }
 
 /* One record per index row, on its rank; names interned by region id. */
@@ -337,9 +346,9 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
   }
   r->nregions = (int)x->nnames;
   /* Records per rank: counted first, so memory follows the index. */
-  int *per = calloc((size_t)(r->nranks ? r->nranks : 1), sizeof *per);
+  int *per = calloc((size_t)(r->nranks ? r->nranks : 1), sizeof *per), last = -1;
   if (!per) return SP_READER_ENOMEM;
-  for (int64_t p = 0; p < x->npairs; p++) per[sp_reader_rank_index(r, (int)x->rank[p])]++;
+  for (int64_t p = 0; p < x->npairs; p++) per[sp_rank_of(r, x, p, &last)]++;
   for (int k = 0; k < r->nranks; k++) {
     r->ranks[k].regions = calloc((size_t)(per[k] ? per[k] : 1), sizeof(sp_rank_region_t));
     if (!r->ranks[k].regions) {
@@ -354,11 +363,10 @@ static int sp_columnar_pairs(sp_reader_t *r, const char *path, sp_index_t *x) {
     return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: region '%s' listed twice for rank %d", path,
                            r->regions[x->region[twice]].name, (int)x->rank[twice]);
   for (int64_t p = 0; p < x->npairs; p++) {
-    sp_rank_t *rk = &r->ranks[sp_reader_rank_index(r, (int)x->rank[p])];
+    sp_rank_t *rk = &r->ranks[sp_rank_of(r, x, p, &last)];
     sp_rank_region_t *rr = &rk->regions[rk->nregions++];
     rr->region = (int)x->region[p];
-    rr->link = strdup(r->regions[rr->region].name);
-    if (!rr->link) return SP_READER_ENOMEM;
+    rr->link = NULL; /* no group per pair: 5 million strdup'd names were 5% of the memory */
     rr->has_times = !r->aggregate;
     rr->has_tid = r->col[2] >= 0;
     rr->num_calls = x->count[p];
@@ -392,6 +400,18 @@ static int sp_ids_open(sp_reader_t *r, int64_t nevents) {
   return e3 ? e3 : e4;
 }
 
+/* Notes column c's length and, when plain, its offset for pread
+ * (reader_direct.c), for the page cache (reader_colcache.c). */
+static void sp_col_note(sp_reader_t *r, int c, int64_t nevents) {
+  r->col_len[c] = r->col[c] >= 0 ? nevents : 0;
+  r->col_addr[c] = 0;
+  hid_t t = r->col[c] >= 0 ? H5Dget_type(r->col[c]) : -1;
+  if (t >= 0)
+    r->col_addr[c] = sp__direct_addr(r, r->col[c], t, c == 2 ? H5T_NATIVE_INT32 : H5T_NATIVE_INT64,
+                                     nevents, c == 2 ? 4 : 8);
+  if (t >= 0) H5Tclose(t);
+}
+
 int sp__columnar_open(sp_reader_t *r, const char *path) {
   r->columnar = 1;
   char *layout = sp__attr_string(r, r->file, "storage_layout");
@@ -416,6 +436,7 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
       r->col[2] = -1;
     }
     int e3 = e0 || e1 || e2 ? 0 : sp_ids_open(r, x.nevents);
+    for (int c = 0; c < 5; c++) sp_col_note(r, c, x.nevents);
     if (e0 || e1 || e2 || e3)
       rc = e0 ? e0 : e1 ? e1 : e2 ? e2 : e3;
     else if (r->col[0] < 0 || r->col[1] < 0)
@@ -430,33 +451,26 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
   return rc;
 }
 
-/* Reads n elements from offset of dataset d as mem_type into a new buffer. */
-static int sp_read_slab(hid_t d, hid_t mem_type, size_t elem, int64_t offset, int64_t n,
-                        void **out) {
-  *out = NULL;
-  if (sp__memory_check(n, elem) != 0) return SP_READER_ENOMEM;
-  *out = malloc((size_t)(n ? n : 1) * elem);
+/* Reads n elements from offset of column c into a new buffer (int64, or
+ * int32 for the thread ids), through the page cache. */
+static int sp_read_slab(sp_reader_t *r, int c, int64_t offset, int64_t n, void **out) {
+  size_t elem = c == 2 ? 4 : 8;
+  /* A pair's few calls need no check against physical memory (a system
+   * call each: 15% of --summary on 500,000 pairs). */
+  *out = n < ((int64_t)1 << 16) || sp__memory_check(n, elem) == 0
+             ? malloc((size_t)(n ? n : 1) * elem)
+             : NULL;
   if (!*out) return SP_READER_ENOMEM;
-  hid_t fs = H5Dget_space(d);
-  hsize_t off[1] = {(hsize_t)offset}, cnt[1] = {(hsize_t)n};
-  hid_t ms = H5Screate_simple(1, cnt, NULL);
-  H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
-  int rc = H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, *out) < 0 ? SP_READER_EHDF5 : 0;
-  H5Sclose(ms);
-  H5Sclose(fs);
-  return rc;
+  return sp__colcache_read(r, c, offset, n, *out) < 0 ? SP_READER_EHDF5 : 0;
 }
 
 int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out) {
   void *a = NULL, *b = NULL, *t = NULL, *ci = NULL, *pi = NULL;
-  int rc = sp_read_slab(r->col[0], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &a);
-  if (rc == 0) rc = sp_read_slab(r->col[1], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &b);
-  if (rc == 0 && r->col[2] >= 0)
-    rc = sp_read_slab(r->col[2], H5T_NATIVE_INT32, 4, rr->offset, rr->n, &t);
-  if (rc == 0 && r->col[3] >= 0)
-    rc = sp_read_slab(r->col[3], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &ci);
-  if (rc == 0 && r->col[4] >= 0)
-    rc = sp_read_slab(r->col[4], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &pi);
+  int rc = sp_read_slab(r, 0, rr->offset, rr->n, &a);
+  if (rc == 0) rc = sp_read_slab(r, 1, rr->offset, rr->n, &b);
+  if (rc == 0 && r->col[2] >= 0) rc = sp_read_slab(r, 2, rr->offset, rr->n, &t);
+  if (rc == 0 && r->col[3] >= 0) rc = sp_read_slab(r, 3, rr->offset, rr->n, &ci);
+  if (rc == 0 && r->col[4] >= 0) rc = sp_read_slab(r, 4, rr->offset, rr->n, &pi);
   if (rc) {
     free(a);
     free(b);
@@ -495,9 +509,8 @@ int sp__columnar_read_ids(sp_reader_t *r, int g, int k, int64_t *n, int64_t **ca
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   void *ci = NULL, *pi = NULL;
-  int rc = sp_read_slab(r->col[3], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &ci);
-  if (rc == 0 && parent_ids)
-    rc = sp_read_slab(r->col[4], H5T_NATIVE_INT64, 8, rr->offset, rr->n, &pi);
+  int rc = sp_read_slab(r, 3, rr->offset, rr->n, &ci);
+  if (rc == 0 && parent_ids) rc = sp_read_slab(r, 4, rr->offset, rr->n, &pi);
   sp__h5_quiet_end(&q);
   if (rc) {
     free(ci);
@@ -511,6 +524,7 @@ int sp__columnar_read_ids(sp_reader_t *r, int g, int k, int64_t *n, int64_t **ca
 }
 
 void sp__columnar_close(sp_reader_t *r) {
+  sp__colcache_free(r);
   for (int c = 0; r->columnar && c < 5; c++)
     if (r->col[c] >= 0) H5Dclose(r->col[c]);
 }

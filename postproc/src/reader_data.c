@@ -55,6 +55,7 @@ int sp_reader_aggregate(const sp_reader_t *r, int g, int k, sp_reader_aggregate_
   if (!rr) return 0;
   out->present = r->aggregate;
   out->calls = rr->num_calls;
+  if (!r->aggregate) return 0; /* rr->agg shares its bytes with rr->addr */
   out->have = rr->agg_have;
   out->total = rr->agg[0];
   out->min = rr->agg[1];
@@ -209,10 +210,13 @@ int sp__reader_load(sp_reader_t *r, int g, int k, sp_reader_intervals_t *out, in
   if (!rr) return 0;
   out->num_calls = rr->num_calls;
   if (!rr->has_times || rr->n == 0) return 0;
+  /* The columnar layout's reads are quiet where they call HDF5, on a page
+   * (reader_colcache.c): setting the error handler twice per pair cost 4%
+   * of --summary on 5 million pairs. */
   sp_h5_quiet_t q;
-  sp__h5_quiet_begin(&q);
+  if (!r->columnar) sp__h5_quiet_begin(&q);
   int rc = sp_load_quiet(r, g, k, rr, out, check);
-  sp__h5_quiet_end(&q);
+  if (!r->columnar) sp__h5_quiet_end(&q);
   if (rc == 0) sp__reader_align_intervals(r, k, out);
   out->num_calls = rr->num_calls;
   return rc;
@@ -293,5 +297,30 @@ int sp_reader_stats_compute(const sp_reader_intervals_t *iv, sp_reader_stats_t *
   st->min = mn;
   st->max = mx;
   st->mean = (double)total / (double)iv->n;
+  return 0;
+}
+
+int sp_reader_region_sums(sp_reader_t *r, int64_t *pairs, int64_t *calls, int64_t *intervals,
+                          int64_t *total) {
+  if (!r) return SP_READER_EINVAL;
+  int64_t *cols[4] = {pairs, calls, intervals, total};
+  for (int c = 0; c < 4; c++)
+    if (cols[c]) memset(cols[c], 0, (size_t)r->nregions * sizeof *cols[c]);
+  for (int k = 0; k < r->nranks; k++)
+    for (int i = 0; i < r->ranks[k].nregions; i++) {
+      const sp_rank_region_t *rr = &r->ranks[k].regions[i];
+      int g = rr->region;
+      if (pairs) pairs[g]++;
+      if (calls) calls[g] += rr->num_calls;
+      if (!rr->has_times || rr->n == 0 || (!intervals && !total)) continue;
+      sp_reader_intervals_t iv;
+      int rc = sp_reader_load(r, g, k, &iv);
+      if (rc < 0) return rc;
+      sp_reader_stats_t st;
+      sp_reader_stats_compute(&iv, &st);
+      sp_reader_intervals_free(&iv);
+      if (intervals) intervals[g] += st.n;
+      if (total) total[g] = total[g] > INT64_MAX - st.total ? INT64_MAX : total[g] + st.total;
+    }
   return 0;
 }

@@ -6,22 +6,26 @@
 
 #include "scope_profiler_reader.h"
 
-/* One region group on one rank, as found at open time. */
+/* One region group on one rank, as found at open time. A file of 100,000
+ * ranks x 50 regions holds 5 million: the fields are ordered so as not to
+ * pad (96 bytes, not 136: 200 MB less at that size). */
 typedef struct sp_rank_region {
   int region;          /* global region index (after sorting) */
-  char *link;          /* HDF5 link name under rank<N>/regions */
   int has_num_calls;   /* 1 if the num_calls attribute exists */
-  int64_t num_calls;   /* num_calls attribute */
   int has_times;       /* 1 if start_times and end_times exist */
   int has_tid;         /* 1 if thread_ids exists */
+  unsigned agg_have;   /* aggregate layout: SP_READER_AGG_* bits of agg[] stored for the pair */
+  char *link;          /* HDF5 link name under rank<N>/regions (NULL: columnar layouts) */
+  int64_t num_calls;   /* num_calls attribute */
   int64_t n;           /* intervals (length of start_times) */
   int64_t first_start; /* earliest start, ns; INT64_MAX without intervals */
   int64_t offset;      /* columnar layout: first event of the pair in the events columns */
-  unsigned agg_have;   /* aggregate layout: SP_READER_AGG_* bits of agg[] stored for the pair */
-  int64_t agg[4];      /* aggregate layout: total, minimum, maximum, exclusive, ns */
-  int64_t addr[3];     /* byte offsets in the file of start_times, end_times and thread_ids
-                        * for a direct read (reader_direct.c), or 0: read through H5Dread
-                        * (no array starts at byte 0: the superblock or a user block does) */
+  union {
+    int64_t agg[4];  /* aggregate layout (r->aggregate): total, minimum, maximum, exclusive, ns */
+    int64_t addr[3]; /* other layouts: byte offsets in the file of start_times, end_times and
+                      * thread_ids for a direct read (reader_direct.c), or 0: read through
+                      * H5Dread (no array starts at byte 0: the superblock or a user block does) */
+  };
 } sp_rank_region_t;
 
 typedef struct sp_rank {
@@ -48,18 +52,21 @@ struct sp_reader {
   int nranks;
   sp_rank_t *ranks; /* sorted by id */
   int nregions;
-  sp_region_t *regions; /* sorted by first start, then name */
-  int64_t file_size;    /* bytes of the file at open, to check stored sizes against */
-  int clock_raw;        /* sp_reader_set_clock_align(r, 0): stamps as recorded */
-  int nhosts;           /* distinct hostname attributes of the ranks */
-  int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
-  int deltas;           /* schema 3: events/start_deltas and events/durations */
-  int aggregate;        /* the reference tool's aggregate layout: counts, no events */
-  uint64_t phys_bytes;  /* physical memory at open (0: unknown), for sp__direct_alloc */
-  int fd;               /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
-  struct sp_ohdr *ohdr; /* dataset headers read by the reader (reader_ohdr.c), or NULL */
-  hid_t col[5];         /* columnar: the start, end (or delta, duration), thread_ids,
-                         * call_ids and parent_ids datasets, kept open; -1 when absent */
+  sp_region_t *regions;   /* sorted by first start, then name */
+  int64_t file_size;      /* bytes of the file at open, to check stored sizes against */
+  int clock_raw;          /* sp_reader_set_clock_align(r, 0): stamps as recorded */
+  int nhosts;             /* distinct hostname attributes of the ranks */
+  int columnar;           /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
+  int deltas;             /* schema 3: events/start_deltas and events/durations */
+  int aggregate;          /* the reference tool's aggregate layout: counts, no events */
+  uint64_t phys_bytes;    /* physical memory at open (0: unknown), for sp__direct_alloc */
+  int fd;                 /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
+  struct sp_ohdr *ohdr;   /* dataset headers read by the reader (reader_ohdr.c), or NULL */
+  hid_t col[5];           /* columnar: the start, end (or delta, duration), thread_ids,
+                           * call_ids and parent_ids datasets, kept open; -1 when absent */
+  int64_t col_len[5];     /* columnar: their lengths (elements) */
+  int64_t col_addr[5];    /* columnar: their byte offsets for pread (reader_direct.c), or 0 */
+  struct sp_colcache *cc; /* columnar: pages of those columns (reader_colcache.c), or NULL */
   struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
   struct sp_gheap *gheap;   /* the global heap's objects found at open (reader_gheap.c),
                              * or NULL when unknown: heap IDs are then not checked */
@@ -270,6 +277,13 @@ int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_inte
 int sp__columnar_read_ids(sp_reader_t *r, int g, int k, int64_t *n, int64_t **call_ids,
                           int64_t **parent_ids);
 void sp__columnar_close(sp_reader_t *r);
+
+/* reader_colcache.c: n elements of column c (0 to 4, as r->col[]) from
+ * offset into out (int64, thread ids int32), through a page cache so that
+ * a pair of a few calls costs a copy, not an HDF5 read. The range must lie
+ * in the column (r->col_len). Returns 0 or SP_READER_EHDF5. */
+int sp__colcache_read(sp_reader_t *r, int c, int64_t offset, int64_t n, void *out);
+void sp__colcache_free(sp_reader_t *r);
 
 /* reader_nested.c: the links under a rank's regions group; and, for a
  * link without region data, whether it is a level of a name with '/' that

@@ -98,6 +98,9 @@ int sp__reader_check_pair(sp_reader_t *r, int g, int k) {
 const sp_rank_region_t *sp__reader_find(const sp_reader_t *r, int g, int k) {
   if (!r || k < 0 || k >= r->nranks || g < 0 || g >= r->nregions) return NULL;
   const sp_rank_t *rk = &r->ranks[k];
+  /* The records are sorted by region and unique: a rank that has every
+   * region (the common case) holds region g at g, found without a search. */
+  if (g < rk->nregions && rk->regions[g].region == g) return &rk->regions[g];
   int lo = 0, hi = rk->nregions - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;

@@ -234,6 +234,10 @@ _PROTOTYPES = {
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(TreeRank)],
     ),
+    "sp_reader_region_sums": (
+        ctypes.c_int,
+        [_P, c_int64_p, c_int64_p, c_int64_p, c_int64_p],
+    ),
     "sp_reader_tree_durations": (
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Durations)],

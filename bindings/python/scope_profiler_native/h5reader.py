@@ -274,12 +274,39 @@ class Region:
 
 class MPIRegion:
     """One named region over the ranks that ran it; ``region[rank]`` is the
-    rank's Region (rank id, the N of rank<N>)."""
+    rank's Region (rank id, the N of rank<N>).
 
-    def __init__(self, name, regions):
+    From a ProfilingH5Reader the per-rank Regions are made on first use:
+    num_calls, total_duration and len() come from the reader's per-region
+    sums (one C pass over the file for every region, sp_reader_region_sums)
+    until then, so that a file of 100,000 ranks x 50 regions needs no 5
+    million Python objects for its per-region totals (issue 47)."""
+
+    def __init__(self, name, regions, reader=None, index=-1):
         self.name = name
-        self.regions = regions  # rank id -> Region, ascending
+        self._regions = regions  # rank id -> Region, ascending; None: not made yet
+        self._reader = reader
+        self._index = index
         self.color = None
+
+    @property
+    def regions(self):
+        """rank id -> Region, ascending (made on first use)."""
+        if self._regions is None:
+            self._regions = self._reader._pairs_of(self._index)
+        return self._regions
+
+    @regions.setter
+    def regions(self, value):
+        self._regions = value
+
+    def _sums(self):
+        """(pairs, calls, intervals, total) of this region from the reader's
+        sums, or None when the Regions are made or the file stores
+        aggregates (their totals are per pair: None when one is unknown)."""
+        if self._regions is not None or self._reader is None or self._reader._aggregate_file():
+            return None
+        return tuple(int(col[self._index]) for col in self._reader._region_sums())
 
     @property
     def ranks(self):
@@ -301,17 +328,22 @@ class MPIRegion:
         return iter(self.regions.values())
 
     def __len__(self):
-        return len(self.regions)
+        sums = self._sums()
+        return sums[0] if sums else len(self.regions)
 
     @property
     def num_calls(self):
         """Calls summed over ranks."""
-        return sum(r.num_calls for r in self.regions.values())
+        sums = self._sums()
+        return sums[1] if sums else sum(r.num_calls for r in self.regions.values())
 
     @property
     def total_duration(self):
         """Sum over ranks, ns (None when an aggregate file does not store a
         rank's total)."""
+        sums = self._sums()
+        if sums:
+            return sums[3]
         totals = [r.total_duration for r in self.regions.values()]
         return None if None in totals else sum(totals)
 
@@ -438,17 +470,11 @@ class ProfilingH5Reader:
         self._rank_ids = [lib.sp_reader_rank_id(self._r, k) for k in range(lib.sp_reader_num_ranks(self._r))]
         self._agg_cache = {}
         self._regions = {}
-        info = _rl.Info()
+        self._sums_cache = None
+        self._is_agg = None
         for g in range(lib.sp_reader_num_regions(self._r)):
             name = lib.sp_reader_region_name(self._r, g).decode("utf-8", "replace")
-            per_rank = {}
-            for k, rank in enumerate(self._rank_ids):
-                lib.sp_reader_info(self._r, g, k, ctypes.byref(info))
-                if info.present:
-                    per_rank[rank] = Region(self, g, k, info)
-            region = MPIRegion(name, per_rank)
-            region._index = g
-            self._regions[name] = region
+            self._regions[name] = MPIRegion(name, None, self, g)
         self._metadata = None
 
     # ---- the file ------------------------------------------------------
@@ -607,6 +633,45 @@ class ProfilingH5Reader:
         ends = _array(owner, iv.end, n, "<i8", np.int64)
         tids = _array(owner, iv.thread_ids, n, "<i4", np.int32) if iv.thread_ids else None
         return starts, ends, tids, owner, None
+
+    def _pairs_of(self, g):
+        """rank id -> Region of region g, ranks ascending."""
+        info, per_rank = _rl.Info(), {}
+        with self._lock:
+            r = self._handle()
+            for k, rank in enumerate(self._rank_ids):
+                self._lib.sp_reader_info(r, g, k, ctypes.byref(info))
+                if info.present:
+                    per_rank[rank] = Region(self, g, k, info)
+        return per_rank
+
+    def _region_sums(self):
+        """(pairs, calls, intervals, total) per region, int64 arrays
+        (sp_reader_region_sums), computed once."""
+        if self._sums_cache is None:
+            n = max(1, len(self._regions))
+            cols = tuple((ctypes.c_int64 * n)() for _ in range(4))
+            with self._lock:
+                rc = self._lib.sp_reader_region_sums(self._handle(), *cols)
+                if rc < 0:
+                    self._fail(rc)
+            self._sums_cache = tuple(np.ctypeslib.as_array(c) for c in cols)
+        return self._sums_cache
+
+    def _aggregate_file(self):
+        """True for the reference tool's aggregate layout (no stamps)."""
+        if self._is_agg is None:
+            self._is_agg = False
+            info = _rl.Info()
+            with self._lock:
+                r = self._handle()
+                for g in range(len(self._regions)):
+                    for k in range(len(self._rank_ids)):
+                        self._lib.sp_reader_info(r, g, k, ctypes.byref(info))
+                        if info.present:
+                            self._is_agg = self._aggregate(g, k).present != 0
+                            return self._is_agg
+        return self._is_agg
 
     def _extent(self, g, k):
         first, last = ctypes.c_int64(), ctypes.c_int64()

@@ -1,0 +1,125 @@
+"""Writes one synthetic profile of RANKS x REGIONS x CALLS calls in the
+layouts the postprocessor reads (issue 47: reading at 100,000 ranks), with
+h5py and numpy, from the same deterministic data.
+
+usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...]
+  LAYOUT: columnar (the default), perrank, shuffled, or both (columnar and
+  perrank); prints one line per file written: layout, path, seconds to
+  write, bytes.
+
+  DIR/read_columnar.h5  the reference tool's columnar schema 2 (as
+      postproc/src/reader_columnar.c reads it): region_table/names,
+      rank_region_index/{region_ids, ranks (uint32), event_offsets,
+      event_counts (uint64)}, events/{start_times, end_times} (int64 ns);
+      root @scope_profiler_schema 2, @storage_layout "columnar". Rank-major:
+      rank 0's pairs, then rank 1's, each pair's calls contiguous.
+  DIR/read_shuffled.h5  the same columnar data with the events region after
+      region (all ranks of region 0 first) and the index rows in a seeded
+      random order: pairs that are neither rank after rank nor in file order.
+  DIR/read_perrank.h5   the reference tool's schema 1 (docs of the reference
+      tool, hdf5-output-and-visualization): rank<N>/regions/<name>/
+      {start_times, end_times}.
+
+The data (data() below): on rank r, region g's call c starts at
+T0 + ((c * REGIONS + g) * SLOT) + r * SKEW + jitter and lasts between 1 and
+SLOT / 2 ns, so calls never overlap and every call is a root of the call
+tree; the durations depend on (r, g, c) through a seeded generator, so the
+oracle (read_oracle.py) must read them, not recompute them.
+"""
+import os
+import sys
+import time
+
+import h5py
+import numpy as np
+
+T0 = 10**12
+SLOT = 100_000  # ns between consecutive calls of a rank
+SKEW = 7  # ns of start offset per rank
+
+
+def region_names(nregions):
+    return [f"region_{g:03d}" for g in range(nregions)]
+
+
+def data(nranks, nregions, ncalls, seed=47):
+    """starts, ends as int64[nranks, nregions, ncalls] (ns)."""
+    rng = np.random.default_rng(seed)
+    c = np.arange(ncalls, dtype=np.int64)[None, None, :]
+    g = np.arange(nregions, dtype=np.int64)[None, :, None]
+    r = np.arange(nranks, dtype=np.int64)[:, None, None]
+    jitter = rng.integers(0, SLOT // 4, size=(nranks, nregions, ncalls), dtype=np.int64)
+    starts = T0 + (c * nregions + g) * SLOT + r * SKEW + jitter
+    dur = rng.integers(1, SLOT // 2, size=(nranks, nregions, ncalls), dtype=np.int64)
+    return starts, starts + dur
+
+
+def write_columnar(path, nranks, nregions, ncalls, shuffled=False):
+    starts, ends = data(nranks, nregions, ncalls)
+    npairs = nranks * nregions
+    region_ids = np.tile(np.arange(nregions, dtype=np.uint32), nranks)
+    ranks = np.repeat(np.arange(nranks, dtype=np.uint32), nregions)
+    offsets = np.arange(npairs, dtype=np.uint64) * np.uint64(ncalls)
+    if shuffled:
+        # Events region after region; pair (r, g) is then at g * nranks + r.
+        starts, ends = starts.transpose(1, 0, 2), ends.transpose(1, 0, 2)
+        offsets = (region_ids.astype(np.uint64) * np.uint64(nranks) + ranks) * np.uint64(ncalls)
+        perm = np.random.default_rng(4747).permutation(npairs)
+        region_ids, ranks, offsets = region_ids[perm], ranks[perm], offsets[perm]
+    with h5py.File(path, "w", libver="earliest") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(2)
+        f.attrs["storage_layout"] = "columnar"
+        f.create_group("metadata").attrs["mpi_size"] = np.int64(nranks)
+        f["region_table/names"] = np.array(region_names(nregions), dtype=h5py.string_dtype())
+        idx = f.create_group("rank_region_index")
+        idx["region_ids"] = region_ids
+        idx["ranks"] = ranks
+        idx["event_offsets"] = offsets
+        idx["event_counts"] = np.full(npairs, ncalls, dtype=np.uint64)
+        ev = f.create_group("events")
+        ev["start_times"] = np.ascontiguousarray(starts).reshape(-1)
+        ev["end_times"] = np.ascontiguousarray(ends).reshape(-1)
+
+
+def write_perrank(path, nranks, nregions, ncalls):
+    starts, ends = data(nranks, nregions, ncalls)
+    names = region_names(nregions)
+    with h5py.File(path, "w", libver="earliest") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(1)
+        f.create_group("metadata").attrs["mpi_size"] = np.int64(nranks)
+        for r in range(nranks):
+            regs = f.create_group(f"rank{r}/regions")
+            for g, name in enumerate(names):
+                grp = regs.create_group(name)
+                grp["start_times"] = starts[r, g]
+                grp["end_times"] = ends[r, g]
+
+
+def write_shuffled(path, nranks, nregions, ncalls):
+    write_columnar(path, nranks, nregions, ncalls, shuffled=True)
+
+
+WRITERS = {"columnar": ("read_columnar.h5", write_columnar),
+           "shuffled": ("read_shuffled.h5", write_shuffled),
+           "perrank": ("read_perrank.h5", write_perrank)}
+
+
+def main(argv):
+    if len(argv) < 5:
+        sys.exit(__doc__)
+    out, nranks, nregions, ncalls = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
+    layouts = argv[5:] or ["columnar"]
+    if "both" in layouts:
+        layouts = ["columnar", "perrank"]
+    os.makedirs(out, exist_ok=True)
+    for layout in layouts:
+        name, write = WRITERS[layout]
+        path = os.path.join(out, name)
+        t = time.perf_counter()
+        write(path, nranks, nregions, ncalls)
+        print(f"{layout} {path} {time.perf_counter() - t:.2f} s {os.path.getsize(path)} bytes",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

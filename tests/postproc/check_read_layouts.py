@@ -1,0 +1,132 @@
+"""The same synthetic run in several layouts (issue 47): scope-profiler-pproc
+--summary and check against a numpy oracle that reads the arrays with h5py
+(tests/bench/scale/read_oracle.py), and ProfilingH5Reader's per-region
+totals against the same oracle.
+
+usage: /usr/bin/python3 check_read_layouts.py PPROC OUTDIR CASE [PYTHONPATH]
+  columnar  200 ranks x 20 regions x 4 calls, the reference tool's columnar
+            schema 2, rank after rank
+  perrank   the same data as rank<N>/regions/<name>/{start_times,end_times}
+  shuffled  the same data as columnar with the events region after region
+            and the index rows in random order
+  blocks    12 ranks x 20 regions x 9000 calls (180,000 calls a rank: the
+            summary's rank blocks hold one rank each, and each pair spans
+            pages of the reader's page cache, more pages than it holds)
+  check     `check FILE FILE`: every region of the columnar file compared
+            with itself, no regression
+  python    ProfilingH5Reader (PYTHONPATH: the bindings) on the columnar and
+            per-rank files: per-region calls and totals
+"""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bench", "scale"))
+import make_read_files  # noqa: E402
+import read_oracle  # noqa: E402
+
+SHAPES = {"columnar": (200, 20, 4, "columnar"), "perrank": (200, 20, 4, "perrank"),
+          "shuffled": (200, 20, 4, "shuffled"), "blocks": (12, 20, 9000, "columnar"),
+          "check": (200, 20, 4, "columnar")}
+FAILS = []
+
+
+def expect(what, got, want):
+    if got != want:
+        FAILS.append(f"{what}: got {got!r}, expected {want!r}")
+
+
+def make(out, case, test=None):
+    """The file of case in a directory of test's own (ctest -j runs the
+    tests at once)."""
+    ranks, regions, calls, layout = SHAPES[case]
+    d = os.path.join(out, f"read_layouts_{test or case}_{case}")
+    os.makedirs(d, exist_ok=True)
+    name, write = make_read_files.WRITERS[layout]
+    path = os.path.join(d, name)
+    write(path, ranks, regions, calls)
+    return path
+
+
+def summary_rows(pproc, path):
+    res = subprocess.run([pproc, path, "--summary", "--format", "tsv"], capture_output=True,
+                         text=True, check=False)
+    if res.returncode != 0:
+        sys.exit(f"FAIL: {pproc} {path} --summary exited {res.returncode}: {res.stderr}")
+    lines = [ln.split("\t") for ln in res.stdout.splitlines() if ln and not ln.startswith("#")]
+    head = lines[0]
+    return {row[head.index("region")]: dict(zip(head, row)) for row in lines[1:]}
+
+
+def ns(text):
+    return round(float(text) * 1e9)
+
+
+def check_summary(pproc, path, case):
+    want = read_oracle.read(path)
+    got = summary_rows(pproc, path)
+    expect(f"{case}: regions", sorted(got), sorted(want))
+    for name, w in want.items():
+        g = got.get(name)
+        if g is None:
+            continue
+        expect(f"{case}: {name} calls", int(g["calls"]), w["calls"])
+        expect(f"{case}: {name} total ns", ns(g["total_s"]), w["total"])
+        # Every call is a root: its self time is its time.
+        expect(f"{case}: {name} self ns", ns(g["self_s"]), w["total"])
+        expect(f"{case}: {name} min ns", ns(g["min_s"]), w["min"])
+        expect(f"{case}: {name} max ns", ns(g["max_s"]), w["max"])
+        expect(f"{case}: {name} mean ns", ns(g["mean_s"]), round(w["mean"]))
+        expect(f"{case}: {name} rank_max ns", ns(g["rank_max_s"]), w["rank_max"])
+        expect(f"{case}: {name} max_rank", int(g["max_rank"]), w["max_rank"])
+    return want
+
+
+def check_check(pproc, path):
+    res = subprocess.run([pproc, "check", path, path, "--max-regression", "1%", "--format", "tsv"],
+                         capture_output=True, text=True, check=False)
+    expect("check: exit status", res.returncode, 0)
+    lines = [ln.split("\t") for ln in res.stdout.splitlines() if ln and not ln.startswith("#")]
+    want = read_oracle.read(path)
+    if not lines:
+        FAILS.append(f"check: no output ({res.stderr})")
+        return
+    head = lines[0]
+    rows = {r[head.index("region")]: r for r in lines[1:]}
+    expect("check: regions", sorted(rows), sorted(want))
+
+
+def check_python(out, pythonpath):
+    sys.path.insert(0, pythonpath)
+    from scope_profiler_native.h5reader import ProfilingH5Reader
+    for case in ("columnar", "perrank"):
+        path = make(out, case, "python")
+        want = read_oracle.read(path)
+        with ProfilingH5Reader(path) as reader:
+            for name, w in want.items():
+                region = reader.get_region(name)
+                expect(f"python {case}: {name} calls", region.num_calls, w["calls"])
+                expect(f"python {case}: {name} total", region.total_duration, w["total"])
+                expect(f"python {case}: {name} ranks", len(region), 200)
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    pproc, out, case = argv[1], argv[2], argv[3]
+    if case == "python":
+        check_python(out, argv[4])
+    elif case == "check":
+        check_check(pproc, make(out, case))
+    else:
+        check_summary(pproc, make(out, case), case)
+    for f in FAILS:
+        print("FAIL:", f)
+    if FAILS:
+        sys.exit(1)
+    print(f"{case}: ok")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -245,7 +245,7 @@ static int sp_id_cmp(const void *a, const void *b) {
 }
 
 /* The ranks: the distinct rank ids of the index, ascending; in files of
- * ours, which keep a row per rank in rank_info (c/src/columnar_write.c),
+ * ours, which keep a row per rank in rank_info (c/src/write/columnar_write.c),
  * 0 to that length - 1 when it covers them all, so that a rank that
  * recorded nothing (no index row) is still a rank, as its empty rank<N>
  * group is in the per-rank layout. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../c/src/agg_layout.h" /* the aggregate file's names: the writer's list */
+#include "../../c/src/profile/agg_layout.h" /* the aggregate file's names: the writer's list */
 #include "reader_internal.h"
 
 #define SP_RED_MAX_PATHS ((int64_t)1 << 31)

@@ -1,6 +1,6 @@
 /* fuzz_redtable.c - harness for the parser of the tables that ranks send
  * each other in profile mode's reduction across ranks
- * (c/src/aggregate_red_table.c). The input is one table's bytes: parsed,
+ * (c/src/profile/aggregate_red_table.c). The input is one table's bytes: parsed,
  * merged into an empty table and into itself (a merge of two children),
  * and packed again. A parse that succeeds must leave every index in range;
  * any crash, sanitizer report or leak is a finding. Replayed from

@@ -220,7 +220,6 @@ static int sp_config_int_ok(const char *var, const char *field, int64_t value) {
   else if (r->kind == SP_KIND_CHOICE)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be 0 to %lld, one of %s (got %lld)", field,
             (long long)r->high, r->choices, (long long)value);
-
   else if (r->kind == SP_KIND_AUTO)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "%s must be -1 (auto), 0 or 1 (got %lld)", field,
             (long long)value);

@@ -43,7 +43,7 @@ static int64_t sp_len(hid_t file, const char *path) {
 
 /* The n values of the 1-D dataset path as mem (elem bytes each), in a
  * malloc'd array; NULL when it cannot be read. */
-static void *sp_col_read(hid_t file, const char *path, hid_t mem, size_t elem, int64_t n) {
+void *sp__agg_col_read_as(hid_t file, const char *path, hid_t mem, size_t elem, int64_t n) {
   void *v = malloc((size_t)(n ? n : 1) * elem);
   hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
   herr_t rc = d >= 0 && n > 0 ? H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
@@ -56,7 +56,7 @@ static void *sp_col_read(hid_t file, const char *path, hid_t mem, size_t elem, i
 }
 
 int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
-  return sp_col_read(file, path, H5T_NATIVE_INT64, sizeof(int64_t), n);
+  return sp__agg_col_read_as(file, path, H5T_NATIVE_INT64, sizeof(int64_t), n);
 }
 
 /* The index of name in region_table/names, or -1. */
@@ -165,7 +165,7 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
   if (!mine) return 0;
   int64_t *cnt = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_COUNTS, np);
   int64_t *incl = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_INCLUSIVES, np);
-  double *sq = sp_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_SUM_SQUARES, H5T_NATIVE_DOUBLE,
+  double *sq = sp__agg_col_read_as(r->file, SP_AGG_PATHS "/" SP_AGG_SUM_SQUARES, H5T_NATIVE_DOUBLE,
                            sizeof(double), np);
   int ok = cnt && incl && sq;
   /* Every call path of the region on the rank (all its threads): the

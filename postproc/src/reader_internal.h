@@ -305,6 +305,9 @@ typedef struct sp_h5_quiet {
  * values as int64 (malloc'd; NULL on failure). */
 int64_t sp__agg_col_len(hid_t file, const char *path, int64_t max);
 int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n);
+/* The n values of the 1-D dataset path as mem (elem bytes each), malloc'd;
+ * NULL when it cannot be read. */
+void *sp__agg_col_read_as(hid_t file, const char *path, hid_t mem, size_t elem, int64_t n);
 
 void sp__h5_quiet_begin(sp_h5_quiet_t *q);
 void sp__h5_quiet_end(const sp_h5_quiet_t *q);

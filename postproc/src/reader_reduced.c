@@ -31,15 +31,7 @@ static void *sp_red_col(hid_t file, const char *name, const char *suffix, hid_t 
   char path[128];
   snprintf(path, sizeof path, "%s/%s%s", SP_AGG_RED_PATHS, name, suffix);
   if (sp__agg_col_len(file, path, SP_RED_MAX_PATHS) != n) return NULL;
-  void *v = malloc((size_t)(n ? n : 1) * elem);
-  hid_t d = v ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
-  herr_t rc = d >= 0 && n > 0 ? H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0;
-  if (d >= 0) H5Dclose(d);
-  if (d < 0 || rc < 0) {
-    free(v);
-    return NULL;
-  }
-  return v;
+  return sp__agg_col_read_as(file, path, mem, elem, n);
 }
 
 /* 1 when every index of o is in range: regions, parents before children,

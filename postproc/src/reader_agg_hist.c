@@ -166,7 +166,7 @@ int sp_reader_aggregate_moments(const sp_reader_t *r, int g, int k, sp_reader_mo
   int64_t *cnt = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_COUNTS, np);
   int64_t *incl = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_INCLUSIVES, np);
   double *sq = sp__agg_col_read_as(r->file, SP_AGG_PATHS "/" SP_AGG_SUM_SQUARES, H5T_NATIVE_DOUBLE,
-                           sizeof(double), np);
+                                   sizeof(double), np);
   int ok = cnt && incl && sq;
   /* Every call path of the region on the rank (all its threads): the
    * calls, the sums and the sums of squares add up. */

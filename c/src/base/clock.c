@@ -29,7 +29,7 @@ const char *sp_clock_name(void) { return sp__state.clock_tsc ? "tsc" : "monotoni
  * constant rate across frequency changes and ticking in deep C-states. */
 static int sp_cpuinfo_has_invariant_tsc(void) {
 #if defined(__x86_64__) || defined(__i386__)
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = fopen("/proc/cpuinfo", "re");
   if (!f) return 0;
   char line[8192];
   int found = 0;

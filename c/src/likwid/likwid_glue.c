@@ -237,7 +237,7 @@ typedef struct sp_lw_row {
 /* Parses the marker file at path into b: group name, then per region of
  * ours: name, tag, event names, T, and T rows (cpu, count, time, events). */
 static int sp_lw_pack_file(const char *path, sp_buf_t *b, int live) {
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) return SP_EIO;
   int nthreads = 0, nregions = 0, ngroups = 0, rc = 0;
   char line[4096];

@@ -27,16 +27,16 @@ CALLS = {"main": [(0, 1000)], "a": [(0, 600)], "b": [(0, 400)], "c": [(450, 500)
 WANT = ["main", "a", "b", "c", "k"]
 
 
-def main():
-    pproc, outdir = sys.argv[1:3]
-    out = os.path.join(outdir, "lane_depth")
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
-    h5 = os.path.join(out, "depth.h5")
+def gantt_lane_order(pproc, out, h5, calls):
+    """Writes calls ({region: [(start_ms, end_ms)]}, one rank) into h5 with
+    h5py, draws its Gantt chart into out and returns the regions in the
+    order of their lanes from the top, read from the PNG by each region's
+    colour (check_lane_oracle.py uses it too)."""
     with h5py.File(h5, "w") as f:
         f.attrs["scope_profiler_schema"] = np.int32(1)
         regs = f.create_group("rank0").create_group("regions")
-        for name, v in CALLS.items():
+        for name, v in calls.items():
+            v = sorted(v)
             g = regs.create_group(name)
             g.attrs["name"] = name
             g.attrs["num_calls"] = np.int64(len(v))
@@ -57,7 +57,15 @@ def main():
             print(f"FAIL: {name}: no pixel of its colour {hexc}")
             sys.exit(1)
         top[name] = ys.min()
-    got = sorted(top, key=top.get)
+    return sorted(top, key=top.get)
+
+
+def main():
+    pproc, outdir = sys.argv[1:3]
+    out = os.path.join(outdir, "lane_depth")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    got = gantt_lane_order(pproc, out, os.path.join(out, "depth.h5"), CALLS)
     print("lanes from the top:", got, "want:", WANT)
     if got != WANT:
         print("FAIL: k is not at the path with most of its time")

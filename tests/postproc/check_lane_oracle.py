@@ -16,19 +16,15 @@ and the PNG's lanes, found by colour (the data file's "colors"), must be
 in the oracle's order.
 
 usage: check_lane_oracle.py PPROC OUTDIR [SEED]"""
-import json
 import os
 import shutil
-import subprocess
 import sys
 
-import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from png_read import read_png  # noqa: E402
+from check_lane_depth import gantt_lane_order  # noqa: E402
 
-T0, MS = 10**12, 10**6
 NAMES = ["a", "b", "c", "d", "e", "f", "g"]
 
 
@@ -98,31 +94,7 @@ def main():
     if want == first:
         print("FAIL: this seed's file does not tell tree order from first-start order")
         sys.exit(1)
-    h5 = os.path.join(out, "oracle.h5")
-    with h5py.File(h5, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int32(1)
-        regs = f.create_group("rank0").create_group("regions")
-        for name, v in calls.items():
-            v = sorted(v)
-            g = regs.create_group(name)
-            g.attrs["name"] = name
-            g.attrs["num_calls"] = np.int64(len(v))
-            g.create_dataset("start_times", data=np.array([T0 + s * MS for s, _ in v], np.int64))
-            g.create_dataset("end_times", data=np.array([T0 + e * MS for _, e in v], np.int64))
-    subprocess.run([pproc, h5, "-o", out, "--plots", "gantt", "--export-data",
-                    "--export-data-format", "json", "--width", "1000", "--height", "500", "-q"],
-                   check=True)
-    colors = json.load(open(os.path.join(out, "gantt_data.json")))["colors"]
-    img = read_png(os.path.join(out, "gantt_plot.png"))[50:450, 180:830, :3].astype(int)
-    top = {}
-    for name, hexc in colors.items():
-        c = np.array([int(hexc[i:i + 2], 16) for i in (1, 3, 5)])
-        ys = np.nonzero(np.all(np.abs(img - c) <= 3, axis=-1).sum(axis=1) >= 10)[0]
-        if not len(ys):
-            print(f"FAIL: {name}: no pixel of its colour {hexc}")
-            sys.exit(1)
-        top[name] = ys.min()
-    got = sorted(top, key=top.get)
+    got = gantt_lane_order(pproc, out, os.path.join(out, "oracle.h5"), calls)
     print("lanes from the top:", got)
     if got != want:
         print("FAIL: the lanes are not in the oracle's call-tree order")

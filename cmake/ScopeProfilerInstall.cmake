@@ -153,6 +153,19 @@ if(TARGET scope_profiler_instrument)
   list(APPEND SCOPE_PROFILER_COMPONENTS instrument)
 endif()
 
+# ---- NVTX (docs/gpu.md) ----------------------------------------------------
+# The injection library (NVTX_INJECTION64_PATH) and NVTX3's C API as symbols;
+# the Fortran module scope_profiler_nvtx goes with the other .mod files.
+if(TARGET scope_profiler_nvtx)
+  sp_install_library(scope_profiler_nvtx)
+  sp_install_library(scope_profiler_nvtx_api)
+  list(APPEND SCOPE_PROFILER_COMPONENTS nvtx)
+endif()
+if(TARGET scope_profiler_nvtx_f)
+  sp_install_library(scope_profiler_nvtx_f)
+  list(APPEND SCOPE_PROFILER_COMPONENTS nvtx_fortran)
+endif()
+
 # ---- CMake config package -----------------------------------------------
 # Values the config file needs to find the same dependencies again.
 set(SCOPE_PROFILER_HDF5_IS_PARALLEL ${HDF5_IS_PARALLEL})

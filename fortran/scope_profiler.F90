@@ -130,6 +130,7 @@ module scope_profiler
     integer(c_int) :: sample_ms
     integer(c_int) :: layout
     integer(c_int) :: reduce
+    integer(c_int) :: nvtx
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -557,7 +558,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce)
+                          sample_ms, profile_mpi, layout, reduce, nvtx)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -572,10 +573,12 @@ contains
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
+    logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
+                          nvtx)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -584,7 +587,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce)
+                          sample_ms, profile_mpi, layout, reduce, nvtx)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -599,10 +602,12 @@ contains
     logical, intent(in), optional :: profile_mpi !! MPI calls as regions with bytes and peers (default false)
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
+    logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
-                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce)
+                          buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
+                          nvtx)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -613,9 +618,9 @@ contains
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                            buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
-                           layout, reduce) result(err)
+                           layout, reduce, nvtx) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
-    logical, intent(in), optional :: aggregate, profile_mpi
+    logical, intent(in), optional :: aggregate, profile_mpi, nvtx
     integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce
     character(len=*), intent(in), optional :: file_path
     integer :: err
@@ -634,6 +639,7 @@ contains
     if (present(profile_mpi)) cfg%profile_mpi = merge(1_c_int, 0_c_int, profile_mpi)
     if (present(layout)) cfg%layout = int(layout, c_int)
     if (present(reduce)) cfg%reduce = int(reduce, c_int)
+    if (present(nvtx)) cfg%nvtx = merge(1_c_int, 0_c_int, nvtx)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

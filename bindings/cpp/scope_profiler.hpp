@@ -94,6 +94,7 @@ struct Config {
   int layout;                /**< the trace file's layout, an SP_LAYOUT_* (docs/settings.md) */
 
   int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
+  bool nvtx;  /**< regions also as NVTX push/pop in the domain "scope-profiler" (docs/gpu.md) */
 
   Config() {
     ::sp_config c;
@@ -110,6 +111,7 @@ struct Config {
     layout = c.layout;
 
     reduce = c.reduce;
+    nvtx = c.nvtx != 0;
   }
 };
 
@@ -134,6 +136,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.layout = cfg.layout;
 
   c.reduce = cfg.reduce;
+  c.nvtx = cfg.nvtx ? 1 : 0;
   return ::sp_setup(&c);
 }
 

@@ -137,6 +137,9 @@ typedef struct sp_config {
                         mean and std over the ranks, per region the k ranks of largest and
                         smallest total whole; 1 on, 0 off, -1 auto: on from 1,024 ranks
                         (default -1; docs/profile-mode.md) */
+  int nvtx;        /**< each region start/stop is also an NVTX push/pop in the domain
+                        "scope-profiler", for Nsight Systems (default 0; needs a build with
+                        the NVTX3 headers, docs/gpu.md) */
 } sp_config;
 
 /** sp_config.layout: SP_LAYOUT_AUTO (rank<N> groups below 1,024 ranks, the
@@ -162,7 +165,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_AGGREGATE=0|1 (profile mode, see sp_report),
  *   SCOPE_PROFILER_REDUCE=0|1|auto (profile mode reduced across ranks),
  *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off),
- *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout)
+ *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout),
+ *   SCOPE_PROFILER_NVTX=0|1 (regions also as NVTX ranges, sp_config.nvtx)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config, also
  * while other threads have recorded in it (an OpenMP pool between parallel

@@ -24,9 +24,13 @@ PACKAGE = "spack/packages/scope-profiler/package.py"
 
 
 def cmake_options(cmake_text):
-    """{name: 'ON'|'OFF'} of the SCOPE_PROFILER_ENABLE_* options."""
+    """{name: 'ON'|'OFF'|'AUTO'} of the SCOPE_PROFILER_ENABLE_* options (option(), or a
+    cache string set(... AUTO CACHE STRING ...) for a three-way one)."""
     found = {}
     for m in re.finditer(r'option\((SCOPE_PROFILER_ENABLE_\w+)\s+"[^"]*"\s+(ON|OFF)\)',
+                         cmake_text):
+        found[m.group(1)] = m.group(2)
+    for m in re.finditer(r'set\((SCOPE_PROFILER_ENABLE_\w+)\s+(AUTO|ON|OFF)\s+CACHE\s+STRING\b',
                          cmake_text):
         found[m.group(1)] = m.group(2)
     return found

@@ -33,9 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pproc_rooms import FUNC_DEF, cycles, line_of, strip_comments  # noqa: E402
 
 # The rooms, lowest first, and the rooms each may use (itself included).
-# likwid and mpi_profile are side rooms that the build may leave out: only
+# likwid, nvtx and mpi_profile are side rooms that the build may leave out: only
 # the session names them.
-ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "mpi_profile", "profile",
+ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "nvtx", "mpi_profile", "profile",
          "recover", "session"]
 MAY_USE = {
     "base": {"base"},
@@ -44,12 +44,13 @@ MAY_USE = {
     "spill": {"base", "mpi", "record", "spill"},
     "write": {"base", "mpi", "record", "spill", "write"},
     "likwid": {"base", "mpi", "record", "write", "likwid"},
+    "nvtx": {"base", "record", "nvtx"},
     "mpi_profile": {"base", "mpi", "record", "spill", "mpi_profile"},
     "profile": {"base", "mpi", "record", "spill", "write", "profile"},
     "recover": {"base", "mpi", "record", "spill", "write", "profile", "recover"},
     "session": set(ROOMS),
 }
-STANDINS = {"mpi/mpi_stub.c", "likwid/likwid_stub.c"}
+STANDINS = {"mpi/mpi_stub.c", "likwid/likwid_stub.c", "nvtx/nvtx_stub.c"}
 NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof"}
 # Any use of a name, a call or its address taken (a hook set by name).
 USE = re.compile(r"\b(sp_\w+)\b")

@@ -39,6 +39,7 @@ class SpConfig(ctypes.Structure):
         ("layout", ctypes.c_int),
 
         ("reduce", ctypes.c_int),
+        ("nvtx", ctypes.c_int),
     ]
 
 

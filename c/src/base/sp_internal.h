@@ -472,6 +472,13 @@ SP_HIDDEN void sp__likwid_stop(int32_t h);   /* after the stop stamp */
  * par: adds rank<N>/likwid/... to the file at partial_path. */
 SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path);
 
+/* ---- nvtx_glue.c / nvtx_stub.c ----
+ * Called only in SP_MODE_GENERAL (cfg.nvtx in a build with NVTX3). */
+SP_HIDDEN int sp__nvtx_available(void);
+SP_HIDDEN void sp__nvtx_init(void);       /* sp_setup: the domain, names anew */
+SP_HIDDEN void sp__nvtx_start(int32_t h); /* before the start stamp */
+SP_HIDDEN void sp__nvtx_stop(int32_t h);  /* after the stop stamp */
+
 /* ---- state.c: the calls up a floor (docs/design.md, "Rooms") ----
  * Calls run one way between the core's rooms: a lower room never names a
  * function of a higher one. Where the record or MPI room must reach up (a
@@ -493,6 +500,9 @@ typedef struct sp_calls_up {
   void (*likwid_thread_init)(void);
   void (*likwid_start)(int32_t h);
   void (*likwid_stop)(int32_t h);
+  /* nvtx/: sp__nvtx_start, sp__nvtx_stop (SCOPE_PROFILER_NVTX=1). */
+  void (*nvtx_start)(int32_t h);
+  void (*nvtx_stop)(int32_t h);
   /* MPI_Finalize reached with a session open (mpi/mpi_glue.c): sp_finalize. */
   int (*mpi_finalize)(void);
   /* MPI_Init ran in a session (mpi/mpi_glue.c): sp__spill_head_now. */

@@ -166,6 +166,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
   sp_thread_t *t = sp_start_prepare(h);
   if (!t) return;
   if (sp__state.cfg.use_likwid) sp__up.likwid_start(h);
+  if (sp__state.cfg.nvtx) sp__up.nvtx_start(h); /* SCOPE_PROFILER_NVTX=1 */
   if (sp_counting()) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
@@ -197,7 +198,8 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
 
 /* Profile mode alone (aggregate, no trace, no LIKWID markers). */
 static inline int sp_profile_alone(void) {
-  return !sp__state.cfg.time_trace && sp__state.cfg.aggregate && !sp__state.cfg.use_likwid;
+  return !sp__state.cfg.time_trace && sp__state.cfg.aggregate && !sp__state.cfg.use_likwid &&
+         !sp__state.cfg.nvtx;
 }
 
 /* A start in profile mode alone whose call path's node is known already
@@ -283,11 +285,14 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
           (int)(t->depth - 1 - d));
   if (sp__state.cfg.use_likwid) /* the dropped calls' LIKWID regions end too */
     for (int32_t i = t->depth - 1; i > d; i--) sp__up.likwid_stop(t->stack[i].region);
+  if (sp__state.cfg.nvtx) /* and their NVTX ranges */
+    for (int32_t i = t->depth - 1; i > d; i--) sp__up.nvtx_stop(t->stack[i].region);
   sp__frames_drop_above(t, d);
   sp_close_frame(t, &t->stack[d], now);
   if (sp__state.cfg.aggregate) sp__agg_stop(t, d, now);
   t->depth = d;
   if (sp__state.cfg.use_likwid) sp__up.likwid_stop(h);
+  if (sp__state.cfg.nvtx) sp__up.nvtx_stop(h);
 }
 
 static inline void sp_stop_at(int h, int64_t now) {
@@ -298,7 +303,10 @@ static inline void sp_stop_at(int h, int64_t now) {
   t->depth--;
   sp_close_frame(t, f, now);
   if (SP_UNLIKELY(sp__state.cfg.aggregate)) sp__agg_stop(t, t->depth, now);
-  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL) && sp__state.cfg.use_likwid) sp__up.likwid_stop(h);
+  if (SP_UNLIKELY(SP_MODE() >= SP_MODE_GENERAL)) {
+    if (sp__state.cfg.use_likwid) sp__up.likwid_stop(h);
+    if (sp__state.cfg.nvtx) sp__up.nvtx_stop(h);
+  }
   return;
 unusual:
   sp_stop_unusual(h, now);

@@ -145,7 +145,15 @@ static int sp_setup_mode(sp_state_t *st) {
               "are off for this session (time_trace = 1 keeps both)");
       st->cfg.use_likwid = 0;
     }
-    if (st->cfg.use_likwid || st->cfg.aggregate) {
+    if (st->cfg.nvtx && !sp__nvtx_available()) {
+      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+              "nvtx (SCOPE_PROFILER_NVTX=1) requested but this library was built without the "
+              "NVTX3 headers (SCOPE_PROFILER_ENABLE_NVTX); regions are not forwarded to NVTX");
+      st->cfg.nvtx = 0;
+    }
+    /* NVTX's push and pop live in the general paths, so that a session
+     * without them keeps the fast paths (docs/gpu.md). */
+    if (st->cfg.use_likwid || st->cfg.aggregate || st->cfg.nvtx) {
       mode = SP_MODE_GENERAL;
     } else {
       mode = st->cfg.time_trace ? SP_MODE_TRACE : SP_MODE_COUNT;
@@ -157,6 +165,7 @@ static int sp_setup_mode(sp_state_t *st) {
 /* Recording starts: LIKWID, the mode, then the sampler. */
 static void sp_setup_start(sp_state_t *st, int mode) {
   if (mode == SP_MODE_GENERAL && st->cfg.use_likwid) sp__likwid_init();
+  if (mode == SP_MODE_GENERAL && st->cfg.nvtx) sp__nvtx_init();
   sp__session++;
   sp_mode_set(mode);
   sp__spill_head_now(); /* MPI ranks: every rank's file from the start */
@@ -180,6 +189,8 @@ static void sp_rooms_connect(void) {
   sp__up.likwid_thread_init = sp__likwid_thread_init;
   sp__up.likwid_start = sp__likwid_start;
   sp__up.likwid_stop = sp__likwid_stop;
+  sp__up.nvtx_start = sp__nvtx_start;
+  sp__up.nvtx_stop = sp__nvtx_stop;
   sp__up.mpi_finalize = sp_finalize;
   sp__up.mpi_rank_known = sp__spill_head_now;
   sp__up.meta_changed = sp__spill_meta_now;

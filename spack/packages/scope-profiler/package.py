@@ -45,6 +45,14 @@ class ScopeProfiler(CMakePackage):
         description="scope-profiler-pproc --export otf2 (OTF2 traces for Vampir, Scalasca, "
         "the Score-P tools); needs +postproc",
     )
+    variant(
+        "nvtx",
+        default=False,
+        description="NVTX both ways (docs/gpu.md): the injection library libscope_profiler_nvtx "
+        "that records a program's NVTX ranges, and SCOPE_PROFILER_NVTX=1 forwarding; "
+        "needs +shared",
+    )
+    conflicts("+nvtx", when="~shared", msg="NVTX loads its tool as a shared library")
     variant("shared", default=True, description="Build shared libraries (else static)")
     variant(
         "bindings",
@@ -82,6 +90,8 @@ class ScopeProfiler(CMakePackage):
     depends_on("py-numpy", type="run", when="+python")
     depends_on("plplot+python+pango", when="+python")
     depends_on("otf2", when="+postproc+otf2")
+    # NVTX3's headers alone (header-only; no CUDA needed to build or run).
+    depends_on("nvtx", when="+nvtx")
 
     def cmake_args(self):
         spec = self.spec
@@ -93,6 +103,7 @@ class ScopeProfiler(CMakePackage):
             self.define("SCOPE_PROFILER_ENABLE_PLPLOT", spec.satisfies("+postproc+plplot")),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_OTF2", "otf2"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_NVTX", "nvtx"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SCOPE_PROFILER_BUILD_BENCHMARKS", False),
@@ -108,6 +119,8 @@ class ScopeProfiler(CMakePackage):
                 args.append(self.define("MPI_Fortran_COMPILER", spec["mpi"].mpifc))
         if spec.satisfies("+bindings"):
             args.append(self.define("SCOPE_PROFILER_PYTHON_INSTALL_DIR", self.python_dir))
+        if spec.satisfies("+nvtx"):
+            args.append(self.define("SCOPE_PROFILER_NVTX_INCLUDE_DIR", spec["nvtx"].prefix.include))
         return args
 
     @property

@@ -21,12 +21,14 @@ struct nvtxDomainRegistration_st {
   int skip;    /* our own forwarding domain "scope-profiler": never recorded */
   char **cats; /* category names by number (nvtxDomainNameCategory), or NULL */
   uint32_t ncats;
+  struct nvtxDomainRegistration_st *next; /* every domain, kept (nvtx_names.c) */
 };
 
 /* A registered string (nvtxDomainRegisterString): its text, once. */
 struct nvtxStringRegistration_st {
   struct nvtxDomainRegistration_st *dom;
   char *text;
+  struct nvtxStringRegistration_st *next; /* every string, kept */
 };
 
 typedef struct nvtxDomainRegistration_st sp_nvtx_domain_t;

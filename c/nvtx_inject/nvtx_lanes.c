@@ -75,7 +75,7 @@ static sp_lane_t *sp_lane_new(void) {
   pthread_t tid;
   pthread_attr_init(&at);
   pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&at, 64 * 1024);
+  pthread_attr_setstacksize(&at, 256 * 1024); /* a lane calls sp_start/sp_stop only */
   int rc = pthread_create(&tid, &at, sp_lane_main, l);
   pthread_attr_destroy(&at);
   if (rc != 0) {

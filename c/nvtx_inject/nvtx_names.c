@@ -37,6 +37,11 @@ static pthread_once_t sp_nc_once = PTHREAD_ONCE_INIT;
 /* Domains' category names; the default domain's from nvtxNameCategory. */
 static pthread_mutex_t sp_names_lock = PTHREAD_MUTEX_INITIALIZER;
 static sp_nvtx_domain_t sp_default_dom;
+/* Every domain and registered string ever made, under sp_names_lock: NVTX
+ * never frees them, programs keep their handles in places that may be gone
+ * at exit, and events in flight may still name them. */
+static sp_nvtx_domain_t *sp_domains;
+static struct nvtxStringRegistration_st *sp_strings;
 
 static void sp_nc_free(void *p) {
   sp_nc_entry_t *t = p;
@@ -91,6 +96,10 @@ sp_nvtx_domain_t *sp__nvtx_domain_create(const char *name) {
   /* The core's forwarding (SCOPE_PROFILER_NVTX=1) pushes our own regions
    * into this domain: recording them again would loop. */
   d->skip = d->name && strcmp(d->name, "scope-profiler") == 0;
+  pthread_mutex_lock(&sp_names_lock);
+  d->next = sp_domains;
+  sp_domains = d;
+  pthread_mutex_unlock(&sp_names_lock);
   return d;
 }
 
@@ -135,6 +144,14 @@ nvtxStringHandle_t sp__nvtx_string_register(sp_nvtx_domain_t *dom, const char *s
   if (!r) return NULL;
   r->dom = dom;
   r->text = strdup(s ? s : "");
+  if (!r->text) {
+    free(r);
+    return NULL;
+  }
+  pthread_mutex_lock(&sp_names_lock);
+  r->next = sp_strings;
+  sp_strings = r;
+  pthread_mutex_unlock(&sp_names_lock);
   return r;
 }
 

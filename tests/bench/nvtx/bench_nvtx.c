@@ -7,8 +7,9 @@
  *   nvtx registered  nvtxDomainRangePushEx(d, registered) / nvtxDomainRangePop(d)
  *   forward on       sp_start(h) / sp_stop(h) with SCOPE_PROFILER_NVTX=1 and
  *                    no NVTX tool attached (what Nsight's absence costs)
- * usage: bench_nvtx INJECTION_LIB [N]   (best of 7 repetitions of N pairs,
- * each in a fresh session; not a test) */
+ * usage: bench_nvtx INJECTION_LIB [N]   (best of 31 repetitions of N pairs,
+ * after one to warm the buffers, each case in a session of its own, in
+ * memory, as bench_overhead measures; not a test) */
 #define _POSIX_C_SOURCE 200809L
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ static void session(int forward) {
   sp_config cfg;
   sp_config_init(&cfg);
   cfg.flush_to_disk = 0;
-  cfg.buffer_limit = 1 << 22;
+  cfg.buffer_limit = 1 << 20;
   cfg.nvtx = forward;
   cfg.file_path = "bench_nvtx_unused.h5"; /* never written: sessions are discarded */
   sp_setup(&cfg);
@@ -66,8 +67,9 @@ static double run(int kind, long n) {
 
 static double best(int kind, int forward, long n) {
   double b = 1e300;
-  for (int rep = 0; rep < 7; rep++) {
-    session(forward);
+  session(forward); /* discards the previous case's events */
+  run(kind, n);     /* warms the buffers and the caches */
+  for (int rep = 0; rep < 31; rep++) {
     double t = run(kind, n);
     if (t < b) b = t;
   }
@@ -85,7 +87,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_nvtx INJECTION_LIB [N]\n");
     return 2;
   }
-  long n = argc > 2 ? atol(argv[2]) : 1000000;
+  long n = argc > 2 ? atol(argv[2]) : 100000;
   sp_log_set(quiet_log, NULL);
   /* Forwarding with no tool first: NVTX loads its tool once, at its first call. */
   unsetenv("NVTX_INJECTION64_PATH");
@@ -105,7 +107,7 @@ int main(int argc, char **argv) {
   double t[NKINDS];
   for (int k = 0; k < NKINDS; k++) t[k] = best(k, 0, n);
   sp_finalize();
-  printf("pairs of %ld, best of 7, ns per pair\n", n);
+  printf("%ld pairs x 31 reps, best rep, ns per pair\n", n);
   printf("  direct sp_start_name/sp_stop_name   %7.1f\n", t[DIRECT_NAME]);
   printf("  direct sp_start/sp_stop (handle)    %7.1f\n", t[DIRECT_HANDLE]);
   printf("  nvtxRangePushA/nvtxRangePop         %7.1f   %.2fx by name\n", t[NVTX_A],

@@ -62,10 +62,13 @@ static void sp_d_end(nvtxDomainHandle_t d, nvtxRangeId_t id) {
   (void)d;
   sp__nvtx_range_end(id);
 }
+/* Our own forwarding domain is not recorded and keeps no stack: its pushes
+ * come from inside the sp_start of a range being pushed. */
 static int sp_d_pushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
+  if (d && d->skip) return 0;
   return sp__nvtx_push(d, sp__nvtx_event_region(d, a, 0));
 }
-static int sp_d_pop(nvtxDomainHandle_t d) { return sp__nvtx_pop(d); }
+static int sp_d_pop(nvtxDomainHandle_t d) { return d && d->skip ? 0 : sp__nvtx_pop(d); }
 static void sp_d_nameCatA(nvtxDomainHandle_t d, uint32_t c, const char *n) {
   sp__nvtx_name_category(d, c, n);
 }
@@ -148,6 +151,10 @@ static void sp_nvtx_atexit(void) {
   if (sp_is_active()) sp_finalize();
 }
 
+/* Once, by the first initialization. Not pthread_once: with forwarding on
+ * (SCOPE_PROFILER_NVTX=1), the sp_setup below makes the core's first NVTX
+ * call, which initializes the core's own NVTX and so calls
+ * InitializeInjectionNvtx2 again, on this thread, from inside this. */
 static void sp_nvtx_once(void) {
   sp_finalize_hook_add(sp_nvtx_finalize, NULL);
   const char *a = getenv("SCOPE_PROFILER_NVTX_AUTO");
@@ -162,9 +169,9 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
   const NvtxExportTableCallbacks *cb =
       get ? (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS) : NULL;
   if (!cb || cb->struct_size < sizeof *cb) return 0; /* 0: NVTX turns itself off */
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, sp_nvtx_once);
+  static int started;
   int ok = sp_table_fill(cb, NVTX_CB_MODULE_CORE, sp_core, sizeof sp_core / sizeof *sp_core);
   ok &= sp_table_fill(cb, NVTX_CB_MODULE_CORE2, sp_core2, sizeof sp_core2 / sizeof *sp_core2);
+  if (ok && !__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) sp_nvtx_once();
   return ok;
 }

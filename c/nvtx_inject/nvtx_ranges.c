@@ -6,7 +6,9 @@
  * of its domain, and ranges of other domains opened inside it end with it
  * (their own pops then find nothing and return -1). A range whose name is
  * not recorded (no session, our own forwarding domain) still takes a slot,
- * so that pushes and pops stay paired. */
+ * so that pushes and pops stay paired. The domain scope-profiler, where the
+ * core forwards its regions (SCOPE_PROFILER_NVTX=1) from inside our own
+ * sp_start and sp_stop, takes no slot at all (nvtx_inject.c). */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -50,8 +52,9 @@ int sp__nvtx_push(sp_nvtx_domain_t *dom, int32_t h) {
   f->h = h;
   f->session = sp__session;
   f->dom = dom;
+  const int level = sp_ns.depth++; /* before sp_start, which may push again (below) */
   if (h >= 0) sp_start(h);
-  return sp_ns.depth++;
+  return level;
 }
 
 /* Closes frame i (a call of the running session only: a handle of an

@@ -8,6 +8,8 @@
  *                 solver::io::write (category 7 named "io", 1)
  *                 solver::9::unnamed_cat (category 9, unnamed, 1)
  *                 wide (nvtxRangePushW, 1)
+ *                 phase::ex (nvtxRangePushEx, default domain's category 3, 1)
+ *                 mark::solver::tick (nvtxDomainMarkEx, 1)
  *   3 workers     worker (1 each) > step (4 each)
  *   start/end     async: started here, ended on another thread (1);
  *                 overlap_a, overlap_b: ended in the order they started (1 each)
@@ -61,6 +63,15 @@ static void domain_ranges(void) {
   a.message.ascii = "unnamed_cat";
   nvtxDomainRangePushEx(d, &a);
   nvtxDomainRangePop(d);
+  a.category = 0;
+  a.message.ascii = "tick";
+  nvtxDomainMarkEx(d, &a);
+  /* The default domain's categories, and nvtxRangePushEx without a domain. */
+  nvtxNameCategoryA(3, "phase");
+  a.category = 3;
+  a.message.ascii = "ex";
+  nvtxRangePushEx(&a);
+  nvtxRangePop();
   /* The domain the core forwards into: never recorded again. */
   nvtxDomainHandle_t ours = nvtxDomainCreateA("scope-profiler");
   a.category = 0;

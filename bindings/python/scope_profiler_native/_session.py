@@ -21,6 +21,7 @@ class ProfilingConfig:
     sample_ms: int = 0
     layout: str = "auto"
     reduce: int = -1
+    trace_max_mb: int = 0
 
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
@@ -42,6 +43,7 @@ def _core_defaults():
         cfg.sample_ms,
         LAYOUTS[cfg.layout],
         cfg.reduce,
+        cfg.trace_max_mb,
     )
 
 
@@ -67,6 +69,7 @@ def setup(
     sample_ms=None,
     layout=None,
     reduce=None,
+    trace_max_mb=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -84,6 +87,8 @@ def setup(
     ``reduce`` (profile mode): 1 writes the file reduced across ranks
     (per call path min, max, mean, std over the ranks), 0 per rank, -1
     (the default) from 1,024 ranks on.
+    ``trace_max_mb=N``: the trace stops growing past N MB of stamps per
+    process (0, the default: no cap); see trace_pause() for windows.
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -109,6 +114,11 @@ def setup(
     reduce = d.reduce if reduce is None else reduce
     if reduce not in (-1, 0, 1) or isinstance(reduce, bool):
         raise ValueError(f"reduce must be -1 (auto), 0 or 1, not {reduce!r}")
+    trace_max_mb = d.trace_max_mb if trace_max_mb is None else trace_max_mb
+    if isinstance(trace_max_mb, bool) or not isinstance(trace_max_mb, int):
+        raise TypeError(f"trace_max_mb must be an int, not {type(trace_max_mb).__name__}")
+    if not 0 <= trace_max_mb <= 16777216:
+        raise ValueError(f"trace_max_mb must be 0 (no cap) to 16777216 MB, not {trace_max_mb}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -128,6 +138,7 @@ def setup(
     cfg.sample_ms = sample_ms
     cfg.layout = LAYOUTS.index(layout)
     cfg.reduce = reduce
+    cfg.trace_max_mb = trace_max_mb
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -140,6 +151,7 @@ def setup(
         sample_ms,
         layout,
         reduce,
+        trace_max_mb,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

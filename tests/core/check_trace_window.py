@@ -113,6 +113,29 @@ def cap(case):
             check(got.get(k) == v, "aggregate %s: %s calls, want %d (every call)" % (k, got.get(k), v))
 
 
+def cap_columnar():
+    """cap in the columnar layout: the same calls, rank_info/trace_truncated_at."""
+    with h5py.File("cap_columnar.h5", "r") as f:
+        check(int(f["metadata"].attrs["events_lost"]) == 0, "events_lost is not 0")
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][()]]
+        ix = f["rank_region_index"]
+        st, en = f["events/start_times"][()], f["events/end_times"][()]
+        ev = {}
+        for i in range(len(ix["ranks"])):
+            o, c = int(ix["event_offsets"][i]), int(ix["event_counts"][i])
+            ev[names[ix["region_ids"][i]]] = (st[o:o + c], en[o:o + c])
+        ts, te = ev.get("tick", (np.zeros(0), np.zeros(0)))
+        rs, re_ = ev.get("run", (np.zeros(0), np.zeros(0)))
+        limit = (1 << 20) // 16
+        n = len(ts) + len(rs)
+        check(limit - 2 * 1000 - 2 * 256 <= n <= limit, "%d calls in the trace, cap %d" % (n, limit))
+        check(len(rs) == 1, "run: %d calls, want 1" % len(rs))
+        at = int(f["rank_info/trace_truncated_at"][0])
+        if len(ts) and len(rs) == 1:
+            check(ts.max() <= at <= re_[0], "rank_info/trace_truncated_at %d not between the last "
+                  "tick start %d and the end of run %d" % (at, ts.max(), re_[0]))
+
+
 def example():
     """examples/c/time_window.c: steps 100-110 traced, "output" every 10th step."""
     with h5py.File("example.h5", "r") as f:
@@ -140,6 +163,8 @@ elif case.startswith("window"):
         window(case, path, r)
 elif case == "threads":
     threads()
+elif case == "cap_columnar":
+    cap_columnar()
 elif case.startswith("cap"):
     cap(case)
 else:

@@ -11,6 +11,7 @@
  *   threads              4 threads, each with 50 calls paused, 70 traced,
  *                        30 paused, and a call open across each switch
  *   cap, cap_both        200,000 calls under a 1 MB cap with spills
+ *   cap_columnar         the same in the columnar layout
  *   api                  return codes, sp_trace_paused, count mode */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -25,6 +26,7 @@
 static void setup_mode(const char *path, int both, int max_mb, int64_t buffer_limit) {
   sp_config c;
   sp_config_init(&c);
+  if (strcmp(path, "cap_columnar.h5") == 0) c.layout = SP_LAYOUT_COLUMNAR;
   c.file_path = path;
   c.aggregate = both;
   c.trace_max_mb = max_mb;
@@ -167,6 +169,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(threads),
       SP_TEST_CASE_NAMED(cap, cap),
       SP_TEST_CASE_NAMED(cap_both, cap),
+      SP_TEST_CASE_NAMED(cap_columnar, cap),
       SP_TEST_CASE(api),
   };
   int status;

@@ -48,6 +48,7 @@ module scope_profiler
   public :: sp_mpi_set_comm, sp_is_active, sp_strerror, sp_err_name
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
   public :: sp_report, sp_reset, sp_region_stats, sp_region_stats_t
+  public :: sp_trace_pause, sp_trace_resume
   public :: sp_metadata_set
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
     SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ELOST, &
@@ -131,6 +132,7 @@ module scope_profiler
     integer(c_int) :: layout
     integer(c_int) :: reduce
     integer(c_int) :: nvtx
+    integer(c_int) :: trace_max_mb
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -323,6 +325,18 @@ module scope_profiler
       import :: c_int
       integer(c_int) :: err
     end function c_sp_reset
+
+    ! int sp_trace_pause(void);
+    function c_sp_trace_pause() bind(C, name="sp_trace_pause") result(err)
+      import :: c_int
+      integer(c_int) :: err
+    end function c_sp_trace_pause
+
+    ! int sp_trace_resume(void);
+    function c_sp_trace_resume() bind(C, name="sp_trace_resume") result(err)
+      import :: c_int
+      integer(c_int) :: err
+    end function c_sp_trace_resume
 
     ! int sp_region_stats(int h, sp_region_stats_t *out);
     function c_sp_region_stats(h, out) bind(C, name="sp_region_stats") result(err)
@@ -558,7 +572,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -574,11 +588,12 @@ contains
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
+    integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx)
+                          nvtx, trace_max_mb)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -587,7 +602,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -603,11 +618,12 @@ contains
     integer, intent(in), optional :: layout !! the trace file's layout, an SP_LAYOUT_* (default SP_LAYOUT_AUTO)
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
+    integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx)
+                          nvtx, trace_max_mb)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -618,10 +634,10 @@ contains
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                            buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
-                           layout, reduce, nvtx) result(err)
+                           layout, reduce, nvtx, trace_max_mb) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
     logical, intent(in), optional :: aggregate, profile_mpi, nvtx
-    integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce
+    integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce, trace_max_mb
     character(len=*), intent(in), optional :: file_path
     integer :: err
     type(sp_config_c) :: cfg
@@ -640,6 +656,7 @@ contains
     if (present(layout)) cfg%layout = int(layout, c_int)
     if (present(reduce)) cfg%reduce = int(reduce, c_int)
     if (present(nvtx)) cfg%nvtx = merge(1_c_int, 0_c_int, nvtx)
+    if (present(trace_max_mb)) cfg%trace_max_mb = int(trace_max_mb, c_int)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))
@@ -686,6 +703,22 @@ contains
     character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
     call sp_status(c_sp_reset(), "sp_reset", stat, errmsg)
   end subroutine sp_reset
+
+  !> Trace windows: no call starts in the trace until `sp_trace_resume`;
+  !> calls open now are kept whole, profile mode's aggregates go on. Per
+  !> process, no MPI call. Errors: `SP_ENOTSETUP`.
+  subroutine sp_trace_pause(stat, errmsg)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_status(c_sp_trace_pause(), "sp_trace_pause", stat, errmsg)
+  end subroutine sp_trace_pause
+
+  !> Ends a pause of the trace (`sp_trace_pause`). Errors: `SP_ENOTSETUP`.
+  subroutine sp_trace_resume(stat, errmsg)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    character(len=*), intent(out), optional :: errmsg !! text of the error, blank on success
+    call sp_status(c_sp_trace_resume(), "sp_trace_resume", stat, errmsg)
+  end subroutine sp_trace_resume
 
   !> Profile mode: region `h`'s calls, total, min, max and exclusive ns in
   !> this process in the current window, summed over threads. No I/O.

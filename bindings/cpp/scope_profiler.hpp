@@ -95,6 +95,7 @@ struct Config {
 
   int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
   bool nvtx;  /**< regions also as NVTX push/pop in the domain "scope-profiler" (docs/gpu.md) */
+  int trace_max_mb; /**< the trace stops growing past this many MB per process; 0 = no cap */
 
   Config() {
     ::sp_config c;
@@ -112,6 +113,7 @@ struct Config {
 
     reduce = c.reduce;
     nvtx = c.nvtx != 0;
+    trace_max_mb = c.trace_max_mb;
   }
 };
 
@@ -137,6 +139,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
 
   c.reduce = cfg.reduce;
   c.nvtx = cfg.nvtx ? 1 : 0;
+  c.trace_max_mb = cfg.trace_max_mb;
   return ::sp_setup(&c);
 }
 
@@ -146,6 +149,12 @@ inline int report(const std::string &path) noexcept { return ::sp_report(path.c_
 
 /** Profile mode: a new window, the aggregates start from zero (sp_reset()). */
 inline int reset() noexcept { return ::sp_reset(); }
+
+/** Trace windows: no call starts in the trace until trace_resume()
+ *  (sp_trace_pause()); calls open now are kept whole, profile mode counts on. */
+inline int trace_pause() noexcept { return ::sp_trace_pause(); }
+/** Ends a pause of the trace (sp_trace_resume()). */
+inline int trace_resume() noexcept { return ::sp_trace_resume(); }
 
 /** Profile mode: region h's figures in this process so far
  *  (sp_region_stats()); 0 or an SP_E* code. */

@@ -140,6 +140,10 @@ typedef struct sp_config {
   int nvtx;        /**< each region start/stop is also an NVTX push/pop in the domain
                         "scope-profiler", for Nsight Systems (default 0; needs a build with
                         the NVTX3 headers, docs/gpu.md) */
+  int trace_max_mb; /**< the trace stops growing past this many MB of stamps per process (16
+                         bytes a call, spilled ones too): no call starts in it from then on,
+                         calls open then are kept whole, rank<N>@trace_truncated_at says when,
+                         profile mode goes on; 0 = no cap (default 0; see sp_trace_pause) */
 } sp_config;
 
 /** sp_config.layout: SP_LAYOUT_AUTO (rank<N> groups below 1,024 ranks, the
@@ -167,6 +171,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_SAMPLE_MS=n (RSS and CPU time every n ms; 0 = off),
  *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout),
  *   SCOPE_PROFILER_NVTX=0|1 (regions also as NVTX ranges, sp_config.nvtx)
+ *   SCOPE_PROFILER_TRACE_MAX_MB=n (the trace's cap per process; 0 = none)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config, also
  * while other threads have recorded in it (an OpenMP pool between parallel
@@ -252,6 +257,36 @@ SP_EXPORT int sp_report(const char *path);
  * Returns 0, SP_EINVAL (profile mode off) or SP_ENOTSETUP.
  */
 SP_EXPORT int sp_reset(void);
+
+/**
+ * Trace windows: sp_trace_pause() stops calls from starting in the trace
+ * (rank<N>/regions/<name>/start_times...) until sp_trace_resume(), so a
+ * long run keeps only the steps asked for:
+ *
+ *   sp_trace_pause();
+ *   for (int step = 0; step < 10000; step++) {
+ *     if (step == 100) sp_trace_resume();  (steps 100 to 110 traced)
+ *     if (step == 111) sp_trace_pause();
+ *     ...
+ *   }
+ *
+ * Calls open at a pause are kept whole (their stops are recorded), so the
+ * trace's nesting stays consistent; a call started while paused is not in
+ * the trace, its stop neither, even if the trace resumes meanwhile. Profile
+ * mode's aggregates (aggregate = 1, sp_report, sp_region_stats) count every
+ * call all the same. Per process (every thread), not collective, no MPI
+ * call; pausing a paused trace (or resuming a running one) does nothing.
+ * Without a trace (time_trace = 0) they change nothing. Cost: a paused
+ * start/stop pair costs what a counted one (time_trace = 0) does, no clock
+ * read; the unpaused hot path pays nothing for them (docs/performance.md).
+ * Returns 0 or SP_ENOTSETUP (no session). Thread-safe.
+ */
+SP_EXPORT int sp_trace_pause(void);
+/** Ends a pause (see sp_trace_pause); a truncated trace
+ *  (sp_config.trace_max_mb) stays truncated. Returns 0 or SP_ENOTSETUP. */
+SP_EXPORT int sp_trace_resume(void);
+/** 1 while no call starts in the trace (paused or truncated), else 0. */
+SP_EXPORT int sp_trace_paused(void);
 
 /**
  * Fills *out with region h's calls, total, shortest, longest and

@@ -261,6 +261,34 @@ int case_profile(const char *path) {
   return failures;
 }
 
+// Trace windows: test_trace_window.c's case window_both through
+// sp::trace_pause / sp::trace_resume and sp::Config::trace_max_mb (0);
+// tests/core/check_trace_window.py reads the files.
+int case_trace_window(const char *path) {
+  sp::Config cfg = config_for(path);
+  cfg.aggregate = true;
+  cfg.buffer_limit = 1000;
+  CHECK_EQ(cfg.trace_max_mb, 0);
+  CHECK_EQ(sp::setup(cfg), 0);
+  const sp::Region step("step"), work("work"), lng("long"), span("span");
+  CHECK_EQ(sp::trace_pause(), 0);
+  for (int s = 0; s < 10000; ++s) {
+    if (s == 100) CHECK_EQ(sp::trace_resume(), 0);
+    if (s == 111) CHECK_EQ(sp::trace_pause(), 0);
+    if (s == 95) ::sp_start(span.handle());
+    if (s == 105) ::sp_start(lng.handle());
+    {
+      sp::Scope st(step);
+      for (int w = 0; w < 2; ++w) sp::Scope wk(work);
+    }
+    if (s == 102) ::sp_stop(span.handle());
+    if (s == 120) ::sp_stop(lng.handle());
+  }
+  CHECK_EQ(misuse_total(), 0);
+  CHECK_EQ(sp::finalize(), 0);
+  return failures;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -281,6 +309,7 @@ int main(int argc, char **argv) {
   if (which == "names") return case_names(path);
   if (which == "mpi") return case_mpi(path);
   if (which == "profile") return case_profile(path);
+  if (which == "trace_window") return case_trace_window(path);
   std::fprintf(stderr, "%s: unknown case '%s'\n", argv[0], argv[1]);
   return 2;
 }

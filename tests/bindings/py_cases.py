@@ -136,6 +136,36 @@ def case_profile(path):
     check_eq(spn.region_stats("inner"), None, "region_stats after finalize")
 
 
+def case_trace_window(path):
+    """Trace windows: test_trace_window.c's case window_both from Python
+    (10,000 steps traced at 100 to 110; "long" open across the pause,
+    "span" started while paused); check_trace_window.py reads the files."""
+    check_eq(spn.trace_pause(), -4, "trace_pause before setup: SP_ENOTSETUP")
+    spn.setup(file_path=path, aggregate=True, buffer_limit=1000)
+    step, work, lng, span = (spn.region(n) for n in ("step", "work", "long", "span"))
+    check_eq(spn.trace_pause(), 0, "trace_pause")
+    check_eq(spn.trace_paused(), True, "trace_paused")
+    for s in range(10000):
+        if s == 100:
+            check_eq(spn.trace_resume(), 0, "trace_resume")
+        if s == 111:
+            spn.trace_pause()
+        if s == 95:
+            span.__enter__()
+        if s == 105:
+            lng.__enter__()
+        with step:
+            for _ in range(2):
+                with work:
+                    pass
+        if s == 102:
+            span.__exit__(None, None, None)
+        if s == 120:
+            lng.__exit__(None, None, None)
+    check_eq(misuse_total(), 0, "misuse")
+    check_eq(spn.finalize(), 0, "finalize")
+
+
 def case_disabled(path):
     """profiling_activated=False: everything is a no-op."""
     spn.setup(profiling_activated=False, file_path=path)

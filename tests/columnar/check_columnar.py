@@ -31,7 +31,8 @@ FIXED = {"metadata", "region_table", "region_table/names", "rank_region_index",
          "events/thread_ids", "events/call_ids", "events/parent_ids", "rank_info",
          "rank_info/hostnames", "rank_info/threads", "rank_info/events_lost",
          "rank_info/clock_offset_ns", "rank_info/clock_offset_error_ns",
-         "rank_info/clock_offset_end_ns", "rank_info/clock_offset_end_error_ns"}
+         "rank_info/clock_offset_end_ns", "rank_info/clock_offset_end_error_ns",
+         "rank_info/trace_truncated_at"}
 MPI_COLS = {"events/mpi_bytes", "events/mpi_peers"}
 
 

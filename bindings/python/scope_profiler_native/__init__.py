@@ -38,6 +38,7 @@ from ._session import (
     set_mpi_comm,
     setup,
 )
+from ._trace_window import trace_pause, trace_paused, trace_resume
 
 region = profile_region
 
@@ -101,5 +102,8 @@ __all__ = [
     "reset",
     "set_mpi_comm",
     "setup",
+    "trace_pause",
+    "trace_paused",
+    "trace_resume",
     "version",
 ]

@@ -40,6 +40,7 @@ class SpConfig(ctypes.Structure):
 
         ("reduce", ctypes.c_int),
         ("nvtx", ctypes.c_int),
+        ("trace_max_mb", ctypes.c_int),
     ]
 
 
@@ -128,6 +129,9 @@ sp_clock_name = _declare(LIB, "sp_clock_name", ctypes.c_char_p, [])
 sp_clock_now_ns = _declare(LIB, "sp_clock_now_ns", ctypes.c_int64, [])
 sp_report = _declare(LIB, "sp_report", ctypes.c_int, [ctypes.c_char_p])
 sp_reset = _declare(LIB, "sp_reset", ctypes.c_int, [])
+sp_trace_pause = _declare(LIB, "sp_trace_pause", ctypes.c_int, [])
+sp_trace_resume = _declare(LIB, "sp_trace_resume", ctypes.c_int, [])
+sp_trace_paused = _declare(LIB, "sp_trace_paused", ctypes.c_int, [])
 sp_region_stats = _declare(
     LIB, "sp_region_stats", ctypes.c_int, [ctypes.c_int, ctypes.POINTER(SpRegionStats)]
 )

@@ -22,6 +22,7 @@ class ProfilingConfig:
     layout: str = "auto"
     reduce: int = -1
     nvtx: bool = False
+    trace_max_mb: int = 0
 
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
@@ -44,6 +45,7 @@ def _core_defaults():
         LAYOUTS[cfg.layout],
         cfg.reduce,
         bool(cfg.nvtx),
+        cfg.trace_max_mb,
     )
 
 
@@ -70,6 +72,7 @@ def setup(
     layout=None,
     reduce=None,
     nvtx=None,
+    trace_max_mb=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -89,6 +92,8 @@ def setup(
     (the default) from 1,024 ranks on.
     ``nvtx=True`` makes each region also an NVTX range (domain
     "scope-profiler") that Nsight Systems shows (docs/gpu.md).
+    ``trace_max_mb=N``: the trace stops growing past N MB of stamps per
+    process (0, the default: no cap); see trace_pause() for windows.
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -115,6 +120,11 @@ def setup(
     if reduce not in (-1, 0, 1) or isinstance(reduce, bool):
         raise ValueError(f"reduce must be -1 (auto), 0 or 1, not {reduce!r}")
     nvtx = d.nvtx if nvtx is None else nvtx
+    trace_max_mb = d.trace_max_mb if trace_max_mb is None else trace_max_mb
+    if isinstance(trace_max_mb, bool) or not isinstance(trace_max_mb, int):
+        raise TypeError(f"trace_max_mb must be an int, not {type(trace_max_mb).__name__}")
+    if not 0 <= trace_max_mb <= 16777216:
+        raise ValueError(f"trace_max_mb must be 0 (no cap) to 16777216 MB, not {trace_max_mb}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -135,6 +145,7 @@ def setup(
     cfg.layout = LAYOUTS.index(layout)
     cfg.reduce = reduce
     cfg.nvtx = 1 if nvtx else 0
+    cfg.trace_max_mb = trace_max_mb
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -148,6 +159,7 @@ def setup(
         layout,
         reduce,
         bool(nvtx),
+        trace_max_mb,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

@@ -64,8 +64,22 @@ typedef struct sp_rbuf {
 typedef struct sp_frame {
   int32_t region; /* handle */
   int32_t unused;
-  int64_t slot; /* index in the region's buffer, -1 in count-only mode */
+  int64_t slot; /* index in the region's buffer, or an SP_SLOT_* below */
 } sp_frame_t;
+
+/* sp_frame_t.slot of a call without a slot: counted only (count-only
+ * mode), or left out of the trace (started while it was paused or
+ * truncated: trace_window.c); its stop writes nothing. */
+enum { SP_SLOT_COUNTED = -1, SP_SLOT_SKIPPED = -2 };
+
+/* sp__state.trace_gate's bits: the trace's fast paths (hot_path.c) run
+ * only while it is 0, so a pause costs the unpaused path nothing. */
+enum {
+  SP_GATE_NO_TSC = 1,    /* stamps are not the TSC's */
+  SP_GATE_PAUSED = 2,    /* sp_trace_pause until sp_trace_resume */
+  SP_GATE_TRUNCATED = 4, /* SCOPE_PROFILER_TRACE_MAX_MB reached, for good */
+  SP_GATE_SKIP = SP_GATE_PAUSED | SP_GATE_TRUNCATED
+};
 
 /* One entry of a thread's by-name cache: the name pointer a caller passed
  * and the region it named then. */
@@ -191,6 +205,11 @@ typedef struct sp_state {
   int discard;      /* file_path is the null device: finalize writes nothing (out_target.c) */
   int finalizing;   /* sp_finalize runs (its hooks too): sp_setup is refused */
   int clock_tsc;    /* stamps are TSC ticks (else CLOCK_MONOTONIC ns) */
+  /* SP_GATE_* bits (atomic): whether calls start in the trace, and whether
+   * its fast path may run (trace_window.c). */
+  int trace_gate;
+  int64_t trace_slots_left;   /* TRACE_MAX_MB's budget of event slots (atomic) */
+  int64_t trace_truncated_ns; /* CLOCK_MONOTONIC ns of the truncation, 0: none */
   sp_thread_t *threads;
   int32_t nthreads;
   sp_calib_t calib;
@@ -303,6 +322,17 @@ SP_HIDDEN void sp__threads_drop_open_calls(void);
 SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
+
+/* ---- trace_window.c ---- */
+/* The gate and the budget of a new session (sp_setup, after the clock). */
+SP_HIDDEN void sp__trace_window_setup(sp_state_t *st);
+/* Takes up to want event slots of TRACE_MAX_MB's budget (all of them when
+ * all_or_none); returns the slots granted. At 0 the trace is truncated
+ * from now on (said once, its time kept for trace_truncated_at). */
+SP_HIDDEN int64_t sp__trace_budget_take(int64_t want, int all_or_none);
+static inline int sp__trace_gate(void) {
+  return __atomic_load_n(&sp__state.trace_gate, __ATOMIC_RELAXED);
+}
 
 /* ---- session_quiesce.c ---- */
 /* sp_setup again: with recording stopped, waits until every other thread

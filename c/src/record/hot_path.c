@@ -85,9 +85,19 @@ static inline void sp_push_traced(sp_thread_t *t, sp_rbuf_t *b, int h) {
   b->ev[slot].start = sp__ticks();
 }
 
+/* Pushes a call of h left out of the trace (paused or truncated). */
+static inline void sp_push_skipped(sp_thread_t *t, int h) {
+  sp_frame_t *f = &t->stack[t->depth++];
+  f->region = h;
+  f->slot = SP_SLOT_SKIPPED;
+}
+
 /* Everything a start may need before it can push: a thread record, a
- * buffer for h, stack and buffer room. Returns the record or NULL. */
-static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h) {
+ * buffer for h, stack and buffer room. Returns the record or NULL; *skip
+ * says whether the call is left out of the trace (trace_window.c), read
+ * once here so that a pause elsewhere cannot push into a full buffer. */
+static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h, int *skip) {
+  *skip = 0;
   sp_thread_t *t = sp__thread_get();
   if (!t) goto nomem;
   if (h < 0 || h >= sp__region_count()) {
@@ -100,10 +110,14 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h) {
   if (rc == SP_EBUSY) return NULL; /* sp_setup is replacing the session right now */
   if (rc != 0) goto nomem;
   if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) goto nomem;
-  if (sp__state.cfg.time_trace) {
+  if (sp__state.cfg.time_trace && !(*skip = (sp__trace_gate() & SP_GATE_SKIP) != 0)) {
     sp_rbuf_t *b = &t->bufs[h];
     if (b->n == b->cap) sp__rbuf_make_room(t, h);
-    if (b->n == b->cap) goto nomem;
+    if (b->n == b->cap) {
+      /* TRACE_MAX_MB's budget is spent: not a loss, the end of the trace */
+      if (!(sp__trace_gate() & SP_GATE_TRUNCATED)) goto nomem;
+      *skip = 1;
+    }
   }
   return t;
 nomem:
@@ -163,14 +177,17 @@ static __attribute__((noinline)) void sp_start_other(int h) {
     return;
   }
   if (SP_MODE() == SP_MODE_SIGNALED) sp__up.signal_flush_self();
-  sp_thread_t *t = sp_start_prepare(h);
+  int skip;
+  sp_thread_t *t = sp_start_prepare(h, &skip);
   if (!t) return;
   if (sp__state.cfg.use_likwid) sp__up.likwid_start(h);
   if (sp__state.cfg.nvtx) sp__up.nvtx_start(h); /* SCOPE_PROFILER_NVTX=1 */
   if (sp_counting()) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
-    f->slot = -1;
+    f->slot = SP_SLOT_COUNTED;
+  } else if (skip) {
+    sp_push_skipped(t, h);
   } else {
     sp_push_traced(t, &t->bufs[h], h);
   }
@@ -189,8 +206,10 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
   if (SP_MODE() != SP_MODE_TRACE) {
     sp_start_other(h);
   } else {
-    sp_thread_t *t = sp_start_prepare(h);
-    if (t) sp_push_traced(t, &t->bufs[h], h);
+    int skip;
+    sp_thread_t *t = sp_start_prepare(h, &skip);
+    if (t && skip) sp_push_skipped(t, h);
+    else if (t) sp_push_traced(t, &t->bufs[h], h);
   }
   errno = saved_errno;
   sp_slow_leave();
@@ -237,8 +256,19 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
     sp_start_slow(h);
     return;
   }
+  /* The gate in place of a test of the clock: 0 is the TSC with the trace
+   * open; a paused trace costs a frame, without the buffer or the clock. */
+  const int gate = sp__trace_gate();
+  if (SP_UNLIKELY(gate)) {
+    if (gate & SP_GATE_SKIP) {
+      sp_push_skipped(t, h);
+      return;
+    }
+    sp_start_slow(h);
+    return;
+  }
   sp_rbuf_t *b = &t->bufs[h];
-  if (SP_UNLIKELY(b->n == b->cap || !sp__state.clock_tsc)) {
+  if (SP_UNLIKELY(b->n == b->cap)) {
     sp_start_slow(h);
     return;
   }
@@ -260,7 +290,7 @@ void sp_start(int h) {
 static inline void sp_close_frame(sp_thread_t *t, const sp_frame_t *f, int64_t now) {
   if (f->slot >= 0) {
     t->bufs[f->region].ev[f->slot].end = now;
-  } else {
+  } else if (f->slot == SP_SLOT_COUNTED) {
     t->bufs[f->region].calls++;
   }
 }
@@ -331,9 +361,10 @@ static __attribute__((noinline)) void sp_stop_slow(int h, int64_t now, int stamp
   sp_slow_leave();
 }
 
-/* Whether the fast paths may run: trace mode with TSC stamps. */
+/* Whether the fast paths may run: trace mode with TSC stamps, the trace
+ * open (the gate is 0). */
 static inline int sp_fast_mode(void) {
-  return SP_LIKELY(SP_MODE() == SP_MODE_TRACE) && SP_LIKELY(sp__state.clock_tsc);
+  return SP_LIKELY(SP_MODE() == SP_MODE_TRACE) && SP_LIKELY(sp__trace_gate() == 0);
 }
 
 /* Closes the innermost call of t at now if it is a traced call of h. */
@@ -350,7 +381,7 @@ static inline int sp_stop_fast(sp_thread_t *t, int h, int64_t now) {
 static inline int sp_stop_count_fast(sp_thread_t *t, int h) {
   if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
   const sp_frame_t *f = &t->stack[t->depth - 1];
-  if (SP_UNLIKELY(f->region != h || f->slot >= 0)) return 0;
+  if (SP_UNLIKELY(f->region != h || f->slot != SP_SLOT_COUNTED)) return 0;
   t->depth--;
   t->bufs[h].calls++;
   return 1;
@@ -369,9 +400,20 @@ static inline int sp_stop_profile_fast(sp_thread_t *t, int h) {
   return 1;
 }
 
+/* Closes the innermost call of t if it is a call of h left out of the
+ * trace: no clock read, nothing written. */
+static inline int sp_stop_skipped_fast(sp_thread_t *t, int h) {
+  if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
+  const sp_frame_t *f = &t->stack[t->depth - 1];
+  if (SP_UNLIKELY(f->region != h || f->slot != SP_SLOT_SKIPPED)) return 0;
+  t->depth--;
+  return 1;
+}
+
 static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
     const int mode = SP_MODE(); /* once: each read is a load */
+    if (mode == SP_MODE_TRACE && sp_stop_skipped_fast(sp__tls, h)) return;
     if (mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
     if (mode == SP_MODE_GENERAL && sp_stop_profile_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);

@@ -132,7 +132,8 @@ static int sp_rbuf_grow(sp_rbuf_t *b, int64_t ncap) {
 static int64_t sp_first_open_slot(const sp_thread_t *t, int32_t h, int64_t n) {
   int64_t first = n;
   for (int32_t d = 0; d < t->depth; d++)
-    if (t->stack[d].region == h && t->stack[d].slot < first) first = t->stack[d].slot;
+    if (t->stack[d].region == h && t->stack[d].slot >= 0 && t->stack[d].slot < first)
+      first = t->stack[d].slot;
   return first;
 }
 
@@ -156,12 +157,15 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   b->spilled += done;
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
-    if (t->stack[d].region == h) t->stack[d].slot -= done;
+    if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
   return rc;
 }
 
 /* Called when buffer h of t is full: grows it, or appends its finished
- * events to the spill file and reuses the memory. */
+ * events to the spill file and reuses the memory. The slots either gives
+ * come out of TRACE_MAX_MB's budget (trace_window.c): a grow is cut to
+ * what is left, a reuse needs all of its slots; at none left the trace is
+ * truncated and the buffer stays full. */
 int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
   sp_rbuf_t *b = &t->bufs[h];
   const int64_t limit = sp__state.cfg.buffer_limit;
@@ -169,16 +173,20 @@ int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
     int64_t ncap = b->cap ? b->cap * 2 : SP_FIRST_CAP;
     if (sp__state.cfg.flush_to_disk && ncap > limit) ncap = limit;
     if (ncap <= b->cap) ncap = b->cap + 1;
-    return sp_rbuf_grow(b, ncap);
+    const int64_t grant = sp__trace_budget_take(ncap - b->cap, 0);
+    return grant > 0 ? sp_rbuf_grow(b, b->cap + grant) : SP_ELOST;
   }
-  if (sp_first_open_slot(t, h, b->n) == 0) {
+  const int64_t done = sp_first_open_slot(t, h, b->n);
+  if (done == 0) {
     /* Every slot is younger than a call still open (deep recursion of this
      * region): nothing can be written yet, so grow past the limit. */
     sp__log(SP_LOG_WARNING, SP_LOG_ONCE_GROW_OPEN,
             "region '%s' stays open across a full buffer; its buffer grows past buffer_limit",
             sp__region_get(h)->name);
-    return sp_rbuf_grow(b, b->cap * 2);
+    const int64_t grant = sp__trace_budget_take(b->cap, 0);
+    return grant > 0 ? sp_rbuf_grow(b, b->cap + grant) : SP_ELOST;
   }
+  if (sp__trace_budget_take(done, 1) == 0) return SP_ELOST;
   return sp_rbuf_spill(t, h, 1);
 }
 

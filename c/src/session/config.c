@@ -332,6 +332,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
       !sp_config_int_ok("SCOPE_PROFILER_REDUCE", "reduce", cfg.reduce) ||
       !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
       !sp_config_int_ok("SCOPE_PROFILER_LAYOUT", "layout", cfg.layout) ||
+      !sp_config_int_ok("SCOPE_PROFILER_TRACE_MAX_MB", "trace_max_mb", cfg.trace_max_mb) ||
       !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))
     return SP_EINVAL;
   if (strlen(cfg.file_path) >= sizeof st->file_path) {

@@ -103,6 +103,7 @@ static void sp_setup_clock(sp_state_t *st) {
    * same ns from the same stamps (docs/profile-mode.md, "Clock"). */
   const int agg_and_trace = st->cfg.aggregate && st->cfg.time_trace;
   st->clock_tsc = agg_and_trace ? 0 : sp__clock_detect_tsc(st->set.clock);
+  sp__trace_window_setup(st);
   sp__calib_reset(&st->calib);
   sp__calib_add_now(&st->calib, st->clock_tsc, NULL);
   if (st->clock_tsc) {

@@ -30,7 +30,8 @@
  *   rank_info/hostnames                fixed strings[ranks] (ours)
  *   rank_info/threads, events_lost     int32[ranks], int64[ranks] (ours)
  *   rank_info/clock_offset_ns, ..._error_ns, clock_offset_end_ns,
- *             clock_offset_end_error_ns int64[ranks], INT64_MIN unmeasured (ours) */
+ *             clock_offset_end_error_ns int64[ranks], INT64_MIN unmeasured (ours)
+ *   rank_info/trace_truncated_at       int64[ranks], 0: not truncated (ours) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -54,13 +55,14 @@ typedef struct sp_col_column {
   const void *buf; /* this rank's elements */
 } sp_col_column_t;
 
-enum { SP_COL_MAX = 20 };
+enum { SP_COL_MAX = 24 };
 
 /* This rank's values of the rank_info columns. */
 typedef struct sp_col_rank {
   char host[64];
   int32_t threads;
   int64_t lost, clock[4];
+  int64_t truncated; /* TRACE_MAX_MB's cut, CLOCK_MONOTONIC ns; 0: none */
 } sp_col_rank_t;
 
 /* The columns in file order; returns how many (the MPI ones only with any_mpi). */
@@ -91,6 +93,7 @@ static int sp_col_columns(const sp_col_local_t *c, const uint32_t *ranks, const 
                                        "clock_offset_end_ns", "clock_offset_end_error_ns"};
   for (int k = 0; k < 4; k++)
     col[n++] = (sp_col_column_t){rk, clock[k], SP_BY_RANK, i64, 8, &ri->clock[k]};
+  col[n++] = (sp_col_column_t){rk, "trace_truncated_at", SP_BY_RANK, i64, 8, &ri->truncated};
   return n;
 }
 
@@ -322,7 +325,8 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
     offs[p] = (uint64_t)j.before[1] + c.first[p];
   }
   const sp_rank_plan_t *pl = &l->plan;
-  sp_col_rank_t ri = {.threads = pl->nthreads, .lost = pl->events_lost};
+  sp_col_rank_t ri = {
+      .threads = pl->nthreads, .lost = pl->events_lost, .truncated = pl->trace_truncated_at};
   memcpy(ri.host, pl->host, sizeof ri.host);
   ri.host[sizeof ri.host - 1] = '\0';
   for (int w = 0; w < 2; w++) {

@@ -270,6 +270,8 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
     }
     rc = sp__h5_attr_str(rg, "hostname", plans[r].host);
     if (rc == 0) rc = sp_clock_attrs(rg, &plans[r]);
+    if (rc == 0 && plans[r].trace_truncated_at > 0)
+      rc = sp_attr_i64(rg, "trace_truncated_at", plans[r].trace_truncated_at);
     if (rc == 0) rc = sp__layout_rank_meta(rg, plans, nplans, r);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0) rc = SP_EHDF5;

@@ -48,6 +48,7 @@ int sp__local_build(sp_local_t *l, int rank) {
   p->time_trace = st->cfg.time_trace;
   p->clock_tsc = st->clock_tsc;
   p->events_lost = st->events_lost;
+  p->trace_truncated_at = __atomic_load_n(&st->trace_truncated_ns, __ATOMIC_RELAXED);
   p->wall_time = (int64_t)time(NULL);
   gethostname(p->host, sizeof p->host - 1);
   pthread_mutex_lock(&sp__state.lock);
@@ -123,6 +124,7 @@ static void sp_pack_extra(sp_buf_t *b, const sp_rank_plan_t *p) {
     sp__buf_str(b, e->key);
     sp__buf_bytes(b, e->val, e->len);
   }
+  sp__buf_i64(b, p->trace_truncated_at);
 }
 
 static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
@@ -146,7 +148,8 @@ static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
     free(val);
     if (rc != 0) return rc;
   }
-  return 0;
+  p->trace_truncated_at = sp__rd_i64(r);
+  return r->failed ? SP_EMPI : 0;
 }
 
 int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {

@@ -31,6 +31,9 @@ typedef struct sp_rank_plan {
   int32_t nregions;
   int64_t events_lost; /* dropped for lack of memory or disk */
   int64_t wall_time;   /* seconds since the epoch at finalize */
+  /* CLOCK_MONOTONIC ns at which TRACE_MAX_MB truncated the trace, 0 if it
+   * did not: the rank<N> attribute trace_truncated_at */
+  int64_t trace_truncated_at;
   char host[64];
   /* clock offsets to rank 0: [0] after setup, [1] at finalize; written
    * as rank<N> attributes where valid (docs/design.md "Clock alignment") */

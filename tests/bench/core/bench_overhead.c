@@ -110,6 +110,12 @@ int main(int argc, char **argv) {
   figure_t name = measure(body_name);
   figure_t nested = measure(body_nested);
   figure_t alt16 = measure(body_16_names);
+  /* A paused trace (sp_trace_pause): the same session, against the
+   * disabled path measured above. */
+  sp_trace_pause();
+  figure_t paused = measure(body_handle);
+  figure_t paused_call = measure(body_handle_call);
+  sp_trace_resume();
   int64_t t0 = sp_bench_now_ns();
   int rc = sp_finalize();
   double fin_s = (double)(sp_bench_now_ns() - t0) / 1e9;
@@ -128,9 +134,13 @@ int main(int argc, char **argv) {
   print_row("time trace by name", name, 1);
   print_row("nested, 2 levels (per pair)", nested, 1);
   print_row("16 alternating names", alt16, 1);
+  print_row("trace paused (C macros)", paused, 0);
+  print_row("trace paused (function calls)", paused_call, 0);
+  printf("paused / disabled: %.2f (C macros), %.2f (function calls)\n", paused.ns / disabled.ns,
+         paused_call.ns / disabled_call.ns);
   printf(
       "targets: by handle <= 1.15x floor, by name (16 names) <= floor + 10 ns, one name <= by "
-      "handle + 1 ns, disabled <= 1 ns\n");
+      "handle + 1 ns, disabled <= 1 ns, paused <= disabled (function calls)\n");
   printf("finalize of the recorded events: %.3f s (rc %d)\n", fin_s, rc);
   sp_bench_end();
   return 0;

@@ -30,6 +30,7 @@ EXPECTED_VARIANTS = {
     "postproc": (True, "SCOPE_PROFILER_ENABLE_POSTPROC"),
     "otf2": (True, "SCOPE_PROFILER_ENABLE_OTF2"),
     "shared": (True, "BUILD_SHARED_LIBS"),
+    "nvtx": (False, "SCOPE_PROFILER_ENABLE_NVTX"),
 }
 
 # (spec prefix, when) pairs that must be among the depends_on calls.
@@ -42,6 +43,7 @@ EXPECTED_DEPENDS = [
     ("py-numpy", "+python"),
     ("plplot+python", "+python"),
     ("otf2", "+postproc+otf2"),
+    ("nvtx", "+nvtx"),
     ("cmake@3.25:", None),
     ("pkgconfig", None),
 ]
@@ -52,8 +54,12 @@ def strip_comments(path):
 
 
 def cmake_options(path):
-    """Names of option() calls in a CMakeLists.txt."""
-    return set(re.findall(r"\boption\s*\(\s*([A-Za-z0-9_]+)", strip_comments(path)))
+    """Names of option() calls in a CMakeLists.txt, and of its switches kept
+    as a STRING cache entry (AUTO/ON/OFF, e.g. SCOPE_PROFILER_ENABLE_NVTX)."""
+    text = strip_comments(path)
+    names = set(re.findall(r"\boption\s*\(\s*([A-Za-z0-9_]+)", text))
+    names |= set(re.findall(r"\bset\s*\(\s*(SCOPE_PROFILER_ENABLE_[A-Za-z0-9_]+)\s[^)]*\bCACHE\s+STRING\b", text))
+    return names
 
 
 def cmake_cache_entries(root):

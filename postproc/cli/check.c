@@ -42,7 +42,8 @@ static const char sp_check_help[] =
     "Compare NEW with BASE per region and fail (exit 1) when a region got slower.\n"
     "\n"
     "  --max-regression P    allowed slowdown in percent (5% or 5): a region fails\n"
-    "                        when NEW > BASE x (1 + P/100)\n"
+    "                        when NEW > BASE x (1 + P/100) (slower); it is faster\n"
+    "                        when NEW < BASE x (1 - P/100), else ok\n"
     "  --metric M            rank_mean (default: each rank's time summed over its\n"
     "                        threads, mean over the selected ranks), rank_max\n"
     "                        (slowest rank), total (summed over ranks and\n"
@@ -147,7 +148,10 @@ static int sp_check_row(sp_table_t *tb, const sp_check_t *c, const sp_figure_t *
   } else if (bv > 0 && nv > bv * (1.0 + c->max_regression / 100.0)) {
     status = "slower";
     fail = 1;
-  } else if (nv < bv) {
+  } else if (nv < bv * (1.0 - c->max_regression / 100.0)) {
+    /* The same band both ways: a change within +-P is "ok", so the two
+     * windows of one run, or two runs of one build, that differ by noise
+     * are not called faster any more than slower. */
     status = "faster";
   }
   cell[3].s = status;

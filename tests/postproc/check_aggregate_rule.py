@@ -12,7 +12,8 @@ Writes its own runs with h5py in the documented layout
 
 usage: check_aggregate_rule.py PPROC OUTDIR CASE
 CASE: compare_weak, compare_values, compare_tree_parents, summary_pct, tree_pct,
-      check_weak, check_noise, check_floor_off, check_help, durations_total"""
+      check_weak, check_noise, check_floor_off, check_band, check_help,
+      durations_total"""
 import json
 import os
 import re
@@ -193,6 +194,34 @@ def case_check_floor_off(pp, f):
     print(out, err)
     if "setup: 33.33% slower" not in err:
         fail("without a floor, setup's +33% does not fail")
+
+
+def case_check_band(pp, f):
+    """The ok band is +-P both ways: two windows of one run that differ by
+    noise (profile.pproc_check: -2.27% was called faster) are ok, a change
+    beyond P either way is faster or slower. Statuses from numpy's changes."""
+    d = os.path.dirname(f[1])
+    # name -> (BASE ms, NEW ms): -2%, -4.9%, -10%, 0, +2%, +4.9%, +10%
+    band = {"down2": (100, 98), "down49": (100, 95.1), "down10": (100, 90), "same": (100, 100),
+            "up2": (100, 102), "up49": (100, 104.9), "up10": (100, 110)}
+    for i, path in enumerate(("band_a.h5", "band_b.h5")):
+        calls = {"main": [(0, 900 * MS, 0)]}
+        for j, (name, v) in enumerate(sorted(band.items())):
+            calls[name] = [(j * 120 * MS, j * 120 * MS + int(v[i] * MS), 0)]
+        write(os.path.join(d, path), [calls])
+    a, b = per_rank(os.path.join(d, "band_a.h5")), per_rank(os.path.join(d, "band_b.h5"))
+    for p, rc in ((5, 1), (0, 1), (20, 0)):
+        out, err = run([pp, "check", os.path.join(d, "band_a.h5"), os.path.join(d, "band_b.h5"),
+                        "--max-regression", "%g%%" % p, "--format", "tsv"], rc=rc)
+        rows = [l.split("\t") for l in out.split("\n") if l and not l.startswith("#")][1:]
+        got = {r[4]: r[3] for r in rows}
+        for name in band:
+            ch = 100.0 * (b[name][0][0] - a[name][0][0]) / a[name][0][0]
+            want = "slower" if ch > p else "faster" if ch < -p else "ok"
+            if got.get(name) != want:
+                fail("--max-regression %g%%: %s changed %.2f%%: status %s, want %s\n%s" % (
+                    p, name, ch, got.get(name), want, out))
+        print("--max-regression %g%%:" % p, sorted(got.items()))
 
 
 def case_check_help(pp, f):

@@ -540,8 +540,11 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * 16-20 bytes per interval; with one thread and starts in order the calls
  * are ordered in blocks of about 1024, else 48 more bytes per interval for
  * the calls and a merge buffer), so memory follows the largest rank, not
- * the file; plus 24 bytes per node and selected rank for the per-rank
- * figures. CPU: where calls repeat a pattern (a step with the same calls
+ * the file; a rank with more timed calls than sp_reader_stream_calls() is
+ * swept from sp_reader_merge_open() instead (memory bounded, about 20 MB,
+ * whatever its calls; the same figures; files with call ids excepted;
+ * with SP_READER_TREE_DURATIONS each pair is then loaded alone once);
+ * plus 24 bytes per node and selected rank for the per-rank figures. CPU: where calls repeat a pattern (a step with the same calls
  * nested the same way), each repeat after the first is checked and summed
  * straight from the arrays, so the tree costs little more than reading;
  * calls that do not repeat are swept one by one, a few times the read

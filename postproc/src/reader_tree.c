@@ -357,9 +357,16 @@ static int sp_tree_rank_sparse(sp_reader_t *r, sp_reader_tree_t *t, int j, int k
 }
 
 /* The timed calls of the selected regions of rank index k (from the
- * metadata, nothing read). */
-static int64_t sp_rank_timed_calls(const sp_reader_t *r, int k, const int *regions, int nregions) {
+ * metadata, nothing read); the rank's intervals of every region when they
+ * are at most `bound` already (one pass over its records: a rank of a few
+ * calls, 100,000 ranks, must not cost a lookup per selected region). */
+static int64_t sp_rank_timed_calls(const sp_reader_t *r, int k, const int *regions, int nregions,
+                                   int64_t bound) {
   int64_t n = 0;
+  const sp_rank_t *rk = &r->ranks[k];
+  for (int i = 0; i < rk->nregions; i++) n += rk->regions[i].has_times ? rk->regions[i].n : 0;
+  if (n <= bound) return n;
+  n = 0;
   for (int i = 0; i < nregions; i++) {
     sp_reader_info_t info;
     sp_reader_info(r, regions[i], k, &info);
@@ -432,7 +439,7 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
   if (r->aggregate && (rc = sp__tree_rank_agg(r, t, j, k, regions, nregions, flags)) != 1)
     return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
                                   : rc;
-  if (!ids && sp_rank_timed_calls(r, k, regions, nregions) > t->stream_calls)
+  if (!ids && sp_rank_timed_calls(r, k, regions, nregions, t->stream_calls) > t->stream_calls)
     return sp_tree_rank_stream(r, t, j, k, regions, keys, nregions, by_key, flags);
   rc = 0;
   b->n = 0;

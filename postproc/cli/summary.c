@@ -97,6 +97,7 @@ typedef struct sp_rows {
   int n, cap;
   int nranks;
   int64_t sat;    /* saturations of sums */
+  int64_t stream; /* pairs with more intervals are read in chunks when they can */
   int keep;       /* keep durations for percentiles */
   int mpi;        /* read MPI calls' bytes and peers (--columns bytes, msgs) */
   unsigned extra; /* --columns: bits 1 << SP_SUM_COL_* of the named columns */
@@ -175,11 +176,108 @@ static void sp_row_mpi(sp_row_t *row, const sp_reader_mpi_t *m, int64_t k) {
   row->extra.v[SP_SUM_COL_MSGS] += m->peer[k] >= 0 || m->bytes[k] > 0;
 }
 
+/* Calls [0, n) of a pair of region g on rank j (thread ids t, NULL for
+ * thread 0; outer NULL: every call outermost; m the MPI record, its calls
+ * counted from k0) into *rowp, which follows the calls' threads with
+ * --by-thread. Returns 0, or -1 without memory. */
+static int sp_rows_calls(sp_rows_t *rs, sp_row_t **rowp, int g, int j, int by_thread,
+                         sp_clamped_t *cl, const int64_t *st, const int64_t *en, const int32_t *t,
+                         const unsigned char *outer, const sp_reader_mpi_t *m, int64_t k0,
+                         int64_t n) {
+  sp_row_t *row = *rowp;
+  for (int64_t k = 0; k < n; k++) {
+    uint64_t ud = (uint64_t)en[k] - (uint64_t)st[k];
+    cl->intervals += ud > (uint64_t)INT64_MAX;
+    int64_t d = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    if (by_thread) {
+      int tid = t ? t[k] : 0;
+      if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) return -1;
+      *rowp = row;
+      row->calls++;
+      row->xhave += m->present && row->xhave == 0;
+    }
+    sp_row_mpi(row, m, k0 + k);
+    if (sp_row_add(rs, row, j, d, outer ? outer[k] : 1) < 0) return -1;
+  }
+  return 0;
+}
+
+/* Calls per chunk of sp_rows_stream. */
+enum { SP_SUM_CHUNK = 65536 };
+
+/* A large pair whose calls are all outermost (sp_outer_all_read), when no
+ * percentile, named column or MPI record needs its calls whole: the same
+ * figures as sp_rows_rank in the same order, in chunks (memory flat in
+ * the pair's calls). Returns 0, SP_EXIT_* or 1 when the caller must load
+ * the pair whole. */
+static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
+                          sp_clamped_t *cl, sp_row_t *fixed) {
+  int g = sel->regions[i], k = sel->ranks[j];
+  sp_reader_info_t info;
+  if (rs->keep || rs->extra || rs->mpi || sp_reader_info(sel->reader, g, k, &info) != 0 ||
+      !info.present || !info.has_times || info.num_intervals <= rs->stream)
+    return 1;
+  int all = sp_outer_all_read(sel->reader, g, k, info.num_intervals);
+  if (all != 1) return all == 0 ? 1 : all;
+  int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
+  int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
+  sp_reader_mpi_t none = {0, 0, NULL, NULL};
+  sp_row_t *row = NULL;
+  int rc = s && e && t ? 0 : SP_EXIT_IO;
+  for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
+    int64_t got = sp_reader_read_range(sel->reader, g, k, at, SP_SUM_CHUNK, s, e, t);
+    if (got <= 0 && at == 0) { /* the whole load says why */
+      rc = 1;
+      break;
+    }
+    if (got < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      rc = sp_exit_for_reader((int)got);
+      break;
+    }
+    if (got == 0) {
+      sp_msg(SP_QUIET, "%s: region '%s': the file changed while it was read", sel->file,
+             sp_reader_region_name(sel->reader, g));
+      rc = SP_EXIT_DATA;
+      break;
+    }
+    if (at == 0) {
+      row = fixed ? fixed : sp_row_get(rs, g, by_thread ? t[0] : -1);
+      if (!row) {
+        rc = SP_EXIT_IO;
+        break;
+      }
+      /* As sp_rows_rank: num_calls below the intervals is damage. */
+      int64_t calls = info.num_calls;
+      if (calls < info.num_intervals) {
+        cl->calls++;
+        calls = info.num_intervals;
+      } else if (calls > info.num_intervals &&
+                 (cl->untimed++ == 0 || (double)calls / (double)info.num_intervals >
+                                            (double)cl->untimed_calls / (double)cl->untimed_n)) {
+        cl->untimed_calls = calls;
+        cl->untimed_n = info.num_intervals;
+      }
+      if (!by_thread) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
+    }
+    if (sp_rows_calls(rs, &row, g, j, by_thread, cl, s, e, info.has_thread_ids ? t : NULL, NULL,
+                      &none, at, got) < 0)
+      rc = SP_EXIT_IO;
+    at += got;
+  }
+  free(s);
+  free(e);
+  free(t);
+  return rc;
+}
+
 /* Region sel->regions[i] on the j-th selected rank; into the row fixed when
  * not NULL (sp_rows_blocked), else the region's row found or made. */
 static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
                         sp_clamped_t *cl, sp_row_t *fixed) {
   int g = sel->regions[i];
+  int streamed = sp_rows_stream(sel, rs, i, j, by_thread, cl, fixed);
+  if (streamed != 1) return streamed;
   sp_reader_intervals_t iv;
   int err = sp_load_intervals(sel->reader, g, sel->ranks[j], &iv);
   if (err) return err;
@@ -220,22 +318,9 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
     row->hist = calloc(SP_READER_AGG_NBUCKETS, sizeof *row->hist);
   if (iv.n == 0 && ag.present && row->hist)
     sp_reader_aggregate_hist(sel->reader, g, sel->ranks[j], row->hist);
-  for (int64_t k = 0; k < iv.n; k++) {
-    uint64_t ud = (uint64_t)iv.end[k] - (uint64_t)iv.start[k];
-    cl->intervals += ud > (uint64_t)INT64_MAX;
-    int64_t d = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
-    if (by_thread) {
-      int tid = iv.thread_ids ? iv.thread_ids[k] : 0;
-      if (row->thread != tid && !(row = sp_row_get(rs, g, tid))) break;
-      row->calls++;
-      row->xhave += mpi.present && row->xhave == 0;
-    }
-    sp_row_mpi(row, &mpi, k);
-    if (sp_row_add(rs, row, j, d, outer[k]) < 0) {
-      row = NULL;
-      break;
-    }
-  }
+  if (sp_rows_calls(rs, &row, g, j, by_thread, cl, iv.start, iv.end, iv.thread_ids, outer, &mpi, 0,
+                    iv.n) < 0)
+    row = NULL;
   sp_reader_mpi_free(&mpi);
   /* The named columns, per row of this pair (one, or one per thread). */
   for (int r = rs->n - 1; row && rs->extra && r >= 0 && rs->v[r].region == g; r--)
@@ -520,7 +605,7 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   int red = o->table == SP_TABLE_TEXT ? sp_reduced_print(sel, o, 0) : -1;
   if (red >= 0) return red; /* reduced across ranks: its own table */
-  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, o->npcts > 0, 0, 0};
+  sp_rows_t rs = {NULL, 0, 0, sel->nranks, 0, sp_reader_stream_calls(), o->npcts > 0, 0, 0};
   for (int q = 0; q < o->nxcols; q++) {
     rs.mpi |= o->xcols[q] == SP_SUM_COL_BYTES || o->xcols[q] == SP_SUM_COL_MSGS;
     if (o->xcols[q] == SP_SUM_COL_PEAK_RSS) rs.extra |= 1u << SP_SUM_COL_PEAK_RSS;

@@ -73,6 +73,13 @@ int sp_self_times(const sp_selection_t *sel, const int *rows, int n, double *sel
  * thread one after another. Returns 0 or SP_EXIT_IO. */
 int sp_outer_calls(const sp_reader_intervals_t *iv, unsigned char *outer);
 
+/* outer_calls.c: 1 when every call of region g on rank index k (n
+ * intervals) is outermost, as sp_outer_calls would find, read in chunks
+ * (bounded memory); 0 when some may not be (or the read failed, or more
+ * than 1024 threads: the caller loads the pair and asks sp_outer_calls),
+ * SP_EXIT_IO without memory. */
+int sp_outer_all_read(sp_reader_t *r, int g, int k, int64_t n);
+
 /* What every chart of a run shares: the files, their labels, their figures. */
 typedef struct sp_charts {
   const sp_selection_t *sels; /* one per file */

@@ -361,6 +361,53 @@ SP_READER_EXPORT int64_t sp_reader_read_range(sp_reader_t *r, int g, int k, int6
                                               int64_t count, int64_t *start, int64_t *end,
                                               int32_t *thread_ids);
 
+/** One call streamed by sp_reader_merge_next(). */
+typedef struct sp_reader_call {
+  int64_t start, end; /**< ns, as sp_reader_load() gives them */
+  int32_t thread;     /**< thread id (0 without thread ids) */
+  int32_t key;        /**< the tie-break key of its region (keys[slot]) */
+  int slot;           /**< its region's position in regions[] of the open */
+  int64_t index;      /**< its position in the pair's arrays */
+} sp_reader_call_t;
+
+typedef struct sp_reader_merge sp_reader_merge_t;
+
+/**
+ * Streams the calls of regions[0..n-1] (reader region indices) on rank
+ * index k in time order: by thread, then start, then end descending (an
+ * enclosing call before the calls it holds), then keys[slot] (NULL: the
+ * slot), then slot, then index. The order of the call tree's sweep and of
+ * the OTF2 export.
+ * Memory is bounded, not the rank's calls: each pair is read twice in
+ * chunks (sp_reader_read_range), a first pass cutting it into sorted runs
+ * and the merge holding a chunk per run (at most about 20 MB for all runs
+ * together). A pair out of order in more than 64 places (one region
+ * recursing, threads interleaved call by call) and the reference tool's
+ * delta-encoded columns are loaded whole and sorted: memory for that pair.
+ * out: receives the merge (NULL on failure); close it with
+ * sp_reader_merge_close(). Returns 0, SP_READER_EINVAL, SP_READER_ENOMEM
+ * or an error of the read (message in sp_reader_errmsg(r)). Not
+ * thread-safe against other users of r.
+ */
+SP_READER_EXPORT int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions,
+                                          const int32_t *keys, int n, sp_reader_merge_t **out);
+
+/** The next call into *c: returns 1, 0 after the last one, or a negative
+ *  SP_READER_E* code (the file changed or is damaged; message in
+ *  sp_reader_errmsg()). */
+SP_READER_EXPORT int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c);
+
+/** Frees the merge; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_merge_close(sp_reader_merge_t *m);
+
+/** Calls above which the call tree sweeps a rank straight from the merge
+ *  (and scope-profiler-pproc --summary reads a pair in chunks) instead of
+ *  loading it: SP_READER_STREAM_DEFAULT, or the number in the environment
+ *  variable SCOPE_PROFILER_READER_STREAM (0 streams every rank: the same
+ *  figures, to compare the two ways). */
+#define SP_READER_STREAM_DEFAULT ((int64_t)1 << 18)
+SP_READER_EXPORT int64_t sp_reader_stream_calls(void);
+
 /**
  * Earliest start and latest end (ns) of region g on rank index k, scanning
  * the arrays in bounded chunks (ends need not be sorted: nested calls).
@@ -493,8 +540,11 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * 16-20 bytes per interval; with one thread and starts in order the calls
  * are ordered in blocks of about 1024, else 48 more bytes per interval for
  * the calls and a merge buffer), so memory follows the largest rank, not
- * the file; plus 24 bytes per node and selected rank for the per-rank
- * figures. CPU: where calls repeat a pattern (a step with the same calls
+ * the file; a rank with more timed calls than sp_reader_stream_calls() is
+ * swept from sp_reader_merge_open() instead (memory bounded, about 20 MB,
+ * whatever its calls; the same figures; files with call ids excepted;
+ * with SP_READER_TREE_DURATIONS each pair is then loaded alone once);
+ * plus 24 bytes per node and selected rank for the per-rank figures. CPU: where calls repeat a pattern (a step with the same calls
  * nested the same way), each repeat after the first is checked and summed
  * straight from the arrays, so the tree costs little more than reading;
  * calls that do not repeat are swept one by one, a few times the read

@@ -61,6 +61,7 @@ struct sp_reader {
   int aggregate;          /* the reference tool's aggregate layout: counts, no events */
   uint64_t phys_bytes;    /* physical memory at open (0: unknown), for sp__direct_alloc */
   int fd;                 /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
+  struct sp_dcache *dcache; /* blocks of the file for small direct reads, or NULL (reader_direct.c) */
   struct sp_ohdr *ohdr;   /* dataset headers read by the reader (reader_ohdr.c), or NULL */
   hid_t col[5];           /* columnar: the start, end (or delta, duration), thread_ids,
                            * call_ids and parent_ids datasets, kept open; -1 when absent */

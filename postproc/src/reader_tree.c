@@ -356,6 +356,80 @@ static int sp_tree_rank_sparse(sp_reader_t *r, sp_reader_tree_t *t, int j, int k
   return rc;
 }
 
+/* The timed calls of the selected regions of rank index k (from the
+ * metadata, nothing read); the rank's intervals of every region when they
+ * are at most `bound` already (one pass over its records: a rank of a few
+ * calls, 100,000 ranks, must not cost a lookup per selected region). */
+static int64_t sp_rank_timed_calls(const sp_reader_t *r, int k, const int *regions, int nregions,
+                                   int64_t bound) {
+  int64_t n = 0;
+  const sp_rank_t *rk = &r->ranks[k];
+  for (int i = 0; i < rk->nregions; i++) n += rk->regions[i].has_times ? rk->regions[i].n : 0;
+  if (n <= bound) return n;
+  n = 0;
+  for (int i = 0; i < nregions; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(r, regions[i], k, &info);
+    if (info.present && info.has_times) n += info.num_intervals;
+  }
+  return n;
+}
+
+/* The j-th selected rank (index k) with many calls: the sweep takes them
+ * one at a time from the reader's merge (reader_merge.c, the order of the
+ * sweep: thread, start, end descending, name key), so memory is a chunk
+ * per sorted run, not the rank (the loaded rank took about 68 bytes a
+ * call). Same figures as the loaded way, whose block order and repeats
+ * only save time. With SP_READER_TREE_DURATIONS each pair's statistics
+ * are taken from it loaded alone (memory for the largest pair). */
+static int sp_tree_rank_stream(sp_reader_t *r, sp_reader_tree_t *t, int j, int k,
+                               const int *regions, const int *keys, int nregions, const int *by_key,
+                               unsigned flags) {
+  int *sel = malloc((size_t)(nregions ? nregions : 1) * sizeof *sel);
+  int32_t *key = malloc((size_t)(nregions ? nregions : 1) * sizeof *key);
+  sp_sweep_t *w = calloc(1, sizeof *w);
+  int rc = sel && key && w ? 0 : SP_READER_ENOMEM, n = 0;
+  for (int i = 0; rc == 0 && i < nregions; i++) {
+    sp_reader_info_t info;
+    sp_reader_info(r, regions[i], k, &info);
+    if (!info.present) continue;
+    if (!info.has_times) {
+      rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
+      continue;
+    }
+    sel[n] = regions[i];
+    key[n++] = keys[i];
+    if (!t->dur) continue;
+    sp_reader_intervals_t iv;
+    rc = sp_reader_load(r, regions[i], k, &iv);
+    if (rc == 0) sp__durations(&iv, &t->dur[(size_t)regions[i] * (size_t)t->nranks + (size_t)j]);
+    sp_reader_intervals_free(&iv);
+  }
+  sp_reader_merge_t *m = NULL;
+  if (rc == 0) rc = sp_reader_merge_open(r, k, sel, key, n, &m);
+  if (rc == 0) {
+    w->t = t;
+    w->j = j;
+    w->by_key = by_key;
+    w->flags = flags;
+    sp_reader_call_t x;
+    int got;
+    while ((got = sp_reader_merge_next(m, &x)) > 0) {
+      sp_call_t c = {x.start, x.end, x.thread, x.key};
+      if ((rc = sp_sweep_call(w, &c)) != 0) break;
+    }
+    if (rc == 0 && got < 0) rc = got;
+    while (w->depth) sp_pop(w);
+  }
+  sp_reader_merge_close(m);
+  if (w) free(w->stack);
+  free(w);
+  free(sel);
+  free(key);
+  return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                : rc;
+}
+
 /* All selected regions of the j-th selected rank (index k): loaded, put in
  * the sweep's order, swept. */
 static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
@@ -365,6 +439,8 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
   if (r->aggregate && (rc = sp__tree_rank_agg(r, t, j, k, regions, nregions, flags)) != 1)
     return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
                                   : rc;
+  if (!ids && sp_rank_timed_calls(r, k, regions, nregions, t->stream_calls) > t->stream_calls)
+    return sp_tree_rank_stream(r, t, j, k, regions, keys, nregions, by_key, flags);
   rc = 0;
   b->n = 0;
   b->nruns = 0;
@@ -622,6 +698,7 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
                     sizeof *t->dur);
     if (!t->dur) rc = SP_READER_ENOMEM;
   }
+  t->stream_calls = sp_reader_stream_calls();
   for (int j = 0; rc == 0 && j < t->nranks; j++)
     rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b, &ps);
   free(ps.iv);

@@ -36,6 +36,7 @@ struct sp_reader_tree {
   int64_t roots_inclusive;
   int nregions_all;           /* regions of the reader (index of dur) */
   sp_reader_durations_t *dur; /* [region][j] with SP_READER_TREE_DURATIONS, else NULL */
+  int64_t stream_calls;       /* ranks with more timed calls stream (sp_reader_stream_calls) */
 };
 
 /* Saturating int64 addition: sums of a damaged file's durations must not overflow. */

@@ -1,0 +1,323 @@
+/* reader_merge.c - the calls of some regions of one rank, streamed in time
+ * order: by thread, then start (ties: the longer call first, so an
+ * enclosing call comes before the calls it holds, then the caller's key of
+ * the region, then the call's position in its pair). The OTF2 export
+ * writes its events in this order and the call tree sweeps large ranks in
+ * it (reader_tree.c), so neither holds a rank's calls.
+ *
+ * A (region, rank) pair's arrays are read in chunks (sp_reader_read_range)
+ * twice: a first pass finds where the pair's calls fall out of that order,
+ * cutting it into sorted runs (a file the core wrote is one run per pair:
+ * it stores a region's calls thread by thread, each thread's as they end);
+ * the second pass merges every run of the rank with a heap, each run
+ * holding one chunk. Memory is then a chunk per run, not the rank's calls.
+ * A pair cut into more than SP_MERGE_MAXRUNS runs (calls of one region
+ * recursing, or threads interleaved call by call) and the reference tool's
+ * delta-encoded columns are loaded whole and sorted in memory instead, as
+ * one run: memory for that pair only. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+int64_t sp_reader_stream_calls(void) {
+  const char *v = getenv("SCOPE_PROFILER_READER_STREAM");
+  if (!v || !*v) return SP_READER_STREAM_DEFAULT;
+  char *end;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  return errno || *end || n < 0 ? SP_READER_STREAM_DEFAULT : (int64_t)n;
+}
+
+/* Calls of one scan chunk, and the most a run's chunk holds. */
+#define SP_MERGE_SCAN 65536
+/* Calls held by all run chunks of a rank together (40 bytes each). */
+#define SP_MERGE_BUDGET (1 << 19)
+#define SP_MERGE_MINCHUNK 256
+#define SP_MERGE_MAXRUNS 64
+
+typedef struct sp_mpair {
+  int g;                 /* reader region index */
+  int32_t key;           /* the caller's tie-break key */
+  sp_reader_call_t *all; /* loaded whole and sorted (NULL: read in chunks) */
+} sp_mpair_t;
+
+typedef struct sp_mrun {
+  int pair;
+  int64_t pos, stop;     /* next call of the pair to read, and the run's end */
+  sp_reader_call_t *buf; /* buffered calls [i, n) */
+  size_t i, n;
+} sp_mrun_t;
+
+struct sp_reader_merge {
+  sp_reader_t *r;
+  int k; /* rank index */
+  sp_mpair_t *pairs;
+  int npairs;
+  sp_mrun_t *runs;
+  int nruns, cap;
+  int *heap;
+  int nheap;
+  size_t chunk;   /* calls per run chunk */
+  int64_t *s, *e; /* read scratch, SP_MERGE_SCAN each */
+  int32_t *t;
+};
+
+/* The merge's order: thread, start, longer first, key, pair, position. */
+static inline int sp_call_before(const sp_reader_call_t *a, const sp_reader_call_t *b) {
+  if (a->thread != b->thread) return a->thread < b->thread;
+  if (a->start != b->start) return a->start < b->start;
+  if (a->end != b->end) return a->end > b->end;
+  if (a->key != b->key) return a->key < b->key;
+  if (a->slot != b->slot) return a->slot < b->slot;
+  return a->index < b->index;
+}
+
+/* Sorts c[0..n-1] with a natural merge sort: each pair is mostly in order
+ * already, so a few linear merges of the ordered runs do instead of a
+ * general sort. Returns 0 or SP_READER_ENOMEM. */
+static int sp_calls_sort(sp_reader_call_t *c, size_t n) {
+  if (n < 2) return 0;
+  size_t nruns = 1;
+  for (size_t i = 1; i < n; i++) nruns += sp_call_before(&c[i], &c[i - 1]);
+  if (nruns == 1) return 0;
+  size_t *runs = malloc((nruns + 1) * sizeof *runs);
+  sp_reader_call_t *tmp = malloc(n * sizeof *tmp);
+  if (!runs || !tmp) {
+    free(runs);
+    free(tmp);
+    return SP_READER_ENOMEM;
+  }
+  nruns = 0;
+  runs[nruns++] = 0;
+  for (size_t i = 1; i < n; i++)
+    if (sp_call_before(&c[i], &c[i - 1])) runs[nruns++] = i;
+  runs[nruns] = n;
+  sp_reader_call_t *src = c, *dst = tmp;
+  while (nruns > 1) {
+    size_t m = 0;
+    for (size_t r = 0; r < nruns; r += 2) {
+      /* runs r and r + 1 (r + 1 == nruns: run r alone, copied) */
+      size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : n;
+      size_t i = a, j = mid, k = a;
+      while (i < mid && j < b) dst[k++] = sp_call_before(&src[j], &src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < b) dst[k++] = src[j++];
+      runs[m++] = a;
+    }
+    runs[m] = n;
+    nruns = m;
+    sp_reader_call_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != c) memcpy(c, src, n * sizeof *c);
+  free(runs);
+  free(tmp);
+  return 0;
+}
+
+static int sp_run_add(sp_reader_merge_t *m, int pair, int64_t pos, int64_t stop) {
+  if (m->nruns == m->cap) {
+    int cap = m->cap ? 2 * m->cap : 64;
+    sp_mrun_t *r = realloc(m->runs, (size_t)cap * sizeof *r);
+    if (!r) return SP_READER_ENOMEM;
+    m->runs = r;
+    m->cap = cap;
+  }
+  m->runs[m->nruns++] = (sp_mrun_t){pair, pos, stop, NULL, 0, 0};
+  return 0;
+}
+
+/* Loads pair p whole, sorted, as one run. */
+static int sp_pair_load(sp_reader_merge_t *m, sp_mpair_t *p) {
+  sp_reader_intervals_t iv;
+  int rc = sp_reader_load(m->r, p->g, m->k, &iv);
+  if (rc) return rc;
+  int slot = (int)(p - m->pairs);
+  p->all = malloc((size_t)(iv.n ? iv.n : 1) * sizeof *p->all);
+  if (!p->all) rc = SP_READER_ENOMEM;
+  for (int64_t i = 0; rc == 0 && i < iv.n; i++)
+    p->all[i] = (sp_reader_call_t){iv.start[i], iv.end[i], iv.thread_ids ? iv.thread_ids[i] : 0,
+                                   p->key,      slot,      i};
+  int64_t n = iv.n;
+  sp_reader_intervals_free(&iv);
+  if (rc == 0) rc = sp_calls_sort(p->all, (size_t)n);
+  if (rc == 0) rc = sp_run_add(m, slot, 0, n);
+  if (rc == 0) {
+    sp_mrun_t *r = &m->runs[m->nruns - 1];
+    r->buf = p->all;
+    r->n = (size_t)n;
+    r->pos = n;
+  }
+  return rc;
+}
+
+/* Reads calls [pos, pos + cnt) of pair p into m's scratch; the count read
+ * or a negative reader error. */
+static int64_t sp_pair_read(sp_reader_merge_t *m, const sp_mpair_t *p, int64_t pos, int64_t cnt) {
+  return sp_reader_read_range(m->r, p->g, m->k, pos, cnt, m->s, m->e, m->t);
+}
+
+/* The first pass over pair p (n calls): its sorted runs, or the pair
+ * loaded whole when it has too many or cannot be read in slices. */
+static int sp_pair_scan(sp_reader_merge_t *m, sp_mpair_t *p, int64_t n) {
+  int first = m->nruns, pi = (int)(p - m->pairs);
+  int64_t from = 0, ps = 0, pe = 0;
+  int32_t pt = 0;
+  for (int64_t pos = 0; pos < n;) {
+    int64_t got = sp_pair_read(m, p, pos, SP_MERGE_SCAN);
+    if (got == SP_READER_EINVAL && pos == 0) return sp_pair_load(m, p);
+    if (got < 0) return (int)got;
+    if (got == 0) break; /* the file shrank: the second pass says so */
+    for (int64_t i = 0; i < got; i++) {
+      int32_t t = m->t[i];
+      int64_t s = m->s[i], e = m->e[i];
+      int desc = pos + i > 0 && (t != pt ? t < pt : s != ps ? s < ps : e > pe);
+      if (desc) {
+        if (m->nruns - first + 1 >= SP_MERGE_MAXRUNS) {
+          m->nruns = first;
+          return sp_pair_load(m, p);
+        }
+        if (sp_run_add(m, pi, from, pos + i)) return SP_READER_ENOMEM;
+        from = pos + i;
+      }
+      pt = t, ps = s, pe = e;
+    }
+    pos += got;
+  }
+  return sp_run_add(m, pi, from, n);
+}
+
+/* Refills run r's chunk from its pair; 0 or a reader error. */
+static int sp_run_fill(sp_reader_merge_t *m, sp_mrun_t *r) {
+  const sp_mpair_t *p = &m->pairs[r->pair];
+  r->i = r->n = 0;
+  if (p->all || r->pos >= r->stop) return 0;
+  int64_t want = r->stop - r->pos < (int64_t)m->chunk ? r->stop - r->pos : (int64_t)m->chunk;
+  int64_t got = sp_pair_read(m, p, r->pos, want);
+  if (got < 0) return (int)got;
+  if (got < want)
+    return sp__reader_fail(m->r, SP_READER_EDATA,
+                           "region '%s' on rank %d: the file changed while it was read",
+                           m->r->regions[p->g].name, m->r->ranks[m->k].id);
+  for (int64_t i = 0; i < got; i++)
+    r->buf[i] = (sp_reader_call_t){m->s[i], m->e[i], m->t[i], p->key, r->pair, r->pos + i};
+  r->n = (size_t)got;
+  r->pos += got;
+  return 0;
+}
+
+static inline int sp_run_less(const sp_reader_merge_t *m, int a, int b) {
+  const sp_mrun_t *x = &m->runs[a], *y = &m->runs[b];
+  return sp_call_before(&x->buf[x->i], &y->buf[y->i]);
+}
+
+static void sp_heap_down(sp_reader_merge_t *m, int i) {
+  int *h = m->heap, n = m->nheap;
+  for (;;) {
+    int l = 2 * i + 1, best = i;
+    if (l < n && sp_run_less(m, h[l], h[best])) best = l;
+    if (l + 1 < n && sp_run_less(m, h[l + 1], h[best])) best = l + 1;
+    if (best == i) return;
+    int t = h[i];
+    h[i] = h[best];
+    h[best] = t;
+    i = best;
+  }
+}
+
+/* Chunks for the runs read in slices, and the heap of every run. */
+static int sp_merge_start(sp_reader_merge_t *m) {
+  int sliced = 0;
+  for (int i = 0; i < m->nruns; i++) sliced += m->pairs[m->runs[i].pair].all == NULL;
+  size_t chunk = sliced ? SP_MERGE_BUDGET / (size_t)sliced : SP_MERGE_SCAN;
+  m->chunk = chunk < SP_MERGE_MINCHUNK ? SP_MERGE_MINCHUNK
+             : chunk > SP_MERGE_SCAN   ? SP_MERGE_SCAN
+                                       : chunk;
+  m->heap = malloc((m->nruns > 0 ? (size_t)m->nruns : 1) * sizeof *m->heap);
+  if (!m->heap) return SP_READER_ENOMEM;
+  for (int i = 0; i < m->nruns; i++) {
+    sp_mrun_t *r = &m->runs[i];
+    if (!m->pairs[r->pair].all) {
+      r->buf = malloc(m->chunk * sizeof *r->buf);
+      if (!r->buf) return SP_READER_ENOMEM;
+      int rc = sp_run_fill(m, r);
+      if (rc) return rc;
+    }
+    if (r->i < r->n) m->heap[m->nheap++] = i;
+  }
+  for (int i = m->nheap / 2 - 1; i >= 0; i--) sp_heap_down(m, i);
+  return 0;
+}
+
+static int sp_merge_fill(sp_reader_merge_t *m, const int *regions, const int32_t *keys, int n) {
+  m->pairs = calloc((size_t)(n > 0 ? n : 1), sizeof *m->pairs);
+  m->s = malloc(SP_MERGE_SCAN * sizeof *m->s);
+  m->e = malloc(SP_MERGE_SCAN * sizeof *m->e);
+  m->t = malloc(SP_MERGE_SCAN * sizeof *m->t);
+  if (!m->pairs || !m->s || !m->e || !m->t) return SP_READER_ENOMEM;
+  m->npairs = n;
+  for (int q = 0; q < n; q++) {
+    int g = regions[q];
+    sp_mpair_t *p = &m->pairs[q];
+    p->g = g;
+    p->key = keys ? keys[q] : q;
+    if (g < 0 || g >= m->r->nregions) return SP_READER_EINVAL;
+    sp_reader_info_t info;
+    if (sp_reader_info(m->r, g, m->k, &info) != 0 || !info.present || !info.has_times ||
+        info.num_intervals == 0)
+      continue;
+    int rc = sp_pair_scan(m, p, info.num_intervals);
+    if (rc) return rc;
+  }
+  return sp_merge_start(m);
+}
+
+int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_t *keys, int n,
+                         sp_reader_merge_t **out) {
+  if (out) *out = NULL;
+  if (!r || !out || n < 0 || (n > 0 && !regions) || k < 0 || k >= r->nranks)
+    return r ? sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_merge_open: bad arguments")
+             : SP_READER_EINVAL;
+  sp_reader_merge_t *m = calloc(1, sizeof *m);
+  if (!m) return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory merging a rank's calls");
+  m->r = r;
+  m->k = k;
+  int rc = sp_merge_fill(m, regions, keys, n);
+  if (rc) {
+    sp_reader_merge_close(m);
+    if (rc == SP_READER_ENOMEM) sp__reader_fail(r, rc, "out of memory merging a rank's calls");
+    if (rc == SP_READER_EINVAL) sp__reader_fail(r, rc, "sp_reader_merge_open: region out of range");
+    return rc;
+  }
+  *out = m;
+  return 0;
+}
+
+int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c) {
+  if (!m || !c) return SP_READER_EINVAL;
+  if (m->nheap == 0) return 0;
+  sp_mrun_t *r = &m->runs[m->heap[0]];
+  *c = r->buf[r->i++];
+  int rc = r->i < r->n ? 0 : sp_run_fill(m, r);
+  if (rc) return rc;
+  if (r->i == r->n) m->heap[0] = m->heap[--m->nheap];
+  sp_heap_down(m, 0);
+  return 1;
+}
+
+void sp_reader_merge_close(sp_reader_merge_t *m) {
+  if (!m) return;
+  for (int i = 0; i < m->nruns; i++)
+    if (!m->pairs[m->runs[i].pair].all) free(m->runs[i].buf);
+  for (int i = 0; m->pairs && i < m->npairs; i++) free(m->pairs[i].all);
+  free(m->pairs);
+  free(m->runs);
+  free(m->heap);
+  free(m->s);
+  free(m->e);
+  free(m->t);
+  free(m);
+}

@@ -10,7 +10,9 @@
  * region with more calls than the buffer holds (spilled) and a name with
  * a slash and a space. The last rank of several records nothing. Every
  * recording rank sends its neighbour a message (MPI call regions with
- * bytes and peers where SCOPE_PROFILER_PROFILE_MPI=1). */
+ * bytes and peers where SCOPE_PROFILER_PROFILE_MPI=1), sets run metadata
+ * and places regions in the source (sp_region_at); with
+ * SCOPE_PROFILER_SAMPLE_MS it samples and spins a while (a few samples). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <pthread.h>
@@ -80,6 +82,26 @@ int main(int argc, char **argv) {
   }
   CHECK(sp_setup(&c));
   const int idle = size > 1 && rank == size - 1;
+  /* Run metadata: one key alike on every rank, one that differs, one of
+   * each type, one only rank 1 sets; source locations (one region placed
+   * by every rank, one by rank 0 only). */
+  CHECK(sp_metadata_set("case", "columnar extras"));
+  CHECK(sp_metadata_set_int("rank_seen", 100 + rank));
+  CHECK(sp_metadata_set_real("ratio", rank == 0 ? 0.5 : 0.25 * rank));
+  if (rank == 1) CHECK(sp_metadata_set("only_rank1", "yes"));
+  int placed = sp_region_at("placed", "src/solver.c", 42);
+  if (placed < 0) CHECK(placed);
+  if (!idle) {
+    sp_start(placed);
+    spin(1000);
+    sp_stop(placed);
+  }
+  if (!idle && rank == 0) {
+    int h = sp_region_at("placed_rank0", "src/rank0 only.f90", 7);
+    if (h < 0) CHECK(h);
+    sp_start(h);
+    sp_stop(h);
+  }
   if (!idle) {
     for (int it = 0; it < 5; it++) {
       sp_start_name("outer");
@@ -110,6 +132,11 @@ int main(int argc, char **argv) {
     int n = 1 + rank % 7;
     MPI_Sendrecv(out, n, MPI_INT, (rank + 1) % ring, 7, in, 64, MPI_INT, (rank + ring - 1) % ring,
                  7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  const char *ms = getenv("SCOPE_PROFILER_SAMPLE_MS");
+  if (ms && atoi(ms) > 0) { /* a few samples on every rank, the idle one too */
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < 0.03 * atoi(ms)) spin(1000);
   }
   CHECK(sp_finalize());
   MPI_Finalize();

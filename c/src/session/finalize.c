@@ -198,10 +198,9 @@ static int sp_fin_output(sp_fin_t *f) {
 static int sp_fin_choose(sp_fin_t *f) {
   f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
   f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
-  if (f->columnar && !f->both && f->par->rank == 0 &&
-      (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
+  if (f->columnar && !f->both && f->par->rank == 0 && sp__state.cfg.use_likwid)
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "the columnar layout does not carry LIKWID results or samples yet "
+            "the columnar layout does not carry LIKWID results yet "
             "(docs/design.md, \"The columnar layout\"); SCOPE_PROFILER_LAYOUT=ranks writes them");
   if (f->columnar) f->times->layout_by = "columnar";
   if (f->both) snprintf(f->col_partial, sizeof f->col_partial, "%s.col", f->partial);

@@ -30,7 +30,9 @@
  *   rank_info/hostnames                fixed strings[ranks] (ours)
  *   rank_info/threads, events_lost     int32[ranks], int64[ranks] (ours)
  *   rank_info/clock_offset_ns, ..._error_ns, clock_offset_end_ns,
- *             clock_offset_end_error_ns int64[ranks], INT64_MIN unmeasured (ours) */
+ *             clock_offset_end_error_ns, clock_offset_at_ns,
+ *             clock_offset_end_at_ns int64[ranks], INT64_MIN unmeasured (ours)
+ *   and the run metadata, source locations and samples (columnar_extras.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,8 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "columnar_extras.h"
 #include "columnar_write.h"
 #include "h5_attr.h"
+#include "layout.h"
 
 /* The extent a column is indexed by. */
 enum { SP_BY_PAIR, SP_BY_EVENT, SP_BY_RANK };
@@ -54,13 +58,13 @@ typedef struct sp_col_column {
   const void *buf; /* this rank's elements */
 } sp_col_column_t;
 
-enum { SP_COL_MAX = 20 };
+enum { SP_COL_MAX = 22 };
 
 /* This rank's values of the rank_info columns. */
 typedef struct sp_col_rank {
   char host[64];
   int32_t threads;
-  int64_t lost, clock[4];
+  int64_t lost, clock[6];
 } sp_col_rank_t;
 
 /* The columns in file order; returns how many (the MPI ones only with any_mpi). */
@@ -87,9 +91,10 @@ static int sp_col_columns(const sp_col_local_t *c, const uint32_t *ranks, const 
   col[n++] = (sp_col_column_t){rk, "hostnames", SP_BY_RANK, host_type, 64, ri->host};
   col[n++] = (sp_col_column_t){rk, "threads", SP_BY_RANK, i32, 4, &ri->threads};
   col[n++] = (sp_col_column_t){rk, "events_lost", SP_BY_RANK, i64, 8, &ri->lost};
-  static const char *const clock[4] = {"clock_offset_ns", "clock_offset_error_ns",
-                                       "clock_offset_end_ns", "clock_offset_end_error_ns"};
-  for (int k = 0; k < 4; k++)
+  static const char *const clock[6] = {"clock_offset_ns",     "clock_offset_error_ns",
+                                       "clock_offset_end_ns", "clock_offset_end_error_ns",
+                                       "clock_offset_at_ns",  "clock_offset_end_at_ns"};
+  for (int k = 0; k < 6; k++)
     col[n++] = (sp_col_column_t){rk, clock[k], SP_BY_RANK, i64, 8, &ri->clock[k]};
   return n;
 }
@@ -146,7 +151,8 @@ static int sp_col_metadata(hid_t file, const sp_col_local_t *c, int nranks) {
   gmtime_r(&wt, &tmv);
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   int32_t size = nranks, threads = c->max_threads > 0 ? c->max_threads : 1, tt = 1;
-  int64_t lost = c->events_lost, schema = 3;
+  int64_t lost = c->events_lost, schema = 3, omp = sp__omp_num_threads(threads);
+  int64_t cores = (int64_t)nranks * omp;
   int rc = sp__h5_attr(file, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
   rc |= sp__h5_attr_str(file, "storage_layout", "columnar");
   rc |= sp__h5_attr(g, "mpi_size", H5T_NATIVE_INT32, &size);
@@ -156,6 +162,9 @@ static int sp_col_metadata(hid_t file, const sp_col_local_t *c, int nranks) {
   rc |= sp__h5_attr_str(g, "clock", "CLOCK_MONOTONIC");
   rc |= sp__h5_attr_str(g, "clock_source", c->clock_tsc0 ? "tsc" : "monotonic");
   rc |= sp__h5_attr(g, "omp_threads", H5T_NATIVE_INT32, &threads);
+  /* The reference tool's keys (its speedup plots' x-axis), as layout.c. */
+  rc |= sp__h5_attr(g, "omp_num_threads", H5T_NATIVE_INT64, &omp);
+  rc |= sp__h5_attr(g, "total_cores", H5T_NATIVE_INT64, &cores);
   rc |= sp__h5_attr(g, "time_trace", H5T_NATIVE_INT32, &tt);
   rc |= sp__h5_attr(g, "events_lost", H5T_NATIVE_INT64, &lost);
   H5Gclose(g);
@@ -328,6 +337,7 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   for (int w = 0; w < 2; w++) {
     ri.clock[2 * w] = pl->clock[w].valid ? pl->clock[w].offset_ns : INT64_MIN;
     ri.clock[2 * w + 1] = pl->clock[w].valid ? pl->clock[w].error_ns : INT64_MIN;
+    ri.clock[4 + w] = pl->clock[w].valid ? pl->clock[w].at_ns : INT64_MIN;
   }
   hid_t host_type = sp_col_str(sizeof ri.host);
   j.ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, j.total[2] > 0, j.col);
@@ -338,6 +348,9 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   if (rc == 0)
     rc = par->active && sp__state.set.layout_collective ? sp_col_write_par(&j, path)
                                                         : sp_col_write_root(&j, path);
+  /* Every rank's slices are in before rank 0 reopens the file. */
+  rc = sp__par_agree(par, rc);
+  if (rc == 0) rc = sp__columnar_extras(par, path, l, &c);
   H5Tclose(host_type);
   free(ranks);
   free(offs);

@@ -166,15 +166,32 @@ static int sp_ex_pack(const sp_local_t *l, char **blob, int64_t *len) {
   return rc;
 }
 
-/* Rank 0: the gathered plans (all, at) and samples into the file. */
-static int sp_ex_write(const char *path, int nranks, const char *all, const int64_t *at,
-                       const char *sall, const int64_t *sat, const sp_col_local_t *c) {
-  sp_rank_plan_t *plans = calloc((size_t)nranks, sizeof *plans);
-  int rc = plans ? 0 : SP_ENOMEM;
-  for (int r = 0; rc == 0 && r < nranks; r++)
-    rc = sp__plan_unpack(all + at[r], at[r + 1] - at[r], &plans[r]);
-  hid_t file = rc == 0 ? H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
-  if (rc == 0 && file < 0) rc = SP_EHDF5;
+/* The recovered file's marks: /metadata@recovered_from_spill, and
+ * rank_info/missing (int32 per rank, 1: no spill file was found for it)
+ * when a rank is missing, as the per-rank layout's rank<N>@missing. */
+static int sp_ex_recovered(hid_t file, const sp_local_t *ls, int nranks) {
+  hid_t g = H5Gopen2(file, "metadata", H5P_DEFAULT);
+  const int32_t one = 1;
+  int rc = g >= 0 ? sp__h5_attr(g, "recovered_from_spill", H5T_NATIVE_INT32, &one) : SP_EHDF5;
+  if (g >= 0) H5Gclose(g);
+  int32_t *missing = calloc((size_t)nranks + 1, sizeof *missing);
+  int any = 0;
+  if (rc == 0 && !missing) rc = SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < nranks; r++) any |= missing[r] = ls[r].spill.fd < 0;
+  hid_t ri = rc == 0 && any ? H5Gopen2(file, "rank_info", H5P_DEFAULT) : -1;
+  if (rc == 0 && any)
+    rc = ri < 0 ? SP_EHDF5 : sp_ex_numbers(ri, "missing", H5T_NATIVE_INT32, missing, nranks);
+  if (ri >= 0) H5Gclose(ri);
+  free(missing);
+  return rc;
+}
+
+/* Rank 0 (or recovery): every rank's plan and samples into the file;
+ * ls: recovery's ranks (the recovered marks), else NULL. */
+static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks, const char *sall,
+                       const int64_t *sat, const sp_col_local_t *c, const sp_local_t *ls) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  int rc = file >= 0 ? 0 : SP_EHDF5;
   hid_t g = rc == 0 ? H5Gopen2(file, "metadata", H5P_DEFAULT) : -1;
   if (rc == 0 && g < 0) rc = SP_EHDF5;
   if (rc == 0) rc = sp__layout_user_meta(g, plans, nranks);
@@ -182,8 +199,47 @@ static int sp_ex_write(const char *path, int nranks, const char *all, const int6
   if (rc == 0) rc = sp_ex_rank_meta(file, plans, nranks);
   if (rc == 0) rc = sp_ex_sources(file, plans, nranks, c);
   if (rc == 0 && sat) rc = sp__samples_columnar(file, nranks, sall, sat);
+  if (rc == 0 && ls) rc = sp_ex_recovered(file, ls, nranks);
   if (file >= 0 && H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  return rc;
+}
+
+/* Rank 0: the gathered plans (all, at) and samples into the file. */
+static int sp_ex_write_gathered(const char *path, int nranks, const char *all, const int64_t *at,
+                                const char *sall, const int64_t *sat, const sp_col_local_t *c) {
+  sp_rank_plan_t *plans = calloc((size_t)nranks, sizeof *plans);
+  int rc = plans ? 0 : SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < nranks; r++)
+    rc = sp__plan_unpack(all + at[r], at[r + 1] - at[r], &plans[r]);
+  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, sat, c, NULL);
   for (int r = 0; plans && r < nranks; r++) sp__plan_free(&plans[r]);
+  free(plans);
+  return rc;
+}
+
+int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nranks,
+                               const sp_col_local_t *c) {
+  sp_rank_plan_t *plans = calloc((size_t)nranks + 1, sizeof *plans);
+  int64_t *sat = calloc((size_t)nranks + 2, sizeof *sat);
+  char **blob = calloc((size_t)nranks + 1, sizeof *blob), *sall = NULL;
+  int rc = plans && sat && blob ? 0 : SP_ENOMEM;
+  int any = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    plans[r] = ls[r].plan; /* shallow: only read */
+    int64_t len = 0;
+    rc = sp__samples_blob_spill(&ls[r].spill, &blob[r], &len);
+    sat[r + 1] = sat[r] + len;
+    any |= len > 0;
+  }
+  sall = rc == 0 ? malloc((size_t)sat[nranks] + 1) : NULL;
+  if (rc == 0 && !sall) rc = SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < nranks; r++)
+    if (sat[r + 1] > sat[r]) memcpy(sall + sat[r], blob[r], (size_t)(sat[r + 1] - sat[r]));
+  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, any ? sat : NULL, c, ls);
+  for (int r = 0; blob && r < nranks; r++) free(blob[r]);
+  free(blob);
+  free(sall);
+  free(sat);
   free(plans);
   return rc;
 }
@@ -205,7 +261,8 @@ int sp__columnar_extras(sp_par_t *par, const char *path, const sp_local_t *l,
   int src = sp__samples_gather(par, &l->spill, &sall, &sat, &any);
   if (rc == 0) rc = src;
   if (rc == 0 && par->rank == 0)
-    rc = sp_ex_write(path, par->size, all, par->active ? at : one, sall, any ? sat : NULL, c);
+    rc = sp_ex_write_gathered(path, par->size, all, par->active ? at : one, sall, any ? sat : NULL,
+                              c);
   free(blob);
   free(all);
   free(at);

@@ -11,4 +11,9 @@
 SP_HIDDEN int sp__columnar_extras(sp_par_t *par, const char *path, const sp_local_t *l,
                                   const sp_col_local_t *c);
 
+/* Recovery: the same from nranks ranks' plans and spill files, with the
+ * recovered marks (/metadata@recovered_from_spill, rank_info/missing). */
+SP_HIDDEN int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nranks,
+                                         const sp_col_local_t *c);
+
 #endif

@@ -313,6 +313,84 @@ static int sp_col_write_root(sp_col_job_t *j, const char *path) {
   return rc;
 }
 
+/* A rank's rank_info values from its plan. */
+static void sp_col_rank_info(const sp_rank_plan_t *pl, sp_col_rank_t *ri) {
+  memset(ri, 0, sizeof *ri);
+  ri->threads = pl->nthreads;
+  ri->lost = pl->events_lost;
+  memcpy(ri->host, pl->host, sizeof ri->host);
+  ri->host[sizeof ri->host - 1] = '\0';
+  for (int w = 0; w < 2; w++) {
+    ri->clock[2 * w] = pl->clock[w].valid ? pl->clock[w].offset_ns : INT64_MIN;
+    ri->clock[2 * w + 1] = pl->clock[w].valid ? pl->clock[w].error_ns : INT64_MIN;
+    ri->clock[4 + w] = pl->clock[w].valid ? pl->clock[w].at_ns : INT64_MIN;
+  }
+}
+
+/* Recovery: rank r's part (index rows from pair `pairs`, events from
+ * `events` on) pwritten into the columns that begin at off[]. */
+static int sp_col_serial_rank(int fd, const sp_local_t *l, const sp_col_local_t *t, int r,
+                              const int64_t *before, int any_mpi, hid_t host_type,
+                              const int64_t *off) {
+  sp_col_local_t c;
+  int rc = sp__col_local_build_serial(l, t, &c);
+  const int64_t k = c.npairs;
+  uint32_t *ranks = malloc((size_t)(k ? k : 1) * sizeof *ranks);
+  uint64_t *offs = malloc((size_t)(k ? k : 1) * sizeof *offs);
+  if (rc == 0 && (!ranks || !offs)) rc = SP_ENOMEM;
+  for (int64_t p = 0; rc == 0 && p < k; p++) {
+    ranks[p] = (uint32_t)r;
+    offs[p] = (uint64_t)before[1] + c.first[p];
+  }
+  sp_col_rank_t ri;
+  sp_col_rank_info(&l->plan, &ri);
+  sp_col_column_t col[SP_COL_MAX];
+  const int ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, any_mpi, col);
+  for (int i = 0; rc == 0 && i < ncol; i++) {
+    const int by = col[i].by;
+    const int64_t n = by == SP_BY_PAIR ? c.npairs : by == SP_BY_EVENT ? c.nevents : 1;
+    const int64_t at = by == SP_BY_PAIR ? before[0] : by == SP_BY_EVENT ? before[1] : r;
+    if (n > 0 && off[i] >= 0)
+      rc = sp_col_pwrite(fd, col[i].buf, n * (int64_t)col[i].size,
+                         off[i] + at * (int64_t)col[i].size);
+  }
+  free(ranks);
+  free(offs);
+  sp__col_local_free(&c);
+  return rc;
+}
+
+int sp__columnar_write_serial(const char *path, const sp_local_t *ls, int nranks) {
+  sp_col_local_t t;
+  int rc = sp__col_table_serial(ls, nranks, &t);
+  sp_par_t whole = {.active = 0, .rank = 0, .size = nranks}; /* rank 0 of nranks */
+  sp_col_job_t j = {.par = &whole, .c = &t};
+  for (int r = 0; r < nranks; r++)
+    for (int32_t p = 0; p < ls[r].plan.nregions; p++) {
+      j.total[0]++;
+      j.total[1] += ls[r].plan.regions[p].nevents;
+      j.total[2] |= ls[r].plan.regions[p].mpi_extra;
+    }
+  sp_col_rank_t ri = {0};
+  hid_t host_type = sp_col_str(sizeof ri.host);
+  j.ncol = sp_col_columns(&t, NULL, NULL, &ri, host_type, (int)j.total[2], j.col);
+  if (rc == 0 && (j.total[0] > UINT32_MAX || t.nnames > UINT32_MAX)) rc = SP_EINVAL;
+  int64_t off[SP_COL_MAX + 1] = {0}, before[3] = {0, 0, 0};
+  if (rc == 0) rc = sp_col_root_create(&j, path, off);
+  int fd = rc == 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+  if (rc == 0 && fd < 0) rc = SP_EIO;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    rc = sp_col_serial_rank(fd, &ls[r], &t, r, before, (int)j.total[2], host_type, off);
+    before[0] += ls[r].plan.nregions;
+    for (int32_t p = 0; p < ls[r].plan.nregions; p++) before[1] += ls[r].plan.regions[p].nevents;
+  }
+  if (fd >= 0 && close(fd) != 0 && rc == 0) rc = SP_EIO;
+  if (rc == 0) rc = sp__columnar_extras_serial(path, ls, nranks, &t);
+  H5Tclose(host_type);
+  sp__col_local_free(&t);
+  return rc;
+}
+
 int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   sp_col_local_t c;
   int rc = sp__col_local_build(par, l, &c);
@@ -330,15 +408,8 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
     ranks[p] = (uint32_t)par->rank;
     offs[p] = (uint64_t)j.before[1] + c.first[p];
   }
-  const sp_rank_plan_t *pl = &l->plan;
-  sp_col_rank_t ri = {.threads = pl->nthreads, .lost = pl->events_lost};
-  memcpy(ri.host, pl->host, sizeof ri.host);
-  ri.host[sizeof ri.host - 1] = '\0';
-  for (int w = 0; w < 2; w++) {
-    ri.clock[2 * w] = pl->clock[w].valid ? pl->clock[w].offset_ns : INT64_MIN;
-    ri.clock[2 * w + 1] = pl->clock[w].valid ? pl->clock[w].error_ns : INT64_MIN;
-    ri.clock[4 + w] = pl->clock[w].valid ? pl->clock[w].at_ns : INT64_MIN;
-  }
+  sp_col_rank_t ri;
+  sp_col_rank_info(&l->plan, &ri);
   hid_t host_type = sp_col_str(sizeof ri.host);
   j.ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, j.total[2] > 0, j.col);
   /* A failure so far is agreed on before any HDF5 call. */

@@ -256,6 +256,14 @@ int sp__samples_columnar(hid_t file, int nranks, const char *all, const int64_t 
   return rc;
 }
 
+int sp__samples_blob_spill(const sp_spill_file_t *spill, char **blob, int64_t *len) {
+  *blob = NULL;
+  *len = 0;
+  if (spill->fd < 0 || spill->samples_period_ns <= 0) return 0;
+  return sp_samples_pack(spill, NULL, 0, spill->samples_maxrss, spill->samples_period_ns, blob,
+                         len);
+}
+
 int sp__samples_recover(hid_t file, int rank, const sp_spill_file_t *spill) {
   if (spill->fd < 0 || spill->samples_period_ns <= 0) return 0;
   char *blob = NULL;

@@ -27,6 +27,9 @@ SP_HIDDEN int sp__samples_gather(struct sp_par *par, const sp_spill_file_t *spil
  * samples/{times,rss_bytes,cpu_ns,offsets,counts,period_ns} and
  * rank_info/peak_rss_bytes (columnar_write.c lists them). */
 SP_HIDDEN int sp__samples_columnar(hid_t file, int nranks, const char *all, const int64_t *offs);
+/* Recovery: one rank's spilled samples as the blob sp__samples_gather
+ * gathers (*len 0: none); the caller frees *blob. */
+SP_HIDDEN int sp__samples_blob_spill(const sp_spill_file_t *spill, char **blob, int64_t *len);
 /* Recovery: one rank's spilled samples into the open file. */
 SP_HIDDEN int sp__samples_recover(hid_t file, int rank, const sp_spill_file_t *spill);
 

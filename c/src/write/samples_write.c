@@ -226,14 +226,13 @@ int sp__samples_columnar(hid_t file, int nranks, const char *all, const int64_t 
   int64_t *off = col + 3 * total, *cnt = off + nranks, *per = cnt + nranks, *peak = per + nranks;
   int64_t at = 0;
   for (int r = 0; rc == 0 && r < nranks; r++) {
-    const sp_sample_t *s = (const sp_sample_t *)(const void *)(all + offs[r] + sizeof *head);
     off[r] = at;
     cnt[r] = head[r].n;
     per[r] = head[r].period_ns;
     peak[r] = head[r].peak;
-    for (int64_t i = 0; i < head[r].n; i++, at++) {
-      sp_sample_t v;
-      memcpy(&v, s + i, sizeof v); /* the blob is not aligned for it */
+    for (int64_t i = 0; i < head[r].n; i++, at++) { /* n > 0: the blob holds them */
+      sp_sample_t v;                                /* the blob is not aligned for it */
+      memcpy(&v, all + offs[r] + (int64_t)sizeof *head + i * (int64_t)sizeof v, sizeof v);
       col[at] = v.t_ns;
       col[total + at] = v.rss;
       col[2 * total + at] = v.cpu_ns;

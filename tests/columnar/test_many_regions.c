@@ -47,8 +47,8 @@ int main(int argc, char **argv) {
   const int kept = errno == EDOM;
   long long sum = 0;
   for (int i = 1; i <= regions; i++) sum += i; /* the program goes on */
-  printf("sp_finalize: %s; errno kept: %d; sum after finalize: %lld (want %lld)\n",
-         sp_err_name(rc), kept, sum, (long long)regions * (regions + 1) / 2);
+  printf("sp_finalize: %s; errno kept: %d; sum after finalize: %lld (want %lld)\n", sp_err_name(rc),
+         kept, sum, (long long)regions * (regions + 1) / 2);
   MPI_Finalize();
   return rc == 0 && kept ? 0 : 1;
 }

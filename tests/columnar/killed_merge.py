@@ -126,6 +126,8 @@ def main():
     if layout == "both" and not re.search(r"metadata rows [1-9]\d*, sources [1-9]\d*, "
                                           rf"ranks with samples {nranks}\b", c.stdout):
         fail("the recovered columnar file lacks the spilled metadata, sources or samples")
+    if layout == "both" and "MPI columns: 1" not in c.stdout:
+        fail("the recovered columnar file lacks the spilled MPI bytes and peers")
     print(f"OK: {layout} run killed at {nranks} ranks, {len(spills)} spill files kept, "
           f"merged into the {kind} layout")
 

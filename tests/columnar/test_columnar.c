@@ -145,7 +145,9 @@ int main(int argc, char **argv) {
         sp_stop(placed);
       }
     }
-    for (int i = 0; !idle && ring >= 1 && i < 200; i++) { /* bytes and peers, spilled */
+    /* Bytes and peers, spilled: they go to the spill file 4096 at a time
+     * (mpi_extra.c's SP_X_CAP), whatever the events' buffer_limit. */
+    for (int i = 0; !idle && ring >= 1 && i < 4200; i++) {
       int out[8] = {rank}, in[8];
       MPI_Sendrecv(out, 1 + i % 8, MPI_INT, (rank + 1) % ring, 8, in, 8, MPI_INT,
                    (rank + ring - 1) % ring, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

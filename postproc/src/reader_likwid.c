@@ -273,6 +273,13 @@ static int sp_lw_load_columnar(sp_reader_t *r, int g, int k, sp_reader_likwid_t 
       (o[3] < 0 || o[4] < 0 || o[3] > SP_LW_MAX_THREADS || o[4] > SP_LW_MAX_EVENTS))
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %lld threads x %lld events is out of range",
                          where, (long long)o[3], (long long)o[4]);
+  /* The row's extents must lie in the columns before anything is allocated:
+   * its counts come from the file, not from a dataset's shape. */
+  if (rc == 0 && row >= 0 &&
+      (o[0] < 0 || o[1] < 0 || o[2] < 0 || o[0] + o[3] > sp_lw_len(lw, "threads/cpus") ||
+       o[1] + o[4] > sp_lw_len(lw, "event_names") || o[2] + o[3] * o[4] > sp_lw_len(lw, "values")))
+    rc =
+        sp__reader_fail(r, SP_READER_ELAYOUT, "%s: offsets past the end of likwid/ columns", where);
   if (rc == 0 && row >= 0) {
     size_t t = (size_t)o[3] + 1, e = (size_t)o[4] + 1;
     out->nthreads = (int)o[3];

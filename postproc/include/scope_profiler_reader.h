@@ -761,6 +761,9 @@ SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
  *     times int64[S] (ns, the stamps' clock)  rss_bytes int64[S]  cpu_ns int64[S]
  *   rank<N>              attribute peak_rss_bytes (int64)
  *
+ * or, in a columnar file, every rank's in samples/{times,rss_bytes,cpu_ns},
+ * rank N's at [samples/offsets[N], + samples/counts[N]), with
+ * samples/period_ns[N] (0: not sampled) and rank_info/peak_rss_bytes[N].
  * cpu_ns is the process's CPU time (all threads) since it started. */
 
 /** The samples of one rank; arrays owned by the caller after

@@ -447,6 +447,7 @@ int sp__columnar_open(sp_reader_t *r, const char *path) {
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: columnar layout with no rank_region_index rows",
                          path);
   if (rc == 0) rc = sp_columnar_pairs(r, path, &x);
+  if (rc == 0) rc = sp__likwid_columnar_open(r);
   sp_index_free(&x);
   return rc;
 }

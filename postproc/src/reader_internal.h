@@ -269,6 +269,8 @@ void sp__names_free(char **names, hsize_t n);
  * regions, indexed by rank_region_index and region_table. */
 int sp__columnar_detect(const sp_reader_t *r, hid_t file);
 int sp__columnar_open(sp_reader_t *r, const char *path);
+/* reader_likwid.c: the groups of a columnar file's likwid/ (none: 0). */
+int sp__likwid_columnar_open(sp_reader_t *r);
 /* The arrays of one pair: out->start / end / thread_ids allocated, n set. */
 int sp__columnar_read(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_intervals_t *out);
 /* Only the call ids (and, if parent_ids is not NULL, the parent ids) of

@@ -16,7 +16,11 @@ rank_region_index, events). Checks:
   - call_ids unique per rank, parent_ids equal to the nesting that a numpy
     sweep over the stamps gives, and the program's known parents;
   - MPI bytes and peers, host names, clock offsets and metadata as in the
-    rank<N> file.
+    rank<N> file;
+  - the per-rank layout's extras, in objects of the columnar file's own:
+    /metadata's attributes (sp_metadata_set's keys), rank<N>/metadata as
+    rank_metadata rows, source locations as region_table/source_files and
+    source_lines, each rank's samples, period and peak RSS.
 Exit 0, or 1 with the first disagreement.
 """
 import sys
@@ -32,8 +36,15 @@ FIXED = {"metadata", "region_table", "region_table/names", "rank_region_index",
          "rank_info/hostnames", "rank_info/threads", "rank_info/events_lost",
          "rank_info/clock_offset_ns", "rank_info/clock_offset_error_ns",
          "rank_info/clock_offset_end_ns", "rank_info/clock_offset_end_error_ns",
-         "rank_info/trace_truncated_at"}
+         "rank_info/trace_truncated_at",
+         "rank_info/clock_offset_at_ns", "rank_info/clock_offset_end_at_ns"}
 MPI_COLS = {"events/mpi_bytes", "events/mpi_peers"}
+# The per-rank layout's extras: objects of their own, none per rank.
+EXTRAS = {"rank_metadata", "rank_metadata/ranks", "rank_metadata/keys", "rank_metadata/types",
+          "rank_metadata/str_values", "rank_metadata/int_values", "rank_metadata/float_values",
+          "region_table/source_files", "region_table/source_lines", "samples", "samples/times",
+          "samples/rss_bytes", "samples/cpu_ns", "samples/offsets", "samples/counts",
+          "samples/period_ns", "rank_info/peak_rss_bytes"}
 
 
 def fail(msg):
@@ -45,8 +56,17 @@ def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+def value(v):
+    """An attribute's value as str, int or float."""
+    if isinstance(v, (bytes, str)):
+        return text(v)
+    return v.item() if hasattr(v, "item") else v
+
+
 def read_ranks(path):
-    """{rank: {name: dict(calls, start, end, tid, bytes, peer)}}, {rank: attrs}."""
+    """{rank: {name: dict(calls, start, end, tid, bytes, peer, src)}}, {rank: attrs},
+    /metadata's attributes; attrs[r] also holds "meta" (rank<N>/metadata) and
+    "samples" (None or dict of times, rss_bytes, cpu_ns, period_ns)."""
     out, attrs = {}, {}
     with h5py.File(path, "r") as f:
         for key in f:
@@ -54,6 +74,12 @@ def read_ranks(path):
                 continue
             r = int(key[4:])
             attrs[r] = dict(f[key].attrs)
+            attrs[r]["meta"] = {k: value(v) for k, v in f[key]["metadata"].attrs.items()} \
+                if "metadata" in f[key] else {}
+            sg = f[key]["samples"] if "samples" in f[key] else None
+            attrs[r]["samples"] = None if sg is None else dict(
+                {c: sg[c][:] for c in ("times", "rss_bytes", "cpu_ns")},
+                period_ns=int(sg.attrs["period_ns"]))
             regs = {}
             for link, g in f[key]["regions"].items():
                 name = text(g.attrs["name"])
@@ -64,7 +90,9 @@ def read_ranks(path):
                     end=g["end_times"][:] if n else np.zeros(0, np.int64),
                     tid=g["thread_ids"][:] if "thread_ids" in g else np.zeros(n, np.int32),
                     bytes=g["bytes"][:] if "bytes" in g else None,
-                    peer=g["peer"][:] if "peer" in g else None)
+                    peer=g["peer"][:] if "peer" in g else None,
+                    src=(text(g.attrs["source_file"]), int(g.attrs["source_lineno"]))
+                    if "source_file" in g.attrs else None)
             out[r] = regs
         meta = dict(f["metadata"].attrs)
     return out, attrs, meta
@@ -101,8 +129,9 @@ def main():
         f.visit(objs.add)
         mpi = "events/mpi_bytes" in objs
         want = FIXED | (MPI_COLS if mpi else set())
-        if objs != want:
-            fail(f"objects {sorted(objs ^ want)} differ from the fixed set")
+        if not want <= objs or not objs - want <= EXTRAS:
+            fail(f"objects {sorted((objs - EXTRAS) ^ want)} differ from the fixed set")
+        ext = {k: f[k][:] for k in EXTRAS & objs if isinstance(f[k], h5py.Dataset)}
         names = [text(x) for x in f["region_table/names"][:]]
         if names != sorted(set(names), key=lambda s: s.encode()):
             fail("region_table/names not sorted and distinct")
@@ -197,7 +226,7 @@ def main():
         if text(info["hostnames"][r]) != text(rattrs[r]["hostname"]):
             fail(f"rank {r}: hostname")
         for col in ("clock_offset_ns", "clock_offset_error_ns", "clock_offset_end_ns",
-                    "clock_offset_end_error_ns"):
+                    "clock_offset_end_error_ns", "clock_offset_at_ns", "clock_offset_end_at_ns"):
             have = int(info[col][r])
             want = int(rattrs[r][col]) if col in rattrs[r] else np.iinfo(np.int64).min
             if have != want:
@@ -206,8 +235,70 @@ def main():
               "omp_threads", "timestamp") if not alone else ():
         if text(meta[k]) != text(rmeta[k]):
             fail(f"metadata {k}: {meta[k]} != {rmeta[k]}")
+    extras = check_extras(ext, names, meta, ref, rattrs, rmeta, nranks) if not alone else ""
     print(f"OK: {len(seen)} pairs, {calls_checked} calls on {nranks} ranks identical; "
-          f"{len(objs)} objects; MPI columns: {int(mpi)}")
+          f"{len(objs)} objects, MPI columns: {int(mpi)}{extras}")
+
+
+def check_extras(ext, names, meta, ref, rattrs, rmeta, nranks):
+    """The per-rank layout's extras, equal in the columnar file's own objects."""
+    # Run metadata: every /metadata attribute of the per-rank file (the
+    # users' keys with the library's), and the per-rank values that differ.
+    for k, v in rmeta.items():
+        if k not in meta or value(meta[k]) != value(v):
+            fail(f"/metadata@{k}: {meta.get(k)} != {v}")
+    want = {(r, k, v) for r in rattrs for k, v in rattrs[r]["meta"].items()}
+    have = set()
+    if "rank_metadata/ranks" in ext:
+        cols = {c: ext["rank_metadata/" + c] for c in
+                ("ranks", "keys", "types", "str_values", "int_values", "float_values")}
+        for i in range(len(cols["ranks"])):
+            t = int(cols["types"][i])
+            v = text(cols["str_values"][i]) if t == 1 else int(cols["int_values"][i]) \
+                if t == 2 else float(cols["float_values"][i])
+            have.add((int(cols["ranks"][i]), text(cols["keys"][i]), v))
+    if have != want:
+        fail(f"rank_metadata {sorted(have ^ want)} differ from rank<N>/metadata")
+    # Source locations: by name, as every rank that placed the region has it.
+    nsrc = 0
+    for r in ref:
+        for name, reg in ref[r].items():
+            g = names.index(name)
+            got = (text(ext["region_table/source_files"][g]),
+                   int(ext["region_table/source_lines"][g])) \
+                if "region_table/source_files" in ext else ("", 0)
+            if got != (reg["src"] or ("", 0)):
+                fail(f"({r}, {name}): source {got} != {reg['src']}")
+            nsrc += reg["src"] is not None
+    # Samples: each rank's slice, its period and peak.
+    nsampled = 0
+    for r in range(nranks):
+        want = rattrs[r]["samples"]
+        peak = int(rattrs[r].get("peak_rss_bytes", -1))
+        if "samples/counts" not in ext:
+            if want is not None:
+                fail(f"rank {r}: samples missing from the columnar file")
+            continue
+        o, n = int(ext["samples/offsets"][r]), int(ext["samples/counts"][r])
+        # The peak is the kernel's high-water mark when each file's samples
+        # were packed: the columnar file's first (layout both), so at most
+        # the per-rank file's, and at least its own largest sample.
+        cpeak = int(ext["rank_info/peak_rss_bytes"][r])
+        if (peak < 0) != (cpeak < 0) or cpeak > peak or \
+                cpeak < int(ext["samples/rss_bytes"][o:o + n].max(initial=-1)):
+            fail(f"rank {r}: peak_rss_bytes {cpeak}, per-rank file {peak}")
+        if want is None:
+            if n != 0 or int(ext["samples/period_ns"][r]) != 0:
+                fail(f"rank {r}: samples where the rank did not sample")
+            continue
+        if int(ext["samples/period_ns"][r]) != want["period_ns"]:
+            fail(f"rank {r}: samples period_ns")
+        for c in ("times", "rss_bytes", "cpu_ns"):
+            if not np.array_equal(ext["samples/" + c][o:o + n], want[c]):
+                fail(f"rank {r}: samples/{c} differ")
+        nsampled += n > 0
+    return (f", extras: metadata rows {len(have)}, sources {nsrc}, "
+            f"ranks with samples {nsampled}")
 
 
 main()

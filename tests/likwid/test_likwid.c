@@ -14,6 +14,10 @@
  *   mode_spill     time_trace=1, flush on with a tiny buffer: spill files
  *   results        a marker file in LIKWID 5's format is read back and
  *                  stored as rank<N>/likwid (SCOPE_PROFILER_LIKWID_MARKER_FILE)
+ *   results_both   the same with SCOPE_PROFILER_LAYOUT=both: also likwid/ in
+ *                  results_both.h5.columnar.h5 (check_likwid_columnar.py)
+ *   results_columnar  the same in the columnar layout alone, without a
+ *                  warning naming LIKWID
  *   mode_aggregate profile mode and the trace (aggregate=1, time_trace=1):
  *                  markers, and the results as in `results` in the trace;
  *                  the aggregates in mode_aggregate.aggregate.h5
@@ -212,17 +216,31 @@ static void write_marker_file(const char *path) {
   fclose(f);
 }
 
-static void case_results(void) {
+/* The results case into file, in layout (NULL: the default). */
+static void results_in(const char *file, const char *layout) {
   char path[64];
-  snprintf(path, sizeof path, "likwid_marker.rank%d.txt", rank);
+  snprintf(path, sizeof path, "likwid_marker.%s.rank%d.txt", file, rank);
   write_marker_file(path);
   setenv("SCOPE_PROFILER_LIKWID_MARKER_FILE", path, 1);
   setenv("LIKWID_EVENTS", "FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC0,CPU_CLK_UNHALTED_CORE:FIXC1",
          1);
-  setup("results.h5", 1, 0, 1000);
+  if (layout) setenv("SCOPE_PROFILER_LAYOUT", layout, 1);
+  setup(file, 1, 0, 1000);
   record_pattern();
   ASSERT_EQ(sp_finalize(), 0);
   unlink(path);
+}
+
+static void case_results(void) { results_in("results.h5", NULL); }
+/* Both layouts from the same run: results_both.h5 and its .columnar.h5. */
+static void case_results_both(void) { results_in("results_both.h5", "both"); }
+/* The columnar layout alone: LIKWID's results in likwid/, no warning. */
+static void case_results_columnar(void) {
+  sp_test_stderr_begin();
+  results_in("results_columnar.h5", "columnar");
+  char *err = sp_test_stderr_end();
+  ASSERT(strstr(err, "LIKWID") == NULL);
+  free(err);
 }
 
 static void case_mode_aggregate(void) {
@@ -257,8 +275,14 @@ static void case_mode_spill(void) { case_mode("mode_spill.h5", 1, 1); }
 
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
-      SP_TEST_CASE(markers),    SP_TEST_CASE(mode_count), SP_TEST_CASE(mode_trace),
-      SP_TEST_CASE(mode_spill), SP_TEST_CASE(results), SP_TEST_CASE(mode_aggregate),
+      SP_TEST_CASE(markers),
+      SP_TEST_CASE(mode_count),
+      SP_TEST_CASE(mode_trace),
+      SP_TEST_CASE(mode_spill),
+      SP_TEST_CASE(results),
+      SP_TEST_CASE(results_both),
+      SP_TEST_CASE(results_columnar),
+      SP_TEST_CASE(mode_aggregate),
       SP_TEST_CASE(mode_aggregate_alone),
   };
   int status;

@@ -499,8 +499,10 @@ SP_HIDDEN void sp__likwid_thread_init(void); /* first call on a new thread */
 SP_HIDDEN void sp__likwid_start(int32_t h);  /* before the start stamp */
 SP_HIDDEN void sp__likwid_stop(int32_t h);   /* after the stop stamp */
 /* sp_finalize, after the raw data and before publication; collective over
- * par: adds rank<N>/likwid/... to the file at partial_path. */
-SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path);
+ * par: adds rank<N>/likwid/... to the per-rank file at partial_path and
+ * likwid/... to the columnar file at columnar_path (either NULL: none). */
+SP_HIDDEN int sp__likwid_finalize(struct sp_par *par, const char *partial_path,
+                                  const char *columnar_path);
 
 /* ---- nvtx_glue.c / nvtx_stub.c ----
  * Called only in SP_MODE_GENERAL (cfg.nvtx in a build with NVTX3). */

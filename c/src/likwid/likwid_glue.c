@@ -30,6 +30,8 @@
  *     events  float64[T][E]   counter values
  *     event_names  string[E]  (variable-length UTF-8)
  *
+ * The columnar layout holds the same records in likwid/ (likwid_columnar.c).
+ *
  * Outside likwid-perfctr the marker calls report "not initialised" and
  * nothing is added. SCOPE_PROFILER_LIKWID_MARKER_FILE=<path> (for tests)
  * reads that marker file instead, with event names from LIKWID_EVENTS. */
@@ -45,6 +47,7 @@
 
 #include "h5_attr.h"
 #include "layout.h"
+#include "likwid_columnar.h"
 #include "par.h"
 #include "serial.h"
 
@@ -421,7 +424,7 @@ static int sp_lw_collect(sp_buf_t *b) {
   return (path && *path) ? sp_lw_pack_file(path, b, live) : 0;
 }
 
-int sp__likwid_finalize(struct sp_par *par, const char *partial_path) {
+int sp__likwid_finalize(struct sp_par *par, const char *partial_path, const char *columnar_path) {
   sp_buf_t b = {0};
   int rc = sp_lw_collect(&b);
   if (rc != 0) {
@@ -439,13 +442,15 @@ int sp__likwid_finalize(struct sp_par *par, const char *partial_path) {
     all = b.p;
     offs = one;
   }
-  if (rc == 0 && par->rank == 0 && offs[par->size] > 0) {
+  if (rc == 0 && par->rank == 0 && offs[par->size] > 0 && partial_path) {
     hid_t f = H5Fopen(partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) rc = SP_EHDF5;
     for (int r = 0; rc == 0 && r < par->size; r++)
       rc = sp_lw_write_rank(f, r, all + offs[r], offs[r + 1] - offs[r]);
     if (f >= 0 && H5Fclose(f) < 0 && rc == 0) rc = SP_EHDF5;
   }
+  if (rc == 0 && par->rank == 0 && offs[par->size] > 0 && columnar_path)
+    rc = sp__likwid_columnar_write(columnar_path, par->size, all, offs);
   if (par->active) {
     free(all);
     free(offs);

@@ -2,7 +2,9 @@
  *
  * Serial and without MPI: each spill file is one rank's log; its events
  * are converted with its own calibration records and written in the
- * documented layout exactly as finalize would have. */
+ * documented layout exactly as finalize would have: the per-rank layout,
+ * or the columnar one where the run asked for it (SCOPE_PROFILER_LAYOUT,
+ * recorded in its spill files; both: the two files). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "aggregate_recover.h"
+#include "columnar_write.h"
 #include "file_end.h"
 #include "layout.h"
 #include "out_target.h"
@@ -484,6 +487,47 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
   return rc;
 }
 
+/* The layout the run asked for (its spill files' SP_SPILL_LAYOUT, the
+ * first file's that has one); files of an older writer: the per-rank one. */
+static int sp_merge_layout(const sp_rank_src_t *ranks, int nranks) {
+  for (int r = 0; r < nranks; r++)
+    if (ranks[r].used && ranks[r].local.spill.layout >= 0) {
+      const int lay = ranks[r].local.spill.layout;
+      if (lay == SP_LAYOUT_AUTO)
+        return nranks >= SP_COLUMNAR_RANKS ? SP_LAYOUT_COLUMNAR : SP_LAYOUT_RANKS;
+      return lay;
+    }
+  return SP_LAYOUT_RANKS;
+}
+
+/* The columnar layout of every rank into tmp (columnar_write.c). */
+static int sp_write_columnar(const char *tmp, const sp_rank_src_t *ranks, int nranks) {
+  sp_local_t *ls = malloc((size_t)nranks * sizeof *ls);
+  if (!ls) return SP_ENOMEM;
+  for (int r = 0; r < nranks; r++) ls[r] = ranks[r].local; /* read only */
+  int rc = sp__columnar_write_serial(tmp, ls, nranks);
+  free(ls);
+  return rc;
+}
+
+static int sp_out_not_regular(const char *out_path);
+
+/* SCOPE_PROFILER_LAYOUT=both: the columnar file beside out_path, as
+ * finalize puts it, from the same spill files. */
+static int sp_merge_columnar_beside(const char *out_path, const sp_rank_src_t *ranks, int nranks,
+                                    unsigned flags) {
+  char col[SP_PATH_MAX + 64], tmp[SP_TEMP_MAX + 64] = "";
+  snprintf(col, sizeof col, "%s%s", out_path, SP_COLUMNAR_SUFFIX);
+  int rc = sp_out_not_regular(col) ? SP_EINVAL : 0;
+  if (rc == 0) rc = sp__out_temp_create(col, tmp, sizeof tmp);
+  if (rc == 0) rc = sp_write_columnar(tmp, ranks, nranks);
+  if (rc == 0) rc = sp__file_end_check(tmp, col);
+  if (rc == 0) rc = sp__out_publish_merge(tmp, col, (flags & SP_MERGE_REPLACE) != 0);
+  if (rc == 0) sp__log(SP_LOG_INFO, SP_LOG_ALWAYS, "and in the columnar layout into '%s'", col);
+  if (tmp[0]) unlink(tmp);
+  return rc;
+}
+
 static int sp_merge_events(const char *const *inputs, int ninputs, const char *out_path,
                            unsigned flags, int level);
 
@@ -575,7 +619,11 @@ static int sp_merge_events(const char *const *inputs, int ninputs, const char *b
   /* Only a file this call created is ever written to or removed. */
   char tmp[SP_TEMP_MAX] = "";
   if (rc == 0) rc = sp__out_temp_create(out_path, tmp, sizeof tmp);
-  if (rc == 0) rc = sp_write_all(tmp, ranks, nranks, plans, offs);
+  /* The layout the run asked for: both, the columnar file beside. */
+  const int layout = rc == 0 ? sp_merge_layout(ranks, nranks) : SP_LAYOUT_RANKS;
+  if (rc == 0)
+    rc = layout == SP_LAYOUT_COLUMNAR ? sp_write_columnar(tmp, ranks, nranks)
+                                      : sp_write_all(tmp, ranks, nranks, plans, offs);
   if (rc == 0) rc = sp__file_end_check(tmp, out_path);
   int aside = 0; /* not published, kept under a name of its own (said so) */
   if (rc == 0) {
@@ -586,7 +634,8 @@ static int sp_merge_events(const char *const *inputs, int ninputs, const char *b
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "recovered %lld events of %d rank(s) from %d spill file(s) into '%s'",
             (long long)events, nranks, np - nolder, out_path);
-    if (problems > 0) rc = SP_EPARTIAL;
+    if (layout == SP_LAYOUT_BOTH) rc = sp_merge_columnar_beside(out_path, ranks, nranks, flags);
+    if (rc == 0 && problems > 0) rc = SP_EPARTIAL;
   } else if (!aside) {
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
             "recovery into '%s' failed: %s; the spill files are unchanged", out_path,

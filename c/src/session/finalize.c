@@ -198,11 +198,6 @@ static int sp_fin_output(sp_fin_t *f) {
 static int sp_fin_choose(sp_fin_t *f) {
   f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
   f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
-  if (f->columnar && !f->both && f->par->rank == 0 &&
-      (sp__state.cfg.use_likwid || sp__state.cfg.sample_ms))
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "the columnar layout does not carry LIKWID results or samples yet "
-            "(docs/design.md, \"The columnar layout\"); SCOPE_PROFILER_LAYOUT=ranks writes them");
   if (f->columnar) f->times->layout_by = "columnar";
   if (f->both) snprintf(f->col_partial, sizeof f->col_partial, "%s.col", f->partial);
   return 0;
@@ -292,7 +287,12 @@ static int sp_fin_raw(sp_fin_t *f) {
   return rc;
 }
 
-static int sp_fin_likwid(sp_fin_t *f) { return sp__likwid_finalize(f->par, f->partial); }
+/* LIKWID's results into the per-rank file, the columnar one, or both. */
+static int sp_fin_likwid(sp_fin_t *f) {
+  const char *ranks = !f->columnar || f->both ? f->partial : NULL;
+  const char *col = !f->columnar ? NULL : f->both ? f->col_partial : f->partial;
+  return sp__likwid_finalize(f->par, ranks, col);
+}
 
 static int sp_fin_samples(sp_fin_t *f) {
   return sp__samples_finalize(f->par, f->partial, &f->local->spill);
@@ -349,7 +349,7 @@ static int sp_fin_if_ranks(const sp_fin_t *f) {
 static int sp_fin_if_columnar(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->columnar; }
 static int sp_fin_if_by_root(const sp_fin_t *f) { return sp_fin_if_ranks(f) && f->by_root; }
 static int sp_fin_if_likwid(const sp_fin_t *f) {
-  return sp_fin_if_ranks(f) && sp__state.cfg.use_likwid;
+  return sp_fin_trace_file(f) && sp__state.cfg.use_likwid;
 }
 static int sp_fin_if_aggregates(const sp_fin_t *f) {
   return sp__state.cfg.aggregate && !f->discard;

@@ -94,7 +94,7 @@ void sp__spill_meta_now(void) {
   pthread_mutex_unlock(&sp__state.lock);
 }
 
-/* The first records of a file: its header, its run id, the calibration points and,
+/* The first records of a file: its header, its run id and layout, the calibration points and,
  * once MPI told it, the rank (a file killed right after being named still
  * says whose it is). */
 static int sp_spill_write_head(int fd, const char *host) {
@@ -108,6 +108,8 @@ static int sp_spill_write_head(int fd, const char *host) {
   memcpy(h.host, host, sizeof h.host);
   int rc = sp_spill_write(fd, SP_SPILL_HEADER, &h, sizeof h, NULL, 0);
   if (rc == 0) rc = sp_spill_write(fd, SP_SPILL_RUN, &st->run_id, sizeof st->run_id, NULL, 0);
+  const int32_t layout[2] = {st->cfg.layout, 0};
+  if (rc == 0) rc = sp_spill_write(fd, SP_SPILL_LAYOUT, layout, sizeof layout, NULL, 0);
   for (int64_t i = 0; rc == 0 && i < st->calib.n; i++)
     rc = sp_spill_write(fd, SP_SPILL_CALIB, &st->calib.pts[i], sizeof st->calib.pts[i], NULL, 0);
   if (rc == 0 && sp__mpi_rank_if_known() >= 0) {

@@ -41,7 +41,11 @@ typedef enum sp_spill_type {
    * its header before the file is named. A record, not a header field, so
    * that older merge tools still read these files and this one reads theirs
    * (no RUN record: run id 0, unknown). */
-  SP_SPILL_RUN = 18
+  SP_SPILL_RUN = 18,
+  /* int32 SP_LAYOUT_* (sp_config.layout as the run set it), int32 0: part
+   * of a file's head, so a merge writes the layout the run asked for (no
+   * LAYOUT record: an older writer's file, the per-rank layout). */
+  SP_SPILL_LAYOUT = 19
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -280,7 +280,8 @@ static int sp_col_names(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   return rc;
 }
 
-int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+/* The index arrays of l's regions: their first event and counts. */
+static int sp_col_counts(const sp_local_t *l, sp_col_local_t *c) {
   memset(c, 0, sizeof *c);
   const sp_rank_plan_t *pl = &l->plan;
   c->npairs = pl->nregions;
@@ -295,9 +296,13 @@ int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
     c->ncalls[p] = pl->regions[p].ncalls;
     c->nevents += pl->regions[p].nevents;
   }
-  /* Collective: taken part in whatever rc is. */
-  int nrc = sp_col_names(par, l, c);
-  if (rc == 0) rc = nrc;
+  return rc;
+}
+
+/* With the name table in c: the regions' ids, the events and call ids. */
+static int sp_col_finish(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  const sp_rank_plan_t *pl = &l->plan;
+  int rc = 0;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
     const char *name = pl->regions[p].name;
     char **hit = bsearch(&name, c->names, (size_t)c->nnames, sizeof *c->names, sp_str_cmp);
@@ -309,6 +314,53 @@ int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   return rc;
 }
 
+int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+  int rc = sp_col_counts(l, c);
+  /* Collective: taken part in whatever rc is. */
+  int nrc = sp_col_names(par, l, c);
+  if (rc == 0) rc = nrc;
+  if (rc == 0) rc = sp_col_finish(par, l, c);
+  return rc;
+}
+
+int sp__col_table_serial(const sp_local_t *ls, int n, sp_col_local_t *t) {
+  memset(t, 0, sizeof *t);
+  int64_t *at = calloc((size_t)n + 1, sizeof *at);
+  char **blob = calloc((size_t)n + 1, sizeof *blob), *all = NULL, *table = NULL;
+  int rc = at && blob ? 0 : SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < n; r++) {
+    int64_t len = 0;
+    rc = sp_col_pack(&ls[r], &blob[r], &len);
+    at[r + 1] = at[r] + len;
+  }
+  all = rc == 0 ? malloc((size_t)at[n] + 1) : NULL;
+  if (rc == 0 && !all) rc = SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < n; r++) memcpy(all + at[r], blob[r], (size_t)(at[r + 1] - at[r]));
+  int64_t tlen = 0;
+  if (rc == 0) rc = sp_col_table_make(all, at, n, &table, &tlen);
+  if (rc == 0) {
+    rc = sp_col_table_read(t, table, tlen);
+  } else {
+    free(table);
+  }
+  for (int r = 0; blob && r < n; r++) free(blob[r]);
+  free(blob);
+  free(all);
+  free(at);
+  return rc;
+}
+
+int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, sp_col_local_t *c) {
+  int rc = sp_col_counts(l, c);
+  c->names = t->names;
+  c->nnames = t->nnames;
+  c->name_max = t->name_max;
+  c->borrowed = 1;
+  sp_par_t serial = {.active = 0, .rank = 0, .size = 1};
+  if (rc == 0) rc = sp_col_finish(&serial, l, c);
+  return rc;
+}
+
 void sp__col_local_free(sp_col_local_t *c) {
   free(c->gid);
   free(c->first);
@@ -317,7 +369,7 @@ void sp__col_local_free(sp_col_local_t *c) {
   free(c->call_id);
   free(c->parent_id);
   if (c->map) munmap(c->map, c->map_len);
-  free(c->names);
-  free(c->gathered);
+  if (!c->borrowed) free(c->names);
+  if (!c->borrowed) free(c->gathered);
   memset(c, 0, sizeof *c);
 }

@@ -48,6 +48,7 @@ typedef struct sp_col_local {
   char host0[64];
   int64_t wall_time0, events_lost, clock_tsc0;
   int32_t max_threads;
+  int32_t borrowed; /* names belong to another's table (recovery) */
 } sp_col_local_t;
 
 /* Builds l's part: its events and their call ids, and the name table
@@ -55,5 +56,11 @@ typedef struct sp_col_local {
  * rank still takes part in the allgather. */
 SP_HIDDEN int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
+/* Recovery, serial: the name table (and head) of the n ranks ls into t, as
+ * rank 0 makes it at finalize; then one rank's part with t's names
+ * (borrowed: t outlives c). */
+SP_HIDDEN int sp__col_table_serial(const sp_local_t *ls, int n, sp_col_local_t *t);
+SP_HIDDEN int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t,
+                                         sp_col_local_t *c);
 
 #endif

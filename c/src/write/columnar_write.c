@@ -30,8 +30,10 @@
  *   rank_info/hostnames                fixed strings[ranks] (ours)
  *   rank_info/threads, events_lost     int32[ranks], int64[ranks] (ours)
  *   rank_info/clock_offset_ns, ..._error_ns, clock_offset_end_ns,
- *             clock_offset_end_error_ns int64[ranks], INT64_MIN unmeasured (ours)
- *   rank_info/trace_truncated_at       int64[ranks], 0: not truncated (ours) */
+ *             clock_offset_end_error_ns, clock_offset_at_ns,
+ *             clock_offset_end_at_ns int64[ranks], INT64_MIN unmeasured (ours)
+ *   rank_info/trace_truncated_at       int64[ranks], 0: not truncated (ours)
+ *   and the run metadata, source locations and samples (columnar_extras.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,8 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "columnar_extras.h"
 #include "columnar_write.h"
 #include "h5_attr.h"
+#include "layout.h"
 
 /* The extent a column is indexed by. */
 enum { SP_BY_PAIR, SP_BY_EVENT, SP_BY_RANK };
@@ -61,7 +65,7 @@ enum { SP_COL_MAX = 24 };
 typedef struct sp_col_rank {
   char host[64];
   int32_t threads;
-  int64_t lost, clock[4];
+  int64_t lost, clock[6];
   int64_t truncated; /* TRACE_MAX_MB's cut, CLOCK_MONOTONIC ns; 0: none */
 } sp_col_rank_t;
 
@@ -89,9 +93,10 @@ static int sp_col_columns(const sp_col_local_t *c, const uint32_t *ranks, const 
   col[n++] = (sp_col_column_t){rk, "hostnames", SP_BY_RANK, host_type, 64, ri->host};
   col[n++] = (sp_col_column_t){rk, "threads", SP_BY_RANK, i32, 4, &ri->threads};
   col[n++] = (sp_col_column_t){rk, "events_lost", SP_BY_RANK, i64, 8, &ri->lost};
-  static const char *const clock[4] = {"clock_offset_ns", "clock_offset_error_ns",
-                                       "clock_offset_end_ns", "clock_offset_end_error_ns"};
-  for (int k = 0; k < 4; k++)
+  static const char *const clock[6] = {"clock_offset_ns",     "clock_offset_error_ns",
+                                       "clock_offset_end_ns", "clock_offset_end_error_ns",
+                                       "clock_offset_at_ns",  "clock_offset_end_at_ns"};
+  for (int k = 0; k < 6; k++)
     col[n++] = (sp_col_column_t){rk, clock[k], SP_BY_RANK, i64, 8, &ri->clock[k]};
   col[n++] = (sp_col_column_t){rk, "trace_truncated_at", SP_BY_RANK, i64, 8, &ri->truncated};
   return n;
@@ -149,7 +154,8 @@ static int sp_col_metadata(hid_t file, const sp_col_local_t *c, int nranks) {
   gmtime_r(&wt, &tmv);
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   int32_t size = nranks, threads = c->max_threads > 0 ? c->max_threads : 1, tt = 1;
-  int64_t lost = c->events_lost, schema = 3;
+  int64_t lost = c->events_lost, schema = 3, omp = sp__omp_num_threads(threads);
+  int64_t cores = (int64_t)nranks * omp;
   int rc = sp__h5_attr(file, "scope_profiler_schema", H5T_NATIVE_INT64, &schema);
   rc |= sp__h5_attr_str(file, "storage_layout", "columnar");
   rc |= sp__h5_attr(g, "mpi_size", H5T_NATIVE_INT32, &size);
@@ -159,6 +165,9 @@ static int sp_col_metadata(hid_t file, const sp_col_local_t *c, int nranks) {
   rc |= sp__h5_attr_str(g, "clock", "CLOCK_MONOTONIC");
   rc |= sp__h5_attr_str(g, "clock_source", c->clock_tsc0 ? "tsc" : "monotonic");
   rc |= sp__h5_attr(g, "omp_threads", H5T_NATIVE_INT32, &threads);
+  /* The reference tool's keys (its speedup plots' x-axis), as layout.c. */
+  rc |= sp__h5_attr(g, "omp_num_threads", H5T_NATIVE_INT64, &omp);
+  rc |= sp__h5_attr(g, "total_cores", H5T_NATIVE_INT64, &cores);
   rc |= sp__h5_attr(g, "time_trace", H5T_NATIVE_INT32, &tt);
   rc |= sp__h5_attr(g, "events_lost", H5T_NATIVE_INT64, &lost);
   H5Gclose(g);
@@ -307,6 +316,85 @@ static int sp_col_write_root(sp_col_job_t *j, const char *path) {
   return rc;
 }
 
+/* A rank's rank_info values from its plan. */
+static void sp_col_rank_info(const sp_rank_plan_t *pl, sp_col_rank_t *ri) {
+  memset(ri, 0, sizeof *ri);
+  ri->threads = pl->nthreads;
+  ri->lost = pl->events_lost;
+  ri->truncated = pl->trace_truncated_at;
+  memcpy(ri->host, pl->host, sizeof ri->host);
+  ri->host[sizeof ri->host - 1] = '\0';
+  for (int w = 0; w < 2; w++) {
+    ri->clock[2 * w] = pl->clock[w].valid ? pl->clock[w].offset_ns : INT64_MIN;
+    ri->clock[2 * w + 1] = pl->clock[w].valid ? pl->clock[w].error_ns : INT64_MIN;
+    ri->clock[4 + w] = pl->clock[w].valid ? pl->clock[w].at_ns : INT64_MIN;
+  }
+}
+
+/* Recovery: rank r's part (index rows from pair `pairs`, events from
+ * `events` on) pwritten into the columns that begin at off[]. */
+static int sp_col_serial_rank(int fd, const sp_local_t *l, const sp_col_local_t *t, int r,
+                              const int64_t *before, int any_mpi, hid_t host_type,
+                              const int64_t *off) {
+  sp_col_local_t c;
+  int rc = sp__col_local_build_serial(l, t, &c);
+  const int64_t k = c.npairs;
+  uint32_t *ranks = malloc((size_t)(k ? k : 1) * sizeof *ranks);
+  uint64_t *offs = malloc((size_t)(k ? k : 1) * sizeof *offs);
+  if (rc == 0 && (!ranks || !offs)) rc = SP_ENOMEM;
+  for (int64_t p = 0; rc == 0 && p < k; p++) {
+    ranks[p] = (uint32_t)r;
+    offs[p] = (uint64_t)before[1] + c.first[p];
+  }
+  sp_col_rank_t ri;
+  sp_col_rank_info(&l->plan, &ri);
+  sp_col_column_t col[SP_COL_MAX];
+  const int ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, any_mpi, col);
+  for (int i = 0; rc == 0 && i < ncol; i++) {
+    const int by = col[i].by;
+    const int64_t n = by == SP_BY_PAIR ? c.npairs : by == SP_BY_EVENT ? c.nevents : 1;
+    const int64_t at = by == SP_BY_PAIR ? before[0] : by == SP_BY_EVENT ? before[1] : r;
+    if (n > 0 && off[i] >= 0)
+      rc = sp_col_pwrite(fd, col[i].buf, n * (int64_t)col[i].size,
+                         off[i] + at * (int64_t)col[i].size);
+  }
+  free(ranks);
+  free(offs);
+  sp__col_local_free(&c);
+  return rc;
+}
+
+int sp__columnar_write_serial(const char *path, const sp_local_t *ls, int nranks) {
+  sp_col_local_t t;
+  int rc = sp__col_table_serial(ls, nranks, &t);
+  sp_par_t whole = {.active = 0, .rank = 0, .size = nranks}; /* rank 0 of nranks */
+  sp_col_job_t j = {.par = &whole, .c = &t};
+  for (int r = 0; r < nranks; r++)
+    for (int32_t p = 0; p < ls[r].plan.nregions; p++) {
+      j.total[0]++;
+      j.total[1] += ls[r].plan.regions[p].nevents;
+      j.total[2] |= ls[r].plan.regions[p].mpi_extra;
+    }
+  sp_col_rank_t ri = {0};
+  hid_t host_type = sp_col_str(sizeof ri.host);
+  j.ncol = sp_col_columns(&t, NULL, NULL, &ri, host_type, (int)j.total[2], j.col);
+  if (rc == 0 && (j.total[0] > UINT32_MAX || t.nnames > UINT32_MAX)) rc = SP_EINVAL;
+  int64_t off[SP_COL_MAX + 1] = {0}, before[3] = {0, 0, 0};
+  if (rc == 0) rc = sp_col_root_create(&j, path, off);
+  int fd = rc == 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+  if (rc == 0 && fd < 0) rc = SP_EIO;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    rc = sp_col_serial_rank(fd, &ls[r], &t, r, before, (int)j.total[2], host_type, off);
+    before[0] += ls[r].plan.nregions;
+    for (int32_t p = 0; p < ls[r].plan.nregions; p++) before[1] += ls[r].plan.regions[p].nevents;
+  }
+  if (fd >= 0 && close(fd) != 0 && rc == 0) rc = SP_EIO;
+  if (rc == 0) rc = sp__columnar_extras_serial(path, ls, nranks, &t);
+  H5Tclose(host_type);
+  sp__col_local_free(&t);
+  return rc;
+}
+
 int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   sp_col_local_t c;
   int rc = sp__col_local_build(par, l, &c);
@@ -324,15 +412,8 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
     ranks[p] = (uint32_t)par->rank;
     offs[p] = (uint64_t)j.before[1] + c.first[p];
   }
-  const sp_rank_plan_t *pl = &l->plan;
-  sp_col_rank_t ri = {
-      .threads = pl->nthreads, .lost = pl->events_lost, .truncated = pl->trace_truncated_at};
-  memcpy(ri.host, pl->host, sizeof ri.host);
-  ri.host[sizeof ri.host - 1] = '\0';
-  for (int w = 0; w < 2; w++) {
-    ri.clock[2 * w] = pl->clock[w].valid ? pl->clock[w].offset_ns : INT64_MIN;
-    ri.clock[2 * w + 1] = pl->clock[w].valid ? pl->clock[w].error_ns : INT64_MIN;
-  }
+  sp_col_rank_t ri;
+  sp_col_rank_info(&l->plan, &ri);
   hid_t host_type = sp_col_str(sizeof ri.host);
   j.ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, j.total[2] > 0, j.col);
   /* A failure so far is agreed on before any HDF5 call. */
@@ -342,6 +423,9 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   if (rc == 0)
     rc = par->active && sp__state.set.layout_collective ? sp_col_write_par(&j, path)
                                                         : sp_col_write_root(&j, path);
+  /* Every rank's slices are in before rank 0 reopens the file. */
+  rc = sp__par_agree(par, rc);
+  if (rc == 0) rc = sp__columnar_extras(par, path, l, &c);
   H5Tclose(host_type);
   free(ranks);
   free(offs);

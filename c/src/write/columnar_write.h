@@ -9,6 +9,11 @@
  * with collective transfers. Collective. 0 or an SP_E code. */
 SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l);
 
+/* Recovery, serial: the nranks ranks ls (plans and spill files; a rank
+ * without a file has an empty plan) into a new columnar file at path, as
+ * finalize would have written it, extras included. 0 or an SP_E code. */
+SP_HIDDEN int sp__columnar_write_serial(const char *path, const sp_local_t *ls, int nranks);
+
 /* Whether finalize writes the columnar layout: SCOPE_PROFILER_LAYOUT and
  * the number of ranks; the same answer on every rank. Rank 0 warns once
  * where the per-rank layout is forced at a size where it is slow. */

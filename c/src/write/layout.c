@@ -49,7 +49,7 @@ static hid_t sp_dataset(hid_t group, const char *name, hid_t type, int64_t n, hi
 
 /* First value of OMP_NUM_THREADS (outermost level) when it is a positive
  * number, else recorded (at least 1). */
-static int64_t sp_omp_num_threads(int32_t recorded) {
+int64_t sp__omp_num_threads(int32_t recorded) {
   const char *env = getenv("OMP_NUM_THREADS");
   char *end;
   long v = env ? strtol(env, &end, 10) : 0;
@@ -81,7 +81,7 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   rc |= sp_attr_i32(g, "omp_threads", threads);
   /* The reference tool's keys (speedup plots use them as an x-axis):
    * OMP_NUM_THREADS when set, else the threads that recorded. */
-  int64_t omp = sp_omp_num_threads(threads);
+  int64_t omp = sp__omp_num_threads(threads);
   rc |= sp_attr_i64(g, "omp_num_threads", omp);
   rc |= sp_attr_i64(g, "total_cores", (int64_t)nplans * omp);
   rc |= sp_attr_i32(g, "time_trace", plans[0].time_trace);

@@ -39,6 +39,9 @@ SP_HIDDEN int sp__layout_create_par(hid_t fapl, const char *path, const sp_rank_
  * (disk space, RLIMIT_FSIZE) before the file exists; the room is then
  * taken for real by sp__layout_create. */
 SP_HIDDEN int sp__layout_reserve(const char *path, const sp_rank_plan_t *plans, int nplans);
+/* OMP_NUM_THREADS's first value when a positive number, else recorded (at
+ * least 1): /metadata@omp_num_threads, the reference tool's key. */
+SP_HIDDEN int64_t sp__omp_num_threads(int32_t recorded);
 
 
 #endif

@@ -135,11 +135,15 @@ static int sp_samples_write_rank(hid_t file, int rank, const char *blob, int64_t
   return rc;
 }
 
-int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill_file_t *spill) {
+int sp__samples_gather(sp_par_t *par, const sp_spill_file_t *spill, char **all, int64_t **offs,
+                       int *any) {
+  *all = NULL;
+  *offs = NULL;
   int64_t ntail = 0, period_ns = 0;
   const sp_sample_t *tail = sp__sampler_tail(&ntail, &period_ns);
   const int mine = period_ns > 0;
-  if (sp__par_agree(par, mine ? -1 : 0) != -1) return 0; /* no rank sampled */
+  *any = sp__par_agree(par, mine ? -1 : 0) == -1;
+  if (!*any) return 0; /* no rank sampled */
   char *blob = NULL;
   int64_t len = 0;
   int rc =
@@ -150,30 +154,113 @@ int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill
     rc = 0;
     len = 0;
   }
-  char *all = NULL;
-  int64_t *offs = NULL, one[2] = {0, len};
   int grc = 0;
   if (par->active) {
-    grc = sp__par_gather_root(par, blob ? blob : "", len, &all, &offs);
+    grc = sp__par_gather_root(par, blob ? blob : "", len, all, offs);
+    free(blob);
   } else {
-    all = blob;
-    offs = one;
+    *offs = malloc(2 * sizeof **offs);
+    if (*offs) {
+      (*offs)[0] = 0;
+      (*offs)[1] = len;
+      *all = blob;
+    } else {
+      free(blob);
+      grc = SP_ENOMEM;
+    }
   }
-  if (rc == 0) rc = grc;
-  if (grc == 0 && par->rank == 0) {
+  return grc;
+}
+
+int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill_file_t *spill) {
+  char *all = NULL;
+  int64_t *offs = NULL;
+  int any = 0;
+  int rc = sp__samples_gather(par, spill, &all, &offs, &any);
+  if (rc == 0 && any && par->rank == 0) {
     hid_t f = H5Fopen(partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
     int wrc = f >= 0 ? 0 : SP_EHDF5;
     for (int r = 0; wrc == 0 && r < par->size; r++)
       wrc = sp_samples_write_rank(f, r, all + offs[r], offs[r + 1] - offs[r]);
     if (f >= 0 && H5Fclose(f) < 0 && wrc == 0) wrc = SP_EHDF5;
-    if (rc == 0) rc = wrc;
+    rc = wrc;
   }
-  if (par->active) {
-    free(all);
-    free(offs);
-  }
-  free(blob);
+  free(all);
+  free(offs);
   return rc;
+}
+
+/* One int64 dataset of n values under g. */
+static int sp_col_i64(hid_t g, const char *name, const int64_t *v, int64_t n) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t d = space >= 0
+                ? H5Dcreate2(g, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                : -1;
+  int rc =
+      d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
+          ? 0
+          : SP_EHDF5;
+  if (d >= 0) H5Dclose(d);
+  if (space >= 0) H5Sclose(space);
+  return rc;
+}
+
+/* The samples of every rank as columns: a fixed number of datasets
+ * whatever the number of ranks (columnar_write.c lists them). */
+int sp__samples_columnar(hid_t file, int nranks, const char *all, const int64_t *offs) {
+  int64_t total = 0;
+  sp_samples_head_t *head = calloc((size_t)nranks + 1, sizeof *head);
+  if (!head) return SP_ENOMEM;
+  for (int r = 0; r < nranks; r++) {
+    head[r].peak = -1;
+    if (offs[r + 1] - offs[r] < (int64_t)sizeof *head) continue; /* did not sample */
+    memcpy(&head[r], all + offs[r], sizeof *head);
+    if (head[r].period_ns <= 0 || head[r].n < 0 ||
+        (offs[r + 1] - offs[r] - (int64_t)sizeof *head) / (int64_t)sizeof(sp_sample_t) != head[r].n)
+      head[r] = (sp_samples_head_t){0, -1, 0};
+    total += head[r].n;
+  }
+  int64_t *col = malloc((size_t)(3 * total + 4 * (int64_t)nranks + 1) * sizeof *col);
+  int rc = col ? 0 : SP_ENOMEM;
+  int64_t *off = col + 3 * total, *cnt = off + nranks, *per = cnt + nranks, *peak = per + nranks;
+  int64_t at = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    off[r] = at;
+    cnt[r] = head[r].n;
+    per[r] = head[r].period_ns;
+    peak[r] = head[r].peak;
+    for (int64_t i = 0; i < head[r].n; i++, at++) { /* n > 0: the blob holds them */
+      sp_sample_t v;                                /* the blob is not aligned for it */
+      memcpy(&v, all + offs[r] + (int64_t)sizeof *head + i * (int64_t)sizeof v, sizeof v);
+      col[at] = v.t_ns;
+      col[total + at] = v.rss;
+      col[2 * total + at] = v.cpu_ns;
+    }
+  }
+  hid_t g = rc == 0 ? H5Gcreate2(file, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (rc == 0 && g < 0) rc = SP_EHDF5;
+  static const char *const name[3] = {"times", "rss_bytes", "cpu_ns"};
+  for (int c = 0; rc == 0 && c < 3; c++) rc = sp_col_i64(g, name[c], col + c * total, total);
+  if (rc == 0) rc = sp_col_i64(g, "offsets", off, nranks);
+  if (rc == 0) rc = sp_col_i64(g, "counts", cnt, nranks);
+  if (rc == 0) rc = sp_col_i64(g, "period_ns", per, nranks);
+  if (g >= 0) H5Gclose(g);
+  hid_t ri = rc == 0 ? H5Gopen2(file, "rank_info", H5P_DEFAULT) : -1;
+  if (rc == 0 && ri < 0) rc = SP_EHDF5;
+  if (rc == 0) rc = sp_col_i64(ri, "peak_rss_bytes", peak, nranks);
+  if (ri >= 0) H5Gclose(ri);
+  free(col);
+  free(head);
+  return rc;
+}
+
+int sp__samples_blob_spill(const sp_spill_file_t *spill, char **blob, int64_t *len) {
+  *blob = NULL;
+  *len = 0;
+  if (spill->fd < 0 || spill->samples_period_ns <= 0) return 0;
+  return sp_samples_pack(spill, NULL, 0, spill->samples_maxrss, spill->samples_period_ns, blob,
+                         len);
 }
 
 int sp__samples_recover(hid_t file, int rank, const sp_spill_file_t *spill) {

@@ -134,6 +134,14 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     if (h->type == SP_SPILL_MPI_EXTRA) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
     return sp_push_chunk(&f->chunks, &f->nchunks, c);
   }
+  case SP_SPILL_LAYOUT: {
+    int32_t v[2];
+    if (h->len != sizeof v || sp_pread_all(f->fd, v, sizeof v, off) || v[0] < SP_LAYOUT_AUTO ||
+        v[0] > SP_LAYOUT_BOTH)
+      return SP_ESPILL;
+    f->layout = v[0];
+    return 0;
+  }
   case SP_SPILL_RUN: {
     uint64_t id;
     if (h->len != sizeof id || sp_pread_all(f->fd, &id, sizeof id, off) || id == 0)
@@ -208,6 +216,7 @@ static void sp_note_damage(sp_spill_file_t *f, int64_t off) {
 int sp__spill_index(const char *path, sp_spill_file_t *f) {
   memset(f, 0, sizeof *f);
   f->rank = -1;
+  f->layout = -1;
   f->size = 0;
   f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (f->fd < 0) return SP_EIO;

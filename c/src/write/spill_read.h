@@ -19,6 +19,7 @@ typedef struct sp_spill_file {
   sp_spill_header_t header;
   uint64_t run_id; /* SP_SPILL_RUN; 0 when none (an older writer's file) */
   int32_t rank;    /* -1 when the run never told */
+  int32_t layout;  /* SP_SPILL_LAYOUT's SP_LAYOUT_*; -1 when none (an older writer's file) */
   int32_t size;
   char **names; /* by handle; NULL where unnamed */
   int32_t nnames;

@@ -94,6 +94,7 @@ struct Config {
   int layout;                /**< the trace file's layout, an SP_LAYOUT_* (docs/settings.md) */
 
   int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
+  int openmp; /**< OpenMP constructs as regions through OMPT, an SP_OPENMP_* (docs/openmp.md) */
 
   Config() {
     ::sp_config c;
@@ -110,6 +111,7 @@ struct Config {
     layout = c.layout;
 
     reduce = c.reduce;
+    openmp = c.openmp;
   }
 };
 
@@ -134,6 +136,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.layout = cfg.layout;
 
   c.reduce = cfg.reduce;
+  c.openmp = cfg.openmp;
   return ::sp_setup(&c);
 }
 

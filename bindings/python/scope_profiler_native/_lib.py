@@ -39,6 +39,7 @@ class SpConfig(ctypes.Structure):
         ("layout", ctypes.c_int),
 
         ("reduce", ctypes.c_int),
+        ("openmp", ctypes.c_int),
     ]
 
 

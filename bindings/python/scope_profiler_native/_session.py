@@ -21,10 +21,13 @@ class ProfilingConfig:
     sample_ms: int = 0
     layout: str = "auto"
     reduce: int = -1
+    openmp: str = "0"
 
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
 LAYOUTS = ("auto", "columnar", "ranks", "both")
+# sp_config.openmp's values (SP_OPENMP_OFF, _ON, _TASKS, _LOCKS, _ALL), by name.
+OPENMP = ("0", "1", "tasks", "locks", "tasks,locks")
 
 
 def _core_defaults():
@@ -42,6 +45,7 @@ def _core_defaults():
         cfg.sample_ms,
         LAYOUTS[cfg.layout],
         cfg.reduce,
+        OPENMP[cfg.openmp],
     )
 
 
@@ -67,6 +71,7 @@ def setup(
     sample_ms=None,
     layout=None,
     reduce=None,
+    openmp=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -84,6 +89,9 @@ def setup(
     ``reduce`` (profile mode): 1 writes the file reduced across ranks
     (per call path min, max, mean, std over the ranks), 0 per rank, -1
     (the default) from 1,024 ranks on.
+    ``openmp`` records OpenMP constructs through the tools interface of
+    LLVM's libomp: "0" (off), "1", "tasks", "locks" or "tasks,locks"
+    (docs/openmp.md).
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -109,6 +117,9 @@ def setup(
     reduce = d.reduce if reduce is None else reduce
     if reduce not in (-1, 0, 1) or isinstance(reduce, bool):
         raise ValueError(f"reduce must be -1 (auto), 0 or 1, not {reduce!r}")
+    openmp = d.openmp if openmp is None else str(openmp)
+    if openmp not in OPENMP:
+        raise ValueError(f"openmp must be one of {', '.join(OPENMP)}, not {openmp!r}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -128,6 +139,7 @@ def setup(
     cfg.sample_ms = sample_ms
     cfg.layout = LAYOUTS.index(layout)
     cfg.reduce = reduce
+    cfg.openmp = OPENMP.index(openmp)
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -140,6 +152,7 @@ def setup(
         sample_ms,
         layout,
         reduce,
+        openmp,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

@@ -3,6 +3,7 @@
 and omp_mpi.c with h5py and numpy, against what each program did.
 
 usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
+                       [--pproc PPROC]
 
   counts    per rank and thread: R calls each of one "omp parallel @"
             region, of "omp loop", "omp single" and "omp barrier"; the
@@ -25,9 +26,15 @@ usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
             outer > omp parallel (thread 0) or omp parallel (workers) with
             R calls, omp loop below omp parallel with R calls
   libgomp   no region named "omp ..." at all; "outer" has 1 call
+With --pproc (a trace file): `PPROC FILE --summary --by-thread --format csv`
+lists every (thread, region) of the file with its calls and total time
+as h5py finds them (the sum of end - start per thread).
 Exit 0 when all hold; each failure is printed with what was found.
 """
 import argparse
+import csv
+import io
+import subprocess
 import sys
 
 import h5py
@@ -214,6 +221,32 @@ def check_profile(f, threads, rounds):
     print(f"profile: parallel per thread {seen.tolist()}, loop {loops.tolist()}")
 
 
+def check_pproc(f, pproc, path, ranks):
+    """--summary --by-thread against h5py's sums per (thread, region)."""
+    out = subprocess.run([pproc, path, "--summary", "--by-thread", "--format", "csv"],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        fail(f"{pproc} --summary --by-thread: exit {out.returncode}: {out.stderr.strip()}")
+        return
+    rows = {(int(r["thread"]), r["region"]): r for r in csv.DictReader(io.StringIO(out.stdout))}
+    want = {}
+    for rank in range(ranks):
+        for name, (th, st, en) in regions(f, rank).items():
+            for t in set(th.tolist()):
+                m = th == t
+                c, s = want.get((t, name), (0, 0))
+                want[(t, name)] = (c + int(np.sum(m)), s + int(np.sum(en[m] - st[m])))
+    if set(rows) != set(want):
+        fail(f"--summary --by-thread rows {sorted(set(rows) ^ set(want))} differ from the file's")
+        return
+    for key, (calls, ns) in want.items():
+        r = rows[key]
+        if int(r["calls"]) != calls or abs(float(r["total_s"]) - ns / 1e9) > 1.5e-9 * max(1, calls):
+            fail(f"--summary thread {key[0]} '{key[1]}': calls {r['calls']}, total_s "
+                 f"{r['total_s']}; the file: {calls}, {ns / 1e9:.9f}")
+    print(f"--summary --by-thread: {len(rows)} (thread, region) rows as in the file")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -221,6 +254,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pproc")
     a = ap.parse_args()
     with h5py.File(a.file, "r") as f:
         if a.case in ("counts", "fortran"):
@@ -239,6 +273,8 @@ def main():
                 fail(f"regions {sorted(regs)}: want 'outer' (1 call) and no omp regions")
         else:
             sys.exit(f"check_openmp.py: unknown case {a.case}")
+        if a.pproc:
+            check_pproc(f, a.pproc, a.file, a.ranks)
     for m in fails:
         print("FAIL:", m, file=sys.stderr)
     if fails:

@@ -17,8 +17,27 @@
  * still be open. A worker's implicit task therefore ends where it reaches
  * that barrier, and the late ends are skipped: the wait of workers at the
  * end of a region is not recorded (the master's lane shows that barrier). */
+#include <stdlib.h>
+
 #include "ompt_events.h"
 #include "ompt_names.h"
+
+/* The calling thread's record; initial-exec as the core's sp__tls. */
+static __thread sp_omp_thread_t *sp_omp_tls __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) sp_omp_thread_t *sp_omp_thread_new(void) {
+  int saved_errno = errno;
+  sp_omp_thread_t *t = calloc(1, sizeof *t);
+  errno = saved_errno;
+  sp_omp_tls = t;
+  return t;
+}
+
+/* The calling thread's record (made on first use; NULL without memory). */
+static inline sp_omp_thread_t *sp_omp_thread(void) {
+  sp_omp_thread_t *t = sp_omp_tls;
+  return SP_LIKELY(t != NULL) ? t : sp_omp_thread_new();
+}
 
 /* Whether calls are recorded now: a session with openmp on. */
 static inline int sp_omp_recording(void) {
@@ -26,7 +45,7 @@ static inline int sp_omp_recording(void) {
 }
 
 static void sp_omp_push(sp_omp_kind_t kind, const void *cp, int worker) {
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (SP_UNLIKELY(!t)) return;
   if (SP_UNLIKELY(t->depth == SP_OMP_DEPTH)) {
     t->over++;
@@ -43,14 +62,15 @@ static void sp_omp_push(sp_omp_kind_t kind, const void *cp, int worker) {
   if (f->h >= 0) sp_start(f->h);
 }
 
-/* The classes of constructs an end closes. */
-static int sp_omp_class(int kind) {
-  if (kind == SP_OMP_PARALLEL) return 0;
-  if (kind <= SP_OMP_SCOPE) return 1;     /* worksharing */
-  if (kind <= SP_OMP_REDUCTION) return 2; /* synchronization */
-  if (kind == SP_OMP_TASK) return 3;
-  return 4; /* mutex waits */
-}
+/* The classes of constructs an end closes: 0 parallel, 1 worksharing,
+ * 2 synchronization, 3 task, 4 mutex wait (by sp_omp_kind_t). */
+static const unsigned char sp_omp_cls[SP_OMP_NKINDS] = {
+    [SP_OMP_PARALLEL] = 0,  [SP_OMP_LOOP] = 1,       [SP_OMP_SECTIONS] = 1, [SP_OMP_SINGLE] = 1,
+    [SP_OMP_WORKSHARE] = 1, [SP_OMP_DISTRIBUTE] = 1, [SP_OMP_TASKLOOP] = 1, [SP_OMP_SCOPE] = 1,
+    [SP_OMP_BARRIER] = 2,   [SP_OMP_IBARRIER] = 2,   [SP_OMP_RBARRIER] = 2, [SP_OMP_TASKWAIT] = 2,
+    [SP_OMP_TASKGROUP] = 2, [SP_OMP_REDUCTION] = 2,  [SP_OMP_TASK] = 3,     [SP_OMP_CRITICAL] = 4,
+    [SP_OMP_LOCK] = 4,      [SP_OMP_ORDERED] = 4};
+#define sp_omp_class(kind) ((int)sp_omp_cls[(kind)])
 
 /* Closes the innermost frame of t. */
 static void sp_omp_pop_frame(sp_omp_thread_t *t) {
@@ -66,7 +86,7 @@ static void sp_omp_pop_frame(sp_omp_thread_t *t) {
  * class (begun past SP_OMP_DEPTH, or before the thread's record) the end
  * is dropped, so that it never closes another's begin. */
 static void sp_omp_pop(int kind) {
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (SP_UNLIKELY(!t)) return;
   if (SP_UNLIKELY(t->over > 0)) {
     t->over--;
@@ -74,6 +94,10 @@ static void sp_omp_pop(int kind) {
   }
   const int cls = sp_omp_class(kind);
   int32_t d = t->depth - 1;
+  if (SP_LIKELY(d >= 0 && sp_omp_class(t->frames[d].kind) == cls)) { /* the common case */
+    sp_omp_pop_frame(t);
+    return;
+  }
   while (d >= 0 && sp_omp_class(t->frames[d].kind) != cls &&
          (sp_omp_class(t->frames[d].kind) == 1 || cls == 0))
     d--;
@@ -84,14 +108,14 @@ static void sp_omp_pop(int kind) {
 /* A barrier begins: no worksharing construct of this task is still open
  * (a single that the runtime began without an end ends here). */
 static void sp_omp_close_work(void) {
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (!t || t->over) return;
   while (t->depth > 0 && sp_omp_class(t->frames[t->depth - 1].kind) == 1) sp_omp_pop_frame(t);
 }
 
 /* The code pointer of the innermost parallel region open on this thread. */
 static const void *sp_omp_parallel_cp(void) {
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   for (int32_t d = t ? t->depth - 1 : -1; d >= 0; d--)
     if (t->frames[d].kind == SP_OMP_PARALLEL) return t->frames[d].cp;
   return NULL;
@@ -116,7 +140,7 @@ static void sp_omp_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *pa
     sp_omp_push(SP_OMP_PARALLEL, parallel_data ? parallel_data->ptr : NULL, index != 0);
     return;
   }
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (t && t->skip_task_end) {
     t->skip_task_end = 0;
     return;
@@ -156,7 +180,7 @@ static int sp_omp_worker_closing(ompt_sync_region_t kind, const void *codeptr_ra
   if (!(kind == ompt_sync_region_barrier_implicit_parallel ||
         (kind == ompt_sync_region_barrier_implicit && !codeptr_ra)))
     return 0;
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (!t || t->over || t->depth == 0) return 0;
   const sp_omp_frame_t *f = &t->frames[t->depth - 1];
   if (f->kind != SP_OMP_PARALLEL || !f->worker) return 0;
@@ -171,7 +195,7 @@ static void sp_omp_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t en
                                const void *codeptr_ra) {
   (void)parallel_data, (void)task_data;
   if (endpoint != ompt_scope_begin) {
-    sp_omp_thread_t *t = sp__omp_thread();
+    sp_omp_thread_t *t = sp_omp_thread();
     if (t && t->skip_sync_end) {
       t->skip_sync_end = 0;
       return;
@@ -221,7 +245,7 @@ static void sp_omp_task_create(ompt_data_t *encountering_task_data,
 static void sp_omp_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_status,
                                  ompt_data_t *next_task_data) {
   (void)prior_status;
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (!t) return;
   /* The prior task stops running here (done or suspended): its call ends
    * when it is the innermost construct open. */
@@ -251,14 +275,15 @@ static void sp_omp_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id,
                                   const void *codeptr_ra) {
   (void)wait_id, (void)codeptr_ra;
   if (kind == ompt_mutex_atomic) return;
-  sp_omp_thread_t *t = sp__omp_thread();
+  sp_omp_thread_t *t = sp_omp_thread();
   if (t && !t->over && t->depth > 0 && t->frames[t->depth - 1].kind == sp_omp_mutex_kind(kind))
     sp_omp_pop(sp_omp_mutex_kind(kind));
 }
 
 static void sp_omp_thread_end(ompt_data_t *thread_data) {
   (void)thread_data;
-  sp__omp_thread_end();
+  free(sp_omp_tls);
+  sp_omp_tls = NULL;
 }
 
 void sp__omp_callbacks_register(ompt_set_callback_t set_callback, int level) {

@@ -1,5 +1,4 @@
-/* ompt_names.c - the OpenMP tool's thread records and the regions of its
- * constructs.
+/* ompt_names.c - the regions of the OpenMP tool's constructs.
  *
  * A construct's region is named by what it is and where it is in the
  * program: "omp parallel @ solve+0x4a" (the function holding the code
@@ -22,24 +21,6 @@ static const char *const sp_omp_names[SP_OMP_NKINDS] = {
     SP_OMP_KINDS(SP__XX)
 #undef SP__XX
 };
-
-/* The record of the calling thread; initial-exec as the core's sp__tls. */
-static __thread sp_omp_thread_t *sp_omp_tls __attribute__((tls_model("initial-exec")));
-
-sp_omp_thread_t *sp__omp_thread(void) {
-  sp_omp_thread_t *t = sp_omp_tls;
-  if (SP_LIKELY(t != NULL)) return t;
-  int saved_errno = errno;
-  t = calloc(1, sizeof *t);
-  errno = saved_errno;
-  sp_omp_tls = t;
-  return t;
-}
-
-void sp__omp_thread_end(void) {
-  free(sp_omp_tls);
-  sp_omp_tls = NULL;
-}
 
 /* "<construct> @ <where>" for cp into out. */
 static void sp_omp_name(sp_omp_kind_t kind, const void *cp, char *out, size_t cap) {

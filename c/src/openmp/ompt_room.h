@@ -1,9 +1,9 @@
 /* ompt_room.h - what the files of the openmp room share (never installed).
  *
  * ompt_tool.c answers the runtime (ompt_start_tool) and registers the
- * callbacks of ompt_events.c (ompt_events.h); ompt_names.c (ompt_names.h)
- * keeps each thread's record and maps a construct and its code pointer to
- * a region handle, cached per thread. */
+ * callbacks of ompt_events.c (ompt_events.h), which keeps each thread's
+ * record; ompt_names.c (ompt_names.h) maps a construct and its code
+ * pointer to a region handle, cached in that record. */
 #ifndef SP_OMPT_ROOM_H
 #define SP_OMPT_ROOM_H
 
@@ -17,15 +17,17 @@
 #include "sp_internal.h"
 
 /* The constructs recorded, each a region "<name> @ <location>". */
-#define SP_OMP_KINDS(XX)                                                                           \
-  XX(PARALLEL, "omp parallel")                                                                     \
-  XX(LOOP, "omp loop") XX(SECTIONS, "omp sections") XX(SINGLE, "omp single")                       \
-      XX(WORKSHARE, "omp workshare") XX(DISTRIBUTE, "omp distribute") XX(TASKLOOP, "omp taskloop") \
-          XX(SCOPE, "omp scope") XX(BARRIER, "omp barrier") XX(IBARRIER, "omp implicit barrier")   \
-              XX(RBARRIER, "omp runtime barrier") XX(TASKWAIT, "omp taskwait")                     \
-                  XX(TASKGROUP, "omp taskgroup") XX(REDUCTION, "omp reduction")                    \
-                      XX(TASK, "omp task") XX(CRITICAL, "omp critical wait")                       \
-                          XX(LOCK, "omp lock wait") XX(ORDERED, "omp ordered wait")
+#define SP_OMP_KINDS(XX)                                                                   \
+  XX(PARALLEL, "omp parallel")                                                             \
+  XX(LOOP, "omp loop")                                                                     \
+  XX(SECTIONS, "omp sections")                                                             \
+  XX(SINGLE, "omp single") XX(WORKSHARE, "omp workshare") XX(DISTRIBUTE, "omp distribute") \
+      XX(TASKLOOP, "omp taskloop") XX(SCOPE, "omp scope") XX(BARRIER, "omp barrier")       \
+          XX(IBARRIER, "omp implicit barrier") XX(RBARRIER, "omp runtime barrier")         \
+              XX(TASKWAIT, "omp taskwait") XX(TASKGROUP, "omp taskgroup")                  \
+                  XX(REDUCTION, "omp reduction") XX(TASK, "omp task")                      \
+                      XX(CRITICAL, "omp critical wait") XX(LOCK, "omp lock wait")          \
+                          XX(ORDERED, "omp ordered wait")
 typedef enum sp_omp_kind {
 #define SP__XX(id, name) SP_OMP_##id,
   SP_OMP_KINDS(SP__XX)

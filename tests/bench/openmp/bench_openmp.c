@@ -11,9 +11,14 @@
  *   per recorded callback of the thread that waits longest.
  * bench_openmp --child REGIONS: one child (sp_setup, the timings, one
  *   line per thread count on stdout, sp_finalize into /dev/null).
+ * bench_openmp --direct PAIRS: the tool's own part, without the runtime:
+ *   the library's sync_region callback (taken from its ompt_start_tool)
+ *   called PAIRS times as begin and end of a barrier on one thread, against
+ *   PAIRS sp_start/sp_stop pairs by handle in the same run.
  *
  * Built with clang -fopenmp on LLVM's libomp (tests/bench/openmp). Never
  * asserted; a smoke run is in CTest. */
+#include <omp-tools.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +104,63 @@ static int child(int n) {
   return sp_finalize() != 0;
 }
 
+/* The library's (omp-tools.h declares its type only). */
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+
+/* The tool's callbacks, as the runtime would get them. */
+static ompt_callback_sync_region_t sync_cb;
+static ompt_set_result_t grab(ompt_callbacks_t which, ompt_callback_t cb) {
+  if (which == ompt_callback_sync_region) sync_cb = (ompt_callback_sync_region_t)cb;
+  return ompt_set_always;
+}
+static ompt_interface_fn_t lookup(const char *name) {
+  return strcmp(name, "ompt_set_callback") == 0 ? (ompt_interface_fn_t)grab : NULL;
+}
+
+static int cmp(const void *a, const void *b);
+static double median(double *v, int n);
+
+/* Median of 21 rounds of pairs each, alternating the two, from a warm
+ * buffer (the round's events fit the default buffer_limit: no growth, at
+ * most one flush a round). */
+static int direct(long pairs) {
+  enum { ROUNDS = 21 };
+  sp_config cfg;
+  sp_config_init(&cfg);
+  cfg.file_path = "/dev/null";
+  cfg.openmp = SP_OPENMP_ON;
+  if (pairs < 1 || pairs > cfg.buffer_limit) pairs = cfg.buffer_limit;
+  if (sp_setup(&cfg) != 0) return 1;
+  /* A session with openmp on: the tool takes part. */
+  ompt_start_tool_result_t *tool = ompt_start_tool(201611, "bench_openmp");
+  if (!tool || !tool->initialize(lookup, 0, &tool->tool_data) || !sync_cb) return 1;
+  ompt_data_t par = {0}, task = {0};
+  const void *cp = (const void *)direct;
+  int h = sp_region("pair");
+  double cb[ROUNDS], sp[ROUNDS];
+  for (int rep = 0; rep < ROUNDS; rep++) {
+    double t0 = now();
+    for (long i = 0; i < pairs; i++) {
+      sync_cb(ompt_sync_region_barrier_explicit, ompt_scope_begin, &par, &task, cp);
+      sync_cb(ompt_sync_region_barrier_explicit, ompt_scope_end, &par, &task, cp);
+    }
+    double t1 = now();
+    for (long i = 0; i < pairs; i++) {
+      sp_start(h);
+      sp_stop(h);
+    }
+    double t2 = now();
+    cb[rep] = (t1 - t0) * 1e9 / pairs;
+    sp[rep] = (t2 - t1) * 1e9 / pairs;
+  }
+  double c = median(cb, ROUNDS), s = median(sp, ROUNDS);
+  printf(
+      "direct, %ld pairs x %d rounds, medians: a barrier's begin and end callbacks %.1f ns "
+      "(%.1f ns a callback); an sp_start/sp_stop pair by handle %.1f ns; ratio %.2f\n",
+      pairs, ROUNDS, c, c / 2, s, c / s);
+  return sp_finalize() != 0;
+}
+
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -128,6 +190,7 @@ static int run_child(const char *self, int n, int on, double fig[NT][2 * NCASE])
 
 int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[1], "--child")) return child(atoi(argv[2]));
+  if (argc > 2 && !strcmp(argv[1], "--direct")) return direct(atol(argv[2]));
   int n = argc > 1 ? atoi(argv[1]) : 20000;
   int reps = argc > 2 ? atoi(argv[2]) : 7;
   if (n < 10 || reps < 1 || reps > MAXREPS) {

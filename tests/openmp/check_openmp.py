@@ -3,7 +3,7 @@
 and omp_mpi.c with h5py and numpy, against what each program did.
 
 usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
-                       [--pproc PPROC]
+                       [--pproc PPROC] [--source SRC]
 
   counts    per rank and thread: R calls each of one "omp parallel @"
             region, of "omp loop", "omp single" and "omp barrier"; the
@@ -26,6 +26,10 @@ usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
             outer > omp parallel (thread 0) or omp parallel (workers) with
             R calls, omp loop below omp parallel with R calls
   libgomp   no region named "omp ..." at all; "outer" has 1 call
+With --source (counts, fortran): every omp region is named "<construct> @
+<file>:<line>" with SRC's base name; for counts (omp_regions.c) the lines
+are those of run_counts' pragmas, as a reader of the source finds them:
+parallel, loop, barrier and single each at its own pragma.
 With --pproc (a trace file): `PPROC FILE --summary --by-thread --format csv`
 lists every (thread, region) of the file with its calls and total time
 as h5py finds them (the sum of end - start per thread).
@@ -34,6 +38,8 @@ Exit 0 when all hold; each failure is printed with what was found.
 import argparse
 import csv
 import io
+import os
+import re
 import subprocess
 import sys
 
@@ -247,6 +253,37 @@ def check_pproc(f, pproc, path, ranks):
     print(f"--summary --by-thread: {len(rows)} (thread, region) rows as in the file")
 
 
+def check_names(f, rank, src, fortran):
+    """Names "<construct> @ <file>:<line>" from the debug information."""
+    base = os.path.basename(src)
+    regs = regions(f, rank)
+    pat = re.compile(r"^omp [a-z ]+ @ " + re.escape(base) + r":(\d+)$")
+    omp = [n for n in regs if n.startswith("omp ")]
+    bad = [n for n in omp if not pat.match(n)]
+    if bad or not omp:
+        fail(f"rank{rank}: omp regions not named '<construct> @ {base}:<line>': {bad or omp}")
+        return
+    if fortran:
+        return
+    text = open(src, encoding="utf-8").read().splitlines()
+    lines = {}
+    inside = False
+    for i, line in enumerate(text, 1):
+        if line.startswith("static int run_counts"):
+            inside = True
+        elif line.startswith("static int "):
+            inside = False
+        m = re.match(r"\s*#pragma omp (parallel|for|barrier|single)\b", line)
+        if inside and m:
+            lines[m.group(1)] = i
+    want = {f"omp parallel @ {base}:{lines['parallel']}", f"omp loop @ {base}:{lines['for']}",
+            f"omp barrier @ {base}:{lines['barrier']}", f"omp single @ {base}:{lines['single']}"}
+    if not want <= set(omp):
+        fail(f"rank{rank}: regions {sorted(omp)} lack {sorted(want - set(omp))}")
+    else:
+        print(f"rank{rank}: named at their pragmas: {sorted(want)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -255,11 +292,14 @@ def main():
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pproc")
+    ap.add_argument("--source")
     a = ap.parse_args()
     with h5py.File(a.file, "r") as f:
         if a.case in ("counts", "fortran"):
             for r in range(a.ranks):
                 check_counts(f, r, a.threads, a.rounds, a.case == "fortran")
+                if a.source:
+                    check_names(f, r, a.source, a.case == "fortran")
         elif a.case == "sleep":
             check_sleep(f, a.threads)
         elif a.case == "nested":

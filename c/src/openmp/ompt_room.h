@@ -17,17 +17,17 @@
 #include "sp_internal.h"
 
 /* The constructs recorded, each a region "<name> @ <location>". */
-#define SP_OMP_KINDS(XX)                                                                   \
-  XX(PARALLEL, "omp parallel")                                                             \
-  XX(LOOP, "omp loop")                                                                     \
-  XX(SECTIONS, "omp sections")                                                             \
-  XX(SINGLE, "omp single") XX(WORKSHARE, "omp workshare") XX(DISTRIBUTE, "omp distribute") \
-      XX(TASKLOOP, "omp taskloop") XX(SCOPE, "omp scope") XX(BARRIER, "omp barrier")       \
-          XX(IBARRIER, "omp implicit barrier") XX(RBARRIER, "omp runtime barrier")         \
-              XX(TASKWAIT, "omp taskwait") XX(TASKGROUP, "omp taskgroup")                  \
-                  XX(REDUCTION, "omp reduction") XX(TASK, "omp task")                      \
-                      XX(CRITICAL, "omp critical wait") XX(LOCK, "omp lock wait")          \
-                          XX(ORDERED, "omp ordered wait")
+#define SP_OMP_KINDS(XX)                                                                         \
+  XX(PARALLEL, "omp parallel")                                                                   \
+  XX(LOOP, "omp loop")                                                                           \
+  XX(SECTIONS, "omp sections")                                                                   \
+  XX(SINGLE, "omp single")                                                                       \
+  XX(WORKSHARE, "omp workshare") XX(DISTRIBUTE, "omp distribute") XX(TASKLOOP, "omp taskloop")   \
+      XX(SCOPE, "omp scope") XX(BARRIER, "omp barrier") XX(IBARRIER, "omp implicit barrier")     \
+          XX(RBARRIER, "omp runtime barrier") XX(TASKWAIT, "omp taskwait")                       \
+              XX(TASKGROUP, "omp taskgroup") XX(REDUCTION, "omp reduction") XX(TASK, "omp task") \
+                  XX(CRITICAL, "omp critical wait") XX(LOCK, "omp lock wait")                    \
+                      XX(ORDERED, "omp ordered wait")
 typedef enum sp_omp_kind {
 #define SP__XX(id, name) SP_OMP_##id,
   SP_OMP_KINDS(SP__XX)

@@ -17,6 +17,7 @@
  * still be open. A worker's implicit task therefore ends where it reaches
  * that barrier, and the late ends are skipped: the wait of workers at the
  * end of a region is not recorded (the master's lane shows that barrier). */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "ompt_events.h"
@@ -25,9 +26,18 @@
 /* The calling thread's record; initial-exec as the core's sp__tls. */
 static __thread sp_omp_thread_t *sp_omp_tls __attribute__((tls_model("initial-exec")));
 
+/* A thread that ends without the runtime's thread_end (a program's own
+ * thread that ran parallel regions) frees its record through this key. */
+static pthread_key_t sp_omp_key;
+static pthread_once_t sp_omp_key_once = PTHREAD_ONCE_INIT;
+static int sp_omp_key_ok;
+static void sp_omp_key_make(void) { sp_omp_key_ok = pthread_key_create(&sp_omp_key, free) == 0; }
+
 static __attribute__((noinline)) sp_omp_thread_t *sp_omp_thread_new(void) {
   int saved_errno = errno;
   sp_omp_thread_t *t = calloc(1, sizeof *t);
+  (void)pthread_once(&sp_omp_key_once, sp_omp_key_make);
+  if (t && sp_omp_key_ok) (void)pthread_setspecific(sp_omp_key, t);
   errno = saved_errno;
   sp_omp_tls = t;
   return t;
@@ -282,6 +292,7 @@ static void sp_omp_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id,
 
 static void sp_omp_thread_end(ompt_data_t *thread_data) {
   (void)thread_data;
+  if (sp_omp_key_ok) (void)pthread_setspecific(sp_omp_key, NULL);
   free(sp_omp_tls);
   sp_omp_tls = NULL;
 }

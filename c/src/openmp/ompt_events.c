@@ -31,7 +31,15 @@ static __thread sp_omp_thread_t *sp_omp_tls __attribute__((tls_model("initial-ex
 static pthread_key_t sp_omp_key;
 static pthread_once_t sp_omp_key_once = PTHREAD_ONCE_INIT;
 static int sp_omp_key_ok;
-static void sp_omp_key_make(void) { sp_omp_key_ok = pthread_key_create(&sp_omp_key, free) == 0; }
+/* Runs on the ending thread: a later thread_end (the runtime's own
+ * destructor may come after this one) finds no record to free again. */
+static void sp_omp_key_free(void *record) {
+  if (sp_omp_tls == record) sp_omp_tls = NULL;
+  free(record);
+}
+static void sp_omp_key_make(void) {
+  sp_omp_key_ok = pthread_key_create(&sp_omp_key, sp_omp_key_free) == 0;
+}
 
 static __attribute__((noinline)) sp_omp_thread_t *sp_omp_thread_new(void) {
   int saved_errno = errno;

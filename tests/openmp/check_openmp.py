@@ -16,7 +16,8 @@ usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
             points) and no explicit barrier: at least 2R "omp runtime
             barrier" calls per thread (the explicit barrier, the loop's end)
   sleep     the later explicit barrier: exactly one thread (OpenMP's thread
-            1) came 50 ms after the first barrier and waited < 5 ms there;
+            1) came 50 ms after the first barrier and waited there less than
+            half as long as any other thread;
             every other thread waited until it came (>= 50 ms less how late
             it arrived after the sleep began)
   nested    2 calls of the outer parallel region on 2 threads, 4 of the
@@ -172,8 +173,13 @@ def check_sleep(f, threads):
     print(f"'{name}': thread {z} slept {(wait[z][0] - sleep_from) / 1e6:.2f} ms, waited "
           f"{own / 1e6:.3f} ms; others "
           + ", ".join(f"{t}: {(e - s) / 1e6:.2f} ms" for t, (s, e) in sorted(wait.items()) if t != z))
-    if own >= 5_000_000:
-        fail(f"thread {z} (the sleeper) waited {own} ns at the barrier, want < 5 ms")
+    # "Near zero": the sleeper only waits for the release, which on a loaded
+    # 2-core machine (a sleeping master woken by a futex) takes up to tens of
+    # ms: held to less than half the shortest wait of the others.
+    others = [e - s for t, (s, e) in wait.items() if t != z]
+    if own >= 0.5 * min(others):
+        fail(f"thread {z} (the sleeper) waited {own} ns at the barrier, want < half of the "
+             f"others' shortest wait {min(others)} ns")
     for t, (s, e) in wait.items():
         if t == z:
             continue

@@ -23,6 +23,10 @@ usage: check_openmp.py FILE --case CASE --threads T [--ranks N] [--rounds R]
   nested    2 calls of the outer parallel region on 2 threads, 4 of the
             inner one, each outer call holding an inner call of its thread
             (the inner team's master)
+  tasks     (SCOPE_PROFILER_OPENMP=tasks,locks) 20 calls of one "omp task"
+            region over the threads, each inside that thread's parallel call
+            or its taskwait's; one "omp taskwait" call; 3 "omp critical
+            wait" calls per thread
   profile   a profile-mode file (time_trace 0): per thread the call path
             outer > omp parallel (thread 0) or omp parallel (workers) with
             R calls, omp loop below omp parallel with R calls
@@ -209,6 +213,22 @@ def check_nested(f):
     print(f"outer '{oname}' on {sorted(oth.tolist())}, inner '{iname}' on {sorted(ith.tolist())}")
 
 
+def check_tasks(f, threads):
+    regs = regions(f, 0)
+    tasks = kind(regs, "omp task")
+    if len(tasks) != 1 or sum(len(v[0]) for v in tasks.values()) != 20:
+        fail(f"task regions {[(n, len(v[0])) for n, v in tasks.items()]}, want one with 20 calls")
+    inside("rank0", regs, "omp task", "omp parallel")
+    tw = kind(regs, "omp taskwait")
+    if sum(len(v[0]) for v in tw.values()) != 1:
+        fail(f"taskwait regions {[(n, len(v[0])) for n, v in tw.items()]}, want 1 call")
+    want_counts("rank0", "omp critical wait", per_thread(regs, "omp critical wait", threads),
+                np.full(threads, 3))
+    inside("rank0", regs, "omp critical wait", "omp parallel")
+    print(f"tasks on threads {sorted(set(int(t) for v in tasks.values() for t in v[0]))}, "
+          f"critical waits per thread {per_thread(regs, 'omp critical wait', threads).tolist()}")
+
+
 def check_profile(f, threads, rounds):
     names = [n.decode() if isinstance(n, bytes) else str(n) for n in f["region_table/names"][()]]
     cp = f["call_paths"]
@@ -308,6 +328,8 @@ def main():
                     check_names(f, r, a.source, a.case == "fortran")
         elif a.case == "sleep":
             check_sleep(f, a.threads)
+        elif a.case == "tasks":
+            check_tasks(f, a.threads)
         elif a.case == "nested":
             check_nested(f)
         elif a.case == "profile":

@@ -9,6 +9,9 @@
  *           before a second barrier
  *   nested  "outer" around a parallel region of 2 threads, each running a
  *           parallel region of 2 threads (max active levels 2)
+ *   tasks   a parallel region of THREADS threads: one thread creates 20
+ *           tasks and waits for them (taskwait), then every thread enters a
+ *           critical section 3 times
  * Built with SP_OMP_MPI (omp_regions_mpi): MPI_Init_thread first and
  * MPI_Finalize last, each rank running the case.
  * Exit 0 when the program's own results are right and sp_finalize
@@ -75,9 +78,32 @@ static int run_nested(void) {
   return n == 4 ? 0 : 1;
 }
 
+static int run_tasks(int threads) {
+  int done = 0, crit = 0;
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp single
+    {
+      for (int i = 0; i < 20; i++) {
+#pragma omp task shared(done)
+        {
+#pragma omp atomic
+          done++;
+        }
+      }
+#pragma omp taskwait
+    }
+    for (int k = 0; k < 3; k++) {
+#pragma omp critical
+      crit++;
+    }
+  }
+  return done == 20 && crit == 3 * threads ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: omp_regions counts|sleep|nested THREADS\n");
+    fprintf(stderr, "usage: omp_regions counts|sleep|nested|tasks THREADS\n");
     return 2;
   }
   int threads = atoi(argv[2]);
@@ -95,6 +121,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "counts")) rc = run_counts(threads);
   if (!strcmp(argv[1], "sleep")) rc = run_sleep(threads);
   if (!strcmp(argv[1], "nested")) rc = run_nested();
+  if (!strcmp(argv[1], "tasks")) rc = run_tasks(threads);
   sp_stop(outer);
   int fin = sp_finalize();
   if (fin != 0) fprintf(stderr, "omp_regions: sp_finalize returned %d\n", fin);

@@ -140,7 +140,8 @@
       'omp implicit barrier, omp runtime barrier, omp taskwait, omp taskgroup, omp reduction, ' +
       'and the critical, lock and ordered waits), work = the rest of its parallel time; wait ' +
       'share = wait / parallel time. A worker\'s wait at the barrier closing a parallel region ' +
-      'is not reported by libomp (docs/openmp.md). Not narrowed by the filter.'));
+      'is not reported by libomp, and a task run inside a wait counts as wait (docs/openmp.md). ' +
+      'Not narrowed by the filter.'));
     tabOmp = h('table', { id: 'sp-balance-omp', 'class': 'sp-bal' });
     secBal.appendChild(tabOmp);
   }

@@ -59,6 +59,7 @@ module scope_profiler
     SP_MISUSE_INVALID_HANDLE, SP_MISUSE_BAD_NAME, SP_MISUSE_UNBALANCED, &
     SP_MISUSE_NOT_ACTIVE, SP_MISUSE_REENTERED
   public :: SP_LAYOUT_AUTO, SP_LAYOUT_COLUMNAR, SP_LAYOUT_RANKS, SP_LAYOUT_BOTH
+  public :: SP_OPENMP_OFF, SP_OPENMP_ON, SP_OPENMP_TASKS, SP_OPENMP_LOCKS, SP_OPENMP_ALL
 
   ! ---- Constants: the values of scope_profiler.h (SP_ERRNO_MAP etc.) ----
 
@@ -117,6 +118,9 @@ module scope_profiler
   !> `sp_config%layout` (`sp_setup(layout=...)`): the trace file's layout (docs/settings.md).
   integer, parameter :: SP_LAYOUT_AUTO = 0, SP_LAYOUT_COLUMNAR = 1, SP_LAYOUT_RANKS = 2, &
     SP_LAYOUT_BOTH = 3
+  !> `sp_config%openmp` (`sp_setup(openmp=...)`): OpenMP constructs through OMPT (docs/openmp.md).
+  integer, parameter :: SP_OPENMP_OFF = 0, SP_OPENMP_ON = 1, SP_OPENMP_TASKS = 2, &
+    SP_OPENMP_LOCKS = 3, SP_OPENMP_ALL = 4
 
   ! ---- The C structure sp_config, field for field ----
   type, bind(C) :: sp_config_c
@@ -133,6 +137,7 @@ module scope_profiler
     integer(c_int) :: reduce
     integer(c_int) :: nvtx
     integer(c_int) :: trace_max_mb
+    integer(c_int) :: openmp
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -572,7 +577,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -589,11 +594,12 @@ contains
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
+    integer, intent(in), optional :: openmp !! OpenMP constructs through OMPT, an SP_OPENMP_* (default SP_OPENMP_OFF)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx, trace_max_mb)
+                          nvtx, trace_max_mb, openmp)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -602,7 +608,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -619,11 +625,12 @@ contains
     integer, intent(in), optional :: reduce !! profile mode reduced across ranks: 1 on, 0 off, -1 auto (default)
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
+    integer, intent(in), optional :: openmp !! OpenMP constructs through OMPT, an SP_OPENMP_* (default SP_OPENMP_OFF)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx, trace_max_mb)
+                          nvtx, trace_max_mb, openmp)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -634,10 +641,10 @@ contains
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                            buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
-                           layout, reduce, nvtx, trace_max_mb) result(err)
+                           layout, reduce, nvtx, trace_max_mb, openmp) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
     logical, intent(in), optional :: aggregate, profile_mpi, nvtx
-    integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce, trace_max_mb
+    integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce, trace_max_mb, openmp
     character(len=*), intent(in), optional :: file_path
     integer :: err
     type(sp_config_c) :: cfg
@@ -657,6 +664,7 @@ contains
     if (present(reduce)) cfg%reduce = int(reduce, c_int)
     if (present(nvtx)) cfg%nvtx = merge(1_c_int, 0_c_int, nvtx)
     if (present(trace_max_mb)) cfg%trace_max_mb = int(trace_max_mb, c_int)
+    if (present(openmp)) cfg%openmp = int(openmp, c_int)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

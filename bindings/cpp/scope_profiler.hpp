@@ -96,6 +96,7 @@ struct Config {
   int reduce; /**< profile mode reduced across ranks: 1 on, 0 off, -1 auto (from 1,024 ranks) */
   bool nvtx;  /**< regions also as NVTX push/pop in the domain "scope-profiler" (docs/gpu.md) */
   int trace_max_mb; /**< the trace stops growing past this many MB per process; 0 = no cap */
+  int openmp; /**< OpenMP constructs as regions through OMPT, an SP_OPENMP_* (docs/openmp.md) */
 
   Config() {
     ::sp_config c;
@@ -114,6 +115,7 @@ struct Config {
     reduce = c.reduce;
     nvtx = c.nvtx != 0;
     trace_max_mb = c.trace_max_mb;
+    openmp = c.openmp;
   }
 };
 
@@ -140,6 +142,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.reduce = cfg.reduce;
   c.nvtx = cfg.nvtx ? 1 : 0;
   c.trace_max_mb = cfg.trace_max_mb;
+  c.openmp = cfg.openmp;
   return ::sp_setup(&c);
 }
 

@@ -144,7 +144,22 @@ typedef struct sp_config {
                          bytes a call, spilled ones too): no call starts in it from then on,
                          calls open then are kept whole, rank<N>@trace_truncated_at says when,
                          profile mode goes on; 0 = no cap (default 0; see sp_trace_pause) */
+  int openmp;      /**< OpenMP constructs as regions through the tools interface (OMPT, LLVM's
+                        libomp): an SP_OPENMP_* (default SP_OPENMP_OFF; docs/openmp.md) */
 } sp_config;
+
+/** sp_config.openmp (SCOPE_PROFILER_OPENMP=0|1|tasks|locks|tasks,locks):
+ * SP_OPENMP_ON records parallel regions, worksharing and synchronization
+ * waits; _TASKS adds explicit tasks, _LOCKS mutex waits (critical, locks,
+ * ordered), _ALL both. The runtime asks for the tool when it starts: set the
+ * variable when it starts before sp_setup (docs/openmp.md). */
+enum {
+  SP_OPENMP_OFF = 0,
+  SP_OPENMP_ON = 1,
+  SP_OPENMP_TASKS = 2,
+  SP_OPENMP_LOCKS = 3,
+  SP_OPENMP_ALL = 4
+};
 
 /** sp_config.layout: SP_LAYOUT_AUTO (rank<N> groups below 1,024 ranks, the
  * columnar layout from 1,024 on), SP_LAYOUT_COLUMNAR (the reference tool's
@@ -172,6 +187,7 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout),
  *   SCOPE_PROFILER_NVTX=0|1 (regions also as NVTX ranges, sp_config.nvtx)
  *   SCOPE_PROFILER_TRACE_MAX_MB=n (the trace's cap per process; 0 = none)
+ *   SCOPE_PROFILER_OPENMP=0|1|tasks|locks|tasks,locks (sp_config.openmp)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config, also
  * while other threads have recorded in it (an OpenMP pool between parallel

@@ -73,6 +73,7 @@
       };
       head.appendChild(th);
     });
+    if (rowHook && rowHook.head) head.appendChild(h('th', {}, rowHook.head));
     var body = el.createTBody();
     rows.slice(0, limit || rows.length).forEach(function (r) {
       var tr = body.insertRow();
@@ -124,6 +125,44 @@
   var PATH_COLS = [['name', 'call path', 'name'], ['calls', 'calls (all ranks)', 'int']]
     .concat(BAL_COLS.slice(2));
   var sortRegions = { key: 'cost', desc: true }, sortPaths = { key: 'cost', desc: true };
+
+  // OpenMP (a file with omp regions, html_balance.c's "omp"): per rank and
+  // thread its outermost "omp parallel" time split into wait (the OpenMP
+  // wait regions) and work (the rest).
+  var OMP = B.omp, tabOmp = null, sortOmp = { key: 'wait', desc: true };
+  var OMP_COLS = [['name', 'rank / thread', 'name'], ['rank', 'rank', 'int'], ['tid', 'thread', 'int'],
+    ['par', 'in omp parallel', 'time'], ['work', 'work', 'time'], ['wait', 'wait', 'time'],
+    ['share', 'wait share', 'pct']];
+  if (OMP) {
+    secBal.appendChild(h('h3', {}, 'OpenMP threads: work vs wait'));
+    secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per rank and thread: its time in its ' +
+      'outermost omp parallel calls; wait = its time in the OpenMP wait regions (omp barrier, ' +
+      'omp implicit barrier, omp runtime barrier, omp taskwait, omp taskgroup, omp reduction, ' +
+      'and the critical, lock and ordered waits), work = the rest of its parallel time; wait ' +
+      'share = wait / parallel time. A worker\'s wait at the barrier closing a parallel region ' +
+      'is not reported by libomp, and a task run inside a wait counts as wait (docs/openmp.md). ' +
+      'Not narrowed by the filter.'));
+    tabOmp = h('table', { id: 'sp-balance-omp', 'class': 'sp-bal' });
+    secBal.appendChild(tabOmp);
+  }
+  function buildOmp() {
+    var rows = OMP.threads.map(function (t) {
+      return { name: 'rank ' + t[0] + ' / thread ' + t[1], rank: t[0], tid: t[1], par: t[2],
+        work: Math.max(t[2] - t[3], 0), wait: t[3], share: t[2] > 0 ? t[3] / t[2] : 0 };
+    });
+    var top = rows.reduce(function (m, r) { return Math.max(m, r.work + r.wait); }, 0);
+    var bars = function (tr, r) {
+      var td = tr.insertCell(), w = h('span', { 'class': 'sp-bar sp-omp-work' }),
+        x = h('span', { 'class': 'sp-bar sp-omp-wait' });
+      w.style.width = (top > 0 ? 100 * r.work / top : 0).toFixed(1) + '%';
+      x.style.width = (top > 0 ? 100 * r.wait / top : 0).toFixed(1) + '%';
+      td.className = 'sp-omp-bars';
+      td.appendChild(w);
+      td.appendChild(x);
+    };
+    bars.head = 'work | wait (scaled to the longest thread)';
+    table(tabOmp, OMP_COLS, rows, sortOmp, 0, bars);
+  }
 
   var rankHelp = h('p', { 'class': 'sp-help' });
   secRanks.appendChild(rankHelp);
@@ -253,6 +292,7 @@
     });
     table(tabRegions, BAL_COLS, rows, sortRegions);
     table(tabPaths, PATH_COLS, prow, sortPaths, MAX_PATHS);
+    if (tabOmp) buildOmp();
     if (!prow.length) tabPaths.appendChild(h('caption', {}, 'no call path with times'));
     buildRanks(rows);
     hot.sort(function (a, b) { return b.excl - a.excl || (a.name < b.name ? -1 : a.name > b.name); });

@@ -33,10 +33,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pproc_rooms import FUNC_DEF, cycles, line_of, strip_comments  # noqa: E402
 
 # The rooms, lowest first, and the rooms each may use (itself included).
-# likwid, nvtx and mpi_profile are side rooms that the build may leave out: only
-# the session names them.
-ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "nvtx", "mpi_profile", "profile",
-         "recover", "session"]
+# likwid, nvtx, mpi_profile and openmp are side rooms that the build may leave out:
+# only the session names them.
+ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "nvtx", "mpi_profile", "openmp",
+         "profile", "recover", "session"]
 MAY_USE = {
     "base": {"base"},
     "mpi": {"base", "mpi"},
@@ -46,11 +46,12 @@ MAY_USE = {
     "likwid": {"base", "mpi", "record", "write", "likwid"},
     "nvtx": {"base", "record", "nvtx"},
     "mpi_profile": {"base", "mpi", "record", "spill", "mpi_profile"},
+    "openmp": {"base", "record", "openmp"},
     "profile": {"base", "mpi", "record", "spill", "write", "profile"},
     "recover": {"base", "mpi", "record", "spill", "write", "profile", "recover"},
     "session": set(ROOMS),
 }
-STANDINS = {"mpi/mpi_stub.c", "likwid/likwid_stub.c", "nvtx/nvtx_stub.c"}
+STANDINS = {"mpi/mpi_stub.c", "likwid/likwid_stub.c", "nvtx/nvtx_stub.c", "openmp/openmp_stub.c"}
 NOT_FUNCTIONS = {"if", "for", "while", "switch", "return", "sizeof"}
 # Any use of a name, a call or its address taken (a hook set by name).
 USE = re.compile(r"\b(sp_\w+)\b")

@@ -33,11 +33,13 @@ import sys
 # (one of them per build): header -> the .c files that may implement it.
 INTERFACES = {
     "par.h": {"mpi_par.c", "mpi_stub.c"},
+    "openmp.h": {"ompt_tool.c", "openmp_stub.c"},
     "sp_internal.h": set(),  # sections, see own_sections()
 }
 # Other libraries' entry points the core interposes (MPI's C and Fortran
-# names, the profiling interface): defined without sp_ on purpose.
-INTERPOSERS = re.compile(r"^(MPI_|PMPI_|mpi_|pmpi_)\w*$")
+# names, the profiling interface) or provides (the OpenMP tools interface's
+# ompt_start_tool): defined without sp_ on purpose.
+INTERPOSERS = re.compile(r"^(MPI_|PMPI_|mpi_|pmpi_)\w*$|^ompt_start_tool$")
 PUBLIC_HEADERS = re.compile(r"^scope_profiler\w*\.h(\.in)?$")
 
 FUNC_DEF = re.compile(r"^(?!static\b)(?!typedef\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])"

@@ -41,6 +41,7 @@ class SpConfig(ctypes.Structure):
         ("reduce", ctypes.c_int),
         ("nvtx", ctypes.c_int),
         ("trace_max_mb", ctypes.c_int),
+        ("openmp", ctypes.c_int),
     ]
 
 

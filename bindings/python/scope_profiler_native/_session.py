@@ -23,10 +23,13 @@ class ProfilingConfig:
     reduce: int = -1
     nvtx: bool = False
     trace_max_mb: int = 0
+    openmp: str = "0"
 
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
 LAYOUTS = ("auto", "columnar", "ranks", "both")
+# sp_config.openmp's values (SP_OPENMP_OFF, _ON, _TASKS, _LOCKS, _ALL), by name.
+OPENMP = ("0", "1", "tasks", "locks", "tasks,locks")
 
 
 def _core_defaults():
@@ -46,6 +49,7 @@ def _core_defaults():
         cfg.reduce,
         bool(cfg.nvtx),
         cfg.trace_max_mb,
+        OPENMP[cfg.openmp],
     )
 
 
@@ -73,6 +77,7 @@ def setup(
     reduce=None,
     nvtx=None,
     trace_max_mb=None,
+    openmp=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -94,6 +99,9 @@ def setup(
     "scope-profiler") that Nsight Systems shows (docs/gpu.md).
     ``trace_max_mb=N``: the trace stops growing past N MB of stamps per
     process (0, the default: no cap); see trace_pause() for windows.
+    ``openmp`` records OpenMP constructs through the tools interface of
+    LLVM's libomp: "0" (off), "1", "tasks", "locks" or "tasks,locks"
+    (docs/openmp.md).
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -125,6 +133,9 @@ def setup(
         raise TypeError(f"trace_max_mb must be an int, not {type(trace_max_mb).__name__}")
     if not 0 <= trace_max_mb <= 16777216:
         raise ValueError(f"trace_max_mb must be 0 (no cap) to 16777216 MB, not {trace_max_mb}")
+    openmp = d.openmp if openmp is None else str(openmp)
+    if openmp not in OPENMP:
+        raise ValueError(f"openmp must be one of {', '.join(OPENMP)}, not {openmp!r}")
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -146,6 +157,7 @@ def setup(
     cfg.reduce = reduce
     cfg.nvtx = 1 if nvtx else 0
     cfg.trace_max_mb = trace_max_mb
+    cfg.openmp = OPENMP.index(openmp)
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -160,6 +172,7 @@ def setup(
         reduce,
         bool(nvtx),
         trace_max_mb,
+        openmp,
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

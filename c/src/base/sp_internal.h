@@ -285,6 +285,10 @@ static inline int64_t sp__ticks(void) {
 
 /* ---- config.c ---- */
 SP_HIDDEN int sp__config_resolve(const sp_config *in, sp_state_t *st);
+/* SCOPE_PROFILER_OPENMP as an SP_OPENMP_*, read when the OpenMP runtime
+ * starts, maybe before any sp_setup: 0 unset; a value not among the
+ * choices counts as SP_OPENMP_ON (sp_setup reports it). */
+SP_HIDDEN int sp__config_openmp_env(void);
 
 /* ---- region_table.c ---- */
 SP_HIDDEN uint64_t sp__name_hash(const char *s, size_t len);
@@ -546,6 +550,9 @@ typedef struct sp_calls_up {
   void (*meta_changed)(void);
   int (*writer_behind)(void);
   int64_t (*writer_progress)(void);
+  /* The OpenMP room's ompt_start_tool, maybe before any sp_setup: the
+   * session wires this entry when the library loads (session.c). */
+  int (*openmp_env)(void);
 } sp_calls_up_t;
 SP_HIDDEN extern sp_calls_up_t sp__up;
 

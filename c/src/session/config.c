@@ -205,6 +205,19 @@ static void sp_setting_env(const sp_setting_row_t *r, char *base) {
   }
 }
 
+int sp__config_openmp_env(void) {
+  const char *v = getenv("SCOPE_PROFILER_OPENMP");
+  if (!v || !*v) return 0;
+  size_t vlen = strlen(v);
+  int i = 0;
+  for (const char *c = sp_setting_row("SCOPE_PROFILER_OPENMP")->choices; *c; i++) {
+    size_t n = strcspn(c, "|");
+    if (n == vlen && strncmp(c, v, n) == 0) return i;
+    c += n + (c[n] == '|');
+  }
+  return SP_OPENMP_ON;
+}
+
 /* The variables of every row stored in `where`, over the fields of base. */
 static void sp_env_rows(sp_where_t where, char *base) {
   for (int i = 0; i < SP_NSETTINGS; i++)
@@ -333,6 +346,7 @@ int sp__config_resolve(const sp_config *in, sp_state_t *st) {
       !sp_config_int_ok("SCOPE_PROFILER_SAMPLE_MS", "sample_ms", cfg.sample_ms) ||
       !sp_config_int_ok("SCOPE_PROFILER_LAYOUT", "layout", cfg.layout) ||
       !sp_config_int_ok("SCOPE_PROFILER_TRACE_MAX_MB", "trace_max_mb", cfg.trace_max_mb) ||
+      !sp_config_int_ok("SCOPE_PROFILER_OPENMP", "openmp", cfg.openmp) ||
       !sp_config_int_ok("SCOPE_PROFILER_BUFFER_LIMIT", "buffer_limit", cfg.buffer_limit))
     return SP_EINVAL;
   if (strlen(cfg.file_path) >= sizeof st->file_path) {

@@ -7,6 +7,7 @@
 #include "aggregate.h"
 #include "host_guard.h"
 #include "par.h"
+#include "openmp.h"
 #include "out_temp.h"
 #include "run_meta.h"
 #include "sampler.h"
@@ -169,6 +170,7 @@ static void sp_setup_start(sp_state_t *st, int mode) {
   if (mode == SP_MODE_GENERAL && st->cfg.nvtx) sp__nvtx_init();
   sp__session++;
   sp_mode_set(mode);
+  sp__openmp_setup(&st->cfg); /* says once when OpenMP regions cannot be recorded */
   sp__spill_head_now(); /* MPI ranks: every rank's file from the start */
   if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
     if (st->cfg.time_trace)
@@ -197,14 +199,21 @@ static void sp_rooms_connect(void) {
   sp__up.meta_changed = sp__spill_meta_now;
   sp__up.writer_behind = sp__writer_behind;
   sp__up.writer_progress = sp__writer_progress;
+  sp__up.openmp_env = sp__config_openmp_env;
+}
+
+/* The OpenMP runtime may start the tool (openmp/ompt_tool.c) before any
+ * sp_setup: the table is wired when the library loads as well. */
+static pthread_once_t sp_rooms_wired = PTHREAD_ONCE_INIT;
+__attribute__((constructor)) static void sp_rooms_connect_at_load(void) {
+  (void)pthread_once(&sp_rooms_wired, sp_rooms_connect);
 }
 
 /* The phases in order. SP_EPATH from the settings (the output path refused
  * or its directory not writable) still sets the session up, and is returned. */
 static int sp_setup_session(const sp_config *cfg) {
   sp_state_t *st = &sp__state;
-  static pthread_once_t wired = PTHREAD_ONCE_INIT;
-  (void)pthread_once(&wired, sp_rooms_connect); /* before anything records */
+  (void)pthread_once(&sp_rooms_wired, sp_rooms_connect); /* before anything records */
   int rc = sp_setup_replace(st);
   if (rc != 0) return rc;
   sp_setup_reset(st);
@@ -251,6 +260,7 @@ int sp_region_rename(int h, const char *name) {
 
 static int sp_finalize_session(void) {
   for (int i = 0; i < sp_nhooks; i++) sp_hooks[i].fn(sp_hooks[i].arg);
+  sp__openmp_finalize(&sp__state.cfg);
   sp__meta_report_refused();
   sp_mode_set(SP_MODE_OFF);
   sp__writer_stop(); /* every handed buffer is in the spill file now */

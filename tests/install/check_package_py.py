@@ -31,6 +31,7 @@ EXPECTED_VARIANTS = {
     "otf2": (True, "SCOPE_PROFILER_ENABLE_OTF2"),
     "shared": (True, "BUILD_SHARED_LIBS"),
     "nvtx": (False, "SCOPE_PROFILER_ENABLE_NVTX"),
+    "openmp": (False, "SCOPE_PROFILER_ENABLE_OPENMP"),
 }
 
 # (spec prefix, when) pairs that must be among the depends_on calls.
@@ -44,6 +45,7 @@ EXPECTED_DEPENDS = [
     ("plplot+python", "+python"),
     ("otf2", "+postproc+otf2"),
     ("nvtx", "+nvtx"),
+    ("llvm-openmp", "+openmp"),
     ("cmake@3.25:", None),
     ("pkgconfig", None),
 ]

@@ -53,6 +53,12 @@ class ScopeProfiler(CMakePackage):
         "needs +shared",
     )
     conflicts("+nvtx", when="~shared", msg="NVTX loads its tool as a shared library")
+    variant(
+        "openmp",
+        default=False,
+        description="OpenMP constructs as regions through the OpenMP tools interface "
+        "(SCOPE_PROFILER_OPENMP, docs/openmp.md); needs LLVM's OpenMP runtime at run time",
+    )
     variant("shared", default=True, description="Build shared libraries (else static)")
     variant(
         "bindings",
@@ -92,6 +98,8 @@ class ScopeProfiler(CMakePackage):
     depends_on("otf2", when="+postproc+otf2")
     # NVTX3's headers alone (header-only; no CUDA needed to build or run).
     depends_on("nvtx", when="+nvtx")
+    # omp-tools.h, the OMPT interface; programs run on libomp (docs/openmp.md).
+    depends_on("llvm-openmp", when="+openmp")
 
     def cmake_args(self):
         spec = self.spec
@@ -104,6 +112,7 @@ class ScopeProfiler(CMakePackage):
             self.define_from_variant("SCOPE_PROFILER_ENABLE_BINDINGS", "bindings"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_OTF2", "otf2"),
             self.define_from_variant("SCOPE_PROFILER_ENABLE_NVTX", "nvtx"),
+            self.define_from_variant("SCOPE_PROFILER_ENABLE_OPENMP", "openmp"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define("BUILD_TESTING", self.run_tests),
             self.define("SCOPE_PROFILER_BUILD_BENCHMARKS", False),
@@ -121,6 +130,9 @@ class ScopeProfiler(CMakePackage):
             args.append(self.define("SCOPE_PROFILER_PYTHON_INSTALL_DIR", self.python_dir))
         if spec.satisfies("+nvtx"):
             args.append(self.define("SCOPE_PROFILER_NVTX_INCLUDE_DIR", spec["nvtx"].prefix.include))
+        if spec.satisfies("+openmp"):
+            ompt = join_path(spec["llvm-openmp"].prefix.include, "omp-tools.h")
+            args.append(self.define("SP_OMPT_HEADER", ompt))
         return args
 
     @property

@@ -97,7 +97,7 @@ class ScopeProfiler(CMakePackage):
     depends_on("plplot+python+pango", when="+python")
     depends_on("otf2", when="+postproc+otf2")
     # NVTX3's headers alone (header-only; no CUDA needed to build or run).
-    depends_on("nvtx", when="+nvtx")
+    depends_on("nvtx~python", when="+nvtx")
     # omp-tools.h, the OMPT interface; programs run on libomp (docs/openmp.md).
     depends_on("llvm-openmp", when="+openmp")
 
@@ -131,8 +131,11 @@ class ScopeProfiler(CMakePackage):
         if spec.satisfies("+nvtx"):
             args.append(self.define("SCOPE_PROFILER_NVTX_INCLUDE_DIR", spec["nvtx"].prefix.include))
         if spec.satisfies("+openmp"):
-            ompt = join_path(spec["llvm-openmp"].prefix.include, "omp-tools.h")
-            args.append(self.define("SP_OMPT_HEADER", ompt))
+            # prefix/include for Spack's build; a Debian external keeps it in
+            # clang's resource directory (lib/clang/<v>/include).
+            ompt = find(spec["llvm-openmp"].prefix, "omp-tools.h")
+            if ompt:
+                args.append(self.define("SP_OMPT_HEADER", ompt[0]))
         return args
 
     @property

@@ -65,8 +65,8 @@ def plant(case, copy):
         write(os.path.join(src, "planted.c"), '#include "sp_internal.h"\n')
         return r"c/src/planted\.c:1: not in a room"
     if case == "unknown_room":
-        write(os.path.join(src, "nvtx", "nvtx_glue.c"), '#include "sp_internal.h"\n')
-        return r"c/src/nvtx/nvtx_glue\.c:1: nvtx/ is not a room of core_rooms\.py"
+        write(os.path.join(src, "gpu", "gpu_glue.c"), '#include "sp_internal.h"\n')
+        return r"c/src/gpu/gpu_glue\.c:1: gpu/ is not a room of core_rooms\.py"
     sys.exit(f"plant_core_violation.py: unknown case {case}")
 
 

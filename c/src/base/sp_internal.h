@@ -553,6 +553,11 @@ typedef struct sp_calls_up {
   /* The OpenMP room's ompt_start_tool, maybe before any sp_setup: the
    * session wires this entry when the library loads (session.c). */
   int (*openmp_env)(void);
+  /* The OpenMP room's tool, loaded by the runtime alone (OMP_TOOL_LIBRARIES)
+   * into a program that never calls the library: sp_setup(NULL) and
+   * sp_finalize, for the session it runs itself (ompt_tool.c). */
+  int (*tool_setup)(const sp_config *cfg);
+  int (*tool_finalize)(void);
 } sp_calls_up_t;
 SP_HIDDEN extern sp_calls_up_t sp__up;
 

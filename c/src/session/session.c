@@ -200,6 +200,8 @@ static void sp_rooms_connect(void) {
   sp__up.writer_behind = sp__writer_behind;
   sp__up.writer_progress = sp__writer_progress;
   sp__up.openmp_env = sp__config_openmp_env;
+  sp__up.tool_setup = sp_setup;
+  sp__up.tool_finalize = sp_finalize;
 }
 
 /* The OpenMP runtime may start the tool (openmp/ompt_tool.c) before any

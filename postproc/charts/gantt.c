@@ -110,6 +110,10 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
+  if (sel->caption) { /* representative ranks drawn: which */
+    sp_plot_text(sel->caption, base, sizeof base, 200);
+    plmtex("t", 0.4, 0.5, 0.5, base);
+  }
   if (!f->mem->n)
     plmtex("b", 3.0, 0.5, 0.5,
            "time since first start [s]; bar height = share of each pixel column the lane is busy");

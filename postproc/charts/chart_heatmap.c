@@ -57,7 +57,8 @@ static int sp_heat_columns(const sp_charts_t *c, int f, int *cols, double *mean)
     }
     if (sum <= 0) continue;
     cols[n] = g;
-    mean[n++] = sum / st->nranks;
+    /* Representative ranks: the mean over all the ranks they stand for. */
+    mean[n++] = st->all_total ? st->all_total[g] / st->all_nranks : sum / st->nranks;
   }
   /* The most time first (insertion sort: stable, ties in chart order). */
   for (int a = 1; a < n; a++)
@@ -160,6 +161,11 @@ static void sp_heat_panel(const sp_charts_t *c, int f, const int *cols, const do
   char title[400];
   sp_charts_panel_title(c, f, what, title, sizeof title);
   plmtex("t", 1.5, 0.5, 0.5, title);
+  if (sel->caption) { /* representative ranks drawn: which */
+    plschr(3.0, 1.0);
+    sp_plot_text(sel->caption, title, sizeof title, 200);
+    plmtex("t", 0.4, 0.5, 0.5, title);
+  }
   sp_heat_labels(sel, cols, ncols, 0.76 * c->o->width, (vt - vb) * height);
   sp_heat_colorbar(absent);
 }

@@ -110,6 +110,10 @@ static void sp_gantt_frame(const sp_selection_t *sel, const sp_chart_lanes_t *l,
   plschr(3.6, 1.0);
   plmtex("t", 1.5, 0.5, 0.5, title);
   plschr(3.0, 1.0);
+  if (sel->caption) { /* representative ranks drawn: which */
+    sp_plot_text(sel->caption, base, sizeof base, 200);
+    plmtex("t", 0.4, 0.5, 0.5, base);
+  }
   if (!f->mem->n)
     plmtex("b", 3.0, 0.5, 0.5,
            "time since first start [s]; bar height = share of each pixel column the lane is busy");
@@ -261,6 +265,21 @@ static int sp_gantt_build(const sp_selection_t *sels, int nfiles, sp_chart_lanes
   return rc;
 }
 
+/* The legend in the lanes' order (call-tree order of the regions, kept
+ * from building the lanes), not the selection's (first start). */
+static int sp_gantt_legend(const sp_selection_t *sel) {
+  int n = sel->nregions > 0 ? sel->nregions : 1;
+  int *pos = malloc((size_t)n * sizeof *pos), *depth = malloc((size_t)n * sizeof *depth);
+  int *order = malloc((size_t)n * sizeof *order);
+  int rc = pos && depth && order ? sp_tree_region_order(sel, pos, depth) : SP_EXIT_IO;
+  for (int g = 0; rc == 0 && g < sel->nregions; g++) order[pos[g]] = g;
+  if (rc == 0) sp_plot_region_legend_in(sel, order);
+  free(pos);
+  free(depth);
+  free(order);
+  return rc;
+}
+
 /* One panel: its frame, lanes and legend, in the page's band [y0, y1]. */
 static int sp_gantt_panel(const sp_selection_t *sel, const sp_chart_lanes_t *l, const char *label,
                           const sp_options_t *o, int height, double y0, double y1,
@@ -276,7 +295,7 @@ static int sp_gantt_panel(const sp_selection_t *sel, const sp_chart_lanes_t *l, 
   sp_plot_region_colours(sel, o);
   sp_gantt_frame(sel, l, &f, label);
   rc = sp_gantt_lanes(sel, l, &f, &b, tm);
-  if (rc == 0) sp_plot_region_legend(sel);
+  if (rc == 0) rc = sp_gantt_legend(sel);
   if (rc == 0 && mem->n)
     sp_gantt_mem_draw(mem, sel, f.vp[0], f.vp[1], f.track[0], f.track[1], f.x0, f.x1, l->t0);
   sp_bins_free(&b);

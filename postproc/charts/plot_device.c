@@ -148,8 +148,10 @@ void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o) {
 /* Legend entries before "+N more". */
 #define SP_LEGEND_MAX 40
 
+void sp_plot_region_legend(const sp_selection_t *sel) { sp_plot_region_legend_in(sel, NULL); }
+
 /* Legend at the right, outside the plot: one coloured box per region. */
-void sp_plot_region_legend(const sp_selection_t *sel) {
+void sp_plot_region_legend_in(const sp_selection_t *sel, const int *order) {
   int n = sel->nregions < SP_LEGEND_MAX ? sel->nregions : SP_LEGEND_MAX;
   int extra = sel->nregions > n;
   int m = n + extra;
@@ -161,12 +163,13 @@ void sp_plot_region_legend(const sp_selection_t *sel) {
   if (opt && colours && patterns && scales && widths && texts && store) {
     for (int i = 0; i < m; i++) {
       texts[i] = store + 128 * i;
-      colours[i] = SP_COL_REGION0 + i;
+      int g = order && i < n ? order[i] : i; /* the region's colour follows it */
+      colours[i] = SP_COL_REGION0 + g;
       scales[i] = 0.8;
       widths[i] = 1.0;
       opt[i] = PL_LEGEND_COLOR_BOX;
       if (i < n) {
-        sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[i]), texts[i], 128, 24);
+        sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[g]), texts[i], 128, 24);
       } else {
         opt[i] = PL_LEGEND_NONE;
         snprintf(texts[i], 128, "+%d more", sel->nregions - n);

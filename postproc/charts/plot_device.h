@@ -28,5 +28,9 @@ void sp_plot_region_colours(const sp_selection_t *sel, const sp_options_t *o);
 /* Legend at the right, outside the plot: a coloured box per selected region
  * (colours as sp_plot_region_colours set them), at most 40, then "+N more". */
 void sp_plot_region_legend(const sp_selection_t *sel);
+/* The same with the entries in order[0..nregions-1] (indices into
+ * sel->regions: the first 40 of that order are listed), each in its
+ * region's colour; NULL: the selection's order. */
+void sp_plot_region_legend_in(const sp_selection_t *sel, const int *order);
 
 #endif

@@ -9,6 +9,7 @@
 #include "gantt.h"
 #include "palette.h"
 #include "plots.h"
+#include "rank_pick.h"
 
 /* The selected region names of all files, distinct, in first-seen order. */
 static int sp_charts_names(const sp_selection_t *sels, int nfiles, const char ***out, int *n) {
@@ -207,8 +208,19 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   /* "all" with an --x-field that is no scale (a category): no efficiency. */
   if (!(o->plots & SP_PLOT_EFFICIENCY_ASKED) && !sp_scaling_field_ok(o->x_field))
     plots &= ~(unsigned)SP_PLOT_SCALING_EFFICIENCY;
+  /* More ranks than fit: the per-rank views draw representatives, chosen
+   * from the per-(region, rank) figures. */
+  int views = (plots & sp_plots_with(SP_CHART_PER_RANK)) && sp_rank_views_needed(sels, nfiles, o);
+  sp_rank_views_t rv;
+  memset(&rv, 0, sizeof rv);
   int rc = sp_charts_prepare(
-      &c, &one, (plots & sp_plots_with(SP_CHART_STATS)) || o->top_n > 0 || o->export_data);
+      &c, &one, (plots & sp_plots_with(SP_CHART_STATS)) || o->top_n > 0 || o->export_data || views);
+  if (rc == 0 && views) rc = sp_rank_views_build(&c, &rv);
+  sp_charts_t per_rank = c; /* the charts with a lane or cell per rank */
+  if (views) {
+    per_rank.sels = rv.sels;
+    per_rank.stats = rv.stats;
+  }
   int nostamps = 0;
   if (rc == 0) plots = sp_charts_no_stamps(&c, plots, &nostamps);
   unsigned scaling = sp_plots_with(SP_CHART_FILES);
@@ -216,7 +228,7 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   /* The Gantt chart first: its "nothing to draw" ends the run as before. */
   if (rc == 0 && (plots & SP_PLOT_GANTT)) {
     sp_gantt_timing_t tm;
-    rc = sp_gantt_render_files(sels, labels, nfiles, &one, 0, &tm);
+    rc = sp_gantt_render_files(per_rank.sels, labels, nfiles, &one, 0, &tm);
     if (rc == 0)
       sp_msg(SP_VERBOSE, "%lld intervals drawn as %lld bars; read %.3f s, render %.3f s",
              (long long)tm.intervals, (long long)tm.runs, tm.read_s, tm.render_s);
@@ -225,7 +237,7 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
   for (int k = 0; rc == 0 && k < sp_plot_nkinds; k++) {
     const sp_plot_kind_t *kind = &sp_plot_kinds[k];
     if (!kind->draw || !(plots & kind->bit)) continue;
-    rc = kind->draw(&c);
+    rc = kind->draw((kind->needs & SP_CHART_PER_RANK) ? &per_rank : &c);
     drawn += rc == 0;
     /* A chart of the default set with nothing to show (no timed calls,
      * only zero-length ones) is skipped; one named in --plots fails. */
@@ -239,6 +251,7 @@ int sp_charts_write(const sp_selection_t *sels, const char *const *labels, int n
     sp_msg(SP_QUIET, "nothing to draw: no chart could be drawn from the stored figures");
     rc = SP_EXIT_DATA;
   }
+  if (views) sp_rank_views_free(&rv);
   sp_charts_free(&c, &one);
   return rc;
 }

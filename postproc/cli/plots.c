@@ -5,7 +5,7 @@
 #include "plots.h"
 
 const sp_plot_kind_t sp_plot_kinds[] = {
-    {"gantt", SP_PLOT_GANTT, 0, SP_CHART_DEFAULT | SP_CHART_STAMPS, NULL,
+    {"gantt", SP_PLOT_GANTT, 0, SP_CHART_DEFAULT | SP_CHART_STAMPS | SP_CHART_PER_RANK, NULL,
      "a lane per region and rank (and thread), a bar per call; under them the RSS of "
      "each rank with samples (SCOPE_PROFILER_SAMPLE_MS)"},
     {"flame", SP_PLOT_FLAME, 0, SP_CHART_DEFAULT | SP_CHART_STAMPS, sp_flame_plot,
@@ -15,7 +15,8 @@ const sp_plot_kind_t sp_plot_kinds[] = {
      "bars per region of avg, min, max over the calls of the selected ranks or total "
      "per rank (mean), a bar per file, log axis when they span decades "
      "(durations_plot_<metric>; one --metrics: durations_plot)"},
-    {"rank_heatmap", SP_PLOT_RANK_HEATMAP, 0, SP_CHART_DEFAULT | SP_CHART_STATS, sp_heatmap_plot,
+    {"rank_heatmap", SP_PLOT_RANK_HEATMAP, 0, SP_CHART_DEFAULT | SP_CHART_STATS | SP_CHART_PER_RANK,
+     sp_heatmap_plot,
      "ranks x regions, colour = rank's total / region's mean over ranks (2 and above "
      "alike), grey where the rank has no timed call"},
     {"speedup", SP_PLOT_SPEEDUP, SP_PLOT_SPEEDUP_ASKED,

@@ -14,8 +14,10 @@ enum {
   SP_CHART_STATS = 1u << 1,   /* reads the per-(region, rank) duration statistics */
   SP_CHART_FILES = 1u << 2,   /* compares several files: left out with one unless named */
   SP_CHART_STAMPS = 1u << 3,  /* drawn from stamps: left out for an aggregate file */
-  SP_CHART_PATHS = 1u << 4    /* drawn from the call tree: from an aggregate file only
+  SP_CHART_PATHS = 1u << 4,   /* drawn from the call tree: from an aggregate file only
                                  when it stores call paths (profile mode's files) */
+  SP_CHART_PER_RANK = 1u << 5 /* a lane or cell per rank: representative ranks when more
+                                 than fit (rank_pick.h) */
 };
 
 typedef struct sp_plot_kind {

@@ -138,6 +138,7 @@ int sp_selection_no_stamps(const sp_selection_t *sel) {
 
 void sp_chart_stats_free(sp_chart_stats_t *st) {
   free(st->cell);
+  free(st->all_total);
   memset(st, 0, sizeof *st);
 }
 

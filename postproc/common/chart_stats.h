@@ -23,6 +23,11 @@ typedef struct sp_chart_stats {
   sp_cell_stats_t *cell; /* nregions x nranks, cell[g * nranks + k] for
                           * sel->regions[g] on sel->ranks[k] */
   int aggregate;         /* some cell holds a pair's stored figures (no stamps) */
+  /* Figures of some ranks standing for more (representative ranks,
+   * rank_pick.h): per region row the total over all of them (ns), and
+   * how many; NULL and 0 otherwise. */
+  double *all_total;
+  int all_nranks;
 } sp_chart_stats_t;
 
 /* Reads every selected pair once; calls shorter than min_duration seconds

@@ -169,6 +169,8 @@ typedef struct sp_selection {
   int nlanes;
   int64_t t0;             /* earliest first start over the lanes, ns; INT64_MAX if none */
   sp_tree_order_t *order; /* owned cache, filled through const selections; may be NULL */
+  const char *caption;    /* representative ranks drawn (rank_pick.h), else NULL */
+  int view;               /* 1: a view of another selection's reader (sp_selection_view) */
 } sp_selection_t;
 
 /* messages.c */
@@ -221,6 +223,11 @@ void sp_options_free(sp_options_t *o);
 int sp_ranks_parse(const char *const *words, size_t nwords, sp_reader_t *r, int **out, int *n);
 int sp_selection_build(const sp_options_t *o, sp_selection_t *sel);
 void sp_selection_free(sp_selection_t *sel);
+/* A selection of sel's regions on the ranks ranks[0..n-1] (ascending rank
+ * indices) sharing sel's reader, which sp_selection_free leaves open;
+ * caption is kept as a pointer. Returns 0 or SP_EXIT_IO. */
+int sp_selection_view(const sp_selection_t *sel, const int *ranks, int n, const char *caption,
+                      sp_selection_t *out);
 /* The host of rank index k when the file's ranks span several hosts, else
  * NULL: lanes are then named rN@HOST. */
 const char *sp_rank_host_shown(const sp_selection_t *sel, int k);

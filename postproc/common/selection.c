@@ -122,8 +122,26 @@ const char *sp_rank_host_shown(const sp_selection_t *sel, int k) {
   return sp_reader_num_hosts(sel->reader) > 1 ? sp_reader_rank_host(sel->reader, k) : NULL;
 }
 
+int sp_selection_view(const sp_selection_t *sel, const int *ranks, int n, const char *caption,
+                      sp_selection_t *out) {
+  memset(out, 0, sizeof *out);
+  out->reader = sel->reader;
+  out->file = sel->file;
+  out->caption = caption;
+  out->view = 1;
+  out->order = calloc(1, sizeof *out->order);
+  out->regions = malloc((size_t)(sel->nregions ? sel->nregions : 1) * sizeof *out->regions);
+  out->ranks = malloc((size_t)(n ? n : 1) * sizeof *out->ranks);
+  if (!out->regions || !out->ranks) return SP_EXIT_IO;
+  memcpy(out->regions, sel->regions, (size_t)sel->nregions * sizeof *out->regions);
+  memcpy(out->ranks, ranks, (size_t)n * sizeof *out->ranks);
+  out->nregions = sel->nregions;
+  out->nranks = n;
+  return sp_lanes_build(out);
+}
+
 void sp_selection_free(sp_selection_t *sel) {
-  sp_reader_close(sel->reader);
+  if (!sel->view) sp_reader_close(sel->reader);
   free(sel->regions);
   free(sel->ranks);
   free(sel->lanes);

@@ -5,7 +5,10 @@
  * 12,800 lanes each build read every interval again and cost about 10% of
  * `-o DIR --plots gantt`. The first tree built for a selection (without
  * threads apart: the same paths, whatever the other flags) leaves the
- * order here, and later callers copy it instead of building another. */
+ * order here, and later callers copy it instead of building another.
+ * Without one, the order comes from a tree of totals only
+ * (SP_READER_TREE_TOTALS): no per-rank figures, and a per-rank file's
+ * stamps streamed in slices instead of each rank's calls loaded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,9 +102,15 @@ void sp_tree_order_note(const sp_selection_t *sel, const sp_reader_tree_t *t, un
 
 int sp_tree_region_order(const sp_selection_t *sel, int *pos, int *depth) {
   if (!sp_order_valid(sel)) {
+    /* A tree of totals: the order needs the paths, not the ranks. */
     sp_reader_tree_t *t;
-    int rc = sp_tree_build(sel, 0, &t);
-    if (rc) return rc;
+    int err = sp_reader_tree_build(sel->reader, sel->regions, sel->nregions, sel->ranks,
+                                   sel->nranks, SP_READER_TREE_TOTALS, &t);
+    if (err < 0) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+      return sp_exit_for_reader(err);
+    }
+    sp_tree_order_note(sel, t, 0);
     if (!sp_order_valid(sel)) sp_order_compute(sel, t, pos, depth); /* nothing kept */
     sp_reader_tree_free(t);
     if (!sp_order_valid(sel)) return 0;

@@ -560,7 +560,17 @@ enum {
   SP_READER_TREE_BY_THREAD = 1,
   /** Also keep the duration statistics of every (region, selected rank)
    *  pair, from the same read (sp_reader_tree_durations()). */
-  SP_READER_TREE_DURATIONS = 2
+  SP_READER_TREE_DURATIONS = 2,
+  /** Totals only, for a caller that needs the nodes and not the ranks
+   *  (the charts' region order): the figures of every selected rank are
+   *  summed into one column, so the tree's memory follows its nodes, not
+   *  nodes x ranks; node.nranks, rank_min, rank_mean, rank_max and
+   *  imbalance are 0, max_rank -1, sp_reader_tree_num_ranks() 0. A
+   *  per-rank file's stamps are read in slices and merged (memory per
+   *  selected region, not per call) where each (region, rank) pair's calls
+   *  come in start order; other files are built as without the flag.
+   *  Not with SP_READER_TREE_DURATIONS. */
+  SP_READER_TREE_TOTALS = 4
 };
 
 /** One call path. Nodes are numbered in depth-first order, children by
@@ -599,7 +609,8 @@ typedef struct sp_reader_tree_rank {
  * Builds the call tree of the regions regions[0..nregions-1] on the rank
  * indices ranks[0..nranks-1] (both as sp_reader_filter() and
  * sp_reader_rank_index() give them; NULL with a count of -1 selects all).
- * flags: 0, or SP_READER_TREE_BY_THREAD and/or SP_READER_TREE_DURATIONS.
+ * flags: 0, or SP_READER_TREE_BY_THREAD and/or SP_READER_TREE_DURATIONS
+ * (or SP_READER_TREE_TOTALS).
  * out: receives the tree (NULL on failure); free it with
  * sp_reader_tree_free(). The tree does not refer to r after the build, but
  * node.region is an index of r.

@@ -27,14 +27,6 @@ typedef struct sp_buf {
   int runs_cap; /* entries of runs */
 } sp_buf_t;
 
-/* The order of the sweep: thread, start ascending, end descending, name. */
-static inline int sp_call_before(const sp_call_t *x, const sp_call_t *y) {
-  if (x->tid != y->tid) return x->tid < y->tid;
-  if (x->start != y->start) return x->start < y->start;
-  if (x->end != y->end) return x->end > y->end;
-  return x->key < y->key;
-}
-
 static int sp_call_cmp(const void *a, const void *b) {
   const sp_call_t *x = a, *y = b;
   return sp_call_before(x, y) ? -1 : sp_call_before(y, x) ? 1 : 0;
@@ -75,60 +67,6 @@ static void sp_runs_merge(sp_buf_t *b) {
     b->calls = b->tmp;
     b->tmp = sw;
   }
-}
-
-/* Closes the innermost open call: its exclusive time is now known. */
-static void sp_pop(sp_sweep_t *w) {
-  if (w->rep && w->rep->rec_depth == w->depth - 1) sp__repeat_popping(w);
-  sp_open_t *o = &w->stack[--w->depth];
-  int64_t excl = o->dur - o->child_incl;
-  int64_t *c = sp_rank_cell(w->t, o->node, w->j);
-  c[2] = sp_add(c[2], excl);
-}
-
-/* Node totals (calls, inclusive, exclusive) are summed from the per-rank
- * cells when the tree is finished: one update per call here. Returns 0,
- * SP_SWEEP_TOOK when a run of repeated patterns was taken from c on (the
- * caller's order of the calls after c is then stale) or SP_READER_ENOMEM. */
-enum { SP_SWEEP_TOOK = 1 };
-static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
-  sp_reader_tree_t *t = w->t;
-  if (c->tid != w->tid)
-    while (w->depth) sp_pop(w);
-  w->tid = c->tid;
-  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(w);
-  int64_t dur = sp_duration(c->start, c->end);
-  int parent = w->depth ? w->stack[w->depth - 1].node : -1;
-  int node = sp_tree_node_cached(t, w->cache, parent, w->by_key[c->key],
-                                 (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
-  if (node < 0) return SP_READER_ENOMEM;
-  int pair = -1;
-  sp_repeat_t *rep = w->rep;
-  if (rep) {
-    pair = rep->pair_of_key[c->key];
-    if (rep->rec_depth < 0 && sp_repeat_state(rep, node) == SP_NODE_LIVE &&
-        sp__repeat_take(w, pair, node, c) > 0)
-      return SP_SWEEP_TOOK;
-    rep->pos[pair]++;
-  }
-  sp_reader_tree_node_t *nd = &t->nodes[node];
-  nd->timed = 1;
-  nd->worker_calls += c->tid != 0;
-  int64_t *cell = sp_rank_cell(t, node, w->j);
-  cell[0]++;
-  cell[1] = sp_add(cell[1], dur);
-  if (w->depth) w->stack[w->depth - 1].child_incl = sp_add(w->stack[w->depth - 1].child_incl, dur);
-  if (w->depth == w->cap) {
-    int cap = w->cap ? 2 * w->cap : 64;
-    sp_open_t *s = realloc(w->stack, (size_t)cap * sizeof *s);
-    if (!s) return SP_READER_ENOMEM;
-    w->stack = s;
-    w->cap = cap;
-  }
-  w->stack[w->depth++] = (sp_open_t){node, -1, -1, c->end, dur, 0};
-  if (rep && (rep->rec_depth >= 0 || sp_repeat_state(rep, node) != SP_NODE_DEAD))
-    sp__repeat_pushed(w, pair, node);
-  return 0;
 }
 
 /* Room for `more` calls and, in the general order, one run per region (a
@@ -434,12 +372,15 @@ static int sp_tree_rank_stream(sp_reader_t *r, sp_reader_tree_t *t, int j, int k
  * the sweep's order, swept. */
 static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
                         const int *keys, int nregions, const int *by_key, unsigned flags,
-                        sp_buf_t *b, sp_pairs_t *ps) {
+                        sp_buf_t *b, sp_pairs_t *ps, sp_stream_t *st) {
   int rc = 0, ids = sp_reader_has_call_ids(r);
   if (r->aggregate && (rc = sp__tree_rank_agg(r, t, j, k, regions, nregions, flags)) != 1)
     return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
                                   : rc;
-  if (!ids && sp_rank_timed_calls(r, k, regions, nregions, t->stream_calls) > t->stream_calls)
+  /* A totals-only tree streams below in slices (bounded by regions); a full
+   * tree streams a rank of many calls through the reader's merge. */
+  if (!ids && !st &&
+      sp_rank_timed_calls(r, k, regions, nregions, t->stream_calls) > t->stream_calls)
     return sp_tree_rank_stream(r, t, j, k, regions, keys, nregions, by_key, flags);
   rc = 0;
   b->n = 0;
@@ -457,8 +398,13 @@ static int sp_tree_rank(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const
     if (!info.present) continue;
     if (!info.has_times)
       rc = sp_count_only(t, j, regions[i], info.num_calls, flags);
-    else if (!ids)
+    else if (!ids && !st)
       rc = sp__tree_pair_load(r, t, regions[i], k, j, keys[i], ps);
+  }
+  if (st && !ids) { /* totals only: the calls as they are read */
+    if (rc == 0) rc = sp__tree_rank_stream(r, t, j, k, regions, keys, nregions, by_key, flags, st);
+    return rc == SP_READER_ENOMEM ? sp__reader_fail(r, rc, "out of memory building the call tree")
+                                  : rc;
   }
   if (ids) { /* the file numbers the calls: by dense ids, else the general way */
     if (rc == 0) rc = sp__tree_rank_dense(r, t, j, k, regions, keys, nregions, flags);
@@ -682,7 +628,7 @@ static int sp_tree_finish(sp_reader_tree_t *t, const int *name_rank) {
 }
 
 static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, int nregions,
-                       const int *ranks, unsigned flags) {
+                       const int *ranks, int nsel, unsigned flags) {
   int *name_rank = NULL, *by_key = NULL,
       *keys = malloc((size_t)(nregions ? nregions : 1) * sizeof *keys);
   int rc = keys ? sp_name_keys(r, &name_rank, &by_key) : SP_READER_ENOMEM;
@@ -699,8 +645,29 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
     if (!t->dur) rc = SP_READER_ENOMEM;
   }
   t->stream_calls = sp_reader_stream_calls();
-  for (int j = 0; rc == 0 && j < t->nranks; j++)
-    rc = sp_tree_rank(r, t, j, ranks[j], regions, keys, nregions, by_key, flags, &b, &ps);
+  /* Totals only: every rank adds to one column, and per-rank stamps are
+   * streamed; a rank that cannot be streamed starts the tree again, loaded. */
+  int cols = t->nranks;
+  sp_stream_t *st = NULL;
+  if (flags & SP_READER_TREE_TOTALS) {
+    cols = 1;
+    st = t->dur || (flags & SP_READER_TREE_BY_THREAD) ? NULL : sp__stream_new(nregions);
+  }
+  for (int j = 0; rc == 0 && j < nsel; j++) {
+    rc = sp_tree_rank(r, t, j < cols ? j : 0, ranks[j], regions, keys, nregions, by_key, flags, &b,
+                      &ps, st);
+    if (rc == SP_STREAM_NO) { /* from the start, loaded */
+      sp__stream_free(st);
+      st = NULL;
+      t->nnodes = 0;
+      free(t->slots);
+      t->slots = NULL;
+      t->nslots = 0;
+      rc = 0;
+      j = -1;
+    }
+  }
+  sp__stream_free(st);
   free(ps.iv);
   free(ps.key);
   free(b.calls);
@@ -714,11 +681,25 @@ static int sp_tree_all(sp_reader_t *r, sp_reader_tree_t *t, const int *regions, 
                                 : rc;
 }
 
+/* A tree of totals has no per-rank figures: they read as none. */
+static void sp_totals_only(sp_reader_tree_t *t) {
+  for (int i = 0; i < t->nnodes; i++) {
+    sp_reader_tree_node_t *nd = &t->nodes[i];
+    nd->nranks = 0;
+    nd->rank_min = nd->rank_mean = nd->rank_max = nd->imbalance = 0;
+    nd->max_rank = -1;
+  }
+  t->nranks = 0;
+}
+
 int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions, const int *ranks,
                          int nranks, unsigned flags, sp_reader_tree_t **out) {
   if (out) *out = NULL;
   if (!r || !out || (nregions < 0 && regions) || (nranks < 0 && ranks) || nregions < -1 ||
-      nranks < -1 || (flags & ~(unsigned)(SP_READER_TREE_BY_THREAD | SP_READER_TREE_DURATIONS)))
+      nranks < -1 ||
+      (flags &
+       ~(unsigned)(SP_READER_TREE_BY_THREAD | SP_READER_TREE_DURATIONS | SP_READER_TREE_TOTALS)) ||
+      ((flags & SP_READER_TREE_TOTALS) && (flags & SP_READER_TREE_DURATIONS)))
     return SP_READER_EINVAL;
   int *all_g = NULL, *all_k = NULL;
   if (nregions == -1 || !regions) {
@@ -740,12 +721,13 @@ int sp_reader_tree_build(sp_reader_t *r, const int *regions, int nregions, const
   for (int j = 0; rc == 0 && j < nranks; j++)
     if (ranks[j] < 0 || ranks[j] >= r->nranks) rc = SP_READER_EINVAL;
   if (rc == 0) {
-    t->nranks = nranks;
+    t->nranks = (flags & SP_READER_TREE_TOTALS) ? (nranks > 0) : nranks;
     t->rank_ids = malloc((size_t)(nranks ? nranks : 1) * sizeof *t->rank_ids);
     if (!t->rank_ids) rc = SP_READER_ENOMEM;
     for (int j = 0; rc == 0 && j < nranks; j++) t->rank_ids[j] = r->ranks[ranks[j]].id;
   }
-  if (rc == 0) rc = sp_tree_all(r, t, regions, nregions, ranks, flags);
+  if (rc == 0) rc = sp_tree_all(r, t, regions, nregions, ranks, nranks, flags);
+  if (rc == 0 && (flags & SP_READER_TREE_TOTALS)) sp_totals_only(t);
   free(all_g);
   free(all_k);
   if (rc < 0) {

@@ -6,6 +6,8 @@
 #ifndef SP_READER_TREE_INTERNAL_H
 #define SP_READER_TREE_INTERNAL_H
 
+#include <stdlib.h>
+
 #include "reader_internal.h"
 
 /* One call on the rank being processed. */
@@ -14,6 +16,14 @@ typedef struct sp_call {
   int32_t tid;        /* thread id, 0 without thread_ids */
   int32_t key;        /* region's position in name order (tie-break), then region */
 } sp_call_t;
+
+/* The order of the sweep: thread, start ascending, end descending, name. */
+static inline int sp_call_before(const sp_call_t *x, const sp_call_t *y) {
+  if (x->tid != y->tid) return x->tid < y->tid;
+  if (x->start != y->start) return x->start < y->start;
+  if (x->end != y->end) return x->end > y->end;
+  return x->key < y->key;
+}
 
 /* A call still open during the sweep. */
 typedef struct sp_open {
@@ -206,5 +216,79 @@ void sp__repeat_pushed(sp_sweep_t *w, int pair, int node);
 
 /* The sweep pops the root of the pattern being recorded. */
 void sp__repeat_popping(sp_sweep_t *w);
+
+/* ---- the sweep of one call (reader_tree.c, reader_tree_stream.c) -------- */
+
+/* Closes the innermost open call: its exclusive time is now known. */
+static inline void sp_pop(sp_sweep_t *w) {
+  if (w->rep && w->rep->rec_depth == w->depth - 1) sp__repeat_popping(w);
+  sp_open_t *o = &w->stack[--w->depth];
+  int64_t excl = o->dur - o->child_incl;
+  int64_t *c = sp_rank_cell(w->t, o->node, w->j);
+  c[2] = sp_add(c[2], excl);
+}
+
+/* Node totals (calls, inclusive, exclusive) are summed from the per-rank
+ * cells when the tree is finished: one update per call here. Returns 0,
+ * SP_SWEEP_TOOK when a run of repeated patterns was taken from c on (the
+ * caller's order of the calls after c is then stale) or SP_READER_ENOMEM. */
+enum { SP_SWEEP_TOOK = 1 };
+static inline __attribute__((always_inline)) int sp_sweep_call(sp_sweep_t *w, const sp_call_t *c) {
+  sp_reader_tree_t *t = w->t;
+  if (c->tid != w->tid)
+    while (w->depth) sp_pop(w);
+  w->tid = c->tid;
+  while (w->depth && w->stack[w->depth - 1].end < c->end) sp_pop(w);
+  int64_t dur = sp_duration(c->start, c->end);
+  int parent = w->depth ? w->stack[w->depth - 1].node : -1;
+  int node = sp_tree_node_cached(t, w->cache, parent, w->by_key[c->key],
+                                 (w->flags & SP_READER_TREE_BY_THREAD) ? c->tid : -1);
+  if (node < 0) return SP_READER_ENOMEM;
+  int pair = -1;
+  sp_repeat_t *rep = w->rep;
+  if (rep) {
+    pair = rep->pair_of_key[c->key];
+    if (rep->rec_depth < 0 && sp_repeat_state(rep, node) == SP_NODE_LIVE &&
+        sp__repeat_take(w, pair, node, c) > 0)
+      return SP_SWEEP_TOOK;
+    rep->pos[pair]++;
+  }
+  sp_reader_tree_node_t *nd = &t->nodes[node];
+  nd->timed = 1;
+  nd->worker_calls += c->tid != 0;
+  int64_t *cell = sp_rank_cell(t, node, w->j);
+  cell[0]++;
+  cell[1] = sp_add(cell[1], dur);
+  if (w->depth) w->stack[w->depth - 1].child_incl = sp_add(w->stack[w->depth - 1].child_incl, dur);
+  if (w->depth == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 64;
+    sp_open_t *s = realloc(w->stack, (size_t)cap * sizeof *s);
+    if (!s) return SP_READER_ENOMEM;
+    w->stack = s;
+    w->cap = cap;
+  }
+  w->stack[w->depth++] = (sp_open_t){node, -1, -1, c->end, dur, 0};
+  if (rep && (rep->rec_depth >= 0 || sp_repeat_state(rep, node) != SP_NODE_DEAD))
+    sp__repeat_pushed(w, pair, node);
+  return 0;
+}
+
+/* ---- reader_tree_stream.c: one rank's calls swept as they are read ---- */
+
+/* What sp__tree_rank_stream returns when the calls cannot be streamed in
+ * the sweep's order: the caller builds the whole tree again, loaded. */
+enum { SP_STREAM_NO = 2 };
+
+typedef struct sp_stream sp_stream_t;
+
+/* Slices for up to nregions pairs, kept from rank to rank; NULL when out of memory. */
+sp_stream_t *sp__stream_new(int nregions);
+void sp__stream_free(sp_stream_t *s);
+
+/* Adds the j-th selected rank's (index k) timed selected pairs to t,
+ * streamed. Returns 0, SP_STREAM_NO (t is then partly filled) or < 0. */
+int sp__tree_rank_stream(sp_reader_t *r, sp_reader_tree_t *t, int j, int k, const int *regions,
+                         const int *keys, int nregions, const int *by_key, unsigned flags,
+                         sp_stream_t *s);
 
 #endif

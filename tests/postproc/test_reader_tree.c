@@ -137,7 +137,10 @@ static void test_backwards(sp_reader_t *unused) {
       sp_test_failures++;
       continue;
     }
-    for (unsigned flags = 0; flags <= SP_READER_TREE_DURATIONS; flags += SP_READER_TREE_DURATIONS) {
+    /* Totals only: the stream stops at the call and the loaded build says why. */
+    static const unsigned fl[] = {0, SP_READER_TREE_DURATIONS, SP_READER_TREE_TOTALS};
+    for (size_t q = 0; q < sizeof fl / sizeof fl[0]; q++) {
+      unsigned flags = fl[q];
       sp_reader_tree_t *t = (sp_reader_tree_t *)&t;
       CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, flags, &t), SP_READER_EDATA);
       CHECK_INT(t == NULL, 1);
@@ -150,12 +153,68 @@ static void test_backwards(sp_reader_t *unused) {
   }
 }
 
+/* Nodes of a and b the same, figure by figure (the per-rank ones apart). */
+static void same_nodes(const char *what, const sp_reader_tree_t *a, const sp_reader_tree_t *b) {
+  CHECK_INT(sp_reader_tree_num_nodes(b), sp_reader_tree_num_nodes(a));
+  int n = sp_reader_tree_num_nodes(a);
+  for (int i = 0; i < n && sp_reader_tree_num_nodes(b) == n; i++) {
+    const sp_reader_tree_node_t *x = sp_reader_tree_node(a, i), *y = sp_reader_tree_node(b, i);
+    if (x->parent != y->parent || x->region != y->region || x->depth != y->depth ||
+        x->timed != y->timed || x->calls != y->calls || x->worker_calls != y->worker_calls ||
+        x->inclusive != y->inclusive || x->exclusive != y->exclusive ||
+        x->first_child != y->first_child || x->next_sibling != y->next_sibling) {
+      fprintf(stderr,
+              "%s: node %d differs: parent %d/%d region %d/%d calls %lld/%lld incl %lld/%lld\n",
+              what, i, x->parent, y->parent, x->region, y->region, (long long)x->calls,
+              (long long)y->calls, (long long)x->inclusive, (long long)y->inclusive);
+      sp_test_failures++;
+      return;
+    }
+  }
+}
+
+/* A tree of totals (SP_READER_TREE_TOTALS: streamed where each pair's
+ * calls come in order, else loaded) has the whole tree's nodes, on files
+ * that stream (blocks, repeats, random) and files that do not (recursion
+ * and worker threads in tree.h5), all ranks or some; no per-rank figures. */
+static void test_totals(sp_reader_t *unused) {
+  (void)unused;
+  static const char *files[] = {"basic.h5",     "tree.h5",       "tree_b.h5",
+                                "blocks.h5",    "repeats.h5",    "random.h5",
+                                "durations.h5", "ref_nested.h5", "ref_ids_dense.h5"};
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    sp_reader_t *r = sp_test_open(data_dir, files[f]);
+    if (!r) continue;
+    int nk = sp_reader_num_ranks(r), some[2] = {nk - 1, 0};
+    for (int sel = 0; sel < 2; sel++) {
+      const int *ranks = sel ? some : NULL;
+      int nr = sel ? (nk > 1 ? 2 : 1) : -1;
+      sp_reader_tree_t *a = NULL, *b = NULL;
+      CHECK_INT(sp_reader_tree_build(r, NULL, -1, ranks, nr, 0, &a), 0);
+      CHECK_INT(sp_reader_tree_build(r, NULL, -1, ranks, nr, SP_READER_TREE_TOTALS, &b), 0);
+      if (a && b) {
+        char what[256];
+        snprintf(what, sizeof what, "%s (%s)", files[f], sel ? "some ranks" : "all ranks");
+        same_nodes(what, a, b);
+        CHECK_INT(sp_reader_tree_num_ranks(b), 0);
+        CHECK_INT(sp_reader_tree_roots_inclusive(b), sp_reader_tree_roots_inclusive(a));
+      }
+      sp_reader_tree_free(a);
+      sp_reader_tree_free(b);
+    }
+    sp_reader_close(r);
+  }
+}
+
 static void test_args(sp_reader_t *r) {
   sp_reader_tree_t *t = (sp_reader_tree_t *)&t;
   int bad = sp_reader_num_regions(r);
   CHECK_INT(sp_reader_tree_build(NULL, NULL, -1, NULL, -1, 0, &t), SP_READER_EINVAL);
   CHECK_INT(t == NULL, 1);
-  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, 4, &t), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1, 8, &t), SP_READER_EINVAL);
+  CHECK_INT(sp_reader_tree_build(r, NULL, -1, NULL, -1,
+                                 SP_READER_TREE_TOTALS | SP_READER_TREE_DURATIONS, &t),
+            SP_READER_EINVAL);
   CHECK_INT(sp_reader_tree_build(r, &bad, 1, NULL, -1, 0, &t), SP_READER_EINVAL);
   CHECK_INT(strstr(sp_reader_errmsg(r), "out of range") != NULL, 1);
   CHECK_INT(sp_reader_tree_num_nodes(NULL), 0);
@@ -169,7 +228,8 @@ int main(int argc, char **argv) {
     void (*fn)(sp_reader_t *);
   } cases[] = {{"structure", test_structure}, {"by_thread", test_by_thread},
                {"selection", test_selection}, {"durations", test_durations},
-               {"args", test_args},           {"backwards", test_backwards}};
+               {"args", test_args},           {"backwards", test_backwards},
+               {"totals", test_totals}};
   if (argc != 3) {
     fprintf(stderr, "usage: test_reader_tree CASE DIR\n");
     return 2;

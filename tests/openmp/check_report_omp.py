@@ -18,11 +18,10 @@ Cases:
 Exit 0 when the case passes, 1 with the reason otherwise.
 """
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "postproc"))
-from check_report import run_case, fail, file_lanes, fmt_time  # noqa: E402
+from check_report import drive, fail, file_lanes, fmt_time  # noqa: E402
 
 # docs/openmp.md's region names: "<construct>" or "<construct> @ <where>".
 WAITS = ("omp barrier", "omp implicit barrier", "omp runtime barrier", "omp taskwait",
@@ -136,19 +135,5 @@ def case_none(b, h5, out):
 CASES = {"sleep": case_sleep, "none": case_none}
 
 
-def main():
-    if len(sys.argv) < 5 or sys.argv[1] not in CASES:
-        print(__doc__)
-        sys.exit(2)
-    case, report, h5, out = sys.argv[1:5]
-    exe = sys.argv[5] if len(sys.argv) > 5 else shutil.which("chromium")
-    if not exe:
-        fail("chromium not found (Debian package chromium, tests/debian-packages.txt)")
-    if not os.path.isfile(report):
-        fail("%s was not written" % report)
-    os.makedirs(out, exist_ok=True)
-    run_case(CASES, case, report, h5, out, exe, 100)
-
-
 if __name__ == "__main__":
-    main()
+    drive(CASES, __doc__)

@@ -45,16 +45,24 @@ def gantt_lane_order(pproc, out, h5, calls):
     subprocess.run([pproc, h5, "-o", out, "--plots", "gantt", "--export-data",
                     "--export-data-format", "json", "--width", "1000", "--height", "500", "-q"],
                    check=True)
+    # the plot area only (no title, labels or legend); rows with a bar's
+    # worth of the colour (not a grid line's grey dots)
+    return colour_order(out, (slice(50, 450), slice(180, 830)), 10, "pixel")
+
+
+def colour_order(out, box, min_px, what):
+    """The regions of out's Gantt chart (gantt_plot.png, colours from
+    gantt_data.json) from the top, by the first row of box (a (rows, columns)
+    pair of slices) holding at least min_px pixels of a region's colour;
+    exit 1 naming what was looked for when a region has none."""
     colors = json.load(open(os.path.join(out, "gantt_data.json")))["colors"]
-    # the plot area only (no title, labels or legend)
-    img = read_png(os.path.join(out, "gantt_plot.png"))[50:450, 180:830, :3].astype(int)
+    img = read_png(os.path.join(out, "gantt_plot.png"))[box[0], box[1], :3].astype(int)
     top = {}
     for name, hexc in colors.items():
         c = np.array([int(hexc[i:i + 2], 16) for i in (1, 3, 5)])
-        # rows with a bar's worth of the colour (not a grid line's grey dots)
-        ys = np.nonzero(np.all(np.abs(img - c) <= 3, axis=-1).sum(axis=1) >= 10)[0]
+        ys = np.nonzero(np.all(np.abs(img - c) <= 3, axis=-1).sum(axis=1) >= min_px)[0]
         if not len(ys):
-            print(f"FAIL: {name}: no pixel of its colour {hexc}")
+            print(f"FAIL: {name}: no {what} of its colour {hexc}")
             sys.exit(1)
         top[name] = ys.min()
     return sorted(top, key=top.get)

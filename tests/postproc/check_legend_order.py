@@ -9,34 +9,20 @@ order and the legend's are both read from the PNG by each region's colour
 its right for the legend.
 
 usage: check_legend_order.py PPROC OUTDIR"""
-import json
 import os
 import shutil
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_lane_depth import gantt_lane_order  # noqa: E402
-from png_read import read_png  # noqa: E402
+from check_lane_depth import colour_order, gantt_lane_order  # noqa: E402
 
 CALLS = {"main": [(0, 1000)], "early": [(10, 200)], "late": [(300, 900)]}
 WANT = ["main", "late", "early"]
 
 
 def legend_order(out):
-    colors = json.load(open(os.path.join(out, "gantt_data.json")))["colors"]
     # right of the plot area (1000 px wide chart: the plot ends near x = 830)
-    img = read_png(os.path.join(out, "gantt_plot.png"))[:, 840:, :3].astype(int)
-    top = {}
-    for name, hexc in colors.items():
-        c = np.array([int(hexc[i:i + 2], 16) for i in (1, 3, 5)])
-        ys = np.nonzero(np.all(np.abs(img - c) <= 3, axis=-1).sum(axis=1) >= 5)[0]
-        if not len(ys):
-            print(f"FAIL: {name}: no legend box of its colour {hexc}")
-            sys.exit(1)
-        top[name] = ys.min()
-    return sorted(top, key=top.get)
+    return colour_order(out, (slice(None), slice(840, None)), 5, "legend box")
 
 
 def main():

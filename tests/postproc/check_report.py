@@ -1063,5 +1063,21 @@ def run_case(cases, case, report, h5, out, exe, seconds):
     print("PASS", case)
 
 
+def drive(cases, doc, seconds=100):
+    """The command line of a check_report_*.py driver: CASE REPORT H5 OUTDIR
+    [CHROMIUM]; runs cases[CASE] through run_case, or prints doc (exit 2)."""
+    if len(sys.argv) < 5 or sys.argv[1] not in cases:
+        print(doc)
+        sys.exit(2)
+    case, report, h5, out = sys.argv[1:5]
+    exe = sys.argv[5] if len(sys.argv) > 5 else shutil.which("chromium")
+    if not exe:
+        fail("chromium not found (Debian package chromium, tests/debian-packages.txt)")
+    if not os.path.isfile(report):
+        fail("%s was not written" % report)
+    os.makedirs(out, exist_ok=True)
+    run_case(cases, case, report, h5, out, exe, seconds)
+
+
 if __name__ == "__main__":
     main()

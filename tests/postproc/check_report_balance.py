@@ -27,11 +27,10 @@ in compute, rank 0 longest in MPI calls, io calls growing):
 Exit 0 when the case passes, 1 with the reason otherwise.
 """
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_report import (run_case, canvas_box, coloured_fraction, fail, file_lanes,  # noqa: E402
+from check_report import (drive, canvas_box, coloured_fraction, fail, file_lanes,  # noqa: E402
                           file_paths, fmt_time)
 
 
@@ -299,19 +298,5 @@ def case_filter(b, h5, out):
 CASES = {"balance": case_balance, "ranks": case_ranks, "hotspots": case_hotspots, "filter": case_filter}
 
 
-def main():
-    if len(sys.argv) < 5 or sys.argv[1] not in CASES:
-        print(__doc__)
-        sys.exit(2)
-    case, report, h5, out = sys.argv[1:5]
-    exe = sys.argv[5] if len(sys.argv) > 5 else shutil.which("chromium")
-    if not exe:
-        fail("chromium not found (Debian package chromium, tests/debian-packages.txt)")
-    if not os.path.isfile(report):
-        fail("%s was not written" % report)
-    os.makedirs(out, exist_ok=True)
-    run_case(CASES, case, report, h5, out, exe, 100)
-
-
 if __name__ == "__main__":
-    main()
+    drive(CASES, __doc__)

@@ -194,20 +194,6 @@ static int64_t sp_lw_len(hid_t g, const char *name) {
   return sp_lw_shape(g, name, dims, &cls) == 1 ? (int64_t)dims[0] : -1;
 }
 
-/* Rank index of rank id, or -1 (r->ranks sorted by id). */
-static int sp_lw_rank_index(const sp_reader_t *r, int id) {
-  int lo = 0, hi = r->nranks - 1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (r->ranks[mid].id == id) return mid;
-    if (r->ranks[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
-}
-
 int sp__likwid_columnar_open(sp_reader_t *r) {
   if (sp__link_kind(r->file, "likwid") != SP_LINK_LOCAL) return 0;
   hid_t lw = H5Gopen2(r->file, "likwid", H5P_DEFAULT);
@@ -223,7 +209,7 @@ int sp__likwid_columnar_open(sp_reader_t *r) {
                   sp_lw_read_strs(lw, "groups", 0, n, groups) < 0))
     rc = sp__reader_fail(r, SP_READER_EHDF5, "likwid/ranks, likwid/groups: read failed");
   for (int64_t i = 0; rc == 0 && i < n; i++) {
-    int k = sp_lw_rank_index(r, ids[i]);
+    int k = sp_reader_rank_index(r, ids[i]);
     if (k >= 0 && !r->ranks[k].likwid_group) {
       r->ranks[k].likwid_group = groups[i];
       groups[i] = NULL;

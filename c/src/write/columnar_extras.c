@@ -34,27 +34,14 @@ static int sp_ex_strings(hid_t g, const char *name, const char *const *v, int64_
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, H5T_VARIABLE);
   H5Tset_cset(t, H5T_CSET_UTF8);
-  hsize_t dims[1] = {(hsize_t)n};
-  hid_t space = H5Screate_simple(1, dims, NULL);
-  hid_t d = H5Dcreate2(g, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  int rc =
-      d >= 0 && (n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) ? 0 : SP_EHDF5;
-  if (d >= 0) H5Dclose(d);
-  H5Sclose(space);
+  int rc = sp__h5_dataset_1d(g, name, t, t, n, v);
   H5Tclose(t);
   return rc;
 }
 
-/* A dataset of n numbers of type t under g. */
+/* A dataset of n numbers of type t (in memory and in the file) under g. */
 static int sp_ex_numbers(hid_t g, const char *name, hid_t t, const void *v, int64_t n) {
-  hsize_t dims[1] = {(hsize_t)n};
-  hid_t space = H5Screate_simple(1, dims, NULL);
-  hid_t d = H5Dcreate2(g, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  int rc =
-      d >= 0 && (n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) ? 0 : SP_EHDF5;
-  if (d >= 0) H5Dclose(d);
-  H5Sclose(space);
-  return rc;
+  return sp__h5_dataset_1d(g, name, t, t, n, v);
 }
 
 static const sp_meta_entry_t *sp_ex_meta_get(const sp_meta_list_t *l, const char *key) {

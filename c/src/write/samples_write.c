@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_attr.h"
 #include "par.h"
 #include "samples_write.h"
 
@@ -192,18 +193,7 @@ int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill
 
 /* One int64 dataset of n values under g. */
 static int sp_col_i64(hid_t g, const char *name, const int64_t *v, int64_t n) {
-  hsize_t dims[1] = {(hsize_t)n};
-  hid_t space = H5Screate_simple(1, dims, NULL);
-  hid_t d = space >= 0
-                ? H5Dcreate2(g, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
-                : -1;
-  int rc =
-      d >= 0 && (n == 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)
-          ? 0
-          : SP_EHDF5;
-  if (d >= 0) H5Dclose(d);
-  if (space >= 0) H5Sclose(space);
-  return rc;
+  return sp__h5_dataset_1d(g, name, H5T_NATIVE_INT64, H5T_STD_I64LE, n, v);
 }
 
 /* The samples of every rank as columns: a fixed number of datasets

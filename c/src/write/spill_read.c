@@ -121,17 +121,18 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
   }
   case SP_SPILL_EVENTS:
-  case SP_SPILL_MPI_EXTRA: { /* both: a head, then n records of 16 bytes */
+  case SP_SPILL_MPI_EXTRA:
+  case SP_SPILL_MPI_EXTRA_TC: { /* all: a head, then n records of 16 (24) bytes */
     sp_spill_events_t e;
+    const uint64_t rec = h->type == SP_SPILL_MPI_EXTRA_TC ? 24 : sizeof(sp_event_t);
     if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
-    /* Division, not e.n * 16: a crafted count must not wrap into a match. */
-    if (e.n < 0 || (h->len - sizeof e) % sizeof(sp_event_t) != 0 ||
-        (uint64_t)e.n != (h->len - sizeof e) / sizeof(sp_event_t))
+    /* Division, not e.n * rec: a crafted count must not wrap into a match. */
+    if (e.n < 0 || (h->len - sizeof e) % rec != 0 || (uint64_t)e.n != (h->len - sizeof e) / rec)
       return SP_ESPILL;
     if (e.region < 0 || e.region >= f->nnames || !f->names[e.region]) return SP_ESPILL;
     if (e.thread < 0 || e.thread >= SP_SPILL_MAX_THREADS) return SP_ESPILL;
-    sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e};
-    if (h->type == SP_SPILL_MPI_EXTRA) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
+    sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e, (int64_t)rec};
+    if (h->type != SP_SPILL_EVENTS) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
     return sp_push_chunk(&f->chunks, &f->nchunks, c);
   }
   case SP_SPILL_RUN: {
@@ -261,7 +262,21 @@ int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t 
 int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                      int64_t count, void *out) {
   if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
-  return sp_pread_all(f->fd, out, (size_t)count * 16, c->offset + first * 16) ? SP_EIO : 0;
+  const int64_t rec = c->rec == 16 ? 16 : 24;
+  if (sp_pread_all(f->fd, out, (size_t)(count * rec), c->offset + first * rec)) return SP_EIO;
+  if (rec == 24) return 0;
+  /* An older file's 16-byte values (no tag, no communicator): widened in
+   * place from the last, which never overwrites one not yet moved. */
+  for (int64_t i = count - 1; i >= 0; i--) {
+    int64_t bytes;
+    int32_t peer;
+    memcpy(&bytes, (char *)out + i * 16, 8);
+    memcpy(&peer, (char *)out + i * 16 + 8, 4);
+    const int32_t v[4] = {peer, -1, -1, 0};
+    memcpy((char *)out + i * 24, &bytes, 8);
+    memcpy((char *)out + i * 24 + 8, v, sizeof v);
+  }
+  return 0;
 }
 
 void sp__spill_free(sp_spill_file_t *f) {

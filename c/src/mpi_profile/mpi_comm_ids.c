@@ -18,9 +18,14 @@
 
 #define SP_COMM_LIVE 256
 
-sp_comm_ent_t sp__comm_cache[SP_COMM_LIVE];
-int32_t sp__comm_used;
-unsigned sp__comm_session;
+typedef struct sp_comm_ent {
+  MPI_Comm comm; /* MPI_COMM_NULL: a free slot */
+  int32_t id;
+} sp_comm_ent_t;
+
+static sp_comm_ent_t sp_comm_cache[SP_COMM_LIVE];
+static int32_t sp_comm_used;     /* slots ever used, published after the slot */
+static unsigned sp_comm_session; /* sp__session + 1 the cache belongs to */
 static pthread_mutex_t sp_comm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The world ranks of comm's members (its remote group's, for an
@@ -50,34 +55,34 @@ static int32_t sp_comm_describe(MPI_Comm comm) {
   return id;
 }
 
-static int32_t sp_comm_lookup(MPI_Comm comm) {
-  int32_t n = __atomic_load_n(&sp__comm_used, __ATOMIC_ACQUIRE);
+static int32_t sp_comm_cached(MPI_Comm comm) {
+  int32_t n = __atomic_load_n(&sp_comm_used, __ATOMIC_ACQUIRE);
   for (int32_t i = 0; i < n; i++)
-    if (__atomic_load_n(&sp__comm_cache[i].comm, __ATOMIC_ACQUIRE) == comm)
-      return __atomic_load_n(&sp__comm_cache[i].id, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&sp_comm_cache[i].comm, __ATOMIC_ACQUIRE) == comm)
+      return __atomic_load_n(&sp_comm_cache[i].id, __ATOMIC_RELAXED);
   return -2;
 }
 
 /* Into a free slot: the id before the handle, so no reader sees the pair half made. */
 static void sp_comm_put(MPI_Comm comm, int32_t id) {
   int32_t i = 0;
-  while (i < sp__comm_used && sp__comm_cache[i].comm != MPI_COMM_NULL) i++;
+  while (i < sp_comm_used && sp_comm_cache[i].comm != MPI_COMM_NULL) i++;
   if (i == SP_COMM_LIVE) return;
-  __atomic_store_n(&sp__comm_cache[i].id, id, __ATOMIC_RELAXED);
-  __atomic_store_n(&sp__comm_cache[i].comm, comm, __ATOMIC_RELEASE);
-  if (i == sp__comm_used) __atomic_store_n(&sp__comm_used, i + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&sp_comm_cache[i].id, id, __ATOMIC_RELAXED);
+  __atomic_store_n(&sp_comm_cache[i].comm, comm, __ATOMIC_RELEASE);
+  if (i == sp_comm_used) __atomic_store_n(&sp_comm_used, i + 1, __ATOMIC_RELEASE);
 }
 
-int32_t sp__mpi_comm_register(MPI_Comm comm) {
+static __attribute__((noinline)) int32_t sp_comm_register(MPI_Comm comm) {
   pthread_mutex_lock(&sp_comm_lock);
-  if (sp__comm_session != sp__session + 1u) { /* a new session: new ids from 0 */
-    for (int32_t i = 0; i < sp__comm_used; i++)
-      __atomic_store_n(&sp__comm_cache[i].comm, MPI_COMM_NULL, __ATOMIC_RELAXED);
+  if (sp_comm_session != sp__session + 1u) { /* a new session: new ids from 0 */
+    for (int32_t i = 0; i < sp_comm_used; i++)
+      __atomic_store_n(&sp_comm_cache[i].comm, MPI_COMM_NULL, __ATOMIC_RELAXED);
     sp_comm_put(MPI_COMM_WORLD, sp_comm_describe(MPI_COMM_WORLD));
-    __atomic_store_n(&sp__comm_session, sp__session + 1u, __ATOMIC_RELEASE);
+    __atomic_store_n(&sp_comm_session, sp__session + 1u, __ATOMIC_RELEASE);
   }
-  int32_t id = sp_comm_lookup(comm);
-  if (id == -2 && sp__comm_used < SP_COMM_LIVE) {
+  int32_t id = sp_comm_cached(comm);
+  if (id == -2 && sp_comm_used < SP_COMM_LIVE) {
     id = sp_comm_describe(comm);
     if (id >= 0) sp_comm_put(comm, id);
   }
@@ -85,13 +90,22 @@ int32_t sp__mpi_comm_register(MPI_Comm comm) {
   return id < 0 ? -1 : id;
 }
 
+int32_t sp__mpi_comm_id(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return -1;
+  if (SP_LIKELY(__atomic_load_n(&sp_comm_session, __ATOMIC_ACQUIRE) == sp__session + 1u)) {
+    int32_t id = sp_comm_cached(comm);
+    if (SP_LIKELY(id != -2)) return id;
+  }
+  return sp_comm_register(comm);
+}
+
 /* Forgets comm before MPI may hand out its handle again. */
 static void sp_comm_forget(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL || __atomic_load_n(&sp__comm_used, __ATOMIC_ACQUIRE) == 0) return;
+  if (comm == MPI_COMM_NULL || __atomic_load_n(&sp_comm_used, __ATOMIC_ACQUIRE) == 0) return;
   pthread_mutex_lock(&sp_comm_lock);
-  for (int32_t i = 0; i < sp__comm_used; i++)
-    if (sp__comm_cache[i].comm == comm)
-      __atomic_store_n(&sp__comm_cache[i].comm, MPI_COMM_NULL, __ATOMIC_RELEASE);
+  for (int32_t i = 0; i < sp_comm_used; i++)
+    if (sp_comm_cache[i].comm == comm)
+      __atomic_store_n(&sp_comm_cache[i].comm, MPI_COMM_NULL, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&sp_comm_lock);
 }
 

@@ -12,7 +12,7 @@
 
 #include "mpi_extra.h"
 
-_Static_assert(sizeof(sp_mpi_x_t) == 24, "spill records of 24 bytes");
+_Static_assert(sizeof(sp_mpi_x_t) == sizeof(sp_event_t), "spill records of 16 bytes");
 
 #define SP_X_FIRST 64 /* values in a region's first array */
 #define SP_X_CAP 4096 /* values kept in memory before a spill (64 KiB) */
@@ -88,7 +88,7 @@ static void sp_note(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t com
   sp_thread_t *t = sp__tls;
   sp_xbuf_t *b = t ? sp_xbuf_of(t, h) : NULL;
   if (b && sp_xbuf_room(t, h, b) == 0) {
-    b->x[b->n++] = (sp_mpi_x_t){bytes, peer, tag, comm, 0};
+    b->x[b->n++] = (sp_mpi_x_t){sp__mpi_x_pack(bytes, comm), peer, tag};
   } else { /* its event stays, its values are written as unknown */
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
   }

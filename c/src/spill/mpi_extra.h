@@ -15,15 +15,35 @@
 
 #include "sp_internal.h"
 
-/* One call's values: 24 bytes in memory and in spill files (SP_SPILL_MPI_EXTRA_TC;
- * files of older versions hold the first 16 of them, SP_SPILL_MPI_EXTRA). */
+/* One call's values: 16 bytes, as one event, in memory and in spill files
+ * (SP_SPILL_MPI_EXTRA_TC). The comm id shares the first word with bytes:
+ * 24 bytes a call cost ~2 ns more per recorded call, in memory and in the
+ * spill file's writes (docs/performance.md, "MPI call tag and communicator").
+ * Files of older versions hold {bytes, peer, 0} (SP_SPILL_MPI_EXTRA). */
 typedef struct sp_mpi_x {
-  int64_t bytes; /* payload sent plus received, bytes; -1 where not known */
-  int32_t peer;  /* partner's rank in the communicator; -1 for none/several */
-  int32_t tag;   /* the message's tag (as matched, for a receive); -1: none or not known */
-  int32_t comm;  /* this rank's id of the communicator (sp__mpi_comm_add); -1: not known */
-  int32_t pad;   /* 0 */
+  /* bits 16..63: payload sent plus received, bytes, as a signed 48-bit
+   * number (-1 where not known; larger than 2^47 - 1 saturates); bits
+   * 0..15: this rank's id of the communicator + 1 (sp__mpi_comm_add; 0:
+   * not known, also for ids from 65535 on). sp__mpi_x_pack, _bytes, _comm. */
+  uint64_t bytes_comm;
+  int32_t peer; /* partner's rank in the communicator; -1 for none/several */
+  int32_t tag;  /* the message's tag (as matched, for a receive); -1: none or not known */
 } sp_mpi_x_t;
+
+static inline uint64_t sp__mpi_x_pack(int64_t bytes, int32_t comm) {
+  const int64_t max = ((int64_t)1 << 47) - 1;
+  if (bytes > max) bytes = max;
+  if (bytes < -1) bytes = -1;
+  const uint16_t c = comm >= 0 && comm < 0xFFFF ? (uint16_t)(comm + 1) : 0;
+  return ((uint64_t)bytes << 16) | c;
+}
+static inline int64_t sp__mpi_x_bytes(const sp_mpi_x_t *x) {
+  const int64_t b = (int64_t)(x->bytes_comm >> 16);
+  return b & ((int64_t)1 << 47) ? b - ((int64_t)1 << 48) : b;
+}
+static inline int32_t sp__mpi_x_comm(const sp_mpi_x_t *x) {
+  return (int32_t)(x->bytes_comm & 0xFFFF) - 1;
+}
 
 /* Starts the call's region h (sp_start); returns 1 when the call got an
  * event slot, so its values must follow at sp__mpi_end. */

@@ -215,10 +215,10 @@ static int sp_put_x(sp_sink_t *s, const sp_region_offsets_t *o, int64_t pos, con
   int32_t *cm = o->comm >= 0 ? sp_block_add(s, o->comm + pos * 4, k * 4) : NULL;
   if (!by || !pe || (o->tag >= 0 && !tg) || (o->comm >= 0 && !cm)) return SP_ENOMEM;
   for (int64_t j = 0; j < k; j++) {
-    by[j] = x ? x[j].bytes : -1;
+    by[j] = x ? sp__mpi_x_bytes(&x[j]) : -1;
     pe[j] = x ? x[j].peer : -1;
     if (tg) tg[j] = x ? x[j].tag : -1;
-    if (cm) cm[j] = x ? x[j].comm : -1;
+    if (cm) cm[j] = x ? sp__mpi_x_comm(&x[j]) : -1;
   }
   return 0;
 }
@@ -326,8 +326,7 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
     if (l->plan.regions[i].nevents > 0) {
       rc = sp_put_region(&s, l, i, &offs[i], order, tmp, tmp_cap);
       if (rc == 0 && offs[i].bytes >= 0)
-        rc = sp_put_extras(&s, l, i, &offs[i], order, (sp_mpi_x_t *)(void *)tmp,
-                           tmp_cap * (int64_t)sizeof *tmp / (int64_t)sizeof(sp_mpi_x_t));
+        rc = sp_put_extras(&s, l, i, &offs[i], order, (sp_mpi_x_t *)(void *)tmp, tmp_cap);
     }
   if (rc != 0) s.nblocks = 0;
   int any = 1;

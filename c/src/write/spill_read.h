@@ -12,7 +12,7 @@ typedef struct sp_spill_chunk {
   int32_t thread;
   int64_t n;
   int64_t offset; /* file offset of the first event */
-  int64_t rec;    /* MPI values: bytes per record, 16 (SP_SPILL_MPI_EXTRA) or 24 */
+  int64_t old;    /* MPI values: 1 for SP_SPILL_MPI_EXTRA (no tag, no comm) */
 } sp_spill_chunk_t;
 
 typedef struct sp_spill_file {
@@ -57,7 +57,7 @@ SP_HIDDEN int sp__spill_index(const char *path, sp_spill_file_t *f);
 SP_HIDDEN int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                              int64_t count, sp_event_t *out);
 /* Reads values [first, first+count) of an MPI extras chunk into out as
- * sp_mpi_x_t (24 bytes each; an older file's get tag and comm -1). */
+ * sp_mpi_x_t (16 bytes each; an older file's get tag and comm -1). */
 SP_HIDDEN int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                                int64_t count, void *out);
 SP_HIDDEN void sp__spill_free(sp_spill_file_t *f);

@@ -69,6 +69,11 @@ def main():
             if not np.array_equal(p, wpeer):
                 bad = int(np.argmax(p != wpeer))
                 fails.append(f"rank{r}/{name}: peer[{bad}] = {p[bad]}, want {wpeer[bad]}")
+            # tag 5 on MPI_COMM_WORLD (id 0) through the spill file too (issue 50 item 1)
+            wtag, wcomm = np.where(wpeer >= 0, 5, -1), np.where(wpeer >= 0, 0, -1)
+            if "tag" not in g or not np.array_equal(g["tag"][()], wtag) or \
+                    not np.array_equal(g["comm"][()], wcomm):
+                fails.append(f"rank{r}/{name}: tag or comm not 5 and 0 where the peer is known")
     for m in fails:
         print("FAIL:", m, file=sys.stderr)
     if fails:

@@ -357,7 +357,7 @@ SP_HIDDEN int64_t sp__spill_events_failed(void);
 SP_HIDDEN void sp__spill_session_begin(void);
 /* In a forked child: the parent's descriptor is closed, not written. */
 SP_HIDDEN void sp__spill_fork_child(void);
-/* One SP_SPILL_MPI_EXTRA record: n values (mpi_extra.h) of (region, thread). */
+/* One SP_SPILL_MPI_EXTRA_TC record: n values (mpi_extra.h) of (region, thread). */
 struct sp_mpi_x;
 SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct sp_mpi_x *x,
                                   int64_t n);

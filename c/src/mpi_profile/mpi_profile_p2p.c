@@ -12,17 +12,19 @@
 #include "mpi_profile.h"
 #include "mpi_requests.h"
 
-#define SP_SEND(ID, NAME)                                                          \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, \
-                 MPI_Comm comm) {                                                  \
-    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm),                \
-                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));  \
+#define SP_SEND(ID, NAME)                                                           \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,  \
+                 MPI_Comm comm) {                                                   \
+    SP_MPI_CALL_TC(ID, PMPI_##NAME(buf, count, type, dest, tag, comm),              \
+                   dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest), \
+                   dest >= 0 ? tag : -1, comm);                                     \
   }
 #define SP_ISEND(ID, NAME)                                                                        \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                  MPI_Request *req) {                                                              \
-    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm, req),                          \
-                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));                 \
+    SP_MPI_CALL_TC(ID, PMPI_##NAME(buf, count, type, dest, tag, comm, req),                       \
+                   dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest),               \
+                   dest >= 0 ? tag : -1, comm);                                                   \
   }
 SP_SEND(SEND, Send)
 SP_SEND(BSEND, Bsend)
@@ -45,7 +47,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   int64_t bytes;
   int32_t peer;
   sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  if (on) sp__mpi_note_tc(h, bytes, peer, peer >= 0 ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }
 
@@ -57,7 +59,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   sp_stop(h);
   if (rc == MPI_SUCCESS) sp__mpi_req_recv(*req);
-  if (on) sp__mpi_note(h, 0, -1);
+  /* The tag asked for (the one matched is the completing call's to tell). */
+  if (on)
+    sp__mpi_note_tc(h, 0, -1, source != MPI_PROC_NULL && tag >= 0 ? tag : -1,
+                    sp__mpi_comm_id(comm));
   return rc;
 }
 
@@ -131,17 +136,23 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 }
 
 /* After a Sendrecv or Sendrecv_replace, when the call was recorded (on):
- * notes the bytes sent (count of type, to dest) plus received; the peer
- * when both sides have the same partner, else -1. The type's size is
- * asked only then, so an unrecorded call costs nothing more. */
-static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int count,
-                             MPI_Datatype type) {
+ * notes the bytes sent (count of type, to dest, with stag) plus received;
+ * the peer (tag) when both sides have the same partner (tag), else -1.
+ * The type's size is asked only then, so an unrecorded call costs nothing more. */
+static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int stag,
+                             int count, MPI_Datatype type, MPI_Comm comm) {
   if (!on) return;
   int64_t bytes;
   int32_t src;
   sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &src);
   bytes += dest >= 0 ? sp__mpi_tbytes(count, type) : 0;
-  sp__mpi_note(h, bytes, dest < 0 ? src : (src < 0 || src == dest) ? dest : -1);
+  const int32_t rtag = src >= 0 ? st->MPI_TAG : -1;
+  const int32_t tag = dest < 0 ? rtag : (src < 0 || rtag == stag) ? stag : -1;
+  sp__mpi_note_tc(h, bytes,
+                  dest < 0                   ? src
+                  : (src < 0 || src == dest) ? dest
+                                             : -1,
+                  tag, sp__mpi_comm_id(comm));
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
@@ -157,7 +168,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
   int rc =
       PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
   sp_stop(h);
-  sp_sendrecv_note(h, on, rc, st, dest, scount, stype);
+  sp_sendrecv_note(h, on, rc, st, dest, stag, scount, stype, comm);
   return rc;
 }
 
@@ -171,7 +182,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   int on = sp__mpi_begin(h);
   int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
   sp_stop(h);
-  sp_sendrecv_note(h, on, rc, st, dest, count, type);
+  sp_sendrecv_note(h, on, rc, st, dest, stag, count, type, comm);
   return rc;
 }
 
@@ -184,7 +195,9 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   int on = sp__mpi_begin(h);
   int rc = PMPI_Probe(source, tag, comm, st);
   sp_stop(h);
-  if (on) sp__mpi_note(h, 0, rc == MPI_SUCCESS && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+  const int got = rc == MPI_SUCCESS && st->MPI_SOURCE >= 0;
+  if (on)
+    sp__mpi_note_tc(h, 0, got ? st->MPI_SOURCE : -1, got ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }
 
@@ -196,7 +209,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   int on = sp__mpi_begin(h);
   int rc = PMPI_Iprobe(source, tag, comm, flag, st);
   sp_stop(h);
+  const int got = rc == MPI_SUCCESS && *flag && st->MPI_SOURCE >= 0;
   if (on)
-    sp__mpi_note(h, 0, rc == MPI_SUCCESS && *flag && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+    sp__mpi_note_tc(h, 0, got ? st->MPI_SOURCE : -1, got ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }

@@ -6,6 +6,7 @@
  * again, so memory stays bounded however many calls a run makes. Reached
  * only from the MPI wrappers, never from sp_start/sp_stop of other
  * regions. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,17 +84,78 @@ int sp__mpi_begin(int h) {
   return f->region == h && f->slot >= 0;
 }
 
-static void sp_note(int h, int64_t bytes, int32_t peer) {
+static void sp_note(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm) {
   sp_thread_t *t = sp__tls;
   sp_xbuf_t *b = t ? sp_xbuf_of(t, h) : NULL;
   if (b && sp_xbuf_room(t, h, b) == 0) {
-    b->x[b->n++] = (sp_mpi_x_t){bytes, peer, 0};
+    b->x[b->n++] = (sp_mpi_x_t){sp__mpi_x_pack(bytes, comm), peer, tag};
   } else { /* its event stays, its values are written as unknown */
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
   }
 }
 
-void sp__mpi_note(int h, int64_t bytes, int32_t peer) { SP_KEEP_ERRNO(sp_note(h, bytes, peer)); }
+void sp__mpi_note(int h, int64_t bytes, int32_t peer) {
+  SP_KEEP_ERRNO(sp_note(h, bytes, peer, -1, -1));
+}
+
+void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm) {
+  SP_KEEP_ERRNO(sp_note(h, bytes, peer, tag, comm));
+}
+
+/* ---- communicator ids ---- */
+static pthread_mutex_t sp_comm_lock = PTHREAD_MUTEX_INITIALIZER;
+static int32_t sp_ncomms, sp_comms_cap;
+static int32_t *sp_comm_sizes;
+static int64_t sp_nmembers, sp_members_cap;
+static int32_t *sp_comm_members;
+
+static unsigned sp_comm_session; /* sp__session + 1 the table belongs to */
+
+static int32_t sp_comm_add(int32_t size, const int32_t *world_ranks) {
+  if (size < 0) return -1;
+  if (sp_comm_session != sp__session + 1u) { /* a new session's ids start at 0 */
+    sp_ncomms = 0;
+    sp_nmembers = 0;
+    sp_comm_session = sp__session + 1u;
+  }
+  if (sp_ncomms == sp_comms_cap) {
+    int32_t ncap = sp_comms_cap ? sp_comms_cap * 2 : 16;
+    int32_t *ns = realloc(sp_comm_sizes, (size_t)ncap * sizeof *ns);
+    if (!ns) return -1;
+    sp_comm_sizes = ns;
+    sp_comms_cap = ncap;
+  }
+  if (sp_nmembers + size > sp_members_cap) {
+    int64_t ncap = sp_members_cap ? sp_members_cap : 64;
+    while (ncap < sp_nmembers + size) ncap *= 2;
+    int32_t *nm = realloc(sp_comm_members, (size_t)ncap * sizeof *nm);
+    if (!nm) return -1;
+    sp_comm_members = nm;
+    sp_members_cap = ncap;
+  }
+  if (size > 0)
+    memcpy(sp_comm_members + sp_nmembers, world_ranks, (size_t)size * sizeof *world_ranks);
+  sp_nmembers += size;
+  sp_comm_sizes[sp_ncomms] = size;
+  return sp_ncomms++;
+}
+
+int32_t sp__mpi_comm_add(int32_t size, const int32_t *world_ranks) {
+  pthread_mutex_lock(&sp_comm_lock);
+  int32_t id = sp_comm_add(size, world_ranks);
+  pthread_mutex_unlock(&sp_comm_lock);
+  return id;
+}
+
+void sp__mpi_comms(int32_t *n, const int32_t **sizes, int64_t *nmembers, const int32_t **members) {
+  pthread_mutex_lock(&sp_comm_lock);
+  const int now = sp_comm_session == sp__session + 1u;
+  *n = now ? sp_ncomms : 0;
+  *sizes = sp_comm_sizes;
+  *nmembers = now ? sp_nmembers : 0;
+  *members = sp_comm_members;
+  pthread_mutex_unlock(&sp_comm_lock);
+}
 
 int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x) {
   const struct sp_mpix *m = t ? t->mpix : NULL;

@@ -5,25 +5,64 @@
  * follow the stamps' order thread by thread (an MPI call never nests in
  * itself on one thread, so the k-th completed call of a region on a thread
  * is its k-th event), go through the spill file as their own records
- * (SP_SPILL_MPI_EXTRA) and are written as rank<N>/regions/<MPI_Name>/bytes
- * (int64) and /peer (int32) by finalize and recovery (raw_write.c). */
+ * (SP_SPILL_MPI_EXTRA_TC) and are written as rank<N>/regions/<MPI_Name>/bytes
+ * (int64), /peer, /tag and /comm (int32) by finalize and recovery
+ * (raw_write.c). A call's comm is this rank's id of its communicator; the
+ * table of ids (size and world ranks of the members) is kept here too and
+ * written as rank<N>/mpi/comm_sizes and /comm_members (layout.c). */
 #ifndef SP_MPI_EXTRA_H
 #define SP_MPI_EXTRA_H
 
 #include "sp_internal.h"
 
-/* One call's values: 16 bytes, as one event, in memory and in spill files. */
+/* One call's values: 16 bytes, as one event, in memory and in spill files
+ * (SP_SPILL_MPI_EXTRA_TC). The comm id shares the first word with bytes:
+ * 24 bytes a call cost ~2 ns more per recorded call, in memory and in the
+ * spill file's writes (docs/performance.md, "MPI call tag and communicator").
+ * Files of older versions hold {bytes, peer, 0} (SP_SPILL_MPI_EXTRA). */
 typedef struct sp_mpi_x {
-  int64_t bytes; /* payload sent plus received, bytes; -1 where not known */
-  int32_t peer;  /* partner's rank in the communicator; -1 for none/several */
-  int32_t pad;   /* 0 */
+  /* bits 16..63: payload sent plus received, bytes, as a signed 48-bit
+   * number (-1 where not known; larger than 2^47 - 1 saturates); bits
+   * 0..15: this rank's id of the communicator + 1 (sp__mpi_comm_add; 0:
+   * not known, also for ids from 65535 on). sp__mpi_x_pack, _bytes, _comm. */
+  uint64_t bytes_comm;
+  int32_t peer; /* partner's rank in the communicator; -1 for none/several */
+  int32_t tag;  /* the message's tag (as matched, for a receive); -1: none or not known */
 } sp_mpi_x_t;
+
+static inline uint64_t sp__mpi_x_pack(int64_t bytes, int32_t comm) {
+  const int64_t max = ((int64_t)1 << 47) - 1;
+  if (bytes > max) bytes = max;
+  if (bytes < -1) bytes = -1;
+  const uint16_t c = comm >= 0 && comm < 0xFFFF ? (uint16_t)(comm + 1) : 0;
+  return ((uint64_t)bytes << 16) | c;
+}
+static inline int64_t sp__mpi_x_bytes(const sp_mpi_x_t *x) {
+  const int64_t b = (int64_t)(x->bytes_comm >> 16);
+  return b & ((int64_t)1 << 47) ? b - ((int64_t)1 << 48) : b;
+}
+static inline int32_t sp__mpi_x_comm(const sp_mpi_x_t *x) {
+  return (int32_t)(x->bytes_comm & 0xFFFF) - 1;
+}
 
 /* Starts the call's region h (sp_start); returns 1 when the call got an
  * event slot, so its values must follow at sp__mpi_end. */
 SP_HIDDEN int sp__mpi_begin(int h);
 /* Appends the values of the call of region h just stopped (sp__mpi_begin gave 1). */
 SP_HIDDEN void sp__mpi_note(int h, int64_t bytes, int32_t peer);
+/* The same with the call's tag and communicator id. */
+SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm);
+
+/* A new communicator id of this rank (0, 1, ... in the order of the calls):
+ * its size and the world ranks of its members in its rank order (for an
+ * intercommunicator, of its remote group, which its peers index). -1 when
+ * out of memory. Thread-safe. */
+SP_HIDDEN int32_t sp__mpi_comm_add(int32_t size, const int32_t *world_ranks);
+/* The table: *n ids; sizes[id]; members, the ids' world ranks one after the
+ * other. Valid until the next sp__mpi_comm_add; caller holds no lock, so
+ * call it when no MPI call is being recorded (finalize). */
+SP_HIDDEN void sp__mpi_comms(int32_t *n, const int32_t **sizes, int64_t *nmembers,
+                             const int32_t **members);
 
 /* The values of region h still in t's memory (this session); n returned. */
 SP_HIDDEN int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x);

@@ -48,7 +48,9 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
                                  .end_times = 8 * n + 8 * f,
                                  .bytes = x ? 16 * n + 8 * f : -1,
                                  .thread_ids = 24 * n + 4 * f,
-                                 .peer = x ? 28 * n + 4 * f : -1};
+                                 .peer = x ? 28 * n + 4 * f : -1,
+                                 .tag = -1, /* not (yet) a columnar column */
+                                 .comm = -1};
     c->any_mpi |= x;
   }
   char path[64];

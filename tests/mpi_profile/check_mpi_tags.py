@@ -6,9 +6,11 @@ usage: check_mpi_tags.py FILE
 Worked out from the program by hand, per rank r of 4: the (peer, tag,
 comm) of each MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Barrier and
 MPI_Allreduce in order, and rank<r>/mpi's table of communicators: id 0 is
-MPI_COMM_WORLD, id 1 split A (same parity, descending world rank), id 2
-split B (r // 2, ascending), which A's MPI_Comm_free must not let share an
-id with A. A receive's tag is the one matched (MPI_ANY_TAG included).
+MPI_COMM_WORLD, 1 MPI_COMM_SELF, then ids in the order of creation, agreed
+by all members: 2 split A (same parity, descending world rank), 3 split B
+(r // 2, ascending), which A's MPI_Comm_free must not let share an id with
+A (the library's own communicators may follow). A receive's tag is the one
+matched (MPI_ANY_TAG included).
 """
 import sys
 
@@ -24,16 +26,16 @@ def expected(r):
     a = sorted((q for q in range(N) if q % 2 == r % 2), reverse=True)
     b = [q for q in range(N) if q // 2 == r // 2]
     want = {"MPI_Send": list(ring_send), "MPI_Recv": list(ring_recv),
-            "MPI_Barrier": [(-1, -1, 1)], "MPI_Allreduce": [(-1, -1, 0)]}
+            "MPI_Barrier": [(-1, -1, 2)], "MPI_Allreduce": [(-1, -1, 0)]}
     if a.index(r) == 0:
-        want["MPI_Send"] += [(1, t, 1) for t in (7, 8, 9)]
+        want["MPI_Send"] += [(1, t, 2) for t in (7, 8, 9)]
     else:
-        want["MPI_Recv"] += [(0, t, 1) for t in (7, 8, 9)]
+        want["MPI_Recv"] += [(0, t, 2) for t in (7, 8, 9)]
     if b.index(r) == 0:
-        want["MPI_Isend"] = [(1, 42, 2)]
+        want["MPI_Isend"] = [(1, 42, 3)]
     else:
-        want["MPI_Irecv"] = [(-1, 42, 2)]  # the source is the wait's to tell
-    comms = [list(range(N)), a, b]
+        want["MPI_Irecv"] = [(-1, 42, 3)]  # the source is the wait's to tell
+    comms = [list(range(N)), [r], a, b]
     return want, comms
 
 
@@ -62,7 +64,9 @@ def main():
             m = f[f"rank{r}/mpi"].attrs
             sizes = m["comm_sizes"].tolist()
             members = m["comm_members"].tolist()
-            if sizes != [len(c) for c in comms] or members != [q for c in comms for q in c]:
+            k = len(comms)
+            if (sizes[:k] != [len(c) for c in comms]
+                    or members[:sum(sizes[:k])] != [q for c in comms for q in c]):
                 fails.append(f"rank{r} comms: sizes {sizes} members {members}, want {comms}")
     for msg in fails:
         print("FAIL", msg)

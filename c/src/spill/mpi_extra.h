@@ -7,9 +7,10 @@
  * is its k-th event), go through the spill file as their own records
  * (SP_SPILL_MPI_EXTRA_TC) and are written as rank<N>/regions/<MPI_Name>/bytes
  * (int64), /peer, /tag and /comm (int32) by finalize and recovery
- * (raw_write.c). A call's comm is this rank's id of its communicator; the
- * table of ids (size and world ranks of the members) is kept here too and
- * written as rank<N>/mpi/comm_sizes and /comm_members (layout.c). */
+ * (raw_write.c). A call's comm is its communicator's id (the same on all
+ * members, mpi_comm_ids.c); the table of ids (size and world ranks of the
+ * members) is kept here too and written as rank<N>/mpi/comm_sizes and
+ * /comm_members (layout.c). */
 #ifndef SP_MPI_EXTRA_H
 #define SP_MPI_EXTRA_H
 
@@ -23,7 +24,7 @@
 typedef struct sp_mpi_x {
   /* bits 16..63: payload sent plus received, bytes, as a signed 48-bit
    * number (-1 where not known; larger than 2^47 - 1 saturates); bits
-   * 0..15: this rank's id of the communicator + 1 (sp__mpi_comm_add; 0:
+   * 0..15: the communicator's id + 1 (mpi_comm_ids.h; 0:
    * not known, also for ids from 65535 on). sp__mpi_x_pack, _bytes, _comm. */
   uint64_t bytes_comm;
   int32_t peer; /* partner's rank in the communicator; -1 for none/several */
@@ -53,16 +54,17 @@ SP_HIDDEN void sp__mpi_note(int h, int64_t bytes, int32_t peer);
 /* The same with the call's tag and communicator id. */
 SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm);
 
-/* A new communicator id of this rank (0, 1, ... in the order of the calls):
- * its size and the world ranks of its members in its rank order (for an
- * intercommunicator, of its remote group, which its peers index). -1 when
- * out of memory. Thread-safe. */
-SP_HIDDEN int32_t sp__mpi_comm_add(int32_t size, const int32_t *world_ranks);
-/* The table: *n ids; sizes[id]; members, the ids' world ranks one after the
- * other. Valid until the next sp__mpi_comm_add; caller holds no lock, so
- * call it when no MPI call is being recorded (finalize). */
-SP_HIDDEN void sp__mpi_comms(int32_t *n, const int32_t **sizes, int64_t *nmembers,
-                             const int32_t **members);
+/* The table of this rank's communicators (mpi_comm_ids.c gives the ids,
+ * the same on all members): id's size and the world ranks of its members
+ * in its rank order (for an intercommunicator, of its remote group, which
+ * its peers index). 0, or -1 when id is already in the table or out of
+ * memory. Thread-safe; kept for the process's life (ids are not reused). */
+SP_HIDDEN int sp__mpi_comm_set(int32_t id, int32_t size, const int32_t *world_ranks);
+/* The table as rank<N>/mpi has it: *n = the largest id + 1; sizes[id]
+ * (malloc'd; 0 for an id this rank is not a member of); members (malloc'd),
+ * the ids' world ranks one after the other. 0 or SP_ENOMEM; both NULL when
+ * *n is 0. Thread-safe. */
+SP_HIDDEN int sp__mpi_comms(int32_t *n, int32_t **sizes, int64_t *nmembers, int32_t **members);
 
 /* The values of region h still in t's memory (this session); n returned. */
 SP_HIDDEN int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x);

@@ -16,18 +16,11 @@ static int64_t sp_spilled_events(const sp_spill_file_t *s, int32_t h, int32_t th
   return n;
 }
 
-/* The communicator table of this session's MPI calls (mpi_extra.h). */
+/* The communicator table of the MPI calls' ids (mpi_extra.h). */
 static int sp_comms_copy(sp_rank_plan_t *p) {
   int32_t n;
   int64_t nm;
-  const int32_t *sizes, *members;
-  sp__mpi_comms(&n, &sizes, &nm, &members);
-  if (n <= 0) return 0;
-  p->comm_sizes = malloc((size_t)n * sizeof *sizes);
-  p->comm_members = malloc((size_t)(nm > 0 ? nm : 1) * sizeof *members);
-  if (!p->comm_sizes || !p->comm_members) return SP_ENOMEM;
-  memcpy(p->comm_sizes, sizes, (size_t)n * sizeof *sizes);
-  if (nm > 0) memcpy(p->comm_members, members, (size_t)nm * sizeof *members);
+  if (sp__mpi_comms(&n, &p->comm_sizes, &nm, &p->comm_members) != 0) return SP_ENOMEM;
   p->ncomms = n;
   p->ncomm_members = nm;
   return 0;

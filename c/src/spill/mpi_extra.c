@@ -84,22 +84,31 @@ int sp__mpi_begin(int h) {
   return f->region == h && f->slot >= 0;
 }
 
-static void sp_note(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm) {
+/* The slow way: a new array, a spilled one, or a lost value. */
+static __attribute__((noinline)) void sp_note_slow(int h, sp_mpi_x_t x) {
   sp_thread_t *t = sp__tls;
   sp_xbuf_t *b = t ? sp_xbuf_of(t, h) : NULL;
   if (b && sp_xbuf_room(t, h, b) == 0) {
-    b->x[b->n++] = (sp_mpi_x_t){sp__mpi_x_pack(bytes, comm), peer, tag};
+    b->x[b->n++] = x;
   } else { /* its event stays, its values are written as unknown */
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
   }
 }
 
-void sp__mpi_note(int h, int64_t bytes, int32_t peer) {
-  SP_KEEP_ERRNO(sp_note(h, bytes, peer, -1, -1));
-}
-
+/* On every recorded MPI call: a store into the thread's array when it has
+ * room (no call, errno untouched); else the slow way, errno kept. */
 void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm) {
-  SP_KEEP_ERRNO(sp_note(h, bytes, peer, tag, comm));
+  const sp_mpi_x_t x = {sp__mpi_x_pack(bytes, comm), peer, tag};
+  const sp_thread_t *t = sp__tls;
+  struct sp_mpix *m = t ? t->mpix : NULL;
+  if (SP_LIKELY(m && m->session == sp__session + 1u && h < m->nbufs)) {
+    sp_xbuf_t *b = &m->bufs[h];
+    if (SP_LIKELY(b->n < b->cap)) {
+      b->x[b->n++] = x;
+      return;
+    }
+  }
+  SP_KEEP_ERRNO(sp_note_slow(h, x));
 }
 
 /* ---- communicator ids: this rank's table (mpi_comm_ids.c gives the ids) ---- */

@@ -49,10 +49,13 @@ static inline int32_t sp__mpi_x_comm(const sp_mpi_x_t *x) {
 /* Starts the call's region h (sp_start); returns 1 when the call got an
  * event slot, so its values must follow at sp__mpi_end. */
 SP_HIDDEN int sp__mpi_begin(int h);
-/* Appends the values of the call of region h just stopped (sp__mpi_begin gave 1). */
-SP_HIDDEN void sp__mpi_note(int h, int64_t bytes, int32_t peer);
-/* The same with the call's tag and communicator id. */
+/* Appends the values of the call of region h just stopped (sp__mpi_begin
+ * gave 1): its bytes, peer, tag and communicator id. errno is kept. */
 SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm);
+/* The same without a tag and communicator (-1 each). */
+static inline void sp__mpi_note(int h, int64_t bytes, int32_t peer) {
+  sp__mpi_note_tc(h, bytes, peer, -1, -1);
+}
 
 /* The table of this rank's communicators (mpi_comm_ids.c gives the ids,
  * the same on all members): id's size and the world ranks of its members

@@ -191,8 +191,11 @@ static void *sp_f_lookup(void **cache, const char *name) {
     int on_ = sp__mpi_begin(h_);                                                 \
     p(SP_ARR##n);                                                                \
     sp_stop(h_);                                                                 \
+    x_.code = SP_MPI_CALL_##id;                                                  \
+    x_.h = h_;                                                                   \
+    x_.call = on_ ? sp__mpi_x_count(h_) : -1;                                    \
     sp__fx_after(SP_FX_##kind, a_, &x_);                                         \
-    if (on_) sp__mpi_note(h_, x_.bytes, x_.peer);                                \
+    if (on_) sp__mpi_note_tc(h_, x_.bytes, x_.peer, x_.tag, x_.comm);            \
   }
 
 /* All spellings of a call: mpif.h/`use mpi` (four manglings) and mpi_f08. */

@@ -19,12 +19,28 @@
                    dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest), \
                    dest >= 0 ? tag : -1, comm);                                     \
   }
+/* A nonblocking send is remembered until its wait (mpi_requests.c), with
+ * the index of its call, for the completion record. */
+static int sp_isend(int h, int on, int rc, const MPI_Request *req, int64_t bytes, int dest, int tag,
+                    MPI_Comm comm) {
+  const int32_t cid = sp__mpi_comm_id(comm);
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
+  if (on) sp__mpi_note_tc(h, bytes, sp__mpi_peer(dest), dest >= 0 ? tag : -1, cid);
+  if (rc == MPI_SUCCESS && dest >= 0) {
+    const sp_req_val_t v = {bytes, call, dest, 0, tag, cid, h, sp__mpi_thread()};
+    sp__mpi_req_post(*req, &v);
+  }
+  return rc;
+}
 #define SP_ISEND(ID, NAME)                                                                        \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                  MPI_Request *req) {                                                              \
-    SP_MPI_CALL_TC(ID, PMPI_##NAME(buf, count, type, dest, tag, comm, req),                       \
-                   dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest),               \
-                   dest >= 0 ? tag : -1, comm);                                                   \
+    int h = sp__mpi_call_handle(SP_MPI_CALL_##ID);                                                \
+    if (SP_LIKELY(h < 0)) return PMPI_##NAME(buf, count, type, dest, tag, comm, req);             \
+    int on = sp__mpi_begin(h);                                                                    \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
+    sp_stop(h);                                                                                   \
+    return sp_isend(h, on, rc, req, dest >= 0 ? sp__mpi_tbytes(count, type) : 0, dest, tag, comm); \
   }
 SP_SEND(SEND, Send)
 SP_SEND(BSEND, Bsend)
@@ -58,11 +74,14 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   int on = sp__mpi_begin(h);
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   sp_stop(h);
-  if (rc == MPI_SUCCESS) sp__mpi_req_recv(*req);
+  const int32_t cid = sp__mpi_comm_id(comm);
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
   /* The tag asked for (the one matched is the completing call's to tell). */
-  if (on)
-    sp__mpi_note_tc(h, 0, -1, source != MPI_PROC_NULL && tag >= 0 ? tag : -1,
-                    sp__mpi_comm_id(comm));
+  if (on) sp__mpi_note_tc(h, 0, -1, source != MPI_PROC_NULL && tag >= 0 ? tag : -1, cid);
+  if (rc == MPI_SUCCESS) {
+    const sp_req_val_t v = {0, call, -1, 1, -1, cid, h, sp__mpi_thread()};
+    sp__mpi_req_post(*req, &v);
+  }
   return rc;
 }
 
@@ -75,9 +94,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                  MPI_Request *req) {                                                              \
     int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
-    if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)                         \
-      sp__mpi_req_persist(*req, 0, dest >= 0 ? sp__mpi_tbytes(count, type) : 0,                   \
-                          sp__mpi_peer(dest));                                                    \
+    if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0) {                       \
+      const sp_req_val_t v = {dest >= 0 ? sp__mpi_tbytes(count, type) : 0, -1, sp__mpi_peer(dest), \
+                              0, tag, sp__mpi_comm_id(comm), -1, -1};                             \
+      sp__mpi_req_persist(*req, &v);                                                              \
+    }                                                                                             \
     return rc;                                                                                    \
   }
 SP_SEND_INIT(Send_init)
@@ -88,8 +109,10 @@ SP_SEND_INIT(Rsend_init)
 int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Request *req) {
   int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
-  if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)
-    sp__mpi_req_persist(*req, 1, 0, -1);
+  if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0) {
+    const sp_req_val_t v = {0, -1, -1, 1, -1, sp__mpi_comm_id(comm), -1, -1};
+    sp__mpi_req_persist(*req, &v);
+  }
   return rc;
 }
 
@@ -108,13 +131,15 @@ int MPI_Start(MPI_Request *req) {
   int rc = PMPI_Start(req);
   sp_stop(h);
   int64_t bytes = 0;
-  int32_t peer = -1;
-  if (rc == MPI_SUCCESS) sp__mpi_req_start(r, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  int32_t peer = -1, tag = -1, comm = -1;
+  if (rc == MPI_SUCCESS)
+    sp__mpi_req_start(r, h, on ? sp__mpi_x_count(h) : -1, &bytes, &peer, &tag, &comm);
+  if (on) sp__mpi_note_tc(h, bytes, peer, tag, comm);
   return rc;
 }
 
-/* The bytes of the sends started; the peer when they all go to one rank. */
+/* The bytes of the sends started; the peer, tag and communicator when
+ * they all have the same. */
 int MPI_Startall(int n, MPI_Request reqs[]) {
   int h = sp__mpi_call_handle(SP_MPI_CALL_STARTALL);
   if (SP_LIKELY(h < 0)) return PMPI_Startall(n, reqs);
@@ -122,16 +147,18 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
   int rc = PMPI_Startall(n, reqs);
   sp_stop(h);
   int64_t bytes = 0;
-  int32_t peer = -1;
-  int npeers = 0;
+  int32_t one[3] = {-1, -1, -1}; /* peer, tag, comm */
+  int many[3] = {0, 0, 0};
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
     int64_t b;
-    int32_t p;
-    if (!sp__mpi_req_start(reqs[i], &b, &p)) continue;
+    int32_t v[3];
+    if (!sp__mpi_req_start(reqs[i], h, call, &b, &v[0], &v[1], &v[2])) continue;
     bytes += b;
-    if (p >= 0 && p != peer) peer = npeers++ == 0 ? p : -1;
+    for (int k = 0; k < 3; k++)
+      if (v[k] >= 0 && v[k] != one[k]) one[k] = many[k]++ == 0 ? v[k] : -1;
   }
-  if (on) sp__mpi_note(h, bytes, peer);
+  if (on) sp__mpi_note_tc(h, bytes, one[0], one[1], one[2]);
   return rc;
 }
 

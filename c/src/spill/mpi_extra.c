@@ -13,6 +13,7 @@
 #include "mpi_extra.h"
 
 _Static_assert(sizeof(sp_mpi_x_t) == sizeof(sp_event_t), "spill records of 16 bytes");
+_Static_assert(sizeof(sp_mpi_done_t) == 56, "completion records of 56 bytes, no padding");
 
 #define SP_X_FIRST 64 /* values in a region's first array */
 #define SP_X_CAP 4096 /* values kept in memory before a spill (64 KiB) */
@@ -27,6 +28,8 @@ struct sp_mpix {
   unsigned session; /* sp__session + 1 the values belong to */
   int32_t nbufs;    /* entries of bufs, indexed by region handle */
   sp_xbuf_t *bufs;
+  sp_mpi_done_t *done; /* completions (sp__mpi_done_add) */
+  int64_t ndone, done_cap;
 };
 
 /* t's arrays for this session, emptied when they hold an older one's. */
@@ -39,6 +42,7 @@ static struct sp_mpix *sp_mpix_of(sp_thread_t *t) {
   }
   if (m->session != sp__session + 1u) {
     for (int32_t h = 0; h < m->nbufs; h++) m->bufs[h].n = m->bufs[h].spilled = 0;
+    m->ndone = 0;
     m->session = sp__session + 1u;
   }
   return m;
@@ -109,6 +113,45 @@ void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t co
     }
   }
   SP_KEEP_ERRNO(sp_note_slow(h, x));
+}
+
+int64_t sp__mpi_x_count(int h) {
+  const sp_thread_t *t = sp__tls;
+  const struct sp_mpix *m = t ? t->mpix : NULL;
+  if (!m || m->session != sp__session + 1u || h < 0 || h >= m->nbufs) return 0;
+  return m->bufs[h].spilled + m->bufs[h].n;
+}
+
+int32_t sp__mpi_thread(void) {
+  const sp_thread_t *t = sp__tls;
+  return t ? t->index : -1;
+}
+
+static void sp_done_add(const sp_mpi_done_t *d) {
+  sp_thread_t *t = sp__tls;
+  struct sp_mpix *m = t ? sp_mpix_of(t) : NULL;
+  if (!m) return;
+  if (m->ndone == m->done_cap) {
+    if (m->done_cap >= SP_X_CAP && sp__spill_mpi_done(m->done, m->ndone) == 0) {
+      m->ndone = 0;
+    } else { /* spill file unusable: kept in memory, as far as memory goes */
+      int64_t ncap = m->done_cap ? 2 * m->done_cap : SP_X_FIRST;
+      sp_mpi_done_t *nd = realloc(m->done, (size_t)ncap * sizeof *nd);
+      if (!nd) return;
+      m->done = nd;
+      m->done_cap = ncap;
+    }
+  }
+  m->done[m->ndone++] = *d;
+}
+
+void sp__mpi_done_add(const sp_mpi_done_t *d) { SP_KEEP_ERRNO(sp_done_add(d)); }
+
+int64_t sp__mpi_done_mem(const sp_thread_t *t, const sp_mpi_done_t **d) {
+  const struct sp_mpix *m = t ? t->mpix : NULL;
+  if (!m || m->session != sp__session + 1u) return 0;
+  *d = m->done;
+  return m->ndone;
 }
 
 /* ---- communicator ids: this rank's table (mpi_comm_ids.c gives the ids) ---- */
@@ -228,4 +271,5 @@ void sp__mpi_extra_flush(sp_thread_t *t) {
       b->n = 0;
     }
   }
+  if (m->ndone > 0 && sp__spill_mpi_done(m->done, m->ndone) == 0) m->ndone = 0;
 }

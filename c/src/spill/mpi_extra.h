@@ -69,6 +69,36 @@ SP_HIDDEN int sp__mpi_comm_set(int32_t id, int32_t size, const int32_t *world_ra
  * *n is 0. Thread-safe. */
 SP_HIDDEN int sp__mpi_comms(int32_t *n, int32_t **sizes, int64_t *nmembers, int32_t **members);
 
+/* A request that a wait or test completed (docs/automatic-regions.md
+ * "Completions"): a receive posted by MPI_Irecv (or a started Recv_init)
+ * or a send posted by MPI_Isend & co. (or a started *send_init). 56 bytes,
+ * in memory and in spill files (SP_SPILL_MPI_DONE). Calls are named by
+ * their region (its handle; the file names it) and their index
+ * among that region's calls on that thread (its event, as for the values
+ * above); -1 where not recorded. */
+typedef struct sp_mpi_done {
+  int64_t wait_call; /* the completing call's index on thread */
+  int64_t post_call; /* the posting call's index on post_thread */
+  int64_t bytes;     /* receive: from the status; send: count x type size */
+  int32_t wait_region, post_region;
+  int32_t thread, post_thread;
+  int32_t peer; /* receive: its source (from the status); send: its destination */
+  int32_t tag;  /* receive: from the status; send: the tag it used */
+  int32_t comm; /* the communicator's id (mpi_comm_ids.h) */
+  int32_t send; /* 1: a send, 0: a receive */
+} sp_mpi_done_t;
+
+/* This thread's number of values of region h so far (this session): after
+ * sp__mpi_note of a call, that call's index is this - 1. */
+SP_HIDDEN int64_t sp__mpi_x_count(int h);
+/* This thread's index (sp_thread_t.index), -1 when it has none. */
+SP_HIDDEN int32_t sp__mpi_thread(void);
+/* Appends one completion to this thread's list (spilled 4096 at a time,
+ * and by sp__mpi_extra_flush). errno kept. */
+SP_HIDDEN void sp__mpi_done_add(const sp_mpi_done_t *d);
+/* The completions still in t's memory (this session); n returned. */
+SP_HIDDEN int64_t sp__mpi_done_mem(const sp_thread_t *t, const sp_mpi_done_t **d);
+
 /* The values of region h still in t's memory (this session); n returned. */
 SP_HIDDEN int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x);
 /* 1 when region h has values on any thread (memory or spilled). */

@@ -301,6 +301,16 @@ int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int
   return rc;
 }
 
+/* Like sp__spill_mpi_extra: an int64 count, then the completions. */
+int sp__spill_mpi_done(const sp_mpi_done_t *d, int64_t n) {
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(-1);
+  if (rc == 0) rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_DONE, &n, sizeof n, d, (size_t)n * sizeof *d);
+  pthread_mutex_unlock(&sp__state.lock);
+  return rc;
+}
+
 int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int64_t period_ns) {
   sp_state_t *st = &sp__state;
   pthread_mutex_lock(&st->lock);

@@ -36,6 +36,9 @@ typedef enum sp_spill_type {
    * tag}, 16 bytes each: a new kind, so older readers skip it instead of
    * reading the first word as bytes */
   SP_SPILL_MPI_EXTRA_TC = 11,
+  /* int64 n, then n x sp_mpi_done_t (56 bytes): requests completed by
+   * waits and tests (mpi_extra.h). 28-31 are the MPI matching records'. */
+  SP_SPILL_MPI_DONE = 28,
   /* Run metadata and source locations (run_meta.c, region_source.c); far
    * from the numbers above so that other new kinds do not collide. Readers
    * that do not know a kind skip it. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "region_source.h"
+#include "completions_write.h"
 #include "samples_write.h"
 #include "mpi_extra.h"
 #include "spill_read.h"
@@ -169,6 +170,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp_index_meta(f, h, off);
   case SP_SPILL_SAMPLES:
     return sp__samples_index_record(f, h->len, off); /* samples_write.c */
+  case SP_SPILL_MPI_DONE:
+    return sp__done_index_record(f, h->len, off); /* completions_write.c */
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -295,6 +298,7 @@ void sp__spill_free(sp_spill_file_t *f) {
   free(f->src_line);
   sp__meta_list_free(&f->meta);
   free(f->samples);
+  free(f->done);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

@@ -2,8 +2,11 @@
  *
  * Each thread keeps, per MPI call region, the values of its calls in the
  * order they completed. Up to SP_X_CAP of them stay in memory; a full
- * array goes to the spill file (one SP_SPILL_MPI_EXTRA record) and starts
- * again, so memory stays bounded however many calls a run makes. Reached
+ * array goes to the spill file (one SP_SPILL_MPI_EXTRA_TC record) and
+ * starts again, so memory stays bounded however many calls a run makes.
+ * Whenever the thread's events go to the spill file, all its values and
+ * completions go too (sp__up.mpi_extra_flush, thread_buffers.c), so a
+ * SIGKILL leaves no event without its values. Reached
  * only from the MPI wrappers, never from sp_start/sp_stop of other
  * regions. */
 #include <pthread.h>

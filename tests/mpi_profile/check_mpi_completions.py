@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Checks mpi_completions.c's file with h5py: one record per completed request.
 
-usage: check_mpi_completions.py FILE DIR NRANKS
+usage: check_mpi_completions.py FILE DIR NRANKS [--merge MERGE MPIEXEC ARGS...]
+
+With --merge, runs MPIEXEC ARGS... exit first (the program leaves its spill
+files, no finalize) and checks what MERGE (scope-profiler-merge) rebuilds
+from them into FILE.
 
 DIR holds done_<r>.txt as each rank wrote it from MPI's statuses and its own
 arguments: per completed request the completing call (name, index among
@@ -13,13 +17,31 @@ naming the regions, thread and post_thread 0, comm 0 for "world" and for
 posting call's own record (rank<r>/regions/<post>/comm and, for a send,
 tag at post_call) agreeing with the completion.
 """
+import os
+import shutil
+import subprocess
 import sys
 
 import h5py
 
 
+def run_and_merge(out, merge, run):
+    for p in [out]:
+        if os.path.exists(p):
+            os.remove(p)
+    shutil.rmtree(out + ".spill", ignore_errors=True)
+    env = dict(os.environ, SCOPE_PROFILER_FILE=out, SCOPE_PROFILER_PROFILE_MPI="1")
+    subprocess.run(run + ["exit"], env=env, check=False)  # no MPI_Finalize: mpirun says failed
+    spill = out + ".spill"
+    if not os.path.isdir(spill) or not os.listdir(spill):
+        sys.exit(f"FAIL: no spill files in {spill}")
+    subprocess.run([merge, "-o", out, spill], check=True)
+
+
 def main():
     path, d, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if len(sys.argv) > 5 and sys.argv[4] == "--merge":
+        run_and_merge(path, sys.argv[5], sys.argv[6:])
     fails = []
     with h5py.File(path, "r") as f:
         for r in range(n):

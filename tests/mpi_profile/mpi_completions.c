@@ -13,13 +13,19 @@
  * statuses and its own arguments tell it:
  *   WAIT wait_index POST post_index send peer tag bytes comm
  * where the indices count this rank's calls of that name, comm is "world"
- * or "P". */
+ * or "P". With argument "exit" it ends with exit() instead of sp_finalize
+ * and MPI_Finalize, leaving its spill files to scope-profiler-merge (an
+ * atexit barrier registered before sp_setup keeps both ranks alive until
+ * both flushed, as mpi_bytes_spill.c). */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "scope_profiler.h"
 
 static FILE *out;
+static void all_flushed(void) { PMPI_Barrier(MPI_COMM_WORLD); }
 static int n_irecv, n_isend, n_start;
 
 static void line(const char *wait, int wi, const char *post, int pi, int send, int peer, int tag,
@@ -41,6 +47,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   if (n % 2) MPI_Abort(MPI_COMM_WORLD, 2);
+  const int die = argc > 1 && strcmp(argv[1], "exit") == 0;
+  if (die) atexit(all_flushed);
   if (sp_setup(NULL) != 0) MPI_Abort(MPI_COMM_WORLD, 3);
   char path[64];
   snprintf(path, sizeof path, "done_%d.txt", rank);
@@ -115,6 +123,7 @@ int main(int argc, char **argv) {
   MPI_Request_free(&pr[1]);
   fclose(out);
   MPI_Comm_free(&p);
+  if (die) exit(0);
   int rc = sp_finalize();
   MPI_Finalize();
   return rc != 0;

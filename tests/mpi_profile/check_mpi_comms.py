@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Checks mpi_comms.c's file with h5py: communicator ids agree across ranks.
 
-usage: check_mpi_comms.py FILE DIR
+usage: check_mpi_comms.py FILE DIR [--columnar]
+
+With --columnar FILE is the columnar layout's file: the MPI_Barrier calls'
+ids come from events/mpi_comms and the table from mpi_comms/{ranks, ids,
+sizes, member_offsets, members} (issue 50 item 1).
 
 DIR holds comms_<r>.txt as each rank of mpi_comms.c wrote it: the name of
 the communicator of each of its MPI_Barrier calls in order, and each
@@ -31,18 +35,46 @@ def read_text(path):
     return barriers, comms
 
 
+def per_rank(f, r):
+    """The per-rank layout: rank r's barrier comm ids, comm_sizes, comm_members."""
+    for g in f[f"rank{r}/regions"].values():
+        name = g.attrs["name"]
+        if (name.decode() if isinstance(name, bytes) else str(name)) == "MPI_Barrier":
+            got = g["comm"][()].tolist()
+    m = f[f"rank{r}/mpi"].attrs
+    return got, m["comm_sizes"].tolist(), m["comm_members"].tolist()
+
+
+def columnar(f, r):
+    """The columnar layout: the same three, from the columns."""
+    names = [x.decode() if isinstance(x, bytes) else str(x)
+             for x in f["region_table/names"][()]]
+    ix = f["rank_region_index"]
+    got = []
+    for k in range(len(ix["ranks"])):
+        if ix["ranks"][k] == r and names[ix["region_ids"][k]] == "MPI_Barrier":
+            o, c = int(ix["event_offsets"][k]), int(ix["event_counts"][k])
+            got = f["events/mpi_comms"][o:o + c].tolist()
+    t = f["mpi_comms"]
+    rows = [k for k in range(len(t["ranks"])) if t["ranks"][k] == r]
+    top = max(int(t["ids"][k]) for k in rows)
+    sizes, members = [0] * (top + 1), []
+    for k in sorted(rows, key=lambda k: int(t["ids"][k])):
+        o, c = int(t["member_offsets"][k]), int(t["sizes"][k])
+        sizes[int(t["ids"][k])] = c
+        members += t["members"][o:o + c].tolist()
+    return got, sizes, members
+
+
 def main():
     path, d = sys.argv[1], sys.argv[2]
+    read = columnar if "--columnar" in sys.argv[3:] else per_rank
     fails = []
     ids = {}  # communicator -> {rank: id}
     with h5py.File(path, "r") as f:
         for r in range(N):
             barriers, comms = read_text(f"{d}/comms_{r}.txt")
-            regs = {}
-            for g in f[f"rank{r}/regions"].values():
-                name = g.attrs["name"]
-                regs[name.decode() if isinstance(name, bytes) else str(name)] = g
-            got = regs["MPI_Barrier"]["comm"][()].tolist()
+            got, sizes, allm = read(f, r)
             if len(got) != len(barriers):
                 fails.append(f"rank{r}: {len(got)} barrier records, program made {len(barriers)}")
                 continue
@@ -56,9 +88,6 @@ def main():
                 fails.append(f"rank{r}: MPI_COMM_WORLD has id {mine.get('world')}, want 0")
             if len(set(mine.values())) != len(mine) or min(mine.values()) < 0:
                 fails.append(f"rank{r}: ids {mine} not distinct and >= 0")
-            m = f[f"rank{r}/mpi"].attrs
-            sizes = m["comm_sizes"].tolist()
-            allm = m["comm_members"].tolist()
             for name, want in comms.items():
                 i = mine.get(name, -1)
                 if not 0 <= i < len(sizes):

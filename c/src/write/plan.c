@@ -104,7 +104,8 @@ int sp__local_build(sp_local_t *l, int rank) {
   }
   p->nthreads = (int32_t)__builtin_popcountll(threads_used);
   if (threads_over > p->nthreads) p->nthreads = threads_over;
-  if (p->time_trace && sp_comms_copy(p) != 0) return SP_ENOMEM;
+  /* The communicators the MPI calls' ids name: only when they were recorded. */
+  if (p->time_trace && st->cfg.profile_mpi && sp_comms_copy(p) != 0) return SP_ENOMEM;
   return sp__meta_snapshot(&p->meta);
 }
 

@@ -113,8 +113,7 @@ static int32_t sp_comm_register(MPI_Comm comm, int32_t id) {
 void sp__mpi_comm_base(void) {
   if (__atomic_load_n(&sp_comm_based, __ATOMIC_ACQUIRE)) return;
   int init = 0, fin = 0;
-  if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
-      fin)
+  if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin)
     return;
   pthread_mutex_lock(&sp_comm_lock);
   if (!sp_comm_based) {
@@ -156,8 +155,7 @@ void sp__mpi_comm_idup_started(MPI_Comm parent, MPI_Comm comm) {
   /* Started now on every member in the same order as the MPI_Comm_idup,
    * so it completes once all of them made that call: before any member
    * may use the new communicator. */
-  if (PMPI_Iallreduce(&p->mine, &p->got, 1, MPI_INT32_T, MPI_MAX, parent, &p->req) !=
-      MPI_SUCCESS) {
+  if (PMPI_Iallreduce(&p->mine, &p->got, 1, MPI_INT32_T, MPI_MAX, parent, &p->req) != MPI_SUCCESS) {
     free(p);
     return;
   }

@@ -328,19 +328,19 @@ SP_F_CALL(file_read_at_all, FILE_READ_AT_ALL, FILE_READ_AT_ALL, 7, FILE_AT)
  * points reach PMPI_ directly, so the new communicator's id is agreed
  * here, from its Fortran handle (argument `out`; an mpi_f08 handle is one
  * integer too). Not timed. ierror is optional in mpi_f08 (NULL). */
-#define SP_F_MADE_WRAPPER(fn, pname, n, out)                                   \
-  SP_EXPORT void fn(SP_PARAMS##n);                                             \
-  void fn(SP_PARAMS##n) {                                                      \
-    static void *real;                                                         \
+#define SP_F_MADE_WRAPPER(fn, pname, n, out)                                     \
+  SP_EXPORT void fn(SP_PARAMS##n);                                               \
+  void fn(SP_PARAMS##n) {                                                        \
+    static void *real;                                                           \
     void (*p)(SP_PARAMS##n) = (void (*)(SP_PARAMS##n))sp_f_lookup(&real, pname); \
-    void *a_[] = {SP_ARGS##n};                                                 \
-    if (!p) {                                                                  \
-      if (a_[n - 1]) *(MPI_Fint *)a_[n - 1] = MPI_ERR_OTHER;                   \
-      return;                                                                  \
-    }                                                                          \
-    p(SP_ARGS##n);                                                             \
-    if (!a_[n - 1] || *(const MPI_Fint *)a_[n - 1] == MPI_SUCCESS)             \
-      sp__mpi_comm_created(PMPI_Comm_f2c(*(const MPI_Fint *)a_[out]));         \
+    void *a_[] = {SP_ARGS##n};                                                   \
+    if (!p) {                                                                    \
+      if (a_[n - 1]) *(MPI_Fint *)a_[n - 1] = MPI_ERR_OTHER;                     \
+      return;                                                                    \
+    }                                                                            \
+    p(SP_ARGS##n);                                                               \
+    if (!a_[n - 1] || *(const MPI_Fint *)a_[n - 1] == MPI_SUCCESS)               \
+      sp__mpi_comm_created(PMPI_Comm_f2c(*(const MPI_Fint *)a_[out]));           \
   }
 #define SP_F_MADE(lower, upper, n, out)                          \
   SP_F_MADE_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", n, out)  \
@@ -391,10 +391,10 @@ SP_F_MADE(intercomm_merge, INTERCOMM_MERGE, 4, 2)
     sp__mpi_comm_forget(PMPI_Comm_f2c(*(const MPI_Fint *)a1));               \
     p(SP_ARGS2);                                                             \
   }
-#define SP_F_SPELLINGS(W, lower)                    \
-  W(mpi_##lower##_, "pmpi_" #lower "_")             \
-  W(mpi_##lower##__, "pmpi_" #lower "_")            \
-  W(mpi_##lower, "pmpi_" #lower "_")                \
+#define SP_F_SPELLINGS(W, lower)         \
+  W(mpi_##lower##_, "pmpi_" #lower "_")  \
+  W(mpi_##lower##__, "pmpi_" #lower "_") \
+  W(mpi_##lower, "pmpi_" #lower "_")     \
   W(mpi_##lower##_f08_, "pmpi_" #lower "_f08_")
 SP_F_SPELLINGS(SP_F_IDUP_WRAPPER, comm_idup)
 SP_F_IDUP_WRAPPER(MPI_COMM_IDUP, "pmpi_comm_idup_")

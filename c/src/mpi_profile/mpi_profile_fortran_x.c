@@ -152,8 +152,8 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     x->peer = sp__mpi_peer(I(3));
     if (x->code >= SP_MPI_CALL_ISEND && x->code <= SP_MPI_CALL_IRSEND && I(3) >= 0 &&
         (!a[7] || I(7) == MPI_SUCCESS)) { /* a nonblocking send: until its wait */
-      const sp_req_val_t v = {x->bytes, x->call, I(3), 0, I(4), sp__mpi_comm_id(C(5)), x->h,
-                              sp__mpi_thread()};
+      const sp_req_val_t v = {x->bytes, x->call,         I(3), 0, I(4), sp__mpi_comm_id(C(5)),
+                              x->h,     sp__mpi_thread()};
       sp__mpi_req_post(PMPI_Request_f2c(I(6)), &v);
     }
     break;
@@ -162,8 +162,7 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     break;
   case SP_FX_IRECV:
     if (!a[7] || I(7) == MPI_SUCCESS) {
-      const sp_req_val_t v = {0, x->call, -1, 1, -1, sp__mpi_comm_id(C(5)), x->h,
-                              sp__mpi_thread()};
+      const sp_req_val_t v = {0, x->call, -1, 1, -1, sp__mpi_comm_id(C(5)), x->h, sp__mpi_thread()};
       sp__mpi_req_post(PMPI_Request_f2c(I(6)), &v);
     }
     break;
@@ -381,6 +380,12 @@ void sp__fx_persist(void **a, int recv) {
   const int32_t comm = sp__mpi_comm_id(C(5));
   const sp_req_val_t v = recv ? (sp_req_val_t){0, -1, -1, 1, -1, comm, -1, -1}
                               : (sp_req_val_t){I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0,
-                                               -1, sp__mpi_peer(I(3)), 0, I(4), comm, -1, -1};
+                                               -1,
+                                               sp__mpi_peer(I(3)),
+                                               0,
+                                               I(4),
+                                               comm,
+                                               -1,
+                                               -1};
   sp__mpi_req_persist(r, &v);
 }

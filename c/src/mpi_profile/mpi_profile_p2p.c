@@ -32,14 +32,14 @@ static int sp_isend(int h, int on, int rc, const MPI_Request *req, int64_t bytes
   }
   return rc;
 }
-#define SP_ISEND(ID, NAME)                                                                        \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                 MPI_Request *req) {                                                              \
-    int h = sp__mpi_call_handle(SP_MPI_CALL_##ID);                                                \
-    if (SP_LIKELY(h < 0)) return PMPI_##NAME(buf, count, type, dest, tag, comm, req);             \
-    int on = sp__mpi_begin(h);                                                                    \
-    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
-    sp_stop(h);                                                                                   \
+#define SP_ISEND(ID, NAME)                                                                         \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,  \
+                 MPI_Request *req) {                                                               \
+    int h = sp__mpi_call_handle(SP_MPI_CALL_##ID);                                                 \
+    if (SP_LIKELY(h < 0)) return PMPI_##NAME(buf, count, type, dest, tag, comm, req);              \
+    int on = sp__mpi_begin(h);                                                                     \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                  \
+    sp_stop(h);                                                                                    \
     return sp_isend(h, on, rc, req, dest >= 0 ? sp__mpi_tbytes(count, type) : 0, dest, tag, comm); \
   }
 SP_SEND(SEND, Send)
@@ -95,8 +95,14 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
                  MPI_Request *req) {                                                              \
     int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
     if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0) {                       \
-      const sp_req_val_t v = {dest >= 0 ? sp__mpi_tbytes(count, type) : 0, -1, sp__mpi_peer(dest), \
-                              0, tag, sp__mpi_comm_id(comm), -1, -1};                             \
+      const sp_req_val_t v = {dest >= 0 ? sp__mpi_tbytes(count, type) : 0,                        \
+                              -1,                                                                 \
+                              sp__mpi_peer(dest),                                                 \
+                              0,                                                                  \
+                              tag,                                                                \
+                              sp__mpi_comm_id(comm),                                              \
+                              -1,                                                                 \
+                              -1};                                                                \
       sp__mpi_req_persist(*req, &v);                                                              \
     }                                                                                             \
     return rc;                                                                                    \

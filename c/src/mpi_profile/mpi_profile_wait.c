@@ -29,7 +29,7 @@ typedef struct sp_wait_copy {
   unsigned char stack_marks[2 * SP_ON_STACK];
   MPI_Request *req;
   MPI_Status *st;
-  sp_req_val_t *vals; /* [n]: what each taken request is */
+  sp_req_val_t *vals;   /* [n]: what each taken request is */
   unsigned char *taken; /* [n]: a receive taken out of the table */
   unsigned char *done;  /* [n]: completed by the call */
   int n;

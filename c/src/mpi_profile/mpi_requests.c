@@ -141,9 +141,8 @@ void sp__mpi_req_got(const unsigned char *taken, const sp_req_val_t *vals, const
     int i = idx ? idx[j] : j;
     if (i < 0 || (taken && !taken[i])) continue;
     const sp_req_val_t *v = &vals[i];
-    sp_mpi_done_t d = {wait_call, v->post_call, v->bytes, wait_region, v->post_region,
-                       thread,    v->post_thread, v->peer, v->tag,    v->comm,
-                       !v->recv};
+    sp_mpi_done_t d = {wait_call,      v->post_call, v->bytes, wait_region, v->post_region, thread,
+                       v->post_thread, v->peer,      v->tag,   v->comm,     !v->recv};
     if (v->recv) {
       int64_t b;
       int32_t p;

@@ -11,12 +11,12 @@
  * its bytes; and, for the completion record (mpi_extra.h sp_mpi_done_t),
  * its tag, communicator and the call that posted it. */
 typedef struct sp_req_val {
-  int64_t bytes;     /* a send's bytes (count x type size) */
-  int64_t post_call; /* the posting call's index on post_thread; -1 not recorded */
-  int32_t peer;      /* a send's destination; -1 for a receive */
-  int32_t recv;      /* 1: a receive */
-  int32_t tag;       /* a send's tag; -1 for a receive (the status tells it) */
-  int32_t comm;      /* the communicator's id */
+  int64_t bytes;                    /* a send's bytes (count x type size) */
+  int64_t post_call;                /* the posting call's index on post_thread; -1 not recorded */
+  int32_t peer;                     /* a send's destination; -1 for a receive */
+  int32_t recv;                     /* 1: a receive */
+  int32_t tag;                      /* a send's tag; -1 for a receive (the status tells it) */
+  int32_t comm;                     /* the communicator's id */
   int32_t post_region, post_thread; /* region handles; thread index */
 } sp_req_val_t;
 
@@ -43,9 +43,9 @@ SP_HIDDEN void sp__mpi_req_put_back(const MPI_Request *before, const unsigned ch
  * receive adds its bytes and source to *bytes and *peer (the one source,
  * or -1 when several or none); each, receive or send, is one completion
  * record of the wait call `wait_call` of region `wait_region`. */
-SP_HIDDEN void sp__mpi_req_got(const unsigned char *taken, const sp_req_val_t *vals,
-                               const int *idx, int m, const MPI_Status *st, int32_t wait_region,
-                               int64_t wait_call, int64_t *bytes, int32_t *peer);
+SP_HIDDEN void sp__mpi_req_got(const unsigned char *taken, const sp_req_val_t *vals, const int *idx,
+                               int m, const MPI_Status *st, int32_t wait_region, int64_t wait_call,
+                               int64_t *bytes, int32_t *peer);
 
 /* ---- persistent requests (MPI_Send_init, MPI_Recv_init, ...) ---- */
 /* Remembers a persistent request: what it will post at each start

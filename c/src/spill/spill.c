@@ -306,7 +306,8 @@ int sp__spill_mpi_done(const sp_mpi_done_t *d, int64_t n) {
   pthread_mutex_lock(&sp__state.lock);
   int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
   if (rc == 0) rc = sp_spill_prepare(-1);
-  if (rc == 0) rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_DONE, &n, sizeof n, d, (size_t)n * sizeof *d);
+  if (rc == 0)
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_DONE, &n, sizeof n, d, (size_t)n * sizeof *d);
   pthread_mutex_unlock(&sp__state.lock);
   return rc;
 }

@@ -28,7 +28,8 @@ typedef struct sp_done_head {
 
 int sp__done_index_record(sp_spill_file_t *f, uint64_t len, int64_t off) {
   int64_t n = 0;
-  if (len < sizeof n || pread(f->fd, &n, sizeof n, (off_t)off) != (ssize_t)sizeof n) return SP_ESPILL;
+  if (len < sizeof n || pread(f->fd, &n, sizeof n, (off_t)off) != (ssize_t)sizeof n)
+    return SP_ESPILL;
   if (n < 0 || (uint64_t)n != (len - sizeof n) / sizeof(sp_mpi_done_t) ||
       (len - sizeof n) % sizeof(sp_mpi_done_t) != 0)
     return SP_ESPILL;
@@ -103,8 +104,8 @@ static int sp_names_attr(hid_t g, const char *names, int64_t nnames) {
 }
 
 /* One column of the records: field at byte offset off, 4 or 8 bytes. */
-static int sp_done_column(hid_t g, const char *name, const sp_mpi_done_t *d, int64_t n,
-                          size_t off, int wide) {
+static int sp_done_column(hid_t g, const char *name, const sp_mpi_done_t *d, int64_t n, size_t off,
+                          int wide) {
   void *col = malloc((size_t)(n > 0 ? n : 1) * (wide ? 8 : 4));
   if (!col) return SP_ENOMEM;
   for (int64_t i = 0; i < n; i++) /* the blob may not be aligned for the records */
@@ -180,8 +181,10 @@ int sp__done_finalize(sp_par_t *par, const char *partial_path, const sp_spill_fi
     free(blob);
   } else {
     offs = malloc(2 * sizeof *offs);
-    if (offs) offs[0] = 0, offs[1] = len, all = blob;
-    else free(blob), grc = SP_ENOMEM;
+    if (offs)
+      offs[0] = 0, offs[1] = len, all = blob;
+    else
+      free(blob), grc = SP_ENOMEM;
   }
   if (grc == 0 && par->rank == 0) {
     hid_t f = H5Fopen(partial_path, H5F_ACC_RDWR, H5P_DEFAULT);

@@ -38,13 +38,14 @@ FIXED = {"metadata", "region_table", "region_table/names", "rank_region_index",
          "rank_info/clock_offset_end_ns", "rank_info/clock_offset_end_error_ns",
          "rank_info/trace_truncated_at",
          "rank_info/clock_offset_at_ns", "rank_info/clock_offset_end_at_ns"}
-MPI_COLS = {"events/mpi_bytes", "events/mpi_peers"}
+MPI_COLS = {"events/mpi_bytes", "events/mpi_peers", "events/mpi_tags", "events/mpi_comms"}
 # The per-rank layout's extras: objects of their own, none per rank.
 EXTRAS = {"rank_metadata", "rank_metadata/ranks", "rank_metadata/keys", "rank_metadata/types",
           "rank_metadata/str_values", "rank_metadata/int_values", "rank_metadata/float_values",
           "region_table/source_files", "region_table/source_lines", "samples", "samples/times",
           "samples/rss_bytes", "samples/cpu_ns", "samples/offsets", "samples/counts",
-          "samples/period_ns", "rank_info/peak_rss_bytes"}
+          "samples/period_ns", "rank_info/peak_rss_bytes", "mpi_comms", "mpi_comms/ranks",
+          "mpi_comms/ids", "mpi_comms/sizes", "mpi_comms/member_offsets", "mpi_comms/members"}
 
 
 def fail(msg):
@@ -91,6 +92,8 @@ def read_ranks(path):
                     tid=g["thread_ids"][:] if "thread_ids" in g else np.zeros(n, np.int32),
                     bytes=g["bytes"][:] if "bytes" in g else None,
                     peer=g["peer"][:] if "peer" in g else None,
+                    tag=g["tag"][:] if "tag" in g else None,
+                    comm=g["comm"][:] if "comm" in g else None,
                     src=(text(g.attrs["source_file"]), int(g.attrs["source_lineno"]))
                     if "source_file" in g.attrs else None)
             out[r] = regs
@@ -142,6 +145,8 @@ def main():
         if mpi:
             ev["mpi_bytes"] = f["events/mpi_bytes"][:]
             ev["mpi_peers"] = f["events/mpi_peers"][:]
+            ev["mpi_tags"] = f["events/mpi_tags"][:]
+            ev["mpi_comms"] = f["events/mpi_comms"][:]
         meta = dict(f["metadata"].attrs)
         info = {k: f["rank_info/" + k][:] for k in f["rank_info"]}
     nev = len(ev["start_times"])
@@ -178,7 +183,12 @@ def main():
             if not mpi or not np.array_equal(ev["mpi_bytes"][s], want["bytes"]) or \
                     not np.array_equal(ev["mpi_peers"][s], want["peer"]):
                 fail(f"({r}, {name}): MPI bytes/peers differ")
-        elif mpi and (np.any(ev["mpi_bytes"][s] != -1) or np.any(ev["mpi_peers"][s] != -1)):
+            if want["tag"] is not None and (
+                    not np.array_equal(ev["mpi_tags"][s], want["tag"])
+                    or not np.array_equal(ev["mpi_comms"][s], want["comm"])):
+                fail(f"({r}, {name}): MPI tags/comms differ")
+        elif mpi and (np.any(ev["mpi_bytes"][s] != -1) or np.any(ev["mpi_peers"][s] != -1)
+                      or np.any(ev["mpi_tags"][s] != -1) or np.any(ev["mpi_comms"][s] != -1)):
             fail(f"({r}, {name}): bytes/peers on a region that is not an MPI call")
     left = {k: v for k, v in want_calls.items() if v != 0}
     if left:

@@ -168,7 +168,8 @@ def check(root):
                 continue  # a static inline in the header, or a macro-made name
             users = [c for c, t in sources.items()
                      if c not in homes and re.search(r"\b" + name + r"\b", strip_comments(t))]
-            if not users:
+            inline_use = len(re.findall(r"\b" + name + r"\b", strip_comments(headers[h]))) > 1
+            if not users and not inline_use:  # an inline function of the header calls it
                 line = line_of(headers[h], headers[h].find(name))
                 problems.append(f"{path_of[h]}:{line}: {name} is used only in "
                                 f"{', '.join(sorted(homes))}: make it static there")

@@ -357,10 +357,13 @@ SP_HIDDEN int64_t sp__spill_events_failed(void);
 SP_HIDDEN void sp__spill_session_begin(void);
 /* In a forked child: the parent's descriptor is closed, not written. */
 SP_HIDDEN void sp__spill_fork_child(void);
-/* One SP_SPILL_MPI_EXTRA record: n values (mpi_extra.h) of (region, thread). */
+/* One SP_SPILL_MPI_EXTRA_TC record: n values (mpi_extra.h) of (region, thread). */
 struct sp_mpi_x;
 SP_HIDDEN int sp__spill_mpi_extra(int32_t region, int32_t thread, const struct sp_mpi_x *x,
                                   int64_t n);
+/* One SP_SPILL_MPI_DONE record: n completions of requests (mpi_extra.h). */
+struct sp_mpi_done;
+SP_HIDDEN int sp__spill_mpi_done(const struct sp_mpi_done *d, int64_t n);
 /* Puts new run metadata into the open spill file, if one is open. */
 SP_HIDDEN void sp__spill_meta_now(void);
 /* An MPI rank recording a trace: its spill file is created now, with its
@@ -558,6 +561,11 @@ typedef struct sp_calls_up {
    * sp_finalize, for the session it runs itself (ompt_tool.c). */
   int (*tool_setup)(const sp_config *cfg);
   int (*tool_finalize)(void);
+  /* spill/mpi_extra.c: sp__mpi_extra_flush, whenever a thread's events go
+   * to the spill file, so that its MPI calls' values and completions go
+   * with them (not only 4096 at a time): a SIGKILL loses none of them for
+   * the events it leaves. */
+  void (*mpi_extra_flush)(sp_thread_t *t);
 } sp_calls_up_t;
 SP_HIDDEN extern sp_calls_up_t sp__up;
 

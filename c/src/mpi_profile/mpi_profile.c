@@ -39,6 +39,7 @@ static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
     if (h >= 0) __atomic_store_n(&sp_mpi_handles[call], h + 1, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&sp_mpi_lock);
+  sp__mpi_comm_base(); /* ids 0 and 1 in the table, even when no other is made */
   return h < 0 ? -1 : h;
 }
 

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "mpi_comm_ids.h"
 #include "mpi_extra.h"
 #include "sp_internal.h"
 
@@ -88,6 +89,16 @@ SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
   int sp_rc_ = call;                                         \
   sp_stop(sp_h_);                                            \
   if (sp_on_) sp__mpi_note(sp_h_, (bytes), (int32_t)(peer)); \
+  return sp_rc_
+
+/* The same with the call's tag (-1: none) and communicator (mpi_comm_ids.c). */
+#define SP_MPI_CALL_TC(id, call, bytes, peer, tag, comm)                                      \
+  int sp_h_ = sp__mpi_call_handle(SP_MPI_CALL_##id);                                          \
+  if (SP_LIKELY(sp_h_ < 0)) return call;                                                      \
+  int sp_on_ = sp__mpi_begin(sp_h_);                                                          \
+  int sp_rc_ = call;                                                                          \
+  sp_stop(sp_h_);                                                                             \
+  if (sp_on_) sp__mpi_note_tc(sp_h_, (bytes), (int32_t)(peer), (tag), sp__mpi_comm_id(comm)); \
   return sp_rc_
 
 /* ---- helpers for the values (mpi_profile.c) ---- */

@@ -74,146 +74,150 @@ int64_t sp__mpi_b_reduce_scatter_block(int rc, MPI_Datatype t, MPI_Comm c) {
   return sp__mpi_tbytes((int64_t)rc * (sp__mpi_npeers(c) + 1), t);
 }
 
+/* Every collective names its communicator c; collectives have no tag. */
+#define SP_MPI_CALL_C(id, call, bytes, peer) SP_MPI_CALL_TC(id, call, bytes, peer, -1, c)
+
 /* Each blocking collective, then its nonblocking form (one more argument,
  * the request). */
-int MPI_Barrier(MPI_Comm c) { SP_MPI_CALL(BARRIER, PMPI_Barrier(c), 0, -1); }
+
+int MPI_Barrier(MPI_Comm c) { SP_MPI_CALL_C(BARRIER, PMPI_Barrier(c), 0, -1); }
 int MPI_Ibarrier(MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IBARRIER, PMPI_Ibarrier(c, req), 0, -1);
+  SP_MPI_CALL_C(IBARRIER, PMPI_Ibarrier(c, req), 0, -1);
 }
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
-  SP_MPI_CALL(BCAST, PMPI_Bcast(buf, count, t, root, c), sp__mpi_b_bcast(count, t), -1);
+  SP_MPI_CALL_C(BCAST, PMPI_Bcast(buf, count, t, root, c), sp__mpi_b_bcast(count, t), -1);
 }
 int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IBCAST, PMPI_Ibcast(buf, count, t, root, c, req), sp__mpi_b_bcast(count, t), -1);
+  SP_MPI_CALL_C(IBCAST, PMPI_Ibcast(buf, count, t, root, c, req), sp__mpi_b_bcast(count, t), -1);
 }
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
-  SP_MPI_CALL(REDUCE, PMPI_Reduce(s, r, count, t, op, root, c),
-              sp__mpi_b_reduce(s, count, t, root, c), -1);
+  SP_MPI_CALL_C(REDUCE, PMPI_Reduce(s, r, count, t, op, root, c),
+                sp__mpi_b_reduce(s, count, t, root, c), -1);
 }
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                 MPI_Request *req) {
-  SP_MPI_CALL(IREDUCE, PMPI_Ireduce(s, r, count, t, op, root, c, req),
-              sp__mpi_b_reduce(s, count, t, root, c), -1);
+  SP_MPI_CALL_C(IREDUCE, PMPI_Ireduce(s, r, count, t, op, root, c, req),
+                sp__mpi_b_reduce(s, count, t, root, c), -1);
 }
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  SP_MPI_CALL(ALLREDUCE, PMPI_Allreduce(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
+  SP_MPI_CALL_C(ALLREDUCE, PMPI_Allreduce(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
 }
 int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                    MPI_Request *req) {
-  SP_MPI_CALL(IALLREDUCE, PMPI_Iallreduce(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t),
-              -1);
+  SP_MPI_CALL_C(IALLREDUCE, PMPI_Iallreduce(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t),
+                -1);
 }
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                MPI_Comm c) {
-  SP_MPI_CALL(GATHER, PMPI_Gather(s, sc, st, r, rc, rt, root, c),
-              sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(GATHER, PMPI_Gather(s, sc, st, r, rc, rt, root, c),
+                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
 }
 int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                 MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IGATHER, PMPI_Igather(s, sc, st, r, rc, rt, root, c, req),
-              sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(IGATHER, PMPI_Igather(s, sc, st, r, rc, rt, root, c, req),
+                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
 }
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                 const int displs[], MPI_Datatype rt, int root, MPI_Comm c) {
-  SP_MPI_CALL(GATHERV, PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, c),
-              sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
+  SP_MPI_CALL_C(GATHERV, PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, c),
+                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
 }
 int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                  const int displs[], MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IGATHERV, PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, c, req),
-              sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
+  SP_MPI_CALL_C(IGATHERV, PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, c, req),
+                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
 }
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                 MPI_Comm c) {
-  SP_MPI_CALL(SCATTER, PMPI_Scatter(s, sc, st, r, rc, rt, root, c),
-              sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(SCATTER, PMPI_Scatter(s, sc, st, r, rc, rt, root, c),
+                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
 }
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                  MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(ISCATTER, PMPI_Iscatter(s, sc, st, r, rc, rt, root, c, req),
-              sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(ISCATTER, PMPI_Iscatter(s, sc, st, r, rc, rt, root, c, req),
+                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
 }
 int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
                  int rc, MPI_Datatype rt, int root, MPI_Comm c) {
-  SP_MPI_CALL(SCATTERV, PMPI_Scatterv(s, scs, displs, st, r, rc, rt, root, c),
-              sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(SCATTERV, PMPI_Scatterv(s, scs, displs, st, r, rc, rt, root, c),
+                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
 }
 int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
                   int rc, MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(ISCATTERV, PMPI_Iscatterv(s, scs, displs, st, r, rc, rt, root, c, req),
-              sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
+  SP_MPI_CALL_C(ISCATTERV, PMPI_Iscatterv(s, scs, displs, st, r, rc, rt, root, c, req),
+                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
 }
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                   MPI_Comm c) {
-  SP_MPI_CALL(ALLGATHER, PMPI_Allgather(s, sc, st, r, rc, rt, c),
-              sp__mpi_b_allgather(s, sc, st, NULL, rc, rt, c), -1);
+  SP_MPI_CALL_C(ALLGATHER, PMPI_Allgather(s, sc, st, r, rc, rt, c),
+                sp__mpi_b_allgather(s, sc, st, NULL, rc, rt, c), -1);
 }
 int MPI_Iallgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                    MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IALLGATHER, PMPI_Iallgather(s, sc, st, r, rc, rt, c, req),
-              sp__mpi_b_allgather(s, sc, st, NULL, rc, rt, c), -1);
+  SP_MPI_CALL_C(IALLGATHER, PMPI_Iallgather(s, sc, st, r, rc, rt, c, req),
+                sp__mpi_b_allgather(s, sc, st, NULL, rc, rt, c), -1);
 }
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                    const int displs[], MPI_Datatype rt, MPI_Comm c) {
-  SP_MPI_CALL(ALLGATHERV, PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, c),
-              sp__mpi_b_allgather(s, sc, st, rcs, 0, rt, c), -1);
+  SP_MPI_CALL_C(ALLGATHERV, PMPI_Allgatherv(s, sc, st, r, rcs, displs, rt, c),
+                sp__mpi_b_allgather(s, sc, st, rcs, 0, rt, c), -1);
 }
 int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                     const int displs[], MPI_Datatype rt, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IALLGATHERV, PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, c, req),
-              sp__mpi_b_allgather(s, sc, st, rcs, 0, rt, c), -1);
+  SP_MPI_CALL_C(IALLGATHERV, PMPI_Iallgatherv(s, sc, st, r, rcs, displs, rt, c, req),
+                sp__mpi_b_allgather(s, sc, st, rcs, 0, rt, c), -1);
 }
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                  MPI_Comm c) {
-  SP_MPI_CALL(ALLTOALL, PMPI_Alltoall(s, sc, st, r, rc, rt, c),
-              sp__mpi_b_alltoall(s, NULL, sc, st, NULL, rc, rt, c), -1);
+  SP_MPI_CALL_C(ALLTOALL, PMPI_Alltoall(s, sc, st, r, rc, rt, c),
+                sp__mpi_b_alltoall(s, NULL, sc, st, NULL, rc, rt, c), -1);
 }
 int MPI_Ialltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                   MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IALLTOALL, PMPI_Ialltoall(s, sc, st, r, rc, rt, c, req),
-              sp__mpi_b_alltoall(s, NULL, sc, st, NULL, rc, rt, c), -1);
+  SP_MPI_CALL_C(IALLTOALL, PMPI_Ialltoall(s, sc, st, r, rc, rt, c, req),
+                sp__mpi_b_alltoall(s, NULL, sc, st, NULL, rc, rt, c), -1);
 }
 int MPI_Alltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm c) {
-  SP_MPI_CALL(ALLTOALLV, PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, c),
-              sp__mpi_b_alltoall(s, scs, 0, st, rcs, 0, rt, c), -1);
+  SP_MPI_CALL_C(ALLTOALLV, PMPI_Alltoallv(s, scs, sd, st, r, rcs, rd, rt, c),
+                sp__mpi_b_alltoall(s, scs, 0, st, rcs, 0, rt, c), -1);
 }
 int MPI_Ialltoallv(const void *s, const int scs[], const int sd[], MPI_Datatype st, void *r,
                    const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IALLTOALLV, PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, c, req),
-              sp__mpi_b_alltoall(s, scs, 0, st, rcs, 0, rt, c), -1);
+  SP_MPI_CALL_C(IALLTOALLV, PMPI_Ialltoallv(s, scs, sd, st, r, rcs, rd, rt, c, req),
+                sp__mpi_b_alltoall(s, scs, 0, st, rcs, 0, rt, c), -1);
 }
 int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype t, MPI_Op op,
                        MPI_Comm c) {
-  SP_MPI_CALL(REDUCE_SCATTER, PMPI_Reduce_scatter(s, r, rcs, t, op, c),
-              sp__mpi_b_reduce_scatter(rcs, t, c), -1);
+  SP_MPI_CALL_C(REDUCE_SCATTER, PMPI_Reduce_scatter(s, r, rcs, t, op, c),
+                sp__mpi_b_reduce_scatter(rcs, t, c), -1);
 }
 int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype t, MPI_Op op,
                         MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL(IREDUCE_SCATTER, PMPI_Ireduce_scatter(s, r, rcs, t, op, c, req),
-              sp__mpi_b_reduce_scatter(rcs, t, c), -1);
+  SP_MPI_CALL_C(IREDUCE_SCATTER, PMPI_Ireduce_scatter(s, r, rcs, t, op, c, req),
+                sp__mpi_b_reduce_scatter(rcs, t, c), -1);
 }
 int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype t, MPI_Op op,
                              MPI_Comm c) {
-  SP_MPI_CALL(REDUCE_SCATTER_BLOCK, PMPI_Reduce_scatter_block(s, r, rc, t, op, c),
-              sp__mpi_b_reduce_scatter_block(rc, t, c), -1);
+  SP_MPI_CALL_C(REDUCE_SCATTER_BLOCK, PMPI_Reduce_scatter_block(s, r, rc, t, op, c),
+                sp__mpi_b_reduce_scatter_block(rc, t, c), -1);
 }
 int MPI_Ireduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                               MPI_Request *req) {
-  SP_MPI_CALL(IREDUCE_SCATTER_BLOCK, PMPI_Ireduce_scatter_block(s, r, rc, t, op, c, req),
-              sp__mpi_b_reduce_scatter_block(rc, t, c), -1);
+  SP_MPI_CALL_C(IREDUCE_SCATTER_BLOCK, PMPI_Ireduce_scatter_block(s, r, rc, t, op, c, req),
+                sp__mpi_b_reduce_scatter_block(rc, t, c), -1);
 }
 int MPI_Scan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  SP_MPI_CALL(SCAN, PMPI_Scan(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
+  SP_MPI_CALL_C(SCAN, PMPI_Scan(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
 }
 int MPI_Iscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
               MPI_Request *req) {
-  SP_MPI_CALL(ISCAN, PMPI_Iscan(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t), -1);
+  SP_MPI_CALL_C(ISCAN, PMPI_Iscan(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t), -1);
 }
 int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  SP_MPI_CALL(EXSCAN, PMPI_Exscan(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
+  SP_MPI_CALL_C(EXSCAN, PMPI_Exscan(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
 }
 int MPI_Iexscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c,
                 MPI_Request *req) {
-  SP_MPI_CALL(IEXSCAN, PMPI_Iexscan(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t), -1);
+  SP_MPI_CALL_C(IEXSCAN, PMPI_Iexscan(s, r, count, t, op, c, req), sp__mpi_b_twice(count, t), -1);
 }

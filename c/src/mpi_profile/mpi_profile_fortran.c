@@ -191,8 +191,11 @@ static void *sp_f_lookup(void **cache, const char *name) {
     int on_ = sp__mpi_begin(h_);                                                 \
     p(SP_ARR##n);                                                                \
     sp_stop(h_);                                                                 \
+    x_.code = SP_MPI_CALL_##id;                                                  \
+    x_.h = h_;                                                                   \
+    x_.call = on_ ? sp__mpi_x_count(h_) : -1;                                    \
     sp__fx_after(SP_FX_##kind, a_, &x_);                                         \
-    if (on_) sp__mpi_note(h_, x_.bytes, x_.peer);                                \
+    if (on_) sp__mpi_note_tc(h_, x_.bytes, x_.peer, x_.tag, x_.comm);            \
   }
 
 /* All spellings of a call: mpif.h/`use mpi` (four manglings) and mpi_f08. */
@@ -320,3 +323,82 @@ SP_F_CALL(file_write_at, FILE_WRITE_AT, FILE_WRITE_AT, 7, FILE_AT)
 SP_F_CALL(file_read_at, FILE_READ_AT, FILE_READ_AT, 7, FILE_AT)
 SP_F_CALL(file_write_at_all, FILE_WRITE_AT_ALL, FILE_WRITE_AT_ALL, 7, FILE_AT)
 SP_F_CALL(file_read_at_all, FILE_READ_AT_ALL, FILE_READ_AT_ALL, 7, FILE_AT)
+
+/* Calls that make a communicator (mpi_comm_create.c): the Fortran entry
+ * points reach PMPI_ directly, so the new communicator's id is agreed
+ * here, from its Fortran handle (argument `out`; an mpi_f08 handle is one
+ * integer too). Not timed. ierror is optional in mpi_f08 (NULL). */
+#define SP_F_MADE_WRAPPER(fn, pname, n, out)                                     \
+  SP_EXPORT void fn(SP_PARAMS##n);                                               \
+  void fn(SP_PARAMS##n) {                                                        \
+    static void *real;                                                           \
+    void (*p)(SP_PARAMS##n) = (void (*)(SP_PARAMS##n))sp_f_lookup(&real, pname); \
+    void *a_[] = {SP_ARGS##n};                                                   \
+    if (!p) {                                                                    \
+      if (a_[n - 1]) *(MPI_Fint *)a_[n - 1] = MPI_ERR_OTHER;                     \
+      return;                                                                    \
+    }                                                                            \
+    p(SP_ARGS##n);                                                               \
+    if (!a_[n - 1] || *(const MPI_Fint *)a_[n - 1] == MPI_SUCCESS)               \
+      sp__mpi_comm_created(PMPI_Comm_f2c(*(const MPI_Fint *)a_[out]));           \
+  }
+#define SP_F_MADE(lower, upper, n, out)                          \
+  SP_F_MADE_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", n, out)  \
+  SP_F_MADE_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", n, out) \
+  SP_F_MADE_WRAPPER(mpi_##lower, "pmpi_" #lower "_", n, out)     \
+  SP_F_MADE_WRAPPER(MPI_##upper, "pmpi_" #lower "_", n, out)     \
+  SP_F_MADE_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", n, out)
+SP_F_MADE(comm_dup, COMM_DUP, 3, 1)
+SP_F_MADE(comm_dup_with_info, COMM_DUP_WITH_INFO, 4, 2)
+SP_F_MADE(comm_split, COMM_SPLIT, 5, 3)
+SP_F_MADE(comm_split_type, COMM_SPLIT_TYPE, 6, 4)
+SP_F_MADE(comm_create, COMM_CREATE, 4, 2)
+SP_F_MADE(comm_create_group, COMM_CREATE_GROUP, 5, 3)
+SP_F_MADE(cart_create, CART_CREATE, 7, 5)
+SP_F_MADE(cart_sub, CART_SUB, 4, 2)
+SP_F_MADE(graph_create, GRAPH_CREATE, 7, 5)
+SP_F_MADE(dist_graph_create, DIST_GRAPH_CREATE, 10, 8)
+SP_F_MADE(dist_graph_create_adjacent, DIST_GRAPH_CREATE_ADJACENT, 11, 9)
+SP_F_MADE(intercomm_create, INTERCOMM_CREATE, 7, 5)
+SP_F_MADE(intercomm_merge, INTERCOMM_MERGE, 4, 2)
+
+/* MPI_Comm_idup (comm, newcomm, request, ierror): the agreement starts
+ * after it; MPI_Comm_free and MPI_Comm_disconnect (comm, ierror): the
+ * handle is forgotten before MPI may give it out again. */
+#define SP_F_IDUP_WRAPPER(fn, pname)                                         \
+  SP_EXPORT void fn(SP_PARAMS4);                                             \
+  void fn(SP_PARAMS4) {                                                      \
+    static void *real;                                                       \
+    void (*p)(SP_PARAMS4) = (void (*)(SP_PARAMS4))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                \
+      if (a4) *(MPI_Fint *)a4 = MPI_ERR_OTHER;                               \
+      return;                                                                \
+    }                                                                        \
+    p(SP_ARGS4);                                                             \
+    if (!a4 || *(const MPI_Fint *)a4 == MPI_SUCCESS)                         \
+      sp__mpi_comm_idup_started(PMPI_Comm_f2c(*(const MPI_Fint *)a1),        \
+                                PMPI_Comm_f2c(*(const MPI_Fint *)a2));       \
+  }
+#define SP_F_FORGET_WRAPPER(fn, pname)                                       \
+  SP_EXPORT void fn(SP_PARAMS2);                                             \
+  void fn(SP_PARAMS2) {                                                      \
+    static void *real;                                                       \
+    void (*p)(SP_PARAMS2) = (void (*)(SP_PARAMS2))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                \
+      if (a2) *(MPI_Fint *)a2 = MPI_ERR_OTHER;                               \
+      return;                                                                \
+    }                                                                        \
+    sp__mpi_comm_forget(PMPI_Comm_f2c(*(const MPI_Fint *)a1));               \
+    p(SP_ARGS2);                                                             \
+  }
+#define SP_F_SPELLINGS(W, lower)         \
+  W(mpi_##lower##_, "pmpi_" #lower "_")  \
+  W(mpi_##lower##__, "pmpi_" #lower "_") \
+  W(mpi_##lower, "pmpi_" #lower "_")     \
+  W(mpi_##lower##_f08_, "pmpi_" #lower "_f08_")
+SP_F_SPELLINGS(SP_F_IDUP_WRAPPER, comm_idup)
+SP_F_IDUP_WRAPPER(MPI_COMM_IDUP, "pmpi_comm_idup_")
+SP_F_SPELLINGS(SP_F_FORGET_WRAPPER, comm_free)
+SP_F_FORGET_WRAPPER(MPI_COMM_FREE, "pmpi_comm_free_")
+SP_F_SPELLINGS(SP_F_FORGET_WRAPPER, comm_disconnect)
+SP_F_FORGET_WRAPPER(MPI_COMM_DISCONNECT, "pmpi_comm_disconnect_")

@@ -55,16 +55,17 @@ static void sp_reqs_before(void **a, int kn, int kr, int ks, sp_fx_t *x) {
   if (n <= 0) return;
   x->reqs = malloc((size_t)n * sizeof *x->reqs);
   x->taken = malloc(2 * (size_t)n);
-  if (!x->reqs || !x->taken) {
-    free(x->reqs), free(x->taken);
-    x->reqs = NULL, x->taken = NULL;
+  x->vals = malloc((size_t)n * sizeof *x->vals);
+  if (!x->reqs || !x->taken || !x->vals) {
+    free(x->reqs), free(x->taken), free(x->vals);
+    x->reqs = NULL, x->taken = NULL, x->vals = NULL;
     return;
   }
   for (int i = 0; i < n; i++) x->reqs[i] = PMPI_Request_f2c(fr[i]);
-  x->pending = sp__mpi_req_take(x->reqs, n, x->taken) > 0;
+  x->pending = sp__mpi_req_take(x->reqs, n, x->taken, x->vals) > 0;
   if (!x->pending) {
-    free(x->reqs), free(x->taken);
-    x->reqs = NULL, x->taken = NULL;
+    free(x->reqs), free(x->taken), free(x->vals);
+    x->reqs = NULL, x->taken = NULL, x->vals = NULL;
   } else if (ks >= 0 && a[ks] == (void *)MPI_F_STATUSES_IGNORE) {
     x->own_sts = malloc((size_t)n * SP_FST * sizeof(MPI_Fint));
     if (x->own_sts) a[ks] = x->own_sts;
@@ -79,21 +80,22 @@ static void sp_reqs_after(sp_fx_t *x, const int *idx, int m, const MPI_Fint *fs)
   MPI_Status *cs = fs && m > 0 ? malloc((size_t)m * sizeof *cs) : NULL;
   for (int j = 0; cs && j < m; j++) PMPI_Status_f2c(fs + (size_t)j * SP_FST, &cs[j]);
   if (cs && fs != (const MPI_Fint *)MPI_F_STATUSES_IGNORE)
-    sp__mpi_req_got(x->taken, idx, m, cs, &x->bytes, &x->peer);
+    sp__mpi_req_got(x->taken, x->vals, idx, m, cs, x->h, x->call, &x->bytes, &x->peer);
   unsigned char *done = x->taken + x->n;
   memset(done, idx ? 0 : m > 0, (size_t)x->n);
   for (int j = 0; idx && j < m; j++)
     if (idx[j] >= 0 && idx[j] < x->n) done[idx[j]] = 1;
-  sp__mpi_req_put_back(x->reqs, x->taken, done, x->n);
+  sp__mpi_req_put_back(x->reqs, x->taken, done, x->vals, x->n);
   free(cs);
   free(x->reqs);
   free(x->taken);
+  free(x->vals);
   free(x->own_sts);
 }
 
 void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   memset(x, 0, offsetof(sp_fx_t, own));
-  x->peer = -1;
+  x->peer = x->tag = x->comm = -1;
   switch (kind) {
   case SP_FX_RECV:
     sp_own_status(a, 6, x);
@@ -114,7 +116,7 @@ void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   case SP_FX_TEST:
     sp_own_status(a, kind == SP_FX_WAIT ? 1 : 2, x);
     x->one = PMPI_Request_f2c(I(0));
-    x->pending = sp__mpi_req_take(&x->one, 1, NULL);
+    x->pending = sp__mpi_req_take(&x->one, 1, NULL, &x->one_val);
     break;
   case SP_FX_WAITALL:
     sp_reqs_before(a, 0, 1, 2, x);
@@ -148,12 +150,21 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   case SP_FX_SEND:
     x->bytes = I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0;
     x->peer = sp__mpi_peer(I(3));
+    if (x->code >= SP_MPI_CALL_ISEND && x->code <= SP_MPI_CALL_IRSEND && I(3) >= 0 &&
+        (!a[7] || I(7) == MPI_SUCCESS)) { /* a nonblocking send: until its wait */
+      const sp_req_val_t v = {x->bytes, x->call,         I(3), 0, I(4), sp__mpi_comm_id(C(5)),
+                              x->h,     sp__mpi_thread()};
+      sp__mpi_req_post(PMPI_Request_f2c(I(6)), &v);
+    }
     break;
   case SP_FX_RECV:
     sp_fstatus_got(a[6], &x->bytes, &x->peer);
     break;
   case SP_FX_IRECV:
-    sp__mpi_req_recv(PMPI_Request_f2c(I(6)));
+    if (!a[7] || I(7) == MPI_SUCCESS) {
+      const sp_req_val_t v = {0, x->call, -1, 1, -1, sp__mpi_comm_id(C(5)), x->h, sp__mpi_thread()};
+      sp__mpi_req_post(PMPI_Request_f2c(I(6)), &v);
+    }
     break;
   case SP_FX_SENDRECV:
   case SP_FX_SENDRECV_REPLACE:
@@ -172,9 +183,9 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     if (x->pending && (kind == SP_FX_WAIT || I(1))) {
       MPI_Status c;
       PMPI_Status_f2c(a[kind == SP_FX_WAIT ? 1 : 2], &c);
-      sp__mpi_req_got(NULL, NULL, 1, &c, &x->bytes, &x->peer);
+      sp__mpi_req_got(NULL, &x->one_val, NULL, 1, &c, x->h, x->call, &x->bytes, &x->peer);
     } else if (x->pending) {
-      sp__mpi_req_put_back(&x->one, NULL, NULL, 1);
+      sp__mpi_req_put_back(&x->one, NULL, NULL, &x->one_val, 1);
     }
     break;
   case SP_FX_WAITALL:
@@ -191,16 +202,20 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
     break;
   }
   case SP_FX_START:
-    sp__mpi_req_start(x->one, &x->bytes, &x->peer);
+    sp__mpi_req_start(x->one, x->h, x->call, &x->bytes, &x->peer, &x->tag, &x->comm);
     break;
   case SP_FX_STARTALL: {
-    int npeers = 0;
+    int32_t *one[3] = {&x->peer, &x->tag, &x->comm};
+    int many[3] = {0, 0, 0};
     for (int i = 0; i < I(0); i++) {
       int64_t b;
-      int32_t p;
-      if (!sp__mpi_req_start(PMPI_Request_f2c(((const MPI_Fint *)a[1])[i]), &b, &p)) continue;
+      int32_t v[3];
+      if (!sp__mpi_req_start(PMPI_Request_f2c(((const MPI_Fint *)a[1])[i]), x->h, x->call, &b,
+                             &v[0], &v[1], &v[2]))
+        continue;
       x->bytes += b;
-      if (p >= 0 && p != x->peer) x->peer = npeers++ == 0 ? p : -1;
+      for (int k = 0; k < 3; k++)
+        if (v[k] >= 0 && v[k] != *one[k]) *one[k] = many[k]++ == 0 ? v[k] : -1;
     }
     break;
   }
@@ -217,7 +232,85 @@ static void sp_fx_p2p(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   }
 }
 
+/* The tag a received message had, from a Fortran status; -1 when nothing matched. */
+static int32_t sp_fstatus_tag(const void *f) {
+  MPI_Status c;
+  if (PMPI_Status_f2c((const MPI_Fint *)f, &c) != MPI_SUCCESS || c.MPI_SOURCE < 0) return -1;
+  return c.MPI_TAG;
+}
+
+/* Which argument is the communicator, per kind (code: the call, for the
+ * kind NONE, which Barrier shares with Win_fence); -1 for none. */
+static int sp_fx_comm_arg(sp_fx_kind_t kind, int32_t code) {
+  switch (kind) {
+  case SP_FX_NONE:
+    return code == SP_MPI_CALL_BARRIER || code == SP_MPI_CALL_IBARRIER ? 0 : -1;
+  case SP_FX_PROBE:
+  case SP_FX_IPROBE:
+    return 2;
+  case SP_FX_BCAST:
+    return 4;
+  case SP_FX_SEND:
+  case SP_FX_RECV:
+  case SP_FX_IRECV:
+  case SP_FX_TWICE:
+  case SP_FX_REDUCE_SCATTER:
+  case SP_FX_RSBLOCK:
+    return 5;
+  case SP_FX_REDUCE:
+  case SP_FX_ALLGATHER:
+  case SP_FX_ALLTOALL:
+    return 6;
+  case SP_FX_SENDRECV_REPLACE:
+  case SP_FX_GATHER:
+  case SP_FX_SCATTER:
+  case SP_FX_ALLGATHERV:
+    return 7;
+  case SP_FX_GATHERV:
+  case SP_FX_SCATTERV:
+  case SP_FX_ALLTOALLV:
+    return 8;
+  case SP_FX_SENDRECV:
+    return 10;
+  default:
+    return -1;
+  }
+}
+
+/* The call's tag and communicator id by the C rules
+ * (docs/automatic-regions.md "Tags and communicators"). */
+static void sp_fx_tc(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
+  const int k = sp_fx_comm_arg(kind, x->code);
+  if (k >= 0) x->comm = sp__mpi_comm_id(C(k));
+  switch (kind) {
+  case SP_FX_SEND:
+    x->tag = I(3) >= 0 ? I(4) : -1;
+    break;
+  case SP_FX_IRECV:
+    x->tag = I(3) != MPI_PROC_NULL && I(4) >= 0 ? I(4) : -1;
+    break;
+  case SP_FX_RECV:
+    x->tag = sp_fstatus_tag(a[6]);
+    break;
+  case SP_FX_PROBE:
+    x->tag = sp_fstatus_tag(a[3]);
+    break;
+  case SP_FX_IPROBE:
+    x->tag = I(3) ? sp_fstatus_tag(a[4]) : -1;
+    break;
+  case SP_FX_SENDRECV:
+  case SP_FX_SENDRECV_REPLACE: { /* the send tag when the received one is the same */
+    const int32_t rt = sp_fstatus_tag(a[kind == SP_FX_SENDRECV ? 11 : 8]);
+    x->tag = I(3) < 0 ? rt : (rt < 0 || rt == I(4)) ? I(4) : -1;
+    break;
+  }
+  default:
+    break;
+  }
+}
+
 void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
+  sp_fx_tc(kind, a, x);
   switch (kind) {
   case SP_FX_BCAST:
     x->bytes = sp__mpi_b_bcast(I(1), T(2));
@@ -284,8 +377,15 @@ void sp__fx_persist(void **a, int recv) {
   if (sp__mpi_call_handle(SP_MPI_CALL_START) < 0) return;
   if (a[7] && I(7) != MPI_SUCCESS) return;
   MPI_Request r = PMPI_Request_f2c(I(6));
-  if (recv)
-    sp__mpi_req_persist(r, 1, 0, -1);
-  else
-    sp__mpi_req_persist(r, 0, I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0, sp__mpi_peer(I(3)));
+  const int32_t comm = sp__mpi_comm_id(C(5));
+  const sp_req_val_t v = recv ? (sp_req_val_t){0, -1, -1, 1, -1, comm, -1, -1}
+                              : (sp_req_val_t){I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0,
+                                               -1,
+                                               sp__mpi_peer(I(3)),
+                                               0,
+                                               I(4),
+                                               comm,
+                                               -1,
+                                               -1};
+  sp__mpi_req_persist(r, &v);
 }

@@ -51,6 +51,12 @@ typedef enum sp_fx_kind {
 typedef struct sp_fx {
   int64_t bytes;
   int32_t peer;
+  int32_t tag, comm;               /* the call's tag and communicator id, -1: none */
+  int32_t code;                    /* the call's SP_MPI_CALL_* code (set by the wrapper) */
+  int32_t h;                       /* its region (set by the wrapper) */
+  int64_t call;                    /* its index among its region's calls, -1: not recorded */
+  sp_req_val_t one_val;            /* what the single request is */
+  sp_req_val_t *vals;              /* what the n requests are (malloc'd) */
   int pending;                     /* a wait/test had a receive pending (taken out) */
   int n;                           /* its requests */
   MPI_Request one;                 /* a single request, before the call */
@@ -60,8 +66,9 @@ typedef struct sp_fx {
   MPI_Fint own[SP_FX_STATUS_INTS]; /* one status of the wrapper's own */
 } sp_fx_t;
 
-/* Before the call: may replace a status argument in a; after: x->bytes,
- * x->peer, and frees what before took. */
+/* Before the call: may replace a status argument in a; after (x->code and
+ * x->call set): x->bytes, x->peer, x->tag, x->comm, the requests posted
+ * and completed (mpi_requests.h), and frees what before took. */
 SP_HIDDEN void sp__fx_before(sp_fx_kind_t kind, void **a, sp_fx_t *x);
 SP_HIDDEN void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x);
 

@@ -12,17 +12,35 @@
 #include "mpi_profile.h"
 #include "mpi_requests.h"
 
-#define SP_SEND(ID, NAME)                                                          \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, \
-                 MPI_Comm comm) {                                                  \
-    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm),                \
-                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));  \
+#define SP_SEND(ID, NAME)                                                           \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,  \
+                 MPI_Comm comm) {                                                   \
+    SP_MPI_CALL_TC(ID, PMPI_##NAME(buf, count, type, dest, tag, comm),              \
+                   dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest), \
+                   dest >= 0 ? tag : -1, comm);                                     \
   }
-#define SP_ISEND(ID, NAME)                                                                        \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                 MPI_Request *req) {                                                              \
-    SP_MPI_CALL(ID, PMPI_##NAME(buf, count, type, dest, tag, comm, req),                          \
-                dest >= 0 ? sp__mpi_tbytes(count, type) : 0, sp__mpi_peer(dest));                 \
+/* A nonblocking send is remembered until its wait (mpi_requests.c), with
+ * the index of its call, for the completion record. */
+static int sp_isend(int h, int on, int rc, const MPI_Request *req, int64_t bytes, int dest, int tag,
+                    MPI_Comm comm) {
+  const int32_t cid = sp__mpi_comm_id(comm);
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
+  if (on) sp__mpi_note_tc(h, bytes, sp__mpi_peer(dest), dest >= 0 ? tag : -1, cid);
+  if (rc == MPI_SUCCESS && dest >= 0) {
+    const sp_req_val_t v = {bytes, call, dest, 0, tag, cid, h, sp__mpi_thread()};
+    sp__mpi_req_post(*req, &v);
+  }
+  return rc;
+}
+#define SP_ISEND(ID, NAME)                                                                         \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,  \
+                 MPI_Request *req) {                                                               \
+    int h = sp__mpi_call_handle(SP_MPI_CALL_##ID);                                                 \
+    if (SP_LIKELY(h < 0)) return PMPI_##NAME(buf, count, type, dest, tag, comm, req);              \
+    int on = sp__mpi_begin(h);                                                                     \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                  \
+    sp_stop(h);                                                                                    \
+    return sp_isend(h, on, rc, req, dest >= 0 ? sp__mpi_tbytes(count, type) : 0, dest, tag, comm); \
   }
 SP_SEND(SEND, Send)
 SP_SEND(BSEND, Bsend)
@@ -45,7 +63,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   int64_t bytes;
   int32_t peer;
   sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  if (on) sp__mpi_note_tc(h, bytes, peer, peer >= 0 ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }
 
@@ -56,8 +74,14 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   int on = sp__mpi_begin(h);
   int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
   sp_stop(h);
-  if (rc == MPI_SUCCESS) sp__mpi_req_recv(*req);
-  if (on) sp__mpi_note(h, 0, -1);
+  const int32_t cid = sp__mpi_comm_id(comm);
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
+  /* The tag asked for (the one matched is the completing call's to tell). */
+  if (on) sp__mpi_note_tc(h, 0, -1, source != MPI_PROC_NULL && tag >= 0 ? tag : -1, cid);
+  if (rc == MPI_SUCCESS) {
+    const sp_req_val_t v = {0, call, -1, 1, -1, cid, h, sp__mpi_thread()};
+    sp__mpi_req_post(*req, &v);
+  }
   return rc;
 }
 
@@ -70,9 +94,17 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
                  MPI_Request *req) {                                                              \
     int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                                 \
-    if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)                         \
-      sp__mpi_req_persist(*req, 0, dest >= 0 ? sp__mpi_tbytes(count, type) : 0,                   \
-                          sp__mpi_peer(dest));                                                    \
+    if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0) {                       \
+      const sp_req_val_t v = {dest >= 0 ? sp__mpi_tbytes(count, type) : 0,                        \
+                              -1,                                                                 \
+                              sp__mpi_peer(dest),                                                 \
+                              0,                                                                  \
+                              tag,                                                                \
+                              sp__mpi_comm_id(comm),                                              \
+                              -1,                                                                 \
+                              -1};                                                                \
+      sp__mpi_req_persist(*req, &v);                                                              \
+    }                                                                                             \
     return rc;                                                                                    \
   }
 SP_SEND_INIT(Send_init)
@@ -83,8 +115,10 @@ SP_SEND_INIT(Rsend_init)
 int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Request *req) {
   int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
-  if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0)
-    sp__mpi_req_persist(*req, 1, 0, -1);
+  if (rc == MPI_SUCCESS && sp__mpi_call_handle(SP_MPI_CALL_START) >= 0) {
+    const sp_req_val_t v = {0, -1, -1, 1, -1, sp__mpi_comm_id(comm), -1, -1};
+    sp__mpi_req_persist(*req, &v);
+  }
   return rc;
 }
 
@@ -103,13 +137,15 @@ int MPI_Start(MPI_Request *req) {
   int rc = PMPI_Start(req);
   sp_stop(h);
   int64_t bytes = 0;
-  int32_t peer = -1;
-  if (rc == MPI_SUCCESS) sp__mpi_req_start(r, &bytes, &peer);
-  if (on) sp__mpi_note(h, bytes, peer);
+  int32_t peer = -1, tag = -1, comm = -1;
+  if (rc == MPI_SUCCESS)
+    sp__mpi_req_start(r, h, on ? sp__mpi_x_count(h) : -1, &bytes, &peer, &tag, &comm);
+  if (on) sp__mpi_note_tc(h, bytes, peer, tag, comm);
   return rc;
 }
 
-/* The bytes of the sends started; the peer when they all go to one rank. */
+/* The bytes of the sends started; the peer, tag and communicator when
+ * they all have the same. */
 int MPI_Startall(int n, MPI_Request reqs[]) {
   int h = sp__mpi_call_handle(SP_MPI_CALL_STARTALL);
   if (SP_LIKELY(h < 0)) return PMPI_Startall(n, reqs);
@@ -117,31 +153,39 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
   int rc = PMPI_Startall(n, reqs);
   sp_stop(h);
   int64_t bytes = 0;
-  int32_t peer = -1;
-  int npeers = 0;
+  int32_t one[3] = {-1, -1, -1}; /* peer, tag, comm */
+  int many[3] = {0, 0, 0};
+  const int64_t call = on ? sp__mpi_x_count(h) : -1;
   for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
     int64_t b;
-    int32_t p;
-    if (!sp__mpi_req_start(reqs[i], &b, &p)) continue;
+    int32_t v[3];
+    if (!sp__mpi_req_start(reqs[i], h, call, &b, &v[0], &v[1], &v[2])) continue;
     bytes += b;
-    if (p >= 0 && p != peer) peer = npeers++ == 0 ? p : -1;
+    for (int k = 0; k < 3; k++)
+      if (v[k] >= 0 && v[k] != one[k]) one[k] = many[k]++ == 0 ? v[k] : -1;
   }
-  if (on) sp__mpi_note(h, bytes, peer);
+  if (on) sp__mpi_note_tc(h, bytes, one[0], one[1], one[2]);
   return rc;
 }
 
 /* After a Sendrecv or Sendrecv_replace, when the call was recorded (on):
- * notes the bytes sent (count of type, to dest) plus received; the peer
- * when both sides have the same partner, else -1. The type's size is
- * asked only then, so an unrecorded call costs nothing more. */
-static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int count,
-                             MPI_Datatype type) {
+ * notes the bytes sent (count of type, to dest, with stag) plus received;
+ * the peer (tag) when both sides have the same partner (tag), else -1.
+ * The type's size is asked only then, so an unrecorded call costs nothing more. */
+static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int stag,
+                             int count, MPI_Datatype type, MPI_Comm comm) {
   if (!on) return;
   int64_t bytes;
   int32_t src;
   sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &src);
   bytes += dest >= 0 ? sp__mpi_tbytes(count, type) : 0;
-  sp__mpi_note(h, bytes, dest < 0 ? src : (src < 0 || src == dest) ? dest : -1);
+  const int32_t rtag = src >= 0 ? st->MPI_TAG : -1;
+  const int32_t tag = dest < 0 ? rtag : (src < 0 || rtag == stag) ? stag : -1;
+  sp__mpi_note_tc(h, bytes,
+                  dest < 0                   ? src
+                  : (src < 0 || src == dest) ? dest
+                                             : -1,
+                  tag, sp__mpi_comm_id(comm));
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
@@ -157,7 +201,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
   int rc =
       PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
   sp_stop(h);
-  sp_sendrecv_note(h, on, rc, st, dest, scount, stype);
+  sp_sendrecv_note(h, on, rc, st, dest, stag, scount, stype, comm);
   return rc;
 }
 
@@ -171,7 +215,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
   int on = sp__mpi_begin(h);
   int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
   sp_stop(h);
-  sp_sendrecv_note(h, on, rc, st, dest, count, type);
+  sp_sendrecv_note(h, on, rc, st, dest, stag, count, type, comm);
   return rc;
 }
 
@@ -184,7 +228,9 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   int on = sp__mpi_begin(h);
   int rc = PMPI_Probe(source, tag, comm, st);
   sp_stop(h);
-  if (on) sp__mpi_note(h, 0, rc == MPI_SUCCESS && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+  const int got = rc == MPI_SUCCESS && st->MPI_SOURCE >= 0;
+  if (on)
+    sp__mpi_note_tc(h, 0, got ? st->MPI_SOURCE : -1, got ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }
 
@@ -196,7 +242,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   int on = sp__mpi_begin(h);
   int rc = PMPI_Iprobe(source, tag, comm, flag, st);
   sp_stop(h);
+  const int got = rc == MPI_SUCCESS && *flag && st->MPI_SOURCE >= 0;
   if (on)
-    sp__mpi_note(h, 0, rc == MPI_SUCCESS && *flag && st->MPI_SOURCE >= 0 ? st->MPI_SOURCE : -1);
+    sp__mpi_note_tc(h, 0, got ? st->MPI_SOURCE : -1, got ? st->MPI_TAG : -1, sp__mpi_comm_id(comm));
   return rc;
 }

@@ -4,7 +4,9 @@
  * by MPI_Irecv, mpi_requests.c) and their source: the one source, or -1
  * when it completed receives from several or none. Sends and nonblocking
  * collectives stored theirs when they started, so their completion adds
- * nothing. The requests are copied before the call (MPI sets completed
+ * nothing to those. Each receive and send it completed is also one
+ * completion record (mpi_extra.h sp_mpi_done_t) naming this call and the
+ * call that posted the request. The requests are copied before the call (MPI sets completed
  * ones to MPI_REQUEST_NULL) and, when the caller ignores the statuses,
  * the wrapper passes its own; both only when a receive is pending. The
  * receives are taken out of the table before the call (MPI frees a
@@ -23,9 +25,11 @@
 typedef struct sp_wait_copy {
   MPI_Request stack_req[SP_ON_STACK];
   MPI_Status stack_st[SP_ON_STACK];
+  sp_req_val_t stack_vals[SP_ON_STACK];
   unsigned char stack_marks[2 * SP_ON_STACK];
   MPI_Request *req;
   MPI_Status *st;
+  sp_req_val_t *vals;   /* [n]: what each taken request is */
   unsigned char *taken; /* [n]: a receive taken out of the table */
   unsigned char *done;  /* [n]: completed by the call */
   int n;
@@ -35,6 +39,7 @@ static void sp_wait_free(sp_wait_copy_t *c) {
   if (c->req != c->stack_req) free(c->req);
   if (c->st != c->stack_st) free(c->st);
   if (c->taken != c->stack_marks) free(c->taken);
+  if (c->vals != c->stack_vals) free(c->vals);
 }
 
 /* Takes the pending receives among reqs out of the table (before the
@@ -48,18 +53,22 @@ static int sp_wait_prepare(sp_wait_copy_t *c, const MPI_Request *reqs, int n, MP
   if (n <= 0) return 0;
   int big = n > SP_ON_STACK;
   c->taken = big ? malloc(2 * (size_t)n) : c->stack_marks;
-  if (!c->taken) return 0;
+  c->vals = big ? malloc((size_t)n * sizeof *c->vals) : c->stack_vals;
+  if (!c->taken || !c->vals) {
+    if (big) free(c->taken), free(c->vals);
+    return 0;
+  }
   c->done = c->taken + n;
-  if (sp__mpi_req_take(reqs, n, c->taken) == 0) {
-    if (big) free(c->taken);
+  if (sp__mpi_req_take(reqs, n, c->taken, c->vals) == 0) {
+    if (big) free(c->taken), free(c->vals);
     return 0;
   }
   c->req = big ? malloc((size_t)n * sizeof *c->req) : c->stack_req;
   if (c->req) memcpy(c->req, reqs, (size_t)n * sizeof *c->req);
   if (*sts == MPI_STATUSES_IGNORE) c->st = big ? malloc((size_t)n * sizeof *c->st) : c->stack_st;
   if (!c->req || (*sts == MPI_STATUSES_IGNORE && !c->st)) {
-    if (c->req) sp__mpi_req_put_back(c->req, c->taken, NULL, n);
-    if (big) free(c->req), free(c->st), free(c->taken);
+    if (c->req) sp__mpi_req_put_back(c->req, c->taken, NULL, c->vals, n);
+    if (big) free(c->req), free(c->st), free(c->taken), free(c->vals);
     return 0;
   }
   if (c->st) *sts = c->st;
@@ -67,18 +76,19 @@ static int sp_wait_prepare(sp_wait_copy_t *c, const MPI_Request *reqs, int n, MP
 }
 
 /* After the call: the values of the completed requests idx[0..m) (all n
- * when idx is NULL and all is 1), with statuses sts; the receives taken
- * but not completed go back into the table. Frees c. */
+ * when idx is NULL and all is 1), with statuses sts, and their completion
+ * records (the call: region `code`, index wcall); the requests taken but not
+ * completed go back into the table. Frees c. */
 static void sp_wait_finish(sp_wait_copy_t *c, int all, const int *idx, int m, const MPI_Status *sts,
-                           int64_t *bytes, int32_t *peer) {
+                           int32_t code, int64_t wcall, int64_t *bytes, int32_t *peer) {
   if (all) {
-    sp__mpi_req_got(c->taken, NULL, c->n, sts, bytes, peer);
+    sp__mpi_req_got(c->taken, c->vals, NULL, c->n, sts, code, wcall, bytes, peer);
   } else {
     memset(c->done, 0, (size_t)c->n);
     for (int j = 0; idx && j < m; j++)
       if (idx[j] >= 0 && idx[j] < c->n) c->done[idx[j]] = 1;
-    sp__mpi_req_got(c->taken, idx, idx ? m : 0, sts, bytes, peer);
-    sp__mpi_req_put_back(c->req, c->taken, c->done, c->n);
+    sp__mpi_req_got(c->taken, c->vals, idx, idx ? m : 0, sts, code, wcall, bytes, peer);
+    sp__mpi_req_put_back(c->req, c->taken, c->done, c->vals, c->n);
   }
   sp_wait_free(c);
 }
@@ -90,7 +100,7 @@ static void sp_wait_note(int h, int on, sp_wait_copy_t *c, int pending, int all,
                          int m, const MPI_Status *sts) {
   int64_t bytes = 0;
   int32_t peer = -1;
-  if (pending) sp_wait_finish(c, all, idx, m, sts, &bytes, &peer);
+  if (pending) sp_wait_finish(c, all, idx, m, sts, h, on ? sp__mpi_x_count(h) : -1, &bytes, &peer);
   if (on) sp__mpi_note(h, bytes, peer);
 }
 
@@ -99,16 +109,17 @@ static int sp_wait_one(int h, MPI_Request *req, int *flag, MPI_Status *status) {
   MPI_Request before = *req;
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  int took = sp__mpi_req_take(&before, 1, NULL);
+  sp_req_val_t v;
+  int took = sp__mpi_req_take(&before, 1, NULL, &v);
   int on = sp__mpi_begin(h);
   int rc = flag ? PMPI_Test(req, flag, st) : PMPI_Wait(req, st);
   sp_stop(h);
   int64_t bytes = 0;
   int32_t peer = -1;
   if (took && rc == MPI_SUCCESS && (!flag || *flag))
-    sp__mpi_req_got(NULL, NULL, 1, st, &bytes, &peer);
+    sp__mpi_req_got(NULL, &v, NULL, 1, st, h, on ? sp__mpi_x_count(h) : -1, &bytes, &peer);
   else if (took)
-    sp__mpi_req_put_back(&before, NULL, NULL, 1);
+    sp__mpi_req_put_back(&before, NULL, NULL, &v, 1);
   if (on) sp__mpi_note(h, bytes, peer);
   return rc;
 }

@@ -158,6 +158,7 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
+  if (t->mpix && sp__up.mpi_extra_flush) sp__up.mpi_extra_flush(t); /* its MPI values too */
   return rc;
 }
 

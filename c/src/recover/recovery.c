@@ -20,6 +20,7 @@
 #include "out_temp.h"
 #include "par.h"
 #include "raw_write.h"
+#include "completions_write.h"
 #include "samples_write.h"
 
 typedef struct sp_rank_src {
@@ -418,16 +419,21 @@ static int sp_mark_missing(const char *path, const sp_rank_src_t *ranks, int nra
   return rc;
 }
 
-/* SCOPE_PROFILER_SAMPLE_MS's samples of every rank that has some. */
+/* SCOPE_PROFILER_SAMPLE_MS's samples of every rank that has some, and the
+ * MPI request completions (completions_write.c). */
 static int sp_write_samples(const char *path, const sp_rank_src_t *ranks, int nranks) {
   int any = 0;
-  for (int r = 0; r < nranks; r++) any |= ranks[r].used && ranks[r].local.spill.nsamples_chunks > 0;
+  for (int r = 0; r < nranks; r++)
+    any |= ranks[r].used &&
+           (ranks[r].local.spill.nsamples_chunks > 0 || ranks[r].local.spill.ndone_chunks > 0);
   if (!any) return 0;
   hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) return SP_EHDF5;
   int rc = 0;
   for (int r = 0; rc == 0 && r < nranks; r++)
     if (ranks[r].used) rc = sp__samples_recover(file, r, &ranks[r].local.spill);
+  for (int r = 0; rc == 0 && r < nranks; r++) /* the MPI requests' completions */
+    if (ranks[r].used) rc = sp__done_recover(file, r, &ranks[r].local.spill);
   if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;
 }

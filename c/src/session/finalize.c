@@ -30,6 +30,7 @@
 #include "par.h"
 #include "plan.h"
 #include "raw_write.h"
+#include "completions_write.h"
 #include "samples_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
@@ -298,6 +299,11 @@ static int sp_fin_samples(sp_fin_t *f) {
   return sp__samples_finalize(f->par, f->partial, &f->local->spill);
 }
 
+/* The MPI requests waits and tests completed (trace mode, per-rank layout). */
+static int sp_fin_done(sp_fin_t *f) {
+  return sp__done_finalize(f->par, f->partial, &f->local->spill);
+}
+
 /* Published only when HDF5 can open it, to its stored end (file_end.h). */
 static int sp_fin_publish(sp_fin_t *f) {
   sp_state_t *st = &sp__state;
@@ -377,6 +383,7 @@ static const sp_fin_step_t sp_fin_steps[] = {
     {"raw data", sp_fin_raw, sp_fin_if_ranks, SP_FIN_RAW},
     {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED},
     {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
+    {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
 };

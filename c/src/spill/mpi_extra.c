@@ -2,16 +2,21 @@
  *
  * Each thread keeps, per MPI call region, the values of its calls in the
  * order they completed. Up to SP_X_CAP of them stay in memory; a full
- * array goes to the spill file (one SP_SPILL_MPI_EXTRA record) and starts
- * again, so memory stays bounded however many calls a run makes. Reached
+ * array goes to the spill file (one SP_SPILL_MPI_EXTRA_TC record) and
+ * starts again, so memory stays bounded however many calls a run makes.
+ * Whenever the thread's events go to the spill file, all its values and
+ * completions go too (sp__up.mpi_extra_flush, thread_buffers.c), so a
+ * SIGKILL leaves no event without its values. Reached
  * only from the MPI wrappers, never from sp_start/sp_stop of other
  * regions. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_extra.h"
 
 _Static_assert(sizeof(sp_mpi_x_t) == sizeof(sp_event_t), "spill records of 16 bytes");
+_Static_assert(sizeof(sp_mpi_done_t) == 56, "completion records of 56 bytes, no padding");
 
 #define SP_X_FIRST 64 /* values in a region's first array */
 #define SP_X_CAP 4096 /* values kept in memory before a spill (64 KiB) */
@@ -26,6 +31,8 @@ struct sp_mpix {
   unsigned session; /* sp__session + 1 the values belong to */
   int32_t nbufs;    /* entries of bufs, indexed by region handle */
   sp_xbuf_t *bufs;
+  sp_mpi_done_t *done; /* completions (sp__mpi_done_add) */
+  int64_t ndone, done_cap;
 };
 
 /* t's arrays for this session, emptied when they hold an older one's. */
@@ -38,6 +45,7 @@ static struct sp_mpix *sp_mpix_of(sp_thread_t *t) {
   }
   if (m->session != sp__session + 1u) {
     for (int32_t h = 0; h < m->nbufs; h++) m->bufs[h].n = m->bufs[h].spilled = 0;
+    m->ndone = 0;
     m->session = sp__session + 1u;
   }
   return m;
@@ -83,17 +91,161 @@ int sp__mpi_begin(int h) {
   return f->region == h && f->slot >= 0;
 }
 
-static void sp_note(int h, int64_t bytes, int32_t peer) {
+/* The slow way: a new array, a spilled one, or a lost value. */
+static __attribute__((noinline)) void sp_note_slow(int h, sp_mpi_x_t x) {
   sp_thread_t *t = sp__tls;
   sp_xbuf_t *b = t ? sp_xbuf_of(t, h) : NULL;
   if (b && sp_xbuf_room(t, h, b) == 0) {
-    b->x[b->n++] = (sp_mpi_x_t){bytes, peer, 0};
+    b->x[b->n++] = x;
   } else { /* its event stays, its values are written as unknown */
     __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
   }
 }
 
-void sp__mpi_note(int h, int64_t bytes, int32_t peer) { SP_KEEP_ERRNO(sp_note(h, bytes, peer)); }
+/* On every recorded MPI call: a store into the thread's array when it has
+ * room (no call, errno untouched); else the slow way, errno kept. */
+void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm) {
+  const sp_mpi_x_t x = {sp__mpi_x_pack(bytes, comm), peer, tag};
+  const sp_thread_t *t = sp__tls;
+  struct sp_mpix *m = t ? t->mpix : NULL;
+  if (SP_LIKELY(m && m->session == sp__session + 1u && h < m->nbufs)) {
+    sp_xbuf_t *b = &m->bufs[h];
+    if (SP_LIKELY(b->n < b->cap)) {
+      b->x[b->n++] = x;
+      return;
+    }
+  }
+  SP_KEEP_ERRNO(sp_note_slow(h, x));
+}
+
+int64_t sp__mpi_x_count(int h) {
+  const sp_thread_t *t = sp__tls;
+  const struct sp_mpix *m = t ? t->mpix : NULL;
+  if (!m || m->session != sp__session + 1u || h < 0 || h >= m->nbufs) return 0;
+  return m->bufs[h].spilled + m->bufs[h].n;
+}
+
+int32_t sp__mpi_thread(void) {
+  const sp_thread_t *t = sp__tls;
+  return t ? t->index : -1;
+}
+
+static void sp_done_add(const sp_mpi_done_t *d) {
+  sp_thread_t *t = sp__tls;
+  struct sp_mpix *m = t ? sp_mpix_of(t) : NULL;
+  if (!m) return;
+  if (m->ndone == m->done_cap) {
+    if (m->done_cap >= SP_X_CAP && sp__spill_mpi_done(m->done, m->ndone) == 0) {
+      m->ndone = 0;
+    } else { /* spill file unusable: kept in memory, as far as memory goes */
+      int64_t ncap = m->done_cap ? 2 * m->done_cap : SP_X_FIRST;
+      sp_mpi_done_t *nd = realloc(m->done, (size_t)ncap * sizeof *nd);
+      if (!nd) return;
+      m->done = nd;
+      m->done_cap = ncap;
+    }
+  }
+  m->done[m->ndone++] = *d;
+}
+
+void sp__mpi_done_add(const sp_mpi_done_t *d) { SP_KEEP_ERRNO(sp_done_add(d)); }
+
+int64_t sp__mpi_done_mem(const sp_thread_t *t, const sp_mpi_done_t **d) {
+  const struct sp_mpix *m = t ? t->mpix : NULL;
+  if (!m || m->session != sp__session + 1u) return 0;
+  *d = m->done;
+  return m->ndone;
+}
+
+/* ---- communicator ids: this rank's table (mpi_comm_ids.c gives the ids) ---- */
+static pthread_mutex_t sp_comm_lock = PTHREAD_MUTEX_INITIALIZER;
+static int32_t sp_ncomms, sp_comms_cap;
+static int32_t *sp_comm_ids, *sp_comm_sizes; /* in the order set */
+static int64_t *sp_comm_offsets;             /* each one's first member */
+static int64_t sp_nmembers, sp_members_cap;
+static int32_t *sp_comm_members;
+
+static int sp_comm_grow(int32_t size) {
+  if (sp_ncomms == sp_comms_cap) {
+    int32_t ncap = sp_comms_cap ? sp_comms_cap * 2 : 16;
+    int32_t *ni = realloc(sp_comm_ids, (size_t)ncap * sizeof *ni);
+    if (ni) sp_comm_ids = ni;
+    int32_t *ns = realloc(sp_comm_sizes, (size_t)ncap * sizeof *ns);
+    if (ns) sp_comm_sizes = ns;
+    int64_t *no = realloc(sp_comm_offsets, (size_t)ncap * sizeof *no);
+    if (no) sp_comm_offsets = no;
+    if (!ni || !ns || !no) return -1;
+    sp_comms_cap = ncap;
+  }
+  if (sp_nmembers + size > sp_members_cap) {
+    int64_t ncap = sp_members_cap ? sp_members_cap : 64;
+    while (ncap < sp_nmembers + size) ncap *= 2;
+    int32_t *nm = realloc(sp_comm_members, (size_t)ncap * sizeof *nm);
+    if (!nm) return -1;
+    sp_comm_members = nm;
+    sp_members_cap = ncap;
+  }
+  return 0;
+}
+
+int sp__mpi_comm_set(int32_t id, int32_t size, const int32_t *world_ranks) {
+  if (id < 0 || size < 0) return -1;
+  pthread_mutex_lock(&sp_comm_lock);
+  int rc = 0;
+  for (int32_t i = 0; i < sp_ncomms && rc == 0; i++)
+    if (sp_comm_ids[i] == id) rc = -1;
+  if (rc == 0) rc = sp_comm_grow(size);
+  if (rc == 0) {
+    if (size > 0)
+      memcpy(sp_comm_members + sp_nmembers, world_ranks, (size_t)size * sizeof *world_ranks);
+    sp_comm_ids[sp_ncomms] = id;
+    sp_comm_sizes[sp_ncomms] = size;
+    sp_comm_offsets[sp_ncomms++] = sp_nmembers;
+    sp_nmembers += size;
+  }
+  pthread_mutex_unlock(&sp_comm_lock);
+  return rc;
+}
+
+/* Entry of id, or -1 (under the lock). */
+static int32_t sp_comm_entry(int32_t id) {
+  for (int32_t i = 0; i < sp_ncomms; i++)
+    if (sp_comm_ids[i] == id) return i;
+  return -1;
+}
+
+int sp__mpi_comms(int32_t *n, int32_t **sizes, int64_t *nmembers, int32_t **members) {
+  *n = 0;
+  *nmembers = 0;
+  *sizes = *members = NULL;
+  pthread_mutex_lock(&sp_comm_lock);
+  int32_t top = -1;
+  for (int32_t i = 0; i < sp_ncomms; i++) top = sp_comm_ids[i] > top ? sp_comm_ids[i] : top;
+  int rc = 0;
+  if (top >= 0) {
+    *sizes = calloc((size_t)top + 1, sizeof **sizes);
+    *members = malloc((size_t)(sp_nmembers > 0 ? sp_nmembers : 1) * sizeof **members);
+    rc = *sizes && *members ? 0 : SP_ENOMEM;
+  }
+  for (int32_t id = 0; rc == 0 && id <= top; id++) {
+    int32_t e = sp_comm_entry(id);
+    if (e < 0) continue; /* an id of communicators this rank is not in */
+    (*sizes)[id] = sp_comm_sizes[e];
+    memcpy(*members + *nmembers, sp_comm_members + sp_comm_offsets[e],
+           (size_t)sp_comm_sizes[e] * sizeof **members);
+    *nmembers += sp_comm_sizes[e];
+  }
+  pthread_mutex_unlock(&sp_comm_lock);
+  if (rc != 0) {
+    free(*sizes);
+    free(*members);
+    *sizes = *members = NULL;
+    *nmembers = 0;
+    return rc;
+  }
+  *n = top + 1;
+  return 0;
+}
 
 int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x) {
   const struct sp_mpix *m = t ? t->mpix : NULL;
@@ -122,4 +274,5 @@ void sp__mpi_extra_flush(sp_thread_t *t) {
       b->n = 0;
     }
   }
+  if (m->ndone > 0 && sp__spill_mpi_done(m->done, m->ndone) == 0) m->ndone = 0;
 }

@@ -5,25 +5,99 @@
  * follow the stamps' order thread by thread (an MPI call never nests in
  * itself on one thread, so the k-th completed call of a region on a thread
  * is its k-th event), go through the spill file as their own records
- * (SP_SPILL_MPI_EXTRA) and are written as rank<N>/regions/<MPI_Name>/bytes
- * (int64) and /peer (int32) by finalize and recovery (raw_write.c). */
+ * (SP_SPILL_MPI_EXTRA_TC) and are written as rank<N>/regions/<MPI_Name>/bytes
+ * (int64), /peer, /tag and /comm (int32) by finalize and recovery
+ * (raw_write.c). A call's comm is its communicator's id (the same on all
+ * members, mpi_comm_ids.c); the table of ids (size and world ranks of the
+ * members) is kept here too and written as rank<N>/mpi/comm_sizes and
+ * /comm_members (layout.c). */
 #ifndef SP_MPI_EXTRA_H
 #define SP_MPI_EXTRA_H
 
 #include "sp_internal.h"
 
-/* One call's values: 16 bytes, as one event, in memory and in spill files. */
+/* One call's values: 16 bytes, as one event, in memory and in spill files
+ * (SP_SPILL_MPI_EXTRA_TC). The comm id shares the first word with bytes:
+ * 24 bytes a call cost ~2 ns more per recorded call, in memory and in the
+ * spill file's writes (docs/performance.md, "MPI call tag and communicator").
+ * Files of older versions hold {bytes, peer, 0} (SP_SPILL_MPI_EXTRA). */
 typedef struct sp_mpi_x {
-  int64_t bytes; /* payload sent plus received, bytes; -1 where not known */
-  int32_t peer;  /* partner's rank in the communicator; -1 for none/several */
-  int32_t pad;   /* 0 */
+  /* bits 16..63: payload sent plus received, bytes, as a signed 48-bit
+   * number (-1 where not known; larger than 2^47 - 1 saturates); bits
+   * 0..15: the communicator's id + 1 (mpi_comm_ids.h; 0:
+   * not known, also for ids from 65535 on). sp__mpi_x_pack, _bytes, _comm. */
+  uint64_t bytes_comm;
+  int32_t peer; /* partner's rank in the communicator; -1 for none/several */
+  int32_t tag;  /* the message's tag (as matched, for a receive); -1: none or not known */
 } sp_mpi_x_t;
+
+static inline uint64_t sp__mpi_x_pack(int64_t bytes, int32_t comm) {
+  const int64_t max = ((int64_t)1 << 47) - 1;
+  if (bytes > max) bytes = max;
+  if (bytes < -1) bytes = -1;
+  const uint16_t c = comm >= 0 && comm < 0xFFFF ? (uint16_t)(comm + 1) : 0;
+  return ((uint64_t)bytes << 16) | c;
+}
+static inline int64_t sp__mpi_x_bytes(const sp_mpi_x_t *x) {
+  const int64_t b = (int64_t)(x->bytes_comm >> 16);
+  return b & ((int64_t)1 << 47) ? b - ((int64_t)1 << 48) : b;
+}
+static inline int32_t sp__mpi_x_comm(const sp_mpi_x_t *x) {
+  return (int32_t)(x->bytes_comm & 0xFFFF) - 1;
+}
 
 /* Starts the call's region h (sp_start); returns 1 when the call got an
  * event slot, so its values must follow at sp__mpi_end. */
 SP_HIDDEN int sp__mpi_begin(int h);
-/* Appends the values of the call of region h just stopped (sp__mpi_begin gave 1). */
-SP_HIDDEN void sp__mpi_note(int h, int64_t bytes, int32_t peer);
+/* Appends the values of the call of region h just stopped (sp__mpi_begin
+ * gave 1): its bytes, peer, tag and communicator id. errno is kept. */
+SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm);
+/* The same without a tag and communicator (-1 each). */
+static inline void sp__mpi_note(int h, int64_t bytes, int32_t peer) {
+  sp__mpi_note_tc(h, bytes, peer, -1, -1);
+}
+
+/* The table of this rank's communicators (mpi_comm_ids.c gives the ids,
+ * the same on all members): id's size and the world ranks of its members
+ * in its rank order (for an intercommunicator, of its remote group, which
+ * its peers index). 0, or -1 when id is already in the table or out of
+ * memory. Thread-safe; kept for the process's life (ids are not reused). */
+SP_HIDDEN int sp__mpi_comm_set(int32_t id, int32_t size, const int32_t *world_ranks);
+/* The table as rank<N>/mpi has it: *n = the largest id + 1; sizes[id]
+ * (malloc'd; 0 for an id this rank is not a member of); members (malloc'd),
+ * the ids' world ranks one after the other. 0 or SP_ENOMEM; both NULL when
+ * *n is 0. Thread-safe. */
+SP_HIDDEN int sp__mpi_comms(int32_t *n, int32_t **sizes, int64_t *nmembers, int32_t **members);
+
+/* A request that a wait or test completed (docs/automatic-regions.md
+ * "Completions"): a receive posted by MPI_Irecv (or a started Recv_init)
+ * or a send posted by MPI_Isend & co. (or a started *send_init). 56 bytes,
+ * in memory and in spill files (SP_SPILL_MPI_DONE). Calls are named by
+ * their region (its handle; the file names it) and their index
+ * among that region's calls on that thread (its event, as for the values
+ * above); -1 where not recorded. */
+typedef struct sp_mpi_done {
+  int64_t wait_call; /* the completing call's index on thread */
+  int64_t post_call; /* the posting call's index on post_thread */
+  int64_t bytes;     /* receive: from the status; send: count x type size */
+  int32_t wait_region, post_region;
+  int32_t thread, post_thread;
+  int32_t peer; /* receive: its source (from the status); send: its destination */
+  int32_t tag;  /* receive: from the status; send: the tag it used */
+  int32_t comm; /* the communicator's id (mpi_comm_ids.h) */
+  int32_t send; /* 1: a send, 0: a receive */
+} sp_mpi_done_t;
+
+/* This thread's number of values of region h so far (this session): after
+ * sp__mpi_note of a call, that call's index is this - 1. */
+SP_HIDDEN int64_t sp__mpi_x_count(int h);
+/* This thread's index (sp_thread_t.index), -1 when it has none. */
+SP_HIDDEN int32_t sp__mpi_thread(void);
+/* Appends one completion to this thread's list (spilled 4096 at a time,
+ * and by sp__mpi_extra_flush). errno kept. */
+SP_HIDDEN void sp__mpi_done_add(const sp_mpi_done_t *d);
+/* The completions still in t's memory (this session); n returned. */
+SP_HIDDEN int64_t sp__mpi_done_mem(const sp_thread_t *t, const sp_mpi_done_t **d);
 
 /* The values of region h still in t's memory (this session); n returned. */
 SP_HIDDEN int64_t sp__mpi_extra_mem(const sp_thread_t *t, int32_t h, const sp_mpi_x_t **x);

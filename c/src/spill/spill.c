@@ -295,8 +295,19 @@ int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int
   if (rc == 0) rc = sp_spill_prepare(region);
   if (rc == 0) {
     sp_spill_events_t h = {region, thread, n};
-    rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_EXTRA, &h, sizeof h, x, (size_t)n * sizeof *x);
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_EXTRA_TC, &h, sizeof h, x, (size_t)n * sizeof *x);
   }
+  pthread_mutex_unlock(&sp__state.lock);
+  return rc;
+}
+
+/* Like sp__spill_mpi_extra: an int64 count, then the completions. */
+int sp__spill_mpi_done(const sp_mpi_done_t *d, int64_t n) {
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(-1);
+  if (rc == 0)
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_MPI_DONE, &n, sizeof n, d, (size_t)n * sizeof *d);
   pthread_mutex_unlock(&sp__state.lock);
   return rc;
 }

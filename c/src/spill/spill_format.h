@@ -31,7 +31,14 @@ typedef enum sp_spill_type {
   SP_SPILL_SAMPLES = 7, /* sp_spill_samples_t then n x {int64 t_ns, rss, cpu_ns} (sampler.c) */
   /* sp_spill_events_t then n x sp_mpi_x_t {int64 bytes, int32 peer, int32 0}: the
    * values of an MPI call region's next n calls on that thread (mpi_extra.h) */
-  SP_SPILL_MPI_EXTRA = 10,
+  SP_SPILL_MPI_EXTRA = 10, /* written by older versions; read still */
+  /* The same with n x sp_mpi_x_t {uint64 bytes << 16 | comm + 1, int32 peer,
+   * tag}, 16 bytes each: a new kind, so older readers skip it instead of
+   * reading the first word as bytes */
+  SP_SPILL_MPI_EXTRA_TC = 11,
+  /* int64 n, then n x sp_mpi_done_t (56 bytes): requests completed by
+   * waits and tests (mpi_extra.h). 28-31 are the MPI matching records'. */
+  SP_SPILL_MPI_DONE = 28,
   /* Run metadata and source locations (run_meta.c, region_source.c); far
    * from the numbers above so that other new kinds do not collide. Readers
    * that do not know a kind skip it. */

@@ -17,6 +17,12 @@
  *   region_table/source_lines   int64[names], 0: none (the lowest rank's that
  *                               has one); only when some region has one
  *   samples/..., rank_info/peak_rss_bytes   samples_write.c
+ *   mpi_comms/ranks, ids, sizes  int32[C]: one row per (rank, communicator id)
+ *             member_offsets     int64[C], the rank<N>/mpi table's entries of
+ *             members            size > 0; members int32[sum of sizes]: the
+ *                                world ranks of row k's members at
+ *                                [member_offsets[k], + sizes[k]); only when
+ *                                some rank has the table
  *
  * Every rank sends rank 0 its metadata, its regions that have a source
  * and its samples; rank 0 writes them into the finished file with serial
@@ -173,6 +179,46 @@ static int sp_ex_recovered(hid_t file, const sp_local_t *ls, int nranks) {
   return rc;
 }
 
+/* mpi_comms/...: every rank's communicator table (plan.c) as rows. */
+static int sp_ex_comms(hid_t file, const sp_rank_plan_t *plans, int nranks) {
+  int64_t rows = 0, nm = 0;
+  for (int r = 0; r < nranks; r++)
+    for (int32_t id = 0; id < plans[r].ncomms; id++) rows += plans[r].comm_sizes[id] > 0;
+  for (int r = 0; r < nranks; r++) nm += plans[r].ncomm_members;
+  if (rows == 0) return 0;
+  int32_t *ranks = malloc((size_t)rows * sizeof *ranks), *ids = malloc((size_t)rows * sizeof *ids);
+  int32_t *sizes = malloc((size_t)rows * sizeof *sizes);
+  int64_t *offs = malloc((size_t)rows * sizeof *offs);
+  int32_t *members = malloc((size_t)(nm > 0 ? nm : 1) * sizeof *members);
+  int rc = ranks && ids && sizes && offs && members ? 0 : SP_ENOMEM;
+  int64_t k = 0, at = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    const sp_rank_plan_t *p = &plans[r];
+    if (p->ncomm_members > 0)
+      memcpy(members + at, p->comm_members, (size_t)p->ncomm_members * sizeof *members);
+    for (int32_t id = 0, o = 0; id < p->ncomms; o += p->comm_sizes[id], id++) {
+      if (p->comm_sizes[id] <= 0) continue; /* an id of others' communicators */
+      ranks[k] = r, ids[k] = id, sizes[k] = p->comm_sizes[id], offs[k] = at + o;
+      k++;
+    }
+    at += p->ncomm_members;
+  }
+  hid_t g = rc == 0 ? H5Gcreate2(file, "mpi_comms", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (rc == 0 && g < 0) rc = SP_EHDF5;
+  if (rc == 0) rc = sp_ex_numbers(g, "ranks", H5T_NATIVE_INT32, ranks, rows);
+  if (rc == 0) rc = sp_ex_numbers(g, "ids", H5T_NATIVE_INT32, ids, rows);
+  if (rc == 0) rc = sp_ex_numbers(g, "sizes", H5T_NATIVE_INT32, sizes, rows);
+  if (rc == 0) rc = sp_ex_numbers(g, "member_offsets", H5T_NATIVE_INT64, offs, rows);
+  if (rc == 0) rc = sp_ex_numbers(g, "members", H5T_NATIVE_INT32, members, nm);
+  if (g >= 0) H5Gclose(g);
+  free(ranks);
+  free(ids);
+  free(sizes);
+  free(offs);
+  free(members);
+  return rc;
+}
+
 /* Rank 0 (or recovery): every rank's plan and samples into the file;
  * ls: recovery's ranks (the recovered marks), else NULL. */
 static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks, const char *sall,
@@ -186,6 +232,7 @@ static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks
   if (rc == 0) rc = sp_ex_rank_meta(file, plans, nranks);
   if (rc == 0) rc = sp_ex_sources(file, plans, nranks, c);
   if (rc == 0 && sat) rc = sp__samples_columnar(file, nranks, sall, sat);
+  if (rc == 0) rc = sp_ex_comms(file, plans, nranks);
   if (rc == 0 && ls) rc = sp_ex_recovered(file, ls, nranks);
   if (file >= 0 && H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;

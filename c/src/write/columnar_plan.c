@@ -1,7 +1,8 @@
 /* columnar_plan.c - this rank's part of the columnar layout (columnar_plan.h).
  *
  * The events: raw_write.c already puts a rank's events (spilled and in
- * memory, converted to ns, thread ids, MPI bytes and peers) at given file
+ * memory, converted to ns, thread ids, MPI bytes, peers, tags and
+ * communicator ids) at given file
  * offsets in the order of the rank<N> layout. Here it writes them into an
  * anonymous memory file laid out as columns, so both layouts hold the
  * same events in the same order from one piece of code; the mapping of
@@ -36,7 +37,7 @@ typedef struct sp_col_head {
 static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   const int64_t n = c->nevents;
   if (n == 0) return 0;
-  c->map_len = (size_t)n * 32; /* start, end, bytes: 8 each; tid, peer: 4 each */
+  c->map_len = (size_t)n * 40; /* start, end, bytes: 8 each; tid, peer, tag, comm: 4 each */
   int fd = memfd_create("scope-profiler-columnar", MFD_CLOEXEC);
   if (fd < 0) return SP_ENOMEM;
   sp_region_offsets_t *o = calloc((size_t)c->npairs + 1, sizeof *o);
@@ -48,7 +49,9 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
                                  .end_times = 8 * n + 8 * f,
                                  .bytes = x ? 16 * n + 8 * f : -1,
                                  .thread_ids = 24 * n + 4 * f,
-                                 .peer = x ? 28 * n + 4 * f : -1};
+                                 .peer = x ? 28 * n + 4 * f : -1,
+                                 .tag = x ? 32 * n + 4 * f : -1,
+                                 .comm = x ? 36 * n + 4 * f : -1};
     c->any_mpi |= x;
   }
   char path[64];
@@ -70,11 +73,13 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
   c->bytes = (int64_t *)(void *)(m + 16 * n); /* the 8-byte columns first: aligned */
   c->tid = (int32_t *)(void *)(m + 24 * n);
   c->peer = (int32_t *)(void *)(m + 28 * n);
+  c->tag = (int32_t *)(void *)(m + 32 * n);
+  c->comm = (int32_t *)(void *)(m + 36 * n);
   for (int64_t p = 0; p < c->npairs; p++) /* not an MPI call region: unknown */
     for (uint64_t i = c->first[p]; !l->plan.regions[p].mpi_extra && i < c->first[p] + c->count[p];
          i++) {
       c->bytes[i] = -1;
-      c->peer[i] = -1;
+      c->peer[i] = c->tag[i] = c->comm[i] = -1;
     }
   return 0;
 }

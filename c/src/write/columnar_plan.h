@@ -33,10 +33,12 @@ typedef struct sp_col_local {
   int32_t *tid;       /* [nevents] */
   int64_t *bytes;     /* [nevents] MPI call regions' bytes, -1 elsewhere */
   int32_t *peer;      /* [nevents] MPI call regions' peer, -1 elsewhere */
+  int32_t *tag;       /* [nevents] MPI call regions' tag, -1 elsewhere */
+  int32_t *comm;      /* [nevents] MPI call regions' communicator id, -1 elsewhere */
   int64_t *call_id;   /* [nevents] unique within the rank */
   int64_t *parent_id; /* [nevents] the enclosing call's id, -1 for none */
   int any_mpi;        /* some pair has bytes and peers */
-  void *map;          /* the columns start..peer */
+  void *map;          /* the columns start..comm */
   size_t map_len;
   /* The name table, the same on every rank: sorted and distinct, so a
    * region id orders as its name does. */

@@ -26,7 +26,9 @@
  *   events/thread_ids                  int32[E]
  *   events/call_ids, parent_ids        int64[E]   unique within a rank; -1 none
  *   events/mpi_bytes, mpi_peers        int64[E], int32[E], -1 unknown (ours,
- *                                      only when some rank profiled MPI)
+ *   events/mpi_tags, mpi_comms         int32[E], int32[E]; only when some rank
+ *                                      profiled MPI)
+ *   mpi_comms/...                      the communicator table (columnar_extras.c)
  *   rank_info/hostnames                fixed strings[ranks] (ours)
  *   rank_info/threads, events_lost     int32[ranks], int64[ranks] (ours)
  *   rank_info/clock_offset_ns, ..._error_ns, clock_offset_end_ns,
@@ -59,7 +61,7 @@ typedef struct sp_col_column {
   const void *buf; /* this rank's elements */
 } sp_col_column_t;
 
-enum { SP_COL_MAX = 24 };
+enum { SP_COL_MAX = 26 };
 
 /* This rank's values of the rank_info columns. */
 typedef struct sp_col_rank {
@@ -89,6 +91,8 @@ static int sp_col_columns(const sp_col_local_t *c, const uint32_t *ranks, const 
   if (any_mpi) { /* -1 where not an MPI call region (columnar_plan.c) */
     col[n++] = (sp_col_column_t){ev, "mpi_bytes", SP_BY_EVENT, i64, 8, c->bytes};
     col[n++] = (sp_col_column_t){ev, "mpi_peers", SP_BY_EVENT, i32, 4, c->peer};
+    col[n++] = (sp_col_column_t){ev, "mpi_tags", SP_BY_EVENT, i32, 4, c->tag};
+    col[n++] = (sp_col_column_t){ev, "mpi_comms", SP_BY_EVENT, i32, 4, c->comm};
   }
   col[n++] = (sp_col_column_t){rk, "hostnames", SP_BY_RANK, host_type, 64, ri->host};
   col[n++] = (sp_col_column_t){rk, "threads", SP_BY_RANK, i32, 4, &ri->threads};

@@ -91,16 +91,43 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
   return rc ? SP_EHDF5 : 0;
 }
 
-/* An MPI call region's bytes (int64) and peer (int32) datasets; o[0], o[1]
- * their offsets (mpi_extra.h). */
+/* An MPI call region's bytes (int64), peer, tag and comm (int32)
+ * datasets; o[0..3] their offsets (mpi_extra.h). */
 static int sp_mpi_extra_create(hid_t g, int64_t n, hid_t dcpl, int64_t *o) {
-  hid_t d = sp_dataset(g, "bytes", H5T_NATIVE_INT64, n, dcpl, &o[0]);
-  if (d < 0) return SP_EHDF5;
-  H5Dclose(d);
-  d = sp_dataset(g, "peer", H5T_NATIVE_INT32, n, dcpl, &o[1]);
-  if (d < 0) return SP_EHDF5;
-  H5Dclose(d);
+  static const char *const names[4] = {"bytes", "peer", "tag", "comm"};
+  for (int i = 0; i < 4; i++) {
+    hid_t d = sp_dataset(g, names[i], i == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32, n, dcpl, &o[i]);
+    if (d < 0) return SP_EHDF5;
+    H5Dclose(d);
+  }
   return 0;
+}
+
+/* A one-dimensional int32 attribute of n values (n >= 1). */
+static int sp_attr_i32s(hid_t obj, const char *name, const int32_t *v, int64_t n) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t a = H5Acreate2(obj, name, H5T_NATIVE_INT32, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t w = a >= 0 ? H5Awrite(a, H5T_NATIVE_INT32, v) : -1;
+  if (a >= 0) H5Aclose(a);
+  H5Sclose(space);
+  return (a >= 0 && w >= 0) ? 0 : SP_EHDF5;
+}
+
+/* rank<N>/mpi: the communicators the MPI calls' comm ids name, as
+ * attributes comm_sizes (by id) and comm_members (the world ranks of each
+ * id's members in its rank order, one id after the other). Attributes, not
+ * raw datasets: every rank writes the same metadata, so no raw write of
+ * its own is needed. Nothing when no call named one. */
+static int sp_comms_create(hid_t rg, const sp_rank_plan_t *p) {
+  if (p->ncomms <= 0) return 0;
+  hid_t g = H5Gcreate2(rg, "mpi", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return SP_EHDF5;
+  int rc = sp_attr_i32s(g, "comm_sizes", p->comm_sizes, p->ncomms);
+  if (rc == 0 && p->ncomm_members > 0)
+    rc = sp_attr_i32s(g, "comm_members", p->comm_members, p->ncomm_members);
+  H5Gclose(g);
+  return rc;
 }
 
 /* One region group with its attributes and datasets. */
@@ -115,7 +142,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
   int rc = sp__h5_attr_str(g, "name", r->name);
   rc |= sp_attr_i64(g, "num_calls", r->ncalls);
   rc |= sp__layout_region_source(g, r);
-  int64_t o[5] = {-1, -1, -1, -1, -1};
+  int64_t o[7] = {-1, -1, -1, -1, -1, -1, -1};
   if (time_trace) {
     hid_t d = sp_dataset(g, "start_times", H5T_NATIVE_INT64, r->nevents, dcpl, &o[0]);
     if (d < 0)
@@ -142,6 +169,8 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
     off->thread_ids = o[2];
     off->bytes = o[3];
     off->peer = o[4];
+    off->tag = o[5];
+    off->comm = o[6];
   }
   H5Gclose(g);
   return rc ? SP_EHDF5 : 0;
@@ -154,9 +183,11 @@ static int64_t sp_layout_bytes(const sp_rank_plan_t *plans, int nplans) {
   int64_t bytes = 16 * SP_LAYOUT_BLOCK;
   for (int r = 0; r < nplans; r++) {
     bytes += 4096 + sp__layout_meta_bytes(&plans[r]);
+    if (plans[r].ncomms > 0) /* rank<N>/mpi, its attributes and their heap */
+      bytes += 8192 + 8 * ((int64_t)plans[r].ncomms + plans[r].ncomm_members);
     for (int32_t i = 0; i < plans[r].nregions; i++) {
       const sp_plan_region_t *g = &plans[r].regions[i];
-      bytes += 4096 + g->nevents * ((g->thread_ids ? 20 : 16) + (g->mpi_extra ? 12 : 0));
+      bytes += 4096 + g->nevents * ((g->thread_ids ? 20 : 16) + (g->mpi_extra ? 20 : 0));
     }
   }
   return bytes;
@@ -273,6 +304,7 @@ static int sp_layout_fill(hid_t file, const sp_rank_plan_t *plans, int nplans,
     if (rc == 0 && plans[r].trace_truncated_at > 0)
       rc = sp_attr_i64(rg, "trace_truncated_at", plans[r].trace_truncated_at);
     if (rc == 0) rc = sp__layout_rank_meta(rg, plans, nplans, r);
+    if (rc == 0) rc = sp_comms_create(rg, &plans[r]);
     hid_t regions = H5Gcreate2(rg, "regions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (regions < 0) rc = SP_EHDF5;
     for (int32_t i = 0; rc == 0 && i < plans[r].nregions; i++)

@@ -13,6 +13,8 @@ typedef struct sp_region_offsets {
   int64_t thread_ids; /* -1 when not written */
   int64_t bytes;      /* MPI call regions' bytes and peer (mpi_extra.h); -1 when not written */
   int64_t peer;
+  int64_t tag; /* and their tag and communicator id; -1 when not written */
+  int64_t comm;
 } sp_region_offsets_t;
 
 /* Creates path with fapl, the layout of all nplans plans, and returns in

@@ -16,6 +16,16 @@ static int64_t sp_spilled_events(const sp_spill_file_t *s, int32_t h, int32_t th
   return n;
 }
 
+/* The communicator table of the MPI calls' ids (mpi_extra.h). */
+static int sp_comms_copy(sp_rank_plan_t *p) {
+  int32_t n;
+  int64_t nm;
+  if (sp__mpi_comms(&n, &p->comm_sizes, &nm, &p->comm_members) != 0) return SP_ENOMEM;
+  p->ncomms = n;
+  p->ncomm_members = nm;
+  return 0;
+}
+
 int sp__local_build(sp_local_t *l, int rank) {
   const sp_state_t *st = &sp__state;
   memset(l, 0, sizeof *l);
@@ -94,10 +104,14 @@ int sp__local_build(sp_local_t *l, int rank) {
   }
   p->nthreads = (int32_t)__builtin_popcountll(threads_used);
   if (threads_over > p->nthreads) p->nthreads = threads_over;
+  /* The communicators the MPI calls' ids name: only when they were recorded. */
+  if (p->time_trace && st->cfg.profile_mpi && sp_comms_copy(p) != 0) return SP_ENOMEM;
   return sp__meta_snapshot(&p->meta);
 }
 
 void sp__local_free(sp_local_t *l) {
+  free(l->plan.comm_sizes);
+  free(l->plan.comm_members);
   if (l->spill.fd >= 0 || l->spill.chunks) sp__spill_free(&l->spill);
   free(l->threads);
   free(l->plan.regions); /* names belong to the region table */
@@ -125,6 +139,30 @@ static void sp_pack_extra(sp_buf_t *b, const sp_rank_plan_t *p) {
     sp__buf_bytes(b, e->val, e->len);
   }
   sp__buf_i64(b, p->trace_truncated_at);
+  sp__buf_i64(b, p->ncomms);
+  sp__buf_i64(b, p->ncomm_members);
+  if (p->ncomms > 0) sp__buf_put(b, p->comm_sizes, (size_t)p->ncomms * sizeof *p->comm_sizes);
+  if (p->ncomm_members > 0)
+    sp__buf_put(b, p->comm_members, (size_t)p->ncomm_members * sizeof *p->comm_members);
+}
+
+/* The communicator table (sp_pack_extra); sizes must add up to the members. */
+static int sp_unpack_comms(sp_rd_t *r, sp_rank_plan_t *p) {
+  int64_t n = sp__rd_i64(r), nm = sp__rd_i64(r);
+  const int64_t left = (int64_t)(r->end - r->p) / 4;
+  if (r->failed || n < 0 || n > left || nm < 0 || nm > left) return SP_EMPI;
+  if (n == 0) return 0;
+  p->comm_sizes = malloc((size_t)n * sizeof *p->comm_sizes);
+  p->comm_members = malloc((size_t)(nm > 0 ? nm : 1) * sizeof *p->comm_members);
+  if (!p->comm_sizes || !p->comm_members) return SP_ENOMEM;
+  sp__rd_get(r, p->comm_sizes, (size_t)n * sizeof *p->comm_sizes);
+  if (nm > 0) sp__rd_get(r, p->comm_members, (size_t)nm * sizeof *p->comm_members);
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n; i++) sum += p->comm_sizes[i] >= 0 ? p->comm_sizes[i] : INT32_MIN;
+  if (r->failed || sum != nm) return SP_EMPI;
+  p->ncomms = (int32_t)n;
+  p->ncomm_members = nm;
+  return 0;
 }
 
 static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
@@ -149,7 +187,8 @@ static int sp_unpack_extra(sp_rd_t *r, sp_rank_plan_t *p) {
     if (rc != 0) return rc;
   }
   p->trace_truncated_at = sp__rd_i64(r);
-  return r->failed ? SP_EMPI : 0;
+  if (r->failed) return SP_EMPI;
+  return sp_unpack_comms(r, p);
 }
 
 int sp__plan_pack(const sp_rank_plan_t *p, char **blob, int64_t *len) {
@@ -228,5 +267,7 @@ void sp__plan_free(sp_rank_plan_t *p) {
   }
   free(p->regions);
   sp__meta_list_free(&p->meta);
+  free(p->comm_sizes);
+  free(p->comm_members);
   memset(p, 0, sizeof *p);
 }

@@ -40,6 +40,12 @@ typedef struct sp_rank_plan {
   sp_clock_offset_t clock[2];
   sp_plan_region_t *regions;
   sp_meta_list_t meta; /* this rank's run metadata (sp_metadata_set); owned */
+  /* The communicators its MPI calls named (mpi_extra.h): ncomms sizes,
+   * then their members' world ranks one after the other; owned */
+  int32_t ncomms;
+  int32_t *comm_sizes;
+  int64_t ncomm_members;
+  int32_t *comm_members;
 } sp_rank_plan_t;
 
 /* This rank's view: its plan plus where each region's events are. */

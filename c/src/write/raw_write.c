@@ -204,16 +204,21 @@ static int sp_put_region(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_
 
 /* ---- MPI call regions: bytes and peer (mpi_extra.h) ---- */
 
-/* Writes values x[0..k) as positions pos.. of the bytes and peer datasets;
- * x NULL: k values not known (bytes -1, peer -1). */
+/* Writes values x[0..k) as positions pos.. of the bytes, peer, tag and
+ * comm datasets (the last two where o has them); x NULL: k values not
+ * known (-1 each). */
 static int sp_put_x(sp_sink_t *s, const sp_region_offsets_t *o, int64_t pos, const sp_mpi_x_t *x,
                     int64_t k) {
   int64_t *by = sp_block_add(s, o->bytes + pos * 8, k * 8);
   int32_t *pe = sp_block_add(s, o->peer + pos * 4, k * 4);
-  if (!by || !pe) return SP_ENOMEM;
+  int32_t *tg = o->tag >= 0 ? sp_block_add(s, o->tag + pos * 4, k * 4) : NULL;
+  int32_t *cm = o->comm >= 0 ? sp_block_add(s, o->comm + pos * 4, k * 4) : NULL;
+  if (!by || !pe || (o->tag >= 0 && !tg) || (o->comm >= 0 && !cm)) return SP_ENOMEM;
   for (int64_t j = 0; j < k; j++) {
-    by[j] = x ? x[j].bytes : -1;
+    by[j] = x ? sp__mpi_x_bytes(&x[j]) : -1;
     pe[j] = x ? x[j].peer : -1;
+    if (tg) tg[j] = x ? x[j].tag : -1;
+    if (cm) cm[j] = x ? sp__mpi_x_comm(&x[j]) : -1;
   }
   return 0;
 }
@@ -225,8 +230,8 @@ static int sp_put_x_source(sp_sink_t *s, const sp_local_t *l, const sp_region_of
   int64_t done = 0;
   int any;
   while (done < n) {
-    int64_t room = s->cap - s->used - 2 * 8;
-    int64_t k = room > 0 ? room / 12 : 0;
+    int64_t room = s->cap - s->used - 4 * 8; /* padding of four blocks */
+    int64_t k = room > 0 ? room / 20 : 0;
     if (k > n - done) k = n - done;
     if (chunk && k > tmp_cap) k = tmp_cap;
     if (k <= 0) {

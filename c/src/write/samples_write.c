@@ -50,7 +50,7 @@ int sp__samples_index_record(sp_spill_file_t *f, uint64_t len, int64_t off) {
     if (!nc) return SP_ENOMEM;
     f->samples = nc;
   }
-  f->samples[f->nsamples_chunks++] = (sp_spill_chunk_t){-1, 0, h.n, off + (int64_t)sizeof h};
+  f->samples[f->nsamples_chunks++] = (sp_spill_chunk_t){-1, 0, h.n, off + (int64_t)sizeof h, 0};
   if (h.maxrss > f->samples_maxrss) f->samples_maxrss = h.maxrss;
   f->samples_period_ns = h.period_ns;
   return 0;

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "region_source.h"
+#include "completions_write.h"
 #include "samples_write.h"
+#include "mpi_extra.h"
 #include "spill_read.h"
 
 static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
@@ -121,17 +123,19 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
   }
   case SP_SPILL_EVENTS:
-  case SP_SPILL_MPI_EXTRA: { /* both: a head, then n records of 16 bytes */
+  case SP_SPILL_MPI_EXTRA:
+  case SP_SPILL_MPI_EXTRA_TC: { /* all: a head, then n records of 16 bytes */
     sp_spill_events_t e;
+    const uint64_t rec = sizeof(sp_event_t);
     if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
-    /* Division, not e.n * 16: a crafted count must not wrap into a match. */
-    if (e.n < 0 || (h->len - sizeof e) % sizeof(sp_event_t) != 0 ||
-        (uint64_t)e.n != (h->len - sizeof e) / sizeof(sp_event_t))
+    /* Division, not e.n * rec: a crafted count must not wrap into a match. */
+    if (e.n < 0 || (h->len - sizeof e) % rec != 0 || (uint64_t)e.n != (h->len - sizeof e) / rec)
       return SP_ESPILL;
     if (e.region < 0 || e.region >= f->nnames || !f->names[e.region]) return SP_ESPILL;
     if (e.thread < 0 || e.thread >= SP_SPILL_MAX_THREADS) return SP_ESPILL;
-    sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e};
-    if (h->type == SP_SPILL_MPI_EXTRA) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
+    sp_spill_chunk_t c = {e.region, e.thread, e.n, off + (int64_t)sizeof e,
+                          h->type == SP_SPILL_MPI_EXTRA ? 1 : 0};
+    if (h->type != SP_SPILL_EVENTS) return sp_push_chunk(&f->xchunks, &f->nxchunks, c);
     return sp_push_chunk(&f->chunks, &f->nchunks, c);
   }
   case SP_SPILL_LAYOUT: {
@@ -166,6 +170,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp_index_meta(f, h, off);
   case SP_SPILL_SAMPLES:
     return sp__samples_index_record(f, h->len, off); /* samples_write.c */
+  case SP_SPILL_MPI_DONE:
+    return sp__done_index_record(f, h->len, off); /* completions_write.c */
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -270,7 +276,15 @@ int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t 
 int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                      int64_t count, void *out) {
   if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
-  return sp_pread_all(f->fd, out, (size_t)count * 16, c->offset + first * 16) ? SP_EIO : 0;
+  if (sp_pread_all(f->fd, out, (size_t)count * 16, c->offset + first * 16)) return SP_EIO;
+  if (!c->old) return 0;
+  /* An older file's {int64 bytes, int32 peer, 0}: no tag, no communicator. */
+  sp_mpi_x_t *x = out;
+  for (int64_t i = 0; i < count; i++) {
+    x[i].bytes_comm = sp__mpi_x_pack((int64_t)x[i].bytes_comm, -1);
+    x[i].tag = -1;
+  }
+  return 0;
 }
 
 void sp__spill_free(sp_spill_file_t *f) {
@@ -284,6 +298,7 @@ void sp__spill_free(sp_spill_file_t *f) {
   free(f->src_line);
   sp__meta_list_free(&f->meta);
   free(f->samples);
+  free(f->done);
   sp__calib_reset(&f->calib);
   memset(f, 0, sizeof *f);
   f->fd = -1;

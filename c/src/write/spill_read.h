@@ -12,6 +12,7 @@ typedef struct sp_spill_chunk {
   int32_t thread;
   int64_t n;
   int64_t offset; /* file offset of the first event */
+  int64_t old;    /* MPI values: 1 for SP_SPILL_MPI_EXTRA (no tag, no comm) */
 } sp_spill_chunk_t;
 
 typedef struct sp_spill_file {
@@ -27,7 +28,7 @@ typedef struct sp_spill_file {
   sp_clock_offset_t clock[2]; /* SP_SPILL_CLOCK records; valid 0 where none */
   sp_spill_chunk_t *chunks;
   int64_t nchunks;
-  sp_spill_chunk_t *xchunks; /* SP_SPILL_MPI_EXTRA records (mpi_extra.h), in file order */
+  sp_spill_chunk_t *xchunks; /* SP_SPILL_MPI_EXTRA(_TC) records (mpi_extra.h), in file order */
   int64_t nxchunks;
   sp_meta_list_t meta; /* SP_SPILL_META records, the last of each key */
   char **src_file;     /* SP_SPILL_SOURCE by handle; NULL where none */
@@ -37,10 +38,12 @@ typedef struct sp_spill_file {
   int64_t nsamples_chunks;
   int64_t samples_maxrss;    /* the largest ru_maxrss they recorded, bytes */
   int64_t samples_period_ns; /* 0 when the file holds no samples */
-  int64_t damaged_bytes;     /* trailing bytes not forming a whole record */
-  int head_cut;              /* shorter than its header: the writer died creating it */
-  int64_t damaged;           /* records or byte ranges before the tail skipped as damaged */
-  int64_t first_damage;      /* file offset of the first of them */
+  sp_spill_chunk_t *done;    /* SP_SPILL_MPI_DONE records: n and offset used */
+  int64_t ndone_chunks;
+  int64_t damaged_bytes; /* trailing bytes not forming a whole record */
+  int head_cut;          /* shorter than its header: the writer died creating it */
+  int64_t damaged;       /* records or byte ranges before the tail skipped as damaged */
+  int64_t first_damage;  /* file offset of the first of them */
 } sp_spill_file_t;
 
 /* Limits a record must keep to be read (anything beyond is damage). */
@@ -56,7 +59,8 @@ SP_HIDDEN int sp__spill_index(const char *path, sp_spill_file_t *f);
 /* Reads events [first, first+count) of a chunk, as raw ticks. */
 SP_HIDDEN int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                              int64_t count, sp_event_t *out);
-/* Reads values [first, first+count) of an MPI extras chunk (16 bytes each). */
+/* Reads values [first, first+count) of an MPI extras chunk into out as
+ * sp_mpi_x_t (16 bytes each; an older file's get tag and comm -1). */
 SP_HIDDEN int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                                int64_t count, void *out);
 SP_HIDDEN void sp__spill_free(sp_spill_file_t *f);

@@ -221,7 +221,7 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
   if (all != 1) return all == 0 ? 1 : all;
   int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
   int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
-  sp_reader_mpi_t none = {0, 0, NULL, NULL};
+  sp_reader_mpi_t none = {0, 0, NULL, NULL, NULL, NULL};
   sp_row_t *row = NULL;
   int rc = s && e && t ? 0 : SP_EXIT_IO;
   for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
@@ -288,7 +288,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
       fixed ? fixed
             : sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   unsigned char *outer = malloc(iv.n > 0 ? (size_t)iv.n : 1);
-  sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
+  sp_reader_mpi_t mpi = {0, 0, NULL, NULL, NULL, NULL};
   if (rs->mpi && sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi) < 0)
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader)); /* the columns show "-" */
   if (row && mpi.present) row->xhave++;

@@ -13,6 +13,8 @@ void sp_reader_mpi_free(sp_reader_mpi_t *m) {
   if (!m) return;
   free(m->bytes);
   free(m->peer);
+  free(m->tag);
+  free(m->comm);
   memset(m, 0, sizeof *m);
 }
 
@@ -50,6 +52,16 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
     if (rc == 0) rc = sp_mpi_read(r, g, "peer", rr->n, H5T_NATIVE_INT32, out->peer);
     out->n = rr->n;
     out->present = rc == 0;
+  }
+  /* tag and comm (issue 50): optional, files written before them lack them. */
+  if (rc == 0 && out->present && H5Lexists(g, "tag", H5P_DEFAULT) > 0 &&
+      H5Lexists(g, "comm", H5P_DEFAULT) > 0) {
+    size_t n = (size_t)(rr->n > 0 ? rr->n : 1);
+    out->tag = malloc(n * sizeof *out->tag);
+    out->comm = malloc(n * sizeof *out->comm);
+    if (!out->tag || !out->comm) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+    if (rc == 0) rc = sp_mpi_read(r, g, "tag", rr->n, H5T_NATIVE_INT32, out->tag);
+    if (rc == 0) rc = sp_mpi_read(r, g, "comm", rr->n, H5T_NATIVE_INT32, out->comm);
   }
   H5Gclose(g);
   return rc;

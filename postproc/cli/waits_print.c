@@ -251,8 +251,8 @@ int sp_waits_print(const sp_selection_t *sel, const sp_options_t *o) {
   } else if (rc == 0) {
     char note[256];
     snprintf(note, sizeof note,
-             "# wait states (docs/wait-states.md): %lld messages and %lld collective calls "
-             "paired; stamps on rank 0's clock",
+             "# wait states (docs/wait-states.md); paired: %lld messages, %lld collective "
+             "calls; stamps on rank 0's clock",
              (long long)w.pairs, (long long)w.colls);
     sp_waits_table1(&w, rows, n, o->table, note);
     putchar('\n');

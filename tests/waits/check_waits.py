@@ -9,7 +9,8 @@ path, the seconds the rank must wait and the rank and region that caused
 it ("-": the waiter started before the cause's delay, not asked). Each must
 be in --waits' JSON within 1 ms, the cause listed, and each expected wait at
 least 90 ms (150 ms built in, less a 20 ms settle: the phases did what they
-were meant to). Independently of the analysis, the Late Sender of
+were meant to). A line "unpaired REASON COUNT" asks that many calls left
+unpaired for that reason, in the JSON and said on stderr. Independently of the analysis, the Late Sender of
 rank 0 is recomputed from the file with h5py and numpy: its MPI_Recv calls
 with tag 5 paired in order with rank 1's MPI_Send calls with tag 5.
 """
@@ -45,6 +46,29 @@ def h5py_late_sender(path):
         return float(late.sum()) / 1e9
 
 
+def summary_wait_s(pproc, path, expected, rows):
+    """--summary --columns wait_s: per MPI region the expected waits' sum, where
+    every call path of the region with a wait is one the program expects."""
+    out = subprocess.run([pproc, path, "--summary", "--columns", "wait_s", "--format", "json"],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return [f"--summary --columns wait_s: exit {out.returncode} {out.stderr}"]
+    want, paths = {}, set()
+    for line in open(expected):
+        w = line.rstrip("\n").split("\t")
+        if w[0] != "unpaired":
+            want[w[2].split("/")[-1]] = want.get(w[2].split("/")[-1], 0.0) + float(w[3])
+            paths.add(w[2])
+    fails, summary = [], {r["region"]: r for r in json.loads(out.stdout)}
+    for reg, secs in want.items():
+        if any(p.split("/")[-1] == reg and p not in paths for (_, p) in rows):
+            continue  # waits the program does not predict (the sync barriers)
+        got = summary.get(reg, {}).get("wait_s")
+        if got is None or abs(got - secs) > TOL:
+            fails.append(f"--summary wait_s of {reg}: {got}, program {secs:.6f}")
+    return fails
+
+
 def main():
     pproc, path, expected = sys.argv[1:4]
     out = subprocess.run([pproc, path, "--waits", "--format", "json"], capture_output=True,
@@ -57,7 +81,16 @@ def main():
     causes = {(c["state"], c["cause_rank"], c["cause_region"]) for c in got["causes"]}
     fails, n = [], 0
     for line in open(expected):
-        state, rank, cpath, secs, crank, cregion = line.rstrip("\n").split("\t")
+        words = line.rstrip("\n").split("\t")
+        if words[0] == "unpaired":  # unpaired REASON COUNT: in the JSON and said once
+            want, key = int(words[2]), words[1]
+            if got["unpaired"].get(key) != want:
+                fails.append(f"unpaired {key}: {got['unpaired'].get(key)}, want {want}")
+            said = [m for m in out.stderr.splitlines() if "left unpaired" in m]
+            if not any(m.count(f" {want} MPI calls left unpaired: {key}") for m in said):
+                fails.append(f"stderr does not say {want} {key} calls were left unpaired: {said}")
+            continue
+        state, rank, cpath, secs, crank, cregion = words
         rank, secs, crank = int(rank), float(secs), int(crank)
         n += 1
         keys = [k for k in rows if k[0] == rank and k[1].endswith(cpath)]
@@ -68,6 +101,7 @@ def main():
             fails.append(f"{state} rank {rank} {cpath}: {val:.6f} s, program {secs:.6f} s")
         if cregion != "-" and (state, crank, cregion) not in causes:
             fails.append(f"{state} rank {rank}: cause ({crank}, {cregion}) not listed")
+    fails += summary_wait_s(pproc, path, expected, rows)
     ls = h5py_late_sender(path)
     mine = sum(w["late_sender_s"] for (r, p), w in rows.items() if r == 0)
     if abs(ls - mine) > 1e-6:

@@ -7,9 +7,10 @@ EXPECTED is written by waits_delays.c from its own CLOCK_MONOTONIC stamps
 around each call (the profiler's clock): per wait state, rank and call
 path, the seconds the rank must wait and the rank and region that caused
 it ("-": the waiter started before the cause's delay, not asked). Each must
-be in --waits' JSON within 1 ms, the cause listed, and each expected wait at
-least 90 ms (150 ms built in, less a 20 ms settle: the phases did what they
-were meant to). A line "unpaired REASON COUNT" asks that many calls left
+be in --waits' JSON within 1 ms and the cause listed; at least half of them
+must be 90 ms or more (150 ms built in, less a 20 ms settle: the phases did
+what they were meant to; on a loaded node a rank can leave the sync barrier
+so late that its partner is no longer late, and then 0 is expected). A line "unpaired REASON COUNT" asks that many calls left
 unpaired for that reason, in the JSON and said on stderr. Independently of the analysis, the Late Sender of
 rank 0 is recomputed from the file with h5py and numpy: its MPI_Recv calls
 with tag 5 paired in order with rank 1's MPI_Send calls with tag 5.
@@ -57,7 +58,8 @@ def summary_wait_s(pproc, path, expected, rows):
     for line in open(expected):
         w = line.rstrip("\n").split("\t")
         if w[0] != "unpaired":
-            want[w[2].split("/")[-1]] = want.get(w[2].split("/")[-1], 0.0) + float(w[3])
+            reg = w[2].split("/")[-1]
+            want[reg] = want.get(reg, 0.0) + max(0.0, float(w[3]))
             paths.add(w[2])
     fails, summary = [], {r["region"]: r for r in json.loads(out.stdout)}
     for reg, secs in want.items():
@@ -79,7 +81,7 @@ def main():
     got = json.loads(out.stdout)
     rows = {(w["rank"], w["path"]): w for w in got["waits"]}
     causes = {(c["state"], c["cause_rank"], c["cause_region"]) for c in got["causes"]}
-    fails, n = [], 0
+    fails, n, big = [], 0, 0
     for line in open(expected):
         words = line.rstrip("\n").split("\t")
         if words[0] == "unpaired":  # unpaired REASON COUNT: in the JSON and said once
@@ -93,14 +95,17 @@ def main():
         state, rank, cpath, secs, crank, cregion = words
         rank, secs, crank = int(rank), float(secs), int(crank)
         n += 1
+        if secs <= 0:  # the late rank came early after all (a loaded node): no wait
+            secs, cregion = 0.0, "-"
+        big += secs >= 0.09  # 150 ms built in, 20 ms settle
         keys = [k for k in rows if k[0] == rank and k[1].endswith(cpath)]
         val = sum(rows[k][state + "_s"] for k in keys)
-        if secs < 0.09:  # 150 ms built in, 20 ms settle
-            fails.append(f"{state} rank {rank}: the program waited only {secs:.6f} s")
         if abs(val - secs) > TOL:
             fails.append(f"{state} rank {rank} {cpath}: {val:.6f} s, program {secs:.6f} s")
         if cregion != "-" and (state, crank, cregion) not in causes:
             fails.append(f"{state} rank {rank}: cause ({crank}, {cregion}) not listed")
+    if 2 * big < n:
+        fails.append(f"only {big} of {n} waits the program made were 90 ms or more")
     fails += summary_wait_s(pproc, path, expected, rows)
     ls = h5py_late_sender(path)
     mine = sum(w["late_sender_s"] for (r, p), w in rows.items() if r == 0)

@@ -84,38 +84,72 @@ oom:
   return SP_EXIT_IO;
 }
 
+static uint64_t sp_cause_hash(const sp_cause_t *c) {
+  uint64_t h = ((uint64_t)(uint32_t)c->rank << 32 | (uint32_t)c->region) * 0x9e3779b97f4a7c15ULL;
+  return (h ^ (uint64_t)c->state) ^ (h >> 31);
+}
+
+/* Adds x into the table slot[cap] (indices + 1 into *c), growing it. */
+static int sp_cause_add(sp_cause_t **c, int64_t *n, int64_t *ccap, int64_t **slot, int64_t *cap,
+                        const sp_cause_t *x) {
+  if (2 * (*n + 1) > *cap) {
+    int64_t nc = *cap ? *cap * 2 : 256;
+    int64_t *s = calloc((size_t)nc, sizeof *s);
+    sp_cause_t *v = realloc(*c, (size_t)(nc / 2) * sizeof *v);
+    if (!s || !v) {
+      free(s);
+      if (v) *c = v;
+      return SP_EXIT_IO;
+    }
+    *c = v;
+    *ccap = nc / 2;
+    for (int64_t i = 0; i < *n; i++) {
+      uint64_t h = sp_cause_hash(&v[i]) & (uint64_t)(nc - 1);
+      while (s[h]) h = (h + 1) & (uint64_t)(nc - 1);
+      s[h] = i + 1;
+    }
+    free(*slot);
+    *slot = s;
+    *cap = nc;
+  }
+  uint64_t h = sp_cause_hash(x) & (uint64_t)(*cap - 1);
+  for (; (*slot)[h]; h = (h + 1) & (uint64_t)(*cap - 1)) {
+    sp_cause_t *y = &(*c)[(*slot)[h] - 1];
+    if (sp_cause_key_cmp(x, y) == 0) {
+      y->ns += x->ns;
+      y->calls++;
+      return 0;
+    }
+  }
+  (*c)[*n] = *x;
+  (*slot)[h] = ++*n;
+  return 0;
+}
+
 /* Causes of the waits of the selected ranks, summed per (state, rank, region). */
 static int sp_waits_causes(const sp_waits_t *w, const sp_selection_t *sel, sp_cause_t **out,
                            int64_t *n) {
-  int64_t m = 0;
-  for (int j = 0; j < sel->nranks; j++) {
+  sp_cause_t *c = NULL;
+  int64_t m = 0, ccap = 0, cap = 0, *slot = NULL;
+  int rc = 0;
+  for (int j = 0; rc == 0 && j < sel->nranks; j++) {
     const sp_wrank_t *rk = &w->ranks[sel->ranks[j]];
-    for (int64_t i = 0; i < rk->ncalls; i++) m += rk->calls[i].state >= 0;
-  }
-  sp_cause_t *c = malloc((size_t)(m + 1) * sizeof *c);
-  if (!c) return SP_EXIT_IO;
-  m = 0;
-  for (int j = 0; j < sel->nranks; j++) {
-    const sp_wrank_t *rk = &w->ranks[sel->ranks[j]];
-    for (int64_t i = 0; i < rk->ncalls; i++) {
+    for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
       const sp_wcall_t *x = &rk->calls[i];
-      if (x->state >= 0)
-        c[m++] = (sp_cause_t){x->state, x->cause_rank, x->cause_region, x->wait, 1};
+      if (x->state < 0) continue;
+      sp_cause_t one = {x->state, x->cause_rank, x->cause_region, x->wait, 1};
+      rc = sp_cause_add(&c, &m, &ccap, &slot, &cap, &one);
     }
   }
-  qsort(c, (size_t)m, sizeof *c, sp_cause_key_cmp);
-  int64_t u = 0;
-  for (int64_t i = 0; i < m; i++) {
-    if (u > 0 && sp_cause_key_cmp(&c[u - 1], &c[i]) == 0) {
-      c[u - 1].ns += c[i].ns;
-      c[u - 1].calls++;
-    } else {
-      c[u++] = c[i];
-    }
+  free(slot);
+  if (rc) {
+    free(c);
+    return rc;
   }
-  qsort(c, (size_t)u, sizeof *c, sp_cause_cmp);
+  if (c) qsort(c, (size_t)m, sizeof *c, sp_cause_cmp);
   *out = c;
-  *n = u;
+  *n = m;
+  (void)ccap;
   return 0;
 }
 

@@ -56,24 +56,24 @@ typedef enum sp_wop {
 } sp_wop_t;
 sp_wop_t sp_wop_of(const char *name);
 
-/* A call of a rank's call tree (thread 0): regions and MPI calls alike. */
+/* A call of a rank's call tree (thread 0) that is not an MPI call. */
 typedef struct sp_witem {
   int64_t start, end;
   int32_t region, parent, path; /* parent item, -1 for a root; path id */
-  int32_t call;                 /* index in calls[] for an MPI call, else -1 */
 } sp_witem_t;
 
 /* One MPI call of a rank. */
 typedef struct sp_wcall {
   int64_t start, end;
   int64_t wait;         /* ns in its wait state (0: none) */
-  int32_t region, path; /* path: -1 on a worker thread (then the region alone) */
+  int32_t region, path; /* path id (on a worker thread: the region alone) */
   int32_t peer, tag;    /* as recorded */
   int32_t comm;         /* global communicator index (sp_waits_t.comms), -1 unknown */
   int32_t cause_rank;   /* world rank of the late partner, -1 */
   int32_t cause_region; /* its innermost open non-MPI region then, -1 none */
   int8_t op;            /* sp_wop_t */
   int8_t state;         /* SP_WAIT_*, -1 without a wait */
+  int8_t worker;        /* 1: made on a thread other than 0 */
 } sp_wcall_t;
 
 typedef struct sp_wrank {
@@ -82,6 +82,9 @@ typedef struct sp_wrank {
   int64_t nitems;
   sp_wcall_t *calls; /* by start */
   int64_t ncalls;
+  int64_t *runs; /* while loading: where each region's calls start in calls[] */
+  int nruns;
+  int64_t runs_cap;
   int32_t *gcomm; /* local communicator id -> global index, nlocal of them */
   int nlocal;
 } sp_wrank_t;

@@ -85,7 +85,9 @@ static int sp_grow(void **p, int64_t *cap, int64_t need, size_t elem) {
   return 0;
 }
 
-/* Appends region g's calls on rank k: items on thread 0, and MPI calls. */
+/* Appends region g's calls on rank k: an MPI call region's to calls[]
+ * (one run, in the pair's order), any other region's thread-0 calls to
+ * items[]. */
 static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64_t *ccap) {
   sp_reader_t *r = w->reader;
   sp_wrank_t *rk = &w->ranks[k];
@@ -97,37 +99,38 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   sp_reader_mpi_t m;
   memset(&m, 0, sizeof m);
   if (is_mpi) rc = sp_reader_mpi_load(r, g, k, &m);
-  if (rc == 0) rc = sp_grow((void **)&rk->items, icap, rk->nitems + iv.n, sizeof *rk->items);
+  if (rc == 0 && !is_mpi)
+    rc = sp_grow((void **)&rk->items, icap, rk->nitems + iv.n, sizeof *rk->items);
   if (rc == 0 && is_mpi)
     rc = sp_grow((void **)&rk->calls, ccap, rk->ncalls + iv.n, sizeof *rk->calls);
+  if (rc == 0 && is_mpi && iv.n > 0)
+    rc = sp_grow((void **)&rk->runs, &rk->runs_cap, rk->nruns + 2, sizeof *rk->runs);
+  if (rc == 0 && is_mpi && iv.n > 0) rk->runs[rk->nruns++] = rk->ncalls;
   sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
   if (m.tag) w->has_tags = 1;
-  for (int64_t i = 0; rc == 0 && i < iv.n; i++) {
-    int worker = iv.thread_ids && iv.thread_ids[i] != 0;
-    int32_t ci = -1;
-    if (is_mpi) {
-      ci = (int32_t)rk->ncalls++;
-      sp_wcall_t *c = &rk->calls[ci];
-      memset(c, 0, sizeof *c);
-      c->start = iv.start[i];
-      c->end = iv.end[i];
-      c->region = g;
-      c->path = -1;
-      c->peer = m.peer ? m.peer[i] : -1;
-      c->tag = m.tag ? m.tag[i] : -1;
-      c->comm = m.comm ? m.comm[i] : -1; /* local id until sp_waits_comms */
-      c->cause_rank = c->cause_region = -1;
-      c->op = (int8_t)op;
-      c->state = -1;
-      w->mpi_calls++;
-    }
-    if (worker) continue;
+  for (int64_t i = 0; rc == 0 && is_mpi && i < iv.n; i++) {
+    sp_wcall_t *c = &rk->calls[rk->ncalls++];
+    c->start = iv.start[i];
+    c->end = iv.end[i];
+    c->wait = 0;
+    c->region = g;
+    c->path = -1;
+    c->peer = m.peer ? m.peer[i] : -1;
+    c->tag = m.tag ? m.tag[i] : -1;
+    c->comm = m.comm ? m.comm[i] : -1; /* local id until sp_waits_comms */
+    c->cause_rank = c->cause_region = -1;
+    c->op = (int8_t)op;
+    c->state = -1;
+    c->worker = iv.thread_ids && iv.thread_ids[i] != 0;
+  }
+  if (is_mpi) w->mpi_calls += iv.n;
+  for (int64_t i = 0; rc == 0 && !is_mpi && i < iv.n; i++) {
+    if (iv.thread_ids && iv.thread_ids[i] != 0) continue;
     sp_witem_t *it = &rk->items[rk->nitems++];
     it->start = iv.start[i];
     it->end = iv.end[i];
     it->region = g;
     it->parent = it->path = -1;
-    it->call = ci;
   }
   sp_reader_mpi_free(&m);
   sp_reader_intervals_free(&iv);
@@ -188,6 +191,56 @@ static int sp_call_cmp(const void *a, const void *b) {
   return (x->end > y->end) - (x->end < y->end);
 }
 
+static int sp_call_before(const sp_wcall_t *x, const sp_wcall_t *y) {
+  return x->start < y->start || (x->start == y->start && x->end > y->end);
+}
+
+/* Puts rank k's calls in start order: each region's run is sorted (in
+ * place when it is not already: calls of several threads), then the runs
+ * are merged pairwise, log2(runs) passes over the calls. */
+static int sp_calls_order(sp_wrank_t *rk) {
+  int64_t n = rk->ncalls;
+  if (rk->nruns == 0) return 0;
+  rk->runs[rk->nruns] = n;
+  for (int r = 0; r < rk->nruns; r++) {
+    sp_wcall_t *a = rk->calls + rk->runs[r];
+    int64_t len = rk->runs[r + 1] - rk->runs[r];
+    for (int64_t i = 1; i < len; i++)
+      if (sp_call_before(&a[i], &a[i - 1])) {
+        qsort(a, (size_t)len, sizeof *a, sp_call_cmp);
+        break;
+      }
+  }
+  if (rk->nruns == 1) return 0;
+  sp_wcall_t *tmp = malloc((size_t)n * sizeof *tmp);
+  if (!tmp) return SP_READER_ENOMEM;
+  sp_wcall_t *src = rk->calls, *dst = tmp;
+  int nr = rk->nruns;
+  while (nr > 1) {
+    int out = 0;
+    for (int r = 0; r < nr; r += 2) { /* runs[nr] is n: a last odd run is copied */
+      int64_t a = rk->runs[r], mid = rk->runs[r + 1], b = r + 2 <= nr ? rk->runs[r + 2] : mid;
+      int64_t i = a, j = mid, o = a;
+      while (i < mid && j < b) dst[o++] = sp_call_before(&src[j], &src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[o++] = src[i++];
+      while (j < b) dst[o++] = src[j++];
+      rk->runs[out++] = a;
+    }
+    rk->runs[out] = n;
+    nr = out;
+    sp_wcall_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != rk->calls) {
+    free(rk->calls);
+    rk->calls = src;
+  } else {
+    free(tmp);
+  }
+  return 0;
+}
+
 static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   sp_wrank_t *rk = &w->ranks[k];
   rk->id = sp_reader_rank_id(w->reader, k);
@@ -201,18 +254,7 @@ static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   if (rc == 0) rc = sp_waits_comms(w, k, gcap);
   if (rc == 0 && !rk->gcomm)
     for (int64_t i = 0; i < rk->ncalls; i++) rk->calls[i].comm = -1;
-  /* Calls by start; the items point at them again after the tree's sort. */
-  for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) rk->calls[i].wait = i; /* old index */
-  if (rc == 0) qsort(rk->calls, (size_t)rk->ncalls, sizeof *rk->calls, sp_call_cmp);
-  int32_t *where = rc ? NULL : malloc((size_t)(rk->ncalls + 1) * sizeof *where);
-  if (rc == 0 && !where) rc = SP_READER_ENOMEM;
-  for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
-    where[rk->calls[i].wait] = (int32_t)i;
-    rk->calls[i].wait = 0;
-  }
-  for (int64_t i = 0; rc == 0 && i < rk->nitems; i++)
-    if (rk->items[i].call >= 0) rk->items[i].call = where[rk->items[i].call];
-  free(where);
+  if (rc == 0) rc = sp_calls_order(rk);
   if (rc == 0) rc = sp__waits_tree(w, k);
   return rc;
 }
@@ -236,6 +278,7 @@ void sp_waits_free(sp_waits_t *w) {
   for (int k = 0; w->ranks && k < w->nranks; k++) {
     free(w->ranks[k].items);
     free(w->ranks[k].calls);
+    free(w->ranks[k].runs);
     free(w->ranks[k].gcomm);
   }
   for (int c = 0; c < w->ncomms; c++) free(w->comms[c].members);

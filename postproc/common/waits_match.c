@@ -19,20 +19,9 @@
 
 typedef struct sp_end {
   int32_t comm, src, dst, tag; /* src and dst as world ranks */
-  int64_t start;
-  int32_t k;    /* rank index of the call */
-  int32_t call; /* its index in calls[] */
+  int32_t k;                   /* rank index of the call */
+  int32_t call;                /* its index in calls[] */
 } sp_end_t;
-
-static int sp_end_cmp(const void *a, const void *b) {
-  const sp_end_t *x = a, *y = b;
-  if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return (x->call > y->call) - (x->call < y->call);
-}
 
 /* Taint bits of a (rank, communicator) side: why it cannot be paired. */
 enum { SP_T_NONBLOCKING = 1, SP_T_UNKNOWN = 2 };
@@ -79,8 +68,8 @@ static void sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
     w->unpaired[SP_UNP_UNKNOWN]++;
     return;
   }
-  if (sends) p->sends[p->nsends++] = (sp_end_t){c->comm, me, other, c->tag, c->start, k, i};
-  if (recvs) p->recvs[p->nrecvs++] = (sp_end_t){c->comm, other, me, c->tag, c->start, k, i};
+  if (sends) p->sends[p->nsends++] = (sp_end_t){c->comm, me, other, c->tag, k, i};
+  if (recvs) p->recvs[p->nrecvs++] = (sp_end_t){c->comm, other, me, c->tag, k, i};
 }
 
 /* Pairs one channel: sends s[0..ns), receives v[0..nv) of the same key. */
@@ -120,46 +109,105 @@ static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *s, int64_
   }
 }
 
+/* Channels: (comm, src, dst, tag) keys numbered through an open-addressed
+ * table, so that the ends are grouped by a counting sort (stable: a
+ * channel's ends are all of one rank, already in start order). */
+typedef struct sp_chan_map {
+  int32_t *slot; /* channel + 1, 0 empty */
+  sp_end_t *keys;
+  int64_t cap, n, kcap;
+} sp_chan_map_t;
+
+static uint64_t sp_chan_hash(const sp_end_t *e) {
+  uint64_t h = (uint64_t)(uint32_t)e->comm * 0x9e3779b97f4a7c15ULL;
+  h ^= (uint64_t)(uint32_t)e->src * 0xc2b2ae3d27d4eb4fULL;
+  h ^= (uint64_t)(uint32_t)e->dst * 0x165667b19e3779f9ULL;
+  h ^= (uint64_t)(uint32_t)e->tag * 0x27d4eb2f165667c5ULL;
+  return h ^ (h >> 29);
+}
+
+static int sp_same_chan(const sp_end_t *a, const sp_end_t *b) {
+  return a->comm == b->comm && a->src == b->src && a->dst == b->dst && a->tag == b->tag;
+}
+
+/* The channel of e (a new one when unseen; the table has room for every
+ * end), -1 when out of memory. */
+static int32_t sp_chan_of(sp_chan_map_t *m, const sp_end_t *e) {
+  uint64_t mask = (uint64_t)m->cap - 1, h = sp_chan_hash(e) & mask;
+  while (m->slot[h]) {
+    if (sp_same_chan(&m->keys[m->slot[h] - 1], e)) return m->slot[h] - 1;
+    h = (h + 1) & mask;
+  }
+  if (m->n == m->kcap) {
+    int64_t kc = m->kcap ? m->kcap * 2 : 256;
+    sp_end_t *k = realloc(m->keys, (size_t)kc * sizeof *k);
+    if (!k) return -1;
+    m->keys = k;
+    m->kcap = kc;
+  }
+  m->keys[m->n] = *e;
+  m->slot[h] = (int32_t)++m->n;
+  return (int32_t)(m->n - 1);
+}
+
+/* Groups ends[0..n) by channel into out (stable); first[c] .. first[c + 1]. */
+static void sp_by_chan(const sp_end_t *ends, const int32_t *chan, int64_t n, int64_t nch,
+                       int64_t *first, sp_end_t *out) {
+  memset(first, 0, (size_t)(nch + 1) * sizeof *first);
+  for (int64_t i = 0; i < n; i++) first[chan[i] + 1]++;
+  for (int64_t c = 0; c < nch; c++) first[c + 1] += first[c];
+  for (int64_t i = 0; i < n; i++) out[first[chan[i]]++] = ends[i];
+  for (int64_t c = nch; c > 0; c--) first[c] = first[c - 1];
+  first[0] = 0;
+}
+
+static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
+  int64_t n = p->nsends + p->nrecvs, cap = 16;
+  while (cap < 2 * n + 2) cap *= 2;
+  sp_chan_map_t m = {calloc((size_t)cap, sizeof(int32_t)), NULL, cap, 0, 0};
+  int32_t *chan = calloc((size_t)(n + 1), sizeof *chan);
+  sp_end_t *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
+  int64_t *sf = malloc((size_t)(n + 2) * sizeof *sf), *rf = malloc((size_t)(n + 2) * sizeof *rf);
+  int rc = m.slot && chan && sorted && sf && rf ? 0 : SP_READER_ENOMEM;
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    chan[i] = sp_chan_of(&m, i < p->nsends ? &p->sends[i] : &p->recvs[i - p->nsends]);
+    if (chan[i] < 0) rc = SP_READER_ENOMEM;
+  }
+  if (rc == 0) {
+    sp_by_chan(p->sends, chan, p->nsends, m.n, sf, sorted);
+    sp_by_chan(p->recvs, chan + p->nsends, p->nrecvs, m.n, rf, sorted + p->nsends);
+    const sp_end_t *s = sorted, *v = sorted + p->nsends;
+    for (int64_t c = 0; c < m.n; c++)
+      sp_p2p_channel(w, p, s + sf[c], sf[c + 1] - sf[c], v + rf[c], rf[c + 1] - rf[c]);
+  }
+  free(m.slot);
+  free(m.keys);
+  free(chan);
+  free(sorted);
+  free(sf);
+  free(rf);
+  return rc;
+}
+
 int sp__waits_match_p2p(sp_waits_t *w) {
   sp_p2p_t p;
   memset(&p, 0, sizeof p);
-  int64_t n = 0;
-  for (int k = 0; k < w->nranks; k++) n += w->ranks[k].ncalls;
+  int64_t ns = 0, nr = 0; /* room for the ends: counted first */
+  for (int k = 0; k < w->nranks; k++)
+    for (int64_t i = 0; i < w->ranks[k].ncalls; i++) {
+      int op = w->ranks[k].calls[i].op;
+      ns += op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
+      nr += op == SP_OP_RECV || op == SP_OP_SENDRECV;
+    }
   size_t tn = (size_t)w->nranks * (size_t)(w->ncomms + 1);
-  p.sends = malloc((size_t)(n + 1) * sizeof *p.sends);
-  p.recvs = malloc((size_t)(n + 1) * sizeof *p.recvs);
+  p.sends = malloc((size_t)(ns + 1) * sizeof *p.sends);
+  p.recvs = malloc((size_t)(nr + 1) * sizeof *p.recvs);
   p.tsend = calloc(tn, 1);
   p.trecv = calloc(tn, 1);
   int rc = p.sends && p.recvs && p.tsend && p.trecv ? 0 : SP_READER_ENOMEM;
   for (int k = 0; rc == 0 && k < w->nranks; k++)
     for (int64_t i = 0; i < w->ranks[k].ncalls; i++) sp_p2p_call(w, &p, k, (int32_t)i);
-  if (rc == 0) {
-    qsort(p.sends, (size_t)p.nsends, sizeof *p.sends, sp_end_cmp);
-    qsort(p.recvs, (size_t)p.nrecvs, sizeof *p.recvs, sp_end_cmp);
-  }
-  /* Walk both lists channel by channel (the key without the start). */
-  int64_t a = 0, b = 0;
-  while (rc == 0 && (a < p.nsends || b < p.nrecvs)) {
-    sp_end_t key = a < p.nsends ? p.sends[a] : p.recvs[b];
-    if (a < p.nsends && b < p.nrecvs) {
-      sp_end_t k2 = p.recvs[b];
-      k2.start = key.start = INT64_MIN;
-      k2.call = key.call = -1;
-      if (sp_end_cmp(&k2, &key) < 0) key = k2;
-    }
-    key.start = INT64_MIN;
-    key.call = -1;
-    int64_t a2 = a, b2 = b;
-    while (a2 < p.nsends && p.sends[a2].comm == key.comm && p.sends[a2].src == key.src &&
-           p.sends[a2].dst == key.dst && p.sends[a2].tag == key.tag)
-      a2++;
-    while (b2 < p.nrecvs && p.recvs[b2].comm == key.comm && p.recvs[b2].src == key.src &&
-           p.recvs[b2].dst == key.dst && p.recvs[b2].tag == key.tag)
-      b2++;
-    sp_p2p_channel(w, &p, p.sends + a, a2 - a, p.recvs + b, b2 - b);
-    a = a2;
-    b = b2;
-  }
+  if (rc == 0) rc = sp_p2p_pair_all(w, &p);
   free(p.sends);
   free(p.recvs);
   free(p.tsend);

@@ -61,6 +61,23 @@ static int sp_path_id(sp_waits_t *w, int32_t parent, int32_t region) {
   return w->npaths - 1;
 }
 
+/* Index of rank k's innermost item open at t (start <= t <= end), or -1. */
+static int64_t sp_item_at(const sp_wrank_t *rk, int64_t t) {
+  int64_t lo = 0, hi = rk->nitems; /* first item starting after t */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (rk->items[mid].start <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* The last call started by t, then its ancestors: the innermost open one
+   * is the first that has not ended (one that contains t contains it). */
+  int64_t i = lo - 1;
+  while (i >= 0 && rk->items[i].end < t) i = rk->items[i].parent;
+  return i;
+}
+
 int sp__waits_tree(sp_waits_t *w, int k) {
   sp_wrank_t *rk = &w->ranks[k];
   sp_sort_reader = w->reader;
@@ -77,33 +94,39 @@ int sp__waits_tree(sp_waits_t *w, int k) {
     int32_t pp = it->parent >= 0 ? rk->items[it->parent].path : -1;
     it->path = sp_path_id(w, pp, it->region);
     if (it->path < 0) rc = SP_READER_ENOMEM;
-    if (it->call >= 0) rk->calls[it->call].path = it->path;
   }
   free(stack);
-  /* Worker-thread MPI calls: the region alone. */
-  for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++)
-    if (rk->calls[i].path < 0) {
-      rk->calls[i].path = sp_path_id(w, -1, rk->calls[i].region);
-      if (rk->calls[i].path < 0) rc = SP_READER_ENOMEM;
+  /* An MPI call's path: its innermost enclosing region's, then its own name
+   * (on a worker thread, the name alone). Calls are by start, so the last
+   * lookup's answer is tried first. */
+  int64_t last = -1;
+  int32_t last_region = -1, last_path = -1;
+  for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
+    sp_wcall_t *c = &rk->calls[i];
+    int64_t it = -1;
+    if (!c->worker) {
+      it = last >= 0 && (last + 1 >= rk->nitems || rk->items[last + 1].start > c->start) &&
+                   rk->items[last].end >= c->end
+               ? last
+               : sp_item_at(rk, c->start);
+      last = it;
     }
+    int32_t parent = it >= 0 ? rk->items[it].path : -1;
+    if (parent == last_path && c->region == last_region && i > 0) {
+      c->path = rk->calls[i - 1].path;
+      continue;
+    }
+    c->path = sp_path_id(w, parent, c->region);
+    if (c->path < 0) rc = SP_READER_ENOMEM;
+    last_path = parent;
+    last_region = c->region;
+  }
   return rc;
 }
 
 int32_t sp_waits_region_at(const sp_waits_t *w, int k, int64_t t) {
-  const sp_wrank_t *rk = &w->ranks[k];
-  int64_t lo = 0, hi = rk->nitems; /* first item starting after t */
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (rk->items[mid].start <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  /* The last call started by t, then its ancestors: the innermost open one
-   * is the first that has not ended (one that contains t contains it). */
-  for (int64_t i = lo - 1; i >= 0; i = rk->items[i].parent)
-    if (rk->items[i].end >= t && rk->items[i].call < 0) return rk->items[i].region;
-  return -1;
+  int64_t i = sp_item_at(&w->ranks[k], t);
+  return i >= 0 ? w->ranks[k].items[i].region : -1;
 }
 
 void sp_waits_path_name(const sp_waits_t *w, int32_t p, char *buf, size_t cap) {

@@ -80,7 +80,7 @@ typedef struct sp_wrank {
   int id;            /* world rank (rank<N>) */
   sp_witem_t *items; /* by start ascending, end descending */
   int64_t nitems;
-  sp_wcall_t *calls; /* by start */
+  sp_wcall_t *calls; /* region by region, each by start */
   int64_t ncalls;
   int64_t *runs; /* while loading: where each region's calls start in calls[] */
   int nruns;

@@ -195,13 +195,14 @@ static int sp_call_before(const sp_wcall_t *x, const sp_wcall_t *y) {
   return x->start < y->start || (x->start == y->start && x->end > y->end);
 }
 
-/* Puts rank k's calls in start order: each region's run is sorted (in
- * place when it is not already: calls of several threads), then the runs
- * are merged pairwise, log2(runs) passes over the calls. */
-static int sp_calls_order(sp_wrank_t *rk) {
-  int64_t n = rk->ncalls;
-  if (rk->nruns == 0) return 0;
-  rk->runs[rk->nruns] = n;
+/* Sorts each region's run of rank k's calls by start where it is not
+ * already (calls of several threads). The runs stay apart: what needs the
+ * calls of several regions in order (a channel of messages, a
+ * communicator's collectives) orders its own few (waits_match.c,
+ * waits_coll.c), which costs nothing where one region holds them. */
+static void sp_calls_order(sp_wrank_t *rk) {
+  if (rk->nruns == 0) return;
+  rk->runs[rk->nruns] = rk->ncalls;
   for (int r = 0; r < rk->nruns; r++) {
     sp_wcall_t *a = rk->calls + rk->runs[r];
     int64_t len = rk->runs[r + 1] - rk->runs[r];
@@ -211,34 +212,6 @@ static int sp_calls_order(sp_wrank_t *rk) {
         break;
       }
   }
-  if (rk->nruns == 1) return 0;
-  sp_wcall_t *tmp = malloc((size_t)n * sizeof *tmp);
-  if (!tmp) return SP_READER_ENOMEM;
-  sp_wcall_t *src = rk->calls, *dst = tmp;
-  int nr = rk->nruns;
-  while (nr > 1) {
-    int out = 0;
-    for (int r = 0; r < nr; r += 2) { /* runs[nr] is n: a last odd run is copied */
-      int64_t a = rk->runs[r], mid = rk->runs[r + 1], b = r + 2 <= nr ? rk->runs[r + 2] : mid;
-      int64_t i = a, j = mid, o = a;
-      while (i < mid && j < b) dst[o++] = sp_call_before(&src[j], &src[i]) ? src[j++] : src[i++];
-      while (i < mid) dst[o++] = src[i++];
-      while (j < b) dst[o++] = src[j++];
-      rk->runs[out++] = a;
-    }
-    rk->runs[out] = n;
-    nr = out;
-    sp_wcall_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != rk->calls) {
-    free(rk->calls);
-    rk->calls = src;
-  } else {
-    free(tmp);
-  }
-  return 0;
 }
 
 static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
@@ -254,7 +227,7 @@ static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   if (rc == 0) rc = sp_waits_comms(w, k, gcap);
   if (rc == 0 && !rk->gcomm)
     for (int64_t i = 0; i < rk->ncalls; i++) rk->calls[i].comm = -1;
-  if (rc == 0) rc = sp_calls_order(rk);
+  if (rc == 0) sp_calls_order(rk);
   if (rc == 0) rc = sp__waits_tree(w, k);
   return rc;
 }

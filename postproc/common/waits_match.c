@@ -21,6 +21,7 @@ typedef struct sp_end {
   int32_t comm, src, dst, tag; /* src and dst as world ranks */
   int32_t k;                   /* rank index of the call */
   int32_t call;                /* its index in calls[] */
+  int32_t region;              /* its region: calls come region by region */
 } sp_end_t;
 
 /* Taint bits of a (rank, communicator) side: why it cannot be paired. */
@@ -68,14 +69,14 @@ static void sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
     w->unpaired[SP_UNP_UNKNOWN]++;
     return;
   }
-  if (sends) p->sends[p->nsends++] = (sp_end_t){c->comm, me, other, c->tag, k, i};
-  if (recvs) p->recvs[p->nrecvs++] = (sp_end_t){c->comm, other, me, c->tag, k, i};
+  if (sends) p->sends[p->nsends++] = (sp_end_t){c->comm, me, other, c->tag, k, i, c->region};
+  if (recvs) p->recvs[p->nrecvs++] = (sp_end_t){c->comm, other, me, c->tag, k, i, c->region};
 }
 
-/* Pairs one channel: sends s[0..ns), receives v[0..nv) of the same key. */
-static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *s, int64_t ns,
-                           const sp_end_t *v, int64_t nv) {
-  const sp_end_t *key = ns ? s : v;
+/* Pairs one channel: sends S[si[0..ns)], receives V[vi[0..nv)] of one key. */
+static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *S, const int32_t *si,
+                           int64_t ns, const sp_end_t *V, const int32_t *vi, int64_t nv) {
+  const sp_end_t *key = ns ? &S[si[0]] : &V[vi[0]];
   int ks = sp_reader_rank_index(w->reader, key->src);
   int kr = sp_reader_rank_index(w->reader, key->dst);
   if (ks < 0 || kr < 0) {
@@ -91,8 +92,8 @@ static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *s, int64_
     return;
   }
   for (int64_t i = 0; i < ns; i++) {
-    sp_wcall_t *snd = &w->ranks[ks].calls[s[i].call];
-    sp_wcall_t *rcv = &w->ranks[kr].calls[v[i].call];
+    sp_wcall_t *snd = &w->ranks[ks].calls[S[si[i]].call];
+    sp_wcall_t *rcv = &w->ranks[kr].calls[V[vi[i]].call];
     w->pairs++;
     /* Late Sender: the receive waited from its start until the send started. */
     if (rcv->op != SP_OP_IRECV && snd->start > rcv->start) {
@@ -111,7 +112,7 @@ static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *s, int64_
 
 /* Channels: (comm, src, dst, tag) keys numbered through an open-addressed
  * table, so that the ends are grouped by a counting sort (stable: a
- * channel's ends are all of one rank, already in start order). */
+ * channel's ends are all of one rank, region by region in start order). */
 typedef struct sp_chan_map {
   int32_t *slot; /* channel + 1, 0 empty */
   sp_end_t *keys;
@@ -150,15 +151,45 @@ static int32_t sp_chan_of(sp_chan_map_t *m, const sp_end_t *e) {
   return (int32_t)(m->n - 1);
 }
 
-/* Groups ends[0..n) by channel into out (stable); first[c] .. first[c + 1]. */
-static void sp_by_chan(const sp_end_t *ends, const int32_t *chan, int64_t n, int64_t nch,
-                       int64_t *first, sp_end_t *out) {
+/* Groups the ends 0..n by channel (stable): out[first[c] .. first[c + 1])
+ * are channel c's indices. */
+static void sp_by_chan(const int32_t *chan, int64_t n, int64_t nch, int64_t *first, int32_t *out) {
   memset(first, 0, (size_t)(nch + 1) * sizeof *first);
   for (int64_t i = 0; i < n; i++) first[chan[i] + 1]++;
   for (int64_t c = 0; c < nch; c++) first[c + 1] += first[c];
-  for (int64_t i = 0; i < n; i++) out[first[chan[i]]++] = ends[i];
+  for (int64_t i = 0; i < n; i++) out[first[chan[i]]++] = (int32_t)i;
   for (int64_t c = nch; c > 0; c--) first[c] = first[c - 1];
   first[0] = 0;
+}
+
+typedef struct sp_at {
+  int64_t start, end;
+  int64_t i;
+} sp_at_t;
+
+static int sp_at_cmp(const void *a, const void *b) {
+  const sp_at_t *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->end != y->end) return x->end > y->end ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order: they
+ * come region by region, so only a channel fed by several regions
+ * (MPI_Send and MPI_Isend) needs it. Returns 0 or SP_READER_ENOMEM. */
+static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n) {
+  int64_t i = 1;
+  while (i < n && E[ix[i]].region == E[ix[0]].region) i++;
+  if (i >= n) return 0; /* one region's: in order already */
+  const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
+  sp_at_t *at = malloc((size_t)n * sizeof *at);
+  if (!at) return SP_READER_ENOMEM;
+  for (int64_t j = 0; j < n; j++)
+    at[j] = (sp_at_t){calls[E[ix[j]].call].start, calls[E[ix[j]].call].end, ix[j]};
+  qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
+  for (int64_t j = 0; j < n; j++) ix[j] = (int32_t)at[j].i;
+  free(at);
+  return 0;
 }
 
 static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
@@ -166,24 +197,33 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
   while (cap < 2 * n + 2) cap *= 2;
   sp_chan_map_t m = {calloc((size_t)cap, sizeof(int32_t)), NULL, cap, 0, 0};
   int32_t *chan = calloc((size_t)(n + 1), sizeof *chan);
-  sp_end_t *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
-  int64_t *sf = malloc((size_t)(n + 2) * sizeof *sf), *rf = malloc((size_t)(n + 2) * sizeof *rf);
-  int rc = m.slot && chan && sorted && sf && rf ? 0 : SP_READER_ENOMEM;
+  int32_t *ix = malloc((size_t)(n + 1) * sizeof *ix);
+  int64_t *sf = NULL, *rf = NULL;
+  int rc = m.slot && chan && ix ? 0 : SP_READER_ENOMEM;
   for (int64_t i = 0; rc == 0 && i < n; i++) {
     chan[i] = sp_chan_of(&m, i < p->nsends ? &p->sends[i] : &p->recvs[i - p->nsends]);
     if (chan[i] < 0) rc = SP_READER_ENOMEM;
   }
   if (rc == 0) {
-    sp_by_chan(p->sends, chan, p->nsends, m.n, sf, sorted);
-    sp_by_chan(p->recvs, chan + p->nsends, p->nrecvs, m.n, rf, sorted + p->nsends);
-    const sp_end_t *s = sorted, *v = sorted + p->nsends;
-    for (int64_t c = 0; c < m.n; c++)
-      sp_p2p_channel(w, p, s + sf[c], sf[c + 1] - sf[c], v + rf[c], rf[c + 1] - rf[c]);
+    sf = malloc((size_t)(m.n + 2) * sizeof *sf);
+    rf = malloc((size_t)(m.n + 2) * sizeof *rf);
+    if (!sf || !rf) rc = SP_READER_ENOMEM;
+  }
+  if (rc == 0) {
+    sp_by_chan(chan, p->nsends, m.n, sf, ix);
+    sp_by_chan(chan + p->nsends, p->nrecvs, m.n, rf, ix + p->nsends);
+    int32_t *si = ix, *vi = ix + p->nsends;
+    for (int64_t c = 0; rc == 0 && c < m.n; c++) {
+      int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
+      rc = sp_chan_order(w, p->sends, si + sf[c], ns);
+      if (rc == 0) rc = sp_chan_order(w, p->recvs, vi + rf[c], nv);
+      if (rc == 0) sp_p2p_channel(w, p, p->sends, si + sf[c], ns, p->recvs, vi + rf[c], nv);
+    }
   }
   free(m.slot);
   free(m.keys);
   free(chan);
-  free(sorted);
+  free(ix);
   free(sf);
   free(rf);
   return rc;

@@ -97,15 +97,16 @@ int sp__waits_tree(sp_waits_t *w, int k) {
   }
   free(stack);
   /* An MPI call's path: its innermost enclosing region's, then its own name
-   * (on a worker thread, the name alone). Calls are by start, so the last
-   * lookup's answer is tried first. */
+   * (on a worker thread, the name alone). A region's calls are by start, so
+   * the last lookup's answer is tried first. */
   int64_t last = -1;
   int32_t last_region = -1, last_path = -1;
   for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
     sp_wcall_t *c = &rk->calls[i];
     int64_t it = -1;
     if (!c->worker) {
-      it = last >= 0 && (last + 1 >= rk->nitems || rk->items[last + 1].start > c->start) &&
+      it = last >= 0 && rk->items[last].start <= c->start &&
+                   (last + 1 >= rk->nitems || rk->items[last + 1].start > c->start) &&
                    rk->items[last].end >= c->end
                ? last
                : sp_item_at(rk, c->start);

@@ -5,8 +5,10 @@
  * region when they start to wait):
  *   phase_ls     rank 1 sends tag 6 at once, then late_send_work, then tag 5
  *                to rank 0, which receives tag 5 first (Late Sender); rank 3
- *                after late_send_work sends tag 7 to rank 2, which receives
- *                with MPI_ANY_SOURCE and MPI_ANY_TAG (Late Sender);
+ *                MPI_Isend's tag 7 to rank 2 at once, then after
+ *                late_send_work MPI_Send's tag 7 again (one channel fed by
+ *                two regions), which rank 2 receives second, with
+ *                MPI_ANY_SOURCE and MPI_ANY_TAG (Late Sender);
  *   phase_lr     rank 0 MPI_Ssend's to rank 1, which receives after
  *                late_recv_work (Late Receiver);
  *   phase_bar    MPI_Barrier(world) after rank 2's barrier_work;
@@ -72,6 +74,9 @@ static void phases(int rank, MPI_Comm half) {
     work(LS, "late_send_work", D_US);
     STAMPED(LS, MPI_Send(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
   } else if (rank == 3) {
+    MPI_Request rq;
+    MPI_Isend(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
     work(LS, "late_send_work", D_US);
     STAMPED(LS, MPI_Send(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD));
   } else if (rank == 0) {
@@ -80,6 +85,7 @@ static void phases(int rank, MPI_Comm half) {
     MPI_Recv(&y, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
     usleep_(SETTLE_US);
+    MPI_Recv(&y, 1, MPI_INT, 3, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     STAMPED(LS, MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE));
   }

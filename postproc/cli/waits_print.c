@@ -13,146 +13,6 @@
 #include "pproc.h"
 #include "waits.h"
 
-typedef struct sp_wrow {
-  int32_t path, rank; /* path id, rank index */
-  int64_t ns[SP_WAIT_NSTATES], total;
-} sp_wrow_t;
-
-typedef struct sp_cause {
-  int32_t state, rank, region; /* world rank; region -1: none */
-  int64_t ns, calls;
-} sp_cause_t;
-
-static int sp_wrow_cmp(const void *a, const void *b) {
-  const sp_wrow_t *x = a, *y = b;
-  if (x->total != y->total) return x->total > y->total ? -1 : 1;
-  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-  return (x->path > y->path) - (x->path < y->path);
-}
-
-static int sp_cause_key_cmp(const void *a, const void *b) {
-  const sp_cause_t *x = a, *y = b;
-  if (x->state != y->state) return x->state < y->state ? -1 : 1;
-  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-  return (x->region > y->region) - (x->region < y->region);
-}
-
-static int sp_cause_cmp(const void *a, const void *b) {
-  const sp_cause_t *x = a, *y = b;
-  if (x->state != y->state) return x->state < y->state ? -1 : 1;
-  if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
-  return sp_cause_key_cmp(a, b);
-}
-
-/* Rows of the selected ranks (path x rank with some wait). */
-static int sp_waits_rows(const sp_waits_t *w, const sp_selection_t *sel, sp_wrow_t **out,
-                         int64_t *n) {
-  int64_t *acc = calloc((size_t)(w->npaths + 1) * SP_WAIT_NSTATES, sizeof *acc);
-  int64_t cap = 64, m = 0;
-  sp_wrow_t *rows = malloc((size_t)cap * sizeof *rows);
-  if (!acc || !rows) goto oom;
-  for (int j = 0; j < sel->nranks; j++) {
-    const sp_wrank_t *rk = &w->ranks[sel->ranks[j]];
-    memset(acc, 0, (size_t)w->npaths * SP_WAIT_NSTATES * sizeof *acc);
-    for (int64_t i = 0; i < rk->ncalls; i++)
-      if (rk->calls[i].state >= 0)
-        acc[(int64_t)rk->calls[i].path * SP_WAIT_NSTATES + rk->calls[i].state] += rk->calls[i].wait;
-    for (int32_t p = 0; p < w->npaths; p++) {
-      int64_t t = 0;
-      for (int s = 0; s < SP_WAIT_NSTATES; s++) t += acc[(int64_t)p * SP_WAIT_NSTATES + s];
-      if (t == 0) continue;
-      if (m == cap) {
-        sp_wrow_t *q = realloc(rows, (size_t)(cap *= 2) * sizeof *rows);
-        if (!q) goto oom;
-        rows = q;
-      }
-      sp_wrow_t *r = &rows[m++];
-      r->path = p;
-      r->rank = sel->ranks[j];
-      r->total = t;
-      memcpy(r->ns, &acc[(int64_t)p * SP_WAIT_NSTATES], sizeof r->ns);
-    }
-  }
-  free(acc);
-  qsort(rows, (size_t)m, sizeof *rows, sp_wrow_cmp);
-  *out = rows;
-  *n = m;
-  return 0;
-oom:
-  free(acc);
-  free(rows);
-  return SP_EXIT_IO;
-}
-
-static uint64_t sp_cause_hash(const sp_cause_t *c) {
-  uint64_t h = ((uint64_t)(uint32_t)c->rank << 32 | (uint32_t)c->region) * 0x9e3779b97f4a7c15ULL;
-  return (h ^ (uint64_t)c->state) ^ (h >> 31);
-}
-
-/* Adds x into the table slot[cap] (indices + 1 into *c), growing it. */
-static int sp_cause_add(sp_cause_t **c, int64_t *n, int64_t *ccap, int64_t **slot, int64_t *cap,
-                        const sp_cause_t *x) {
-  if (2 * (*n + 1) > *cap) {
-    int64_t nc = *cap ? *cap * 2 : 256;
-    int64_t *s = calloc((size_t)nc, sizeof *s);
-    sp_cause_t *v = realloc(*c, (size_t)(nc / 2) * sizeof *v);
-    if (!s || !v) {
-      free(s);
-      if (v) *c = v;
-      return SP_EXIT_IO;
-    }
-    *c = v;
-    *ccap = nc / 2;
-    for (int64_t i = 0; i < *n; i++) {
-      uint64_t h = sp_cause_hash(&v[i]) & (uint64_t)(nc - 1);
-      while (s[h]) h = (h + 1) & (uint64_t)(nc - 1);
-      s[h] = i + 1;
-    }
-    free(*slot);
-    *slot = s;
-    *cap = nc;
-  }
-  uint64_t h = sp_cause_hash(x) & (uint64_t)(*cap - 1);
-  for (; (*slot)[h]; h = (h + 1) & (uint64_t)(*cap - 1)) {
-    sp_cause_t *y = &(*c)[(*slot)[h] - 1];
-    if (sp_cause_key_cmp(x, y) == 0) {
-      y->ns += x->ns;
-      y->calls++;
-      return 0;
-    }
-  }
-  (*c)[*n] = *x;
-  (*slot)[h] = ++*n;
-  return 0;
-}
-
-/* Causes of the waits of the selected ranks, summed per (state, rank, region). */
-static int sp_waits_causes(const sp_waits_t *w, const sp_selection_t *sel, sp_cause_t **out,
-                           int64_t *n) {
-  sp_cause_t *c = NULL;
-  int64_t m = 0, ccap = 0, cap = 0, *slot = NULL;
-  int rc = 0;
-  for (int j = 0; rc == 0 && j < sel->nranks; j++) {
-    const sp_wrank_t *rk = &w->ranks[sel->ranks[j]];
-    for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
-      const sp_wcall_t *x = &rk->calls[i];
-      if (x->state < 0) continue;
-      sp_cause_t one = {x->state, x->cause_rank, x->cause_region, x->wait, 1};
-      rc = sp_cause_add(&c, &m, &ccap, &slot, &cap, &one);
-    }
-  }
-  free(slot);
-  if (rc) {
-    free(c);
-    return rc;
-  }
-  if (c) qsort(c, (size_t)m, sizeof *c, sp_cause_cmp);
-  *out = c;
-  *n = m;
-  (void)ccap;
-  return 0;
-}
-
 static const sp_col_t sp_wait_cols[] = {{"late_sender_s", SP_COL_SEC, 15},
                                         {"late_receiver_s", SP_COL_SEC, 15},
                                         {"wait_nxn_s", SP_COL_SEC, 12},
@@ -278,8 +138,8 @@ int sp_waits_print(const sp_selection_t *sel, const sp_options_t *o) {
   sp_wrow_t *rows = NULL;
   sp_cause_t *causes = NULL;
   int64_t n = 0, nc = 0;
-  rc = sp_waits_rows(&w, sel, &rows, &n);
-  if (rc == 0) rc = sp_waits_causes(&w, sel, &causes, &nc);
+  rc = sp_waits_rows(&w, sel->ranks, sel->nranks, &rows, &n);
+  if (rc == 0) rc = sp_waits_causes(&w, sel->ranks, sel->nranks, &causes, &nc);
   if (rc == 0 && o->table == SP_TABLE_JSON) {
     sp_waits_json(&w, rows, n, causes, nc);
   } else if (rc == 0) {

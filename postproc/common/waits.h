@@ -66,7 +66,8 @@ typedef struct sp_witem {
 typedef struct sp_wcall {
   int64_t start, end;
   int64_t wait;         /* ns in its wait state (0: none) */
-  int32_t region, path; /* path id (on a worker thread: the region alone) */
+  int32_t region, path; /* path id of a call with a wait (on a worker thread: the
+                         * region alone), else -1 */
   int32_t peer, tag;    /* as recorded */
   int32_t comm;         /* global communicator index (sp_waits_t.comms), -1 unknown */
   int32_t cause_rank;   /* world rank of the late partner, -1 */
@@ -110,10 +111,11 @@ typedef struct sp_waits {
   sp_wpath_t *paths;
   int32_t *path_slot; /* the paths' hash table while building (waits_tree.c) */
   int64_t path_cap;
-  int64_t mpi_calls;    /* MPI call records read */
-  int has_tags;         /* some MPI region has tag and comm datasets */
-  int has_comms;        /* some rank has its communicator table */
-  int64_t pairs, colls; /* messages and collective instances paired */
+  int64_t mpi_calls;              /* MPI call records read */
+  int has_tags;                   /* some MPI region has tag and comm datasets */
+  int has_comms;                  /* some rank has its communicator table */
+  int64_t pairs, colls;           /* messages and collective instances paired */
+  int64_t nsends, nrecvs, ncolls; /* calls of each kind, counted at load */
   int64_t unpaired[SP_UNP_NREASONS];
   int64_t nonblocking; /* Irecv calls left unpaired (no completion table) */
 } sp_waits_t;
@@ -126,14 +128,33 @@ void sp_waits_free(sp_waits_t *w);
 int32_t sp_waits_region_at(const sp_waits_t *w, int k, int64_t t);
 /* Builds rank k's items' parents and paths. 0 or SP_READER_ENOMEM. */
 int sp__waits_tree(sp_waits_t *w, int k);
+/* The path id of rank k's call c; -1 when out of memory. */
+int32_t sp__waits_call_path(sp_waits_t *w, int k, const sp_wcall_t *c);
 /* "a/b/MPI_Recv" of path p into buf (cut to cap). */
 void sp_waits_path_name(const sp_waits_t *w, int32_t p, char *buf, size_t cap);
 
 /* waits_match.c / waits_coll.c: pair and classify (0 or SP_READER_ENOMEM). */
 int sp__waits_match_p2p(sp_waits_t *w);
 int sp__waits_match_coll(sp_waits_t *w);
-/* waits_classify.c: sets the call's wait, state and cause. */
-void sp__waits_mark(sp_waits_t *w, int k, sp_wcall_t *c, int state, int64_t wait, int cause_k,
-                    int64_t at);
+/* waits_classify.c: sets the call's wait, state, cause and path (0, or
+ * SP_READER_ENOMEM when its path could not be stored). */
+int sp__waits_mark(sp_waits_t *w, int k, sp_wcall_t *c, int state, int64_t wait, int cause_k,
+                   int64_t at);
+
+/* waits_sum.c: per call path and rank (rank: a rank index) the ns of each
+ * state and their sum, rows with some wait, most first; per (state, world
+ * rank, region) of the causes the ns and calls, by state, most first. Of
+ * the ranks[0..nranks) (rank indices). 0 or SP_READER_ENOMEM; free *out. */
+typedef struct sp_wrow {
+  int32_t path, rank;
+  int64_t ns[SP_WAIT_NSTATES], total;
+} sp_wrow_t;
+typedef struct sp_cause {
+  int32_t state, rank, region; /* world rank; region -1: none */
+  int64_t ns, calls;
+} sp_cause_t;
+int sp_waits_rows(const sp_waits_t *w, const int *ranks, int nranks, sp_wrow_t **out, int64_t *n);
+int sp_waits_causes(const sp_waits_t *w, const int *ranks, int nranks, sp_cause_t **out,
+                    int64_t *n);
 
 #endif

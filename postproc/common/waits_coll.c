@@ -37,43 +37,44 @@ static int64_t sp_cap(int64_t late, const sp_wcall_t *c) {
 }
 
 /* One instance: calls[m] of the members' rank indices ks[m], m < size. */
-static void sp_coll_instance(sp_waits_t *w, const sp_wcomm_t *cm, sp_wcall_t **calls,
-                             const int *ks) {
-  int n = cm->size, op = calls[0]->op, last = 0;
+static int sp_coll_instance(sp_waits_t *w, const sp_wcomm_t *cm, sp_wcall_t **calls,
+                            const int *ks) {
+  int n = cm->size, op = calls[0]->op, last = 0, rc = 0;
   for (int m = 1; m < n; m++)
     if (calls[m]->start > calls[last]->start) last = m;
   if (op == SP_OP_NXN || op == SP_OP_BARRIER) {
     int st = op == SP_OP_NXN ? SP_WAIT_NXN : SP_WAIT_BARRIER;
     for (int m = 0; m < n; m++)
       if (m != last && calls[last]->start > calls[m]->start)
-        sp__waits_mark(w, ks[m], calls[m], st,
-                       sp_cap(calls[last]->start - calls[m]->start, calls[m]), ks[last],
-                       calls[m]->start);
-    return;
+        rc |= sp__waits_mark(w, ks[m], calls[m], st,
+                             sp_cap(calls[last]->start - calls[m]->start, calls[m]), ks[last],
+                             calls[m]->start);
+    return rc;
   }
-  if (op != SP_OP_1N && op != SP_OP_N1) return;
+  if (op != SP_OP_1N && op != SP_OP_N1) return 0;
   int root = calls[0]->peer;
   for (int m = 1; m < n; m++)
     if (calls[m]->peer != root) root = -1;
   if (root < 0 || root >= n) { /* the root not recorded (older files, Fortran) */
     w->unpaired[SP_UNP_UNKNOWN] += n;
-    return;
+    return rc;
   }
   if (op == SP_OP_1N) {
     for (int m = 0; m < n; m++)
       if (m != root && calls[root]->start > calls[m]->start)
-        sp__waits_mark(w, ks[m], calls[m], SP_WAIT_LATE_BCAST,
-                       sp_cap(calls[root]->start - calls[m]->start, calls[m]), ks[root],
-                       calls[m]->start);
-    return;
+        rc |= sp__waits_mark(w, ks[m], calls[m], SP_WAIT_LATE_BCAST,
+                             sp_cap(calls[root]->start - calls[m]->start, calls[m]), ks[root],
+                             calls[m]->start);
+    return rc;
   }
   int lastsender = -1;
   for (int m = 0; m < n; m++)
     if (m != root && (lastsender < 0 || calls[m]->start > calls[lastsender]->start)) lastsender = m;
   if (lastsender >= 0 && calls[lastsender]->start > calls[root]->start)
-    sp__waits_mark(w, ks[root], calls[root], SP_WAIT_EARLY_REDUCE,
-                   sp_cap(calls[lastsender]->start - calls[root]->start, calls[root]),
-                   ks[lastsender], calls[root]->start);
+    rc |= sp__waits_mark(w, ks[root], calls[root], SP_WAIT_EARLY_REDUCE,
+                         sp_cap(calls[lastsender]->start - calls[root]->start, calls[root]),
+                         ks[lastsender], calls[root]->start);
+  return rc;
 }
 
 /* The collectives of communicator comm: refs[0..n), by member rank then start. */
@@ -123,19 +124,17 @@ static int sp_coll_comm(sp_waits_t *w, const sp_cref_t *refs, int64_t n) {
   for (int64_t i = 0; i < count && ok > 0; i++) {
     for (int m = 0; m < size; m++) calls[m] = &w->ranks[ks[m]].calls[refs[first[m] + i].call];
     w->colls++;
-    sp_coll_instance(w, cm, calls, ks);
+    if (sp_coll_instance(w, cm, calls, ks)) ok = -2;
   }
   free(len);
   free(ks);
   free(first);
   free(calls);
-  return 0;
+  return ok == -2 ? SP_READER_ENOMEM : 0;
 }
 
 int sp__waits_match_coll(sp_waits_t *w) {
-  int64_t n = 0;
-  for (int k = 0; k < w->nranks; k++)
-    for (int64_t i = 0; i < w->ranks[k].ncalls; i++) n += sp_is_coll(w->ranks[k].calls[i].op);
+  int64_t n = w->ncolls; /* counted at load */
   sp_cref_t *refs = malloc((size_t)(n + 1) * sizeof *refs);
   if (!refs) return SP_READER_ENOMEM;
   int64_t m = 0;

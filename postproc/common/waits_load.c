@@ -123,7 +123,14 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
     c->state = -1;
     c->worker = iv.thread_ids && iv.thread_ids[i] != 0;
   }
-  if (is_mpi) w->mpi_calls += iv.n;
+  if (is_mpi) {
+    w->mpi_calls += iv.n;
+    w->nsends += op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV
+                     ? iv.n
+                     : 0;
+    w->nrecvs += op == SP_OP_RECV || op == SP_OP_SENDRECV ? iv.n : 0;
+    w->ncolls += op >= SP_OP_BARRIER ? iv.n : 0;
+  }
   for (int64_t i = 0; rc == 0 && !is_mpi && i < iv.n; i++) {
     if (iv.thread_ids && iv.thread_ids[i] != 0) continue;
     sp_witem_t *it = &rk->items[rk->nitems++];

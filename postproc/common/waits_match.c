@@ -74,14 +74,14 @@ static void sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
 }
 
 /* Pairs one channel: sends S[si[0..ns)], receives V[vi[0..nv)] of one key. */
-static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *S, const int32_t *si,
-                           int64_t ns, const sp_end_t *V, const int32_t *vi, int64_t nv) {
+static int sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *S, const int32_t *si,
+                          int64_t ns, const sp_end_t *V, const int32_t *vi, int64_t nv) {
   const sp_end_t *key = ns ? &S[si[0]] : &V[vi[0]];
   int ks = sp_reader_rank_index(w->reader, key->src);
   int kr = sp_reader_rank_index(w->reader, key->dst);
   if (ks < 0 || kr < 0) {
     w->unpaired[SP_UNP_NOT_PROFILED] += ns + nv;
-    return;
+    return 0;
   }
   uint8_t t =
       (uint8_t)(sp_taint(w, p->tsend, ks, key->comm) | sp_taint(w, p->trecv, kr, key->comm));
@@ -89,7 +89,7 @@ static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *S, const 
     w->unpaired[t & SP_T_NONBLOCKING ? SP_UNP_NONBLOCKING
                 : t                  ? SP_UNP_UNKNOWN
                                      : SP_UNP_NO_PARTNER] += ns + nv;
-    return;
+    return 0;
   }
   for (int64_t i = 0; i < ns; i++) {
     sp_wcall_t *snd = &w->ranks[ks].calls[S[si[i]].call];
@@ -98,16 +98,19 @@ static void sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_end_t *S, const 
     /* Late Sender: the receive waited from its start until the send started. */
     if (rcv->op != SP_OP_IRECV && snd->start > rcv->start) {
       int64_t d = rcv->end - rcv->start, late = snd->start - rcv->start;
-      sp__waits_mark(w, kr, rcv, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, rcv->start);
+      if (sp__waits_mark(w, kr, rcv, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, rcv->start))
+        return SP_READER_ENOMEM;
     }
     /* Late Receiver: a blocking send still running when the receive was
      * posted waited for it (an eager send that returned before did not). */
     if ((snd->op == SP_OP_SEND || snd->op == SP_OP_SSEND) && rcv->start > snd->start &&
         snd->end >= rcv->start) {
       int64_t d = snd->end - snd->start, late = rcv->start - snd->start;
-      sp__waits_mark(w, ks, snd, SP_WAIT_LATE_RECEIVER, late < d ? late : d, kr, snd->start);
+      if (sp__waits_mark(w, ks, snd, SP_WAIT_LATE_RECEIVER, late < d ? late : d, kr, snd->start))
+        return SP_READER_ENOMEM;
     }
   }
+  return 0;
 }
 
 /* Channels: (comm, src, dst, tag) keys numbered through an open-addressed
@@ -217,7 +220,7 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
       int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
       rc = sp_chan_order(w, p->sends, si + sf[c], ns);
       if (rc == 0) rc = sp_chan_order(w, p->recvs, vi + rf[c], nv);
-      if (rc == 0) sp_p2p_channel(w, p, p->sends, si + sf[c], ns, p->recvs, vi + rf[c], nv);
+      if (rc == 0) rc = sp_p2p_channel(w, p, p->sends, si + sf[c], ns, p->recvs, vi + rf[c], nv);
     }
   }
   free(m.slot);
@@ -232,13 +235,7 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
 int sp__waits_match_p2p(sp_waits_t *w) {
   sp_p2p_t p;
   memset(&p, 0, sizeof p);
-  int64_t ns = 0, nr = 0; /* room for the ends: counted first */
-  for (int k = 0; k < w->nranks; k++)
-    for (int64_t i = 0; i < w->ranks[k].ncalls; i++) {
-      int op = w->ranks[k].calls[i].op;
-      ns += op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
-      nr += op == SP_OP_RECV || op == SP_OP_SENDRECV;
-    }
+  int64_t ns = w->nsends, nr = w->nrecvs; /* counted at load */
   size_t tn = (size_t)w->nranks * (size_t)(w->ncomms + 1);
   p.sends = malloc((size_t)(ns + 1) * sizeof *p.sends);
   p.recvs = malloc((size_t)(nr + 1) * sizeof *p.recvs);

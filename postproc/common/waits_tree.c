@@ -96,33 +96,16 @@ int sp__waits_tree(sp_waits_t *w, int k) {
     if (it->path < 0) rc = SP_READER_ENOMEM;
   }
   free(stack);
-  /* An MPI call's path: its innermost enclosing region's, then its own name
-   * (on a worker thread, the name alone). A region's calls are by start, so
-   * the last lookup's answer is tried first. */
-  int64_t last = -1;
-  int32_t last_region = -1, last_path = -1;
-  for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
-    sp_wcall_t *c = &rk->calls[i];
-    int64_t it = -1;
-    if (!c->worker) {
-      it = last >= 0 && rk->items[last].start <= c->start &&
-                   (last + 1 >= rk->nitems || rk->items[last + 1].start > c->start) &&
-                   rk->items[last].end >= c->end
-               ? last
-               : sp_item_at(rk, c->start);
-      last = it;
-    }
-    int32_t parent = it >= 0 ? rk->items[it].path : -1;
-    if (parent == last_path && c->region == last_region && i > 0) {
-      c->path = rk->calls[i - 1].path;
-      continue;
-    }
-    c->path = sp_path_id(w, parent, c->region);
-    if (c->path < 0) rc = SP_READER_ENOMEM;
-    last_path = parent;
-    last_region = c->region;
-  }
   return rc;
+}
+
+/* An MPI call's path: its innermost enclosing region's, then its own name
+ * (on a worker thread, the name alone). Asked for the calls with a wait
+ * only. */
+int32_t sp__waits_call_path(sp_waits_t *w, int k, const sp_wcall_t *c) {
+  const sp_wrank_t *rk = &w->ranks[k];
+  int64_t it = c->worker ? -1 : sp_item_at(rk, c->start);
+  return sp_path_id(w, it >= 0 ? rk->items[it].path : -1, c->region);
 }
 
 int32_t sp_waits_region_at(const sp_waits_t *w, int k, int64_t t) {

@@ -81,9 +81,10 @@ typedef struct sp_wrank {
   int id;            /* world rank (rank<N>) */
   sp_witem_t *items; /* by start ascending, end descending */
   int64_t nitems;
+  int64_t item_hint; /* the item found last (waits_tree.c) */
   sp_wcall_t *calls; /* region by region, each by start */
   int64_t ncalls;
-  int64_t *runs; /* while loading: where each region's calls start in calls[] */
+  int64_t *runs; /* where each region's calls start in calls[]; runs[nruns] = ncalls */
   int nruns;
   int64_t runs_cap;
   int32_t *gcomm; /* local communicator id -> global index, nlocal of them */
@@ -125,7 +126,7 @@ int sp_waits_build(sp_reader_t *r, sp_waits_t *w);
 void sp_waits_free(sp_waits_t *w);
 
 /* waits_tree.c: region of rank index k's innermost open non-MPI call at t, or -1. */
-int32_t sp_waits_region_at(const sp_waits_t *w, int k, int64_t t);
+int32_t sp_waits_region_at(sp_waits_t *w, int k, int64_t t);
 /* Builds rank k's items' parents and paths. 0 or SP_READER_ENOMEM. */
 int sp__waits_tree(sp_waits_t *w, int k);
 /* The path id of rank k's call c; -1 when out of memory. */

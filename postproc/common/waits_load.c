@@ -98,7 +98,7 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc) return rc;
   sp_reader_mpi_t m;
   memset(&m, 0, sizeof m);
-  if (is_mpi) rc = sp_reader_mpi_load(r, g, k, &m);
+  if (is_mpi) rc = sp_reader_mpi_load_ids(r, g, k, &m);
   if (rc == 0 && !is_mpi)
     rc = sp_grow((void **)&rk->items, icap, rk->nitems + iv.n, sizeof *rk->items);
   if (rc == 0 && is_mpi)

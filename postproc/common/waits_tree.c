@@ -61,8 +61,14 @@ static int sp_path_id(sp_waits_t *w, int32_t parent, int32_t region) {
   return w->npaths - 1;
 }
 
-/* Index of rank k's innermost item open at t (start <= t <= end), or -1. */
-static int64_t sp_item_at(const sp_wrank_t *rk, int64_t t) {
+/* Index of rank k's innermost item open at t (start <= t <= end), or -1.
+ * The item found last is tried first (lookups come in time order, mostly:
+ * a channel's calls, a communicator's collectives). */
+static int64_t sp_item_at(sp_wrank_t *rk, int64_t t) {
+  int64_t h = rk->item_hint;
+  if (h >= 0 && h < rk->nitems && rk->items[h].start <= t && rk->items[h].end >= t &&
+      (h + 1 == rk->nitems || rk->items[h + 1].start > t))
+    return h;
   int64_t lo = 0, hi = rk->nitems; /* first item starting after t */
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -75,6 +81,7 @@ static int64_t sp_item_at(const sp_wrank_t *rk, int64_t t) {
    * is the first that has not ended (one that contains t contains it). */
   int64_t i = lo - 1;
   while (i >= 0 && rk->items[i].end < t) i = rk->items[i].parent;
+  rk->item_hint = i;
   return i;
 }
 
@@ -103,12 +110,12 @@ int sp__waits_tree(sp_waits_t *w, int k) {
  * (on a worker thread, the name alone). Asked for the calls with a wait
  * only. */
 int32_t sp__waits_call_path(sp_waits_t *w, int k, const sp_wcall_t *c) {
-  const sp_wrank_t *rk = &w->ranks[k];
+  sp_wrank_t *rk = &w->ranks[k];
   int64_t it = c->worker ? -1 : sp_item_at(rk, c->start);
   return sp_path_id(w, it >= 0 ? rk->items[it].path : -1, c->region);
 }
 
-int32_t sp_waits_region_at(const sp_waits_t *w, int k, int64_t t) {
+int32_t sp_waits_region_at(sp_waits_t *w, int k, int64_t t) {
   int64_t i = sp_item_at(&w->ranks[k], t);
   return i >= 0 ? w->ranks[k].items[i].region : -1;
 }

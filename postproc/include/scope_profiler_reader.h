@@ -763,6 +763,11 @@ typedef struct sp_reader_mpi {
  */
 SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
 
+/** As sp_reader_mpi_load() without the bytes (out->bytes NULL): the peer,
+ *  tag and comm that pair the calls (the wait states), a fifth less to
+ *  read. */
+SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
+
 /** Frees the arrays of m and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
 

@@ -26,7 +26,7 @@ static const char sp_usage_text[] =
     "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
-    "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
+    "       [--summary [--by-thread] | --tree | --waits] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export ";
 /* The usage after the --export words (exports.h). */
 static const char sp_usage_text_end[] =
@@ -589,12 +589,22 @@ static const sp_opt_row_t sp_opt_rows[] = {
                   "their thread, marked [threads]): calls, incl_s and excl_s (mean per rank), % "
                   "of the root, rank_min_s and rank_max_s of per-rank inclusive time, "
                   "max_rank, imbalance, worker_calls, depth, region (indented)"),
+    SP_OPT_SWITCH("--waits", waits,
+                  "wait states of the MPI calls (files recorded with "
+                  "SCOPE_PROFILER_PROFILE_MPI=1 in trace mode; docs/wait-states.md): sends "
+                  "paired with receives by communicator, source, destination and tag in "
+                  "order, collectives by communicator and order; per call path and rank the "
+                  "seconds of Late Sender, Late Receiver, Wait at N x N, Wait at Barrier, Late "
+                  "Broadcast and Early Reduce, most first; then per wait state the causes: the "
+                  "late partner's rank and the region it was in when the waiting started, "
+                  "largest first. Calls that cannot be paired are counted on stderr, never "
+                  "guessed. One file."),
     SP_OPT_CALL("--sort-by", NULL, sp_opt_sort, "KEY",
                 "start (default: first start; --tree: inclusive), name, calls, total, mean, "
                 "min, max, imbalance or self (numbers descending; --tree sorts siblings)"),
     SP_OPT_MORE("--format", "FMT",
                 "text (default: aligned, '#' notes), tsv, csv or json (an array of rows; "
-                "--tree: call_tree.json) for --summary, --tree and --list"),
+                "--tree: call_tree.json; --waits: one object) for --summary, --tree, --waits and --list"),
     SP_OPT_TABLE("--export", sp_opt_export, NULL, NULL, sp_exports_help),
     SP_OPT_SWITCH("--list", list,
                   "one line per (region, rank), regions by first start: lane rank intervals "
@@ -720,6 +730,11 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->skip_images && !o->export_data)
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
+  if (o->waits && (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 0))
+    return sp_usage_error("%s",
+                          "--waits, --list, --summary, --tree and --export all write to stdout: "
+                          "choose one");
+  if (o->waits && o->nwords != 1) return sp_usage_error("%s", "--waits reads one file");
   if (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 1 &&
       !(o->compare && (o->summary || o->tree) && o->list + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
@@ -757,7 +772,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
         "or total_cores (not %s): efficiency divides by the scale",
         o->x_field);
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
-      !o->export_row)
+      !o->export_row && !o->waits)
     o->outdir = ".";
   return 0;
 }

@@ -221,7 +221,7 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
   if (all != 1) return all == 0 ? 1 : all;
   int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
   int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
-  sp_reader_mpi_t none = {0, 0, NULL, NULL};
+  sp_reader_mpi_t none = {0, 0, NULL, NULL, NULL, NULL};
   sp_row_t *row = NULL;
   int rc = s && e && t ? 0 : SP_EXIT_IO;
   for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
@@ -288,7 +288,7 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
       fixed ? fixed
             : sp_row_get(rs, g, by_thread ? (iv.n && iv.thread_ids ? iv.thread_ids[0] : 0) : -1);
   unsigned char *outer = malloc(iv.n > 0 ? (size_t)iv.n : 1);
-  sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
+  sp_reader_mpi_t mpi = {0, 0, NULL, NULL, NULL, NULL};
   if (rs->mpi && sp_reader_mpi_load(sel->reader, g, sel->ranks[j], &mpi) < 0)
     sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader)); /* the columns show "-" */
   if (row && mpi.present) row->xhave++;
@@ -457,7 +457,7 @@ static sp_cell_t sp_named_cell(sp_reader_t *r, const sp_row_t *row, int id, char
                                                               : (sp_cell_t){1, 0, 0, NULL};
   int mpi = id == SP_SUM_COL_BYTES || id == SP_SUM_COL_MSGS;
   int have = mpi ? row->xhave > 0 : row->extra.have[id];
-  return (sp_cell_t){!have, row->extra.v[id], 0, NULL};
+  return (sp_cell_t){!have, row->extra.v[id], (double)row->extra.v[id] / 1e9, NULL};
 }
 
 static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, double roots,
@@ -602,6 +602,24 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
   return rc;
 }
 
+/* --columns wait_s: the rows' wait-state time (summary_columns.c). */
+static int sp_summary_waits(const sp_selection_t *sel, sp_rows_t *rs) {
+  int *regions = malloc((size_t)(rs->n + 1) * sizeof *regions);
+  int *threads = malloc((size_t)(rs->n + 1) * sizeof *threads);
+  sp_sum_extra_t **rows = malloc((size_t)(rs->n + 1) * sizeof *rows);
+  int rc = regions && threads && rows ? 0 : SP_EXIT_IO;
+  for (int i = 0; rc == 0 && i < rs->n; i++) {
+    regions[i] = rs->v[i].region;
+    threads[i] = rs->v[i].thread;
+    rows[i] = &rs->v[i].extra;
+  }
+  if (rc == 0) rc = sp_sum_extra_waits(sel, regions, threads, rows, rs->n);
+  free(regions);
+  free(threads);
+  free(rows);
+  return rc;
+}
+
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   int red = o->table == SP_TABLE_TEXT ? sp_reduced_print(sel, o, 0) : -1;
   if (red >= 0) return red; /* reduced across ranks: its own table */
@@ -609,6 +627,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   for (int q = 0; q < o->nxcols; q++) {
     rs.mpi |= o->xcols[q] == SP_SUM_COL_BYTES || o->xcols[q] == SP_SUM_COL_MSGS;
     if (o->xcols[q] == SP_SUM_COL_PEAK_RSS) rs.extra |= 1u << SP_SUM_COL_PEAK_RSS;
+    if (o->xcols[q] == SP_SUM_COL_WAIT) rs.extra |= 1u << SP_SUM_COL_WAIT;
   }
   sp_clamped_t clamped = {0};
   sp_reader_tree_t *t = NULL;
@@ -619,8 +638,9 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     rc = o->by_thread || rs.keep || rs.mpi || rs.extra || o->nxcols
              ? sp_rows_compute(sel, o, &rs, &clamped)
              : sp_rows_blocked(sel, &rs, &clamped);
+  if (rc == 0) sp_rows_finish(sel, &rs, t);
+  if (rc == 0 && (rs.extra & (1u << SP_SUM_COL_WAIT))) rc = sp_summary_waits(sel, &rs);
   if (rc == 0) {
-    sp_rows_finish(sel, &rs, t);
     clamped.sums += rs.sat;
     sp_summary_warn(sel, &clamped);
     for (int i = 0; i < rs.n; i++) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "summary_columns.h"
+#include "waits.h"
 
 static const struct {
   const char *name;
@@ -110,4 +111,36 @@ int sp_sum_extra_pair(const sp_selection_t *sel, unsigned wanted, int j,
   int rc = 0;
   if (wanted & (1u << SP_SUM_COL_PEAK_RSS)) rc = sp_peak_rss(sel, j, iv, thread, row);
   return rc;
+}
+
+int sp_sum_extra_waits(const sp_selection_t *sel, const int *regions, const int *threads,
+                       sp_sum_extra_t *const *rows, int nrows) {
+  sp_waits_t w;
+  int rc = sp_waits_build(sel->reader, &w);
+  if (rc) {
+    sp_msg(SP_QUIET, "%s: %s", sel->file, sp_reader_errmsg(sel->reader));
+    sp_waits_free(&w);
+    return sp_exit_for_reader(rc);
+  }
+  int ng = sp_reader_num_regions(sel->reader);
+  int64_t *ns = calloc((size_t)(ng > 0 ? ng : 1), sizeof *ns);
+  if (!ns) {
+    sp_waits_free(&w);
+    return SP_EXIT_IO;
+  }
+  for (int j = 0; j < sel->nranks; j++) {
+    const sp_wrank_t *rk = &w.ranks[sel->ranks[j]];
+    for (int64_t i = 0; i < rk->ncalls; i++)
+      if (rk->calls[i].state >= 0) ns[rk->calls[i].region] += rk->calls[i].wait;
+  }
+  int known = w.mpi_calls > 0 && w.has_tags;
+  for (int i = 0; i < nrows; i++) {
+    const char *name = sp_reader_region_name(sel->reader, regions[i]);
+    int mpi = name && strncmp(name, "MPI_", 4) == 0 && threads[i] <= 0;
+    rows[i]->have[SP_SUM_COL_WAIT] = known && mpi;
+    rows[i]->v[SP_SUM_COL_WAIT] = ns[regions[i]];
+  }
+  free(ns);
+  sp_waits_free(&w);
+  return 0;
 }

@@ -15,13 +15,16 @@ enum { SP_SUM_AFTER_PCTS, SP_SUM_BEFORE_REGION };
  * msgs: MPI calls with a peer >= 0 or bytes > 0;
  * source: the region's place in the source, file:line (text);
  * peak_rss_bytes: highest RSS sampled during a call of the region
- * (SCOPE_PROFILER_SAMPLE_MS). */
+ * (SCOPE_PROFILER_SAMPLE_MS);
+ * wait_s: seconds the region's MPI calls spent in wait states (--waits),
+ * summed over ranks. */
 /* clang-format off */
 #define SP_SUM_NAMED_COLUMNS(XX) \
   XX(BYTES, "bytes", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
   XX(MSGS, "msgs", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
   XX(SOURCE, "source", SP_COL_STR, 24, SP_SUM_BEFORE_REGION) \
-  XX(PEAK_RSS, "peak_rss_bytes", SP_COL_INT, 15, SP_SUM_BEFORE_REGION)
+  XX(PEAK_RSS, "peak_rss_bytes", SP_COL_INT, 15, SP_SUM_BEFORE_REGION) \
+  XX(WAIT, "wait_s", SP_COL_SEC, 12, SP_SUM_AFTER_PCTS)
 /* clang-format on */
 
 enum {
@@ -51,6 +54,11 @@ typedef struct sp_sum_extra {
  * SP_EXIT_IO. */
 int sp_sum_extra_pair(const sp_selection_t *sel, unsigned wanted, int j,
                       const sp_reader_intervals_t *iv, int thread, sp_sum_extra_t *row);
+/* wait_s: each row's wait-state ns over the selected ranks (waits.h), "-"
+ * for regions that are not MPI calls and for files whose MPI calls have no
+ * tags and communicators. Returns 0 or an exit code (said). */
+int sp_sum_extra_waits(const sp_selection_t *sel, const int *regions, const int *threads,
+                       sp_sum_extra_t *const *rows, int nrows);
 /* Frees what the columns kept between pairs (the samples of each rank). */
 void sp_sum_extra_end(void);
 

@@ -140,6 +140,7 @@ typedef struct sp_options {
   int nxcols;
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
+  int waits;        /* --waits: the MPI wait states (cli/waits_print.c) */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -361,6 +362,8 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
+/* waits_print.c: --waits. */
+int sp_waits_print(const sp_selection_t *sel, const sp_options_t *o);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

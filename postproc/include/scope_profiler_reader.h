@@ -747,6 +747,10 @@ typedef struct sp_reader_mpi {
   int64_t n;      /**< calls (the pair's intervals) */
   int64_t *bytes; /**< n payload sizes, bytes (-1: not known) */
   int32_t *peer;  /**< n partner ranks (-1: none, several, or a collective) */
+  /** n tags (-1: none or not known) and n communicator ids of rank<N>/mpi
+   *  (-1: not known); both NULL in files recorded before tags (issue 50). */
+  int32_t *tag;
+  int32_t *comm;
 } sp_reader_mpi_t;
 
 /**
@@ -759,8 +763,34 @@ typedef struct sp_reader_mpi {
  */
 SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
 
+/** As sp_reader_mpi_load() without the bytes (out->bytes NULL): the peer,
+ *  tag and comm that pair the calls (the wait states), a fifth less to
+ *  read. */
+SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
+
 /** Frees the arrays of m and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
+
+/** The communicators of one rank (rank<N>/mpi): id c has sizes[c] members,
+ *  their world ranks members[offsets[c] .. offsets[c] + sizes[c]) in the
+ *  communicator's rank order (size 0: an id the rank is not a member of).
+ *  Arrays owned by the caller, released by sp_reader_mpi_comms_free(). */
+typedef struct sp_reader_mpi_comms {
+  int present;      /**< 1 if the rank has the table */
+  int n;            /**< ids */
+  int32_t *sizes;   /**< n sizes */
+  int64_t *offsets; /**< n offsets into members */
+  int32_t *members; /**< the sum of sizes world ranks */
+} sp_reader_mpi_comms_t;
+
+/** Reads rank<N>/mpi's comm_sizes and comm_members of rank index k; a rank
+ *  without them gives 0 with out->present = 0. Returns 0, SP_READER_EINVAL,
+ *  SP_READER_ELAYOUT (lengths that disagree), SP_READER_EHDF5 or
+ *  SP_READER_ENOMEM; on failure *out holds no memory. */
+SP_READER_EXPORT int sp_reader_mpi_comms(sp_reader_t *r, int k, sp_reader_mpi_comms_t *out);
+
+/** Frees the arrays of c and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_mpi_comms_free(sp_reader_mpi_comms_t *c);
 
 /* ===================================================================== */
 /*  Samples of RSS and CPU time (optional)                               */

@@ -10,10 +10,11 @@
  *     running counter per location);
  *   - MPI_Recv and the waits/tests that completed receives from one source
  *     (peer >= 0, bytes > 0): MpiRecv at the LEAVE stamp;
- *   - collectives (peer -1, bytes >= 0), blocking or I-form: MpiCollectiveBegin
- *     at the ENTER stamp, MpiCollectiveEnd at the LEAVE stamp, root
- *     undefined (not recorded), sizeSent = sizeReceived = bytes (the core
- *     stores one figure per call).
+ *   - collectives (bytes >= 0), blocking or I-form: MpiCollectiveBegin
+ *     at the ENTER stamp, MpiCollectiveEnd at the LEAVE stamp, root the
+ *     peer of a rooted one (Bcast, Reduce, Gather(v), Scatter(v): the C
+ *     wrappers store it), else undefined, sizeSent = sizeReceived = bytes
+ *     (the core stores one figure per call).
  * Communicator: COMM_WORLD (definition 0), a group of all ranks; tag 0
  * (tags are not recorded). The profile does not record the communicator
  * either, and peer is the partner's rank in the call's communicator: on a
@@ -81,7 +82,7 @@ int sp__otf2_mpi_kind(const char *name, int *op) {
 OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64_t bytes,
                                   int32_t peer, uint64_t *request, uint64_t *nevents) {
   OTF2_ErrorCode e = OTF2_SUCCESS;
-  if (kind == SP_OTF2_MPI_COLL && peer < 0 && bytes >= 0) {
+  if (kind == SP_OTF2_MPI_COLL && bytes >= 0) {
     e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t);
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_SEND && peer >= 0 && bytes >= 0) {
@@ -101,9 +102,10 @@ OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64
 OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op, int64_t bytes,
                                   int32_t peer, uint64_t *nevents) {
   OTF2_ErrorCode e = OTF2_SUCCESS;
-  if (kind == SP_OTF2_MPI_COLL && peer < 0 && bytes >= 0) {
-    e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, SP_OTF2_COMM_WORLD,
-                                        OTF2_UNDEFINED_UINT32, (uint64_t)bytes, (uint64_t)bytes);
+  if (kind == SP_OTF2_MPI_COLL && bytes >= 0) {
+    uint32_t root = peer >= 0 ? (uint32_t)peer : OTF2_UNDEFINED_UINT32;
+    e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, SP_OTF2_COMM_WORLD, root,
+                                        (uint64_t)bytes, (uint64_t)bytes);
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_RECV && peer >= 0 && bytes > 0) {
     e = OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0, (uint64_t)bytes);

@@ -105,6 +105,11 @@ int sp_html_run_write(FILE *f, const sp_selection_t *sels, int nfiles, const cha
  * SCOPE_PROFILER_SAMPLE_MS, times relative to t0 (ns). Returns 0. */
 int sp_html_samples_write(FILE *f, const sp_selection_t *sel, int64_t t0);
 
+/* html_waits.c: ,"waits":{...} (docs/report-data.md) when the file's MPI
+ * calls have tags and communicators (the wait states, docs/wait-states.md);
+ * stamps relative to t0 (ns). Returns an sp_exit_t code after saying why. */
+int sp_html_waits_write(FILE *f, const sp_selection_t *sel, int64_t t0);
+
 /* html_tree.c: builds the call tree of the selection (sp_reader_tree_build,
  * flags 0) into *t. Returns an sp_exit_t code after printing why. */
 int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t);

@@ -492,6 +492,25 @@
 
   var lastHit = null; // [start, duration] of the exact call last hovered (tests)
 
+  // The MPI wait states ("waits", html_waits.c): a call's wait by lane and
+  // start (its longest waits), a lane's time per state.
+  var W = D.waits, waitOf = {}, laneWaits = {};
+  if (W) {
+    W.calls.forEach(function (c) { waitOf[c[0] + ':' + c[1] + ':' + c[2]] = c; });
+    W.lanes.forEach(function (l) { laneWaits[l[0] + ':' + l[1]] = l; });
+  }
+  function waitText(lane, start) {
+    if (!W) return '';
+    var c = start === undefined ? null : waitOf[lane.g + ':' + lane.rank + ':' + start];
+    if (c) return '\nwait  ' + W.states[c[3]] + ' ' + fmtTime(c[4]) + ', caused by rank ' + c[5] +
+      (c[6] === null ? '' : ' in ' + c[6]);
+    var l = laneWaits[lane.g + ':' + lane.rank];
+    if (!l || start !== undefined) return '';
+    return '\nwaits (this rank)  ' + W.states.map(function (n, s) {
+      return l[2 + s] ? n + ' ' + fmtTime(l[2 + s]) : '';
+    }).filter(Boolean).join(', ');
+  }
+
   // An MPI call region's payload and messages over the selected ranks
   // (regions[].bytes, .msgs; absent for other regions).
   function mpiText(reg, sep) {
@@ -522,6 +541,7 @@
       var nd = pathOf(src, k), path = tree && tree[nd] ? tree[nd].path : callPath(src, k);
       head = head.replace('call path  ' + reg.path, 'call path  ' + path);
       return head + 'start  ' + fmtTime(src.start[k]) + '\nduration  ' + fmtTime(src.dur[k]) +
+        waitText(lane, src.start[k]) +
         (src.tiled ? '\n(exact: this window\'s tiles are embedded)' : '');
     }
     if (lane.paths.length > 1) head = head.replace('call path  ' + reg.path, 'call paths  ' +
@@ -533,7 +553,8 @@
     for (var b = b0; b <= b1; b++) sum += lv[b];
     if (b1 < b0 || !sum) return null;
     return head + 'busy  ' + Math.round(sum / (b1 - b0 + 1) / 2.55) + ' % of ' + fmtTime(b0 * bw) +
-      ' \u2013 ' + fmtTime((b1 + 1) * bw) + '\n(' + lane.n + ' calls in this lane, binned in the report' +
+      ' \u2013 ' + fmtTime((b1 + 1) * bw) + waitText(lane) + '\n(' + lane.n +
+      ' calls in this lane, binned in the report' +
       (hlNode !== null && lane.g === tree[hlNode].g ? '; highlighted by region: binned calls are not split by call path'
         : '') + ')';
   }

@@ -13,6 +13,8 @@ void sp_reader_mpi_free(sp_reader_mpi_t *m) {
   if (!m) return;
   free(m->bytes);
   free(m->peer);
+  free(m->tag);
+  free(m->comm);
   memset(m, 0, sizeof *m);
 }
 
@@ -26,8 +28,9 @@ static int sp_mpi_read(sp_reader_t *r, hid_t g, const char *name, int64_t n, hid
   int ok = sp >= 0 && t >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
            H5Sget_simple_extent_dims(sp, dims, NULL) == 1 && (int64_t)dims[0] == n &&
            H5Tget_class(t) == H5T_INTEGER;
-  int rc = ok ? 0 : sp__reader_fail(r, SP_READER_ELAYOUT,
-                                    "%s: not %lld integers (as start_times)", name, (long long)n);
+  int rc = ok ? 0
+              : sp__reader_fail(r, SP_READER_ELAYOUT, "%s: not %lld integers (as start_times)",
+                                name, (long long)n);
   if (rc == 0 && n > 0 && H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
     rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: read failed (truncated file?)", name);
   if (t >= 0) H5Tclose(t);
@@ -37,25 +40,36 @@ static int sp_mpi_read(sp_reader_t *r, hid_t g, const char *name, int64_t n, hid
 }
 
 static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
-                             sp_reader_mpi_t *out) {
+                             sp_reader_mpi_t *out, int bytes) {
   hid_t g = sp__reader_open_region(r, k, rr);
   if (g < 0) return 0;
   int rc = 0;
   if (H5Lexists(g, "bytes", H5P_DEFAULT) > 0 && H5Lexists(g, "peer", H5P_DEFAULT) > 0) {
     size_t n = (size_t)(rr->n > 0 ? rr->n : 1);
-    out->bytes = malloc(n * sizeof *out->bytes);
+    out->bytes = bytes ? malloc(n * sizeof *out->bytes) : NULL;
     out->peer = malloc(n * sizeof *out->peer);
-    if (!out->bytes || !out->peer) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
-    if (rc == 0) rc = sp_mpi_read(r, g, "bytes", rr->n, H5T_NATIVE_INT64, out->bytes);
+    if ((bytes && !out->bytes) || !out->peer)
+      rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+    if (rc == 0 && bytes) rc = sp_mpi_read(r, g, "bytes", rr->n, H5T_NATIVE_INT64, out->bytes);
     if (rc == 0) rc = sp_mpi_read(r, g, "peer", rr->n, H5T_NATIVE_INT32, out->peer);
     out->n = rr->n;
     out->present = rc == 0;
+  }
+  /* tag and comm (issue 50): optional, files written before them lack them. */
+  if (rc == 0 && out->present && H5Lexists(g, "tag", H5P_DEFAULT) > 0 &&
+      H5Lexists(g, "comm", H5P_DEFAULT) > 0) {
+    size_t n = (size_t)(rr->n > 0 ? rr->n : 1);
+    out->tag = malloc(n * sizeof *out->tag);
+    out->comm = malloc(n * sizeof *out->comm);
+    if (!out->tag || !out->comm) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+    if (rc == 0) rc = sp_mpi_read(r, g, "tag", rr->n, H5T_NATIVE_INT32, out->tag);
+    if (rc == 0) rc = sp_mpi_read(r, g, "comm", rr->n, H5T_NATIVE_INT32, out->comm);
   }
   H5Gclose(g);
   return rc;
 }
 
-int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
+static int sp_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out, int bytes) {
   if (!out) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   int bad = sp__reader_check_pair(r, g, k);
@@ -64,8 +78,16 @@ int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
   if (!rr || !rr->has_times || r->columnar || r->aggregate) return 0; /* other layouts: none */
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
-  int rc = sp_mpi_load_quiet(r, k, rr, out);
+  int rc = sp_mpi_load_quiet(r, k, rr, out, bytes);
   sp__h5_quiet_end(&q);
   if (rc) sp_reader_mpi_free(out);
   return rc;
+}
+
+int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
+  return sp_mpi_load(r, g, k, out, 1);
+}
+
+int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
+  return sp_mpi_load(r, g, k, out, 0);
 }

@@ -25,7 +25,8 @@ import re
 import sys
 
 TYPES = {"int": (int,), "float": (float, int), "string": (str,), "object": (dict,),
-         "int[]": (list,), "int[][]": (list,), "string[]": (list,), "object[]": (list,)}
+         "int[]": (list,), "int[][]": (list,), "string[]": (list,), "object[]": (list,),
+         "array[]": (list,)}  # array[]: tuples of mixed types (waits.rows)
 
 
 def table(doc):

@@ -1,6 +1,8 @@
 /* mpi_profile_coll.c - collective MPI calls as regions, with bytes.
  *
- * A collective's peer is -1. Its bytes are what this rank's buffers send
+ * A collective's peer is -1, but a rooted one's (Bcast, Reduce, Gather(v),
+ * Scatter(v) and their nonblocking forms) is the root, which the wait
+ * states need (issue 50: Late Broadcast, Early Reduce). Its bytes are what this rank's buffers send
  * plus what they receive, as the call's arguments describe them where
  * they are significant on this rank (docs/automatic-regions.md):
  * Bcast count (the root sends it, the others receive it); Reduce count,
@@ -85,19 +87,19 @@ int MPI_Ibarrier(MPI_Comm c, MPI_Request *req) {
   SP_MPI_CALL_C(IBARRIER, PMPI_Ibarrier(c, req), 0, -1);
 }
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
-  SP_MPI_CALL_C(BCAST, PMPI_Bcast(buf, count, t, root, c), sp__mpi_b_bcast(count, t), -1);
+  SP_MPI_CALL_C(BCAST, PMPI_Bcast(buf, count, t, root, c), sp__mpi_b_bcast(count, t), sp__mpi_peer(root));
 }
 int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *req) {
-  SP_MPI_CALL_C(IBCAST, PMPI_Ibcast(buf, count, t, root, c, req), sp__mpi_b_bcast(count, t), -1);
+  SP_MPI_CALL_C(IBCAST, PMPI_Ibcast(buf, count, t, root, c, req), sp__mpi_b_bcast(count, t), sp__mpi_peer(root));
 }
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   SP_MPI_CALL_C(REDUCE, PMPI_Reduce(s, r, count, t, op, root, c),
-                sp__mpi_b_reduce(s, count, t, root, c), -1);
+                sp__mpi_b_reduce(s, count, t, root, c), sp__mpi_peer(root));
 }
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c,
                 MPI_Request *req) {
   SP_MPI_CALL_C(IREDUCE, PMPI_Ireduce(s, r, count, t, op, root, c, req),
-                sp__mpi_b_reduce(s, count, t, root, c), -1);
+                sp__mpi_b_reduce(s, count, t, root, c), sp__mpi_peer(root));
 }
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   SP_MPI_CALL_C(ALLREDUCE, PMPI_Allreduce(s, r, count, t, op, c), sp__mpi_b_twice(count, t), -1);
@@ -110,42 +112,42 @@ int MPI_Iallreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
 int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                MPI_Comm c) {
   SP_MPI_CALL_C(GATHER, PMPI_Gather(s, sc, st, r, rc, rt, root, c),
-                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
+                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Igather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                 MPI_Comm c, MPI_Request *req) {
   SP_MPI_CALL_C(IGATHER, PMPI_Igather(s, sc, st, r, rc, rt, root, c, req),
-                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), -1);
+                sp__mpi_b_gather(s, sc, st, NULL, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                 const int displs[], MPI_Datatype rt, int root, MPI_Comm c) {
   SP_MPI_CALL_C(GATHERV, PMPI_Gatherv(s, sc, st, r, rcs, displs, rt, root, c),
-                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
+                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Igatherv(const void *s, int sc, MPI_Datatype st, void *r, const int rcs[],
                  const int displs[], MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *req) {
   SP_MPI_CALL_C(IGATHERV, PMPI_Igatherv(s, sc, st, r, rcs, displs, rt, root, c, req),
-                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), -1);
+                sp__mpi_b_gather(s, sc, st, rcs, 0, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                 MPI_Comm c) {
   SP_MPI_CALL_C(SCATTER, PMPI_Scatter(s, sc, st, r, rc, rt, root, c),
-                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
+                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
                  MPI_Comm c, MPI_Request *req) {
   SP_MPI_CALL_C(ISCATTER, PMPI_Iscatter(s, sc, st, r, rc, rt, root, c, req),
-                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), -1);
+                sp__mpi_b_scatter(NULL, sc, st, r, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
                  int rc, MPI_Datatype rt, int root, MPI_Comm c) {
   SP_MPI_CALL_C(SCATTERV, PMPI_Scatterv(s, scs, displs, st, r, rc, rt, root, c),
-                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
+                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Iscatterv(const void *s, const int scs[], const int displs[], MPI_Datatype st, void *r,
                   int rc, MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *req) {
   SP_MPI_CALL_C(ISCATTERV, PMPI_Iscatterv(s, scs, displs, st, r, rc, rt, root, c, req),
-                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), -1);
+                sp__mpi_b_scatter(scs, 0, st, r, rc, rt, root, c), sp__mpi_peer(root));
 }
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
                   MPI_Comm c) {

@@ -1,0 +1,271 @@
+/* waits_match.c - pairs sends with receives by MPI's rule: on one
+ * communicator, the messages from one source to one destination with one
+ * tag are received in the order they were sent (non-overtaking), so the
+ * i-th send of such a channel meets its i-th receive; a receive's source
+ * and tag are the matched ones as recorded (wildcards resolved).
+ *
+ * Without a record of which message a nonblocking receive got (only its
+ * wait knows, and the wait stores no tag), a rank's receives on a
+ * communicator where it posted an MPI_Irecv are not paired: any channel
+ * there may have lost a message to it. Likewise a call whose tag,
+ * partner or communicator is not known (a Sendrecv with two partners,
+ * the Fortran wrappers of today) leaves its side of the communicator
+ * unpaired. A channel whose send and receive counts differ (a partner not
+ * recorded) is not paired at all: nothing is guessed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "waits.h"
+
+/* A channel: messages of one communicator from one source to one
+ * destination (world ranks) with one tag. */
+typedef struct sp_chan {
+  int32_t comm, src, dst, tag;
+} sp_chan_t;
+
+/* One end of a message: the call, and its region (calls come region by
+ * region, each region's in start order). */
+typedef struct sp_end {
+  int32_t k, call, region;
+} sp_end_t;
+
+/* Channels numbered through an open-addressed table (slot: channel + 1, 0
+ * empty; sized for every end, so never full). */
+typedef struct sp_chan_map {
+  int32_t *slot;
+  sp_chan_t *keys;
+  int64_t cap, n, kcap;
+} sp_chan_map_t;
+
+/* Taint bits of a (rank, communicator) side: why it cannot be paired. */
+enum { SP_T_NONBLOCKING = 1, SP_T_UNKNOWN = 2 };
+
+typedef struct sp_p2p {
+  sp_end_t *sends, *recvs;
+  int32_t *schan, *rchan; /* each end's channel */
+  int64_t nsends, nrecvs;
+  sp_chan_map_t map;
+  uint8_t *tsend, *trecv; /* nranks x (ncomms + 1): the last column taints every comm */
+} sp_p2p_t;
+
+static uint8_t *sp_taint_at(const sp_waits_t *w, uint8_t *t, int k, int32_t comm) {
+  return &t[(int64_t)k * (w->ncomms + 1) + (comm >= 0 ? comm : w->ncomms)];
+}
+
+static uint8_t sp_taint(const sp_waits_t *w, const uint8_t *t, int k, int32_t comm) {
+  const uint8_t *row = &t[(int64_t)k * (w->ncomms + 1)];
+  return (uint8_t)(row[w->ncomms] | row[comm]);
+}
+
+/* The world rank of rank `peer` of global communicator comm, or -1. */
+static int32_t sp_world(const sp_waits_t *w, int32_t comm, int32_t peer) {
+  if (comm < 0 || peer < 0 || peer >= w->comms[comm].size) return -1;
+  return w->comms[comm].members[peer];
+}
+
+static uint64_t sp_chan_hash(const sp_chan_t *e) {
+  uint64_t h = (uint64_t)(uint32_t)e->comm * 0x9e3779b97f4a7c15ULL;
+  h ^= (uint64_t)(uint32_t)e->src * 0xc2b2ae3d27d4eb4fULL;
+  h ^= (uint64_t)(uint32_t)e->dst * 0x165667b19e3779f9ULL;
+  h ^= (uint64_t)(uint32_t)e->tag * 0x27d4eb2f165667c5ULL;
+  return h ^ (h >> 29);
+}
+
+/* The channel of e (a new one when unseen), -1 when out of memory. */
+static int32_t sp_chan_of(sp_chan_map_t *m, const sp_chan_t *e) {
+  uint64_t mask = (uint64_t)m->cap - 1, h = sp_chan_hash(e) & mask;
+  for (; m->slot[h]; h = (h + 1) & mask) {
+    const sp_chan_t *o = &m->keys[m->slot[h] - 1];
+    if (o->comm == e->comm && o->src == e->src && o->dst == e->dst && o->tag == e->tag)
+      return m->slot[h] - 1;
+  }
+  if (m->n == m->kcap) {
+    int64_t kc = m->kcap ? m->kcap * 2 : 256;
+    sp_chan_t *k = realloc(m->keys, (size_t)kc * sizeof *k);
+    if (!k) return -1;
+    m->keys = k;
+    m->kcap = kc;
+  }
+  m->keys[m->n] = *e;
+  m->slot[h] = (int32_t)++m->n;
+  return (int32_t)(m->n - 1);
+}
+
+/* One call's ends, or its taint. 0 or SP_READER_ENOMEM. */
+static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
+  const sp_wcall_t *c = &w->ranks[k].calls[i];
+  int me = w->ranks[k].id, op = c->op;
+  int sends = op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
+  int recvs = op == SP_OP_RECV || op == SP_OP_SENDRECV;
+  if (op == SP_OP_IRECV) {
+    *sp_taint_at(w, p->trecv, k, c->comm) |= SP_T_NONBLOCKING;
+    w->nonblocking++;
+    w->unpaired[SP_UNP_NONBLOCKING]++;
+    return 0;
+  }
+  int32_t other = sp_world(w, c->comm, c->peer);
+  if (c->peer == -1 && op != SP_OP_SENDRECV && c->comm >= 0) return 0; /* MPI_PROC_NULL */
+  if (c->comm < 0 || c->tag < 0 || other < 0) {
+    if (sends) *sp_taint_at(w, p->tsend, k, c->comm) |= SP_T_UNKNOWN;
+    if (recvs) *sp_taint_at(w, p->trecv, k, c->comm) |= SP_T_UNKNOWN;
+    w->unpaired[SP_UNP_UNKNOWN]++;
+    return 0;
+  }
+  if (sends) {
+    sp_chan_t key = {c->comm, me, other, c->tag};
+    p->schan[p->nsends] = sp_chan_of(&p->map, &key);
+    p->sends[p->nsends++] = (sp_end_t){k, i, c->region};
+  }
+  if (recvs) {
+    sp_chan_t key = {c->comm, other, me, c->tag};
+    p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
+    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region};
+  }
+  return (sends && p->schan[p->nsends - 1] < 0) || (recvs && p->rchan[p->nrecvs - 1] < 0)
+             ? SP_READER_ENOMEM
+             : 0;
+}
+
+/* Pairs channel key: sends S[si[0..ns)], receives V[vi[0..nv)]. */
+static int sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_chan_t *key, const int32_t *si,
+                          int64_t ns, const int32_t *vi, int64_t nv) {
+  int ks = sp_reader_rank_index(w->reader, key->src);
+  int kr = sp_reader_rank_index(w->reader, key->dst);
+  if (ks < 0 || kr < 0) {
+    w->unpaired[SP_UNP_NOT_PROFILED] += ns + nv;
+    return 0;
+  }
+  uint8_t t =
+      (uint8_t)(sp_taint(w, p->tsend, ks, key->comm) | sp_taint(w, p->trecv, kr, key->comm));
+  if (t || ns != nv) {
+    w->unpaired[t & SP_T_NONBLOCKING ? SP_UNP_NONBLOCKING
+                : t                  ? SP_UNP_UNKNOWN
+                                     : SP_UNP_NO_PARTNER] += ns + nv;
+    return 0;
+  }
+  for (int64_t i = 0; i < ns; i++) {
+    sp_wcall_t *snd = &w->ranks[ks].calls[p->sends[si[i]].call];
+    sp_wcall_t *rcv = &w->ranks[kr].calls[p->recvs[vi[i]].call];
+    w->pairs++;
+    /* Late Sender: the receive waited from its start until the send started. */
+    if (snd->start > rcv->start) {
+      int64_t d = rcv->end - rcv->start, late = snd->start - rcv->start;
+      if (sp__waits_mark(w, kr, rcv, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, rcv->start))
+        return SP_READER_ENOMEM;
+    }
+    /* Late Receiver: a blocking send still running when the receive was
+     * posted waited for it (an eager send that returned before did not). */
+    if ((snd->op == SP_OP_SEND || snd->op == SP_OP_SSEND) && rcv->start > snd->start &&
+        snd->end >= rcv->start) {
+      int64_t d = snd->end - snd->start, late = rcv->start - snd->start;
+      if (sp__waits_mark(w, ks, snd, SP_WAIT_LATE_RECEIVER, late < d ? late : d, kr, snd->start))
+        return SP_READER_ENOMEM;
+    }
+  }
+  return 0;
+}
+
+/* Groups the ends 0..n by channel (stable): out[first[c] .. first[c + 1])
+ * are channel c's indices. */
+static void sp_by_chan(const int32_t *chan, int64_t n, int64_t nch, int64_t *first, int32_t *out) {
+  memset(first, 0, (size_t)(nch + 1) * sizeof *first);
+  for (int64_t i = 0; i < n; i++) first[chan[i] + 1]++;
+  for (int64_t c = 0; c < nch; c++) first[c + 1] += first[c];
+  for (int64_t i = 0; i < n; i++) out[first[chan[i]]++] = (int32_t)i;
+  for (int64_t c = nch; c > 0; c--) first[c] = first[c - 1];
+  first[0] = 0;
+}
+
+typedef struct sp_at {
+  int64_t start, end;
+  int64_t i;
+} sp_at_t;
+
+static int sp_at_cmp(const void *a, const void *b) {
+  const sp_at_t *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->end != y->end) return x->end > y->end ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order: they
+ * come region by region, so only a channel fed by several regions
+ * (MPI_Send and MPI_Isend) needs it. Returns 0 or SP_READER_ENOMEM. */
+static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n) {
+  int64_t i = 1;
+  while (i < n && E[ix[i]].region == E[ix[0]].region) i++;
+  if (i >= n) return 0; /* one region's: in order already */
+  const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
+  sp_at_t *at = malloc((size_t)n * sizeof *at);
+  if (!at) return SP_READER_ENOMEM;
+  for (int64_t j = 0; j < n; j++)
+    at[j] = (sp_at_t){calls[E[ix[j]].call].start, calls[E[ix[j]].call].end, ix[j]};
+  qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
+  for (int64_t j = 0; j < n; j++) ix[j] = (int32_t)at[j].i;
+  free(at);
+  return 0;
+}
+
+static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
+  int64_t nch = p->map.n;
+  int32_t *ix = malloc((size_t)(p->nsends + p->nrecvs + 1) * sizeof *ix);
+  int64_t *sf = malloc((size_t)(nch + 2) * sizeof *sf),
+          *rf = malloc((size_t)(nch + 2) * sizeof *rf);
+  int rc = ix && sf && rf ? 0 : SP_READER_ENOMEM;
+  if (rc == 0) {
+    sp_by_chan(p->schan, p->nsends, nch, sf, ix);
+    sp_by_chan(p->rchan, p->nrecvs, nch, rf, ix + p->nsends);
+  }
+  int32_t *si = ix, *vi = ix ? ix + p->nsends : NULL;
+  for (int64_t c = 0; rc == 0 && c < nch; c++) {
+    int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
+    rc = sp_chan_order(w, p->sends, si + sf[c], ns);
+    if (rc == 0) rc = sp_chan_order(w, p->recvs, vi + rf[c], nv);
+    if (rc == 0) rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
+  }
+  free(ix);
+  free(sf);
+  free(rf);
+  return rc;
+}
+
+int sp__waits_match_p2p(sp_waits_t *w) {
+  sp_p2p_t p;
+  memset(&p, 0, sizeof p);
+  int64_t ns = w->nsends, nr = w->nrecvs, cap = 16; /* counted at load */
+  while (cap < 2 * (ns + nr) + 2) cap *= 2;
+  size_t tn = (size_t)w->nranks * (size_t)(w->ncomms + 1);
+  p.sends = malloc((size_t)(ns + 1) * sizeof *p.sends);
+  p.recvs = malloc((size_t)(nr + 1) * sizeof *p.recvs);
+  p.schan = malloc((size_t)(ns + 1) * sizeof *p.schan);
+  p.rchan = malloc((size_t)(nr + 1) * sizeof *p.rchan);
+  p.map.slot = calloc((size_t)cap, sizeof *p.map.slot);
+  p.map.cap = cap;
+  p.tsend = calloc(tn, 1);
+  p.trecv = calloc(tn, 1);
+  int rc = p.sends && p.recvs && p.schan && p.rchan && p.map.slot && p.tsend && p.trecv
+               ? 0
+               : SP_READER_ENOMEM;
+  /* Region by region: a run of calls that are no messages is skipped whole. */
+  for (int k = 0; rc == 0 && k < w->nranks; k++) {
+    const sp_wrank_t *rk = &w->ranks[k];
+    for (int r = 0; rc == 0 && r < rk->nruns; r++) {
+      int op = rk->calls[rk->runs[r]].op;
+      if (op != SP_OP_SEND && op != SP_OP_SSEND && op != SP_OP_ISEND && op != SP_OP_SENDRECV &&
+          op != SP_OP_RECV && op != SP_OP_IRECV)
+        continue;
+      for (int64_t i = rk->runs[r]; rc == 0 && i < rk->runs[r + 1]; i++)
+        rc = sp_p2p_call(w, &p, k, (int32_t)i);
+    }
+  }
+  if (rc == 0) rc = sp_p2p_pair_all(w, &p);
+  free(p.sends);
+  free(p.recvs);
+  free(p.schan);
+  free(p.rchan);
+  free(p.map.slot);
+  free(p.map.keys);
+  free(p.tsend);
+  free(p.trecv);
+  return rc;
+}

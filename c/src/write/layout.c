@@ -92,12 +92,14 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
 }
 
 /* An MPI call region's bytes (int64) and peer (int32) datasets; o[0], o[1]
- * their offsets (mpi_extra.h). */
-static int sp_mpi_extra_create(hid_t g, int64_t n, hid_t dcpl, int64_t *o) {
+ * their offsets (mpi_extra.h). An I/O call region (profile_io: "io:*",
+ * "MPI_File_*") names its int32 values file_ids (docs/io.md). */
+static int sp_mpi_extra_create(hid_t g, const char *name, int64_t n, hid_t dcpl, int64_t *o) {
   hid_t d = sp_dataset(g, "bytes", H5T_NATIVE_INT64, n, dcpl, &o[0]);
   if (d < 0) return SP_EHDF5;
   H5Dclose(d);
-  d = sp_dataset(g, "peer", H5T_NATIVE_INT32, n, dcpl, &o[1]);
+  const int io = strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0;
+  d = sp_dataset(g, io ? "file_ids" : "peer", H5T_NATIVE_INT32, n, dcpl, &o[1]);
   if (d < 0) return SP_EHDF5;
   H5Dclose(d);
   return 0;
@@ -134,7 +136,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
       else
         H5Dclose(d);
     }
-    if (r->mpi_extra) rc |= sp_mpi_extra_create(g, r->nevents, dcpl, &o[3]);
+    if (r->mpi_extra) rc |= sp_mpi_extra_create(g, r->name, r->nevents, dcpl, &o[3]);
   }
   if (off) {
     off->start_times = o[0];

@@ -2,7 +2,7 @@
 """Holds a profile_io profile (SCOPE_PROFILER_PROFILE_IO=1) of io_calls.c to
 the program's own counts, with h5py.
 
-usage: check_io.py FILE.h5 DIR NRANKS main|errors|many|fortran [--off|--profile|--columnar]
+usage: check_io.py FILE.h5 DIR NRANKS main|errors|many|fortran|crash [--off|--profile|--columnar]
 
 For every rank: each I/O call region's events (io:*, MPI_File_*) grouped by
 the user region whose call holds them (by the stamps), the call's name and
@@ -14,6 +14,7 @@ reads, writes, bytes read and written, largest offset); HDF5's files
 are the sums of their calls and whose largest offset is the file's size
 (sec2: at most the file's size, beyond its 40,000 bytes of data). The library's own output file
 and spill files appear nowhere. --off: profile_io off, no I/O recorded;
+crash: the file scope-profiler-merge rebuilt from the spill files;
 --profile: profile mode's file, its rank<N>/io/files; --columnar: the
 columnar file's io_files/ table, both against the program's counts.
 Exit 0 when all holds, 1 with one line per failure.

@@ -387,6 +387,8 @@ SP_HIDDEN void sp__spill_head_now(void);
 struct sp_sample;
 SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss,
                                 int64_t period_ns);
+/* One SP_SPILL_IO_FILES record: the rank's per-file I/O records (io_format.h). */
+SP_HIDDEN int sp__spill_io_files(const void *blob, size_t len);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

@@ -52,6 +52,15 @@ static int sp_io_write_to(const char *path, int nranks, const char *all, const i
   return rc;
 }
 
+void sp__io_spill(void) {
+  char *blob = NULL;
+  int64_t len = 0;
+  if (sp__io_files_pack(&blob, &len) == 0 && len > 0 && sp__spill_io_files(blob, (size_t)len) != 0)
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
+            "profile_io: the file records could not be kept in the spill file");
+  free(blob);
+}
+
 int sp__io_finalize(sp_par_t *par, const char *ranks_path, const char *col_path) {
   char *all = NULL;
   int64_t *offs = NULL;

@@ -10,4 +10,8 @@
 struct sp_par;
 SP_HIDDEN int sp__io_finalize(struct sp_par *par, const char *ranks_path, const char *col_path);
 
+/* The program ends without sp_finalize (or finalize failed): the rank's
+ * records into its spill file (SP_SPILL_IO_FILES), for scope-profiler-merge. */
+SP_HIDDEN void sp__io_spill(void);
+
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "aggregate_recover.h"
+#include "io_finalize.h"
 #include "mpi_extra.h"
 #include "sampler.h"
 #include "sp_internal.h"
@@ -83,6 +84,7 @@ static void sp_exit_flush(void) {
   } else {
     for (sp_thread_t *t = sp__state.threads; t; t = t->next) sp__frames_drop_above(t, -1);
     sp_exit_report(sp_exit_spill_threads());
+    if (st->cfg.profile_io) sp__io_spill(); /* the per-file records, for a merge */
   }
   sp__io_own--;
   errno = saved_errno;

@@ -101,6 +101,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
   const sp_sample_t *tail = sp__sampler_tail(&ns, &period_ns);
   if (ns > 0) sp__spill_samples(tail, ns, sp__sampler_maxrss(), period_ns);
   if (!sp__state.cfg.time_trace) return;
+  if (sp__state.cfg.profile_io) sp__io_spill();
   for (int32_t ti = 0; ti < l->nthreads; ti++) {
     const sp_thread_t *t = l->threads[ti];
     for (int32_t h = 0; t && h < t->nbufs; h++)

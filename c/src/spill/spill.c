@@ -327,6 +327,17 @@ int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int6
   return rc;
 }
 
+int sp__spill_io_files(const void *blob, size_t len) {
+  sp_state_t *st = &sp__state;
+  pthread_mutex_lock(&st->lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(-1);
+  if (rc == 0) rc = sp_spill_write(sp_spill.fd, SP_SPILL_IO_FILES, blob, len, NULL, 0);
+  if (rc != 0) sp_spill.failed = 1;
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
 void sp__spill_close(int remove_file) {
   sp_state_t *st = &sp__state;
   if (sp_spill.fd >= 0) {

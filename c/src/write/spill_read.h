@@ -37,6 +37,7 @@ typedef struct sp_spill_file {
   int64_t nsamples_chunks;
   int64_t samples_maxrss;    /* the largest ru_maxrss they recorded, bytes */
   int64_t samples_period_ns; /* 0 when the file holds no samples */
+  int64_t io_off, io_len;    /* the last SP_SPILL_IO_FILES record's payload; io_len 0: none */
   int64_t damaged_bytes;     /* trailing bytes not forming a whole record */
   int head_cut;              /* shorter than its header: the writer died creating it */
   int64_t damaged;           /* records or byte ranges before the tail skipped as damaged */

@@ -138,6 +138,7 @@ module scope_profiler
     integer(c_int) :: nvtx
     integer(c_int) :: trace_max_mb
     integer(c_int) :: openmp
+    integer(c_int) :: profile_io
   end type sp_config_c
 
   !> One region's figures in this process so far (`sp_region_stats`), ns.
@@ -577,7 +578,7 @@ contains
   !> Returns in `stat` the first error of the setup and of the communicator.
   subroutine sp_setup_int(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp, profile_io)
     integer, intent(in), optional :: comm !! MPI communicator handle (`use mpi`)
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -595,11 +596,12 @@ contains
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
     integer, intent(in), optional :: openmp !! OpenMP constructs through OMPT, an SP_OPENMP_* (default SP_OPENMP_OFF)
+    logical, intent(in), optional :: profile_io !! POSIX, stdio and MPI-IO calls as regions (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx, trace_max_mb, openmp)
+                          nvtx, trace_max_mb, openmp, profile_io)
     if (present(comm)) call sp_keep_first(err, c_sp_mpi_set_comm_f(comm))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_int
@@ -608,7 +610,7 @@ contains
   !> `sp_setup` with a `type(MPI_Comm)` communicator (`use mpi_f08`).
   subroutine sp_setup_f08(comm, profiling_activated, use_likwid, time_trace, &
                           flush_to_disk, buffer_limit, file_path, stat, errmsg, aggregate, &
-                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp)
+                          sample_ms, profile_mpi, layout, reduce, nvtx, trace_max_mb, openmp, profile_io)
     type(MPI_Comm), intent(in) :: comm !! communicator for writing the file
     logical, intent(in), optional :: profiling_activated !! master switch (default true)
     logical, intent(in), optional :: use_likwid !! LIKWID markers around regions (default false)
@@ -626,11 +628,12 @@ contains
     logical, intent(in), optional :: nvtx !! regions also as NVTX ranges for Nsight (default false)
     integer, intent(in), optional :: trace_max_mb !! the trace's cap in MB per process (default 0: none)
     integer, intent(in), optional :: openmp !! OpenMP constructs through OMPT, an SP_OPENMP_* (default SP_OPENMP_OFF)
+    logical, intent(in), optional :: profile_io !! POSIX, stdio and MPI-IO calls as regions (default false)
     integer :: err
 
     err = sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                           buffer_limit, file_path, aggregate, sample_ms, profile_mpi, layout, reduce, &
-                          nvtx, trace_max_mb, openmp)
+                          nvtx, trace_max_mb, openmp, profile_io)
     call sp_keep_first(err, c_sp_mpi_set_comm_f(comm%MPI_VAL))
     call sp_status(err, "sp_setup", stat, errmsg)
   end subroutine sp_setup_f08
@@ -641,9 +644,9 @@ contains
   !> copied it in turn.
   function sp_setup_config(profiling_activated, use_likwid, time_trace, flush_to_disk, &
                            buffer_limit, file_path, aggregate, sample_ms, profile_mpi, &
-                           layout, reduce, nvtx, trace_max_mb, openmp) result(err)
+                           layout, reduce, nvtx, trace_max_mb, openmp, profile_io) result(err)
     logical, intent(in), optional :: profiling_activated, use_likwid, time_trace, flush_to_disk
-    logical, intent(in), optional :: aggregate, profile_mpi, nvtx
+    logical, intent(in), optional :: aggregate, profile_mpi, nvtx, profile_io
     integer, intent(in), optional :: buffer_limit, sample_ms, layout, reduce, trace_max_mb, openmp
     character(len=*), intent(in), optional :: file_path
     integer :: err
@@ -665,6 +668,7 @@ contains
     if (present(nvtx)) cfg%nvtx = merge(1_c_int, 0_c_int, nvtx)
     if (present(trace_max_mb)) cfg%trace_max_mb = int(trace_max_mb, c_int)
     if (present(openmp)) cfg%openmp = int(openmp, c_int)
+    if (present(profile_io)) cfg%profile_io = merge(1_c_int, 0_c_int, profile_io)
     if (present(file_path)) then
       n = len_trim(file_path)
       allocate (path(n + 1))

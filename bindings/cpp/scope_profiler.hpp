@@ -97,6 +97,7 @@ struct Config {
   bool nvtx;  /**< regions also as NVTX push/pop in the domain "scope-profiler" (docs/gpu.md) */
   int trace_max_mb; /**< the trace stops growing past this many MB per process; 0 = no cap */
   int openmp; /**< OpenMP constructs as regions through OMPT, an SP_OPENMP_* (docs/openmp.md) */
+  bool profile_io; /**< POSIX, stdio and MPI-IO calls as regions, per-file records (docs/io.md) */
 
   Config() {
     ::sp_config c;
@@ -116,6 +117,7 @@ struct Config {
     nvtx = c.nvtx != 0;
     trace_max_mb = c.trace_max_mb;
     openmp = c.openmp;
+    profile_io = c.profile_io != 0;
   }
 };
 
@@ -143,6 +145,7 @@ inline int setup(const Config &cfg = Config()) noexcept {
   c.nvtx = cfg.nvtx ? 1 : 0;
   c.trace_max_mb = cfg.trace_max_mb;
   c.openmp = cfg.openmp;
+  c.profile_io = cfg.profile_io ? 1 : 0;
   return ::sp_setup(&c);
 }
 

@@ -146,6 +146,9 @@ typedef struct sp_config {
                          profile mode goes on; 0 = no cap (default 0; see sp_trace_pause) */
   int openmp;      /**< OpenMP constructs as regions through the tools interface (OMPT, LLVM's
                         libomp): an SP_OPENMP_* (default SP_OPENMP_OFF; docs/openmp.md) */
+  int profile_io;  /**< record the program's POSIX, stdio and MPI-IO calls as regions ("io:write",
+                        "MPI_File_write_at", ...) with their bytes and file, and a record per
+                        file and rank (default 0; docs/io.md) */
 } sp_config;
 
 /** sp_config.openmp (SCOPE_PROFILER_OPENMP=0|1|tasks|locks|tasks,locks):
@@ -187,7 +190,8 @@ SP_EXPORT void sp_config_init(sp_config *cfg);
  *   SCOPE_PROFILER_LAYOUT=auto|columnar|ranks|both (sp_config.layout),
  *   SCOPE_PROFILER_NVTX=0|1 (regions also as NVTX ranges, sp_config.nvtx)
  *   SCOPE_PROFILER_TRACE_MAX_MB=n (the trace's cap per process; 0 = none)
- *   SCOPE_PROFILER_OPENMP=0|1|tasks|locks|tasks,locks (sp_config.openmp)
+ *   SCOPE_PROFILER_OPENMP=0|1|tasks|locks|tasks,locks (sp_config.openmp),
+ *   SCOPE_PROFILER_PROFILE_IO=0|1 (sp_config.profile_io)
  * Calling sp_setup again discards all regions and recorded events of the
  * previous session (without writing them) and applies the new config, also
  * while other threads have recorded in it (an OpenMP pool between parallel

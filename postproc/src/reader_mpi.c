@@ -44,14 +44,20 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
   hid_t g = sp__reader_open_region(r, k, rr);
   if (g < 0) return 0;
   int rc = 0;
-  if (H5Lexists(g, "bytes", H5P_DEFAULT) > 0 && H5Lexists(g, "peer", H5P_DEFAULT) > 0) {
+  /* MPI-IO calls store their file's id (file_ids, docs/io.md) where the
+   * others store their peer: their bytes count as before, with no peer. */
+  const int file_ids = rr->link && strncmp(rr->link, "MPI_File_", 9) == 0 &&
+                       H5Lexists(g, "file_ids", H5P_DEFAULT) > 0;
+  if (H5Lexists(g, "bytes", H5P_DEFAULT) > 0 &&
+      (file_ids || H5Lexists(g, "peer", H5P_DEFAULT) > 0)) {
     size_t n = (size_t)(rr->n > 0 ? rr->n : 1);
     out->bytes = bytes ? malloc(n * sizeof *out->bytes) : NULL;
     out->peer = malloc(n * sizeof *out->peer);
     if ((bytes && !out->bytes) || !out->peer)
       rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
     if (rc == 0 && bytes) rc = sp_mpi_read(r, g, "bytes", rr->n, H5T_NATIVE_INT64, out->bytes);
-    if (rc == 0) rc = sp_mpi_read(r, g, "peer", rr->n, H5T_NATIVE_INT32, out->peer);
+    if (rc == 0 && !file_ids) rc = sp_mpi_read(r, g, "peer", rr->n, H5T_NATIVE_INT32, out->peer);
+    for (int64_t i = 0; rc == 0 && file_ids && i < rr->n; i++) out->peer[i] = -1;
     out->n = rr->n;
     out->present = rc == 0;
   }

@@ -35,7 +35,7 @@ from pproc_rooms import FUNC_DEF, cycles, line_of, strip_comments  # noqa: E402
 # The rooms, lowest first, and the rooms each may use (itself included).
 # likwid, nvtx, mpi_profile and openmp are side rooms that the build may leave out:
 # only the session names them.
-ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "nvtx", "mpi_profile", "openmp",
+ROOMS = ["base", "mpi", "record", "spill", "write", "likwid", "nvtx", "io", "mpi_profile", "openmp",
          "profile", "recover", "session"]
 MAY_USE = {
     "base": {"base"},
@@ -45,7 +45,8 @@ MAY_USE = {
     "write": {"base", "mpi", "record", "spill", "write"},
     "likwid": {"base", "mpi", "record", "write", "likwid"},
     "nvtx": {"base", "record", "nvtx"},
-    "mpi_profile": {"base", "mpi", "record", "spill", "mpi_profile"},
+    "io": {"base", "mpi", "record", "spill", "write", "io"},
+    "mpi_profile": {"base", "mpi", "record", "spill", "io", "mpi_profile"},
     "openmp": {"base", "record", "openmp"},
     "profile": {"base", "mpi", "record", "spill", "write", "profile"},
     "recover": {"base", "mpi", "record", "spill", "write", "profile", "recover"},

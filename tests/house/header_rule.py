@@ -37,9 +37,13 @@ INTERFACES = {
     "sp_internal.h": set(),  # sections, see own_sections()
 }
 # Other libraries' entry points the core interposes (MPI's C and Fortran
-# names, the profiling interface) or provides (the OpenMP tools interface's
-# ompt_start_tool): defined without sp_ on purpose.
-INTERPOSERS = re.compile(r"^(MPI_|PMPI_|mpi_|pmpi_)\w*$|^ompt_start_tool$")
+# names, the profiling interface; libc's I/O calls for profile_io,
+# c/src/io/) or provides (the OpenMP tools interface's ompt_start_tool):
+# defined without sp_ on purpose.
+INTERPOSERS = re.compile(r"^(MPI_|PMPI_|mpi_|pmpi_)\w*$|^ompt_start_tool$|"
+                         r"^(open|openat|creat|close|read|write|pread|pwrite|readv|writev|"
+                         r"preadv|pwritev|lseek|fsync|fdatasync|ftruncate|mmap|fopen|fclose|"
+                         r"fread|fwrite|fflush|vfprintf|fprintf|fputs|fseek|fseeko)(64)?$")
 PUBLIC_HEADERS = re.compile(r"^scope_profiler\w*\.h(\.in)?$")
 
 FUNC_DEF = re.compile(r"^(?!static\b)(?!typedef\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])"

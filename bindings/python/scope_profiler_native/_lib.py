@@ -42,6 +42,7 @@ class SpConfig(ctypes.Structure):
         ("nvtx", ctypes.c_int),
         ("trace_max_mb", ctypes.c_int),
         ("openmp", ctypes.c_int),
+        ("profile_io", ctypes.c_int),
     ]
 
 

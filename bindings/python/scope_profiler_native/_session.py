@@ -24,6 +24,7 @@ class ProfilingConfig:
     nvtx: bool = False
     trace_max_mb: int = 0
     openmp: str = "0"
+    profile_io: bool = False
 
 
 # sp_config.layout's values (SP_LAYOUT_AUTO, _COLUMNAR, _RANKS, _BOTH), by name.
@@ -50,6 +51,7 @@ def _core_defaults():
         bool(cfg.nvtx),
         cfg.trace_max_mb,
         OPENMP[cfg.openmp],
+        bool(cfg.profile_io),
     )
 
 
@@ -78,6 +80,7 @@ def setup(
     nvtx=None,
     trace_max_mb=None,
     openmp=None,
+    profile_io=None,
 ):
     """Starts a profiling session (sp_setup); the options of the reference
     ``ProfileManager.setup()``. An option left out (None) takes the core's
@@ -102,6 +105,9 @@ def setup(
     ``openmp`` records OpenMP constructs through the tools interface of
     LLVM's libomp: "0" (off), "1", "tasks", "locks" or "tasks,locks"
     (docs/openmp.md).
+    ``profile_io=True`` records the process's POSIX, stdio and MPI-IO calls
+    as regions with their bytes and files, and a record per file
+    (docs/io.md).
 
     Environment variables (SCOPE_PROFILER_ENABLE, SCOPE_PROFILER_FILE, ...)
     override these arguments, as for C programs. Calling setup() again
@@ -136,6 +142,7 @@ def setup(
     openmp = d.openmp if openmp is None else str(openmp)
     if openmp not in OPENMP:
         raise ValueError(f"openmp must be one of {', '.join(OPENMP)}, not {openmp!r}")
+    profile_io = d.profile_io if profile_io is None else profile_io
     if isinstance(sample_ms, bool) or not isinstance(sample_ms, int):
         raise TypeError(f"sample_ms must be an int, not {type(sample_ms).__name__}")
     if not 0 <= sample_ms <= 3600000:
@@ -158,6 +165,7 @@ def setup(
     cfg.nvtx = 1 if nvtx else 0
     cfg.trace_max_mb = trace_max_mb
     cfg.openmp = OPENMP.index(openmp)
+    cfg.profile_io = 1 if profile_io else 0
     rc = _lib.sp_setup(ctypes.byref(cfg))
     _config = ProfilingConfig(
         bool(profiling_activated),
@@ -173,6 +181,7 @@ def setup(
         bool(nvtx),
         trace_max_mb,
         openmp,
+        bool(profile_io),
     )
     if rc in (_lib.SP_EINVAL, _lib.SP_ENOMEM):
         raise ScopeProfilerError(rc, "setup")

@@ -6,15 +6,36 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+__thread int sp__io_own __attribute__((tls_model("initial-exec")));
+
+/* A library thread's function and argument, until it runs. */
+typedef struct sp_spawned {
+  void *(*fn)(void *);
+  void *arg;
+} sp_spawned_t;
+
+/* The library's threads do only the library's I/O: never recorded. */
+static void *sp_spawned_main(void *p) {
+  sp_spawned_t s = *(sp_spawned_t *)p;
+  free(p);
+  sp__io_own = 1;
+  return s.fn(s.arg);
+}
+
 int sp__thread_spawn(pthread_t *tid, void *(*fn)(void *), void *arg) {
+  sp_spawned_t *s = malloc(sizeof *s);
+  if (!s) return ENOMEM;
+  *s = (sp_spawned_t){fn, arg};
   sigset_t all, old;
   sigfillset(&all);
   int mask_rc = pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(tid, NULL, fn, arg);
+  int rc = pthread_create(tid, NULL, sp_spawned_main, s);
   if (mask_rc == 0) pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) free(s);
   return rc;
 }
 

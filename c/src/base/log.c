@@ -38,9 +38,11 @@ void sp__log(int level, sp_log_kind_t kind, const char *fmt, ...) {
   static const char *const level_names[] = {
       [SP_LOG_ERROR] = "error", [SP_LOG_WARNING] = "warning", [SP_LOG_INFO] = "info"};
   const char *lv = (level >= SP_LOG_ERROR && level <= SP_LOG_INFO) ? level_names[level] : "info";
+  sp__io_own++; /* the library's own I/O: never recorded (profile_io) */
   if (sp__state.rank >= 0 && sp__state.size > 1)
     fprintf(stderr, "scope-profiler: [rank %d] %s: %s\n", sp__state.rank, lv, msg);
   else
     fprintf(stderr, "scope-profiler: %s: %s\n", lv, msg);
+  sp__io_own--;
   errno = saved_errno;
 }

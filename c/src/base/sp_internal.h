@@ -231,6 +231,20 @@ extern SP_HIDDEN sp_state_t sp__state;
 extern SP_HIDDEN volatile int sp__mode;
 extern SP_HIDDEN __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
 
+/* The library's own I/O (host_guard.c): above 0 while this thread is inside
+ * the library's own work (spill files, finalize's HDF5 file, /proc reads,
+ * log lines, the signal pipe) or inside a recorded I/O call (stdio reaching
+ * write underneath), so that profile_io's wrappers (c/src/io/) forward
+ * such calls untouched and unrecorded. The library's threads hold it for
+ * their whole life (sp__thread_spawn). */
+extern SP_HIDDEN __thread int sp__io_own __attribute__((tls_model("initial-exec")));
+#define SP_OWN_IO(stmt) \
+  do {                  \
+    sp__io_own++;       \
+    stmt;               \
+    sp__io_own--;       \
+  } while (0)
+
 /* ---- log.c ---- */
 typedef enum sp_log_kind {
   SP_LOG_ONCE_STOP_WITHOUT_START = 0,
@@ -376,6 +390,8 @@ SP_HIDDEN void sp__spill_head_now(void);
 struct sp_sample;
 SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss,
                                 int64_t period_ns);
+/* One SP_SPILL_IO_FILES record: the rank's per-file I/O records (io_format.h). */
+SP_HIDDEN int sp__spill_io_files(const void *blob, size_t len);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */

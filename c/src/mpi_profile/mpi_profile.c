@@ -12,6 +12,7 @@
  * bindings call PMPI_ directly, so mpi_profile_fortran.c wraps those. */
 #include <mpi.h>
 
+#include "io_calls.h"
 #include "mpi_glue.h"
 #include "sp_internal.h"
 #include "mpi_profile.h"
@@ -44,14 +45,18 @@ static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
 }
 
 int sp__mpi_call_handle(sp_mpi_call_t call) {
-  if (SP_LIKELY(!sp__state.cfg.profile_mpi || sp__mode == SP_MODE_OFF) || sp__mpi_own_calls)
-    return -1;
+  /* MPI-IO calls: with profile_io too (sp__io_on), not inside our own I/O. */
+  const int on = sp__state.cfg.profile_mpi ||
+                 (call >= SP_MPI_CALL_FILE_FIRST && sp__io_on && !sp__io_own);
+  if (SP_LIKELY(!on || sp__mode == SP_MODE_OFF) || sp__mpi_own_calls) return -1;
   if (SP_LIKELY(__atomic_load_n(&sp_mpi_handles_session, __ATOMIC_ACQUIRE) == sp__session + 1u)) {
     int h = __atomic_load_n(&sp_mpi_handles[call], __ATOMIC_ACQUIRE) - 1;
     if (SP_LIKELY(h >= 0)) return h;
   }
   return sp_mpi_register(call);
 }
+
+const char *sp__mpi_call_name(sp_mpi_call_t call) { return sp_mpi_names[call]; }
 
 /* ---- the values' helpers (mpi_profile.h) ---- */
 

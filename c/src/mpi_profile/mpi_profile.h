@@ -67,7 +67,24 @@
   XX(FILE_WRITE_ALL, "MPI_File_write_all")                 \
   XX(FILE_READ_ALL, "MPI_File_read_all")                   \
   XX(FILE_WRITE_AT_ALL, "MPI_File_write_at_all")           \
-  XX(FILE_READ_AT_ALL, "MPI_File_read_at_all")
+  XX(FILE_READ_AT_ALL, "MPI_File_read_at_all")           \
+  XX(FILE_OPEN, "MPI_File_open") XX(FILE_CLOSE, "MPI_File_close") \
+  XX(FILE_SET_VIEW, "MPI_File_set_view")                   \
+  XX(FILE_SET_SIZE, "MPI_File_set_size")                   \
+  XX(FILE_SYNC, "MPI_File_sync") XX(FILE_SEEK, "MPI_File_seek") \
+  XX(FILE_IWRITE, "MPI_File_iwrite") XX(FILE_IREAD, "MPI_File_iread") \
+  XX(FILE_IWRITE_AT, "MPI_File_iwrite_at")                 \
+  XX(FILE_IREAD_AT, "MPI_File_iread_at")                   \
+  XX(FILE_IWRITE_ALL, "MPI_File_iwrite_all")               \
+  XX(FILE_IREAD_ALL, "MPI_File_iread_all")                 \
+  XX(FILE_IWRITE_AT_ALL, "MPI_File_iwrite_at_all")         \
+  XX(FILE_IREAD_AT_ALL, "MPI_File_iread_at_all")           \
+  XX(FILE_WRITE_SHARED, "MPI_File_write_shared")           \
+  XX(FILE_READ_SHARED, "MPI_File_read_shared")             \
+  XX(FILE_IWRITE_SHARED, "MPI_File_iwrite_shared")         \
+  XX(FILE_IREAD_SHARED, "MPI_File_iread_shared")           \
+  XX(FILE_WRITE_ORDERED, "MPI_File_write_ordered")         \
+  XX(FILE_READ_ORDERED, "MPI_File_read_ordered")
 /* clang-format on */
 typedef enum sp_mpi_call {
 #define SP__XX(id, name) SP_MPI_CALL_##id,
@@ -76,8 +93,14 @@ typedef enum sp_mpi_call {
       SP_MPI_NCALLS
 } sp_mpi_call_t;
 
+/* The first MPI-IO call of SP_MPI_CALLS: from it on, calls are recorded
+ * with profile_io too (mpi_profile_io.c). */
+#define SP_MPI_CALL_FILE_FIRST SP_MPI_CALL_FILE_WRITE
+
 /* The region of an MPI call, or -1 when MPI calls are not being recorded. */
 SP_HIDDEN int sp__mpi_call_handle(sp_mpi_call_t call);
+/* Its region name ("MPI_File_write_at"). */
+SP_HIDDEN const char *sp__mpi_call_name(sp_mpi_call_t call);
 
 /* Times `call` as region id and stores its bytes and peer, evaluated after
  * the stop stamp and only when the call was recorded; rc is returned. Off,

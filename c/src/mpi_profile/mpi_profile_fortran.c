@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "mpi_profile_fortran_x.h"
+#include "mpi_profile_io.h"
 
 /* The Fortran libraries that may hold the pmpi_ entry points, by the name
  * of the C library they belong to: Open MPI's (libmpi.so.40 beside
@@ -315,14 +316,127 @@ SP_F_CALL(accumulate, ACCUMULATE, ACCUMULATE, 10, RMA)
 SP_F_CALL(win_fence, WIN_FENCE, WIN_FENCE, 3, NONE)
 SP_F_CALL(win_lock, WIN_LOCK, WIN_LOCK, 5, WIN_LOCK)
 SP_F_CALL(win_unlock, WIN_UNLOCK, WIN_UNLOCK, 3, WIN_UNLOCK)
-SP_F_CALL(file_write, FILE_WRITE, FILE_WRITE, 6, FILE)
-SP_F_CALL(file_read, FILE_READ, FILE_READ, 6, FILE)
-SP_F_CALL(file_write_all, FILE_WRITE_ALL, FILE_WRITE_ALL, 6, FILE)
-SP_F_CALL(file_read_all, FILE_READ_ALL, FILE_READ_ALL, 6, FILE)
-SP_F_CALL(file_write_at, FILE_WRITE_AT, FILE_WRITE_AT, 7, FILE_AT)
-SP_F_CALL(file_read_at, FILE_READ_AT, FILE_READ_AT, 7, FILE_AT)
-SP_F_CALL(file_write_at_all, FILE_WRITE_AT_ALL, FILE_WRITE_AT_ALL, 7, FILE_AT)
-SP_F_CALL(file_read_at_all, FILE_READ_AT_ALL, FILE_READ_AT_ALL, 7, FILE_AT)
+
+/* MPI-IO (mpi_profile_io.c's rules; bytes: count x type size as asked):
+ * arguments fh first, then [offset at], buf, count c, type t. */
+static void sp_f_io_end(sp_mpi_io_t *x, void **a, int n, int c, int t, int at) {
+  const int ok = !a[n - 1] || *(MPI_Fint *)a[n - 1] == MPI_SUCCESS;
+  const MPI_File fh = PMPI_File_f2c(*(MPI_Fint *)a[0]);
+  const int64_t bytes =
+      !ok ? -1 : c >= 0 ? sp__mpi_tbytes(*(MPI_Fint *)a[c], PMPI_Type_f2c(*(MPI_Fint *)a[t])) : 0;
+  MPI_Offset b = -1;
+  if (at >= 0 && x->io && PMPI_File_get_byte_offset(fh, *(MPI_Offset *)a[at], &b) != MPI_SUCCESS)
+    b = -1;
+  sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, (int64_t)b);
+}
+
+#define SP_F_IO_WRAPPER(fn, pname, id, n, kind, c, t, at)                        \
+  SP_EXPORT void fn(SP_PARAMS##n);                                               \
+  void fn(SP_PARAMS##n) {                                                        \
+    static void *real;                                                           \
+    void (*p)(SP_PARAMS##n) = (void (*)(SP_PARAMS##n))sp_f_lookup(&real, pname); \
+    void *a_[] = {SP_ARGS##n};                                                   \
+    if (!p) {                                                                    \
+      if (a_[n - 1]) *(MPI_Fint *)a_[n - 1] = MPI_ERR_OTHER;                     \
+      return;                                                                    \
+    }                                                                            \
+    sp_mpi_io_t x_;                                                              \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_##id, SP_IO_K_##kind))) {   \
+      p(SP_ARGS##n);                                                             \
+      return;                                                                    \
+    }                                                                            \
+    p(SP_ARGS##n);                                                               \
+    sp_f_io_end(&x_, a_, n, c, t, at);                                           \
+  }
+#define SP_F_IO_CALL(lower, upper, n, kind, c, t, at)                                   \
+  SP_F_IO_WRAPPER(mpi_##lower##_, "pmpi_" #lower "_", upper, n, kind, c, t, at)         \
+  SP_F_IO_WRAPPER(mpi_##lower##__, "pmpi_" #lower "_", upper, n, kind, c, t, at)        \
+  SP_F_IO_WRAPPER(mpi_##lower, "pmpi_" #lower "_", upper, n, kind, c, t, at)            \
+  SP_F_IO_WRAPPER(MPI_##upper, "pmpi_" #lower "_", upper, n, kind, c, t, at)            \
+  SP_F_IO_WRAPPER(mpi_##lower##_f08_, "pmpi_" #lower "_f08_", upper, n, kind, c, t, at)
+SP_F_IO_CALL(file_write, FILE_WRITE, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read, FILE_READ, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_write_all, FILE_WRITE_ALL, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read_all, FILE_READ_ALL, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_write_at, FILE_WRITE_AT, 7, WRITE, 3, 4, 1)
+SP_F_IO_CALL(file_read_at, FILE_READ_AT, 7, READ, 3, 4, 1)
+SP_F_IO_CALL(file_write_at_all, FILE_WRITE_AT_ALL, 7, WRITE, 3, 4, 1)
+SP_F_IO_CALL(file_read_at_all, FILE_READ_AT_ALL, 7, READ, 3, 4, 1)
+SP_F_IO_CALL(file_write_shared, FILE_WRITE_SHARED, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read_shared, FILE_READ_SHARED, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_write_ordered, FILE_WRITE_ORDERED, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read_ordered, FILE_READ_ORDERED, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_iwrite, FILE_IWRITE, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_iread, FILE_IREAD, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_iwrite_at, FILE_IWRITE_AT, 7, WRITE, 3, 4, 1)
+SP_F_IO_CALL(file_iread_at, FILE_IREAD_AT, 7, READ, 3, 4, 1)
+SP_F_IO_CALL(file_sync, FILE_SYNC, 2, SYNC, -1, -1, -1)
+SP_F_IO_CALL(file_set_size, FILE_SET_SIZE, 3, META, -1, -1, -1)
+SP_F_IO_CALL(file_seek, FILE_SEEK, 4, SEEK, -1, -1, -1)
+
+/* MPI_File_close: the handle's row before the call, forgotten after. */
+#define SP_F_CLOSE_WRAPPER(fn, pname)                                                \
+  SP_EXPORT void fn(SP_PARAMS2);                                                     \
+  void fn(SP_PARAMS2) {                                                              \
+    static void *real;                                                               \
+    void (*p)(SP_PARAMS2) = (void (*)(SP_PARAMS2))sp_f_lookup(&real, pname);         \
+    if (!p) {                                                                        \
+      if (a2) *(MPI_Fint *)a2 = MPI_ERR_OTHER;                                       \
+      return;                                                                        \
+    }                                                                                \
+    sp_mpi_io_t x_;                                                                  \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_CLOSE, SP_IO_K_META))) {   \
+      p(a1, a2);                                                                     \
+      return;                                                                        \
+    }                                                                                \
+    const MPI_File was = PMPI_File_f2c(*(MPI_Fint *)a1);                             \
+    const int32_t row = sp__mpi_io_row(was);                                         \
+    p(a1, a2);                                                                       \
+    const int ok = !a2 || *(MPI_Fint *)a2 == MPI_SUCCESS;                            \
+    if (ok) sp__mpi_io_closed(was);                                                  \
+    sp__mpi_io_end(&x_, row, ok ? 0 : -1, -1);                                       \
+  }
+/* MPI_File_open(comm, filename, amode, info, fh, ierror) and the hidden
+ * length of filename (the Fortran string, blank-padded). */
+#define SP_F_OPEN_WRAPPER(fn, pname)                                                 \
+  SP_EXPORT void fn(SP_PARAMS6, size_t len);                                         \
+  void fn(SP_PARAMS6, size_t len) {                                                  \
+    static void *real;                                                               \
+    void (*p)(SP_PARAMS6, size_t) = (void (*)(SP_PARAMS6, size_t))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                        \
+      if (a6) *(MPI_Fint *)a6 = MPI_ERR_OTHER;                                       \
+      return;                                                                        \
+    }                                                                                \
+    sp_mpi_io_t x_;                                                                  \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_OPEN, SP_IO_K_META))) {    \
+      p(SP_ARGS6, len);                                                              \
+      return;                                                                        \
+    }                                                                                \
+    p(SP_ARGS6, len);                                                                \
+    sp_f_opened(&x_, a2, len, a5, a6);                                               \
+  }
+
+static void sp_f_opened(sp_mpi_io_t *x, const char *name, size_t len, void *fh, void *ierr) {
+  const int ok = !ierr || *(MPI_Fint *)ierr == MPI_SUCCESS;
+  int32_t row = -1;
+  if (ok && x->io) {
+    char path[4096];
+    while (len > 0 && name[len - 1] == ' ') len--;
+    if (len >= sizeof path) len = sizeof path - 1;
+    memcpy(path, name, len);
+    path[len] = '\0';
+    row = sp__mpi_io_opened(PMPI_File_f2c(*(MPI_Fint *)fh), path);
+  }
+  sp__mpi_io_end(x, row, ok ? 0 : -1, -1);
+}
+#define SP_F_FILE_CALL(W, lower, upper)          \
+  W(mpi_##lower##_, "pmpi_" #lower "_")          \
+  W(mpi_##lower##__, "pmpi_" #lower "_")         \
+  W(mpi_##lower, "pmpi_" #lower "_")             \
+  W(MPI_##upper, "pmpi_" #lower "_")             \
+  W(mpi_##lower##_f08_, "pmpi_" #lower "_f08_")
+SP_F_FILE_CALL(SP_F_CLOSE_WRAPPER, file_close, FILE_CLOSE)
+SP_F_FILE_CALL(SP_F_OPEN_WRAPPER, file_open, FILE_OPEN)
 
 /* Calls that make a communicator (mpi_comm_create.c): the Fortran entry
  * points reach PMPI_ directly, so the new communicator's id is agreed

@@ -361,12 +361,6 @@ void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   case SP_FX_WIN_UNLOCK:
     x->peer = sp__mpi_peer(I(0));
     break;
-  case SP_FX_FILE:
-    x->bytes = sp__mpi_tbytes(I(2), T(3));
-    break;
-  case SP_FX_FILE_AT:
-    x->bytes = sp__mpi_tbytes(I(3), T(4));
-    break;
   default:
     sp_fx_p2p(kind, a, x);
     break;

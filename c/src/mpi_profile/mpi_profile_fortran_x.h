@@ -40,9 +40,7 @@ typedef enum sp_fx_kind {
   SP_FX_RSBLOCK,
   SP_FX_RMA,
   SP_FX_WIN_LOCK,
-  SP_FX_WIN_UNLOCK,
-  SP_FX_FILE,
-  SP_FX_FILE_AT
+  SP_FX_WIN_UNLOCK
 } sp_fx_kind_t;
 
 #define SP_FX_STATUS_INTS 16 /* room for one Fortran status (Open MPI's has 6) */

@@ -1,9 +1,8 @@
-/* mpi_profile_rma_io.c - one-sided and MPI-IO calls as regions, with bytes and peer.
+/* mpi_profile_rma_io.c - one-sided calls as regions, with bytes and peer.
  *
  * Put, Get and Accumulate store the origin's bytes (origin count x origin
  * type size) and the target rank; Win_lock and Win_unlock the rank they
- * lock; Win_fence 0 bytes, peer -1. The MPI-IO reads and writes store the
- * bytes their arguments ask for (count x type size) and peer -1. */
+ * lock; Win_fence 0 bytes, peer -1. MPI-IO: mpi_profile_io.c. */
 #include "mpi_profile.h"
 
 int MPI_Put(const void *ob, int oc, MPI_Datatype ot, int target, MPI_Aint td, int tc,
@@ -35,21 +34,3 @@ int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
 int MPI_Win_unlock(int rank, MPI_Win win) {
   SP_MPI_CALL(WIN_UNLOCK, PMPI_Win_unlock(rank, win), 0, sp__mpi_peer(rank));
 }
-
-#define SP_FILE_IO(ID, NAME, CONST)                                                         \
-  int MPI_##NAME(MPI_File fh, CONST void *buf, int count, MPI_Datatype t, MPI_Status *st) { \
-    SP_MPI_CALL(ID, PMPI_##NAME(fh, buf, count, t, st), sp__mpi_tbytes(count, t), -1);      \
-  }
-#define SP_FILE_IO_AT(ID, NAME, CONST)                                                      \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,   \
-                 MPI_Status *st) {                                                          \
-    SP_MPI_CALL(ID, PMPI_##NAME(fh, off, buf, count, t, st), sp__mpi_tbytes(count, t), -1); \
-  }
-SP_FILE_IO(FILE_WRITE, File_write, const)
-SP_FILE_IO(FILE_READ, File_read, )
-SP_FILE_IO(FILE_WRITE_ALL, File_write_all, const)
-SP_FILE_IO(FILE_READ_ALL, File_read_all, )
-SP_FILE_IO_AT(FILE_WRITE_AT, File_write_at, const)
-SP_FILE_IO_AT(FILE_READ_AT, File_read_at, )
-SP_FILE_IO_AT(FILE_WRITE_AT_ALL, File_write_at_all, const)
-SP_FILE_IO_AT(FILE_READ_AT_ALL, File_read_at_all, )

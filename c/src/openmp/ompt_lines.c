@@ -345,7 +345,18 @@ static int sp_elf_sections(const unsigned char *m, size_t n, sp_sections_t *s, i
   return s->line != NULL;
 }
 
+static int sp_omp_line_own(const char *object, uintptr_t base, uintptr_t addr, char *out,
+                           size_t cap);
+
+/* The library's own reads of the program's ELF file: never recorded. */
 int sp__omp_line(const char *object, uintptr_t base, uintptr_t addr, char *out, size_t cap) {
+  int rc;
+  SP_OWN_IO(rc = sp_omp_line_own(object, base, addr, out, cap));
+  return rc;
+}
+
+static int sp_omp_line_own(const char *object, uintptr_t base, uintptr_t addr, char *out,
+                           size_t cap) {
   int fd = open(object && *object ? object : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   struct stat stt;

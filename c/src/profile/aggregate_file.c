@@ -126,7 +126,7 @@ static int sp_report_impl(const char *path) {
 
 int sp_report(const char *path) {
   int rc;
-  SP_KEEP_ERRNO(rc = sp_report_impl(path));
+  SP_KEEP_ERRNO(SP_OWN_IO(rc = sp_report_impl(path)));
   return rc;
 }
 

@@ -247,6 +247,7 @@ static void sp_stock_make(int k) {
 
 static void *sp_stock_main(void *arg) {
   (void)arg;
+  sp__io_own = 1; /* a library thread: its I/O is never the program's */
   pthread_mutex_lock(&sp_stock.mu);
   while (!sp_stock.stop) {
     if (sp_stock_serve_locked()) continue; /* populate requests first */

@@ -21,6 +21,7 @@
 #include "par.h"
 #include "raw_write.h"
 #include "completions_write.h"
+#include "io_write.h"
 #include "samples_write.h"
 
 typedef struct sp_rank_src {
@@ -438,6 +439,28 @@ static int sp_write_samples(const char *path, const sp_rank_src_t *ranks, int nr
   return rc;
 }
 
+/* profile_io's per-file records of every rank whose spill file has them. */
+static int sp_write_io(const char *path, const sp_rank_src_t *ranks, int nranks) {
+  int any = 0;
+  for (int r = 0; r < nranks; r++) any |= ranks[r].used && ranks[r].local.spill.io_len > 0;
+  if (!any) return 0;
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) return SP_EHDF5;
+  int rc = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    const sp_spill_file_t *s = &ranks[r].local.spill;
+    if (!ranks[r].used || s->io_len <= 0 || s->fd < 0) continue;
+    char *blob = malloc((size_t)s->io_len);
+    if (!blob) rc = SP_ENOMEM;
+    if (rc == 0 && pread(s->fd, blob, (size_t)s->io_len, (off_t)s->io_off) != (ssize_t)s->io_len)
+      rc = SP_ESPILL;
+    if (rc == 0) rc = sp__io_write_rank(file, r, blob, s->io_len);
+    free(blob);
+  }
+  if (H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
+  return rc;
+}
+
 /* 1 when out_path is one of the inputs (replacing it would destroy it). */
 static int sp_out_is_input(const char *out_path, char **paths, int np) {
   struct stat o, sb;
@@ -490,6 +513,7 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
   }
   if (rc == 0) rc = sp_mark_missing(tmp, ranks, nranks);
   if (rc == 0) rc = sp_write_samples(tmp, ranks, nranks);
+  if (rc == 0) rc = sp_write_io(tmp, ranks, nranks);
   return rc;
 }
 

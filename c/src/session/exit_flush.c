@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "aggregate_recover.h"
+#include "io_finalize.h"
 #include "mpi_extra.h"
 #include "sampler.h"
 #include "sp_internal.h"
@@ -63,6 +64,7 @@ static void sp_exit_flush(void) {
   sp_state_t *st = &sp__state;
   if (!st->session || !st->cfg.profiling_activated || sp__mode == SP_MODE_OFF) return;
   int saved_errno = errno;
+  sp__io_own++; /* from here on only the library's own I/O: never recorded */
   sp__mode = SP_MODE_OFF;
   sp__enabled = 0;
   sp__writer_stop(); /* every queued buffer is in the spill file now */
@@ -82,7 +84,9 @@ static void sp_exit_flush(void) {
   } else {
     for (sp_thread_t *t = sp__state.threads; t; t = t->next) sp__frames_drop_above(t, -1);
     sp_exit_report(sp_exit_spill_threads());
+    if (st->cfg.profile_io) sp__io_spill(); /* the per-file records, for a merge */
   }
+  sp__io_own--;
   errno = saved_errno;
 }
 

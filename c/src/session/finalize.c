@@ -24,6 +24,8 @@
 #include "columnar_write.h"
 #include "file_end.h"
 #include "hdf5_room.h"
+#include "io_calls.h"
+#include "io_finalize.h"
 #include "layout.h"
 #include "out_target.h"
 #include "out_temp.h"
@@ -100,6 +102,7 @@ static void sp_spill_remaining(const sp_local_t *l) {
   const sp_sample_t *tail = sp__sampler_tail(&ns, &period_ns);
   if (ns > 0) sp__spill_samples(tail, ns, sp__sampler_maxrss(), period_ns);
   if (!sp__state.cfg.time_trace) return;
+  if (sp__state.cfg.profile_io) sp__io_spill();
   for (int32_t ti = 0; ti < l->nthreads; ti++) {
     const sp_thread_t *t = l->threads[ti];
     for (int32_t h = 0; t && h < t->nbufs; h++)
@@ -304,6 +307,13 @@ static int sp_fin_done(sp_fin_t *f) {
   return sp__done_finalize(f->par, f->partial, &f->local->spill);
 }
 
+/* profile_io's file records into the per-rank file, the columnar one, or both. */
+static int sp_fin_io(sp_fin_t *f) {
+  const char *ranks = !f->columnar || f->both ? f->partial : NULL;
+  const char *col = !f->columnar ? NULL : f->both ? f->col_partial : f->partial;
+  return sp__io_finalize(f->par, ranks, col);
+}
+
 /* Published only when HDF5 can open it, to its stored end (file_end.h). */
 static int sp_fin_publish(sp_fin_t *f) {
   sp_state_t *st = &sp__state;
@@ -323,6 +333,14 @@ static int sp_fin_publish(sp_fin_t *f) {
   return rc;
 }
 
+/* profile_io's file records, per rank, into the aggregate file just
+ * written at path (rc its status): every rank takes part or none. */
+static int sp_write_io_records(sp_par_t *par, int rc, const char *path) {
+  if (!sp__state.cfg.profile_io) return rc;
+  rc = sp__par_agree(par, rc);
+  return rc == 0 ? sp__io_finalize(par, path, NULL) : rc;
+}
+
 /* Profile mode: the aggregate file, at file_path, or beside the trace
  * (sp__agg_path) when time_trace writes that too. */
 static int sp_write_aggregates(sp_par_t *par) {
@@ -330,12 +348,14 @@ static int sp_write_aggregates(sp_par_t *par) {
   int rc;
   if (!st->cfg.time_trace) {
     rc = sp__agg_write(par, st->file_path, &st->out_at_setup);
+    rc = sp_write_io_records(par, rc, st->file_path);
   } else {
     char path[SP_PATH_MAX + 16];
     sp__agg_path(st->file_path, path, sizeof path);
     sp_out_id_t was;
     sp__out_id_take(path, &was);
     rc = sp__agg_write(par, path, &was);
+    rc = sp_write_io_records(par, rc, path);
   }
   if (rc == 0) sp__agg_exit_forget(); /* written at exit, then finalized after all */
   /* Lose nothing: what was aggregated stays recoverable, as spilled events do. */
@@ -354,6 +374,9 @@ static int sp_fin_if_ranks(const sp_fin_t *f) {
 }
 static int sp_fin_if_columnar(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->columnar; }
 static int sp_fin_if_by_root(const sp_fin_t *f) { return sp_fin_if_ranks(f) && f->by_root; }
+static int sp_fin_if_io(const sp_fin_t *f) {
+  return sp_fin_trace_file(f) && sp__state.cfg.profile_io;
+}
 static int sp_fin_if_likwid(const sp_fin_t *f) {
   return sp_fin_trace_file(f) && sp__state.cfg.use_likwid;
 }
@@ -384,6 +407,7 @@ static const sp_fin_step_t sp_fin_steps[] = {
     {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED},
     {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED},
+    {"io files", sp_fin_io, sp_fin_if_io, SP_FIN_UNTIMED},
     {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
 };

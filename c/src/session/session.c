@@ -7,6 +7,7 @@
 #include "aggregate.h"
 #include "host_guard.h"
 #include "mpi_extra.h"
+#include "io_calls.h"
 #include "par.h"
 #include "openmp.h"
 #include "out_temp.h"
@@ -30,6 +31,7 @@ static void sp_mode_set(int mode) {
 /* Forgets the running session's regions and events without writing them. */
 static void sp_session_discard(void) {
   sp_mode_set(SP_MODE_OFF);
+  sp__io_session_stop();
   sp__writer_stop();
   sp__stock_stop();
   sp__sampler_stop();
@@ -171,6 +173,7 @@ static void sp_setup_start(sp_state_t *st, int mode) {
   if (mode == SP_MODE_GENERAL && st->cfg.nvtx) sp__nvtx_init();
   sp__session++;
   sp_mode_set(mode);
+  sp__io_session_start(mode != SP_MODE_OFF && st->cfg.profile_io);
   sp__openmp_setup(&st->cfg); /* says once when OpenMP regions cannot be recorded */
   sp__spill_head_now(); /* MPI ranks: every rank's file from the start */
   if (mode != SP_MODE_OFF && st->cfg.sample_ms > 0) {
@@ -231,7 +234,7 @@ static int sp_setup_session(const sp_config *cfg) {
 
 int sp_setup(const sp_config *cfg) {
   int rc;
-  SP_KEEP_ERRNO(rc = sp_setup_session(cfg));
+  SP_KEEP_ERRNO(SP_OWN_IO(rc = sp_setup_session(cfg)));
   if (!sp__state.session) SP_KEEP_ERRNO(sp__std_fds_release());
   return rc;
 }
@@ -267,6 +270,7 @@ static int sp_finalize_session(void) {
   sp__openmp_finalize(&sp__state.cfg);
   sp__meta_report_refused();
   sp_mode_set(SP_MODE_OFF);
+  sp__io_session_stop(); /* the calls of other threads from now on are not recorded */
   sp__writer_stop(); /* every handed buffer is in the spill file now */
   sp__stock_stop();
   sp__sampler_stop(); /* its samples are written with the stamps */
@@ -294,7 +298,7 @@ int sp_finalize(void) {
   if (sp__state.finalizing) return SP_EBUSY; /* from a finalize hook: the outer one writes */
   int rc;
   sp__state.finalizing = 1; /* a hook's sp_setup and sp_finalize are refused */
-  SP_KEEP_ERRNO(rc = sp_finalize_session());
+  SP_KEEP_ERRNO(SP_OWN_IO(rc = sp_finalize_session()));
   sp__state.finalizing = 0;
   return rc;
 }

@@ -129,7 +129,8 @@ static void sp_on_signal(int sig, siginfo_t *info, void *uctx) {
       sp__mode = SP_MODE_SIGNALED;
     }
     char c = (char)sig;
-    ssize_t w = write(sp_pipe[1], &c, 1);
+    ssize_t w;
+    SP_OWN_IO(w = write(sp_pipe[1], &c, 1));
     (void)w;
   } else if (sp_default_action(sig) && !sp_pending) {
     sp_pending = sig; /* the watcher ends the process after the running round */
@@ -192,7 +193,8 @@ void sp__signal_flush_self(void) {
   sp__mpi_extra_flush(t);
   __atomic_add_fetch(&sp_flushed_threads, 1, __ATOMIC_RELEASE);
   char c = 0;
-  ssize_t w = write(sp_pipe[1], &c, 1);
+  ssize_t w;
+  SP_OWN_IO(w = write(sp_pipe[1], &c, 1));
   (void)w;
 }
 

@@ -47,13 +47,24 @@ void sp__spill_session_begin(void) {
 }
 
 void sp__spill_fork_child(void) {
-  if (sp_spill.fd >= 0) close(sp_spill.fd); /* the parent's stays open */
+  if (sp_spill.fd >= 0) SP_OWN_IO(close(sp_spill.fd)); /* the parent's stays open */
   sp_spill.fd = -1;
 }
 
 /* Writes one whole record or nothing. */
+static int sp_spill_write_own(int fd, uint32_t type, const void *p1, size_t n1, const void *p2,
+                              size_t n2);
+
+/* The library's own I/O: never one of the program's recorded calls. */
 static int sp_spill_write(int fd, uint32_t type, const void *p1, size_t n1, const void *p2,
                           size_t n2) {
+  int rc;
+  SP_OWN_IO(rc = sp_spill_write_own(fd, type, p1, n1, p2, n2));
+  return rc;
+}
+
+static int sp_spill_write_own(int fd, uint32_t type, const void *p1, size_t n1, const void *p2,
+                              size_t n2) {
   sp_spill_rec_head_t head = {SP_SPILL_MAGIC, type, (uint64_t)(n1 + n2)};
   uint32_t trailer = SP_SPILL_TRAILER;
   struct iovec iov[4] = {
@@ -200,8 +211,9 @@ void sp__spill_head_now(void) {
   sp_state_t *st = &sp__state;
   if (!st->session || !st->cfg.profiling_activated || !st->cfg.time_trace) return;
   pthread_mutex_lock(&st->lock);
-  if (sp_spill.fd < 0 && sp__mpi_rank_if_known() >= 0 && sp_spill_open() == 0)
-    sp__meta_spill(sp_spill_rec); /* a failure: the first flush says so, as without this */
+  int opened = 0;
+  if (sp_spill.fd < 0 && sp__mpi_rank_if_known() >= 0) SP_OWN_IO(opened = sp_spill_open() == 0);
+  if (opened) sp__meta_spill(sp_spill_rec); /* a failure: the first flush says so, as without this */
   pthread_mutex_unlock(&st->lock);
 }
 
@@ -321,6 +333,17 @@ int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int6
     sp_spill_samples_t h = {n, maxrss, period_ns};
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_SAMPLES, &h, sizeof h, s, (size_t)n * sizeof *s);
   }
+  if (rc != 0) sp_spill.failed = 1;
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
+int sp__spill_io_files(const void *blob, size_t len) {
+  sp_state_t *st = &sp__state;
+  pthread_mutex_lock(&st->lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(-1);
+  if (rc == 0) rc = sp_spill_write(sp_spill.fd, SP_SPILL_IO_FILES, blob, len, NULL, 0);
   if (rc != 0) sp_spill.failed = 1;
   pthread_mutex_unlock(&st->lock);
   return rc;

@@ -52,7 +52,10 @@ typedef enum sp_spill_type {
   /* int32 SP_LAYOUT_* (sp_config.layout as the run set it), int32 0: part
    * of a file's head, so a merge writes the layout the run asked for (no
    * LAYOUT record: an older writer's file, the per-rank layout). */
-  SP_SPILL_LAYOUT = 19
+  SP_SPILL_LAYOUT = 19,
+  /* io_format.h's blob: the rank's per-file I/O records (profile_io) when
+   * the program ended without sp_finalize; the last one of a file wins. */
+  SP_SPILL_IO_FILES = 24
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -92,9 +92,12 @@ static int sp_metadata_group(hid_t file, const sp_rank_plan_t *plans, int nplans
 }
 
 /* An MPI call region's bytes (int64), peer, tag and comm (int32)
- * datasets; o[0..3] their offsets (mpi_extra.h). */
-static int sp_mpi_extra_create(hid_t g, int64_t n, hid_t dcpl, int64_t *o) {
-  static const char *const names[4] = {"bytes", "peer", "tag", "comm"};
+ * datasets; o[0..3] their offsets (mpi_extra.h). An I/O call region
+ * (profile_io: "io:*", "MPI_File_*") names its peer values file_ids
+ * (docs/io.md). */
+static int sp_mpi_extra_create(hid_t g, const char *name, int64_t n, hid_t dcpl, int64_t *o) {
+  const int io = strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0;
+  const char *const names[4] = {"bytes", io ? "file_ids" : "peer", "tag", "comm"};
   for (int i = 0; i < 4; i++) {
     hid_t d = sp_dataset(g, names[i], i == 0 ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32, n, dcpl, &o[i]);
     if (d < 0) return SP_EHDF5;
@@ -161,7 +164,7 @@ static int sp_region_create(hid_t regions, const sp_plan_region_t *r, int time_t
       else
         H5Dclose(d);
     }
-    if (r->mpi_extra) rc |= sp_mpi_extra_create(g, r->nevents, dcpl, &o[3]);
+    if (r->mpi_extra) rc |= sp_mpi_extra_create(g, r->name, r->nevents, dcpl, &o[3]);
   }
   if (off) {
     off->start_times = o[0];

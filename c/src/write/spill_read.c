@@ -172,6 +172,10 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp__samples_index_record(f, h->len, off); /* samples_write.c */
   case SP_SPILL_MPI_DONE:
     return sp__done_index_record(f, h->len, off); /* completions_write.c */
+  case SP_SPILL_IO_FILES: /* read by recovery (io_write.c), the last one whole */
+    f->io_off = off;
+    f->io_len = (int64_t)h->len;
+    return 0;
   default:
     return 0; /* a newer writer's record type: skip it */
   }

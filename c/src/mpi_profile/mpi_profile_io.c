@@ -1,0 +1,179 @@
+/* mpi_profile_io.c - MPI-IO calls as regions, with bytes and file ids.
+ *
+ * Recorded with profile_mpi or profile_io (then also into the file's
+ * record, io_files.c, and nothing the MPI library does underneath is
+ * recorded again: sp__io_own is held through the call). Bytes: a blocking
+ * read or write stores what its status says (MPI_Get_count in bytes; a
+ * status of the wrapper's own where the caller passed MPI_STATUS_IGNORE),
+ * a nonblocking one what its arguments ask for (count x type size), -1 on
+ * an error; open, close, set_view, set_size, sync and seek 0. The int32
+ * value is the file's row of rank<N>/io/files (docs/io.md). Not wrapped:
+ * the split collectives (*_begin, *_end), MPI_File_delete, the get_ calls. */
+#include <string.h>
+
+#include "mpi_profile_io.h"
+
+int sp__mpi_io_begin(sp_mpi_io_t *x, sp_mpi_call_t call, int kind) {
+  x->h = sp__mpi_call_handle(call);
+  if (SP_LIKELY(x->h < 0)) return 0;
+  x->io = sp__io_on && !sp__io_own;
+  if (x->io) sp__io_enter_mpi(&x->r, kind, sp__mpi_call_name(call));
+  x->on = sp__mpi_begin(x->h);
+  return 1;
+}
+
+void sp__mpi_io_end(sp_mpi_io_t *x, int32_t row, int64_t bytes, int64_t off) {
+  sp_stop(x->h);
+  if (x->on) sp__mpi_note(x->h, bytes, row);
+  if (x->io) sp__io_leave(&x->r, row, bytes, off);
+}
+
+static uint64_t sp_key(MPI_File fh) {
+  uint64_t k = 0;
+  memcpy(&k, &fh, sizeof fh < sizeof k ? sizeof fh : sizeof k);
+  return k;
+}
+
+int32_t sp__mpi_io_row(MPI_File fh) {
+  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh)) : -1;
+}
+
+int32_t sp__mpi_io_opened(MPI_File fh, const char *filename) {
+  if (!sp__io_on) return -1;
+  const int32_t row = sp__io_file_row(filename, SP_IO_API_MPIIO);
+  sp__io_mpi_file_set(sp_key(fh), row);
+  return row;
+}
+
+void sp__mpi_io_closed(MPI_File fh) {
+  if (sp__io_on) sp__io_mpi_file_drop(sp_key(fh));
+}
+
+/* The bytes a blocking call moved: its status's count in bytes, else the
+ * arguments' count x type size; -1 on an error. */
+static int64_t sp_got(int rc, const MPI_Status *st, int count, MPI_Datatype t) {
+  if (rc != MPI_SUCCESS) return -1;
+  int n = 0;
+  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) return n;
+  return sp__mpi_tbytes(count, t);
+}
+
+/* The byte offset of an explicit offset (in etypes of the view), -1 unknown. */
+static int64_t sp_byte_off(MPI_File fh, MPI_Offset off) {
+  MPI_Offset b = -1;
+  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
+  sp_mpi_io_t x;
+  if (!sp__mpi_io_begin(&x, SP_MPI_CALL_FILE_OPEN, SP_IO_K_META))
+    return PMPI_File_open(comm, filename, amode, info, fh);
+  const int rc = PMPI_File_open(comm, filename, amode, info, fh);
+  const int32_t row = rc == MPI_SUCCESS && x.io ? sp__mpi_io_opened(*fh, filename) : -1;
+  sp__mpi_io_end(&x, row, rc == MPI_SUCCESS ? 0 : -1, -1);
+  return rc;
+}
+
+int MPI_File_close(MPI_File *fh) {
+  sp_mpi_io_t x;
+  if (!sp__mpi_io_begin(&x, SP_MPI_CALL_FILE_CLOSE, SP_IO_K_META)) return PMPI_File_close(fh);
+  const MPI_File was = *fh;
+  const int32_t row = sp__mpi_io_row(was);
+  const int rc = PMPI_File_close(fh);
+  if (rc == MPI_SUCCESS) sp__mpi_io_closed(was);
+  sp__mpi_io_end(&x, row, rc == MPI_SUCCESS ? 0 : -1, -1);
+  return rc;
+}
+
+/* A call on fh without data: 0 bytes, -1 on an error. */
+#define SP_FILE_META(ID, KIND, call)                                        \
+  sp_mpi_io_t x;                                                            \
+  if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND)) return call; \
+  const int rc = call;                                                      \
+  sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? 0 : -1, -1);   \
+  return rc
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
+                      const char *rep, MPI_Info info) {
+  SP_FILE_META(FILE_SET_VIEW, META, PMPI_File_set_view(fh, disp, et, ft, rep, info));
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  SP_FILE_META(FILE_SET_SIZE, META, PMPI_File_set_size(fh, size));
+}
+
+int MPI_File_sync(MPI_File fh) { SP_FILE_META(FILE_SYNC, SYNC, PMPI_File_sync(fh)); }
+
+int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
+  SP_FILE_META(FILE_SEEK, SEEK, PMPI_File_seek(fh, off, whence));
+}
+
+/* A blocking read or write at the individual or shared pointer. */
+#define SP_FILE_RW(ID, NAME, CONST, KIND)                                                   \
+  int MPI_##NAME(MPI_File fh, CONST void *buf, int count, MPI_Datatype t, MPI_Status *st) { \
+    sp_mpi_io_t x;                                                                          \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                            \
+      return PMPI_##NAME(fh, buf, count, t, st);                                            \
+    MPI_Status own;                                                                         \
+    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                    \
+    const int rc = PMPI_##NAME(fh, buf, count, t, s);                                       \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), sp_got(rc, s, count, t), -1);                    \
+    return rc;                                                                              \
+  }
+/* A blocking read or write at an explicit offset. */
+#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                              \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t, \
+                 MPI_Status *st) {                                                        \
+    sp_mpi_io_t x;                                                                        \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                          \
+      return PMPI_##NAME(fh, off, buf, count, t, st);                                     \
+    MPI_Status own;                                                                       \
+    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                  \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                \
+    const int64_t got = sp_got(rc, s, count, t);                                          \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp_byte_off(fh, off) : -1);        \
+    return rc;                                                                            \
+  }
+/* Nonblocking: the bytes asked for. */
+#define SP_FILE_I(ID, NAME, CONST, KIND)                                                           \
+  int MPI_##NAME(MPI_File fh, CONST void *buf, int count, MPI_Datatype t, MPI_Request *req) {      \
+    sp_mpi_io_t x;                                                                                 \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                                   \
+      return PMPI_##NAME(fh, buf, count, t, req);                                                  \
+    const int rc = PMPI_##NAME(fh, buf, count, t, req);                                            \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, -1); \
+    return rc;                                                                                     \
+  }
+#define SP_FILE_I_AT(ID, NAME, CONST, KIND)                                                   \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,     \
+                 MPI_Request *req) {                                                          \
+    sp_mpi_io_t x;                                                                            \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                              \
+      return PMPI_##NAME(fh, off, buf, count, t, req);                                        \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, req);                                  \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, \
+                   x.io ? sp_byte_off(fh, off) : -1);                                         \
+    return rc;                                                                                \
+  }
+SP_FILE_RW(FILE_WRITE, File_write, const, WRITE)
+SP_FILE_RW(FILE_READ, File_read, , READ)
+SP_FILE_RW(FILE_WRITE_ALL, File_write_all, const, WRITE)
+SP_FILE_RW(FILE_READ_ALL, File_read_all, , READ)
+SP_FILE_RW(FILE_WRITE_SHARED, File_write_shared, const, WRITE)
+SP_FILE_RW(FILE_READ_SHARED, File_read_shared, , READ)
+SP_FILE_RW(FILE_WRITE_ORDERED, File_write_ordered, const, WRITE)
+SP_FILE_RW(FILE_READ_ORDERED, File_read_ordered, , READ)
+SP_FILE_RW_AT(FILE_WRITE_AT, File_write_at, const, WRITE)
+SP_FILE_RW_AT(FILE_READ_AT, File_read_at, , READ)
+SP_FILE_RW_AT(FILE_WRITE_AT_ALL, File_write_at_all, const, WRITE)
+SP_FILE_RW_AT(FILE_READ_AT_ALL, File_read_at_all, , READ)
+SP_FILE_I(FILE_IWRITE, File_iwrite, const, WRITE)
+SP_FILE_I(FILE_IREAD, File_iread, , READ)
+SP_FILE_I(FILE_IWRITE_ALL, File_iwrite_all, const, WRITE)
+SP_FILE_I(FILE_IREAD_ALL, File_iread_all, , READ)
+SP_FILE_I(FILE_IWRITE_SHARED, File_iwrite_shared, const, WRITE)
+SP_FILE_I(FILE_IREAD_SHARED, File_iread_shared, , READ)
+SP_FILE_I_AT(FILE_IWRITE_AT, File_iwrite_at, const, WRITE)
+SP_FILE_I_AT(FILE_IREAD_AT, File_iread_at, , READ)
+SP_FILE_I_AT(FILE_IWRITE_AT_ALL, File_iwrite_at_all, const, WRITE)
+SP_FILE_I_AT(FILE_IREAD_AT_ALL, File_iread_at_all, , READ)

@@ -130,6 +130,7 @@ typedef struct sp_options {
   int ncolour_names;
   int no_clock_align;       /* --no-clock-align: stamps as recorded on each node */
   int tree;                 /* --tree */
+  int io;                   /* --io: the files the run read and wrote (io_table.c) */
   int by_thread;            /* --by-thread: --summary rows per (region, thread) */
   sp_table_format_t table;  /* --format text|tsv|csv|json of the text outputs */
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
@@ -361,6 +362,8 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
+/* io_table.c: --io, the I/O records per (rank, file) and per file. */
+int sp_io_print(const sp_selection_t *sel, const sp_options_t *o);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

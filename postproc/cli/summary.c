@@ -457,6 +457,7 @@ static sp_cell_t sp_named_cell(sp_reader_t *r, const sp_row_t *row, int id, char
                                                               : (sp_cell_t){1, 0, 0, NULL};
   int mpi = id == SP_SUM_COL_BYTES || id == SP_SUM_COL_MSGS;
   int have = mpi ? row->xhave > 0 : row->extra.have[id];
+  if (id == SP_SUM_COL_IO_S) return (sp_cell_t){!have, 0, 1e-9 * (double)row->extra.v[id], NULL};
   return (sp_cell_t){!have, row->extra.v[id], 0, NULL};
 }
 
@@ -619,6 +620,14 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     rc = o->by_thread || rs.keep || rs.mpi || rs.extra || o->nxcols
              ? sp_rows_compute(sel, o, &rs, &clamped)
              : sp_rows_blocked(sel, &rs, &clamped);
+  int io_cols = 0; /* 1: io_s, 2: io_bytes */
+  for (int q = 0; q < o->nxcols; q++)
+    io_cols |= o->xcols[q] == SP_SUM_COL_IO_S ? 1 : o->xcols[q] == SP_SUM_COL_IO_BYTES ? 2 : 0;
+  sp_sum_io_t *io = NULL;
+  if (rc == 0 && io_cols) rc = sp_sum_io_build(sel, t, o->by_thread, io_cols & 2, &io);
+  for (int i = 0; rc == 0 && io && i < rs.n; i++)
+    sp_sum_io_fill(io, rs.v[i].region, rs.v[i].thread, &rs.v[i].extra);
+  sp_sum_io_free(io);
   if (rc == 0) {
     sp_rows_finish(sel, &rs, t);
     clamped.sums += rs.sat;

@@ -303,7 +303,12 @@ static int sp_io_calls_columnar(sp_reader_t *r, const sp_rank_region_t *rr,
     if (rc == 0)
       rc = sp_io_read_rows(r, g, "events", "io_file_ids", H5T_INTEGER, H5T_NATIVE_INT32, total,
                            rr->offset, rr->n, 1, out->file_ids);
-    out->present = rc == 0;
+    /* every call -1 and -1: not I/O calls, unless the region is one */
+    const char *name = r->regions[rr->region].name;
+    int io = strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0;
+    for (int64_t i = 0; rc == 0 && !io && i < rr->n; i++)
+      io = out->bytes[i] != -1 || out->file_ids[i] != -1;
+    out->present = rc == 0 && io;
   }
   H5Gclose(g);
   return rc;

@@ -10,6 +10,7 @@
  *          io:read, io:lseek, io:close
  * then main > io:write (a log line) once. The calls spin ~20 us so that
  * every one has a duration. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <mpi.h>
 #include <time.h>
 

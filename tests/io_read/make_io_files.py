@@ -2,7 +2,9 @@
 files io_base wrote, with h5py, so that the reader can be tested before and
 apart from the recorder.
 
-usage: make_io_files.py RANKS.h5 COLUMNAR.h5 AGGREGATE.h5
+usage: make_io_files.py RANKS.h5 COLUMNAR.h5 AGGREGATE.h5 [PLAIN.h5]
+
+PLAIN.h5: a copy of RANKS.h5 as io_base wrote it (no I/O records).
 
 Each rank r has three files (rows of rank<N>/io/files, or io_files/):
   0 "out/ckpt_r<r>.dat"  POSIX + MPI-IO: io:write in checkpoint
@@ -17,6 +19,7 @@ events/io_bytes and io_file_ids (-1 for other calls) in the columnar file.
 The records are computed from those calls and the file's own stamps (the
 aggregate file, which has none, gets the per-rank file's records). Call i
 of a region is its i-th interval as stored."""
+import shutil
 import sys
 
 import h5py
@@ -165,6 +168,8 @@ def aggregate(path, recs):
 
 
 def main():
+    if len(sys.argv) > 4:
+        shutil.copyfile(sys.argv[1], sys.argv[4])
     recs = per_rank(sys.argv[1])
     columnar(sys.argv[2])
     aggregate(sys.argv[3], recs)

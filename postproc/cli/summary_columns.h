@@ -17,7 +17,7 @@ enum { SP_SUM_AFTER_PCTS, SP_SUM_BEFORE_REGION };
  * peak_rss_bytes: highest RSS sampled during a call of the region
  * (SCOPE_PROFILER_SAMPLE_MS);
  * io_bytes, io_s: bytes and time of the I/O calls the region made
- * (SCOPE_PROFILER_PROFILE_IO; summary_io.c). */
+ * (SCOPE_PROFILER_PROFILE_IO; common/io_attrib.c). */
 /* clang-format off */
 #define SP_SUM_NAMED_COLUMNS(XX) \
   XX(BYTES, "bytes", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
@@ -57,17 +57,5 @@ int sp_sum_extra_pair(const sp_selection_t *sel, unsigned wanted, int j,
                       const sp_reader_intervals_t *iv, int thread, sp_sum_extra_t *row);
 /* Frees what the columns kept between pairs (the samples of each rank). */
 void sp_sum_extra_end(void);
-
-/* summary_io.c: io_bytes and io_s per (region, thread) (thread ignored
- * unless by_thread), from the call tree t (io_s) and, with want_bytes, the
- * per-call bytes rank by rank. Returns 0 or SP_EXIT_*. */
-typedef struct sp_sum_io sp_sum_io_t;
-int sp_sum_io_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int by_thread,
-                    int want_bytes, sp_sum_io_t **out);
-/* Adds the figures of (region, thread) into row (have: 0 gives "-"). */
-void sp_sum_io_fill(const sp_sum_io_t *x, int region, int thread, sp_sum_extra_t *row);
-void sp_sum_io_free(sp_sum_io_t *x);
-/* 1 when name is an I/O call region (io:*, MPI_File_*). */
-int sp_sum_io_region(const char *name);
 
 #endif

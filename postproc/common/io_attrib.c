@@ -1,4 +1,6 @@
-/* summary_io.c - --summary --columns io_bytes,io_s (summary_columns.h).
+/* io_attrib.c - the bytes and time of the I/O calls each region made: the
+ * figures of --summary --columns io_bytes,io_s and of the report's I/O
+ * section (pproc.h).
  *
  * Exclusive attribution (docs/io.md, "Reading the records"): every I/O call
  * (a region io:* or MPI_File_*) counts in its own region's row and once
@@ -16,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary_columns.h"
+#include "pproc.h"
 
-int sp_sum_io_region(const char *name) {
+int sp_io_region(const char *name) {
   return name && (strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0);
 }
 
@@ -29,7 +31,7 @@ typedef struct sp_io_cell {
   int64_t bytes, ns;
 } sp_io_cell_t;
 
-struct sp_sum_io {
+struct sp_io_attrib {
   sp_io_cell_t *v;
   int n, cap;
   int *first; /* per region: first cell, -1 */
@@ -37,7 +39,7 @@ struct sp_sum_io {
   int by_thread;
 };
 
-static sp_io_cell_t *sp_io_cell(sp_sum_io_t *x, int g, int thread) {
+static sp_io_cell_t *sp_io_cell(sp_io_attrib_t *x, int g, int thread) {
   if (!x->by_thread) thread = -1;
   if (g < 0 || g >= x->ng) return NULL;
   for (int i = x->first[g]; i >= 0; i = x->v[i].next)
@@ -59,18 +61,18 @@ static sp_io_cell_t *sp_io_cell(sp_sum_io_t *x, int g, int thread) {
 }
 
 /* io_s: each I/O node of the tree into its own cell and its parent's. */
-static int sp_io_tree(sp_sum_io_t *x, sp_reader_t *r, const sp_reader_tree_t *t) {
+static int sp_io_tree(sp_io_attrib_t *x, sp_reader_t *r, const sp_reader_tree_t *t) {
   int nn = sp_reader_tree_num_nodes(t);
   for (int i = 0; i < nn; i++) {
     const sp_reader_tree_node_t *nd = sp_reader_tree_node(t, i);
-    if (!sp_sum_io_region(sp_reader_region_name(r, nd->region)) || nd->calls == 0) continue;
+    if (!sp_io_region(sp_reader_region_name(r, nd->region)) || nd->calls == 0) continue;
     sp_io_cell_t *c = sp_io_cell(x, nd->region, nd->thread);
     if (!c) return -1;
     c->have_s = 1;
     c->ns += nd->inclusive;
     if (nd->parent < 0) continue;
     const sp_reader_tree_node_t *p = sp_reader_tree_node(t, nd->parent);
-    if (sp_sum_io_region(sp_reader_region_name(r, p->region))) continue;
+    if (sp_io_region(sp_reader_region_name(r, p->region))) continue;
     if (!(c = sp_io_cell(x, p->region, nd->thread))) return -1;
     c->have_s = 1;
     c->ns += nd->inclusive;
@@ -125,7 +127,7 @@ static int sp_io_stamp_parents(const sp_reader_intervals_t *iv, int np, const in
 }
 
 /* The bytes of call k of pair p: into its cell and its parent's. */
-static int sp_io_bytes_of(sp_sum_io_t *x, sp_reader_t *r, const int *regs, const int64_t *base,
+static int sp_io_bytes_of(sp_io_attrib_t *x, sp_reader_t *r, const int *regs, const int64_t *base,
                           int np, const int64_t *parent, const sp_reader_intervals_t *iv, int p,
                           const int64_t *bytes) {
   for (int64_t k = 0; k < iv[p].n; k++) {
@@ -146,7 +148,7 @@ static int sp_io_bytes_of(sp_sum_io_t *x, sp_reader_t *r, const int *regs, const
         hi = mid - 1;
     }
     int q = lo;
-    if (sp_sum_io_region(sp_reader_region_name(r, regs[q]))) continue;
+    if (sp_io_region(sp_reader_region_name(r, regs[q]))) continue;
     if (!(c = sp_io_cell(x, regs[q], tid))) return -1;
     c->have_b = 1;
     c->bytes += b;
@@ -155,7 +157,7 @@ static int sp_io_bytes_of(sp_sum_io_t *x, sp_reader_t *r, const int *regs, const
 }
 
 /* io_bytes of the j-th selected rank. */
-static int sp_io_rank(sp_sum_io_t *x, const sp_selection_t *sel, int j) {
+static int sp_io_rank(sp_io_attrib_t *x, const sp_selection_t *sel, int j) {
   sp_reader_t *r = sel->reader;
   int k = sel->ranks[j], np = sel->nregions, rc = 0;
   sp_reader_intervals_t *iv = calloc((size_t)(np ? np : 1), sizeof *iv);
@@ -165,7 +167,7 @@ static int sp_io_rank(sp_sum_io_t *x, const sp_selection_t *sel, int j) {
   for (int p = 0; rc == 0 && p < np; p++) {
     rc = sp_load_intervals(r, sel->regions[p], k, &iv[p]);
     base[p + 1] = base[p] + iv[p].n;
-    any |= iv[p].n > 0 && sp_sum_io_region(sp_reader_region_name(r, sel->regions[p]));
+    any |= iv[p].n > 0 && sp_io_region(sp_reader_region_name(r, sel->regions[p]));
   }
   int64_t *parent =
       rc == 0 && any ? malloc((size_t)(base[np] ? base[np] : 1) * sizeof *parent) : NULL;
@@ -177,7 +179,7 @@ static int sp_io_rank(sp_sum_io_t *x, const sp_selection_t *sel, int j) {
   }
   for (int p = 0; rc == 0 && any && p < np; p++) {
     int g = sel->regions[p];
-    if (iv[p].n == 0 || !sp_sum_io_region(sp_reader_region_name(r, g))) continue;
+    if (iv[p].n == 0 || !sp_io_region(sp_reader_region_name(r, g))) continue;
     sp_reader_io_calls_t io;
     sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
     if (sp_reader_io_calls_load(r, g, k, &io) != 0) io.present = 0;
@@ -195,9 +197,9 @@ static int sp_io_rank(sp_sum_io_t *x, const sp_selection_t *sel, int j) {
   return rc;
 }
 
-int sp_sum_io_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int by_thread,
-                    int want_bytes, sp_sum_io_t **out) {
-  sp_sum_io_t *x = calloc(1, sizeof *x);
+int sp_io_attrib_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int by_thread,
+                       int want_bytes, sp_io_attrib_t **out) {
+  sp_io_attrib_t *x = calloc(1, sizeof *x);
   *out = NULL;
   if (!x) return SP_EXIT_IO;
   x->ng = sp_reader_num_regions(sel->reader);
@@ -208,26 +210,28 @@ int sp_sum_io_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int by
   if (rc == 0 && t && sp_io_tree(x, sel->reader, t) != 0) rc = SP_EXIT_IO;
   for (int j = 0; rc == 0 && want_bytes && j < sel->nranks; j++) rc = sp_io_rank(x, sel, j);
   if (rc != 0) {
-    sp_sum_io_free(x);
+    sp_io_attrib_free(x);
     return rc;
   }
   *out = x;
   return 0;
 }
 
-void sp_sum_io_fill(const sp_sum_io_t *x, int region, int thread, sp_sum_extra_t *row) {
-  if (!x || region < 0 || region >= x->ng) return;
+int sp_io_attrib_get(const sp_io_attrib_t *x, int region, int thread, int64_t *bytes, int64_t *ns) {
+  int have = 0;
+  *bytes = *ns = 0;
+  if (!x || region < 0 || region >= x->ng) return 0;
   for (int i = x->first[region]; i >= 0; i = x->v[i].next) {
     const sp_io_cell_t *c = &x->v[i];
     if (x->by_thread && c->thread != thread) continue;
-    row->have[SP_SUM_COL_IO_BYTES] |= c->have_b;
-    row->v[SP_SUM_COL_IO_BYTES] += c->bytes;
-    row->have[SP_SUM_COL_IO_S] |= c->have_s;
-    row->v[SP_SUM_COL_IO_S] += c->ns;
+    have |= (c->have_b ? 1 : 0) | (c->have_s ? 2 : 0);
+    *bytes += c->bytes;
+    *ns += c->ns;
   }
+  return have;
 }
 
-void sp_sum_io_free(sp_sum_io_t *x) {
+void sp_io_attrib_free(sp_io_attrib_t *x) {
   if (!x) return;
   free(x->v);
   free(x->first);

@@ -589,7 +589,10 @@ static const sp_opt_row_t sp_opt_rows[] = {
                 "call has them; source: the region's place in the source (file:line, from "
                 "sp_region_at, SP_SCOPE, ...; - where unknown) and columns before region: "
                 "peak_rss_bytes (highest RSS sampled during a call of the region; files of "
-                "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")"),
+                "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\"); after the percentiles: "
+                "io_bytes and io_s (bytes and time of the I/O calls, io:* and MPI_File_*, the "
+                "region made directly, summed over ranks; an I/O region's own row: its own "
+                "calls; SCOPE_PROFILER_PROFILE_IO; io_bytes \"-\" in profile mode)"),
     SP_OPT_SWITCH("--tree", tree,
                   "the call tree rebuilt from the stamps, per rank and thread (a call's parent "
                   "is the innermost call that contains it; worker-thread calls are roots of "

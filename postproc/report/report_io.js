@@ -39,15 +39,30 @@
   sec.appendChild(h('p', { 'class': 'sp-help' }, 'files, bytes and time of the program\'s POSIX, ' +
     'stdio and MPI-IO calls (docs/io.md); bandwidth = bytes / (read + write time)'));
 
+  // The files: 20 rows, all (at most 100) on a click.
+  var SHOWN = 20, filesAll = false, filesBox = h('div');
   sec.appendChild(h('h3', {}, 'Files' + (io.nfiles > io.files.length ?
     ' (the ' + io.files.length + ' with the most I/O time of ' + io.nfiles + ')' : '')));
-  sec.appendChild(table('sp-io-files', [['file'], ['ranks'], ['opens'], ['reads'], ['writes'],
-    ['read'], ['written'], ['read time'], ['write time'], ['meta time'], ['bandwidth'],
-    ['slowest rank', 'largest read + write + metadata time on the file'], ['its time']],
-  io.files.map(function (f) {
-    return [f.f, f.nr, f.opens, f.reads, f.writes, fmtBytes(f.br), fmtBytes(f.bw), fmt(f.rs),
-      fmt(f.ws), fmt(f.ms), bw(f.br + f.bw, f.rs + f.ws), f.slow, fmt(f.slow_ns)];
-  })));
+  sec.appendChild(filesBox);
+  function files() {
+    var list = filesAll ? io.files : io.files.slice(0, SHOWN);
+    filesBox.textContent = '';
+    filesBox.appendChild(table('sp-io-files', [['file'], ['ranks'], ['opens'], ['reads'],
+      ['writes'], ['read'], ['written'], ['read time'], ['write time'], ['meta time'],
+      ['bandwidth'], ['slowest rank', 'largest read + write + metadata time on the file'],
+      ['its time']],
+    list.map(function (f) {
+      return [f.f, f.nr, f.opens, f.reads, f.writes, fmtBytes(f.br), fmtBytes(f.bw), fmt(f.rs),
+        fmt(f.ws), fmt(f.ms), bw(f.br + f.bw, f.rs + f.ws), f.slow, fmt(f.slow_ns)];
+    })));
+    if (io.files.length > SHOWN) {
+      var more = h('button', { id: 'sp-io-more' }, filesAll ? 'show the first ' + SHOWN :
+        'show all ' + io.files.length);
+      more.onclick = function () { filesAll = !filesAll; files(); };
+      filesBox.appendChild(more);
+    }
+  }
+  files();
 
   var dist = io.dist;
   sec.appendChild(h('h3', {}, dist ? 'Ranks: ' + dist.n + ' with I/O; the ' + io.ranks.length +

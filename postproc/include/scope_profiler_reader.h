@@ -831,8 +831,9 @@ typedef struct sp_reader_io_calls {
 
 /**
  * Reads the bytes and file ids of the calls of region g on rank index k
- * (rank<N>/regions/<name>/{bytes,file_ids}, or the pair's slice of a
- * columnar file's events/{io_bytes,io_file_ids}). A pair without them (not
+ * (rank<N>/regions/<name>/{bytes,file_ids}, or, for a region io:* or
+ * MPI_File_*, the pair's slice of a columnar file's events/mpi_bytes and
+ * events/mpi_peers, which hold the file ids there). A pair without them (not
  * an I/O call, a profile-mode file, an older file) gives 0 with
  * out->present = 0. Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT,
  * SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory.

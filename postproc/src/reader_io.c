@@ -7,7 +7,7 @@
  *   io_files@size_bins, io_files/ranks + <column>[rows]  columnar: rows of
  *                                                        rank after rank
  *   rank<N>/regions/<io region>/{bytes,file_ids}         per call
- *   events/{io_bytes,io_file_ids}                        per call, columnar
+ *   events/{mpi_bytes,mpi_peers} of I/O call regions     per call, columnar
  *
  * Everything is read on demand, one rank at a time (a columnar rank's rows
  * are found by bisecting io_files/ranks element by element), so memory
@@ -285,30 +285,30 @@ static int sp_io_calls_group(sp_reader_t *r, int k, const sp_rank_region_t *rr,
   return rc;
 }
 
-/* Per call, columnar: the pair's slice of events/io_bytes and io_file_ids. */
+/* Per call, columnar: the pair's slice of events/mpi_bytes and mpi_peers,
+ * which hold an I/O call's bytes and file id (docs/io.md) as they hold an
+ * MPI call's bytes and peer: read for I/O call regions only. */
 static int sp_io_calls_columnar(sp_reader_t *r, const sp_rank_region_t *rr,
                                 sp_reader_io_calls_t *out) {
+  const char *name = r->regions[rr->region].name;
+  if (!(strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0)) return 0;
   if (sp__link_kind(r->file, "events") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
   if (g < 0) return 0;
   int rc = 0;
-  int64_t total = sp_io_rows(g, "io_bytes");
-  if (total >= 0 && sp_io_rows(g, "io_file_ids") == total) {
+  int64_t total = sp_io_rows(g, "mpi_bytes");
+  if (total >= 0 && sp_io_rows(g, "mpi_peers") == total) {
     if (rr->offset < 0 || rr->offset + rr->n > total)
-      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "events/io_bytes: %lld values, fewer than events",
-                           (long long)total);
+      rc =
+          sp__reader_fail(r, SP_READER_ELAYOUT,
+                          "events/mpi_bytes: %lld values, fewer than the events", (long long)total);
     if (rc == 0)
-      rc = sp_io_read_rows(r, g, "events", "io_bytes", H5T_INTEGER, H5T_NATIVE_INT64, total,
+      rc = sp_io_read_rows(r, g, "events", "mpi_bytes", H5T_INTEGER, H5T_NATIVE_INT64, total,
                            rr->offset, rr->n, 1, out->bytes);
     if (rc == 0)
-      rc = sp_io_read_rows(r, g, "events", "io_file_ids", H5T_INTEGER, H5T_NATIVE_INT32, total,
+      rc = sp_io_read_rows(r, g, "events", "mpi_peers", H5T_INTEGER, H5T_NATIVE_INT32, total,
                            rr->offset, rr->n, 1, out->file_ids);
-    /* every call -1 and -1: not I/O calls, unless the region is one */
-    const char *name = r->regions[rr->region].name;
-    int io = strncmp(name, "io:", 3) == 0 || strncmp(name, "MPI_File_", 9) == 0;
-    for (int64_t i = 0; rc == 0 && !io && i < rr->n; i++)
-      io = out->bytes[i] != -1 || out->file_ids[i] != -1;
-    out->present = rc == 0 && io;
+    out->present = rc == 0;
   }
   H5Gclose(g);
   return rc;

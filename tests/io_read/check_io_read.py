@@ -170,7 +170,8 @@ def calls_trace(h):
         st, en = ev["start_times"][()], ev["end_times"][()]
         tid = ev["thread_ids"][()] if "thread_ids" in ev else np.zeros(len(st), np.int32)
         cid, pid = ev["call_ids"][()], ev["parent_ids"][()]
-        iob = ev["io_bytes"][()] if "io_bytes" in ev else np.full(len(st), -1)
+        # an I/O call's bytes and file id are in mpi_bytes and mpi_peers (docs/io.md)
+        iob = ev["mpi_bytes"][()] if "mpi_bytes" in ev else np.full(len(st), -1)
         for r, g, o, n in zip(idx["ranks"][()], idx["region_ids"][()], idx["event_offsets"][()],
                               idx["event_counts"][()]):
             lst = out.setdefault(int(r), [])
@@ -287,13 +288,13 @@ def case_python(path):
         if "rank0" in h and "regions" in h["rank0"]:
             fid = h["rank0/regions/io:write/file_ids"][()]
             check(np.array_equal(r.get_region("io:write")[0].io_file_ids, fid), "file_ids")
-        if "events" in h and "io_file_ids" in h["events"]:
+        if "events" in h and "mpi_peers" in h["events"]:
             idx = h["rank_region_index"]
             names = [s(x) for x in h["region_table/names"][()]]
             for rk, g, o, n in zip(idx["ranks"][()], idx["region_ids"][()],
                                    idx["event_offsets"][()], idx["event_counts"][()]):
                 if is_io(names[g]):
-                    fid = h["events/io_file_ids"][o:o + n]
+                    fid = h["events/mpi_peers"][o:o + n]
                     check(np.array_equal(r.get_region(names[g])[int(rk)].io_file_ids, fid),
                           f"rank {rk} {names[g]}: io_file_ids")
 

@@ -15,7 +15,8 @@ Each rank r has three files (rows of rank<N>/io/files, or io_files/):
                          io:lseek, io:open and io:close of step 1; one mmap
   2 "log.txt"            stdio: the last io:write (17 + r bytes), under main
 Per call: bytes and file_ids of each I/O region (per-rank layout), or
-events/io_bytes and io_file_ids (-1 for other calls) in the columnar file.
+events/mpi_bytes and mpi_peers (the file ids; -1 for other calls) in the
+columnar file, as the recorder writes them there.
 The records are computed from those calls and the file's own stamps (the
 aggregate file, which has none, gets the per-rank file's records). Call i
 of a region is its i-th interval as stored."""
@@ -148,8 +149,8 @@ def columnar(path):
             b, f = call_values(name, int(r), int(n))
             iob[o:o + n], iof[o:o + n] = b, f
             per.setdefault(int(r), {})[name] = (st[o:o + n], en[o:o + n], b, f)
-        ev.create_dataset("io_bytes", data=iob)
-        ev.create_dataset("io_file_ids", data=iof)
+        ev.create_dataset("mpi_bytes", data=iob)
+        ev.create_dataset("mpi_peers", data=iof)
         rows = [records(r, per[r]) for r in sorted(per)]
         g = h.create_group("io_files")
         g.attrs["size_bins"] = np.asarray(BINS, np.int64)

@@ -175,7 +175,13 @@ static int sp_io_rank(sp_io_attrib_t *x, const sp_selection_t *sel, int j) {
   if (rc == 0 && any) {
     int e = sp_reader_has_call_ids(r) ? sp_reader_call_parents(r, k, iv, sel->regions, np, parent)
                                       : sp_io_stamp_parents(iv, np, base, base[np], parent);
-    if (e != 0) rc = e < 0 && !sp_reader_has_call_ids(r) ? SP_EXIT_IO : sp_exit_for_reader(e);
+    if (e != 0 && sp_reader_has_call_ids(r)) {
+      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(r));
+      rc = sp_exit_for_reader(e);
+    } else if (e != 0) {
+      sp_msg(SP_QUIET, "out of memory");
+      rc = SP_EXIT_IO;
+    }
   }
   for (int p = 0; rc == 0 && any && p < np; p++) {
     int g = sel->regions[p];

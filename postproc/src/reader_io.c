@@ -155,21 +155,18 @@ static int sp_io_table(sp_reader_t *r, hid_t g, const char *where, int64_t total
   return rc;
 }
 
-/* Rows in the files table g: the length of its names. */
+/* Length of the 1-D dataset name of g, -1 when absent or not 1-D. */
 static int64_t sp_io_rows(hid_t g, const char *name) {
   if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return -1;
-  hsize_t dims[2];
-  int nd = sp_io_shape(d, H5Tget_class(H5T_NATIVE_INT32), dims);
-  if (nd != 1) { /* names: strings */
-    hid_t s = H5Dget_space(d);
-    nd = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
-         H5Sget_simple_extent_dims(s, dims, NULL) == 1;
-    if (s >= 0) H5Sclose(s);
-  }
+  hid_t s = H5Dget_space(d);
+  hsize_t dims[1] = {0};
+  int ok =
+      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
+  if (s >= 0) H5Sclose(s);
   H5Dclose(d);
-  return nd == 1 ? (int64_t)dims[0] : -1;
+  return ok ? (int64_t)dims[0] : -1;
 }
 
 /* Element i of the int32 dataset d. */

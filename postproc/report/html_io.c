@@ -148,7 +148,7 @@ static void sp_html_io_files(FILE *f, sp_html_io_t *x) {
   for (int i = 0; i < n; i++) {
     const int64_t *v = x->files[i].v;
     fprintf(f, "%s\n{\"f\":", i ? "," : "");
-    sp_json_put_string(f, x->files[i].name);
+    sp_html_json_str(f, x->files[i].name);
     fprintf(f,
             ",\"opens\":%lld,\"reads\":%lld,\"writes\":%lld,\"br\":%lld,\"bw\":%lld,"
             "\"rs\":%lld,\"ws\":%lld,\"ms\":%lld,\"slow\":%d,\"slow_ns\":%lld,\"nr\":%d}",

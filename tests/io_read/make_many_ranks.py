@@ -4,7 +4,8 @@ h5py, for the report's bounded I/O section (check_io_report.py many).
 usage: make_many_ranks.py OUT.h5
 
 Rank r: main (one call) > io:write (2 calls of 100 r + 1 bytes, file 0) and
-io:read (1 call, file 1); files "shared.dat" (every rank) and "own_<r>.dat".
+io:read (1 call, file 1); files "shared.dat" (every rank) and "own_<r>.dat"
+(rank 0's named "dir/</script><b>\u00e9_0.dat": the report must keep it text).
 Durations grow with (r * 37) % 100 so that the slowest ranks are not the
 last ones."""
 import sys
@@ -53,7 +54,8 @@ def main():
             col["opens"][:] = 1
             for c in COLS:
                 f.create_dataset(c, data=col[c])
-            f.create_dataset("names", data=np.array(["shared.dat", "own_%d.dat" % r],
+            own = "dir/</script><b>\u00e9_0.dat" if r == 0 else "own_%d.dat" % r
+            f.create_dataset("names", data=np.array(["shared.dat", own],
                                                     dtype=object), dtype=s)
             f.create_dataset("slowest_ops", data=np.array(["io:write", "io:read"], dtype=object),
                              dtype=s)

@@ -26,7 +26,7 @@ static const char sp_usage_text[] =
     "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
-    "       [--summary [--by-thread] | --tree | --waits] [--sort-by KEY]\n"
+    "       [--summary [--by-thread] | --tree | --waits | --io] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export ";
 /* The usage after the --export words (exports.h). */
 static const char sp_usage_text_end[] =
@@ -572,6 +572,13 @@ static const sp_opt_row_t sp_opt_rows[] = {
                   "region and event: ranks (that have it), calls and time_s (LIKWID's, summed "
                   "over ranks and threads), sum (over ranks and threads), rank_min and rank_max "
                   "(per-rank sums), event, region."),
+    SP_OPT_SWITCH("--io", io,
+                  "the files the run read and wrote (SCOPE_PROFILER_PROFILE_IO): a row per "
+                  "(rank, file), then per file over the selected ranks (rank -): opens, reads, "
+                  "writes, bytes_read, bytes_written, read_s, write_s, meta_s (time in those "
+                  "calls), bandwidth_Bps ((bytes_read + bytes_written) / (read_s + write_s)), "
+                  "slowest_rank and slowest_s (largest read_s + write_s + meta_s on the file), "
+                  "ranks, file; exit 1 when the file has no I/O records"),
     SP_OPT_SWITCH("--by-thread", by_thread,
                   "--summary: one row per (region, thread), thread column"),
     SP_OPT_CALL("--columns", NULL, sp_opt_columns, "p50,p95",
@@ -582,7 +589,10 @@ static const sp_opt_row_t sp_opt_rows[] = {
                 "call has them; source: the region's place in the source (file:line, from "
                 "sp_region_at, SP_SCOPE, ...; - where unknown) and columns before region: "
                 "peak_rss_bytes (highest RSS sampled during a call of the region; files of "
-                "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")"),
+                "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\"); after the percentiles: "
+                "io_bytes and io_s (bytes and time of the I/O calls, io:* and MPI_File_*, the "
+                "region made directly, summed over ranks; an I/O region's own row: its own "
+                "calls; SCOPE_PROFILER_PROFILE_IO; io_bytes \"-\" in profile mode)"),
     SP_OPT_SWITCH("--tree", tree,
                   "the call tree rebuilt from the stamps, per rank and thread (a call's parent "
                   "is the innermost call that contains it; worker-thread calls are roots of "
@@ -604,7 +614,7 @@ static const sp_opt_row_t sp_opt_rows[] = {
                 "min, max, imbalance or self (numbers descending; --tree sorts siblings)"),
     SP_OPT_MORE("--format", "FMT",
                 "text (default: aligned, '#' notes), tsv, csv or json (an array of rows; "
-                "--tree: call_tree.json; --waits: one object) for --summary, --tree, --waits and --list"),
+                "--tree: call_tree.json; --waits: one object) for --summary, --tree, --waits, --io and --list"),
     SP_OPT_TABLE("--export", sp_opt_export, NULL, NULL, sp_exports_help),
     SP_OPT_SWITCH("--list", list,
                   "one line per (region, rank), regions by first start: lane rank intervals "
@@ -730,15 +740,15 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->skip_images && !o->export_data)
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
-  if (o->waits && (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 0))
+  if (o->waits && (o->list + o->summary + o->tree + o->io + o->compare + (o->export_row != NULL) > 0))
     return sp_usage_error("%s",
-                          "--waits, --list, --summary, --tree and --export all write to stdout: "
+                          "--waits, --list, --summary, --tree, --io and --export all write to stdout: "
                           "choose one");
   if (o->waits && o->nwords != 1) return sp_usage_error("%s", "--waits reads one file");
-  if (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 1 &&
-      !(o->compare && (o->summary || o->tree) && o->list + (o->export_row != NULL) == 0))
+  if (o->list + o->summary + o->tree + o->io + o->compare + (o->export_row != NULL) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + o->io + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
-                          "--list, --summary, --tree and --export all write to stdout: "
+                          "--list, --summary, --tree, --io and --export all write to stdout: "
                           "choose one");
   if (o->export_row && o->export_row->outdir && !o->outdir_given)
     return sp_usage_error("--export %s writes an archive: give -o DIR", o->export_row->name);
@@ -771,7 +781,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
         "--plots scaling_efficiency needs --x-field num_ranks, omp_num_threads "
         "or total_cores (not %s): efficiency divides by the scale",
         o->x_field);
-  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
+  if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->io && !o->compare &&
       !o->export_row && !o->waits)
     o->outdir = ".";
   return 0;

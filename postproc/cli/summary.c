@@ -640,6 +640,19 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
              : sp_rows_blocked(sel, &rs, &clamped);
   if (rc == 0) sp_rows_finish(sel, &rs, t);
   if (rc == 0 && (rs.extra & (1u << SP_SUM_COL_WAIT))) rc = sp_summary_waits(sel, &rs);
+  int io_cols = 0; /* 1: io_s, 2: io_bytes */
+  for (int q = 0; q < o->nxcols; q++)
+    io_cols |= o->xcols[q] == SP_SUM_COL_IO_S ? 1 : o->xcols[q] == SP_SUM_COL_IO_BYTES ? 2 : 0;
+  sp_io_attrib_t *io = NULL;
+  if (rc == 0 && io_cols) rc = sp_io_attrib_build(sel, t, o->by_thread, io_cols & 2, &io);
+  for (int i = 0; rc == 0 && io && i < rs.n; i++) {
+    sp_sum_extra_t *x = &rs.v[i].extra;
+    int have = sp_io_attrib_get(io, rs.v[i].region, rs.v[i].thread, &x->v[SP_SUM_COL_IO_BYTES],
+                                &x->v[SP_SUM_COL_IO_S]);
+    x->have[SP_SUM_COL_IO_BYTES] = have & 1;
+    x->have[SP_SUM_COL_IO_S] = (have & 2) != 0;
+  }
+  sp_io_attrib_free(io);
   if (rc == 0) {
     clamped.sums += rs.sat;
     sp_summary_warn(sel, &clamped);

@@ -17,14 +17,18 @@ enum { SP_SUM_AFTER_PCTS, SP_SUM_BEFORE_REGION };
  * peak_rss_bytes: highest RSS sampled during a call of the region
  * (SCOPE_PROFILER_SAMPLE_MS);
  * wait_s: seconds the region's MPI calls spent in wait states (--waits),
- * summed over ranks. */
+ * summed over ranks;
+ * io_bytes, io_s: bytes and time of the I/O calls the region made
+ * (SCOPE_PROFILER_PROFILE_IO; common/io_attrib.c). */
 /* clang-format off */
 #define SP_SUM_NAMED_COLUMNS(XX) \
   XX(BYTES, "bytes", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
   XX(MSGS, "msgs", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
   XX(SOURCE, "source", SP_COL_STR, 24, SP_SUM_BEFORE_REGION) \
   XX(PEAK_RSS, "peak_rss_bytes", SP_COL_INT, 15, SP_SUM_BEFORE_REGION) \
-  XX(WAIT, "wait_s", SP_COL_SEC, 12, SP_SUM_AFTER_PCTS)
+  XX(WAIT, "wait_s", SP_COL_SEC, 12, SP_SUM_AFTER_PCTS) \
+  XX(IO_BYTES, "io_bytes", SP_COL_INT, 14, SP_SUM_AFTER_PCTS) \
+  XX(IO_S, "io_s", SP_COL_SEC, 14, SP_SUM_AFTER_PCTS)
 /* clang-format on */
 
 enum {

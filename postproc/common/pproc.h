@@ -130,6 +130,7 @@ typedef struct sp_options {
   int ncolour_names;
   int no_clock_align;       /* --no-clock-align: stamps as recorded on each node */
   int tree;                 /* --tree */
+  int io;                   /* --io: the files the run read and wrote (io_table.c) */
   int by_thread;            /* --by-thread: --summary rows per (region, thread) */
   sp_table_format_t table;  /* --format text|tsv|csv|json of the text outputs */
   double pcts[8];           /* --columns p50,p95,...: percentiles of call durations */
@@ -364,6 +365,37 @@ int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* waits_print.c: --waits. */
 int sp_waits_print(const sp_selection_t *sel, const sp_options_t *o);
+/* listing.c: --io, the I/O records per (rank, file) and per file. */
+int sp_io_print(const sp_selection_t *sel, const sp_options_t *o);
+/* io_files.c: walks the I/O records of the selected ranks: begin once
+ * before the first row, rank_row per (rank, file) (v: the
+ * SP_READER_IO_* columns), then file_row per file over the ranks, by name
+ * (slow_rank, slow_ns: largest read + write + meta ns; ranks: ranks with
+ * the file). Callbacks may be NULL. *found: 1 when a rank had records.
+ * Returns 0 or SP_EXIT_* (said). */
+typedef struct sp_io_visit {
+  void (*begin)(void *ctx);
+  void (*rank_row)(void *ctx, int rank, const int64_t *v, const char *name);
+  void (*file_row)(void *ctx, const int64_t *v, const char *name, int slow_rank, int64_t slow_ns,
+                   int ranks);
+} sp_io_visit_t;
+int sp_io_files_walk(const sp_selection_t *sel, const sp_io_visit_t *visit, void *ctx,
+                     int *found);
+/* io_attrib.c: the bytes and time of the I/O calls each region made
+ * (docs/io.md, "Reading the records"), per (region, thread) (thread
+ * ignored unless by_thread): time from the call tree t (built with
+ * SP_READER_TREE_BY_THREAD), bytes per call rank by rank with want_bytes.
+ * Returns 0 or SP_EXIT_*. */
+typedef struct sp_io_attrib sp_io_attrib_t;
+int sp_io_attrib_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int by_thread,
+                       int want_bytes, sp_io_attrib_t **out);
+/* The figures of (region, thread): *bytes, *ns; returns bits 1 (bytes
+ * known) and 2 (time known), 0 when the region made no I/O call. */
+int sp_io_attrib_get(const sp_io_attrib_t *x, int region, int thread, int64_t *bytes,
+                     int64_t *ns);
+void sp_io_attrib_free(sp_io_attrib_t *x);
+/* 1 when name is an I/O call region (io:*, MPI_File_*). */
+int sp_io_region(const char *name);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

@@ -793,6 +793,88 @@ SP_READER_EXPORT int sp_reader_mpi_comms(sp_reader_t *r, int k, sp_reader_mpi_co
 SP_READER_EXPORT void sp_reader_mpi_comms_free(sp_reader_mpi_comms_t *c);
 
 /* ===================================================================== */
+/*  I/O records (SCOPE_PROFILER_PROFILE_IO, docs/io.md)                  */
+/* ===================================================================== */
+
+/* Per rank, one row per file (rank<N>/io/files/, or the rank's rows of a
+ * columnar file's io_files/); per call of an I/O call region (io:write,
+ * MPI_File_write_at, ...), its bytes and the row of its file. */
+
+/** Buckets of a file's access-size histogram (size_hist). */
+#define SP_READER_IO_NBINS 10
+
+/** The int64 columns of a file record, in this order (XX(id, name)). */
+#define SP_READER_IO_COLUMNS(XX)                                                                  \
+  XX(OPENS, "opens") XX(READS, "reads") XX(WRITES, "writes") XX(SEEKS, "seeks")                   \
+  XX(SYNCS, "syncs") XX(META_OPS, "meta_ops") XX(BYTES_READ, "bytes_read")                        \
+  XX(BYTES_WRITTEN, "bytes_written") XX(MAX_OFFSET, "max_offset") XX(READ_NS, "read_ns")          \
+  XX(WRITE_NS, "write_ns") XX(META_NS, "meta_ns") XX(FIRST_NS, "first_ns") XX(LAST_NS, "last_ns") \
+  XX(SLOWEST_NS, "slowest_ns") XX(SLOWEST_START_NS, "slowest_start_ns") XX(MMAPS, "mmaps")
+
+/** Index of each int64 column in sp_reader_io_files_t.v: SP_READER_IO_OPENS, ... */
+enum {
+#define SP__IOXX(id, name) SP_READER_IO_##id,
+  SP_READER_IO_COLUMNS(SP__IOXX)
+#undef SP__IOXX
+      SP_READER_IO_NCOLS
+};
+
+/** The file records of one rank; arrays owned by the caller after
+ *  sp_reader_io_files_load(), released by sp_reader_io_files_free(). */
+typedef struct sp_reader_io_files {
+  int present;                             /**< 1 if the rank has file records */
+  int64_t n;                               /**< F: files of the rank */
+  char **names;                            /**< F paths as the program gave them (UTF-8) */
+  char **slowest_ops;                      /**< F region names of each file's slowest call */
+  int32_t *apis;                           /**< F bit masks: 1 POSIX, 2 stdio, 4 MPI-IO */
+  int64_t *v[SP_READER_IO_NCOLS];          /**< F values of each column (SP_READER_IO_*) */
+  int64_t *size_hist;                      /**< F x SP_READER_IO_NBINS accesses per size bucket */
+  int64_t size_bins[SP_READER_IO_NBINS];   /**< bucket upper bounds (exclusive), bytes */
+} sp_reader_io_files_t;
+
+/** Name of int64 column c as stored ("opens", ...), or NULL out of range. */
+SP_READER_EXPORT const char *sp_reader_io_column_name(int c);
+
+/**
+ * Reads the file records of rank index k into *out (in every layout: the
+ * per-rank trace, the profile-mode aggregate file's rank<N>/io, the
+ * columnar io_files/ rows of that rank, found by bisection). A rank
+ * without records gives 0 with out->present = 0. Memory: that rank's
+ * files only (about 200 bytes and the two strings per file).
+ * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (a missing column, a
+ * length other than the names'), SP_READER_EHDF5 or SP_READER_ENOMEM; on
+ * failure *out holds no memory.
+ */
+SP_READER_EXPORT int sp_reader_io_files_load(sp_reader_t *r, int k, sp_reader_io_files_t *out);
+
+/** Frees the arrays of f and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_io_files_free(sp_reader_io_files_t *f);
+
+/** Bytes and file of each call of an I/O call region on one rank, in the
+ *  order of its intervals; released by sp_reader_io_calls_free(). */
+typedef struct sp_reader_io_calls {
+  int present;       /**< 1 if the pair has them */
+  int64_t n;         /**< calls (the pair's intervals) */
+  int64_t *bytes;    /**< n bytes moved as the program saw them (0: metadata, -1: error) */
+  int32_t *file_ids; /**< n rows of the rank's file records (-1: unknown, not an I/O call) */
+} sp_reader_io_calls_t;
+
+/**
+ * Reads the bytes and file ids of the calls of region g on rank index k
+ * (rank<N>/regions/<name>/{bytes,file_ids}, or, for a region io:* or
+ * MPI_File_*, the pair's slice of a columnar file's events/mpi_bytes and
+ * events/mpi_peers, which hold the file ids there). A pair without them (not
+ * an I/O call, a profile-mode file, an older file) gives 0 with
+ * out->present = 0. Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT,
+ * SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory.
+ */
+SP_READER_EXPORT int sp_reader_io_calls_load(sp_reader_t *r, int g, int k,
+                                             sp_reader_io_calls_t *out);
+
+/** Frees the arrays of c and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_io_calls_free(sp_reader_io_calls_t *c);
+
+/* ===================================================================== */
 /*  Samples of RSS and CPU time (optional)                               */
 /* ===================================================================== */
 

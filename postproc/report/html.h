@@ -110,6 +110,13 @@ int sp_html_samples_write(FILE *f, const sp_selection_t *sel, int64_t t0);
  * stamps relative to t0 (ns). Returns an sp_exit_t code after saying why. */
 int sp_html_waits_write(FILE *f, const sp_selection_t *sel, int64_t t0);
 
+/* html_io.c: ,"io":{...} when a selected rank has I/O records
+ * (SCOPE_PROFILER_PROFILE_IO): files, ranks and the regions' I/O through
+ * the report's tree t (gpos: reader region index to position). Returns an
+ * sp_exit_t code. */
+int sp_html_io_write(FILE *f, const sp_selection_t *sel, const sp_reader_tree_t *t,
+                     const int *gpos);
+
 /* html_tree.c: builds the call tree of the selection (sp_reader_tree_build,
  * flags 0) into *t. Returns an sp_exit_t code after printing why. */
 int sp_html_tree_build(const sp_selection_t *sel, sp_reader_tree_t **t);

@@ -554,6 +554,7 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   if (rc == 0) rc = sp_html_run_write(f, sels, nfiles, labels, o);
   if (rc == 0 && !x.nostamps) rc = sp_html_samples_write(f, sel, x.t0);
   if (rc == 0 && !x.nostamps) rc = sp_html_waits_write(f, sel, x.t0);
+  if (rc == 0) rc = sp_html_io_write(f, sel, x.tree, x.gpos);
   if (rc == 0) {
     fprintf(f,
             ",\n\"counts\":{\"intervals\":%lld,\"exact\":%lld,\"lanes\":%d,\"binned\":%d,"

@@ -178,7 +178,49 @@ EINVAL, ENOMEM, EIO, ENOTHDF5, ELAYOUT, EDATA, EHDF5, EPATTERN, ESCHEMA = range(
 
 _P = ctypes.c_void_p  # sp_reader_t *, sp_reader_tree_t *
 
+IO_COLUMNS = (
+    "opens", "reads", "writes", "seeks", "syncs", "meta_ops", "bytes_read", "bytes_written",
+    "max_offset", "read_ns", "write_ns", "meta_ns", "first_ns", "last_ns", "slowest_ns",
+    "slowest_start_ns", "mmaps",
+)  # sp_reader_io_files_t.v, in SP_READER_IO_COLUMNS order
+IO_NBINS = 10
+
+
+class IoFiles(ctypes.Structure):
+    """sp_reader_io_files_t: one rank's file records (docs/io.md)"""
+
+    _fields_ = [
+        ("present", ctypes.c_int),
+        ("n", ctypes.c_int64),
+        ("names", ctypes.POINTER(ctypes.c_char_p)),
+        ("slowest_ops", ctypes.POINTER(ctypes.c_char_p)),
+        ("apis", c_int32_p),
+        ("v", c_int64_p * len(IO_COLUMNS)),
+        ("size_hist", c_int64_p),
+        ("size_bins", ctypes.c_int64 * IO_NBINS),
+    ]
+
+
+class IoCalls(ctypes.Structure):
+    """sp_reader_io_calls_t: bytes and file of each call of an I/O region"""
+
+    _fields_ = [
+        ("present", ctypes.c_int),
+        ("n", ctypes.c_int64),
+        ("bytes", c_int64_p),
+        ("file_ids", c_int32_p),
+    ]
+
+
 _PROTOTYPES = {
+    "sp_reader_io_files_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(IoFiles)]),
+    "sp_reader_io_files_free": (None, [ctypes.POINTER(IoFiles)]),
+    "sp_reader_io_column_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "sp_reader_io_calls_load": (
+        ctypes.c_int,
+        [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(IoCalls)],
+    ),
+    "sp_reader_io_calls_free": (None, [ctypes.POINTER(IoCalls)]),
     "sp_reader_version_string": (ctypes.c_char_p, []),
     "sp_reader_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     "sp_reader_err_name": (ctypes.c_char_p, [ctypes.c_int]),

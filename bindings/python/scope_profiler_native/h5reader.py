@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _io
 from . import _reader_lib as _rl
 
 __all__ = [
@@ -184,6 +185,21 @@ class Region:
     def thread_ids(self):
         """Thread id of every call (int32), or None when one thread recorded."""
         return self._load()[2]
+
+    @property
+    def io_bytes(self):
+        """Bytes each call moved as the program saw them (int64; 0 for
+        metadata calls, -1 on error), or None when the region has no I/O
+        record (not an I/O call region, profile mode; docs/io.md)."""
+        calls = _io.calls_of(self._reader, self._g, self._k)
+        return None if calls is None else calls[0]
+
+    @property
+    def io_file_ids(self):
+        """Each call's row of ``reader.io_files(rank)`` (int32, -1 unknown),
+        or None as io_bytes."""
+        calls = _io.calls_of(self._reader, self._g, self._k)
+        return None if calls is None else calls[1]
 
     @property
     def durations(self):
@@ -570,6 +586,29 @@ class ProfilingH5Reader:
     def region_names(self):
         """All region names, in region order (first start time)."""
         return list(self._regions)
+
+    def io_files(self, rank=None):
+        """The per-file I/O records (SCOPE_PROFILER_PROFILE_IO, docs/io.md).
+        With rank: a numpy structured array, one row per file of that rank
+        (name, apis, opens, reads, writes, seeks, syncs, meta_ops,
+        bytes_read, bytes_written, max_offset, read_ns, write_ns, meta_ns,
+        first_ns, last_ns, slowest_ns, slowest_start_ns, mmaps, slowest_op,
+        size_hist[10]), None when the rank has none; KeyError for a rank
+        the file lacks. Without: {rank: array} of the ranks that have
+        records. Read one rank at a time (copies)."""
+        if rank is not None:
+            return _io.files_of(self, self._rank_index(rank))[0]
+        out = {}
+        for k, r in enumerate(self._rank_ids):
+            recs = _io.files_of(self, k)[0]
+            if recs is not None:
+                out[r] = recs
+        return out
+
+    def io_size_bins(self, rank):
+        """Upper bounds (exclusive, bytes) of the size_hist buckets of rank's
+        records, int64[10]; None when it has none."""
+        return _io.files_of(self, self._rank_index(rank))[1]
 
     def get_region(self, region_name):
         """The MPIRegion of that name; KeyError if the file has none."""

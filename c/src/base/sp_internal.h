@@ -118,6 +118,7 @@ typedef struct sp_thread {
   int signal_flushed;   /* flushed its events after a flush signal */
   struct sp_agg *agg;   /* aggregate mode: its call paths (aggregate.c), else NULL */
   struct sp_mpix *mpix; /* bytes and peers of its MPI calls (mpi_extra.c), else NULL */
+  struct sp_vals *vals; /* its values per call (call_values.c), NULL until the first */
   struct sp_thread *next;
 } sp_thread_t;
 
@@ -327,6 +328,23 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
+/* ---- call_values.c ---- (values per call, docs/values.md) */
+/* Slot `slot` of region h on t is being removed (a dropped open call):
+ * its values go, later calls' values move down one. */
+SP_HIDDEN void sp__vals_drop(sp_thread_t *t, int32_t h, int64_t index);
+/* Appends t's values of calls that can no longer move to the spill file
+ * (a buffer spill, exit and signal flush). */
+SP_HIDDEN void sp__vals_flush(sp_thread_t *t);
+/* Finalize and the writer: the keys of region h this session (n), the
+ * name and kind (SP_VKIND_*) of key k, and values dropped in it. */
+SP_HIDDEN int32_t sp__vals_nkeys(int32_t h);
+SP_HIDDEN const char *sp__vals_key(int32_t h, int32_t k, int32_t *kind);
+SP_HIDDEN int64_t sp__vals_lost_mem(int32_t h);
+/* t's values still in memory this session: n entries, strings at *str. */
+struct sp_spill_value;
+SP_HIDDEN int64_t sp__vals_mem(const sp_thread_t *t, const struct sp_spill_value **e,
+                               const char **str);
+
 /* ---- trace_window.c ---- */
 /* The gate and the budget of a new session (sp_setup, after the clock). */
 SP_HIDDEN void sp__trace_window_setup(sp_state_t *st);
@@ -373,6 +391,9 @@ SP_HIDDEN void sp__spill_head_now(void);
 struct sp_sample;
 SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss,
                                 int64_t period_ns);
+
+/* One SP_SPILL_VALUES record: an sp_spill_values_t, then body (call_values.c). */
+SP_HIDDEN int sp__spill_values(const void *head, size_t hlen, const void *body, size_t blen);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
@@ -530,6 +551,8 @@ typedef struct sp_calls_up {
                              int32_t thread);
   /* spill/spill.c: sp__spill_events. */
   int (*spill_events)(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
+  /* spill/spill.c: sp__spill_values (one SP_SPILL_VALUES record). */
+  int (*spill_values)(const void *head, size_t hlen, const void *body, size_t blen);
   /* session/signal_flush.c: sp__signal_flush_self. */
   void (*signal_flush_self)(void);
   /* likwid/: sp__likwid_thread_init, sp__likwid_start, sp__likwid_stop. */

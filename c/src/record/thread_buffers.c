@@ -158,6 +158,7 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
+  if (t->vals) sp__vals_flush(t); /* the calls' values beside them (call_values.c) */
   return rc;
 }
 
@@ -200,6 +201,7 @@ void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
     if (f->slot < 0 || f->region >= t->nbufs) continue;
     sp_rbuf_t *b = &t->bufs[f->region];
     if (f->slot >= b->n) continue;
+    if (t->vals) sp__vals_drop(t, f->region, b->spilled + f->slot);
     /* Later slots hold calls nested in this one, all closed or dropped
      * already; outer open calls have smaller slots and do not move. */
     memmove(b->ev + f->slot, b->ev + f->slot + 1, (size_t)(b->n - f->slot - 1) * sizeof *b->ev);

@@ -329,11 +329,18 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
 /* ---- call_values.c ---- (values per call, docs/values.md) */
-/* Slot `slot` of region h on t is being removed (a dropped open call):
- * its values go, later calls' values move down one. */
-SP_HIDDEN void sp__vals_drop(sp_thread_t *t, int32_t h, int64_t index);
-/* Appends t's values of calls that can no longer move to the spill file
- * (a buffer spill, exit and signal flush). */
+/* What thread_buffers.c calls on a thread that has values (t->vals set),
+ * filled by call_values.c before it makes the first one (a call table:
+ * call_values.c uses thread_buffers.c, not the other way):
+ * drop: event `index` of region h on t is being removed (a dropped open
+ *   call): its values go, later calls' values move down one;
+ * flush: appends t's values of calls that can no longer move to the spill
+ *   file (a buffer spill, exit and signal flush). */
+typedef struct sp_vals_hooks {
+  void (*drop)(sp_thread_t *t, int32_t h, int64_t index);
+  void (*flush)(sp_thread_t *t);
+} sp_vals_hooks_t;
+extern SP_HIDDEN sp_vals_hooks_t sp__vals_hooks;
 SP_HIDDEN void sp__vals_flush(sp_thread_t *t);
 /* Finalize and the writer: the keys of region h this session (n), the
  * name and kind (SP_VKIND_*) of key k, and values dropped in it. */

@@ -159,10 +159,14 @@ int64_t sp__vals_lost_mem(int32_t h) {
 
 /* ---- the thread's log -------------------------------------------- */
 
+static void sp_vals_drop(sp_thread_t *t, int32_t h, int64_t index);
+
 /* t's log for this session (emptied when it holds an older one's). */
 static struct sp_vals *sp_vals_of(sp_thread_t *t) {
   struct sp_vals *v = t->vals;
   if (!v) {
+    sp__vals_hooks.drop = sp_vals_drop;
+    sp__vals_hooks.flush = sp__vals_flush;
     v = calloc(1, sizeof *v);
     if (!v) return NULL;
     t->vals = v;
@@ -270,7 +274,7 @@ void sp__vals_flush(sp_thread_t *t) {
   SP_KEEP_ERRNO(sp_vflush(t, v));
 }
 
-void sp__vals_drop(sp_thread_t *t, int32_t h, int64_t index) {
+static void sp_vals_drop(sp_thread_t *t, int32_t h, int64_t index) {
   struct sp_vals *v = t->vals;
   if (!v || v->session != sp__session + 1u) return;
   int64_t kept = 0;

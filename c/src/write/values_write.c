@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hdf5.h>
+
 #include "h5_attr.h"
 #include "values_write.h"
 
@@ -352,7 +354,9 @@ static void sp_vbuild_free(sp_vbuild_t *b) {
   free(b->lost);
 }
 
-int sp__values_pack(const sp_local_t *l, char **blob, int64_t *len) {
+/* This rank's values (spill records, then memory when l->threads) as the
+ * blob rank 0 writes; *len 0 when it has none. The caller frees *blob. */
+static int sp_values_pack(const sp_local_t *l, char **blob, int64_t *len) {
   *blob = NULL;
   *len = 0;
   if (l->spill.nvchunks == 0 && !l->threads) return 0;
@@ -632,7 +636,7 @@ int sp__values_finalize(sp_par_t *par, const sp_local_t *l, const char *ranks_pa
                         const char *col_path) {
   char *blob = NULL, *all = NULL;
   int64_t len = 0, *offs = NULL;
-  int rc = sp__values_pack(l, &blob, &len);
+  int rc = sp_values_pack(l, &blob, &len);
   if (rc != 0) { /* the stamps are written all the same */
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the values per call are lost: %s", sp_strerror(rc));
     rc = 0;
@@ -666,7 +670,7 @@ static int sp_vgather_serial(const sp_local_t *ls, int nranks, char **all, int64
   int rc = *offs && blob ? 0 : SP_ENOMEM;
   for (int r = 0; rc == 0 && r < nranks; r++) {
     int64_t len = 0;
-    if (ls[r].spill.fd >= 0) rc = sp__values_pack(&ls[r], &blob[r], &len);
+    if (ls[r].spill.fd >= 0) rc = sp_values_pack(&ls[r], &blob[r], &len);
     (*offs)[r + 1] = (*offs)[r] + len;
   }
   *all = rc == 0 ? malloc((size_t)(*offs)[nranks] + 1) : NULL;

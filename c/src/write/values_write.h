@@ -3,14 +3,9 @@
 #ifndef SP_VALUES_WRITE_H
 #define SP_VALUES_WRITE_H
 
-#include <hdf5.h>
-
 #include "par.h"
 #include "plan.h"
 
-/* This rank's values (spill records, then memory when l->threads) as the
- * blob rank 0 writes; *len 0 when it has none. The caller frees *blob. */
-SP_HIDDEN int sp__values_pack(const sp_local_t *l, char **blob, int64_t *len);
 /* Finalize, collective over par: every rank's values into the per-rank
  * file at ranks_path and/or the columnar one at col_path (NULL: not that
  * one), written by rank 0. Nothing when no rank has values. */

@@ -42,8 +42,9 @@ static FILE *oracle;
 static pthread_mutex_t omu = PTHREAD_MUTEX_INITIALIZER;
 static int rank;
 
-enum { R_SOLVE, R_OUTER, R_INNER, R_RECURSE, R_WIDE, NREG };
-static const char *const names[NREG] = {"solve", "outer", "inner", "recurse", "wide"};
+enum { R_SOLVE, R_OUTER, R_INNER, R_RECURSE, R_WIDE, R_MMO, R_MMI, NREG };
+static const char *const names[NREG] = {"solve", "outer",    "inner",   "recurse",
+                                        "wide",  "mm_outer", "mm_inner"};
 static int handles[NREG];
 
 typedef struct {
@@ -144,6 +145,19 @@ static void *work(void *arg) {
       }
     }
     sp_stop(handles[R_WIDE]);
+  }
+  /* A stop that does not match drops the calls open inside it: mm_inner A
+   * (its value with it); B, nested in A and closed before, moves to A's
+   * place, its value with it (the seq A would have had is B's). */
+  for (int i = 0; i < 10; i++) {
+    int64_t so = start(w, R_MMO);
+    set_i(w, R_MMO, so, "i", i);
+    sp_start(handles[R_MMI]); /* A: never in the file */
+    if (sp_call_set_int("dropped", 1) != 0) abort();
+    int64_t sb = start(w, R_MMI);
+    set_i(w, R_MMI, sb, "v", 10 * i + w->tid);
+    sp_stop(handles[R_MMI]);
+    sp_stop(handles[R_MMO]); /* A still open: dropped */
   }
   /* An ended thread's record goes to the next new thread: none ends
    * before all are numbered. */

@@ -10,6 +10,7 @@
  *   pair + 1 int value, pair + 4 int values (4 keys), pair + 1 real value,
  *   pair + 1 int value set twice (the replace path).
  * The cost of one value is (case - pair) / values. Target: <= 20 ns. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench_pairs.h */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -338,7 +338,7 @@ SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
  *   file (a buffer spill, exit and signal flush). */
 typedef struct sp_vals_hooks {
   void (*drop)(sp_thread_t *t, int32_t h, int64_t index);
-  void (*flush)(sp_thread_t *t);
+  void (*flush)(sp_thread_t *t, int async); /* async: through the writer thread if it runs */
 } sp_vals_hooks_t;
 extern SP_HIDDEN sp_vals_hooks_t sp__vals_hooks;
 SP_HIDDEN void sp__vals_flush(sp_thread_t *t);
@@ -473,6 +473,11 @@ SP_HIDDEN void sp__stock_fork_child(void);
 SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
                                       int32_t thread);
 SP_HIDDEN void sp__writer_drain(void); /* waits until every handed array is written */
+/* Hands one SP_SPILL_VALUES record (hlen bytes of head, then blen of body,
+ * malloc'ed: the writer frees it) to the writer thread, behind the arrays
+ * handed before; 0, or -1 when there is no writer (the caller writes it
+ * and keeps rec). */
+SP_HIDDEN int sp__writer_values(void *rec, size_t hlen, size_t blen);
 SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
@@ -558,8 +563,10 @@ typedef struct sp_calls_up {
                              int32_t thread);
   /* spill/spill.c: sp__spill_events. */
   int (*spill_events)(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
-  /* spill/spill.c: sp__spill_values (one SP_SPILL_VALUES record). */
+  /* spill/spill.c: sp__spill_values (one SP_SPILL_VALUES record);
+   * spill/flush_writer.c: sp__writer_values (the same by the writer thread). */
   int (*spill_values)(const void *head, size_t hlen, const void *body, size_t blen);
+  int (*writer_values)(void *rec, size_t hlen, size_t blen);
   /* session/signal_flush.c: sp__signal_flush_self. */
   void (*signal_flush_self)(void);
   /* likwid/: sp__likwid_thread_init, sp__likwid_start, sp__likwid_stop. */

@@ -160,7 +160,7 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
-  if (t->vals) sp__vals_hooks.flush(t); /* the calls' values beside them (call_values.c) */
+  if (t->vals) sp__vals_hooks.flush(t, async); /* the calls' values beside them (call_values.c) */
   return rc;
 }
 

@@ -49,7 +49,7 @@ module scope_profiler
   public :: sp_misuse_count, sp_clock_now_ns, sp_version_string
   public :: sp_report, sp_reset, sp_region_stats, sp_region_stats_t
   public :: sp_trace_pause, sp_trace_resume
-  public :: sp_metadata_set
+  public :: sp_metadata_set, sp_call_set
   public :: SP_OK, SP_EINVAL, SP_ENOMEM, SP_ENAMETOOLONG, SP_ENOTSETUP, SP_EIO, &
     SP_EHDF5, SP_EMPI, SP_EPATH, SP_ESPILL, SP_ENOTSUP, SP_ETOOMANY, SP_ELOST, &
     SP_ETIMEDOUT, SP_EPARTIAL, SP_EBUSY
@@ -57,7 +57,7 @@ module scope_profiler
     SP_VERSION_PATCH, SP_SCHEMA_VERSION
   public :: SP_MISUSE_STOP_WITHOUT_START, SP_MISUSE_STOP_MISMATCH, &
     SP_MISUSE_INVALID_HANDLE, SP_MISUSE_BAD_NAME, SP_MISUSE_UNBALANCED, &
-    SP_MISUSE_NOT_ACTIVE, SP_MISUSE_REENTERED
+    SP_MISUSE_NOT_ACTIVE, SP_MISUSE_REENTERED, SP_MISUSE_VALUE_NO_CALL, SP_MISUSE_VALUES_LOST
   public :: SP_LAYOUT_AUTO, SP_LAYOUT_COLUMNAR, SP_LAYOUT_RANKS, SP_LAYOUT_BOTH
   public :: SP_OPENMP_OFF, SP_OPENMP_ON, SP_OPENMP_TASKS, SP_OPENMP_LOCKS, SP_OPENMP_ALL
 
@@ -113,7 +113,8 @@ module scope_profiler
   !> Kinds of misuse counted by the hot path (`sp_misuse_t`), for `sp_misuse_count`.
   integer, parameter :: SP_MISUSE_STOP_WITHOUT_START = 0, SP_MISUSE_STOP_MISMATCH = 1, &
     SP_MISUSE_INVALID_HANDLE = 2, SP_MISUSE_BAD_NAME = 3, SP_MISUSE_UNBALANCED = 4, &
-    SP_MISUSE_NOT_ACTIVE = 5, SP_MISUSE_REENTERED = 6
+    SP_MISUSE_NOT_ACTIVE = 5, SP_MISUSE_REENTERED = 6, SP_MISUSE_VALUE_NO_CALL = 7, &
+    SP_MISUSE_VALUES_LOST = 8
 
   !> `sp_config%layout` (`sp_setup(layout=...)`): the trace file's layout (docs/settings.md).
   integer, parameter :: SP_LAYOUT_AUTO = 0, SP_LAYOUT_COLUMNAR = 1, SP_LAYOUT_RANKS = 2, &
@@ -246,6 +247,21 @@ module scope_profiler
     module procedure sp_metadata_set_real64
   end interface sp_metadata_set
 
+  !> Values per call (`sp_call_set_int` in scope_profiler.h, docs/values.md):
+  !> `key = value` on the innermost call open on this thread, stored beside
+  !> its stamps in the trace. `value` is an integer (default kind or
+  !> `int64`: int64), a real (default kind or `real64`: float64) or a
+  !> character string (trailing blanks dropped). Trailing blanks of `key`
+  !> are ignored. A refusal (no call open, a bad key, a 65th key in the
+  !> region) is said once on stderr by the library and returned in `stat`.
+  interface sp_call_set
+    module procedure sp_call_set_str
+    module procedure sp_call_set_int32
+    module procedure sp_call_set_int64
+    module procedure sp_call_set_real32
+    module procedure sp_call_set_real64
+  end interface sp_call_set
+
   ! ---- The rest of the C API, private except where noted ----
   interface
     ! int sp__region_at_f(const char *name, size_t len, const char *file, size_t flen, int line);
@@ -282,6 +298,18 @@ module scope_profiler
       integer(c_size_t), value, intent(in) :: vlen
       integer(c_int) :: err
     end function c_sp_metadata_set_f
+
+    ! int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size_t vlen);
+    function c_sp_call_set_f(key, klen, type, val, vlen) bind(C, name="sp__call_set_f") &
+      result(err)
+      import :: c_char, c_int, c_size_t, c_ptr
+      character(kind=c_char), dimension(*), intent(in) :: key
+      integer(c_size_t), value, intent(in) :: klen
+      integer(c_int), value, intent(in) :: type
+      type(c_ptr), value, intent(in) :: val
+      integer(c_size_t), value, intent(in) :: vlen
+      integer(c_int) :: err
+    end function c_sp_call_set_f
 
     ! int sp__start_name_f(const char *name, size_t len);  (trailing blanks ignored)
     function c_sp_start_name_f(name, len) bind(C, name="sp__start_name_f") result(h)
@@ -828,6 +856,73 @@ contains
 
   !> Hands `err` to `stat`/`errmsg` when present; otherwise reports a
   !> failure on `error_unit` and carries on (the library never stops the program).
+  ! ---- Values per call ------------------------------------------------
+
+  !> `call sp_call_set(key, "text")`.
+  subroutine sp_call_set_str(key, value, stat)
+    character(len=*), intent(in) :: key !! the key; trailing blanks ignored
+    character(len=*), intent(in), target :: value !! UTF-8 text; trailing blanks dropped
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code (said once by the library)
+    integer :: err
+    err = c_sp_call_set_f(key, len(key, c_size_t), 1_c_int, c_loc(value), &
+                          int(len_trim(value), c_size_t))
+    if (present(stat)) stat = err
+  end subroutine sp_call_set_str
+
+  subroutine sp_call_set_i64(key, value, stat)
+    character(len=*), intent(in) :: key
+    integer(c_int64_t), intent(in) :: value
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: v
+    integer :: err
+    v = value
+    err = c_sp_call_set_f(key, len(key, c_size_t), 2_c_int, c_loc(v), 8_c_size_t)
+    if (present(stat)) stat = err
+  end subroutine sp_call_set_i64
+
+  subroutine sp_call_set_f64(key, value, stat)
+    character(len=*), intent(in) :: key
+    real(c_double), intent(in) :: value
+    integer, intent(out), optional :: stat
+    real(c_double), target :: v
+    integer :: err
+    v = value
+    err = c_sp_call_set_f(key, len(key, c_size_t), 3_c_int, c_loc(v), 8_c_size_t)
+    if (present(stat)) stat = err
+  end subroutine sp_call_set_f64
+
+  !> `call sp_call_set(key, n)` with a default integer: stored as int64.
+  subroutine sp_call_set_int32(key, value, stat)
+    character(len=*), intent(in) :: key !! the key; trailing blanks ignored
+    integer, intent(in) :: value !! stored as int64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    call sp_call_set_i64(key, int(value, c_int64_t), stat)
+  end subroutine sp_call_set_int32
+
+  !> `call sp_call_set(key, n)` with an `integer(int64)`.
+  subroutine sp_call_set_int64(key, value, stat)
+    character(len=*), intent(in) :: key !! the key; trailing blanks ignored
+    integer(int64), intent(in) :: value !! stored as int64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    call sp_call_set_i64(key, int(value, c_int64_t), stat)
+  end subroutine sp_call_set_int64
+
+  !> `call sp_call_set(key, x)` with a default real: stored as float64.
+  subroutine sp_call_set_real32(key, value, stat)
+    character(len=*), intent(in) :: key !! the key; trailing blanks ignored
+    real, intent(in) :: value !! stored as float64 (widened)
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    call sp_call_set_f64(key, real(value, c_double), stat)
+  end subroutine sp_call_set_real32
+
+  !> `call sp_call_set(key, x)` with a `real(real64)`.
+  subroutine sp_call_set_real64(key, value, stat)
+    character(len=*), intent(in) :: key !! the key; trailing blanks ignored
+    real(real64), intent(in) :: value !! stored as float64
+    integer, intent(out), optional :: stat !! 0 or an `SP_E*` code
+    call sp_call_set_f64(key, real(value, c_double), stat)
+  end subroutine sp_call_set_real64
+
   subroutine sp_status(err, where, stat, errmsg)
     integer, intent(in) :: err
     character(len=*), intent(in) :: where

@@ -187,6 +187,39 @@ inline int metadata_set(std::string_view key, T value) noexcept {
   return ::sp__metadata_set_f(key.data(), key.size(), 3, &v, sizeof v);
 }
 
+/**
+ * Values per call (sp_call_set_int(), docs/values.md): key = value on the
+ * innermost call open on this thread, as an int64 (any integer type), a
+ * float64 (any floating type) or a string. 0 or an SP_E* code (SP_EINVAL
+ * with no call open, said once). A C-string key takes the C fast path
+ * (a cache by pointer); a std::string_view key or value is passed by
+ * address and length (a lock per value: fine outside the hottest loops).
+ */
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+inline int call_set(const char *key, T value) noexcept {
+  return ::sp_call_set_int(key, static_cast<std::int64_t>(value));
+}
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+inline int call_set(const char *key, T value) noexcept {
+  return ::sp_call_set_real(key, static_cast<double>(value));
+}
+inline int call_set(const char *key, const char *value) noexcept {
+  return ::sp_call_set(key, value);
+}
+inline int call_set(std::string_view key, std::string_view value) noexcept {
+  return ::sp__call_set_f(key.data(), key.size(), 1, value.data(), value.size());
+}
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+inline int call_set(std::string_view key, T value) noexcept {
+  const std::int64_t v = static_cast<std::int64_t>(value);
+  return ::sp__call_set_f(key.data(), key.size(), 2, &v, sizeof v);
+}
+template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+inline int call_set(std::string_view key, T value) noexcept {
+  const double v = static_cast<double>(value);
+  return ::sp__call_set_f(key.data(), key.size(), 3, &v, sizeof v);
+}
+
 /** Writes the profile and ends the session (sp_finalize()); 0 or SP_E*. */
 inline int finalize() noexcept { return ::sp_finalize(); }
 

@@ -305,6 +305,44 @@ SP_EXPORT int sp_trace_pause(void);
 /** Ends a pause (see sp_trace_pause); a truncated trace
  *  (sp_config.trace_max_mb) stays truncated. Returns 0 or SP_ENOTSETUP. */
 SP_EXPORT int sp_trace_resume(void);
+
+/**
+ * Values per call: attach key = value to the innermost call open on the
+ * calling thread (sp_start ... sp_stop), so that each recorded call carries
+ * its own figures (a solve's iterations and residual):
+ *
+ *   sp_start(solve);
+ *   ...
+ *   sp_call_set_int("iterations", it);
+ *   sp_call_set_real("residual", r);
+ *   sp_stop(solve);
+ *
+ * Trace mode stores them beside the stamps, one value per call in the
+ * order of start_times: rank<N>/regions/<name>/call_values/<key> (int64,
+ * float64 or UTF-8 strings; a call without the key holds INT64_MIN, NaN or
+ * ""), and call_values/<key> in the columnar layout (docs/values.md). They
+ * go through the spill file, scope-profiler-merge and crash recovery as
+ * the stamps do. Setting a key again in the same call replaces its value.
+ * A key is 1..255 bytes (no NUL); at most 64 keys per region, past that
+ * values of new keys are dropped, counted (SP_MISUSE_VALUES_LOST) and said
+ * once. A call left out of the trace (sp_trace_pause, TRACE_MAX_MB) keeps
+ * no values. With time_trace = 0 (counting only) values are ignored.
+ * Returns 0; SP_EINVAL for a bad key (NULL, empty, longer than 255 bytes)
+ * or a string value that is NULL, and when no call is open on the thread
+ * (counted as SP_MISUSE_VALUE_NO_CALL, said once: the program goes on);
+ * SP_ETOOMANY past 64 keys in a region; SP_ENOTSETUP without a session;
+ * SP_ENOMEM. Thread-safe (each thread its own calls). Cost: about the
+ * price of a start/stop pair or less for a key already seen in the region
+ * (docs/performance.md); a program that never calls them pays nothing.
+ */
+SP_EXPORT int sp_call_set_int(const char *key, int64_t value);
+/** sp_call_set_int() with a float64 value (NaN is stored as "unset"). */
+SP_EXPORT int sp_call_set_real(const char *key, double value);
+/** sp_call_set_int() with a UTF-8 string value (copied). */
+SP_EXPORT int sp_call_set(const char *key, const char *value);
+/* Internal to the bindings: key and string by address and length; type 1
+ * string, 2 int64, 3 double (vlen 8), as sp__metadata_set_f. */
+SP_EXPORT int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size_t vlen);
 /** 1 while no call starts in the trace (paused or truncated), else 0. */
 SP_EXPORT int sp_trace_paused(void);
 
@@ -463,6 +501,8 @@ typedef enum sp_misuse {
   SP_MISUSE_UNBALANCED,             /* calls still open at sp_finalize */
   SP_MISUSE_NOT_ACTIVE,             /* start/stop/region before setup or after finalize */
   SP_MISUSE_REENTERED, /* a call from a signal handler that interrupted the library: dropped */
+  SP_MISUSE_VALUE_NO_CALL, /* sp_call_set* with no call open on the thread */
+  SP_MISUSE_VALUES_LOST,   /* values dropped: a 65th key in a region, no memory */
   SP_MISUSE_COUNT_
 } sp_misuse_t;
 

@@ -26,6 +26,7 @@ The same functions exist at module level (``setup``, ``finalize``,
 
 from . import _lib
 from ._metadata import metadata_set
+from ._values import call_set
 from ._mpi import mpi_init
 from ._profile_mode import region_stats, report, reset
 from ._region import Region, get_all_regions, get_region, profile, profile_region
@@ -59,7 +60,7 @@ def clock_now_ns():
 def misuse_count(kind):
     """How often misuse of this kind (sp_misuse_t: 0 stop without start,
     1 stop mismatch, 2 invalid handle, 3 bad name, 4 unbalanced,
-    5 not active) happened in the current or last session."""
+    5 not active, 6 reentered, 7 value with no call open, 8 values lost) happened in the current or last session."""
     return _lib.sp_misuse_count(kind)
 
 
@@ -75,6 +76,7 @@ class ProfileManager:
     get_all_regions = staticmethod(get_all_regions)
     get_config = staticmethod(get_config)
     metadata_set = staticmethod(metadata_set)
+    call_set = staticmethod(call_set)
 
 
 __version__ = version()
@@ -84,6 +86,7 @@ __all__ = [
     "ProfilingConfig",
     "Region",
     "ScopeProfilerError",
+    "call_set",
     "clock_now_ns",
     "finalize",
     "get_all_regions",

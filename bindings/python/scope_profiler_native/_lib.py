@@ -120,6 +120,12 @@ sp_metadata_set_f = _declare(
     ctypes.c_int,
     [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t],
 )
+sp_call_set_f = _declare(
+    LIB,
+    "sp__call_set_f",
+    ctypes.c_int,
+    [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t],
+)
 sp_region_at_f = _declare(
     LIB,
     "sp__region_at_f",

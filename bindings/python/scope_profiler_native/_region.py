@@ -2,7 +2,7 @@
 
 import functools
 
-from . import _lib
+from . import _lib, _values
 
 _start = _lib.sp_start
 _stop = _lib.sp_stop
@@ -65,6 +65,15 @@ class Region:
         if self._handle >= 0 and self._generation == _SESSION.value:
             _stop(self._handle)
         return False
+
+    def metadata(self, **values):
+        """Attaches values to this thread's innermost open call (inside
+        ``with region:`` that is this region's call, unless a call nested
+        in it is open): ``region.metadata(iterations=12, residual=1e-9,
+        solver={"name": "cg", "tol": 1e-8})``. Nested dicts are flattened
+        to dotted keys (``solver.name``, ``solver.tol``). Values: str, int,
+        float. Returns 0 or the first SP_E* code (said once on stderr)."""
+        return _values.set_all(values)
 
     def wrap(self, func):
         """Returns func timed as this region (the stop also runs on exceptions)."""

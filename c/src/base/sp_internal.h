@@ -118,6 +118,7 @@ typedef struct sp_thread {
   int signal_flushed;   /* flushed its events after a flush signal */
   struct sp_agg *agg;   /* aggregate mode: its call paths (aggregate.c), else NULL */
   struct sp_mpix *mpix; /* bytes and peers of its MPI calls (mpi_extra.c), else NULL */
+  struct sp_vals *vals; /* its values per call (call_values.c), NULL until the first */
   struct sp_thread *next;
 } sp_thread_t;
 
@@ -341,6 +342,30 @@ SP_HIDDEN void sp__frames_drop_above(sp_thread_t *t, int32_t d);
 /* Appends buffer h of t to the spill file (signal_flush.c, exit_flush.c). */
 SP_HIDDEN int sp__thread_spill_done(sp_thread_t *t, int32_t h);
 
+/* ---- call_values.c ---- (values per call, docs/values.md) */
+/* What thread_buffers.c calls on a thread that has values (t->vals set),
+ * filled by call_values.c before it makes the first one (a call table:
+ * call_values.c uses thread_buffers.c, not the other way):
+ * drop: event `index` of region h on t is being removed (a dropped open
+ *   call): its values go, later calls' values move down one;
+ * flush: appends t's values of calls that can no longer move to the spill
+ *   file (a buffer spill, exit and signal flush). */
+typedef struct sp_vals_hooks {
+  void (*drop)(sp_thread_t *t, int32_t h, int64_t index);
+  void (*flush)(sp_thread_t *t, int async); /* async: through the writer thread if it runs */
+} sp_vals_hooks_t;
+extern SP_HIDDEN sp_vals_hooks_t sp__vals_hooks;
+SP_HIDDEN void sp__vals_flush(sp_thread_t *t);
+/* Finalize and the writer: the keys of region h this session (n), the
+ * name and kind (SP_VKIND_*) of key k, and values dropped in it. */
+SP_HIDDEN int32_t sp__vals_nkeys(int32_t h);
+SP_HIDDEN const char *sp__vals_key(int32_t h, int32_t k, int32_t *kind);
+SP_HIDDEN int64_t sp__vals_lost_mem(int32_t h);
+/* t's values still in memory this session: n entries, strings at *str. */
+struct sp_spill_value;
+SP_HIDDEN int64_t sp__vals_mem(const sp_thread_t *t, const struct sp_spill_value **e,
+                               const char **str);
+
 /* ---- trace_window.c ---- */
 /* The gate and the budget of a new session (sp_setup, after the clock). */
 SP_HIDDEN void sp__trace_window_setup(sp_state_t *st);
@@ -392,6 +417,9 @@ SP_HIDDEN int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t ma
                                 int64_t period_ns);
 /* One SP_SPILL_IO_FILES record: the rank's per-file I/O records (io_format.h). */
 SP_HIDDEN int sp__spill_io_files(const void *blob, size_t len);
+
+/* One SP_SPILL_VALUES record: an sp_spill_values_t, then body (call_values.c). */
+SP_HIDDEN int sp__spill_values(const void *head, size_t hlen, const void *body, size_t blen);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
@@ -464,6 +492,11 @@ SP_HIDDEN void sp__stock_fork_child(void);
 SP_HIDDEN sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
                                       int32_t thread);
 SP_HIDDEN void sp__writer_drain(void); /* waits until every handed array is written */
+/* Hands one SP_SPILL_VALUES record (hlen bytes of head, then blen of body,
+ * malloc'ed: the writer frees it) to the writer thread, behind the arrays
+ * handed before; 0, or -1 when there is no writer (the caller writes it
+ * and keeps rec). */
+SP_HIDDEN int sp__writer_values(void *rec, size_t hlen, size_t blen);
 SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
@@ -549,6 +582,10 @@ typedef struct sp_calls_up {
                              int32_t thread);
   /* spill/spill.c: sp__spill_events. */
   int (*spill_events)(int32_t region, int32_t thread, const sp_event_t *ev, int64_t n);
+  /* spill/spill.c: sp__spill_values (one SP_SPILL_VALUES record);
+   * spill/flush_writer.c: sp__writer_values (the same by the writer thread). */
+  int (*spill_values)(const void *head, size_t hlen, const void *body, size_t blen);
+  int (*writer_values)(void *rec, size_t hlen, size_t blen);
   /* session/signal_flush.c: sp__signal_flush_self. */
   void (*signal_flush_self)(void);
   /* likwid/: sp__likwid_thread_init, sp__likwid_start, sp__likwid_stop. */

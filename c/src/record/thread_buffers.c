@@ -16,6 +16,8 @@
 
 __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
 
+sp_vals_hooks_t sp__vals_hooks; /* set by call_values.c before any t->vals */
+
 static pthread_key_t sp_thread_key;
 static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 
@@ -159,6 +161,7 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
   if (t->mpix && sp__up.mpi_extra_flush) sp__up.mpi_extra_flush(t); /* its MPI values too */
+  if (t->vals) sp__vals_hooks.flush(t, async); /* the calls' values beside them (call_values.c) */
   return rc;
 }
 
@@ -201,6 +204,7 @@ void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
     if (f->slot < 0 || f->region >= t->nbufs) continue;
     sp_rbuf_t *b = &t->bufs[f->region];
     if (f->slot >= b->n) continue;
+    if (t->vals) sp__vals_hooks.drop(t, f->region, b->spilled + f->slot);
     /* Later slots hold calls nested in this one, all closed or dropped
      * already; outer open calls have smaller slots and do not move. */
     memmove(b->ev + f->slot, b->ev + f->slot + 1, (size_t)(b->n - f->slot - 1) * sizeof *b->ev);

@@ -23,6 +23,7 @@
 #include "completions_write.h"
 #include "io_write.h"
 #include "samples_write.h"
+#include "values_write.h"
 
 typedef struct sp_rank_src {
   sp_local_t local; /* plan and spill of one rank */
@@ -461,6 +462,20 @@ static int sp_write_io(const char *path, const sp_rank_src_t *ranks, int nranks)
   return rc;
 }
 
+/* The values per call of every rank (values_write.c). */
+static int sp_write_values(const char *path, int columnar, const sp_rank_src_t *ranks,
+                           int nranks) {
+  sp_local_t *ls = malloc((size_t)nranks * sizeof *ls);
+  if (!ls) return SP_ENOMEM;
+  for (int r = 0; r < nranks; r++) {
+    ls[r] = ranks[r].local; /* read only */
+    if (!ranks[r].used) ls[r].spill.fd = -1;
+  }
+  int rc = sp__values_recover(path, columnar, ls, nranks);
+  free(ls);
+  return rc;
+}
+
 /* 1 when out_path is one of the inputs (replacing it would destroy it). */
 static int sp_out_is_input(const char *out_path, char **paths, int np) {
   struct stat o, sb;
@@ -514,6 +529,7 @@ static int sp_write_all(const char *tmp, sp_rank_src_t *ranks, int nranks, sp_ra
   if (rc == 0) rc = sp_mark_missing(tmp, ranks, nranks);
   if (rc == 0) rc = sp_write_samples(tmp, ranks, nranks);
   if (rc == 0) rc = sp_write_io(tmp, ranks, nranks);
+  if (rc == 0) rc = sp_write_values(tmp, 0, ranks, nranks);
   return rc;
 }
 
@@ -537,6 +553,7 @@ static int sp_write_columnar(const char *tmp, const sp_rank_src_t *ranks, int nr
   for (int r = 0; r < nranks; r++) ls[r] = ranks[r].local; /* read only */
   int rc = sp__columnar_write_serial(tmp, ls, nranks);
   free(ls);
+  if (rc == 0) rc = sp_write_values(tmp, 1, ranks, nranks);
   return rc;
 }
 

@@ -35,6 +35,7 @@ static int64_t sp_exit_spill_threads(void) {
       total += t->bufs[h].spilled;
     }
     sp__mpi_extra_flush(t);
+    sp__vals_flush(t);
   }
   return total;
 }

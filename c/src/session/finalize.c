@@ -34,6 +34,7 @@
 #include "raw_write.h"
 #include "completions_write.h"
 #include "samples_write.h"
+#include "values_write.h"
 
 /* SCOPE_PROFILER_RAW_WRITE=auto (default; "independent" means the same)
  * |posix|mpiio|collective, read at setup (config.c). auto: where rank 0
@@ -314,6 +315,14 @@ static int sp_fin_io(sp_fin_t *f) {
   return sp__io_finalize(f->par, ranks, col);
 }
 
+/* The values per call (values_write.c) into the per-rank file, the
+ * columnar one, or both. */
+static int sp_fin_values(sp_fin_t *f) {
+  const char *ranks = !f->columnar || f->both ? f->partial : NULL;
+  const char *col = !f->columnar ? NULL : f->both ? f->col_partial : f->partial;
+  return sp__values_finalize(f->par, f->local, ranks, col);
+}
+
 /* Published only when HDF5 can open it, to its stored end (file_end.h). */
 static int sp_fin_publish(sp_fin_t *f) {
   sp_state_t *st = &sp__state;
@@ -408,6 +417,7 @@ static const sp_fin_step_t sp_fin_steps[] = {
     {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"io files", sp_fin_io, sp_fin_if_io, SP_FIN_UNTIMED},
+    {"values", sp_fin_values, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
 };

@@ -191,6 +191,7 @@ void sp__signal_flush_self(void) {
   for (int32_t h = 0; h < t->nbufs; h++)
     if (t->bufs[h].n > 0) sp__thread_spill_done(t, h);
   sp__mpi_extra_flush(t);
+  sp__vals_flush(t);
   __atomic_add_fetch(&sp_flushed_threads, 1, __ATOMIC_RELEASE);
   char c = 0;
   ssize_t w;

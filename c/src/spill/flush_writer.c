@@ -41,7 +41,9 @@
 #define SP_WRITE_RUN_NS 500000
 
 typedef struct sp_job {
-  sp_event_t *ev;
+  sp_event_t *ev; /* NULL: a values record (rec) */
+  char *rec;      /* SP_SPILL_VALUES head (hlen bytes) and body, malloc'ed */
+  size_t hlen, blen;
   int64_t cap; /* events allocated */
   int64_t n;   /* events to write */
   int32_t region, thread;
@@ -105,6 +107,10 @@ static void sp_writer_yield(void) {
 }
 
 static void sp_writer_write(const sp_job_t *j) {
+  if (j->rec) { /* values per call (call_values.c): one record, a part */
+    sp__spill_values(j->rec, j->hlen, j->rec + j->hlen, j->blen);
+    __atomic_add_fetch(&sp_w.parts, 1, __ATOMIC_RELEASE);
+  }
   for (int64_t done = 0; done < j->n; done += SP_WRITE_PART) {
     /* Yields to recording threads between parts while it keeps up. Not
      * when arrays wait behind this one: each array queued is one more
@@ -141,7 +147,8 @@ static void *sp_writer_main(void *arg) {
     sp_writer_write(j);
     pthread_mutex_lock(&sp_w.mu);
     sp_w.current = NULL;
-    sp_pool_put_locked(j->ev, j->cap);
+    if (j->ev) sp_pool_put_locked(j->ev, j->cap);
+    free(j->rec);
     free(j);
     __atomic_sub_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&sp_w.idle); /* drainers and blocked producers */
@@ -182,7 +189,7 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
       return NULL;
     }
   }
-  *j = (sp_job_t){full, cap, n, region, thread, NULL};
+  *j = (sp_job_t){full, NULL, 0, 0, cap, n, region, thread, NULL};
   pthread_mutex_lock(&sp_w.mu);
   if (sp_w.tail) {
     sp_w.tail->next = j;
@@ -195,6 +202,36 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   pthread_cond_signal(&sp_w.work);
   pthread_mutex_unlock(&sp_w.mu);
   return fresh;
+}
+
+/* Queues j (filled) behind the jobs handed before it. */
+static void sp_writer_queue_locked(sp_job_t *j) {
+  if (sp_w.tail) {
+    sp_w.tail->next = j;
+  } else {
+    sp_w.head = j;
+  }
+  sp_w.tail = j;
+  __atomic_add_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
+  pthread_cond_signal(&sp_w.work);
+}
+
+int sp__writer_values(void *rec, size_t hlen, size_t blen) {
+  if (!sp__state.set.async_flush) return -1;
+  sp_job_t *j = malloc(sizeof *j);
+  if (!j) return -1;
+  pthread_mutex_lock(&sp_w.mu);
+  if (!sp_w.running) { /* started by the first array handed, not here */
+    pthread_mutex_unlock(&sp_w.mu);
+    free(j);
+    return -1;
+  }
+  while (sp_w.pending >= SP_MAX_PENDING) pthread_cond_wait(&sp_w.idle, &sp_w.mu);
+  *j = (sp_job_t){NULL, rec, hlen, blen, 0, 0, -1, -1, NULL};
+  sp_writer_queue_locked(j);
+  pthread_mutex_unlock(&sp_w.mu);
+  return 0;
 }
 
 int sp__writer_behind(void) {
@@ -241,7 +278,8 @@ void sp__writer_fork_child(void) {
   }
   for (sp_job_t *j = sp_w.head, *next; j; j = next) {
     next = j->next;
-    sp_pool_put_locked(j->ev, j->cap);
+    if (j->ev) sp_pool_put_locked(j->ev, j->cap);
+    free(j->rec);
     free(j);
   }
   sp_w.head = sp_w.tail = NULL;

@@ -324,6 +324,17 @@ int sp__spill_mpi_done(const sp_mpi_done_t *d, int64_t n) {
   return rc;
 }
 
+/* Like sp__spill_mpi_extra; a key record names its region first. */
+int sp__spill_values(const void *head, size_t hlen, const void *body, size_t blen) {
+  const sp_spill_values_t *vh = head;
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) rc = sp_spill_prepare(vh->what == SP_VREC_KEY ? vh->region : -1);
+  if (rc == 0) rc = sp_spill_write(sp_spill.fd, SP_SPILL_VALUES, head, hlen, body, blen);
+  pthread_mutex_unlock(&sp__state.lock);
+  return rc;
+}
+
 int sp__spill_samples(const struct sp_sample *s, int64_t n, int64_t maxrss, int64_t period_ns) {
   sp_state_t *st = &sp__state;
   pthread_mutex_lock(&st->lock);

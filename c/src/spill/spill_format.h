@@ -55,7 +55,10 @@ typedef enum sp_spill_type {
   SP_SPILL_LAYOUT = 19,
   /* io_format.h's blob: the rank's per-file I/O records (profile_io) when
    * the program ended without sp_finalize; the last one of a file wins. */
-  SP_SPILL_IO_FILES = 24
+  SP_SPILL_IO_FILES = 24,
+  /* sp_spill_values_t then its payload: values per call (call_values.c,
+   * docs/values.md); `what` says which of the three kinds below */
+  SP_SPILL_VALUES = 20
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {
@@ -93,5 +96,42 @@ typedef struct sp_spill_samples {
   int64_t maxrss;    /* getrusage ru_maxrss when written, bytes */
   int64_t period_ns; /* the sampling period */
 } sp_spill_samples_t;
+
+/* SP_SPILL_VALUES: one head, then
+ *   SP_VREC_KEY:    the key's name (len bytes): key `key` of `region` is
+ *                   `name`, of kind `kind` (SP_VKIND_*: its first value's)
+ *   SP_VREC_VALUES: n x sp_spill_value_t of thread `thread`, then len bytes
+ *                   of strings (a string value's v is its offset there,
+ *                   NUL-terminated), in the order they were set: a later
+ *                   value of the same call and key replaces an earlier one
+ *   SP_VREC_LOST:   n values of `region` dropped (65th key, no memory) */
+enum { SP_VREC_KEY = 1, SP_VREC_VALUES = 2, SP_VREC_LOST = 3 };
+enum { SP_VKIND_INT = 1, SP_VKIND_REAL = 2, SP_VKIND_STR = 3 };
+
+typedef struct sp_spill_values {
+  uint32_t what; /* SP_VREC_* */
+  int32_t thread;
+  int32_t region;
+  int32_t key;
+  int32_t kind;
+  int32_t pad; /* 0 */
+  int64_t n;
+  int64_t len; /* payload bytes after the entries (names, strings) */
+} sp_spill_values_t;
+
+/* One value: the call is event `index` (0 = its first, spilled ones
+ * included) of `region` on the record's thread. */
+typedef struct sp_spill_value {
+  int32_t region;
+  int16_t key;  /* the region's key number, 0..63 */
+  uint8_t kind; /* SP_VKIND_* of this value */
+  uint8_t pad;
+  int64_t index;
+  union {
+    int64_t i;
+    double d;
+    int64_t s; /* offset of the string */
+  } v;
+} sp_spill_value_t;
 
 #endif /* SP_SPILL_FORMAT_H */

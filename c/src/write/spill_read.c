@@ -176,6 +176,11 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     f->io_off = off;
     f->io_len = (int64_t)h->len;
     return 0;
+  case SP_SPILL_VALUES: { /* checked whole when read (values_write.c) */
+    if (h->len < sizeof(sp_spill_values_t)) return SP_ESPILL;
+    sp_spill_chunk_t c = {-1, -1, (int64_t)h->len, off};
+    return sp_push_chunk(&f->vchunks, &f->nvchunks, c);
+  }
   default:
     return 0; /* a newer writer's record type: skip it */
   }
@@ -297,6 +302,7 @@ void sp__spill_free(sp_spill_file_t *f) {
   free(f->names);
   free(f->chunks);
   free(f->xchunks);
+  free(f->vchunks);
   for (int32_t i = 0; i < f->nsrc; i++) free(f->src_file[i]);
   free(f->src_file);
   free(f->src_line);

@@ -30,6 +30,8 @@ typedef struct sp_spill_file {
   int64_t nchunks;
   sp_spill_chunk_t *xchunks; /* SP_SPILL_MPI_EXTRA(_TC) records (mpi_extra.h), in file order */
   int64_t nxchunks;
+  sp_spill_chunk_t *vchunks; /* SP_SPILL_VALUES records: n = payload bytes, in file order */
+  int64_t nvchunks;
   sp_meta_list_t meta; /* SP_SPILL_META records, the last of each key */
   char **src_file;     /* SP_SPILL_SOURCE by handle; NULL where none */
   int64_t *src_line;

@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""Values per call through a SIGKILL and scope-profiler-merge:
+killed_merge.py MERGE CHECK DIR TEST_VALUES
+
+Runs `TEST_VALUES DIR/trace.h5 killed` (no MPI, three threads, a small
+buffer_limit: their buffers spill mid-run), which SIGKILLs itself before
+sp_finalize; merges DIR/trace.h5.spill with MERGE into DIR/merged.h5 and
+holds it to the program's oracle with CHECK (check_values.py --killed): the
+spilled calls keep their values. The spill file is left as it was.
+"""
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def main():
+    merge, check, d, prog = sys.argv[1:5]
+    for old in glob.glob(os.path.join(d, "trace.h5*")) + glob.glob(os.path.join(d, "merged*")):
+        subprocess.run(["rm", "-rf", old], check=True)
+    trace = os.path.join(d, "trace.h5")
+    p = subprocess.run([prog, trace, "killed"], capture_output=True, text=True)
+    if p.returncode != -9:
+        fail(f"the program ended with {p.returncode}, not SIGKILL: {p.stdout}{p.stderr}")
+    if os.path.exists(trace):
+        fail("a trace file was written: the run was not killed before sp_finalize")
+    spills = glob.glob(trace + ".spill/*")
+    if not spills:
+        fail("no spill file")
+    before = {s: hashlib.sha256(open(s, "rb").read()).hexdigest() for s in spills}
+    merged = os.path.join(d, "merged.h5")
+    m = subprocess.run([merge, "-o", merged, trace + ".spill"], capture_output=True, text=True)
+    if m.returncode != 0:
+        fail(f"merge: {m.returncode} {m.stderr}")
+    after = {s: hashlib.sha256(open(s, "rb").read()).hexdigest() for s in spills}
+    if before != after:
+        fail("the merge changed its input")
+    c = subprocess.run([sys.executable, check, trace + ".oracle", "1", "--killed", "--ranks",
+                        merged], capture_output=True, text=True)
+    print(c.stdout, end="")
+    if c.returncode != 0:
+        fail("check_values.py failed")
+    print("OK: values recovered after SIGKILL")
+
+
+if __name__ == "__main__":
+    main()

@@ -178,7 +178,7 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return 0;
   case SP_SPILL_VALUES: { /* checked whole when read (values_write.c) */
     if (h->len < sizeof(sp_spill_values_t)) return SP_ESPILL;
-    sp_spill_chunk_t c = {-1, -1, (int64_t)h->len, off};
+    sp_spill_chunk_t c = {-1, -1, (int64_t)h->len, off, 0};
     return sp_push_chunk(&f->vchunks, &f->nvchunks, c);
   }
   default:

@@ -22,6 +22,7 @@ static int sp_text_output(const sp_selection_t *sel, const sp_options_t *o) {
   if (o->list) return sp_list_print(sel, o->table);
   if (o->summary) return sp_summary_print(sel, o);
   if (o->tree) return sp_tree_print(sel, o);
+  if (o->values) return sp_values_print(sel, o);
   if (o->export_row) return o->export_row->write_one(sel);
   return 0;
 }

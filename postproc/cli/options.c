@@ -26,7 +26,7 @@ static const char sp_usage_text[] =
     "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
-    "       [--summary [--by-thread] | --tree] [--sort-by KEY]\n"
+    "       [--summary [--by-thread] | --tree | --values] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export ";
 /* The usage after the --export words (exports.h). */
 static const char sp_usage_text_end[] =
@@ -589,6 +589,12 @@ static const sp_opt_row_t sp_opt_rows[] = {
                   "their thread, marked [threads]): calls, incl_s and excl_s (mean per rank), % "
                   "of the root, rank_min_s and rank_max_s of per-rank inclusive time, "
                   "max_rank, imbalance, worker_calls, depth, region (indented)"),
+    SP_OPT_SWITCH("--values", values,
+                  "the values per call (sp_call_set*; docs/values.md) over the selected ranks, "
+                  "per region and key: calls (that set it), sum, mean, min, max of numbers; of "
+                  "strings one row per distinct value (value, count; the 20 most frequent, then "
+                  "\"(N more)\"); kind, key, region. Profile-mode files: numbers per call path "
+                  "summed; strings counted only"),
     SP_OPT_CALL("--sort-by", NULL, sp_opt_sort, "KEY",
                 "start (default: first start; --tree: inclusive), name, calls, total, mean, "
                 "min, max, imbalance or self (numbers descending; --tree sorts siblings)"),
@@ -720,10 +726,10 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->skip_images && !o->export_data)
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
-  if (o->list + o->summary + o->tree + o->compare + (o->export_row != NULL) > 1 &&
-      !(o->compare && (o->summary || o->tree) && o->list + (o->export_row != NULL) == 0))
+  if (o->list + o->summary + o->tree + o->values + o->compare + (o->export_row != NULL) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + o->values + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
-                          "--list, --summary, --tree and --export all write to stdout: "
+                          "--list, --summary, --tree, --values and --export all write to stdout: "
                           "choose one");
   if (o->export_row && o->export_row->outdir && !o->outdir_given)
     return sp_usage_error("--export %s writes an archive: give -o DIR", o->export_row->name);
@@ -757,7 +763,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
         "or total_cores (not %s): efficiency divides by the scale",
         o->x_field);
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->compare &&
-      !o->export_row)
+      !o->export_row && !o->values)
     o->outdir = ".";
   return 0;
 }

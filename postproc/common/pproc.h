@@ -140,6 +140,7 @@ typedef struct sp_options {
   int nxcols;
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
+  int values;       /* --values: the values per call of each region and key (values.c) */
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -246,7 +247,8 @@ typedef enum sp_col_kind {
   SP_COL_SEC,   /* seconds, 9 decimals */
   SP_COL_RATIO, /* 0..1, 4 decimals */
   SP_COL_PCT,   /* percent, 2 decimals */
-  SP_COL_STR    /* text */
+  SP_COL_STR,   /* text */
+  SP_COL_NUM    /* a number as %.10g (json: %.17g) */
 } sp_col_kind_t;
 typedef struct sp_col {
   const char *name;
@@ -361,6 +363,8 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
+/* values.c: --values, per region and key the values per call. */
+int sp_values_print(const sp_selection_t *sel, const sp_options_t *o);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

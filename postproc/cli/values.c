@@ -154,9 +154,9 @@ static int sp_vacc_by_key(const void *a, const void *b) {
   return c ? c : x->str - y->str;
 }
 
-static const sp_col_t sp_values_cols[] = {{"calls", SP_COL_INT, 9},  {"sum", SP_COL_NUM, 14},
-                                          {"mean", SP_COL_NUM, 14},  {"min", SP_COL_NUM, 14},
-                                          {"max", SP_COL_NUM, 14},   {"count", SP_COL_INT, 8},
+static const sp_col_t sp_values_cols[] = {{"calls", SP_COL_INT, 9},  {"sum", SP_COL_NUM, 17},
+                                          {"mean", SP_COL_NUM, 17},  {"min", SP_COL_NUM, 17},
+                                          {"max", SP_COL_NUM, 17},   {"count", SP_COL_INT, 8},
                                           {"kind", SP_COL_STR, 6},   {"key", SP_COL_STR, 16},
                                           {"value", SP_COL_STR, 16}, {"region", SP_COL_STR, 0}};
 #define SP_VALUES_NCOLS (int)(sizeof sp_values_cols / sizeof sp_values_cols[0])

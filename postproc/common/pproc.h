@@ -248,7 +248,7 @@ typedef enum sp_col_kind {
   SP_COL_RATIO, /* 0..1, 4 decimals */
   SP_COL_PCT,   /* percent, 2 decimals */
   SP_COL_STR,   /* text */
-  SP_COL_NUM    /* a number as %.10g (json: %.17g) */
+  SP_COL_NUM    /* a number: %.10g in text, %.17g in tsv, csv and json */
 } sp_col_kind_t;
 typedef struct sp_col {
   const char *name;

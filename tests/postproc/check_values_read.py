@@ -224,6 +224,47 @@ def case_none(pproc, d):
     print("none:", lines[0])
 
 
+def per_call(path, ranks=None):
+    """{(rank, region): [dict of the call's set values]} in the pair's order."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        if f.attrs.get("storage_layout") in ("columnar", b"columnar"):
+            names = [s(x) for x in f["region_table/names"][()]]
+            idx = f["rank_region_index"]
+            pairs = [(int(r), names[g], int(n)) for g, r, n in
+                     zip(idx["region_ids"][()], idx["ranks"][()], idx["event_counts"][()])]
+        else:
+            pairs = [(int(rk[4:]), s(g.attrs["name"]), len(g["start_times"]))
+                     for rk in f if rk.startswith("rank") for g in f[rk]["regions"].values()]
+    for rank, region, n in pairs:
+        if ranks is None or rank in ranks:
+            out[(rank, region)] = [{} for _ in range(n)]
+    for rank, region, key, kind, v in trace_calls(path, ranks):
+        m = set_mask(v, kind)
+        for e in np.nonzero(m)[0]:
+            x = v[e]
+            out[(rank, region)][e][key] = int(x) if kind == "int" else float(x) if kind == "real" else x
+    return out
+
+
+def case_chrome(pproc, d):
+    for layout in ("rows", "columnar"):
+        path = f"{d}/values_{layout}.h5"
+        out, _ = run(pproc, [path, "--export", "chrome-trace"])
+        ev = [e for e in json.loads(out)["traceEvents"] if e.get("ph") == "X"]
+        got = {}
+        for e in ev:
+            got.setdefault((e["pid"], e["name"]), []).append(e.get("args", {}))
+        want = per_call(path)
+        if got != want:
+            for k in want:
+                if got.get(k) != want[k]:
+                    fail(f"chrome.{layout} {k}: {got.get(k, [])[:3]} != {want[k][:3]}")
+            fail(f"chrome.{layout}: pairs {sorted(got)} != {sorted(want)}")
+        nargs = sum(1 for e in ev if "args" in e)
+        print(f"chrome.{layout}: {len(ev)} events, {nargs} with args, all agree")
+
+
 def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if "." in case:

@@ -265,6 +265,34 @@ def case_chrome(pproc, d):
         print(f"chrome.{layout}: {len(ev)} events, {nargs} with args, all agree")
 
 
+def case_python(pproc, d, pythonpath):
+    sys.path.insert(0, pythonpath)
+    from scope_profiler_native.h5reader import ProfilingH5Reader
+    for layout in ("rows", "columnar"):
+        path = f"{d}/values_{layout}.h5"
+        want = per_call(path)
+        got = {}
+        with ProfilingH5Reader(path) as reader:
+            for name in {k[1] for k in want}:
+                mr = reader.get_region(name)
+                for rank in mr.ranks:
+                    got[(rank, name)] = mr[rank].metadata
+                    ev = mr[rank].events()
+                    if [e["metadata"] for e in ev] != got[(rank, name)]:
+                        fail(f"python.{layout} {rank} {name}: events() metadata differ")
+        for k in want:
+            if got.get(k) != want[k]:
+                fail(f"python.{layout} {k}: {got.get(k, [])[:3]} != {want[k][:3]}")
+        if set(got) != set(want):
+            fail(f"python.{layout}: pairs {sorted(got)} != {sorted(want)}")
+        n = sum(len(v) for v in want.values())
+        print(f"python.{layout}: {n} calls' metadata dicts agree")
+    with ProfilingH5Reader(f"{d}/values_none.h5") as reader:
+        md = reader.get_region("solve")[0].metadata
+        if len(md) != len(reader.get_region("solve")[0].start_times) or any(md):
+            fail("a file without values gave metadata")
+
+
 def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if "." in case:

@@ -206,8 +206,14 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
-  o->npcts = o->nxcols = 0;
+  o->npcts = o->nxcols = o->nvcols = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    if (!strncmp(w, "value:", 6)) { /* the mean of a value per call (values.c) */
+      if (!w[6] || o->nvcols == 8)
+        return sp_usage_error("%s: '%s': value:KEY needs a key (at most 8 such columns)", name, w);
+      o->vcols[o->nvcols++] = w;
+      continue;
+    }
     int x = sp_sum_col_find(w), q = 0;
     while (x >= 0 && q < o->nxcols && o->xcols[q] != x) q++;
     if (x >= 0 && q == o->nxcols) o->xcols[o->nxcols++] = x; /* once each */
@@ -574,15 +580,18 @@ static const sp_opt_row_t sp_opt_rows[] = {
                   "(per-rank sums), event, region."),
     SP_OPT_SWITCH("--by-thread", by_thread,
                   "--summary: one row per (region, thread), thread column"),
-    SP_OPT_CALL("--columns", NULL, sp_opt_columns, "p50,p95",
-                "--summary: add percentiles of the call durations after max_s (pN, N from 0 "
-                "to 100, as numpy.percentile's linear default; holds one region's durations "
-                "at a time) and named columns: bytes (MPI calls' bytes sent and received), "
-                "msgs (MPI calls with a peer or bytes > 0), summed over ranks; \"-\" where no "
-                "call has them; source: the region's place in the source (file:line, from "
-                "sp_region_at, SP_SCOPE, ...; - where unknown) and columns before region: "
-                "peak_rss_bytes (highest RSS sampled during a call of the region; files of "
-                "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")"),
+    SP_OPT_CALL(
+        "--columns", NULL, sp_opt_columns, "p50,p95",
+        "--summary: add percentiles of the call durations after max_s (pN, N from 0 "
+        "to 100, as numpy.percentile's linear default; holds one region's durations "
+        "at a time) and named columns: bytes (MPI calls' bytes sent and received), "
+        "msgs (MPI calls with a peer or bytes > 0), summed over ranks; \"-\" where no "
+        "call has them; source: the region's place in the source (file:line, from "
+        "sp_region_at, SP_SCOPE, ...; - where unknown) and columns before region: "
+        "peak_rss_bytes (highest RSS sampled during a call of the region; files of "
+        "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\"); value:KEY, before region: the mean of "
+        "the value per call KEY (sp_call_set_int, sp_call_set_real; docs/values.md) over "
+        "the calls that set it, \"-\" where none did"),
     SP_OPT_SWITCH("--tree", tree,
                   "the call tree rebuilt from the stamps, per rank and thread (a call's parent "
                   "is the innermost call that contains it; worker-thread calls are roots of "
@@ -727,7 +736,8 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
   if (o->list + o->summary + o->tree + o->values + o->compare + (o->export_row != NULL) > 1 &&
-      !(o->compare && (o->summary || o->tree) && o->list + o->values + (o->export_row != NULL) == 0))
+      !(o->compare && (o->summary || o->tree) &&
+        o->list + o->values + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
                           "--list, --summary, --tree, --values and --export all write to stdout: "
                           "choose one");
@@ -737,7 +747,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->nxcols) && !o->summary)
+  if ((o->npcts || o->nxcols || o->nvcols) && !o->summary)
     return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",

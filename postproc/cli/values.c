@@ -274,3 +274,59 @@ int sp_values_print(const sp_selection_t *sel, const sp_options_t *o) {
   if (out.begun) sp_table_end(&out.t);
   return rc;
 }
+
+/* Adds the calls of one pair (on thread, when >= 0, by tid) to sums. */
+static void sp_means_pair(const sp_reader_values_t *v, const int32_t *tid, int thread,
+                          const char *const *keys, int nkeys, double *sum, int64_t *n) {
+  for (int i = 0; i < v->nkeys; i++)
+    for (int q = 0; q < nkeys; q++) {
+      const sp_reader_value_key_t *c = &v->keys[i];
+      if (c->kind == SP_READER_VALUE_STRING || strcmp(c->key, keys[q])) continue;
+      for (int64_t e = 0; e < v->n; e++) {
+        if (!sp_reader_value_set(c, e) || (thread >= 0 && (tid ? tid[e] : 0) != thread)) continue;
+        sum[q] += c->kind == SP_READER_VALUE_INT ? (double)c->ints[e] : c->reals[e];
+        n[q]++;
+      }
+    }
+}
+
+int sp_values_means(const sp_selection_t *sel, const char *const *keys, int nkeys, int g,
+                    int thread, double *mean, int *have) {
+  double sum[8] = {0};
+  int64_t n[8] = {0};
+  sp_reader_t *r = sel->reader;
+  sp_reader_path_values_t pv;
+  int paths = sp_reader_path_values_load(r, &pv), rc = 0;
+  for (int64_t i = 0; paths > 0 && i < pv.n; i++) {
+    int k = sp_reader_rank_index(r, pv.rank[i]), keep = 0;
+    for (int j = 0; j < sel->nranks && !keep; j++) keep = sel->ranks[j] == k;
+    if (!keep || pv.region[i] != g || (thread >= 0 && pv.thread[i] != thread) || isnan(pv.sums[i]))
+      continue;
+    for (int q = 0; q < nkeys; q++)
+      if (!strcmp(pv.keys[i], keys[q])) {
+        sum[q] += pv.sums[i];
+        n[q] += pv.counts[i];
+      }
+  }
+  sp_reader_path_values_free(&pv);
+  for (int j = 0; paths == 0 && rc == 0 && j < sel->nranks; j++) {
+    sp_reader_values_t v;
+    sp_reader_intervals_t iv = {0};
+    int err = sp_reader_values_load(r, g, sel->ranks[j], &v);
+    /* The thread of each call, only for --by-thread rows. */
+    if (err == 0 && v.present && thread >= 0) err = sp_reader_load(r, g, sel->ranks[j], &iv);
+    if (err == 0 && v.present) sp_means_pair(&v, iv.thread_ids, thread, keys, nkeys, sum, n);
+    if (err < 0) rc = SP_EXIT_DATA;
+    sp_reader_values_free(&v);
+    sp_reader_intervals_free(&iv);
+  }
+  if (paths < 0 || rc) {
+    sp_msg(SP_QUIET, "%s: %s", sel->file, sp_reader_errmsg(r));
+    return SP_EXIT_DATA;
+  }
+  for (int q = 0; q < nkeys; q++) {
+    have[q] = n[q] > 0;
+    mean[q] = n[q] ? sum[q] / (double)n[q] : 0.0;
+  }
+  return 0;
+}

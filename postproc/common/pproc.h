@@ -141,6 +141,8 @@ typedef struct sp_options {
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
   int values;       /* --values: the values per call of each region and key (values.c) */
+  const char *vcols[8]; /* --columns value:KEY, as given (the key after "value:") */
+  int nvcols;
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -365,6 +367,13 @@ int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
 /* values.c: --values, per region and key the values per call. */
 int sp_values_print(const sp_selection_t *sel, const sp_options_t *o);
+/* values.c: --summary --columns value:KEY: the mean of each numeric key
+ * keys[q] over the calls of region g (on thread, or all threads when -1)
+ * on the selected ranks that set it, in mean[q], have[q] 0 where no call
+ * set it (or it holds strings). Returns 0, or SP_EXIT_DATA / SP_EXIT_IO
+ * with a message. */
+int sp_values_means(const sp_selection_t *sel, const char *const *keys, int nkeys, int g,
+                    int thread, double *mean, int *have);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

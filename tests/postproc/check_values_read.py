@@ -293,6 +293,58 @@ def case_python(pproc, d, pythonpath):
             fail("a file without values gave metadata")
 
 
+def thread_means(path, key):
+    """{(region, thread): mean of key} of a per-rank file, by thread_ids."""
+    acc = {}
+    with h5py.File(path, "r") as f:
+        for rk in f:
+            for g in f[rk]["regions"].values():
+                d = g.get("call_values", {}).get(key)
+                if d is None or kind_of(d) == "string":
+                    continue
+                v = d[()].astype(np.float64)
+                m = set_mask(d[()], kind_of(d))
+                for t in np.unique(g["thread_ids"][()]):
+                    sel = m & (g["thread_ids"][()] == t)
+                    a = acc.setdefault((s(g.attrs["name"]), int(t)), [])
+                    a.extend(v[sel].tolist())
+    return {k: float(np.mean(v)) for k, v in acc.items() if v}
+
+
+def case_summary(pproc, d):
+    keys = ["iters", "residual", "method", "a/b.c%", "nokey"]
+    cols = ",".join("value:" + k for k in keys)
+    for layout in ("rows", "columnar", "profile"):
+        path = f"{d}/values_{layout}.h5"
+        out, _ = run(pproc, [path, "--summary", "--columns", cols, "--format", "json"])
+        want = oracle(path)
+        rows = json.loads(out)
+        for r in rows:
+            for k in keys:
+                w = want.get((r["region"], k, False))
+                got = r["value:" + k]
+                if w is None and got is not None:
+                    fail(f"summary.{layout} {r['region']} {k}: {got}, want null")
+                if w is not None:
+                    near(got, w["mean"], f"summary.{layout} {r['region']} {k}", 1e-12)
+        print(f"summary.{layout}: {len(rows)} rows x {len(keys)} value columns agree")
+    path = f"{d}/values_rows.h5"
+    out, _ = run(pproc, [path, "--summary", "--by-thread", "--columns", "value:iters",
+                         "--format", "csv"])
+    want = thread_means(path, "iters")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    for r in rows:
+        w = want.get((r["region"], int(r["thread"])))
+        if w is None:
+            if r["value:iters"] != "-":
+                fail(f"summary.by_thread {r['region']} {r['thread']}: {r['value:iters']}")
+        else:
+            near(r["value:iters"], w, f"summary.by_thread {r['region']} {r['thread']}", 1e-12)
+    if sum(1 for r in rows if r["value:iters"] != "-") != 2:
+        fail(f"summary.by_thread: {rows}")
+    print(f"summary.by_thread: {len(rows)} rows agree")
+
+
 def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if "." in case:

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -343,6 +344,78 @@ def case_summary(pproc, d):
     if sum(1 for r in rows if r["value:iters"] != "-") != 2:
         fail(f"summary.by_thread: {rows}")
     print(f"summary.by_thread: {len(rows)} rows agree")
+
+
+ATTR = re.compile(r'\("((?:[^"\\]|\\.)*)" <\d+>; (\w+); ("(?:[^"\\]|\\.)*" <\d+>|[^)]*)\)')
+
+
+def starts_of(path):
+    """{(rank, region): start stamps} as stored."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        if f.attrs.get("storage_layout") in ("columnar", b"columnar"):
+            names = [s(x) for x in f["region_table/names"][()]]
+            idx, st = f["rank_region_index"], f["events/start_times"][()]
+            for g, r, o, n in zip(idx["region_ids"][()], idx["ranks"][()],
+                                  idx["event_offsets"][()], idx["event_counts"][()]):
+                out[(int(r), names[g])] = st[int(o):int(o + n)]
+        else:
+            for rk in f:
+                for g in f[rk]["regions"].values():
+                    out[(int(rk[4:]), s(g.attrs["name"]))] = g["start_times"][()]
+    return out
+
+
+def case_otf2(pproc, d, otf2_print="otf2-print"):
+    """ENTER events' attributes, read back by OTF2's own reader (otf2-print),
+    matched to the calls by (region, start stamp): each call's values."""
+    for layout in ("rows", "columnar"):
+        path = f"{d}/values_{layout}.h5"
+        out = f"{d}/otf2_{layout}"
+        shutil.rmtree(out, ignore_errors=True)
+        run(pproc, [path, "--export", "otf2", "-o", out, "-q"])
+        text = subprocess.run([otf2_print, f"{out}/traces.otf2"], capture_output=True,
+                              check=True).stdout.decode("utf-8")
+        got, last = {}, None
+        for ln in text.splitlines():
+            if ln.startswith("ENTER"):
+                t = ln.split()
+                region = re.search(r'Region: "(.*)" <\d+>', ln).group(1)
+                last = got.setdefault((region, int(t[2])), [])
+                last.append({})
+            elif "ADDITIONAL ATTRIBUTES:" in ln and last is not None:
+                for key, typ, val in ATTR.findall(ln):
+                    if typ == "INT64":
+                        v = int(val)
+                    elif typ == "DOUBLE":
+                        v = float(val)
+                    elif typ == "STRING":
+                        v = re.match(r'"(.*)" <\d+>$', val).group(1)
+                    else:
+                        fail(f"otf2.{layout}: attribute type {typ}")
+                    last[-1][key] = v
+            elif ln.startswith("LEAVE"):
+                last = None
+        want = {}
+        calls = per_call(path)
+        for (rank, region), st in starts_of(path).items():
+            for e, t0 in enumerate(st):
+                want.setdefault((region, int(t0)), []).append(calls[(rank, region)][e])
+        if set(got) != set(want):
+            fail(f"otf2.{layout}: ENTER events {len(got)} != calls {len(want)}")
+        nattr = 0
+        for k, w in want.items():
+            g = got[k]
+            if len(g) != len(w):
+                fail(f"otf2.{layout} {k}: {len(g)} ENTERs, {len(w)} calls")
+            for gd in g:  # each ENTER matches one call's values (floats: otf2-print's %g)
+                ok = [wd for wd in w if wd.keys() == gd.keys() and all(
+                    math.isclose(gd[x], wd[x], rel_tol=1e-5) if isinstance(wd[x], float)
+                    else gd[x] == wd[x] for x in wd)]
+                if not ok:
+                    fail(f"otf2.{layout} {k}: attributes {gd} match no call of {w}")
+                nattr += len(gd)
+        print(f"otf2.{layout}: {sum(map(len, want.values()))} ENTERs, {nattr} attributes agree")
 
 
 def main():

@@ -15,6 +15,7 @@
 #include "metric.h"
 #include "pproc.h"
 #include "summary_columns.h"
+#include "values_stats.h"
 
 typedef struct sp_row {
   int region;          /* reader region index */

@@ -365,15 +365,8 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
-/* values.c: --values, per region and key the values per call. */
+/* cli/summary_columns.c: --values, per region and key the values per call. */
 int sp_values_print(const sp_selection_t *sel, const sp_options_t *o);
-/* values.c: --summary --columns value:KEY: the mean of each numeric key
- * keys[q] over the calls of region g (on thread, or all threads when -1)
- * on the selected ranks that set it, in mean[q], have[q] 0 where no call
- * set it (or it holds strings). Returns 0, or SP_EXIT_DATA / SP_EXIT_IO
- * with a message. */
-int sp_values_means(const sp_selection_t *sel, const char *const *keys, int nkeys, int g,
-                    int thread, double *mean, int *have);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

@@ -17,7 +17,7 @@ void sp_html_lane_values(FILE *f, const sp_reader_values_t *v, const sp_html_spa
     if (!any) continue;
     fputs(first ? ",\"vals\":{" : ",", f);
     first = 0;
-    sp_json_put_string(f, c->key);
+    sp_html_json_str(f, c->key);
     fputs(":[", f);
     for (int64_t i = 0; i < m; i++) {
       int64_t e = sp[i].idx;
@@ -31,7 +31,7 @@ void sp_html_lane_values(FILE *f, const sp_reader_values_t *v, const sp_html_spa
       else if (c->kind == SP_READER_VALUE_REAL) /* JSON has no infinities */
         fputs(c->reals[e] > 0 ? "\"inf\"" : "\"-inf\"", f);
       else
-        sp_json_put_string(f, c->strings[e]);
+        sp_html_json_str(f, c->strings[e]);
     }
     fputc(']', f);
   }

@@ -1,5 +1,7 @@
-/* values.c - --values: the values per call (sp_call_set*; docs/values.md)
- * per region and key over the selected ranks.
+/* values_stats.c - the figures of the values per call (sp_call_set*;
+ * docs/values.md) per region and key over the selected ranks: the rows of
+ * --values (printed by cli/summary_columns.c) and the means of --summary
+ * --columns value:KEY.
  *
  * Numbers: the calls that set the key, their sum, mean, min and max.
  * Strings: one row per distinct value with its count, the 20 most frequent
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "pproc.h"
+#include "values_stats.h"
 
 #define SP_VALUES_TOP 20
 
@@ -154,32 +157,15 @@ static int sp_vacc_by_key(const void *a, const void *b) {
   return c ? c : x->str - y->str;
 }
 
-static const sp_col_t sp_values_cols[] = {{"calls", SP_COL_INT, 9},  {"sum", SP_COL_NUM, 17},
-                                          {"mean", SP_COL_NUM, 17},  {"min", SP_COL_NUM, 17},
-                                          {"max", SP_COL_NUM, 17},   {"count", SP_COL_INT, 8},
-                                          {"kind", SP_COL_STR, 6},   {"key", SP_COL_STR, 16},
-                                          {"value", SP_COL_STR, 16}, {"region", SP_COL_STR, 0}};
-#define SP_VALUES_NCOLS (int)(sizeof sp_values_cols / sizeof sp_values_cols[0])
-
-typedef struct sp_vout {
-  sp_table_t t;
-  const sp_options_t *o;
-  int begun;
-} sp_vout_t;
-
-static void sp_vout_row(sp_vout_t *out, sp_cell_t *cells) {
-  if (!out->begun) {
-    sp_table_begin(&out->t, out->o->table, sp_values_cols, SP_VALUES_NCOLS,
-                   "# values per call over the selected ranks and threads: calls that set the "
-                   "key; numbers: sum, mean, min, max;\n# strings: each distinct value's count "
-                   "(the 20 most frequent, then the rest as \"(N more)\")");
-    out->begun = 1;
-  }
-  sp_table_row(&out->t, cells);
-}
+const sp_col_t sp_values_cols[SP_VALUES_NCOLS] = {
+    {"calls", SP_COL_INT, 9}, {"sum", SP_COL_NUM, 17}, {"mean", SP_COL_NUM, 17},
+    {"min", SP_COL_NUM, 17},  {"max", SP_COL_NUM, 17}, {"count", SP_COL_INT, 8},
+    {"kind", SP_COL_STR, 6},  {"key", SP_COL_STR, 16}, {"value", SP_COL_STR, 16},
+    {"region", SP_COL_STR, 0}};
 
 /* The rows of one region's keys. */
-static void sp_values_rows(sp_vout_t *out, const char *region, sp_vaccs_t *acc) {
+static void sp_values_region_rows(const char *region, sp_vaccs_t *acc, sp_values_row_fn row,
+                                  void *ctx, int64_t *nrows) {
   qsort(acc->a, (size_t)acc->n, sizeof *acc->a, sp_vacc_by_key);
   for (int i = 0; i < acc->n; i++) {
     sp_vacc_t *a = &acc->a[i];
@@ -197,7 +183,8 @@ static void sp_values_rows(sp_vout_t *out, const char *region, sp_vaccs_t *acc) 
       c[4] = (sp_cell_t){.d = a->max};
     }
     if (!a->str || a->counted_only) {
-      sp_vout_row(out, c);
+      row(ctx, c);
+      (*nrows)++;
       continue;
     }
     qsort(a->vals, (size_t)a->nvals, sizeof *a->vals, sp_vstr_by_count);
@@ -208,7 +195,8 @@ static void sp_values_rows(sp_vout_t *out, const char *region, sp_vaccs_t *acc) 
       if (j == SP_VALUES_TOP) snprintf(more, sizeof more, "(%lld more)", (long long)(a->nvals - j));
       c[8] = (sp_cell_t){.s = j == SP_VALUES_TOP ? more : a->vals[j].s};
       c[5] = (sp_cell_t){.i = j == SP_VALUES_TOP ? rest : a->vals[j].count};
-      sp_vout_row(out, c);
+      row(ctx, c);
+      (*nrows)++;
     }
   }
 }
@@ -234,9 +222,9 @@ static int sp_values_paths(const sp_selection_t *sel, const sp_reader_path_value
   return 0;
 }
 
-int sp_values_print(const sp_selection_t *sel, const sp_options_t *o) {
+int sp_values_rows(const sp_selection_t *sel, sp_values_row_fn row, void *ctx, int64_t *nrows) {
   sp_reader_t *r = sel->reader;
-  sp_vout_t out = {.o = o};
+  *nrows = 0;
   sp_vaccs_t acc = {0};
   sp_reader_path_values_t pv;
   int paths = sp_reader_path_values_load(r, &pv), rc = 0;
@@ -259,19 +247,11 @@ int sp_values_print(const sp_selection_t *sel, const sp_options_t *o) {
       }
       sp_reader_values_free(&v);
     }
-    if (rc == 0) sp_values_rows(&out, sp_reader_region_name(r, g), &acc);
+    if (rc == 0) sp_values_region_rows(sp_reader_region_name(r, g), &acc, row, ctx, nrows);
     sp_vaccs_clear(&acc);
   }
   free(acc.a);
   sp_reader_path_values_free(&pv);
-  if (rc == 0 && !out.begun) {
-    sp_msg(SP_QUIET,
-           "%s holds no values per call for the selected regions and ranks (values are "
-           "recorded with sp_call_set_int, sp_call_set_real or sp_call_set; docs/values.md)",
-           sel->file);
-    return SP_EXIT_DATA;
-  }
-  if (out.begun) sp_table_end(&out.t);
   return rc;
 }
 

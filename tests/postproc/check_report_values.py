@@ -55,6 +55,10 @@ def case_tooltip(b, h5, out):
             s, d = b.eval("[spReport.lanes[%d].start[%d], spReport.lanes[%d].dur[%d]]"
                           % (ln["i"], k, ln["i"], k))
             b.eval("spReport.setView(%r, %r)" % (s - 2 * d - 1, s + 3 * d + 1))
+            # The timeline near the top of the window (below the sticky
+            # header): a lane low in a long timeline is then in the viewport.
+            b.eval("(() => { const r = document.getElementById('sp-scroll')"
+                   ".getBoundingClientRect(); window.scrollBy(0, r.top - 150); })()")
             tip = hover(b, ln["i"], s + d / 2)
             hit = b.eval("spReport.lastHit()")
             if not tip or not hit:
@@ -73,8 +77,10 @@ def case_tooltip(b, h5, out):
                 fail("%r: tooltip values %r, want %r\n%s" % (key, got, want, tip))
             checked += 1
             if not shot and len(want) >= 3:
-                r = b.eval("(() => { const t = document.getElementById('sp-tip').getBoundingClientRect();"
-                           " return {x: Math.max(0, t.left - 220), y: Math.max(0, t.top - 60),"
+                # The clip is in page coordinates: the tooltip's box plus the scroll.
+                r = b.eval("(() => { const t = document.getElementById('sp-tip')"
+                           ".getBoundingClientRect(); return {x: Math.max(0, t.left - 220 +"
+                           " window.scrollX), y: Math.max(0, t.top - 60 + window.scrollY),"
                            " width: t.width + 240, height: t.height + 80}; })()")
                 pathlib.Path(out, "values_tooltip.png").write_bytes(b.screenshot(r))
                 print("tooltip:", repr(tip))

@@ -79,7 +79,7 @@ def trace_calls(path, ranks=None):
                                 col(d, kind, int(off), int(off + n))))
             return out
         for rk in f:
-            if not rk.startswith("rank"):
+            if not rk.startswith("rank") or not rk[4:].isdigit() or "regions" not in f[rk]:
                 continue
             rank = int(rk[4:])
             if ranks is not None and rank not in ranks:
@@ -236,7 +236,9 @@ def per_call(path, ranks=None):
                      zip(idx["region_ids"][()], idx["ranks"][()], idx["event_counts"][()])]
         else:
             pairs = [(int(rk[4:]), s(g.attrs["name"]), len(g["start_times"]))
-                     for rk in f if rk.startswith("rank") for g in f[rk]["regions"].values()]
+                     for rk in f if rk.startswith("rank") and rk[4:].isdigit()
+                     and "regions" in f[rk] for g in f[rk]["regions"].values()
+                     if "start_times" in g]
     for rank, region, n in pairs:
         if ranks is None or rank in ranks:
             out[(rank, region)] = [{} for _ in range(n)]
@@ -288,6 +290,8 @@ def case_python(pproc, d, pythonpath):
             fail(f"python.{layout}: pairs {sorted(got)} != {sorted(want)}")
         n = sum(len(v) for v in want.values())
         print(f"python.{layout}: {n} calls' metadata dicts agree")
+    if not os.path.exists(f"{d}/values_none.h5"):
+        return  # a recorded file checked alone
     with ProfilingH5Reader(f"{d}/values_none.h5") as reader:
         md = reader.get_region("solve")[0].metadata
         if len(md) != len(reader.get_region("solve")[0].start_times) or any(md):
@@ -299,6 +303,8 @@ def thread_means(path, key):
     acc = {}
     with h5py.File(path, "r") as f:
         for rk in f:
+            if not rk.startswith("rank") or not rk[4:].isdigit() or "regions" not in f[rk]:
+                continue
             for g in f[rk]["regions"].values():
                 d = g.get("call_values", {}).get(key)
                 if d is None or kind_of(d) == "string":
@@ -361,8 +367,11 @@ def starts_of(path):
                 out[(int(r), names[g])] = st[int(o):int(o + n)]
         else:
             for rk in f:
+                if not rk.startswith("rank") or not rk[4:].isdigit() or "regions" not in f[rk]:
+                    continue
                 for g in f[rk]["regions"].values():
-                    out[(int(rk[4:]), s(g.attrs["name"]))] = g["start_times"][()]
+                    if "start_times" in g:
+                        out[(int(rk[4:]), s(g.attrs["name"]))] = g["start_times"][()]
     return out
 
 

@@ -228,6 +228,7 @@ int sp_values_rows(const sp_selection_t *sel, sp_values_row_fn row, void *ctx, i
   sp_vaccs_t acc = {0};
   sp_reader_path_values_t pv;
   int paths = sp_reader_path_values_load(r, &pv), rc = 0;
+  int64_t lost = 0;
   if (paths < 0) {
     sp_msg(SP_QUIET, "%s: %s", sel->file, sp_reader_errmsg(r));
     return SP_EXIT_DATA;
@@ -238,6 +239,7 @@ int sp_values_rows(const sp_selection_t *sel, sp_values_row_fn row, void *ctx, i
     for (int j = 0; !paths && rc == 0 && j < sel->nranks; j++) {
       sp_reader_values_t v;
       int err = sp_reader_values_load(r, g, sel->ranks[j], &v);
+      lost += err == 0 ? v.lost : 0;
       if (err < 0) {
         sp_msg(SP_QUIET, "%s: %s", sel->file, sp_reader_errmsg(r));
         rc = SP_EXIT_DATA;
@@ -252,6 +254,13 @@ int sp_values_rows(const sp_selection_t *sel, sp_values_row_fn row, void *ctx, i
   }
   free(acc.a);
   sp_reader_path_values_free(&pv);
+  /* The recording's count of values it could not store (a key's other
+   * kind, past 64 keys): the figures above lack them. */
+  if (rc == 0 && lost > 0)
+    sp_msg(SP_NORMAL,
+           "note: %s: %lld values per call of the selected regions and ranks were not stored "
+           "by the recording (call_values@values_lost): not in these figures",
+           sel->file, (long long)lost);
   return rc;
 }
 

@@ -201,10 +201,26 @@ def compare(rows, want, rel, where):
     print(f"{where}: {len(want)} (region, key) rows agree")
 
 
+def lost_of(path):
+    """Sum of the per-rank layout's call_values@values_lost."""
+    n = 0
+    with h5py.File(path, "r") as f:
+        for rk in f:
+            if rk.startswith("rank") and rk[4:].isdigit() and "regions" in f[rk]:
+                for g in f[rk]["regions"].values():
+                    if "call_values" in g:
+                        n += int(g["call_values"].attrs.get("values_lost", 0))
+    return n
+
+
 def case_format(pproc, d, fmt, layout):
     path = f"{d}/values_{layout}.h5"
-    out, _ = run(pproc, [path, "--values", "--format", fmt])
+    out, err = run(pproc, [path, "--values", "--format", fmt])
     compare(parse(out, fmt), oracle(path), 1e-12 if fmt != "text" else 2e-9, f"{fmt}.{layout}")
+    if layout == "rows":  # the recording's values_lost, said once on stderr
+        lost = lost_of(path)
+        if (f" {lost} values per call" in err) != (lost > 0):
+            fail(f"{fmt}.{layout}: values_lost {lost}, stderr {err!r}")
 
 
 def case_ranks(pproc, d):

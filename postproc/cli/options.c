@@ -208,7 +208,7 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   strcpy(buf, v);
   o->npcts = o->nxcols = o->nvcols = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
-    if (!strncmp(w, "value:", 6)) { /* the mean of a value per call (values.c) */
+    if (!strncmp(w, "value:", 6)) { /* the mean of a value per call (values_stats.c) */
       if (!w[6] || o->nvcols == 8)
         return sp_usage_error("%s: '%s': value:KEY needs a key (at most 8 such columns)", name, w);
       o->vcols[o->nvcols++] = w;

@@ -138,9 +138,9 @@ typedef struct sp_options {
   int xcols[8]; /* --columns names other than percentiles: columns of summary_columns.h's
                  * table (SP_SUM_COL_*), in the order given, each once */
   int nxcols;
-  int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
-  int metric_given; /* --metric on the command line */
-  int values;       /* --values: the values per call of each region and key (values.c) */
+  int metric;           /* --metric: sp_metric_t of metric.h (0: rank_mean) */
+  int metric_given;     /* --metric on the command line */
+  int values;           /* --values: the values per call per region and key (values_stats.c) */
   const char *vcols[8]; /* --columns value:KEY, as given (the key after "value:") */
   int nvcols;
 } sp_options_t;

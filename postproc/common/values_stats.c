@@ -166,7 +166,7 @@ const sp_col_t sp_values_cols[SP_VALUES_NCOLS] = {
 /* The rows of one region's keys. */
 static void sp_values_region_rows(const char *region, sp_vaccs_t *acc, sp_values_row_fn row,
                                   void *ctx, int64_t *nrows) {
-  qsort(acc->a, (size_t)acc->n, sizeof *acc->a, sp_vacc_by_key);
+  if (acc->n > 1) qsort(acc->a, (size_t)acc->n, sizeof *acc->a, sp_vacc_by_key);
   for (int i = 0; i < acc->n; i++) {
     sp_vacc_t *a = &acc->a[i];
     if (a->calls == 0) continue;
@@ -187,7 +187,7 @@ static void sp_values_region_rows(const char *region, sp_vaccs_t *acc, sp_values
       (*nrows)++;
       continue;
     }
-    qsort(a->vals, (size_t)a->nvals, sizeof *a->vals, sp_vstr_by_count);
+    if (a->nvals > 1) qsort(a->vals, (size_t)a->nvals, sizeof *a->vals, sp_vstr_by_count);
     int64_t rest = 0;
     for (int64_t j = SP_VALUES_TOP; j < a->nvals; j++) rest += a->vals[j].count;
     char more[64];

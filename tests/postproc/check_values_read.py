@@ -8,6 +8,8 @@ CASE:
                (rows, columnar, profile): every row against the oracle
   ranks        --values --ranks 0 3 of values_rows.h5 and values_columnar.h5
   none         a file without values: one message, status 1, nothing on stdout
+  badlen       a key with fewer values than calls: refused (status 1, one message naming
+               the dataset) by --values, chrome-trace and the Python reader
   summary      --summary --columns value:iters,value:residual (mean per region, "-")
   chrome       --export chrome-trace: each call's values in its event's args
   otf2         --export otf2: values as attributes of the ENTER events (otf2-print)
@@ -443,6 +445,20 @@ def case_otf2(pproc, d, otf2_print="otf2-print"):
         print(f"otf2.{layout}: {sum(map(len, want.values()))} ENTERs, {nattr} attributes agree")
 
 
+def case_badlen(pproc, d, pythonpath=None):
+    path = f"{d}/values_badlen.h5"
+    where = "rank1/regions/solve/call_values/iters"
+    for args in (["--values"], ["--export", "chrome-trace"]):
+        out, err = run(pproc, [path] + args, rc=1)
+        lines = [ln for ln in err.splitlines() if ln]
+        if len(lines) != 1 or where not in lines[0] or "values for" not in lines[0]:
+            fail(f"badlen {args}: stderr {err!r}")
+    # the other ranks' pairs still read: --ranks without rank 1
+    out, _ = run(pproc, [path, "--values", "--format", "json", "--ranks", "0", "3"])
+    compare(parse(out, "json"), oracle(path, ranks={0, 3}), 1e-12, "badlen.ranks")
+    print("badlen:", lines[0])
+
+
 def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     if "." in case:
@@ -451,6 +467,8 @@ def main():
         case_ranks(pproc, d)
     elif case == "none":
         case_none(pproc, d)
+    elif case == "badlen":
+        case_badlen(pproc, d)
     else:
         globals()["case_" + case](pproc, d, *sys.argv[4:])
 

@@ -15,6 +15,8 @@ usage: make_values_files.py DIR
   values_profile.h5   a profile-mode aggregate file: call_paths/ and
                       call_path_values/{rows, keys, counts, sums, minimums, maximums}
   values_none.h5      per-rank layout without any values
+  values_badlen.h5    per-rank layout whose rank1 solve/call_values/iters holds one
+                      value fewer than the calls (a damaged file)
 """
 import sys
 
@@ -205,6 +207,13 @@ def main(out):
     write_columnar(f"{out}/values_columnar.h5", d)
     write_profile(f"{out}/values_profile.h5", d)
     write_rows(f"{out}/values_none.h5", d, values=False)
+    write_rows(f"{out}/values_badlen.h5", d)
+    with h5py.File(f"{out}/values_badlen.h5", "r+") as f:
+        cv = f["rank1/regions/solve/call_values"]
+        v = cv["iters"][()][:-1]
+        del cv["iters"]
+        cv["iters"] = v
+        cv["iters"].attrs["key"] = "iters"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* export.c - --export csv and --export chrome-trace (exports.h), streamed lane by lane to stdout;
  * each lane read in chunks so memory stays flat in calls; chrome-trace adds the samples of RSS and
  * CPU time as counter events. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,34 @@ static void sp_csv_lane(const sp_selection_t *sel, const sp_lane_t *ln,
   }
 }
 
+/* The values call e of a pair set (sp_call_set*), as the event's "args"
+ * object; nothing when it set none. Non-finite reals, which JSON lacks,
+ * as strings ("inf"). */
+static void sp_chrome_args(const sp_reader_values_t *v, int64_t e) {
+  int any = 0;
+  for (int k = 0; v && k < v->nkeys; k++) {
+    const sp_reader_value_key_t *c = &v->keys[k];
+    if (!sp_reader_value_set(c, e)) continue;
+    fputs(any++ ? "," : ",\"args\":{", stdout);
+    sp_json_string(c->key);
+    putchar(':');
+    if (c->kind == SP_READER_VALUE_INT)
+      printf("%lld", (long long)c->ints[e]);
+    else if (c->kind == SP_READER_VALUE_REAL && isfinite(c->reals[e]))
+      printf("%.17g", c->reals[e]);
+    else if (c->kind == SP_READER_VALUE_REAL)
+      printf("\"%s\"", c->reals[e] > 0 ? "inf" : "-inf");
+    else
+      sp_json_string(c->strings[e]);
+  }
+  if (any) putchar('}');
+}
+
 /* Complete ("X") events; timestamps in microseconds as the format wants,
- * from t0 (sp_chrome_origin). */
+ * from t0 (sp_chrome_origin); calls from at of the pair, whose values are v. */
 static void sp_chrome_lane(const sp_selection_t *sel, int64_t t0, const sp_lane_t *ln,
-                           const sp_reader_intervals_t *iv, int *first) {
+                           const sp_reader_intervals_t *iv, const sp_reader_values_t *v, int64_t at,
+                           int *first) {
   int rank = sp_reader_rank_id(sel->reader, ln->rank);
   const char *name = sp_reader_region_name(sel->reader, ln->region);
   for (int64_t i = 0; i < iv->n; i++) {
@@ -45,9 +70,11 @@ static void sp_chrome_lane(const sp_selection_t *sel, int64_t t0, const sp_lane_
     *first = 0;
     fputs("{\"name\":", stdout);
     sp_json_string(name);
-    printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d}",
+    printf(",\"cat\":\"region\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d",
            1e-3 * sp_ns_between(t0, iv->start[i]), 1e-3 * sp_ns_between(iv->start[i], iv->end[i]),
            rank, iv->thread_ids ? iv->thread_ids[i] : 0);
+    if (v && v->present && at + i < v->n) sp_chrome_args(v, at + i);
+    putchar('}');
   }
 }
 
@@ -126,18 +153,19 @@ typedef struct sp_chunk_buf {
 } sp_chunk_buf_t;
 
 static void sp_lane_put(const sp_selection_t *sel, int i, int chrome, int64_t t0,
-                        const sp_reader_intervals_t *iv, int *first) {
+                        const sp_reader_intervals_t *iv, const sp_reader_values_t *v, int64_t at,
+                        int *first) {
   if (!chrome)
     sp_csv_lane(sel, &sel->lanes[i], iv);
   else
-    sp_chrome_lane(sel, t0, &sel->lanes[i], iv, first);
+    sp_chrome_lane(sel, t0, &sel->lanes[i], iv, v, at, first);
 }
 
 /* Lane i in chunks (sp_reader_read_range); the reference tool's
  * delta-encoded columns, which it refuses, whole (sp_reader_load).
  * Returns 0 or a negative reader error. */
-static int64_t sp_lane_export(const sp_selection_t *sel, int i, int chrome, int64_t t0,
-                              sp_chunk_buf_t *b, int *first) {
+static int64_t sp_lane_export_values(const sp_selection_t *sel, int i, int chrome, int64_t t0,
+                                     sp_chunk_buf_t *b, const sp_reader_values_t *v, int *first) {
   const sp_lane_t *ln = &sel->lanes[i];
   for (int64_t at = 0;;) {
     int64_t n = sp_reader_read_range(sel->reader, ln->region, ln->rank, at, SP_EXPORT_CHUNK,
@@ -145,15 +173,29 @@ static int64_t sp_lane_export(const sp_selection_t *sel, int i, int chrome, int6
     if (n == SP_READER_EINVAL && at == 0) break;
     if (n <= 0) return n;
     sp_reader_intervals_t iv = {.n = n, .start = b->start, .end = b->end, .thread_ids = b->thread};
-    sp_lane_put(sel, i, chrome, t0, &iv, first);
+    sp_lane_put(sel, i, chrome, t0, &iv, v, at, first);
     at += n;
   }
   sp_reader_intervals_t iv;
   int err = sp_reader_load(sel->reader, ln->region, ln->rank, &iv);
   if (err < 0) return err;
-  sp_lane_put(sel, i, chrome, t0, &iv, first);
+  sp_lane_put(sel, i, chrome, t0, &iv, v, 0, first);
   sp_reader_intervals_free(&iv);
   return 0;
+}
+
+/* Lane i; for chrome-trace with the values of its calls (the pair's, read
+ * whole beside the chunks of stamps: 8 bytes per call and key). */
+static int64_t sp_lane_export(const sp_selection_t *sel, int i, int chrome, int64_t t0,
+                              sp_chunk_buf_t *b, int *first) {
+  sp_reader_values_t v = {0};
+  if (chrome) {
+    int err = sp_reader_values_load(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &v);
+    if (err < 0) return err;
+  }
+  int64_t rc = sp_lane_export_values(sel, i, chrome, t0, b, &v, first);
+  sp_reader_values_free(&v);
+  return rc;
 }
 
 /* Every lane of sel as CSV rows, or as Chrome-trace events and the samples. */

@@ -24,6 +24,7 @@ static int sp_text_output(const sp_selection_t *sel, const sp_options_t *o) {
   if (o->waits) return sp_waits_print(sel, o);
   if (o->tree) return sp_tree_print(sel, o);
   if (o->io) return sp_io_print(sel, o);
+  if (o->values) return sp_values_print(sel, o);
   if (o->export_row) return o->export_row->write_one(sel);
   return 0;
 }

@@ -26,7 +26,7 @@ static const char sp_usage_text[] =
     "       [--export-data [--export-data-format csv|json] [--skip-plot-images]]\n"
     "       [--top-n N] [--min-duration S] [--x-field F] [--work-per-rank W...]\n"
     "       [--html-exact N]\n"
-    "       [--summary [--by-thread] | --tree | --waits | --io] [--sort-by KEY]\n"
+    "       [--summary [--by-thread] | --tree | --waits | --io | --values] [--sort-by KEY]\n"
     "       [--format text|tsv|csv|json] [--export ";
 /* The usage after the --export words (exports.h). */
 static const char sp_usage_text_end[] =
@@ -206,8 +206,14 @@ static int sp_parse_columns(const char *v, sp_options_t *o, const char *name) {
   if (!v || strlen(v) >= sizeof buf)
     return sp_usage_error("%s needs a list such as p50,p95,p99", name);
   strcpy(buf, v);
-  o->npcts = o->nxcols = 0;
+  o->npcts = o->nxcols = o->nvcols = 0;
   for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+    if (!strncmp(w, "value:", 6)) { /* the mean of a value per call (values_stats.c) */
+      if (!w[6] || o->nvcols == 8)
+        return sp_usage_error("%s: '%s': value:KEY needs a key (at most 8 such columns)", name, w);
+      o->vcols[o->nvcols++] = w;
+      continue;
+    }
     int x = sp_sum_col_find(w), q = 0;
     while (x >= 0 && q < o->nxcols && o->xcols[q] != x) q++;
     if (x >= 0 && q == o->nxcols) o->xcols[o->nxcols++] = x; /* once each */
@@ -592,7 +598,9 @@ static const sp_opt_row_t sp_opt_rows[] = {
                 "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\"); after the percentiles: "
                 "io_bytes and io_s (bytes and time of the I/O calls, io:* and MPI_File_*, the "
                 "region made directly, summed over ranks; an I/O region's own row: its own "
-                "calls; SCOPE_PROFILER_PROFILE_IO; io_bytes \"-\" in profile mode)"),
+                "calls; SCOPE_PROFILER_PROFILE_IO; io_bytes \"-\" in profile mode)"
+                "; value:KEY, before region: the mean of the value per call KEY (sp_call_set_int, "
+                "sp_call_set_real; docs/values.md) over the calls that set it, \"-\" where none did"),
     SP_OPT_SWITCH("--tree", tree,
                   "the call tree rebuilt from the stamps, per rank and thread (a call's parent "
                   "is the innermost call that contains it; worker-thread calls are roots of "
@@ -609,6 +617,12 @@ static const sp_opt_row_t sp_opt_rows[] = {
                   "late partner's rank and the region it was in when the waiting started, "
                   "largest first. Calls that cannot be paired are counted on stderr, never "
                   "guessed. One file."),
+    SP_OPT_SWITCH("--values", values,
+                  "the values per call (sp_call_set*; docs/values.md) over the selected ranks, "
+                  "per region and key: calls (that set it), sum, mean, min, max of numbers; of "
+                  "strings one row per distinct value (value, count; the 20 most frequent, then "
+                  "\"(N more)\"); kind, key, region. Profile-mode files: numbers per call path "
+                  "summed; strings counted only"),
     SP_OPT_CALL("--sort-by", NULL, sp_opt_sort, "KEY",
                 "start (default: first start; --tree: inclusive), name, calls, total, mean, "
                 "min, max, imbalance or self (numbers descending; --tree sorts siblings)"),
@@ -740,15 +754,15 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->skip_images && !o->export_data)
     return sp_usage_error("%s",
                           "--skip-plot-images needs --export-data (nothing would be written)");
-  if (o->waits && (o->list + o->summary + o->tree + o->io + o->compare + (o->export_row != NULL) > 0))
+  if (o->waits && (o->list + o->summary + o->tree + o->io + o->values + o->compare + (o->export_row != NULL) > 0))
     return sp_usage_error("%s",
-                          "--waits, --list, --summary, --tree, --io and --export all write to stdout: "
+                          "--waits, --list, --summary, --tree, --io, --values and --export all write to stdout: "
                           "choose one");
   if (o->waits && o->nwords != 1) return sp_usage_error("%s", "--waits reads one file");
-  if (o->list + o->summary + o->tree + o->io + o->compare + (o->export_row != NULL) > 1 &&
-      !(o->compare && (o->summary || o->tree) && o->list + o->io + (o->export_row != NULL) == 0))
+  if (o->list + o->summary + o->tree + o->io + o->values + o->compare + (o->export_row != NULL) > 1 &&
+      !(o->compare && (o->summary || o->tree) && o->list + o->io + o->values + (o->export_row != NULL) == 0))
     return sp_usage_error("%s",
-                          "--list, --summary, --tree, --io and --export all write to stdout: "
+                          "--list, --summary, --tree, --io, --values and --export all write to stdout: "
                           "choose one");
   if (o->export_row && o->export_row->outdir && !o->outdir_given)
     return sp_usage_error("--export %s writes an archive: give -o DIR", o->export_row->name);
@@ -756,7 +770,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
   if (o->metric_given && !o->compare)
     return sp_usage_error("%s", "--metric applies to --compare (and to check)");
   if (o->by_thread && !o->summary) return sp_usage_error("%s", "--by-thread applies to --summary");
-  if ((o->npcts || o->nxcols) && !o->summary)
+  if ((o->npcts || o->nxcols || o->nvcols) && !o->summary)
     return sp_usage_error("%s", "--columns applies to --summary");
   if (o->nwork_per_rank && !(o->plots & SP_PLOT_WEAK_SCALING))
     return sp_usage_error("%s",
@@ -782,7 +796,7 @@ int sp_options_parse(int argc, char **argv, sp_options_t *o) {
         "or total_cores (not %s): efficiency divides by the scale",
         o->x_field);
   if (!o->outdir && !o->show && !o->list && !o->summary && !o->tree && !o->io && !o->compare &&
-      !o->export_row && !o->waits)
+      !o->export_row && !o->waits && !o->values)
     o->outdir = ".";
   return 0;
 }

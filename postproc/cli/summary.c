@@ -15,6 +15,7 @@
 #include "metric.h"
 #include "pproc.h"
 #include "summary_columns.h"
+#include "values_stats.h"
 
 typedef struct sp_row {
   int region;          /* reader region index */
@@ -47,6 +48,8 @@ typedef struct sp_row {
   int cur_rank; /* rank of cur_sat / cur_overlong, -1 before the first */
   int64_t cur_sat, cur_overlong, total_sat, calls_sat, self_sat;
   sp_sum_extra_t extra; /* --columns bytes, msgs, peak_rss_bytes (summary_columns.h) */
+  double vmean[8];      /* --columns value:KEY: the mean of each key, vhave[q] 0 for "-" */
+  int vhave[8];
 } sp_row_t;
 
 /* Sort key of a row: numbers descending (negated), ties in region order. */
@@ -426,7 +429,7 @@ static const sp_col_t sp_sum_cols[] = {
     {"rank_mean_s", SP_COL_SEC, 14}, {"rank_max_s", SP_COL_SEC, 14}, {"max_rank", SP_COL_INT, 8},
     {"imbalance", SP_COL_RATIO, 9},  {"%", SP_COL_PCT, 7},           {"thread", SP_COL_INT, 6},
     {"region", SP_COL_STR, 0}};
-enum { SP_SUM_MAXCOLS = 13 + 8 + SP_SUM_NCOLS };
+enum { SP_SUM_MAXCOLS = 13 + 8 + SP_SUM_NCOLS + 8 };
 
 /* The columns: the fixed ones, the --columns percentiles after max_s, the
  * thread with --by-thread, the named --columns before the region. */
@@ -438,6 +441,8 @@ static int sp_sum_columns(const sp_options_t *o, sp_col_t *cols) {
     for (int q = 0; k == 12 && q < o->nxcols; q++)
       if (sp_sum_col_place(o->xcols[q]) == SP_SUM_BEFORE_REGION)
         cols[nc++] = sp_sum_col(o->xcols[q]);
+    for (int q = 0; k == 12 && q < o->nvcols; q++)
+      cols[nc++] = (sp_col_t){o->vcols[q], SP_COL_NUM, 14};
     cols[nc++] = sp_sum_cols[k];
     for (int q = 0; k == 5 && q < o->npcts; q++)
       cols[nc++] = (sp_col_t){o->pct_names[q], SP_COL_SEC, 14};
@@ -498,6 +503,7 @@ static void sp_row_print(sp_table_t *tb, sp_reader_t *r, const sp_row_t *row, do
   for (int q = 0; q < o->nxcols; q++)
     if (sp_sum_col_place(o->xcols[q]) == SP_SUM_BEFORE_REGION)
       c[k++] = sp_named_cell(r, row, o->xcols[q], source, sizeof source);
+  for (int q = 0; q < o->nvcols; q++) c[k++] = (sp_cell_t){!row->vhave[q], 0, row->vmean[q], NULL};
   c[k].s = sp_reader_region_name(r, row->region);
   sp_table_row(tb, c);
 }
@@ -653,6 +659,11 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
     x->have[SP_SUM_COL_IO_S] = (have & 2) != 0;
   }
   sp_io_attrib_free(io);
+  const char *keys[8];
+  for (int q = 0; q < o->nvcols; q++) keys[q] = o->vcols[q] + 6; /* after "value:" */
+  for (int i = 0; rc == 0 && o->nvcols && i < rs.n; i++)
+    rc = sp_values_means(sel, keys, o->nvcols, rs.v[i].region, rs.v[i].thread, rs.v[i].vmean,
+                         rs.v[i].vhave);
   if (rc == 0) {
     clamped.sums += rs.sat;
     sp_summary_warn(sel, &clamped);

@@ -1,5 +1,7 @@
 /* summary_columns.c - the named --summary --columns (summary_columns.h):
- * their table, and the figures of the sampled ones.
+ * their table, and the figures of the sampled ones; and the table of
+ * --values, whose figures (common/values_stats.c) also make the columns
+ * value:KEY.
  *
  * peak_rss_bytes: per region, the highest rss_bytes sample taken while
  * one of its calls ran (start <= time <= end), over the selected ranks
@@ -11,6 +13,7 @@
 
 #include "summary_columns.h"
 #include "waits.h"
+#include "values_stats.h"
 
 static const struct {
   const char *name;
@@ -143,4 +146,37 @@ int sp_sum_extra_waits(const sp_selection_t *sel, const int *regions, const int 
   free(ns);
   sp_waits_free(&w);
   return 0;
+}
+
+/* --values: the rows of values_stats.c, the table begun at the first. */
+typedef struct sp_vout {
+  sp_table_t t;
+  const sp_options_t *o;
+  int begun;
+} sp_vout_t;
+
+static void sp_vout_row(void *ctx, const sp_cell_t *cells) {
+  sp_vout_t *out = ctx;
+  if (!out->begun)
+    sp_table_begin(&out->t, out->o->table, sp_values_cols, SP_VALUES_NCOLS,
+                   "# values per call over the selected ranks and threads: calls that set the "
+                   "key; numbers: sum, mean, min, max;\n# strings: each distinct value's count "
+                   "(the 20 most frequent, then the rest as \"(N more)\")");
+  out->begun = 1;
+  sp_table_row(&out->t, cells);
+}
+
+int sp_values_print(const sp_selection_t *sel, const sp_options_t *o) {
+  sp_vout_t out = {.o = o};
+  int64_t n = 0;
+  int rc = sp_values_rows(sel, sp_vout_row, &out, &n);
+  if (rc == 0 && n == 0) {
+    sp_msg(SP_QUIET,
+           "%s holds no values per call for the selected regions and ranks (values are "
+           "recorded with sp_call_set_int, sp_call_set_real or sp_call_set; docs/values.md)",
+           sel->file);
+    return SP_EXIT_DATA;
+  }
+  if (out.begun) sp_table_end(&out.t);
+  return rc;
 }

@@ -119,6 +119,8 @@ static void sp_cell_text(const sp_table_t *t, const sp_col_t *col, const sp_cell
     snprintf(buf, sizeof buf, "%.4f", v->d);
   else if (col->kind == SP_COL_PCT)
     snprintf(buf, sizeof buf, "%.2f", v->d);
+  else if (col->kind == SP_COL_NUM) /* tsv and csv are read by programs: every digit */
+    snprintf(buf, sizeof buf, t->fmt == SP_TABLE_TEXT ? "%.10g" : "%.17g", v->d);
   else
     s = v->s;
   if (t->fmt == SP_TABLE_CSV)
@@ -136,6 +138,8 @@ static void sp_cell_json(const sp_col_t *col, const sp_cell_t *v) {
     printf("%lld", (long long)v->i);
   else if (col->kind == SP_COL_STR)
     sp_json_put_string(stdout, v->s);
+  else if (col->kind == SP_COL_NUM)
+    printf("%.17g", v->d);
   else
     printf("%.15g", v->d);
 }

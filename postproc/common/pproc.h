@@ -142,6 +142,9 @@ typedef struct sp_options {
   int metric;       /* --metric: sp_metric_t of metric.h (0: rank_mean) */
   int metric_given; /* --metric on the command line */
   int waits;        /* --waits: the MPI wait states (cli/waits_print.c) */
+  int values;           /* --values: the values per call per region and key (values_stats.c) */
+  const char *vcols[8]; /* --columns value:KEY, as given (the key after "value:") */
+  int nvcols;
 } sp_options_t;
 
 /* One Gantt lane: a region on a rank that has it. */
@@ -248,7 +251,8 @@ typedef enum sp_col_kind {
   SP_COL_SEC,   /* seconds, 9 decimals */
   SP_COL_RATIO, /* 0..1, 4 decimals */
   SP_COL_PCT,   /* percent, 2 decimals */
-  SP_COL_STR    /* text */
+  SP_COL_STR,   /* text */
+  SP_COL_NUM    /* a number: %.10g in text, %.17g in tsv, csv and json */
 } sp_col_kind_t;
 typedef struct sp_col {
   const char *name;
@@ -396,6 +400,8 @@ int sp_io_attrib_get(const sp_io_attrib_t *x, int region, int thread, int64_t *b
 void sp_io_attrib_free(sp_io_attrib_t *x);
 /* 1 when name is an I/O call region (io:*, MPI_File_*). */
 int sp_io_region(const char *name);
+/* cli/summary_columns.c: --values, per region and key the values per call. */
+int sp_values_print(const sp_selection_t *sel, const sp_options_t *o);
 /* common/summary_reduced.c: --summary (tree 0) and --tree (1) of a file reduced across
  * ranks; -1 when the file is not one (then the usual tables). */
 int sp_reduced_print(const sp_selection_t *sel, const sp_options_t *o, int tree);

@@ -875,6 +875,83 @@ SP_READER_EXPORT int sp_reader_io_calls_load(sp_reader_t *r, int g, int k,
 SP_READER_EXPORT void sp_reader_io_calls_free(sp_reader_io_calls_t *c);
 
 /* ===================================================================== */
+/*  Values per call (sp_call_set_int, sp_call_set_real, sp_call_set)     */
+/* ===================================================================== */
+
+/* Written in trace mode (docs/values.md):
+ *
+ *   rank<N>/regions/<link>/call_values/<key link>   one value per call, in the
+ *     order of start_times: int64 (INT64_MIN: the call did not set the key),
+ *     float64 (NaN) or UTF-8 strings (""); attribute "key";
+ *     call_values@values_lost (int64): values not stored
+ *
+ * or, in the columnar layout, call_values/<key link> at the root with one
+ * value per event. In profile mode, per call path and numeric key:
+ * call_path_values/{rows, keys, counts, sums, minimums, maximums}. */
+
+/** Kinds of a key's values. */
+enum { SP_READER_VALUE_INT = 1, SP_READER_VALUE_REAL = 2, SP_READER_VALUE_STRING = 3 };
+
+/** One key's values on the calls of a pair: the array of its kind holds n
+ *  values (the others are NULL), a call without the key INT64_MIN, NaN or
+ *  "" (sp_reader_value_set()). */
+typedef struct sp_reader_value_key {
+  char *key;      /**< the key (UTF-8) */
+  int kind;       /**< SP_READER_VALUE_* */
+  int64_t *ints;  /**< n values (SP_READER_VALUE_INT) */
+  double *reals;  /**< n values (SP_READER_VALUE_REAL) */
+  char **strings; /**< n strings, never NULL (SP_READER_VALUE_STRING) */
+} sp_reader_value_key_t;
+
+/** The values of one (region, rank) pair; owned by the caller after
+ *  sp_reader_values_load(), released by sp_reader_values_free(). */
+typedef struct sp_reader_values {
+  int present;                 /**< 1 if the pair stores values */
+  int64_t n;                   /**< calls: value e belongs to interval e of sp_reader_load() */
+  int nkeys;                   /**< keys set by at least one call of the pair */
+  sp_reader_value_key_t *keys; /**< nkeys keys, in link name order */
+  int64_t lost;                /**< values the recording could not store (values_lost) */
+} sp_reader_values_t;
+
+/**
+ * Reads the values of region g on rank index k into *out. A pair without
+ * values (most files; count-only and aggregate files) gives 0 with
+ * out->present = 0: absence is not an error.
+ * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (a length other than the
+ * calls'), SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no
+ * memory. Cost: 8 bytes per call and key (strings: their bytes too); a
+ * program going pair by pair needs memory for the largest pair only.
+ */
+SP_READER_EXPORT int sp_reader_values_load(sp_reader_t *r, int g, int k, sp_reader_values_t *out);
+
+/** Frees the arrays of v and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_values_free(sp_reader_values_t *v);
+
+/** 1 when call e of the key holds a value, else 0. */
+SP_READER_EXPORT int sp_reader_value_set(const sp_reader_value_key_t *c, int64_t e);
+
+/** Profile mode's values per call path: n rows, each a (call path, key)
+ *  with the calls that set it and the sum, smallest and largest value
+ *  (NaN for string keys, which are counted only). */
+typedef struct sp_reader_path_values {
+  int64_t n;
+  int64_t *row;    /**< row of call_paths */
+  int32_t *region; /**< its region (reader region index; -1: not in the file's regions) */
+  int32_t *rank;   /**< its rank id */
+  int32_t *thread; /**< its thread */
+  char **keys;     /**< the key */
+  int64_t *counts; /**< calls that set it */
+  double *sums, *mins, *maxs;
+} sp_reader_path_values_t;
+
+/** Loads the call_path_values of a profile-mode file into *out: returns 1
+ *  when it has some, 0 otherwise (*out zeroed), SP_READER_ELAYOUT (columns
+ *  of unequal lengths, a row naming no call path), SP_READER_EHDF5 or
+ *  SP_READER_EINVAL. Free with sp_reader_path_values_free(). */
+SP_READER_EXPORT int sp_reader_path_values_load(sp_reader_t *r, sp_reader_path_values_t *out);
+SP_READER_EXPORT void sp_reader_path_values_free(sp_reader_path_values_t *pv);
+
+/* ===================================================================== */
 /*  Samples of RSS and CPU time (optional)                               */
 /* ===================================================================== */
 

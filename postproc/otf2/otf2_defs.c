@@ -218,6 +218,8 @@ int sp__otf2_defs(sp_otf2_run_t *run, const char *label) {
     sp_msg(SP_QUIET, "OTF2: cannot open the global definition writer");
     return SP_EXIT_IO;
   }
+  /* The string values of the events' attributes hold ids 0.. (otf2_values.c). */
+  for (uint32_t i = 0; i < run->vt.nstrs; i++) sp_str(&d, run->vt.strs[i]);
   uint64_t first = run->calls ? sp_otf2_time(run, run->first) : 0;
   uint64_t length = run->calls ? sp_otf2_time(run, run->last) - first : 0;
   sp_check(&d, OTF2_GlobalDefWriter_WriteClockProperties(d.w, 1000000000u, first, length,
@@ -231,6 +233,10 @@ int sp__otf2_defs(sp_otf2_run_t *run, const char *label) {
     sp_defs_locations(&d, run);
     sp_defs_regions(&d, run->sel);
     sp_defs_metadata(&d, run->sel->reader);
+    for (int i = 0; i < run->vt.nattrs; i++) /* values per call: the key, its type */
+      sp_check(&d, OTF2_GlobalDefWriter_WriteAttribute(
+                       d.w, (OTF2_AttributeRef)i, sp_str(&d, run->vt.attrs[i].key),
+                       sp_str(&d, "value per call (sp_call_set*)"), run->vt.attrs[i].type));
     if (run->mpi_events > 0) rc = sp_defs_comm(&d, run);
   }
   OTF2_ErrorCode e = OTF2_Archive_CloseGlobalDefWriter(run->archive, d.w);

@@ -96,7 +96,10 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     L->cap = cap;
   }
   L->st[L->n++] = (sp_frame_t){c->end, c->region, c->peer, c->bytes, c->kind, c->op};
-  OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, NULL, sp_otf2_time(run, c->start), c->region);
+  int rc = 0;
+  OTF2_AttributeList *al = sp__otf2_values_list(run, c->vals, c->index, &rc);
+  if (rc) return rc;
+  OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, al, sp_otf2_time(run, c->start), c->region);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
   run->locs[L->loc].nevents++;
   uint64_t before = run->locs[L->loc].nevents;

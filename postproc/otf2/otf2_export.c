@@ -212,6 +212,7 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
            (long long)run.calls, run.nlocs, dir);
   free(run.region_def);
   free(run.locs);
+  sp__otf2_values_free(&run);
   return rc;
 }
 

@@ -23,6 +23,22 @@ typedef struct sp_otf2_loc {
   uint64_t nevents; /* ENTER + LEAVE records written */
 } sp_otf2_loc_t;
 
+/* otf2_values.c: the attributes (key, type) and string values of the
+ * values per call written so far; ids are indices. */
+typedef struct sp_otf2_attr {
+  char *key;
+  OTF2_Type type;
+} sp_otf2_attr_t;
+typedef struct sp_otf2_vtab {
+  sp_otf2_attr_t *attrs;
+  int nattrs, capattrs;
+  char **strs; /* string values, id = index (written first by otf2_defs.c) */
+  uint32_t nstrs;
+  uint32_t *hash; /* open addressing over strs: index + 1, 0 empty */
+  uint32_t hcap;
+  OTF2_AttributeList *list; /* reused for every ENTER */
+} sp_otf2_vtab_t;
+
 typedef struct sp_otf2_run {
   const sp_selection_t *sel;
   OTF2_Archive *archive;
@@ -36,7 +52,14 @@ typedef struct sp_otf2_run {
   int64_t calls;      /* calls written */
   int64_t moved;      /* of them, on extra locations */
   int64_t mpi_events; /* MPI message and collective events written */
+  sp_otf2_vtab_t vt;  /* values per call as attributes (otf2_values.c) */
 } sp_otf2_run_t;
+
+/* otf2_values.c: the attribute list of call e of a pair whose values are v
+ * (NULL when it set none; *rc an SP_EXIT_* code on failure). */
+OTF2_AttributeList *sp__otf2_values_list(sp_otf2_run_t *run, const sp_reader_values_t *v, int64_t e,
+                                         int *rc);
+void sp__otf2_values_free(sp_otf2_run_t *run);
 
 /* otf2_mpi.c: what an MPI call region's bytes and peer become. */
 enum { SP_OTF2_MPI_NONE, SP_OTF2_MPI_SEND, SP_OTF2_MPI_ISEND, SP_OTF2_MPI_RECV, SP_OTF2_MPI_COLL };
@@ -61,11 +84,13 @@ static inline uint64_t sp_otf2_time(const sp_otf2_run_t *run, int64_t t) {
 typedef struct sp_call {
   int64_t start, end;
   int32_t thread;
-  int32_t region; /* region definition id */
-  int64_t bytes;  /* MPI call: payload (-1: unknown or not an MPI call) */
-  int32_t peer;   /* MPI call: partner rank (-1: none) */
-  int8_t kind;    /* SP_OTF2_MPI_* of the region */
-  int8_t op;      /* its collective op */
+  int32_t region;                 /* region definition id */
+  int64_t bytes;                  /* MPI call: payload (-1: unknown or not an MPI call) */
+  int32_t peer;                   /* MPI call: partner rank (-1: none) */
+  int8_t kind;                    /* SP_OTF2_MPI_* of the region */
+  int8_t op;                      /* its collective op */
+  const sp_reader_values_t *vals; /* its pair's values per call (NULL: none) */
+  int64_t index;                  /* its position in the pair */
 } sp_call_t;
 
 /* otf2_merge.c: the selected calls of rank position j that overlap the

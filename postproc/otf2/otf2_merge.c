@@ -14,9 +14,10 @@
 #include "otf2_internal.h"
 
 typedef struct sp_pair {
-  int32_t region;      /* region definition id */
-  int kind, op;        /* SP_OTF2_MPI_* of the region and its collective op */
-  sp_reader_mpi_t mpi; /* an MPI call region's bytes and peers (present = 0: none) */
+  int32_t region;          /* region definition id */
+  int kind, op;            /* SP_OTF2_MPI_* of the region and its collective op */
+  sp_reader_mpi_t mpi;     /* an MPI call region's bytes and peers (present = 0: none) */
+  sp_reader_values_t vals; /* the values per call (present = 0: none) */
 } sp_pair_t;
 
 struct sp_otf2_merge {
@@ -48,10 +49,12 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
     keys[q] = p->region = run->region_def[g];
     p->kind = sp__otf2_mpi_kind(sp_reader_region_name(sel->reader, g), &p->op);
     sp_reader_info_t info;
-    if (p->kind == SP_OTF2_MPI_NONE || sp_reader_info(sel->reader, g, k, &info) != 0 ||
-        !info.present || !info.has_times || info.num_intervals == 0)
+    if (sp_reader_info(sel->reader, g, k, &info) != 0 || !info.present || !info.has_times ||
+        info.num_intervals == 0)
       continue;
-    int64_t e = sp_reader_mpi_load(sel->reader, g, k, &p->mpi);
+    /* The pair's values, whole: memory for the rank's selected pairs. */
+    int64_t e = sp_reader_values_load(sel->reader, g, k, &p->vals);
+    if (e == 0 && p->kind != SP_OTF2_MPI_NONE) e = sp_reader_mpi_load(sel->reader, g, k, &p->mpi);
     if (e < 0) rc = sp_reader_exit(sel, e);
   }
   int e = rc ? 0 : sp_reader_merge_open(sel->reader, k, sel->regions, keys, n, &m->m);
@@ -79,7 +82,9 @@ int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
                      has ? p->mpi.bytes[x.index] : -1,
                      has ? p->mpi.peer[x.index] : -1,
                      (int8_t)(has ? p->kind : SP_OTF2_MPI_NONE),
-                     (int8_t)p->op};
+                     (int8_t)p->op,
+                     p->vals.present ? &p->vals : NULL,
+                     x.index};
     return 1;
   }
   return got < 0 ? -sp_reader_exit(run->sel, got) : 0;
@@ -88,7 +93,10 @@ int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
 void sp__otf2_merge_close(sp_otf2_merge_t *m) {
   if (!m) return;
   sp_reader_merge_close(m->m);
-  for (int i = 0; m->pairs && i < m->npairs; i++) sp_reader_mpi_free(&m->pairs[i].mpi);
+  for (int i = 0; m->pairs && i < m->npairs; i++) {
+    sp_reader_mpi_free(&m->pairs[i].mpi);
+    sp_reader_values_free(&m->pairs[i].vals);
+  }
   free(m->pairs);
   free(m);
 }

@@ -25,11 +25,18 @@ typedef struct sp_html_counts {
   int tiles;         /* (lane, tile) pairs embedded, with intervals */
 } sp_html_counts_t;
 
-/* One call of a lane: start and end (ns) and its call path (tree node). */
+/* One call of a lane: start and end (ns), its call path (tree node) and
+ * its position in its pair (for its values per call). */
 typedef struct sp_html_span {
   int64_t s, e;
   int32_t node;
+  int64_t idx;
 } sp_html_span_t;
+
+/* html_values.c: the values per call of an exact lane's m spans (sorted)
+ * as ,"vals":{"key":[value or null per span],...}; nothing when none of
+ * them set one. */
+void sp_html_lane_values(FILE *f, const sp_reader_values_t *v, const sp_html_span_t *sp, int64_t m);
 
 /* html_paths.c: the distinct nodes of the m spans, ascending, into
  * paths[0..*np-1] (paths holds m + 1). */

@@ -212,7 +212,8 @@ static int sp_html_lane_paths_out(sp_html_ctx_t *x, const sp_span_t *sp, int64_t
 }
 
 /* Writes one (region, rank, thread) lane from its spans (sorted here). */
-static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m) {
+static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m,
+                            const sp_reader_values_t *vals) {
   FILE *f = x->f;
   const sp_lane_t *ln = &x->sel->lanes[li];
   qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
@@ -230,6 +231,7 @@ static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, in
       prev = sp[i].s;
     }
     fputc(']', f);
+    sp_html_lane_values(f, vals, sp, m);
     x->c->exact += m;
   } else {
     double busy = sp_html_occupy(x, sp, m);
@@ -305,6 +307,14 @@ static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *i
   int32_t *tids = malloc(((size_t)iv->n + 1) * sizeof *tids);
   int rc = sp && tids ? 0 : SP_EXIT_IO;
   int64_t nt = 0;
+  /* An exact lane's values per call (the tooltip's): the pair's, whole. */
+  sp_reader_values_t vals = {0};
+  const sp_lane_t *ln = &x->sel->lanes[li];
+  if (rc == 0 && !tiles_pass && x->exact[li] &&
+      sp_reader_values_load(x->sel->reader, ln->region, ln->rank, &vals) < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(x->sel->reader));
+    rc = SP_EXIT_DATA;
+  }
   for (int64_t i = 0; rc == 0 && i < iv->n; i++) tids[i] = iv->thread_ids ? iv->thread_ids[i] : 0;
   if (rc == 0) qsort(tids, (size_t)iv->n, sizeof *tids, sp_cmp_i32);
   for (int64_t i = 0; rc == 0 && i < iv->n; i++)
@@ -313,14 +323,15 @@ static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *i
     int64_t m = 0;
     for (int64_t i = 0; i < iv->n; i++)
       if (!iv->thread_ids || iv->thread_ids[i] == tids[t])
-        sp[m++] = (sp_span_t){iv->start[i], iv->end[i], node[i]};
+        sp[m++] = (sp_span_t){iv->start[i], iv->end[i], node[i], i};
     if (tiles_pass) {
       qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
       sp_html_tiles_lane(x->tiles, x->f, li, tids[t], sp, m, x->c);
     } else {
-      rc = sp_html_lane_out(x, li, tids[t], sp, m);
+      rc = sp_html_lane_out(x, li, tids[t], sp, m, &vals);
     }
   }
+  sp_reader_values_free(&vals);
   free(sp), free(tids);
   return rc;
 }

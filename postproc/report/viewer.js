@@ -66,6 +66,7 @@
         if (e > end) { busy += e - Math.max(t, end); end = e; }
       }
       lane.start = st; lane.dur = du; lane.maxDur = maxd; lane.busy = busy;
+      lane.vals = L.vals || null; // values per call: key -> one value (or null) per call
     } else {
       lane.levels = L.occ.map(decodeLevel);
       lane.busy = L.busy;
@@ -520,6 +521,17 @@
     return sep + (k ? b.toFixed(1) : b) + ' ' + u[k] + ' in ' + reg.msgs + ' messages (all ranks)';
   }
 
+  // The values call k of an exact lane set (sp_call_set*), one line each.
+  function valuesText(lane, k) {
+    if (!lane.vals) return '';
+    var out = '';
+    Object.keys(lane.vals).sort().forEach(function (key) {
+      var v = lane.vals[key][k];
+      if (v !== null && v !== undefined) out += '\n  ' + key + ' = ' + v;
+    });
+    return out ? '\nvalues' + out : '';
+  }
+
   function tipText(e) {
     var r = el.canvas.getBoundingClientRect(), x = e.clientX - r.left - LABEL_W;
     var yy = e.clientY - r.top + el.scroll.scrollTop, i = Math.floor(yy / LANE_H);
@@ -542,7 +554,7 @@
       head = head.replace('call path  ' + reg.path, 'call path  ' + path);
       return head + 'start  ' + fmtTime(src.start[k]) + '\nduration  ' + fmtTime(src.dur[k]) +
         waitText(lane, src.start[k]) +
-        (src.tiled ? '\n(exact: this window\'s tiles are embedded)' : '');
+        (src === lane ? valuesText(lane, k) : '') + (src.tiled ? '\n(exact: this window\'s tiles are embedded)' : '');
     }
     if (lane.paths.length > 1) head = head.replace('call path  ' + reg.path, 'call paths  ' +
       lane.paths.map(function (n) { return tree && tree[n] ? tree[n].path : '?'; }).join(', '));

@@ -169,6 +169,32 @@ class Durations(ctypes.Structure):
     ]
 
 
+class ValueKey(ctypes.Structure):
+    """sp_reader_value_key_t: one key's values on the calls of a pair"""
+
+    _fields_ = [
+        ("key", ctypes.c_char_p),
+        ("kind", ctypes.c_int),
+        ("ints", c_int64_p),
+        ("reals", ctypes.POINTER(ctypes.c_double)),
+        ("strings", ctypes.POINTER(ctypes.c_char_p)),
+    ]
+
+
+class Values(ctypes.Structure):
+    """sp_reader_values_t: the values per call of one (region, rank) pair"""
+
+    _fields_ = [
+        ("present", ctypes.c_int),
+        ("n", ctypes.c_int64),
+        ("nkeys", ctypes.c_int),
+        ("keys", ctypes.POINTER(ValueKey)),
+        ("lost", ctypes.c_int64),
+    ]
+
+
+VALUE_INT, VALUE_REAL, VALUE_STRING = 1, 2, 3
+
 TREE_BY_THREAD = 1
 TREE_DURATIONS = 2
 META_OTHER, META_INT, META_FLOAT, META_STRING = 0, 1, 2, 3
@@ -248,6 +274,8 @@ _PROTOTYPES = {
     "sp_reader_reduced_free": (None, [ctypes.POINTER(Reduced)]),
     "sp_reader_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Intervals)]),
     "sp_reader_intervals_free": (None, [ctypes.POINTER(Intervals)]),
+    "sp_reader_values_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Values)]),
+    "sp_reader_values_free": (None, [ctypes.POINTER(Values)]),
     "sp_reader_extent": (
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, c_int64_p, c_int64_p],

@@ -202,6 +202,26 @@ class Region:
         return None if calls is None else calls[1]
 
     @property
+    def metadata(self):
+        """The values each call set (sp_call_set_int, sp_call_set_real,
+        sp_call_set; the Python binding's metadata(**values), nested keys
+        dotted): one dict per call, in the order of start_times, of key ->
+        int, float or str; {} for a call that set none (every call of a
+        file without values). Read on each use, not kept."""
+        calls = self._reader._values(self._g, self._k)
+        return calls or [{} for _ in range(self.num_intervals if self.has_timing else 0)]
+
+    def events(self, origin=0):
+        """One dict per call: call_index, start, end, duration (ns, start and
+        end minus origin) and metadata (the call's values, as metadata)."""
+        values = self.metadata
+        out = []
+        for i, (s, e) in enumerate(zip(self.start_times.tolist(), self.end_times.tolist())):
+            out.append({"call_index": i, "start": s - origin, "end": e - origin,
+                        "duration": e - s, "metadata": values[i] if i < len(values) else {}})
+        return out
+
+    @property
     def durations(self):
         """end_times - start_times, ns (int64)."""
         loaded = self._load()
@@ -659,6 +679,34 @@ class ProfilingH5Reader:
             raise KeyError(
                 f"{self._file_path} has no rank {rank!r} (ranks: {self._rank_ids})"
             ) from None
+
+    def _values(self, g, k):
+        v = _rl.Values()
+        with self._lock:
+            rc = self._lib.sp_reader_values_load(self._handle(), g, k, ctypes.byref(v))
+            if rc < 0:
+                self._fail(rc)
+        try:
+            n = int(v.n)
+            calls = [{} for _ in range(n)] if v.present else []
+            for j in range(v.nkeys if v.present else 0):
+                c = v.keys[j]
+                key = c.key.decode("utf-8", "replace")
+                if c.kind == _rl.VALUE_INT:
+                    for i, x in enumerate(c.ints[:n]):
+                        if x != -(1 << 63):
+                            calls[i][key] = x
+                elif c.kind == _rl.VALUE_REAL:
+                    for i, x in enumerate(c.reals[:n]):
+                        if x == x:
+                            calls[i][key] = x
+                else:
+                    for i, x in enumerate(c.strings[:n]):
+                        if x:
+                            calls[i][key] = x.decode("utf-8", "replace")
+            return calls
+        finally:
+            self._lib.sp_reader_values_free(ctypes.byref(v))
 
     def _load(self, g, k):
         owner = _Owner()

@@ -74,11 +74,14 @@ static int sp_layer_add(sp_thread_out_t *t) {
 static int sp_layer_close(sp_otf2_run_t *run, sp_layer_t *L, int64_t t) {
   while (L->n && L->st[L->n - 1].end <= t) {
     const sp_frame_t *f = &L->st[--L->n];
-    uint64_t before = run->locs[L->loc].nevents;
-    OTF2_ErrorCode e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, f->bytes,
-                                          f->peer, &run->locs[L->loc].nevents);
-    run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
-    if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
+    OTF2_ErrorCode e;
+    if (f->kind != SP_OTF2_MPI_NONE) { /* the rest have no MPI event: no call */
+      uint64_t before = run->locs[L->loc].nevents;
+      e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, f->bytes, f->peer,
+                             &run->locs[L->loc].nevents);
+      run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
+      if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
+    }
     e = OTF2_EvtWriter_Leave(L->w, NULL, sp_otf2_time(run, f->end), f->region);
     if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write a LEAVE event");
     run->locs[L->loc].nevents++;
@@ -102,6 +105,10 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
   OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, al, sp_otf2_time(run, c->start), c->region);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
   run->locs[L->loc].nevents++;
+  if (c->kind == SP_OTF2_MPI_NONE) {
+    if (c->start < run->first) run->first = c->start;
+    return 0;
+  }
   uint64_t before = run->locs[L->loc].nevents;
   e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, c->bytes, c->peer, &L->request,
                          &run->locs[L->loc].nevents);

@@ -20,11 +20,16 @@ typedef struct sp_pair {
   sp_reader_values_t vals; /* the values per call (present = 0: none) */
 } sp_pair_t;
 
+/* Calls taken from the reader's merge at a time (40 bytes each). */
+#define SP_OTF2_BATCH 1024
+
 struct sp_otf2_merge {
   sp_otf2_run_t *run;
   sp_pair_t *pairs; /* by slot: sel->regions[slot] */
   int npairs;
   sp_reader_merge_t *m;
+  sp_reader_call_t batch[SP_OTF2_BATCH]; /* calls [i, n) not yet given */
+  int64_t i, n;
 };
 
 static int sp_reader_exit(const sp_selection_t *sel, int64_t err) {
@@ -65,9 +70,15 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
 
 int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
   const sp_otf2_run_t *run = m->run;
-  sp_reader_call_t x;
-  int got;
-  while ((got = sp_reader_merge_next(m->m, &x)) > 0) {
+  int64_t got = 1;
+  for (;;) {
+    if (m->i == m->n) {
+      got = sp_reader_merge_next_n(m->m, m->batch, SP_OTF2_BATCH);
+      if (got <= 0) break;
+      m->i = 0;
+      m->n = got;
+    }
+    const sp_reader_call_t x = m->batch[m->i++];
     if (x.end < run->win0 || x.start > run->win1) continue;
     if (x.start < run->base) {
       sp_msg(SP_QUIET, "%s: a call starts before the file's first start", run->sel->file);

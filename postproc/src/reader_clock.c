@@ -94,6 +94,14 @@ int64_t sp_reader_time_align(const sp_reader_t *r, int k, int64_t t) {
 void sp__reader_align_intervals(const sp_reader_t *r, int k, sp_reader_intervals_t *iv) {
   if (!r || r->clock_raw || k < 0 || k >= r->nranks || r->ranks[k].clock.n == 0) return;
   const sp_reader_clock_t *c = &r->ranks[k].clock;
+  if (c->n == 1) { /* one offset: no drift to follow per stamp */
+    const int64_t off = c->offset_ns[0];
+    for (int64_t i = 0; i < iv->n; i++) {
+      iv->start[i] = sp_sub_sat(iv->start[i], off);
+      iv->end[i] = sp_sub_sat(iv->end[i], off);
+    }
+    return;
+  }
   for (int64_t i = 0; i < iv->n; i++) {
     int64_t off = sp_clock_offset_at(c, iv->start[i]);
     iv->start[i] = sp_sub_sat(iv->start[i], off);

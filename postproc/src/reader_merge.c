@@ -50,6 +50,14 @@ typedef struct sp_mrun {
   size_t i, n;
 } sp_mrun_t;
 
+/* A heap entry: a run and its next call (kept here, so that a comparison
+ * reads the two calls and not the run table first: the heap's sift was the
+ * export's costliest function). */
+typedef struct sp_mhead {
+  const sp_reader_call_t *c;
+  int run;
+} sp_mhead_t;
+
 struct sp_reader_merge {
   sp_reader_t *r;
   int k; /* rank index */
@@ -57,7 +65,7 @@ struct sp_reader_merge {
   int npairs;
   sp_mrun_t *runs;
   int nruns, cap;
-  int *heap;
+  sp_mhead_t *heap; /* the runs with calls left, by their next call */
   int nheap;
   size_t chunk;   /* calls per run chunk */
   int64_t *s, *e; /* read scratch, SP_MERGE_SCAN each */
@@ -209,19 +217,15 @@ static int sp_run_fill(sp_reader_merge_t *m, sp_mrun_t *r) {
   return 0;
 }
 
-static inline int sp_run_less(const sp_reader_merge_t *m, int a, int b) {
-  const sp_mrun_t *x = &m->runs[a], *y = &m->runs[b];
-  return sp_call_before(&x->buf[x->i], &y->buf[y->i]);
-}
-
 static void sp_heap_down(sp_reader_merge_t *m, int i) {
-  int *h = m->heap, n = m->nheap;
+  sp_mhead_t *h = m->heap;
+  int n = m->nheap;
   for (;;) {
     int l = 2 * i + 1, best = i;
-    if (l < n && sp_run_less(m, h[l], h[best])) best = l;
-    if (l + 1 < n && sp_run_less(m, h[l + 1], h[best])) best = l + 1;
+    if (l < n && sp_call_before(h[l].c, h[best].c)) best = l;
+    if (l + 1 < n && sp_call_before(h[l + 1].c, h[best].c)) best = l + 1;
     if (best == i) return;
-    int t = h[i];
+    sp_mhead_t t = h[i];
     h[i] = h[best];
     h[best] = t;
     i = best;
@@ -246,7 +250,7 @@ static int sp_merge_start(sp_reader_merge_t *m) {
       int rc = sp_run_fill(m, r);
       if (rc) return rc;
     }
-    if (r->i < r->n) m->heap[m->nheap++] = i;
+    if (r->i < r->n) m->heap[m->nheap++] = (sp_mhead_t){&r->buf[r->i], i};
   }
   for (int i = m->nheap / 2 - 1; i >= 0; i--) sp_heap_down(m, i);
   return 0;
@@ -296,16 +300,46 @@ int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_
   return 0;
 }
 
-int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c) {
-  if (!m || !c) return SP_READER_EINVAL;
-  if (m->nheap == 0) return 0;
-  sp_mrun_t *r = &m->runs[m->heap[0]];
+/* The earliest call into *c (the heap is not empty): 1 or a reader error.
+ * With two runs left (the common case: two regions nesting on a thread)
+ * one comparison replaces the sift. */
+static inline int sp_merge_pop(sp_reader_merge_t *m, sp_reader_call_t *c) {
+  sp_mrun_t *r = &m->runs[m->heap[0].run];
   *c = r->buf[r->i++];
   int rc = r->i < r->n ? 0 : sp_run_fill(m, r);
   if (rc) return rc;
-  if (r->i == r->n) m->heap[0] = m->heap[--m->nheap];
+  if (r->i == r->n) {
+    m->heap[0] = m->heap[--m->nheap];
+  } else {
+    m->heap[0].c = &r->buf[r->i];
+    if (m->nheap == 2) {
+      if (sp_call_before(m->heap[1].c, m->heap[0].c)) {
+        sp_mhead_t t = m->heap[0];
+        m->heap[0] = m->heap[1];
+        m->heap[1] = t;
+      }
+      return 1;
+    }
+  }
   sp_heap_down(m, 0);
   return 1;
+}
+
+int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c) {
+  if (!m || !c) return SP_READER_EINVAL;
+  if (m->nheap == 0) return 0;
+  return sp_merge_pop(m, c);
+}
+
+int64_t sp_reader_merge_next_n(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t cap) {
+  if (!m || !c || cap < 0) return SP_READER_EINVAL;
+  int64_t n = 0;
+  while (n < cap && m->nheap > 0) {
+    int rc = sp_merge_pop(m, &c[n]);
+    if (rc < 0) return rc;
+    n++;
+  }
+  return n;
 }
 
 void sp_reader_merge_close(sp_reader_merge_t *m) {

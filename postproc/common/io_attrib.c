@@ -187,7 +187,7 @@ static int sp_io_rank(sp_io_attrib_t *x, const sp_selection_t *sel, int j) {
     int g = sel->regions[p];
     if (iv[p].n == 0 || !sp_io_region(sp_reader_region_name(r, g))) continue;
     sp_reader_io_calls_t io;
-    sp_reader_mpi_t mpi = {0, 0, NULL, NULL};
+    sp_reader_mpi_t mpi = {0};
     if (sp_reader_io_calls_load(r, g, k, &io) != 0) io.present = 0;
     if (!io.present && sp_reader_mpi_load(r, g, k, &mpi) != 0) mpi.present = 0;
     const int64_t *bytes = io.present ? io.bytes : mpi.present ? mpi.bytes : NULL;

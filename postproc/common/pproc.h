@@ -383,8 +383,7 @@ typedef struct sp_io_visit {
   void (*file_row)(void *ctx, const int64_t *v, const char *name, int slow_rank, int64_t slow_ns,
                    int ranks);
 } sp_io_visit_t;
-int sp_io_files_walk(const sp_selection_t *sel, const sp_io_visit_t *visit, void *ctx,
-                     int *found);
+int sp_io_files_walk(const sp_selection_t *sel, const sp_io_visit_t *visit, void *ctx, int *found);
 /* io_attrib.c: the bytes and time of the I/O calls each region made
  * (docs/io.md, "Reading the records"), per (region, thread) (thread
  * ignored unless by_thread): time from the call tree t (built with
@@ -395,8 +394,7 @@ int sp_io_attrib_build(const sp_selection_t *sel, const sp_reader_tree_t *t, int
                        int want_bytes, sp_io_attrib_t **out);
 /* The figures of (region, thread): *bytes, *ns; returns bits 1 (bytes
  * known) and 2 (time known), 0 when the region made no I/O call. */
-int sp_io_attrib_get(const sp_io_attrib_t *x, int region, int thread, int64_t *bytes,
-                     int64_t *ns);
+int sp_io_attrib_get(const sp_io_attrib_t *x, int region, int thread, int64_t *bytes, int64_t *ns);
 void sp_io_attrib_free(sp_io_attrib_t *x);
 /* 1 when name is an I/O call region (io:*, MPI_File_*). */
 int sp_io_region(const char *name);

@@ -810,12 +810,26 @@ SP_READER_EXPORT void sp_reader_mpi_comms_free(sp_reader_mpi_comms_t *c);
 #define SP_READER_IO_NBINS 10
 
 /** The int64 columns of a file record, in this order (XX(id, name)). */
-#define SP_READER_IO_COLUMNS(XX)                                                                  \
-  XX(OPENS, "opens") XX(READS, "reads") XX(WRITES, "writes") XX(SEEKS, "seeks")                   \
-  XX(SYNCS, "syncs") XX(META_OPS, "meta_ops") XX(BYTES_READ, "bytes_read")                        \
-  XX(BYTES_WRITTEN, "bytes_written") XX(MAX_OFFSET, "max_offset") XX(READ_NS, "read_ns")          \
-  XX(WRITE_NS, "write_ns") XX(META_NS, "meta_ns") XX(FIRST_NS, "first_ns") XX(LAST_NS, "last_ns") \
-  XX(SLOWEST_NS, "slowest_ns") XX(SLOWEST_START_NS, "slowest_start_ns") XX(MMAPS, "mmaps")
+/* clang-format off */
+#define SP_READER_IO_COLUMNS(XX) \
+  XX(OPENS, "opens") \
+  XX(READS, "reads") \
+  XX(WRITES, "writes") \
+  XX(SEEKS, "seeks") \
+  XX(SYNCS, "syncs") \
+  XX(META_OPS, "meta_ops") \
+  XX(BYTES_READ, "bytes_read") \
+  XX(BYTES_WRITTEN, "bytes_written") \
+  XX(MAX_OFFSET, "max_offset") \
+  XX(READ_NS, "read_ns") \
+  XX(WRITE_NS, "write_ns") \
+  XX(META_NS, "meta_ns") \
+  XX(FIRST_NS, "first_ns") \
+  XX(LAST_NS, "last_ns") \
+  XX(SLOWEST_NS, "slowest_ns") \
+  XX(SLOWEST_START_NS, "slowest_start_ns") \
+  XX(MMAPS, "mmaps")
+/* clang-format on */
 
 /** Index of each int64 column in sp_reader_io_files_t.v: SP_READER_IO_OPENS, ... */
 enum {
@@ -828,14 +842,14 @@ enum {
 /** The file records of one rank; arrays owned by the caller after
  *  sp_reader_io_files_load(), released by sp_reader_io_files_free(). */
 typedef struct sp_reader_io_files {
-  int present;                             /**< 1 if the rank has file records */
-  int64_t n;                               /**< F: files of the rank */
-  char **names;                            /**< F paths as the program gave them (UTF-8) */
-  char **slowest_ops;                      /**< F region names of each file's slowest call */
-  int32_t *apis;                           /**< F bit masks: 1 POSIX, 2 stdio, 4 MPI-IO */
-  int64_t *v[SP_READER_IO_NCOLS];          /**< F values of each column (SP_READER_IO_*) */
-  int64_t *size_hist;                      /**< F x SP_READER_IO_NBINS accesses per size bucket */
-  int64_t size_bins[SP_READER_IO_NBINS];   /**< bucket upper bounds (exclusive), bytes */
+  int present;                           /**< 1 if the rank has file records */
+  int64_t n;                             /**< F: files of the rank */
+  char **names;                          /**< F paths as the program gave them (UTF-8) */
+  char **slowest_ops;                    /**< F region names of each file's slowest call */
+  int32_t *apis;                         /**< F bit masks: 1 POSIX, 2 stdio, 4 MPI-IO */
+  int64_t *v[SP_READER_IO_NCOLS];        /**< F values of each column (SP_READER_IO_*) */
+  int64_t *size_hist;                    /**< F x SP_READER_IO_NBINS accesses per size bucket */
+  int64_t size_bins[SP_READER_IO_NBINS]; /**< bucket upper bounds (exclusive), bytes */
 } sp_reader_io_files_t;
 
 /** Name of int64 column c as stored ("opens", ...), or NULL out of range. */

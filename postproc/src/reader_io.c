@@ -104,7 +104,7 @@ static int sp_io_read_strings(sp_reader_t *r, hid_t g, const char *where, const 
     out[i] = strdup(raw[i] ? raw[i] : "");
     if (!out[i]) rc = sp__reader_fail(r, SP_READER_ENOMEM, "%s: out of memory", where);
   }
-  for (int64_t i = 0; i < n; i++) free(raw[i]); /* the library's default allocator is malloc */
+  for (int64_t i = 0; i < n; i++) H5free_memory(raw[i]); /* HDF5 allocated them */
   free(raw);
   H5Tclose(mt);
   return rc;

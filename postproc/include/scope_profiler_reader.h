@@ -930,7 +930,9 @@ typedef struct sp_reader_values {
   int64_t n;                   /**< calls: value e belongs to interval e of sp_reader_load() */
   int nkeys;                   /**< keys set by at least one call of the pair */
   sp_reader_value_key_t *keys; /**< nkeys keys, in link name order */
-  int64_t lost;                /**< values the recording could not store (values_lost) */
+  int64_t lost;                /**< values the recording could not store (the pair's
+                                *   values_lost; 0 in the columnar layout, which keeps
+                                *   only the file's total) */
 } sp_reader_values_t;
 
 /**

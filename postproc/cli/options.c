@@ -579,7 +579,8 @@ static const sp_opt_row_t sp_opt_rows[] = {
                 "to 100, as numpy.percentile's linear default; holds one region's durations "
                 "at a time) and named columns: bytes (MPI calls' bytes sent and received), "
                 "msgs (MPI calls with a peer or bytes > 0), summed over ranks; \"-\" where no "
-                "call has them; source: the region's place in the source (file:line, from "
+                "call has them; wait_s (seconds the region's MPI calls spent in the wait "
+                "states of --waits, summed over ranks; \"-\" for other regions); source: the region's place in the source (file:line, from "
                 "sp_region_at, SP_SCOPE, ...; - where unknown) and columns before region: "
                 "peak_rss_bytes (highest RSS sampled during a call of the region; files of "
                 "runs with SCOPE_PROFILER_SAMPLE_MS, else \"-\")"),

@@ -367,7 +367,7 @@ int sp_check_main(int argc, char **argv);
 /* listing.c, summary.c, export.c (the Gantt chart: gantt.h) */
 int sp_list_print(const sp_selection_t *sel, sp_table_format_t fmt);
 int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o);
-/* waits_print.c: --waits. */
+/* common/waits_print.c: --waits. */
 int sp_waits_print(const sp_selection_t *sel, const sp_options_t *o);
 /* listing.c: --io, the I/O records per (rank, file) and per file. */
 int sp_io_print(const sp_selection_t *sel, const sp_options_t *o);

@@ -146,10 +146,11 @@ typedef struct stamps {
   long long in[N * NPH], out[N * NPH], work[N * NPH];
 } stamps_t;
 
-/* One expected wait of rank r in phase ph, caused by rank c's delay in
- * region: the cause region is named only when r started waiting after c
- * started the delay (on an oversubscribed node a rank can leave the sync
- * barrier late; then c was elsewhere and "-" asks nothing). */
+/* One expected wait of rank r in phase ph until `until`, caused by rank c's
+ * delay in region: the cause region is named only when r started waiting
+ * after c started the delay (on an oversubscribed node a rank can leave the
+ * sync barrier late; then c was elsewhere and "-" asks nothing). The last
+ * rank itself expects 0 (until is its own entry). */
 static void row(FILE *f, const stamps_t *t, const char *state, int r, const char *path, int ph,
                 int c, long long until, const char *region) {
   long long in = t->in[r * NPH + ph];
@@ -162,21 +163,26 @@ static void expect(FILE *f, const stamps_t *t) {
   row(f, t, "late_sender", 0, "phase_ls/MPI_Recv", LS, 1, I(1, LS), "late_send_work");
   row(f, t, "late_sender", 2, "phase_ls/MPI_Recv", LS, 3, I(3, LS), "late_send_work");
   row(f, t, "late_receiver", 0, "phase_lr/MPI_Ssend", LR, 1, I(1, LR), "late_recv_work");
+  /* N x N and Barrier: every member waits for the last to enter, which is
+   * the delayed rank unless the node's load made another later still. */
+  int bar_last = 0, even_last = I(2, NXN) > I(0, NXN) ? 2 : 0,
+      odd_last = I(1, NXN) > I(3, NXN) ? 1 : 3;
+  for (int r = 1; r < N; r++)
+    if (I(r, BAR) > I(bar_last, BAR)) bar_last = r;
   for (int r = 0; r < N; r++) {
-    if (r != 2)
-      row(f, t, "wait_barrier", r, "phase_bar/MPI_Barrier", BAR, 2, I(2, BAR), "barrier_work");
-    if (r == 1 || r == 2) {
-      int late = r == 2 ? 0 : 3;
-      row(f, t, "wait_nxn", r, "phase_nxn/MPI_Allreduce", NXN, late, I(late, NXN),
-          "allreduce_work");
-    }
+    row(f, t, "wait_barrier", r, "phase_bar/MPI_Barrier", BAR, bar_last, I(bar_last, BAR),
+        bar_last == 2 ? "barrier_work" : "-");
+    int last = r % 2 == 0 ? even_last : odd_last;
+    row(f, t, "wait_nxn", r, "phase_nxn/MPI_Allreduce", NXN, last, I(last, NXN),
+        last == 0 || last == 3 ? "allreduce_work" : "-");
     if (r != 1)
       row(f, t, "late_broadcast", r, "phase_bcast/MPI_Bcast", BCAST, 1, I(1, BCAST), "bcast_work");
   }
   int lr = 1;
   for (int r = 2; r < N; r++)
     if (I(r, REDUCE) > I(lr, REDUCE)) lr = r;
-  row(f, t, "early_reduce", 0, "phase_reduce/MPI_Reduce", REDUCE, lr, I(lr, REDUCE), "reduce_work");
+  row(f, t, "early_reduce", 0, "phase_reduce/MPI_Reduce", REDUCE, lr, I(lr, REDUCE),
+      lr == 3 ? "reduce_work" : "-");
 #undef I
 }
 

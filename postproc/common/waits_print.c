@@ -1,4 +1,4 @@
-/* waits_print.c - --waits: the wait states of the MPI calls (common/waits.h).
+/* waits_print.c - --waits: the wait states of the MPI calls (waits.h).
  *
  * Two tables: per call path and rank the time in each wait state, most
  * waiting first; then per wait state the causes, (rank, region) pairs
@@ -13,20 +13,55 @@
 #include "pproc.h"
 #include "waits.h"
 
-static const sp_col_t sp_wait_cols[] = {{"late_sender_s", SP_COL_SEC, 15},
-                                        {"late_receiver_s", SP_COL_SEC, 15},
-                                        {"wait_nxn_s", SP_COL_SEC, 12},
-                                        {"wait_barrier_s", SP_COL_SEC, 14},
-                                        {"late_broadcast_s", SP_COL_SEC, 16},
-                                        {"early_reduce_s", SP_COL_SEC, 14},
-                                        {"wait_s", SP_COL_SEC, 12},
-                                        {"rank", SP_COL_INT, 5},
-                                        {"path", SP_COL_STR, 0}};
-static const sp_col_t sp_cause_cols[] = {{"state", SP_COL_STR, 16},
-                                         {"wait_s", SP_COL_SEC, 12},
-                                         {"calls", SP_COL_INT, 8},
-                                         {"cause_rank", SP_COL_INT, 10},
-                                         {"cause_region", SP_COL_STR, 0}};
+/* The cells of a text, tsv or csv row, by the rules of cli/table.c (which
+ * the front keeps: common/ calls no file of it): text right-aligned to the
+ * column's width, the last column unpadded, names as text_safe.c writes
+ * them; csv quoted where it must be. */
+static void sp_wcell(sp_table_format_t fmt, const char *s, int width, int first) {
+  if (!first) fputs(fmt == SP_TABLE_TSV ? "\t" : fmt == SP_TABLE_CSV ? "," : " ", stdout);
+  if (fmt == SP_TABLE_CSV) {
+    int quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote) putchar('"');
+    sp_text_put(stdout, s, SP_TEXT_CSV);
+    if (quote) putchar('"');
+    return;
+  }
+  int len = (int)strlen(s);
+  if (fmt == SP_TABLE_TEXT && width > len) printf("%*s", width - len, "");
+  sp_text_put(stdout, s, SP_TEXT_PLAIN);
+}
+
+static void sp_wjson_str(const char *s) {
+  putchar('"');
+  sp_text_put(stdout, s, SP_TEXT_JSON);
+  putchar('"');
+}
+
+/* ns (>= 0) as seconds, exactly. */
+static void sp_wsec(char *buf, size_t cap, int64_t ns) {
+  snprintf(buf, cap, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
+}
+
+static const char *const sp_wait_cols[] = {"late_sender_s",
+                                           "late_receiver_s",
+                                           "wait_nxn_s",
+                                           "wait_barrier_s",
+                                           "late_broadcast_s",
+                                           "early_reduce_s",
+                                           "wait_s",
+                                           "rank",
+                                           "path"};
+static const int sp_wait_widths[] = {15, 15, 12, 14, 16, 14, 12, 5, 0};
+static const char *const sp_cause_cols[] = {"state", "wait_s", "calls", "cause_rank",
+                                            "cause_region"};
+static const int sp_cause_widths[] = {16, 12, 8, 10, 0};
+
+static void sp_wheader(sp_table_format_t fmt, const char *const *cols, const int *widths, int n,
+                       const char *note) {
+  if (fmt == SP_TABLE_TEXT && note) printf("%s\n", note);
+  for (int c = 0; c < n; c++) sp_wcell(fmt, cols[c], c < n - 1 ? widths[c] : 0, c == 0);
+  putchar('\n');
+}
 
 static const char *sp_region_or_none(const sp_waits_t *w, int32_t g) {
   const char *s = g >= 0 ? sp_reader_region_name(w->reader, g) : NULL;
@@ -35,63 +70,64 @@ static const char *sp_region_or_none(const sp_waits_t *w, int32_t g) {
 
 static void sp_waits_table1(const sp_waits_t *w, const sp_wrow_t *rows, int64_t n,
                             sp_table_format_t fmt, const char *note) {
-  sp_table_t t;
-  char path[4096];
-  sp_table_begin(&t, fmt, sp_wait_cols, 9, note);
+  char path[4096], num[48];
+  sp_wheader(fmt, sp_wait_cols, sp_wait_widths, 9, note);
   for (int64_t i = 0; i < n; i++) {
-    sp_cell_t c[9];
-    memset(c, 0, sizeof c);
-    for (int s = 0; s < SP_WAIT_NSTATES; s++) c[s].d = rows[i].ns[s] / 1e9;
-    c[6].d = rows[i].total / 1e9;
-    c[7].i = w->ranks[rows[i].rank].id;
+    for (int s = 0; s <= SP_WAIT_NSTATES; s++) {
+      sp_wsec(num, sizeof num, s < SP_WAIT_NSTATES ? rows[i].ns[s] : rows[i].total);
+      sp_wcell(fmt, num, sp_wait_widths[s], s == 0);
+    }
+    snprintf(num, sizeof num, "%d", w->ranks[rows[i].rank].id);
+    sp_wcell(fmt, num, sp_wait_widths[7], 0);
     sp_waits_path_name(w, rows[i].path, path, sizeof path);
-    c[8].s = path;
-    sp_table_row(&t, c);
+    sp_wcell(fmt, path, 0, 0);
+    putchar('\n');
   }
 }
 
 static void sp_waits_table2(const sp_waits_t *w, const sp_cause_t *c, int64_t n,
                             sp_table_format_t fmt) {
-  sp_table_t t;
-  sp_table_begin(&t, fmt, sp_cause_cols, 5,
-                 "# causes: per wait state, the late partner's rank and the region it was in "
-                 "when the waiting started, largest first");
+  char num[48];
+  sp_wheader(fmt, sp_cause_cols, sp_cause_widths, 5,
+             "# causes: per wait state, the late partner's rank and the region it was in "
+             "when the waiting started, largest first");
   for (int64_t i = 0; i < n; i++) {
-    sp_cell_t v[5];
-    memset(v, 0, sizeof v);
-    v[0].s = sp_wait_keys[c[i].state];
-    v[1].d = c[i].ns / 1e9;
-    v[2].i = c[i].calls;
-    v[3].i = c[i].rank;
-    v[4].s = sp_region_or_none(w, c[i].region);
-    sp_table_row(&t, v);
+    sp_wcell(fmt, sp_wait_keys[c[i].state], sp_cause_widths[0], 1);
+    sp_wsec(num, sizeof num, c[i].ns);
+    sp_wcell(fmt, num, sp_cause_widths[1], 0);
+    snprintf(num, sizeof num, "%lld", (long long)c[i].calls);
+    sp_wcell(fmt, num, sp_cause_widths[2], 0);
+    snprintf(num, sizeof num, "%d", c[i].rank);
+    sp_wcell(fmt, num, sp_cause_widths[3], 0);
+    sp_wcell(fmt, sp_region_or_none(w, c[i].region), 0, 0);
+    putchar('\n');
   }
 }
 
 /* The JSON object of both tables and the counts. */
 static void sp_waits_json(const sp_waits_t *w, const sp_wrow_t *rows, int64_t n,
                           const sp_cause_t *c, int64_t nc) {
-  char path[4096];
+  char path[4096], num[48];
   fputs("{\"waits\": [", stdout);
   for (int64_t i = 0; i < n; i++) {
     printf("%s\n{\"rank\":%d,\"path\":", i ? "," : "", w->ranks[rows[i].rank].id);
     sp_waits_path_name(w, rows[i].path, path, sizeof path);
-    sp_json_put_string(stdout, path);
+    sp_wjson_str(path);
     for (int s = 0; s < SP_WAIT_NSTATES; s++) {
-      printf(",\"%s_s\":", sp_wait_keys[s]);
-      sp_json_put_seconds(stdout, rows[i].ns[s]);
+      sp_wsec(num, sizeof num, rows[i].ns[s]);
+      printf(",\"%s_s\":%s", sp_wait_keys[s], num);
     }
-    fputs(",\"wait_s\":", stdout);
-    sp_json_put_seconds(stdout, rows[i].total);
+    sp_wsec(num, sizeof num, rows[i].total);
+    printf(",\"wait_s\":%s", num);
     putchar('}');
   }
   fputs("],\n\"causes\": [", stdout);
   for (int64_t i = 0; i < nc; i++) {
-    printf("%s\n{\"state\":\"%s\",\"wait_s\":", i ? "," : "", sp_wait_keys[c[i].state]);
-    sp_json_put_seconds(stdout, c[i].ns);
+    sp_wsec(num, sizeof num, c[i].ns);
+    printf("%s\n{\"state\":\"%s\",\"wait_s\":%s", i ? "," : "", sp_wait_keys[c[i].state], num);
     printf(",\"calls\":%lld,\"cause_rank\":%d,\"cause_region\":", (long long)c[i].calls, c[i].rank);
     if (c[i].region >= 0)
-      sp_json_put_string(stdout, sp_region_or_none(w, c[i].region));
+      sp_wjson_str(sp_region_or_none(w, c[i].region));
     else
       fputs("null", stdout);
     putchar('}');

@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
   }
   /* 4. */
   MPI_Request pr[2];
-  MPI_Recv_init(rbuf[2], 4, MPI_INT, q, 5, MPI_COMM_WORLD, &pr[0]);
-  int sb4[4] = {0};
+  int sb4[4] = {0}, rb4[4];
+  MPI_Recv_init(rb4, 4, MPI_INT, q, 5, MPI_COMM_WORLD, &pr[0]);
   MPI_Send_init(sb4, 4, MPI_INT, q, 5, MPI_COMM_WORLD, &pr[1]);
   const int s0 = n_start++;
   MPI_Start(&pr[0]);

@@ -166,7 +166,7 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp_index_meta(f, h, off);
   case SP_SPILL_SAMPLES:
     return sp__samples_index_record(f, h->len, off); /* samples_write.c */
-  case SP_SPILL_VALUES: { /* checked whole when read (values_write.c) */
+  case SP_SPILL_VALUES: {                            /* checked whole when read (values_write.c) */
     if (h->len < sizeof(sp_spill_values_t)) return SP_ESPILL;
     sp_spill_chunk_t c = {-1, -1, (int64_t)h->len, off};
     return sp_push_chunk(&f->vchunks, &f->nvchunks, c);

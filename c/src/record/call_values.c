@@ -481,19 +481,39 @@ static inline int sp_vset(const char *key, const sp_vin_t *in) {
   return rc;
 }
 
+/* The inside mark of hot_path.c's sp_enter/sp_leave: a second sp_setup
+ * waits for a thread inside a call before it discards the buffers this
+ * reads (session_quiesce.c). A thread without a record has nothing here. */
+static inline sp_thread_t *sp_vinside(int delta) {
+  sp_thread_t *t = sp__tls;
+  if (delta < 0) __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) + delta,
+                     delta > 0 ? __ATOMIC_RELAXED : __ATOMIC_RELEASE);
+  if (delta > 0) __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  return t;
+}
+
+static int sp_vset_marked(const char *key, const sp_vin_t *in) {
+  sp_vinside(1);
+  int rc = sp_vset(key, in);
+  sp_vinside(-1);
+  return rc;
+}
+
 int sp_call_set_int(const char *key, int64_t value) {
   const sp_vin_t in = {SP_VKIND_INT, value, 0.0, NULL, 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp_call_set_real(const char *key, double value) {
   const sp_vin_t in = {SP_VKIND_REAL, 0, value, NULL, 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp_call_set(const char *key, const char *value) {
   const sp_vin_t in = {SP_VKIND_STR, 0, 0.0, value, value ? strlen(value) : 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size_t vlen) {
@@ -512,7 +532,9 @@ int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size
   }
   while (klen > 0 && key && (key[klen - 1] == ' ' || key[klen - 1] == '\0')) klen--;
   int saved_errno = errno;
+  sp_vinside(1);
   int rc = sp_vset_slow(key, klen, 0, &in);
+  sp_vinside(-1);
   errno = saved_errno;
   return rc;
 }

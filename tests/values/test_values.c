@@ -201,8 +201,8 @@ int main(int argc, char **argv) {
   for (int t = 1; t < NTHREADS; t++) pthread_create(&th[t], NULL, work, &w[t]);
   work(&w[0]);
   for (int t = 1; t < NTHREADS; t++) pthread_join(th[t], NULL);
-  printf("no-call misuse %" PRId64 ", lost %" PRId64 "\n",
-         sp_misuse_count(SP_MISUSE_VALUE_NO_CALL), sp_misuse_count(SP_MISUSE_VALUES_LOST));
+  printf("no-call misuse %" PRId64 ", lost %" PRId64 "\n", sp_misuse_count(SP_MISUSE_VALUE_NO_CALL),
+         sp_misuse_count(SP_MISUSE_VALUES_LOST));
   fflush(stdout);
   fclose(oracle);
   if (killed) {

@@ -497,7 +497,7 @@ SP_HIDDEN void sp__writer_drain(void); /* waits until every handed array is writ
  * handed before; 0, or -1 when there is no writer (the caller writes it
  * and keeps rec). */
 SP_HIDDEN int sp__writer_values(void *rec, size_t hlen, size_t blen);
-SP_HIDDEN void sp__writer_stop(void);  /* drains and ends the thread */
+SP_HIDDEN void sp__writer_stop(void); /* drains and ends the thread */
 SP_HIDDEN void sp__writer_fork_prepare(void);
 SP_HIDDEN void sp__writer_fork_parent(void);
 SP_HIDDEN void sp__writer_fork_child(void); /* drops the parent's queue */

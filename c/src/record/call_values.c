@@ -110,8 +110,7 @@ static int32_t sp_vkey_find(int32_t h, const char *key, size_t len, int kind, co
   sp_vregion_t *r = sp_vregion(h, 1);
   int32_t k = -2;
   if (r) {
-    for (k = 0; k < r->n && strcmp(r->name[k], key) != 0; k++) {
-    }
+    for (k = 0; k < r->n && strcmp(r->name[k], key) != 0; k++) {}
     if (k == r->n && r->n == SP_VKEYS) {
       r->lost++;
       k = -1;
@@ -162,12 +161,19 @@ int64_t sp__vals_lost_mem(int32_t h) {
 static void sp_vals_drop(sp_thread_t *t, int32_t h, int64_t index);
 static void sp_vals_flush(sp_thread_t *t, int async);
 
+/* thread_buffers.c's calls into this file, filled once (pthread_once:
+ * every thread that makes a log has seen them filled). */
+static pthread_once_t sp_vhooks_once = PTHREAD_ONCE_INIT;
+static void sp_vhooks_fill(void) {
+  sp__vals_hooks.drop = sp_vals_drop;
+  sp__vals_hooks.flush = sp_vals_flush;
+}
+
 /* t's log for this session (emptied when it holds an older one's). */
 static struct sp_vals *sp_vals_of(sp_thread_t *t) {
   struct sp_vals *v = t->vals;
   if (!v) {
-    sp__vals_hooks.drop = sp_vals_drop;
-    sp__vals_hooks.flush = sp_vals_flush;
+    pthread_once(&sp_vhooks_once, sp_vhooks_fill);
     v = calloc(1, sizeof *v);
     if (!v) return NULL;
     t->vals = v;
@@ -205,8 +211,8 @@ static void sp_vflush_keys(void) {
     sp_vregion_t *r = sp_vreg[h];
     for (; r && r->spilled < r->n; r->spilled++) {
       const char *name = r->name[r->spilled];
-      sp_spill_values_t head = {SP_VREC_KEY, -1, h, r->spilled, r->kind[r->spilled], 0, 0,
-                                (int64_t)strlen(name)};
+      sp_spill_values_t head = {SP_VREC_KEY,         -1, h, r->spilled,
+                                r->kind[r->spilled], 0,  0, (int64_t)strlen(name)};
       if (sp__up.spill_values(&head, sizeof head, name, (size_t)head.len) != 0) break;
     }
     if (r && r->lost > r->lost_spilled) {
@@ -374,7 +380,9 @@ static int sp_vput(sp_thread_t *t, struct sp_vals *v, int32_t h, int64_t index, 
 static int sp_vbad_key(const char *key, size_t len) {
   sp_vmisuse(SP_MISUSE_BAD_NAME);
   sp__log(SP_LOG_WARNING, SP_LOG_ONCE_BAD_NAME, "sp_call_set: key is %s; ignored",
-          !key ? "NULL" : len == 0 ? "empty" : "longer than 255 bytes");
+          !key       ? "NULL"
+          : len == 0 ? "empty"
+                     : "longer than 255 bytes");
   return SP_EINVAL;
 }
 
@@ -405,7 +413,8 @@ static int sp_vtoo_many(int32_t h) {
 static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, int cstr,
                                                   const sp_vin_t *in) {
   if (!__atomic_load_n(&sp__state.session, __ATOMIC_RELAXED)) return SP_ENOTSETUP;
-  if (!key || klen == 0 || klen > SP_VKEY_MAX || memchr(key, '\0', klen)) return sp_vbad_key(key, klen);
+  if (!key || klen == 0 || klen > SP_VKEY_MAX || memchr(key, '\0', klen))
+    return sp_vbad_key(key, klen);
   if (in->kind == SP_VKIND_STR && !in->s) return sp_vbad_key(key, klen);
   if (__atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) == SP_MODE_OFF) return 0; /* quiet: off */
   sp_thread_t *t = sp__tls;
@@ -472,19 +481,39 @@ static inline int sp_vset(const char *key, const sp_vin_t *in) {
   return rc;
 }
 
+/* The inside mark of hot_path.c's sp_enter/sp_leave: a second sp_setup
+ * waits for a thread inside a call before it discards the buffers this
+ * reads (session_quiesce.c). A thread without a record has nothing here. */
+static inline sp_thread_t *sp_vinside(int delta) {
+  sp_thread_t *t = sp__tls;
+  if (delta < 0) __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (SP_LIKELY(t != NULL))
+    __atomic_store_n(&t->inside, __atomic_load_n(&t->inside, __ATOMIC_RELAXED) + delta,
+                     delta > 0 ? __ATOMIC_RELAXED : __ATOMIC_RELEASE);
+  if (delta > 0) __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  return t;
+}
+
+static int sp_vset_marked(const char *key, const sp_vin_t *in) {
+  sp_vinside(1);
+  int rc = sp_vset(key, in);
+  sp_vinside(-1);
+  return rc;
+}
+
 int sp_call_set_int(const char *key, int64_t value) {
   const sp_vin_t in = {SP_VKIND_INT, value, 0.0, NULL, 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp_call_set_real(const char *key, double value) {
   const sp_vin_t in = {SP_VKIND_REAL, 0, value, NULL, 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp_call_set(const char *key, const char *value) {
   const sp_vin_t in = {SP_VKIND_STR, 0, 0.0, value, value ? strlen(value) : 0};
-  return sp_vset(key, &in);
+  return sp_vset_marked(key, &in);
 }
 
 int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size_t vlen) {
@@ -503,7 +532,9 @@ int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size
   }
   while (klen > 0 && key && (key[klen - 1] == ' ' || key[klen - 1] == '\0')) klen--;
   int saved_errno = errno;
+  sp_vinside(1);
   int rc = sp_vset_slow(key, klen, 0, &in);
+  sp_vinside(-1);
   errno = saved_errno;
   return rc;
 }

@@ -463,8 +463,7 @@ static int sp_write_io(const char *path, const sp_rank_src_t *ranks, int nranks)
 }
 
 /* The values per call of every rank (values_write.c). */
-static int sp_write_values(const char *path, int columnar, const sp_rank_src_t *ranks,
-                           int nranks) {
+static int sp_write_values(const char *path, int columnar, const sp_rank_src_t *ranks, int nranks) {
   sp_local_t *ls = malloc((size_t)nranks * sizeof *ls);
   if (!ls) return SP_ENOMEM;
   for (int r = 0; r < nranks; r++) {

@@ -63,8 +63,7 @@ static int sp_pread_full(int fd, void *buf, size_t len, int64_t off) {
 }
 
 /* A record's payload (head, body); NULL when it cannot be read. */
-static char *sp_vrecord(const sp_spill_file_t *f, const sp_spill_chunk_t *c,
-                        sp_spill_values_t *h) {
+static char *sp_vrecord(const sp_spill_file_t *f, const sp_spill_chunk_t *c, sp_spill_values_t *h) {
   char *p = malloc((size_t)c->n);
   if (!p || sp_pread_full(f->fd, p, (size_t)c->n, c->offset) != 0) {
     free(p);
@@ -129,7 +128,8 @@ static int sp_vcounts(sp_vbuild_t *b) {
   for (int32_t i = 0; l->threads && i < nr; i++)
     for (int32_t t = 0; t < l->nthreads; t++) {
       const sp_thread_t *th = l->threads[t];
-      if (th && l->handles[i] < th->nbufs) b->cnt[(int64_t)i * b->nt + t] += th->bufs[l->handles[i]].n;
+      if (th && l->handles[i] < th->nbufs)
+        b->cnt[(int64_t)i * b->nt + t] += th->bufs[l->handles[i]].n;
     }
   for (int32_t i = 0; i < nr; i++) {
     int64_t at = 0;
@@ -177,7 +177,8 @@ static int sp_vapply(sp_vbuild_t *b, int32_t thread, const sp_spill_value_t *e, 
   const int64_t pos = b->base[(int64_t)i * b->nt + thread] + e->index;
   if (pos >= c->n) return 1;
   if (c->kind == SP_VKIND_STR) {
-    if (e->kind != SP_VKIND_STR || e->v.s < 0 || e->v.s >= slen || !memchr(str + e->v.s, 0, (size_t)(slen - e->v.s)))
+    if (e->kind != SP_VKIND_STR || e->v.s < 0 || e->v.s >= slen ||
+        !memchr(str + e->v.s, 0, (size_t)(slen - e->v.s)))
       return 1;
     char *s = strdup(str + e->v.s);
     if (!s) return 1;
@@ -268,8 +269,14 @@ static int64_t sp_vput(char *buf, int64_t at, const sp_plan_region_t *r, const c
                        const sp_vcol_t *c, int64_t base, int64_t lost) {
   int64_t sb;
   const int64_t data = sp_vcol_bytes(c, &sb);
-  sp_vhead_t h = {c ? c->kind : 0, (int32_t)r->len, key ? (int32_t)strlen(key) : 0, 0,
-                  c ? c->n : 0, base, lost, sb};
+  sp_vhead_t h = {c ? c->kind : 0,
+                  (int32_t)r->len,
+                  key ? (int32_t)strlen(key) : 0,
+                  0,
+                  c ? c->n : 0,
+                  base,
+                  lost,
+                  sb};
   const int64_t len = (int64_t)sizeof h + SP_PAD8(h.rlen) + SP_PAD8(h.klen) + data;
   if (!buf) return at + len;
   char *p = buf + at;
@@ -398,7 +405,8 @@ static int sp_vnext(const char *all, int64_t len, int64_t *at, sp_vview_t *v) {
   memcpy(&v->h, all + *at, sizeof v->h);
   const sp_vhead_t *h = &v->h;
   if (h->rlen < 0 || h->klen < 0 || h->klen > 255 || h->n < 0 || h->sbytes < 0) return 0;
-  const int64_t data = h->kind == 0 ? 0 : h->n * 8 + (h->kind == SP_VKIND_STR ? SP_PAD8(h->sbytes) : 0);
+  const int64_t data =
+      h->kind == 0 ? 0 : h->n * 8 + (h->kind == SP_VKIND_STR ? SP_PAD8(h->sbytes) : 0);
   const int64_t need = (int64_t)sizeof *h + SP_PAD8(h->rlen) + SP_PAD8(h->klen) + data;
   if (need > len - *at) return 0;
   v->region = all + *at + sizeof *h;
@@ -448,7 +456,9 @@ static int sp_vdataset(hid_t g, const char *key, size_t klen, int kind, int64_t 
   k[klen] = '\0';
   sp__link_name_encode(k, klen, name, sizeof name);
   hid_t st = kind == SP_VKIND_STR ? sp_vstr_type() : -1;
-  hid_t mem = kind == SP_VKIND_INT ? H5T_NATIVE_INT64 : kind == SP_VKIND_REAL ? H5T_NATIVE_DOUBLE : st;
+  hid_t mem = kind == SP_VKIND_INT    ? H5T_NATIVE_INT64
+              : kind == SP_VKIND_REAL ? H5T_NATIVE_DOUBLE
+                                      : st;
   hid_t file = kind == SP_VKIND_INT ? H5T_STD_I64LE : kind == SP_VKIND_REAL ? H5T_IEEE_F64LE : st;
   int rc = sp__h5_dataset_1d(g, name, mem, file, n, data);
   if (rc == 0) {
@@ -462,7 +472,8 @@ static int sp_vdataset(hid_t g, const char *key, size_t klen, int kind, int64_t 
 
 /* call_values under loc, made with its values_lost attribute if new. */
 static hid_t sp_vgroup(hid_t loc, int64_t lost) {
-  if (H5Lexists(loc, "call_values", H5P_DEFAULT) > 0) return H5Gopen2(loc, "call_values", H5P_DEFAULT);
+  if (H5Lexists(loc, "call_values", H5P_DEFAULT) > 0)
+    return H5Gopen2(loc, "call_values", H5P_DEFAULT);
   hid_t g = H5Gcreate2(loc, "call_values", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g >= 0 && sp__h5_attr(g, "values_lost", H5T_NATIVE_INT64, &lost) != 0) {
     H5Gclose(g);
@@ -511,7 +522,8 @@ typedef struct sp_vckey {
 
 static int sp_vcol_key(sp_vckey_t **keys, int *nkeys, const sp_vview_t *v, int64_t E) {
   for (int k = 0; k < *nkeys; k++)
-    if (strlen((*keys)[k].key) == (size_t)v->h.klen && memcmp((*keys)[k].key, v->key, (size_t)v->h.klen) == 0)
+    if (strlen((*keys)[k].key) == (size_t)v->h.klen &&
+        memcmp((*keys)[k].key, v->key, (size_t)v->h.klen) == 0)
       return k;
   sp_vckey_t *nk = realloc(*keys, (size_t)(*nkeys + 1) * sizeof *nk);
   if (!nk) return -1;
@@ -520,7 +532,8 @@ static int sp_vcol_key(sp_vckey_t **keys, int *nkeys, const sp_vview_t *v, int64
   memcpy(c->key, v->key, (size_t)v->h.klen);
   c->key[v->h.klen] = '\0';
   c->kind = v->h.kind;
-  c->data = c->kind == SP_VKIND_STR ? calloc((size_t)E + 1, sizeof(char *)) : malloc((size_t)(E + 1) * 8);
+  c->data =
+      c->kind == SP_VKIND_STR ? calloc((size_t)E + 1, sizeof(char *)) : malloc((size_t)(E + 1) * 8);
   if (!c->data) return -1;
   for (int64_t j = 0; c->kind == SP_VKIND_INT && j < E; j++) ((int64_t *)c->data)[j] = INT64_MIN;
   for (int64_t j = 0; c->kind == SP_VKIND_REAL && j < E; j++) ((double *)c->data)[j] = NAN;
@@ -533,8 +546,10 @@ static int64_t sp_vcol_place(sp_vckey_t *c, const sp_vview_t *v, int64_t at, cha
   for (int64_t j = 0; j < v->h.n; j++) {
     const int64_t pos = at + v->h.base + j;
     if (v->h.kind == SP_VKIND_STR) {
-      if (c->kind == SP_VKIND_STR) ((char **)c->data)[pos] = pool_s[j];
-      else lost += pool_s[j][0] != '\0';
+      if (c->kind == SP_VKIND_STR)
+        ((char **)c->data)[pos] = pool_s[j];
+      else
+        lost += pool_s[j][0] != '\0';
       continue;
     }
     int64_t iv;
@@ -547,7 +562,8 @@ static int64_t sp_vcol_place(sp_vckey_t *c, const sp_vview_t *v, int64_t at, cha
       memcpy((char *)c->data + pos * 8, v->data + j * 8, 8);
     } else if (c->kind == SP_VKIND_REAL && (int64_t)(double)iv == iv && iv != INT64_MAX) {
       ((double *)c->data)[pos] = (double)iv;
-    } else if (c->kind == SP_VKIND_INT && dv >= -9.2e18 && dv <= 9.2e18 && (double)(int64_t)dv == dv) {
+    } else if (c->kind == SP_VKIND_INT && dv >= -9.2e18 && dv <= 9.2e18 &&
+               (double)(int64_t)dv == dv) {
       ((int64_t *)c->data)[pos] = (int64_t)dv;
     } else {
       lost++;
@@ -609,7 +625,8 @@ static int sp_vwrite_columnar(hid_t file, int nranks, const char *all, const int
     if (rc == 0 && keys[k].kind == SP_VKIND_STR)
       for (int64_t j = 0; j < E; j++)
         if (!((char **)keys[k].data)[j]) ((char **)keys[k].data)[j] = "";
-    if (rc == 0) rc = sp_vdataset(g, keys[k].key, strlen(keys[k].key), keys[k].kind, E, keys[k].data);
+    if (rc == 0)
+      rc = sp_vdataset(g, keys[k].key, strlen(keys[k].key), keys[k].kind, E, keys[k].data);
     free(keys[k].data);
   }
   if (g >= 0) H5Gclose(g);
@@ -627,7 +644,8 @@ static int sp_vwrite_path(const char *path, int columnar, int nranks, const char
   int rc = f >= 0 ? 0 : SP_EHDF5;
   if (rc == 0 && columnar) rc = sp_vwrite_columnar(f, nranks, all, offs);
   for (int r = 0; rc == 0 && !columnar && r < nranks; r++)
-    if (offs[r + 1] - offs[r] >= 16) rc = sp_vwrite_rank(f, r, all + offs[r], offs[r + 1] - offs[r]);
+    if (offs[r + 1] - offs[r] >= 16)
+      rc = sp_vwrite_rank(f, r, all + offs[r], offs[r + 1] - offs[r]);
   if (f >= 0 && H5Fclose(f) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;
 }
@@ -653,10 +671,13 @@ int sp__values_finalize(sp_par_t *par, const sp_local_t *l, const char *ranks_pa
   } else {
     offs = malloc(2 * sizeof *offs);
     all = blob;
-    if (!offs) rc = SP_ENOMEM;
-    else offs[0] = 0, offs[1] = len;
+    if (!offs)
+      rc = SP_ENOMEM;
+    else
+      offs[0] = 0, offs[1] = len;
   }
-  if (rc == 0 && par->rank == 0 && ranks_path) rc = sp_vwrite_path(ranks_path, 0, par->size, all, offs);
+  if (rc == 0 && par->rank == 0 && ranks_path)
+    rc = sp_vwrite_path(ranks_path, 0, par->size, all, offs);
   if (rc == 0 && par->rank == 0 && col_path) rc = sp_vwrite_path(col_path, 1, par->size, all, offs);
   free(all);
   free(offs);
@@ -676,7 +697,8 @@ static int sp_vgather_serial(const sp_local_t *ls, int nranks, char **all, int64
   *all = rc == 0 ? malloc((size_t)(*offs)[nranks] + 1) : NULL;
   if (rc == 0 && !*all) rc = SP_ENOMEM;
   for (int r = 0; rc == 0 && r < nranks; r++)
-    if ((*offs)[r + 1] > (*offs)[r]) memcpy(*all + (*offs)[r], blob[r], (size_t)((*offs)[r + 1] - (*offs)[r]));
+    if ((*offs)[r + 1] > (*offs)[r])
+      memcpy(*all + (*offs)[r], blob[r], (size_t)((*offs)[r + 1] - (*offs)[r]));
   for (int r = 0; blob && r < nranks; r++) free(blob[r]);
   free(blob);
   return rc;

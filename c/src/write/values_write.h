@@ -13,7 +13,6 @@ SP_HIDDEN int sp__values_finalize(sp_par_t *par, const sp_local_t *l, const char
                                   const char *col_path);
 /* Recovery: the values of nranks ranks' spill files into the finished
  * file at path (columnar: its layout). */
-SP_HIDDEN int sp__values_recover(const char *path, int columnar, const sp_local_t *ls,
-                                 int nranks);
+SP_HIDDEN int sp__values_recover(const char *path, int columnar, const sp_local_t *ls, int nranks);
 
 #endif

@@ -16,6 +16,7 @@
 #include "pproc.h"
 #include "summary_columns.h"
 #include "values_stats.h"
+#include "pct_stream.h"
 
 typedef struct sp_row {
   int region;          /* reader region index */
@@ -34,9 +35,8 @@ typedef struct sp_row {
   double key;          /* sort key, ascending */
   const char *name;    /* set only when sorting by name */
   int64_t *rank_total; /* per selected rank, ns */
-  int64_t *durs;       /* --columns: the durations while the region is read */
-  int64_t ndurs, capdurs;
-  double pct[8];    /* --columns percentiles, ns */
+  sp_pct_t *pctx;      /* --columns pN: the durations, or their histogram (pct_stream.h) */
+  double pct[8];       /* --columns percentiles, ns */
   uint64_t *hist;   /* --columns on profile-mode files: the summed histogram (reader_agg_hist.c) */
   int xhave;        /* pairs that had what they need (MPI bytes and peers) */
   int agg_pairs;    /* pairs with aggregate figures instead of stamps */
@@ -132,14 +132,8 @@ static sp_row_t *sp_row_get(sp_rows_t *rs, int region, int thread) {
  * are asked for (returns -1 when out of memory). */
 static int sp_row_add(sp_rows_t *rs, sp_row_t *row, int j, int64_t d, int outer) {
   if (rs->keep) {
-    if (row->ndurs == row->capdurs) {
-      int64_t cap = row->capdurs ? 2 * row->capdurs : 1024;
-      int64_t *v = realloc(row->durs, (size_t)cap * sizeof *v);
-      if (!v) return -1;
-      row->durs = v;
-      row->capdurs = cap;
-    }
-    row->durs[row->ndurs++] = d;
+    if (!row->pctx && !(row->pctx = sp_pct_new(rs->stream))) return -1;
+    if (sp_pct_add(row->pctx, d) < 0) return -1;
   }
   if (row->cur_rank != j) {
     if (row->cur_sat && !row->cur_overlong) row->total_sat++;
@@ -209,7 +203,7 @@ static int sp_rows_calls(sp_rows_t *rs, sp_row_t **rowp, int g, int j, int by_th
 enum { SP_SUM_CHUNK = 65536 };
 
 /* A large pair whose calls are all outermost (sp_outer_all_read), when no
- * percentile, named column or MPI record needs its calls whole: the same
+ * named column needs its calls whole: the same
  * figures as sp_rows_rank in the same order, in chunks (memory flat in
  * the pair's calls). Returns 0, SP_EXIT_* or 1 when the caller must load
  * the pair whole. */
@@ -217,22 +211,28 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
                           sp_clamped_t *cl, sp_row_t *fixed) {
   int g = sel->regions[i], k = sel->ranks[j];
   sp_reader_info_t info;
-  if (rs->keep || rs->extra || rs->mpi || sp_reader_info(sel->reader, g, k, &info) != 0 ||
-      !info.present || !info.has_times || info.num_intervals <= rs->stream)
+  if (rs->extra || sp_reader_info(sel->reader, g, k, &info) != 0 || !info.present ||
+      !info.has_times || info.num_intervals <= rs->stream)
     return 1;
   int all = sp_outer_all_read(sel->reader, g, k, info.num_intervals);
   if (all != 1) return all == 0 ? 1 : all;
   int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
   int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
-  sp_reader_mpi_t none = {0, 0, NULL, NULL, NULL, NULL};
+  /* --columns bytes, msgs: the MPI record chunk by chunk beside the calls */
+  int64_t *mb = rs->mpi ? malloc(SP_SUM_CHUNK * sizeof *mb) : NULL;
+  int32_t *mp = rs->mpi ? malloc(SP_SUM_CHUNK * sizeof *mp) : NULL;
+  sp_reader_mpi_t mpi = {0, 0, mb, mp, NULL, NULL};
   sp_row_t *row = NULL;
-  int rc = s && e && t ? 0 : SP_EXIT_IO;
+  int rc = s && e && t && (!rs->mpi || (mb && mp)) ? 0 : SP_EXIT_IO;
   for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
     int64_t got = sp_reader_read_range(sel->reader, g, k, at, SP_SUM_CHUNK, s, e, t);
-    if (got <= 0 && at == 0) { /* the whole load says why */
+    int64_t mgot =
+        got > 0 && rs->mpi ? sp_reader_mpi_read_range(sel->reader, g, k, at, got, mb, mp) : 0;
+    if ((got <= 0 || mgot < 0) && at == 0) { /* the whole load says why */
       rc = 1;
       break;
     }
+    if (got > 0 && (mgot < 0 || (at > 0 && mpi.present != (mgot == got)))) got = 0;
     if (got < 0) {
       sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
       rc = sp_exit_for_reader((int)got);
@@ -244,12 +244,15 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
       rc = SP_EXIT_DATA;
       break;
     }
+    mpi.present = mgot == got;
+    mpi.n = got;
     if (at == 0) {
       row = fixed ? fixed : sp_row_get(rs, g, by_thread ? t[0] : -1);
       if (!row) {
         rc = SP_EXIT_IO;
         break;
       }
+      if (mpi.present) row->xhave++;
       /* As sp_rows_rank: num_calls below the intervals is damage. */
       int64_t calls = info.num_calls;
       if (calls < info.num_intervals) {
@@ -264,13 +267,15 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
       if (!by_thread) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
     }
     if (sp_rows_calls(rs, &row, g, j, by_thread, cl, s, e, info.has_thread_ids ? t : NULL, NULL,
-                      &none, at, got) < 0)
+                      &mpi, 0, got) < 0)
       rc = SP_EXIT_IO;
     at += got;
   }
   free(s);
   free(e);
   free(t);
+  free(mb);
+  free(mp);
   return rc;
 }
 
@@ -332,23 +337,6 @@ static int sp_rows_rank(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, 
   free(outer);
   sp_reader_intervals_free(&iv);
   return row ? 0 : SP_EXIT_IO;
-}
-
-static int sp_i64_cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Percentiles of v (sorted here) with numpy's default linear interpolation:
- * rank p/100 (n - 1) between the neighbouring order statistics. */
-static void sp_percentiles(int64_t *v, int64_t n, const double *p, int np, double *out) {
-  if (n == 0 || np == 0) return;
-  qsort(v, (size_t)n, sizeof *v, sp_i64_cmp);
-  for (int k = 0; k < np; k++) {
-    double pos = p[k] / 100.0 * (double)(n - 1);
-    int64_t lo = (int64_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
-    out[k] = (double)v[lo] + (pos - (double)lo) * ((double)v[hi] - (double)v[lo]);
-  }
 }
 
 /* The tree's nodes by region, in node order: by[first[g] .. first[g + 1])
@@ -577,6 +565,93 @@ static int sp_rows_blocked(const sp_selection_t *sel, sp_rows_t *rs, sp_clamped_
   return rc;
 }
 
+/* Durations [0, n) of region rows [before, rs->n) into a further pass of
+ * their percentiles (the rows by thread with --by-thread). */
+static void sp_pct_feed(sp_rows_t *rs, int before, int by_thread, const int64_t *st,
+                        const int64_t *en, const int32_t *t, int64_t n) {
+  sp_row_t *row = &rs->v[before];
+  for (int64_t k = 0; k < n; k++) {
+    uint64_t ud = (uint64_t)en[k] - (uint64_t)st[k];
+    int64_t d = ud > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ud;
+    int tid = t ? t[k] : 0;
+    if (by_thread && row->thread != tid) {
+      row = NULL;
+      for (int r = before; !row && r < rs->n; r++)
+        if (rs->v[r].thread == tid) row = &rs->v[r];
+      if (!row) { /* not in the first pass: the file changed; step says so */
+        row = &rs->v[before];
+        continue;
+      }
+    }
+    if (row->pctx) sp_pct_visit(row->pctx, d);
+  }
+}
+
+/* One further pass over every timed pair of region sel->regions[i], read
+ * in chunks (a pair that cannot be, whole). Returns 0 or SP_EXIT_*. */
+static int sp_rows_pct_pass(const sp_selection_t *sel, sp_rows_t *rs, int i, int before,
+                            int by_thread) {
+  int g = sel->regions[i];
+  int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
+  int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
+  int rc = s && e && t ? 0 : SP_EXIT_IO;
+  for (int j = 0; rc == 0 && j < sel->nranks; j++) {
+    int k = sel->ranks[j];
+    sp_reader_info_t info;
+    if (sp_reader_info(sel->reader, g, k, &info) != 0 || !info.present || !info.has_times) continue;
+    for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
+      int64_t got = sp_reader_read_range(sel->reader, g, k, at, SP_SUM_CHUNK, s, e, t);
+      if (got == SP_READER_EINVAL && at == 0) { /* delta-encoded columns: whole */
+        sp_reader_intervals_t iv;
+        rc = sp_load_intervals(sel->reader, g, k, &iv);
+        if (rc == 0) sp_pct_feed(rs, before, by_thread, iv.start, iv.end, iv.thread_ids, iv.n);
+        if (rc == 0) sp_reader_intervals_free(&iv);
+        break;
+      }
+      if (got <= 0) {
+        if (got < 0) sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+        rc = got < 0 ? sp_exit_for_reader((int)got) : SP_EXIT_DATA;
+        break;
+      }
+      sp_pct_feed(rs, before, by_thread, s, e, info.has_thread_ids ? t : NULL, got);
+      at += got;
+    }
+  }
+  free(s);
+  free(e);
+  free(t);
+  return rc;
+}
+
+/* The percentiles of region rows [before, rs->n): at once for rows that
+ * kept their durations, else with further passes over the region. */
+static int sp_rows_pct(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs, int i,
+                       int before) {
+  int pending = 0;
+  for (int r = before; r < rs->n; r++) {
+    if (!rs->v[r].pctx) continue;
+    int got = sp_pct_plan(rs->v[r].pctx, o->pcts, o->npcts);
+    if (got < 0) return SP_EXIT_IO;
+    pending += got == 0;
+  }
+  while (pending > 0) {
+    int rc = sp_rows_pct_pass(sel, rs, i, before, o->by_thread);
+    if (rc) return rc;
+    pending = 0;
+    for (int r = before; r < rs->n; r++) {
+      int got = rs->v[r].pctx ? sp_pct_step(rs->v[r].pctx) : 1;
+      if (got == -1) return SP_EXIT_IO;
+      if (got == -2) {
+        sp_msg(SP_QUIET, "%s: region '%s': the file changed while it was read", sel->file,
+               sp_reader_region_name(sel->reader, sel->regions[i]));
+        return SP_EXIT_DATA;
+      }
+      pending += got == 0;
+    }
+  }
+  return 0;
+}
+
 static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_rows_t *rs,
                            sp_clamped_t *cl) {
   int rc = 0;
@@ -587,10 +662,12 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
       rc = sp_rows_rank(sel, rs, i, j, o->by_thread, cl, NULL);
     if (rc == 0 && rs->n == before && !sp_row_get(rs, sel->regions[i], o->by_thread ? 0 : -1))
       rc = SP_EXIT_IO;
+    if (rc == 0) rc = sp_rows_pct(sel, o, rs, i, before);
     for (int r = before; r < rs->n; r++) {
       sp_row_t *row = &rs->v[r];
-      sp_percentiles(row->durs, row->ndurs, o->pcts, o->npcts, row->pct);
-      for (int q = 0; row->hist && row->ndurs == 0 && q < o->npcts; q++) { /* profile mode */
+      int64_t ndurs = row->pctx ? sp_pct_count(row->pctx) : 0;
+      if (ndurs > 0) sp_pct_result(row->pctx, row->pct);
+      for (int q = 0; row->hist && ndurs == 0 && q < o->npcts; q++) { /* profile mode */
         row->pct[q] = (double)sp_reader_aggregate_percentile(row->hist, o->pcts[q]);
         /* A bucket's midpoint may lie outside the calls' range: clamped to
          * [min, max] (docs/profile-mode.md), so one call's p50 is its time. */
@@ -599,9 +676,8 @@ static int sp_rows_compute(const sp_selection_t *sel, const sp_options_t *o, sp_
           if (row->pct[q] > (double)row->max) row->pct[q] = (double)row->max;
         }
       }
-      free(row->durs);
-      row->durs = NULL;
-      row->ndurs = row->capdurs = 0;
+      sp_pct_free(row->pctx);
+      row->pctx = NULL;
     }
   }
   sp_progress_done();
@@ -685,7 +761,7 @@ int sp_summary_print(const sp_selection_t *sel, const sp_options_t *o) {
   }
   for (int i = 0; i < rs.n; i++) {
     free(rs.v[i].rank_total);
-    free(rs.v[i].durs);
+    sp_pct_free(rs.v[i].pctx);
     free(rs.v[i].hist);
   }
   free(rs.v);

@@ -777,6 +777,15 @@ SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_rea
 /** Frees the arrays of m and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_free(sp_reader_mpi_t *m);
 
+/** Bytes and peer of calls [first, first + count) of region g on rank
+ *  index k into the caller's arrays (count elements each), as
+ *  sp_reader_mpi_load() reads them whole: for reading a long pair in
+ *  chunks. Returns how many were read, 0 when the pair has no bytes and
+ *  peer datasets (or first is past its end), or SP_READER_EINVAL,
+ *  SP_READER_ELAYOUT, SP_READER_EHDF5. */
+SP_READER_EXPORT int64_t sp_reader_mpi_read_range(sp_reader_t *r, int g, int k, int64_t first,
+                                                  int64_t count, int64_t *bytes, int32_t *peer);
+
 /** The communicators of one rank (rank<N>/mpi): id c has sizes[c] members,
  *  their world ranks members[offsets[c] .. offsets[c] + sizes[c]) in the
  *  communicator's rank order (size 0: an id the rank is not a member of).

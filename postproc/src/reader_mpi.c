@@ -97,3 +97,61 @@ int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
 int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out) {
   return sp_mpi_load(r, g, k, out, 0);
 }
+
+/* Elements [first, first + n) of the 1-D integer dataset name of g, which
+ * must hold len, as mem_type. */
+static int sp_mpi_read_part(sp_reader_t *r, hid_t g, const char *name, int64_t len, int64_t first,
+                            int64_t n, hid_t mem_type, void *buf) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a dataset", name);
+  hid_t sp = H5Dget_space(d), t = H5Dget_type(d);
+  hsize_t dims[1] = {0}, off[1] = {(hsize_t)first}, cnt[1] = {(hsize_t)n};
+  int ok = sp >= 0 && t >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+           H5Sget_simple_extent_dims(sp, dims, NULL) == 1 && (int64_t)dims[0] == len &&
+           H5Tget_class(t) == H5T_INTEGER;
+  int rc = ok ? 0
+              : sp__reader_fail(r, SP_READER_ELAYOUT, "%s: not %lld integers (as start_times)",
+                                name, (long long)len);
+  hid_t mem = rc == 0 ? H5Screate_simple(1, cnt, NULL) : -1;
+  if (rc == 0 && (mem < 0 || H5Sselect_hyperslab(sp, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+                  H5Dread(d, mem_type, mem, sp, H5P_DEFAULT, buf) < 0))
+    rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: read failed (truncated file?)", name);
+  if (mem >= 0) H5Sclose(mem);
+  if (t >= 0) H5Tclose(t);
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  return rc;
+}
+
+int64_t sp_reader_mpi_read_range(sp_reader_t *r, int g, int k, int64_t first, int64_t count,
+                                 int64_t *bytes, int32_t *peer) {
+  int bad = sp__reader_check_pair(r, g, k);
+  if (bad) return bad;
+  if (!bytes || !peer || first < 0 || count < 0)
+    return sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_mpi_read_range: bad arguments");
+  const sp_rank_region_t *rr = sp__reader_find(r, g, k);
+  if (!rr || !rr->has_times || r->columnar || r->aggregate || first >= rr->n) return 0;
+  int64_t n = rr->n - first < count ? rr->n - first : count;
+  if (n == 0) return 0;
+  sp_h5_quiet_t q;
+  sp__h5_quiet_begin(&q);
+  int64_t rc = 0;
+  hid_t h = sp__reader_open_region(r, k, rr);
+  if (h >= 0) {
+    /* MPI-IO calls store file ids where the others store peers (as the
+     * whole load reads them: bytes, no peer). */
+    const int file_ids = rr->link && strncmp(rr->link, "MPI_File_", 9) == 0 &&
+                         H5Lexists(h, "file_ids", H5P_DEFAULT) > 0;
+    if (H5Lexists(h, "bytes", H5P_DEFAULT) > 0 &&
+        (file_ids || H5Lexists(h, "peer", H5P_DEFAULT) > 0)) {
+      rc = sp_mpi_read_part(r, h, "bytes", rr->n, first, n, H5T_NATIVE_INT64, bytes);
+      if (rc == 0 && !file_ids)
+        rc = sp_mpi_read_part(r, h, "peer", rr->n, first, n, H5T_NATIVE_INT32, peer);
+      for (int64_t i = 0; rc == 0 && file_ids && i < n; i++) peer[i] = -1;
+      if (rc == 0) rc = n;
+    }
+    H5Gclose(h);
+  }
+  sp__h5_quiet_end(&q);
+  return rc;
+}

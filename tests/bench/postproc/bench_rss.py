@@ -18,6 +18,9 @@ import time
 OUTPUTS = [
     ("--summary", ["--summary"]),
     ("--summary --by-thread", ["--summary", "--by-thread"]),
+    ("--summary p50,p95", ["--summary", "--columns", "p50,p95"]),
+    ("--summary bytes,msgs", ["--summary", "--columns", "bytes,msgs"]),
+    ("--by-thread p50,p95", ["--summary", "--by-thread", "--columns", "p50,p95"]),
     ("--tree", ["--tree"]),
     ("--export csv", ["--export", "csv"]),
     ("--export chrome-trace", ["--export", "chrome-trace"]),

@@ -148,6 +148,8 @@ def check_rank(f, r, d, what, fails):
             got[(region, n, file)][0] += 1
             got[(region, n, file)][1] += int(nb)
             pf = per_file[file]
+            pf["t0"] = min(pf.get("t0", 2**62), int(s))
+            pf["t1"] = max(pf.get("t1", 0), int(e))
             if n in READS or n.startswith("MPI_File_read") or n.startswith("MPI_File_iread"):
                 pf["reads"] += 1
                 pf["bytes_read"] += max(int(nb), 0)
@@ -203,6 +205,12 @@ def check_rank(f, r, d, what, fails):
             fails.append(f"rank{r} {name}: size_hist {hist} beyond its reads and writes")
         if files["first_ns"][i] > files["last_ns"][i]:
             fails.append(f"rank{r} {name}: first_ns after last_ns")
+        # the stamps' clock: the first call's start and the last call's end, within 1 ms
+        # (the record's stamps are taken just inside the region's)
+        if "t0" in pf and (abs(int(files["first_ns"][i]) - pf["t0"]) > 10**6 or
+                           abs(int(files["last_ns"][i]) - pf["t1"]) > 10**6):
+            fails.append(f"rank{r} {name}: first_ns, last_ns {int(files['first_ns'][i])}, "
+                         f"{int(files['last_ns'][i])}; its calls from {pf['t0']} to {pf['t1']}")
         base = os.path.basename(name)
         if base.startswith("h5_sec2") and os.path.exists(name):
             # HDF5 writes its rank's 10,000 ints and its metadata, and extends the

@@ -35,7 +35,15 @@ static uint64_t sp_key(MPI_File fh) {
 }
 
 int32_t sp__mpi_io_row(MPI_File fh) {
-  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh)) : -1;
+  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
+}
+
+int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off) {
+  int plain = 0;
+  if (fh == MPI_FILE_NULL || sp__io_mpi_file_row(sp_key(fh), &plain) < 0) return -1;
+  MPI_Offset b = -1;
+  if (plain) return (int64_t)off;
+  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
 }
 
 int32_t sp__mpi_io_opened(MPI_File fh, const char *filename) {
@@ -56,12 +64,6 @@ static int64_t sp_got(int rc, const MPI_Status *st, int count, MPI_Datatype t) {
   int n = 0;
   if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) return n;
   return sp__mpi_tbytes(count, t);
-}
-
-/* The byte offset of an explicit offset (in etypes of the view), -1 unknown. */
-static int64_t sp_byte_off(MPI_File fh, MPI_Offset off) {
-  MPI_Offset b = -1;
-  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
@@ -95,6 +97,7 @@ int MPI_File_close(MPI_File *fh) {
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                       const char *rep, MPI_Info info) {
+  if (sp__io_on) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
   SP_FILE_META(FILE_SET_VIEW, META, PMPI_File_set_view(fh, disp, et, ft, rep, info));
 }
 
@@ -121,18 +124,18 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
     return rc;                                                                              \
   }
 /* A blocking read or write at an explicit offset. */
-#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                              \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t, \
-                 MPI_Status *st) {                                                        \
-    sp_mpi_io_t x;                                                                        \
-    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                          \
-      return PMPI_##NAME(fh, off, buf, count, t, st);                                     \
-    MPI_Status own;                                                                       \
-    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                  \
-    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                \
-    const int64_t got = sp_got(rc, s, count, t);                                          \
-    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp_byte_off(fh, off) : -1);        \
-    return rc;                                                                            \
+#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                               \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,  \
+                 MPI_Status *st) {                                                         \
+    sp_mpi_io_t x;                                                                         \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                           \
+      return PMPI_##NAME(fh, off, buf, count, t, st);                                      \
+    MPI_Status own;                                                                        \
+    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                   \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                 \
+    const int64_t got = sp_got(rc, s, count, t);                                           \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp__mpi_io_byte_off(fh, off) : -1); \
+    return rc;                                                                             \
   }
 /* Nonblocking: the bytes asked for. */
 #define SP_FILE_I(ID, NAME, CONST, KIND)                                                           \
@@ -152,7 +155,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
       return PMPI_##NAME(fh, off, buf, count, t, req);                                        \
     const int rc = PMPI_##NAME(fh, off, buf, count, t, req);                                  \
     sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, \
-                   x.io ? sp_byte_off(fh, off) : -1);                                         \
+                   x.io ? sp__mpi_io_byte_off(fh, off) : -1);                                 \
     return rc;                                                                                \
   }
 SP_FILE_RW(FILE_WRITE, File_write, const, WRITE)

@@ -8,7 +8,9 @@
  * a nonblocking one what its arguments ask for (count x type size), -1 on
  * an error; open, close, set_view, set_size, sync and seek 0. The int32
  * value is the file's row of rank<N>/io/files (docs/io.md). Not wrapped:
- * the split collectives (*_begin, *_end), MPI_File_delete, the get_ calls. */
+ * the split collectives (*_begin, *_end), MPI_File_delete, get_size,
+ * preallocate, set_atomicity and the shared pointer's seek and position:
+ * their own POSIX calls are hidden all the same (SP_FILE_QUIET). */
 #include <string.h>
 
 #include "mpi_profile_io.h"
@@ -180,3 +182,37 @@ SP_FILE_I_AT(FILE_IWRITE_AT, File_iwrite_at, const, WRITE)
 SP_FILE_I_AT(FILE_IREAD_AT, File_iread_at, , READ)
 SP_FILE_I_AT(FILE_IWRITE_AT_ALL, File_iwrite_at_all, const, WRITE)
 SP_FILE_I_AT(FILE_IREAD_AT_ALL, File_iread_at_all, , READ)
+
+/* MPI-IO calls that are not recorded, whose own POSIX calls are not the
+ * program's either (HDF5's MPI-IO driver asks MPI_File_get_size, which
+ * OMPIO answers with lseek): with profile_io on, they hold sp__io_own. */
+#define SP_FILE_QUIET(NAME, PARAMS, ARGS)               \
+  int MPI_##NAME PARAMS {                               \
+    if (SP_LIKELY(!sp__io_on)) return PMPI_##NAME ARGS; \
+    sp__io_own++;                                       \
+    const int rc = PMPI_##NAME ARGS;                    \
+    sp__io_own--;                                       \
+    return rc;                                          \
+  }
+SP_FILE_QUIET(File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size))
+SP_FILE_QUIET(File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
+SP_FILE_QUIET(File_set_atomicity, (MPI_File fh, int flag), (fh, flag))
+SP_FILE_QUIET(File_seek_shared, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence))
+SP_FILE_QUIET(File_get_position_shared, (MPI_File fh, MPI_Offset *off), (fh, off))
+SP_FILE_QUIET(File_delete, (const char *name, MPI_Info info), (name, info))
+SP_FILE_QUIET(File_write_all_begin, (MPI_File fh, const void *b, int n, MPI_Datatype t),
+              (fh, b, n, t))
+SP_FILE_QUIET(File_read_all_begin, (MPI_File fh, void *b, int n, MPI_Datatype t), (fh, b, n, t))
+SP_FILE_QUIET(File_write_at_all_begin,
+              (MPI_File fh, MPI_Offset o, const void *b, int n, MPI_Datatype t), (fh, o, b, n, t))
+SP_FILE_QUIET(File_read_at_all_begin, (MPI_File fh, MPI_Offset o, void *b, int n, MPI_Datatype t),
+              (fh, o, b, n, t))
+SP_FILE_QUIET(File_write_ordered_begin, (MPI_File fh, const void *b, int n, MPI_Datatype t),
+              (fh, b, n, t))
+SP_FILE_QUIET(File_read_ordered_begin, (MPI_File fh, void *b, int n, MPI_Datatype t), (fh, b, n, t))
+SP_FILE_QUIET(File_write_all_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_all_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_write_at_all_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_at_all_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_write_ordered_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_ordered_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))

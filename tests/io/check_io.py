@@ -13,7 +13,8 @@ reads, writes, bytes read and written, largest offset); HDF5's files
 (hdf5_sec2, hdf5_mpio, whose calls HDF5 chooses) have records whose bytes
 are the sums of their calls and whose largest offset is the file's size
 (sec2: at most the file's size, beyond its 40,000 bytes of data). The library's own output file
-and spill files appear nowhere. --off: profile_io off, no I/O recorded;
+and spill files appear nowhere. --off: profile_io off (PROFILE_MPI=1): no
+io:* call and no record, the MPI-IO calls as MPI calls with file ids -1;
 crash: the file scope-profiler-merge rebuilt from the spill files;
 --profile: profile mode's file, its rank<N>/io/files; --columnar: the
 columnar file's io_files/ table, both against the program's counts.
@@ -246,12 +247,22 @@ def main():
             if "--profile" in sys.argv:
                 check_profile(f, r, d, fails)
                 continue
-            if off:
+            if off:  # PROFILE_MPI=1, PROFILE_IO=0: MPI-IO calls as MPI calls, no file
                 if f"rank{r}/io" in f:
                     fails.append(f"rank{r}: io/ written with profile_io off")
+                seen = set()
                 for g in f[f"rank{r}/regions"].values():
-                    if io_call(name_of(g)):
-                        fails.append(f"rank{r}: region {name_of(g)} with profile_io off")
+                    n = name_of(g)
+                    if n.startswith("io:"):
+                        fails.append(f"rank{r}: region {n} with profile_io off")
+                    elif n.startswith("MPI_File_"):
+                        seen.add(n)
+                        if "file_ids" not in g or np.any(g["file_ids"][()] != -1):
+                            fails.append(f"rank{r}/{n}: file_ids not all -1 without profile_io")
+                for n in ("MPI_File_open", "MPI_File_write_at", "MPI_File_set_view",
+                          "MPI_File_iwrite", "MPI_File_sync", "MPI_File_close"):
+                    if n not in seen:
+                        fails.append(f"rank{r}: no region {n} with PROFILE_MPI=1")
                 continue
             check_rank(f, r, d, what, fails)
     for x in fails:

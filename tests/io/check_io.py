@@ -13,7 +13,8 @@ reads, writes, bytes read and written, largest offset); HDF5's files
 (hdf5_sec2, hdf5_mpio, whose calls HDF5 chooses) have records whose bytes
 are the sums of their calls and whose largest offset is the file's size
 (sec2: at most the file's size, beyond its 40,000 bytes of data). The library's own output file
-and spill files appear nowhere. --off: profile_io off, no I/O recorded;
+and spill files appear nowhere. --off: profile_io off (PROFILE_MPI=1): no
+io:* call and no record, the MPI-IO calls as MPI calls with file ids -1;
 crash: the file scope-profiler-merge rebuilt from the spill files;
 --profile: profile mode's file, its rank<N>/io/files; --columnar: the
 columnar file's io_files/ table, both against the program's counts.
@@ -148,6 +149,8 @@ def check_rank(f, r, d, what, fails):
             got[(region, n, file)][0] += 1
             got[(region, n, file)][1] += int(nb)
             pf = per_file[file]
+            pf["t0"] = min(pf.get("t0", 2**62), int(s))
+            pf["t1"] = max(pf.get("t1", 0), int(e))
             if n in READS or n.startswith("MPI_File_read") or n.startswith("MPI_File_iread"):
                 pf["reads"] += 1
                 pf["bytes_read"] += max(int(nb), 0)
@@ -203,6 +206,12 @@ def check_rank(f, r, d, what, fails):
             fails.append(f"rank{r} {name}: size_hist {hist} beyond its reads and writes")
         if files["first_ns"][i] > files["last_ns"][i]:
             fails.append(f"rank{r} {name}: first_ns after last_ns")
+        # the stamps' clock: the first call's start and the last call's end, within 1 ms
+        # (the record's stamps are taken just inside the region's)
+        if "t0" in pf and (abs(int(files["first_ns"][i]) - pf["t0"]) > 10**6 or
+                           abs(int(files["last_ns"][i]) - pf["t1"]) > 10**6):
+            fails.append(f"rank{r} {name}: first_ns, last_ns {int(files['first_ns'][i])}, "
+                         f"{int(files['last_ns'][i])}; its calls from {pf['t0']} to {pf['t1']}")
         base = os.path.basename(name)
         if base.startswith("h5_sec2") and os.path.exists(name):
             # HDF5 writes its rank's 10,000 ints and its metadata, and extends the
@@ -215,10 +224,11 @@ def check_rank(f, r, d, what, fails):
         if base.startswith("posix_r") and int(files["max_offset"][i]) != 6000:
             fails.append(f"rank{r} {name}: max_offset {int(files['max_offset'][i])}, want 6000")
     if what == "main":
-        for want_file in (f"posix_r{r}.bin", f"stdio_r{r}.txt", "shared.dat",
-                          f"h5_sec2_r{r}.h5", "h5_mpio.h5"):
-            if os.path.join(d, want_file) not in names:
-                fails.append(f"rank{r}: no record of {want_file} in {names}")
+        want_files = [os.path.join(d, x) for x in (f"posix_r{r}.bin", f"stdio_r{r}.txt",
+                                                   "shared.dat", f"h5_sec2_r{r}.h5", "h5_mpio.h5")]
+        if sorted(names) != sorted(want_files):
+            # no other file: neither the library's own nor what MPI does underneath
+            fails.append(f"rank{r}: file records {names}, want {want_files}")
     if what == "fortran" and os.path.join(d, "fshared.dat") not in names:
         fails.append(f"rank{r}: no record of fshared.dat")
     if what == "many" and len(names) != 4096:
@@ -237,12 +247,22 @@ def main():
             if "--profile" in sys.argv:
                 check_profile(f, r, d, fails)
                 continue
-            if off:
+            if off:  # PROFILE_MPI=1, PROFILE_IO=0: MPI-IO calls as MPI calls, no file
                 if f"rank{r}/io" in f:
                     fails.append(f"rank{r}: io/ written with profile_io off")
+                seen = set()
                 for g in f[f"rank{r}/regions"].values():
-                    if io_call(name_of(g)):
-                        fails.append(f"rank{r}: region {name_of(g)} with profile_io off")
+                    n = name_of(g)
+                    if n.startswith("io:"):
+                        fails.append(f"rank{r}: region {n} with profile_io off")
+                    elif n.startswith("MPI_File_"):
+                        seen.add(n)
+                        if "file_ids" not in g or np.any(g["file_ids"][()] != -1):
+                            fails.append(f"rank{r}/{n}: file_ids not all -1 without profile_io")
+                for n in ("MPI_File_open", "MPI_File_write_at", "MPI_File_set_view",
+                          "MPI_File_iwrite", "MPI_File_sync", "MPI_File_close"):
+                    if n not in seen:
+                        fails.append(f"rank{r}: no region {n} with PROFILE_MPI=1")
                 continue
             check_rank(f, r, d, what, fails)
     for x in fails:

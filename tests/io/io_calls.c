@@ -204,8 +204,9 @@ static void hdf5_part(const char *dir, int rank, int size, int mpio) {
 
 static void on_alarm(int sig) { (void)sig; }
 
-/* EBADF, ENOSPC (a shim's full disk), EINTR on a pipe: counted as seen. */
-static void errors_part(const char *dir, int rank) {
+/* EBADF, ENOSPC (/dev/full), EINTR on a pipe: counted as seen. */
+static void errors_part(int rank) {
+  (void)rank;
   char path[512];
   errno = 0;
   ssize_t r = write(-1, buf, 10);
@@ -214,11 +215,12 @@ static void errors_part(const char *dir, int rank) {
   r = read(987, buf, 10); /* never opened */
   want_errno(errno, EBADF, "read(987)");
   tally("io:read", "-", r);
-  snprintf(path, sizeof path, "%s/full_disk_r%d.dat", dir, rank);
-  int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  /* a full disk: /dev/full answers every write with ENOSPC */
+  snprintf(path, sizeof path, "/dev/full");
+  int fd = open(path, O_WRONLY);
   tally("io:open", path, fd >= 0 ? 0 : -1);
   errno = 0;
-  r = write(fd, buf, 100); /* the shim (enospc_shim.c): no space left */
+  r = write(fd, buf, 100);
   want_errno(errno, ENOSPC, "write to a full disk");
   tally("io:write", path, r);
   close(fd);
@@ -268,7 +270,8 @@ static void many_part(const char *dir, int rank, long n) {
   getrusage(RUSAGE_SELF, &ru);
   printf("io_calls: rank %d: max RSS %ld KiB after %ld files, %ld KiB after %ld\n", rank, rss_at,
          n / 5, ru.ru_maxrss, n);
-  if (ru.ru_maxrss - rss_at > 64 * 1024) { /* 64 MiB: not per file */
+  /* 64 MiB: not per file (ASan's quarantine keeps freed memory: not held to it) */
+  if (ru.ru_maxrss - rss_at > 64 * 1024 && !getenv("ASAN_OPTIONS")) {
     fprintf(stderr, "io_calls: RSS grew by %ld KiB over %ld files\n", ru.ru_maxrss - rss_at,
             n - n / 5);
     bad = 1;
@@ -280,9 +283,9 @@ static void write_tallies(const char *path) {
   int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
   char line[1024];
   for (int i = 0; fd >= 0 && i < ntallies; i++) {
-    int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%ld\t%ld\t%ld\n", tallies[i].region,
-                     tallies[i].op, tallies[i].file, tallies[i].calls, tallies[i].bytes,
-                     tallies[i].moved);
+    int n =
+        snprintf(line, sizeof line, "%s\t%s\t%s\t%ld\t%ld\t%ld\n", tallies[i].region, tallies[i].op,
+                 tallies[i].file, tallies[i].calls, tallies[i].bytes, tallies[i].moved);
     if (syscall(SYS_write, fd, line, (size_t)n) != n) bad = 1;
   }
   if (fd < 0 || syscall(SYS_close, fd) != 0) bad = 1;
@@ -294,6 +297,13 @@ int main(int argc, char **argv) {
   if (!strcmp(what, "crash")) { /* no MPI: a serial program that ends without sp_finalize */
     memset(buf, 'c', sizeof buf);
     sp_setup(NULL);
+    /* with BUFFER_LIMIT=2 and ASYNC_FLUSH=0 these spill on this thread, outside
+     * any I/O call: the spill file's creation and writes are the library's own */
+    int ht = sp_region("tick");
+    for (int i = 0; i < 10; i++) {
+      sp_start(ht);
+      sp_stop(ht);
+    }
     cur_region = "posix";
     int hp = sp_region("posix");
     sp_start(hp);
@@ -329,7 +339,7 @@ int main(int argc, char **argv) {
     PART(3, hdf5_part(dir, rank, size, 0));
     PART(4, hdf5_part(dir, rank, size, 1));
   } else if (!strcmp(what, "errors")) {
-    PART(5, errors_part(dir, rank));
+    PART(5, errors_part(rank));
   } else {
     PART(6, many_part(dir, rank, 100000));
   }

@@ -5,7 +5,9 @@
  * calls it made. A call holds sp__io_own from its start to its end: what
  * the call itself does underneath (stdio's write, HDF5's, a spill of a
  * full buffer by sp_start) is not recorded again. errno is the program's
- * throughout: saved and given back around every piece of our work. */
+ * throughout: saved and given back around every piece of our work. The
+ * file records take the hot path's ticks (sp__ticks: the TSC where it
+ * is used), converted to ns when the records are packed (io_files.c). */
 #include "io_calls.h"
 #include "mpi_extra.h"
 
@@ -69,7 +71,7 @@ int sp__io_enter(sp_io_rec_t *c, sp_io_call_t call) {
   c->api = sp_io_apis[call];
   c->op = sp_io_names[call];
   c->slot = sp__mpi_begin(h);
-  c->t0 = sp__monotonic_ns();
+  c->t0 = sp__ticks();
   errno = saved;
   return 1;
 }
@@ -78,13 +80,13 @@ void sp__io_enter_mpi(sp_io_rec_t *c, int kind, const char *op) {
   const int saved = errno;
   sp__io_own++;
   *c = (sp_io_rec_t){.h = -1, .slot = 0, .kind = kind, .api = SP_IO_API_MPIIO, .op = op};
-  c->t0 = sp__monotonic_ns();
+  c->t0 = sp__ticks();
   errno = saved;
 }
 
 void sp__io_leave(sp_io_rec_t *c, int32_t row, int64_t bytes, int64_t off) {
   const int saved = errno;
-  const int64_t t1 = sp__monotonic_ns();
+  const int64_t t1 = sp__ticks();
   if (c->h >= 0) {
     sp_stop(c->h);
     if (c->slot) sp__mpi_note(c->h, bytes, row);

@@ -53,7 +53,7 @@ typedef struct sp_io_rec {
   int slot;       /* 1: its region event got a slot, its values follow */
   int kind;       /* SP_IO_K_* */
   int api;        /* SP_IO_API_* */
-  int64_t t0;     /* CLOCK_MONOTONIC ns at its start */
+  int64_t t0;     /* ticks (sp__ticks) at its start */
   const char *op; /* its region name */
 } sp_io_rec_t;
 

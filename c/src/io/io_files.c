@@ -34,8 +34,9 @@ static struct {
   int full_said;
   sp_io_fd_t *fds; /* SP_IO_MAX_FD */
   struct {
-    uint64_t handle;
+    uint64_t handle; /* 0: a free entry */
     int32_t row;
+    int32_t plain; /* the default view: offsets are bytes */
   } mpi[SP_IO_MAX_MPI];
   int nmpi;
 } sp_io = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -218,30 +219,71 @@ void sp__io_file_mmap(int32_t row) {
 
 void sp__io_mpi_file_set(uint64_t handle, int32_t row) {
   pthread_mutex_lock(&sp_io.lock);
-  int i = 0;
-  while (i < sp_io.nmpi && sp_io.mpi[i].handle != handle) i++;
-  if (i == sp_io.nmpi && i < SP_IO_MAX_MPI) sp_io.nmpi++;
-  if (i < sp_io.nmpi) {
-    sp_io.mpi[i].handle = handle;
-    sp_io.mpi[i].row = row;
+  int i = 0, free_at = -1;
+  while (i < sp_io.nmpi && __atomic_load_n(&sp_io.mpi[i].handle, __ATOMIC_RELAXED) != handle) {
+    if (free_at < 0 && sp_io.mpi[i].handle == 0) free_at = i;
+    i++;
+  }
+  if (i == sp_io.nmpi) i = free_at >= 0 ? free_at : sp_io.nmpi < SP_IO_MAX_MPI ? sp_io.nmpi++ : -1;
+  if (i >= 0) { /* row and view first: a reader that finds the handle finds them */
+    __atomic_store_n(&sp_io.mpi[i].row, row, __ATOMIC_RELAXED);
+    __atomic_store_n(&sp_io.mpi[i].plain, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sp_io.mpi[i].handle, handle, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&sp_io.lock);
 }
 
-int32_t sp__io_mpi_file_row(uint64_t handle) {
-  int32_t r = -1;
-  pthread_mutex_lock(&sp_io.lock);
-  for (int i = 0; i < sp_io.nmpi; i++)
-    if (sp_io.mpi[i].handle == handle) r = sp_io.mpi[i].row;
-  pthread_mutex_unlock(&sp_io.lock);
-  return r;
+int32_t sp__io_mpi_file_row(uint64_t handle, int *plain_view) {
+  const int n = __atomic_load_n(&sp_io.nmpi, __ATOMIC_ACQUIRE);
+  for (int i = 0; handle && i < n; i++)
+    if (__atomic_load_n(&sp_io.mpi[i].handle, __ATOMIC_ACQUIRE) == handle) {
+      if (plain_view) *plain_view = __atomic_load_n(&sp_io.mpi[i].plain, __ATOMIC_RELAXED);
+      return __atomic_load_n(&sp_io.mpi[i].row, __ATOMIC_RELAXED);
+    }
+  if (plain_view) *plain_view = 0;
+  return -1;
+}
+
+void sp__io_mpi_file_view(uint64_t handle) {
+  const int n = __atomic_load_n(&sp_io.nmpi, __ATOMIC_ACQUIRE);
+  for (int i = 0; handle && i < n; i++)
+    if (__atomic_load_n(&sp_io.mpi[i].handle, __ATOMIC_ACQUIRE) == handle)
+      __atomic_store_n(&sp_io.mpi[i].plain, 0, __ATOMIC_RELAXED);
 }
 
 void sp__io_mpi_file_drop(uint64_t handle) {
   pthread_mutex_lock(&sp_io.lock);
-  for (int i = 0; i < sp_io.nmpi; i++)
-    if (sp_io.mpi[i].handle == handle) sp_io.mpi[i] = sp_io.mpi[--sp_io.nmpi];
+  for (int i = 0; handle && i < sp_io.nmpi; i++)
+    if (sp_io.mpi[i].handle == handle) __atomic_store_n(&sp_io.mpi[i].handle, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&sp_io.lock);
+}
+
+/* A stamp in ticks as CLOCK_MONOTONIC ns (the calibration's interpolation). */
+static int64_t sp_io_ns(int64_t ticks) {
+  if (ticks < 0) return ticks;
+  sp_event_t e = {ticks, ticks};
+  int64_t s = 0, en = 0, cursor = 0;
+  sp__calib_convert_events(&sp__state.calib, &e, 1, &s, &en, &cursor);
+  return s;
+}
+
+/* ns per tick over the calibration (1 without points: the ticks are ns). */
+static double sp_io_ns_per_tick(void) {
+  const sp_calib_t *c = &sp__state.calib;
+  if (c->n < 2 || c->pts[c->n - 1].ticks <= c->pts[0].ticks) return 1.0;
+  return (double)(c->pts[c->n - 1].ns - c->pts[0].ns) /
+         (double)(c->pts[c->n - 1].ticks - c->pts[0].ticks);
+}
+
+/* A record's stamps and durations, kept in ticks, as ns. */
+static void sp_io_rec_ns(sp_io_file_rec_t *f, double k) {
+  f->first_ns = sp_io_ns(f->first_ns);
+  f->last_ns = sp_io_ns(f->last_ns);
+  f->slowest_start_ns = sp_io_ns(f->slowest_start_ns);
+  f->read_ns = (int64_t)((double)f->read_ns * k + 0.5);
+  f->write_ns = (int64_t)((double)f->write_ns * k + 0.5);
+  f->meta_ns = (int64_t)((double)f->meta_ns * k + 0.5);
+  if (f->slowest_ns > 0) f->slowest_ns = (int64_t)((double)f->slowest_ns * k + 0.5);
 }
 
 int sp__io_files_pack(char **blob, int64_t *len) {
@@ -259,6 +301,13 @@ int sp__io_files_pack(char **blob, int64_t *len) {
       sp_io_blob_head_t h = {SP_IO_BLOB_MAGIC, n, names_len};
       memcpy(b, &h, sizeof h);
       memcpy(b + sizeof h, sp_io.rec, (size_t)n * sizeof(sp_io_file_rec_t));
+      const double k = sp_io_ns_per_tick();
+      for (int64_t r = 0; r < n; r++) { /* in place: the blob's records are aligned */
+        sp_io_file_rec_t f;
+        memcpy(&f, b + sizeof h + (size_t)r * sizeof f, sizeof f);
+        sp_io_rec_ns(&f, k);
+        memcpy(b + sizeof h + (size_t)r * sizeof f, &f, sizeof f);
+      }
       char *p = b + sizeof h + (size_t)n * sizeof(sp_io_file_rec_t);
       for (int32_t r = 0; r < sp_io.n; r++) {
         size_t l = strlen(sp_io.names[r]) + 1;

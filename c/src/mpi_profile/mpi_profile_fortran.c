@@ -324,10 +324,8 @@ static void sp_f_io_end(sp_mpi_io_t *x, void **a, int n, int c, int t, int at) {
   const MPI_File fh = PMPI_File_f2c(*(MPI_Fint *)a[0]);
   const int64_t bytes =
       !ok ? -1 : c >= 0 ? sp__mpi_tbytes(*(MPI_Fint *)a[c], PMPI_Type_f2c(*(MPI_Fint *)a[t])) : 0;
-  MPI_Offset b = -1;
-  if (at >= 0 && x->io && PMPI_File_get_byte_offset(fh, *(MPI_Offset *)a[at], &b) != MPI_SUCCESS)
-    b = -1;
-  sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, (int64_t)b);
+  const int64_t b = at >= 0 && x->io ? sp__mpi_io_byte_off(fh, *(MPI_Offset *)a[at]) : -1;
+  sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, b);
 }
 
 #define SP_F_IO_WRAPPER(fn, pname, id, n, kind, c, t, at)                        \

@@ -8,7 +8,9 @@
  * a nonblocking one what its arguments ask for (count x type size), -1 on
  * an error; open, close, set_view, set_size, sync and seek 0. The int32
  * value is the file's row of rank<N>/io/files (docs/io.md). Not wrapped:
- * the split collectives (*_begin, *_end), MPI_File_delete, the get_ calls. */
+ * the split collectives (*_begin, *_end), MPI_File_delete, get_size,
+ * preallocate, set_atomicity and the shared pointer's seek and position:
+ * their own POSIX calls are hidden all the same (SP_FILE_QUIET). */
 #include <string.h>
 
 #include "mpi_profile_io.h"
@@ -35,7 +37,15 @@ static uint64_t sp_key(MPI_File fh) {
 }
 
 int32_t sp__mpi_io_row(MPI_File fh) {
-  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh)) : -1;
+  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
+}
+
+int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off) {
+  int plain = 0;
+  if (fh == MPI_FILE_NULL || sp__io_mpi_file_row(sp_key(fh), &plain) < 0) return -1;
+  MPI_Offset b = -1;
+  if (plain) return (int64_t)off;
+  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
 }
 
 int32_t sp__mpi_io_opened(MPI_File fh, const char *filename) {
@@ -56,12 +66,6 @@ static int64_t sp_got(int rc, const MPI_Status *st, int count, MPI_Datatype t) {
   int n = 0;
   if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) return n;
   return sp__mpi_tbytes(count, t);
-}
-
-/* The byte offset of an explicit offset (in etypes of the view), -1 unknown. */
-static int64_t sp_byte_off(MPI_File fh, MPI_Offset off) {
-  MPI_Offset b = -1;
-  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) {
@@ -95,6 +99,7 @@ int MPI_File_close(MPI_File *fh) {
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                       const char *rep, MPI_Info info) {
+  if (sp__io_on) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
   SP_FILE_META(FILE_SET_VIEW, META, PMPI_File_set_view(fh, disp, et, ft, rep, info));
 }
 
@@ -121,18 +126,18 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
     return rc;                                                                              \
   }
 /* A blocking read or write at an explicit offset. */
-#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                              \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t, \
-                 MPI_Status *st) {                                                        \
-    sp_mpi_io_t x;                                                                        \
-    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                          \
-      return PMPI_##NAME(fh, off, buf, count, t, st);                                     \
-    MPI_Status own;                                                                       \
-    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                  \
-    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                \
-    const int64_t got = sp_got(rc, s, count, t);                                          \
-    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp_byte_off(fh, off) : -1);        \
-    return rc;                                                                            \
+#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                               \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,  \
+                 MPI_Status *st) {                                                         \
+    sp_mpi_io_t x;                                                                         \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                           \
+      return PMPI_##NAME(fh, off, buf, count, t, st);                                      \
+    MPI_Status own;                                                                        \
+    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                   \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                 \
+    const int64_t got = sp_got(rc, s, count, t);                                           \
+    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp__mpi_io_byte_off(fh, off) : -1); \
+    return rc;                                                                             \
   }
 /* Nonblocking: the bytes asked for. */
 #define SP_FILE_I(ID, NAME, CONST, KIND)                                                           \
@@ -152,7 +157,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
       return PMPI_##NAME(fh, off, buf, count, t, req);                                        \
     const int rc = PMPI_##NAME(fh, off, buf, count, t, req);                                  \
     sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, \
-                   x.io ? sp_byte_off(fh, off) : -1);                                         \
+                   x.io ? sp__mpi_io_byte_off(fh, off) : -1);                                 \
     return rc;                                                                                \
   }
 SP_FILE_RW(FILE_WRITE, File_write, const, WRITE)
@@ -177,3 +182,37 @@ SP_FILE_I_AT(FILE_IWRITE_AT, File_iwrite_at, const, WRITE)
 SP_FILE_I_AT(FILE_IREAD_AT, File_iread_at, , READ)
 SP_FILE_I_AT(FILE_IWRITE_AT_ALL, File_iwrite_at_all, const, WRITE)
 SP_FILE_I_AT(FILE_IREAD_AT_ALL, File_iread_at_all, , READ)
+
+/* MPI-IO calls that are not recorded, whose own POSIX calls are not the
+ * program's either (HDF5's MPI-IO driver asks MPI_File_get_size, which
+ * OMPIO answers with lseek): with profile_io on, they hold sp__io_own. */
+#define SP_FILE_QUIET(NAME, PARAMS, ARGS)               \
+  int MPI_##NAME PARAMS {                               \
+    if (SP_LIKELY(!sp__io_on)) return PMPI_##NAME ARGS; \
+    sp__io_own++;                                       \
+    const int rc = PMPI_##NAME ARGS;                    \
+    sp__io_own--;                                       \
+    return rc;                                          \
+  }
+SP_FILE_QUIET(File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size))
+SP_FILE_QUIET(File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
+SP_FILE_QUIET(File_set_atomicity, (MPI_File fh, int flag), (fh, flag))
+SP_FILE_QUIET(File_seek_shared, (MPI_File fh, MPI_Offset off, int whence), (fh, off, whence))
+SP_FILE_QUIET(File_get_position_shared, (MPI_File fh, MPI_Offset *off), (fh, off))
+SP_FILE_QUIET(File_delete, (const char *name, MPI_Info info), (name, info))
+SP_FILE_QUIET(File_write_all_begin, (MPI_File fh, const void *b, int n, MPI_Datatype t),
+              (fh, b, n, t))
+SP_FILE_QUIET(File_read_all_begin, (MPI_File fh, void *b, int n, MPI_Datatype t), (fh, b, n, t))
+SP_FILE_QUIET(File_write_at_all_begin,
+              (MPI_File fh, MPI_Offset o, const void *b, int n, MPI_Datatype t), (fh, o, b, n, t))
+SP_FILE_QUIET(File_read_at_all_begin, (MPI_File fh, MPI_Offset o, void *b, int n, MPI_Datatype t),
+              (fh, o, b, n, t))
+SP_FILE_QUIET(File_write_ordered_begin, (MPI_File fh, const void *b, int n, MPI_Datatype t),
+              (fh, b, n, t))
+SP_FILE_QUIET(File_read_ordered_begin, (MPI_File fh, void *b, int n, MPI_Datatype t), (fh, b, n, t))
+SP_FILE_QUIET(File_write_all_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_all_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_write_at_all_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_at_all_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_write_ordered_end, (MPI_File fh, const void *b, MPI_Status *st), (fh, b, st))
+SP_FILE_QUIET(File_read_ordered_end, (MPI_File fh, void *b, MPI_Status *st), (fh, b, st))

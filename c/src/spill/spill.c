@@ -178,7 +178,17 @@ static int sp_spill_open_unnamed(const char *host, int rank) {
   return errno == EEXIST ? -2 : -1; /* no link (no /proc?): by name */
 }
 
+static int sp_spill_open_own(void);
+
+/* The library's own I/O (a spill from the hot path of a program's thread
+ * too): never one of the program's recorded calls. */
 static int sp_spill_open(void) {
+  int rc;
+  SP_OWN_IO(rc = sp_spill_open_own());
+  return rc;
+}
+
+static int sp_spill_open_own(void) {
   sp_state_t *st = &sp__state;
   if (mkdir(st->spill_dir, 0755) != 0 && errno != EEXIST) return SP_EIO;
   char host[64] = "";
@@ -212,7 +222,7 @@ void sp__spill_head_now(void) {
   if (!st->session || !st->cfg.profiling_activated || !st->cfg.time_trace) return;
   pthread_mutex_lock(&st->lock);
   int opened = 0;
-  if (sp_spill.fd < 0 && sp__mpi_rank_if_known() >= 0) SP_OWN_IO(opened = sp_spill_open() == 0);
+  if (sp_spill.fd < 0 && sp__mpi_rank_if_known() >= 0) opened = sp_spill_open() == 0;
   if (opened) sp__meta_spill(sp_spill_rec); /* a failure: the first flush says so, as without this */
   pthread_mutex_unlock(&st->lock);
 }
@@ -363,7 +373,7 @@ int sp__spill_io_files(const void *blob, size_t len) {
 void sp__spill_close(int remove_file) {
   sp_state_t *st = &sp__state;
   if (sp_spill.fd >= 0) {
-    close(sp_spill.fd);
+    SP_OWN_IO(close(sp_spill.fd));
     sp_spill.fd = -1;
     if (remove_file) {
       unlink(sp_spill.path);

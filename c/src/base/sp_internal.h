@@ -246,6 +246,12 @@ extern SP_HIDDEN __thread int sp__io_own __attribute__((tls_model("initial-exec"
     sp__io_own--;       \
   } while (0)
 
+/* ---- pread_full.c ---- */
+
+/* len bytes of fd at off through short reads: 0, or -1 at an error or the
+ * file's end (the readers of spill files). */
+SP_HIDDEN int sp__pread_full(int fd, void *buf, size_t len, int64_t off);
+
 /* ---- log.c ---- */
 typedef enum sp_log_kind {
   SP_LOG_ONCE_STOP_WITHOUT_START = 0,

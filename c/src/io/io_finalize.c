@@ -3,6 +3,7 @@
  * io_files/ (write/io_write.c) after the stamps, as the samples are. */
 #include <stdlib.h>
 
+#include "par_gather.h"
 #include "io_files.h"
 #include "io_finalize.h"
 #include "io_write.h"
@@ -23,22 +24,7 @@ static int sp_io_gather(sp_par_t *par, char **all, int64_t **offs, int *any) {
     free(blob);
     return 0;
   }
-  int rc = 0;
-  if (par->active) {
-    rc = sp__par_gather_root(par, blob ? blob : "", len, all, offs);
-    free(blob);
-  } else {
-    *offs = malloc(2 * sizeof **offs);
-    if (*offs) {
-      (*offs)[0] = 0;
-      (*offs)[1] = len;
-      *all = blob;
-    } else {
-      free(blob);
-      rc = SP_ENOMEM;
-    }
-  }
-  return rc;
+  return sp__par_gather_own(par, blob, len, all, offs);
 }
 
 static int sp_io_write_to(const char *path, int nranks, const char *all, const int64_t *offs,

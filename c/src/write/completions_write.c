@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "par_gather.h"
 #include "completions_write.h"
 #include "h5_attr.h"
 #include "mpi_extra.h"
@@ -175,17 +176,7 @@ int sp__done_finalize(sp_par_t *par, const char *partial_path, const sp_spill_fi
   }
   char *all = NULL;
   int64_t *offs = NULL;
-  int grc = 0;
-  if (par->active) {
-    grc = sp__par_gather_root(par, blob ? blob : "", len, &all, &offs);
-    free(blob);
-  } else {
-    offs = malloc(2 * sizeof *offs);
-    if (offs)
-      offs[0] = 0, offs[1] = len, all = blob;
-    else
-      free(blob), grc = SP_ENOMEM;
-  }
+  int grc = sp__par_gather_own(par, blob, len, &all, &offs);
   if (grc == 0 && par->rank == 0) {
     hid_t f = H5Fopen(partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
     grc = f >= 0 ? 0 : SP_EHDF5;

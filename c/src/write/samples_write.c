@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "par_gather.h"
 #include "h5_attr.h"
 #include "par.h"
 #include "samples_write.h"
@@ -26,21 +27,9 @@ typedef struct sp_samples_head {
   int64_t period_ns;
 } sp_samples_head_t;
 
-static int sp_pread_full(int fd, void *buf, size_t len, int64_t off) {
-  char *p = buf;
-  while (len > 0) {
-    ssize_t got = pread(fd, p, len, (off_t)off);
-    if (got <= 0) return SP_EIO;
-    p += got;
-    len -= (size_t)got;
-    off += got;
-  }
-  return 0;
-}
-
 int sp__samples_index_record(sp_spill_file_t *f, uint64_t len, int64_t off) {
   sp_spill_samples_t h;
-  if (len < sizeof h || sp_pread_full(f->fd, &h, sizeof h, off)) return SP_ESPILL;
+  if (len < sizeof h || sp__pread_full(f->fd, &h, sizeof h, off)) return SP_ESPILL;
   if (h.n < 0 || (len - sizeof h) % sizeof(sp_sample_t) != 0 ||
       (uint64_t)h.n != (len - sizeof h) / sizeof(sp_sample_t) || h.period_ns <= 0)
     return SP_ESPILL;
@@ -70,7 +59,7 @@ static int sp_samples_pack(const sp_spill_file_t *spill, const sp_sample_t *tail
   int rc = 0;
   for (int64_t c = 0; rc == 0 && spill && spill->fd >= 0 && c < spill->nsamples_chunks; c++) {
     const sp_spill_chunk_t *ch = &spill->samples[c];
-    rc = sp_pread_full(spill->fd, s + at, (size_t)ch->n * sizeof *s, ch->offset);
+    rc = sp__pread_full(spill->fd, s + at, (size_t)ch->n * sizeof *s, ch->offset) ? SP_EIO : 0;
     at += ch->n;
   }
   if (ntail > 0) memcpy(s + at, tail, (size_t)ntail * sizeof *s);
@@ -155,22 +144,7 @@ int sp__samples_gather(sp_par_t *par, const sp_spill_file_t *spill, char **all, 
     rc = 0;
     len = 0;
   }
-  int grc = 0;
-  if (par->active) {
-    grc = sp__par_gather_root(par, blob ? blob : "", len, all, offs);
-    free(blob);
-  } else {
-    *offs = malloc(2 * sizeof **offs);
-    if (*offs) {
-      (*offs)[0] = 0;
-      (*offs)[1] = len;
-      *all = blob;
-    } else {
-      free(blob);
-      grc = SP_ENOMEM;
-    }
-  }
-  return grc;
+  return sp__par_gather_own(par, blob, len, all, offs);
 }
 
 int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill_file_t *spill) {

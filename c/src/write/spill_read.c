@@ -14,16 +14,6 @@
 #include "mpi_extra.h"
 #include "spill_read.h"
 
-static int sp_pread_all(int fd, void *buf, size_t len, int64_t off) {
-  size_t done = 0;
-  while (done < len) {
-    ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(off + (int64_t)done));
-    if (r <= 0) return -1;
-    done += (size_t)r;
-  }
-  return 0;
-}
-
 static int sp_push_chunk(sp_spill_chunk_t **chunks, int64_t *n, sp_spill_chunk_t c) {
   if ((*n & (*n - 1)) == 0) { /* grow at powers of two */
     int64_t ncap = *n ? *n * 2 : 16;
@@ -84,7 +74,7 @@ static int sp_index_meta(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64
   if (h->len > 2 * (uint64_t)SP_META_VALUE_MAX + 64) return SP_ESPILL;
   char *p = malloc(h->len ? (size_t)h->len : 1);
   if (!p) return SP_ENOMEM;
-  int rc = sp_pread_all(f->fd, p, (size_t)h->len, off) ? SP_ESPILL : 0;
+  int rc = sp__pread_full(f->fd, p, (size_t)h->len, off) ? SP_ESPILL : 0;
   if (rc == 0 && h->type == SP_SPILL_META) {
     rc = sp__meta_from_spill(&f->meta, p, (size_t)h->len);
   } else if (rc == 0) {
@@ -107,7 +97,7 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return SP_ESPILL; /* only the first record may be one */
   case SP_SPILL_RANK: {
     int32_t rs[2];
-    if (h->len != sizeof rs || sp_pread_all(f->fd, rs, sizeof rs, off)) return SP_ESPILL;
+    if (h->len != sizeof rs || sp__pread_full(f->fd, rs, sizeof rs, off)) return SP_ESPILL;
     if (rs[1] <= 0 || rs[1] > (1 << 24) || rs[0] < 0 || rs[0] >= rs[1]) return SP_ESPILL;
     f->rank = rs[0];
     f->size = rs[1];
@@ -115,11 +105,11 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   }
   case SP_SPILL_REGION: {
     int32_t hl[2];
-    if (h->len < sizeof hl || sp_pread_all(f->fd, hl, sizeof hl, off)) return SP_ESPILL;
+    if (h->len < sizeof hl || sp__pread_full(f->fd, hl, sizeof hl, off)) return SP_ESPILL;
     if (hl[1] <= 0 || hl[1] > SP_NAME_MAX || h->len != sizeof hl + (uint64_t)hl[1])
       return SP_ESPILL;
     char name[SP_NAME_MAX];
-    if (sp_pread_all(f->fd, name, (size_t)hl[1], off + (int64_t)sizeof hl)) return SP_ESPILL;
+    if (sp__pread_full(f->fd, name, (size_t)hl[1], off + (int64_t)sizeof hl)) return SP_ESPILL;
     return sp_set_name(f, hl[0], name, (uint32_t)hl[1]);
   }
   case SP_SPILL_EVENTS:
@@ -127,7 +117,7 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   case SP_SPILL_MPI_EXTRA_TC: { /* all: a head, then n records of 16 bytes */
     sp_spill_events_t e;
     const uint64_t rec = sizeof(sp_event_t);
-    if (h->len < sizeof e || sp_pread_all(f->fd, &e, sizeof e, off)) return SP_ESPILL;
+    if (h->len < sizeof e || sp__pread_full(f->fd, &e, sizeof e, off)) return SP_ESPILL;
     /* Division, not e.n * rec: a crafted count must not wrap into a match. */
     if (e.n < 0 || (h->len - sizeof e) % rec != 0 || (uint64_t)e.n != (h->len - sizeof e) / rec)
       return SP_ESPILL;
@@ -140,7 +130,7 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   }
   case SP_SPILL_LAYOUT: {
     int32_t v[2];
-    if (h->len != sizeof v || sp_pread_all(f->fd, v, sizeof v, off) || v[0] < SP_LAYOUT_AUTO ||
+    if (h->len != sizeof v || sp__pread_full(f->fd, v, sizeof v, off) || v[0] < SP_LAYOUT_AUTO ||
         v[0] > SP_LAYOUT_BOTH)
       return SP_ESPILL;
     f->layout = v[0];
@@ -148,19 +138,19 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
   }
   case SP_SPILL_RUN: {
     uint64_t id;
-    if (h->len != sizeof id || sp_pread_all(f->fd, &id, sizeof id, off) || id == 0)
+    if (h->len != sizeof id || sp__pread_full(f->fd, &id, sizeof id, off) || id == 0)
       return SP_ESPILL;
     f->run_id = id;
     return 0;
   }
   case SP_SPILL_CALIB: {
     sp_calib_point_t p;
-    if (h->len != sizeof p || sp_pread_all(f->fd, &p, sizeof p, off)) return SP_ESPILL;
+    if (h->len != sizeof p || sp__pread_full(f->fd, &p, sizeof p, off)) return SP_ESPILL;
     return sp__calib_push(&f->calib, p);
   }
   case SP_SPILL_CLOCK: {
     sp_spill_clock_t c;
-    if (h->len != sizeof c || sp_pread_all(f->fd, &c, sizeof c, off)) return SP_ESPILL;
+    if (h->len != sizeof c || sp__pread_full(f->fd, &c, sizeof c, off)) return SP_ESPILL;
     if (c.which < 0 || c.which > 1 || c.error_ns < 0) return SP_ESPILL;
     f->clock[c.which] = (sp_clock_offset_t){c.offset_ns, c.at_ns, c.error_ns, 1, 1};
     return 0;
@@ -192,10 +182,10 @@ static int sp_whole_record(const sp_spill_file_t *f, int64_t off, int64_t size,
                            sp_spill_rec_head_t *h, int64_t *next) {
   uint32_t trailer = 0;
   const int64_t payload = off + (int64_t)sizeof *h;
-  if (size - off < (int64_t)sizeof *h || sp_pread_all(f->fd, h, sizeof *h, off)) return 0;
+  if (size - off < (int64_t)sizeof *h || sp__pread_full(f->fd, h, sizeof *h, off)) return 0;
   if (h->magic != SP_SPILL_MAGIC || h->len > (uint64_t)(size - payload)) return 0;
   const int64_t end = payload + (int64_t)h->len;
-  if (size - end < (int64_t)sizeof trailer || sp_pread_all(f->fd, &trailer, sizeof trailer, end))
+  if (size - end < (int64_t)sizeof trailer || sp__pread_full(f->fd, &trailer, sizeof trailer, end))
     return 0;
   *next = end + (int64_t)sizeof trailer;
   return trailer == SP_SPILL_TRAILER;
@@ -210,7 +200,7 @@ static int64_t sp_resync(const sp_spill_file_t *f, int64_t from, int64_t size) {
   int64_t found = -1;
   for (int64_t base = from; buf && found < 0 && base < size; base += BLOCK - 3) {
     size_t want = size - base < BLOCK ? (size_t)(size - base) : BLOCK;
-    if (want < sizeof magic || sp_pread_all(f->fd, buf, want, base)) break;
+    if (want < sizeof magic || sp__pread_full(f->fd, buf, want, base)) break;
     for (size_t i = 0; found < 0 && i + sizeof magic <= want; i++) {
       sp_spill_rec_head_t h;
       int64_t next;
@@ -248,10 +238,10 @@ int sp__spill_index(const char *path, sp_spill_file_t *f) {
   uint32_t magic = SP_SPILL_MAGIC;
   f->head_cut = size < (int64_t)(sizeof h + sizeof f->header + sizeof(uint32_t)) &&
                 (size < (int64_t)sizeof magic ||
-                 (sp_pread_all(f->fd, &magic, sizeof magic, 0) == 0 && magic == SP_SPILL_MAGIC));
+                 (sp__pread_full(f->fd, &magic, sizeof magic, 0) == 0 && magic == SP_SPILL_MAGIC));
   if (!sp_whole_record(f, 0, size, &h, &off) || h.type != SP_SPILL_HEADER ||
       h.len != sizeof f->header ||
-      sp_pread_all(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))
+      sp__pread_full(f->fd, &f->header, sizeof f->header, (int64_t)sizeof h))
     return SP_ESPILL;
   f->header.host[sizeof f->header.host - 1] = '\0';
   if (f->header.version != SP_SPILL_VERSION || f->header.clock_tsc > 1) return SP_ESPILL;
@@ -279,13 +269,13 @@ int sp__spill_read(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t 
                    int64_t count, sp_event_t *out) {
   if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
   int64_t off = c->offset + first * (int64_t)sizeof(sp_event_t);
-  return sp_pread_all(f->fd, out, (size_t)count * sizeof(sp_event_t), off) ? SP_EIO : 0;
+  return sp__pread_full(f->fd, out, (size_t)count * sizeof(sp_event_t), off) ? SP_EIO : 0;
 }
 
 int sp__spill_read_x(const sp_spill_file_t *f, const sp_spill_chunk_t *c, int64_t first,
                      int64_t count, void *out) {
   if (first < 0 || count < 0 || first + count > c->n) return SP_EINVAL;
-  if (sp_pread_all(f->fd, out, (size_t)count * 16, c->offset + first * 16)) return SP_EIO;
+  if (sp__pread_full(f->fd, out, (size_t)count * 16, c->offset + first * 16)) return SP_EIO;
   if (!c->old) return 0;
   /* An older file's {int64 bytes, int32 peer, 0}: no tag, no communicator. */
   sp_mpi_x_t *x = out;

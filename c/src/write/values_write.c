@@ -17,6 +17,7 @@
 
 #include <hdf5.h>
 
+#include "par_gather.h"
 #include "h5_attr.h"
 #include "values_write.h"
 
@@ -50,22 +51,10 @@ typedef struct sp_vbuild {
   int64_t *lost;    /* [nregions] values dropped or not convertible */
 } sp_vbuild_t;
 
-static int sp_pread_full(int fd, void *buf, size_t len, int64_t off) {
-  char *p = buf;
-  while (len > 0) {
-    ssize_t got = pread(fd, p, len, (off_t)off);
-    if (got <= 0) return SP_EIO;
-    p += got;
-    len -= (size_t)got;
-    off += got;
-  }
-  return 0;
-}
-
 /* A record's payload (head, body); NULL when it cannot be read. */
 static char *sp_vrecord(const sp_spill_file_t *f, const sp_spill_chunk_t *c, sp_spill_values_t *h) {
   char *p = malloc((size_t)c->n);
-  if (!p || sp_pread_full(f->fd, p, (size_t)c->n, c->offset) != 0) {
+  if (!p || sp__pread_full(f->fd, p, (size_t)c->n, c->offset) != 0) {
     free(p);
     return NULL;
   }
@@ -665,17 +654,7 @@ int sp__values_finalize(sp_par_t *par, const sp_local_t *l, const char *ranks_pa
     free(blob);
     return 0;
   }
-  if (par->active) {
-    rc = sp__par_gather_root(par, blob ? blob : "", len, &all, &offs);
-    free(blob);
-  } else {
-    offs = malloc(2 * sizeof *offs);
-    all = blob;
-    if (!offs)
-      rc = SP_ENOMEM;
-    else
-      offs[0] = 0, offs[1] = len;
-  }
+  rc = sp__par_gather_own(par, blob, len, &all, &offs);
   if (rc == 0 && par->rank == 0 && ranks_path)
     rc = sp_vwrite_path(ranks_path, 0, par->size, all, offs);
   if (rc == 0 && par->rank == 0 && col_path) rc = sp_vwrite_path(col_path, 1, par->size, all, offs);

@@ -111,7 +111,7 @@ static int sp_io_stamp_parents(const sp_reader_intervals_t *iv, int np, const in
     for (int64_t k = 0; k < iv[p].n; k++)
       c[m++] = (sp_io_call_t){iv[p].start[k], iv[p].end[k],
                               iv[p].thread_ids ? iv[p].thread_ids[k] : 0, p, k};
-  qsort(c, (size_t)m, sizeof *c, sp_io_call_cmp);
+  if (m > 1) qsort(c, (size_t)m, sizeof *c, sp_io_call_cmp);
   int64_t depth = 0;
   for (int64_t i = 0; i < m; i++) {
     if (i > 0 && c[i].thread != c[i - 1].thread) depth = 0;

@@ -121,7 +121,7 @@ int sp_io_files_walk(const sp_selection_t *sel, const sp_io_visit_t *visit, void
   for (int j = 0; rc == 0 && j < sel->nranks; j++) rc = sp_io_rank(sel, j, &run);
   sp_io_sums_t *t = &run.sums;
   if (rc == 0 && run.begun) {
-    qsort(t->v, (size_t)t->n, sizeof *t->v, sp_io_name_cmp);
+    if (t->n > 1) qsort(t->v, (size_t)t->n, sizeof *t->v, sp_io_name_cmp);
     for (int i = 0; visit->file_row && i < t->n; i++)
       visit->file_row(ctx, t->v[i].v, t->v[i].name, t->v[i].slow_rank, t->v[i].slow_ns,
                       t->v[i].ranks);

@@ -85,7 +85,7 @@ static int sp_strp_cmp(const void *a, const void *b) {
 
 /* Adds the n set strings s[] (sorted here) into c's sorted distinct values. */
 static int sp_vacc_strings(sp_vacc_t *c, char **s, int64_t n) {
-  qsort(s, (size_t)n, sizeof *s, sp_strp_cmp);
+  if (n > 1) qsort(s, (size_t)n, sizeof *s, sp_strp_cmp);
   sp_vstr_t *m = malloc((size_t)(c->nvals + n + 1) * sizeof *m);
   if (!m) return -1;
   int64_t i = 0, j = 0, k = 0;

@@ -148,7 +148,7 @@ int sp__waits_match_coll(sp_waits_t *w) {
       }
       refs[m++] = (sp_cref_t){c->comm, k, (int32_t)i, c->start};
     }
-  qsort(refs, (size_t)m, sizeof *refs, sp_cref_cmp);
+  if (m > 1) qsort(refs, (size_t)m, sizeof *refs, sp_cref_cmp);
   int rc = 0;
   for (int64_t a = 0; rc == 0 && a < m;) {
     int64_t b = a;

@@ -215,7 +215,7 @@ static void sp_calls_order(sp_wrank_t *rk) {
     int64_t len = rk->runs[r + 1] - rk->runs[r];
     for (int64_t i = 1; i < len; i++)
       if (sp_call_before(&a[i], &a[i - 1])) {
-        qsort(a, (size_t)len, sizeof *a, sp_call_cmp);
+        if (len > 1) qsort(a, (size_t)len, sizeof *a, sp_call_cmp);
         break;
       }
   }

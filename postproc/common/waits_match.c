@@ -200,7 +200,7 @@ static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, in
   if (!at) return SP_READER_ENOMEM;
   for (int64_t j = 0; j < n; j++)
     at[j] = (sp_at_t){calls[E[ix[j]].call].start, calls[E[ix[j]].call].end, ix[j]};
-  qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
+  if (n > 1) qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
   for (int64_t j = 0; j < n; j++) ix[j] = (int32_t)at[j].i;
   free(at);
   return 0;

@@ -55,7 +55,7 @@ int sp_waits_rows(const sp_waits_t *w, const int *ranks, int nranks, sp_wrow_t *
     }
   }
   free(acc);
-  qsort(rows, (size_t)m, sizeof *rows, sp_wrow_cmp);
+  if (m > 1) qsort(rows, (size_t)m, sizeof *rows, sp_wrow_cmp);
   *out = rows;
   *n = m;
   return 0;

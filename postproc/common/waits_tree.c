@@ -88,7 +88,7 @@ static int64_t sp_item_at(sp_wrank_t *rk, int64_t t) {
 int sp__waits_tree(sp_waits_t *w, int k) {
   sp_wrank_t *rk = &w->ranks[k];
   sp_sort_reader = w->reader;
-  qsort(rk->items, (size_t)rk->nitems, sizeof *rk->items, sp_item_cmp);
+  if (rk->nitems > 1) qsort(rk->items, (size_t)rk->nitems, sizeof *rk->items, sp_item_cmp);
   int32_t *stack = malloc((size_t)(rk->nitems + 1) * sizeof *stack);
   if (!stack) return SP_READER_ENOMEM;
   int64_t top = 0;

@@ -46,6 +46,9 @@ typedef enum sp_io_call {
 
 /* 1 while a session with profile_io runs (io_calls.c): the wrappers' one test. */
 extern SP_HIDDEN int sp__io_on;
+/* Its value for the wrappers, read on any thread while a session starts or
+ * stops (relaxed: a plain load on x86; TSan sees the sharing). */
+static inline int sp__io_is_on(void) { return __atomic_load_n(&sp__io_on, __ATOMIC_RELAXED); }
 
 /* One recorded call between sp__io_enter and sp__io_leave. */
 typedef struct sp_io_rec {

@@ -19,14 +19,14 @@
 #define SP_IO_AT_POS (-2) /* the access is at the descriptor's position */
 
 /* The real call, or ENOSYS when there is none (a static program). */
-#define SP_IO_BEGIN(ID, fn, ...)                                             \
-  __typeof__(&fn) real_ = SP_IO_REAL(fn);                                    \
-  if (SP_UNLIKELY(!real_)) {                                                 \
-    errno = ENOSYS;                                                          \
-    return -1;                                                               \
-  }                                                                          \
-  sp_io_rec_t c_;                                                            \
-  if (SP_LIKELY(!sp__io_on) || sp__io_own || !sp__io_enter(&c_, SP_IO_##ID)) \
+#define SP_IO_BEGIN(ID, fn, ...)                                                  \
+  __typeof__(&fn) real_ = SP_IO_REAL(fn);                                         \
+  if (SP_UNLIKELY(!real_)) {                                                      \
+    errno = ENOSYS;                                                               \
+    return -1;                                                                    \
+  }                                                                               \
+  sp_io_rec_t c_;                                                                 \
+  if (SP_LIKELY(!sp__io_is_on()) || sp__io_own || !sp__io_enter(&c_, SP_IO_##ID)) \
   return real_(__VA_ARGS__)
 
 /* The end of a call on descriptor fd: ret its return value, off the offset
@@ -193,21 +193,21 @@ SP_IO_FTRUNCATE(ftruncate64, off64_t)
 
 /* mmap: counted in the file's record, not timed (the accesses are loads
  * and stores). While dlsym itself maps memory, the kernel's call. */
-#define SP_IO_MMAP(fn, OFF)                                                             \
-  SP_IO_EXPORT void *fn(void *addr, size_t len, int prot, int flags, int fd, OFF off) { \
-    __typeof__(&fn) real_ = sp__io_real.fn || sp__io_resolve() ? sp__io_real.fn : NULL; \
-    if (SP_UNLIKELY(!real_))                                                            \
-      return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, (off_t)off);         \
-    void *p = real_(addr, len, prot, flags, fd, off);                                   \
-    if (SP_UNLIKELY(sp__io_on) && !sp__io_own && fd >= 0 && !(flags & MAP_ANONYMOUS) && \
-        p != MAP_FAILED) {                                                              \
-      const int saved = errno;                                                          \
-      sp__io_own++;                                                                     \
-      sp__io_file_mmap(sp__io_fd_row(fd, SP_IO_API_POSIX, 1));                          \
-      sp__io_own--;                                                                     \
-      errno = saved;                                                                    \
-    }                                                                                   \
-    return p;                                                                           \
+#define SP_IO_MMAP(fn, OFF)                                                                  \
+  SP_IO_EXPORT void *fn(void *addr, size_t len, int prot, int flags, int fd, OFF off) {      \
+    __typeof__(&fn) real_ = sp__io_real.fn || sp__io_resolve() ? sp__io_real.fn : NULL;      \
+    if (SP_UNLIKELY(!real_))                                                                 \
+      return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, (off_t)off);              \
+    void *p = real_(addr, len, prot, flags, fd, off);                                        \
+    if (SP_UNLIKELY(sp__io_is_on()) && !sp__io_own && fd >= 0 && !(flags & MAP_ANONYMOUS) && \
+        p != MAP_FAILED) {                                                                   \
+      const int saved = errno;                                                               \
+      sp__io_own++;                                                                          \
+      sp__io_file_mmap(sp__io_fd_row(fd, SP_IO_API_POSIX, 1));                               \
+      sp__io_own--;                                                                          \
+      errno = saved;                                                                         \
+    }                                                                                        \
+    return p;                                                                                \
   }
 SP_IO_MMAP(mmap, off_t)
 SP_IO_MMAP(mmap64, off64_t)

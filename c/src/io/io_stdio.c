@@ -13,7 +13,7 @@
 
 #define SP_IO_EXPORT __attribute__((visibility("default")))
 
-#define SP_IO_ON(ID) (SP_UNLIKELY(sp__io_on) && !sp__io_own && sp__io_enter(&c_, SP_IO_##ID))
+#define SP_IO_ON(ID) (SP_UNLIKELY(sp__io_is_on()) && !sp__io_own && sp__io_enter(&c_, SP_IO_##ID))
 
 /* A stream's descriptor, -1 for NULL (fflush(NULL)) or a memory stream. */
 static int sp_io_fd_of(FILE *fp) { return fp ? fileno(fp) : -1; }

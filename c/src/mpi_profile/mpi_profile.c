@@ -47,7 +47,7 @@ static __attribute__((noinline)) int sp_mpi_register(sp_mpi_call_t call) {
 int sp__mpi_call_handle(sp_mpi_call_t call) {
   /* MPI-IO calls: with profile_io too (sp__io_on), not inside our own I/O. */
   const int on = sp__state.cfg.profile_mpi ||
-                 (call >= SP_MPI_CALL_FILE_FIRST && sp__io_on && !sp__io_own);
+                 (call >= SP_MPI_CALL_FILE_FIRST && sp__io_is_on() && !sp__io_own);
   if (SP_LIKELY(!on || sp__mode == SP_MODE_OFF) || sp__mpi_own_calls) return -1;
   if (SP_LIKELY(__atomic_load_n(&sp_mpi_handles_session, __ATOMIC_ACQUIRE) == sp__session + 1u)) {
     int h = __atomic_load_n(&sp_mpi_handles[call], __ATOMIC_ACQUIRE) - 1;

@@ -18,7 +18,7 @@
 int sp__mpi_io_begin(sp_mpi_io_t *x, sp_mpi_call_t call, int kind) {
   x->h = sp__mpi_call_handle(call);
   if (SP_LIKELY(x->h < 0)) return 0;
-  x->io = sp__io_on && !sp__io_own;
+  x->io = sp__io_is_on() && !sp__io_own;
   if (x->io) sp__io_enter_mpi(&x->r, kind, sp__mpi_call_name(call));
   x->on = sp__mpi_begin(x->h);
   return 1;
@@ -37,7 +37,7 @@ static uint64_t sp_key(MPI_File fh) {
 }
 
 int32_t sp__mpi_io_row(MPI_File fh) {
-  return sp__io_on && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
+  return sp__io_is_on() && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
 }
 
 int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off) {
@@ -49,14 +49,14 @@ int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off) {
 }
 
 int32_t sp__mpi_io_opened(MPI_File fh, const char *filename) {
-  if (!sp__io_on) return -1;
+  if (!sp__io_is_on()) return -1;
   const int32_t row = sp__io_file_row(filename, SP_IO_API_MPIIO);
   sp__io_mpi_file_set(sp_key(fh), row);
   return row;
 }
 
 void sp__mpi_io_closed(MPI_File fh) {
-  if (sp__io_on) sp__io_mpi_file_drop(sp_key(fh));
+  if (sp__io_is_on()) sp__io_mpi_file_drop(sp_key(fh));
 }
 
 /* The bytes a blocking call moved: its status's count in bytes, else the
@@ -99,7 +99,7 @@ int MPI_File_close(MPI_File *fh) {
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                       const char *rep, MPI_Info info) {
-  if (sp__io_on) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
+  if (sp__io_is_on()) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
   SP_FILE_META(FILE_SET_VIEW, META, PMPI_File_set_view(fh, disp, et, ft, rep, info));
 }
 
@@ -186,13 +186,13 @@ SP_FILE_I_AT(FILE_IREAD_AT_ALL, File_iread_at_all, , READ)
 /* MPI-IO calls that are not recorded, whose own POSIX calls are not the
  * program's either (HDF5's MPI-IO driver asks MPI_File_get_size, which
  * OMPIO answers with lseek): with profile_io on, they hold sp__io_own. */
-#define SP_FILE_QUIET(NAME, PARAMS, ARGS)               \
-  int MPI_##NAME PARAMS {                               \
-    if (SP_LIKELY(!sp__io_on)) return PMPI_##NAME ARGS; \
-    sp__io_own++;                                       \
-    const int rc = PMPI_##NAME ARGS;                    \
-    sp__io_own--;                                       \
-    return rc;                                          \
+#define SP_FILE_QUIET(NAME, PARAMS, ARGS)                    \
+  int MPI_##NAME PARAMS {                                    \
+    if (SP_LIKELY(!sp__io_is_on())) return PMPI_##NAME ARGS; \
+    sp__io_own++;                                            \
+    const int rc = PMPI_##NAME ARGS;                         \
+    sp__io_own--;                                            \
+    return rc;                                               \
   }
 SP_FILE_QUIET(File_get_size, (MPI_File fh, MPI_Offset *size), (fh, size))
 SP_FILE_QUIET(File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))

@@ -157,6 +157,19 @@ static void *sp_writer_main(void *arg) {
   return NULL;
 }
 
+/* Queues j (filled) behind the jobs handed before it. */
+static void sp_writer_queue_locked(sp_job_t *j) {
+  if (sp_w.tail) {
+    sp_w.tail->next = j;
+  } else {
+    sp_w.head = j;
+  }
+  sp_w.tail = j;
+  __atomic_add_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
+  pthread_cond_signal(&sp_w.work);
+}
+
 sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t region,
                             int32_t thread) {
   if (!sp__state.set.async_flush) return NULL;
@@ -191,30 +204,9 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
   }
   *j = (sp_job_t){full, NULL, 0, 0, cap, n, region, thread, NULL};
   pthread_mutex_lock(&sp_w.mu);
-  if (sp_w.tail) {
-    sp_w.tail->next = j;
-  } else {
-    sp_w.head = j;
-  }
-  sp_w.tail = j;
-  __atomic_add_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
-  pthread_cond_signal(&sp_w.work);
+  sp_writer_queue_locked(j);
   pthread_mutex_unlock(&sp_w.mu);
   return fresh;
-}
-
-/* Queues j (filled) behind the jobs handed before it. */
-static void sp_writer_queue_locked(sp_job_t *j) {
-  if (sp_w.tail) {
-    sp_w.tail->next = j;
-  } else {
-    sp_w.head = j;
-  }
-  sp_w.tail = j;
-  __atomic_add_fetch(&sp_w.pending, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch(&sp_w.handed, 1, __ATOMIC_RELEASE);
-  pthread_cond_signal(&sp_w.work);
 }
 
 int sp__writer_values(void *rec, size_t hlen, size_t blen) {

@@ -155,12 +155,14 @@ static void sp_defs_locations(sp_defs_t *d, const sp_otf2_run_t *run) {
   }
 }
 
-/* MPI_COMM_WORLD for the MPI events (otf2_mpi.c): group 0 lists, per rank
- * id 0..max, the location of its first thread (OTF2's rank -> location
- * map); group 1, its members 0..max, is the communicator's. */
+/* The communicators of the MPI events (otf2_mpi.c, otf2_comms.c): group 0
+ * lists, per world rank 0..max, the location of its first thread (OTF2's
+ * rank -> location map); group 1, the members 0..max of MPI_COMM_WORLD
+ * (comm 0); group 1 + i, the members of communicator i (comm i). */
 static int sp_defs_comm(sp_defs_t *d, const sp_otf2_run_t *run) {
   const sp_selection_t *sel = run->sel;
-  int max = -1;
+  const sp_otf2_comms_t *cs = &run->comms;
+  int max = cs->n ? cs->max_member : -1;
   for (int j = 0; j < sel->nranks; j++) {
     int id = sp_reader_rank_id(sel->reader, sel->ranks[j]);
     if (id > max) max = id;
@@ -191,6 +193,21 @@ static int sp_defs_comm(sp_defs_t *d, const sp_otf2_run_t *run) {
                                               (uint32_t)(max + 1), members));
   sp_check(d, OTF2_GlobalDefWriter_WriteComm(d->w, SP_OTF2_COMM_WORLD, sp_str(d, "MPI_COMM_WORLD"),
                                              1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+  for (int i = 0; i < cs->n; i++) {
+    const sp_otf2_comm_t *c = &cs->all[i];
+    for (int32_t m = 0; m < c->size; m++) members[m] = (uint64_t)c->members[m];
+    char name[64];
+    if (c->id == 1)
+      snprintf(name, sizeof name, "MPI_COMM_SELF");
+    else
+      snprintf(name, sizeof name, "MPI communicator %d (%d ranks)", (int)c->id, (int)c->size);
+    sp_check(d, OTF2_GlobalDefWriter_WriteGroup(d->w, (OTF2_GroupRef)(i + 2), empty,
+                                                OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                                OTF2_GROUP_FLAG_NONE, (uint32_t)c->size, members));
+    sp_check(d, OTF2_GlobalDefWriter_WriteComm(d->w, (OTF2_CommRef)(i + 1), sp_str(d, name),
+                                               (OTF2_GroupRef)(i + 2), SP_OTF2_COMM_WORLD,
+                                               OTF2_COMM_FLAG_NONE));
+  }
   free(loc);
   free(members);
   return 0;

@@ -18,9 +18,8 @@
 typedef struct sp_frame {
   int64_t end;
   int32_t region;
-  int32_t peer;
-  int64_t bytes;
   int8_t kind, op;
+  sp_otf2_msg_t msg;
 } sp_frame_t;
 
 /* One location of the thread being written: its writer and open calls. */
@@ -77,7 +76,7 @@ static int sp_layer_close(sp_otf2_run_t *run, sp_layer_t *L, int64_t t) {
     OTF2_ErrorCode e;
     if (f->kind != SP_OTF2_MPI_NONE) { /* the rest have no MPI event: no call */
       uint64_t before = run->locs[L->loc].nevents;
-      e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, f->bytes, f->peer,
+      e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, &f->msg,
                              &run->locs[L->loc].nevents);
       run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
       if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
@@ -98,7 +97,7 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     L->st = st;
     L->cap = cap;
   }
-  L->st[L->n++] = (sp_frame_t){c->end, c->region, c->peer, c->bytes, c->kind, c->op};
+  L->st[L->n++] = (sp_frame_t){c->end, c->region, c->kind, c->op, c->msg};
   int rc = 0;
   OTF2_AttributeList *al = sp__otf2_values_list(run, c->vals, c->index, &rc);
   if (rc) return rc;
@@ -110,7 +109,7 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     return 0;
   }
   uint64_t before = run->locs[L->loc].nevents;
-  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, c->bytes, c->peer, &L->request,
+  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, &c->msg, &L->request,
                          &run->locs[L->loc].nevents);
   run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");

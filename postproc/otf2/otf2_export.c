@@ -172,7 +172,7 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
     return SP_EXIT_IO;
   }
   if ((rc = sp__otf2_place_check(dir)) != 0) return rc;
-  sp_otf2_run_t run = {.sel = sel};
+  sp_otf2_run_t run = {.sel = sel, .comms = {.max_member = -1}};
   int nreg = sp_reader_num_regions(sel->reader);
   run.region_def = malloc((size_t)(nreg ? nreg : 1) * sizeof *run.region_def);
   if (!run.region_def) return SP_EXIT_IO;
@@ -213,6 +213,7 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
   free(run.region_def);
   free(run.locs);
   sp__otf2_values_free(&run);
+  sp__otf2_comms_free(&run);
   return rc;
 }
 

@@ -39,6 +39,22 @@ typedef struct sp_otf2_vtab {
   OTF2_AttributeList *list; /* reused for every ENTER */
 } sp_otf2_vtab_t;
 
+/* otf2_comms.c: the communicators of the MPI events met so far, OTF2 ref
+ * index + 1 (0 is MPI_COMM_WORLD): a recorded id and its members' world
+ * ranks in communicator rank order. */
+typedef struct sp_otf2_comm {
+  int32_t id, size;
+  int32_t *members;
+  uint64_t hash;
+} sp_otf2_comm_t;
+typedef struct sp_otf2_comms {
+  sp_otf2_comm_t *all;
+  int n, cap;
+  int *slot; /* open addressing over all: index + 1, 0 empty */
+  int hcap;
+  int32_t max_member; /* the largest world rank among the members (-1: none) */
+} sp_otf2_comms_t;
+
 typedef struct sp_otf2_run {
   const sp_selection_t *sel;
   OTF2_Archive *archive;
@@ -53,6 +69,9 @@ typedef struct sp_otf2_run {
   int64_t moved;      /* of them, on extra locations */
   int64_t mpi_events; /* MPI message and collective events written */
   sp_otf2_vtab_t vt;  /* values per call as attributes (otf2_values.c) */
+
+  /* The communicators of the MPI events (otf2_comms.c). */
+  sp_otf2_comms_t comms;
 } sp_otf2_run_t;
 
 /* otf2_values.c: the attribute list of call e of a pair whose values are v
@@ -68,12 +87,26 @@ enum { SP_OTF2_MPI_NONE, SP_OTF2_MPI_SEND, SP_OTF2_MPI_ISEND, SP_OTF2_MPI_RECV, 
 /* The kind of region name (SP_OTF2_MPI_*) and, for a collective, its
  * OTF2_CollectiveOp in *op. */
 int sp__otf2_mpi_kind(const char *name, int *op);
+/* What one MPI call's events carry: payload, partner (a rank of comm),
+ * tag (-1: not recorded) and communicator. */
+typedef struct sp_otf2_msg {
+  int64_t bytes;
+  int32_t peer, tag;
+  OTF2_CommRef comm;
+} sp_otf2_msg_t;
 /* The events of one call at its ENTER stamp (after the ENTER) and at its
  * LEAVE stamp (before the LEAVE); *nevents counts them. */
-OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64_t bytes,
-                                  int32_t peer, uint64_t *request, uint64_t *nevents);
-OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op, int64_t bytes,
-                                  int32_t peer, uint64_t *nevents);
+OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, const sp_otf2_msg_t *m,
+                                  uint64_t *request, uint64_t *nevents);
+OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op,
+                                  const sp_otf2_msg_t *m, uint64_t *nevents);
+
+/* otf2_comms.c: rank index k's map from recorded communicator id to OTF2
+ * ref (*map of *n ids, the caller frees it; NULL and 0 for a file without
+ * the table), adding the communicators not met before. Returns an SP_EXIT_*
+ * code. comms_free releases the run's communicators. */
+int sp__otf2_comms_rank(sp_otf2_run_t *run, int k, OTF2_CommRef **map, int *n);
+void sp__otf2_comms_free(sp_otf2_run_t *run);
 
 /* The stamp t as written: t - base, as unsigned. */
 static inline uint64_t sp_otf2_time(const sp_otf2_run_t *run, int64_t t) {
@@ -85,8 +118,7 @@ typedef struct sp_call {
   int64_t start, end;
   int32_t thread;
   int32_t region;                 /* region definition id */
-  int64_t bytes;                  /* MPI call: payload (-1: unknown or not an MPI call) */
-  int32_t peer;                   /* MPI call: partner rank (-1: none) */
+  sp_otf2_msg_t msg;              /* MPI call: bytes -1 when unknown or not an MPI call */
   int8_t kind;                    /* SP_OTF2_MPI_* of the region */
   int8_t op;                      /* its collective op */
   const sp_reader_values_t *vals; /* its pair's values per call (NULL: none) */

@@ -6,8 +6,9 @@
  * sweeps large ranks through it too) gives the calls in that order in
  * bounded memory: a chunk per sorted run, not the rank's calls (the whole
  * rank took 80 bytes a call: 796 MB for 1e7 calls). Here each call gets
- * its region's definition id and, for an MPI call region, its bytes and
- * peer (sp_reader_mpi_load, whole: memory for that pair only). */
+ * its region's definition id and, for an MPI call region, its bytes, peer,
+ * tag and communicator (sp_reader_mpi_load, whole: memory for that pair
+ * only; the communicator as its OTF2 ref, otf2_comms.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ struct sp_otf2_merge {
   sp_pair_t *pairs; /* by slot: sel->regions[slot] */
   int npairs;
   sp_reader_merge_t *m;
+  OTF2_CommRef *comm_ref; /* recorded communicator id -> OTF2 ref (otf2_comms.c) */
+  int ncomms;
   sp_reader_call_t batch[SP_OTF2_BATCH]; /* calls [i, n) not yet given */
   int64_t i, n;
 };
@@ -62,6 +65,7 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
     if (e == 0 && p->kind != SP_OTF2_MPI_NONE) e = sp_reader_mpi_load(sel->reader, g, k, &p->mpi);
     if (e < 0) rc = sp_reader_exit(sel, e);
   }
+  if (rc == 0) rc = sp__otf2_comms_rank(run, k, &m->comm_ref, &m->ncomms);
   int e = rc ? 0 : sp_reader_merge_open(sel->reader, k, sel->regions, keys, n, &m->m);
   if (e < 0) rc = sp_reader_exit(sel, e);
   free(keys);
@@ -86,15 +90,17 @@ int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
     }
     const sp_pair_t *p = &m->pairs[x.slot];
     int has = p->mpi.present && x.index < p->mpi.n;
-    *c = (sp_call_t){x.start,
-                     x.end,
-                     x.thread,
-                     p->region,
-                     has ? p->mpi.bytes[x.index] : -1,
-                     has ? p->mpi.peer[x.index] : -1,
-                     (int8_t)(has ? p->kind : SP_OTF2_MPI_NONE),
-                     (int8_t)p->op,
-                     p->vals.present ? &p->vals : NULL,
+    sp_otf2_msg_t msg = {-1, -1, -1, SP_OTF2_COMM_WORLD};
+    if (has) {
+      int32_t id = p->mpi.comm ? p->mpi.comm[x.index] : -1;
+      msg = (sp_otf2_msg_t){p->mpi.bytes[x.index], p->mpi.peer[x.index],
+                            p->mpi.tag ? p->mpi.tag[x.index] : -1,
+                            id >= 0 && id < m->ncomms ? m->comm_ref[id] : SP_OTF2_COMM_WORLD};
+    }
+    *c = (sp_call_t){x.start,       x.end,
+                     x.thread,      p->region,
+                     msg,           (int8_t)(has ? p->kind : SP_OTF2_MPI_NONE),
+                     (int8_t)p->op, p->vals.present ? &p->vals : NULL,
                      x.index};
     return 1;
   }
@@ -109,5 +115,6 @@ void sp__otf2_merge_close(sp_otf2_merge_t *m) {
     sp_reader_values_free(&m->pairs[i].vals);
   }
   free(m->pairs);
+  free(m->comm_ref);
   free(m);
 }

@@ -15,11 +15,9 @@
  *     peer of a rooted one (Bcast, Reduce, Gather(v), Scatter(v): the C
  *     wrappers store it), else undefined, sizeSent = sizeReceived = bytes
  *     (the core stores one figure per call).
- * Communicator: COMM_WORLD (definition 0), a group of all ranks; tag 0
- * (tags are not recorded). The profile does not record the communicator
- * either, and peer is the partner's rank in the call's communicator: on a
- * communicator other than MPI_COMM_WORLD (or a renumbered duplicate) the
- * events name the wrong partner; the single-communicator runs are right.
+ * Communicator: the call's own (otf2_comms.c), whose group maps the peer,
+ * a rank of it, to the partner's process; MPI_COMM_WORLD (definition 0)
+ * when the file does not record it. Tag: the recorded one, 0 when none.
  * MPI_Sendrecv(_replace) is left without message events: it stores sent
  * plus received bytes and one peer only when both partners agree, so
  * neither message can be told apart. Nor do probes, one-sided calls or
@@ -79,19 +77,21 @@ int sp__otf2_mpi_kind(const char *name, int *op) {
 }
 
 /* The event at the ENTER stamp t, after the ENTER. */
-OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64_t bytes,
-                                  int32_t peer, uint64_t *request, uint64_t *nevents) {
+OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, const sp_otf2_msg_t *m,
+                                  uint64_t *request, uint64_t *nevents) {
   OTF2_ErrorCode e = OTF2_SUCCESS;
+  const int64_t bytes = m->bytes;
+  const int32_t peer = m->peer;
+  const uint32_t tag = m->tag >= 0 ? (uint32_t)m->tag : 0;
   if (kind == SP_OTF2_MPI_COLL && bytes >= 0) {
     e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t);
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_SEND && peer >= 0 && bytes >= 0) {
-    e = OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0, (uint64_t)bytes);
+    e = OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)peer, m->comm, tag, (uint64_t)bytes);
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_ISEND && peer >= 0 && bytes >= 0) {
     uint64_t id = (*request)++;
-    e = OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0, (uint64_t)bytes,
-                                id);
+    e = OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)peer, m->comm, tag, (uint64_t)bytes, id);
     if (e == OTF2_SUCCESS) e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, id);
     *nevents += 2;
   }
@@ -99,16 +99,19 @@ OTF2_ErrorCode sp__otf2_mpi_enter(OTF2_EvtWriter *w, uint64_t t, int kind, int64
 }
 
 /* The event at the LEAVE stamp t, before the LEAVE. */
-OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op, int64_t bytes,
-                                  int32_t peer, uint64_t *nevents) {
+OTF2_ErrorCode sp__otf2_mpi_leave(OTF2_EvtWriter *w, uint64_t t, int kind, int op,
+                                  const sp_otf2_msg_t *m, uint64_t *nevents) {
   OTF2_ErrorCode e = OTF2_SUCCESS;
+  const int64_t bytes = m->bytes;
+  const int32_t peer = m->peer;
   if (kind == SP_OTF2_MPI_COLL && bytes >= 0) {
     uint32_t root = peer >= 0 ? (uint32_t)peer : OTF2_UNDEFINED_UINT32;
-    e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, SP_OTF2_COMM_WORLD, root,
+    e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, m->comm, root,
                                         (uint64_t)bytes, (uint64_t)bytes);
     *nevents += 1;
   } else if (kind == SP_OTF2_MPI_RECV && peer >= 0 && bytes > 0) {
-    e = OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, SP_OTF2_COMM_WORLD, 0, (uint64_t)bytes);
+    e = OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, m->comm,
+                               m->tag >= 0 ? (uint32_t)m->tag : 0, (uint64_t)bytes);
     *nevents += 1;
   }
   return e;

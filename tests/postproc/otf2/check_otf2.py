@@ -2,7 +2,7 @@
 otf2-print, against the profile read with h5py.
 
 usage: check_otf2.py PPROC OUTDIR H5... [--moved N] [--twice] [--mpi] [--mpi-events]
-                     [-- PPROC_ARGS...]
+                     [--mpi-comms] [-- PPROC_ARGS...]
 
 Runs PPROC H5... --export otf2 -o OUTDIR PPROC_ARGS, then for every file
 (OUTDIR/traces.otf2 for one, OUTDIR/<stem>/traces.otf2 for several):
@@ -30,6 +30,10 @@ Runs PPROC H5... --export otf2 -o OUTDIR PPROC_ARGS, then for every file
     send has a receive of the same length on its receiver from its sender,
     collectives come in begin/end pairs in one call with the op of its name,
     as many per rank as the profile's collective calls;
+    --mpi-comms: every send and MPI_Recv names, through its communicator's
+    group, the partner's world rank that the peer, tag and comm datasets and
+    the rank's communicator table (rank<N>/mpi) give (h5py), with its tag;
+    every MPI_Recv has its send on its partner;
   - stderr counts the calls moved to extra locations (--moved N; else none).
 --twice: export twice into OUTDIR (the second replaces the first).
 """
@@ -128,7 +132,8 @@ def metadata_of(path):
 
 
 def parse_args(argv):
-    opts = {"moved": 0, "twice": False, "mpi": False, "mpi_events": False, "files": [], "extra": []}
+    opts = {"moved": 0, "twice": False, "mpi": False, "mpi_events": False, "mpi_comms": False,
+            "files": [], "extra": []}
     opts["pproc"], opts["outdir"] = argv[0], argv[1]
     args = argv[2:]
     while args:
@@ -140,8 +145,8 @@ def parse_args(argv):
             opts["moved"] = int(args.pop(0))
         elif a in ("--twice", "--mpi"):
             opts[a[2:]] = True
-        elif a == "--mpi-events":
-            opts["mpi_events"] = True
+        elif a in ("--mpi-events", "--mpi-comms"):
+            opts[a[2:].replace("-", "_")] = True
         else:
             opts["files"].append(a)
     return opts
@@ -260,12 +265,13 @@ def mpi_call_events(name, evs):
     elif name in COLLS:
         assert kinds == ["MpiCollectiveBegin", "MpiCollectiveEnd"], (name, kinds)
         assert str(evs[1].collective_op).split(".")[-1] == COLLS[name], (name, evs[1])
-        assert evs[1].communicator.name == "MPI_COMM_WORLD", name
+        assert evs[1].communicator is not None, name
     else:
         raise AssertionError(f"MPI events in {name}: {kinds}")
     for e in evs:
-        if hasattr(e, "msg_tag"):
-            assert e.communicator.name == "MPI_COMM_WORLD" and e.msg_tag == 0, (name, e)
+        if hasattr(e, "msg_tag"):  # a wait's receive: its communicator is not read (comm -1)
+            assert name not in RECVS or name == "MPI_Recv" or (
+                e.communicator.name == "MPI_COMM_WORLD"), (name, e)
 
 
 def mpi_expected(path):
@@ -291,6 +297,68 @@ def mpi_expected(path):
                     elif name in COLLS and b >= 0:  # a rooted one's peer is its root
                         colls[rank] += 1
     return dict(sends), dict(recvs), colls
+
+
+def world_of(loc):
+    return int(re.fullmatch(r"MPI Rank (\d+)", loc.group.name).group(1))
+
+
+def comm_tables(f):
+    """rank -> {comm id: members' world ranks}, from rank<N>/mpi (h5py)."""
+    out = {}
+    for k in f:
+        if re.fullmatch(r"rank(0|[1-9][0-9]*)", k) and "mpi" in f[k]:
+            a = f[k]["mpi"].attrs
+            if "comm_sizes" not in a:
+                continue
+            sizes = [int(x) for x in np.atleast_1d(a["comm_sizes"])]
+            members = [int(x) for x in np.atleast_1d(a["comm_members"])] if sum(sizes) else []
+            at, table = 0, {}
+            for c, n in enumerate(sizes):
+                table[c] = members[at:at + n]
+                at += n
+            out[int(k[4:])] = table
+    return out
+
+
+def check_mpi_worlds(mpi, path):
+    """The sends and blocking receives, each mapped to the partner's world rank
+    through its event's communicator (the OTF2 group's locations), against
+    h5py: peer, tag and comm datasets and the rank's communicator table
+    (the peer is a rank of comm). Returns how many were compared."""
+    got = Counter()
+    for rank, name, e in mpi:
+        if isinstance(e, (otf2.events.MpiSend, otf2.events.MpiIsend)):
+            got[("send", rank, world_of(e.communicator.group.members[e.receiver]), e.msg_tag,
+                 e.msg_length)] += 1
+        elif isinstance(e, otf2.events.MpiRecv) and name == "MPI_Recv":
+            got[("recv", rank, world_of(e.communicator.group.members[e.sender]), e.msg_tag,
+                 e.msg_length)] += 1
+    want = Counter()
+    with h5py.File(path, "r") as f:
+        comms = comm_tables(f)
+        for k in f:
+            if not re.fullmatch(r"rank(0|[1-9][0-9]*)", k) or "regions" not in f[k]:
+                continue
+            rank = int(k[4:])
+            for link, g in f[k]["regions"].items():
+                name = text(g.attrs["name"]) if "name" in g.attrs else link
+                kind = ("send" if name in SENDS or name == "MPI_Isend" else
+                        "recv" if name == "MPI_Recv" else None)
+                if kind is None or "tag" not in g or "comm" not in g:
+                    continue
+                for b, p, t, c in zip(g["bytes"][()].tolist(), g["peer"][()].tolist(),
+                                      g["tag"][()].tolist(), g["comm"][()].tolist()):
+                    if p < 0 or b < (0 if kind == "send" else 1):
+                        continue
+                    world = comms[rank][c][p] if c >= 0 else p
+                    want[(kind, rank, world, max(t, 0), b)] += 1
+    assert got == want, ("partners by world rank", sorted((got - want).elements())[:5],
+                         sorted((want - got).elements())[:5])
+    sends = Counter({(r, w, t, b): n for (k, r, w, t, b), n in got.items() if k == "send"})
+    recvs = Counter({(w, r, t, b): n for (k, r, w, t, b), n in got.items() if k == "recv"})
+    assert not recvs - sends, ("MPI_Recv without its send", recvs - sends)
+    return sum(got.values())
 
 
 def check_mpi_events(mpi, path):
@@ -396,6 +464,9 @@ def main():
         if o["mpi_events"]:
             nsend, ncoll = check_mpi_events(mpi, path)
             print(f"{anchor}: {nsend} sends matched by receives, {ncoll} collectives")
+        if o["mpi_comms"]:
+            print(f"{anchor}: {check_mpi_worlds(mpi, path)} sends and receives on the "
+                  "partners' world ranks through their communicators")
         total_moved += moved
         total += sum(got.values())
         print(f"{anchor}: {sum(got.values())} calls on {len(defs.locations)} locations, "

@@ -36,8 +36,8 @@ def expected(r, lang):
     w["MPI_Waitall"] = [((left + 2) * INT, left)]  # the receive's bytes and source
     w["MPI_Sendrecv"] = [(2 * 2 * 2 * INT * 2, -1)]  # 2 vectors of 4 ints each way
     # A rooted collective's peer is its root (issue 50: Late Broadcast, Early
-    # Reduce); the Fortran wrappers store -1 for now.
-    root = (lambda q: q) if lang == "c" else (lambda q: -1)
+    # Reduce), from C and from both Fortran bindings.
+    root = lambda q: q  # noqa: E731
     w["MPI_Bcast"] = [(2 * 3 * DBL, root(0))]
     uneven = sum(range(1, N + 1)) * INT  # counts 1, 2, 3, 4
     mine = (r + 1) * INT

@@ -4,7 +4,8 @@
  * argument is a pointer; handles (also mpi_f08's, one integer each) are
  * converted with MPI_*_f2c, statuses with MPI_Status_f2c, MPI_IN_PLACE and
  * MPI_STATUS(ES)_IGNORE recognised by their addresses. Fortran indices
- * (Waitany, Waitsome) count from 1. */
+ * (Waitany, Waitsome) count from 1. A rooted collective's peer is its
+ * root, as in C (issue 50: Late Broadcast, Early Reduce). */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,24 +315,30 @@ void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   switch (kind) {
   case SP_FX_BCAST:
     x->bytes = sp__mpi_b_bcast(I(1), T(2));
+    x->peer = sp__mpi_peer(I(3));
     break;
   case SP_FX_REDUCE:
     x->bytes = sp__mpi_b_reduce(IP(0), I(2), T(3), I(5), C(6));
+    x->peer = sp__mpi_peer(I(5));
     break;
   case SP_FX_TWICE:
     x->bytes = sp__mpi_b_twice(I(2), T(3));
     break;
   case SP_FX_GATHER:
     x->bytes = sp__mpi_b_gather(IP(0), I(1), T(2), NULL, I(4), T(5), I(6), C(7));
+    x->peer = sp__mpi_peer(I(6));
     break;
   case SP_FX_GATHERV:
     x->bytes = sp__mpi_b_gather(IP(0), I(1), T(2), a[4], 0, T(6), I(7), C(8));
+    x->peer = sp__mpi_peer(I(7));
     break;
   case SP_FX_SCATTER:
     x->bytes = sp__mpi_b_scatter(NULL, I(1), T(2), IP(3), I(4), T(5), I(6), C(7));
+    x->peer = sp__mpi_peer(I(6));
     break;
   case SP_FX_SCATTERV:
     x->bytes = sp__mpi_b_scatter(a[1], 0, T(3), IP(4), I(5), T(6), I(7), C(8));
+    x->peer = sp__mpi_peer(I(7));
     break;
   case SP_FX_ALLGATHER:
     x->bytes = sp__mpi_b_allgather(IP(0), I(1), T(2), NULL, I(4), T(5), C(6));

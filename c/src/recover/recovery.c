@@ -31,6 +31,45 @@ typedef struct sp_rank_src {
   int file;         /* its index in the sorted paths */
 } sp_rank_src_t;
 
+/* rank<N>/mpi's communicator table from the file's SP_SPILL_MPI_COMMS
+ * records, as finalize has it (sp__mpi_comms): comm_sizes by id (0 for
+ * ids the rank is not in), comm_members one id after the other. The last
+ * record of an id wins; a record whose ranks cannot be read is left out. */
+static int sp_comms_from_spill(sp_rank_plan_t *p, const sp_spill_file_t *f) {
+  int32_t top = -1;
+  int64_t *last = NULL; /* by id: the chunk that holds it, -1 none */
+  for (int64_t c = 0; c < f->ncomms_chunks; c++)
+    top = f->comms[c].region > top ? f->comms[c].region : top;
+  if (top < 0) return 0;
+  last = malloc(((size_t)top + 1) * sizeof *last);
+  p->comm_sizes = calloc((size_t)top + 1, sizeof *p->comm_sizes);
+  if (!last || !p->comm_sizes) {
+    free(last);
+    return SP_ENOMEM;
+  }
+  for (int32_t id = 0; id <= top; id++) last[id] = -1;
+  for (int64_t c = 0; c < f->ncomms_chunks; c++) last[f->comms[c].region] = c;
+  int64_t nm = 0;
+  for (int32_t id = 0; id <= top; id++) nm += last[id] >= 0 ? f->comms[last[id]].n : 0;
+  p->comm_members = malloc((size_t)(nm > 0 ? nm : 1) * sizeof *p->comm_members);
+  if (!p->comm_members) {
+    free(last);
+    return SP_ENOMEM;
+  }
+  for (int32_t id = 0; id <= top; id++) {
+    if (last[id] < 0) continue;
+    const sp_spill_chunk_t *c = &f->comms[last[id]];
+    if (sp__pread_full(f->fd, p->comm_members + p->ncomm_members, (size_t)c->n * sizeof(int32_t),
+                       c->offset))
+      continue;
+    p->comm_sizes[id] = (int32_t)c->n;
+    p->ncomm_members += c->n;
+  }
+  p->ncomms = top + 1;
+  free(last);
+  return 0;
+}
+
 /* Plan of one spill file: every named region that has events. One pass
  * over the chunks, then one over the handles: a crafted file's largest
  * handle times its number of records would not finish. */
@@ -78,7 +117,8 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   free(by_handle);
   p->nthreads = l->nthreads;
   l->calib = &f->calib;
-  return sp__meta_list_copy(&p->meta, &f->meta);
+  int rc = sp_comms_from_spill(p, f);
+  return rc ? rc : sp__meta_list_copy(&p->meta, &f->meta);
 }
 
 static int sp_region_cmp(const void *a, const void *b, void *arg) {

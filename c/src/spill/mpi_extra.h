@@ -9,11 +9,12 @@
  * (int64), /peer, /tag and /comm (int32) by finalize and recovery
  * (raw_write.c). A call's comm is its communicator's id (the same on all
  * members, mpi_comm_ids.c); the table of ids (size and world ranks of the
- * members) is kept here too and written as rank<N>/mpi/comm_sizes and
+ * members) is mpi_comms.h's, written as rank<N>/mpi/comm_sizes and
  * /comm_members (layout.c). */
 #ifndef SP_MPI_EXTRA_H
 #define SP_MPI_EXTRA_H
 
+#include "mpi_comms.h"
 #include "sp_internal.h"
 
 /* One call's values: 16 bytes, as one event, in memory and in spill files
@@ -56,18 +57,6 @@ SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, 
 static inline void sp__mpi_note(int h, int64_t bytes, int32_t peer) {
   sp__mpi_note_tc(h, bytes, peer, -1, -1);
 }
-
-/* The table of this rank's communicators (mpi_comm_ids.c gives the ids,
- * the same on all members): id's size and the world ranks of its members
- * in its rank order (for an intercommunicator, of its remote group, which
- * its peers index). 0, or -1 when id is already in the table or out of
- * memory. Thread-safe; kept for the process's life (ids are not reused). */
-SP_HIDDEN int sp__mpi_comm_set(int32_t id, int32_t size, const int32_t *world_ranks);
-/* The table as rank<N>/mpi has it: *n = the largest id + 1; sizes[id]
- * (malloc'd; 0 for an id this rank is not a member of); members (malloc'd),
- * the ids' world ranks one after the other. 0 or SP_ENOMEM; both NULL when
- * *n is 0. Thread-safe. */
-SP_HIDDEN int sp__mpi_comms(int32_t *n, int32_t **sizes, int64_t *nmembers, int32_t **members);
 
 /* A request that a wait or test completed (docs/automatic-regions.md
  * "Completions"): a receive posted by MPI_Irecv (or a started Recv_init)

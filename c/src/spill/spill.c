@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host_guard.h"
+#include "mpi_comms.h"
 #include "mpi_extra.h"
 #include "region_source.h"
 #include "run_meta.h"
@@ -34,6 +35,7 @@ static struct {
   uint8_t *named; /* per handle: REGION record written */
   int32_t named_cap;
   int rank_written;      /* RANK record written */
+  int32_t comms_written; /* communicators of the MPI table written (sp__mpi_comms_spill) */
   int64_t events_failed; /* events whose spill write failed */
 } sp_spill = {.fd = -1};
 
@@ -49,6 +51,7 @@ void sp__spill_session_begin(void) {
 void sp__spill_fork_child(void) {
   if (sp_spill.fd >= 0) SP_OWN_IO(close(sp_spill.fd)); /* the parent's stays open */
   sp_spill.fd = -1;
+  sp_spill.comms_written = 0; /* a file of its own gets the whole table */
 }
 
 /* Writes one whole record or nothing. */
@@ -260,6 +263,9 @@ static int sp_spill_prepare(int32_t h) {
     if (rc == 0) sp_spill.named[h] = 1;
   }
   if (rc == 0) rc = sp__source_spill(h, sp_spill_rec);
+  /* The communicators the MPI values about to follow may name. */
+  if (rc == 0 && st->cfg.profile_mpi)
+    rc = sp__mpi_comms_spill(sp_spill_rec, &sp_spill.comms_written);
   if (rc == 0) rc = sp__meta_spill(sp_spill_rec);
   /* A calibration point at most once a second keeps the list short while
    * following the NTP slew of CLOCK_MONOTONIC. */
@@ -385,4 +391,5 @@ void sp__spill_close(int remove_file) {
   sp_spill.named = NULL;
   sp_spill.named_cap = 0;
   sp_spill.rank_written = 0;
+  sp_spill.comms_written = 0;
 }

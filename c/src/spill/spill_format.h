@@ -39,6 +39,11 @@ typedef enum sp_spill_type {
   /* int64 n, then n x sp_mpi_done_t (56 bytes): requests completed by
    * waits and tests (mpi_extra.h). 28-31 are the MPI matching records'. */
   SP_SPILL_MPI_DONE = 28,
+  /* int32 id, int32 size, then size x int32 world ranks: one communicator
+   * of the MPI calls' ids (mpi_extra.h sp__mpi_comm_set), before the first
+   * events spilled after it was made, so a merge writes rank<N>/mpi's
+   * comm_sizes and comm_members as finalize does. */
+  SP_SPILL_MPI_COMMS = 29,
   /* Run metadata and source locations (run_meta.c, region_source.c); far
    * from the numbers above so that other new kinds do not collide. Readers
    * that do not know a kind skip it. */

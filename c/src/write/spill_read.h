@@ -42,6 +42,8 @@ typedef struct sp_spill_file {
   int64_t samples_period_ns; /* 0 when the file holds no samples */
   sp_spill_chunk_t *done;    /* SP_SPILL_MPI_DONE records: n and offset used */
   int64_t ndone_chunks;
+  sp_spill_chunk_t *comms;   /* SP_SPILL_MPI_COMMS: region = id, n = size, offset of the ranks */
+  int64_t ncomms_chunks;
   int64_t io_off, io_len;    /* the last SP_SPILL_IO_FILES record's payload; io_len 0: none */
   int64_t damaged_bytes;     /* trailing bytes not forming a whole record */
   int head_cut;              /* shorter than its header: the writer died creating it */

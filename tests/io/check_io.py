@@ -2,13 +2,14 @@
 """Holds a profile_io profile (SCOPE_PROFILER_PROFILE_IO=1) of io_calls.c to
 the program's own counts, with h5py.
 
-usage: check_io.py FILE.h5 DIR NRANKS main|errors|many|fortran|crash [--off|--profile|--columnar]
+usage: check_io.py FILE.h5 DIR NRANKS main|split|errors|many|fortran|fmpi|crash
+                   [--off|--profile|--columnar]
 
 For every rank: each I/O call region's events (io:*, MPI_File_*) grouped by
 the user region whose call holds them (by the stamps), the call's name and
 its file (rank<N>/io/files/names[file_ids]): the calls and the sum of their
 bytes equal DIR/expect_r<N>.tsv exactly (regions posix, stdio, mpiio,
-errors); the per-file records agree with the program's counts (opens,
+errors, split); the per-file records agree with the program's counts (opens,
 reads, writes, bytes read and written, largest offset); HDF5's files
 (hdf5_sec2, hdf5_mpio, whose calls HDF5 chooses) have records whose bytes
 are the sums of their calls and whose largest offset is the file's size
@@ -27,7 +28,7 @@ from collections import defaultdict
 import h5py
 import numpy as np
 
-EXACT = {"posix", "stdio", "mpiio", "errors"}  # regions whose every call the program counted
+EXACT = {"posix", "stdio", "mpiio", "errors", "split"}  # regions whose every call the program counted
 READS = {"io:read", "io:pread", "io:readv", "io:preadv", "io:fread"}
 WRITES = {"io:write", "io:pwrite", "io:writev", "io:pwritev", "io:fwrite", "io:fprintf",
           "io:fputs"}
@@ -41,6 +42,17 @@ def name_of(g):
 
 def io_call(name):
     return name.startswith("io:") or name.startswith("MPI_File_")
+
+
+def is_read(op):
+    """A read operation; a split collective's end is not one (its begin is)."""
+    return op in READS or (op.startswith(("MPI_File_read", "MPI_File_iread")) and
+                           not op.endswith("_end"))
+
+
+def is_write(op):
+    return op in WRITES or (op.startswith(("MPI_File_write", "MPI_File_iwrite")) and
+                            not op.endswith("_end"))
 
 
 def read_expect(path):
@@ -69,10 +81,10 @@ def files_from_expect(want):
             continue
         nbytes = read_expect.moved[(region, op, file)]
         pf = out[file]
-        if op in READS or op.startswith("MPI_File_read") or op.startswith("MPI_File_iread"):
+        if is_read(op):
             pf["reads"] += calls
             pf["bytes_read"] += max(nbytes, 0)
-        elif op in WRITES or op.startswith("MPI_File_write") or op.startswith("MPI_File_iwrite"):
+        elif is_write(op):
             pf["writes"] += calls
             pf["bytes_written"] += max(nbytes, 0)
         elif op in OPENS:
@@ -151,10 +163,10 @@ def check_rank(f, r, d, what, fails):
             pf = per_file[file]
             pf["t0"] = min(pf.get("t0", 2**62), int(s))
             pf["t1"] = max(pf.get("t1", 0), int(e))
-            if n in READS or n.startswith("MPI_File_read") or n.startswith("MPI_File_iread"):
+            if is_read(n):
                 pf["reads"] += 1
                 pf["bytes_read"] += max(int(nb), 0)
-            elif n in WRITES or n.startswith("MPI_File_write") or n.startswith("MPI_File_iwrite"):
+            elif is_write(n):
                 pf["writes"] += 1
                 pf["bytes_written"] += max(int(nb), 0)
             if n in OPENS and nb >= 0:
@@ -228,6 +240,10 @@ def check_rank(f, r, d, what, fails):
                                                    "shared.dat", f"h5_sec2_r{r}.h5", "h5_mpio.h5")]
         if sorted(names) != sorted(want_files):
             # no other file: neither the library's own nor what MPI does underneath
+            fails.append(f"rank{r}: file records {names}, want {want_files}")
+    if what in ("split", "fmpi"):
+        want_files = [os.path.join(d, "split.dat" if what == "split" else "fmpi.dat")]
+        if names != want_files:
             fails.append(f"rank{r}: file records {names}, want {want_files}")
     if what == "fortran" and os.path.join(d, "fshared.dat") not in names:
         fails.append(f"rank{r}: no record of fshared.dat")

@@ -10,7 +10,9 @@ the user region whose call holds them (by the stamps), the call's name and
 its file (rank<N>/io/files/names[file_ids]): the calls and the sum of their
 bytes equal DIR/expect_r<N>.tsv exactly (regions posix, stdio, mpiio,
 errors, split); the per-file records agree with the program's counts (opens,
-reads, writes, bytes read and written, largest offset); HDF5's files
+reads, writes, bytes read and written, largest offset) and their read, write
+and metadata times with the durations of the file's calls (a split
+collective's end in its operation's time); HDF5's files
 (hdf5_sec2, hdf5_mpio, whose calls HDF5 chooses) have records whose bytes
 are the sums of their calls and whose largest offset is the file's size
 (sec2: at most the file's size, beyond its 40,000 bytes of data). The library's own output file
@@ -161,6 +163,11 @@ def check_rank(f, r, d, what, fails):
             got[(region, n, file)][0] += 1
             got[(region, n, file)][1] += int(nb)
             pf = per_file[file]
+            # the time the record keeps per kind: a split collective's end is its operation's
+            kind = ("read_ns" if is_read(n) or n.startswith("MPI_File_read") else
+                    "write_ns" if is_write(n) or n.startswith("MPI_File_write") else "meta_ns")
+            pf[kind] += int(e) - int(s)
+            pf[kind + "_calls"] += 1
             pf["t0"] = min(pf.get("t0", 2**62), int(s))
             pf["t1"] = max(pf.get("t1", 0), int(e))
             if is_read(n):
@@ -213,6 +220,13 @@ def check_rank(f, r, d, what, fails):
             if int(files[col][i]) != pf.get(col, 0):
                 fails.append(f"rank{r} {name}: {col} {int(files[col][i])}, its calls say "
                              f"{pf.get(col, 0)}")
+        # the record's times are its calls' durations (their regions' own stamps, each
+        # converted to ns on its own: 2 ns of rounding a call, 0.2 % of the clocks' drift)
+        for col in ("read_ns", "write_ns", "meta_ns"):
+            want_ns = pf.get(col, 0)
+            if abs(int(files[col][i]) - want_ns) > 2 * pf.get(col + "_calls", 0) + want_ns // 500:
+                fails.append(f"rank{r} {name}: {col} {int(files[col][i])}, its calls took "
+                             f"{want_ns} ns")
         hist = files["size_hist"][i]
         if int(hist.sum()) > int(files["reads"][i] + files["writes"][i]):
             fails.append(f"rank{r} {name}: size_hist {hist} beyond its reads and writes")

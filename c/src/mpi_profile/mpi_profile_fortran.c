@@ -324,8 +324,10 @@ static void sp_f_io_end(sp_mpi_io_t *x, void **a, int n, int c, int t, int at) {
   const MPI_File fh = PMPI_File_f2c(*(MPI_Fint *)a[0]);
   const int64_t bytes =
       !ok ? -1 : c >= 0 ? sp__mpi_tbytes(*(MPI_Fint *)a[c], PMPI_Type_f2c(*(MPI_Fint *)a[t])) : 0;
-  const int64_t b = at >= 0 && x->io ? sp__mpi_io_byte_off(fh, *(MPI_Offset *)a[at]) : -1;
-  sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, b);
+  if (at >= 0)
+    sp__mpi_io_end_at(x, fh, *(MPI_Offset *)a[at], bytes);
+  else
+    sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, -1);
 }
 
 #define SP_F_IO_WRAPPER(fn, pname, id, n, kind, c, t, at)                        \

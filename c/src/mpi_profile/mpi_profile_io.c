@@ -13,6 +13,7 @@
  * value is the file's row of rank<N>/io/files (docs/io.md). Not wrapped:
  * set_atomicity and the shared pointer's seek and position: their own
  * POSIX calls are hidden all the same (SP_FILE_QUIET). */
+#include <limits.h>
 #include <string.h>
 
 #include "mpi_profile_io.h"
@@ -22,14 +23,20 @@ int sp__mpi_io_begin(sp_mpi_io_t *x, sp_mpi_call_t call, int kind) {
   if (SP_LIKELY(x->h < 0)) return 0;
   x->io = sp__io_is_on() && !sp__io_own;
   if (x->io) sp__io_enter_mpi(&x->r, kind, sp__mpi_call_name(call));
-  x->on = sp__mpi_begin(x->h);
+  int64_t t0;
+  x->slot = sp__mpi_begin_ev(x->h, &t0);
+  if (x->io) x->r.t0 = t0 >= 0 ? t0 : sp__ticks(); /* the record: the region's own stamps */
   return 1;
 }
 
 void sp__mpi_io_end(sp_mpi_io_t *x, int32_t row, int64_t bytes, int64_t off) {
   sp_stop(x->h);
-  if (x->on) sp__mpi_note(x->h, bytes, row);
-  if (x->io) sp__io_leave(&x->r, row, bytes, off);
+  int64_t t1 = -1;
+  if (x->slot >= 0) {
+    if (x->io) t1 = sp__mpi_ev_end(x->h, x->slot);
+    sp__mpi_note(x->h, bytes, row);
+  }
+  if (x->io) sp__io_leave_at(&x->r, row, bytes, off, t1);
 }
 
 static uint64_t sp_key(MPI_File fh) {
@@ -42,12 +49,25 @@ int32_t sp__mpi_io_row(MPI_File fh) {
   return sp__io_is_on() && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
 }
 
-int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off) {
+/* fh's row, and with `b` the byte offset of its explicit offset off (in
+ * etypes of its view; no MPI call while the view is the default one), -1
+ * unknown: one lookup of the handle for both. */
+static int32_t sp_row_at(MPI_File fh, MPI_Offset off, int64_t *b) {
+  if (!sp__io_is_on() || fh == MPI_FILE_NULL) return -1;
   int plain = 0;
-  if (fh == MPI_FILE_NULL || sp__io_mpi_file_row(sp_key(fh), &plain) < 0) return -1;
-  MPI_Offset b = -1;
-  if (plain) return (int64_t)off;
-  return PMPI_File_get_byte_offset(fh, off, &b) == MPI_SUCCESS ? (int64_t)b : -1;
+  const int32_t row = sp__io_mpi_file_row(sp_key(fh), &plain);
+  if (row < 0 || !b) return row;
+  MPI_Offset o = -1;
+  *b = plain                                                   ? (int64_t)off
+       : PMPI_File_get_byte_offset(fh, off, &o) == MPI_SUCCESS ? (int64_t)o
+                                                               : -1;
+  return row;
+}
+
+void sp__mpi_io_end_at(sp_mpi_io_t *x, MPI_File fh, MPI_Offset off, int64_t bytes) {
+  int64_t b = -1;
+  const int32_t row = sp_row_at(fh, off, x->io ? &b : NULL);
+  sp__mpi_io_end(x, row, bytes, b);
 }
 
 int32_t sp__mpi_io_opened(MPI_File fh, const char *filename) {
@@ -65,8 +85,14 @@ void sp__mpi_io_closed(MPI_File fh) {
  * arguments' count x type size; -1 on an error. */
 static int64_t sp_got(int rc, const MPI_Status *st, int count, MPI_Datatype t) {
   if (rc != MPI_SUCCESS) return -1;
+#if defined(OPEN_MPI) && OPEN_MPI
+  /* What Open MPI's MPI_Get_count(st, MPI_BYTE) answers, without its call
+   * (~7 ns a call): the status's byte count, MPI_UNDEFINED past INT_MAX. */
+  if (st->_ucount <= (size_t)INT_MAX) return (int64_t)st->_ucount;
+#else
   int n = 0;
   if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) return n;
+#endif
   return sp__mpi_tbytes(count, t);
 }
 
@@ -147,18 +173,18 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
     return rc;                                                                              \
   }
 /* A blocking read or write at an explicit offset. */
-#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                               \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,  \
-                 MPI_Status *st) {                                                         \
-    sp_mpi_io_t x;                                                                         \
-    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                           \
-      return PMPI_##NAME(fh, off, buf, count, t, st);                                      \
-    MPI_Status own;                                                                        \
-    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                   \
-    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                 \
-    const int64_t got = sp_got(rc, s, count, t);                                           \
-    sp__mpi_io_end(&x, sp__mpi_io_row(fh), got, x.io ? sp__mpi_io_byte_off(fh, off) : -1); \
-    return rc;                                                                             \
+#define SP_FILE_RW_AT(ID, NAME, CONST, KIND)                                              \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t, \
+                 MPI_Status *st) {                                                        \
+    sp_mpi_io_t x;                                                                        \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                          \
+      return PMPI_##NAME(fh, off, buf, count, t, st);                                     \
+    MPI_Status own;                                                                       \
+    MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;                                  \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, s);                                \
+    const int64_t got = sp_got(rc, s, count, t);                                          \
+    sp__mpi_io_end_at(&x, fh, off, got);                                                  \
+    return rc;                                                                            \
   }
 /* Nonblocking: the bytes asked for. */
 #define SP_FILE_I(ID, NAME, CONST, KIND)                                                           \
@@ -170,16 +196,15 @@ int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
     sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, -1); \
     return rc;                                                                                     \
   }
-#define SP_FILE_I_AT(ID, NAME, CONST, KIND)                                                   \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t,     \
-                 MPI_Request *req) {                                                          \
-    sp_mpi_io_t x;                                                                            \
-    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                              \
-      return PMPI_##NAME(fh, off, buf, count, t, req);                                        \
-    const int rc = PMPI_##NAME(fh, off, buf, count, t, req);                                  \
-    sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, \
-                   x.io ? sp__mpi_io_byte_off(fh, off) : -1);                                 \
-    return rc;                                                                                \
+#define SP_FILE_I_AT(ID, NAME, CONST, KIND)                                               \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t, \
+                 MPI_Request *req) {                                                      \
+    sp_mpi_io_t x;                                                                        \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                          \
+      return PMPI_##NAME(fh, off, buf, count, t, req);                                    \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t, req);                              \
+    sp__mpi_io_end_at(&x, fh, off, rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1);    \
+    return rc;                                                                            \
   }
 SP_FILE_RW(FILE_WRITE, File_write, const, WRITE)
 SP_FILE_RW(FILE_READ, File_read, , READ)
@@ -215,15 +240,14 @@ SP_FILE_I_AT(FILE_IREAD_AT_ALL, File_iread_at_all, , READ)
     sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, -1); \
     return rc;                                                                                     \
   }
-#define SP_FILE_BEGIN_AT(ID, NAME, CONST, KIND)                                               \
-  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t) {   \
-    sp_mpi_io_t x;                                                                            \
-    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                              \
-      return PMPI_##NAME(fh, off, buf, count, t);                                             \
-    const int rc = PMPI_##NAME(fh, off, buf, count, t);                                       \
-    sp__mpi_io_end(&x, sp__mpi_io_row(fh), rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1, \
-                   x.io ? sp__mpi_io_byte_off(fh, off) : -1);                                 \
-    return rc;                                                                                \
+#define SP_FILE_BEGIN_AT(ID, NAME, CONST, KIND)                                             \
+  int MPI_##NAME(MPI_File fh, MPI_Offset off, CONST void *buf, int count, MPI_Datatype t) { \
+    sp_mpi_io_t x;                                                                          \
+    if (!sp__mpi_io_begin(&x, SP_MPI_CALL_##ID, SP_IO_K_##KIND))                            \
+      return PMPI_##NAME(fh, off, buf, count, t);                                           \
+    const int rc = PMPI_##NAME(fh, off, buf, count, t);                                     \
+    sp__mpi_io_end_at(&x, fh, off, rc == MPI_SUCCESS ? sp__mpi_tbytes(count, t) : -1);      \
+    return rc;                                                                              \
   }
 #define SP_FILE_END(ID, NAME, CONST, KIND)                                                        \
   int MPI_##NAME(MPI_File fh, CONST void *buf, MPI_Status *st) {                                  \

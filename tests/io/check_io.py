@@ -2,14 +2,17 @@
 """Holds a profile_io profile (SCOPE_PROFILER_PROFILE_IO=1) of io_calls.c to
 the program's own counts, with h5py.
 
-usage: check_io.py FILE.h5 DIR NRANKS main|errors|many|fortran|crash [--off|--profile|--columnar]
+usage: check_io.py FILE.h5 DIR NRANKS main|split|errors|many|fortran|fmpi|crash
+                   [--off|--profile|--columnar]
 
 For every rank: each I/O call region's events (io:*, MPI_File_*) grouped by
 the user region whose call holds them (by the stamps), the call's name and
 its file (rank<N>/io/files/names[file_ids]): the calls and the sum of their
 bytes equal DIR/expect_r<N>.tsv exactly (regions posix, stdio, mpiio,
-errors); the per-file records agree with the program's counts (opens,
-reads, writes, bytes read and written, largest offset); HDF5's files
+errors, split); the per-file records agree with the program's counts (opens,
+reads, writes, bytes read and written, largest offset) and their read, write
+and metadata times with the durations of the file's calls (a split
+collective's end in its operation's time); HDF5's files
 (hdf5_sec2, hdf5_mpio, whose calls HDF5 chooses) have records whose bytes
 are the sums of their calls and whose largest offset is the file's size
 (sec2: at most the file's size, beyond its 40,000 bytes of data). The library's own output file
@@ -27,7 +30,7 @@ from collections import defaultdict
 import h5py
 import numpy as np
 
-EXACT = {"posix", "stdio", "mpiio", "errors"}  # regions whose every call the program counted
+EXACT = {"posix", "stdio", "mpiio", "errors", "split"}  # regions whose every call the program counted
 READS = {"io:read", "io:pread", "io:readv", "io:preadv", "io:fread"}
 WRITES = {"io:write", "io:pwrite", "io:writev", "io:pwritev", "io:fwrite", "io:fprintf",
           "io:fputs"}
@@ -41,6 +44,17 @@ def name_of(g):
 
 def io_call(name):
     return name.startswith("io:") or name.startswith("MPI_File_")
+
+
+def is_read(op):
+    """A read operation; a split collective's end is not one (its begin is)."""
+    return op in READS or (op.startswith(("MPI_File_read", "MPI_File_iread")) and
+                           not op.endswith("_end"))
+
+
+def is_write(op):
+    return op in WRITES or (op.startswith(("MPI_File_write", "MPI_File_iwrite")) and
+                            not op.endswith("_end"))
 
 
 def read_expect(path):
@@ -69,10 +83,10 @@ def files_from_expect(want):
             continue
         nbytes = read_expect.moved[(region, op, file)]
         pf = out[file]
-        if op in READS or op.startswith("MPI_File_read") or op.startswith("MPI_File_iread"):
+        if is_read(op):
             pf["reads"] += calls
             pf["bytes_read"] += max(nbytes, 0)
-        elif op in WRITES or op.startswith("MPI_File_write") or op.startswith("MPI_File_iwrite"):
+        elif is_write(op):
             pf["writes"] += calls
             pf["bytes_written"] += max(nbytes, 0)
         elif op in OPENS:
@@ -149,12 +163,17 @@ def check_rank(f, r, d, what, fails):
             got[(region, n, file)][0] += 1
             got[(region, n, file)][1] += int(nb)
             pf = per_file[file]
+            # the time the record keeps per kind: a split collective's end is its operation's
+            kind = ("read_ns" if is_read(n) or n.startswith("MPI_File_read") else
+                    "write_ns" if is_write(n) or n.startswith("MPI_File_write") else "meta_ns")
+            pf[kind] += int(e) - int(s)
+            pf[kind + "_calls"] += 1
             pf["t0"] = min(pf.get("t0", 2**62), int(s))
             pf["t1"] = max(pf.get("t1", 0), int(e))
-            if n in READS or n.startswith("MPI_File_read") or n.startswith("MPI_File_iread"):
+            if is_read(n):
                 pf["reads"] += 1
                 pf["bytes_read"] += max(int(nb), 0)
-            elif n in WRITES or n.startswith("MPI_File_write") or n.startswith("MPI_File_iwrite"):
+            elif is_write(n):
                 pf["writes"] += 1
                 pf["bytes_written"] += max(int(nb), 0)
             if n in OPENS and nb >= 0:
@@ -201,6 +220,13 @@ def check_rank(f, r, d, what, fails):
             if int(files[col][i]) != pf.get(col, 0):
                 fails.append(f"rank{r} {name}: {col} {int(files[col][i])}, its calls say "
                              f"{pf.get(col, 0)}")
+        # the record's times are its calls' durations (their regions' own stamps, each
+        # converted to ns on its own: 2 ns of rounding a call, 0.2 % of the clocks' drift)
+        for col in ("read_ns", "write_ns", "meta_ns"):
+            want_ns = pf.get(col, 0)
+            if abs(int(files[col][i]) - want_ns) > 2 * pf.get(col + "_calls", 0) + want_ns // 500:
+                fails.append(f"rank{r} {name}: {col} {int(files[col][i])}, its calls took "
+                             f"{want_ns} ns")
         hist = files["size_hist"][i]
         if int(hist.sum()) > int(files["reads"][i] + files["writes"][i]):
             fails.append(f"rank{r} {name}: size_hist {hist} beyond its reads and writes")
@@ -228,6 +254,10 @@ def check_rank(f, r, d, what, fails):
                                                    "shared.dat", f"h5_sec2_r{r}.h5", "h5_mpio.h5")]
         if sorted(names) != sorted(want_files):
             # no other file: neither the library's own nor what MPI does underneath
+            fails.append(f"rank{r}: file records {names}, want {want_files}")
+    if what in ("split", "fmpi"):
+        want_files = [os.path.join(d, "split.dat" if what == "split" else "fmpi.dat")]
+        if names != want_files:
             fails.append(f"rank{r}: file records {names}, want {want_files}")
     if what == "fortran" and os.path.join(d, "fshared.dat") not in names:
         fails.append(f"rank{r}: no record of fshared.dat")

@@ -1,7 +1,7 @@
 /* io_calls.c - known I/O through POSIX, stdio, MPI-IO and HDF5 (sec2 and
  * MPI-IO drivers) on every rank, for SCOPE_PROFILER_PROFILE_IO=1 (issue 49).
  *
- * usage: io_calls DIR main|errors|many|crash
+ * usage: io_calls DIR main|split|errors|many|crash
  *
  * crash: without MPI, the POSIX part, then exit without sp_finalize (the
  * exit flush keeps everything in the spill files, for scope-profiler-merge);
@@ -169,6 +169,69 @@ static void mpiio_part(const char *dir, int rank, int size) {
   tally("MPI_File_close", path, rc == MPI_SUCCESS ? 0 : -1);
 }
 
+/* Split collectives (begin: the bytes asked for; end: 0), get_size,
+ * preallocate and delete, through the explicit offset, the individual and
+ * the shared pointer. */
+static void split_part(const char *dir, int rank, int size) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/split.dat", dir);
+  MPI_File fh;
+  MPI_Status st;
+  MPI_Offset fsize = 0;
+#define OK0(rc) ((rc) == MPI_SUCCESS ? 0 : -1)
+  int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+  tally("MPI_File_open", path, OK0(rc));
+  rc = MPI_File_preallocate(fh, 65536);
+  tally("MPI_File_preallocate", path, OK0(rc));
+  rc = MPI_File_write_at_all_begin(fh, (MPI_Offset)rank * 1000, buf, 250, MPI_INT);
+  tally("MPI_File_write_at_all_begin", path, rc == MPI_SUCCESS ? 1000 : -1);
+  rc = MPI_File_write_at_all_end(fh, buf, &st);
+  tally("MPI_File_write_at_all_end", path, OK0(rc));
+  rc = MPI_File_read_at_all_begin(fh, (MPI_Offset)((rank + 1) % size) * 1000, buf, 100, MPI_DOUBLE);
+  tally("MPI_File_read_at_all_begin", path, rc == MPI_SUCCESS ? 800 : -1);
+  rc = MPI_File_read_at_all_end(fh, buf, MPI_STATUS_IGNORE);
+  tally("MPI_File_read_at_all_end", path, OK0(rc));
+  rc = MPI_File_get_size(fh, &fsize);
+  tally("MPI_File_get_size", path, OK0(rc));
+  if (fsize < 65536) {
+    fprintf(stderr, "io_calls: MPI_File_get_size gave %lld\n", (long long)fsize);
+    bad = 1;
+  }
+  rc = MPI_File_set_view(fh, (MPI_Offset)(8 + rank) * 4096, MPI_BYTE, MPI_BYTE, "native",
+                         MPI_INFO_NULL);
+  tally("MPI_File_set_view", path, OK0(rc));
+  rc = MPI_File_write_all_begin(fh, buf, 3000, MPI_BYTE);
+  tally("MPI_File_write_all_begin", path, rc == MPI_SUCCESS ? 3000 : -1);
+  rc = MPI_File_write_all_end(fh, buf, &st);
+  tally("MPI_File_write_all_end", path, OK0(rc));
+  rc = MPI_File_seek(fh, 0, MPI_SEEK_SET);
+  tally("MPI_File_seek", path, OK0(rc));
+  rc = MPI_File_read_all_begin(fh, buf, 700, MPI_BYTE);
+  tally("MPI_File_read_all_begin", path, rc == MPI_SUCCESS ? 700 : -1);
+  rc = MPI_File_read_all_end(fh, buf, &st);
+  tally("MPI_File_read_all_end", path, OK0(rc));
+  /* the shared pointer: the same view on every rank */
+  rc = MPI_File_set_view(fh, 16384, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  tally("MPI_File_set_view", path, OK0(rc));
+  rc = MPI_File_write_ordered_begin(fh, buf, 100 + rank, MPI_CHAR);
+  tally("MPI_File_write_ordered_begin", path, rc == MPI_SUCCESS ? 100 + rank : -1);
+  rc = MPI_File_write_ordered_end(fh, buf, &st);
+  tally("MPI_File_write_ordered_end", path, OK0(rc));
+  MPI_File_seek_shared(fh, 0, MPI_SEEK_SET); /* not recorded */
+  rc = MPI_File_read_ordered_begin(fh, buf, 50, MPI_SHORT);
+  tally("MPI_File_read_ordered_begin", path, rc == MPI_SUCCESS ? 100 : -1);
+  rc = MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE);
+  tally("MPI_File_read_ordered_end", path, OK0(rc));
+  rc = MPI_File_close(&fh);
+  tally("MPI_File_close", path, OK0(rc));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    rc = MPI_File_delete(path, MPI_INFO_NULL);
+    tally("MPI_File_delete", path, OK0(rc));
+  }
+#undef OK0
+}
+
 /* HDF5 writes what it decides: check_io.py holds its records to the file it
  * left (sec2: every byte through pwrite/write) and to the calls' sums. */
 static void hdf5_part(const char *dir, int rank, int size, int mpio) {
@@ -321,9 +384,9 @@ int main(int argc, char **argv) {
   memset(buf, 'a' + rank, sizeof buf);
   sp_setup(NULL);
   static const char *const parts[] = {"posix",     "stdio",  "mpiio", "hdf5_sec2",
-                                      "hdf5_mpio", "errors", "many"};
-  int h[7];
-  for (int i = 0; i < 7; i++) h[i] = sp_region(parts[i]);
+                                      "hdf5_mpio", "errors", "many",  "split"};
+  int h[8];
+  for (int i = 0; i < 8; i++) h[i] = sp_region(parts[i]);
 #define PART(i, call)      \
   do {                     \
     cur_region = parts[i]; \
@@ -338,6 +401,8 @@ int main(int argc, char **argv) {
     PART(2, mpiio_part(dir, rank, size));
     PART(3, hdf5_part(dir, rank, size, 0));
     PART(4, hdf5_part(dir, rank, size, 1));
+  } else if (!strcmp(what, "split")) {
+    PART(7, split_part(dir, rank, size));
   } else if (!strcmp(what, "errors")) {
     PART(5, errors_part(rank));
   } else {

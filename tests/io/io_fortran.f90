@@ -1,5 +1,6 @@
 ! io_fortran.f90 - Fortran I/O (OPEN/WRITE/READ/CLOSE, which libgfortran
-! makes of POSIX calls) and MPI-IO through `use mpi_f08`, for
+! makes of POSIX calls) and MPI-IO through `use mpi_f08` (a split
+! collective among its calls), for
 ! SCOPE_PROFILER_PROFILE_IO=1 (issue 49). check_io.py (mode fortran) holds
 ! the profile to what this program wrote to DIR/expect_r<rank>.tsv after
 ! sp_finalize: the MPI-IO calls exactly, as io_calls.c's; for the Fortran
@@ -69,6 +70,10 @@ program io_fortran
   call MPI_Barrier(MPI_COMM_WORLD)
   call MPI_File_read_at_all(fh, 0_MPI_OFFSET_KIND, b, 50, MPI_INTEGER, st)
   call MPI_Get_count(st, MPI_BYTE, read_at)
+  ! a split collective: the begin the bytes asked for, the end 0
+  off = 4000 + int(rank, MPI_OFFSET_KIND) * 400
+  call MPI_File_write_at_all_begin(fh, off, a, 100, MPI_INTEGER)
+  call MPI_File_write_at_all_end(fh, a, st)
   call MPI_File_close(fh)
   call sp_stop(hm)
 
@@ -83,6 +88,8 @@ program io_fortran
   call line("MPI_File_write_at", wrote_at)
   call line("MPI_File_sync", 0)
   call line("MPI_File_read_at_all", read_at)
+  call line("MPI_File_write_at_all_begin", 400)
+  call line("MPI_File_write_at_all_end", 0)
   call line("MPI_File_close", 0)
   close (u)
 contains

@@ -6,8 +6,10 @@
  * the call itself does underneath (stdio's write, HDF5's, a spill of a
  * full buffer by sp_start) is not recorded again. errno is the program's
  * throughout: saved and given back around every piece of our work. The
- * file records take the hot path's ticks (sp__ticks: the TSC where it
- * is used), converted to ns when the records are packed (io_files.c). */
+ * file records take the hot path's ticks: the call's region's own start
+ * and end stamps when it has an event (no clock read of ours; the record's
+ * times are its calls' durations), else sp__ticks (the TSC where it is
+ * used); converted to ns when the records are packed (io_files.c). */
 #include "io_calls.h"
 #include "mpi_extra.h"
 
@@ -70,30 +72,33 @@ int sp__io_enter(sp_io_rec_t *c, sp_io_call_t call) {
   c->kind = sp_io_kinds[call];
   c->api = sp_io_apis[call];
   c->op = sp_io_names[call];
-  c->slot = sp__mpi_begin(h);
-  c->t0 = sp__ticks();
+  c->slot = sp__mpi_begin_ev(h, &c->t0);
+  if (c->slot < 0) c->t0 = sp__ticks(); /* no event (profile mode, paused): its own stamp */
   errno = saved;
   return 1;
 }
 
 void sp__io_enter_mpi(sp_io_rec_t *c, int kind, const char *op) {
-  const int saved = errno;
   sp__io_own++;
-  *c = (sp_io_rec_t){.h = -1, .slot = 0, .kind = kind, .api = SP_IO_API_MPIIO, .op = op};
-  c->t0 = sp__ticks();
+  *c = (sp_io_rec_t){.h = -1, .slot = -1, .kind = kind, .api = SP_IO_API_MPIIO, .op = op};
+}
+
+void sp__io_leave_at(sp_io_rec_t *c, int32_t row, int64_t bytes, int64_t off, int64_t t1) {
+  const int saved = errno;
+  if (t1 < c->t0) t1 = sp__ticks(); /* no end stamp of its event */
+  if (row >= 0) sp__io_file_add(row, c->kind, c->api, c->op, bytes, off, c->t0, t1);
+  sp__io_own--;
   errno = saved;
 }
 
 void sp__io_leave(sp_io_rec_t *c, int32_t row, int64_t bytes, int64_t off) {
-  const int saved = errno;
-  const int64_t t1 = sp__ticks();
-  if (c->h >= 0) {
-    sp_stop(c->h);
-    if (c->slot) sp__mpi_note(c->h, bytes, row);
+  int64_t t1 = -1;
+  sp_stop(c->h);
+  if (c->slot >= 0) {
+    t1 = sp__mpi_ev_end(c->h, c->slot);
+    sp__mpi_note(c->h, bytes, row);
   }
-  if (row >= 0) sp__io_file_add(row, c->kind, c->api, c->op, bytes, off, c->t0, t1);
-  sp__io_own--;
-  errno = saved;
+  sp__io_leave_at(c, row, bytes, off, t1);
 }
 
 void sp__io_session_start(int on) {

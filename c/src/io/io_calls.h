@@ -52,22 +52,27 @@ static inline int sp__io_is_on(void) { return __atomic_load_n(&sp__io_on, __ATOM
 
 /* One recorded call between sp__io_enter and sp__io_leave. */
 typedef struct sp_io_rec {
-  int h;          /* its region */
-  int slot;       /* 1: its region event got a slot, its values follow */
-  int kind;       /* SP_IO_K_* */
-  int api;        /* SP_IO_API_* */
-  int64_t t0;     /* ticks (sp__ticks) at its start */
+  int h;    /* its region; -1 for an MPI-IO call (its wrapper's region) */
+  int kind; /* SP_IO_K_* */
+  int api;  /* SP_IO_API_* */
+  int pad;
+  int64_t slot;   /* its region's event slot, -1 none (then no values follow) */
+  int64_t t0;     /* ticks at its start: its event's start stamp when it has one */
   const char *op; /* its region name */
 } sp_io_rec_t;
 
 /* Starts recording a call (errno kept); 0 when it is not recorded (no
  * session, or a region refused), then the wrapper just forwards. */
 SP_HIDDEN int sp__io_enter(sp_io_rec_t *c, sp_io_call_t call);
-/* The same for an MPI-IO call timed by its own region h (mpi_profile). */
+/* The same for an MPI-IO call timed by its own region (mpi_profile): called
+ * before that region starts; the caller sets c->t0. */
 SP_HIDDEN void sp__io_enter_mpi(sp_io_rec_t *c, int kind, const char *op);
 /* Ends it: its bytes (-1 error) to file row `row` (-1 unknown) at offset
- * off (-1 unknown); stops the region (h >= 0) and notes bytes and row. */
+ * off (-1 unknown); stops the region and notes bytes and row. */
 SP_HIDDEN void sp__io_leave(sp_io_rec_t *c, int32_t row, int64_t bytes, int64_t off);
+/* The same for an MPI-IO call whose region stopped at t1 (ticks; below
+ * c->t0, e.g. -1: unknown, read now). */
+SP_HIDDEN void sp__io_leave_at(sp_io_rec_t *c, int32_t row, int64_t bytes, int64_t off, int64_t t1);
 
 /* A session starts (on: profile_io with recording on; the file table
  * emptied) or stops recording I/O calls (session.c). */

@@ -179,6 +179,12 @@ static void sp_io_add_locked(sp_io_file_rec_t *f, int kind, const char *op, int6
     if (bytes >= 0) f->hist[sp_io_size_bin(bytes)]++;
     if (bytes > 0 && off >= 0 && off + bytes > f->max_offset) f->max_offset = off + bytes;
     break;
+  case SP_IO_K_READ_END: /* a split collective's end: its begin was the operation */
+    f->read_ns += dt;
+    break;
+  case SP_IO_K_WRITE_END:
+    f->write_ns += dt;
+    break;
   case SP_IO_K_SEEK:
     f->seeks++;
     f->meta_ops++;

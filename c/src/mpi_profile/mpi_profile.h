@@ -84,7 +84,22 @@
   XX(FILE_IWRITE_SHARED, "MPI_File_iwrite_shared")         \
   XX(FILE_IREAD_SHARED, "MPI_File_iread_shared")           \
   XX(FILE_WRITE_ORDERED, "MPI_File_write_ordered")         \
-  XX(FILE_READ_ORDERED, "MPI_File_read_ordered")
+  XX(FILE_READ_ORDERED, "MPI_File_read_ordered")         \
+  XX(FILE_WRITE_ALL_BEGIN, "MPI_File_write_all_begin")     \
+  XX(FILE_WRITE_ALL_END, "MPI_File_write_all_end")         \
+  XX(FILE_READ_ALL_BEGIN, "MPI_File_read_all_begin")       \
+  XX(FILE_READ_ALL_END, "MPI_File_read_all_end")           \
+  XX(FILE_WRITE_AT_ALL_BEGIN, "MPI_File_write_at_all_begin") \
+  XX(FILE_WRITE_AT_ALL_END, "MPI_File_write_at_all_end")   \
+  XX(FILE_READ_AT_ALL_BEGIN, "MPI_File_read_at_all_begin") \
+  XX(FILE_READ_AT_ALL_END, "MPI_File_read_at_all_end")     \
+  XX(FILE_WRITE_ORDERED_BEGIN, "MPI_File_write_ordered_begin") \
+  XX(FILE_WRITE_ORDERED_END, "MPI_File_write_ordered_end") \
+  XX(FILE_READ_ORDERED_BEGIN, "MPI_File_read_ordered_begin") \
+  XX(FILE_READ_ORDERED_END, "MPI_File_read_ordered_end")   \
+  XX(FILE_DELETE, "MPI_File_delete")                       \
+  XX(FILE_GET_SIZE, "MPI_File_get_size")                   \
+  XX(FILE_PREALLOCATE, "MPI_File_preallocate")
 /* clang-format on */
 typedef enum sp_mpi_call {
 #define SP__XX(id, name) SP_MPI_CALL_##id,

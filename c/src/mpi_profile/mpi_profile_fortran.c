@@ -324,8 +324,10 @@ static void sp_f_io_end(sp_mpi_io_t *x, void **a, int n, int c, int t, int at) {
   const MPI_File fh = PMPI_File_f2c(*(MPI_Fint *)a[0]);
   const int64_t bytes =
       !ok ? -1 : c >= 0 ? sp__mpi_tbytes(*(MPI_Fint *)a[c], PMPI_Type_f2c(*(MPI_Fint *)a[t])) : 0;
-  const int64_t b = at >= 0 && x->io ? sp__mpi_io_byte_off(fh, *(MPI_Offset *)a[at]) : -1;
-  sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, b);
+  if (at >= 0)
+    sp__mpi_io_end_at(x, fh, *(MPI_Offset *)a[at], bytes);
+  else
+    sp__mpi_io_end(x, sp__mpi_io_row(fh), bytes, -1);
 }
 
 #define SP_F_IO_WRAPPER(fn, pname, id, n, kind, c, t, at)                        \
@@ -371,6 +373,21 @@ SP_F_IO_CALL(file_iread_at, FILE_IREAD_AT, 7, READ, 3, 4, 1)
 SP_F_IO_CALL(file_sync, FILE_SYNC, 2, SYNC, -1, -1, -1)
 SP_F_IO_CALL(file_set_size, FILE_SET_SIZE, 3, META, -1, -1, -1)
 SP_F_IO_CALL(file_seek, FILE_SEEK, 4, SEEK, -1, -1, -1)
+SP_F_IO_CALL(file_get_size, FILE_GET_SIZE, 3, META, -1, -1, -1)
+SP_F_IO_CALL(file_preallocate, FILE_PREALLOCATE, 3, META, -1, -1, -1)
+/* Split collectives: the begin the bytes asked for, the end 0. */
+SP_F_IO_CALL(file_write_all_begin, FILE_WRITE_ALL_BEGIN, 5, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read_all_begin, FILE_READ_ALL_BEGIN, 5, READ, 2, 3, -1)
+SP_F_IO_CALL(file_write_ordered_begin, FILE_WRITE_ORDERED_BEGIN, 5, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_read_ordered_begin, FILE_READ_ORDERED_BEGIN, 5, READ, 2, 3, -1)
+SP_F_IO_CALL(file_write_at_all_begin, FILE_WRITE_AT_ALL_BEGIN, 6, WRITE, 3, 4, 1)
+SP_F_IO_CALL(file_read_at_all_begin, FILE_READ_AT_ALL_BEGIN, 6, READ, 3, 4, 1)
+SP_F_IO_CALL(file_write_all_end, FILE_WRITE_ALL_END, 4, WRITE_END, -1, -1, -1)
+SP_F_IO_CALL(file_read_all_end, FILE_READ_ALL_END, 4, READ_END, -1, -1, -1)
+SP_F_IO_CALL(file_write_ordered_end, FILE_WRITE_ORDERED_END, 4, WRITE_END, -1, -1, -1)
+SP_F_IO_CALL(file_read_ordered_end, FILE_READ_ORDERED_END, 4, READ_END, -1, -1, -1)
+SP_F_IO_CALL(file_write_at_all_end, FILE_WRITE_AT_ALL_END, 4, WRITE_END, -1, -1, -1)
+SP_F_IO_CALL(file_read_at_all_end, FILE_READ_AT_ALL_END, 4, READ_END, -1, -1, -1)
 
 /* MPI_File_close: the handle's row before the call, forgotten after. */
 #define SP_F_CLOSE_WRAPPER(fn, pname)                                                \
@@ -414,16 +431,51 @@ SP_F_IO_CALL(file_seek, FILE_SEEK, 4, SEEK, -1, -1, -1)
     sp_f_opened(&x_, a2, len, a5, a6);                                               \
   }
 
+/* MPI_File_delete(filename, info, ierror) and the hidden length. */
+#define SP_F_DELETE_WRAPPER(fn, pname)                                                       \
+  SP_EXPORT void fn(SP_PARAMS3, size_t len);                                                 \
+  void fn(SP_PARAMS3, size_t len) {                                                          \
+    static void *real;                                                                       \
+    void (*p)(SP_PARAMS3, size_t) = (void (*)(SP_PARAMS3, size_t))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                                \
+      if (a3) *(MPI_Fint *)a3 = MPI_ERR_OTHER;                                               \
+      return;                                                                                \
+    }                                                                                        \
+    sp_mpi_io_t x_;                                                                          \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_DELETE, SP_IO_K_META))) {          \
+      p(SP_ARGS3, len);                                                                      \
+      return;                                                                                \
+    }                                                                                        \
+    p(SP_ARGS3, len);                                                                        \
+    sp_f_deleted(&x_, a1, len, a3);                                                          \
+  }
+
+/* A Fortran string (blank-padded, len long) as a C one in path[4096]. */
+static void sp_f_path(char *path, const char *name, size_t len) {
+  while (len > 0 && name[len - 1] == ' ') len--;
+  if (len >= 4096) len = 4095;
+  memcpy(path, name, len);
+  path[len] = '\0';
+}
+
 static void sp_f_opened(sp_mpi_io_t *x, const char *name, size_t len, void *fh, void *ierr) {
   const int ok = !ierr || *(MPI_Fint *)ierr == MPI_SUCCESS;
   int32_t row = -1;
   if (ok && x->io) {
     char path[4096];
-    while (len > 0 && name[len - 1] == ' ') len--;
-    if (len >= sizeof path) len = sizeof path - 1;
-    memcpy(path, name, len);
-    path[len] = '\0';
+    sp_f_path(path, name, len);
     row = sp__mpi_io_opened(PMPI_File_f2c(*(MPI_Fint *)fh), path);
+  }
+  sp__mpi_io_end(x, row, ok ? 0 : -1, -1);
+}
+
+static void sp_f_deleted(sp_mpi_io_t *x, const char *name, size_t len, void *ierr) {
+  const int ok = !ierr || *(MPI_Fint *)ierr == MPI_SUCCESS;
+  int32_t row = -1;
+  if (ok && x->io) {
+    char path[4096];
+    sp_f_path(path, name, len);
+    row = sp__io_file_row(path, SP_IO_API_MPIIO);
   }
   sp__mpi_io_end(x, row, ok ? 0 : -1, -1);
 }
@@ -435,6 +487,7 @@ static void sp_f_opened(sp_mpi_io_t *x, const char *name, size_t len, void *fh, 
   W(mpi_##lower##_f08_, "pmpi_" #lower "_f08_")
 SP_F_FILE_CALL(SP_F_CLOSE_WRAPPER, file_close, FILE_CLOSE)
 SP_F_FILE_CALL(SP_F_OPEN_WRAPPER, file_open, FILE_OPEN)
+SP_F_FILE_CALL(SP_F_DELETE_WRAPPER, file_delete, FILE_DELETE)
 
 /* Calls that make a communicator (mpi_comm_create.c): the Fortran entry
  * points reach PMPI_ directly, so the new communicator's id is agreed

@@ -9,8 +9,8 @@
 /* One MPI-IO call between sp__mpi_io_begin and sp__mpi_io_end. */
 typedef struct sp_mpi_io {
   int h;         /* its region */
-  int on;        /* its event got a slot: its values follow */
   int io;        /* profile_io: its file's record too */
+  int64_t slot;  /* its event's slot, -1 none; with one, its values follow */
   sp_io_rec_t r; /* the file record's part */
 } sp_mpi_io_t;
 
@@ -21,9 +21,9 @@ SP_HIDDEN int sp__mpi_io_begin(sp_mpi_io_t *x, sp_mpi_call_t call, int kind);
 SP_HIDDEN void sp__mpi_io_end(sp_mpi_io_t *x, int32_t row, int64_t bytes, int64_t off);
 /* The row of an open MPI_File (-1 unknown or profile_io off). */
 SP_HIDDEN int32_t sp__mpi_io_row(MPI_File fh);
-/* The byte offset of an explicit offset of fh (in etypes of its view; no
- * MPI call while the view is the default one), -1 unknown. */
-SP_HIDDEN int64_t sp__mpi_io_byte_off(MPI_File fh, MPI_Offset off);
+/* sp__mpi_io_end for an access of fh at explicit offset off (in etypes of
+ * its view): its row and byte offset from one lookup of the handle. */
+SP_HIDDEN void sp__mpi_io_end_at(sp_mpi_io_t *x, MPI_File fh, MPI_Offset off, int64_t bytes);
 /* MPI_File_open succeeded on filename (fh): its row, given to the handle. */
 SP_HIDDEN int32_t sp__mpi_io_opened(MPI_File fh, const char *filename);
 /* MPI_File_close succeeded on what was fh. */

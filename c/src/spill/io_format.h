@@ -11,8 +11,18 @@
 
 #include <stdint.h>
 
-/* What a call does to its file, for the record's counts and times. */
-enum { SP_IO_K_META = 0, SP_IO_K_READ = 1, SP_IO_K_WRITE = 2, SP_IO_K_SEEK = 3, SP_IO_K_SYNC = 4 };
+/* What a call does to its file, for the record's counts and times. The
+ * end of an MPI-IO split collective (READ_END, WRITE_END) adds its time to
+ * the read or write time, not an operation: its begin counted that. */
+enum {
+  SP_IO_K_META = 0,
+  SP_IO_K_READ = 1,
+  SP_IO_K_WRITE = 2,
+  SP_IO_K_SEEK = 3,
+  SP_IO_K_SYNC = 4,
+  SP_IO_K_READ_END = 5,
+  SP_IO_K_WRITE_END = 6
+};
 /* files/apis bits. */
 enum { SP_IO_API_POSIX = 1, SP_IO_API_STDIO = 2, SP_IO_API_MPIIO = 4 };
 

@@ -91,6 +91,23 @@ int sp__mpi_begin(int h) {
   return f->region == h && f->slot >= 0;
 }
 
+int64_t sp__mpi_begin_ev(int h, int64_t *t0) {
+  sp_start(h);
+  *t0 = -1;
+  const sp_thread_t *t = sp__tls;
+  if (!t || t->depth <= 0) return -1;
+  const sp_frame_t *f = &t->stack[t->depth - 1];
+  if (f->region != h || f->slot < 0) return -1;
+  *t0 = t->bufs[h].ev[f->slot].start;
+  return f->slot;
+}
+
+int64_t sp__mpi_ev_end(int h, int64_t slot) {
+  const sp_thread_t *t = sp__tls;
+  if (!t || slot < 0 || h >= t->nbufs || slot >= t->bufs[h].n) return -1;
+  return t->bufs[h].ev[slot].end;
+}
+
 /* The slow way: a new array, a spilled one, or a lost value. */
 static __attribute__((noinline)) void sp_note_slow(int h, sp_mpi_x_t x) {
   sp_thread_t *t = sp__tls;

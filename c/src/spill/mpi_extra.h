@@ -50,6 +50,13 @@ static inline int32_t sp__mpi_x_comm(const sp_mpi_x_t *x) {
 /* Starts the call's region h (sp_start); returns 1 when the call got an
  * event slot, so its values must follow at sp__mpi_end. */
 SP_HIDDEN int sp__mpi_begin(int h);
+/* The same, giving the call's event slot (-1: none, e.g. profile mode
+ * alone, a count, a paused trace) and its start stamp in ticks (*t0, -1
+ * without a slot): a caller that times the call too needs no clock read. */
+SP_HIDDEN int64_t sp__mpi_begin_ev(int h, int64_t *t0);
+/* The end stamp (ticks) of the call of h in slot, just after its sp_stop;
+ * -1 when the slot no longer holds it (its buffer was flushed meanwhile). */
+SP_HIDDEN int64_t sp__mpi_ev_end(int h, int64_t slot);
 /* Appends the values of the call of region h just stopped (sp__mpi_begin
  * gave 1): its bytes, peer, tag and communicator id. errno is kept. */
 SP_HIDDEN void sp__mpi_note_tc(int h, int64_t bytes, int32_t peer, int32_t tag, int32_t comm);

@@ -2,10 +2,12 @@
 layouts the postprocessor reads (issue 47: reading at 100,000 ranks), with
 h5py and numpy, from the same deterministic data.
 
-usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...]
+usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...] [--slow RANK]
   LAYOUT: columnar (the default), perrank, shuffled, or both (columnar and
   perrank); prints one line per file written: layout, path, seconds to
-  write, bytes.
+  write, bytes. --slow RANK: every call of that rank lasts 0.7 SLOT minus
+  its region's number (longer than any other rank's: a known outlier, for
+  the report's representative ranks, tests/postproc/check_report_ranks.py).
 
   DIR/read_columnar.h5  the reference tool's columnar schema 2 (as
       postproc/src/reader_columnar.c reads it): region_table/names,
@@ -42,7 +44,7 @@ def region_names(nregions):
     return [f"region_{g:03d}" for g in range(nregions)]
 
 
-def data(nranks, nregions, ncalls, seed=47):
+def data(nranks, nregions, ncalls, seed=47, slow=None):
     """starts, ends as int64[nranks, nregions, ncalls] (ns)."""
     rng = np.random.default_rng(seed)
     c = np.arange(ncalls, dtype=np.int64)[None, None, :]
@@ -51,11 +53,13 @@ def data(nranks, nregions, ncalls, seed=47):
     jitter = rng.integers(0, SLOT // 4, size=(nranks, nregions, ncalls), dtype=np.int64)
     starts = T0 + (c * nregions + g) * SLOT + r * SKEW + jitter
     dur = rng.integers(1, SLOT // 2, size=(nranks, nregions, ncalls), dtype=np.int64)
+    if slow is not None:  # still ends before the next slot: jitter < SLOT / 4
+        dur[slow] = 7 * SLOT // 10 - np.arange(nregions, dtype=np.int64)[:, None]
     return starts, starts + dur
 
 
-def write_columnar(path, nranks, nregions, ncalls, shuffled=False):
-    starts, ends = data(nranks, nregions, ncalls)
+def write_columnar(path, nranks, nregions, ncalls, shuffled=False, slow=None):
+    starts, ends = data(nranks, nregions, ncalls, slow=slow)
     npairs = nranks * nregions
     region_ids = np.tile(np.arange(nregions, dtype=np.uint32), nranks)
     ranks = np.repeat(np.arange(nranks, dtype=np.uint32), nregions)
@@ -81,8 +85,8 @@ def write_columnar(path, nranks, nregions, ncalls, shuffled=False):
         ev["end_times"] = np.ascontiguousarray(ends).reshape(-1)
 
 
-def write_perrank(path, nranks, nregions, ncalls):
-    starts, ends = data(nranks, nregions, ncalls)
+def write_perrank(path, nranks, nregions, ncalls, slow=None):
+    starts, ends = data(nranks, nregions, ncalls, slow=slow)
     names = region_names(nregions)
     with h5py.File(path, "w", libver="earliest") as f:
         f.attrs["scope_profiler_schema"] = np.int64(1)
@@ -95,8 +99,8 @@ def write_perrank(path, nranks, nregions, ncalls):
                 grp["end_times"] = ends[r, g]
 
 
-def write_shuffled(path, nranks, nregions, ncalls):
-    write_columnar(path, nranks, nregions, ncalls, shuffled=True)
+def write_shuffled(path, nranks, nregions, ncalls, slow=None):
+    write_columnar(path, nranks, nregions, ncalls, shuffled=True, slow=slow)
 
 
 WRITERS = {"columnar": ("read_columnar.h5", write_columnar),
@@ -105,6 +109,11 @@ WRITERS = {"columnar": ("read_columnar.h5", write_columnar),
 
 
 def main(argv):
+    slow = None
+    if "--slow" in argv:
+        at = argv.index("--slow")
+        slow = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     if len(argv) < 5:
         sys.exit(__doc__)
     out, nranks, nregions, ncalls = argv[1], int(argv[2]), int(argv[3]), int(argv[4])
@@ -116,7 +125,7 @@ def main(argv):
         name, write = WRITERS[layout]
         path = os.path.join(out, name)
         t = time.perf_counter()
-        write(path, nranks, nregions, ncalls)
+        write(path, nranks, nregions, ncalls, slow=slow)
         print(f"{layout} {path} {time.perf_counter() - t:.2f} s {os.path.getsize(path)} bytes",
               flush=True)
 

@@ -202,11 +202,12 @@ static int sp_rows_calls(sp_rows_t *rs, sp_row_t **rowp, int g, int j, int by_th
 /* Calls per chunk of sp_rows_stream. */
 enum { SP_SUM_CHUNK = 65536 };
 
-/* A large pair whose calls are all outermost (sp_outer_all_read), when no
- * named column needs its calls whole: the same
- * figures as sp_rows_rank in the same order, in chunks (memory flat in
- * the pair's calls). Returns 0, SP_EXIT_* or 1 when the caller must load
- * the pair whole. */
+/* A large pair whose calls are all outermost (sp_outer_all_read), or
+ * whose outermost calls a backward pass finds (recursion,
+ * sp_outer_bits_read: a bit a call), when no named column needs its calls
+ * whole: the same figures as sp_rows_rank in the same order, in chunks
+ * (memory flat in the pair's calls but for the bits). Returns 0, SP_EXIT_*
+ * or 1 when the caller must load the pair whole. */
 static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j, int by_thread,
                           sp_clamped_t *cl, sp_row_t *fixed) {
   int g = sel->regions[i], k = sel->ranks[j];
@@ -215,15 +216,19 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
       !info.has_times || info.num_intervals <= rs->stream)
     return 1;
   int all = sp_outer_all_read(sel->reader, g, k, info.num_intervals);
+  unsigned char *bits = NULL, *oc = NULL;
+  if (all == 0)
+    all = sp_outer_bits_read(sel->reader, g, k, info.num_intervals, info.has_thread_ids, &bits);
   if (all != 1) return all == 0 ? 1 : all;
   int64_t *s = malloc(SP_SUM_CHUNK * sizeof *s), *e = malloc(SP_SUM_CHUNK * sizeof *e);
   int32_t *t = malloc(SP_SUM_CHUNK * sizeof *t);
+  if (bits) oc = malloc(SP_SUM_CHUNK); /* the chunk's outermost flags */
   /* --columns bytes, msgs: the MPI record chunk by chunk beside the calls */
   int64_t *mb = rs->mpi ? malloc(SP_SUM_CHUNK * sizeof *mb) : NULL;
   int32_t *mp = rs->mpi ? malloc(SP_SUM_CHUNK * sizeof *mp) : NULL;
   sp_reader_mpi_t mpi = {0, 0, mb, mp, NULL, NULL};
   sp_row_t *row = NULL;
-  int rc = s && e && t && (!rs->mpi || (mb && mp)) ? 0 : SP_EXIT_IO;
+  int rc = s && e && t && (!rs->mpi || (mb && mp)) && (!bits || oc) ? 0 : SP_EXIT_IO;
   for (int64_t at = 0; rc == 0 && at < info.num_intervals;) {
     int64_t got = sp_reader_read_range(sel->reader, g, k, at, SP_SUM_CHUNK, s, e, t);
     int64_t mgot =
@@ -266,11 +271,14 @@ static int sp_rows_stream(const sp_selection_t *sel, sp_rows_t *rs, int i, int j
       }
       if (!by_thread) row->calls = sp_add_sat(row->calls, calls, &row->calls_sat);
     }
-    if (sp_rows_calls(rs, &row, g, j, by_thread, cl, s, e, info.has_thread_ids ? t : NULL, NULL,
-                      &mpi, 0, got) < 0)
+    for (int64_t q = 0; oc && q < got; q++) oc[q] = (bits[(at + q) >> 3] >> ((at + q) & 7)) & 1;
+    if (sp_rows_calls(rs, &row, g, j, by_thread, cl, s, e, info.has_thread_ids ? t : NULL, oc, &mpi,
+                      0, got) < 0)
       rc = SP_EXIT_IO;
     at += got;
   }
+  free(bits);
+  free(oc);
   free(s);
   free(e);
   free(t);

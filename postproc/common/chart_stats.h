@@ -85,6 +85,22 @@ int sp_outer_calls(const sp_reader_intervals_t *iv, unsigned char *outer);
  * SP_EXIT_IO without memory. */
 int sp_outer_all_read(sp_reader_t *r, int g, int k, int64_t n);
 
+/* outer_calls.c: the outermost calls of region g on rank index k (n
+ * intervals; tids: the pair has thread ids) as bits (call i outermost:
+ * bit i % 8 of (*out)[i / 8]; n / 8 + 1 bytes, the caller frees), the
+ * same as sp_outer_calls, read in chunks without sorting, when each
+ * thread's calls are stored in sp_outer_calls' order (start, then the
+ * longest first: the core's, a thread's calls as they start): a call is
+ * enclosed when the latest end of the calls before it on its thread passes
+ * its start and reaches its end; or else, read backwards, when they are
+ * stored with strictly increasing ends (as they end): then only a call
+ * stored after it can enclose it, and one does exactly when it starts no
+ * later. Returns 1 with *out, 0 when the pair is in neither order (or more
+ * than 1024 threads, or a read failed: the caller loads the pair and asks
+ * sp_outer_calls), SP_EXIT_IO without memory. Memory: n / 8 bytes and
+ * fixed chunks (recursion streamed, issue 47). */
+int sp_outer_bits_read(sp_reader_t *r, int g, int k, int64_t n, int tids, unsigned char **out);
+
 /* What every chart of a run shares: the files, their labels, their figures. */
 typedef struct sp_charts {
   const sp_selection_t *sels; /* one per file */

@@ -3,6 +3,7 @@
  * a region's total counts, so that recursion is not counted twice (as GPTL
  * and Caliper count inclusive time). chart_stats.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "chart_stats.h"
 
@@ -111,5 +112,101 @@ int sp_outer_all_read(sp_reader_t *r, int g, int k, int64_t n) {
   free(e);
   free(t);
   free(tab);
+  return rc;
+}
+
+/* Per thread of sp_outer_bits_read. Backwards: the least start and the
+ * end of the calls seen so far (those stored after the current one).
+ * Forwards: the start and end of the call before and the latest end of
+ * all before (min_start holds the latest end). */
+typedef struct sp_ob_thread {
+  int used;
+  int32_t tid;
+  int64_t min_start, end, start;
+} sp_ob_thread_t;
+
+static sp_ob_thread_t *sp_ob_slot(sp_ob_thread_t *tab, int32_t tid) {
+  uint32_t h = ((uint32_t)tid * 0x9E3779B1u) % SP_OA_SLOTS;
+  for (int probe = 0; probe < SP_OA_SLOTS; probe++, h = (h + 1) % SP_OA_SLOTS)
+    if (!tab[h].used || tab[h].tid == tid) return &tab[h];
+  return NULL;
+}
+
+/* Calls [at, at + n) backwards into the bits; 0 when a thread's ends do
+ * not increase strictly or there are too many threads. */
+static int sp_ob_chunk(const int64_t *s, const int64_t *e, const int32_t *t, int64_t n, int64_t at,
+                       sp_ob_thread_t *tab, unsigned char *bits) {
+  for (int64_t i = n - 1; i >= 0; i--) {
+    sp_ob_thread_t *x = sp_ob_slot(tab, t ? t[i] : 0);
+    if (!x || e[i] < s[i] || (x->used && e[i] >= x->end)) return 0;
+    int in = x->used && x->min_start <= s[i];
+    if (!in) bits[(at + i) >> 3] |= (unsigned char)(1u << ((at + i) & 7));
+    if (!x->used || s[i] < x->min_start) x->min_start = s[i];
+    x->used = 1;
+    x->tid = t ? t[i] : 0;
+    x->end = e[i];
+  }
+  return 1;
+}
+
+/* Calls [at, at + n) forwards into the bits: 0 when a thread's calls are
+ * not in sp_outer_calls' order (start, then the longest first), or too
+ * many threads. In that order the calls before a call on its thread are
+ * the ones sp_outer_calls sweeps before it: it is enclosed when the latest
+ * end among them passes its start and reaches its end. */
+static int sp_ob_fwd_chunk(const int64_t *s, const int64_t *e, const int32_t *t, int64_t n,
+                           int64_t at, sp_ob_thread_t *tab, unsigned char *bits) {
+  for (int64_t i = 0; i < n; i++) {
+    sp_ob_thread_t *x = sp_ob_slot(tab, t ? t[i] : 0);
+    if (!x || (x->used && (s[i] < x->start || (s[i] == x->start && e[i] > x->end)))) return 0;
+    int64_t reach = x->min_start;
+    int in = x->used && s[i] < reach && e[i] <= reach;
+    if (!in) bits[(at + i) >> 3] |= (unsigned char)(1u << ((at + i) & 7));
+    if (!x->used || e[i] > reach) x->min_start = e[i];
+    x->used = 1;
+    x->tid = t ? t[i] : 0;
+    x->start = s[i];
+    x->end = e[i];
+  }
+  return 1;
+}
+
+/* One direction of sp_outer_bits_read over the n calls: 1 with the bits
+ * set, 0 when the pair is not in that direction's order (or a read came
+ * short). */
+static int sp_ob_pass(sp_reader_t *r, int g, int k, int64_t n, int tids, int fwd, int64_t *s,
+                      int64_t *e, int32_t *t, sp_ob_thread_t *tab, unsigned char *bits) {
+  memset(tab, 0, SP_OA_SLOTS * sizeof *tab);
+  memset(bits, 0, (size_t)(n / 8 + 1));
+  for (int64_t done = 0; done < n;) {
+    int64_t left = n - done, c = left > SP_OA_CHUNK ? SP_OA_CHUNK : left;
+    int64_t at = fwd ? done : left - c;
+    if (sp_reader_read_range(r, g, k, at, c, s, e, t) != c) return 0;
+    if (!(fwd ? sp_ob_fwd_chunk : sp_ob_chunk)(s, e, tids ? t : NULL, c, at, tab, bits)) return 0;
+    done += c;
+  }
+  return 1;
+}
+
+int sp_outer_bits_read(sp_reader_t *r, int g, int k, int64_t n, int tids, unsigned char **out) {
+  *out = NULL;
+  int64_t *s = malloc(SP_OA_CHUNK * sizeof *s), *e = malloc(SP_OA_CHUNK * sizeof *e);
+  int32_t *t = malloc(SP_OA_CHUNK * sizeof *t);
+  sp_ob_thread_t *tab = calloc(SP_OA_SLOTS, sizeof *tab);
+  unsigned char *bits = calloc((size_t)(n / 8 + 1), 1);
+  int rc = s && e && t && tab && bits ? 1 : SP_EXIT_IO;
+  /* The core's order (a thread's calls as they start), else as they end;
+   * else the caller loads the pair (and says why a read failed). */
+  if (rc == 1 && !sp_ob_pass(r, g, k, n, tids, 1, s, e, t, tab, bits) &&
+      !sp_ob_pass(r, g, k, n, tids, 0, s, e, t, tab, bits))
+    rc = 0;
+  free(s);
+  free(e);
+  free(t);
+  free(tab);
+  if (rc == 1)
+    *out = bits;
+  else
+    free(bits);
   return rc;
 }

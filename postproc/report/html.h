@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 
+#include "chart_stats.h"
 #include "pproc.h"
+#include "rank_pick.h"
 
 /* Budgets that keep report.html small whatever the trace (see postproc/README.md). */
 #define SP_HTML_EXACT_MAX 1000000 /* default of --html-exact: intervals embedded exactly */
@@ -24,6 +26,9 @@ typedef struct sp_html_counts {
   int64_t tiled;     /* intervals of binned lanes embedded exactly in time tiles */
   int tiles;         /* (lane, tile) pairs embedded, with intervals */
 } sp_html_counts_t;
+
+/* html_dist.c: the representative ranks of a file of many (below). */
+typedef struct sp_html_dist sp_html_dist_t;
 
 /* One call of a lane: start and end (ns), its call path (tree node) and
  * its position in its pair (for its values per call). */
@@ -83,10 +88,12 @@ void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_h
 /* html_data.c: writes the report's data as one JSON object to f (text
  * safe inside <script>: '<', '>' and '&' are escaped) for the first of
  * nfiles selections (the others feed report_runs.js), embedding at most
- * o->html_exact intervals exactly, colours from o->cmap. Returns an sp_exit_t
+ * o->html_exact intervals exactly, colours from o->cmap; with d active the
+ * lanes and per-rank sections of d's view, the regions' figures and "dist"
+ * over all ranks (html_dist.c). Returns an sp_exit_t
  * code after printing why on failure; fills *c. */
 int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
-                       const sp_options_t *o, sp_html_counts_t *c);
+                       const sp_options_t *o, const sp_html_dist_t *d, sp_html_counts_t *c);
 
 /* Writes s as a JSON string that is also safe inside <script> (html_data.c). */
 void sp_html_json_str(FILE *f, const char *s);
@@ -166,6 +173,28 @@ void sp_html_balance_agg(sp_html_balance_t *b);
 
 /* Writes ',"balance":{...}' (docs/report-data.md). */
 void sp_html_balance_write(FILE *f, const sp_html_balance_t *b);
+
+/* html_dist.c: more selected ranks than fit (SP_RANKS_FIT) and no --ranks:
+ * the sections that show ranks one by one show the representative ranks
+ * (rank_pick.h, the view), and "dist" the distribution over all. */
+struct sp_html_dist {
+  int active;                /* 0: every rank is shown, nothing else is set */
+  const sp_selection_t *all; /* the file's selection */
+  sp_selection_t view;       /* on the representative ranks */
+  sp_chart_stats_t st;       /* per (region, rank) of all: totals, calls, min, max */
+  sp_rank_pick_t pick;
+  char caption[1024]; /* sp_rank_pick_text */
+};
+
+/* Fills *d (inactive when every rank fits or --ranks chose; then nothing
+ * is read). Says on stderr which ranks stand for the others. Returns an
+ * sp_exit_t code. */
+int sp_html_dist_build(const sp_selection_t *sel, const sp_options_t *o, sp_html_dist_t *d);
+void sp_html_dist_free(sp_html_dist_t *d);
+
+/* Writes ',"dist":{...}' (docs/report-data.md) when d is active. Returns
+ * an sp_exit_t code. */
+int sp_html_dist_write(FILE *f, const sp_html_dist_t *d);
 
 /* html_report.c: writes DIR/report.html (DIR = o->outdir, "." when NULL)
  * through a temporary file; with o->show opens it (xdg-open) or prints

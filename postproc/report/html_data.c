@@ -33,7 +33,9 @@ typedef struct sp_rstat {
 
 typedef struct sp_html_ctx {
   FILE *f;
-  const sp_selection_t *sel;
+  const sp_selection_t *sel; /* the lanes' ranks: the file's, or representative (dist) */
+  const sp_selection_t *all; /* every selected rank: the regions' figures */
+  const sp_html_dist_t *dist;
   int64_t t0;         /* first start, ns */
   double span;        /* last end - first start, ns (>= 1) */
   char *exact;        /* per selection lane: 1 = intervals embedded */
@@ -299,6 +301,29 @@ static void sp_html_agg_stats(sp_html_ctx_t *x) {
     }
 }
 
+/* With representative ranks (html_dist.c): the regions' figures over
+ * every selected rank, from the per-(region, rank) figures read for them
+ * (the same sums as sp_html_stat's; calls = timed calls). */
+static void sp_html_dist_stats(sp_html_ctx_t *x) {
+  const sp_chart_stats_t *st = &x->dist->st;
+  memset(x->rs, 0, (size_t)st->nregions * sizeof *x->rs);
+  for (int g = 0; g < st->nregions; g++)
+    for (int k = 0; k < st->nranks; k++) {
+      const sp_cell_stats_t *c = &st->cell[(size_t)g * st->nranks + k];
+      if (c->n <= 0) continue;
+      sp_rstat_t *r = &x->rs[g];
+      if (r->n == 0 || c->min < r->min) r->min = c->min;
+      if (r->n == 0 || c->max > r->max) r->max = c->max;
+      r->n += c->n;
+      r->calls += c->n;
+      r->total += c->total;
+      r->rk_min = r->rk_n == 0 || c->total < r->rk_min ? c->total : r->rk_min;
+      r->rk_max = r->rk_n == 0 || c->total > r->rk_max ? c->total : r->rk_max;
+      r->rk_sum += c->total;
+      r->rk_n++;
+    }
+}
+
 /* The lanes of one loaded pair with its nodes: split by thread, each
  * sorted; written as lanes (pass 2) or as tiles (pass 3). */
 static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *iv,
@@ -455,13 +480,14 @@ static int sp_html_regions(sp_html_ctx_t *x) {
     sp_palette_hex(rgb + 3 * i, hex);
     fprintf(f, ",\"color\":\"%s\"", hex);
     /* Ranks without the region count as 0 in min and mean, as in --summary. */
-    double rk_min = r->rk_n < sel->nranks ? 0 : r->rk_min;
+    int nranks = x->all->nranks;
+    double rk_min = r->rk_n < nranks ? 0 : r->rk_min;
     fprintf(f,
             ",\"calls\":%lld,\"n\":%lld,\"total\":%.0f,\"min\":%.0f,\"max\":%.0f,"
             "\"rank_min\":%.0f,\"rank_mean\":%.1f,\"rank_max\":%.0f,\"ranks\":%d",
             (long long)r->calls, (long long)r->n, r->total, r->min, r->max, rk_min,
-            r->rk_sum / sel->nranks, r->rk_max, r->rk_n);
-    sp_html_mpi(f, sel, sel->regions[i]);
+            r->rk_sum / nranks, r->rk_max, r->rk_n);
+    sp_html_mpi(f, x->all, sel->regions[i]);
     char src[4200]; /* where in the source (sp_region_at, SP_SCOPE, ...) */
     if (sp_region_source_text(sel->reader, sel->regions[i], src, sizeof src)) {
       fputs(",\"src\":", f);
@@ -509,13 +535,15 @@ static void sp_html_header(sp_html_ctx_t *x) {
 }
 
 int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
-                       const sp_options_t *o, sp_html_counts_t *c) {
-  const sp_selection_t *sel = &sels[0];
+                       const sp_options_t *o, const sp_html_dist_t *d, sp_html_counts_t *c) {
+  const sp_selection_t *sel = d && d->active ? &d->view : &sels[0];
   sp_html_ctx_t x;
   memset(&x, 0, sizeof x);
   memset(c, 0, sizeof *c);
   x.f = f;
   x.sel = sel;
+  x.all = &sels[0];
+  x.dist = d && d->active ? d : NULL;
   x.c = c;
   x.first_lane = 1;
   x.exact_max = o->html_exact;
@@ -530,7 +558,8 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
     sp_reader_info(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &info);
     if (info.num_intervals > maxn) maxn = info.num_intervals;
   }
-  if (rc == 0) rc = sp_html_tree_build(sel, &x.tree);
+  /* The call tree over every selected rank (its figures are per path, not per rank). */
+  if (rc == 0) rc = sp_html_tree_build(x.all, &x.tree);
   if (rc == 0) {
     x.occ = malloc((2 * (size_t)x.fine + 1) * sizeof *x.occ);
     x.lvl = malloc((size_t)x.fine);
@@ -552,10 +581,12 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
       sp_html_agg_stats(&x), sp_html_balance_agg(x.bal);
     else
       rc = sp_html_ranks(&x, 0);
+    if (rc == 0 && x.dist) sp_html_dist_stats(&x);
   }
   if (rc == 0) rc = sp_html_regions(&x);
   if (rc == 0) sp_html_tree_write(f, x.tree, x.gpos);
   if (rc == 0) sp_html_balance_write(f, x.bal);
+  if (rc == 0) rc = sp_html_dist_write(f, x.dist);
   if (rc == 0) {
     fprintf(f, ",\n\"tiles\":{\"n\":%d,\"lanes\":[", SP_HTML_TILES);
     if (!x.nostamps && sp_html_tiles_plan(x.tiles)) rc = sp_html_ranks(&x, 1);

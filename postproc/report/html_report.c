@@ -23,7 +23,7 @@ extern char **environ;
 
 /* Writes the template with its markers replaced; returns 0 or an exit code. */
 static int sp_html_page(FILE *f, const sp_selection_t *sels, int nfiles, const char *const *labels,
-                        const sp_options_t *o, sp_html_counts_t *c) {
+                        const sp_options_t *o, const sp_html_dist_t *d, sp_html_counts_t *c) {
   const char *t = (const char *)sp_report_template;
   for (;;) {
     const char *m = strstr(t, "<!--SP_");
@@ -38,7 +38,7 @@ static int sp_html_page(FILE *f, const sp_selection_t *sels, int nfiles, const c
     if (len == 12 && memcmp(m, "<!--SP_STYLE", 12) == 0) {
       fputs((const char *)sp_report_css, f);
     } else if (len == 11 && memcmp(m, "<!--SP_DATA", 11) == 0) {
-      int rc = sp_html_data_write(f, sels, nfiles, labels, o, c);
+      int rc = sp_html_data_write(f, sels, nfiles, labels, o, d, c);
       if (rc) return rc;
     } else if (len == 13 && memcmp(m, "<!--SP_SCRIPT", 13) == 0) {
       fputs((const char *)sp_report_js, f);
@@ -110,9 +110,15 @@ int sp_html_render(const sp_selection_t *sels, int nfiles, const char *const *la
     sp_msg(SP_QUIET, "cannot write %s: %s", path, strerror(errno));
     return SP_EXIT_IO;
   }
-  FILE *f = fopen(tmp, "w");
-  int rc = f ? sp_html_page(f, sels, nfiles, labels, o, c) : SP_EXIT_IO;
-  int werr = f ? (ferror(f) ? (errno ? errno : EIO) : 0) : errno;
+  /* More ranks than fit: representative ranks and distributions. */
+  sp_html_dist_t d;
+  int rc = sp_html_dist_build(&sels[0], o, &d);
+  FILE *f = NULL;
+  int werr = 0;
+  if (rc == 0 && !(f = fopen(tmp, "w"))) werr = errno ? errno : EIO;
+  if (f) rc = sp_html_page(f, sels, nfiles, labels, o, &d, c);
+  sp_html_dist_free(&d);
+  if (f && ferror(f)) werr = errno ? errno : EIO;
   if (f && fclose(f) != 0 && werr == 0) werr = errno ? errno : EIO;
   if (werr != 0) {
     sp_msg(SP_QUIET, "cannot write %s: %s%s", path, strerror(werr),

@@ -864,7 +864,9 @@
   }
 
   el.file.textContent = D.file;
-  el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions, ' + lanes.length +
+  // More ranks than fit (D.dist, report_dist.js): the lanes are representative ranks'.
+  var rankText = D.dist ? D.ranks.length + ' representative ranks of ' + D.dist.nranks : D.ranks.length + ' ranks';
+  el.info.textContent = rankText + ', ' + regions.length + ' regions, ' + lanes.length +
     ' lanes, ' + D.counts.intervals + ' intervals' +
     (D.counts.binned ? ' (' + D.counts.binned + ' lanes as busy fractions per time bin, ' +
       D.counts.exact + ' intervals exact)' : '') + '; ' + D.generator;
@@ -874,7 +876,7 @@
     ['sp-timeline-section', 'sp-flame-section'].forEach(function (id) {
       document.getElementById(id).hidden = true;
     });
-    el.info.textContent = D.ranks.length + ' ranks, ' + regions.length + ' regions; an ' +
+    el.info.textContent = rankText + ', ' + regions.length + ' regions; an ' +
       'aggregate file (no stamps): no timeline or flame chart, the call tree and durations ' +
       'from its stored figures; ' + D.generator;
   }

@@ -16,6 +16,10 @@ usage: /usr/bin/python3 check_read_layouts.py PPROC OUTDIR CASE [PYTHONPATH]
             with itself, no regression
   python    ProfilingH5Reader (PYTHONPATH: the bindings) on the columnar and
             per-rank files: per-region calls and totals
+  reduced   the same data as profile mode reduced across ranks writes it
+            (make_read_files.py's reduced layout): --summary's reduction per
+            region (ranks, calls, mean, std, min and max of the per-rank
+            totals with their ranks) against numpy over the columnar file
 """
 import os
 import subprocess
@@ -28,7 +32,7 @@ import read_oracle  # noqa: E402
 
 SHAPES = {"columnar": (200, 20, 4, "columnar"), "perrank": (200, 20, 4, "perrank"),
           "shuffled": (200, 20, 4, "shuffled"), "blocks": (12, 20, 9000, "columnar"),
-          "check": (200, 20, 4, "columnar")}
+          "check": (200, 20, 4, "columnar"), "reduced": (200, 20, 4, "reduced")}
 FAILS = []
 
 
@@ -111,12 +115,48 @@ def check_python(out, pythonpath):
                 expect(f"python {case}: {name} ranks", len(region), 200)
 
 
+def check_reduced(pproc, out):
+    """--summary of the reduced file against numpy over the columnar one."""
+    import h5py
+    import numpy as np
+    path, cpath = make(out, "reduced"), make(out, "columnar", "reduced")
+    with h5py.File(cpath, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][:]]
+        idx = f["rank_region_index"]
+        g, r = idx["region_ids"][:], idx["ranks"][:]
+        o, c = idx["event_offsets"][:].astype(np.int64), idx["event_counts"][:].astype(np.int64)
+        cs = np.r_[0, np.cumsum(f["events/end_times"][:] - f["events/start_times"][:])]
+    tot = np.zeros((len(names), int(r.max()) + 1), np.int64)
+    np.add.at(tot, (g, r), cs[o + c] - cs[o])
+    calls = np.bincount(g, weights=c, minlength=len(names)).astype(np.int64)
+    res = subprocess.run([pproc, path, "--summary"], capture_output=True, text=True, check=False)
+    expect("reduced: exit status", res.returncode, 0)
+    rows = {}
+    for ln in res.stdout.splitlines():
+        v = ln.split()
+        if len(v) == 12 and not ln.startswith("#") and v[0].isdigit():
+            rows[v[11]] = v
+    expect("reduced: regions", sorted(rows), sorted(names))
+    for k, name in enumerate(names):
+        v, t = rows.get(name), tot[k]
+        if v is None:
+            continue
+        expect(f"reduced: {name} ranks", int(v[0]), t.size)
+        expect(f"reduced: {name} calls", int(v[1]), int(calls[k]))
+        expect(f"reduced: {name} mean ns", ns(v[4]), round(t.mean()))
+        expect(f"reduced: {name} std ns", ns(v[5]), round(t.std()))
+        expect(f"reduced: {name} min ns, rank", (ns(v[6]), int(v[7])), (int(t.min()), int(t.argmin())))
+        expect(f"reduced: {name} max ns, rank", (ns(v[8]), int(v[9])), (int(t.max()), int(t.argmax())))
+
+
 def main(argv):
     if len(argv) < 4:
         sys.exit(__doc__)
     pproc, out, case = argv[1], argv[2], argv[3]
     if case == "python":
         check_python(out, argv[4])
+    elif case == "reduced":
+        check_reduced(pproc, out)
     elif case == "check":
         check_check(pproc, make(out, case))
     else:

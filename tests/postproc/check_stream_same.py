@@ -18,8 +18,15 @@ rank 1 a few:
     one after another);
   omp on threads 1 and 2, each thread's calls together (one run a thread);
   counted: a count-only region (no stamps).
+With CASE summary_recursion the file also holds two recursive regions past
+the bound, 150,000 roots each holding 0 to 2 nested calls of the same
+region on threads 0 and 1 taking turns: rec stored as each thread's calls
+start (the core's order), rec_end as they end (innermost first);
+--summary finds their outermost calls in chunks (sp_outer_bits_read) and is
+also run with SCOPE_PROFILER_READER_STREAM=0; their totals are the roots'
+durations summed by numpy.
 CASE is an output: tree, tree_text, summary, summary_thread, summary_self,
-folded. Runs PPROC on the file with the default bound and with
+folded, summary_recursion. Runs PPROC on the file with the default bound and with
 SCOPE_PROFILER_READER_STREAM=10^12 (nothing streamed), asserts the same
 stdout, stderr and status, and for the summaries checks calls and totals of
 step, work and omp against numpy. Prints "ok".
@@ -41,7 +48,23 @@ CASES = {
     "summary_thread": ["--summary", "--by-thread", "--format", "tsv"],
     "summary_self": ["--summary", "--sort-by", "self", "--format", "tsv"],
     "folded": ["--export", "folded"],
+    "summary_recursion": ["--summary", "--format", "tsv"],
 }
+ROOTS = 150000  # recursive roots of rec and rec_end: about 300,000 calls each, past 2^18
+
+
+def recursion(t0, by_end):
+    """Starts, ends, threads of a recursive region: root k on thread k % 2
+    holds k % 3 nested calls; returns them and the roots' summed duration."""
+    s, e, t = [], [], []
+    for k in range(ROOTS):
+        a = t0 + 200 * (k // 2) + 3 * (k % 2)
+        calls = [(a + 5 * q, a + 90 - 5 * q) for q in range(k % 3 + 1)]
+        if by_end:
+            calls.reverse()  # innermost first: as they end
+        for x, y in calls:
+            s.append(x), e.append(y), t.append(k % 2)
+    return s, e, t, 90 * ROOTS
 
 
 def put(f, rank, name, s, e, t=None, calls=None):
@@ -56,7 +79,7 @@ def put(f, rank, name, s, e, t=None, calls=None):
         g["thread_ids"] = np.asarray(t, np.int32)
 
 
-def write(path):
+def write(path, rec=False):
     """The file; returns {region: (calls, total ns)} of rank 0 and 1 together."""
     t0 = 10**12
     k = np.arange(STEPS, dtype=np.int64)
@@ -91,6 +114,10 @@ def write(path):
         put(f, 1, "main", [t0], [t0 + 1000])
         put(f, 1, "step", [t0 + 10, t0 + 200], [t0 + 100, t0 + 290])
         put(f, 1, "work", [t0 + 20], [t0 + 60], [1])
+        for name, by_end in (("rec", False), ("rec_end", True)) if rec else ():
+            rs, re_, rt, total = recursion(t0 + 10**9, by_end)
+            put(f, 0, name, rs, re_, rt)
+            want[name] = (len(rs), total)
     want["step"] = (STEPS + 2, int((se - ss).sum()) + 180)
     want["work"] = (3 * wn + 1, int((we - ws).sum()) + 40)
     want["omp"] = (2 * on, int((oe - os_).sum()))
@@ -132,15 +159,19 @@ def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, f"stream_big_{case}.h5")
-    want = write(path)
+    want = write(path, rec=case == "summary_recursion")
     args = CASES[case]
     streamed = run(pproc, path, args, {})
     loaded = run(pproc, path, args, {"SCOPE_PROFILER_READER_STREAM": str(10**12)})
     fails = []
-    if streamed != loaded:
-        fails.append(f"streamed and loaded differ: status {streamed[0]} / {loaded[0]}\n"
-                     f"stderr {streamed[2][:300]!r} / {loaded[2][:300]!r}\n"
-                     f"stdout {streamed[1][:300]!r} / {loaded[1][:300]!r}")
+    both = [("streamed", streamed)]
+    if case == "summary_recursion":
+        both.append(("all streamed", run(pproc, path, args, {"SCOPE_PROFILER_READER_STREAM": "0"})))
+    for label, got in both:
+        if got != loaded:
+            fails.append(f"{label} and loaded differ: status {got[0]} / {loaded[0]}\n"
+                         f"stderr {got[2][:300]!r} / {loaded[2][:300]!r}\n"
+                         f"stdout {got[1][:300]!r} / {loaded[1][:300]!r}")
     if streamed[0] != 0:
         fails.append(f"exit {streamed[0]}: {streamed[2][:300]!r}")
     if case.startswith("summary") and case != "summary_thread" and streamed[0] == 0:

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """bench_rss.py - peak RSS of each text output and export over calls per rank.
 
-usage: bench_rss.py PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS]]]
+usage: bench_rss.py PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS [recursive]]]]
 
 Records DIR/rss_SMALL.h5 and DIR/rss_LARGE.h5 with gen_threads (the
 library itself; one rank, default 1e6 and 1e7 calls on 8 threads), then
 runs PPROC on each with every output below (stdout to /dev/null), each in
 a process of its own, and prints its peak RSS (wait4's ru_maxrss) and wall
-time at both sizes and the ratio LARGE/SMALL of the peaks. The target
+time at both sizes and the ratio LARGE/SMALL of the peaks. With
+"recursive", gen_threads records "outer" holding "outer" (recursion: the
+outermost calls found by a backward pass, summary.c) into
+DIR/rss_rec_N.h5, and only the --summary lines run. The target
 (issue 47): memory flat in calls per rank, ratio <= 1.2. Nothing asserts.
 """
 import os
@@ -49,16 +52,18 @@ def main():
     small = int(float(sys.argv[4])) if len(sys.argv) > 4 else 10**6
     large = int(float(sys.argv[5])) if len(sys.argv) > 5 else 10**7
     threads = sys.argv[6] if len(sys.argv) > 6 else "8"
+    rec = len(sys.argv) > 7 and sys.argv[7] == "recursive"
+    outputs = [o for o in OUTPUTS if o[0].startswith("--summary")] if rec else OUTPUTS
     os.makedirs(d, exist_ok=True)
     files = {}
     for n in (small, large):
-        files[n] = f"{d}/rss_{n}.h5"
-        rss, wall, rc = run([gen, files[n], str(n), threads])
+        files[n] = f"{d}/rss_{'rec_' if rec else ''}{n}.h5"
+        rss, wall, rc = run([gen, files[n], str(n), threads] + (["recursive"] if rec else []))
         assert rc == 0, f"gen_threads {n}: exit {rc}"
         print(f"record {n} calls on {threads} threads: {wall:.2f} s")
     print(f"{'output':24s} {'RSS ' + str(small):>12s} {'RSS ' + str(large):>12s} "
           f"{'ratio':>6s} {'wall small':>10s} {'wall large':>10s}")
-    for label, args in OUTPUTS:
+    for label, args in outputs:
         row = []
         for n in (small, large):
             out = f"{d}/otf2_{n}"

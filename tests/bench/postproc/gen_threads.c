@@ -1,24 +1,27 @@
 /* gen_threads.c - a one-rank trace of many calls on several threads,
  * recorded by the library itself (the file a real run writes).
  *
- * usage: gen_threads FILE [CALLS [THREADS]]   (default 1e7 calls, 8 threads)
+ * usage: gen_threads FILE [CALLS [THREADS [recursive]]]   (default 1e7 calls, 8 threads)
  * Each thread repeats "outer" holding "inner" (two calls a round) until the
- * threads together made CALLS calls. */
+ * threads together made CALLS calls; with "recursive", "outer" holds
+ * another "outer" (recursion one deep: the pair's calls nest, stored as
+ * they end; --summary counts the outermost ones). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scope_profiler.h"
 
 static long rounds;
-static int h_outer, h_inner;
+static int h_outer, h_inner, h_held; /* h_held: inner, or outer itself */
 
 static void *worker(void *arg) {
   (void)arg;
   for (long i = 0; i < rounds; i++) {
     sp_start(h_outer);
-    sp_start(h_inner);
-    sp_stop(h_inner);
+    sp_start(h_held);
+    sp_stop(h_held);
     sp_stop(h_outer);
   }
   return NULL;
@@ -42,6 +45,7 @@ int main(int argc, char **argv) {
   if (sp_setup(&c) != 0) return 1;
   h_outer = sp_region("outer");
   h_inner = sp_region("inner");
+  h_held = argc > 4 && strcmp(argv[4], "recursive") == 0 ? h_outer : h_inner;
   pthread_t t[256];
   for (int i = 0; i < nthreads; i++)
     if (pthread_create(&t[i], NULL, worker, NULL) != 0) return 1;

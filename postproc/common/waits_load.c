@@ -14,9 +14,12 @@ const char *const sp_wait_titles[SP_WAIT_NSTATES] = {"Late Sender",    "Late Rec
                                                      "Wait at N x N",  "Wait at Barrier",
                                                      "Late Broadcast", "Early Reduce"};
 const char *const sp_unpaired_text[SP_UNP_NREASONS] = {
-    "the partner's call is not in the file", "the partner rank is not in the file",
-    "nonblocking receives (their message is known only to their wait)",
-    "tag, partner or communicator not recorded"};
+    "the partner's call is not in the file",
+    "the partner rank is not in the file",
+    "nonblocking receives in a file without their completions (rank<N>/mpi/completions)",
+    "tag, partner or communicator not recorded",
+    "nonblocking receives completed without a message (cancelled, or from MPI_PROC_NULL)",
+    "nonblocking receives no recorded wait or test completed"};
 
 static int sp_in(const char *name, const char *const *list) {
   for (; *list; list++)
@@ -108,6 +111,12 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc == 0 && is_mpi && iv.n > 0) rk->runs[rk->nruns++] = rk->ncalls;
   sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
   if (m.tag) w->has_tags = 1;
+  /* Each call's index among the region's calls on its thread, as the
+   * completions name calls (thread ids are small: the library's indices). */
+  int32_t *seq = NULL, nseq = 0;
+  for (int64_t i = 0; rc == 0 && is_mpi && iv.thread_ids && i < iv.n; i++)
+    if (iv.thread_ids[i] >= nseq && iv.thread_ids[i] < (1 << 20)) nseq = iv.thread_ids[i] + 1;
+  if (nseq > 0 && !(seq = calloc((size_t)nseq, sizeof *seq))) rc = SP_READER_ENOMEM;
   for (int64_t i = 0; rc == 0 && is_mpi && i < iv.n; i++) {
     sp_wcall_t *c = &rk->calls[rk->ncalls++];
     c->start = iv.start[i];
@@ -122,7 +131,11 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
     c->op = (int8_t)op;
     c->state = -1;
     c->worker = iv.thread_ids && iv.thread_ids[i] != 0;
+    c->done = 0;
+    c->thread = iv.thread_ids ? iv.thread_ids[i] : 0;
+    c->seq = seq && c->thread >= 0 && c->thread < nseq ? seq[c->thread]++ : (int32_t)i;
   }
+  free(seq);
   if (is_mpi) {
     w->mpi_calls += iv.n;
     w->nsends += op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV
@@ -235,6 +248,7 @@ static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   if (rc == 0 && !rk->gcomm)
     for (int64_t i = 0; i < rk->ncalls; i++) rk->calls[i].comm = -1;
   if (rc == 0) sp_calls_order(rk);
+  if (rc == 0) rc = sp__waits_done(w, k);
   if (rc == 0) rc = sp__waits_tree(w, k);
   return rc;
 }
@@ -260,6 +274,7 @@ void sp_waits_free(sp_waits_t *w) {
     free(w->ranks[k].calls);
     free(w->ranks[k].runs);
     free(w->ranks[k].gcomm);
+    free(w->ranks[k].done);
   }
   for (int c = 0; c < w->ncomms; c++) free(w->comms[c].members);
   free(w->comms);

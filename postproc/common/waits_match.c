@@ -4,10 +4,17 @@
  * i-th send of such a channel meets its i-th receive; a receive's source
  * and tag are the matched ones as recorded (wildcards resolved).
  *
- * Without a record of which message a nonblocking receive got (only its
- * wait knows, and the wait stores no tag), a rank's receives on a
- * communicator where it posted an MPI_Irecv are not paired: any channel
- * there may have lost a message to it. Likewise a call whose tag,
+ * A nonblocking receive (MPI_Irecv, a persistent receive started by
+ * MPI_Start/Startall) is one end at its posting call, its source and tag
+ * those of the status its completion recorded (waits_done.c); its Late
+ * Sender is charged to the call that completed it (MPI_Wait*, MPI_Test*):
+ * from that call's start to the send's start, capped at that call's
+ * duration; a call completing several receives waits for the latest
+ * sender (the largest of their waits, not the sum: it waited once). A
+ * started persistent send is a send at its MPI_Start. In a file without
+ * the completion table (older files), a rank's receives on a communicator
+ * where it posted an MPI_Irecv are not paired: any channel there may have
+ * lost a message to it. Likewise a call whose tag,
  * partner or communicator is not known (a Sendrecv with two partners,
  * the Fortran wrappers of today) leaves its side of the communicator
  * unpaired. A channel whose send and receive counts differ (a partner not
@@ -27,6 +34,7 @@ typedef struct sp_chan {
  * region, each region's in start order). */
 typedef struct sp_end {
   int32_t k, call, region;
+  int32_t wait; /* a nonblocking receive's completing call, -1 (blocking: call) */
 } sp_end_t;
 
 /* Channels numbered through an open-addressed table (slot: channel + 1, 0
@@ -97,6 +105,10 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   int me = w->ranks[k].id, op = c->op;
   int sends = op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
   int recvs = op == SP_OP_RECV || op == SP_OP_SENDRECV;
+  if (op == SP_OP_IRECV && w->has_done) { /* an end through its completion (sp_p2p_done) */
+    if (!c->done) w->unpaired[SP_UNP_NOT_COMPLETED]++;
+    return 0;
+  }
   if (op == SP_OP_IRECV) {
     *sp_taint_at(w, p->trecv, k, c->comm) |= SP_T_NONBLOCKING;
     w->nonblocking++;
@@ -114,16 +126,50 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   if (sends) {
     sp_chan_t key = {c->comm, me, other, c->tag};
     p->schan[p->nsends] = sp_chan_of(&p->map, &key);
-    p->sends[p->nsends++] = (sp_end_t){k, i, c->region};
+    p->sends[p->nsends++] = (sp_end_t){k, i, c->region, -1};
   }
   if (recvs) {
     sp_chan_t key = {c->comm, other, me, c->tag};
     p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
-    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region};
+    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region, -1};
   }
   return (sends && p->schan[p->nsends - 1] < 0) || (recvs && p->rchan[p->nrecvs - 1] < 0)
              ? SP_READER_ENOMEM
              : 0;
+}
+
+/* Rank k's completions: a nonblocking receive's end at its posting call,
+ * with the message its status names and the call that completed it; a
+ * started persistent send's at its MPI_Start (an MPI_Isend is one
+ * already). 0 or SP_READER_ENOMEM. */
+static int sp_p2p_done(sp_waits_t *w, sp_p2p_t *p, int k) {
+  const sp_wrank_t *rk = &w->ranks[k];
+  for (int64_t i = 0; i < rk->ndone; i++) {
+    const sp_wdone_t *d = &rk->done[i];
+    if (d->send && (d->post < 0 || rk->calls[d->post].op == SP_OP_ISEND)) continue;
+    if (!d->send && d->post >= 0 && d->peer < 0 && d->comm >= 0) {
+      w->unpaired[SP_UNP_NO_MESSAGE]++; /* no message was taken */
+      continue;
+    }
+    if (d->post < 0 || d->comm < 0 || d->tag < 0 || d->peer < 0) {
+      *sp_taint_at(w, d->send ? p->tsend : p->trecv, k, d->comm) |= SP_T_UNKNOWN;
+      w->unpaired[SP_UNP_UNKNOWN]++;
+      continue;
+    }
+    const sp_wcall_t *c = &rk->calls[d->post];
+    if (d->send) {
+      sp_chan_t key = {d->comm, rk->id, d->peer, d->tag};
+      p->schan[p->nsends] = sp_chan_of(&p->map, &key);
+      p->sends[p->nsends++] = (sp_end_t){k, d->post, c->region, -1};
+      if (p->schan[p->nsends - 1] < 0) return SP_READER_ENOMEM;
+    } else {
+      sp_chan_t key = {d->comm, d->peer, rk->id, d->tag};
+      p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
+      p->recvs[p->nrecvs++] = (sp_end_t){k, d->post, c->region, d->wait};
+      if (p->rchan[p->nrecvs - 1] < 0) return SP_READER_ENOMEM;
+    }
+  }
+  return 0;
 }
 
 /* Pairs channel key: sends S[si[0..ns)], receives V[vi[0..nv)]. */
@@ -145,12 +191,18 @@ static int sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_chan_t *key, cons
   }
   for (int64_t i = 0; i < ns; i++) {
     sp_wcall_t *snd = &w->ranks[ks].calls[p->sends[si[i]].call];
-    sp_wcall_t *rcv = &w->ranks[kr].calls[p->recvs[vi[i]].call];
+    const sp_end_t *re = &p->recvs[vi[i]];
+    sp_wcall_t *rcv = &w->ranks[kr].calls[re->call];
+    /* who waited: a blocking receive itself, a nonblocking one's completing call */
+    sp_wcall_t *wt = rcv->op == SP_OP_RECV || rcv->op == SP_OP_SENDRECV ? rcv
+                     : re->wait >= 0 ? &w->ranks[kr].calls[re->wait]
+                                     : NULL;
     w->pairs++;
-    /* Late Sender: the receive waited from its start until the send started. */
-    if (snd->start > rcv->start) {
-      int64_t d = rcv->end - rcv->start, late = snd->start - rcv->start;
-      if (sp__waits_mark(w, kr, rcv, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, rcv->start))
+    /* Late Sender: the receive waited from its start until the send started
+     * (a Waitall of several: the largest, sp__waits_mark keeps it). */
+    if (wt && snd->start > wt->start) {
+      int64_t d = wt->end - wt->start, late = snd->start - wt->start;
+      if (sp__waits_mark(w, kr, wt, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, wt->start))
         return SP_READER_ENOMEM;
     }
     /* Late Receiver: a blocking send still running when the receive was
@@ -192,9 +244,9 @@ static int sp_at_cmp(const void *a, const void *b) {
  * come region by region, so only a channel fed by several regions
  * (MPI_Send and MPI_Isend) needs it. Returns 0 or SP_READER_ENOMEM. */
 static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n) {
-  int64_t i = 1;
-  while (i < n && E[ix[i]].region == E[ix[0]].region) i++;
-  if (i >= n) return 0; /* one region's: in order already */
+  int64_t i = 1; /* completions come in completion order: those are sorted too */
+  while (i < n && E[ix[i]].region == E[ix[0]].region && E[ix[i]].call > E[ix[i - 1]].call) i++;
+  if (i >= n) return 0; /* one region's, in its (start) order already */
   const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
   sp_at_t *at = malloc((size_t)n * sizeof *at);
   if (!at) return SP_READER_ENOMEM;
@@ -232,7 +284,8 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
 int sp__waits_match_p2p(sp_waits_t *w) {
   sp_p2p_t p;
   memset(&p, 0, sizeof p);
-  int64_t ns = w->nsends, nr = w->nrecvs, cap = 16; /* counted at load */
+  /* counted at load; a completion is at most one end */
+  int64_t ns = w->nsends + w->ndone, nr = w->nrecvs + w->ndone, cap = 16;
   while (cap < 2 * (ns + nr) + 2) cap *= 2;
   size_t tn = (size_t)w->nranks * (size_t)(w->ncomms + 1);
   p.sends = malloc((size_t)(ns + 1) * sizeof *p.sends);
@@ -258,6 +311,7 @@ int sp__waits_match_p2p(sp_waits_t *w) {
         rc = sp_p2p_call(w, &p, k, (int32_t)i);
     }
   }
+  for (int k = 0; rc == 0 && k < w->nranks; k++) rc = sp_p2p_done(w, &p, k);
   if (rc == 0) rc = sp_p2p_pair_all(w, &p);
   free(p.sends);
   free(p.recvs);

@@ -807,6 +807,38 @@ SP_READER_EXPORT int sp_reader_mpi_comms(sp_reader_t *r, int k, sp_reader_mpi_co
 /** Frees the arrays of c and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_comms_free(sp_reader_mpi_comms_t *c);
 
+/** The requests one rank's waits and tests completed (rank<N>/mpi/completions,
+ *  or the rank's rows of a columnar file's mpi_completions/): per row the
+ *  completing call and the posting call (MPI_Irecv, MPI_Isend & co.,
+ *  MPI_Start/Startall), each as a region (the reader's region index, -1
+ *  when not a region of the file) and its index among that region's
+ *  calls on the thread (-1: not recorded). Arrays owned by the caller,
+ *  released by sp_reader_mpi_done_free(). */
+typedef struct sp_reader_mpi_done {
+  int present;          /**< 1 if the rank has the table */
+  int64_t n;            /**< rows */
+  int32_t *wait_region; /**< the completing call's region */
+  int64_t *wait_call;   /**< its index on thread */
+  int32_t *thread;      /**< the completing call's thread */
+  int32_t *post_region; /**< the posting call's region */
+  int64_t *post_call;   /**< its index on post_thread */
+  int32_t *post_thread;
+  int32_t *peer;  /**< receive: the status' source; send: the destination (rank in comm), -1 */
+  int32_t *tag;   /**< receive: the status' tag; send: its tag; -1 */
+  int32_t *comm;  /**< the communicator's id (as sp_reader_mpi_comms() numbers them) */
+  int32_t *send;  /**< 1: a send, 0: a receive */
+  int64_t *bytes; /**< receive: from the status; send: as sent */
+  int32_t *i32;   /**< (the int32 columns' storage) */
+} sp_reader_mpi_done_t;
+
+/** Reads the completions of rank index k; a rank without them gives 0 with
+ *  out->present = 0. Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT,
+ *  SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory. */
+SP_READER_EXPORT int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out);
+
+/** Frees the arrays of d and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_mpi_done_free(sp_reader_mpi_done_t *d);
+
 /* ===================================================================== */
 /*  I/O records (SCOPE_PROFILER_PROFILE_IO, docs/io.md)                  */
 /* ===================================================================== */

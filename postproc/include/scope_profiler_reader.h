@@ -380,7 +380,7 @@ typedef struct sp_reader_merge sp_reader_merge_t;
  * the OTF2 export.
  * Memory is bounded, not the rank's calls: each pair is read twice in
  * chunks (sp_reader_read_range), a first pass cutting it into sorted runs
- * and the merge holding a chunk per run (at most about 20 MB for all runs
+ * and the merge holding a chunk per run (at most about 10 MB for all runs
  * together). A pair out of order in more than 64 places (one region
  * recursing, threads interleaved call by call) and the reference tool's
  * delta-encoded columns are loaded whole and sorted: memory for that pair.

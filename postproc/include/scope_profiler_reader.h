@@ -771,7 +771,8 @@ SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_
 
 /** As sp_reader_mpi_load() without the bytes (out->bytes NULL): the peer,
  *  tag and comm that pair the calls (the wait states), a fifth less to
- *  read. */
+ *  read. Also from a columnar file (events/mpi_peers, mpi_tags, mpi_comms
+ *  of MPI call regions), which sp_reader_mpi_load() does not read yet. */
 SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
 
 /** Frees the arrays of m and zeroes it; NULL is ignored. */
@@ -798,7 +799,8 @@ typedef struct sp_reader_mpi_comms {
   int32_t *members; /**< the sum of sizes world ranks */
 } sp_reader_mpi_comms_t;
 
-/** Reads rank<N>/mpi's comm_sizes and comm_members of rank index k; a rank
+/** Reads rank<N>/mpi's comm_sizes and comm_members of rank index k (a
+ *  columnar file: the rank's rows of mpi_comms/); a rank
  *  without them gives 0 with out->present = 0. Returns 0, SP_READER_EINVAL,
  *  SP_READER_ELAYOUT (lengths that disagree), SP_READER_EHDF5 or
  *  SP_READER_ENOMEM; on failure *out holds no memory. */

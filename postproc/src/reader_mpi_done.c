@@ -4,7 +4,8 @@
  * columnar one. Each row names the completing call and the posting call
  * by region and index among the region's calls on a thread. The per-rank
  * layout names regions by the recording rank's handle (the attribute
- * region_names); the columnar one by region_table index. Both are given
+ * region_names); the columnar one by region_table index (the reader's
+ * region before it sorted them: sp_region_t.old). Both are given
  * as the reader's region index here, -1 where the name is not a region
  * of the file. Absent in files recorded before them: not an error. */
 #include <stdio.h>
@@ -177,11 +178,18 @@ static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out) {
                ? 0
                : sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_completions/ranks: unreadable");
   if (rc == 0 && hi > lo) rc = sp_done_rows(r, g, lo, hi - lo, out);
+  /* region_table index -> the reader's (its regions are sorted by first start) */
+  int32_t *g_of = rc == 0 ? malloc((size_t)(r->nregions + 1) * sizeof *g_of) : NULL;
+  if (rc == 0 && !g_of) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+  for (int q = 0; rc == 0 && q < r->nregions; q++) g_of[q] = -1;
+  for (int q = 0; rc == 0 && q < r->nregions; q++)
+    if (r->regions[q].old >= 0 && r->regions[q].old < r->nregions) g_of[r->regions[q].old] = q;
   for (int64_t i = 0; rc == 0 && i < out->n; i++) {
     int32_t *w = &out->wait_region[i], *p = &out->post_region[i];
-    if (*w < 0 || *w >= r->nregions) *w = -1;
-    if (*p < 0 || *p >= r->nregions) *p = -1;
+    *w = *w >= 0 && *w < r->nregions ? g_of[*w] : -1;
+    *p = *p >= 0 && *p < r->nregions ? g_of[*p] : -1;
   }
+  free(g_of);
   out->present = rc == 0 && hi > lo;
   H5Gclose(g);
   return rc;

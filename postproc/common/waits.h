@@ -78,7 +78,6 @@ typedef struct sp_wcall {
   int8_t state;         /* SP_WAIT_*, -1 without a wait */
   int8_t worker;        /* 1: made on a thread other than 0 */
   int8_t done;          /* a nonblocking receive: 1 when a completion names it */
-  int32_t thread, seq;  /* its thread and index among its region's calls there */
 } sp_wcall_t;
 
 /* A request a wait or test completed (rank<N>/mpi/completions), its calls

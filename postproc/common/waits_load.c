@@ -101,7 +101,9 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc) return rc;
   sp_reader_mpi_t m;
   memset(&m, 0, sizeof m);
-  if (is_mpi) rc = sp_reader_mpi_load_ids(r, g, k, &m);
+  sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
+  /* waits, tests and the like are paired through what they completed: their own ids are not read */
+  if (is_mpi && op != SP_OP_OTHER) rc = sp_reader_mpi_load_ids(r, g, k, &m);
   if (rc == 0 && !is_mpi)
     rc = sp_grow((void **)&rk->items, icap, rk->nitems + iv.n, sizeof *rk->items);
   if (rc == 0 && is_mpi)
@@ -109,14 +111,8 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc == 0 && is_mpi && iv.n > 0)
     rc = sp_grow((void **)&rk->runs, &rk->runs_cap, rk->nruns + 2, sizeof *rk->runs);
   if (rc == 0 && is_mpi && iv.n > 0) rk->runs[rk->nruns++] = rk->ncalls;
-  sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
   if (m.tag) w->has_tags = 1;
-  /* Each call's index among the region's calls on its thread, as the
-   * completions name calls (thread ids are small: the library's indices). */
-  int32_t *seq = NULL, nseq = 0;
-  for (int64_t i = 0; rc == 0 && is_mpi && iv.thread_ids && i < iv.n; i++)
-    if (iv.thread_ids[i] >= nseq && iv.thread_ids[i] < (1 << 20)) nseq = iv.thread_ids[i] + 1;
-  if (nseq > 0 && !(seq = calloc((size_t)nseq, sizeof *seq))) rc = SP_READER_ENOMEM;
+
   for (int64_t i = 0; rc == 0 && is_mpi && i < iv.n; i++) {
     sp_wcall_t *c = &rk->calls[rk->ncalls++];
     c->start = iv.start[i];
@@ -132,10 +128,7 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
     c->state = -1;
     c->worker = iv.thread_ids && iv.thread_ids[i] != 0;
     c->done = 0;
-    c->thread = iv.thread_ids ? iv.thread_ids[i] : 0;
-    c->seq = seq && c->thread >= 0 && c->thread < nseq ? seq[c->thread]++ : (int32_t)i;
   }
-  free(seq);
   if (is_mpi) {
     w->mpi_calls += iv.n;
     w->nsends += op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV

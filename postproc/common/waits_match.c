@@ -34,7 +34,8 @@ typedef struct sp_chan {
  * region, each region's in start order). */
 typedef struct sp_end {
   int32_t k, call, region;
-  int32_t wait; /* a nonblocking receive's completing call, -1 (blocking: call) */
+  int32_t wait; /* a nonblocking receive's completing call (-2: not in the file);
+                 * -1: a blocking call, which waits itself */
 } sp_end_t;
 
 /* Channels numbered through an open-addressed table (slot: channel + 1, 0
@@ -44,6 +45,9 @@ typedef struct sp_chan_map {
   sp_chan_t *keys;
   int64_t cap, n, kcap;
 } sp_chan_map_t;
+
+/* How many ends ahead the pairing loops fetch their calls into the cache. */
+#define SP_AHEAD 8
 
 /* Taint bits of a (rank, communicator) side: why it cannot be paired. */
 enum { SP_T_NONBLOCKING = 1, SP_T_UNKNOWN = 2 };
@@ -165,7 +169,7 @@ static int sp_p2p_done(sp_waits_t *w, sp_p2p_t *p, int k) {
     } else {
       sp_chan_t key = {d->comm, d->peer, rk->id, d->tag};
       p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
-      p->recvs[p->nrecvs++] = (sp_end_t){k, d->post, c->region, d->wait};
+      p->recvs[p->nrecvs++] = (sp_end_t){k, d->post, c->region, d->wait >= 0 ? d->wait : -2};
       if (p->rchan[p->nrecvs - 1] < 0) return SP_READER_ENOMEM;
     }
   }
@@ -189,14 +193,19 @@ static int sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_chan_t *key, cons
                                      : SP_UNP_NO_PARTNER] += ns + nv;
     return 0;
   }
+  const sp_wcall_t *sc = w->ranks[ks].calls, *rc = w->ranks[kr].calls;
   for (int64_t i = 0; i < ns; i++) {
+    if (i + SP_AHEAD < ns) { /* the calls of a channel are strided: fetched ahead */
+      const sp_end_t *ra = &p->recvs[vi[i + SP_AHEAD]];
+      __builtin_prefetch(&sc[p->sends[si[i + SP_AHEAD]].call]);
+      __builtin_prefetch(&rc[ra->wait >= 0 ? ra->wait : ra->call]);
+    }
     sp_wcall_t *snd = &w->ranks[ks].calls[p->sends[si[i]].call];
     const sp_end_t *re = &p->recvs[vi[i]];
     sp_wcall_t *rcv = &w->ranks[kr].calls[re->call];
-    /* who waited: a blocking receive itself, a nonblocking one's completing call */
-    sp_wcall_t *wt = rcv->op == SP_OP_RECV || rcv->op == SP_OP_SENDRECV ? rcv
-                     : re->wait >= 0 ? &w->ranks[kr].calls[re->wait]
-                                     : NULL;
+    /* who waited: a blocking receive itself, a nonblocking one's completing
+     * call (the posting call is not read then: one cache miss less) */
+    sp_wcall_t *wt = re->wait == -1 ? rcv : re->wait >= 0 ? &w->ranks[kr].calls[re->wait] : NULL;
     w->pairs++;
     /* Late Sender: the receive waited from its start until the send started
      * (a Waitall of several: the largest, sp__waits_mark keeps it). */
@@ -240,22 +249,54 @@ static int sp_at_cmp(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order: they
- * come region by region, so only a channel fed by several regions
- * (MPI_Send and MPI_Isend) needs it. Returns 0 or SP_READER_ENOMEM. */
-static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n) {
-  int64_t i = 1; /* completions come in completion order: those are sorted too */
+/* Merges the sorted runs of at[0..n) (run j at [b[j], b[j + 1]), nb of
+ * them) pairwise until one is left, through tmp; the result in at. */
+static void sp_at_merge(sp_at_t *at, sp_at_t *tmp, int64_t *b, int64_t nb, int64_t n) {
+  sp_at_t *src = at, *dst = tmp;
+  while (nb > 1) {
+    int64_t k = 0, j = 0;
+    for (; j + 1 < nb; j += 2) {
+      int64_t x = b[j], xe = b[j + 1], y = b[j + 1], ye = b[j + 2], o = b[j];
+      while (x < xe && y < ye) dst[o++] = sp_at_cmp(&src[y], &src[x]) < 0 ? src[y++] : src[x++];
+      while (x < xe) dst[o++] = src[x++];
+      while (y < ye) dst[o++] = src[y++];
+      b[k++] = b[j];
+    }
+    if (j < nb) {
+      memcpy(dst + b[j], src + b[j], (size_t)(b[j + 1] - b[j]) * sizeof *dst);
+      b[k++] = b[j];
+    }
+    b[k] = n;
+    nb = k;
+    sp_at_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != at) memcpy(at, src, (size_t)n * sizeof *at);
+}
+
+/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order. They
+ * come region by region, each region's in order (the completions of
+ * nonblocking receives in completion order, mostly their posting order),
+ * so only a channel fed by several regions (MPI_Send and MPI_Isend,
+ * MPI_Recv and MPI_Irecv) needs it, and then its runs are merged (a
+ * natural merge sort: O(n) for the usual two runs). at (2n) and b (n + 1)
+ * are scratch, shared by the channels. */
+static void sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n,
+                          sp_at_t *at, int64_t *b) {
+  int64_t i = 1;
   while (i < n && E[ix[i]].region == E[ix[0]].region && E[ix[i]].call > E[ix[i - 1]].call) i++;
-  if (i >= n) return 0; /* one region's, in its (start) order already */
+  if (i >= n) return; /* one region's, in its (start) order already */
   const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
-  sp_at_t *at = malloc((size_t)n * sizeof *at);
-  if (!at) return SP_READER_ENOMEM;
-  for (int64_t j = 0; j < n; j++)
+  int64_t nb = 0;
+  for (int64_t j = 0; j < n; j++) {
+    if (j + SP_AHEAD < n) __builtin_prefetch(&calls[E[ix[j + SP_AHEAD]].call]);
     at[j] = (sp_at_t){calls[E[ix[j]].call].start, calls[E[ix[j]].call].end, ix[j]};
-  if (n > 1) qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
+    if (j == 0 || sp_at_cmp(&at[j], &at[j - 1]) < 0) b[nb++] = j;
+  }
+  b[nb] = n;
+  sp_at_merge(at, at + n, b, nb, n);
   for (int64_t j = 0; j < n; j++) ix[j] = (int32_t)at[j].i;
-  free(at);
-  return 0;
 }
 
 static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
@@ -269,12 +310,22 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
     sp_by_chan(p->rchan, p->nrecvs, nch, rf, ix + p->nsends);
   }
   int32_t *si = ix, *vi = ix ? ix + p->nsends : NULL;
+  int64_t most = 1; /* the longest channel: the scratch of sp_chan_order */
+  for (int64_t c = 0; rc == 0 && c < nch; c++) {
+    if (sf[c + 1] - sf[c] > most) most = sf[c + 1] - sf[c];
+    if (rf[c + 1] - rf[c] > most) most = rf[c + 1] - rf[c];
+  }
+  sp_at_t *at = rc == 0 ? malloc((size_t)most * 2 * sizeof *at) : NULL;
+  int64_t *b = rc == 0 ? malloc((size_t)(most + 1) * sizeof *b) : NULL;
+  if (rc == 0 && (!at || !b)) rc = SP_READER_ENOMEM;
   for (int64_t c = 0; rc == 0 && c < nch; c++) {
     int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
-    rc = sp_chan_order(w, p->sends, si + sf[c], ns);
-    if (rc == 0) rc = sp_chan_order(w, p->recvs, vi + rf[c], nv);
-    if (rc == 0) rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
+    sp_chan_order(w, p->sends, si + sf[c], ns, at, b);
+    sp_chan_order(w, p->recvs, vi + rf[c], nv, at, b);
+    rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
   }
+  free(at);
+  free(b);
   free(ix);
   free(sf);
   free(rf);

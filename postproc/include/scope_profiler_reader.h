@@ -838,6 +838,10 @@ typedef struct sp_reader_mpi_done {
  *  SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory. */
 SP_READER_EXPORT int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out);
 
+/** As sp_reader_mpi_done() without the bytes (out->bytes NULL): what pairs
+ *  the messages (the wait states). */
+SP_READER_EXPORT int sp_reader_mpi_done_ids(sp_reader_t *r, int k, sp_reader_mpi_done_t *out);
+
 /** Frees the arrays of d and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_done_free(sp_reader_mpi_done_t *d);
 

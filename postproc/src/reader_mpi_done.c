@@ -67,15 +67,15 @@ static int64_t sp_done_len(hid_t g, const char *name) {
 
 /* Reads rows [first, first + n) of every column of g into out. */
 static int sp_done_rows(sp_reader_t *r, hid_t g, int64_t first, int64_t n,
-                        sp_reader_mpi_done_t *out) {
+                        sp_reader_mpi_done_t *out, int bytes) {
   if (sp__memory_check(n, 24 + 4 * SP_DONE_NI32) != 0)
     return sp__reader_fail(r, SP_READER_ENOMEM, "completions: too many");
   size_t m = (size_t)(n > 0 ? n : 1);
   out->wait_call = malloc(m * sizeof *out->wait_call);
   out->post_call = malloc(m * sizeof *out->post_call);
-  out->bytes = malloc(m * sizeof *out->bytes);
+  out->bytes = bytes ? malloc(m * sizeof *out->bytes) : NULL;
   out->i32 = malloc(m * SP_DONE_NI32 * sizeof *out->i32);
-  if (!out->wait_call || !out->post_call || !out->bytes || !out->i32)
+  if (!out->wait_call || !out->post_call || (bytes && !out->bytes) || !out->i32)
     return sp__reader_fail(r, SP_READER_ENOMEM, "completions: out of memory");
   out->n = n;
   int32_t **col[SP_DONE_NI32] = {&out->wait_region, &out->post_region, &out->thread,
@@ -87,7 +87,7 @@ static int sp_done_rows(sp_reader_t *r, hid_t g, int64_t first, int64_t n,
     rc = sp_done_read(r, g, sp_done_i32[c], first, n, H5T_NATIVE_INT32, *col[c]);
   if (rc == 0) rc = sp_done_read(r, g, "wait_call", first, n, H5T_NATIVE_INT64, out->wait_call);
   if (rc == 0) rc = sp_done_read(r, g, "post_call", first, n, H5T_NATIVE_INT64, out->post_call);
-  if (rc == 0) rc = sp_done_read(r, g, "bytes", first, n, H5T_NATIVE_INT64, out->bytes);
+  if (rc == 0 && bytes) rc = sp_done_read(r, g, "bytes", first, n, H5T_NATIVE_INT64, out->bytes);
   return rc;
 }
 
@@ -135,14 +135,14 @@ static int sp_done_handles(sp_reader_t *r, hid_t g, sp_reader_mpi_done_t *out) {
   return rc;
 }
 
-static int sp_done_per_rank(sp_reader_t *r, int id, sp_reader_mpi_done_t *out) {
+static int sp_done_per_rank(sp_reader_t *r, int id, sp_reader_mpi_done_t *out, int bytes) {
   char path[64];
   snprintf(path, sizeof path, "rank%d/mpi/completions", id);
   if (H5Lexists(r->file, path, H5P_DEFAULT) <= 0) return 0; /* the parents too (quiet) */
   hid_t g = H5Gopen2(r->file, path, H5P_DEFAULT);
   if (g < 0) return 0;
   int64_t n = sp_done_len(g, "wait_region");
-  int rc = n >= 0 ? sp_done_rows(r, g, 0, n, out)
+  int rc = n >= 0 ? sp_done_rows(r, g, 0, n, out, bytes)
                   : sp__reader_fail(r, SP_READER_ELAYOUT, "%s: no wait_region", path);
   if (rc == 0) rc = sp_done_handles(r, g, out);
   out->present = rc == 0;
@@ -167,7 +167,7 @@ static int64_t sp_done_lower(sp_reader_t *r, hid_t g, int64_t total, int32_t v) 
 
 /* Columnar: the rank's rows of mpi_completions/ (ranks ascending); their
  * regions are region_table indices, the reader's own. */
-static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out) {
+static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out, int bytes) {
   if (sp__link_kind(r->file, "mpi_completions") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "mpi_completions", H5P_DEFAULT);
   if (g < 0) return 0;
@@ -177,7 +177,7 @@ static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out) {
   int rc = lo >= 0 && hi >= lo
                ? 0
                : sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_completions/ranks: unreadable");
-  if (rc == 0 && hi > lo) rc = sp_done_rows(r, g, lo, hi - lo, out);
+  if (rc == 0 && hi > lo) rc = sp_done_rows(r, g, lo, hi - lo, out, bytes);
   /* region_table index -> the reader's (its regions are sorted by first start) */
   int32_t *g_of = rc == 0 ? malloc((size_t)(r->nregions + 1) * sizeof *g_of) : NULL;
   if (rc == 0 && !g_of) rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
@@ -195,7 +195,7 @@ static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out) {
   return rc;
 }
 
-int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out) {
+static int sp_done_load(sp_reader_t *r, int k, sp_reader_mpi_done_t *out, int bytes) {
   if (!out) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   if (!r || k < 0 || k >= r->nranks) return r ? 0 : SP_READER_EINVAL;
@@ -203,11 +203,19 @@ int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out) {
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int id = r->ranks[k].id;
-  int rc = r->columnar ? sp_done_columnar(r, id, out) : sp_done_per_rank(r, id, out);
+  int rc = r->columnar ? sp_done_columnar(r, id, out, bytes) : sp_done_per_rank(r, id, out, bytes);
   sp__h5_quiet_end(&q);
   if (rc || !out->present) {
     sp_reader_mpi_done_free(out);
     out->present = 0;
   }
   return rc;
+}
+
+int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out) {
+  return sp_done_load(r, k, out, 1);
+}
+
+int sp_reader_mpi_done_ids(sp_reader_t *r, int k, sp_reader_mpi_done_t *out) {
+  return sp_done_load(r, k, out, 0);
 }

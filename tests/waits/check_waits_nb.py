@@ -6,7 +6,9 @@ usage: check_waits_nb.py PPROC FILE EXPECTED
 EXPECTED holds, per call path of rank 0's completing calls, the Late
 Sender the program measured from its own CLOCK_MONOTONIC stamps (the
 largest over the receives a call completed, summed over the path's calls)
-and its cause ("-": too small to ask). Two independent checks:
+and its cause ("-": too small to ask, or the sender was not yet in its
+delay). At least 3 paths must have waited 20 ms or more (the delays did
+what they were meant to). Two independent checks:
 1. `--waits --format json`: each path's late_sender_s within 1 ms of the
    program's, the cause (rank, region) listed;
 2. an oracle with h5py and numpy over the raw datasets (rank<N>/... or the
@@ -181,10 +183,11 @@ def main():
             s(f.attrs["storage_layout"]) == "columnar"
         ranks = load_columnar(f) if columnar else load_ranks(f)
     orc = oracle_paths(ranks, oracle(ranks))
-    fails, n = [], 0
+    fails, n, big = [], 0, 0
     for line in open(expected):
         state, rank, cpath, secs, crank, cregion = line.rstrip("\n").split("\t")
         rank, secs, crank, n = int(rank), float(secs), int(crank), n + 1
+        big += secs >= 0.02
         val = sum(rows[k][state + "_s"] for k in rows if k[0] == rank and k[1].endswith(cpath))
         if abs(val - secs) > TOL:
             fails.append(f"--waits {state} rank {rank} {cpath}: {val:.6f} s, program {secs:.6f}")
@@ -197,6 +200,8 @@ def main():
             fails.append(f"oracle {cpath}: {o:.9f} s, --waits {val:.9f}")
         if cregion != "-" and (ocrank, ocreg) != (crank, cregion):
             fails.append(f"oracle {cpath}: cause ({ocrank}, {ocreg}), program ({crank}, {cregion})")
+    if big < 3:  # 40-120 ms built in, 20 ms settle: the phases did what they were meant to
+        fails.append(f"only {big} of {n} paths waited 20 ms or more")
     unp = {k: v for k, v in got["unpaired"].items() if v}
     if unp:
         fails.append(f"unpaired calls: {unp}")

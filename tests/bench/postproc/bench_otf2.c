@@ -6,7 +6,14 @@
  * reads every (region, rank) pair as the export does (sp_reader_load), and
  * exports the file to DIR/otf2 through the same code as scope-profiler-pproc
  * --export otf2. Prints the median of each, their ratio (target: export
- * within 3 x read) and the archive's size per event. Nothing asserts time. */
+ * within 3 x read) and the archive's size per event. Nothing asserts time.
+ *
+ * usage: bench_otf2 --stream DIR [CALLS [THREADS [REPEATS]]]
+ * Records DIR/stream.h5 with gen_threads, then REPEATS times in turn: a
+ * plain OTF2 writer of as many events (bench_otf2_plain.c), the export
+ * (scope-profiler-pproc, or $BENCH_PPROC), and a plain read of every pair
+ * (the floor of an export's reading), each a process of its own (wall,
+ * CPU, peak RSS); medians and ratios. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdio.h>

@@ -80,11 +80,11 @@ def main():
         for n in (small, large):
             out = f"{d}/otf2_{n}"
             shutil.rmtree(out, ignore_errors=True)
-            first = [files[n]]
+            first, rest = [files[n]], args
             if args[0] == "check":  # check BASE NEW: the subcommand first
-                first, args = ["check", files[n]], args[1:]
+                first, rest = ["check", files[n]], args[1:]
             argv = [pproc] + first + [out if a is None else files[n] if a == "FILE" else a
-                                      for a in args]
+                                      for a in rest]
             rss, wall, rc = run(argv)
             row.append((rss, wall, rc))
         bad = [r[2] for r in row if r[2] != 0]

@@ -31,10 +31,12 @@ extern const char *const sp_wait_titles[SP_WAIT_NSTATES];
 
 /* Why calls were left unpaired (counted per call). */
 enum {
-  SP_UNP_NO_PARTNER,   /* the partner's call is not in the file (counts or order disagree) */
-  SP_UNP_NOT_PROFILED, /* the partner rank has no rank group in the file */
-  SP_UNP_NONBLOCKING,  /* a nonblocking receive whose message only its wait knows */
-  SP_UNP_UNKNOWN,      /* the call's tag, partner or communicator was not recorded */
+  SP_UNP_NO_PARTNER,    /* the partner's call is not in the file (counts or order disagree) */
+  SP_UNP_NOT_PROFILED,  /* the partner rank has no rank group in the file */
+  SP_UNP_NONBLOCKING,   /* a nonblocking receive in a file without completions */
+  SP_UNP_UNKNOWN,       /* the call's tag, partner or communicator was not recorded */
+  SP_UNP_NO_MESSAGE,    /* a completed receive without a source: cancelled, MPI_PROC_NULL */
+  SP_UNP_NOT_COMPLETED, /* a nonblocking receive no recorded wait or test completed */
   SP_UNP_NREASONS
 };
 extern const char *const sp_unpaired_text[SP_UNP_NREASONS];
@@ -75,7 +77,17 @@ typedef struct sp_wcall {
   int8_t op;            /* sp_wop_t */
   int8_t state;         /* SP_WAIT_*, -1 without a wait */
   int8_t worker;        /* 1: made on a thread other than 0 */
+  int8_t done;          /* a nonblocking receive: 1 when a completion names it */
 } sp_wcall_t;
+
+/* A request a wait or test completed (rank<N>/mpi/completions), its calls
+ * found in the rank's calls[] (waits_done.c). */
+typedef struct sp_wdone {
+  int32_t post, wait; /* the posting and the completing call; -1 not in the file */
+  int32_t peer, tag;  /* the partner's world rank (-1: none) and the tag */
+  int32_t comm;       /* global communicator index, -1 */
+  int8_t send;        /* 1: a send */
+} sp_wdone_t;
 
 typedef struct sp_wrank {
   int id;            /* world rank (rank<N>) */
@@ -89,6 +101,8 @@ typedef struct sp_wrank {
   int64_t runs_cap;
   int32_t *gcomm; /* local communicator id -> global index, nlocal of them */
   int nlocal;
+  sp_wdone_t *done; /* its completions (waits_done.c) */
+  int64_t ndone;
 } sp_wrank_t;
 
 /* A communicator as its members know it: world ranks in its rank order. */
@@ -115,10 +129,12 @@ typedef struct sp_waits {
   int64_t mpi_calls;              /* MPI call records read */
   int has_tags;                   /* some MPI region has tag and comm datasets */
   int has_comms;                  /* some rank has its communicator table */
+  int has_done;                   /* some rank has its completion table */
   int64_t pairs, colls;           /* messages and collective instances paired */
   int64_t nsends, nrecvs, ncolls; /* calls of each kind, counted at load */
   int64_t unpaired[SP_UNP_NREASONS];
   int64_t nonblocking; /* Irecv calls left unpaired (no completion table) */
+  int64_t ndone;       /* completions read, over the ranks */
 } sp_waits_t;
 
 /* Reads and classifies; 0 or a reader error (message in the reader). */
@@ -133,6 +149,10 @@ int sp__waits_tree(sp_waits_t *w, int k);
 int32_t sp__waits_call_path(sp_waits_t *w, int k, const sp_wcall_t *c);
 /* "a/b/MPI_Recv" of path p into buf (cut to cap). */
 void sp_waits_path_name(const sp_waits_t *w, int32_t p, char *buf, size_t cap);
+
+/* waits_done.c: reads rank k's completions into ranks[k].done, after its
+ * calls are loaded, ordered and their communicators known. 0 or a reader error. */
+int sp__waits_done(sp_waits_t *w, int k);
 
 /* waits_match.c / waits_coll.c: pair and classify (0 or SP_READER_ENOMEM). */
 int sp__waits_match_p2p(sp_waits_t *w);

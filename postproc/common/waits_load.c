@@ -14,9 +14,12 @@ const char *const sp_wait_titles[SP_WAIT_NSTATES] = {"Late Sender",    "Late Rec
                                                      "Wait at N x N",  "Wait at Barrier",
                                                      "Late Broadcast", "Early Reduce"};
 const char *const sp_unpaired_text[SP_UNP_NREASONS] = {
-    "the partner's call is not in the file", "the partner rank is not in the file",
-    "nonblocking receives (their message is known only to their wait)",
-    "tag, partner or communicator not recorded"};
+    "the partner's call is not in the file",
+    "the partner rank is not in the file",
+    "nonblocking receives in a file without their completions (rank<N>/mpi/completions)",
+    "tag, partner or communicator not recorded",
+    "nonblocking receives completed without a message (cancelled, or from MPI_PROC_NULL)",
+    "nonblocking receives no recorded wait or test completed"};
 
 static int sp_in(const char *name, const char *const *list) {
   for (; *list; list++)
@@ -98,7 +101,9 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc) return rc;
   sp_reader_mpi_t m;
   memset(&m, 0, sizeof m);
-  if (is_mpi) rc = sp_reader_mpi_load_ids(r, g, k, &m);
+  sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
+  /* waits, tests and the like are paired through what they completed: their own ids are not read */
+  if (is_mpi && op != SP_OP_OTHER) rc = sp_reader_mpi_load_ids(r, g, k, &m);
   if (rc == 0 && !is_mpi)
     rc = sp_grow((void **)&rk->items, icap, rk->nitems + iv.n, sizeof *rk->items);
   if (rc == 0 && is_mpi)
@@ -106,8 +111,8 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
   if (rc == 0 && is_mpi && iv.n > 0)
     rc = sp_grow((void **)&rk->runs, &rk->runs_cap, rk->nruns + 2, sizeof *rk->runs);
   if (rc == 0 && is_mpi && iv.n > 0) rk->runs[rk->nruns++] = rk->ncalls;
-  sp_wop_t op = is_mpi ? sp_wop_of(name) : SP_OP_OTHER;
   if (m.tag) w->has_tags = 1;
+
   for (int64_t i = 0; rc == 0 && is_mpi && i < iv.n; i++) {
     sp_wcall_t *c = &rk->calls[rk->ncalls++];
     c->start = iv.start[i];
@@ -122,6 +127,7 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
     c->op = (int8_t)op;
     c->state = -1;
     c->worker = iv.thread_ids && iv.thread_ids[i] != 0;
+    c->done = 0;
   }
   if (is_mpi) {
     w->mpi_calls += iv.n;
@@ -235,6 +241,7 @@ static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   if (rc == 0 && !rk->gcomm)
     for (int64_t i = 0; i < rk->ncalls; i++) rk->calls[i].comm = -1;
   if (rc == 0) sp_calls_order(rk);
+  if (rc == 0) rc = sp__waits_done(w, k);
   if (rc == 0) rc = sp__waits_tree(w, k);
   return rc;
 }
@@ -260,6 +267,7 @@ void sp_waits_free(sp_waits_t *w) {
     free(w->ranks[k].calls);
     free(w->ranks[k].runs);
     free(w->ranks[k].gcomm);
+    free(w->ranks[k].done);
   }
   for (int c = 0; c < w->ncomms; c++) free(w->comms[c].members);
   free(w->comms);

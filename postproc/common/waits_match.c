@@ -4,10 +4,17 @@
  * i-th send of such a channel meets its i-th receive; a receive's source
  * and tag are the matched ones as recorded (wildcards resolved).
  *
- * Without a record of which message a nonblocking receive got (only its
- * wait knows, and the wait stores no tag), a rank's receives on a
- * communicator where it posted an MPI_Irecv are not paired: any channel
- * there may have lost a message to it. Likewise a call whose tag,
+ * A nonblocking receive (MPI_Irecv, a persistent receive started by
+ * MPI_Start/Startall) is one end at its posting call, its source and tag
+ * those of the status its completion recorded (waits_done.c); its Late
+ * Sender is charged to the call that completed it (MPI_Wait*, MPI_Test*):
+ * from that call's start to the send's start, capped at that call's
+ * duration; a call completing several receives waits for the latest
+ * sender (the largest of their waits, not the sum: it waited once). A
+ * started persistent send is a send at its MPI_Start. In a file without
+ * the completion table (older files), a rank's receives on a communicator
+ * where it posted an MPI_Irecv are not paired: any channel there may have
+ * lost a message to it. Likewise a call whose tag,
  * partner or communicator is not known (a Sendrecv with two partners,
  * the Fortran wrappers of today) leaves its side of the communicator
  * unpaired. A channel whose send and receive counts differ (a partner not
@@ -27,6 +34,8 @@ typedef struct sp_chan {
  * region, each region's in start order). */
 typedef struct sp_end {
   int32_t k, call, region;
+  int32_t wait; /* a nonblocking receive's completing call (-2: not in the file);
+                 * -1: a blocking call, which waits itself */
 } sp_end_t;
 
 /* Channels numbered through an open-addressed table (slot: channel + 1, 0
@@ -36,6 +45,9 @@ typedef struct sp_chan_map {
   sp_chan_t *keys;
   int64_t cap, n, kcap;
 } sp_chan_map_t;
+
+/* How many ends ahead the pairing loops fetch their calls into the cache. */
+#define SP_AHEAD 8
 
 /* Taint bits of a (rank, communicator) side: why it cannot be paired. */
 enum { SP_T_NONBLOCKING = 1, SP_T_UNKNOWN = 2 };
@@ -97,6 +109,10 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   int me = w->ranks[k].id, op = c->op;
   int sends = op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
   int recvs = op == SP_OP_RECV || op == SP_OP_SENDRECV;
+  if (op == SP_OP_IRECV && w->has_done) { /* an end through its completion (sp_p2p_done) */
+    if (!c->done) w->unpaired[SP_UNP_NOT_COMPLETED]++;
+    return 0;
+  }
   if (op == SP_OP_IRECV) {
     *sp_taint_at(w, p->trecv, k, c->comm) |= SP_T_NONBLOCKING;
     w->nonblocking++;
@@ -114,16 +130,50 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   if (sends) {
     sp_chan_t key = {c->comm, me, other, c->tag};
     p->schan[p->nsends] = sp_chan_of(&p->map, &key);
-    p->sends[p->nsends++] = (sp_end_t){k, i, c->region};
+    p->sends[p->nsends++] = (sp_end_t){k, i, c->region, -1};
   }
   if (recvs) {
     sp_chan_t key = {c->comm, other, me, c->tag};
     p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
-    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region};
+    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region, -1};
   }
   return (sends && p->schan[p->nsends - 1] < 0) || (recvs && p->rchan[p->nrecvs - 1] < 0)
              ? SP_READER_ENOMEM
              : 0;
+}
+
+/* Rank k's completions: a nonblocking receive's end at its posting call,
+ * with the message its status names and the call that completed it; a
+ * started persistent send's at its MPI_Start (an MPI_Isend is one
+ * already). 0 or SP_READER_ENOMEM. */
+static int sp_p2p_done(sp_waits_t *w, sp_p2p_t *p, int k) {
+  const sp_wrank_t *rk = &w->ranks[k];
+  for (int64_t i = 0; i < rk->ndone; i++) {
+    const sp_wdone_t *d = &rk->done[i];
+    if (d->send && (d->post < 0 || rk->calls[d->post].op == SP_OP_ISEND)) continue;
+    if (!d->send && d->post >= 0 && d->peer < 0 && d->comm >= 0) {
+      w->unpaired[SP_UNP_NO_MESSAGE]++; /* no message was taken */
+      continue;
+    }
+    if (d->post < 0 || d->comm < 0 || d->tag < 0 || d->peer < 0) {
+      *sp_taint_at(w, d->send ? p->tsend : p->trecv, k, d->comm) |= SP_T_UNKNOWN;
+      w->unpaired[SP_UNP_UNKNOWN]++;
+      continue;
+    }
+    const sp_wcall_t *c = &rk->calls[d->post];
+    if (d->send) {
+      sp_chan_t key = {d->comm, rk->id, d->peer, d->tag};
+      p->schan[p->nsends] = sp_chan_of(&p->map, &key);
+      p->sends[p->nsends++] = (sp_end_t){k, d->post, c->region, -1};
+      if (p->schan[p->nsends - 1] < 0) return SP_READER_ENOMEM;
+    } else {
+      sp_chan_t key = {d->comm, d->peer, rk->id, d->tag};
+      p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
+      p->recvs[p->nrecvs++] = (sp_end_t){k, d->post, c->region, d->wait >= 0 ? d->wait : -2};
+      if (p->rchan[p->nrecvs - 1] < 0) return SP_READER_ENOMEM;
+    }
+  }
+  return 0;
 }
 
 /* Pairs channel key: sends S[si[0..ns)], receives V[vi[0..nv)]. */
@@ -143,14 +193,25 @@ static int sp_p2p_channel(sp_waits_t *w, sp_p2p_t *p, const sp_chan_t *key, cons
                                      : SP_UNP_NO_PARTNER] += ns + nv;
     return 0;
   }
+  const sp_wcall_t *sc = w->ranks[ks].calls, *rc = w->ranks[kr].calls;
   for (int64_t i = 0; i < ns; i++) {
+    if (i + SP_AHEAD < ns) { /* the calls of a channel are strided: fetched ahead */
+      const sp_end_t *ra = &p->recvs[vi[i + SP_AHEAD]];
+      __builtin_prefetch(&sc[p->sends[si[i + SP_AHEAD]].call]);
+      __builtin_prefetch(&rc[ra->wait >= 0 ? ra->wait : ra->call]);
+    }
     sp_wcall_t *snd = &w->ranks[ks].calls[p->sends[si[i]].call];
-    sp_wcall_t *rcv = &w->ranks[kr].calls[p->recvs[vi[i]].call];
+    const sp_end_t *re = &p->recvs[vi[i]];
+    sp_wcall_t *rcv = &w->ranks[kr].calls[re->call];
+    /* who waited: a blocking receive itself, a nonblocking one's completing
+     * call (the posting call is not read then: one cache miss less) */
+    sp_wcall_t *wt = re->wait == -1 ? rcv : re->wait >= 0 ? &w->ranks[kr].calls[re->wait] : NULL;
     w->pairs++;
-    /* Late Sender: the receive waited from its start until the send started. */
-    if (snd->start > rcv->start) {
-      int64_t d = rcv->end - rcv->start, late = snd->start - rcv->start;
-      if (sp__waits_mark(w, kr, rcv, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, rcv->start))
+    /* Late Sender: the receive waited from its start until the send started
+     * (a Waitall of several: the largest, sp__waits_mark keeps it). */
+    if (wt && snd->start > wt->start) {
+      int64_t d = wt->end - wt->start, late = snd->start - wt->start;
+      if (sp__waits_mark(w, kr, wt, SP_WAIT_LATE_SENDER, late < d ? late : d, ks, wt->start))
         return SP_READER_ENOMEM;
     }
     /* Late Receiver: a blocking send still running when the receive was
@@ -188,22 +249,54 @@ static int sp_at_cmp(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order: they
- * come region by region, so only a channel fed by several regions
- * (MPI_Send and MPI_Isend) needs it. Returns 0 or SP_READER_ENOMEM. */
-static int sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n) {
+/* Merges the sorted runs of at[0..n) (run j at [b[j], b[j + 1]), nb of
+ * them) pairwise until one is left, through tmp; the result in at. */
+static void sp_at_merge(sp_at_t *at, sp_at_t *tmp, int64_t *b, int64_t nb, int64_t n) {
+  sp_at_t *src = at, *dst = tmp;
+  while (nb > 1) {
+    int64_t k = 0, j = 0;
+    for (; j + 1 < nb; j += 2) {
+      int64_t x = b[j], xe = b[j + 1], y = b[j + 1], ye = b[j + 2], o = b[j];
+      while (x < xe && y < ye) dst[o++] = sp_at_cmp(&src[y], &src[x]) < 0 ? src[y++] : src[x++];
+      while (x < xe) dst[o++] = src[x++];
+      while (y < ye) dst[o++] = src[y++];
+      b[k++] = b[j];
+    }
+    if (j < nb) {
+      memcpy(dst + b[j], src + b[j], (size_t)(b[j + 1] - b[j]) * sizeof *dst);
+      b[k++] = b[j];
+    }
+    b[k] = n;
+    nb = k;
+    sp_at_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != at) memcpy(at, src, (size_t)n * sizeof *at);
+}
+
+/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order. They
+ * come region by region, each region's in order (the completions of
+ * nonblocking receives in completion order, mostly their posting order),
+ * so only a channel fed by several regions (MPI_Send and MPI_Isend,
+ * MPI_Recv and MPI_Irecv) needs it, and then its runs are merged (a
+ * natural merge sort: O(n) for the usual two runs). at (2n) and b (n + 1)
+ * are scratch, shared by the channels. */
+static void sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n,
+                          sp_at_t *at, int64_t *b) {
   int64_t i = 1;
-  while (i < n && E[ix[i]].region == E[ix[0]].region) i++;
-  if (i >= n) return 0; /* one region's: in order already */
+  while (i < n && E[ix[i]].region == E[ix[0]].region && E[ix[i]].call > E[ix[i - 1]].call) i++;
+  if (i >= n) return; /* one region's, in its (start) order already */
   const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
-  sp_at_t *at = malloc((size_t)n * sizeof *at);
-  if (!at) return SP_READER_ENOMEM;
-  for (int64_t j = 0; j < n; j++)
+  int64_t nb = 0;
+  for (int64_t j = 0; j < n; j++) {
+    if (j + SP_AHEAD < n) __builtin_prefetch(&calls[E[ix[j + SP_AHEAD]].call]);
     at[j] = (sp_at_t){calls[E[ix[j]].call].start, calls[E[ix[j]].call].end, ix[j]};
-  if (n > 1) qsort(at, (size_t)n, sizeof *at, sp_at_cmp);
+    if (j == 0 || sp_at_cmp(&at[j], &at[j - 1]) < 0) b[nb++] = j;
+  }
+  b[nb] = n;
+  sp_at_merge(at, at + n, b, nb, n);
   for (int64_t j = 0; j < n; j++) ix[j] = (int32_t)at[j].i;
-  free(at);
-  return 0;
 }
 
 static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
@@ -217,12 +310,22 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
     sp_by_chan(p->rchan, p->nrecvs, nch, rf, ix + p->nsends);
   }
   int32_t *si = ix, *vi = ix ? ix + p->nsends : NULL;
+  int64_t most = 1; /* the longest channel: the scratch of sp_chan_order */
+  for (int64_t c = 0; rc == 0 && c < nch; c++) {
+    if (sf[c + 1] - sf[c] > most) most = sf[c + 1] - sf[c];
+    if (rf[c + 1] - rf[c] > most) most = rf[c + 1] - rf[c];
+  }
+  sp_at_t *at = rc == 0 ? malloc((size_t)most * 2 * sizeof *at) : NULL;
+  int64_t *b = rc == 0 ? malloc((size_t)(most + 1) * sizeof *b) : NULL;
+  if (rc == 0 && (!at || !b)) rc = SP_READER_ENOMEM;
   for (int64_t c = 0; rc == 0 && c < nch; c++) {
     int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
-    rc = sp_chan_order(w, p->sends, si + sf[c], ns);
-    if (rc == 0) rc = sp_chan_order(w, p->recvs, vi + rf[c], nv);
-    if (rc == 0) rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
+    sp_chan_order(w, p->sends, si + sf[c], ns, at, b);
+    sp_chan_order(w, p->recvs, vi + rf[c], nv, at, b);
+    rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
   }
+  free(at);
+  free(b);
   free(ix);
   free(sf);
   free(rf);
@@ -232,7 +335,8 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
 int sp__waits_match_p2p(sp_waits_t *w) {
   sp_p2p_t p;
   memset(&p, 0, sizeof p);
-  int64_t ns = w->nsends, nr = w->nrecvs, cap = 16; /* counted at load */
+  /* counted at load; a completion is at most one end */
+  int64_t ns = w->nsends + w->ndone, nr = w->nrecvs + w->ndone, cap = 16;
   while (cap < 2 * (ns + nr) + 2) cap *= 2;
   size_t tn = (size_t)w->nranks * (size_t)(w->ncomms + 1);
   p.sends = malloc((size_t)(ns + 1) * sizeof *p.sends);
@@ -258,6 +362,7 @@ int sp__waits_match_p2p(sp_waits_t *w) {
         rc = sp_p2p_call(w, &p, k, (int32_t)i);
     }
   }
+  for (int k = 0; rc == 0 && k < w->nranks; k++) rc = sp_p2p_done(w, &p, k);
   if (rc == 0) rc = sp_p2p_pair_all(w, &p);
   free(p.sends);
   free(p.recvs);

@@ -135,7 +135,8 @@ static void sp_waits_json(const sp_waits_t *w, const sp_wrow_t *rows, int64_t n,
   printf("],\n\"paired\": {\"messages\":%lld,\"collectives\":%lld},\n\"unpaired\": {",
          (long long)w->pairs, (long long)w->colls);
   static const char *const keys[SP_UNP_NREASONS] = {"partner_not_recorded", "rank_not_profiled",
-                                                    "nonblocking", "not_recorded"};
+                                                    "nonblocking",          "not_recorded",
+                                                    "no_message",           "not_completed"};
   for (int u = 0; u < SP_UNP_NREASONS; u++)
     printf("%s\"%s\":%lld", u ? "," : "", keys[u], (long long)w->unpaired[u]);
   fputs("}}\n", stdout);

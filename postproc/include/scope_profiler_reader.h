@@ -380,7 +380,7 @@ typedef struct sp_reader_merge sp_reader_merge_t;
  * the OTF2 export.
  * Memory is bounded, not the rank's calls: each pair is read twice in
  * chunks (sp_reader_read_range), a first pass cutting it into sorted runs
- * and the merge holding a chunk per run (at most about 20 MB for all runs
+ * and the merge holding a chunk per run (at most about 10 MB for all runs
  * together). A pair out of order in more than 64 places (one region
  * recursing, threads interleaved call by call) and the reference tool's
  * delta-encoded columns are loaded whole and sorted: memory for that pair.
@@ -771,7 +771,8 @@ SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_
 
 /** As sp_reader_mpi_load() without the bytes (out->bytes NULL): the peer,
  *  tag and comm that pair the calls (the wait states), a fifth less to
- *  read. */
+ *  read. Also from a columnar file (events/mpi_peers, mpi_tags, mpi_comms
+ *  of MPI call regions), which sp_reader_mpi_load() does not read yet. */
 SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
 
 /** Frees the arrays of m and zeroes it; NULL is ignored. */
@@ -798,7 +799,8 @@ typedef struct sp_reader_mpi_comms {
   int32_t *members; /**< the sum of sizes world ranks */
 } sp_reader_mpi_comms_t;
 
-/** Reads rank<N>/mpi's comm_sizes and comm_members of rank index k; a rank
+/** Reads rank<N>/mpi's comm_sizes and comm_members of rank index k (a
+ *  columnar file: the rank's rows of mpi_comms/); a rank
  *  without them gives 0 with out->present = 0. Returns 0, SP_READER_EINVAL,
  *  SP_READER_ELAYOUT (lengths that disagree), SP_READER_EHDF5 or
  *  SP_READER_ENOMEM; on failure *out holds no memory. */
@@ -806,6 +808,42 @@ SP_READER_EXPORT int sp_reader_mpi_comms(sp_reader_t *r, int k, sp_reader_mpi_co
 
 /** Frees the arrays of c and zeroes it; NULL is ignored. */
 SP_READER_EXPORT void sp_reader_mpi_comms_free(sp_reader_mpi_comms_t *c);
+
+/** The requests one rank's waits and tests completed (rank<N>/mpi/completions,
+ *  or the rank's rows of a columnar file's mpi_completions/): per row the
+ *  completing call and the posting call (MPI_Irecv, MPI_Isend & co.,
+ *  MPI_Start/Startall), each as a region (the reader's region index, -1
+ *  when not a region of the file) and its index among that region's
+ *  calls on the thread (-1: not recorded). Arrays owned by the caller,
+ *  released by sp_reader_mpi_done_free(). */
+typedef struct sp_reader_mpi_done {
+  int present;          /**< 1 if the rank has the table */
+  int64_t n;            /**< rows */
+  int32_t *wait_region; /**< the completing call's region */
+  int64_t *wait_call;   /**< its index on thread */
+  int32_t *thread;      /**< the completing call's thread */
+  int32_t *post_region; /**< the posting call's region */
+  int64_t *post_call;   /**< its index on post_thread */
+  int32_t *post_thread;
+  int32_t *peer;  /**< receive: the status' source; send: the destination (rank in comm), -1 */
+  int32_t *tag;   /**< receive: the status' tag; send: its tag; -1 */
+  int32_t *comm;  /**< the communicator's id (as sp_reader_mpi_comms() numbers them) */
+  int32_t *send;  /**< 1: a send, 0: a receive */
+  int64_t *bytes; /**< receive: from the status; send: as sent */
+  int32_t *i32;   /**< (the int32 columns' storage) */
+} sp_reader_mpi_done_t;
+
+/** Reads the completions of rank index k; a rank without them gives 0 with
+ *  out->present = 0. Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT,
+ *  SP_READER_EHDF5 or SP_READER_ENOMEM; on failure *out holds no memory. */
+SP_READER_EXPORT int sp_reader_mpi_done(sp_reader_t *r, int k, sp_reader_mpi_done_t *out);
+
+/** As sp_reader_mpi_done() without the bytes (out->bytes NULL): what pairs
+ *  the messages (the wait states). */
+SP_READER_EXPORT int sp_reader_mpi_done_ids(sp_reader_t *r, int k, sp_reader_mpi_done_t *out);
+
+/** Frees the arrays of d and zeroes it; NULL is ignored. */
+SP_READER_EXPORT void sp_reader_mpi_done_free(sp_reader_mpi_done_t *d);
 
 /* ===================================================================== */
 /*  I/O records (SCOPE_PROFILER_PROFILE_IO, docs/io.md)                  */

@@ -99,7 +99,7 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
   }
   L->st[L->n++] = (sp_frame_t){c->end, c->region, c->kind, c->op, c->msg};
   int rc = 0;
-  OTF2_AttributeList *al = sp__otf2_values_list(run, c->vals, c->index, &rc);
+  OTF2_AttributeList *al = c->vals ? sp__otf2_values_list(run, c->vals, c->index, &rc) : NULL;
   if (rc) return rc;
   OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, al, sp_otf2_time(run, c->start), c->region);
   if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
@@ -125,7 +125,9 @@ static int sp_thread_put(sp_thread_out_t *t, const sp_call_t *c) {
   for (;; l++) {
     if (l == t->nlayers && (rc = sp_layer_add(t)) != 0) break;
     sp_layer_t *L = &t->layers[l];
-    if ((rc = sp_layer_close(run, L, c->start)) != 0) break;
+    /* (the test first: most calls close nothing) */
+    if (L->n && L->st[L->n - 1].end <= c->start && (rc = sp_layer_close(run, L, c->start)) != 0)
+      break;
     if (L->n == 0 || L->st[L->n - 1].end >= c->end) {
       rc = sp_layer_enter(run, L, c);
       break;
@@ -154,7 +156,7 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
 static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   sp_otf2_merge_t *m;
   int rc = sp__otf2_merge_open(run, j, &m), got = 0;
-  sp_call_t c;
+  sp_call_t c = {0}; /* (GCC cannot see that next sets it when it gives 1) */
   t->rank_j = j;
   t->nlayers = 0;
   while (rc == 0 && (got = sp__otf2_merge_next(m, &c)) > 0) {

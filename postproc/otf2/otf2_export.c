@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,21 +50,43 @@ static const OTF2_FlushCallbacks sp_flush = {.otf2_pre_flush = sp_pre_flush,
  * buffer's chunks are a list kept in its perBufferData. */
 #define SP_OTF2_CHUNK (1024 * 1024)
 #define SP_OTF2_CHUNKS 4
+/* Chunks given back by OTF2 kept for the next ones (at most this many
+ * bytes): freed, glibc handed the memory back to the kernel (a chunk is
+ * above its mmap threshold), and each new chunk faulted all its pages in
+ * again as OTF2 cleared it (memset): the 4 MiB definition chunk of each
+ * location's local definitions, closed one after the other, was half the
+ * export's page faults. */
+#define SP_OTF2_POOL ((size_t)8 * 1024 * 1024)
 
 typedef struct sp_chunk {
   struct sp_chunk *next;
-  int count; /* chunks in the list from here (kept in the head) */
+  int count;     /* chunks in the list from here (kept in the head) */
+  uint32_t size; /* bytes OTF2 asked for */
 } sp_chunk_t;
+
+/* The archive's pool of free chunks (its memory callbacks' user data). */
+typedef struct sp_pool {
+  sp_chunk_t *free;
+  size_t bytes;
+} sp_pool_t;
 
 static void *sp_chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **list,
                             uint64_t size) {
-  (void)user, (void)type, (void)loc;
+  (void)loc;
+  sp_pool_t *pool = user;
   sp_chunk_t *head = *list;
   /* Global definitions are written once and stay small: never refused. */
   if (head && head->count >= SP_OTF2_CHUNKS && type == OTF2_FILETYPE_EVENTS) return NULL;
   /* The list's link sits in a header before the chunk OTF2 is given. */
-  sp_chunk_t *c = malloc(sizeof(max_align_t) + (size_t)size);
-  if (!c) return NULL;
+  sp_chunk_t *c = pool->free;
+  if (c && c->size == size) {
+    pool->free = c->next;
+    pool->bytes -= size;
+  } else {
+    c = size <= UINT32_MAX ? malloc(sizeof(max_align_t) + (size_t)size) : NULL;
+    if (!c) return NULL;
+    c->size = (uint32_t)size;
+  }
   c->next = head;
   c->count = head ? head->count + 1 : 1;
   *list = c;
@@ -72,12 +95,28 @@ static void *sp_chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc
 
 static void sp_chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **list,
                               bool final) {
-  (void)user, (void)type, (void)loc, (void) final;
+  (void)type, (void)loc, (void) final;
+  sp_pool_t *pool = user;
   for (sp_chunk_t *c = *list, *next; c; c = next) {
+    next = c->next;
+    if (pool->bytes + c->size <= SP_OTF2_POOL) {
+      c->next = pool->free;
+      pool->free = c;
+      pool->bytes += c->size;
+    } else {
+      free(c);
+    }
+  }
+  *list = NULL;
+}
+
+static void sp_pool_free(sp_pool_t *pool) {
+  for (sp_chunk_t *c = pool->free, *next; c; c = next) {
     next = c->next;
     free(c);
   }
-  *list = NULL;
+  pool->free = NULL;
+  pool->bytes = 0;
 }
 
 static const OTF2_MemoryCallbacks sp_memory = {.otf2_allocate = sp_chunk_alloc,
@@ -132,10 +171,11 @@ static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *lab
                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (!ar) return SP_EXIT_IO;
   run->archive = ar;
+  sp_pool_t pool = {NULL, 0};
   char creator[128];
   snprintf(creator, sizeof creator, "%s %s", SP_PROG, sp_reader_version_string());
   int ok = OTF2_Archive_SetFlushCallbacks(ar, &sp_flush, NULL) == OTF2_SUCCESS &&
-           OTF2_Archive_SetMemoryCallbacks(ar, &sp_memory, NULL) == OTF2_SUCCESS &&
+           OTF2_Archive_SetMemoryCallbacks(ar, &sp_memory, &pool) == OTF2_SUCCESS &&
            OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS &&
            OTF2_Archive_SetCreator(ar, creator) == OTF2_SUCCESS &&
            OTF2_Archive_SetDescription(ar, run->sel->file) == OTF2_SUCCESS &&
@@ -152,6 +192,7 @@ static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *lab
   if (rc == 0 && OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS) rc = SP_EXIT_IO;
   if (rc == 0) rc = sp__otf2_defs(run, label);
   if (OTF2_Archive_Close(ar) != OTF2_SUCCESS && rc == 0) rc = SP_EXIT_IO;
+  sp_pool_free(&pool);
   run->archive = NULL;
   return rc;
 }

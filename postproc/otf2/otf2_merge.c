@@ -14,27 +14,6 @@
 
 #include "otf2_internal.h"
 
-typedef struct sp_pair {
-  int32_t region;          /* region definition id */
-  int kind, op;            /* SP_OTF2_MPI_* of the region and its collective op */
-  sp_reader_mpi_t mpi;     /* an MPI call region's bytes and peers (present = 0: none) */
-  sp_reader_values_t vals; /* the values per call (present = 0: none) */
-} sp_pair_t;
-
-/* Calls taken from the reader's merge at a time (40 bytes each). */
-#define SP_OTF2_BATCH 1024
-
-struct sp_otf2_merge {
-  sp_otf2_run_t *run;
-  sp_pair_t *pairs; /* by slot: sel->regions[slot] */
-  int npairs;
-  sp_reader_merge_t *m;
-  OTF2_CommRef *comm_ref; /* recorded communicator id -> OTF2 ref (otf2_comms.c) */
-  int ncomms;
-  sp_reader_call_t batch[SP_OTF2_BATCH]; /* calls [i, n) not yet given */
-  int64_t i, n;
-};
-
 static int sp_reader_exit(const sp_selection_t *sel, int64_t err) {
   sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
   return sp_exit_for_reader((int)err);
@@ -72,39 +51,16 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
   return rc;
 }
 
-int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
-  const sp_otf2_run_t *run = m->run;
-  int64_t got = 1;
-  for (;;) {
-    if (m->i == m->n) {
-      got = sp_reader_merge_next_n(m->m, m->batch, SP_OTF2_BATCH);
-      if (got <= 0) break;
-      m->i = 0;
-      m->n = got;
-    }
-    const sp_reader_call_t x = m->batch[m->i++];
-    if (x.end < run->win0 || x.start > run->win1) continue;
-    if (x.start < run->base) {
-      sp_msg(SP_QUIET, "%s: a call starts before the file's first start", run->sel->file);
-      return -SP_EXIT_DATA;
-    }
-    const sp_pair_t *p = &m->pairs[x.slot];
-    int has = p->mpi.present && x.index < p->mpi.n;
-    sp_otf2_msg_t msg = {-1, -1, -1, SP_OTF2_COMM_WORLD};
-    if (has) {
-      int32_t id = p->mpi.comm ? p->mpi.comm[x.index] : -1;
-      msg = (sp_otf2_msg_t){p->mpi.bytes[x.index], p->mpi.peer[x.index],
-                            p->mpi.tag ? p->mpi.tag[x.index] : -1,
-                            id >= 0 && id < m->ncomms ? m->comm_ref[id] : SP_OTF2_COMM_WORLD};
-    }
-    *c = (sp_call_t){x.start,       x.end,
-                     x.thread,      p->region,
-                     msg,           (int8_t)(has ? p->kind : SP_OTF2_MPI_NONE),
-                     (int8_t)p->op, p->vals.present ? &p->vals : NULL,
-                     x.index};
-    return 1;
-  }
-  return got < 0 ? -sp_reader_exit(run->sel, got) : 0;
+int sp__otf2_merge_refill(sp_otf2_merge_t *m) {
+  int64_t got = sp_reader_merge_next_n(m->m, m->batch, SP_OTF2_BATCH);
+  m->i = 0;
+  m->n = got > 0 ? got : 0;
+  return got < 0 ? -sp_reader_exit(m->run->sel, got) : got > 0;
+}
+
+int sp__otf2_merge_early(const sp_otf2_merge_t *m) {
+  sp_msg(SP_QUIET, "%s: a call starts before the file's first start", m->run->sel->file);
+  return -SP_EXIT_DATA;
 }
 
 void sp__otf2_merge_close(sp_otf2_merge_t *m) {

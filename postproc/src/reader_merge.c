@@ -30,9 +30,12 @@ int64_t sp_reader_stream_calls(void) {
   return errno || *end || n < 0 ? SP_READER_STREAM_DEFAULT : (int64_t)n;
 }
 
-/* Calls of one scan chunk, and the most a run's chunk holds. */
-#define SP_MERGE_SCAN 65536
-/* Calls held by all run chunks of a rank together (40 bytes each). */
+/* Calls of one scan chunk, and the most a run's chunk holds: small enough
+ * that the chunks the merge and the OTF2 writer work in stay in the CPU's
+ * cache (with 65,536 a run's chunk alone was 2.6 MB). */
+#define SP_MERGE_SCAN 16384
+#define SP_MERGE_RUNCHUNK 8192
+/* Calls held by all run chunks of a rank together (20 bytes each). */
 #define SP_MERGE_BUDGET (1 << 19)
 #define SP_MERGE_MINCHUNK 256
 #define SP_MERGE_MAXRUNS 64
@@ -43,10 +46,15 @@ typedef struct sp_mpair {
   sp_reader_call_t *all; /* loaded whole and sorted (NULL: read in chunks) */
 } sp_mpair_t;
 
+/* A run's chunk is read straight into its arrays (s, e, t), not copied
+ * into calls: each call is made once, as its run's next call in the heap. */
 typedef struct sp_mrun {
   int pair;
-  int64_t pos, stop;     /* next call of the pair to read, and the run's end */
-  sp_reader_call_t *buf; /* buffered calls [i, n) */
+  int64_t pos, stop; /* next call of the pair to read, and the run's end */
+  int64_t *s, *e;    /* buffered calls [i, n), read in slices */
+  int32_t *t;
+  int64_t first;         /* the pair position of s[0] */
+  sp_reader_call_t *buf; /* or: the pair loaded whole (calls [i, n)) */
   size_t i, n;
 } sp_mrun_t;
 
@@ -54,7 +62,7 @@ typedef struct sp_mrun {
  * reads the two calls and not the run table first: the heap's sift was the
  * export's costliest function). */
 typedef struct sp_mhead {
-  const sp_reader_call_t *c;
+  sp_reader_call_t c;
   int run;
 } sp_mhead_t;
 
@@ -134,7 +142,7 @@ static int sp_run_add(sp_reader_merge_t *m, int pair, int64_t pos, int64_t stop)
     m->runs = r;
     m->cap = cap;
   }
-  m->runs[m->nruns++] = (sp_mrun_t){pair, pos, stop, NULL, 0, 0};
+  m->runs[m->nruns++] = (sp_mrun_t){pair, pos, stop, NULL, NULL, NULL, 0, NULL, 0, 0};
   return 0;
 }
 
@@ -204,17 +212,24 @@ static int sp_run_fill(sp_reader_merge_t *m, sp_mrun_t *r) {
   r->i = r->n = 0;
   if (p->all || r->pos >= r->stop) return 0;
   int64_t want = r->stop - r->pos < (int64_t)m->chunk ? r->stop - r->pos : (int64_t)m->chunk;
-  int64_t got = sp_pair_read(m, p, r->pos, want);
+  int64_t got = sp_reader_read_range(m->r, p->g, m->k, r->pos, want, r->s, r->e, r->t);
   if (got < 0) return (int)got;
   if (got < want)
     return sp__reader_fail(m->r, SP_READER_EDATA,
                            "region '%s' on rank %d: the file changed while it was read",
                            m->r->regions[p->g].name, m->r->ranks[m->k].id);
-  for (int64_t i = 0; i < got; i++)
-    r->buf[i] = (sp_reader_call_t){m->s[i], m->e[i], m->t[i], p->key, r->pair, r->pos + i};
+  r->first = r->pos;
   r->n = (size_t)got;
   r->pos += got;
   return 0;
+}
+
+/* Run r's next call (r->i < r->n). */
+static inline sp_reader_call_t sp_run_call(const sp_reader_merge_t *m, const sp_mrun_t *r) {
+  if (r->buf) return r->buf[r->i];
+  size_t i = r->i;
+  return (sp_reader_call_t){
+      r->s[i], r->e[i], r->t[i], m->pairs[r->pair].key, r->pair, r->first + (int64_t)i};
 }
 
 static void sp_heap_down(sp_reader_merge_t *m, int i) {
@@ -222,8 +237,8 @@ static void sp_heap_down(sp_reader_merge_t *m, int i) {
   int n = m->nheap;
   for (;;) {
     int l = 2 * i + 1, best = i;
-    if (l < n && sp_call_before(h[l].c, h[best].c)) best = l;
-    if (l + 1 < n && sp_call_before(h[l + 1].c, h[best].c)) best = l + 1;
+    if (l < n && sp_call_before(&h[l].c, &h[best].c)) best = l;
+    if (l + 1 < n && sp_call_before(&h[l + 1].c, &h[best].c)) best = l + 1;
     if (best == i) return;
     sp_mhead_t t = h[i];
     h[i] = h[best];
@@ -237,20 +252,22 @@ static int sp_merge_start(sp_reader_merge_t *m) {
   int sliced = 0;
   for (int i = 0; i < m->nruns; i++) sliced += m->pairs[m->runs[i].pair].all == NULL;
   size_t chunk = sliced ? SP_MERGE_BUDGET / (size_t)sliced : SP_MERGE_SCAN;
-  m->chunk = chunk < SP_MERGE_MINCHUNK ? SP_MERGE_MINCHUNK
-             : chunk > SP_MERGE_SCAN   ? SP_MERGE_SCAN
-                                       : chunk;
+  m->chunk = chunk < SP_MERGE_MINCHUNK   ? SP_MERGE_MINCHUNK
+             : chunk > SP_MERGE_RUNCHUNK ? SP_MERGE_RUNCHUNK
+                                         : chunk;
   m->heap = malloc((m->nruns > 0 ? (size_t)m->nruns : 1) * sizeof *m->heap);
   if (!m->heap) return SP_READER_ENOMEM;
   for (int i = 0; i < m->nruns; i++) {
     sp_mrun_t *r = &m->runs[i];
     if (!m->pairs[r->pair].all) {
-      r->buf = malloc(m->chunk * sizeof *r->buf);
-      if (!r->buf) return SP_READER_ENOMEM;
+      r->s = malloc(m->chunk * sizeof *r->s);
+      r->e = malloc(m->chunk * sizeof *r->e);
+      r->t = malloc(m->chunk * sizeof *r->t);
+      if (!r->s || !r->e || !r->t) return SP_READER_ENOMEM;
       int rc = sp_run_fill(m, r);
       if (rc) return rc;
     }
-    if (r->i < r->n) m->heap[m->nheap++] = (sp_mhead_t){&r->buf[r->i], i};
+    if (r->i < r->n) m->heap[m->nheap++] = (sp_mhead_t){sp_run_call(m, r), i};
   }
   for (int i = m->nheap / 2 - 1; i >= 0; i--) sp_heap_down(m, i);
   return 0;
@@ -305,15 +322,16 @@ int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_
  * one comparison replaces the sift. */
 static inline int sp_merge_pop(sp_reader_merge_t *m, sp_reader_call_t *c) {
   sp_mrun_t *r = &m->runs[m->heap[0].run];
-  *c = r->buf[r->i++];
+  *c = m->heap[0].c;
+  r->i++;
   int rc = r->i < r->n ? 0 : sp_run_fill(m, r);
   if (rc) return rc;
   if (r->i == r->n) {
     m->heap[0] = m->heap[--m->nheap];
   } else {
-    m->heap[0].c = &r->buf[r->i];
+    m->heap[0].c = sp_run_call(m, r);
     if (m->nheap == 2) {
-      if (sp_call_before(m->heap[1].c, m->heap[0].c)) {
+      if (sp_call_before(&m->heap[1].c, &m->heap[0].c)) {
         sp_mhead_t t = m->heap[0];
         m->heap[0] = m->heap[1];
         m->heap[1] = t;
@@ -344,8 +362,11 @@ int64_t sp_reader_merge_next_n(sp_reader_merge_t *m, sp_reader_call_t *c, int64_
 
 void sp_reader_merge_close(sp_reader_merge_t *m) {
   if (!m) return;
-  for (int i = 0; i < m->nruns; i++)
-    if (!m->pairs[m->runs[i].pair].all) free(m->runs[i].buf);
+  for (int i = 0; i < m->nruns; i++) {
+    free(m->runs[i].s);
+    free(m->runs[i].e);
+    free(m->runs[i].t);
+  }
   for (int i = 0; m->pairs && i < m->npairs; i++) free(m->pairs[i].all);
   free(m->pairs);
   free(m->runs);

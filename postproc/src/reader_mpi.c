@@ -75,16 +75,67 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
   return rc;
 }
 
+static int sp_mpi_read_part(sp_reader_t *r, hid_t g, const char *name, int64_t len, int64_t first,
+                            int64_t n, hid_t mem_type, void *buf);
+
+/* Length of the 1-D dataset name of g, -1 when absent. */
+static int64_t sp_mpi_len(hid_t g, const char *name) {
+  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  hsize_t dims[1] = {0};
+  int ok =
+      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
+  if (s >= 0) H5Sclose(s);
+  H5Dclose(d);
+  return ok ? (int64_t)dims[0] : -1;
+}
+
+/* Columnar: an MPI call region's peer, tag and comm, its slice of
+ * events/mpi_peers, mpi_tags and mpi_comms (what the wait states pair by;
+ * the bytes are not read from this layout yet). MPI-IO calls hold file
+ * ids in mpi_peers: none. */
+static int sp_mpi_load_columnar(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_mpi_t *out) {
+  const char *name = r->regions[rr->region].name;
+  if (strncmp(name, "MPI_", 4) != 0 || strncmp(name, "MPI_File_", 9) == 0 || rr->n <= 0) return 0;
+  if (sp__link_kind(r->file, "events") != SP_LINK_LOCAL) return 0;
+  hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
+  if (g < 0) return 0;
+  int64_t len = sp_mpi_len(g, "mpi_peers");
+  int rc = 0;
+  if (len >= 0 && sp_mpi_len(g, "mpi_tags") == len && sp_mpi_len(g, "mpi_comms") == len) {
+    if (rr->offset < 0 || rr->offset + rr->n > len)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "events/mpi_peers: fewer values than events");
+    size_t n = (size_t)rr->n;
+    out->peer = rc == 0 ? malloc(n * sizeof *out->peer) : NULL;
+    out->tag = rc == 0 ? malloc(n * sizeof *out->tag) : NULL;
+    out->comm = rc == 0 ? malloc(n * sizeof *out->comm) : NULL;
+    if (rc == 0 && (!out->peer || !out->tag || !out->comm))
+      rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+    if (rc == 0)
+      rc = sp_mpi_read_part(r, g, "mpi_peers", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->peer);
+    if (rc == 0)
+      rc = sp_mpi_read_part(r, g, "mpi_tags", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->tag);
+    if (rc == 0)
+      rc = sp_mpi_read_part(r, g, "mpi_comms", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->comm);
+    out->n = rr->n;
+    out->present = rc == 0;
+  }
+  H5Gclose(g);
+  return rc;
+}
+
 static int sp_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out, int bytes) {
   if (!out) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   int bad = sp__reader_check_pair(r, g, k);
   if (bad) return bad;
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
-  if (!rr || !rr->has_times || r->columnar || r->aggregate) return 0; /* other layouts: none */
+  if (!rr || !rr->has_times || r->aggregate || (r->columnar && bytes)) return 0; /* none */
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
-  int rc = sp_mpi_load_quiet(r, k, rr, out, bytes);
+  int rc = r->columnar ? sp_mpi_load_columnar(r, rr, out) : sp_mpi_load_quiet(r, k, rr, out, bytes);
   sp__h5_quiet_end(&q);
   if (rc) sp_reader_mpi_free(out);
   return rc;

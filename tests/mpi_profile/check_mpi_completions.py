@@ -3,6 +3,10 @@
 
 usage: check_mpi_completions.py FILE DIR NRANKS [--merge MERGE MPIEXEC ARGS...]
 
+FILE may have either layout: rank<r>/mpi/completions, or the rank's rows
+of the columnar layout's mpi_completions/ (regions as region_table
+indices, the posting calls' comm and tag in events/mpi_comms, mpi_tags).
+
 With --merge, runs MPIEXEC ARGS... exit first (the program leaves its spill
 files, no finalize) and checks what MERGE (scope-profiler-merge) rebuilds
 from them into FILE.
@@ -38,6 +42,44 @@ def run_and_merge(out, merge, run):
     subprocess.run([merge, "-o", out, spill], check=True)
 
 
+COLS = ("wait_region", "wait_call", "thread", "post_region", "post_call", "post_thread", "peer",
+        "tag", "comm", "bytes", "send")
+
+
+def text(x):
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def rank_tables(f, r):
+    """Per-rank layout: region names by handle, the columns, regions by name."""
+    key = f"rank{r}/mpi/completions"
+    if key not in f:
+        return None
+    g = f[key]
+    names = [text(x) for x in g.attrs["region_names"]]
+    cols = {c: g[c][()].tolist() for c in COLS}
+    regs = {text(rg.attrs["name"]): rg for rg in f[f"rank{r}/regions"].values()}
+    return names, cols, regs
+
+
+def columnar_tables(f, r):
+    """Columnar layout: rank r's rows of mpi_completions/ (regions as
+    region_table indices) and its calls' comm and tag from events/."""
+    names = [text(x) for x in f["region_table/names"][()]]
+    g = f["mpi_completions"]
+    sel = g["ranks"][()] == r
+    if not sel.any():
+        return None
+    cols = {c: g[c][()][sel].tolist() for c in COLS}
+    ix, ev = f["rank_region_index"], f["events"]
+    regs = {}
+    for gid, rk, o, n in zip(ix["region_ids"][()], ix["ranks"][()], ix["event_offsets"][()],
+                             ix["event_counts"][()]):
+        if rk == r:
+            regs[names[gid]] = {"comm": ev["mpi_comms"][o:o + n], "tag": ev["mpi_tags"][o:o + n]}
+    return names, cols, regs
+
+
 def main():
     path, d, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if len(sys.argv) > 5 and sys.argv[4] == "--merge":
@@ -51,20 +93,11 @@ def main():
                     w = ln.split()
                     want.append((w[0], int(w[1]), w[2], int(w[3]), int(w[4]), int(w[5]),
                                  int(w[6]), int(w[7]), w[8]))
-            key = f"rank{r}/mpi/completions"
-            if key not in f:
-                fails.append(f"rank{r}: no {key}")
+            tables = columnar_tables(f, r) if "mpi_completions" in f else rank_tables(f, r)
+            if tables is None:
+                fails.append(f"rank{r}: no rank{r}/mpi/completions nor mpi_completions/")
                 continue
-            g = f[key]
-            names = [x.decode() if isinstance(x, bytes) else str(x)
-                     for x in g.attrs["region_names"]]
-            cols = {c: g[c][()].tolist() for c in (
-                "wait_region", "wait_call", "thread", "post_region", "post_call",
-                "post_thread", "peer", "tag", "comm", "bytes", "send")}
-            regs = {}
-            for rg in f[f"rank{r}/regions"].values():
-                nm = rg.attrs["name"]
-                regs[nm.decode() if isinstance(nm, bytes) else str(nm)] = rg
+            names, cols, regs = tables
             got, pcomm = [], set()
             for i in range(len(cols["wait_region"])):
                 post = names[cols["post_region"][i]]

@@ -23,6 +23,11 @@
  *                                world ranks of row k's members at
  *                                [member_offsets[k], + sizes[k]); only when
  *                                some rank has the table
+ *   mpi_completions/ranks        int32[D]: one row per request a rank's wait or
+ *             <columns>          test completed, ranks ascending; the columns
+ *                                of rank<N>/mpi/completions (completions_write.c),
+ *                                wait_region and post_region as region_table
+ *                                indices; only when some rank has any
  *
  * Every rank sends rank 0 its metadata, its regions that have a source
  * and its samples; rank 0 writes them into the finished file with serial
@@ -31,8 +36,10 @@
 #include <string.h>
 
 #include "columnar_extras.h"
+#include "completions_write.h"
 #include "h5_attr.h"
 #include "layout_meta.h"
+#include "par_gather.h"
 #include "samples_write.h"
 
 /* A dataset of n UTF-8 strings (variable length) under g. */
@@ -219,10 +226,17 @@ static int sp_ex_comms(hid_t file, const sp_rank_plan_t *plans, int nranks) {
   return rc;
 }
 
-/* Rank 0 (or recovery): every rank's plan and samples into the file;
- * ls: recovery's ranks (the recovered marks), else NULL. */
+/* Every rank's blobs: all[at[r] .. at[r + 1]) (at NULL: none). */
+typedef struct sp_ex_blobs {
+  char *all;
+  int64_t *at;
+} sp_ex_blobs_t;
+
+/* Rank 0 (or recovery): every rank's plan, samples and completions (done)
+ * into the file; ls: recovery's ranks (the recovered marks), else NULL. */
 static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks, const char *sall,
-                       const int64_t *sat, const sp_col_local_t *c, const sp_local_t *ls) {
+                       const int64_t *sat, const sp_ex_blobs_t *done, const sp_col_local_t *c,
+                       const sp_local_t *ls) {
   hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   int rc = file >= 0 ? 0 : SP_EHDF5;
   hid_t g = rc == 0 ? H5Gopen2(file, "metadata", H5P_DEFAULT) : -1;
@@ -233,6 +247,8 @@ static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks
   if (rc == 0) rc = sp_ex_sources(file, plans, nranks, c);
   if (rc == 0 && sat) rc = sp__samples_columnar(file, nranks, sall, sat);
   if (rc == 0) rc = sp_ex_comms(file, plans, nranks);
+  if (rc == 0 && done->at)
+    rc = sp__done_columnar(file, nranks, done->all, done->at, c->names, c->nnames);
   if (rc == 0 && ls) rc = sp_ex_recovered(file, ls, nranks);
   if (file >= 0 && H5Fclose(file) < 0 && rc == 0) rc = SP_EHDF5;
   return rc;
@@ -240,15 +256,58 @@ static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks
 
 /* Rank 0: the gathered plans (all, at) and samples into the file. */
 static int sp_ex_write_gathered(const char *path, int nranks, const char *all, const int64_t *at,
-                                const char *sall, const int64_t *sat, const sp_col_local_t *c) {
+                                const char *sall, const int64_t *sat, const sp_ex_blobs_t *done,
+                                const sp_col_local_t *c) {
   sp_rank_plan_t *plans = calloc((size_t)nranks, sizeof *plans);
   int rc = plans ? 0 : SP_ENOMEM;
   for (int r = 0; rc == 0 && r < nranks; r++)
     rc = sp__plan_unpack(all + at[r], at[r + 1] - at[r], &plans[r]);
-  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, sat, c, NULL);
+  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, sat, done, c, NULL);
   for (int r = 0; plans && r < nranks; r++) sp__plan_free(&plans[r]);
   free(plans);
   return rc;
+}
+
+/* Recovery: the ranks' completions from their spill files, one after the other. */
+static int sp_ex_done_serial(const sp_local_t *ls, int nranks, sp_ex_blobs_t *out) {
+  int64_t *at = calloc((size_t)nranks + 2, sizeof *at);
+  char *all = NULL;
+  int rc = at ? 0 : SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    char *b = NULL;
+    int64_t len = 0;
+    rc = sp__done_blob_spill(&ls[r].spill, &b, &len);
+    char *na = rc == 0 && len > 0 ? realloc(all, (size_t)(at[r] + len)) : all;
+    if (rc == 0 && len > 0 && !na) rc = SP_ENOMEM;
+    if (rc == 0 && len > 0) memcpy((all = na) + at[r], b, (size_t)len);
+    at[r + 1] = at[r] + (rc == 0 ? len : 0);
+    free(b);
+  }
+  if (rc == 0 && at && at[nranks] > 0) {
+    out->all = all;
+    out->at = at;
+    return 0;
+  }
+  free(all);
+  free(at);
+  return rc;
+}
+
+/* Finalize: every rank's completions to rank 0 (nothing when no rank has any). */
+static int sp_ex_done_gather(sp_par_t *par, const sp_spill_file_t *spill, sp_ex_blobs_t *out) {
+  char *blob = NULL;
+  int64_t len = 0;
+  if (sp__done_blob(spill, &blob, &len) != 0) { /* the rest is written all the same */
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the MPI request completions are lost");
+    free(blob);
+    blob = NULL;
+    len = 0;
+  }
+  if (sp__par_agree(par, len > 0 ? -1 : 0) != -1) { /* no rank has any */
+    free(blob);
+    return 0;
+  }
+  return sp__par_gather_own(par, blob, len, &out->all, &out->at);
 }
 
 int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nranks,
@@ -265,11 +324,15 @@ int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nrank
     sat[r + 1] = sat[r] + len;
     any |= len > 0;
   }
+  sp_ex_blobs_t done = {NULL, NULL};
+  if (rc == 0) rc = sp_ex_done_serial(ls, nranks, &done);
   sall = rc == 0 ? malloc((size_t)sat[nranks] + 1) : NULL;
   if (rc == 0 && !sall) rc = SP_ENOMEM;
   for (int r = 0; rc == 0 && r < nranks; r++)
     if (sat[r + 1] > sat[r]) memcpy(sall + sat[r], blob[r], (size_t)(sat[r + 1] - sat[r]));
-  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, any ? sat : NULL, c, ls);
+  if (rc == 0) rc = sp_ex_write(path, plans, nranks, sall, any ? sat : NULL, &done, c, ls);
+  free(done.all);
+  free(done.at);
   for (int r = 0; blob && r < nranks; r++) free(blob[r]);
   free(blob);
   free(sall);
@@ -294,9 +357,14 @@ int sp__columnar_extras(sp_par_t *par, const char *path, const sp_local_t *l,
   int any = 0;
   int src = sp__samples_gather(par, &l->spill, &sall, &sat, &any);
   if (rc == 0) rc = src;
+  sp_ex_blobs_t done = {NULL, NULL};
+  int drc = sp_ex_done_gather(par, &l->spill, &done);
+  if (rc == 0) rc = drc;
   if (rc == 0 && par->rank == 0)
     rc = sp_ex_write_gathered(path, par->size, all, par->active ? at : one, sall, any ? sat : NULL,
-                              c);
+                              &done, c);
+  free(done.all);
+  free(done.at);
   free(blob);
   free(all);
   free(at);

@@ -7,7 +7,9 @@
  * 0, which writes them after the stamps (as the samples, samples_write.c);
  * a merge of spill files writes each rank's own. The calls are named by
  * region handle, so each rank's blob carries its names by handle (the
- * attribute region_names). */
+ * attribute region_names). The columnar layout holds every rank's rows in
+ * one table, mpi_completions/ (the same columns and `ranks`, ascending),
+ * its regions as region_table indices (sp__done_columnar). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +119,8 @@ static int sp_done_column(hid_t g, const char *name, const sp_mpi_done_t *d, int
   return rc;
 }
 
+static int sp_done_columns(hid_t g, const sp_mpi_done_t *d, int64_t n);
+
 /* rank<rank>/mpi/completions from one rank's blob. */
 static int sp_done_write_rank(hid_t file, int rank, const char *blob, int64_t len) {
   sp_done_head_t h;
@@ -135,9 +139,19 @@ static int sp_done_write_rank(hid_t file, int rank, const char *blob, int64_t le
                  ? H5Gopen2(file, path, H5P_DEFAULT)
                  : H5Gcreate2(file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   hid_t g = mg >= 0 ? H5Gcreate2(mg, "completions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  int rc = g >= 0 ? 0 : SP_EHDF5;
+  int rc = g >= 0 ? sp_done_columns(g, d, h.n) : SP_EHDF5;
+  if (rc == 0) rc = sp_names_attr(g, names, h.nnames);
+  if (g >= 0) H5Gclose(g);
+  if (mg >= 0) H5Gclose(mg);
+  free(d);
+  return rc;
+}
+
+/* The records' columns under g. */
+static int sp_done_columns(hid_t g, const sp_mpi_done_t *d, int64_t n) {
+  int rc = 0;
 #define SP_COL(field, wide) \
-  if (rc == 0) rc = sp_done_column(g, #field, d, h.n, offsetof(sp_mpi_done_t, field), wide)
+  if (rc == 0) rc = sp_done_column(g, #field, d, n, offsetof(sp_mpi_done_t, field), wide)
   SP_COL(wait_region, 0);
   SP_COL(wait_call, 1);
   SP_COL(thread, 0);
@@ -150,21 +164,86 @@ static int sp_done_write_rank(hid_t file, int rank, const char *blob, int64_t le
   SP_COL(bytes, 1);
   SP_COL(send, 0);
 #undef SP_COL
-  if (rc == 0) rc = sp_names_attr(g, names, h.nnames);
+  return rc;
+}
+
+int sp__done_blob(const sp_spill_file_t *spill, char **blob, int64_t *len) {
+  const int32_t nnames = sp__region_count();
+  char **names = calloc((size_t)(nnames > 0 ? nnames : 1), sizeof *names);
+  for (int32_t i = 0; names && i < nnames; i++) names[i] = sp__region_get(i)->name;
+  int rc = names ? sp_done_pack(spill, 1, names, nnames, blob, len) : SP_ENOMEM;
+  free(names);
+  return rc;
+}
+
+int sp__done_blob_spill(const sp_spill_file_t *spill, char **blob, int64_t *len) {
+  *blob = NULL;
+  *len = 0;
+  if (spill->fd < 0 || spill->ndone_chunks == 0) return 0;
+  return sp_done_pack(spill, 0, spill->names, spill->nnames, blob, len);
+}
+
+static int sp_done_name_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The rows of one rank's blob appended at d + *n (ranks r), its regions
+ * as indices of table (sorted, nt names; -1 when not found). */
+static void sp_done_rows(const char *blob, int64_t len, int r, char *const *table, int64_t nt,
+                         sp_mpi_done_t *d, int32_t *ranks, int64_t *n) {
+  sp_done_head_t h;
+  if (len < (int64_t)sizeof h) return;
+  memcpy(&h, blob, sizeof h);
+  if (h.n <= 0 || h.nnames < 0 ||
+      len != (int64_t)sizeof h + h.nnames * SP_NAME_LEN + h.n * (int64_t)sizeof(sp_mpi_done_t))
+    return;
+  const char *names = blob + sizeof h;
+  memcpy(d + *n, names + h.nnames * SP_NAME_LEN, (size_t)h.n * sizeof *d);
+  for (int64_t i = *n; i < *n + h.n; i++) {
+    int32_t *reg[2] = {&d[i].wait_region, &d[i].post_region};
+    for (int k = 0; k < 2; k++) {
+      char nm[SP_NAME_LEN + 1] = {0};
+      if (*reg[k] >= 0 && *reg[k] < h.nnames)
+        memcpy(nm, names + *reg[k] * SP_NAME_LEN, SP_NAME_LEN);
+      const char *key = nm;
+      char *const *hit =
+          nm[0] ? bsearch(&key, table, (size_t)nt, sizeof *table, sp_done_name_cmp) : NULL;
+      *reg[k] = hit ? (int32_t)(hit - table) : -1;
+    }
+    ranks[i] = r;
+  }
+  *n += h.n;
+}
+
+int sp__done_columnar(hid_t file, int nranks, const char *all, const int64_t *offs,
+                      char *const *table, int64_t nt) {
+  int64_t total = 0;
+  for (int r = 0; r < nranks; r++)
+    total += (offs[r + 1] - offs[r]) / (int64_t)sizeof(sp_mpi_done_t);
+  if (total == 0) return 0;
+  sp_mpi_done_t *d = malloc((size_t)total * sizeof *d);
+  int32_t *ranks = malloc((size_t)total * sizeof *ranks);
+  int rc = d && ranks ? 0 : SP_ENOMEM;
+  int64_t n = 0;
+  for (int r = 0; rc == 0 && r < nranks; r++)
+    sp_done_rows(all + offs[r], offs[r + 1] - offs[r], r, table, nt, d, ranks, &n);
+  hid_t g = rc == 0 && n > 0
+                ? H5Gcreate2(file, "mpi_completions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                : -1;
+  if (rc == 0 && n > 0 && g < 0) rc = SP_EHDF5;
+  if (rc == 0 && n > 0)
+    rc = sp__h5_dataset_1d(g, "ranks", H5T_NATIVE_INT32, H5T_STD_I32LE, n, ranks);
+  if (rc == 0 && n > 0) rc = sp_done_columns(g, d, n);
   if (g >= 0) H5Gclose(g);
-  if (mg >= 0) H5Gclose(mg);
   free(d);
+  free(ranks);
   return rc;
 }
 
 int sp__done_finalize(sp_par_t *par, const char *partial_path, const sp_spill_file_t *spill) {
-  const int32_t nnames = sp__region_count();
-  char **names = calloc((size_t)(nnames > 0 ? nnames : 1), sizeof *names);
-  for (int32_t i = 0; names && i < nnames; i++) names[i] = sp__region_get(i)->name;
   char *blob = NULL;
   int64_t len = 0;
-  int rc = names ? sp_done_pack(spill, 1, names, nnames, &blob, &len) : SP_ENOMEM;
-  free(names);
+  int rc = sp__done_blob(spill, &blob, &len);
   if (rc != 0) { /* the stamps are written all the same */
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the MPI request completions are lost: %s",
             sp_strerror(rc));

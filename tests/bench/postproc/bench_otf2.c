@@ -6,7 +6,14 @@
  * reads every (region, rank) pair as the export does (sp_reader_load), and
  * exports the file to DIR/otf2 through the same code as scope-profiler-pproc
  * --export otf2. Prints the median of each, their ratio (target: export
- * within 3 x read) and the archive's size per event. Nothing asserts time. */
+ * within 3 x read) and the archive's size per event. Nothing asserts time.
+ *
+ * usage: bench_otf2 --stream DIR [CALLS [THREADS [REPEATS]]]
+ * Records DIR/stream.h5 with gen_threads, then REPEATS times in turn: a
+ * plain OTF2 writer of as many events (bench_otf2_plain.c), the export
+ * (scope-profiler-pproc, or $BENCH_PPROC), and a plain read of every pair
+ * (the floor of an export's reading), each a process of its own (wall,
+ * CPU, peak RSS); medians and ratios. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdio.h>
@@ -43,6 +50,29 @@ static int64_t sp_read_all(const sp_selection_t *sel) {
   return n;
 }
 
+/* The floor of an export's reading: every (region, rank) pair's stamps and
+ * thread ids read once, in slices of 65,536 calls, as the export's merge
+ * reads them (sp_reader_read_range), with nothing done to them. */
+static int sp_plain_read_all(const char *file) {
+  sp_reader_t *r;
+  char msg[512];
+  if (sp_reader_open(file, &r, msg, sizeof msg) < 0) return 1;
+  enum { SLICE = 65536 };
+  int64_t *s = malloc(SLICE * sizeof *s), *e = malloc(SLICE * sizeof *e);
+  int32_t *t = malloc(SLICE * sizeof *t);
+  int rc = s && e && t ? 0 : 1;
+  for (int k = 0; rc == 0 && k < sp_reader_num_ranks(r); k++)
+    for (int g = 0; rc == 0 && g < sp_reader_num_regions(r); g++)
+      for (int64_t pos = 0;; pos += SLICE) {
+        int64_t got = sp_reader_read_range(r, g, k, pos, SLICE, s, e, t);
+        if (got < 0) rc = 1;
+        if (got <= 0) break;
+      }
+  free(s), free(e), free(t);
+  sp_reader_close(r);
+  return rc;
+}
+
 static int sp_mcmp(const void *a, const void *b) {
   double x = ((const sp_measure_t *)a)->wall, y = ((const sp_measure_t *)b)->wall;
   return (x > y) - (x < y);
@@ -67,7 +97,7 @@ static int sp_stream(int argc, char **argv) {
   snprintf(plain, sizeof plain, "%s/plain", dir);
   snprintf(callsa, sizeof callsa, "%ld", calls);
   snprintf(threadsa, sizeof threadsa, "%d", nthreads);
-  sp_measure_t g, pm[15], em[15];
+  sp_measure_t g, pm[15], em[15], rm[15];
   char *gen[] = {SP_GEN_THREADS, file, callsa, threadsa, NULL};
   if (sp_bench_spawn(gen, &g) != 0) {
     fprintf(stderr, "bench_otf2: gen_threads failed\n");
@@ -80,16 +110,19 @@ static int sp_stream(int argc, char **argv) {
   for (int k = 0; k < repeats; k++) {
     /* Both write a new archive: the previous one is removed untimed. */
     sp_bench_rm(out);
-    if (sp_bench_plain(plain, calls, nthreads, &pm[k]) != 0 || sp_bench_spawn(ex, &em[k]) != 0) {
+    if (sp_bench_plain(plain, calls, nthreads, &pm[k]) != 0 || sp_bench_spawn(ex, &em[k]) != 0 ||
+        sp_bench_fork(sp_plain_read_all, file, &rm[k]) != 0) {
       fprintf(stderr, "bench_otf2: a run failed\n");
       return 1;
     }
   }
   qsort(pm, (size_t)repeats, sizeof *pm, sp_mcmp);
   qsort(em, (size_t)repeats, sizeof *em, sp_mcmp);
+  qsort(rm, (size_t)repeats, sizeof *rm, sp_mcmp);
   printf("%lld ENTER + LEAVE events, medians of %d:\n", 2LL * calls, repeats);
   sp_print("plain", pm, repeats);
   sp_print("export", em, repeats);
+  sp_print("read", rm, repeats);
   double prss = 0, erss = 0;
   for (int k = 0; k < repeats; k++) {
     prss = pm[k].rss_mib > prss ? pm[k].rss_mib : prss;
@@ -100,6 +133,11 @@ static int sp_stream(int argc, char **argv) {
       "export peak %.1f MB (target <= 100 MB)\n",
       em[repeats / 2].wall / pm[repeats / 2].wall, em[repeats / 2].cpu / pm[repeats / 2].cpu,
       erss / prss, erss * 1.048576);
+  /* What an export that read each call once and did nothing else would
+   * take: the plain writer plus the plain read (the reader's open included). */
+  printf("floor   (plain + read)/plain: wall %.2f, CPU %.2f\n",
+         (pm[repeats / 2].wall + rm[repeats / 2].wall) / pm[repeats / 2].wall,
+         (pm[repeats / 2].cpu + rm[repeats / 2].cpu) / pm[repeats / 2].cpu);
   return 0;
 }
 

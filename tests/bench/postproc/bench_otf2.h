@@ -13,6 +13,8 @@ typedef struct sp_measure {
 int sp_bench_plain(const char *dir, long calls, int nthreads, sp_measure_t *m);
 /* Removes dir and everything in it (no link followed). */
 void sp_bench_rm(const char *dir);
+/* Runs fn(arg) in a child process and measures it; 0 when it returned 0. */
+int sp_bench_fork(int (*fn)(const char *), const char *arg, sp_measure_t *m);
 /* Runs argv (argv[0] a path; stdout to /dev/null) and measures it. */
 int sp_bench_spawn(char *const argv[], sp_measure_t *m);
 

@@ -109,6 +109,14 @@ int sp_bench_plain(const char *dir, long calls, int nthreads, sp_measure_t *m) {
   return sp_reap(pid, t0, m);
 }
 
+int sp_bench_fork(int (*fn)(const char *), const char *arg, sp_measure_t *m) {
+  double t0 = sp_wall();
+  pid_t pid = fork();
+  if (pid < 0) return 1;
+  if (pid == 0) _exit(fn(arg));
+  return sp_reap(pid, t0, m);
+}
+
 int sp_bench_spawn(char *const argv[], sp_measure_t *m) {
   double t0 = sp_wall();
   pid_t pid;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_rss.py - peak RSS of each text output and export over calls per rank.
+"""bench_rss.py - peak RSS of every output (text, exports, charts, report) over calls per rank.
 
 usage: bench_rss.py PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS [recursive]]]]
 
@@ -18,17 +18,33 @@ import shutil
 import sys
 import time
 
+# Every output of the postprocessor. None: the output directory; "FILE":
+# the same file again (outputs over two files).
+CHARTS = ["gantt", "flame", "durations", "rank_heatmap", "flame_graph",
+          "duration_timeseries", "histogram", "timeline_density"]
 OUTPUTS = [
     ("--summary", ["--summary"]),
     ("--summary --by-thread", ["--summary", "--by-thread"]),
     ("--summary p50,p95", ["--summary", "--columns", "p50,p95"]),
     ("--summary bytes,msgs", ["--summary", "--columns", "bytes,msgs"]),
     ("--by-thread p50,p95", ["--summary", "--by-thread", "--columns", "p50,p95"]),
+    ("--summary --format json", ["--summary", "--format", "json"]),
+    ("--summary --compare", ["FILE", "--summary", "--compare"]),
     ("--tree", ["--tree"]),
+    ("--tree --compare", ["FILE", "--tree", "--compare"]),
+    ("--list", ["--list"]),
+    ("--waits", ["--waits"]),
+    ("--io", ["--io"]),
+    ("--values", ["--values"]),
     ("--export csv", ["--export", "csv"]),
     ("--export chrome-trace", ["--export", "chrome-trace"]),
     ("--export folded", ["--export", "folded"]),
     ("--export otf2", ["--export", "otf2", "-o", None]),
+    ("check", ["check", "FILE", "--max-regression", "10%"]),
+] + [(f"--plots {c}", ["-o", None, "--plots", c]) for c in CHARTS] + [
+    ("--export-data --skip-plot-images", ["-o", None, "--plots", "all", "--export-data",
+                                          "--skip-plot-images"]),
+    ("report.html", ["-o", None, "--backend", "html"]),
 ]
 
 
@@ -39,6 +55,7 @@ def run(argv):
     if pid == 0:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 1)
+        os.dup2(fd, 2)  # the charts' "wrote ..." lines
         try:
             os.execv(argv[0], argv)
         finally:
@@ -61,18 +78,22 @@ def main():
         rss, wall, rc = run([gen, files[n], str(n), threads] + (["recursive"] if rec else []))
         assert rc == 0, f"gen_threads {n}: exit {rc}"
         print(f"record {n} calls on {threads} threads: {wall:.2f} s")
-    print(f"{'output':24s} {'RSS ' + str(small):>12s} {'RSS ' + str(large):>12s} "
+    print(f"{'output':34s} {'RSS ' + str(small):>12s} {'RSS ' + str(large):>12s} "
           f"{'ratio':>6s} {'wall small':>10s} {'wall large':>10s}")
     for label, args in outputs:
         row = []
         for n in (small, large):
             out = f"{d}/otf2_{n}"
             shutil.rmtree(out, ignore_errors=True)
-            argv = [pproc, files[n]] + [a if a is not None else out for a in args]
+            first, rest = [files[n]], args
+            if args[0] == "check":  # check BASE NEW: the subcommand first
+                first, rest = ["check", files[n]], args[1:]
+            argv = [pproc] + first + [out if a is None else files[n] if a == "FILE" else a
+                                      for a in rest]
             rss, wall, rc = run(argv)
             row.append((rss, wall, rc))
         bad = [r[2] for r in row if r[2] != 0]
-        print(f"{label:24s} {row[0][0]:9.1f} MiB {row[1][0]:9.1f} MiB {row[1][0] / row[0][0]:6.2f} "
+        print(f"{label:34s} {row[0][0]:9.1f} MiB {row[1][0]:9.1f} MiB {row[1][0] / row[0][0]:6.2f} "
               f"{row[0][1]:9.2f}s {row[1][1]:9.2f}s" + (f"  exit {bad}" if bad else ""))
     print("target: ratio <= 1.2 (peak RSS flat in calls per rank)")
 

@@ -1,7 +1,9 @@
 /* bench_waits_gen.c - a file for the --waits benchmark (run_waits_bench.py):
  * on 4 ranks, N messages per rank around a ring (even ranks send first,
  * odd ranks receive first; tags cycle through 7), inside a region "step"
- * every 100 messages, with an MPI_Allreduce per step.
+ * every 100 messages, with an MPI_Allreduce per step. Every other message
+ * is nonblocking: MPI_Irecv and MPI_Isend completed by one MPI_Waitall
+ * (two rows of the completion table, which --waits pairs through).
  * Recorded with SCOPE_PROFILER_PROFILE_MPI=1 (the driver sets it).
  * usage: mpirun -np 4 bench_waits_gen N */
 #include <mpi.h>
@@ -20,9 +22,16 @@ int main(int argc, char **argv) {
   for (long i = 0; i < msgs; i++) {
     if (i % 100 == 0) sp_start_name("step");
     int tag = (int)(i % 7);
-    if (rank % 2 == 0) MPI_Send(&x, 1, MPI_INT, right, tag, MPI_COMM_WORLD);
-    MPI_Recv(&y, 1, MPI_INT, left, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (rank % 2 == 1) MPI_Send(&x, 1, MPI_INT, right, tag, MPI_COMM_WORLD);
+    if (i % 2 == 1) {
+      MPI_Request rq[2];
+      MPI_Irecv(&y, 1, MPI_INT, left, tag, MPI_COMM_WORLD, &rq[0]);
+      MPI_Isend(&x, 1, MPI_INT, right, tag, MPI_COMM_WORLD, &rq[1]);
+      MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    } else {
+      if (rank % 2 == 0) MPI_Send(&x, 1, MPI_INT, right, tag, MPI_COMM_WORLD);
+      MPI_Recv(&y, 1, MPI_INT, left, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rank % 2 == 1) MPI_Send(&x, 1, MPI_INT, right, tag, MPI_COMM_WORLD);
+    }
     if (i % 100 == 99 || i == msgs - 1) {
       MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       sp_stop_name("step");

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mpi_polite.h"
 #include "sp_internal.h"
 
 enum { TAG_ARRIVED = 7320, TAG_VERDICT, TAG_ACK, TAG_FINAL, GRACE_S = 5 };
@@ -48,13 +49,12 @@ static int64_t sp_now_ns(void) {
 }
 
 /* Tests reqs until all completed (1) or the deadline passed (0), sleeping
- * between tests: from 20 us doubling to 2 ms, then 1/8 of the time waited
- * up to 100 ms (as mpi_polite.c), so a long wait grows by at most 12.5%
- * and ranks that arrive long before the others, which may still compute
- * on the same cores, wake at most 10 times a second. */
+ * between tests 1/8 of the time waited, from 20 us up to 100 ms
+ * (mpi_polite.c): a wait's end is seen at most 12.5% late, and ranks that
+ * arrive long before the others, which may still compute on the same
+ * cores, wake at most 10 times a second. */
 static int sp_wait_until(int n, MPI_Request *reqs, int64_t deadline_ns, int *err) {
   const int64_t start = sp_now_ns();
-  int64_t ns = 20000;
   for (;;) {
     int done = 0;
     *err = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
@@ -62,11 +62,7 @@ static int sp_wait_until(int n, MPI_Request *reqs, int64_t deadline_ns, int *err
     if (done) return 1;
     int64_t now = sp_now_ns();
     if (now >= deadline_ns) return 0;
-    int64_t eighth = (now - start) / 8;
-    if (ns < 2000000)
-      ns *= 2;
-    else if (eighth > ns)
-      ns = eighth < 100000000 ? eighth : 100000000;
+    int64_t ns = sp__mpi_polite_nap_ns(now - start, 100000000);
     int64_t nap = now + ns > deadline_ns ? deadline_ns - now : ns;
     struct timespec ts = {0, (long)nap};
     nanosleep(&ts, NULL);

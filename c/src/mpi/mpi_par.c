@@ -352,7 +352,7 @@ int sp__par_agree(sp_par_t *p, int rc) {
 
 /* ---- the columnar layout (columnar_write.c) ------------------------------- */
 
-enum { SP_TAG_SCAN = 7311, SP_TAG_BCAST_LEN = 7312, SP_TAG_BCAST = 7313 };
+enum { SP_TAG_SCAN = 7311, SP_TAG_BCAST_LEN = 7312, SP_TAG_BCAST = 7313, SP_TAG_SCAN_UP = 7314 };
 
 /* Rank 0 sends count values of buf[r] (or of buf0 when bufs is NULL) to
  * every other rank r at once; returns when all are sent. */
@@ -379,50 +379,67 @@ static int sp_recv_politely(sp_par_t *p, void *buf, int count, MPI_Datatype t, i
   return err == MPI_SUCCESS ? sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE) : err;
 }
 
-/* The scan where ranks share CPUs: gathered on rank 0, which sends each
- * rank its prefix and the totals, so waiting ranks sleep (mpi_polite.c)
- * instead of taking the CPU from ranks still working. */
+/* Rank 0's side of sp_scan_politely: every rank's n values into all
+ * (size x n), then each rank's prefix and the totals sent back. Without
+ * memory it still receives every rank's values and answers every rank
+ * (zeros); the status agreed next stops them. */
+static int sp_scan_at_root(sp_par_t *p, const int64_t *mine, int n, int64_t *total) {
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  const size_t size = (size_t)p->size;
+  int64_t *all = malloc(size * 3 * (size_t)n * sizeof *all); /* values, then messages */
+  MPI_Request *reqs = all ? malloc(size * sizeof *reqs) : NULL;
+  void **bufs = reqs ? malloc(size * sizeof *bufs) : NULL;
+  int err = MPI_SUCCESS;
+  if (bufs) {
+    memcpy(all, mine, (size_t)n * sizeof *all);
+    for (int r = 1; r < p->size && err == MPI_SUCCESS; r++)
+      err = MPI_Irecv(all + (size_t)r * n, n, MPI_INT64_T, r, SP_TAG_SCAN_UP, comm, &reqs[r - 1]);
+    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(p->size - 1, reqs, MPI_STATUSES_IGNORE);
+  } else {
+    int64_t junk[32];
+    for (int r = 1; r < p->size && err == MPI_SUCCESS; r++) {
+      MPI_Request q;
+      err = MPI_Irecv(junk, n, MPI_INT64_T, r, SP_TAG_SCAN_UP, comm, &q);
+      if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &q, MPI_STATUSES_IGNORE);
+    }
+  }
+  int64_t acc[32] = {0};
+  int64_t *msgs = bufs ? all + size * (size_t)n : NULL;
+  for (size_t r = 0; msgs && r < size; r++) {
+    memcpy(msgs + r * 2 * n, acc, (size_t)n * sizeof *acc);
+    for (int i = 0; i < n; i++) acc[i] += all[r * n + i];
+    bufs[r] = msgs + r * 2 * n;
+  }
+  for (size_t r = 0; msgs && r < size; r++) memcpy(msgs + r * 2 * n + n, acc, (size_t)n * 8);
+  /* Every rank gets an answer, zeros after a failure here. */
+  int64_t zeros[64] = {0};
+  const int ok = bufs && err == MPI_SUCCESS;
+  int serr = ok ? sp_send_all(p, bufs, NULL, 2 * n, MPI_INT64_T, SP_TAG_SCAN)
+                : sp_send_all(p, NULL, zeros, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
+  if (ok) memcpy(total, acc, (size_t)n * sizeof *total); /* rank 0's prefix is 0 */
+  free(bufs);
+  free(reqs);
+  free(all);
+  return err != MPI_SUCCESS || serr != MPI_SUCCESS ? SP_EMPI : ok ? 0 : SP_ENOMEM;
+}
+
+/* The scan where ranks share CPUs: each rank sends rank 0 its n values
+ * (of a fixed size, so without the length and go-ahead messages of
+ * sp__mpi_polite_gather) and waits for its prefix and the totals, sleeping
+ * (mpi_polite.c) instead of taking the CPU from ranks still working. */
 static int sp_scan_politely(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
                             int64_t *total) {
+  if (p->rank == 0) return sp_scan_at_root(p, mine, n, total);
   MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
-  char *all = NULL;
-  int64_t *offs = NULL, out[64] = {0};
-  int err = sp__mpi_polite_gather(comm, p->rank, p->size, (const char *)mine, n * (int)sizeof *mine,
-                                  &all, &offs);
-  if (p->rank != 0) {
-    free(all);
-    free(offs);
-    if (err == MPI_SUCCESS) err = sp_recv_politely(p, out, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
-    memcpy(before, out, (size_t)n * sizeof *before);
-    memcpy(total, out + n, (size_t)n * sizeof *total);
-    return err == MPI_SUCCESS ? 0 : SP_EMPI;
-  }
-  /* Rank 0: per rank its prefix, then the totals, sent one message each. */
-  int64_t *msgs = all ? malloc((size_t)p->size * 2 * (size_t)n * sizeof *msgs) : NULL;
-  void **bufs = msgs ? malloc((size_t)p->size * sizeof *bufs) : NULL;
-  int64_t acc[32] = {0};
-  for (int r = 0; bufs && r < p->size; r++) {
-    memcpy(msgs + (size_t)r * 2 * n, acc, (size_t)n * sizeof *acc);
-    const int64_t *v = (const int64_t *)(void *)(all + offs[r]);
-    for (int i = 0; i < n; i++) acc[i] += offs[r + 1] - offs[r] == n * 8 ? v[i] : 0;
-    bufs[r] = msgs + (size_t)r * 2 * n;
-  }
-  for (int r = 0; bufs && r < p->size; r++)
-    memcpy(msgs + (size_t)r * 2 * n + n, acc, (size_t)n * 8);
-  /* Without memory for the messages every rank still gets one (zeros);
-   * the status agreed next stops them. */
-  int serr = bufs ? sp_send_all(p, bufs, NULL, 2 * n, MPI_INT64_T, SP_TAG_SCAN)
-                  : sp_send_all(p, NULL, out, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
-  if (bufs) {
-    memcpy(before, msgs, (size_t)n * sizeof *before);
-    memcpy(total, acc, (size_t)n * sizeof *total);
-  }
-  int rc = err != MPI_SUCCESS || serr != MPI_SUCCESS ? SP_EMPI : bufs ? 0 : SP_ENOMEM;
-  free(bufs);
-  free(msgs);
-  free(all);
-  free(offs);
-  return rc;
+  int64_t out[64] = {0};
+  MPI_Request r[2];
+  /* The answer's receive first, so it never waits for one. */
+  int err = MPI_Irecv(out, 2 * n, MPI_INT64_T, 0, SP_TAG_SCAN, comm, &r[0]);
+  if (err == MPI_SUCCESS) err = MPI_Isend(mine, n, MPI_INT64_T, 0, SP_TAG_SCAN_UP, comm, &r[1]);
+  if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(2, r, MPI_STATUSES_IGNORE);
+  memcpy(before, out, (size_t)n * sizeof *before);
+  memcpy(total, out + n, (size_t)n * sizeof *total);
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
 }
 
 int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {

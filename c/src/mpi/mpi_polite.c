@@ -17,36 +17,51 @@
  * message can never be taken for another kind. */
 enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
 
-/* Sleeps double from 20 us to 4 ms, so short waits end promptly: with a
- * 1 ms cap, 127 waiting ranks woke often enough to slow rank 0's layout.
- * Past that, a sleep is 1/8 of the time already waited, so a long wait
- * grows by at most 12.5%, up to 0.5 ms per rank sharing a CPU (4 to
- * 100 ms): hundreds of ranks waking every 4 ms took about half of the
- * CPUs from rank 0. Longer is not better: 2 ms per rank sharing a CPU
- * slowed the layout again. Few ranks per CPU keep the 4-ms cap, which was
- * measured without that cost. Figures: docs/performance.md, "finalize at
- * scale" ("Metadata"), and "Figures behind design choices in the code". */
-enum { FIRST_NS = 20000, DOUBLING_CAP_NS = 4000000, MAX_NS = 100000000 };
-static long sp_longest_sleep_ns = DOUBLING_CAP_NS;
+/* A waiting rank sleeps 1/8 of the time it has waited so far, at least
+ * 20 us: the end of a wait is seen at most 12.5% (and 20 us) late, and a
+ * long wait wakes a rank about 8.5 times per e-fold of its length. The
+ * sleeps used to double from 20 us to 4 ms first: a rank then saw a wait's
+ * end up to 100% late, and finalize's 25 or so exchanges through rank 0
+ * passed that lateness on from one to the next (each side's sleep grew
+ * while the other slept), 10-40 ms per exchange even with every rank
+ * there: 0.2 s of a 4-rank columnar finalize (docs/performance.md, "the
+ * columnar finalize's fixed cost"). The longest sleep is 0.5 ms per rank
+ * sharing a CPU (4 to 100 ms): hundreds of ranks waking every 4 ms took
+ * about half of the CPUs from rank 0, and 1 ms sleeps slowed its layout
+ * by 60% at 128 ranks on 2 cores; longer is not better: 2 ms per rank
+ * sharing a CPU slowed the layout again. Figures: docs/performance.md,
+ * "finalize at scale" ("Metadata"), and "Figures behind design choices in
+ * the code". */
+enum { FIRST_NS = 20000, SHORTEST_CAP_NS = 4000000, MAX_NS = 100000000 };
+static long sp_longest_sleep_ns = SHORTEST_CAP_NS;
 
 void sp__mpi_polite_set_crowding(int ranks_per_cpu) {
   long ns = (long)ranks_per_cpu * 500000;
-  sp_longest_sleep_ns = ns < DOUBLING_CAP_NS ? DOUBLING_CAP_NS : ns > MAX_NS ? MAX_NS : ns;
+  sp_longest_sleep_ns = ns < SHORTEST_CAP_NS ? SHORTEST_CAP_NS : ns > MAX_NS ? MAX_NS : ns;
+}
+
+static int64_t sp_polite_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+long sp__mpi_polite_nap_ns(int64_t waited_ns, long longest_ns) {
+  int64_t ns = waited_ns / 8;
+  return ns < FIRST_NS ? FIRST_NS : ns > longest_ns ? longest_ns : (long)ns;
 }
 
 int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses) {
-  long ns = FIRST_NS, waited = 0;
+  const int64_t start = sp_polite_now_ns();
   for (;;) {
     int done = 0;
     int rc = MPI_Testall(n, reqs, &done, statuses);
     if (rc != MPI_SUCCESS || done) return rc;
-    struct timespec ts = {0, ns};
+    /* The time waited by the clock, not the sleeps asked for: under load a
+     * sleep lasts longer than asked. */
+    struct timespec ts = {0,
+                          sp__mpi_polite_nap_ns(sp_polite_now_ns() - start, sp_longest_sleep_ns)};
     nanosleep(&ts, NULL);
-    waited += ns;
-    if (ns < DOUBLING_CAP_NS)
-      ns *= 2;
-    else if (waited / 8 > ns)
-      ns = waited / 8 < sp_longest_sleep_ns ? waited / 8 : sp_longest_sleep_ns;
   }
 }
 

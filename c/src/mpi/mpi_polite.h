@@ -13,6 +13,10 @@
  * there, so this is set once per finalize for the process. */
 void sp__mpi_polite_set_crowding(int ranks_per_cpu);
 
+/* How long a rank that has waited waited_ns sleeps before it tests
+ * again: 1/8 of that, at least 20 us, at most longest_ns. */
+long sp__mpi_polite_nap_ns(int64_t waited_ns, long longest_ns);
+
 /* Waits for all n requests (statuses may be MPI_STATUSES_IGNORE). */
 int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 

@@ -181,6 +181,14 @@ static void sp_fin_release(sp_fin_t *f) {
  * that could not join keeps them in its spill file all the same). */
 static int sp_fin_join(sp_fin_t *f) { return f->lrc; }
 
+/* Which layout: the same answer on every rank (settings and the size). */
+static void sp_fin_choose(sp_fin_t *f) {
+  f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
+  f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
+  if (f->columnar) f->times->layout_by = "columnar";
+  if (f->both) snprintf(f->col_partial, sizeof f->col_partial, "%s.col", f->partial);
+}
+
 static int sp_fin_output(sp_fin_t *f) {
   sp_state_t *st = &sp__state;
   /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
@@ -196,16 +204,11 @@ static int sp_fin_output(sp_fin_t *f) {
   /* HDF5 prints its own error stacks; ours say what happened instead. */
   if (f->h5) H5Eget_auto2(H5E_DEFAULT, &f->old_fn, &f->old_data);
   if (f->h5) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* The layout, chosen here rather than in a step of its own: it cannot
+   * fail, and each step's agreement costs every rank two wake-ups where
+   * ranks share cores. */
+  if (rc == 0 && sp_fin_trace_file(f)) sp_fin_choose(f);
   return rc;
-}
-
-/* Which layout: the same answer on every rank (settings and the size). */
-static int sp_fin_choose(sp_fin_t *f) {
-  f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
-  f->both = f->columnar && sp__state.cfg.layout == SP_LAYOUT_BOTH;
-  if (f->columnar) f->times->layout_by = "columnar";
-  if (f->both) snprintf(f->col_partial, sizeof f->col_partial, "%s.col", f->partial);
-  return 0;
 }
 
 /* Every rank's events into the columnar layout, collectively. */
@@ -404,8 +407,7 @@ typedef struct sp_fin_step {
 
 static const sp_fin_step_t sp_fin_steps[] = {
     {"join", sp_fin_join, NULL, SP_FIN_UNTIMED},
-    {"output", sp_fin_output, NULL, SP_FIN_UNTIMED},
-    {"layout choice", sp_fin_choose, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"output and layout choice", sp_fin_output, NULL, SP_FIN_UNTIMED},
     {"columnar", sp_fin_columnar, sp_fin_if_columnar, SP_FIN_LAYOUT},
     {"plans", sp_fin_plans, sp_fin_if_ranks, SP_FIN_PLANS},
     {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_ranks, SP_FIN_PLANS},

@@ -258,7 +258,11 @@ static int sp_ex_write(const char *path, const sp_rank_plan_t *plans, int nranks
 static int sp_ex_write_gathered(const char *path, int nranks, const char *all, const int64_t *at,
                                 const char *sall, const int64_t *sat, const sp_ex_blobs_t *done,
                                 const sp_col_local_t *c) {
-  sp_rank_plan_t *plans = calloc((size_t)nranks, sizeof *plans);
+  /* A rank that failed sent nothing (a plan never packs to nothing): the
+   * file is not kept, and that rank's status, not this one, says why. */
+  for (int r = 0; r < nranks; r++)
+    if (at[r + 1] == at[r]) return 0;
+  sp_rank_plan_t *plans = calloc(nranks > 0 ? (size_t)nranks : 1, sizeof *plans);
   int rc = plans ? 0 : SP_ENOMEM;
   for (int r = 0; rc == 0 && r < nranks; r++)
     rc = sp__plan_unpack(all + at[r], at[r + 1] - at[r], &plans[r]);
@@ -342,10 +346,10 @@ int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nrank
 }
 
 int sp__columnar_extras(sp_par_t *par, const char *path, const sp_local_t *l,
-                        const sp_col_local_t *c) {
+                        const sp_col_local_t *c, int rc) {
   char *blob = NULL, *all = NULL, *sall = NULL;
   int64_t len = 0, *at = NULL, *sat = NULL, one[2] = {0, 0};
-  int rc = sp_ex_pack(l, &blob, &len);
+  if (rc == 0) rc = sp_ex_pack(l, &blob, &len);
   if (par->active) { /* taken part in after a failure too, with nothing */
     int grc = sp__par_gather_root(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &at);
     if (rc == 0) rc = grc;

@@ -3,10 +3,10 @@
  * The events: raw_write.c already puts a rank's events (spilled and in
  * memory, converted to ns, thread ids, MPI bytes, peers, tags and
  * communicator ids) at given file
- * offsets in the order of the rank<N> layout. Here it writes them into an
- * anonymous memory file laid out as columns, so both layouts hold the
- * same events in the same order from one piece of code; the mapping of
- * that file is what the collective writes send.
+ * offsets in the order of the rank<N> layout. Here it copies them into
+ * anonymous memory laid out as columns (sp__raw_write_mem), so both
+ * layouts hold the same events in the same order from one piece of code;
+ * that memory is what the writes send.
  *
  * The call ids: the calls of each thread in the postprocessor's sweep
  * order (start, end descending, region), each call's parent the innermost
@@ -16,11 +16,9 @@
  * The names: every rank's region names are gathered on rank 0, made
  * distinct (a hash set) and sorted there, and the table is broadcast; a
  * region's id is its place in it, found by each rank in its copy. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "columnar_plan.h"
 #include "layout.h"
@@ -33,15 +31,14 @@ typedef struct sp_col_head {
   char host[64];
 } sp_col_head_t;
 
-/* The events of l into the columns of an anonymous memory file. */
-static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+/* The events of l into columns in anonymous memory, through the rank<N>
+ * layout's code (raw_write.c) with the columns' places as offsets. */
+static int sp_col_events(const sp_local_t *l, sp_col_local_t *c) {
   const int64_t n = c->nevents;
   if (n == 0) return 0;
   c->map_len = (size_t)n * 40; /* start, end, bytes: 8 each; tid, peer, tag, comm: 4 each */
-  int fd = memfd_create("scope-profiler-columnar", MFD_CLOEXEC);
-  if (fd < 0) return SP_ENOMEM;
   sp_region_offsets_t *o = calloc((size_t)c->npairs + 1, sizeof *o);
-  int rc = o && ftruncate(fd, (off_t)c->map_len) == 0 ? 0 : SP_ENOMEM;
+  int rc = o ? 0 : SP_ENOMEM;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
     const int64_t f = (int64_t)c->first[p];
     const int x = l->plan.regions[p].mpi_extra;
@@ -54,18 +51,18 @@ static int sp_col_events(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
                                  .comm = x ? 36 * n + 4 * f : -1};
     c->any_mpi |= x;
   }
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  if (rc == 0) rc = sp__raw_write(par, path, l, o, SP_RAW_POSIX, 1 << 20);
-  free(o);
   if (rc == 0) {
-    c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (c->map == MAP_FAILED) {
       c->map = NULL;
       rc = SP_ENOMEM;
     }
   }
-  close(fd);
+  /* Copied into place: a memory file written with pwrite took one call per
+   * region and column, 2.7 ms of a rank's 7 ms of finalize at 1,000 regions
+   * (docs/performance.md, "the columnar finalize's fixed cost"). */
+  if (rc == 0) rc = sp__raw_write_mem(l, o, c->map, (int64_t)c->map_len, 1 << 20);
+  free(o);
   if (rc != 0) return rc;
   char *m = c->map;
   c->start = (int64_t *)(void *)m;
@@ -305,7 +302,7 @@ static int sp_col_counts(const sp_local_t *l, sp_col_local_t *c) {
 }
 
 /* With the name table in c: the regions' ids, the events and call ids. */
-static int sp_col_finish(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+static int sp_col_finish(const sp_local_t *l, sp_col_local_t *c) {
   const sp_rank_plan_t *pl = &l->plan;
   int rc = 0;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
@@ -314,7 +311,7 @@ static int sp_col_finish(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) 
     if (!hit) rc = SP_EMPI; /* its own name is in the table unless a message was damaged */
     if (hit) c->gid[p] = (uint32_t)(hit - c->names);
   }
-  if (rc == 0) rc = sp_col_events(par, l, c);
+  if (rc == 0) rc = sp_col_events(l, c);
   if (rc == 0) rc = sp_col_ids(c);
   return rc;
 }
@@ -324,7 +321,7 @@ int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   /* Collective: taken part in whatever rc is. */
   int nrc = sp_col_names(par, l, c);
   if (rc == 0) rc = nrc;
-  if (rc == 0) rc = sp_col_finish(par, l, c);
+  if (rc == 0) rc = sp_col_finish(l, c);
   return rc;
 }
 
@@ -361,8 +358,7 @@ int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, sp_
   c->nnames = t->nnames;
   c->name_max = t->name_max;
   c->borrowed = 1;
-  sp_par_t serial = {.active = 0, .rank = 0, .size = 1};
-  if (rc == 0) rc = sp_col_finish(&serial, l, c);
+  if (rc == 0) rc = sp_col_finish(l, c);
   return rc;
 }
 

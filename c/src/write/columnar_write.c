@@ -297,21 +297,27 @@ static int sp_col_pwrite(int fd, const char *p, int64_t len, int64_t at) {
   return 0;
 }
 
-/* root: rank 0 creates, every rank learns the offsets and pwrites its slices. */
+/* root: rank 0 creates the file and sends every rank its status and the
+ * columns' offsets in one broadcast (the others had agreed on success
+ * before, so rank 0's status is the agreed one: no agreement of its own,
+ * which where ranks share cores costs two wake-ups of every rank); then
+ * every rank pwrites its slices. */
 static int sp_col_write_root(sp_col_job_t *j, const char *path) {
-  int64_t off[SP_COL_MAX + 1] = {0}, all[SP_COL_MAX + 1], unused[SP_COL_MAX + 1];
-  int rc = j->par->rank == 0 ? sp_col_root_create(j, path, off) : 0;
-  rc = sp__par_agree(j->par, rc);
-  if (rc != 0) return rc;
-  /* Only rank 0's are nonzero: the sum is its offsets, on every rank
-   * (+1: an offset of -1 is sent as 0). */
-  for (int i = 0; j->par->rank == 0 && i < j->ncol; i++) off[i] += 1;
-  rc = sp__par_scan_i64(j->par, off, j->ncol, unused, all);
+  int64_t msg[SP_COL_MAX + 1] = {0}; /* rank 0's status, then off[] */
+  if (j->par->rank == 0) msg[0] = sp_col_root_create(j, path, msg + 1);
+  char *buf = j->par->rank == 0 ? (char *)msg : NULL; /* the others': malloc'd */
+  int64_t len = (int64_t)sizeof msg;
+  int rc = sp__par_bcast(j->par, &buf, &len);
+  if (rc == 0 && len != (int64_t)sizeof msg) rc = SP_EMPI;
+  if (rc == 0 && j->par->rank != 0) memcpy(msg, buf, sizeof msg);
+  if (j->par->rank != 0) free(buf);
+  if (rc == 0) rc = (int)msg[0];
+  const int64_t *off = msg + 1;
   int fd = rc == 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
   if (rc == 0 && fd < 0) rc = SP_EIO;
   for (int i = 0; rc == 0 && i < j->ncol; i++) {
     const sp_col_column_t *c = &j->col[i];
-    const int64_t k = sp_col_mine(j, c->by), at = all[i] - 1;
+    const int64_t k = sp_col_mine(j, c->by), at = off[i];
     if (k > 0 && at >= 0)
       rc = sp_col_pwrite(fd, c->buf, k * (int64_t)c->size,
                          at + sp_col_at(j, c->by) * (int64_t)c->size);
@@ -427,9 +433,12 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   if (rc == 0)
     rc = par->active && sp__state.set.layout_collective ? sp_col_write_par(&j, path)
                                                         : sp_col_write_root(&j, path);
-  /* Every rank's slices are in before rank 0 reopens the file. */
-  rc = sp__par_agree(par, rc);
-  if (rc == 0) rc = sp__columnar_extras(par, path, l, &c);
+  /* Every rank takes part in the extras' gathers, after a failure too
+   * (with nothing; rank 0 writes nothing when it failed). Rank 0 has a
+   * rank's extras only once that rank's slices are in, so it reopens the
+   * file without an agreement first; the step's agreement (finalize.c)
+   * decides whether the file is kept. */
+  rc = sp__columnar_extras(par, path, l, &c, rc);
   H5Tclose(host_type);
   free(ranks);
   free(offs);

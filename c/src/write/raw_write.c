@@ -36,6 +36,8 @@ typedef struct sp_sink {
   sp_block_t *blocks;
   int nblocks, blocks_cap;
   int rc;
+  char *mem; /* sp__raw_write_mem: the "file" is this memory, mem_len bytes */
+  int64_t mem_len;
 } sp_sink_t;
 
 /* Merges blocks that follow each other both in the buffer and in the file
@@ -57,7 +59,16 @@ static int sp_blocks_merge(sp_block_t *b, int n) {
 static int sp_round(sp_sink_t *s, int active, int *any) {
   int rc = 0;
   if (s->mode != SP_RAW_COLLECTIVE) s->nblocks = sp_blocks_merge(s->blocks, s->nblocks);
-  if (s->mode == SP_RAW_MPIIO) {
+  if (s->mem) {
+    *any = 0;
+    for (int i = 0; i < s->nblocks && rc == 0; i++) {
+      const sp_block_t *b = &s->blocks[i];
+      if (b->file_off < 0 || b->len > s->mem_len - b->file_off)
+        rc = SP_EIO; /* outside the memory: offsets that do not fit it */
+      else
+        memcpy(s->mem + b->file_off, s->buf + b->mem_off, (size_t)b->len);
+    }
+  } else if (s->mode == SP_RAW_MPIIO) {
     *any = 0; /* no closing rounds to take part in */
     rc = sp__par_raw_write_at(s->par, s->blocks, s->nblocks, s->buf);
   } else if (s->mode == SP_RAW_COLLECTIVE) {
@@ -298,9 +309,14 @@ static int sp_put_extras(sp_sink_t *s, const sp_local_t *l, int32_t i, const sp_
   return rc;
 }
 
-int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
-                  const sp_region_offsets_t *offs, sp_raw_mode_t mode, int64_t round_bytes) {
-  sp_sink_t s = {.par = par, .mode = mode, .fd = -1, .cap = round_bytes};
+/* Every region's events (and MPI extras) of l through the sink's rounds.
+ * rc0: this rank's status so far (the file could not be opened: it still
+ * takes part in the collective rounds); opened: the MPI-IO file is open. */
+static int sp_raw_stream(sp_sink_t s, const sp_local_t *l, const sp_region_offsets_t *offs, int rc0,
+                         int opened) {
+  const sp_raw_mode_t mode = s.mode;
+  sp_par_t *par = s.par;
+  const int64_t round_bytes = s.cap;
   int64_t tmp_cap = round_bytes / 20;
   sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);
   s.buf = malloc((size_t)round_bytes);
@@ -309,17 +325,7 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   if (order && l->spill.nchunks > 1)
     qsort_r(order, (size_t)l->spill.nchunks, sizeof *order, sp_chunk_cmp, l->spill.chunks);
   int rc = (tmp && s.buf && order) ? 0 : SP_ENOMEM;
-  int opened = 0; /* the collective MPI-IO open succeeded */
-  if (mode != SP_RAW_POSIX) {
-    int orc = sp__par_raw_open(par, path);
-    if (orc == 0)
-      opened = 1;
-    else if (rc == 0)
-      rc = orc;
-  } else {
-    s.fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (s.fd < 0 && rc == 0) rc = SP_EIO;
-  }
+  if (rc == 0) rc = rc0;
   /* Even after an error this rank takes part in every collective round
    * until all ranks are done, or the others would wait forever in it. */
   for (int32_t i = 0; rc == 0 && i < l->plan.nregions; i++)
@@ -342,4 +348,34 @@ int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
   free(tmp);
   free(order);
   return rc;
+}
+
+int sp__raw_write_mem(const sp_local_t *l, const sp_region_offsets_t *offs, char *mem,
+                      int64_t mem_len, int64_t round_bytes) {
+  sp_par_t serial = {.active = 0, .rank = 0, .size = 1};
+  sp_sink_t s = {.par = &serial,
+                 .mode = SP_RAW_POSIX,
+                 .fd = -1,
+                 .cap = round_bytes,
+                 .mem = mem,
+                 .mem_len = mem_len};
+  return sp_raw_stream(s, l, offs, 0, 0);
+}
+
+int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
+                  const sp_region_offsets_t *offs, sp_raw_mode_t mode, int64_t round_bytes) {
+  sp_sink_t s = {.par = par, .mode = mode, .fd = -1, .cap = round_bytes};
+  int rc = 0;
+  int opened = 0; /* the collective MPI-IO open succeeded */
+  if (mode != SP_RAW_POSIX) {
+    int orc = sp__par_raw_open(par, path);
+    if (orc == 0)
+      opened = 1;
+    else
+      rc = orc;
+  } else {
+    s.fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (s.fd < 0) rc = SP_EIO;
+  }
+  return sp_raw_stream(s, l, offs, rc, opened);
 }

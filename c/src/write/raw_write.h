@@ -14,5 +14,10 @@
 SP_HIDDEN int sp__raw_write(sp_par_t *par, const char *path, const sp_local_t *l,
                             const sp_region_offsets_t *offs, sp_raw_mode_t mode,
                             int64_t round_bytes);
+/* The same into memory: offs are places in mem (mem_len bytes) instead of
+ * a file's; this rank alone (the columnar layout's columns, columnar_plan.c,
+ * without a write call per block). SP_EIO for a place outside mem. */
+SP_HIDDEN int sp__raw_write_mem(const sp_local_t *l, const sp_region_offsets_t *offs, char *mem,
+                                int64_t mem_len, int64_t round_bytes);
 
 #endif

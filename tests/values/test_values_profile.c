@@ -64,6 +64,22 @@ static void solve(int tid, int i, const char *path) {
     if (sp_call_set("method", i % 2 ? "cg" : "gmres") != 0) abort();
     say(tid, path, "method", "s", i % 2 ? "cg" : "gmres");
   }
+  /* One buffer holding another key from call to call (the C path caches a
+   * key by its pointer), and a key passed by length in a buffer with more
+   * bytes after it (the bindings' path, cached by the key's bytes). */
+  char kb[32];
+  snprintf(kb, sizeof kb, "%s", i % 3 == 0 ? "alt" : i % 3 == 1 ? "alt.longer.key" : "alt2");
+  set_i(tid, path, kb, i * 3 - 100);
+  char fb[32];
+  const char *fk = i % 2 ? "by_len" : "by_len_b";
+  const size_t fl = strlen(fk);
+  memcpy(fb, fk, fl);
+  memcpy(fb + fl, "_tail_bytes", 12); /* not part of the key */
+  const int64_t fv = 7 * i - tid;
+  if (sp__call_set_f(fb, fl, 2, &fv, sizeof fv) != 0) abort();
+  char b[32];
+  snprintf(b, sizeof b, "%" PRId64, fv);
+  say(tid, path, fk, "i", b);
   sp_stop(h_solve);
 }
 

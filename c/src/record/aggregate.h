@@ -136,7 +136,7 @@ static inline void sp__agg_vstat_put(sp_agg_vstat_t *s, int64_t mark, double x) 
 
 /* The fast path of a numeric value x of key k for the innermost call of t
  * (at depth d), when its path's block exists in this window: 1 done, 0
- * not (then sp__agg_val_set). No lock, no allocation. */
+ * not (then sp__agg_val_set, aggregate_values.h). No lock, no allocation. */
 static inline int sp__agg_val_fast(sp_thread_t *t, int32_t d, int32_t k, double x) {
   const sp_agg_t *a = t->agg;
   const sp_agg_vals_t *v = a ? a->vals : NULL;
@@ -148,9 +148,6 @@ static inline int sp__agg_val_fast(sp_thread_t *t, int32_t d, int32_t k, double 
   return 1;
 }
 
-/* The same, making what is missing: 0, or SP_ENOMEM. A call that profile
- * mode does not record (path cap, memory) keeps no value: 0. */
-SP_HIDDEN int sp__agg_val_set(sp_thread_t *t, int32_t d, int32_t k, double x);
 
 
 static inline sp_agg_node_t *sp__agg_node(const sp_agg_t *a, int32_t i) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
+#include "aggregate_values.h"
 
 #define SP_VCHUNK (1 << SP_AGG_CHUNK_BITS)
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
+#include "aggregate_values.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 

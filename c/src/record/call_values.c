@@ -341,7 +341,12 @@ static inline sp_vslot_t *sp_vslot(struct sp_vals *v, const char *key, int32_t h
  * the loads stay inside key's page, which holds key[0], so a shorter string
  * now at the pointer is never read past its page (the bytes after its NUL
  * only make the compare fail). Elsewhere strcmp. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang */
+#define SP_VKEY_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(SP_VKEY_ASAN)
 #define SP_VKEY_WORDS 0 /* ASan would see the bytes past a shorter string's NUL: strcmp */
 #else
 #define SP_VKEY_WORDS 1

@@ -12,9 +12,13 @@
  *                        30 paused, and a call open across each switch
  *   cap, cap_both        200,000 calls under a 1 MB cap with spills
  *   cap_columnar         the same in the columnar layout
+ *                        (cap with SP_TEST_KILL_AFTER_CAP set: SIGKILL after the
+ *                        calls, before sp_finalize; trace_cap_killed.py merges
+ *                        the spill file)
  *   api                  return codes, sp_trace_paused, count mode */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +139,7 @@ static void cap(const char *name) {
   ASSERT_EQ(sp_trace_paused(), 1); /* truncated */
   ASSERT_EQ(sp_trace_resume(), 0); /* does not undo a truncation */
   ASSERT_EQ(sp_trace_paused(), 1);
+  if (getenv("SP_TEST_KILL_AFTER_CAP")) raise(SIGKILL); /* trace_cap_killed.py */
   sp_stop(run);
   finish();
 }

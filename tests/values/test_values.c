@@ -114,6 +114,10 @@ static void *work(void *arg) {
     if (i % 3 != 0) set_d(w, R_SOLVE, seq, "residual", pow(0.5, i % 50) * (rank + 1) + w->tid);
     snprintf(buf, sizeof buf, "r%d/t%d %d ü", rank, w->tid, i);
     if (i % 4 != 1) set_s(w, R_SOLVE, seq, "precond.name", buf);
+    /* one buffer holding another key from call to call (cached by pointer) */
+    char kb[32];
+    snprintf(kb, sizeof kb, "%s", i % 3 == 0 ? "alt" : i % 3 == 1 ? "alt.longer.key" : "alt2");
+    set_i(w, R_SOLVE, seq, kb, i - 7 * w->tid);
     sp_stop(handles[R_SOLVE]);
     if (i == 0 && w->tid > 0) { /* numbered: the next thread's turn */
       pthread_mutex_lock(&tmu);

@@ -426,6 +426,8 @@ SP_HIDDEN int sp__spill_io_files(const void *blob, size_t len);
 
 /* One SP_SPILL_VALUES record: an sp_spill_values_t, then body (call_values.c). */
 SP_HIDDEN int sp__spill_values(const void *head, size_t hlen, const void *body, size_t blen);
+/* An SP_SPILL_TRUNCATED record with sp__state.trace_truncated_ns (spill.c). */
+SP_HIDDEN void sp__spill_truncated(void);
 
 /* ---- signal_flush.c ---- */
 SP_HIDDEN void sp__signal_flush_self(void); /* SP_MODE_SIGNALED: flush this thread once */
@@ -592,6 +594,8 @@ typedef struct sp_calls_up {
    * spill/flush_writer.c: sp__writer_values (the same by the writer thread). */
   int (*spill_values)(const void *head, size_t hlen, const void *body, size_t blen);
   int (*writer_values)(void *rec, size_t hlen, size_t blen);
+  /* spill/spill.c: sp__spill_truncated (TRACE_MAX_MB reached). */
+  void (*spill_truncated)(void);
   /* session/signal_flush.c: sp__signal_flush_self. */
   void (*signal_flush_self)(void);
   /* likwid/: sp__likwid_thread_init, sp__likwid_start, sp__likwid_stop. */

@@ -68,6 +68,16 @@
 #define SP_AGG_HIST_NBUCKETS "nbuckets" /* attribute */
 #define SP_AGG_HIST_RULE "rule"         /* attribute */
 
+/* call_path_values/: per call path and key set there (sp_call_set* in
+ * profile mode, docs/values.md): rows (of call_paths), keys, counts, sums,
+ * minimums, maximums (float64; NaN for a string key, counted only). The
+ * reduced file's reduced_path_values/ has paths (of reduced_paths) in
+ * place of rows, the figures summed, min of mins, max of maxes. */
+#define SP_AGG_PATH_VALUES "call_path_values"
+#define SP_AGG_RED_PATH_VALUES "reduced_path_values"
+#define SP_AGG_VAL_KEYS "keys"
+#define SP_AGG_VAL_SUMS "sums"
+
 /* Reduced across ranks (SCOPE_PROFILER_REDUCE; docs/profile-mode.md,
  * "Reduced across ranks"): attributes of metadata/, and the groups that
  * replace call_paths/ and call_path_histograms/. */

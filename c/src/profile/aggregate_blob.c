@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aggregate_blob.h"
+#include "aggregate_vals.h"
 
 void sp__agg_snap_free(sp_agg_snap_t *s) {
   for (int64_t i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
@@ -23,6 +24,7 @@ void sp__agg_snap_free(sp_agg_snap_t *s) {
   free(s->name_index);
   free(s->rows);
   free(s->bks);
+  sp__agg_vals_drop(&s->vals, &s->nvals, &s->vcap);
   memset(s, 0, sizeof *s);
 }
 
@@ -48,6 +50,7 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
   for (int64_t i = 0; i < s->nnames; i++) n += 4 + (int64_t)strlen(s->names[i]);
   n += 16; /* the tail: nopen, lost and the sources */
   for (int64_t i = 0; i < s->nnames; i++) n += 12 + (int64_t)strlen(sp_src_file(s, i));
+  if (s->nvals) n += sp__agg_vals_bytes(s->vals, s->nvals); /* files without values: as before */
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
   int64_t head[3] = {s->nnames, s->nrows, s->nbks};
@@ -76,6 +79,7 @@ int sp__agg_snap_pack(const sp_agg_snap_t *s, char **blob, int64_t *len) {
     memcpy(p + 12, f, l);
     p += 12 + l;
   }
+  if (s->nvals) sp__agg_vals_pack(p, s->vals, s->nvals);
   *blob = b;
   *len = n;
   return 0;
@@ -176,7 +180,7 @@ static int sp_src_put(sp_agg_snap_t *s, int64_t id, const char *f, uint32_t len,
 /* The blob's tail (see aggregate_snap.h) at p: the sources into s, the
  * numbers of open calls and of calls not recorded into n[0] and n[1]. */
 static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, const int64_t *map,
-                          int64_t nnames, int64_t n[2]) {
+                          int64_t nnames, int64_t nrows, int64_t n[2]) {
   if (end - p < 16) return SP_EINVAL;
   memcpy(n, p, 16);
   p += 16;
@@ -190,6 +194,12 @@ static int sp_unpack_tail(sp_agg_snap_t *s, const char *p, const char *end, cons
     int rc = sp_src_put(s, map[i], p + 12, l, line);
     if (rc) return rc;
     p += 12 + l;
+  }
+  /* The values per call path (since profile mode records them), rows of
+   * this blob counted from s's rows after it is appended. */
+  if (p != end) {
+    int rc = sp__agg_vals_unpack(&p, end, nrows, s->nrows, &s->vals, &s->nvals, &s->vcap);
+    if (rc) return rc;
   }
   return p != end || n[0] < 0 || n[1] < 0 ? SP_EINVAL : 0;
 }
@@ -252,8 +262,13 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
   int64_t body = head[1] * (int64_t)sizeof *s->rows + head[2] * (int64_t)sizeof *s->bks;
   int64_t tail[2] = {0, 0}; /* nopen, lost */
   if (rc == 0 && end - p < body) rc = SP_EINVAL;
-  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0], tail);
+  const int64_t vals_before = s->nvals;
+  if (rc == 0 && end - p > body) rc = sp_unpack_tail(s, p + body, end, map, head[0], head[1], tail);
   if (rc == 0) rc = sp_append_rows(s, p, head, map);
+  if (rc) { /* its values go too */
+    for (int64_t i = vals_before; i < s->nvals; i++) free(s->vals[i].key);
+    s->nvals = vals_before;
+  }
   if (rc == 0) {
     s->nopen += tail[0];
     s->lost += tail[1];

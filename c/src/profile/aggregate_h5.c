@@ -16,7 +16,10 @@
  *   call_paths/ranks, threads, region_ids, parents, depths, counts,
  *              inclusives, exclusives, minimums, maximums, sum_squares
  *              @open_calls: calls open at sp_report counted with their time so far
- *   call_path_histograms/rows, buckets, counts   nonzero buckets only */
+ *   call_path_histograms/rows, buckets, counts   nonzero buckets only
+ *   call_path_values/rows, keys, counts, sums, minimums, maximums
+ *                                                per (call path, key) set there; only
+ *                                                when a value was set (docs/values.md) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +321,8 @@ int sp__agg_h5_write(const char *path, const sp_agg_snap_t *all, int mpi_size) {
   int rc = sp_write_common(f, s, mpi_size);
   if (!rc) rc = sp_write_paths(f, s);
   if (!rc) rc = sp_write_hists(f, s);
+  if (!rc && s->nvals)
+    rc = sp__agg_h5_values(f, SP_AGG_PATH_VALUES, SP_AGG_HIST_ROWS, s->vals, s->nvals);
   if (H5Fclose(f) < 0 && !rc) rc = SP_EHDF5;
   sp_used_free(&used);
   return rc;

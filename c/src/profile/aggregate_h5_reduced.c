@@ -13,7 +13,10 @@
  *                                   largest (kind 0), then smallest (kind 1)
  *   kept_paths/ranks, threads, paths, counts, inclusives, exclusives,
  *              minimums, maximums, sum_squares                the kept pairs' rows
- *   kept_path_histograms/rows, buckets, counts */
+ *   kept_path_histograms/rows, buckets, counts
+ *   reduced_path_values/paths, keys, counts, sums, minimums, maximums
+ *                         per (reduced path, key): counts and sums summed over
+ *                         the ranks, min of mins, max of maxes (when a value was set) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +153,36 @@ static int sp_put_kept_rows(hid_t f, const sp_agg_snap_t *k, const int64_t *path
   return rc;
 }
 
+/* Also the full file's call_path_values/ (aggregate_h5.c). */
+int sp__agg_h5_values(hid_t f, const char *group, const char *rowname, const sp_agg_val_t *v,
+                      int64_t n) {
+  size_t m = (size_t)(n ? n : 1);
+  uint64_t *rows = malloc(m * 8), *counts = malloc(m * 8);
+  double *d = malloc(m * 3 * sizeof *d);
+  const char **keys = malloc(m * sizeof *keys);
+  int rc = rows && counts && d && keys ? 0 : SP_ENOMEM;
+  for (int64_t i = 0; !rc && i < n; i++) {
+    rows[i] = (uint64_t)v[i].row, counts[i] = (uint64_t)v[i].count, keys[i] = v[i].key;
+    d[i] = v[i].sum, d[n + i] = v[i].min, d[2 * n + i] = v[i].max;
+  }
+  hid_t g = rc ? -1 : H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (!rc && g < 0) rc = SP_EHDF5;
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  if (!rc) rc = sp__h5_dataset_1d(g, rowname, H5T_NATIVE_UINT64, H5T_STD_U64LE, n, rows);
+  if (!rc) rc = sp__h5_dataset_1d(g, SP_AGG_VAL_KEYS, t, t, n, keys);
+  if (!rc) rc = sp__h5_dataset_1d(g, SP_AGG_COUNTS, H5T_NATIVE_UINT64, H5T_STD_U64LE, n, counts);
+  if (!rc) rc = sp__h5_dataset_1d(g, SP_AGG_VAL_SUMS, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, d);
+  if (!rc) rc = sp__h5_dataset_1d(g, SP_AGG_MINIMUMS, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, d + n);
+  if (!rc)
+    rc = sp__h5_dataset_1d(g, SP_AGG_MAXIMUMS, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, d + 2 * n);
+  H5Tclose(t);
+  if (g >= 0) H5Gclose(g);
+  free(rows), free(counts), free(d), free(keys);
+  return rc;
+}
+
 int sp__agg_h5_reduced(hid_t f, const sp_red_t *t, const sp_agg_snap_t *kept, const int64_t *paths,
                        int k) {
   hid_t g = H5Gopen2(f, SP_AGG_META, H5P_DEFAULT);
@@ -162,5 +195,7 @@ int sp__agg_h5_reduced(hid_t f, const sp_red_t *t, const sp_agg_snap_t *kept, co
   if (!rc) rc = sp_put_kept(f, t);
   if (!rc) rc = sp_put_kept_rows(f, kept, paths);
   if (!rc) rc = sp_put_hist(f, SP_AGG_KEPT_HISTS, SP_AGG_HIST_ROWS, kept->bks, kept->nbks);
+  if (!rc && t->nvals)
+    rc = sp__agg_h5_values(f, SP_AGG_RED_PATH_VALUES, SP_AGG_RED_PATH, t->vals, t->nvals);
   return rc;
 }

@@ -13,4 +13,9 @@
 SP_HIDDEN int sp__agg_h5_reduced(hid_t f, const sp_red_t *t, const sp_agg_snap_t *kept,
                                  const int64_t *paths, int k);
 
+/* group/ of n values per call path (call_path_values/, or the reduced
+ * file's reduced_path_values/ with rowname "paths") in the open file f. */
+SP_HIDDEN int sp__agg_h5_values(hid_t f, const char *group, const char *rowname,
+                                const sp_agg_val_t *v, int64_t n);
+
 #endif

@@ -8,18 +8,21 @@
  * before its children.
  *
  * Blob: int64 nnames, npaths, nbks, ntops, lost, nopen; nnames x (uint32
- * len, bytes); then the arrays of sp_red_path_t, sp_agg_bk_t, sp_red_top_t.
+ * len, bytes); then the arrays of sp_red_path_t, sp_agg_bk_t, sp_red_top_t;
+ * then the values per path and key (aggregate_vals.h).
  * Native byte order (the ranks of one job). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate_blob.h"
 #include "aggregate_red_table.h"
+#include "aggregate_vals.h"
 
 void sp__red_free(sp_red_t *t) {
   for (int64_t i = 0; t->names && i < t->nnames; i++) free(t->names[i]);
   free(t->names), free(t->name_ix), free(t->paths), free(t->path_ix), free(t->bks);
   free(t->tops);
+  sp__agg_vals_drop(&t->vals, &t->nvals, &t->vcap);
   memset(t, 0, sizeof *t);
 }
 
@@ -241,6 +244,8 @@ int sp__red_from_snap(sp_red_t *t, const sp_agg_snap_t *s, int32_t rank, int k) 
   }
   if (!rc) t->nbks = s->nbks, sp_bks_compact(t);
   if (!rc) rc = sp_snap_tops(t, s, rowname, rank, k);
+  if (!rc) rc = sp__agg_vals_append(&t->vals, &t->nvals, &t->vcap, s->vals, s->nvals, rowpath);
+  if (!rc) sp__agg_vals_compact(t->vals, &t->nvals);
   free(rowpath), free(rowname), free(sums);
   if (rc) sp__red_free(t);
   return rc;
@@ -279,6 +284,8 @@ int sp__red_merge(sp_red_t *a, const sp_red_t *b, int k) {
     a->tops[a->ntops++].name = (int32_t)nm[b->tops[i].name];
   }
   if (!rc) sp_tops_compact(a, k);
+  if (!rc) rc = sp__agg_vals_append(&a->vals, &a->nvals, &a->vcap, b->vals, b->nvals, pm);
+  if (!rc) sp__agg_vals_compact(a->vals, &a->nvals);
   a->lost = sp_add_sat(a->lost, b->lost), a->nopen = sp_add_sat(a->nopen, b->nopen);
   free(nm), free(pm);
   return rc;
@@ -286,7 +293,7 @@ int sp__red_merge(sp_red_t *a, const sp_red_t *b, int k) {
 
 int sp__red_pack(const sp_red_t *t, char **blob, int64_t *len) {
   int64_t n = 6 * 8 + t->npaths * (int64_t)sizeof *t->paths + t->nbks * (int64_t)sizeof *t->bks +
-              t->ntops * (int64_t)sizeof *t->tops;
+              t->ntops * (int64_t)sizeof *t->tops + sp__agg_vals_bytes(t->vals, t->nvals);
   for (int64_t i = 0; i < t->nnames; i++) n += 4 + (int64_t)strlen(t->names[i]);
   char *b = malloc((size_t)n), *p = b;
   if (!b) return SP_ENOMEM;
@@ -304,6 +311,8 @@ int sp__red_pack(const sp_red_t *t, char **blob, int64_t *len) {
   if (t->nbks) memcpy(p, t->bks, (size_t)t->nbks * sizeof *t->bks);
   p += t->nbks * (int64_t)sizeof *t->bks;
   if (t->ntops) memcpy(p, t->tops, (size_t)t->ntops * sizeof *t->tops);
+  p += t->ntops * (int64_t)sizeof *t->tops;
+  sp__agg_vals_pack(p, t->vals, t->nvals);
   *blob = b;
   *len = n;
   return 0;
@@ -370,6 +379,8 @@ int sp__red_unpack(sp_red_t *t, const char *blob, int64_t len) {
   if (!rc) t->nbks = t->bcap = head[2];
   if (!rc) rc = sp_take(&p, end, head[3], sizeof *t->tops, (void **)&t->tops);
   if (!rc) t->ntops = t->tcap = head[3];
+  if (!rc) rc = sp__agg_vals_unpack(&p, end, t->npaths, 0, &t->vals, &t->nvals, &t->vcap);
+  if (!rc && p != end) rc = SP_EINVAL;
   if (!rc && !sp_red_valid(t)) rc = SP_EINVAL;
   if (rc) sp__red_free(t);
   return rc;

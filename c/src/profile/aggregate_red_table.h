@@ -49,6 +49,8 @@ typedef struct sp_red {
   sp_red_top_t *tops; /* sorted by name, kind, rank order; at most k a (name, kind) */
   int64_t ntops, tcap;
   int64_t lost, nopen;
+  sp_agg_val_t *vals; /* row: the path; compacted (sorted, one per path and key) */
+  int64_t nvals, vcap;
 } sp_red_t;
 
 SP_HIDDEN void sp__red_free(sp_red_t *t);

@@ -1,11 +1,14 @@
 /* aggregate_snap.c - one rank's aggregates as a flat snapshot (aggregate_snap.h);
  * packing it into a blob and reading one back is aggregate_blob.c's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate_blob.h"
 #include "aggregate_snap.h"
+#include "aggregate_vals.h"
 #include "region_source.h"
+#include "spill_format.h"
 
 #define SP_LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
 
@@ -45,6 +48,54 @@ static void sp_snap_exclusive(sp_agg_row_t *r, int64_t base, int32_t n, const in
                     : sp__agg_round((double)tk[2 * i + 1] * rate);
 }
 
+/* Appends the values per key of the n paths of a (rows from base), their
+ * keys named later (sp_snap_keys: not under the state lock). */
+static int sp_snap_vals(sp_agg_snap_t *s, const sp_agg_t *a, int32_t n, int64_t base) {
+  const sp_agg_vals_t *v = __atomic_load_n(&a->vals, __ATOMIC_ACQUIRE);
+  if (!v ||
+      __atomic_load_n(&v->gen, __ATOMIC_ACQUIRE) != __atomic_load_n(&sp__agg_gen, __ATOMIC_ACQUIRE))
+    return 0;
+  for (int32_t i = 0; i < n; i++) {
+    const sp_agg_vstat_t *b = sp__agg_vblock(v, i);
+    for (int32_t k = 0; b && k < SP_AGG_VKEYS; k++) {
+      const sp_agg_vstat_t *x = &b[k];
+      const int64_t has = __atomic_load_n(&x->has, __ATOMIC_ACQUIRE);
+      sp_agg_val_t o = {base + i, SP_LOAD(&x->count), 0.0, 0.0, 0.0, 0, k, NULL};
+      if (!has && o.count == 0) continue;
+      __atomic_load(&x->sum, &o.sum, __ATOMIC_RELAXED);
+      __atomic_load(&x->min, &o.min, __ATOMIC_RELAXED);
+      __atomic_load(&x->max, &o.max, __ATOMIC_RELAXED);
+      if (has) { /* the last call's value, not folded in yet */
+        double c;
+        __atomic_load(&x->cur, &c, __ATOMIC_RELAXED);
+        o.sum += c;
+        o.min = o.count == 0 || c < o.min ? c : o.min;
+        o.max = o.count == 0 || c > o.max ? c : o.max;
+        o.count++;
+      }
+      if (sp__agg_grow((void **)&s->vals, &s->vcap, s->nvals + 1, sizeof *s->vals))
+        return SP_ENOMEM;
+      s->vals[s->nvals++] = o;
+    }
+  }
+  return 0;
+}
+
+/* The keys of the values sp_snap_vals took, by their region's table
+ * (call_values.c); a string key's figures are its calls only. */
+static int sp_snap_keys(sp_agg_snap_t *s) {
+  for (int64_t i = 0; i < s->nvals; i++) {
+    sp_agg_val_t *o = &s->vals[i];
+    int32_t kind = 0;
+    const char *name = sp__vals_key(s->rows[o->row].region, o->kix, &kind);
+    o->key = strdup(name ? name : "?");
+    if (!o->key) return SP_ENOMEM;
+    o->kind = kind;
+    if (kind == SP_VKIND_STR) o->sum = o->min = o->max = NAN;
+  }
+  return 0;
+}
+
 /* Appends the rows and nonzero buckets of thread t's figures. */
 static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, double rate,
                           int64_t *rcap, int64_t *bcap) {
@@ -82,6 +133,7 @@ static int sp_snap_thread(sp_agg_snap_t *s, const sp_thread_t *t, int32_t rank, 
   if (rc == 0) {
     sp_snap_exclusive(s->rows + base, base, n, tk, tk + 2 * (int64_t)n, rate);
     s->nrows = base + n;
+    rc = sp_snap_vals(s, a, n, base);
   }
   free(tk);
   return rc;
@@ -96,6 +148,7 @@ int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank) {
   for (const sp_thread_t *t = sp__state.threads; t && rc == 0; t = t->next)
     rc = sp_snap_thread(s, t, rank, rate, &rcap, &bcap);
   pthread_mutex_unlock(&sp__state.lock);
+  if (rc == 0) rc = sp_snap_keys(s);
   /* The names after the rows: every region of a row was registered by then. */
   int32_t nreg = sp__region_count();
   s->names = rc ? NULL : calloc((size_t)(nreg ? nreg : 1), sizeof *s->names);

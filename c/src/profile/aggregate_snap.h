@@ -27,6 +27,18 @@ typedef struct sp_agg_src {
   int64_t line; /* 0 when file is NULL */
 } sp_agg_src_t;
 
+/* One key's values in one call path (sp_call_set* in profile mode,
+ * docs/values.md): the calls that set it, the sum, min and max of their
+ * values; a string key's calls only (sum, min, max NaN). */
+typedef struct sp_agg_val {
+  int64_t row; /* row of a snapshot's rows, or path of a reduction (sp_red_t) */
+  int64_t count;
+  double sum, min, max;
+  int32_t kind; /* SP_VKIND_* of the key (spill_format.h) */
+  int32_t kix;  /* the key's number in its region (sp__agg_snap_take only) */
+  char *key;
+} sp_agg_val_t;
+
 typedef struct sp_agg_snap {
   char **names; /* region names, by the rows' region ids */
   int64_t nnames;
@@ -40,6 +52,8 @@ typedef struct sp_agg_snap {
   int64_t lost;        /* calls not recorded (the file's metadata/events_lost) */
   int64_t *name_index; /* open addressing over names: id or -1 (unpack only) */
   int64_t name_slots;
+  sp_agg_val_t *vals; /* values per call path and key (rows: this snapshot's) */
+  int64_t nvals, vcap;
 } sp_agg_snap_t;
 
 /* This process's aggregates now (every thread's current window). */

@@ -279,6 +279,12 @@ void sp__agg_thread_free(sp_thread_t *t) {
   for (int c = 0; c < SP_AGG_MAX_CHUNKS && a->chunks[c]; c++) free(a->chunks[c]);
   free(a->table);
   free(a->open);
+  sp_agg_vals_t *v = a->vals; /* values per call path (aggregate_values.c) */
+  for (int c = 0; v && c < SP_AGG_MAX_CHUNKS; c++) {
+    for (int i = 0; v->chunks[c] && i < 1 << SP_AGG_CHUNK_BITS; i++) free(v->chunks[c][i]);
+    free(v->chunks[c]);
+  }
+  free(v);
   free(a);
 }
 

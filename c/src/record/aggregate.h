@@ -74,11 +74,81 @@ typedef struct sp_agg {
   uint64_t **slabs; /* every slab, freed with the thread's record */
   int32_t root_region; /* the last outermost call's region (-1: none) and its node */
   int32_t root_node;
+  struct sp_agg_vals *vals; /* values per call path (sp_call_set*), NULL until the first */
 } sp_agg_t;
 
 /* Incremented by sp_reset: a thread whose gen differs has no figures in
  * the current window (it clears them at its next stop). */
 extern SP_HIDDEN unsigned sp__agg_gen;
+
+/* ---- values per call path (sp_call_set* in profile mode; docs/values.md,
+ * aggregate_values.c) ----
+ * Per call path and key (the key's number in its region, call_values.c):
+ * the calls that set it, the sum, min and max of their values. A call may
+ * set a key again (the last value counts), so the value of the call that
+ * set it last is kept apart (cur, under the call's start stamp: mark) and
+ * folded into the figures when another call of the path sets the key. A
+ * reader folds it in itself. Written by the owner with relaxed atomics,
+ * read by sp_report / sp_finalize's snapshot on another thread (a value in
+ * flight may be in one figure and not yet in another, as with the times). */
+#define SP_AGG_VKEYS 64 /* keys per region: call_values.c's SP_VKEYS */
+typedef struct sp_agg_vstat {
+  int64_t count; /* calls folded in */
+  double sum, min, max;
+  int64_t mark; /* start stamp of the call whose value is cur */
+  double cur;
+  int64_t has; /* cur holds a value */
+} sp_agg_vstat_t;
+
+typedef struct sp_agg_vals {
+  unsigned gen; /* sp__agg_gen its figures belong to */
+  /* by node: a block of SP_AGG_VKEYS stats, made at the node's first value
+   * and published (release); chunks of 1 << SP_AGG_CHUNK_BITS nodes */
+  sp_agg_vstat_t **chunks[SP_AGG_MAX_CHUNKS];
+} sp_agg_vals_t;
+
+/* Node i's stats block, or NULL (any thread). */
+static inline sp_agg_vstat_t *sp__agg_vblock(const sp_agg_vals_t *v, int32_t i) {
+  sp_agg_vstat_t **c = __atomic_load_n(&v->chunks[i >> SP_AGG_CHUNK_BITS], __ATOMIC_ACQUIRE);
+  return c ? __atomic_load_n(&c[i & ((1 << SP_AGG_CHUNK_BITS) - 1)], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* Value x of the call with start stamp mark into s (owner only). */
+static inline void sp__agg_vstat_put(sp_agg_vstat_t *s, int64_t mark, double x) {
+  if (s->has && s->mark == mark) { /* the same call again: its last value counts */
+    __atomic_store(&s->cur, &x, __ATOMIC_RELAXED);
+    return;
+  }
+  if (s->has) { /* the call that set it last has ended: folded in */
+    const double c = s->cur;
+    const int64_t n = s->count;
+    double sum = s->sum + c, mn = n == 0 || c < s->min ? c : s->min;
+    double mx = n == 0 || c > s->max ? c : s->max;
+    __atomic_store(&s->sum, &sum, __ATOMIC_RELAXED);
+    __atomic_store(&s->min, &mn, __ATOMIC_RELAXED);
+    __atomic_store(&s->max, &mx, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->count, n + 1, __ATOMIC_RELAXED);
+  }
+  __atomic_store(&s->cur, &x, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->mark, mark, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->has, 1, __ATOMIC_RELEASE);
+}
+
+/* The fast path of a numeric value x of key k for the innermost call of t
+ * (at depth d), when its path's block exists in this window: 1 done, 0
+ * not (then sp__agg_val_set, aggregate_values.h). No lock, no allocation. */
+static inline int sp__agg_val_fast(sp_thread_t *t, int32_t d, int32_t k, double x) {
+  const sp_agg_t *a = t->agg;
+  const sp_agg_vals_t *v = a ? a->vals : NULL;
+  if (!v || d >= a->open_cap || v->gen != __atomic_load_n(&sp__agg_gen, __ATOMIC_RELAXED)) return 0;
+  const int32_t node = a->open[d].node;
+  sp_agg_vstat_t *b = node >= 0 ? sp__agg_vblock(v, node) : NULL;
+  if (!b) return 0;
+  sp__agg_vstat_put(&b[k], a->open[d].start, x);
+  return 1;
+}
+
+
 
 static inline sp_agg_node_t *sp__agg_node(const sp_agg_t *a, int32_t i) {
   return &a->chunks[i >> SP_AGG_CHUNK_BITS][i & ((1 << SP_AGG_CHUNK_BITS) - 1)];

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate_values.h"
 #include "sp_internal.h"
 #include "spill_format.h"
 
@@ -57,6 +58,7 @@ typedef struct sp_vslot {
   const char *name; /* the table's copy */
   int32_t region;
   int32_t key;
+  int64_t len; /* the key's bytes (the slots of keys passed by length) */
 } sp_vslot_t;
 
 struct sp_vals {
@@ -66,6 +68,7 @@ struct sp_vals {
   char *str; /* string values, NUL-terminated; entries hold offsets */
   int64_t sn, scap;
   sp_vslot_t cache[SP_VCACHE];
+  sp_vslot_t lcache[SP_VCACHE]; /* keys passed by length: by (content, region) */
 };
 
 /* Set while this thread runs a slow path here: a signal handler's value
@@ -105,7 +108,8 @@ static sp_vregion_t *sp_vregion(int32_t h, int make) {
 
 /* Key `key` of region h: its number, after adding it with `kind`; -1 past
  * SP_VKEYS (counted, said once), -2 without memory. */
-static int32_t sp_vkey_find(int32_t h, const char *key, size_t len, int kind, const char **name) {
+static int32_t sp_vkey_find(int32_t h, const char *key, size_t len, int kind, const char **name,
+                            int32_t *key_kind) {
   pthread_mutex_lock(&sp_vmu);
   sp_vregion_t *r = sp_vregion(h, 1);
   int32_t k = -2;
@@ -125,7 +129,7 @@ static int32_t sp_vkey_find(int32_t h, const char *key, size_t len, int kind, co
         k = -2;
       }
     }
-    if (k >= 0) *name = r->name[k];
+    if (k >= 0) *name = r->name[k], *key_kind = r->kind[k];
   }
   pthread_mutex_unlock(&sp_vmu);
   return k;
@@ -181,6 +185,7 @@ static struct sp_vals *sp_vals_of(sp_thread_t *t) {
   if (v->session != sp__session + 1u) {
     v->n = v->sn = 0;
     memset(v->cache, 0, sizeof v->cache);
+    memset(v->lcache, 0, sizeof v->lcache);
     v->session = sp__session + 1u;
   }
   return v;
@@ -329,6 +334,53 @@ static inline sp_vslot_t *sp_vslot(struct sp_vals *v, const char *key, int32_t h
   return &v->cache[k >> 58]; /* SP_VCACHE == 64 */
 }
 
+/* Whether the caller's C string key is name (len bytes, its copy in the
+ * key table): its len + 1 bytes, NUL included, against name's. Short keys,
+ * the usual ones, are compared with two overlapping words from each end
+ * (strcmp through the PLT was half the cost of a value: docs/performance.md);
+ * the loads stay inside key's page, which holds key[0], so a shorter string
+ * now at the pointer is never read past its page (the bytes after its NUL
+ * only make the compare fail). Elsewhere strcmp. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang */
+#define SP_VKEY_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(SP_VKEY_ASAN)
+#define SP_VKEY_WORDS 0 /* ASan would see the bytes past a shorter string's NUL: strcmp */
+#else
+#define SP_VKEY_WORDS 1
+#endif
+static inline int sp_vkey_is(const char *name, int64_t len, const char *key) {
+  const size_t n = (size_t)len + 1;
+  const int in_page = SP_VKEY_WORDS && ((uintptr_t)key & 4095) <= 4096 - n;
+  if (n >= 8 && n <= 16 && in_page) {
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, name, 8);
+    memcpy(&b0, key, 8);
+    memcpy(&a1, name + n - 8, 8);
+    memcpy(&b1, key + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8 && in_page) {
+    uint32_t a0, a1, b0, b1;
+    memcpy(&a0, name, 4);
+    memcpy(&b0, key, 4);
+    memcpy(&a1, name + n - 4, 4);
+    memcpy(&b1, key + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  return strcmp(name, key) == 0;
+}
+
+/* The slot of a key passed by length (Fortran, C++ std::string_view,
+ * Python): by its bytes, as its pointer may be a temporary's. */
+static inline sp_vslot_t *sp_vlslot(struct sp_vals *v, const char *key, size_t len, int32_t h) {
+  uint64_t k = 0xcbf29ce484222325ull ^ (uint64_t)h * 0x9E3779B1u; /* FNV-1a */
+  for (size_t i = 0; i < len; i++) k = (k ^ (unsigned char)key[i]) * 0x100000001b3ull;
+  return &v->lcache[(k * 0x9E3779B97F4A7C15ull) >> 58]; /* SP_VCACHE == 64 */
+}
+
 /* The value as its entry holds it (strings: copied into the pool). */
 typedef struct sp_vin {
   int kind;
@@ -408,6 +460,20 @@ static int sp_vtoo_many(int32_t h) {
   return SP_ETOOMANY;
 }
 
+/* A value into profile mode's figures of the innermost call's path: a
+ * number as a float64 (NaN: not set, as in the trace), a string counted
+ * only (under a string key; a string under a numeric key is dropped and
+ * counted in SP_MISUSE_VALUES_LOST, as the trace's writer drops it). */
+static int sp_vagg(sp_thread_t *t, int32_t k, int32_t key_kind, const sp_vin_t *in) {
+  double x = in->kind == SP_VKIND_INT ? (double)in->i : in->kind == SP_VKIND_REAL ? in->d : 0.0;
+  if (in->kind == SP_VKIND_REAL && isnan(x)) return 0;
+  if ((in->kind == SP_VKIND_STR) != (key_kind == SP_VKIND_STR) && in->kind == SP_VKIND_STR) {
+    sp_vmisuse(SP_MISUSE_VALUES_LOST);
+    return 0;
+  }
+  return sp__agg_val_set(t, t->depth - 1, k, x);
+}
+
 /* Everything the fast path below does not do: the first value of a key in
  * a region on this thread, a full log, misuse. */
 static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, int cstr,
@@ -420,7 +486,9 @@ static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, 
   sp_thread_t *t = sp__tls;
   if (!t || t->depth == 0) return sp_vno_call();
   const sp_frame_t *f = &t->stack[t->depth - 1];
-  if (f->slot < 0 || !sp__state.cfg.time_trace) return 0; /* not in the trace */
+  const int trace = f->slot >= 0 && sp__state.cfg.time_trace;
+  const int agg = t->agg && sp__state.cfg.aggregate; /* profile mode: every call counts */
+  if (!trace && !agg) return 0;                      /* not in the trace */
   if (sp_vbusy) {
     sp_vmisuse(SP_MISUSE_REENTERED);
     return SP_EBUSY;
@@ -432,15 +500,16 @@ static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, 
   memcpy(kbuf, key, klen);
   kbuf[klen] = '\0';
   const char *name = NULL;
-  int32_t k = v ? sp_vkey_find(f->region, kbuf, klen, in->kind, &name) : -2;
+  int32_t kkind = 0;
+  int32_t k = v ? sp_vkey_find(f->region, kbuf, klen, in->kind, &name, &kkind) : -2;
   if (k == -1) {
     rc = sp_vtoo_many(f->region);
   } else if (k >= 0) {
-    if (cstr) { /* a C string: cached by its pointer */
-      sp_vslot_t *s = sp_vslot(v, key, f->region);
-      *s = (sp_vslot_t){key, name, f->region, k};
-    }
-    rc = sp_vput(t, v, f->region, t->bufs[f->region].spilled + f->slot, k, in);
+    /* A C string: cached by its pointer; a key by length: by its bytes. */
+    sp_vslot_t *s = cstr ? sp_vslot(v, key, f->region) : sp_vlslot(v, key, klen, f->region);
+    *s = (sp_vslot_t){cstr ? key : NULL, name, f->region, k, (int64_t)klen};
+    rc = trace ? sp_vput(t, v, f->region, t->bufs[f->region].spilled + f->slot, k, in) : 0;
+    if (rc == 0 && agg) rc = sp_vagg(t, k, kkind, in);
   }
   if (rc == SP_ENOMEM) {
     sp_vmisuse(SP_MISUSE_VALUES_LOST);
@@ -450,30 +519,54 @@ static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, 
   return rc;
 }
 
-/* The fast path: a key this thread has set in this region before, a call
- * in the trace, room in the log. A leaf: no lock, no allocation. */
-static inline int sp_vset(const char *key, const sp_vin_t *in) {
-  sp_thread_t *t = sp__tls;
+/* The fast path's write, for the key of slot s (checked by the caller)
+ * in the innermost call of t: 1 done, 0 not (then the slow path). A leaf:
+ * no lock, no allocation. */
+static inline __attribute__((always_inline)) int sp_vhit(sp_thread_t *t, struct sp_vals *v,
+                                                         const sp_frame_t *f, const sp_vslot_t *s,
+                                                         const sp_vin_t *in) {
+  const int32_t h = f->region;
+  if (SP_LIKELY(f->slot >= 0 && v->n < v->cap && !t->agg)) { /* the trace alone */
+    const int64_t index = t->bufs[h].spilled + f->slot;
+    sp_vent_t *e = &v->e[v->n];
+    for (int64_t i = v->n - 1; i >= 0 && v->e[i].region == h && v->e[i].index == index; i--)
+      if (v->e[i].key == s->key) {
+        e = &v->e[i];
+        break;
+      }
+    if (e == &v->e[v->n]) v->n++;
+    *e = (sp_vent_t){h, (int16_t)s->key, (uint8_t)in->kind, 0, index, {.i = in->i}};
+    if (in->kind == SP_VKIND_REAL) e->v.d = in->d;
+    return 1;
+  }
+  if (f->slot < 0 && t->agg) { /* profile mode alone, or a call left out of the trace */
+    const double x = in->kind == SP_VKIND_INT ? (double)in->i : in->d;
+    return isnan(x) || sp__agg_val_fast(t, t->depth - 1, s->key, x);
+  }
+  return 0;
+}
+
+/* The thread's log when the fast path may run: a call open, a log of this
+ * session, the library on, not inside a slow path here; else NULL. */
+static inline struct sp_vals *sp_vready(sp_thread_t *t) {
   struct sp_vals *v = t ? t->vals : NULL;
-  if (SP_LIKELY(v && key && t->depth > 0 && v->session == sp__session + 1u &&
-                __atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) != SP_MODE_OFF && !sp_vbusy)) {
+  if (SP_LIKELY(v && t->depth > 0 && v->session == sp__session + 1u &&
+                __atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) != SP_MODE_OFF && !sp_vbusy))
+    return v;
+  return NULL;
+}
+
+/* The fast path: a key this thread has set in this region before, a call
+ * in the trace (or in profile mode), room in the log. */
+static inline __attribute__((always_inline)) int sp_vset(const char *key, const sp_vin_t *in) {
+  sp_thread_t *t = sp__tls;
+  struct sp_vals *v = sp_vready(t);
+  if (SP_LIKELY(v && key && in->kind != SP_VKIND_STR)) {
     const sp_frame_t *f = &t->stack[t->depth - 1];
-    const int32_t h = f->region;
-    const sp_vslot_t *s = sp_vslot(v, key, h);
-    if (SP_LIKELY(f->slot >= 0 && s->ptr == key && s->region == h && v->n < v->cap &&
-                  in->kind != SP_VKIND_STR && strcmp(s->name, key) == 0)) {
-      const int64_t index = t->bufs[h].spilled + f->slot;
-      sp_vent_t *e = &v->e[v->n];
-      for (int64_t i = v->n - 1; i >= 0 && v->e[i].region == h && v->e[i].index == index; i--)
-        if (v->e[i].key == s->key) {
-          e = &v->e[i];
-          break;
-        }
-      if (e == &v->e[v->n]) v->n++;
-      *e = (sp_vent_t){h, (int16_t)s->key, (uint8_t)in->kind, 0, index, {.i = in->i}};
-      if (in->kind == SP_VKIND_REAL) e->v.d = in->d;
+    const sp_vslot_t *s = sp_vslot(v, key, f->region);
+    if (SP_LIKELY(s->ptr == key && s->region == f->region && sp_vkey_is(s->name, s->len, key) &&
+                  sp_vhit(t, v, f, s, in)))
       return 0;
-    }
   }
   int saved_errno = errno;
   int rc = sp_vset_slow(key, key ? strnlen(key, SP_VKEY_MAX + 1) : 0, 1, in);
@@ -494,7 +587,8 @@ static inline sp_thread_t *sp_vinside(int delta) {
   return t;
 }
 
-static int sp_vset_marked(const char *key, const sp_vin_t *in) {
+static inline __attribute__((always_inline)) int sp_vset_marked(const char *key,
+                                                                const sp_vin_t *in) {
   sp_vinside(1);
   int rc = sp_vset(key, in);
   sp_vinside(-1);
@@ -531,8 +625,20 @@ int sp__call_set_f(const char *key, size_t klen, int type, const void *val, size
     return SP_EINVAL;
   }
   while (klen > 0 && key && (key[klen - 1] == ' ' || key[klen - 1] == '\0')) klen--;
+  sp_thread_t *t = sp_vinside(1);
+  /* The fast path of a key by length: its slot by its bytes, no lock (it
+   * took sp_vmu each time before: docs/performance.md). */
+  struct sp_vals *v = sp_vready(t);
+  if (v && key && klen > 0 && klen <= SP_VKEY_MAX && in.kind != SP_VKIND_STR) {
+    const sp_frame_t *f = &t->stack[t->depth - 1];
+    const sp_vslot_t *s = sp_vlslot(v, key, klen, f->region);
+    if (s->name && s->region == f->region && s->len == (int64_t)klen &&
+        memcmp(s->name, key, klen) == 0 && sp_vhit(t, v, f, s, &in)) {
+      sp_vinside(-1);
+      return 0;
+    }
+  }
   int saved_errno = errno;
-  sp_vinside(1);
   int rc = sp_vset_slow(key, klen, 0, &in);
   sp_vinside(-1);
   errno = saved_errno;

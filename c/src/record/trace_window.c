@@ -32,6 +32,8 @@ static void sp_trace_truncate(void) {
           "in it from now on (calls open now are kept whole; trace_truncated_at says when; "
           "profile mode's aggregates go on)",
           sp__state.cfg.trace_max_mb);
+  /* Into the spill file now: a run killed later is merged with it. */
+  if (sp__up.spill_truncated) sp__up.spill_truncated();
 }
 
 int64_t sp__trace_budget_take(int64_t want, int all_or_none) {

@@ -99,6 +99,7 @@ static int sp_plan_from_spill(sp_local_t *l, int32_t rank) {
   p->clock_tsc = (int32_t)f->header.clock_tsc;
   p->recovered = 1;
   p->wall_time = f->header.wall_time;
+  p->trace_truncated_at = f->truncated_ns; /* SCOPE_PROFILER_TRACE_MAX_MB's cut, 0: none */
   memcpy(p->host, f->header.host, sizeof p->host);
   memcpy(p->clock, f->clock, sizeof p->clock);
   for (int32_t h = 0; h < f->nnames; h++) {

@@ -194,6 +194,7 @@ static void sp_rooms_connect(void) {
   sp__up.spill_events = sp__spill_events;
   sp__up.mpi_extra_flush = sp__mpi_extra_flush;
   sp__up.spill_values = sp__spill_values;
+  sp__up.spill_truncated = sp__spill_truncated;
   sp__up.writer_values = sp__writer_values;
   sp__up.signal_flush_self = sp__signal_flush_self;
   sp__up.likwid_thread_init = sp__likwid_thread_init;

@@ -36,6 +36,7 @@ static struct {
   int32_t named_cap;
   int rank_written;      /* RANK record written */
   int32_t comms_written; /* communicators of the MPI table written (sp__mpi_comms_spill) */
+  int truncated_written; /* TRUNCATED record written (this session) */
   int64_t events_failed; /* events whose spill write failed */
 } sp_spill = {.fd = -1};
 
@@ -44,6 +45,7 @@ const char *sp__spill_path(void) { return sp_spill.fd >= 0 ? sp_spill.path : NUL
 int64_t sp__spill_events_failed(void) { return sp_spill.events_failed; }
 
 void sp__spill_session_begin(void) {
+  sp_spill.truncated_written = 0;
   sp_spill.failed = 0;
   sp_spill.events_failed = 0;
 }
@@ -262,6 +264,13 @@ static int sp_spill_prepare(int32_t h) {
     rc = sp_spill_write(sp_spill.fd, SP_SPILL_REGION, hl, sizeof hl, e->name, e->len);
     if (rc == 0) sp_spill.named[h] = 1;
   }
+  /* The trace's truncation (TRACE_MAX_MB), so a merged run carries
+   * trace_truncated_at as a finished one does. */
+  const int64_t cut = __atomic_load_n(&st->trace_truncated_ns, __ATOMIC_RELAXED);
+  if (rc == 0 && cut > 0 && !sp_spill.truncated_written) {
+    rc = sp_spill_write(sp_spill.fd, SP_SPILL_TRUNCATED, &cut, sizeof cut, NULL, 0);
+    if (rc == 0) sp_spill.truncated_written = 1;
+  }
   if (rc == 0) rc = sp__source_spill(h, sp_spill_rec);
   /* The communicators the MPI values about to follow may name. */
   if (rc == 0 && st->cfg.profile_mpi)
@@ -327,6 +336,16 @@ int sp__spill_mpi_extra(int32_t region, int32_t thread, const sp_mpi_x_t *x, int
   }
   pthread_mutex_unlock(&sp__state.lock);
   return rc;
+}
+
+/* The trace was truncated (trace_window.c): its time goes to the spill
+ * file now, as no event may follow it there before a SIGKILL. */
+void sp__spill_truncated(void) {
+  if (!sp__state.cfg.flush_to_disk) return;
+  pthread_mutex_lock(&sp__state.lock);
+  int rc = sp_spill.fd < 0 ? sp_spill_open() : 0;
+  if (rc == 0) sp_spill_prepare(-1); /* a failure: the next spill write tries again */
+  pthread_mutex_unlock(&sp__state.lock);
 }
 
 /* Like sp__spill_mpi_extra: an int64 count, then the completions. */

@@ -63,7 +63,11 @@ typedef enum sp_spill_type {
   SP_SPILL_IO_FILES = 24,
   /* sp_spill_values_t then its payload: values per call (call_values.c,
    * docs/values.md); `what` says which of the three kinds below */
-  SP_SPILL_VALUES = 20
+  SP_SPILL_VALUES = 20,
+  /* int64 CLOCK_MONOTONIC ns: SCOPE_PROFILER_TRACE_MAX_MB truncated the
+   * trace then (the rank's trace_truncated_at); written at the truncation
+   * and by every later spill write until one succeeds, the first one wins */
+  SP_SPILL_TRUNCATED = 33
 } sp_spill_type_t;
 
 typedef struct sp_spill_rec_head {

@@ -136,6 +136,13 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     f->layout = v[0];
     return 0;
   }
+  case SP_SPILL_TRUNCATED: {
+    int64_t ns;
+    if (h->len != sizeof ns || sp__pread_full(f->fd, &ns, sizeof ns, off) || ns <= 0)
+      return SP_ESPILL;
+    if (f->truncated_ns == 0) f->truncated_ns = ns;
+    return 0;
+  }
   case SP_SPILL_RUN: {
     uint64_t id;
     if (h->len != sizeof id || sp__pread_full(f->fd, &id, sizeof id, off) || id == 0)

@@ -22,6 +22,7 @@ typedef struct sp_spill_file {
   int32_t rank;    /* -1 when the run never told */
   int32_t layout;  /* SP_SPILL_LAYOUT's SP_LAYOUT_*; -1 when none (an older writer's file) */
   int32_t size;
+  int64_t truncated_ns; /* SP_SPILL_TRUNCATED's (the first); 0 when none */
   char **names; /* by handle; NULL where unnamed */
   int32_t nnames;
   sp_calib_t calib;

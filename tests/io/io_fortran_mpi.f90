@@ -2,7 +2,8 @@
 ! points mpi_file_*_; io_fortran.f90 covers mpi_f08) for
 ! SCOPE_PROFILER_PROFILE_IO=1 (issue 49): open, write_at, read_at, a seek,
 ! sync, collective writes and reads, split collectives (begin: the bytes asked
-! for, end: 0), get_size, close, on every rank, in the region "mpiio".
+! for, end: 0), nonblocking collectives, set_view, get_size, close, on every
+! rank, in the region "mpiio".
 ! check_io.py (mode fmpi) holds the profile to what this program wrote to
 ! DIR/expect_r<rank>.tsv after sp_finalize: each call's region, name, file
 ! and bytes, and the file's record (opens, reads, writes, bytes).
@@ -34,7 +35,7 @@ program io_fortran_mpi
   integer, parameter :: maxl = 32
   integer :: rank, nranks, ierr, fh, hm, u, i, nl
   integer :: st(MPI_STATUS_SIZE)
-  integer :: a(1000), b(1000), cnt
+  integer :: a(1000), b(1000), cnt, req
   integer(MPI_OFFSET_KIND) :: off, fsize
   character(len=512) :: dir, path, out
   character(len=40) :: ops(maxl)
@@ -111,6 +112,28 @@ program io_fortran_mpi
   call MPI_File_read_at_all_end(fh, b, MPI_STATUS_IGNORE, ierr)
   call add("MPI_File_read_at_all_end", ok0(ierr))
   if (any(b(1:40) /= rank + 1)) error stop "read_at_all_begin/end"
+  ! Nonblocking collectives: the bytes asked for, at the call.
+  off = 12000 + int(rank, MPI_OFFSET_KIND) * 400
+  call MPI_File_iwrite_at_all(fh, off, a, 30, MPI_INTEGER, req, ierr)
+  call add("MPI_File_iwrite_at_all", merge(120, -1, ierr == MPI_SUCCESS))
+  call MPI_Wait(req, st, ierr)
+  call MPI_File_sync(fh, ierr)
+  call add("MPI_File_sync", ok0(ierr))
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_File_sync(fh, ierr)
+  call add("MPI_File_sync", ok0(ierr))
+  b = 0
+  call MPI_File_iread_at_all(fh, off, b, 30, MPI_INTEGER, req, ierr)
+  call add("MPI_File_iread_at_all", merge(120, -1, ierr == MPI_SUCCESS))
+  call MPI_Wait(req, st, ierr)
+  if (any(b(1:30) /= rank + 1)) error stop "iread_at_all"
+  ! A view of integers from byte 24000: offsets count integers from there.
+  call MPI_File_set_view(fh, 24000_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, "native", &
+                         MPI_INFO_NULL, ierr)
+  call add("MPI_File_set_view", ok0(ierr))
+  call MPI_File_write_at(fh, int(rank, MPI_OFFSET_KIND) * 10, a, 10, MPI_INTEGER, st, ierr)
+  call MPI_Get_count(st, MPI_BYTE, cnt, ierr)
+  call add("MPI_File_write_at", cnt)
   call MPI_File_get_size(fh, fsize, ierr)
   call add("MPI_File_get_size", ok0(ierr))
   if (fsize < 20000 + 400 * (nranks - 1) + 360) error stop "get_size"

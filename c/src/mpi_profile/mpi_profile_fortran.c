@@ -370,6 +370,39 @@ SP_F_IO_CALL(file_iwrite, FILE_IWRITE, 6, WRITE, 2, 3, -1)
 SP_F_IO_CALL(file_iread, FILE_IREAD, 6, READ, 2, 3, -1)
 SP_F_IO_CALL(file_iwrite_at, FILE_IWRITE_AT, 7, WRITE, 3, 4, 1)
 SP_F_IO_CALL(file_iread_at, FILE_IREAD_AT, 7, READ, 3, 4, 1)
+SP_F_IO_CALL(file_iwrite_all, FILE_IWRITE_ALL, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_iread_all, FILE_IREAD_ALL, 6, READ, 2, 3, -1)
+SP_F_IO_CALL(file_iwrite_at_all, FILE_IWRITE_AT_ALL, 7, WRITE, 3, 4, 1)
+SP_F_IO_CALL(file_iread_at_all, FILE_IREAD_AT_ALL, 7, READ, 3, 4, 1)
+SP_F_IO_CALL(file_iwrite_shared, FILE_IWRITE_SHARED, 6, WRITE, 2, 3, -1)
+SP_F_IO_CALL(file_iread_shared, FILE_IREAD_SHARED, 6, READ, 2, 3, -1)
+/* MPI_File_set_view (fh, disp, etype, filetype, datarep, info, ierror, and
+ * datarep's hidden length): as in C, fh's explicit offsets are in etypes of
+ * the new view from then on (mpi_profile_io.c). */
+#define SP_F_VIEW_WRAPPER(fn, pname)                                                           \
+  SP_EXPORT void fn(SP_PARAMS8);                                                               \
+  void fn(SP_PARAMS8) {                                                                        \
+    static void *real;                                                                         \
+    void (*p)(SP_PARAMS8) = (void (*)(SP_PARAMS8))sp_f_lookup(&real, pname);                   \
+    void *a_[] = {SP_ARGS8};                                                                   \
+    if (!p) {                                                                                  \
+      if (a_[6]) *(MPI_Fint *)a_[6] = MPI_ERR_OTHER;                                           \
+      return;                                                                                  \
+    }                                                                                          \
+    sp__mpi_io_view(PMPI_File_f2c(*(MPI_Fint *)a_[0]));                                        \
+    sp_mpi_io_t x_;                                                                            \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_SET_VIEW, SP_IO_K_META))) {          \
+      p(SP_ARGS8);                                                                             \
+      return;                                                                                  \
+    }                                                                                          \
+    p(SP_ARGS8);                                                                               \
+    sp_f_io_end(&x_, a_, 7, -1, -1, -1);                                                       \
+  }
+SP_F_VIEW_WRAPPER(mpi_file_set_view_, "pmpi_file_set_view_")
+SP_F_VIEW_WRAPPER(mpi_file_set_view__, "pmpi_file_set_view_")
+SP_F_VIEW_WRAPPER(mpi_file_set_view, "pmpi_file_set_view_")
+SP_F_VIEW_WRAPPER(MPI_FILE_SET_VIEW, "pmpi_file_set_view_")
+SP_F_VIEW_WRAPPER(mpi_file_set_view_f08_, "pmpi_file_set_view_f08_")
 SP_F_IO_CALL(file_sync, FILE_SYNC, 2, SYNC, -1, -1, -1)
 SP_F_IO_CALL(file_set_size, FILE_SET_SIZE, 3, META, -1, -1, -1)
 SP_F_IO_CALL(file_seek, FILE_SEEK, 4, SEEK, -1, -1, -1)

@@ -45,6 +45,10 @@ static uint64_t sp_key(MPI_File fh) {
   return k;
 }
 
+void sp__mpi_io_view(MPI_File fh) {
+  if (sp__io_is_on()) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
+}
+
 int32_t sp__mpi_io_row(MPI_File fh) {
   return sp__io_is_on() && fh != MPI_FILE_NULL ? sp__io_mpi_file_row(sp_key(fh), NULL) : -1;
 }
@@ -127,7 +131,7 @@ int MPI_File_close(MPI_File *fh) {
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                       const char *rep, MPI_Info info) {
-  if (sp__io_is_on()) sp__io_mpi_file_view(sp_key(fh)); /* its offsets: no longer bytes */
+  sp__mpi_io_view(fh);
   SP_FILE_META(FILE_SET_VIEW, META, PMPI_File_set_view(fh, disp, et, ft, rep, info));
 }
 

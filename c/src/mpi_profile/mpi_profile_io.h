@@ -21,6 +21,9 @@ SP_HIDDEN int sp__mpi_io_begin(sp_mpi_io_t *x, sp_mpi_call_t call, int kind);
 SP_HIDDEN void sp__mpi_io_end(sp_mpi_io_t *x, int32_t row, int64_t bytes, int64_t off);
 /* The row of an open MPI_File (-1 unknown or profile_io off). */
 SP_HIDDEN int32_t sp__mpi_io_row(MPI_File fh);
+/* Before MPI_File_set_view on fh (C and Fortran): its explicit offsets are
+ * in etypes of the new view from now on, no longer bytes. */
+SP_HIDDEN void sp__mpi_io_view(MPI_File fh);
 /* sp__mpi_io_end for an access of fh at explicit offset off (in etypes of
  * its view): its row and byte offset from one lookup of the handle. */
 SP_HIDDEN void sp__mpi_io_end_at(sp_mpi_io_t *x, MPI_File fh, MPI_Offset off, int64_t bytes);

@@ -376,33 +376,6 @@ SP_F_IO_CALL(file_iwrite_at_all, FILE_IWRITE_AT_ALL, 7, WRITE, 3, 4, 1)
 SP_F_IO_CALL(file_iread_at_all, FILE_IREAD_AT_ALL, 7, READ, 3, 4, 1)
 SP_F_IO_CALL(file_iwrite_shared, FILE_IWRITE_SHARED, 6, WRITE, 2, 3, -1)
 SP_F_IO_CALL(file_iread_shared, FILE_IREAD_SHARED, 6, READ, 2, 3, -1)
-/* MPI_File_set_view (fh, disp, etype, filetype, datarep, info, ierror, and
- * datarep's hidden length): as in C, fh's explicit offsets are in etypes of
- * the new view from then on (mpi_profile_io.c). */
-#define SP_F_VIEW_WRAPPER(fn, pname)                                                           \
-  SP_EXPORT void fn(SP_PARAMS8);                                                               \
-  void fn(SP_PARAMS8) {                                                                        \
-    static void *real;                                                                         \
-    void (*p)(SP_PARAMS8) = (void (*)(SP_PARAMS8))sp_f_lookup(&real, pname);                   \
-    void *a_[] = {SP_ARGS8};                                                                   \
-    if (!p) {                                                                                  \
-      if (a_[6]) *(MPI_Fint *)a_[6] = MPI_ERR_OTHER;                                           \
-      return;                                                                                  \
-    }                                                                                          \
-    sp__mpi_io_view(PMPI_File_f2c(*(MPI_Fint *)a_[0]));                                        \
-    sp_mpi_io_t x_;                                                                            \
-    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_SET_VIEW, SP_IO_K_META))) {          \
-      p(SP_ARGS8);                                                                             \
-      return;                                                                                  \
-    }                                                                                          \
-    p(SP_ARGS8);                                                                               \
-    sp_f_io_end(&x_, a_, 7, -1, -1, -1);                                                       \
-  }
-SP_F_VIEW_WRAPPER(mpi_file_set_view_, "pmpi_file_set_view_")
-SP_F_VIEW_WRAPPER(mpi_file_set_view__, "pmpi_file_set_view_")
-SP_F_VIEW_WRAPPER(mpi_file_set_view, "pmpi_file_set_view_")
-SP_F_VIEW_WRAPPER(MPI_FILE_SET_VIEW, "pmpi_file_set_view_")
-SP_F_VIEW_WRAPPER(mpi_file_set_view_f08_, "pmpi_file_set_view_f08_")
 SP_F_IO_CALL(file_sync, FILE_SYNC, 2, SYNC, -1, -1, -1)
 SP_F_IO_CALL(file_set_size, FILE_SET_SIZE, 3, META, -1, -1, -1)
 SP_F_IO_CALL(file_seek, FILE_SEEK, 4, SEEK, -1, -1, -1)
@@ -444,44 +417,39 @@ SP_F_IO_CALL(file_read_at_all_end, FILE_READ_AT_ALL_END, 4, READ_END, -1, -1, -1
     if (ok) sp__mpi_io_closed(was);                                                  \
     sp__mpi_io_end(&x_, row, ok ? 0 : -1, -1);                                       \
   }
-/* MPI_File_open(comm, filename, amode, info, fh, ierror) and the hidden
- * length of filename (the Fortran string, blank-padded). */
-#define SP_F_OPEN_WRAPPER(fn, pname)                                                 \
-  SP_EXPORT void fn(SP_PARAMS6, size_t len);                                         \
-  void fn(SP_PARAMS6, size_t len) {                                                  \
-    static void *real;                                                               \
-    void (*p)(SP_PARAMS6, size_t) = (void (*)(SP_PARAMS6, size_t))sp_f_lookup(&real, pname); \
-    if (!p) {                                                                        \
-      if (a6) *(MPI_Fint *)a6 = MPI_ERR_OTHER;                                       \
-      return;                                                                        \
-    }                                                                                \
-    sp_mpi_io_t x_;                                                                  \
-    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_OPEN, SP_IO_K_META))) {    \
-      p(SP_ARGS6, len);                                                              \
-      return;                                                                        \
-    }                                                                                \
-    p(SP_ARGS6, len);                                                                \
-    sp_f_opened(&x_, a2, len, a5, a6);                                               \
+/* A call with one Fortran string argument, whose hidden length len follows
+ * its n arguments (ierror the n-th, optional in mpi_f08): region id of
+ * kind; `before` runs ahead of the call, `finish` after a recorded one. */
+#define SP_F_STR_WRAPPER(fn, pname, n, id, kind, before, finish)                               \
+  SP_EXPORT void fn(SP_PARAMS##n, size_t len);                                                 \
+  void fn(SP_PARAMS##n, size_t len) {                                                          \
+    static void *real;                                                                         \
+    void (*p)(SP_PARAMS##n, size_t) = (void (*)(SP_PARAMS##n, size_t))sp_f_lookup(&real, pname); \
+    if (!p) {                                                                                  \
+      if (a##n) *(MPI_Fint *)a##n = MPI_ERR_OTHER;                                             \
+      return;                                                                                  \
+    }                                                                                          \
+    before;                                                                                    \
+    sp_mpi_io_t x_;                                                                            \
+    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_##id, SP_IO_K_##kind))) {                 \
+      p(SP_ARGS##n, len);                                                                      \
+      return;                                                                                  \
+    }                                                                                          \
+    p(SP_ARGS##n, len);                                                                        \
+    finish;                                                                                    \
   }
-
-/* MPI_File_delete(filename, info, ierror) and the hidden length. */
-#define SP_F_DELETE_WRAPPER(fn, pname)                                                       \
-  SP_EXPORT void fn(SP_PARAMS3, size_t len);                                                 \
-  void fn(SP_PARAMS3, size_t len) {                                                          \
-    static void *real;                                                                       \
-    void (*p)(SP_PARAMS3, size_t) = (void (*)(SP_PARAMS3, size_t))sp_f_lookup(&real, pname); \
-    if (!p) {                                                                                \
-      if (a3) *(MPI_Fint *)a3 = MPI_ERR_OTHER;                                               \
-      return;                                                                                \
-    }                                                                                        \
-    sp_mpi_io_t x_;                                                                          \
-    if (SP_LIKELY(!sp__mpi_io_begin(&x_, SP_MPI_CALL_FILE_DELETE, SP_IO_K_META))) {          \
-      p(SP_ARGS3, len);                                                                      \
-      return;                                                                                \
-    }                                                                                        \
-    p(SP_ARGS3, len);                                                                        \
-    sp_f_deleted(&x_, a1, len, a3);                                                          \
-  }
+/* MPI_File_open(comm, filename, amode, info, fh, ierror). */
+#define SP_F_OPEN_WRAPPER(fn, pname) \
+  SP_F_STR_WRAPPER(fn, pname, 6, FILE_OPEN, META, (void)0, sp_f_opened(&x_, a2, len, a5, a6))
+/* MPI_File_delete(filename, info, ierror). */
+#define SP_F_DELETE_WRAPPER(fn, pname) \
+  SP_F_STR_WRAPPER(fn, pname, 3, FILE_DELETE, META, (void)0, sp_f_deleted(&x_, a1, len, a3))
+/* MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror): as in
+ * C, fh's explicit offsets are in etypes of the new view from then on
+ * (mpi_profile_io.c). */
+#define SP_F_VIEW_WRAPPER(fn, pname)                                                    \
+  SP_F_STR_WRAPPER(fn, pname, 7, FILE_SET_VIEW, META,                                   \
+                   sp__mpi_io_view(PMPI_File_f2c(*(MPI_Fint *)a1)), sp_f_meta_end(&x_, a1, a7))
 
 /* A Fortran string (blank-padded, len long) as a C one in path[4096]. */
 static void sp_f_path(char *path, const char *name, size_t len) {
@@ -512,6 +480,11 @@ static void sp_f_deleted(sp_mpi_io_t *x, const char *name, size_t len, void *ier
   }
   sp__mpi_io_end(x, row, ok ? 0 : -1, -1);
 }
+/* A call on the file of Fortran handle fh without data: 0 bytes, -1 on an error. */
+static void sp_f_meta_end(sp_mpi_io_t *x, void *fh, void *ierr) {
+  const int ok = !ierr || *(MPI_Fint *)ierr == MPI_SUCCESS;
+  sp__mpi_io_end(x, sp__mpi_io_row(PMPI_File_f2c(*(MPI_Fint *)fh)), ok ? 0 : -1, -1);
+}
 #define SP_F_FILE_CALL(W, lower, upper)          \
   W(mpi_##lower##_, "pmpi_" #lower "_")          \
   W(mpi_##lower##__, "pmpi_" #lower "_")         \
@@ -521,6 +494,7 @@ static void sp_f_deleted(sp_mpi_io_t *x, const char *name, size_t len, void *ier
 SP_F_FILE_CALL(SP_F_CLOSE_WRAPPER, file_close, FILE_CLOSE)
 SP_F_FILE_CALL(SP_F_OPEN_WRAPPER, file_open, FILE_OPEN)
 SP_F_FILE_CALL(SP_F_DELETE_WRAPPER, file_delete, FILE_DELETE)
+SP_F_FILE_CALL(SP_F_VIEW_WRAPPER, file_set_view, FILE_SET_VIEW)
 
 /* Calls that make a communicator (mpi_comm_create.c): the Fortran entry
  * points reach PMPI_ directly, so the new communicator's id is agreed

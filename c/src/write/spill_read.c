@@ -89,6 +89,19 @@ static int sp_index_meta(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64
   return rc;
 }
 
+/* A communicator of the MPI table: int32 id, int32 size, size world ranks
+ * (read by recovery). */
+static int sp_index_comms(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64_t off) {
+  int32_t is[2];
+  if (h->len < sizeof is || sp__pread_full(f->fd, is, sizeof is, off)) return SP_ESPILL;
+  if (is[0] < 0 || is[1] < 0 || is[1] > (1 << 24) ||
+      h->len != sizeof is + (uint64_t)is[1] * sizeof(int32_t))
+    return SP_ESPILL;
+  if (is[0] >= 0xFFFF) return 0; /* no call names it (mpi_extra.h sp__mpi_x_pack) */
+  sp_spill_chunk_t c = {is[0], -1, is[1], off + (int64_t)sizeof is, 0};
+  return sp_push_chunk(&f->comms, &f->ncomms_chunks, c);
+}
+
 /* Handles one whole record whose payload starts at off; SP_ESPILL when it
  * is inconsistent (the caller skips it). */
 static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int64_t off) {
@@ -169,16 +182,8 @@ static int sp_index_record(sp_spill_file_t *f, const sp_spill_rec_head_t *h, int
     return sp__samples_index_record(f, h->len, off); /* samples_write.c */
   case SP_SPILL_MPI_DONE:
     return sp__done_index_record(f, h->len, off); /* completions_write.c */
-  case SP_SPILL_MPI_COMMS: { /* int32 id, int32 size, size world ranks (read by recovery) */
-    int32_t is[2];
-    if (h->len < sizeof is || sp__pread_full(f->fd, is, sizeof is, off)) return SP_ESPILL;
-    if (is[0] < 0 || is[1] < 0 || is[1] > (1 << 24) ||
-        h->len != sizeof is + (uint64_t)is[1] * sizeof(int32_t))
-      return SP_ESPILL;
-    if (is[0] >= 0xFFFF) return 0; /* no call names it (mpi_extra.h sp__mpi_x_pack) */
-    sp_spill_chunk_t c = {is[0], -1, is[1], off + (int64_t)sizeof is, 0};
-    return sp_push_chunk(&f->comms, &f->ncomms_chunks, c);
-  }
+  case SP_SPILL_MPI_COMMS:
+    return sp_index_comms(f, h, off);
   case SP_SPILL_IO_FILES: /* read by recovery (io_write.c), the last one whole */
     f->io_off = off;
     f->io_len = (int64_t)h->len;

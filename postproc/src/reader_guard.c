@@ -60,6 +60,55 @@ int sp__link_kind(hid_t g, const char *name) {
   return li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT ? SP_LINK_LOCAL : SP_LINK_FOREIGN;
 }
 
+int64_t sp__dataset_len(hid_t g, const char *name) {
+  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  hsize_t dims[1] = {0};
+  int ok =
+      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
+  if (s >= 0) H5Sclose(s);
+  H5Dclose(d);
+  return ok ? (int64_t)dims[0] : -1;
+}
+
+int sp__read_int_rows(sp_reader_t *r, hid_t g, const char *what, const char *name, int64_t first,
+                      int64_t n, hid_t mem, void *buf) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: no %s", what, name);
+  hid_t fs = H5Dget_space(d), t = H5Dget_type(d);
+  hsize_t dims[1] = {0}, off[1] = {(hsize_t)first}, cnt[1] = {(hsize_t)n};
+  int ok = fs >= 0 && t >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
+           H5Sget_simple_extent_dims(fs, dims, NULL) == 1 && (int64_t)dims[0] >= first + n &&
+           H5Tget_class(t) == H5T_INTEGER;
+  int rc = ok ? 0 : sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s is short", what, name);
+  hid_t ms = rc == 0 && n > 0 ? H5Screate_simple(1, cnt, NULL) : -1;
+  if (rc == 0 && n > 0 &&
+      (ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
+       H5Dread(d, mem, ms, fs, H5P_DEFAULT, buf) < 0))
+    rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: %s: read failed", what, name);
+  if (ms >= 0) H5Sclose(ms);
+  if (t >= 0) H5Tclose(t);
+  if (fs >= 0) H5Sclose(fs);
+  H5Dclose(d);
+  return rc;
+}
+
+int64_t sp__ranks_lower(sp_reader_t *r, hid_t g, const char *what, int64_t total, int32_t id) {
+  int64_t lo = 0, hi = total;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    int32_t v;
+    if (sp__read_int_rows(r, g, what, "ranks", mid, 1, H5T_NATIVE_INT32, &v) != 0) return -1;
+    if (v < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Link kinds of up to this many links are collected in one pass over the
  * group; a larger group is asked name by name (one lookup each). */
 #define SP_KINDS_SCAN_MAX 16
@@ -88,8 +137,8 @@ static herr_t sp_kind_note(hid_t g, const char *name, const H5L_info_t *li, void
   if (++k->seen > SP_KINDS_SCAN_MAX) return 1;
   for (int i = 0; i < k->n; i++)
     if (strcmp(name, k->names[i]) == 0) {
-      k->kinds[i] = li->type == H5L_TYPE_HARD || li->type == H5L_TYPE_SOFT ? SP_LINK_LOCAL
-                                                                          : SP_LINK_FOREIGN;
+      k->kinds[i] =
+          li->type == H5L_TYPE_HARD || li->type == H5L_TYPE_SOFT ? SP_LINK_LOCAL : SP_LINK_FOREIGN;
       if (k->addrs) k->addrs[i] = sp_link_addr(g, li);
     }
   return 0;

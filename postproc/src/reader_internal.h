@@ -182,6 +182,16 @@ void sp__metadata_ids_check(const sp_reader_t *r);
  * external or user-defined link to another file: never followed). */
 enum { SP_LINK_NONE, SP_LINK_LOCAL, SP_LINK_FOREIGN };
 int sp__link_kind(hid_t g, const char *name);
+/* Length of the 1-D dataset name of g (a local link), -1 when absent or
+ * not 1-D. */
+int64_t sp__dataset_len(hid_t g, const char *name);
+/* Rows [first, first + n) of the 1-D integer dataset name of g, as mem
+ * type, into buf; what names the table in the messages. */
+int sp__read_int_rows(sp_reader_t *r, hid_t g, const char *what, const char *name, int64_t first,
+                      int64_t n, hid_t mem, void *buf);
+/* First row of g's int32 column "ranks" (total rows, ascending) whose value
+ * is >= id: where a rank's rows of a columnar table begin; -1 on error. */
+int64_t sp__ranks_lower(sp_reader_t *r, hid_t g, const char *what, int64_t total, int32_t id);
 /* sp__link_kind of each of names[0..n) in kinds, from one pass over g's
  * links when g holds few (a region group), else name by name. */
 void sp__link_kinds(hid_t g, const char *const *names, int n, int *kinds);

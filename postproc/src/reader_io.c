@@ -155,20 +155,6 @@ static int sp_io_table(sp_reader_t *r, hid_t g, const char *where, int64_t total
   return rc;
 }
 
-/* Length of the 1-D dataset name of g, -1 when absent or not 1-D. */
-static int64_t sp_io_rows(hid_t g, const char *name) {
-  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
-  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[1] = {0};
-  int ok =
-      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
-  if (s >= 0) H5Sclose(s);
-  H5Dclose(d);
-  return ok ? (int64_t)dims[0] : -1;
-}
-
 /* Element i of the int32 dataset d. */
 static int sp_io_at(hid_t d, int64_t i, int32_t *v) {
   hid_t fs = H5Dget_space(d);
@@ -201,7 +187,7 @@ static int sp_io_columnar(sp_reader_t *r, int id, sp_reader_io_files_t *out) {
   if (sp__link_kind(r->file, "io_files") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "io_files", H5P_DEFAULT);
   if (g < 0) return 0;
-  int64_t total = sp_io_rows(g, "ranks");
+  int64_t total = sp__dataset_len(g, "ranks");
   int rc = 0;
   hid_t d = total >= 0 ? H5Dopen2(g, "ranks", H5P_DEFAULT) : -1;
   int64_t lo = d >= 0 ? sp_io_lower(d, total, id) : -1;
@@ -230,7 +216,7 @@ static int sp_io_per_rank(sp_reader_t *r, int id, sp_reader_io_files_t *out) {
     if (io >= 0 && sp__link_kind(io, "files") == SP_LINK_LOCAL) {
       hid_t g = H5Gopen2(io, "files", H5P_DEFAULT);
       snprintf(path, sizeof path, "rank%d/io/files", id);
-      int64_t total = g >= 0 ? sp_io_rows(g, "names") : -1;
+      int64_t total = g >= 0 ? sp__dataset_len(g, "names") : -1;
       if (total < 0) rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/names: missing", path);
       out->present = rc == 0;
       sp_io_bins(io, out->size_bins);
@@ -293,8 +279,8 @@ static int sp_io_calls_columnar(sp_reader_t *r, const sp_rank_region_t *rr,
   hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
   if (g < 0) return 0;
   int rc = 0;
-  int64_t total = sp_io_rows(g, "mpi_bytes");
-  if (total >= 0 && sp_io_rows(g, "mpi_peers") == total) {
+  int64_t total = sp__dataset_len(g, "mpi_bytes");
+  if (total >= 0 && sp__dataset_len(g, "mpi_peers") == total) {
     if (rr->offset < 0 || rr->offset + rr->n > total)
       rc =
           sp__reader_fail(r, SP_READER_ELAYOUT,

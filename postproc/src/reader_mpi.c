@@ -78,20 +78,6 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
 static int sp_mpi_read_part(sp_reader_t *r, hid_t g, const char *name, int64_t len, int64_t first,
                             int64_t n, hid_t mem_type, void *buf);
 
-/* Length of the 1-D dataset name of g, -1 when absent. */
-static int64_t sp_mpi_len(hid_t g, const char *name) {
-  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
-  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[1] = {0};
-  int ok =
-      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
-  if (s >= 0) H5Sclose(s);
-  H5Dclose(d);
-  return ok ? (int64_t)dims[0] : -1;
-}
-
 /* Columnar: an MPI call region's peer, tag and comm, its slice of
  * events/mpi_peers, mpi_tags and mpi_comms (what the wait states pair by;
  * the bytes are not read from this layout yet). MPI-IO calls hold file
@@ -102,9 +88,9 @@ static int sp_mpi_load_columnar(sp_reader_t *r, const sp_rank_region_t *rr, sp_r
   if (sp__link_kind(r->file, "events") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
   if (g < 0) return 0;
-  int64_t len = sp_mpi_len(g, "mpi_peers");
+  int64_t len = sp__dataset_len(g, "mpi_peers");
   int rc = 0;
-  if (len >= 0 && sp_mpi_len(g, "mpi_tags") == len && sp_mpi_len(g, "mpi_comms") == len) {
+  if (len >= 0 && sp__dataset_len(g, "mpi_tags") == len && sp__dataset_len(g, "mpi_comms") == len) {
     if (rr->offset < 0 || rr->offset + rr->n > len)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "events/mpi_peers: fewer values than events");
     size_t n = (size_t)rr->n;

@@ -66,53 +66,16 @@ static int sp_comms_read(sp_reader_t *r, hid_t g, sp_reader_mpi_comms_t *out) {
   return rc;
 }
 
-/* Rows [first, first + n) of the 1-D integer dataset name of g, as mem. */
-static int sp_comms_rows(sp_reader_t *r, hid_t g, const char *name, int64_t first, int64_t n,
-                         hid_t mem, void *buf) {
-  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_comms: no %s", name);
-  hid_t fs = H5Dget_space(d), t = H5Dget_type(d);
-  hsize_t dims[1] = {0}, off[1] = {(hsize_t)first}, cnt[1] = {(hsize_t)n};
-  int ok = fs >= 0 && t >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
-           H5Sget_simple_extent_dims(fs, dims, NULL) == 1 && (int64_t)dims[0] >= first + n &&
-           H5Tget_class(t) == H5T_INTEGER;
-  int rc = ok ? 0 : sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_comms: %s is short", name);
-  hid_t ms = rc == 0 && n > 0 ? H5Screate_simple(1, cnt, NULL) : -1;
-  if (rc == 0 && n > 0 &&
-      (ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
-       H5Dread(d, mem, ms, fs, H5P_DEFAULT, buf) < 0))
-    rc = sp__reader_fail(r, SP_READER_EHDF5, "mpi_comms: %s: read failed", name);
-  if (ms >= 0) H5Sclose(ms);
-  if (t >= 0) H5Tclose(t);
-  if (fs >= 0) H5Sclose(fs);
-  H5Dclose(d);
-  return rc;
-}
-
-/* First row of mpi_comms/ranks (total rows, ascending) >= id; -1 on error. */
-static int64_t sp_comms_lower(sp_reader_t *r, hid_t g, int64_t total, int32_t id) {
-  int64_t lo = 0, hi = total;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    int32_t v;
-    if (sp_comms_rows(r, g, "ranks", mid, 1, H5T_NATIVE_INT32, &v) != 0) return -1;
-    if (v < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* The rank's rows [lo, lo + m) as the table by id (gaps: size 0). */
 static int sp_comms_table(sp_reader_t *r, hid_t g, int64_t lo, int64_t m,
                           sp_reader_mpi_comms_t *out) {
   int32_t *ids = malloc((size_t)m * sizeof *ids), *sz = malloc((size_t)m * sizeof *sz);
   int64_t *mo = malloc((size_t)m * sizeof *mo);
   int rc = ids && sz && mo ? 0 : sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
-  if (rc == 0) rc = sp_comms_rows(r, g, "ids", lo, m, H5T_NATIVE_INT32, ids);
-  if (rc == 0) rc = sp_comms_rows(r, g, "sizes", lo, m, H5T_NATIVE_INT32, sz);
-  if (rc == 0) rc = sp_comms_rows(r, g, "member_offsets", lo, m, H5T_NATIVE_INT64, mo);
+  if (rc == 0) rc = sp__read_int_rows(r, g, "mpi_comms", "ids", lo, m, H5T_NATIVE_INT32, ids);
+  if (rc == 0) rc = sp__read_int_rows(r, g, "mpi_comms", "sizes", lo, m, H5T_NATIVE_INT32, sz);
+  if (rc == 0)
+    rc = sp__read_int_rows(r, g, "mpi_comms", "member_offsets", lo, m, H5T_NATIVE_INT64, mo);
   int32_t n = 0;
   int64_t nm = 0;
   for (int64_t i = 0; rc == 0 && i < m; i++) {
@@ -135,7 +98,8 @@ static int sp_comms_table(sp_reader_t *r, hid_t g, int64_t lo, int64_t m,
     out->offsets[c] = at;
     for (int64_t i = 0; rc == 0 && i < m && out->sizes[c] > 0; i++)
       if (ids[i] == c)
-        rc = sp_comms_rows(r, g, "members", mo[i], sz[i], H5T_NATIVE_INT32, out->members + at);
+        rc = sp__read_int_rows(r, g, "mpi_comms", "members", mo[i], sz[i], H5T_NATIVE_INT32,
+                               out->members + at);
     at += out->sizes[c];
   }
   out->n = n;
@@ -161,8 +125,8 @@ static int sp_comms_columnar(sp_reader_t *r, int id, sp_reader_mpi_comms_t *out)
     if (s >= 0) H5Sclose(s);
     H5Dclose(d);
   }
-  int64_t lo = total >= 0 ? sp_comms_lower(r, g, total, id) : -1;
-  int64_t hi = lo >= 0 ? sp_comms_lower(r, g, total, id + 1) : -1;
+  int64_t lo = total >= 0 ? sp__ranks_lower(r, g, "mpi_comms", total, id) : -1;
+  int64_t hi = lo >= 0 ? sp__ranks_lower(r, g, "mpi_comms", total, id + 1) : -1;
   int rc = lo >= 0 && hi >= lo
                ? 0
                : sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_comms/ranks: unreadable");

@@ -28,43 +28,6 @@ static const char *const sp_done_i32[] = {"wait_region", "post_region", "thread"
                                           "peer",        "tag",         "comm",   "send"};
 enum { SP_DONE_NI32 = 8 };
 
-/* Rows [first, first + n) of the 1-D integer dataset name of g, as mem. */
-static int sp_done_read(sp_reader_t *r, hid_t g, const char *name, int64_t first, int64_t n,
-                        hid_t mem, void *buf) {
-  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "completions: no %s", name);
-  hid_t fs = H5Dget_space(d), t = H5Dget_type(d);
-  hsize_t dims[1] = {0}, off[1] = {(hsize_t)first}, cnt[1] = {(hsize_t)n};
-  int ok = fs >= 0 && t >= 0 && H5Sget_simple_extent_ndims(fs) == 1 &&
-           H5Sget_simple_extent_dims(fs, dims, NULL) == 1 && (int64_t)dims[0] >= first + n &&
-           H5Tget_class(t) == H5T_INTEGER;
-  int rc = ok ? 0 : sp__reader_fail(r, SP_READER_ELAYOUT, "completions: %s is short", name);
-  hid_t ms = rc == 0 && n > 0 ? H5Screate_simple(1, cnt, NULL) : -1;
-  if (rc == 0 && n > 0 &&
-      (ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL) < 0 ||
-       H5Dread(d, mem, ms, fs, H5P_DEFAULT, buf) < 0))
-    rc = sp__reader_fail(r, SP_READER_EHDF5, "completions: %s: read failed", name);
-  if (ms >= 0) H5Sclose(ms);
-  if (t >= 0) H5Tclose(t);
-  if (fs >= 0) H5Sclose(fs);
-  H5Dclose(d);
-  return rc;
-}
-
-/* Length of the 1-D dataset name of g, -1 when absent. */
-static int64_t sp_done_len(hid_t g, const char *name) {
-  if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
-  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-  if (d < 0) return -1;
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[1] = {0};
-  int ok =
-      s >= 0 && H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, dims, NULL) == 1;
-  if (s >= 0) H5Sclose(s);
-  H5Dclose(d);
-  return ok ? (int64_t)dims[0] : -1;
-}
-
 /* Reads rows [first, first + n) of every column of g into out. */
 static int sp_done_rows(sp_reader_t *r, hid_t g, int64_t first, int64_t n,
                         sp_reader_mpi_done_t *out, int bytes) {
@@ -84,10 +47,16 @@ static int sp_done_rows(sp_reader_t *r, hid_t g, int64_t first, int64_t n,
   for (int c = 0; c < SP_DONE_NI32; c++) *col[c] = out->i32 + (size_t)c * m;
   int rc = 0;
   for (int c = 0; rc == 0 && c < SP_DONE_NI32; c++)
-    rc = sp_done_read(r, g, sp_done_i32[c], first, n, H5T_NATIVE_INT32, *col[c]);
-  if (rc == 0) rc = sp_done_read(r, g, "wait_call", first, n, H5T_NATIVE_INT64, out->wait_call);
-  if (rc == 0) rc = sp_done_read(r, g, "post_call", first, n, H5T_NATIVE_INT64, out->post_call);
-  if (rc == 0 && bytes) rc = sp_done_read(r, g, "bytes", first, n, H5T_NATIVE_INT64, out->bytes);
+    rc =
+        sp__read_int_rows(r, g, "completions", sp_done_i32[c], first, n, H5T_NATIVE_INT32, *col[c]);
+  if (rc == 0)
+    rc = sp__read_int_rows(r, g, "completions", "wait_call", first, n, H5T_NATIVE_INT64,
+                           out->wait_call);
+  if (rc == 0)
+    rc = sp__read_int_rows(r, g, "completions", "post_call", first, n, H5T_NATIVE_INT64,
+                           out->post_call);
+  if (rc == 0 && bytes)
+    rc = sp__read_int_rows(r, g, "completions", "bytes", first, n, H5T_NATIVE_INT64, out->bytes);
   return rc;
 }
 
@@ -141,7 +110,7 @@ static int sp_done_per_rank(sp_reader_t *r, int id, sp_reader_mpi_done_t *out, i
   if (H5Lexists(r->file, path, H5P_DEFAULT) <= 0) return 0; /* the parents too (quiet) */
   hid_t g = H5Gopen2(r->file, path, H5P_DEFAULT);
   if (g < 0) return 0;
-  int64_t n = sp_done_len(g, "wait_region");
+  int64_t n = sp__dataset_len(g, "wait_region");
   int rc = n >= 0 ? sp_done_rows(r, g, 0, n, out, bytes)
                   : sp__reader_fail(r, SP_READER_ELAYOUT, "%s: no wait_region", path);
   if (rc == 0) rc = sp_done_handles(r, g, out);
@@ -150,30 +119,15 @@ static int sp_done_per_rank(sp_reader_t *r, int id, sp_reader_mpi_done_t *out, i
   return rc;
 }
 
-/* First row of the sorted int32 dataset d (total rows) whose value is >= v. */
-static int64_t sp_done_lower(sp_reader_t *r, hid_t g, int64_t total, int32_t v) {
-  int64_t lo = 0, hi = total;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    int32_t x;
-    if (sp_done_read(r, g, "ranks", mid, 1, H5T_NATIVE_INT32, &x) != 0) return -1;
-    if (x < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* Columnar: the rank's rows of mpi_completions/ (ranks ascending); their
  * regions are region_table indices, the reader's own. */
 static int sp_done_columnar(sp_reader_t *r, int id, sp_reader_mpi_done_t *out, int bytes) {
   if (sp__link_kind(r->file, "mpi_completions") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "mpi_completions", H5P_DEFAULT);
   if (g < 0) return 0;
-  int64_t total = sp_done_len(g, "ranks");
-  int64_t lo = total >= 0 ? sp_done_lower(r, g, total, id) : -1;
-  int64_t hi = lo >= 0 ? sp_done_lower(r, g, total, id + 1) : -1;
+  int64_t total = sp__dataset_len(g, "ranks");
+  int64_t lo = total >= 0 ? sp__ranks_lower(r, g, "completions", total, id) : -1;
+  int64_t hi = lo >= 0 ? sp__ranks_lower(r, g, "completions", total, id + 1) : -1;
   int rc = lo >= 0 && hi >= lo
                ? 0
                : sp__reader_fail(r, SP_READER_ELAYOUT, "mpi_completions/ranks: unreadable");

@@ -116,12 +116,13 @@ def compare(tag, got, want):
 
 
 def top_k(totals, k):
-    """{region: (largest ranks, smallest ranks)}, k each, lower rank first on ties."""
+    """{region: (largest ranks, smallest ranks)}, k each; on ties the lower rank
+    first for the largest, the higher rank first for the smallest."""
     out = {}
     for reg, by_rank in totals.items():
         items = list(by_rank.items())
         big = sorted(items, key=lambda t: (-t[1], t[0]))[:k]
-        small = sorted(items, key=lambda t: (t[1], t[0]))[:k]
+        small = sorted(items, key=lambda t: (t[1], -t[0]))[:k]
         out[reg] = ([r for r, _ in big], [r for r, _ in small])
     return out
 

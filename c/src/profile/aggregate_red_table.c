@@ -156,14 +156,18 @@ static void sp_bks_compact(sp_red_t *t) {
   t->nbks = n;
 }
 
-/* Largest first (kind 0) or smallest first (kind 1), the lower rank first
- * among equal totals. */
+/* Largest first (kind 0, the lower rank first among equal totals) or
+ * smallest first (kind 1, the higher rank first): each order the other's
+ * reverse, so the k largest and the k smallest share no rank while a
+ * region has 2k ranks or more, also where totals tie at the k-th (with
+ * one tie rule for both, a tied rank was kept twice and another not). */
 static int sp_top_cmp(const void *x, const void *y) {
   const sp_red_top_t *a = x, *b = y;
   if (a->name != b->name) return a->name < b->name ? -1 : 1;
   if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
   if (a->total != b->total) return (a->total > b->total) == (a->kind == 0) ? -1 : 1;
-  return (a->rank > b->rank) - (a->rank < b->rank);
+  return a->kind == 0 ? (a->rank > b->rank) - (a->rank < b->rank)
+                      : (a->rank < b->rank) - (a->rank > b->rank);
 }
 
 /* Sorted, and at most k a (region, kind). */

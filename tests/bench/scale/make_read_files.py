@@ -110,12 +110,13 @@ KEEP = 8  # SCOPE_PROFILER_REDUCE_KEEP's default
 
 def kept_of(tot):
     """Per region its KEEP largest (kind 0, largest first) and KEEP smallest
-    (kind 1, smallest first) ranks by total, the lower rank first among equal."""
+    (kind 1, smallest first) ranks by total; among equal totals the lower rank
+    first for the largest, the higher first for the smallest (aggregate_red_table.c)."""
     rows = []
     ranks = np.arange(tot.shape[0])
     for g in range(tot.shape[1]):
         desc = np.lexsort((ranks, -tot[:, g]))[:KEEP]
-        asc = np.lexsort((ranks, tot[:, g]))[:KEEP]
+        asc = np.lexsort((-ranks, tot[:, g]))[:KEEP]
         rows += [(g, int(r), 0, int(tot[r, g])) for r in desc]
         rows += [(g, int(r), 1, int(tot[r, g])) for r in asc]
     return rows

@@ -23,7 +23,7 @@
 ! sp_clock_now_ns (the stamps' clock) around its calls and its delay; after
 ! sp_finalize rank 0 gathers the stamps and writes to argv(1) the waits the
 ! phases must show, tab-separated as waits_delays.c:
-!   state rank path seconds cause_rank cause_region
+!   state rank path seconds cause_rank cause_region seconds_hi
 #ifdef SP_F08
 #define HANDLE(t) type(t)
 #else
@@ -270,17 +270,23 @@ contains
     integer, intent(in) :: u, r, ph, c
     character(len=*), intent(in) :: state, cpath, region
     integer(c_int64_t), intent(in) :: until
-    integer(c_int64_t) :: t0, late, d
+    integer(c_int64_t) :: t0, late, late_hi, d
     character(len=:), allocatable :: named
-    character(len=32) :: secs
+    character(len=32) :: secs, secs_hi
     t0 = t_in(ph, r)
     late = until - t0
+    ! c's call is stamped inside the call, between c's own stamps around it
+    ! (a rank descheduled in between enters later than `until`): c's exit
+    ! bounds it from above; a rank's wait for itself has no such slack.
+    late_hi = late
+    if (c /= r) late_hi = t_out(ph, c) - t0
     d = t_out(ph, r) - t0
     named = "-"
     if (t0 >= t_work(ph, c)) named = region
     write (secs, "(f0.9)") real(min(late, d), kind(1.0d0)) / 1.0d9
-    write (u, "(a,a,i0,a,a,a,a,a,i0,a,a)") state, achar(9), r, achar(9), cpath, achar(9), &
-      trim(adjustl(secs)), achar(9), c, achar(9), named
+    write (secs_hi, "(f0.9)") real(min(late_hi, d), kind(1.0d0)) / 1.0d9
+    write (u, "(a,a,i0,a,a,a,a,a,i0,a,a,a,a)") state, achar(9), r, achar(9), cpath, achar(9), &
+      trim(adjustl(secs)), achar(9), c, achar(9), named, achar(9), trim(adjustl(secs_hi))
   end subroutine row
 
   subroutine expect(file)

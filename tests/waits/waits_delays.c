@@ -20,7 +20,9 @@
  * CLOCK_MONOTONIC (the profiler's clock) around its calls and its delay; after
  * sp_finalize rank 0 gathers the stamps and writes the waits the phases
  * must show, from the program's own stamps, to argv[1]:
- *   state rank path seconds cause_rank cause_region   (tab-separated) */
+ *   state rank path seconds cause_rank cause_region seconds_hi   (tab-separated)
+ * seconds_hi: the same wait with the cause's call entered as late as its own
+ * exit stamp (check_waits.py takes the interval). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -153,9 +155,15 @@ typedef struct stamps {
  * rank itself expects 0 (until is its own entry). */
 static void row(FILE *f, const stamps_t *t, const char *state, int r, const char *path, int ph,
                 int c, long long until, const char *region) {
-  long long in = t->in[r * NPH + ph];
-  fprintf(f, "%s\t%d\t%s\t%.9f\t%d\t%s\n", state, r, path, capped(in, until, t->out[r * NPH + ph]),
-          c, in >= t->work[c * NPH + ph] ? region : "-");
+  long long in = t->in[r * NPH + ph], out = t->out[r * NPH + ph];
+  /* The profiler stamps c's call inside the call, between c's own stamps
+   * around it: a rank descheduled between its stamp and the call's (ms on
+   * a loaded node) starts the call later than `until` says. c's exit
+   * bounds it from above (an eager send or the last arrival returns at
+   * once); a rank's wait for itself has no such slack. */
+  long long until_hi = c == r ? until : t->out[c * NPH + ph];
+  fprintf(f, "%s\t%d\t%s\t%.9f\t%d\t%s\t%.9f\n", state, r, path, capped(in, until, out), c,
+          in >= t->work[c * NPH + ph] ? region : "-", capped(in, until_hi, out));
 }
 
 static void expect(FILE *f, const stamps_t *t) {

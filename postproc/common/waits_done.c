@@ -112,7 +112,8 @@ static int sp_dfill(sp_waits_t *w, sp_wrank_t *rk, sp_dfind_t *f, const sp_reade
                       d->tag[i],
                       gc,
                       (int8_t)(d->send[i] != 0)};
-    if (post >= 0 && !e->send) rk->calls[post].done = 1;
+    /* a Sendrecv with completions is paired through them alone (sp_p2p_call) */
+    if (post >= 0 && (!e->send || rk->calls[post].op == SP_OP_SENDRECV)) rk->calls[post].done = 1;
   }
   return 0;
 }

@@ -14,10 +14,13 @@
  * started persistent send is a send at its MPI_Start. In a file without
  * the completion table (older files), a rank's receives on a communicator
  * where it posted an MPI_Irecv are not paired: any channel there may have
- * lost a message to it. Likewise a call whose tag,
- * partner or communicator is not known (a Sendrecv with two partners,
- * the Fortran wrappers of today) leaves its side of the communicator
- * unpaired. A channel whose send and receive counts differ (a partner not
+ * lost a message to it. A Sendrecv whose own partner and tag cannot say
+ * both halves (two partners, two tags, MPI_PROC_NULL on one side) has its
+ * halves as completions of itself: a send and a receive that it waited
+ * for. A call whose tag,
+ * partner or communicator is not known (a Sendrecv with two partners in
+ * files of older versions, their Fortran wrappers) leaves its side of the
+ * communicator unpaired. A channel whose send and receive counts differ (a partner not
  * recorded) is not paired at all: nothing is guessed. */
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +112,7 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   int me = w->ranks[k].id, op = c->op;
   int sends = op == SP_OP_SEND || op == SP_OP_SSEND || op == SP_OP_ISEND || op == SP_OP_SENDRECV;
   int recvs = op == SP_OP_RECV || op == SP_OP_SENDRECV;
+  if (op == SP_OP_SENDRECV && c->done) return 0; /* its halves through its completions */
   if (op == SP_OP_IRECV && w->has_done) { /* an end through its completion (sp_p2p_done) */
     if (!c->done) w->unpaired[SP_UNP_NOT_COMPLETED]++;
     return 0;
@@ -145,7 +149,7 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
 /* Rank k's completions: a nonblocking receive's end at its posting call,
  * with the message its status names and the call that completed it; a
  * started persistent send's at its MPI_Start (an MPI_Isend is one
- * already). 0 or SP_READER_ENOMEM. */
+ * already); a Sendrecv's send and receive at the Sendrecv. 0 or SP_READER_ENOMEM. */
 static int sp_p2p_done(sp_waits_t *w, sp_p2p_t *p, int k) {
   const sp_wrank_t *rk = &w->ranks[k];
   for (int64_t i = 0; i < rk->ndone; i++) {

@@ -11,6 +11,10 @@ program's own stamps, waits_delays.c's format):
                  with the sends (MPI_Send, MPI_Isend, MPI_Ssend) of its
                  source with that tag on that communicator: the send's
                  start less the receive's, within the receive;
+                 A Sendrecv's receive half (rank<N>/mpi/completions rows
+                 naming the call, else its own peer and tag) against its
+                 source's Sendrecv in the phase, whose send half must name
+                 the rank;
   late_receiver  each MPI_Ssend paired with its destination's receives;
   wait_barrier, wait_nxn  the last member's entry less the rank's, the
                  members from the call's communicator id;
@@ -46,6 +50,31 @@ class Rank:
         offs = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         self.comms = {i: [int(x) for x in members[offs[i]:offs[i + 1]]]
                       for i in range(len(sizes)) if sizes[i] > 0}
+        self.done = []  # completion rows: (wait region, wait call, send, peer, tag, comm)
+        if m is not None and "completions" in m:
+            g = m["completions"]
+            names = [x.decode() if isinstance(x, bytes) else str(x)
+                     for x in g.attrs["region_names"]]
+            self.done = list(zip([names[i] for i in g["wait_region"][()]],
+                                 g["wait_call"][()].tolist(), g["send"][()].tolist(),
+                                 g["peer"][()].tolist(), g["tag"][()].tolist(),
+                                 g["comm"][()].tolist()))
+
+    def halves(self, name, phase):
+        """The one call of name in phase: (its (start, end, ...), its send half,
+        its receive half), each half (peer, tag, comm) or None: from the
+        completion rows that name the call when it has any, else the call's
+        own peer and tag for both."""
+        lo, hi = self.window(phase)
+        s = self.regions[name]["start_times"]
+        i = [k for k, t in enumerate(s) if lo <= t <= hi][0]
+        call = self.calls([name], phase)[0]
+        rows = [d for d in self.done if d[0] == name and d[1] == i]
+        if not rows:
+            own = (call[2], call[3], call[4]) if call[2] >= 0 else None
+            return call, own, own
+        half = {d[2]: (d[3], d[4], d[5]) for d in rows}
+        return call, half.get(1), half.get(0)
 
     def window(self, phase):
         g = self.regions[phase]
@@ -107,6 +136,23 @@ def p2p(ranks, r, phase, mine, theirs):
     return out
 
 
+def sendrecv(ranks, r, phase, name):
+    """[(seconds, cause world rank, waiter's start)] of rank r's Sendrecv in
+    phase: its receive half waited for its source's Sendrecv, whose send
+    half must be to r with that tag and communicator. [] when it received
+    nothing (MPI_PROC_NULL)."""
+    call, _, recv = ranks[r].halves(name, phase)
+    if recv is None:
+        return []
+    w = ranks[r].world(recv[2], recv[0])
+    if w is None:
+        return None
+    other, send, _ = ranks[w].halves(name, phase)
+    if send is None or ranks[w].world(send[2], send[0]) != r or send[1:] != recv[1:]:
+        return None
+    return [(wait(other[0], call), w, call[0])]
+
+
 def collective(ranks, r, phase, name, state):
     c = ranks[r].calls([name], phase)
     if not c:
@@ -142,7 +188,9 @@ def main():
         if secs <= 0:
             cregion = "-"
         phase, name = cpath.split("/")[0], cpath.split("/")[-1]
-        if state == "late_sender":
+        if state == "late_sender" and name.startswith("MPI_Sendrecv"):
+            got = sendrecv(ranks, r, phase, name)
+        elif state == "late_sender":
             got = p2p(ranks, r, phase, [name], SENDS)
         elif state == "late_receiver":
             got = p2p(ranks, r, phase, [name], ["MPI_Recv"])
@@ -154,6 +202,8 @@ def main():
                          "(peer, tag, comm or the communicator table missing)")
             continue
         total = sum(g[0] for g in got) / 1e9
+        if not got:
+            got = [(0, -1, 0)]
         if not secs - TOL <= total <= hi + TOL:
             fails.append(f"{state} rank {r} {cpath}: {total:.6f} s from the datasets, "
                          f"program {span(secs, hi)}")

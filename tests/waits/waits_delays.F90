@@ -18,7 +18,12 @@
 !   phase_tags   on the split communicator, tags out of order: its rank 1
 !                (world 2 and 3) sends tag 21, then after tags_work tag 22;
 !                its rank 0 (world 0 and 1) receives tag 22 first (Late
-!                Sender, the cause named by world rank), then tag 21.
+!                Sender, the cause named by world rank), then tag 21;
+!   phase_sr     MPI_Sendrecv around a ring (two partners), rank 1 late in
+!                sendrecv_work (Late Sender at rank 2);
+!   phase_shift  MPI_Sendrecv along an open chain (MPI_PROC_NULL at the
+!                ends), rank 2 late in shift_work (Late Sender at rank 3).
+! Nothing may be left unpaired.
 ! A barrier in region sync separates the phases. Each rank stamps
 ! sp_clock_now_ns (the stamps' clock) around its calls and its delay; after
 ! sp_finalize rank 0 gathers the stamps and writes to argv(1) the waits the
@@ -62,7 +67,8 @@ program waits_delays_f
   end interface
 
   integer, parameter :: N = 4, SETTLE_US = 20000, D_US = 150000
-  integer, parameter :: LS = 1, LR = 2, BAR = 3, NXN = 4, BCAST = 5, REDUCE = 6, TAGS = 7, NPH = 7
+  integer, parameter :: LS = 1, LR = 2, BAR = 3, NXN = 4, BCAST = 5, REDUCE = 6, TAGS = 7, &
+                        SR = 8, SHIFT = 9, NPH = 9
   integer(c_int64_t) :: in_(NPH) = 0, out_(NPH) = 0, work_(NPH) = 0
   integer(c_int64_t) :: t_in(NPH, 0:N - 1), t_out(NPH, 0:N - 1), t_work(NPH, 0:N - 1)
   integer :: rank, nranks, ierr
@@ -135,6 +141,8 @@ contains
       call MPI_Recv(y, 1, MPI_INTEGER, rank - 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
       call MPI_Recv(y, 1, MPI_INTEGER, rank - 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     end if
+    call MPI_Sendrecv(x, 1, MPI_INTEGER, mod(rank + 1, N), 4, y, 1, MPI_INTEGER, &
+                      mod(rank + N - 1, N), 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
   end subroutine warm
 
@@ -261,6 +269,33 @@ contains
     end if
     call stop_("phase_tags")
     call sync_all()
+
+    call start("phase_sr")
+    if (rank == 1) then
+      call work(SR, "sendrecv_work", D_US)
+    else
+      call sleep_us(SETTLE_US)
+    end if
+    in_(SR) = c_now()
+    call MPI_Sendrecv(x, 1, MPI_INTEGER, mod(rank + 1, N), 8, y, 1, MPI_INTEGER, &
+                      mod(rank + N - 1, N), 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    out_(SR) = c_now()
+    call stop_("phase_sr")
+    call sync_all()
+
+    call start("phase_shift")
+    if (rank == 2) then
+      call work(SHIFT, "shift_work", D_US)
+    else
+      call sleep_us(SETTLE_US)
+    end if
+    in_(SHIFT) = c_now()
+    call MPI_Sendrecv(x, 1, MPI_INTEGER, merge(rank + 1, MPI_PROC_NULL, rank + 1 < N), 9, y, 1, &
+                      MPI_INTEGER, merge(rank - 1, MPI_PROC_NULL, rank > 0), 9, MPI_COMM_WORLD, &
+                      MPI_STATUS_IGNORE, ierr)
+    out_(SHIFT) = c_now()
+    call stop_("phase_shift")
+    call sync_all()
   end subroutine phases
 
   !> One expected wait of rank r in phase ph until `until`, caused by rank
@@ -291,7 +326,7 @@ contains
 
   subroutine expect(file)
     character(len=*), intent(in) :: file
-    integer :: u, r, bar_last, even_last, odd_last, last, lr_
+    integer :: u, r, c, bar_last, even_last, odd_last, last, lr_
     character(len=16) :: why
     open (newunit=u, file=file, status="replace", action="write")
     call row(u, "late_sender", 0, "phase_ls/MPI_Recv", LS, 1, t_in(LS, 1), "late_send_work")
@@ -324,6 +359,19 @@ contains
              trim(why))
     call row(u, "late_sender", 0, "phase_tags/MPI_Recv", TAGS, 2, t_in(TAGS, 2), "tags_work")
     call row(u, "late_sender", 1, "phase_tags/MPI_Recv", TAGS, 3, t_in(TAGS, 3), "tags_work")
+    ! Sendrecv: each receive half waits for its sender's entry
+    do r = 0, N - 1
+      c = mod(r + N - 1, N)
+      why = merge("sendrecv_work   ", "-               ", c == 1)
+      call row(u, "late_sender", r, "phase_sr/MPI_Sendrecv", SR, c, t_in(SR, c), trim(why))
+      if (r > 0) then
+        why = merge("shift_work      ", "-               ", r - 1 == 2)
+        call row(u, "late_sender", r, "phase_shift/MPI_Sendrecv", SHIFT, r - 1, &
+                 t_in(SHIFT, r - 1), trim(why))
+      end if
+    end do
+    write (u, "(a)") "unpaired"//achar(9)//"not_recorded"//achar(9)//"0"
+    write (u, "(a)") "unpaired"//achar(9)//"partner_not_recorded"//achar(9)//"0"
     close (u)
   end subroutine expect
 end program waits_delays_f

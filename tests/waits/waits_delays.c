@@ -15,7 +15,13 @@
  *   phase_nxn    MPI_Allreduce on MPI_Comm_split(world, rank % 2): rank 0
  *                (even) and rank 3 (odd) late in allreduce_work;
  *   phase_bcast  MPI_Bcast root 1 after the root's bcast_work;
- *   phase_reduce MPI_Reduce root 0, rank 3 late in reduce_work.
+ *   phase_reduce MPI_Reduce root 0, rank 3 late in reduce_work;
+ *   phase_sr     MPI_Sendrecv around a ring (to rank + 1, from rank - 1: two
+ *                partners), rank 1 late in sendrecv_work (Late Sender at
+ *                rank 2);
+ *   phase_shift  MPI_Sendrecv along an open chain (rank 3 sends to and rank
+ *                0 receives from MPI_PROC_NULL), rank 2 late in shift_work
+ *                (Late Sender at rank 3). Nothing may be left unpaired.
  * A sync barrier (region sync) separates the phases. Each rank stamps
  * CLOCK_MONOTONIC (the profiler's clock) around its calls and its delay; after
  * sp_finalize rank 0 gathers the stamps and writes the waits the phases
@@ -40,7 +46,7 @@ static long long now(void) {
 }
 
 /* Stamps of this rank: enter and exit of the phases' calls. */
-enum { LS, LR, BAR, NXN, BCAST, REDUCE, NPH };
+enum { LS, LR, BAR, NXN, BCAST, REDUCE, SR, SHIFT, NPH };
 static long long in_[NPH], out_[NPH], work_[NPH]; /* work_: start of the delay */
 
 static void usleep_(int us) {
@@ -136,6 +142,25 @@ static void phases(int rank, MPI_Comm half) {
   STAMPED(REDUCE, MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
   sp_stop_name("phase_reduce");
   sync_all();
+  sp_start_name("phase_sr");
+  if (rank == 1)
+    work(SR, "sendrecv_work", D_US);
+  else
+    usleep_(SETTLE_US);
+  STAMPED(SR, MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % N, 8, &y, 1, MPI_INT, (rank + N - 1) % N, 8,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  sp_stop_name("phase_sr");
+  sync_all();
+  sp_start_name("phase_shift");
+  if (rank == 2)
+    work(SHIFT, "shift_work", D_US);
+  else
+    usleep_(SETTLE_US);
+  STAMPED(SHIFT, MPI_Sendrecv(&x, 1, MPI_INT, rank + 1 < N ? rank + 1 : MPI_PROC_NULL, 9, &y, 1,
+                              MPI_INT, rank > 0 ? rank - 1 : MPI_PROC_NULL, 9, MPI_COMM_WORLD,
+                              MPI_STATUS_IGNORE));
+  sp_stop_name("phase_shift");
+  sync_all();
 }
 
 static double capped(long long from, long long to, long long end) {
@@ -191,6 +216,17 @@ static void expect(FILE *f, const stamps_t *t) {
     if (I(r, REDUCE) > I(lr, REDUCE)) lr = r;
   row(f, t, "early_reduce", 0, "phase_reduce/MPI_Reduce", REDUCE, lr, I(lr, REDUCE),
       lr == 3 ? "reduce_work" : "-");
+  /* Sendrecv: each receive half waits for its sender's entry (its send half
+   * goes out eagerly at once) */
+  for (int r = 0; r < N; r++) {
+    int c = (r + N - 1) % N;
+    row(f, t, "late_sender", r, "phase_sr/MPI_Sendrecv", SR, c, I(c, SR),
+        c == 1 ? "sendrecv_work" : "-");
+    if (r > 0)
+      row(f, t, "late_sender", r, "phase_shift/MPI_Sendrecv", SHIFT, r - 1, I(r - 1, SHIFT),
+          r - 1 == 2 ? "shift_work" : "-");
+  }
+  fprintf(f, "unpaired\tnot_recorded\t0\nunpaired\tpartner_not_recorded\t0\n");
 #undef I
 }
 

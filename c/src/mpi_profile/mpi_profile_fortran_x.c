@@ -310,8 +310,21 @@ static void sp_fx_tc(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   }
 }
 
+/* A Sendrecv's halves as completions of the call (sp__mpi_sendrecv_done),
+ * its communicator id from sp_fx_tc. */
+static void sp_fx_sendrecv_done(sp_fx_kind_t kind, void **a, const sp_fx_t *x) {
+  const void *st = a[kind == SP_FX_SENDRECV ? 11 : 8];
+  int64_t rbytes;
+  int32_t src;
+  sp_fstatus_got(st, &rbytes, &src);
+  const int64_t sbytes = I(3) >= 0 ? sp__mpi_tbytes(I(1), T(2)) : 0;
+  sp__mpi_sendrecv_done(x->h, x->call, x->comm, I(3) >= 0 ? I(3) : -1, I(4), sbytes, src,
+                        sp_fstatus_tag(st), rbytes);
+}
+
 void sp__fx_after(sp_fx_kind_t kind, void **a, sp_fx_t *x) {
   sp_fx_tc(kind, a, x);
+  if (kind == SP_FX_SENDRECV || kind == SP_FX_SENDRECV_REPLACE) sp_fx_sendrecv_done(kind, a, x);
   switch (kind) {
   case SP_FX_BCAST:
     x->bytes = sp__mpi_b_bcast(I(1), T(2));

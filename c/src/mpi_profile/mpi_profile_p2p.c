@@ -175,17 +175,20 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 static void sp_sendrecv_note(int h, int on, int rc, const MPI_Status *st, int dest, int stag,
                              int count, MPI_Datatype type, MPI_Comm comm) {
   if (!on) return;
-  int64_t bytes;
+  int64_t rbytes;
   int32_t src;
-  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &bytes, &src);
-  bytes += dest >= 0 ? sp__mpi_tbytes(count, type) : 0;
+  sp__mpi_status_got(rc == MPI_SUCCESS ? st : NULL, &rbytes, &src);
+  const int64_t sbytes = dest >= 0 ? sp__mpi_tbytes(count, type) : 0;
   const int32_t rtag = src >= 0 ? st->MPI_TAG : -1;
   const int32_t tag = dest < 0 ? rtag : (src < 0 || rtag == stag) ? stag : -1;
-  sp__mpi_note_tc(h, bytes,
+  const int32_t cid = sp__mpi_comm_id(comm);
+  /* the halves first: the call's index is the count before its note */
+  sp__mpi_sendrecv_done(h, sp__mpi_x_count(h), cid, dest, stag, sbytes, src, rtag, rbytes);
+  sp__mpi_note_tc(h, rbytes + sbytes,
                   dest < 0                   ? src
                   : (src < 0 || src == dest) ? dest
                                              : -1,
-                  tag, sp__mpi_comm_id(comm));
+                  tag, cid);
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,

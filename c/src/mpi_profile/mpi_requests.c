@@ -157,6 +157,20 @@ void sp__mpi_req_got(const unsigned char *taken, const sp_req_val_t *vals, const
   }
 }
 
+void sp__mpi_sendrecv_done(int32_t h, int64_t call, int32_t comm, int32_t dest, int32_t stag,
+                           int64_t sbytes, int32_t src, int32_t rtag, int64_t rbytes) {
+  if (call < 0 || (dest >= 0 && dest == src && stag == rtag)) return; /* the call says it */
+  const int32_t thread = sp__mpi_thread();
+  if (dest >= 0) {
+    const sp_mpi_done_t d = {call, call, sbytes, h, h, thread, thread, dest, stag, comm, 1};
+    sp__mpi_done_add(&d);
+  }
+  if (src >= 0) {
+    const sp_mpi_done_t d = {call, call, rbytes, h, h, thread, thread, src, rtag, comm, 0};
+    sp__mpi_done_add(&d);
+  }
+}
+
 void sp__mpi_req_persist(MPI_Request req, const sp_req_val_t *v) {
   if (req == MPI_REQUEST_NULL) return;
   pthread_mutex_lock(&sp_req_lock);

@@ -47,6 +47,16 @@ SP_HIDDEN void sp__mpi_req_got(const unsigned char *taken, const sp_req_val_t *v
                                int m, const MPI_Status *st, int32_t wait_region, int64_t wait_call,
                                int64_t *bytes, int32_t *peer);
 
+/* After a recorded MPI_Sendrecv(_replace), call `call` of region h: its two
+ * halves as completions of the call itself (the send to dest with stag,
+ * the receive from src with rtag, from its status), when the call's own
+ * peer and tag cannot say both: two partners, two tags, or one half with
+ * MPI_PROC_NULL (dest or src < 0). The wait states pair each half then
+ * (docs/wait-states.md). Nothing when call < 0 (not recorded). */
+SP_HIDDEN void sp__mpi_sendrecv_done(int32_t h, int64_t call, int32_t comm, int32_t dest,
+                                     int32_t stag, int64_t sbytes, int32_t src, int32_t rtag,
+                                     int64_t rbytes);
+
 /* ---- persistent requests (MPI_Send_init, MPI_Recv_init, ...) ---- */
 /* Remembers a persistent request: what it will post at each start
  * (post_* are set by the start). */

@@ -46,7 +46,7 @@ static long long now(void) {
 }
 
 /* Stamps of this rank: enter and exit of the phases' calls. */
-enum { LS, LR, BAR, NXN, BCAST, REDUCE, SR, SHIFT, NPH };
+enum { LS, LR, BAR, NXN, BCAST, REDUCE, SR, SHIFT, LS0, NPH }; /* LS0: phase_ls's first message */
 static long long in_[NPH], out_[NPH], work_[NPH]; /* work_: start of the delay */
 
 static void usleep_(int us) {
@@ -83,7 +83,7 @@ static void phases(int rank, MPI_Comm half) {
     STAMPED(LS, MPI_Send(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD));
   } else if (rank == 3) {
     MPI_Request rq;
-    MPI_Isend(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &rq);
+    STAMPED(LS0, MPI_Isend(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD, &rq));
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     work(LS, "late_send_work", D_US);
     STAMPED(LS, MPI_Send(&x, 1, MPI_INT, 2, 7, MPI_COMM_WORLD));
@@ -93,7 +93,7 @@ static void phases(int rank, MPI_Comm half) {
     MPI_Recv(&y, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
     usleep_(SETTLE_US);
-    MPI_Recv(&y, 1, MPI_INT, 3, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    STAMPED(LS0, MPI_Recv(&y, 1, MPI_INT, 3, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     STAMPED(LS, MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE));
   }
@@ -178,8 +178,8 @@ typedef struct stamps {
  * after c started the delay (on an oversubscribed node a rank can leave the
  * sync barrier late; then c was elsewhere and "-" asks nothing). The last
  * rank itself expects 0 (until is its own entry). */
-static void row(FILE *f, const stamps_t *t, const char *state, int r, const char *path, int ph,
-                int c, long long until, const char *region) {
+static void row_plus(FILE *f, const stamps_t *t, const char *state, int r, const char *path, int ph,
+                     int c, long long until, const char *region, int ph0) {
   long long in = t->in[r * NPH + ph], out = t->out[r * NPH + ph];
   /* The profiler stamps c's call inside the call, between c's own stamps
    * around it: a rank descheduled between its stamp and the call's (ms on
@@ -187,14 +187,27 @@ static void row(FILE *f, const stamps_t *t, const char *state, int r, const char
    * bounds it from above (an eager send or the last arrival returns at
    * once); a rank's wait for itself has no such slack. */
   long long until_hi = c == r ? until : t->out[c * NPH + ph];
-  fprintf(f, "%s\t%d\t%s\t%.9f\t%d\t%s\t%.9f\n", state, r, path, capped(in, until, out), c,
-          in >= t->work[c * NPH + ph] ? region : "-", capped(in, until_hi, out));
+  double lo = capped(in, until, out), hi = capped(in, until_hi, out);
+  const char *named = in >= t->work[c * NPH + ph] && (ph0 < 0 || lo > 0) ? region : "-";
+  if (ph0 >= 0) { /* an earlier call of the same path waits too when c comes late (loaded node) */
+    long long in0 = t->in[r * NPH + ph0], out0 = t->out[r * NPH + ph0];
+    double lo0 = capped(in0, t->in[c * NPH + ph0], out0),
+           hi0 = capped(in0, t->out[c * NPH + ph0], out0);
+    lo = (lo > 0 ? lo : 0) + (lo0 > 0 ? lo0 : 0);
+    hi = (hi > 0 ? hi : 0) + (hi0 > 0 ? hi0 : 0);
+  }
+  fprintf(f, "%s\t%d\t%s\t%.9f\t%d\t%s\t%.9f\n", state, r, path, lo, c, named, hi);
+}
+
+static void row(FILE *f, const stamps_t *t, const char *state, int r, const char *path, int ph,
+                int c, long long until, const char *region) {
+  row_plus(f, t, state, r, path, ph, c, until, region, -1);
 }
 
 static void expect(FILE *f, const stamps_t *t) {
 #define I(r, ph) t->in[(r)*NPH + (ph)]
   row(f, t, "late_sender", 0, "phase_ls/MPI_Recv", LS, 1, I(1, LS), "late_send_work");
-  row(f, t, "late_sender", 2, "phase_ls/MPI_Recv", LS, 3, I(3, LS), "late_send_work");
+  row_plus(f, t, "late_sender", 2, "phase_ls/MPI_Recv", LS, 3, I(3, LS), "late_send_work", LS0);
   row(f, t, "late_receiver", 0, "phase_lr/MPI_Ssend", LR, 1, I(1, LR), "late_recv_work");
   /* N x N and Barrier: every member waits for the last to enter, which is
    * the delayed rank unless the node's load made another later still. */

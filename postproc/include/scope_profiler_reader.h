@@ -761,8 +761,10 @@ typedef struct sp_reader_mpi {
 
 /**
  * Reads rank<N>/regions/<name>/bytes and /peer of region g on rank index k
- * into *out. A pair without them (not an MPI call, an older file, another
- * layout) gives 0 with out->present = 0: absence is not an error.
+ * into *out (columnar: the pair's slice of events/mpi_bytes, mpi_peers,
+ * mpi_tags, mpi_comms). A pair without them (not an MPI call, an older
+ * file, an aggregate file) gives 0 with out->present = 0: absence is not
+ * an error.
  * Returns 0, SP_READER_EINVAL, SP_READER_ELAYOUT (a length other than the
  * intervals', a non-integer type), SP_READER_EHDF5 or SP_READER_ENOMEM; on
  * failure *out holds no memory.
@@ -771,8 +773,7 @@ SP_READER_EXPORT int sp_reader_mpi_load(sp_reader_t *r, int g, int k, sp_reader_
 
 /** As sp_reader_mpi_load() without the bytes (out->bytes NULL): the peer,
  *  tag and comm that pair the calls (the wait states), a fifth less to
- *  read. Also from a columnar file (events/mpi_peers, mpi_tags, mpi_comms
- *  of MPI call regions), which sp_reader_mpi_load() does not read yet. */
+ *  read. */
 SP_READER_EXPORT int sp_reader_mpi_load_ids(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out);
 
 /** Frees the arrays of m and zeroes it; NULL is ignored. */

@@ -78,33 +78,40 @@ static int sp_mpi_load_quiet(sp_reader_t *r, int k, const sp_rank_region_t *rr,
 static int sp_mpi_read_part(sp_reader_t *r, hid_t g, const char *name, int64_t len, int64_t first,
                             int64_t n, hid_t mem_type, void *buf);
 
-/* Columnar: an MPI call region's peer, tag and comm, its slice of
- * events/mpi_peers, mpi_tags and mpi_comms (what the wait states pair by;
- * the bytes are not read from this layout yet). MPI-IO calls hold file
- * ids in mpi_peers: none. */
-static int sp_mpi_load_columnar(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_mpi_t *out) {
+/* Columnar: an MPI call region's slice of events/mpi_peers, mpi_tags and
+ * mpi_comms (what the wait states pair by) and, when asked, of mpi_bytes.
+ * MPI-IO calls hold file ids in mpi_peers: their bytes alone, no peer. */
+static int sp_mpi_load_columnar(sp_reader_t *r, const sp_rank_region_t *rr, sp_reader_mpi_t *out,
+                                int bytes) {
   const char *name = r->regions[rr->region].name;
-  if (strncmp(name, "MPI_", 4) != 0 || strncmp(name, "MPI_File_", 9) == 0 || rr->n <= 0) return 0;
+  const int io = strncmp(name, "MPI_File_", 9) == 0;
+  if (strncmp(name, "MPI_", 4) != 0 || (io && !bytes) || rr->n <= 0) return 0;
   if (sp__link_kind(r->file, "events") != SP_LINK_LOCAL) return 0;
   hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
   if (g < 0) return 0;
   int64_t len = sp__dataset_len(g, "mpi_peers");
+  const int ids = !io && sp__dataset_len(g, "mpi_tags") == len &&
+                  sp__dataset_len(g, "mpi_comms") == len;
   int rc = 0;
-  if (len >= 0 && sp__dataset_len(g, "mpi_tags") == len && sp__dataset_len(g, "mpi_comms") == len) {
+  if (len >= 0 && (io || ids) && (!bytes || sp__dataset_len(g, "mpi_bytes") == len)) {
     if (rr->offset < 0 || rr->offset + rr->n > len)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "events/mpi_peers: fewer values than events");
     size_t n = (size_t)rr->n;
     out->peer = rc == 0 ? malloc(n * sizeof *out->peer) : NULL;
-    out->tag = rc == 0 ? malloc(n * sizeof *out->tag) : NULL;
-    out->comm = rc == 0 ? malloc(n * sizeof *out->comm) : NULL;
-    if (rc == 0 && (!out->peer || !out->tag || !out->comm))
+    out->tag = rc == 0 && ids ? malloc(n * sizeof *out->tag) : NULL;
+    out->comm = rc == 0 && ids ? malloc(n * sizeof *out->comm) : NULL;
+    out->bytes = rc == 0 && bytes ? malloc(n * sizeof *out->bytes) : NULL;
+    if (rc == 0 && (!out->peer || (ids && (!out->tag || !out->comm)) || (bytes && !out->bytes)))
       rc = sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
-    if (rc == 0)
+    if (rc == 0 && ids)
       rc = sp_mpi_read_part(r, g, "mpi_peers", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->peer);
-    if (rc == 0)
+    for (int64_t i = 0; rc == 0 && io && i < rr->n; i++) out->peer[i] = -1;
+    if (rc == 0 && ids)
       rc = sp_mpi_read_part(r, g, "mpi_tags", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->tag);
-    if (rc == 0)
+    if (rc == 0 && ids)
       rc = sp_mpi_read_part(r, g, "mpi_comms", len, rr->offset, rr->n, H5T_NATIVE_INT32, out->comm);
+    if (rc == 0 && bytes)
+      rc = sp_mpi_read_part(r, g, "mpi_bytes", len, rr->offset, rr->n, H5T_NATIVE_INT64, out->bytes);
     out->n = rr->n;
     out->present = rc == 0;
   }
@@ -118,10 +125,11 @@ static int sp_mpi_load(sp_reader_t *r, int g, int k, sp_reader_mpi_t *out, int b
   int bad = sp__reader_check_pair(r, g, k);
   if (bad) return bad;
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
-  if (!rr || !rr->has_times || r->aggregate || (r->columnar && bytes)) return 0; /* none */
+  if (!rr || !rr->has_times || r->aggregate) return 0; /* none */
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
-  int rc = r->columnar ? sp_mpi_load_columnar(r, rr, out) : sp_mpi_load_quiet(r, k, rr, out, bytes);
+  int rc = r->columnar ? sp_mpi_load_columnar(r, rr, out, bytes)
+                       : sp_mpi_load_quiet(r, k, rr, out, bytes);
   sp__h5_quiet_end(&q);
   if (rc) sp_reader_mpi_free(out);
   return rc;
@@ -160,6 +168,31 @@ static int sp_mpi_read_part(sp_reader_t *r, hid_t g, const char *name, int64_t l
   return rc;
 }
 
+/* Columnar: calls [first, first + n) of the pair's slice of events/mpi_bytes
+ * and mpi_peers (-1 for MPI-IO calls, whose mpi_peers are file ids). n, 0
+ * when the file has no such columns, or an error. */
+static int64_t sp_mpi_range_columnar(sp_reader_t *r, const sp_rank_region_t *rr, int64_t first,
+                                     int64_t n, int64_t *bytes, int32_t *peer) {
+  const char *name = r->regions[rr->region].name;
+  const int io = strncmp(name, "MPI_File_", 9) == 0;
+  if (strncmp(name, "MPI_", 4) != 0 || sp__link_kind(r->file, "events") != SP_LINK_LOCAL) return 0;
+  hid_t g = H5Gopen2(r->file, "events", H5P_DEFAULT);
+  if (g < 0) return 0;
+  int64_t len = sp__dataset_len(g, "mpi_bytes"), rc = 0;
+  if (len >= 0 && sp__dataset_len(g, "mpi_peers") == len) {
+    if (rr->offset < 0 || rr->offset + rr->n > len)
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "events/mpi_bytes: fewer values than events");
+    if (rc == 0)
+      rc = sp_mpi_read_part(r, g, "mpi_bytes", len, rr->offset + first, n, H5T_NATIVE_INT64, bytes);
+    if (rc == 0 && !io)
+      rc = sp_mpi_read_part(r, g, "mpi_peers", len, rr->offset + first, n, H5T_NATIVE_INT32, peer);
+    for (int64_t i = 0; rc == 0 && io && i < n; i++) peer[i] = -1;
+    if (rc == 0) rc = n;
+  }
+  H5Gclose(g);
+  return rc;
+}
+
 int64_t sp_reader_mpi_read_range(sp_reader_t *r, int g, int k, int64_t first, int64_t count,
                                  int64_t *bytes, int32_t *peer) {
   int bad = sp__reader_check_pair(r, g, k);
@@ -167,13 +200,14 @@ int64_t sp_reader_mpi_read_range(sp_reader_t *r, int g, int k, int64_t first, in
   if (!bytes || !peer || first < 0 || count < 0)
     return sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_mpi_read_range: bad arguments");
   const sp_rank_region_t *rr = sp__reader_find(r, g, k);
-  if (!rr || !rr->has_times || r->columnar || r->aggregate || first >= rr->n) return 0;
+  if (!rr || !rr->has_times || r->aggregate || first >= rr->n) return 0;
   int64_t n = rr->n - first < count ? rr->n - first : count;
   if (n == 0) return 0;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
   int64_t rc = 0;
-  hid_t h = sp__reader_open_region(r, k, rr);
+  hid_t h = r->columnar ? -1 : sp__reader_open_region(r, k, rr);
+  if (r->columnar) rc = sp_mpi_range_columnar(r, rr, first, n, bytes, peer);
   if (h >= 0) {
     /* MPI-IO calls store file ids where the others store peers (as the
      * whole load reads them: bytes, no peer). */

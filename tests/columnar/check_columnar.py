@@ -45,7 +45,10 @@ EXTRAS = {"rank_metadata", "rank_metadata/ranks", "rank_metadata/keys", "rank_me
           "region_table/source_files", "region_table/source_lines", "samples", "samples/times",
           "samples/rss_bytes", "samples/cpu_ns", "samples/offsets", "samples/counts",
           "samples/period_ns", "rank_info/peak_rss_bytes", "mpi_comms", "mpi_comms/ranks",
-          "mpi_comms/ids", "mpi_comms/sizes", "mpi_comms/member_offsets", "mpi_comms/members"}
+          "mpi_comms/ids", "mpi_comms/sizes", "mpi_comms/member_offsets", "mpi_comms/members",
+          "mpi_completions"} | {"mpi_completions/" + c for c in (
+              "ranks", "wait_region", "wait_call", "thread", "post_region", "post_call",
+              "post_thread", "send", "peer", "tag", "comm", "bytes")}
 
 
 def fail(msg):

@@ -246,12 +246,32 @@ static int sp_waits_rank(sp_waits_t *w, int k, int64_t *gcap) {
   return rc;
 }
 
+/* 1 when some rank has stamps of an MPI call region. Without one there
+ * are no wait states, and no call is read: a file of 1e7 calls on one rank
+ * without MPI records peaked at 148 MiB (27.9 MiB at 1e6) before it was
+ * found to have none. */
+static int sp_waits_any_mpi(sp_reader_t *r, int nranks) {
+  for (int g = 0; g < sp_reader_num_regions(r); g++) {
+    const char *name = sp_reader_region_name(r, g);
+    if (!name || strncmp(name, "MPI_", 4) != 0) continue;
+    for (int k = 0; k < nranks; k++) {
+      sp_reader_info_t info;
+      if (sp_reader_info(r, g, k, &info) == 0 && info.present && info.has_times &&
+          info.num_intervals > 0)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 int sp_waits_build(sp_reader_t *r, sp_waits_t *w) {
   memset(w, 0, sizeof *w);
   w->reader = r;
   w->nranks = sp_reader_num_ranks(r);
   w->ranks = calloc((size_t)w->nranks, sizeof *w->ranks);
   if (!w->ranks) return SP_READER_ENOMEM;
+  for (int k = 0; k < w->nranks; k++) w->ranks[k].id = sp_reader_rank_id(r, k);
+  if (!sp_waits_any_mpi(r, w->nranks)) return 0; /* mpi_calls 0: the callers say so */
   int64_t gcap = 0;
   int rc = 0;
   for (int k = 0; rc == 0 && k < w->nranks; k++) rc = sp_waits_rank(w, k, &gcap);

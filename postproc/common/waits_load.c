@@ -123,7 +123,6 @@ static int sp_waits_add_region(sp_waits_t *w, int k, int g, int64_t *icap, int64
     c->peer = m.peer ? m.peer[i] : -1;
     c->tag = m.tag ? m.tag[i] : -1;
     c->comm = m.comm ? m.comm[i] : -1; /* local id until sp_waits_comms */
-    c->cause_rank = c->cause_region = -1;
     c->op = (int8_t)op;
     c->state = -1;
     c->worker = iv.thread_ids && iv.thread_ids[i] != 0;

@@ -109,11 +109,17 @@ typedef struct sp_wrank {
   int64_t *runs; /* where each region's calls start in calls[]; runs[nruns] = ncalls */
   int nruns;
   int64_t runs_cap;
+  uint8_t *run_flags; /* per run, SP_RUN_* bits, noted as its calls are read */
+  int64_t flags_cap;
   int32_t *gcomm; /* local communicator id -> global index, nlocal of them */
   int nlocal;
   sp_wdone_t *done; /* its completions (waits_done.c) */
   int64_t ndone;
 } sp_wrank_t;
+
+/* A run's calls as read: not in start order (they are sorted then), made
+ * on threads other than 0 (their completions are found by their stamps). */
+enum { SP_RUN_UNSORTED = 1, SP_RUN_MIXED = 2 };
 
 /* A communicator as its members know it: world ranks in its rank order. */
 typedef struct sp_wcomm {

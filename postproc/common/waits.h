@@ -87,7 +87,7 @@ typedef struct sp_wcall {
   int8_t op;     /* sp_wop_t */
   int8_t state;  /* SP_WAIT_*, -1 without a wait */
   int8_t worker; /* 1: made on a thread other than 0 */
-  int8_t done;   /* a nonblocking receive: 1 when a completion names it */
+  int8_t done;   /* a nonblocking receive or a Sendrecv: 1 when a completion names it */
 } sp_wcall_t;
 
 /* A request a wait or test completed (rank<N>/mpi/completions), its calls

@@ -64,20 +64,30 @@ typedef struct sp_witem {
   int32_t region, parent, path; /* parent item, -1 for a root; path id */
 } sp_witem_t;
 
-/* One MPI call of a rank. */
+/* One MPI call of a rank (48 bytes: a million calls per rank are common,
+ * and their pages were a fifth of --waits' time). */
 typedef struct sp_wcall {
   int64_t start, end;
   int64_t wait;         /* ns in its wait state (0: none) */
   int32_t region, path; /* path id of a call with a wait (on a worker thread: the
                          * region alone), else -1 */
-  int32_t peer, tag;    /* as recorded */
   int32_t comm;         /* global communicator index (sp_waits_t.comms), -1 unknown */
-  int32_t cause_rank;   /* world rank of the late partner, -1 */
-  int32_t cause_region; /* its innermost open non-MPI region then, -1 none */
-  int8_t op;            /* sp_wop_t */
-  int8_t state;         /* SP_WAIT_*, -1 without a wait */
-  int8_t worker;        /* 1: made on a thread other than 0 */
-  int8_t done;          /* a nonblocking receive or a Sendrecv: 1 when a completion names it */
+  /* The peer and tag as recorded serve only the pairing, which reads them
+   * before it marks the call; a mark (sp__waits_mark) sets the cause in
+   * their place, which is read only of a call with a wait (state >= 0). */
+  union {
+    struct {
+      int32_t peer, tag;
+    };
+    struct {
+      int32_t cause_rank;   /* world rank of the late partner, -1 */
+      int32_t cause_region; /* its innermost open non-MPI region then, -1 none */
+    };
+  };
+  int8_t op;     /* sp_wop_t */
+  int8_t state;  /* SP_WAIT_*, -1 without a wait */
+  int8_t worker; /* 1: made on a thread other than 0 */
+  int8_t done;   /* a nonblocking receive or a Sendrecv: 1 when a completion names it */
 } sp_wcall_t;
 
 /* A request a wait or test completed (rank<N>/mpi/completions), its calls
@@ -99,11 +109,17 @@ typedef struct sp_wrank {
   int64_t *runs; /* where each region's calls start in calls[]; runs[nruns] = ncalls */
   int nruns;
   int64_t runs_cap;
+  uint8_t *run_flags; /* per run, SP_RUN_* bits, noted as its calls are read */
+  int64_t flags_cap;
   int32_t *gcomm; /* local communicator id -> global index, nlocal of them */
   int nlocal;
   sp_wdone_t *done; /* its completions (waits_done.c) */
   int64_t ndone;
 } sp_wrank_t;
+
+/* A run's calls as read: not in start order (they are sorted then), made
+ * on threads other than 0 (their completions are found by their stamps). */
+enum { SP_RUN_UNSORTED = 1, SP_RUN_MIXED = 2 };
 
 /* A communicator as its members know it: world ranks in its rank order. */
 typedef struct sp_wcomm {

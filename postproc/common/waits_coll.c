@@ -138,16 +138,21 @@ int sp__waits_match_coll(sp_waits_t *w) {
   sp_cref_t *refs = malloc((size_t)(n + 1) * sizeof *refs);
   if (!refs) return SP_READER_ENOMEM;
   int64_t m = 0;
-  for (int k = 0; k < w->nranks; k++)
-    for (int64_t i = 0; i < w->ranks[k].ncalls; i++) {
-      const sp_wcall_t *c = &w->ranks[k].calls[i];
-      if (!sp_is_coll(c->op)) continue;
-      if (c->comm < 0) {
-        w->unpaired[SP_UNP_UNKNOWN]++;
-        continue;
+  /* Region by region (one op each): the runs of other calls are skipped whole. */
+  for (int k = 0; k < w->nranks; k++) {
+    const sp_wrank_t *rk = &w->ranks[k];
+    for (int r = 0; r < rk->nruns; r++) {
+      if (!sp_is_coll(rk->calls[rk->runs[r]].op)) continue;
+      for (int64_t i = rk->runs[r]; i < rk->runs[r + 1]; i++) {
+        const sp_wcall_t *c = &rk->calls[i];
+        if (c->comm < 0) {
+          w->unpaired[SP_UNP_UNKNOWN]++;
+          continue;
+        }
+        refs[m++] = (sp_cref_t){c->comm, k, (int32_t)i, c->start};
       }
-      refs[m++] = (sp_cref_t){c->comm, k, (int32_t)i, c->start};
     }
+  }
   if (m > 1) qsort(refs, (size_t)m, sizeof *refs, sp_cref_cmp);
   int rc = 0;
   for (int64_t a = 0; rc == 0 && a < m;) {

@@ -136,8 +136,7 @@ int sp__waits_done(sp_waits_t *w, int k) {
   if (rc == 0 && rk->nruns > 0) rk->runs[rk->nruns] = rk->ncalls;
   for (int r = 0; rc == 0 && r < rk->nruns; r++) {
     f.run_of[rk->calls[rk->runs[r]].region] = r;
-    for (int64_t i = rk->runs[r]; i < rk->runs[r + 1] && !f.mixed[r]; i++)
-      f.mixed[r] = rk->calls[i].worker;
+    f.mixed[r] = (rk->run_flags[r] & SP_RUN_MIXED) != 0;
   }
   if (rc == 0) rc = sp_dfill(w, rk, &f, &d);
   for (int r = 0; f.keys && r < rk->nruns; r++) free(f.keys[r]);

@@ -34,9 +34,10 @@ typedef struct sp_chan {
 } sp_chan_t;
 
 /* One end of a message: the call, and its region (calls come region by
- * region, each region's in start order). */
+ * region, each region's in start order). Its rank is its channel's source
+ * (a send) or destination (a receive). */
 typedef struct sp_end {
-  int32_t k, call, region;
+  int32_t call, region;
   int32_t wait; /* a nonblocking receive's completing call (-2: not in the file);
                  * -1: a blocking call, which waits itself */
 } sp_end_t;
@@ -134,12 +135,12 @@ static int sp_p2p_call(sp_waits_t *w, sp_p2p_t *p, int k, int32_t i) {
   if (sends) {
     sp_chan_t key = {c->comm, me, other, c->tag};
     p->schan[p->nsends] = sp_chan_of(&p->map, &key);
-    p->sends[p->nsends++] = (sp_end_t){k, i, c->region, -1};
+    p->sends[p->nsends++] = (sp_end_t){i, c->region, -1};
   }
   if (recvs) {
     sp_chan_t key = {c->comm, other, me, c->tag};
     p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
-    p->recvs[p->nrecvs++] = (sp_end_t){k, i, c->region, -1};
+    p->recvs[p->nrecvs++] = (sp_end_t){i, c->region, -1};
   }
   return (sends && p->schan[p->nsends - 1] < 0) || (recvs && p->rchan[p->nrecvs - 1] < 0)
              ? SP_READER_ENOMEM
@@ -168,12 +169,12 @@ static int sp_p2p_done(sp_waits_t *w, sp_p2p_t *p, int k) {
     if (d->send) {
       sp_chan_t key = {d->comm, rk->id, d->peer, d->tag};
       p->schan[p->nsends] = sp_chan_of(&p->map, &key);
-      p->sends[p->nsends++] = (sp_end_t){k, d->post, c->region, -1};
+      p->sends[p->nsends++] = (sp_end_t){d->post, c->region, -1};
       if (p->schan[p->nsends - 1] < 0) return SP_READER_ENOMEM;
     } else {
       sp_chan_t key = {d->comm, d->peer, rk->id, d->tag};
       p->rchan[p->nrecvs] = sp_chan_of(&p->map, &key);
-      p->recvs[p->nrecvs++] = (sp_end_t){k, d->post, c->region, d->wait >= 0 ? d->wait : -2};
+      p->recvs[p->nrecvs++] = (sp_end_t){d->post, c->region, d->wait >= 0 ? d->wait : -2};
       if (p->rchan[p->nrecvs - 1] < 0) return SP_READER_ENOMEM;
     }
   }
@@ -279,19 +280,18 @@ static void sp_at_merge(sp_at_t *at, sp_at_t *tmp, int64_t *b, int64_t nb, int64
   if (src != at) memcpy(at, src, (size_t)n * sizeof *at);
 }
 
-/* Puts a channel's ends E[ix[0..n)] (all of one rank) in start order. They
+/* Puts a channel's ends E[ix[0..n)] (all of one rank: its calls) in start order. They
  * come region by region, each region's in order (the completions of
  * nonblocking receives in completion order, mostly their posting order),
  * so only a channel fed by several regions (MPI_Send and MPI_Isend,
  * MPI_Recv and MPI_Irecv) needs it, and then its runs are merged (a
  * natural merge sort: O(n) for the usual two runs). at (2n) and b (n + 1)
  * are scratch, shared by the channels. */
-static void sp_chan_order(const sp_waits_t *w, const sp_end_t *E, int32_t *ix, int64_t n,
+static void sp_chan_order(const sp_wcall_t *calls, const sp_end_t *E, int32_t *ix, int64_t n,
                           sp_at_t *at, int64_t *b) {
   int64_t i = 1;
   while (i < n && E[ix[i]].region == E[ix[0]].region && E[ix[i]].call > E[ix[i - 1]].call) i++;
   if (i >= n) return; /* one region's, in its (start) order already */
-  const sp_wcall_t *calls = w->ranks[E[ix[0]].k].calls;
   int64_t nb = 0;
   for (int64_t j = 0; j < n; j++) {
     if (j + SP_AHEAD < n) __builtin_prefetch(&calls[E[ix[j + SP_AHEAD]].call]);
@@ -324,8 +324,11 @@ static int sp_p2p_pair_all(sp_waits_t *w, sp_p2p_t *p) {
   if (rc == 0 && (!at || !b)) rc = SP_READER_ENOMEM;
   for (int64_t c = 0; rc == 0 && c < nch; c++) {
     int64_t ns = sf[c + 1] - sf[c], nv = rf[c + 1] - rf[c];
-    sp_chan_order(w, p->sends, si + sf[c], ns, at, b);
-    sp_chan_order(w, p->recvs, vi + rf[c], nv, at, b);
+    const sp_chan_t *key = &p->map.keys[c];
+    int ks = sp_reader_rank_index(w->reader, key->src);
+    int kr = sp_reader_rank_index(w->reader, key->dst);
+    if (ks >= 0 && ns > 1) sp_chan_order(w->ranks[ks].calls, p->sends, si + sf[c], ns, at, b);
+    if (kr >= 0 && nv > 1) sp_chan_order(w->ranks[kr].calls, p->recvs, vi + rf[c], nv, at, b);
     rc = sp_p2p_channel(w, p, &p->map.keys[c], si + sf[c], ns, vi + rf[c], nv);
   }
   free(at);

@@ -70,9 +70,10 @@ static uint64_t sp_cause_hash(const sp_cause_t *c) {
   return (h ^ (uint64_t)c->state) ^ (h >> 31);
 }
 
-/* Adds x into the table slot[cap] (indices + 1 into *c), growing it. */
+/* Adds x into the table slot[cap] (indices + 1 into *c), growing it; *at
+ * its index in *c. */
 static int sp_cause_add(sp_cause_t **c, int64_t *n, int64_t *ccap, int64_t **slot, int64_t *cap,
-                        const sp_cause_t *x) {
+                        const sp_cause_t *x, int64_t *at) {
   if (2 * (*n + 1) > *cap) {
     int64_t nc = *cap ? *cap * 2 : 256;
     int64_t *s = calloc((size_t)nc, sizeof *s);
@@ -99,9 +100,11 @@ static int sp_cause_add(sp_cause_t **c, int64_t *n, int64_t *ccap, int64_t **slo
     if (sp_cause_key_cmp(x, y) == 0) {
       y->ns += x->ns;
       y->calls++;
+      *at = (*slot)[h] - 1;
       return 0;
     }
   }
+  *at = *n;
   (*c)[*n] = *x;
   (*slot)[h] = ++*n;
   return 0;
@@ -113,13 +116,19 @@ int sp_waits_causes(const sp_waits_t *w, const int *ranks, int nranks, sp_cause_
   sp_cause_t *c = NULL;
   int64_t m = 0, ccap = 0, cap = 0, *slot = NULL;
   int rc = 0;
+  int64_t last = -1; /* the cause added last: the next call's, mostly (a region's calls) */
   for (int j = 0; rc == 0 && j < nranks; j++) {
     const sp_wrank_t *rk = &w->ranks[ranks[j]];
     for (int64_t i = 0; rc == 0 && i < rk->ncalls; i++) {
       const sp_wcall_t *x = &rk->calls[i];
       if (x->state < 0) continue;
       sp_cause_t one = {x->state, x->cause_rank, x->cause_region, x->wait, 1};
-      rc = sp_cause_add(&c, &m, &ccap, &slot, &cap, &one);
+      if (last >= 0 && sp_cause_key_cmp(&one, &c[last]) == 0) {
+        c[last].ns += one.ns;
+        c[last].calls++;
+        continue;
+      }
+      rc = sp_cause_add(&c, &m, &ccap, &slot, &cap, &one, &last);
     }
   }
   free(slot);

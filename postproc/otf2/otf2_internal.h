@@ -72,7 +72,12 @@ typedef struct sp_otf2_run {
 
   /* The communicators of the MPI events (otf2_comms.c). */
   sp_otf2_comms_t comms;
+  int scan; /* merges scan each pair first (a pair was met out of order) */
 } sp_otf2_run_t;
+
+/* Not an SP_EXIT_* code: an unscanned merge met a pair out of order; the
+ * archive is dropped and written again with run->scan set. */
+#define SP_OTF2_RESCAN 1000
 
 /* otf2_values.c: the attribute list of call e of a pair whose values are v
  * (NULL when it set none; *rc an SP_EXIT_* code on failure). */

@@ -97,7 +97,15 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     L->st = st;
     L->cap = cap;
   }
-  L->st[L->n++] = (sp_frame_t){c->end, c->region, c->kind, c->op, c->msg};
+  /* Field by field, the message only for an MPI call (it is read only
+   * then): copied whole, its 16 bytes were read back from the call's
+   * smaller stores, a stalled load on every call. */
+  sp_frame_t *f = &L->st[L->n++];
+  f->end = c->end;
+  f->region = c->region;
+  f->kind = (int8_t)c->kind;
+  f->op = (int8_t)c->op;
+  if (c->kind != SP_OTF2_MPI_NONE) f->msg = c->msg;
   int rc = 0;
   OTF2_AttributeList *al = c->vals ? sp__otf2_values_list(run, c->vals, c->index, &rc) : NULL;
   if (rc) return rc;

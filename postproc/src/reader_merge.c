@@ -411,10 +411,41 @@ int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c) {
   return rc < 0 ? sp_merge_err(m, rc) : rc;
 }
 
+/* Two runs left, both read in slices (two regions nesting on a thread, the
+ * common case): calls into c[0..cap) straight from the runs' arrays, the
+ * heads held here, one comparison each, up to the last call of the front
+ * run's chunk (sp_merge_pop then gives it and refills). Returns how many. */
+static int64_t sp_merge_two(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t cap) {
+  sp_mhead_t ha = m->heap[0], hb = m->heap[1];
+  sp_mrun_t *a = &m->runs[ha.run], *b = &m->runs[hb.run];
+  if (a->buf || b->buf) return 0;
+  int64_t n = 0;
+  while (n < cap && a->i + 1 < a->n) {
+    c[n++] = ha.c;
+    size_t i = ++a->i;
+    ha.c.start = a->s[i];
+    ha.c.end = a->e[i];
+    ha.c.thread = a->t[i];
+    ha.c.index = a->first + (int64_t)i;
+    if (sp_call_before(&hb.c, &ha.c)) {
+      sp_mhead_t th = ha;
+      ha = hb;
+      hb = th;
+      sp_mrun_t *tr = a;
+      a = b;
+      b = tr;
+    }
+  }
+  m->heap[0] = ha;
+  m->heap[1] = hb;
+  return n;
+}
+
 int64_t sp_reader_merge_next_n(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t cap) {
   if (!m || !c || cap < 0) return SP_READER_EINVAL;
   int64_t n = 0;
   while (n < cap && m->nheap > 0) {
+    if (m->nheap == 2 && (n += sp_merge_two(m, c + n, cap - n)) == cap) break;
     int rc = sp_merge_pop(m, &c[n]);
     if (rc < 0) return sp_merge_err(m, rc);
     n++;

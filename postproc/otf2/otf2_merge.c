@@ -56,7 +56,6 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
 
 int sp__otf2_merge_refill(sp_otf2_merge_t *m) {
   int64_t got = sp_reader_merge_next_n(m->m, m->batch, SP_OTF2_BATCH);
-  m->i = 0;
   m->n = got > 0 ? got : 0;
   if (got == SP_READER_EORDER) return -SP_OTF2_RESCAN; /* no message: the export starts again */
   return got < 0 ? -sp_reader_exit(m->run->sel, got) : got > 0;

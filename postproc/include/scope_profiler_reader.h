@@ -403,10 +403,11 @@ SP_READER_EXPORT int sp_reader_merge_open(sp_reader_t *r, int k, const int *regi
  * and each chunk is checked as it is read. A pair out of order in its
  * first 16,384 calls (read at the open) is scanned as without the flag;
  * one out of order further on makes sp_reader_merge_next() and
- * sp_reader_merge_next_n() return SP_READER_EORDER before giving any call
- * out of order (the caller drops what it has and opens the merge again
- * without the flag). The calls given are those of sp_reader_merge_open(),
- * in the same order.
+ * sp_reader_merge_next_n() return SP_READER_EORDER: calls of that pair
+ * stored further on may belong before calls already given, so the caller
+ * drops what it was given and opens the merge again without the flag.
+ * Without SP_READER_EORDER the calls given are those of
+ * sp_reader_merge_open(), in the same order.
  */
 SP_READER_EXPORT int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions,
                                                 const int32_t *keys, int n, unsigned flags,

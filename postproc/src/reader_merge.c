@@ -19,8 +19,9 @@
  * Unscanned (SP_READER_MERGE_UNSCANNED, the OTF2 export): no first pass;
  * each pair is one run, its first scan chunk checked at the open (out of
  * order there: scanned) and every chunk checked as the merge reads it; a
- * chunk out of order fails the merge with SP_READER_EORDER before any of
- * its calls is given, and the export starts again scanned. A file the
+ * chunk out of order fails the merge with SP_READER_EORDER (that pair's
+ * later calls may belong before calls already given: the export drops its
+ * archive and starts again scanned). A file the
  * core wrote is out of order only where a region recursed on a thread. */
 #include <errno.h>
 #include <stdlib.h>
@@ -223,8 +224,8 @@ static inline int sp_desc(int32_t t, int64_t s, int64_t e, int32_t pt, int64_t p
 }
 
 /* An unscanned merge takes each pair as one run: the chunk just read must
- * continue it in order (the scan's test), or the merge would not be exact:
- * SP_READER_EORDER, before any call of the chunk is given. */
+ * continue it in order (the scan's test), or the merge is not exact:
+ * SP_READER_EORDER. */
 static int sp_run_check(sp_mrun_t *r) {
   const int64_t *s = r->s, *e = r->e;
   const int32_t *t = r->t;

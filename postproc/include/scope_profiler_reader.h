@@ -113,7 +113,8 @@ SP_READER_EXPORT const char *sp_reader_version_string(void);
   XX(EDATA, -6, "inconsistent interval data")                       \
   XX(EHDF5, -7, "HDF5 read failed")                                 \
   XX(EPATTERN, -8, "invalid regular expression")                    \
-  XX(ESCHEMA, -9, "file layout version newer than this reader")
+  XX(ESCHEMA, -9, "file layout version newer than this reader")     \
+  XX(EORDER, -10, "calls out of order (an unscanned merge: scan instead)")
 
 typedef enum sp_reader_errno {
 #define SP_READER__XX(name, value, text) SP_READER_##name = value,
@@ -391,6 +392,26 @@ typedef struct sp_reader_merge sp_reader_merge_t;
  */
 SP_READER_EXPORT int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions,
                                           const int32_t *keys, int n, sp_reader_merge_t **out);
+
+/** Flag of sp_reader_merge_open_flags(): no first pass. */
+#define SP_READER_MERGE_UNSCANNED 1u
+
+/**
+ * sp_reader_merge_open() with flags (0: the same). SP_READER_MERGE_UNSCANNED
+ * skips the first pass (a read of every call): each pair is taken as one
+ * sorted run, as the core writes it unless a region recursed on a thread,
+ * and each chunk is checked as it is read. A pair out of order in its
+ * first 16,384 calls (read at the open) is scanned as without the flag;
+ * one out of order further on makes sp_reader_merge_next() and
+ * sp_reader_merge_next_n() return SP_READER_EORDER: calls of that pair
+ * stored further on may belong before calls already given, so the caller
+ * drops what it was given and opens the merge again without the flag.
+ * Without SP_READER_EORDER the calls given are those of
+ * sp_reader_merge_open(), in the same order.
+ */
+SP_READER_EXPORT int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions,
+                                                const int32_t *keys, int n, unsigned flags,
+                                                sp_reader_merge_t **out);
 
 /** The next call into *c: returns 1, 0 after the last one, or a negative
  *  SP_READER_E* code (the file changed or is damaged; message in

@@ -97,7 +97,15 @@ static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c)
     L->st = st;
     L->cap = cap;
   }
-  L->st[L->n++] = (sp_frame_t){c->end, c->region, c->kind, c->op, c->msg};
+  /* Field by field, the message only for an MPI call (it is read only
+   * then): copied whole, its 16 bytes were read back from the call's
+   * smaller stores, a stalled load on every call. */
+  sp_frame_t *f = &L->st[L->n++];
+  f->end = c->end;
+  f->region = c->region;
+  f->kind = (int8_t)c->kind;
+  f->op = (int8_t)c->op;
+  if (c->kind != SP_OTF2_MPI_NONE) f->msg = c->msg;
   int rc = 0;
   OTF2_AttributeList *al = c->vals ? sp__otf2_values_list(run, c->vals, c->index, &rc) : NULL;
   if (rc) return rc;
@@ -156,13 +164,20 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
 static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   sp_otf2_merge_t *m;
   int rc = sp__otf2_merge_open(run, j, &m), got = 0;
-  sp_call_t c = {0}; /* (GCC cannot see that next sets it when it gives 1) */
+  sp_call_t c = {0}; /* (GCC cannot see that merge_call sets it when it gives 1) */
   t->rank_j = j;
   t->nlayers = 0;
-  while (rc == 0 && (got = sp__otf2_merge_next(m, &c)) > 0) {
-    if (t->nlayers > 0 && c.thread != t->thread) rc = sp_thread_finish(t, 0);
-    t->thread = c.thread;
-    if (rc == 0) rc = sp_thread_put(t, &c);
+  while (rc == 0 && (got = sp__otf2_merge_refill(m)) > 0) {
+    const sp_reader_call_t *x = m->batch, *xend = m->batch + m->n;
+    for (; rc == 0 && x < xend; x++) {
+      if ((got = sp__otf2_merge_call(m, x, &c)) <= 0) {
+        rc = -got;
+        continue;
+      }
+      if (t->nlayers > 0 && c.thread != t->thread) rc = sp_thread_finish(t, 0);
+      t->thread = c.thread;
+      if (rc == 0) rc = sp_thread_put(t, &c);
+    }
   }
   if (rc == 0 && got < 0) rc = -got;
   rc = sp_thread_finish(t, rc);

@@ -197,6 +197,32 @@ static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *lab
   return rc;
 }
 
+/* The archive in tmp dropped (a pair was met out of order: the merges
+ * did not scan), written again into a new tmp with scanned merges. */
+static int sp_archive_rewrite(sp_otf2_run_t *run, const char *dir, char *tmp, size_t cap,
+                              const char *label) {
+  sp_msg(SP_VERBOSE,
+         "%s: a region's calls are out of order (recursion, or threads stored out of id order): "
+         "writing the archive again, each pair scanned first",
+         run->sel->file);
+  sp__otf2_place_abort(tmp);
+  free(run->locs);
+  sp__otf2_values_free(run);
+  sp__otf2_comms_free(run);
+  run->locs = NULL;
+  run->nlocs = run->cap = 0;
+  run->calls = run->moved = run->mpi_events = 0;
+  run->comms.max_member = -1;
+  run->scan = 1;
+  int rc = sp__otf2_place_begin(dir, tmp, cap);
+  if (rc) {
+    tmp[0] = '\0'; /* nothing of ours there to remove */
+    return rc;
+  }
+  rc = sp_archive_write(run, tmp, label);
+  return rc == SP_OTF2_RESCAN ? SP_EXIT_IO : rc; /* (scanned merges never say so) */
+}
+
 /* t0 + s seconds in ns, saturated (a window edge far beyond any stamp). */
 static int64_t sp_window_edge(int64_t t0, double s) {
   int64_t t;
@@ -232,6 +258,7 @@ static int sp_export_one(const sp_selection_t *sel, const char *dir, const char 
   int nerr = 0;
   OTF2_ErrorCallback former = OTF2_Error_RegisterCallback(sp_otf2_error, &nerr);
   rc = sp_archive_write(&run, tmp, label);
+  if (rc == SP_OTF2_RESCAN) rc = sp_archive_rewrite(&run, dir, tmp, sizeof tmp, label);
   OTF2_Error_RegisterCallback(former, NULL);
   if (rc == 0 && run.calls == 0) {
     sp_msg(SP_QUIET, "%s: no call overlaps the --start-time/--end-time window", sel->file);

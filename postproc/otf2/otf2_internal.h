@@ -72,7 +72,12 @@ typedef struct sp_otf2_run {
 
   /* The communicators of the MPI events (otf2_comms.c). */
   sp_otf2_comms_t comms;
+  int scan; /* merges scan each pair first (a pair was met out of order) */
 } sp_otf2_run_t;
+
+/* Not an SP_EXIT_* code: an unscanned merge met a pair out of order; the
+ * archive is dropped and written again with run->scan set. */
+#define SP_OTF2_RESCAN 1000
 
 /* otf2_values.c: the attribute list of call e of a pair whose values are v
  * (NULL when it set none; *rc an SP_EXIT_* code on failure). */
@@ -119,8 +124,8 @@ typedef struct sp_call {
   int32_t thread;
   int32_t region;                 /* region definition id */
   sp_otf2_msg_t msg;              /* MPI call: bytes -1 when unknown or not an MPI call */
-  int8_t kind;                    /* SP_OTF2_MPI_* of the region */
-  int8_t op;                      /* its collective op */
+  int32_t kind;                   /* SP_OTF2_MPI_* of the region (32 bits, as op: */
+  int32_t op;                     /* its collective op; two bytes read as one stalled) */
   const sp_reader_values_t *vals; /* its pair's values per call (NULL: none) */
   int64_t index;                  /* its position in the pair */
 } sp_call_t;
@@ -128,10 +133,10 @@ typedef struct sp_call {
 /* otf2_merge.c: the selected calls of rank position j that overlap the
  * window, streamed by thread, then start (ties: longer first, region).
  * open returns an SP_EXIT_* code (*m set even on failure: close it);
- * next gives 1 and *c, 0 at the end, or minus an SP_EXIT_* code. next is
- * inline (it runs once per call); refill takes the next batch from the
- * reader's merge (1, 0 at the end, or minus an SP_EXIT_* code), early says
- * a call starts before the first start. */
+ * refill takes the next batch from the reader's merge into batch[0, n)
+ * (1, 0 at the end, or minus an SP_EXIT_* code, -SP_OTF2_RESCAN: a pair
+ * out of order); merge_call (inline: it runs once per call) makes each a
+ * call as written, early says a call starts before the first start. */
 typedef struct sp_otf2_pair {
   int32_t region;          /* region definition id */
   int kind, op;            /* SP_OTF2_MPI_* of the region and its collective op */
@@ -139,8 +144,9 @@ typedef struct sp_otf2_pair {
   sp_reader_values_t vals; /* the values per call (present = 0: none) */
 } sp_pair_t;
 
-/* Calls taken from the reader's merge at a time (40 bytes each). */
-#define SP_OTF2_BATCH 1024
+/* Calls taken from the reader's merge at a time (40 bytes each: 10 KB
+ * that stay in the L1 cache between the merge's writes and their reads). */
+#define SP_OTF2_BATCH 256
 
 typedef struct sp_otf2_merge {
   sp_otf2_run_t *run;
@@ -149,40 +155,38 @@ typedef struct sp_otf2_merge {
   sp_reader_merge_t *m;
   OTF2_CommRef *comm_ref; /* recorded communicator id -> OTF2 ref (otf2_comms.c) */
   int ncomms;
-  sp_reader_call_t batch[SP_OTF2_BATCH]; /* calls [i, n) not yet given */
-  int64_t i, n;
+  sp_reader_call_t batch[SP_OTF2_BATCH]; /* calls [0, n) of the last refill */
+  int64_t n;
 } sp_otf2_merge_t;
 int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **m);
 int sp__otf2_merge_refill(sp_otf2_merge_t *m);
 int sp__otf2_merge_early(const sp_otf2_merge_t *m);
 void sp__otf2_merge_close(sp_otf2_merge_t *m);
 
-static inline int sp__otf2_merge_next(sp_otf2_merge_t *m, sp_call_t *c) {
+/* Call x of the batch as written into *c: 1, 0 when it is outside the
+ * window, or minus an SP_EXIT_* code. The caller walks the batch with its
+ * own index (kept in a register: a field of m read and written per call
+ * lengthened every call's chain of loads). */
+static inline int sp__otf2_merge_call(const sp_otf2_merge_t *m, const sp_reader_call_t *x,
+                                      sp_call_t *c) {
   const sp_otf2_run_t *run = m->run;
-  for (;;) {
-    if (m->i == m->n) {
-      int got = sp__otf2_merge_refill(m);
-      if (got <= 0) return got;
-    }
-    const sp_reader_call_t *x = &m->batch[m->i++];
-    if (x->end < run->win0 || x->start > run->win1) continue;
-    if (x->start < run->base) return sp__otf2_merge_early(m);
-    const sp_pair_t *p = &m->pairs[x->slot];
-    int has = p->mpi.present && x->index < p->mpi.n;
-    sp_otf2_msg_t msg = {-1, -1, -1, SP_OTF2_COMM_WORLD};
-    if (has) {
-      int32_t id = p->mpi.comm ? p->mpi.comm[x->index] : -1;
-      msg = (sp_otf2_msg_t){p->mpi.bytes[x->index], p->mpi.peer[x->index],
-                            p->mpi.tag ? p->mpi.tag[x->index] : -1,
-                            id >= 0 && id < m->ncomms ? m->comm_ref[id] : SP_OTF2_COMM_WORLD};
-    }
-    *c = (sp_call_t){x->start,      x->end,
-                     x->thread,     p->region,
-                     msg,           (int8_t)(has ? p->kind : SP_OTF2_MPI_NONE),
-                     (int8_t)p->op, p->vals.present ? &p->vals : NULL,
-                     x->index};
-    return 1;
+  if (x->end < run->win0 || x->start > run->win1) return 0;
+  if (x->start < run->base) return sp__otf2_merge_early(m);
+  const sp_pair_t *p = &m->pairs[x->slot];
+  int has = p->mpi.present && x->index < p->mpi.n;
+  sp_otf2_msg_t msg = {-1, -1, -1, SP_OTF2_COMM_WORLD};
+  if (has) {
+    int32_t id = p->mpi.comm ? p->mpi.comm[x->index] : -1;
+    msg = (sp_otf2_msg_t){p->mpi.bytes[x->index], p->mpi.peer[x->index],
+                          p->mpi.tag ? p->mpi.tag[x->index] : -1,
+                          id >= 0 && id < m->ncomms ? m->comm_ref[id] : SP_OTF2_COMM_WORLD};
   }
+  *c = (sp_call_t){x->start,  x->end,
+                   x->thread, p->region,
+                   msg,       has ? p->kind : SP_OTF2_MPI_NONE,
+                   p->op,     p->vals.present ? &p->vals : NULL,
+                   x->index};
+  return 1;
 }
 
 /* otf2_events.c: every selected call, per location in time order. The

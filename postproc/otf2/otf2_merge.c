@@ -45,7 +45,10 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
     if (e < 0) rc = sp_reader_exit(sel, e);
   }
   if (rc == 0) rc = sp__otf2_comms_rank(run, k, &m->comm_ref, &m->ncomms);
-  int e = rc ? 0 : sp_reader_merge_open(sel->reader, k, sel->regions, keys, n, &m->m);
+  /* Unscanned (one read of each call) unless a pair was found out of
+   * order once: the export then starts again with scanned merges. */
+  unsigned flags = run->scan ? 0 : SP_READER_MERGE_UNSCANNED;
+  int e = rc ? 0 : sp_reader_merge_open_flags(sel->reader, k, sel->regions, keys, n, flags, &m->m);
   if (e < 0) rc = sp_reader_exit(sel, e);
   free(keys);
   return rc;
@@ -53,8 +56,8 @@ int sp__otf2_merge_open(sp_otf2_run_t *run, int j, sp_otf2_merge_t **out) {
 
 int sp__otf2_merge_refill(sp_otf2_merge_t *m) {
   int64_t got = sp_reader_merge_next_n(m->m, m->batch, SP_OTF2_BATCH);
-  m->i = 0;
   m->n = got > 0 ? got : 0;
+  if (got == SP_READER_EORDER) return -SP_OTF2_RESCAN; /* no message: the export starts again */
   return got < 0 ? -sp_reader_exit(m->run->sel, got) : got > 0;
 }
 

@@ -96,6 +96,7 @@ void sp__reader_align_intervals(const sp_reader_t *r, int k, sp_reader_intervals
   const sp_reader_clock_t *c = &r->ranks[k].clock;
   if (c->n == 1) { /* one offset: no drift to follow per stamp */
     const int64_t off = c->offset_ns[0];
+    if (off == 0) return; /* rank 0, or a rank on its clock: nothing to move */
     for (int64_t i = 0; i < iv->n; i++) {
       iv->start[i] = sp_sub_sat(iv->start[i], off);
       iv->end[i] = sp_sub_sat(iv->end[i], off);

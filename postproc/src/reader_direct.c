@@ -195,14 +195,18 @@ int sp__direct_minmax(const sp_reader_t *r, int64_t addr, int64_t n, int64_t *mi
   int64_t *buf = malloc((size_t)chunk * sizeof *buf);
   if (!buf) return SP_READER_ENOMEM;
   int rc = 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN; /* locals, not *min and *max: the loop vectorises */
   for (int64_t off = 0; rc == 0 && off < n; off += chunk) {
     int64_t cnt = n - off < chunk ? n - off : chunk;
     rc = sp__direct_read(r, addr + off * 8, buf, (size_t)cnt * sizeof *buf);
-    for (int64_t i = 0; rc == 0 && i < cnt; i++) {
-      if (buf[i] < *min) *min = buf[i];
-      if (buf[i] > *max) *max = buf[i];
+    if (rc) break;
+    for (int64_t i = 0; i < cnt; i++) {
+      lo = buf[i] < lo ? buf[i] : lo;
+      hi = buf[i] > hi ? buf[i] : hi;
     }
   }
+  *min = lo;
+  *max = hi;
   free(buf);
   return rc;
 }

@@ -14,7 +14,15 @@
  * A pair cut into more than SP_MERGE_MAXRUNS runs (calls of one region
  * recursing, or threads interleaved call by call) and the reference tool's
  * delta-encoded columns are loaded whole and sorted in memory instead, as
- * one run: memory for that pair only. */
+ * one run: memory for that pair only.
+ *
+ * Unscanned (SP_READER_MERGE_UNSCANNED, the OTF2 export): no first pass;
+ * each pair is one run, its first scan chunk checked at the open (out of
+ * order there: scanned) and every chunk checked as the merge reads it; a
+ * chunk out of order fails the merge with SP_READER_EORDER (that pair's
+ * later calls may belong before calls already given: the export drops its
+ * archive and starts again scanned). A file the
+ * core wrote is out of order only where a region recursed on a thread. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +64,8 @@ typedef struct sp_mrun {
   int64_t first;         /* the pair position of s[0] */
   sp_reader_call_t *buf; /* or: the pair loaded whole (calls [i, n)) */
   size_t i, n;
+  int64_t ls, le; /* unscanned: the last call read (first > 0: one was) */
+  int32_t lt;
 } sp_mrun_t;
 
 /* A heap entry: a run and its next call (kept here, so that a comparison
@@ -68,7 +78,8 @@ typedef struct sp_mhead {
 
 struct sp_reader_merge {
   sp_reader_t *r;
-  int k; /* rank index */
+  int k;         /* rank index */
+  int unscanned; /* each pair one run, checked as it is read */
   sp_mpair_t *pairs;
   int npairs;
   sp_mrun_t *runs;
@@ -142,7 +153,7 @@ static int sp_run_add(sp_reader_merge_t *m, int pair, int64_t pos, int64_t stop)
     m->runs = r;
     m->cap = cap;
   }
-  m->runs[m->nruns++] = (sp_mrun_t){pair, pos, stop, NULL, NULL, NULL, 0, NULL, 0, 0};
+  m->runs[m->nruns++] = (sp_mrun_t){pair, pos, stop, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
   return 0;
 }
 
@@ -206,6 +217,25 @@ static int sp_pair_scan(sp_reader_merge_t *m, sp_mpair_t *p, int64_t n) {
   return sp_run_add(m, pi, from, n);
 }
 
+/* 1 when call (t, s, e) of a pair comes before the call (pt, ps, pe) stored
+ * before it: the pair falls out of the merge's order there. */
+static inline int sp_desc(int32_t t, int64_t s, int64_t e, int32_t pt, int64_t ps, int64_t pe) {
+  return t != pt ? t < pt : s != ps ? s < ps : e > pe;
+}
+
+/* An unscanned merge takes each pair as one run: the chunk just read must
+ * continue it in order (the scan's test), or the merge is not exact:
+ * SP_READER_EORDER. */
+static int sp_run_check(sp_mrun_t *r) {
+  const int64_t *s = r->s, *e = r->e;
+  const int32_t *t = r->t;
+  size_t n = r->n;
+  int bad = r->first > 0 && sp_desc(t[0], s[0], e[0], r->lt, r->ls, r->le);
+  for (size_t i = 1; i < n; i++) bad |= sp_desc(t[i], s[i], e[i], t[i - 1], s[i - 1], e[i - 1]);
+  r->lt = t[n - 1], r->ls = s[n - 1], r->le = e[n - 1];
+  return bad ? SP_READER_EORDER : 0;
+}
+
 /* Refills run r's chunk from its pair; 0 or a reader error. */
 static int sp_run_fill(sp_reader_merge_t *m, sp_mrun_t *r) {
   const sp_mpair_t *p = &m->pairs[r->pair];
@@ -221,7 +251,7 @@ static int sp_run_fill(sp_reader_merge_t *m, sp_mrun_t *r) {
   r->first = r->pos;
   r->n = (size_t)got;
   r->pos += got;
-  return 0;
+  return m->unscanned ? sp_run_check(r) : 0;
 }
 
 /* Run r's next call (r->i < r->n). */
@@ -273,6 +303,25 @@ static int sp_merge_start(sp_reader_merge_t *m) {
   return 0;
 }
 
+/* Pair p's runs: the scan's, or (unscanned) the pair whole as one run. */
+static int sp_pair_runs(sp_reader_merge_t *m, sp_mpair_t *p) {
+  sp_reader_info_t info;
+  if (sp_reader_info(m->r, p->g, m->k, &info) != 0 || !info.present || !info.has_times ||
+      info.num_intervals == 0)
+    return 0;
+  int64_t n = info.num_intervals;
+  if (!m->unscanned || (m->r->columnar && m->r->deltas)) return sp_pair_scan(m, p, n);
+  /* Its first scan chunk (at least a run's first chunk) checked here: a
+   * pair out of order there is scanned, and one that fits in it never
+   * fails the merge. */
+  int64_t got = sp_pair_read(m, p, 0, SP_MERGE_SCAN);
+  if (got < 0) return (int)got;
+  for (int64_t i = 1; i < got; i++)
+    if (sp_desc(m->t[i], m->s[i], m->e[i], m->t[i - 1], m->s[i - 1], m->e[i - 1]))
+      return sp_pair_scan(m, p, n);
+  return sp_run_add(m, (int)(p - m->pairs), 0, n);
+}
+
 static int sp_merge_fill(sp_reader_merge_t *m, const int *regions, const int32_t *keys, int n) {
   m->pairs = calloc((size_t)(n > 0 ? n : 1), sizeof *m->pairs);
   m->s = malloc(SP_MERGE_SCAN * sizeof *m->s);
@@ -282,30 +331,29 @@ static int sp_merge_fill(sp_reader_merge_t *m, const int *regions, const int32_t
   m->npairs = n;
   for (int q = 0; q < n; q++) {
     int g = regions[q];
-    sp_mpair_t *p = &m->pairs[q];
-    p->g = g;
-    p->key = keys ? keys[q] : q;
+    m->pairs[q].g = g;
+    m->pairs[q].key = keys ? keys[q] : q;
     if (g < 0 || g >= m->r->nregions) return SP_READER_EINVAL;
-    sp_reader_info_t info;
-    if (sp_reader_info(m->r, g, m->k, &info) != 0 || !info.present || !info.has_times ||
-        info.num_intervals == 0)
-      continue;
-    int rc = sp_pair_scan(m, p, info.num_intervals);
+  }
+  for (int q = 0; q < n; q++) {
+    int rc = sp_pair_runs(m, &m->pairs[q]);
     if (rc) return rc;
   }
   return sp_merge_start(m);
 }
 
-int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_t *keys, int n,
-                         sp_reader_merge_t **out) {
+int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions, const int32_t *keys,
+                               int n, unsigned flags, sp_reader_merge_t **out) {
   if (out) *out = NULL;
-  if (!r || !out || n < 0 || (n > 0 && !regions) || k < 0 || k >= r->nranks)
+  if (!r || !out || n < 0 || (n > 0 && !regions) || k < 0 || k >= r->nranks ||
+      (flags & ~(unsigned)SP_READER_MERGE_UNSCANNED))
     return r ? sp__reader_fail(r, SP_READER_EINVAL, "sp_reader_merge_open: bad arguments")
              : SP_READER_EINVAL;
   sp_reader_merge_t *m = calloc(1, sizeof *m);
   if (!m) return sp__reader_fail(r, SP_READER_ENOMEM, "out of memory merging a rank's calls");
   m->r = r;
   m->k = k;
+  m->unscanned = (flags & SP_READER_MERGE_UNSCANNED) != 0;
   int rc = sp_merge_fill(m, regions, keys, n);
   if (rc) {
     sp_reader_merge_close(m);
@@ -315,6 +363,11 @@ int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_
   }
   *out = m;
   return 0;
+}
+
+int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_t *keys, int n,
+                         sp_reader_merge_t **out) {
+  return sp_reader_merge_open_flags(r, k, regions, keys, n, 0, out);
 }
 
 /* The earliest call into *c (the heap is not empty): 1 or a reader error.
@@ -343,18 +396,59 @@ static inline int sp_merge_pop(sp_reader_merge_t *m, sp_reader_call_t *c) {
   return 1;
 }
 
+/* rc of a pop, with the message of an unscanned pair found out of order. */
+static int sp_merge_err(sp_reader_merge_t *m, int rc) {
+  if (rc != SP_READER_EORDER) return rc;
+  return sp__reader_fail(m->r, rc,
+                         "rank %d: a region's calls are out of order (recursion, or "
+                         "threads stored out of id order): the merge must scan them",
+                         m->r->ranks[m->k].id);
+}
+
 int sp_reader_merge_next(sp_reader_merge_t *m, sp_reader_call_t *c) {
   if (!m || !c) return SP_READER_EINVAL;
   if (m->nheap == 0) return 0;
-  return sp_merge_pop(m, c);
+  int rc = sp_merge_pop(m, c);
+  return rc < 0 ? sp_merge_err(m, rc) : rc;
+}
+
+/* Two runs left, both read in slices (two regions nesting on a thread, the
+ * common case): calls into c[0..cap) straight from the runs' arrays, the
+ * heads held here, one comparison each, up to the last call of the front
+ * run's chunk (sp_merge_pop then gives it and refills). Returns how many. */
+static int64_t sp_merge_two(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t cap) {
+  sp_mhead_t ha = m->heap[0], hb = m->heap[1];
+  sp_mrun_t *a = &m->runs[ha.run], *b = &m->runs[hb.run];
+  if (a->buf || b->buf) return 0;
+  int64_t n = 0;
+  while (n < cap && a->i + 1 < a->n) {
+    c[n++] = ha.c;
+    size_t i = ++a->i;
+    ha.c.start = a->s[i];
+    ha.c.end = a->e[i];
+    ha.c.thread = a->t[i];
+    ha.c.index = a->first + (int64_t)i;
+    if (sp_call_before(&hb.c, &ha.c)) {
+      sp_mhead_t th = ha;
+      ha = hb;
+      hb = th;
+      sp_mrun_t *tr = a;
+      a = b;
+      b = tr;
+    }
+  }
+  m->heap[0] = ha;
+  m->heap[1] = hb;
+  return n;
 }
 
 int64_t sp_reader_merge_next_n(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t cap) {
   if (!m || !c || cap < 0) return SP_READER_EINVAL;
   int64_t n = 0;
   while (n < cap && m->nheap > 0) {
+    if (m->nheap == 2 && (n += sp_merge_two(m, c + n, cap - n)) == cap) break;
     int rc = sp_merge_pop(m, &c[n]);
-    if (rc < 0) return rc;
+    if (rc < 0) return sp_merge_err(m, rc);
     n++;
   }
   return n;

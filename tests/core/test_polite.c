@@ -2,7 +2,8 @@
  * - agreement: every rank gets the smallest status of all ranks, in each
  *   of many successive agreements, whichever order the ranks arrive in;
  * - gather: rank 0 gets every rank's bytes in rank order, for lengths from
- *   0 to past the eager limit (messages the sender must help deliver).
+ *   0 to past the eager limit (messages the sender must help deliver), in
+ *   successive gathers that the other ranks run into without waiting.
  * Built from the source file: the library does not export it. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -43,7 +44,9 @@ static void gathers(MPI_Comm comm, int rank, int size) {
     for (int i = 0; i < len; i++) mine[i] = blob_byte(rank, g, i);
     char *all = (char *)1;
     int64_t *offs = (int64_t *)1;
-    int err = sp__mpi_polite_gather(comm, rank, size, mine, len, &all, &offs);
+    /* A tag per gather, as mpi_par.c gives: a rank may send its next
+     * gather's blob before rank 0 has every blob of this one. */
+    int err = sp__mpi_polite_gather(comm, rank, size, mine, len, 7400 + g, &all, &offs);
     check(err == MPI_SUCCESS, "gather: MPI error", rank, g);
     if (rank != 0) {
       check(!all && !offs, "gather: a rank other than 0 got data", rank, g);

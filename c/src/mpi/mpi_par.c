@@ -18,7 +18,11 @@
 typedef struct sp_mpi_impl {
   MPI_Comm comm;
   MPI_File fh;
+  int gathers; /* polite gathers so far: each its own tag (mpi_polite.h) */
 } sp_mpi_impl_t;
+
+/* The polite gathers' tags: SP_TAG_GATHER + (number % SP_TAG_GATHERS). */
+enum { SP_TAG_GATHER = 7400, SP_TAG_GATHERS = 1000 };
 
 /* ---- finalize's collective operations ---------------------------------- */
 
@@ -102,7 +106,8 @@ static int sp_gather(sp_par_t *p, const char *blob, int64_t len, int to_all, cha
                      int64_t **offs) {
   sp_mpi_impl_t *m = p->impl;
   if (!to_all && p->ranks_per_cpu > 1) {
-    int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, all, offs);
+    const int tag = SP_TAG_GATHER + m->gathers++ % SP_TAG_GATHERS;
+    int err = sp__mpi_polite_gather(m->comm, p->rank, p->size, blob, (int)len, tag, all, offs);
     return err == MPI_SUCCESS ? 0 : err == MPI_ERR_NO_MEM ? SP_ENOMEM : SP_EMPI;
   }
   int mylen = (int)len;
@@ -424,8 +429,7 @@ static int sp_scan_at_root(sp_par_t *p, const int64_t *mine, int n, int64_t *tot
 }
 
 /* The scan where ranks share CPUs: each rank sends rank 0 its n values
- * (of a fixed size, so without the length and go-ahead messages of
- * sp__mpi_polite_gather) and waits for its prefix and the totals, sleeping
+ * (of a fixed size, straight into place) and waits for its prefix and the totals, sleeping
  * (mpi_polite.c) instead of taking the CPU from ranks still working. */
 static int sp_scan_politely(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
                             int64_t *total) {

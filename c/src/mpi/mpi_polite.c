@@ -15,7 +15,7 @@
 
 /* Tags on finalize's private communicator, one per kind of message, so a
  * message can never be taken for another kind. */
-enum { TAG_MIN = 7301, TAG_LEN, TAG_GO, TAG_BLOB };
+enum { TAG_MIN = 7301 };
 
 /* A waiting rank sleeps 1/8 of the time it has waited so far, at least
  * 20 us: the end of a wait is seen at most 12.5% (and 20 us) late, and a
@@ -116,33 +116,69 @@ int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst) {
   return err == MPI_SUCCESS ? sp_answer_all(comm, size, worst, TAG_MIN) : err;
 }
 
-/* Rank 0's side of sp__mpi_polite_gather: the lengths, then a go (1) or
- * no-go (0, out of memory) to every rank, then the blobs straight into
- * place. No rank sends a blob rank 0 could not take, so none waits
- * forever. */
-static int sp_gather_at_root(MPI_Comm comm, int size, const char *blob, int len, char **all,
-                             int64_t **offs) {
+/* Rank 0: the next message with tag from any rank, matched (taken off the
+ * queue, so it cannot be matched twice) into *msg, its sender and length
+ * in *st; sleeping between probes as sp__mpi_polite_waitall does. */
+static int sp_probe_any(MPI_Comm comm, int tag, MPI_Message *msg, MPI_Status *st) {
+  const int64_t start = sp_polite_now_ns();
+  for (;;) {
+    int found = 0;
+    int rc = MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &found, msg, st);
+    if (rc != MPI_SUCCESS || found) return rc;
+    struct timespec ts = {0,
+                          sp__mpi_polite_nap_ns(sp_polite_now_ns() - start, sp_longest_sleep_ns)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* Rank 0's side of sp__mpi_polite_gather: each blob as it comes, whatever
+ * its sender, into a piece of its own, then all in rank order. Without
+ * memory for a blob it is still received (truncated to nothing), so that
+ * its sender is not left waiting, and MPI_ERR_NO_MEM returned. */
+static int sp_gather_at_root(MPI_Comm comm, int size, const char *blob, int len, int tag,
+                             char **all, int64_t **offs) {
   int64_t *o = calloc((size_t)size + 1, sizeof *o);
-  int err = MPI_SUCCESS;
+  char **part = calloc((size_t)size, sizeof *part);
+  int err = MPI_SUCCESS, nomem = !o || !part;
   for (int i = 1; i < size && err == MPI_SUCCESS; i++) {
-    int theirs = 0, from = 0;
-    err = sp_recv_any(comm, &theirs, MPI_INT, TAG_LEN, &from);
-    if (err == MPI_SUCCESS && o) o[from + 1] = theirs;
+    MPI_Message msg;
+    MPI_Status st;
+    int count = 0;
+    err = sp_probe_any(comm, tag, &msg, &st);
+    if (err == MPI_SUCCESS) err = MPI_Get_count(&st, MPI_BYTE, &count);
+    if (err != MPI_SUCCESS) break;
+    const int from = st.MPI_SOURCE;
+    char *p = nomem || from <= 0 || from >= size || part[from] ? NULL : malloc(count ? count : 1);
+    if (!p) nomem = 1;
+    char spare[1];
+    MPI_Request r;
+    err = MPI_Imrecv(p ? p : spare, p ? count : 0, MPI_BYTE, &msg, &r);
+    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+    if (!p && err != MPI_SUCCESS) { /* truncated: what no memory was there for */
+      int cls = err;
+      MPI_Error_class(err, &cls);
+      if (cls == MPI_ERR_TRUNCATE) err = MPI_SUCCESS;
+    }
+    if (p) {
+      part[from] = p;
+      o[from + 1] = count;
+    }
   }
-  if (o) o[1] = len;
-  for (int r = 0; o && r < size; r++) o[r + 1] += o[r];
-  char *a = o ? malloc(o[size] > 0 ? (size_t)o[size] : 1) : NULL;
-  MPI_Request *reqs = a ? malloc((size_t)size * sizeof *reqs) : NULL;
-  int go = reqs != NULL;
-  if (err == MPI_SUCCESS) err = sp_answer_all(comm, size, &go, TAG_GO);
-  if (go) {
+  char *a = NULL;
+  if (err == MPI_SUCCESS && !nomem) {
+    o[1] = len;
+    for (int r = 0; r < size; r++) o[r + 1] += o[r];
+    a = malloc(o[size] > 0 ? (size_t)o[size] : 1);
+    if (!a) nomem = 1;
+  }
+  if (a) {
     memcpy(a, blob, (size_t)len);
-    for (int r = 1; r < size && err == MPI_SUCCESS; r++)
-      err = MPI_Irecv(a + o[r], (int)(o[r + 1] - o[r]), MPI_BYTE, r, TAG_BLOB, comm, &reqs[r - 1]);
-    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(size - 1, reqs, MPI_STATUSES_IGNORE);
+    for (int r = 1; r < size; r++)
+      if (o[r + 1] > o[r]) memcpy(a + o[r], part[r], (size_t)(o[r + 1] - o[r]));
   }
-  free(reqs);
-  if (err == MPI_SUCCESS && !go) err = MPI_ERR_NO_MEM;
+  for (int r = 0; part && r < size; r++) free(part[r]);
+  free(part);
+  if (err == MPI_SUCCESS && nomem) err = MPI_ERR_NO_MEM;
   if (err != MPI_SUCCESS) {
     free(a);
     free(o);
@@ -154,13 +190,10 @@ static int sp_gather_at_root(MPI_Comm comm, int size, const char *blob, int len,
   return err;
 }
 
-int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, char **all,
-                          int64_t **offs) {
+int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, int tag,
+                          char **all, int64_t **offs) {
   *all = NULL;
   *offs = NULL;
-  if (rank == 0) return sp_gather_at_root(comm, size, blob, len, all, offs);
-  int go = 0;
-  int err = sp_ask_root(comm, &len, TAG_LEN, &go, TAG_GO);
-  if (err == MPI_SUCCESS && go) err = sp__mpi_polite_send(comm, blob, len, MPI_BYTE, 0, TAG_BLOB);
-  return err;
+  if (rank == 0) return sp_gather_at_root(comm, size, blob, len, tag, all, offs);
+  return sp__mpi_polite_send(comm, blob, len, MPI_BYTE, 0, tag);
 }

@@ -26,9 +26,14 @@ int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst);
 /* Rank 0 gets every rank's blob of len bytes, concatenated in rank order
  * in *all, rank r's from (*offs)[r] to (*offs)[r + 1]. Other ranks get
  * NULL for both. MPI_ERR_NO_MEM on rank 0 when it had no memory for them
- * (then nothing was sent). */
-int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, char **all,
-                          int64_t **offs);
+ * (each blob is received all the same). Each rank sends its blob at once
+ * and rank 0 takes them as they come (one message per rank; a length and
+ * a go-ahead first cost two more exchanges, each a wake-up of every rank
+ * where ranks share cores), so each gather needs a tag of its own, the
+ * same on every rank: the next gather's blob of a rank may come before
+ * another rank's of this one. */
+int sp__mpi_polite_gather(MPI_Comm comm, int rank, int size, const char *blob, int len, int tag,
+                          char **all, int64_t **offs);
 
 /* Sends count values of type t from buf to rank `to` with tag; returns
  * when sent. */

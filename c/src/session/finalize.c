@@ -177,10 +177,6 @@ static void sp_fin_release(sp_fin_t *f) {
 /* The steps, in the order of sp_fin_steps below. Each returns this rank's
  * status; the loop in sp_fin_run agrees on it between the ranks. */
 
-/* This rank could gather its events (sp__local_build, done before: a rank
- * that could not join keeps them in its spill file all the same). */
-static int sp_fin_join(sp_fin_t *f) { return f->lrc; }
-
 /* Which layout: the same answer on every rank (settings and the size). */
 static void sp_fin_choose(sp_fin_t *f) {
   f->columnar = sp__columnar_chosen(f->par, f->local->plan.nregions);
@@ -192,11 +188,12 @@ static void sp_fin_choose(sp_fin_t *f) {
 static int sp_fin_output(sp_fin_t *f) {
   sp_state_t *st = &sp__state;
   /* Rank 0's file_path: discarded (/dev/null), never a FIFO or device
-   * replaced, other ranks' paths compared with it (out_target.c). */
-  int rc = sp__out_target_agree(f->par, st, f->active, &f->discard, &f->differs);
-  /* A name of this run's own, agreed by all ranks (out_temp.c). */
-  if (rc == 0 && sp_fin_trace_file(f))
-    rc = sp__out_temp_agree(f->par, st->file_path, f->partial, SP_TEMP_MAX);
+   * replaced, other ranks' paths compared with it (out_target.c); and a
+   * name of this run's own for the trace file, made by rank 0 and sent
+   * with that: one gather and one broadcast (out_temp.c). */
+  const int temp = !(st->cfg.aggregate && !st->cfg.time_trace); /* sp_fin_trace_file */
+  int rc =
+      sp__out_agree(f->par, st, f->active, temp, &f->discard, &f->differs, f->partial, SP_TEMP_MAX);
   /* HDF5 crashes where an allocation fails, in its first call too: it is
    * entered only with room for it (hdf5_room.c). */
   f->h5 = sp__hdf5_room(NULL, 0) == 0;
@@ -207,8 +204,11 @@ static int sp_fin_output(sp_fin_t *f) {
   /* The layout, chosen here rather than in a step of its own: it cannot
    * fail, and each step's agreement costs every rank two wake-ups where
    * ranks share cores. */
-  if (rc == 0 && sp_fin_trace_file(f)) sp_fin_choose(f);
-  return rc;
+  if (rc == 0 && f->lrc == 0 && sp_fin_trace_file(f)) sp_fin_choose(f);
+  /* And whether this rank could gather its events (sp__local_build, done
+   * before; a rank that could not keeps them in its spill file all the
+   * same), agreed with the rest rather than in a step of its own. */
+  return rc != 0 ? rc : f->lrc;
 }
 
 /* Every rank's events into the columnar layout, collectively. */
@@ -406,7 +406,6 @@ typedef struct sp_fin_step {
 } sp_fin_step_t;
 
 static const sp_fin_step_t sp_fin_steps[] = {
-    {"join", sp_fin_join, NULL, SP_FIN_UNTIMED},
     {"output and layout choice", sp_fin_output, NULL, SP_FIN_UNTIMED},
     {"columnar", sp_fin_columnar, sp_fin_if_columnar, SP_FIN_LAYOUT},
     {"plans", sp_fin_plans, sp_fin_if_ranks, SP_FIN_PLANS},

@@ -98,6 +98,78 @@ static int sp_col_cmp(const void *a, const void *b, void *arg) {
   return (i > j) - (i < j);
 }
 
+/* One stable pass of an LSD radix sort: order by digit (key >> shift) & mask
+ * into out; 0 when every key has the same digit (nothing moved). */
+static int sp_col_radix_pass(const uint64_t *key, const int64_t *order, int64_t *out, int64_t n,
+                             int shift) {
+  enum { BITS = 11, SIZE = 1 << BITS };
+  int64_t at[SIZE] = {0};
+  for (int64_t k = 0; k < n; k++) at[(key[order[k]] >> shift) & (SIZE - 1)]++;
+  if (at[(key[order[0]] >> shift) & (SIZE - 1)] == n) return 0;
+  int64_t sum = 0;
+  for (int d = 0; d < SIZE; d++) {
+    const int64_t m = at[d];
+    at[d] = sum;
+    sum += m;
+  }
+  for (int64_t k = 0; k < n; k++) out[at[(key[order[k]] >> shift) & (SIZE - 1)]++] = order[k];
+  return 1;
+}
+
+/* order[] in the sweep's order (sp_col_cmp): a stable radix sort by
+ * (thread, start), then each run of calls of one thread that start at the
+ * same stamp sorted by the comparator; the same order as sorting by the
+ * comparator alone, which took 0.4-0.7 ms of a rank's 4 ms of finalize at
+ * 10,000 calls (docs/performance.md, "the columnar finalize's CPU"). Calls
+ * already in order (one region) are not moved. 0, or SP_ENOMEM: then the
+ * caller sorts with the comparator. */
+static int sp_col_order(const sp_col_local_t *c, sp_col_sort_t *s, int64_t *order) {
+  const int64_t n = c->nevents;
+  int32_t tmin = c->tid[0], tmax = c->tid[0];
+  int64_t smin = c->start[0], smax = c->start[0];
+  int sorted = 1;
+  for (int64_t i = 0; i < n; i++) {
+    order[i] = i;
+    if (c->tid[i] < tmin) tmin = c->tid[i];
+    if (c->tid[i] > tmax) tmax = c->tid[i];
+    if (c->start[i] < smin) smin = c->start[i];
+    if (c->start[i] > smax) smax = c->start[i];
+    if (i > 0 && sorted && sp_col_cmp(&order[i - 1], &order[i], s) > 0) sorted = 0;
+  }
+  if (sorted) return 0;
+  int sbits = 0, tbits = 0;
+  while (sbits < 64 && ((uint64_t)smax - (uint64_t)smin) >> sbits) sbits++;
+  while (tbits < 32 && ((uint64_t)((int64_t)tmax - tmin)) >> tbits) tbits++;
+  if (sbits + tbits > 64) return SP_ENOMEM; /* no key of 64 bits: the comparator */
+  uint64_t *key = malloc((size_t)n * sizeof *key);
+  int64_t *spare = malloc((size_t)n * sizeof *spare);
+  if (!key || !spare) {
+    free(key);
+    free(spare);
+    return SP_ENOMEM;
+  }
+  for (int64_t i = 0; i < n; i++)
+    key[i] = (tbits ? (uint64_t)((int64_t)c->tid[i] - tmin) << sbits : 0) |
+             ((uint64_t)c->start[i] - (uint64_t)smin);
+  int64_t *from = order, *to = spare;
+  for (int shift = 0; shift < sbits + tbits; shift += 11)
+    if (sp_col_radix_pass(key, from, to, n, shift)) {
+      int64_t *t = from;
+      from = to;
+      to = t;
+    }
+  if (from != order) memcpy(order, from, (size_t)n * sizeof *order);
+  for (int64_t k = 0; k < n;) { /* the ties: thread and start equal */
+    int64_t e = k + 1;
+    while (e < n && key[order[e]] == key[order[k]]) e++;
+    if (e - k > 1) qsort_r(order + k, (size_t)(e - k), sizeof *order, sp_col_cmp, s);
+    k = e;
+  }
+  free(key);
+  free(spare);
+  return 0;
+}
+
 /* call_id: the call's place in the sweep order; parent_id: the id of the
  * innermost call of its thread still open (ending at or after its end). */
 static int sp_col_ids(sp_col_local_t *c) {
@@ -112,9 +184,11 @@ static int sp_col_ids(sp_col_local_t *c) {
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++)
     for (uint64_t i = c->first[p]; i < c->first[p] + c->count[p]; i++) gid[i] = c->gid[p];
   if (rc == 0) {
-    for (int64_t i = 0; i < n; i++) order[i] = i;
     sp_col_sort_t s = {c, gid};
-    qsort_r(order, (size_t)n, sizeof *order, sp_col_cmp, &s);
+    if (sp_col_order(c, &s, order) != 0) {
+      for (int64_t i = 0; i < n; i++) order[i] = i;
+      qsort_r(order, (size_t)n, sizeof *order, sp_col_cmp, &s);
+    }
     int64_t depth = 0;
     int32_t tid = 0;
     for (int64_t k = 0; k < n; k++) {
@@ -298,11 +372,15 @@ static int sp_col_counts(const sp_local_t *l, sp_col_local_t *c) {
     c->ncalls[p] = pl->regions[p].ncalls;
     c->nevents += pl->regions[p].nevents;
   }
+  /* As sp_col_events finds it, known before the events are in: the rank's
+   * place and the file's columns do not wait for them. */
+  for (int64_t p = 0; rc == 0 && c->nevents > 0 && p < c->npairs; p++)
+    c->any_mpi |= pl->regions[p].mpi_extra;
   return rc;
 }
 
-/* With the name table in c: the regions' ids, the events and call ids. */
-static int sp_col_finish(const sp_local_t *l, sp_col_local_t *c) {
+/* With the name table in c: the regions' ids. */
+static int sp_col_gids(const sp_local_t *l, sp_col_local_t *c) {
   const sp_rank_plan_t *pl = &l->plan;
   int rc = 0;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++) {
@@ -311,17 +389,21 @@ static int sp_col_finish(const sp_local_t *l, sp_col_local_t *c) {
     if (!hit) rc = SP_EMPI; /* its own name is in the table unless a message was damaged */
     if (hit) c->gid[p] = (uint32_t)(hit - c->names);
   }
-  if (rc == 0) rc = sp_col_events(l, c);
-  if (rc == 0) rc = sp_col_ids(c);
   return rc;
 }
 
-int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   int rc = sp_col_counts(l, c);
   /* Collective: taken part in whatever rc is. */
   int nrc = sp_col_names(par, l, c);
   if (rc == 0) rc = nrc;
-  if (rc == 0) rc = sp_col_finish(l, c);
+  if (rc == 0) rc = sp_col_gids(l, c);
+  return rc;
+}
+
+int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c) {
+  int rc = sp_col_events(l, c);
+  if (rc == 0) rc = sp_col_ids(c);
   return rc;
 }
 
@@ -358,7 +440,8 @@ int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, sp_
   c->nnames = t->nnames;
   c->name_max = t->name_max;
   c->borrowed = 1;
-  if (rc == 0) rc = sp_col_finish(l, c);
+  if (rc == 0) rc = sp_col_gids(l, c);
+  if (rc == 0) rc = sp__col_local_finish(l, c);
   return rc;
 }
 

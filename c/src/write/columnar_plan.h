@@ -53,10 +53,14 @@ typedef struct sp_col_local {
   int32_t borrowed; /* names belong to another's table (recovery) */
 } sp_col_local_t;
 
-/* Builds l's part: its events and their call ids, and the name table
- * agreed with every rank of par (gathered on rank 0, broadcast). Collective; on failure a
- * rank still takes part in the allgather. */
-SP_HIDDEN int sp__col_local_build(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
+/* Begins l's part: its counts (npairs, nevents, first, count, ncalls,
+ * any_mpi), the name table agreed with every rank of par (gathered on rank
+ * 0, broadcast) and its regions' ids. Collective; on failure a rank still
+ * takes part in the exchanges. Then sp__col_local_finish, on this rank
+ * alone: its events and their call ids (rank 0 creates the file in
+ * between, while the others build theirs). */
+SP_HIDDEN int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
+SP_HIDDEN int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
 /* Recovery, serial: the name table (and head) of the n ranks ls into t, as
  * rank 0 makes it at finalize; then one rank's part with t's names

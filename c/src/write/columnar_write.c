@@ -6,8 +6,9 @@
  * chosen by SCOPE_PROFILER_METADATA as for the rank<N> layout:
  * - root (auto): rank 0 alone creates the file with serial HDF5 (a fixed
  *   number of objects: milliseconds at any rank count), the datasets
- *   contiguous and allocated; their file offsets reach every rank in one
- *   reduction, and each rank writes its slice of every column with pwrite.
+ *   contiguous and allocated, while the other ranks build their columns;
+ *   their file offsets reach every rank in one broadcast, and each rank
+ *   writes its slice of every column with pwrite.
  * - collective: all ranks create the file together through parallel HDF5
  *   (collective metadata) and each rank's slice is one hyperslab of a
  *   collective H5Dwrite (MPI-IO collective buffering).
@@ -298,23 +299,34 @@ static int sp_col_pwrite(int fd, const char *p, int64_t len, int64_t at) {
 }
 
 /* root: rank 0 creates the file and sends every rank its status and the
- * columns' offsets in one broadcast (the others had agreed on success
- * before, so rank 0's status is the agreed one: no agreement of its own,
- * which where ranks share cores costs two wake-ups of every rank); then
- * every rank pwrites its slices. */
-static int sp_col_write_root(sp_col_job_t *j, const char *path) {
+ * columns' offsets (off[]) in one broadcast, before it builds its own
+ * events; the others take it once they have built theirs, which they do
+ * while rank 0 works in HDF5 (at 16 ranks on 2 cores that left one core
+ * idle for 1-3 ms when every rank waited for the file). Rank 0 creates it
+ * whatever the other ranks' status: a rank that failed writes nothing into
+ * it, and the step's agreement (finalize.c) decides whether it is kept. No
+ * agreement of its own, which where ranks share cores costs two wake-ups
+ * of every rank. rc: this rank's status so far. */
+static int sp_col_root_send(sp_col_job_t *j, const char *path, int rc, int64_t *off) {
   int64_t msg[SP_COL_MAX + 1] = {0}; /* rank 0's status, then off[] */
-  if (j->par->rank == 0) msg[0] = sp_col_root_create(j, path, msg + 1);
+  if (j->par->rank == 0) msg[0] = rc != 0 ? rc : sp_col_root_create(j, path, msg + 1);
   char *buf = j->par->rank == 0 ? (char *)msg : NULL; /* the others': malloc'd */
   int64_t len = (int64_t)sizeof msg;
-  int rc = sp__par_bcast(j->par, &buf, &len);
-  if (rc == 0 && len != (int64_t)sizeof msg) rc = SP_EMPI;
-  if (rc == 0 && j->par->rank != 0) memcpy(msg, buf, sizeof msg);
+  int brc = sp__par_bcast(j->par, &buf, &len);
+  if (brc == 0 && len != (int64_t)sizeof msg) brc = SP_EMPI;
+  if (brc == 0 && j->par->rank != 0) memcpy(msg, buf, sizeof msg);
   if (j->par->rank != 0) free(buf);
+  memcpy(off, msg + 1, SP_COL_MAX * sizeof *off);
+  if (rc == 0) rc = brc;
   if (rc == 0) rc = (int)msg[0];
-  const int64_t *off = msg + 1;
-  int fd = rc == 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-  if (rc == 0 && fd < 0) rc = SP_EIO;
+  return rc;
+}
+
+/* root: this rank pwrites its slice of each column (off[i]: where column i
+ * begins, -1: no storage). */
+static int sp_col_pwrite_all(const sp_col_job_t *j, const char *path, const int64_t *off) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  int rc = fd < 0 ? SP_EIO : 0;
   for (int i = 0; rc == 0 && i < j->ncol; i++) {
     const sp_col_column_t *c = &j->col[i];
     const int64_t k = sp_col_mine(j, c->by), at = off[i];
@@ -405,34 +417,56 @@ int sp__columnar_write_serial(const char *path, const sp_local_t *ls, int nranks
   return rc;
 }
 
+/* This rank's index rows (its rank; its events' first index in the file)
+ * into *ranks and *offs, and the columns over them and j->c. */
+static int sp_col_rows(sp_col_job_t *j, const sp_col_rank_t *ri, hid_t host_type, uint32_t **ranks,
+                       uint64_t **offs) {
+  const sp_col_local_t *c = j->c;
+  const int64_t k = c->npairs;
+  *ranks = malloc((size_t)(k ? k : 1) * sizeof **ranks);
+  *offs = malloc((size_t)(k ? k : 1) * sizeof **offs);
+  if (!*ranks || !*offs) return SP_ENOMEM;
+  for (int64_t p = 0; p < k; p++) {
+    (*ranks)[p] = (uint32_t)j->par->rank;
+    (*offs)[p] = (uint64_t)j->before[1] + c->first[p];
+  }
+  j->ncol = sp_col_columns(c, *ranks, *offs, ri, host_type, j->total[2] > 0, j->col);
+  return 0;
+}
+
 int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
   sp_col_local_t c;
-  int rc = sp__col_local_build(par, l, &c);
+  int rc = sp__col_local_begin(par, l, &c);
   sp_col_job_t j = {.par = par, .c = &c};
   int64_t mine[3] = {c.npairs, c.nevents, c.any_mpi};
   if (rc != 0) mine[0] = mine[1] = mine[2] = 0;
   int src = sp__par_scan_i64(par, mine, 3, j.before, j.total);
   if (rc == 0) rc = src;
-  /* This rank's index rows and rank_info values. */
-  const int64_t k = c.npairs;
-  uint32_t *ranks = malloc((size_t)(k ? k : 1) * sizeof *ranks);
-  uint64_t *offs = malloc((size_t)(k ? k : 1) * sizeof *offs);
-  if (rc == 0 && (!ranks || !offs)) rc = SP_ENOMEM;
-  for (int64_t p = 0; rc == 0 && p < k; p++) {
-    ranks[p] = (uint32_t)par->rank;
-    offs[p] = (uint64_t)j.before[1] + c.first[p];
-  }
+  if (rc == 0 && (j.total[0] > UINT32_MAX || c.nnames > UINT32_MAX))
+    rc = SP_EINVAL; /* uint32 region ids (the totals are every rank's) */
   sp_col_rank_t ri;
   sp_col_rank_info(&l->plan, &ri);
   hid_t host_type = sp_col_str(sizeof ri.host);
-  j.ncol = sp_col_columns(&c, ranks, offs, &ri, host_type, j.total[2] > 0, j.col);
-  /* A failure so far is agreed on before any HDF5 call. */
-  rc = sp__par_agree(par, rc);
-  if (rc == 0 && (j.total[0] > UINT32_MAX || c.nnames > UINT32_MAX))
-    rc = SP_EINVAL; /* uint32 region ids */
-  if (rc == 0)
-    rc = par->active && sp__state.set.layout_collective ? sp_col_write_par(&j, path)
-                                                        : sp_col_write_root(&j, path);
+  /* The columns' names and types, for the file's creation; their data
+   * (the events, the rows) comes after. */
+  j.ncol = sp_col_columns(&c, NULL, NULL, &ri, host_type, j.total[2] > 0, j.col);
+  const int collective = par->active && sp__state.set.layout_collective;
+  /* root: rank 0 creates the file first and the others build their
+   * events meanwhile, then take the broadcast (sp_col_root_send). */
+  int64_t off[SP_COL_MAX];
+  if (!collective && par->rank == 0) rc = sp_col_root_send(&j, path, rc, off);
+  if (rc == 0) rc = sp__col_local_finish(l, &c);
+  if (!collective && par->rank != 0) rc = sp_col_root_send(&j, path, rc, off);
+  uint32_t *ranks = NULL;
+  uint64_t *offs = NULL;
+  if (rc == 0) rc = sp_col_rows(&j, &ri, host_type, &ranks, &offs);
+  if (collective) {
+    /* A failure so far is agreed on before any collective HDF5 call. */
+    rc = sp__par_agree(par, rc);
+    if (rc == 0) rc = sp_col_write_par(&j, path);
+  } else if (rc == 0) {
+    rc = sp_col_pwrite_all(&j, path, off);
+  }
   /* Every rank takes part in the extras' gathers, after a failure too
    * (with nothing; rank 0 writes nothing when it failed). Rank 0 has a
    * rank's extras only once that rank's slices are in, so it reopens the

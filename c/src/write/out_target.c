@@ -97,8 +97,8 @@ int sp__out_target_resolve(sp_state_t *st, int spill_from_env) {
 
 /* Rank 0: says which ranks' file_path (all[offs[r]..], "" for a rank that
  * records nothing) differ from its own. */
-static void sp_report_differing(const sp_par_t *par, const char *mine, const char *all,
-                                const int64_t *offs) {
+void sp__out_target_differing(const sp_par_t *par, const char *mine, const char *all,
+                              const int64_t *offs) {
   int n = 0, first = -1;
   for (int r = 1; r < par->size; r++) {
     const char *p = all + offs[r];
@@ -117,44 +117,13 @@ static void sp_report_differing(const sp_par_t *par, const char *mine, const cha
           first, more, all + offs[first], mine);
 }
 
-int sp__out_target_agree(sp_par_t *par, const sp_state_t *st, int active, int *discard,
-                         int *differs) {
-  *discard = 0;
-  *differs = 0;
-  int rc = 0;
-  if (par->rank == 0) {
-    *discard = sp_is_null(st->file_path);
-    const char *kind = *discard ? NULL : sp__out_target_kind(st->file_path);
-    if (kind) {
-      sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced",
-              st->file_path, kind);
-      rc = SP_EPATH;
-    }
-  }
-  if (!par->active) return rc;
-  /* Every rank's path to rank 0 (those recording nothing send ""). */
-  const int64_t len = (int64_t)strlen(st->file_path) + 1;
-  char *all = NULL;
-  int64_t *offs = NULL;
-  int grc = sp__par_gather_root(par, active ? st->file_path : "", active ? len : 0, &all, &offs);
-  if (grc == 0 && par->rank == 0) sp_report_differing(par, st->file_path, all, offs);
-  free(all);
-  free(offs);
-  all = NULL;
-  offs = NULL;
-  /* Rank 0's path to every rank. */
-  if (grc == 0)
-    grc = sp__par_allgather(par, par->rank == 0 ? st->file_path : "", par->rank == 0 ? len : 0,
-                            &all, &offs);
-  if (grc == 0 && active) {
-    int64_t n = offs[1] - offs[0];
-    *differs = !(n > 0 && all[n - 1] == '\0' && strcmp(all, st->file_path) == 0);
-  }
-  free(all);
-  free(offs);
-  rc = sp__par_agree(par, rc != 0 ? rc : grc);
-  *discard = sp__par_agree(par, *discard ? -1 : 0) == -1;
-  return rc;
+int sp__out_target_check(const sp_state_t *st, int *discard) {
+  *discard = sp_is_null(st->file_path);
+  const char *kind = *discard ? NULL : sp__out_target_kind(st->file_path);
+  if (!kind) return 0;
+  sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "'%s' is %s, not a regular file: not replaced",
+          st->file_path, kind);
+  return SP_EPATH;
 }
 
 void sp__earlier_path(const char *out_path, int k, char *out, size_t cap) {

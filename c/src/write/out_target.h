@@ -14,6 +14,7 @@
 #define SP_OUT_TARGET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sp_internal.h"
 
@@ -33,15 +34,17 @@ SP_HIDDEN void sp__earlier_path(const char *out_path, int k, char *out, size_t c
  * file, a symlink: rename replaces the link, never its target). */
 SP_HIDDEN const char *sp__out_target_kind(const char *path);
 
-/* sp_finalize, collective over par, before any file is created: every rank
- * learns whether the profile is discarded (rank 0's file_path is the null
- * device) and whether its own file_path differs from rank 0's, where the
- * profile of all ranks goes (said once, by rank 0; such a rank's
- * sp_finalize returns SP_EPATH after the file is written). A rank that
- * records nothing (active 0) is not compared. Returns 0, or SP_EPATH on
- * every rank when rank 0's file_path may not be replaced (logged). */
+/* sp_finalize, rank 0, before any file is created: *discard when its
+ * file_path is the null device; SP_EPATH (logged) when that path may not
+ * be replaced, else 0. sp__out_agree (out_temp.h) tells every rank. */
+SP_HIDDEN int sp__out_target_check(const sp_state_t *st, int *discard);
+
+/* Rank 0: logs which ranks' file_path (all[offs[r]..], gathered; "" for a
+ * rank that records nothing) differ from its own, mine: the profile of all
+ * ranks goes to rank 0's (said once; such a rank's sp_finalize returns
+ * SP_EPATH after the file is written). */
 struct sp_par;
-SP_HIDDEN int sp__out_target_agree(struct sp_par *par, const sp_state_t *st, int active,
-                                   int *discard, int *differs);
+SP_HIDDEN void sp__out_target_differing(const struct sp_par *par, const char *mine, const char *all,
+                                        const int64_t *offs);
 
 #endif

@@ -99,26 +99,68 @@ int sp__out_temp_create(const char *final, char *tmp, size_t cap) {
   return SP_EPATH;
 }
 
-int sp__out_temp_agree(sp_par_t *par, const char *final, char *tmp, size_t cap) {
-  int rc = 0;
+/* Rank 0's answer: its status and discard, then its file_path and the
+ * temporary name, each with its NUL. */
+static int sp_out_answer(const sp_state_t *st, int rc, int discard, const char *tmp, char **msg,
+                         int64_t *len) {
+  const size_t a = strlen(st->file_path) + 1, b = strlen(tmp) + 1;
+  *msg = malloc(16 + a + b);
+  if (!*msg) return SP_ENOMEM;
+  const int64_t head[2] = {rc, discard};
+  memcpy(*msg, head, 16);
+  memcpy(*msg + 16, st->file_path, a);
+  memcpy(*msg + 16 + a, tmp, b);
+  *len = (int64_t)(16 + a + b);
+  return 0;
+}
+
+/* Another rank: rank 0's answer (len bytes) read. */
+static int sp_out_read(const sp_state_t *st, int active, const char *msg, int64_t len, int *discard,
+                       int *differs, char *tmp, size_t cap) {
+  int64_t head[2];
+  if (len < 18) return SP_EMPI;
+  memcpy(head, msg, 16);
+  const char *path = msg + 16, *end = msg + len;
+  const char *name = memchr(path, '\0', (size_t)(end - path));
+  if (!name || !memchr(name + 1, '\0', (size_t)(end - name - 1))) return SP_EMPI;
+  name++;
+  *discard = head[1] != 0;
+  *differs = active && strcmp(path, st->file_path) != 0;
+  if (strlen(name) + 1 > cap) return SP_EPATH;
+  memcpy(tmp, name, strlen(name) + 1);
+  return (int)head[0];
+}
+
+int sp__out_agree(sp_par_t *par, const sp_state_t *st, int active, int want_temp, int *discard,
+                  int *differs, char *tmp, size_t cap) {
+  *discard = 0;
+  *differs = 0;
   tmp[0] = '\0';
-  if (par->rank == 0) rc = sp__out_temp_create(final, tmp, cap);
+  int rc = 0;
+  if (par->rank == 0) {
+    rc = sp__out_target_check(st, discard);
+    if (rc == 0 && want_temp && !*discard) rc = sp__out_temp_create(st->file_path, tmp, cap);
+  }
   if (!par->active) return rc;
-  /* Only rank 0 contributes: its name (with the NUL) reaches every rank. */
-  int64_t len = par->rank == 0 && rc == 0 ? (int64_t)strlen(tmp) + 1 : 0;
+  /* Every rank's path to rank 0 (those recording nothing send ""). */
+  const int64_t len = (int64_t)strlen(st->file_path) + 1;
   char *all = NULL;
   int64_t *offs = NULL;
-  int grc = sp__par_allgather(par, par->rank == 0 ? tmp : "", len, &all, &offs);
-  if (rc == 0 && grc == 0 && par->rank != 0) {
-    int64_t n = offs[1] - offs[0];
-    if (n > 0 && n <= (int64_t)cap && all[n - 1] == '\0')
-      memcpy(tmp, all, (size_t)n);
-    else
-      rc = SP_EPATH; /* rank 0 failed and says so */
-  }
+  int grc = sp__par_gather_root(par, active ? st->file_path : "", active ? len : 0, &all, &offs);
+  if (grc == 0 && par->rank == 0) sp__out_target_differing(par, st->file_path, all, offs);
   free(all);
   free(offs);
-  return sp__par_agree(par, rc != 0 ? rc : grc);
+  /* Rank 0's status, discard, path and name to every rank in one message. */
+  char *msg = NULL;
+  int64_t mlen = -1;
+  if (par->rank == 0 && sp_out_answer(st, rc != 0 ? rc : grc, *discard, tmp, &msg, &mlen) != 0)
+    mlen = -1; /* the others learn it from the broadcast */
+  int brc = sp__par_bcast(par, &msg, &mlen);
+  if (par->rank != 0 && brc == 0)
+    brc = sp_out_read(st, active, msg, mlen, discard, differs, tmp, cap);
+  free(msg);
+  if (par->rank == 0 && rc == 0 && mlen < 0) rc = SP_ENOMEM;
+  return rc != 0 ? rc : grc != 0 ? grc : brc;
 }
 
 /* An exclusive flock on the directory of path, waiting at most ~5 s;

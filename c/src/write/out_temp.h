@@ -19,9 +19,19 @@
  * writes the name to tmp. Returns 0 or SP_EPATH (logged). */
 SP_HIDDEN int sp__out_temp_create(const char *final, char *tmp, size_t cap);
 
-/* The same, made by rank 0 and agreed by every rank of par (collective).
- * On return every rank holds the same name in tmp, or the same error. */
-SP_HIDDEN int sp__out_temp_agree(sp_par_t *par, const char *final, char *tmp, size_t cap);
+/* sp_finalize, collective over par, before any file is created: rank 0
+ * checks its file_path (sp__out_target_check) and, unless the profile is
+ * discarded, creates the temporary name when want_temp; it learns every
+ * rank's file_path (and says which differ from its own) and sends every
+ * rank its status, whether the profile is discarded, its file_path and the
+ * name, in one broadcast. On return each rank holds rank 0's name in tmp,
+ * *discard, and *differs when it records (active) and its file_path is not
+ * rank 0's. Returns 0 or this rank's error, rank 0's (SP_EPATH when its
+ * file_path may not be replaced, logged) included; finalize's agreement
+ * after the step makes it every rank's. One gather and one broadcast: each
+ * exchange costs every rank two wake-ups where ranks share cores. */
+SP_HIDDEN int sp__out_agree(sp_par_t *par, const sp_state_t *st, int active, int want_temp,
+                            int *discard, int *differs, char *tmp, size_t cap);
 
 /* Renames tmp to final unless another writer has put a file at final since
  * `was` was taken (sp__out_id_take at setup): two runs with one file_path;

@@ -97,6 +97,13 @@ static int sp_round(sp_sink_t *s, int active, int *any) {
 }
 
 static void *sp_block_add(sp_sink_t *s, int64_t file_off, int64_t len) {
+  /* Into memory (sp__raw_write_mem): straight into place, no round buffer
+   * to fill and copy (docs/performance.md, "the columnar finalize's CPU"). */
+  if (s->mem) {
+    if (file_off >= 0 && len <= s->mem_len - file_off) return s->mem + file_off;
+    s->rc = SP_EIO; /* outside the memory: offsets that do not fit it */
+    return NULL;
+  }
   if (s->nblocks == s->blocks_cap) {
     int ncap = s->blocks_cap ? s->blocks_cap * 2 : 64;
     sp_block_t *nb = realloc(s->blocks, (size_t)ncap * sizeof *nb);
@@ -319,12 +326,12 @@ static int sp_raw_stream(sp_sink_t s, const sp_local_t *l, const sp_region_offse
   const int64_t round_bytes = s.cap;
   int64_t tmp_cap = round_bytes / 20;
   sp_event_t *tmp = malloc((size_t)tmp_cap * sizeof *tmp);
-  s.buf = malloc((size_t)round_bytes);
+  s.buf = s.mem ? NULL : malloc((size_t)round_bytes); /* memory: written in place */
   int64_t *order = malloc((size_t)(l->spill.nchunks ? l->spill.nchunks : 1) * sizeof *order);
   for (int64_t c = 0; order && c < l->spill.nchunks; c++) order[c] = c;
   if (order && l->spill.nchunks > 1)
     qsort_r(order, (size_t)l->spill.nchunks, sizeof *order, sp_chunk_cmp, l->spill.chunks);
-  int rc = (tmp && s.buf && order) ? 0 : SP_ENOMEM;
+  int rc = (tmp && (s.buf || s.mem) && order) ? 0 : SP_ENOMEM;
   if (rc == 0) rc = rc0;
   /* Even after an error this rank takes part in every collective round
    * until all ranks are done, or the others would wait forever in it. */
@@ -342,7 +349,7 @@ static int sp_raw_stream(sp_sink_t s, const sp_local_t *l, const sp_region_offse
   }
   if (opened && sp__par_raw_close(par) != 0 && rc == 0) rc = SP_EIO;
   if (s.fd >= 0 && close(s.fd) != 0 && rc == 0) rc = SP_EIO;
-  if (rc == 0) rc = s.rc;
+  if (rc == 0 || (s.mem && s.rc != 0)) rc = s.rc;
   free(s.buf);
   free(s.blocks);
   free(tmp);

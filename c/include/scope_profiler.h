@@ -296,9 +296,13 @@ SP_EXPORT int sp_reset(void);
  * mode's aggregates (aggregate = 1, sp_report, sp_region_stats) count every
  * call all the same. Per process (every thread), not collective, no MPI
  * call; pausing a paused trace (or resuming a running one) does nothing.
- * Without a trace (time_trace = 0) they change nothing. Cost: a paused
- * start/stop pair costs what a counted one (time_trace = 0) does, no clock
- * read; the unpaused hot path pays nothing for them (docs/performance.md).
+ * Without a trace (time_trace = 0) they change nothing. Cost: in a
+ * trace-only session a paused start/stop pair is counted, without its
+ * region, about what a pair with profiling_activated = 0 costs through
+ * function calls (a stop among calls started while paused ends the
+ * innermost of them, whatever region it names: docs/trace-windows.md);
+ * with profile mode it costs a counted pair, the aggregates going on; the
+ * unpaused hot path pays nothing for them (docs/performance.md).
  * Returns 0 or SP_ENOTSETUP (no session). Thread-safe.
  */
 SP_EXPORT int sp_trace_pause(void);

@@ -201,14 +201,21 @@ static void sp_values_region_rows(const char *region, sp_vaccs_t *acc, sp_values
   }
 }
 
+/* Whether rank id rank is selected; -1 (a reduced file's row, over every
+ * rank) always is. */
+static int sp_values_rank_kept(const sp_selection_t *sel, int32_t rank) {
+  if (rank < 0) return 1;
+  int k = sp_reader_rank_index(sel->reader, rank), keep = 0;
+  for (int j = 0; j < sel->nranks && !keep; j++) keep = sel->ranks[j] == k;
+  return keep;
+}
+
 /* Profile mode: the call paths of region g on the selected ranks. */
 static int sp_values_paths(const sp_selection_t *sel, const sp_reader_path_values_t *pv, int g,
                            sp_vaccs_t *acc) {
   for (int64_t i = 0; i < pv->n; i++) {
-    if (pv->region[i] != g || pv->counts[i] <= 0) continue;
-    int k = sp_reader_rank_index(sel->reader, pv->rank[i]), keep = 0;
-    for (int j = 0; j < sel->nranks && !keep; j++) keep = sel->ranks[j] == k;
-    if (!keep) continue;
+    if (pv->region[i] != g || pv->counts[i] <= 0 || !sp_values_rank_kept(sel, pv->rank[i]))
+      continue;
     int str = isnan(pv->sums[i]);
     sp_vacc_t *a = sp_vacc_find(acc, pv->keys[i], str);
     if (!a) return -1;
@@ -233,6 +240,11 @@ int sp_values_rows(const sp_selection_t *sel, sp_values_row_fn row, void *ctx, i
     sp_msg(SP_QUIET, "%s: %s", sel->file, sp_reader_errmsg(r));
     return SP_EXIT_DATA;
   }
+  if (paths > 0 && pv.reduced && sel->nranks < sp_reader_num_ranks(r))
+    sp_msg(SP_NORMAL,
+           "note: %s is reduced across ranks: its values per call path are over every rank "
+           "(--ranks does not select among them)",
+           sel->file);
   for (int i = 0; rc == 0 && i < sel->nregions; i++) {
     int g = sel->regions[i];
     if (paths && sp_values_paths(sel, &pv, g, &acc) < 0) rc = SP_EXIT_IO;
@@ -287,8 +299,7 @@ int sp_values_means(const sp_selection_t *sel, const char *const *keys, int nkey
   sp_reader_path_values_t pv;
   int paths = sp_reader_path_values_load(r, &pv), rc = 0;
   for (int64_t i = 0; paths > 0 && i < pv.n; i++) {
-    int k = sp_reader_rank_index(r, pv.rank[i]), keep = 0;
-    for (int j = 0; j < sel->nranks && !keep; j++) keep = sel->ranks[j] == k;
+    int keep = sp_values_rank_kept(sel, pv.rank[i]);
     if (!keep || pv.region[i] != g || (thread >= 0 && pv.thread[i] != thread) || isnan(pv.sums[i]))
       continue;
     for (int q = 0; q < nkeys; q++)

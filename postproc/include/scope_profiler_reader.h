@@ -976,7 +976,9 @@ SP_READER_EXPORT void sp_reader_io_calls_free(sp_reader_io_calls_t *c);
  *
  * or, in the columnar layout, call_values/<key link> at the root with one
  * value per event. In profile mode, per call path and numeric key:
- * call_path_values/{rows, keys, counts, sums, minimums, maximums}. */
+ * call_path_values/{rows, keys, counts, sums, minimums, maximums}; in a
+ * file reduced across ranks reduced_path_values/ with paths in place of
+ * rows (rows of reduced_paths). */
 
 /** Kinds of a key's values. */
 enum { SP_READER_VALUE_INT = 1, SP_READER_VALUE_REAL = 2, SP_READER_VALUE_STRING = 3 };
@@ -1023,22 +1025,31 @@ SP_READER_EXPORT int sp_reader_value_set(const sp_reader_value_key_t *c, int64_t
 
 /** Profile mode's values per call path: n rows, each a (call path, key)
  *  with the calls that set it and the sum, smallest and largest value
- *  (NaN for string keys, which are counted only). */
+ *  (NaN for string keys, which are counted only). In a file reduced
+ *  across ranks (SCOPE_PROFILER_REDUCE=1) the rows are per reduced call
+ *  path over every rank: counts and sums summed, the smallest minimum and
+ *  the largest maximum; rank and thread are -1. */
 typedef struct sp_reader_path_values {
   int64_t n;
-  int64_t *row;    /**< row of call_paths */
+  int64_t *row;    /**< row of the call path table (call_paths, or reduced_paths) */
   int32_t *region; /**< its region (reader region index; -1: not in the file's regions) */
-  int32_t *rank;   /**< its rank id */
-  int32_t *thread; /**< its thread */
+  int32_t *rank;   /**< its rank id (-1: reduced, every rank) */
+  int32_t *thread; /**< its thread (-1: reduced) */
   char **keys;     /**< the key */
   int64_t *counts; /**< calls that set it */
   double *sums, *mins, *maxs;
+  int reduced;          /**< 1: rows of reduced_path_values (a reduced file) */
+  int64_t npaths;       /**< rows of the call path table */
+  int64_t *path_parent; /**< npaths: each path's parent row, -1 for an outermost call */
+  int32_t *path_region; /**< npaths: each path's region (reader index, -1: none) */
 } sp_reader_path_values_t;
 
-/** Loads the call_path_values of a profile-mode file into *out: returns 1
+/** Loads the values per call path of a profile-mode file into *out
+ *  (call_path_values, or a reduced file's reduced_path_values): returns 1
  *  when it has some, 0 otherwise (*out zeroed), SP_READER_ELAYOUT (columns
- *  of unequal lengths, a row naming no call path), SP_READER_EHDF5 or
- *  SP_READER_EINVAL. Free with sp_reader_path_values_free(). */
+ *  of unequal lengths, a row naming no call path, a call path table out of
+ *  range), SP_READER_EHDF5 or SP_READER_EINVAL. Free with
+ *  sp_reader_path_values_free(). */
 SP_READER_EXPORT int sp_reader_path_values_load(sp_reader_t *r, sp_reader_path_values_t *out);
 SP_READER_EXPORT void sp_reader_path_values_free(sp_reader_path_values_t *pv);
 

@@ -7,7 +7,8 @@
  * Columnar layout: call_values/<key link> at the root, E values aligned
  *   with events/ columns, a pair's from its event offset.
  * Profile mode: call_path_values/{rows, keys, counts, sums, minimums,
- *   maximums}, one row per (call_paths row, key).
+ *   maximums}, one row per (call_paths row, key); a file reduced across
+ *   ranks: reduced_path_values/ with paths (rows of reduced_paths).
  *
  * Read on demand, one (region, rank) pair at a time like the intervals, so
  * a program going pair by pair needs memory for the largest pair only. */
@@ -222,6 +223,8 @@ void sp_reader_path_values_free(sp_reader_path_values_t *pv) {
   free(pv->sums);
   free(pv->mins);
   free(pv->maxs);
+  free(pv->path_parent);
+  free(pv->path_region);
   memset(pv, 0, sizeof *pv);
 }
 
@@ -260,61 +263,107 @@ static int32_t *sp_pv_region_map(sp_reader_t *r, int64_t *nnames) {
   return map;
 }
 
+/* The call path table of out's group: region and parent of each row
+ * (call_paths/ or reduced_paths/), and for call_paths/ its rank and thread
+ * (pr, pt: NULL for reduced_paths/, whose paths are over every rank). */
+static int sp_pv_paths(sp_reader_t *r, const char *table, sp_reader_path_values_t *out,
+                       int64_t **pr, int64_t **pt) {
+  char path[96];
+  snprintf(path, sizeof path, "%s/%s", table, SP_AGG_REGION_IDS);
+  int64_t n = sp__agg_col_len(r->file, path, SP_PV_MAX_ROWS);
+  if (n < 0) return -1;
+  int64_t nnames = 0;
+  int32_t *map = sp_pv_region_map(r, &nnames);
+  int64_t *pg = sp__agg_col_read(r->file, path, n);
+  snprintf(path, sizeof path, "%s/%s", table, SP_AGG_PARENTS);
+  out->path_parent = sp__agg_col_len(r->file, path, SP_PV_MAX_ROWS) == n
+                         ? sp__agg_col_read(r->file, path, n)
+                         : NULL;
+  out->path_region = malloc((size_t)(n ? n : 1) * sizeof *out->path_region);
+  out->npaths = n;
+  int ok = map && pg && out->path_parent && out->path_region;
+  for (int64_t p = 0; ok && p < n; p++) {
+    ok = pg[p] >= 0 && pg[p] < nnames && out->path_parent[p] >= -1 && out->path_parent[p] < n;
+    if (ok) out->path_region[p] = map[pg[p]];
+  }
+  if (ok && pr) {
+    snprintf(path, sizeof path, "%s/%s", table, SP_AGG_RANKS);
+    *pr = sp__agg_col_len(r->file, path, SP_PV_MAX_ROWS) == n ? sp__agg_col_read(r->file, path, n)
+                                                              : NULL;
+    snprintf(path, sizeof path, "%s/%s", table, SP_AGG_THREADS);
+    *pt = sp__agg_col_len(r->file, path, SP_PV_MAX_ROWS) == n ? sp__agg_col_read(r->file, path, n)
+                                                              : NULL;
+    ok = *pr != NULL;
+  }
+  free(map);
+  free(pg);
+  return ok ? 0 : -1;
+}
+
+/* Loads group (its rows naming rows of table in column rowname) into out:
+ * call_path_values/ of call_paths/, or a reduced file's
+ * reduced_path_values/ of reduced_paths/. */
+static int sp_pv_group(sp_reader_t *r, const char *group, const char *rowname, const char *table,
+                       int reduced, sp_reader_path_values_t *out) {
+  const char *names[6] = {rowname,         SP_AGG_VAL_KEYS, SP_AGG_COUNTS,
+                          SP_AGG_VAL_SUMS, SP_AGG_MINIMUMS, SP_AGG_MAXIMUMS};
+  char cols[6][96];
+  for (int c = 0; c < 6; c++) snprintf(cols[c], sizeof cols[c], "%s/%s", group, names[c]);
+  int64_t n = sp__agg_col_len(r->file, cols[0], SP_PV_MAX_ROWS);
+  for (int c = 1; n >= 0 && c < 6; c++)
+    if (sp__agg_col_len(r->file, cols[c], SP_PV_MAX_ROWS) != n) n = -2;
+  if (n == -2)
+    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: columns missing or unequal", group);
+  if (n <= 0) return 0;
+  int64_t *pr = NULL, *pt = NULL;
+  int rc = 0;
+  out->reduced = reduced;
+  if (sp_pv_paths(r, table, out, reduced ? NULL : &pr, reduced ? NULL : &pt) != 0)
+    rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s/ missing or out of range", group, table);
+  out->row = sp__agg_col_read(r->file, cols[0], n);
+  out->counts = sp__agg_col_read(r->file, cols[2], n);
+  out->sums = sp__agg_col_read_as(r->file, cols[3], H5T_NATIVE_DOUBLE, sizeof(double), n);
+  out->mins = sp__agg_col_read_as(r->file, cols[4], H5T_NATIVE_DOUBLE, sizeof(double), n);
+  out->maxs = sp__agg_col_read_as(r->file, cols[5], H5T_NATIVE_DOUBLE, sizeof(double), n);
+  out->keys = sp_pv_strings(r->file, cols[1], n);
+  out->region = malloc((size_t)n * sizeof *out->region);
+  out->rank = malloc((size_t)n * sizeof *out->rank);
+  out->thread = malloc((size_t)n * sizeof *out->thread);
+  out->n = n;
+  if (!rc && (!out->row || !out->counts || !out->sums || !out->mins || !out->maxs || !out->keys ||
+              !out->region || !out->rank || !out->thread))
+    rc = sp__reader_fail(r, SP_READER_EHDF5, "%s: read failed", group);
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    int64_t p = out->row[i];
+    if (p < 0 || p >= out->npaths) {
+      rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s[%lld] = %lld: no such path", group, rowname,
+                           (long long)i, (long long)p);
+    } else {
+      out->region[i] = out->path_region[p];
+      out->rank[i] = pr ? (int32_t)pr[p] : -1;
+      out->thread[i] = reduced ? -1 : pt ? (int32_t)pt[p] : 0;
+    }
+  }
+  if (!out->keys) out->n = 0;
+  free(pr);
+  free(pt);
+  return rc;
+}
+
 int sp_reader_path_values_load(sp_reader_t *r, sp_reader_path_values_t *out) {
   if (!out) return SP_READER_EINVAL;
   memset(out, 0, sizeof *out);
   if (!r) return SP_READER_EINVAL;
   sp_h5_quiet_t q;
   sp__h5_quiet_begin(&q);
-  static const char *const cols[] = {SP_PV_GROUP "/rows",     SP_PV_GROUP "/keys",
-                                     SP_PV_GROUP "/counts",   SP_PV_GROUP "/sums",
-                                     SP_PV_GROUP "/minimums", SP_PV_GROUP "/maximums"};
-  int64_t n = sp__agg_col_len(r->file, cols[0], SP_PV_MAX_ROWS), rc = 0;
-  for (int c = 1; n >= 0 && c < 6; c++)
-    if (sp__agg_col_len(r->file, cols[c], SP_PV_MAX_ROWS) != n) n = -2;
-  int64_t npaths = sp__agg_col_len(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS, SP_PV_MAX_ROWS);
-  if (n == -2 || (n > 0 && npaths < 0))
-    rc = sp__reader_fail(r, SP_READER_ELAYOUT, SP_PV_GROUP ": columns missing or unequal");
-  if (rc == 0 && n > 0) {
-    int64_t nnames = 0;
-    int32_t *map = sp_pv_region_map(r, &nnames);
-    int64_t *pr = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS, npaths);
-    int64_t *pg = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_REGION_IDS, npaths);
-    int64_t *pt =
-        sp__agg_col_len(r->file, SP_AGG_PATHS "/" SP_AGG_THREADS, SP_PV_MAX_ROWS) == npaths
-            ? sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_THREADS, npaths)
-            : NULL;
-    out->row = sp__agg_col_read(r->file, cols[0], n);
-    out->counts = sp__agg_col_read(r->file, cols[2], n);
-    out->sums = sp__agg_col_read_as(r->file, cols[3], H5T_NATIVE_DOUBLE, sizeof(double), n);
-    out->mins = sp__agg_col_read_as(r->file, cols[4], H5T_NATIVE_DOUBLE, sizeof(double), n);
-    out->maxs = sp__agg_col_read_as(r->file, cols[5], H5T_NATIVE_DOUBLE, sizeof(double), n);
-    out->keys = sp_pv_strings(r->file, cols[1], n);
-    out->region = malloc((size_t)n * sizeof *out->region);
-    out->rank = malloc((size_t)n * sizeof *out->rank);
-    out->thread = malloc((size_t)n * sizeof *out->thread);
-    out->n = n;
-    if (!map || !pr || !pg || !out->row || !out->counts || !out->sums || !out->mins || !out->maxs ||
-        !out->keys || !out->region || !out->rank || !out->thread)
-      rc = sp__reader_fail(r, SP_READER_EHDF5, SP_PV_GROUP ": read failed");
-    for (int64_t i = 0; rc == 0 && i < n; i++) {
-      int64_t p = out->row[i];
-      if (p < 0 || p >= npaths || pg[p] < 0 || pg[p] >= nnames)
-        rc = sp__reader_fail(r, SP_READER_ELAYOUT, SP_PV_GROUP "/rows[%lld] = %lld: no such path",
-                             (long long)i, (long long)p);
-      else {
-        out->region[i] = map[pg[p]];
-        out->rank[i] = (int32_t)pr[p];
-        out->thread[i] = pt ? (int32_t)pt[p] : 0;
-      }
-    }
-    if (!out->keys) out->n = 0;
-    free(map);
-    free(pr);
-    free(pg);
-    free(pt);
-  }
+  /* A file reduced across ranks (SCOPE_PROFILER_REDUCE=1) has no
+   * call_path_values/: its values are per reduced path, over every rank. */
+  int rc = H5Lexists(r->file, SP_PV_GROUP, H5P_DEFAULT) > 0
+               ? sp_pv_group(r, SP_PV_GROUP, "rows", SP_AGG_PATHS, 0, out)
+           : H5Lexists(r->file, SP_AGG_RED_PATH_VALUES, H5P_DEFAULT) > 0
+               ? sp_pv_group(r, SP_AGG_RED_PATH_VALUES, SP_AGG_RED_PATH, SP_AGG_RED_PATHS, 1, out)
+               : 0;
   sp__h5_quiet_end(&q);
   if (rc) sp_reader_path_values_free(out);
-  return rc ? (int)rc : out->n > 0;
+  return rc ? rc : out->n > 0;
 }

@@ -5,7 +5,9 @@ what the program did (its comments): the calls the trace kept, their
 nesting, the cap, the attributes, and in mode both the aggregates of the
 same run counting every call. The cases window_both (FILE: the file of the
 Fortran and Python programs doing the same on NRANKS ranks), threads, cap,
-cap_both and example (examples/c/time_window.c)."""
+cap_both, misnested and recursion(_both) (stops among calls left out in a
+pause; a region recursing across pauses) and example
+(examples/c/time_window.c)."""
 import sys
 
 import h5py
@@ -136,6 +138,61 @@ def cap_columnar():
                   "tick start %d and the end of run %d" % (at, ts.max(), re_[0]))
 
 
+def nested_ok(s, e, what):
+    """every two calls of one thread either nest or are apart"""
+    for i in range(len(s)):
+        for j in range(len(s)):
+            if i != j and s[i] < s[j] < e[i]:
+                check(e[j] <= e[i], "%s: calls %d and %d overlap without nesting" % (what, i, j))
+
+
+def misnested():
+    """outer traced and whole, holding w; a (left out) and c (dropped) absent"""
+    with h5py.File("misnested.h5", "r") as f:
+        common(f, False)
+        os_, oe, _ = events(f, "outer")
+        as_, _, _ = events(f, "a")
+        cs, _, _ = events(f, "c")
+        ws, we, _ = events(f, "w")
+        check(len(os_) == 1, "outer: %d calls, want 1" % len(os_))
+        check(len(as_) == 0, "a: %d calls, want 0 (started while paused)" % len(as_))
+        check(len(cs) == 0, "c: %d calls, want 0 (dropped by the misnested stop of a)" % len(cs))
+        check(len(ws) == 1, "w: %d calls, want 1" % len(ws))
+        if len(os_) == 1 and len(ws) == 1:
+            check(os_[0] < ws[0] and we[0] < oe[0], "outer does not hold w")
+
+
+def recursion(case):
+    """rec: depths 1 and 4 in the trace, 4 inside 1; depth values 1 and 4;
+    then a third traced call of rec holding mark"""
+    with h5py.File(case + ".h5", "r") as f:
+        common(f, False)
+        rs, re_, _ = events(f, "rec")
+        ms, me, _ = events(f, "mark")
+        check(len(rs) == 3, "rec: %d calls in the trace, want 3 (depths 1 and 4, the last)" %
+              len(rs))
+        check(len(ms) == 1, "mark: %d calls, want 1" % len(ms))
+        if len(rs) == 3:
+            o = np.argsort(rs)
+            rs, re_ = rs[o], re_[o]
+            check(rs[0] < rs[1] and re_[1] < re_[0], "rec: depth 4 is not inside depth 1")
+            check(rs[2] > re_[0], "rec: the last call starts before depth 1 ends")
+            nested_ok(rs, re_, "rec")
+            if len(ms) == 1:
+                check(rs[2] < ms[0] and me[0] < re_[2],
+                      "rec: the last traced call does not hold mark (ended by the stop of the "
+                      "call left out in the pause?)")
+            g = f["rank0/regions/rec"]
+            v = g["call_values/depth"][()] if "call_values" in g and "depth" in g["call_values"] \
+                else None
+            check(v is not None and list(v[o][:2]) == [1, 4],
+                  "rec: call_values/depth %s, want [1, 4, ...] (depth 5 was paused)" %
+                  (None if v is None else list(v[o])))
+    if case == "recursion_both":
+        got = aggregate_counts(case + ".aggregate.h5")
+        check(got.get("rec") == 8, "aggregate rec: %s calls, want 8 (every call)" % got.get("rec"))
+
+
 def example():
     """examples/c/time_window.c: steps 100-110 traced, "output" every 10th step."""
     with h5py.File("example.h5", "r") as f:
@@ -163,6 +220,10 @@ elif case.startswith("window"):
         window(case, path, r)
 elif case == "threads":
     threads()
+elif case == "misnested":
+    misnested()
+elif case.startswith("recursion"):
+    recursion(case)
 elif case == "cap_columnar":
     cap_columnar()
 elif case.startswith("cap"):

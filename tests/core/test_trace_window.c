@@ -15,6 +15,12 @@
  *                        (cap with SP_TEST_KILL_AFTER_CAP set: SIGKILL after the
  *                        calls, before sp_finalize; trace_cap_killed.py merges
  *                        the spill file)
+ *   misnested            stops that do not match while calls started in a
+ *                        pause are open: one message each, never a
+ *                        broken trace (trace-only session)
+ *   recursion, recursion_both  a region recursing across pauses and
+ *                        resumes, by handle and by name, with a value set
+ *                        in a paused call (mode both: the aggregates)
  *   api                  return codes, sp_trace_paused, count mode */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -144,6 +150,85 @@ static void cap(const char *name) {
   finish();
 }
 
+/* Misnested stops while the trace is paused in a trace-only session,
+ * where calls started in the pause are counted without their regions
+ * (docs/trace-windows.md): a stop ends the innermost open call whatever
+ * region it names, and a stop that matches no open call is said once and
+ * counted. check_trace_window.py checks the trace kept whole. */
+static void case_misnested(void) {
+  setup_mode("misnested.h5", 0, 0, 1000);
+  int outer = sp_region("outer"), a = sp_region("a"), c = sp_region("c"), w = sp_region("w");
+  sp_start(outer); /* traced */
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_start(a);     /* left out */
+  sp_stop(outer);  /* misnested: ends a, the innermost */
+  sp_stop(a);      /* no open call of a: stop without start (1) */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 0);
+  sp_start(a);     /* left out, open across the resume */
+  ASSERT_EQ(sp_trace_resume(), 0);
+  sp_start(c);     /* traced, inside a */
+  sp_stop(a);      /* misnested: c is the innermost; c dropped, a ended */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 1);
+  sp_stop(c);      /* dropped already: stop without start (2) */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 2);
+  sp_start(w);     /* traced, whole */
+  sp_stop(w);
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_stop(w);      /* nothing open but outer: stop without start (3) */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 3);
+  ASSERT_EQ(sp_trace_resume(), 0);
+  sp_stop(outer);  /* traced, whole: holds w */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+}
+
+/* "rec" recursing to depth 6: depth 1 traced, 2-3 paused, 4 traced
+ * (resumed inside 3), 5 paused again, 6 by name, paused; a value set in
+ * depth 5 goes to no traced call. Then the stops unwind: depth 4 is
+ * stopped while the trace is paused, depth 1 after the resume. The trace
+ * keeps depths 1 and 4, nested, each whole, and a third call (below); the
+ * aggregates (mode both) count all 8. */
+static void recursion(const char *name) {
+  char path[64];
+  snprintf(path, sizeof path, "%s.h5", name);
+  setup_mode(path, strcmp(name, "recursion_both") == 0, 0, 1000);
+  int rec = sp_region("rec");
+  sp_start(rec); /* 1: traced */
+  ASSERT_EQ(sp_call_set_int("depth", 1), 0);
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_start(rec); /* 2 */
+  sp_start(rec); /* 3 */
+  ASSERT_EQ(sp_trace_resume(), 0);
+  sp_start(rec); /* 4: traced */
+  ASSERT_EQ(sp_call_set_int("depth", 4), 0);
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_start(rec); /* 5 */
+  ASSERT_EQ(sp_call_set_int("depth", 5), 0); /* not in the trace: kept by no call */
+  sp_start_name("rec"); /* 6 */
+  sp_stop_name("rec");  /* 6 */
+  sp_stop(rec);         /* 5 */
+  sp_stop(rec);         /* 4: traced, stopped while paused */
+  sp_stop(rec);         /* 3 */
+  ASSERT_EQ(sp_trace_resume(), 0);
+  sp_stop(rec); /* 2 */
+  sp_stop(rec); /* 1 */
+  /* Then a call of rec left out in a pause is stopped after the resume:
+   * its stop ends it, not the traced call of rec around it, which holds
+   * "mark" started after that stop. */
+  int mark = sp_region("mark");
+  sp_start(rec); /* traced */
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_start(rec); /* left out */
+  ASSERT_EQ(sp_trace_resume(), 0);
+  sp_stop(rec); /* the one left out */
+  sp_start(mark);
+  sp_stop(mark);
+  sp_stop(rec); /* the traced one */
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 0);
+  finish();
+}
+
 static void case_api(void) {
   ASSERT_EQ(sp_trace_pause(), SP_ENOTSETUP);
   ASSERT_EQ(sp_trace_resume(), SP_ENOTSETUP);
@@ -175,6 +260,9 @@ int main(int argc, char **argv) {
       SP_TEST_CASE_NAMED(cap, cap),
       SP_TEST_CASE_NAMED(cap_both, cap),
       SP_TEST_CASE_NAMED(cap_columnar, cap),
+      SP_TEST_CASE(misnested),
+      SP_TEST_CASE_NAMED(recursion, recursion),
+      SP_TEST_CASE_NAMED(recursion_both, recursion),
       SP_TEST_CASE(api),
   };
   int status;

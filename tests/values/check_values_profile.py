@@ -2,7 +2,7 @@
 """Profile mode's values per call path (docs/values.md "Profile mode") against
 the program's own oracle, recomputed with numpy; the file read with h5py.
 
-check_values_profile.py ORACLE NP FILE [--reduced] [--pproc PPROC]
+check_values_profile.py ORACLE NP FILE [--reduced] [--pproc PPROC] [--python PYTHONPATH]
 
 ORACLE.<rank> (test_values_profile.c): rank thread path key kind value, one
 line per call and key (the call's last value). Per rank, call path and key:
@@ -11,7 +11,10 @@ calls only, the figures NaN) in FILE's call_path_values/ (rows of
 call_paths, summed over the rank's threads). --reduced: FILE is reduced
 across ranks: reduced_path_values/ per call path over every rank. --pproc:
 `PPROC FILE --values --format json` gives per region and key the calls,
-sum, min and max over every path, rank and thread.
+sum, min and max over every path, rank and thread (in a reduced file from
+reduced_path_values/). --python: ProfilingH5Reader(FILE).call_path_values()
+gives per call path (region names), rank (None when reduced), thread and key
+the same figures.
 """
 import argparse
 import json
@@ -102,6 +105,38 @@ def file_rows(f, reduced):
     return acc
 
 
+def check_python(pythonpath, path, reduced, want):
+    """ProfilingH5Reader.call_path_values() summed over threads, as the oracle."""
+    sys.path.insert(0, pythonpath)
+    from scope_profiler_native.h5reader import ProfilingH5Reader
+    with ProfilingH5Reader(path) as reader:
+        rows = reader.call_path_values()
+    got = {}
+    for r in rows:
+        if reduced != (r["rank"] is None) or reduced != (r["thread"] is None):
+            fail(f"python: rank {r['rank']}, thread {r['thread']} in a "
+                 f"{'reduced' if reduced else 'per-rank'} file")
+        k = (r["rank"], "/".join(r["path"]), r["key"])
+        text = r["sum"] is None
+        if text != (r["min"] is None) or text != (r["mean"] is None):
+            fail(f"python {k}: sum {r['sum']}, min {r['min']}, mean {r['mean']}")
+        if not text and not math.isclose(r["mean"], r["sum"] / r["calls"], rel_tol=1e-12):
+            fail(f"python {k}: mean {r['mean']} is not sum / calls")
+        c, sm = r["calls"], math.nan if text else r["sum"]
+        mn, mx = (math.nan, math.nan) if text else (r["min"], r["max"])
+        if k in got:  # another thread's row
+            a = got[k]
+            got[k] = (a[0] + c, a[1] + sm, min(a[2], mn), max(a[3], mx))
+        else:
+            got[k] = (c, sm, mn, mx)
+    if set(got) != set(want):
+        fail(f"python: keys differ: reader only {sorted(set(got) - set(want), key=str)[:5]}, "
+             f"oracle only {sorted(set(want) - set(got), key=str)[:5]}")
+    for k, (kind, vals) in want.items():
+        same(figures(kind, vals), got[k], f"python {k}")
+    print(f"python: call_path_values() gives the oracle's {len(got)} (path, key) figures")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("oracle")
@@ -109,6 +144,7 @@ def main():
     ap.add_argument("file")
     ap.add_argument("--reduced", action="store_true")
     ap.add_argument("--pproc")
+    ap.add_argument("--python")
     a = ap.parse_args()
     want = read_oracle(a.oracle, a.np)
     if a.reduced:  # over the ranks
@@ -165,6 +201,8 @@ def main():
             if row["value:method"] != "-":
                 fail(f"--summary value:method (strings) of {row['region']}: {row['value:method']}")
         print("--summary --columns value:iters: the oracle's means")
+    if a.python:
+        check_python(a.python, a.file, a.reduced, want)
     print(f"OK: {len(want)} (path, key) figures of {n} values")
 
 

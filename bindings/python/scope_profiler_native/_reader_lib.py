@@ -193,6 +193,27 @@ class Values(ctypes.Structure):
     ]
 
 
+class PathValues(ctypes.Structure):
+    """sp_reader_path_values_t: profile mode's values per call path"""
+
+    _fields_ = [
+        ("n", ctypes.c_int64),
+        ("row", c_int64_p),
+        ("region", c_int32_p),
+        ("rank", c_int32_p),
+        ("thread", c_int32_p),
+        ("keys", ctypes.POINTER(ctypes.c_char_p)),
+        ("counts", c_int64_p),
+        ("sums", ctypes.POINTER(ctypes.c_double)),
+        ("mins", ctypes.POINTER(ctypes.c_double)),
+        ("maxs", ctypes.POINTER(ctypes.c_double)),
+        ("reduced", ctypes.c_int),
+        ("npaths", ctypes.c_int64),
+        ("path_parent", c_int64_p),
+        ("path_region", c_int32_p),
+    ]
+
+
 VALUE_INT, VALUE_REAL, VALUE_STRING = 1, 2, 3
 
 TREE_BY_THREAD = 1
@@ -276,6 +297,8 @@ _PROTOTYPES = {
     "sp_reader_intervals_free": (None, [ctypes.POINTER(Intervals)]),
     "sp_reader_values_load": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Values)]),
     "sp_reader_values_free": (None, [ctypes.POINTER(Values)]),
+    "sp_reader_path_values_load": (ctypes.c_int, [_P, ctypes.POINTER(PathValues)]),
+    "sp_reader_path_values_free": (None, [ctypes.POINTER(PathValues)]),
     "sp_reader_extent": (
         ctypes.c_int,
         [_P, ctypes.c_int, ctypes.c_int, c_int64_p, c_int64_p],

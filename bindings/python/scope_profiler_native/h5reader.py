@@ -816,6 +816,51 @@ class ProfilingH5Reader:
             finally:
                 self._lib.sp_reader_reduced_free(ctypes.byref(red))
 
+    def call_path_values(self):
+        """Profile mode's values per call path (sp_call_set_int,
+        sp_call_set_real, sp_call_set in a run with aggregate = 1;
+        docs/values.md): one dict per (call path, key) set there, with
+        ``path`` (the tuple of region names from the top), ``rank`` and
+        ``thread`` (None in a file reduced across ranks, whose rows are over
+        every rank), ``key``, ``calls`` (the calls that set it) and
+        ``sum``, ``mean``, ``min``, ``max`` (float; None for a key that
+        held strings, which is counted only). [] for a file without."""
+        pv = _rl.PathValues()
+        with self._lock:
+            rc = self._lib.sp_reader_path_values_load(self._handle(), ctypes.byref(pv))
+            if rc < 0:
+                self._fail(rc)
+            try:
+                paths = {}
+
+                def path_of(p):
+                    if p < 0:
+                        return ()
+                    if p not in paths:
+                        g = int(pv.path_region[p])
+                        name = os.fsdecode(self._lib.sp_reader_region_name(self._handle(), g)) \
+                            if g >= 0 else "?"
+                        paths[p] = path_of(int(pv.path_parent[p])) + (name,)
+                    return paths[p]
+
+                rows = []
+                for i in range(int(pv.n) if rc > 0 else 0):
+                    count, total = int(pv.counts[i]), float(pv.sums[i])
+                    text = math.isnan(total)
+                    rows.append({
+                        "path": path_of(int(pv.row[i])),
+                        "rank": None if pv.reduced else int(pv.rank[i]),
+                        "thread": None if pv.reduced else int(pv.thread[i]),
+                        "key": pv.keys[i].decode("utf-8", "replace"),
+                        "calls": count,
+                        "sum": None if text else total,
+                        "mean": None if text or count == 0 else total / count,
+                        "min": None if text else float(pv.mins[i]),
+                        "max": None if text else float(pv.maxs[i])})
+                return rows
+            finally:
+                self._lib.sp_reader_path_values_free(ctypes.byref(pv))
+
     # ---- analysis (as scope-profiler-pproc computes it) ----------------
 
     def _selection(self, include, exclude, ranks):

@@ -33,11 +33,17 @@
 
 /* What start/stop record, chosen once at setup (the reference mode table). */
 typedef enum sp_mode {
-  SP_MODE_OFF = 0,     /* not set up, finalized, or profiling_activated = 0 */
-  SP_MODE_TRACE = 1,   /* start/end stamps; the common case, tested first */
-  SP_MODE_COUNT = 2,   /* call counts only (time_trace = 0) */
-  SP_MODE_GENERAL = 3, /* any combination with LIKWID markers */
-  SP_MODE_SIGNALED = 4 /* a flush signal arrived: each thread flushes on its next call */
+  SP_MODE_OFF = 0,      /* not set up, finalized, or profiling_activated = 0 */
+  SP_MODE_TRACE = 1,    /* start/end stamps; the common case, tested first */
+  SP_MODE_COUNT = 2,    /* call counts only (time_trace = 0) */
+  SP_MODE_GENERAL = 3,  /* any combination with LIKWID markers */
+  SP_MODE_SIGNALED = 4, /* a flush signal arrived: each thread flushes on its next call */
+  /* SP_MODE_TRACE while the trace is paused or truncated (the gate's
+   * SP_GATE_SKIP): calls are counted, without a frame, before the inside
+   * mark (hot_path.c). Below SP_MODE_OFF, so that the entry's one test of
+   * the mode (<= SP_MODE_OFF) sends both aside. Only sp__trace_mode_sync
+   * (trace_window.c) stores it. */
+  SP_MODE_TRACE_SKIP = -1
 } sp_mode_t;
 
 /* One recorded call, in clock ticks (converted to ns when written). */
@@ -62,10 +68,17 @@ typedef struct sp_rbuf {
 
 /* One open call on a thread's stack. */
 typedef struct sp_frame {
-  int32_t region; /* handle */
-  int32_t unused;
-  int64_t slot; /* index in the region's buffer, or an SP_SLOT_* below */
+  int32_t region; /* handle, or SP_REGION_SKIPS */
+  int32_t skips;  /* SP_REGION_SKIPS: the calls the frame stands for */
+  int64_t slot;   /* index in the region's buffer, or an SP_SLOT_* below */
 } sp_frame_t;
+
+/* sp_frame_t.region of a frame (slot SP_SLOT_SKIPPED) that stands for
+ * calls started while the trace was paused or truncated in a trace-only
+ * session: they were counted without frames (sp_thread_t.skip_open) and
+ * noted as this frame when a call opened inside them; their regions are
+ * not known, so a stop of any region ends one of them. */
+enum { SP_REGION_SKIPS = -1 };
 
 /* sp_frame_t.slot of a call without a slot: counted only (count-only
  * mode), or left out of the trace (started while it was paused or
@@ -105,6 +118,11 @@ typedef struct sp_thread {
   /* >0 while its thread runs a library call (hot_path.c; nested in a
    * signal handler: 2). Read by sp_setup again (session_quiesce.c). */
   int32_t inside;
+  /* Calls started while the trace was paused or truncated in a trace-only
+   * session, still open, all inside the innermost frame: counted, without
+   * frames (hot_path.c). Written by its thread alone, also outside the
+   * inside mark (relaxed atomics), and cleared by a discard or finalize. */
+  int64_t skip_open;
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so
    * a compare of the name with the region's own replaces the strlen, the
@@ -379,6 +397,15 @@ SP_HIDDEN void sp__trace_window_setup(sp_state_t *st);
  * all_or_none); returns the slots granted. At 0 the trace is truncated
  * from now on (said once, its time kept for trace_truncated_at). */
 SP_HIDDEN int64_t sp__trace_budget_take(int64_t want, int all_or_none);
+/* Sets the mode to SP_MODE_TRACE_SKIP or SP_MODE_TRACE as the gate says,
+ * if it is either (under the windows' lock): after every change of the
+ * gate, and after anything stores SP_MODE_TRACE, which it does in place of
+ * SP_MODE_TRACE_SKIP (the safe way round: calls go to paths that read the
+ * gate themselves). */
+SP_HIDDEN void sp__trace_mode_sync(void);
+/* fork(): the windows' lock held across it (fork_guard.c). */
+SP_HIDDEN void sp__trace_window_fork_lock(void);
+SP_HIDDEN void sp__trace_window_fork_unlock(void);
 static inline int sp__trace_gate(void) {
   return __atomic_load_n(&sp__state.trace_gate, __ATOMIC_RELAXED);
 }

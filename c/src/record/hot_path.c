@@ -73,7 +73,68 @@ static inline void sp_leave(void) {
 }
 
 static const char *sp_region_name_or(int32_t h) {
+  if (h == SP_REGION_SKIPS) return "(a call started while the trace was paused)";
   return (h >= 0 && h < sp__region_count()) ? sp__region_get(h)->name : "(invalid handle)";
+}
+
+/* ---- calls left out of the trace, counted without frames ----------- */
+
+/* A trace-only session (SP_MODE_TRACE or SP_MODE_TRACE_SKIP): no profile
+ * mode, LIKWID or NVTX, which need each call's frame. */
+static inline int sp_trace_only(void) {
+  return sp__state.cfg.time_trace && !sp__state.cfg.aggregate && !sp__state.cfg.use_likwid &&
+         !sp__state.cfg.nvtx;
+}
+
+/* In a trace-only session a call that starts while the trace is paused or
+ * truncated is counted in t->skip_open, without a frame: such calls are
+ * all inside the innermost frame (sp_skips_note), so while the count is
+ * above 0 a stop is one of theirs. Relaxed atomics: the paused entry below
+ * writes it outside the inside mark, where a second sp_setup may clear it
+ * (docs/design.md, "A paused trace"). Plain loads and stores on x86. */
+static inline void sp_skip_add(sp_thread_t *t) {
+  __atomic_store_n(&t->skip_open, __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED) + 1,
+                   __ATOMIC_RELAXED);
+}
+
+static inline int sp_skip_end(sp_thread_t *t) {
+  const int64_t n = __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED);
+  if (n <= 0) return 0;
+  __atomic_store_n(&t->skip_open, n - 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* Before a frame is pushed over calls counted in t->skip_open: notes them
+ * as frames of SP_REGION_SKIPS (one per INT32_MAX calls, added to such a
+ * frame on top), so that the stops keep their order. A count left over from
+ * another kind of session (a paused call in flight while sp_setup replaced
+ * the session) is dropped. 0, or SP_ENOMEM (the count kept). */
+static int sp_skips_note(sp_thread_t *t) {
+  int64_t n = t->skip_open;
+  if (n <= 0) return 0;
+  if (!sp_trace_only()) {
+    t->skip_open = 0;
+    return 0;
+  }
+  while (n > 0) {
+    sp_frame_t *top = t->depth > 0 ? &t->stack[t->depth - 1] : NULL;
+    if (top && top->region == SP_REGION_SKIPS && top->skips < INT32_MAX) {
+      const int64_t add = n < INT32_MAX - top->skips ? n : INT32_MAX - top->skips;
+      top->skips += (int32_t)add;
+      n -= add;
+      continue;
+    }
+    if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) {
+      t->skip_open = n;
+      return SP_ENOMEM;
+    }
+    sp_frame_t *f = &t->stack[t->depth++];
+    f->region = SP_REGION_SKIPS;
+    f->skips = 0;
+    f->slot = SP_SLOT_SKIPPED;
+  }
+  t->skip_open = 0;
+  return 0;
 }
 
 /* Pushes a call of h, reserving its event slot; room was checked. */
@@ -109,7 +170,6 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h, int *skip)
   int rc = sp__thread_reserve(t, h);
   if (rc == SP_EBUSY) return NULL; /* sp_setup is replacing the session right now */
   if (rc != 0) goto nomem;
-  if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) goto nomem;
   if (sp__state.cfg.time_trace && !(*skip = (sp__trace_gate() & SP_GATE_SKIP) != 0)) {
     sp_rbuf_t *b = &t->bufs[h];
     if (b->n == b->cap) sp__rbuf_make_room(t, h);
@@ -119,6 +179,9 @@ static __attribute__((noinline)) sp_thread_t *sp_start_prepare(int h, int *skip)
       *skip = 1;
     }
   }
+  if (*skip && sp_trace_only()) return t; /* counted: no frame (sp_skip_add) */
+  if (sp_skips_note(t) != 0) goto nomem;
+  if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) goto nomem;
   return t;
 nomem:
   __atomic_fetch_add(&sp__state.events_lost, 1, __ATOMIC_RELAXED);
@@ -150,7 +213,7 @@ static inline int sp_quiet_off(void) {
 
 /* A call while the mode is off (profiling_activated = 0, no session)
  * needs no inside mark: it touches no thread record, only reports misuse. */
-static __attribute__((noinline)) void sp_call_off(void) {
+static __attribute__((noinline, aligned(64))) void sp_call_off(void) {
   if (sp_quiet_off() || !sp_slow_enter()) return;
   int saved_errno = errno;
   sp_not_active();
@@ -164,6 +227,23 @@ static __attribute__((noinline)) void sp_call_off(void) {
       sp_call_off();                             \
       return __VA_ARGS__;                        \
     }                                            \
+  } while (0)
+
+/* The entry of a start or stop: the mode off, and a trace-only session
+ * whose trace is paused or truncated (SP_MODE_TRACE_SKIP, below OFF), go
+ * aside by tail calls (skip: the paused way, counted without the inside
+ * mark), so that the entry saves no register before these tests: the
+ * traced and the disabled paths keep their code. */
+#define SP_ENTRY(skip)                          \
+  do {                                          \
+    const int sp_mode_ = SP_MODE();             \
+    if (SP_UNLIKELY(sp_mode_ <= SP_MODE_OFF)) { \
+      if (sp_mode_ == SP_MODE_OFF)              \
+        sp_call_off();                          \
+      else                                      \
+        skip;                                   \
+      return;                                   \
+    }                                           \
   } while (0)
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
@@ -186,6 +266,9 @@ static __attribute__((noinline)) void sp_start_other(int h) {
     sp_frame_t *f = &t->stack[t->depth++];
     f->region = h;
     f->slot = SP_SLOT_COUNTED;
+  } else if (skip && sp_trace_only()) {
+    sp_skip_add(t);
+    return;
   } else if (skip) {
     sp_push_skipped(t, h);
   } else {
@@ -208,7 +291,7 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
   } else {
     int skip;
     sp_thread_t *t = sp_start_prepare(h, &skip);
-    if (t && skip) sp_push_skipped(t, h);
+    if (t && skip) sp_skip_add(t); /* SP_MODE_TRACE: a trace-only session */
     else if (t) sp_push_traced(t, &t->bufs[h], h);
   }
   errno = saved_errno;
@@ -242,9 +325,10 @@ static inline int sp_profile_start_fast(sp_thread_t *t, int h) {
  * leaf with no stack frame; everything else is one call to a slow path. */
 static inline void sp_start_fast(sp_thread_t *t, int h) {
   const int mode = SP_MODE();
-  /* The mode first: while it is off, sp_setup may be changing the record. */
+  /* The mode first: while it is off, sp_setup may be changing the record.
+   * Calls counted in skip_open are noted as a frame first (slow path). */
   if (SP_UNLIKELY(mode != SP_MODE_TRACE || !t || (unsigned)h >= (unsigned)t->nbufs ||
-                  t->depth == t->stack_cap)) {
+                  t->depth == t->stack_cap || t->skip_open)) {
     if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
         t->depth != t->stack_cap) { /* counts only: a frame without a slot */
       sp_frame_t *f = &t->stack[t->depth++];
@@ -252,16 +336,21 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
       f->slot = -1;
       return;
     }
+    if (mode == SP_MODE_TRACE_SKIP && t) { /* by name: the entry did not count it */
+      sp_skip_add(t);
+      return;
+    }
     if (mode == SP_MODE_GENERAL && sp_profile_start_fast(t, h)) return;
     sp_start_slow(h);
     return;
   }
   /* The gate in place of a test of the clock: 0 is the TSC with the trace
-   * open; a paused trace costs a frame, without the buffer or the clock. */
+   * open; a call left out is counted (the mode follows the gate a moment
+   * later, SP_MODE_TRACE_SKIP, and the entry counts it). */
   const int gate = sp__trace_gate();
   if (SP_UNLIKELY(gate)) {
     if (gate & SP_GATE_SKIP) {
-      sp_push_skipped(t, h);
+      sp_skip_add(t);
       return;
     }
     sp_start_slow(h);
@@ -279,8 +368,27 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   b->ev[slot].start = (int64_t)sp__rdtsc();
 }
 
+static __attribute__((noinline)) void sp_start_marked(int h) {
+  sp_enter();
+  sp_start_fast(sp__tls, h);
+  sp_leave();
+}
+
+/* sp_start while a trace-only session's trace is paused or truncated
+ * (SP_MODE_TRACE_SKIP): counted, or the marked path for a thread without
+ * a record. Out of line, reached by a tail call, so that the entry saves
+ * no register before its tests of the mode. */
+static __attribute__((noinline, aligned(64))) void sp_start_skip(int h) {
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t)) {
+    sp_skip_add(t);
+    return;
+  }
+  sp_start_marked(h);
+}
+
 void sp_start(int h) {
-  SP_OFF_RETURN();
+  SP_ENTRY(sp_start_skip(h));
   sp_enter();
   sp_start_fast(sp__tls, h);
   sp_leave();
@@ -299,7 +407,8 @@ static inline void sp_close_frame(sp_thread_t *t, const sp_frame_t *f, int64_t n
 static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   sp_thread_t *t = sp__tls;
   int32_t d = t ? t->depth - 1 : -1;
-  while (d >= 0 && t->stack[d].region != h) d--;
+  /* A frame of calls left out of the trace may be the call of h */
+  while (d >= 0 && t->stack[d].region != h && t->stack[d].region != SP_REGION_SKIPS) d--;
   if (d < 0) {
     sp_misuse(SP_MISUSE_STOP_WITHOUT_START);
     sp__log(SP_LOG_WARNING, SP_LOG_ONCE_STOP_WITHOUT_START,
@@ -318,6 +427,10 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   if (sp__state.cfg.nvtx) /* and their NVTX ranges */
     for (int32_t i = t->depth - 1; i > d; i--) sp__up.nvtx_stop(t->stack[i].region);
   sp__frames_drop_above(t, d);
+  if (t->stack[d].region == SP_REGION_SKIPS) { /* trace-only: no aggregate, LIKWID, NVTX */
+    if (--t->stack[d].skips <= 0) t->depth = d;
+    return;
+  }
   sp_close_frame(t, &t->stack[d], now);
   if (sp__state.cfg.aggregate) sp__agg_stop(t, d, now);
   t->depth = d;
@@ -325,8 +438,23 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
   if (sp__state.cfg.nvtx) sp__up.nvtx_stop(h);
 }
 
+/* A stop of calls left out of the trace in a trace-only session: the
+ * innermost is counted (skip_open) or a frame of such calls. */
+static int sp_stop_skipped(sp_thread_t *t) {
+  if (t->skip_open > 0) {
+    if (sp_trace_only()) return sp_skip_end(t);
+    t->skip_open = 0; /* left over from another session (sp_skips_note) */
+  }
+  if (t->depth == 0) return 0;
+  sp_frame_t *f = &t->stack[t->depth - 1];
+  if (f->region != SP_REGION_SKIPS) return 0;
+  if (--f->skips <= 0) t->depth--;
+  return 1;
+}
+
 static inline void sp_stop_at(int h, int64_t now) {
   sp_thread_t *t = sp__tls;
+  if (t && sp_stop_skipped(t)) return;
   if (SP_UNLIKELY(!t || t->depth == 0)) goto unusual;
   const sp_frame_t *f = &t->stack[t->depth - 1];
   if (SP_UNLIKELY(f->region != h)) goto unusual;
@@ -367,9 +495,10 @@ static inline int sp_fast_mode(void) {
   return SP_LIKELY(SP_MODE() == SP_MODE_TRACE) && SP_LIKELY(sp__trace_gate() == 0);
 }
 
-/* Closes the innermost call of t at now if it is a traced call of h. */
+/* Closes the innermost call of t at now if it is a traced call of h (not
+ * while calls counted without frames are open: the innermost is one). */
 static inline int sp_stop_fast(sp_thread_t *t, int h, int64_t now) {
-  if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
+  if (SP_UNLIKELY(!t || t->depth == 0 || t->skip_open)) return 0;
   const sp_frame_t *f = &t->stack[t->depth - 1];
   if (SP_UNLIKELY(f->region != h || f->slot < 0)) return 0;
   t->depth--;
@@ -400,21 +529,13 @@ static inline int sp_stop_profile_fast(sp_thread_t *t, int h) {
   return 1;
 }
 
-/* Closes the innermost call of t if it is a call of h left out of the
- * trace: no clock read, nothing written. */
-static inline int sp_stop_skipped_fast(sp_thread_t *t, int h) {
-  if (SP_UNLIKELY(!t || t->depth == 0)) return 0;
-  const sp_frame_t *f = &t->stack[t->depth - 1];
-  if (SP_UNLIKELY(f->region != h || f->slot != SP_SLOT_SKIPPED)) return 0;
-  t->depth--;
-  return 1;
-}
-
 static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_fast_mode())) {
     const int mode = SP_MODE(); /* once: each read is a load */
-    if (mode == SP_MODE_TRACE && sp_stop_skipped_fast(sp__tls, h)) return;
     if (mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
+    /* a trace-only session's call left out: counted (no clock read) */
+    if ((mode == SP_MODE_TRACE || mode == SP_MODE_TRACE_SKIP) && sp__tls && sp_skip_end(sp__tls))
+      return;
     if (mode == SP_MODE_GENERAL && sp_stop_profile_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
     return;
@@ -423,8 +544,24 @@ static inline void sp_stop_impl(int h) {
   if (SP_UNLIKELY(!sp_stop_fast(sp__tls, h, now))) sp_stop_slow(h, now, 1);
 }
 
+/* A stop the paused entry could not end, with the mark: the slow path
+ * reads the mode again and stamps the call itself if it is traced. */
+static __attribute__((noinline)) void sp_stop_marked(int h) {
+  sp_enter();
+  sp_stop_slow(h, 0, 0);
+  sp_leave();
+}
+
+/* sp_stop while SP_MODE_TRACE_SKIP: ends a call counted, or takes the
+ * marked path (a call open before the pause). */
+static __attribute__((noinline, aligned(64))) void sp_stop_skip(int h) {
+  sp_thread_t *t = sp__tls;
+  if (SP_LIKELY(t && sp_skip_end(t))) return;
+  sp_stop_marked(h);
+}
+
 void sp_stop(int h) {
-  SP_OFF_RETURN();
+  SP_ENTRY(sp_stop_skip(h));
   sp_enter();
   sp_stop_impl(h);
   sp_leave();
@@ -609,7 +746,7 @@ static __attribute__((noinline)) void sp_stop_name_slow(const char *name, size_t
   if (!stamped) now = sp_stop_stamp();
   sp_thread_t *t = sp__tls;
   int h = -1;
-  if (t && t->depth > 0 && name &&
+  if (t && t->depth > 0 && name && t->stack[t->depth - 1].region >= 0 &&
       sp_name_is(sp__region_at(t->stack[t->depth - 1].region), name, len)) {
     h = t->stack[t->depth - 1].region;
   } else {
@@ -631,7 +768,7 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   }
   int64_t now = (int64_t)sp__rdtsc();
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t && name && t->depth > 0)) {
+  if (SP_LIKELY(t && name && t->depth > 0 && !t->skip_open)) {
     const sp_frame_t *f = &t->stack[t->depth - 1];
     int32_t h = f->region;
     if (SP_LIKELY(f->slot >= 0 && sp_name_is(sp__region_at(h), name, len))) {
@@ -643,8 +780,48 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   sp_stop_name_slow(name, len, now, 1);
 }
 
+/* The by-name entries with the mode off or SP_MODE_TRACE_SKIP (as
+ * sp_start_skip and sp_stop_skip). One tail
+ * call out of the entry: with two, the compiler saved the traced path's
+ * registers before the test of the mode. */
+static __attribute__((noinline)) void sp_start_name_skip(const char *name, size_t len, int mode) {
+  sp_thread_t *t = sp__tls;
+  if (mode == SP_MODE_OFF) {
+    sp_call_off();
+    return;
+  }
+  if (SP_LIKELY(t)) {
+    sp_skip_add(t);
+    return;
+  }
+  sp_enter();
+  (void)sp_start_name_slow(name, len);
+  sp_leave();
+}
+
+static __attribute__((noinline)) void sp_stop_name_skip(const char *name, size_t len, int mode) {
+  sp_thread_t *t = sp__tls;
+  if (mode == SP_MODE_OFF) {
+    sp_call_off();
+    return;
+  }
+  if (SP_LIKELY(t && sp_skip_end(t))) return;
+  sp_enter();
+  sp_stop_name_slow(name, len, 0, 0);
+  sp_leave();
+}
+
+#define SP_NAME_ENTRY(skip)                     \
+  do {                                          \
+    const int sp_mode_ = SP_MODE();             \
+    if (SP_UNLIKELY(sp_mode_ <= SP_MODE_OFF)) { \
+      skip;                                     \
+      return;                                   \
+    }                                           \
+  } while (0)
+
 void sp_start_name_n(const char *name, size_t len) {
-  SP_OFF_RETURN();
+  SP_NAME_ENTRY(sp_start_name_skip(name, len, sp_mode_));
   sp_enter();
   (void)sp_start_name_impl(name, len);
   sp_leave();
@@ -667,19 +844,23 @@ int sp__start_name_f(const char *name, size_t len) {
 }
 
 void sp__stop_name_f(const char *name, size_t len) {
-  SP_OFF_RETURN();
+  SP_NAME_ENTRY(sp_stop_name_skip(name, name ? sp_fortran_len(name, len) : len, sp_mode_));
   sp_enter();
   sp_stop_name_impl(name, name ? sp_fortran_len(name, len) : len);
   sp_leave();
 }
 
 void sp_stop_name_n(const char *name, size_t len) {
-  SP_OFF_RETURN();
+  SP_NAME_ENTRY(sp_stop_name_skip(name, len, sp_mode_));
   sp_enter();
   sp_stop_name_impl(name, len);
   sp_leave();
 }
 
+/* The by-name forms of C strings keep SP_OFF_RETURN: with a paused way
+ * out of the entry the compiler saved registers before the test of the
+ * mode. While paused they count through the marked path (sp_start_fast,
+ * sp_stop_at). */
 void sp_start_name(const char *name) {
   SP_OFF_RETURN();
   sp_enter();

@@ -21,6 +21,25 @@ sp_vals_hooks_t sp__vals_hooks; /* set by call_values.c before any t->vals */
 static pthread_key_t sp_thread_key;
 static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 
+/* The calls open on t: its frames, those standing for several calls left
+ * out of the trace counted as such, and the calls counted without frames
+ * (hot_path.c). */
+static int64_t sp_open_calls(const sp_thread_t *t) {
+  int64_t n = __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED);
+  for (int32_t d = 0; d < t->depth; d++)
+    n += t->stack[d].region == SP_REGION_SKIPS ? t->stack[d].skips : 1;
+  return n > 0 ? n : 0;
+}
+
+/* The name of the innermost open call of t, for a message. */
+static const char *sp_innermost_name(const sp_thread_t *t) {
+  if (__atomic_load_n(&t->skip_open, __ATOMIC_RELAXED) > 0 ||
+      (t->depth > 0 && t->stack[t->depth - 1].region == SP_REGION_SKIPS))
+    return "(a call started while the trace was paused)";
+  int32_t h = t->depth > 0 ? t->stack[t->depth - 1].region : -1;
+  return h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?";
+}
+
 /* At thread exit the record is kept (its events are written at finalize)
  * and offered to the next new thread. Calls the thread left open are
  * dropped now: the next thread must not inherit them (its stop of such a
@@ -28,13 +47,14 @@ static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 static void sp_thread_exit(void *p) {
   sp_thread_t *t = p;
   int saved_errno = errno;
-  if (t->depth > 0) {
-    int32_t h = t->stack[t->depth - 1].region;
+  const int64_t open = sp_open_calls(t);
+  if (open > 0) {
     sp__log(SP_LOG_WARNING, SP_LOG_ONCE_THREAD_OPEN,
-            "%d call(s) still open when thread %d ended (innermost: '%s'); dropped", (int)t->depth,
-            (int)t->index, h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?");
-    __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], t->depth, __ATOMIC_RELAXED);
+            "%lld call(s) still open when thread %d ended (innermost: '%s'); dropped",
+            (long long)open, (int)t->index, sp_innermost_name(t));
+    __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], open, __ATOMIC_RELAXED);
     sp__frames_drop_above(t, -1);
+    __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
   }
   errno = saved_errno;
   pthread_mutex_lock(&sp__state.lock);
@@ -215,14 +235,14 @@ void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
 
 /* Calls still open at finalize are reported and dropped. */
 static int64_t sp_thread_drop_open(sp_thread_t *t) {
-  int64_t open = t->depth;
+  const int64_t open = sp_open_calls(t);
   if (open > 0) {
-    int32_t h = t->stack[t->depth - 1].region;
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
-            "%d call(s) still open at sp_finalize on thread %d (innermost: '%s'); dropped",
-            (int)open, (int)t->index, h < sp__region_count() ? sp__region_get(h)->name : "?");
+            "%lld call(s) still open at sp_finalize on thread %d (innermost: '%s'); dropped",
+            (long long)open, (int)t->index, sp_innermost_name(t));
   }
   sp__frames_drop_above(t, -1);
+  __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
   return open;
 }
 
@@ -275,6 +295,7 @@ void sp__threads_discard(void) {
     t->nbufs = 0;
     t->bufs_cap = 0;
     t->depth = 0;
+    __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
     memset(t->names, 0, sizeof t->names);
     sp__agg_thread_free(t);
   }

@@ -11,7 +11,7 @@
  * "<stem>.<pid><ext>" (config.c).
  *
  * The prepare handler takes the library's locks in the one order they nest
- * in (writer queue, then state, then slab, then stock), so the child's
+ * in (writer queue, then state, then slab, then stock, then trace windows), so the child's
  * copies of what they guard are consistent; no lock is held while another
  * is awaited elsewhere in that order, so it cannot deadlock with the writer
  * thread, the stock's thread or threads registering regions. */
@@ -26,9 +26,11 @@ static void sp_fork_prepare(void) {
   pthread_mutex_lock(&sp__state.lock);
   sp__event_arrays_fork_lock();
   sp__stock_fork_prepare();
+  sp__trace_window_fork_lock(); /* a leaf: nothing is awaited under it */
 }
 
 static void sp_fork_parent(void) {
+  sp__trace_window_fork_unlock();
   sp__stock_fork_parent();
   sp__event_arrays_fork_unlock();
   pthread_mutex_unlock(&sp__state.lock);
@@ -38,6 +40,7 @@ static void sp_fork_parent(void) {
 
 static void sp_fork_child(void) {
   sp_state_t *st = &sp__state;
+  sp__trace_window_fork_unlock();
   sp__stock_fork_child();
   sp__event_arrays_fork_unlock();
   sp__mode = SP_MODE_OFF;

@@ -58,7 +58,9 @@ static int sp_setup_replace(sp_state_t *st) {
     sp_mode_set(SP_MODE_OFF); /* other threads' calls from now on touch nothing */
     int busy = sp__threads_quiesce(sp__tls);
     if (busy > 0) {
-      sp_mode_set(mode);
+      /* SP_MODE_TRACE_SKIP only through the gate (trace_window.c) */
+      sp_mode_set(mode == SP_MODE_TRACE_SKIP ? SP_MODE_TRACE : mode);
+      sp__trace_mode_sync();
       sp__log(SP_LOG_ERROR, SP_LOG_ONCE_BUSY,
               "sp_setup called again while %d other thread(s) are inside a profiler call "
               "(or, without membarrier(), have recorded in the running session): refused "

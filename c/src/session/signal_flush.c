@@ -66,8 +66,9 @@ static int sp_default_action(int sig) {
 static void sp_rearm(void) {
   sp_caught = 0; /* from here a thread's flush counts for no round */
   int signaled = SP_MODE_SIGNALED;
-  __atomic_compare_exchange_n(&sp__mode, &signaled, (int)sp_mode_before, 0, __ATOMIC_ACQ_REL,
-                              __ATOMIC_RELAXED);
+  const int before = sp_mode_before == SP_MODE_TRACE_SKIP ? SP_MODE_TRACE : (int)sp_mode_before;
+  __atomic_compare_exchange_n(&sp__mode, &signaled, before, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  sp__trace_mode_sync(); /* SP_MODE_TRACE_SKIP again if the trace is still paused */
   __atomic_store_n(&sp_flushed_threads, 0, __ATOMIC_RELEASE);
   __atomic_add_fetch(&sp_round, 1, __ATOMIC_ACQ_REL);
 }

@@ -70,11 +70,12 @@ static void body_16_names(long n) {
   }
 }
 
-static void session(int activated, int time_trace) {
+static void session_with(int activated, int time_trace, int aggregate) {
   sp_config c;
   sp_config_init(&c);
   c.profiling_activated = activated;
   c.time_trace = time_trace;
+  c.aggregate = aggregate;
   c.file_path = "/tmp/sp_bench_overhead.h5";
   sp_setup(&c);
   for (int i = 0; i < 16; i++) {
@@ -82,6 +83,8 @@ static void session(int activated, int time_trace) {
     handles[i] = sp_region(i == 0 ? "compute" : names[i]);
   }
 }
+
+static void session(int activated, int time_trace) { session_with(activated, time_trace, 0); }
 
 static void print_row(const char *label, figure_t f, int vs_floor) {
   printf("%-40s %9.2f %9.2f %9.2f %+9.2f\n", label, f.ns, f.floor, vs_floor ? f.ns / f.floor : 0.0,
@@ -121,6 +124,16 @@ int main(int argc, char **argv) {
   double fin_s = (double)(sp_bench_now_ns() - t0) / 1e9;
   remove("/tmp/sp_bench_overhead.h5");
 
+  /* Paused with profile mode too: the aggregates count every call, so a
+   * paused call keeps its frame (docs/trace-windows.md, "Cost"). */
+  session_with(1, 1, 1);
+  figure_t both = measure(body_handle_call);
+  sp_trace_pause();
+  figure_t paused_both = measure(body_handle_call);
+  sp_finalize();
+  remove("/tmp/sp_bench_overhead.h5");
+  remove("/tmp/sp_bench_overhead.aggregate.h5");
+
   printf("scope-profiler overhead benchmark: %ld pairs x %d reps, best rep, clock %s\n",
          sp_bench_pairs, SP_BENCH_REPS, clock);
   printf("%-40s %9s %9s %9s %9s\n", "case", "ns/pair", "floor", "x floor", "- floor");
@@ -136,6 +149,8 @@ int main(int argc, char **argv) {
   print_row("16 alternating names", alt16, 1);
   print_row("trace paused (C macros)", paused, 0);
   print_row("trace paused (function calls)", paused_call, 0);
+  print_row("trace + profile mode (function calls)", both, 1);
+  print_row("trace + profile mode paused (func. calls)", paused_both, 0);
   printf("paused / disabled: %.2f (C macros), %.2f (function calls)\n", paused.ns / disabled.ns,
          paused_call.ns / disabled_call.ns);
   printf(

@@ -175,11 +175,11 @@ static int sp_flame_data(const sp_charts_t *c) {
     const int *ranks;
     int nfr = sp_flame_ranks(sel, c->o, &ranks);
     for (int p = 0; rc == 0 && p < nfr; p++) {
-      sp_flame_calls_t fc;
-      rc = sp_flame_calls_load(sel, p, &fc);
-      int rank = sp_reader_rank_id(sel->reader, ranks[p]);
-      for (int64_t k = 0; rc == 0 && k < fc.n; k++) {
-        const sp_flame_call_t *call = &fc.call[k];
+      sp_flame_stream_t *s;
+      rc = sp_flame_stream_open(sel, p, &s);
+      int rank = sp_reader_rank_id(sel->reader, ranks[p]), got = 0;
+      sp_flame_call_t cl, *call = &cl;
+      while (rc == 0 && (got = sp_flame_stream_next(s, &cl)) > 0) {
         sp_data_key(&d, 0);
         sp_data_text(d.f, d.json, c->labels[fi]);
         sp_data_key(&d, 1);
@@ -194,7 +194,8 @@ static int sp_flame_data(const sp_charts_t *c) {
         fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->end));
         sp_data_end_row(&d);
       }
-      if (rc == 0) sp_flame_calls_free(&fc);
+      if (rc == 0 && got < 0) rc = -got;
+      sp_flame_stream_close(s);
     }
   }
   return d.f ? sp_data_close(&d, c, rc) : rc;

@@ -27,8 +27,8 @@ also run with SCOPE_PROFILER_READER_STREAM=0; their totals are the roots'
 durations summed by numpy.
 CASE is an output: tree, tree_text, summary, summary_thread, summary_self,
 folded, summary_recursion, charts (-o DIR with the charts that read pairs
-or ranks in slices, issue 47: gantt, durations, rank_heatmap, histogram, flame,
-flame_graph, with --export-data; the file holds rec and rec_end too, is
+or ranks in slices, issue 47: gantt, durations, rank_heatmap, histogram,
+flame, timeline_density, flame_graph, with --export-data; the file holds rec and rec_end too, is
 also run with SCOPE_PROFILER_READER_STREAM=0, and every file of DIR, the
 PNGs too, must be the same bytes; the durations data's calls and totals
 of step, work, omp, rec and rec_end against numpy). Runs PPROC on the file with the default bound and with
@@ -55,7 +55,8 @@ CASES = {
     "summary_self": ["--summary", "--sort-by", "self", "--format", "tsv"],
     "folded": ["--export", "folded"],
     "summary_recursion": ["--summary", "--format", "tsv"],
-    "charts": ["-o", None, "--plots", "gantt,durations,rank_heatmap,histogram,flame,flame_graph",
+    "charts": ["-o", None, "--plots",
+               "gantt,durations,rank_heatmap,histogram,flame,flame_graph,timeline_density",
                "--export-data"],
 }
 ROOTS = 150000  # recursive roots of rec and rec_end: about 300,000 calls each, past 2^18

@@ -26,19 +26,40 @@ typedef struct sp_density_job {
   double x1; /* seconds from the first start to the last end */
 } sp_density_job_t;
 
+/* One pair's calls by start over all threads (sp_reader_merge_open_by_start:
+ * the merge holds a chunk per sorted run, not the pair, whose threads' calls
+ * the load sorted together) into the bins: the same union as
+ * sp_bins_add's. Returns 0 or an sp_exit_t code after printing why. */
+static int sp_density_pair(const sp_selection_t *sel, int g, int k, sp_bins_t *b) {
+  enum { BATCH = 4096 };
+  sp_reader_merge_t *m = NULL;
+  int err = sp_reader_merge_open_by_start(sel->reader, k, &g, NULL, 1, &m);
+  sp_reader_call_t *c = err ? NULL : malloc(BATCH * sizeof *c);
+  int64_t s[BATCH], e[BATCH];
+  sp_bins_feed_t st = SP_BINS_FEED;
+  int64_t got = 0;
+  while (c && (got = sp_reader_merge_next_n(m, c, BATCH)) > 0) {
+    for (int64_t i = 0; i < got; i++) s[i] = c[i].start, e[i] = c[i].end;
+    sp_bins_feed(b, &st, s, e, NULL, -1, got); /* in start order: never out of order */
+  }
+  sp_reader_merge_close(m);
+  free(c);
+  if (err || got < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err ? err : (int)got);
+  }
+  return c || err ? 0 : SP_EXIT_IO;
+}
+
 /* Busy share per bin, summed over ranks then divided by their number. */
 static int sp_density_fill(const sp_charts_t *c, int f, sp_bins_t *b, double *occ, int nbins) {
   const sp_selection_t *sel = &c->sels[f];
   for (int j = 0; j < c->ncommon; j++) {
     int g = c->common[(size_t)f * c->ncommon + j];
     for (int k = 0; k < sel->nranks; k++) {
-      sp_reader_intervals_t iv;
-      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-      if (err) return err;
       sp_bins_reset(b);
-      err = sp_bins_add(b, iv.start, iv.end, NULL, -1, iv.n);
-      sp_reader_intervals_free(&iv);
-      if (err) return SP_EXIT_IO;
+      int err = sp_density_pair(sel, sel->regions[g], sel->ranks[k], b);
+      if (err) return err;
       sp_bins_finish(b);
       for (int t = 0; t < nbins; t++) occ[(size_t)j * nbins + t] += b->frac[t] / sel->nranks;
     }

@@ -6,7 +6,9 @@
  * calls are disjoint, so at most one per pixel column is a column or wider;
  * those are drawn as rectangles, and the narrower ones are binned per
  * column (their busy share, drawn as a bar that high in the colour of the
- * longest narrow call of the column), as the Gantt chart does. */
+ * longest narrow call of the column), as the Gantt chart does. Memory too:
+ * a rank's calls are streamed twice (flame_calls.h), once for the bands'
+ * depths and once to draw, with the bins of every depth row at hand. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@
 typedef struct sp_flame_job {
   const sp_charts_t *c;
   int file;             /* index of the file in c */
-  sp_flame_calls_t *fc; /* one per flame rank, loaded */
+  sp_flame_calls_t *fc; /* one per flame rank: its bands (a first pass) */
   int nfr;
   const int *ranks;
   int rows;      /* depth rows over all panels and bands */
@@ -32,12 +34,18 @@ typedef struct sp_flame_job {
   int64_t t0;    /* first start of the file, ns */
 } sp_flame_job_t;
 
-/* Narrow calls of one depth row, binned per column. */
-typedef struct sp_flame_row {
-  double *busy; /* ncols: busy columns */
-  double *best; /* ncols: longest narrow call (columns) */
-  int *colour;  /* ncols: its region row */
-} sp_flame_row_t;
+/* Narrow calls binned per column, for a window of the depth rows of a
+ * rank's bands (row = the band's first row + depth). */
+typedef struct sp_flame_bins {
+  double *busy; /* rows x ncols: busy columns */
+  double *best; /* rows x ncols: longest narrow call (columns) */
+  int *colour;  /* rows x ncols: its region row */
+  int rows, ncols;
+} sp_flame_bins_t;
+
+/* Rows of bins a pass holds at most (20 bytes a column each): a rank
+ * deeper than that is drawn in more passes over its calls. */
+#define SP_FLAME_BIN_BYTES (16u << 20)
 
 static void sp_flame_rect(double xa, double xb, double y0, double h, int colour) {
   PLFLT x[4] = {xa, xb, xb, xa}, y[4] = {y0, y0, y0 + h, y0 + h};
@@ -45,63 +53,108 @@ static void sp_flame_rect(double xa, double xb, double y0, double h, int colour)
   plfill(4, x, y);
 }
 
-/* One band: the calls of one thread, depth rows from y0 upwards. */
-static void sp_flame_band(const sp_flame_job_t *j, const sp_flame_call_t *call, int64_t n,
-                          int depths, double y0, int ncols, sp_flame_row_t *r) {
-  double span = j->x1 - j->x0, col_s = span / ncols;
-  for (int d = 0; d < depths; d++) {
-    memset(r->busy, 0, (size_t)ncols * sizeof *r->busy);
-    memset(r->best, 0, (size_t)ncols * sizeof *r->best);
-    for (int64_t i = 0; i < n; i++) {
-      if (call[i].depth != d) continue;
-      double a = 1e-9 * sp_ns_between(j->t0, call[i].start) - j->x0;
-      double b = 1e-9 * sp_ns_between(j->t0, call[i].end) - j->x0;
-      if (b <= 0 || a >= span) continue;
-      a = a < 0 ? 0 : a;
-      b = b > span ? span : b;
-      if ((b - a) >= col_s) {
-        sp_flame_rect(j->x0 + a, j->x0 + b, y0 + d + 0.05, 0.9, call[i].row);
-        continue;
-      }
-      int col = (int)(a / col_s);
-      if (col >= ncols) col = ncols - 1;
-      double w = (b - a) / col_s;
-      r->busy[col] += w;
-      if (w > r->best[col]) {
-        r->best[col] = w;
-        r->colour[col] = call[i].row;
-      }
-    }
-    for (int col = 0; col < ncols; col++)
-      if (r->busy[col] > 0)
-        sp_flame_rect(j->x0 + col * col_s, j->x0 + (col + 1) * col_s, y0 + d + 0.05,
-                      0.9 * (r->busy[col] > 1 ? 1 : r->busy[col]), r->colour[col]);
+/* One call on band row `row` (y of the row: yrow); rows [w0, w0 + b->rows)
+ * are this pass's. Wide calls are drawn, narrow ones binned. */
+static void sp_flame_call(const sp_flame_job_t *j, const sp_flame_call_t *c, int row, int w0,
+                          double yrow, sp_flame_bins_t *b) {
+  double span = j->x1 - j->x0, col_s = span / b->ncols;
+  double a = 1e-9 * sp_ns_between(j->t0, c->start) - j->x0;
+  double e = 1e-9 * sp_ns_between(j->t0, c->end) - j->x0;
+  if (e <= 0 || a >= span) return;
+  a = a < 0 ? 0 : a;
+  e = e > span ? span : e;
+  if ((e - a) >= col_s) {
+    sp_flame_rect(j->x0 + a, j->x0 + e, yrow + 0.05, 0.9, c->row);
+    return;
+  }
+  int col = (int)(a / col_s);
+  if (col >= b->ncols) col = b->ncols - 1;
+  size_t at = (size_t)(row - w0) * (size_t)b->ncols + (size_t)col;
+  double w = (e - a) / col_s;
+  b->busy[at] += w;
+  if (w > b->best[at]) {
+    b->best[at] = w;
+    b->colour[at] = c->row;
   }
 }
 
-static void sp_flame_panels(const sp_flame_job_t *j, int ncols, sp_flame_row_t *r) {
+/* One pass over rank p's calls (panel rows from ytop down): the calls on
+ * rows [w0, w0 + b->rows) of its bands, then their bins. */
+static int sp_flame_pass(const sp_flame_job_t *j, int p, double ytop, int w0, sp_flame_bins_t *b) {
+  const sp_flame_calls_t *fc = &j->fc[p];
+  size_t cells = (size_t)b->rows * (size_t)b->ncols;
+  memset(b->busy, 0, cells * sizeof *b->busy);
+  memset(b->best, 0, cells * sizeof *b->best);
+  sp_flame_stream_t *s;
+  int rc = sp_flame_stream_open(&j->c->sels[j->file], p, &s), got = 0, t = 0, base = 0;
+  sp_flame_call_t c;
+  while (rc == 0 && (got = sp_flame_stream_next(s, &c)) > 0) {
+    while (t < fc->nthreads && fc->threads[t] != c.thread) base += fc->max_depth[t++] + 1;
+    if (t == fc->nthreads) { /* the file changed between the passes */
+      got = -SP_EXIT_DATA;
+      break;
+    }
+    /* Band t's rows lie below ytop - base - depths; its row d at y + d. */
+    int depths = fc->max_depth[t] + 1, row = base + c.depth;
+    if (c.depth < depths && row >= w0 && row < w0 + b->rows)
+      sp_flame_call(j, &c, row, w0, ytop - base - depths + c.depth, b);
+  }
+  sp_flame_stream_close(s);
+  if (rc == 0 && got < 0) rc = -got;
+  double col_s = (j->x1 - j->x0) / b->ncols;
+  base = 0;
+  for (t = 0; rc == 0 && t < fc->nthreads; base += fc->max_depth[t++] + 1) {
+    int depths = fc->max_depth[t] + 1;
+    for (int d = 0; d < depths; d++) {
+      int row = base + d;
+      if (row < w0 || row >= w0 + b->rows) continue;
+      const size_t r0 = (size_t)(row - w0) * (size_t)b->ncols;
+      for (int col = 0; col < b->ncols; col++)
+        if (b->busy[r0 + col] > 0)
+          sp_flame_rect(j->x0 + col * col_s, j->x0 + (col + 1) * col_s,
+                        ytop - base - depths + d + 0.05,
+                        0.9 * (b->busy[r0 + col] > 1 ? 1 : b->busy[r0 + col]), b->colour[r0 + col]);
+    }
+  }
+  return rc;
+}
+
+/* The bands of every flame rank, each rank's calls streamed (a pass per
+ * window of SP_FLAME_BIN_BYTES of bins), then the bands' labels and lines. */
+static int sp_flame_panels(const sp_flame_job_t *j, int ncols) {
   const sp_selection_t *sel = &j->c->sels[j->file];
+  size_t per_row = (size_t)ncols * (2 * sizeof(double) + sizeof(int));
+  int most = (int)(SP_FLAME_BIN_BYTES / per_row) > 0 ? (int)(SP_FLAME_BIN_BYTES / per_row) : 1;
   double y = j->rows;
   char text[64];
-  plschr(2.8, 1.0);
-  for (int p = 0; p < j->nfr; p++) {
+  int rc = 0;
+  for (int p = 0; rc == 0 && p < j->nfr; p++) {
     const sp_flame_calls_t *fc = &j->fc[p];
-    int64_t at = 0;
-    for (int t = 0; t < fc->nthreads; t++) {
+    int rows = 0;
+    for (int t = 0; t < fc->nthreads; t++) rows += fc->max_depth[t] + 1;
+    sp_flame_bins_t b = {NULL, NULL, NULL, rows < most ? rows : most, ncols};
+    size_t cells = (size_t)(b.rows > 0 ? b.rows : 1) * (size_t)ncols;
+    b.busy = malloc(cells * sizeof *b.busy);
+    b.best = malloc(cells * sizeof *b.best);
+    b.colour = calloc(cells, sizeof *b.colour);
+    rc = b.busy && b.best && b.colour ? 0 : SP_EXIT_IO;
+    for (int w0 = 0; rc == 0 && w0 < rows; w0 += b.rows) rc = sp_flame_pass(j, p, y, w0, &b);
+    free(b.busy);
+    free(b.best);
+    free(b.colour);
+    plschr(2.8, 1.0);
+    for (int t = 0; rc == 0 && t < fc->nthreads; t++) {
       int depths = fc->max_depth[t] + 1;
-      int64_t e = at;
-      while (e < fc->n && fc->call[e].thread == fc->threads[t]) e++;
       y -= depths;
-      sp_flame_band(j, fc->call + at, e - at, depths, y, ncols, r);
       plcol0(SP_COL_FG);
       snprintf(text, sizeof text, "r%d t%d", sp_reader_rank_id(sel->reader, j->ranks[p]),
                (int)fc->threads[t]);
       plmtex("lv", 0.5, (y + 0.5 * depths) / j->rows, 1.0, text);
       plcol0(SP_COL_GRID);
       if (y > 0) pljoin(j->x0, y, j->x1, y);
-      at = e;
     }
   }
+  return rc;
 }
 
 /* The panel of file f in the page's band [y0, y1] (normalized); ctx: one
@@ -116,17 +169,7 @@ static int sp_flame_panel(void *ctx, int f, int height, double y0, double y1) {
   plvpor(vl, vr, y0 + 60.0 / height, y1 - 50.0 / height);
   plwind(j->x0, j->x1, 0.0, j->rows);
   int ncols = (int)((vr - vl) * o->width);
-  sp_flame_row_t r;
-  r.busy = calloc((size_t)ncols, sizeof *r.busy);
-  r.best = calloc((size_t)ncols, sizeof *r.best);
-  r.colour = calloc((size_t)ncols, sizeof *r.colour);
-  if (r.busy && r.best && r.colour)
-    sp_flame_panels(j, ncols, &r);
-  else
-    rc = SP_EXIT_IO;
-  free(r.busy);
-  free(r.best);
-  free(r.colour);
+  rc = sp_flame_panels(j, ncols > 0 ? ncols : 1);
   plcol0(SP_COL_FG);
   plschr(3.0, 1.0);
   plbox("bcnst", 0.0, 0, "bc", 0.0, 0);
@@ -158,10 +201,9 @@ static int sp_flame_load(const sp_charts_t *c, int f, sp_flame_job_t *j) {
   int64_t t1 = INT64_MIN;
   j->t0 = sel->t0;
   for (int p = 0; rc == 0 && p < j->nfr; p++) {
-    rc = sp_flame_calls_load(sel, p, &j->fc[p]);
+    rc = sp_flame_calls_scan(sel, p, &j->fc[p]);
     for (int t = 0; rc == 0 && t < j->fc[p].nthreads; t++) j->rows += j->fc[p].max_depth[t] + 1;
-    for (int64_t i = 0; rc == 0 && i < j->fc[p].n; i++)
-      if (j->fc[p].call[i].end > t1) t1 = j->fc[p].call[i].end;
+    if (rc == 0 && j->fc[p].last_end > t1) t1 = j->fc[p].last_end;
   }
   if (rc == 0 && j->rows == 0) {
     sp_msg(SP_QUIET, "%s: flame chart: no timed calls on the selected ranks", sel->file);

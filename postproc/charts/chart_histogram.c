@@ -17,6 +17,7 @@
 
 #include "chart_output.h"
 #include "charts.h"
+#include "pair_chunks.h"
 #include "plot_device.h"
 
 #define SP_HIST_BINS 40
@@ -28,27 +29,42 @@ typedef struct sp_hist_job {
   double lo, hi; /* log10 seconds of the edges */
 } sp_hist_job_t;
 
+/* One region's bins over the calls of a pair, a slice at a time. */
+typedef struct sp_hist_pass {
+  double *h, n; /* counts per bin, calls counted */
+  double lo, w, min_duration;
+} sp_hist_pass_t;
+
+static int sp_hist_slice(void *ctx, const int64_t *s, const int64_t *e, const int32_t *t,
+                         int64_t at, int64_t n) {
+  sp_hist_pass_t *p = ctx;
+  (void)t, (void)at;
+  for (int64_t i = 0; i < n; i++) {
+    double d = 1e-9 * sp_ns_between(s[i], e[i]);
+    if (d < p->min_duration) continue;
+    int b = d > 0 ? (int)((log10(d) - p->lo) / p->w) : 0;
+    p->h[b < 0 ? 0 : b >= SP_HIST_BINS ? SP_HIST_BINS - 1 : b] += 1;
+    p->n += 1;
+  }
+  return 0;
+}
+
+/* The bins of file f: every pair read in slices (pair_chunks.h), so memory
+ * stays flat in calls per rank. */
 static int sp_hist_fill(sp_hist_job_t *j, int f) {
   const sp_charts_t *c = j->c;
   const sp_selection_t *sel = &c->sels[f];
   double w = (j->hi - j->lo) / SP_HIST_BINS;
   for (int r = 0; r < c->ncommon; r++) {
-    double *h = j->share + ((size_t)f * c->ncommon + r) * SP_HIST_BINS, n = 0;
+    sp_hist_pass_t p = {j->share + ((size_t)f * c->ncommon + r) * SP_HIST_BINS, 0, j->lo, w,
+                        c->o->min_duration};
     int g = c->common[(size_t)f * c->ncommon + r];
     for (int k = 0; k < sel->nranks; k++) {
-      sp_reader_intervals_t iv;
-      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      int err =
+          sp_pair_chunks(sel->reader, sel->file, sel->regions[g], sel->ranks[k], sp_hist_slice, &p);
       if (err) return err;
-      for (int64_t i = 0; i < iv.n; i++) {
-        double d = 1e-9 * sp_ns_between(iv.start[i], iv.end[i]);
-        if (d < c->o->min_duration) continue;
-        int b = d > 0 ? (int)((log10(d) - j->lo) / w) : 0;
-        h[b < 0 ? 0 : b >= SP_HIST_BINS ? SP_HIST_BINS - 1 : b] += 1;
-        n += 1;
-      }
-      sp_reader_intervals_free(&iv);
     }
-    for (int b = 0; n > 0 && b < SP_HIST_BINS; b++) h[b] /= n;
+    for (int b = 0; p.n > 0 && b < SP_HIST_BINS; b++) p.h[b] /= p.n;
   }
   return 0;
 }

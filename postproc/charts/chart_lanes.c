@@ -1,17 +1,13 @@
 /* chart_lanes.c - lanes per (region, rank, thread) and the span they cover.
  *
  * Pairs without thread ids are one lane, their span read by the chunked
- * sp_reader_extent; pairs with thread ids are loaded once (one pair in
- * memory at a time) to find their distinct threads and span. */
+ * sp_reader_extent; pairs with thread ids are read once in slices to
+ * find their distinct threads and span. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "chart_lanes.h"
-
-static int sp_cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
-}
+#include "pair_chunks.h"
 
 static int sp_lanes_push(sp_chart_lanes_t *l, int *cap, const sp_chart_lane_t *ln) {
   if (l->n == *cap) {
@@ -31,29 +27,55 @@ static void sp_span_widen(sp_chart_lanes_t *l, int64_t a, int64_t b) {
   l->any = 1;
 }
 
-/* One pair with thread ids: a lane per distinct thread (one lane if one). */
+/* The distinct threads of a pair (ascending) and its span, slice by slice. */
+typedef struct sp_threads_pass {
+  sp_chart_lanes_t *l;
+  int32_t *t;
+  int64_t nd, cap;
+} sp_threads_pass_t;
+
+static int sp_threads_slice(void *ctx, const int64_t *s, const int64_t *e, const int32_t *t,
+                            int64_t at, int64_t n) {
+  sp_threads_pass_t *p = ctx;
+  (void)at;
+  for (int64_t i = 0; i < n; i++) {
+    sp_span_widen(p->l, s[i], e[i]);
+    if (!t) continue;
+    int64_t lo = 0, hi = p->nd; /* binary search: a rank's few threads */
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if (p->t[mid] < t[i])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < p->nd && p->t[lo] == t[i]) continue;
+    if (p->nd == p->cap) {
+      int64_t nc = p->cap ? 2 * p->cap : 16;
+      int32_t *q = realloc(p->t, (size_t)nc * sizeof *q);
+      if (!q) return SP_EXIT_IO;
+      p->t = q;
+      p->cap = nc;
+    }
+    memmove(p->t + lo + 1, p->t + lo, (size_t)(p->nd - lo) * sizeof *p->t);
+    p->t[lo] = t[i];
+    p->nd++;
+  }
+  return 0;
+}
+
+/* One pair with thread ids: a lane per distinct thread (one lane if one),
+ * read in slices (pair_chunks.h). */
 static int sp_pair_threads(const sp_selection_t *sel, sp_chart_lane_t ln, sp_chart_lanes_t *l,
                            int *cap) {
-  sp_reader_intervals_t iv;
-  int err = sp_load_intervals(sel->reader, ln.region, ln.rank, &iv);
-  if (err) return err;
-  int32_t *t = iv.n && iv.thread_ids ? malloc((size_t)iv.n * sizeof *t) : NULL;
-  int rc = iv.n && iv.thread_ids && !t ? SP_EXIT_IO : 0;
-  int64_t nd = 0;
-  if (t) {
-    memcpy(t, iv.thread_ids, (size_t)iv.n * sizeof *t);
-    qsort(t, (size_t)iv.n, sizeof *t, sp_cmp_i32);
-    for (int64_t i = 0; i < iv.n; i++)
-      if (nd == 0 || t[nd - 1] != t[i]) t[nd++] = t[i];
-  }
-  for (int64_t i = 0; i < iv.n; i++) sp_span_widen(l, iv.start[i], iv.end[i]);
-  if (rc == 0 && nd <= 1) rc = sp_lanes_push(l, cap, &ln) ? SP_EXIT_IO : 0;
-  for (int64_t k = 0; rc == 0 && nd > 1 && k < nd; k++) {
-    ln.thread = t[k];
+  sp_threads_pass_t p = {l, NULL, 0, 0};
+  int rc = sp_pair_chunks(sel->reader, sel->file, ln.region, ln.rank, sp_threads_slice, &p);
+  if (rc == 0 && p.nd <= 1) rc = sp_lanes_push(l, cap, &ln) ? SP_EXIT_IO : 0;
+  for (int64_t k = 0; rc == 0 && p.nd > 1 && k < p.nd; k++) {
+    ln.thread = p.t[k];
     if (sp_lanes_push(l, cap, &ln)) rc = SP_EXIT_IO;
   }
-  free(t);
-  sp_reader_intervals_free(&iv);
+  free(p.t);
   return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "chart_lanes.h"
 #include "chart_output.h"
 #include "gantt_bins.h"
+#include "pair_chunks.h"
 #include "gantt_memory.h"
 #include "plot_device.h"
 
@@ -158,40 +159,109 @@ static int64_t sp_gantt_lane_draw(const sp_frame_t *f, const sp_bins_t *b, int l
   return drawn;
 }
 
-/* Pass 2: load each (region, rank) pair once, bin and draw each of its lanes. */
+/* Lanes of one pair binned in one pass over its slices. */
+#define SP_GANTT_GROUP 64
+
+typedef struct sp_gantt_pass {
+  const sp_chart_lanes_t *l;
+  int i, n;           /* lanes [i, i + n) */
+  sp_bins_t *bins;    /* n */
+  sp_bins_feed_t *st; /* n */
+  int unsorted;
+} sp_gantt_pass_t;
+
+static int sp_gantt_slice(void *ctx, const int64_t *s, const int64_t *e, const int32_t *t,
+                          int64_t at, int64_t n) {
+  sp_gantt_pass_t *p = ctx;
+  (void)at;
+  for (int q = 0; q < p->n && !p->unsorted; q++)
+    p->unsorted = sp_bins_feed(&p->bins[q], &p->st[q], s, e, t, p->l->lane[p->i + q].thread, n);
+  return 0;
+}
+
+/* Lanes [i, i + n) of one pair (n <= SP_GANTT_GROUP) binned from its
+ * slices and drawn; *unsorted 1 (nothing drawn) when a lane's starts are
+ * out of order: the caller loads the pair. */
+static int sp_gantt_group(const sp_selection_t *sel, const sp_chart_lanes_t *l, const sp_frame_t *f,
+                          const sp_bins_t *like, int i, int n, sp_gantt_timing_t *tm,
+                          int *unsorted) {
+  sp_bins_t bins[SP_GANTT_GROUP];
+  sp_bins_feed_t st[SP_GANTT_GROUP];
+  int rc = 0, made = 0;
+  for (; rc == 0 && made < n; made++) {
+    rc = sp_bins_init(&bins[made], like->ncols, like->w0, like->w1) ? SP_EXIT_IO : 0;
+    st[made] = SP_BINS_FEED;
+  }
+  sp_gantt_pass_t p = {l, i, n, bins, st, 0};
+  double t = sp_now();
+  const sp_chart_lane_t *ln = &l->lane[i];
+  if (rc == 0)
+    rc = sp_pair_chunks(sel->reader, sel->file, ln->region, ln->rank, sp_gantt_slice, &p);
+  tm->read_s += sp_now() - t;
+  *unsorted = p.unsorted;
+  for (int q = 0; rc == 0 && !p.unsorted && q < n; q++) {
+    sp_bins_finish(&bins[q]);
+    tm->runs += sp_gantt_lane_draw(f, &bins[q], i + q, SP_COL_REGION0 + l->lane[i + q].colour);
+  }
+  for (int q = 0; q < made; q++) sp_bins_free(&bins[q]);
+  return rc;
+}
+
+/* One pair loaded whole (a lane's starts out of order): its lanes [i, e). */
+static int sp_gantt_loaded(const sp_selection_t *sel, const sp_chart_lanes_t *l,
+                           const sp_frame_t *f, sp_bins_t *b, int i, int e, sp_gantt_timing_t *tm) {
+  const sp_chart_lane_t *ln = &l->lane[i];
+  sp_reader_intervals_t iv;
+  double t = sp_now();
+  int err = sp_reader_load(sel->reader, ln->region, ln->rank, &iv);
+  tm->read_s += sp_now() - t;
+  if (err < 0) {
+    sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
+    return sp_exit_for_reader(err);
+  }
+  for (int q = i; q < e; q++) {
+    t = sp_now();
+    sp_bins_reset(b);
+    int bad = sp_bins_add(b, iv.start, iv.end, iv.thread_ids, l->lane[q].thread, iv.n);
+    sp_bins_finish(b);
+    tm->bin_s += sp_now() - t;
+    if (bad) {
+      sp_reader_intervals_free(&iv);
+      return SP_EXIT_IO;
+    }
+    tm->runs += sp_gantt_lane_draw(f, b, q, SP_COL_REGION0 + l->lane[q].colour);
+  }
+  sp_reader_intervals_free(&iv);
+  return 0;
+}
+
+/* Pass 2: each (region, rank) pair read in slices, its lanes binned in one
+ * pass (SP_GANTT_GROUP at a time) and drawn, in lane order; a pair whose
+ * lane's starts are out of order is loaded whole and sorted (as before). */
 static int sp_gantt_lanes(const sp_selection_t *sel, const sp_chart_lanes_t *l, const sp_frame_t *f,
                           sp_bins_t *b, sp_gantt_timing_t *tm) {
-  for (int i = 0; i < l->n;) {
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < l->n;) {
     const sp_chart_lane_t *ln = &l->lane[i];
-    sp_reader_intervals_t iv;
     sp_progress("drawing lane", i, l->n);
-    double t = sp_now();
-    int err = sp_reader_load(sel->reader, ln->region, ln->rank, &iv);
-    tm->read_s += sp_now() - t;
-    if (err < 0) {
-      sp_progress_done();
-      sp_msg(SP_QUIET, "%s", sp_reader_errmsg(sel->reader));
-      return sp_exit_for_reader(err);
-    }
-    tm->intervals += iv.n;
+    sp_reader_info_t info;
+    if (sp_reader_info(sel->reader, ln->region, ln->rank, &info) == 0 && info.present)
+      tm->intervals += info.num_intervals;
     int e = i;
-    for (; e < l->n && l->lane[e].region == ln->region && l->lane[e].rank == ln->rank; e++) {
-      t = sp_now();
-      sp_bins_reset(b);
-      int bad = sp_bins_add(b, iv.start, iv.end, iv.thread_ids, l->lane[e].thread, iv.n);
-      sp_bins_finish(b);
-      tm->bin_s += sp_now() - t;
-      if (bad) {
-        sp_reader_intervals_free(&iv);
-        return SP_EXIT_IO;
-      }
-      tm->runs += sp_gantt_lane_draw(f, b, e, SP_COL_REGION0 + l->lane[e].colour);
+    while (e < l->n && l->lane[e].region == ln->region && l->lane[e].rank == ln->rank) e++;
+    /* Groups drawn before an out-of-order lane stay drawn: the load draws
+     * the rest (lanes never overlap). */
+    int at = i, unsorted = 0;
+    while (rc == 0 && !unsorted && at < e) {
+      int n = e - at < SP_GANTT_GROUP ? e - at : SP_GANTT_GROUP;
+      rc = sp_gantt_group(sel, l, f, b, at, n, tm, &unsorted);
+      if (!unsorted) at += n;
     }
-    sp_reader_intervals_free(&iv);
+    if (rc == 0 && unsorted) rc = sp_gantt_loaded(sel, l, f, b, at, e, tm);
     i = e;
   }
   sp_progress_done();
-  return 0;
+  return rc;
 }
 
 /* Natural height of a panel of n lanes and RSS tracks, pixels (16 per lane). */

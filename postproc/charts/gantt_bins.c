@@ -110,6 +110,23 @@ int sp_bins_add(sp_bins_t *b, const int64_t *start, const int64_t *end, const in
   return 0;
 }
 
+int sp_bins_feed(sp_bins_t *b, sp_bins_feed_t *st, const int64_t *start, const int64_t *end,
+                 const int32_t *tids, int64_t thread, int64_t n) {
+  int all = !tids || thread < 0;
+  for (int64_t i = 0; !st->unsorted && i < n; i++) {
+    if (!all && tids[i] != thread) continue;
+    if (start[i] < st->last) {
+      st->unsorted = 1;
+      break;
+    }
+    st->last = start[i];
+    if (end[i] <= st->reach) continue;
+    sp_bins_span(b, start[i] > st->reach ? start[i] : st->reach, end[i]);
+    st->reach = end[i];
+  }
+  return st->unsorted;
+}
+
 double sp_bins_finish(sp_bins_t *b) {
   int64_t cover = 0;
   double sum = 0;

@@ -31,6 +31,17 @@ void sp_bins_reset(sp_bins_t *b);
  * id is thread (all of them when tids is NULL or thread is -1). Returns 0 or -1 (ENOMEM). */
 int sp_bins_add(sp_bins_t *b, const int64_t *start, const int64_t *end, const int32_t *tids,
                 int64_t thread, int64_t n);
+/* sp_bins_add over a lane given in slices (memory flat in its calls): st
+ * starts as SP_BINS_FEED after sp_bins_reset, then each slice in order.
+ * Returns 1 once the lane's starts are out of order (its bins are then not
+ * its union: the caller loads the lane and calls sp_bins_add), else 0. */
+typedef struct sp_bins_feed {
+  int64_t reach, last;
+  int unsorted;
+} sp_bins_feed_t;
+#define SP_BINS_FEED ((sp_bins_feed_t){INT64_MIN, INT64_MIN, 0})
+int sp_bins_feed(sp_bins_t *b, sp_bins_feed_t *st, const int64_t *start, const int64_t *end,
+                 const int32_t *tids, int64_t thread, int64_t n);
 /* Fills b->frac; returns the lane's busy time in the window, in columns. */
 double sp_bins_finish(sp_bins_t *b);
 

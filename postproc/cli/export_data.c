@@ -30,6 +30,7 @@
 
 #include "charts.h"
 #include "flame_calls.h"
+#include "pair_chunks.h"
 #include "output_file.h"
 #include "palette.h"
 
@@ -135,6 +136,36 @@ static int sp_data_close(sp_data_file_t *d, const sp_charts_t *c, int rc) {
   return rc;
 }
 
+/* One lane's rows of gantt_data, slice by slice. */
+typedef struct sp_gantt_rows {
+  sp_data_file_t *d;
+  const char *label, *name;
+  int rank;
+  int64_t t0;
+} sp_gantt_rows_t;
+
+static int sp_gantt_rows(void *ctx, const int64_t *s, const int64_t *e, const int32_t *t,
+                         int64_t at, int64_t n) {
+  sp_gantt_rows_t *g = ctx;
+  sp_data_file_t *d = g->d;
+  (void)t, (void)at;
+  for (int64_t k = 0; k < n; k++) {
+    sp_data_key(d, 0);
+    sp_data_text(d->f, d->json, g->label);
+    sp_data_key(d, 1);
+    fprintf(d->f, "%d", g->rank);
+    sp_data_key(d, 2);
+    sp_data_text(d->f, d->json, g->name);
+    sp_data_key(d, 3);
+    fprintf(d->f, "%.9f", 1e-9 * sp_ns_between(g->t0, s[k]));
+    sp_data_key(d, 4);
+    fprintf(d->f, "%.9f", 1e-9 * sp_ns_between(g->t0, e[k]));
+    sp_data_end_row(d);
+  }
+  return 0;
+}
+
+/* Every lane's calls, each pair read in slices (memory flat in its calls). */
 static int sp_gantt_data(const sp_charts_t *c) {
   static const char *const cols[] = {"file", "rank", "region", "start_seconds", "end_seconds"};
   sp_data_file_t d;
@@ -142,24 +173,10 @@ static int sp_gantt_data(const sp_charts_t *c) {
   for (int fi = 0; rc == 0 && fi < c->nfiles; fi++) {
     const sp_selection_t *sel = &c->sels[fi];
     for (int i = 0; rc == 0 && i < sel->nlanes; i++) {
-      sp_reader_intervals_t iv;
-      if ((rc = sp_load_intervals(sel->reader, sel->lanes[i].region, sel->lanes[i].rank, &iv)) != 0) break;
-      int rank = sp_reader_rank_id(sel->reader, sel->lanes[i].rank);
-      const char *name = sp_reader_region_name(sel->reader, sel->lanes[i].region);
-      for (int64_t k = 0; k < iv.n; k++) {
-        sp_data_key(&d, 0);
-        sp_data_text(d.f, d.json, c->labels[fi]);
-        sp_data_key(&d, 1);
-        fprintf(d.f, "%d", rank);
-        sp_data_key(&d, 2);
-        sp_data_text(d.f, d.json, name);
-        sp_data_key(&d, 3);
-        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, iv.start[k]));
-        sp_data_key(&d, 4);
-        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, iv.end[k]));
-        sp_data_end_row(&d);
-      }
-      sp_reader_intervals_free(&iv);
+      int g = sel->lanes[i].region, k = sel->lanes[i].rank;
+      sp_gantt_rows_t rows = {&d, c->labels[fi], sp_reader_region_name(sel->reader, g),
+                              sp_reader_rank_id(sel->reader, k), sel->t0};
+      rc = sp_pair_chunks(sel->reader, sel->file, g, k, sp_gantt_rows, &rows);
     }
   }
   return d.f ? sp_data_close(&d, c, rc) : rc;
@@ -175,11 +192,11 @@ static int sp_flame_data(const sp_charts_t *c) {
     const int *ranks;
     int nfr = sp_flame_ranks(sel, c->o, &ranks);
     for (int p = 0; rc == 0 && p < nfr; p++) {
-      sp_flame_calls_t fc;
-      rc = sp_flame_calls_load(sel, p, &fc);
-      int rank = sp_reader_rank_id(sel->reader, ranks[p]);
-      for (int64_t k = 0; rc == 0 && k < fc.n; k++) {
-        const sp_flame_call_t *call = &fc.call[k];
+      sp_flame_stream_t *s;
+      rc = sp_flame_stream_open(sel, p, &s);
+      int rank = sp_reader_rank_id(sel->reader, ranks[p]), got = 0;
+      sp_flame_call_t cl, *call = &cl;
+      while (rc == 0 && (got = sp_flame_stream_next(s, &cl)) > 0) {
         sp_data_key(&d, 0);
         sp_data_text(d.f, d.json, c->labels[fi]);
         sp_data_key(&d, 1);
@@ -194,7 +211,8 @@ static int sp_flame_data(const sp_charts_t *c) {
         fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->end));
         sp_data_end_row(&d);
       }
-      if (rc == 0) sp_flame_calls_free(&fc);
+      if (rc == 0 && got < 0) rc = -got;
+      sp_flame_stream_close(s);
     }
   }
   return d.f ? sp_data_close(&d, c, rc) : rc;

@@ -1,9 +1,11 @@
-/* chart_stats.c - duration figures per (region, rank), one pair in memory at a time. */
+/* chart_stats.c - duration figures per (region, rank), one pair in memory at a
+ * time; a pair past the stream bound in slices. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chart_stats.h"
+#include "pair_chunks.h"
 
 /* A pair without stamps: its stored figures (aggregate files). With
  * min_duration the stored min and max must tell that every call passes or
@@ -35,6 +37,41 @@ static int sp_cell_aggregate(const sp_selection_t *sel, int g, int k, double min
   return 0;
 }
 
+/* The sums of a pair's outermost calls per thread, threads in order of
+ * first appearance (the few threads of a rank). */
+typedef struct sp_busy {
+  int32_t *tids;
+  double *sum;
+  int nt, cap;
+} sp_busy_t;
+
+static int sp_busy_add(sp_busy_t *b, int32_t tid, double d) {
+  int t = 0;
+  while (t < b->nt && b->tids[t] != tid) t++;
+  if (t == b->nt && b->nt == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 8;
+    int32_t *nt2 = realloc(b->tids, (size_t)cap * sizeof *b->tids);
+    if (nt2) b->tids = nt2;
+    double *ns2 = nt2 ? realloc(b->sum, (size_t)cap * sizeof *b->sum) : NULL;
+    if (ns2) b->sum = ns2;
+    if (!nt2 || !ns2) return SP_EXIT_IO;
+    b->cap = cap;
+  }
+  if (t == b->nt) b->tids[b->nt] = tid, b->sum[b->nt++] = 0;
+  b->sum[t] += d;
+  return 0;
+}
+
+/* The largest sum, and frees b. */
+static double sp_busy_done(sp_busy_t *b) {
+  double mx = 0;
+  for (int t = 0; t < b->nt; t++)
+    if (b->sum[t] > mx) mx = b->sum[t];
+  free(b->tids);
+  free(b->sum);
+  return mx;
+}
+
 /* c->busiest: the largest over the pair's threads of the thread's outermost
  * calls (those of min_ns or longer). */
 static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_cell_stats_t *c) {
@@ -43,33 +80,73 @@ static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_ce
     free(outer);
     return SP_EXIT_IO;
   }
-  /* Threads in order of first appearance (the few threads of a rank). */
-  int32_t *tids = NULL;
-  double *sum = NULL;
-  int nt = 0, cap = 0, rc = 0;
+  sp_busy_t b = {NULL, NULL, 0, 0};
+  int rc = 0;
   for (int64_t i = 0; rc == 0 && i < iv->n; i++) {
     double d = sp_ns_between(iv->start[i], iv->end[i]);
     if (!outer[i] || d < min_ns) continue;
-    int32_t tid = iv->thread_ids ? iv->thread_ids[i] : 0;
-    int t = 0;
-    while (t < nt && tids[t] != tid) t++;
-    if (t == nt && nt == cap) {
-      cap = cap ? 2 * cap : 8;
-      int32_t *nt2 = realloc(tids, (size_t)cap * sizeof *tids);
-      if (nt2) tids = nt2;
-      double *ns2 = nt2 ? realloc(sum, (size_t)cap * sizeof *sum) : NULL;
-      if (ns2) sum = ns2;
-      if (!nt2 || !ns2) rc = SP_EXIT_IO;
-    }
-    if (rc == 0 && t == nt) tids[nt] = tid, sum[nt++] = 0;
-    if (rc == 0) sum[t] += d;
+    rc = sp_busy_add(&b, iv->thread_ids ? iv->thread_ids[i] : 0, d);
   }
   free(outer);
-  c->busiest = 0;
-  for (int t = 0; t < nt; t++)
-    if (sum[t] > c->busiest) c->busiest = sum[t];
-  free(tids);
-  free(sum);
+  c->busiest = sp_busy_done(&b);
+  return rc;
+}
+
+/* One pair's calls (loaded, or a slice) into the cell's count, total, min
+ * and max: the calls of min_ns or longer. */
+static void sp_cell_add(const int64_t *s, const int64_t *e, int64_t n, double min_ns,
+                        sp_cell_stats_t *c) {
+  for (int64_t i = 0; i < n; i++) {
+    double d = sp_ns_between(s[i], e[i]);
+    if (d < min_ns) continue;
+    c->total += d;
+    if (c->n == 0 || d < c->min) c->min = d;
+    if (c->n == 0 || d > c->max) c->max = d;
+    c->n++;
+  }
+}
+
+typedef struct sp_cell_pass {
+  sp_cell_stats_t *c;
+  const unsigned char *bits; /* outermost calls, a bit each; NULL: all are */
+  double min_ns;
+  sp_busy_t busy;
+} sp_cell_pass_t;
+
+static int sp_cell_slice(void *ctx, const int64_t *s, const int64_t *e, const int32_t *t,
+                         int64_t at, int64_t n) {
+  sp_cell_pass_t *p = ctx;
+  sp_cell_add(s, e, n, p->min_ns, p->c);
+  int rc = 0;
+  for (int64_t i = 0; rc == 0 && i < n; i++) {
+    double d = sp_ns_between(s[i], e[i]);
+    int outer = !p->bits || ((p->bits[(at + i) >> 3] >> ((at + i) & 7)) & 1);
+    if (outer && d >= p->min_ns) rc = sp_busy_add(&p->busy, t ? t[i] : 0, d);
+  }
+  return rc;
+}
+
+/* A pair past the stream bound whose outermost calls a chunked pass finds
+ * (sp_outer_all_read, sp_outer_bits_read: a bit a call), read in slices
+ * instead of loaded whole (34 bytes a call: durations, histogram and heat
+ * map grew 7x from 1e6 to 1e7 calls): the same sums in the same order as
+ * the load below. Returns 0, SP_EXIT_*, or 1 when the caller loads the
+ * pair (small, no stamps, or in no order the chunked passes know). */
+static int sp_cell_stream(const sp_selection_t *sel, int g, int k, double min_ns,
+                          sp_cell_stats_t *c) {
+  sp_reader_info_t info;
+  if (sp_reader_info(sel->reader, g, k, &info) != 0 || !info.present || !info.has_times ||
+      info.num_intervals <= sp_reader_stream_calls())
+    return 1;
+  unsigned char *bits = NULL;
+  int all = sp_outer_all_read(sel->reader, g, k, info.num_intervals);
+  if (all == 0)
+    all = sp_outer_bits_read(sel->reader, g, k, info.num_intervals, info.has_thread_ids, &bits);
+  if (all != 1) return all == 0 ? 1 : all;
+  sp_cell_pass_t p = {c, bits, min_ns, {NULL, NULL, 0, 0}};
+  int rc = sp_pair_chunks(sel->reader, sel->file, g, k, sp_cell_slice, &p);
+  c->busiest = sp_busy_done(&p.busy);
+  free(bits);
   return rc;
 }
 
@@ -85,18 +162,16 @@ int sp_chart_stats_build(const sp_selection_t *sel, double min_duration, sp_char
    * the file instead of one per region on 100,000 ranks). */
   for (int k = 0; k < sel->nranks; k++)
     for (int g = 0; g < sel->nregions; g++) {
-      sp_reader_intervals_t iv;
-      int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-      if (err) return err;
       sp_cell_stats_t *c = &st->cell[(size_t)g * sel->nranks + k];
-      for (int64_t i = 0; i < iv.n; i++) {
-        double d = sp_ns_between(iv.start[i], iv.end[i]);
-        if (d < 1e9 * min_duration) continue;
-        c->total += d;
-        if (c->n == 0 || d < c->min) c->min = d;
-        if (c->n == 0 || d > c->max) c->max = d;
-        c->n++;
+      int err = sp_cell_stream(sel, sel->regions[g], sel->ranks[k], 1e9 * min_duration, c);
+      if (err != 1) {
+        if (err) return err;
+        continue;
       }
+      sp_reader_intervals_t iv;
+      err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
+      if (err) return err;
+      sp_cell_add(iv.start, iv.end, iv.n, 1e9 * min_duration, c);
       if (iv.n > 0 && sp_cell_busiest(&iv, 1e9 * min_duration, c) != 0) {
         sp_reader_intervals_free(&iv);
         return SP_EXIT_IO;

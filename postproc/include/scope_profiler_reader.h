@@ -413,6 +413,17 @@ SP_READER_EXPORT int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int
                                                 const int32_t *keys, int n, unsigned flags,
                                                 sp_reader_merge_t **out);
 
+/**
+ * As sp_reader_merge_open(), in the order of start over all threads (ties:
+ * the longer call first, then keys[slot], slot, index; thread ignored):
+ * the order in which the calls cover time whatever thread ran them (the
+ * charts' busy time of a region on a rank, the k-th call of a pair).
+ * The same memory (a pair's core-written threads are its sorted runs).
+ */
+SP_READER_EXPORT int sp_reader_merge_open_by_start(sp_reader_t *r, int k, const int *regions,
+                                                   const int32_t *keys, int n,
+                                                   sp_reader_merge_t **out);
+
 /** The next call into *c: returns 1, 0 after the last one, or a negative
  *  SP_READER_E* code (the file changed or is damaged; message in
  *  sp_reader_errmsg()). */
@@ -570,7 +581,7 @@ SP_READER_EXPORT int sp_reader_num_hosts(const sp_reader_t *r);
  * the file; a rank with more timed calls than sp_reader_stream_calls() is
  * swept from sp_reader_merge_open() instead (memory bounded, about 20 MB,
  * whatever its calls; the same figures; files with call ids excepted;
- * with SP_READER_TREE_DURATIONS each pair is then loaded alone once);
+ * with SP_READER_TREE_DURATIONS each pair is then read once more in slices);
  * plus 24 bytes per node and selected rank for the per-rank figures. CPU: where calls repeat a pattern (a step with the same calls
  * nested the same way), each repeat after the first is checked and summed
  * straight from the arrays, so the tree costs little more than reading;

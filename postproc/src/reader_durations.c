@@ -14,6 +14,7 @@
  * when the ends rise strictly, else found by one more pass; the call
  * holding it (the first of equals) by a count and a short scan from the
  * end. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "reader_tree_internal.h"
@@ -183,4 +184,78 @@ unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d
   d->m2 = t2 - t1 * t1 / (double)iv->n;
   if (d->m2 < 0) d->m2 = 0;
   return (down ? SP_STAMPS_DOWN : 0u) | (bad ? SP_STAMPS_BAD : 0u);
+}
+
+/* The slice of sp__durations_read: SP_DCHUNK calls after the one before
+ * them (the spans' order checks read it), so that the spans fall where
+ * sp__durations puts them (1, 1 + SP_SPAN, ...). */
+enum { SP_DCHUNK = 16 * SP_SPAN };
+
+/* Running figures of sp__durations_read. */
+typedef struct sp_dur_acc {
+  int64_t k, mn, mx;
+  double t1, t2;
+  /* the earliest start (first of equals) and its duration; the latest end (first of equals)
+   * and its duration */
+  int64_t fs, fd, le, ld;
+} sp_dur_acc_t;
+
+/* The calls st/en[0..got) of a slice whose call 0 is the pair's call at
+ * (call 0 of a later slice is the last call of the slice before). */
+static void sp_dur_slice(const int64_t *st, const int64_t *en, int64_t got, sp_dur_acc_t *a) {
+  const uint64_t inexact = ~(uint64_t)0 << SP_EXACT_BITS;
+  for (int64_t i = 0; i < got; i++) {
+    if (st[i] < a->fs) a->fs = st[i], a->fd = sp_duration(st[i], en[i]);
+    if (en[i] > a->le) a->le = en[i], a->ld = sp_duration(st[i], en[i]);
+  }
+  for (int64_t i0 = 1; i0 < got; i0 += SP_SPAN) {
+    int64_t m = got - i0 < SP_SPAN ? got - i0 : SP_SPAN;
+    sp_span_t sp;
+    sp_span_sums(st + i0, en + i0, m, a->k, &sp);
+    if (((uint64_t)a->k & inexact) == 0 && (sp.bits & inexact) == 0) {
+      a->t1 += (double)(sp.s1 - a->k * m);
+      a->t2 += sp.s2;
+      a->mn = sp.mn < a->mn ? sp.mn : a->mn;
+      a->mx = sp.mx > a->mx ? sp.mx : a->mx;
+    } else {
+      sp_span_doubles(st + i0, en + i0, m, a->k, &a->t1, &a->t2, &a->mn, &a->mx);
+    }
+  }
+}
+
+int sp__durations_read(sp_reader_t *r, int g, int k, int64_t n, sp_reader_durations_t *d) {
+  memset(d, 0, sizeof *d);
+  d->first_start = INT64_MAX;
+  d->last_end = INT64_MIN;
+  d->n = n;
+  if (n <= 0) return 0;
+  int64_t *st = malloc((SP_DCHUNK + 1) * sizeof *st), *en = malloc((SP_DCHUNK + 1) * sizeof *en);
+  int rc = st && en ? 0 : sp__reader_fail(r, SP_READER_ENOMEM, "out of memory");
+  sp_dur_acc_t a = {0, 0, 0, 0, 0, INT64_MAX, 0, INT64_MIN, 0};
+  for (int64_t at = 0; rc == 0 && at < n; at += SP_DCHUNK) {
+    int64_t want = n - at < SP_DCHUNK + 1 ? n - at : SP_DCHUNK + 1;
+    int64_t got = sp_reader_read_range(r, g, k, at, want, st, en, NULL);
+    if (got != want) {
+      rc = at == 0 && got <= 0 ? 1
+           : got < 0           ? (int)got
+                     : sp__reader_fail(r, SP_READER_EDATA, "the file changed while it was read");
+      break;
+    }
+    if (at == 0) a.k = a.mn = a.mx = sp_duration(st[0], en[0]);
+    sp_dur_slice(st, en, got, &a);
+  }
+  free(st);
+  free(en);
+  if (rc) return rc;
+  d->total = a.t1 + (double)a.k * (double)n;
+  d->min = a.mn;
+  d->max = a.mx;
+  d->first_start = a.fs;
+  d->first = a.fd;
+  d->last_end = a.le;
+  d->last = a.ld;
+  d->mean = d->total / (double)n;
+  d->m2 = a.t2 - a.t1 * a.t1 / (double)n;
+  if (d->m2 < 0) d->m2 = 0;
+  return 0;
 }

@@ -89,11 +89,13 @@ struct sp_reader_merge {
   size_t chunk;   /* calls per run chunk */
   int64_t *s, *e; /* read scratch, SP_MERGE_SCAN each */
   int32_t *t;
+  int any; /* threads ignored: by start (sp_reader_merge_open_by_start) */
 };
 
-/* The merge's order: thread, start, longer first, key, pair, position. */
-static inline int sp_call_before(const sp_reader_call_t *a, const sp_reader_call_t *b) {
-  if (a->thread != b->thread) return a->thread < b->thread;
+/* The merge's order: thread (unless any: sp_reader_merge_open_by_start),
+ * start, longer first, key, pair, position. */
+static inline int sp_call_before(const sp_reader_call_t *a, const sp_reader_call_t *b, int any) {
+  if (!any && a->thread != b->thread) return a->thread < b->thread;
   if (a->start != b->start) return a->start < b->start;
   if (a->end != b->end) return a->end > b->end;
   if (a->key != b->key) return a->key < b->key;
@@ -104,10 +106,10 @@ static inline int sp_call_before(const sp_reader_call_t *a, const sp_reader_call
 /* Sorts c[0..n-1] with a natural merge sort: each pair is mostly in order
  * already, so a few linear merges of the ordered runs do instead of a
  * general sort. Returns 0 or SP_READER_ENOMEM. */
-static int sp_calls_sort(sp_reader_call_t *c, size_t n) {
+static int sp_calls_sort(sp_reader_call_t *c, size_t n, int any) {
   if (n < 2) return 0;
   size_t nruns = 1;
-  for (size_t i = 1; i < n; i++) nruns += sp_call_before(&c[i], &c[i - 1]);
+  for (size_t i = 1; i < n; i++) nruns += sp_call_before(&c[i], &c[i - 1], any);
   if (nruns == 1) return 0;
   size_t *runs = malloc((nruns + 1) * sizeof *runs);
   sp_reader_call_t *tmp = malloc(n * sizeof *tmp);
@@ -119,7 +121,7 @@ static int sp_calls_sort(sp_reader_call_t *c, size_t n) {
   nruns = 0;
   runs[nruns++] = 0;
   for (size_t i = 1; i < n; i++)
-    if (sp_call_before(&c[i], &c[i - 1])) runs[nruns++] = i;
+    if (sp_call_before(&c[i], &c[i - 1], any)) runs[nruns++] = i;
   runs[nruns] = n;
   sp_reader_call_t *src = c, *dst = tmp;
   while (nruns > 1) {
@@ -128,7 +130,8 @@ static int sp_calls_sort(sp_reader_call_t *c, size_t n) {
       /* runs r and r + 1 (r + 1 == nruns: run r alone, copied) */
       size_t a = runs[r], mid = runs[r + 1], b = r + 2 <= nruns ? runs[r + 2] : n;
       size_t i = a, j = mid, k = a;
-      while (i < mid && j < b) dst[k++] = sp_call_before(&src[j], &src[i]) ? src[j++] : src[i++];
+      while (i < mid && j < b)
+        dst[k++] = sp_call_before(&src[j], &src[i], any) ? src[j++] : src[i++];
       while (i < mid) dst[k++] = src[i++];
       while (j < b) dst[k++] = src[j++];
       runs[m++] = a;
@@ -170,7 +173,7 @@ static int sp_pair_load(sp_reader_merge_t *m, sp_mpair_t *p) {
                                    p->key,      slot,      i};
   int64_t n = iv.n;
   sp_reader_intervals_free(&iv);
-  if (rc == 0) rc = sp_calls_sort(p->all, (size_t)n);
+  if (rc == 0) rc = sp_calls_sort(p->all, (size_t)n, m->any);
   if (rc == 0) rc = sp_run_add(m, slot, 0, n);
   if (rc == 0) {
     sp_mrun_t *r = &m->runs[m->nruns - 1];
@@ -201,7 +204,7 @@ static int sp_pair_scan(sp_reader_merge_t *m, sp_mpair_t *p, int64_t n) {
     for (int64_t i = 0; i < got; i++) {
       int32_t t = m->t[i];
       int64_t s = m->s[i], e = m->e[i];
-      int desc = pos + i > 0 && (t != pt ? t < pt : s != ps ? s < ps : e > pe);
+      int desc = pos + i > 0 && (t != pt && !m->any ? t < pt : s != ps ? s < ps : e > pe);
       if (desc) {
         if (m->nruns - first + 1 >= SP_MERGE_MAXRUNS) {
           m->nruns = first;
@@ -267,8 +270,8 @@ static void sp_heap_down(sp_reader_merge_t *m, int i) {
   int n = m->nheap;
   for (;;) {
     int l = 2 * i + 1, best = i;
-    if (l < n && sp_call_before(&h[l].c, &h[best].c)) best = l;
-    if (l + 1 < n && sp_call_before(&h[l + 1].c, &h[best].c)) best = l + 1;
+    if (l < n && sp_call_before(&h[l].c, &h[best].c, m->any)) best = l;
+    if (l + 1 < n && sp_call_before(&h[l + 1].c, &h[best].c, m->any)) best = l + 1;
     if (best == i) return;
     sp_mhead_t t = h[i];
     h[i] = h[best];
@@ -342,8 +345,10 @@ static int sp_merge_fill(sp_reader_merge_t *m, const int *regions, const int32_t
   return sp_merge_start(m);
 }
 
-int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions, const int32_t *keys,
-                               int n, unsigned flags, sp_reader_merge_t **out) {
+/* The merges' one opening: flags of sp_reader_merge_open_flags(); any: in
+ * start order over all threads (sp_reader_merge_open_by_start). */
+static int sp_merge_open(sp_reader_t *r, int k, const int *regions, const int32_t *keys, int n,
+                         unsigned flags, int any, sp_reader_merge_t **out) {
   if (out) *out = NULL;
   if (!r || !out || n < 0 || (n > 0 && !regions) || k < 0 || k >= r->nranks ||
       (flags & ~(unsigned)SP_READER_MERGE_UNSCANNED))
@@ -354,6 +359,7 @@ int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions, const 
   m->r = r;
   m->k = k;
   m->unscanned = (flags & SP_READER_MERGE_UNSCANNED) != 0;
+  m->any = any;
   int rc = sp_merge_fill(m, regions, keys, n);
   if (rc) {
     sp_reader_merge_close(m);
@@ -367,7 +373,17 @@ int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions, const 
 
 int sp_reader_merge_open(sp_reader_t *r, int k, const int *regions, const int32_t *keys, int n,
                          sp_reader_merge_t **out) {
-  return sp_reader_merge_open_flags(r, k, regions, keys, n, 0, out);
+  return sp_merge_open(r, k, regions, keys, n, 0, 0, out);
+}
+
+int sp_reader_merge_open_flags(sp_reader_t *r, int k, const int *regions, const int32_t *keys,
+                               int n, unsigned flags, sp_reader_merge_t **out) {
+  return sp_merge_open(r, k, regions, keys, n, flags, 0, out);
+}
+
+int sp_reader_merge_open_by_start(sp_reader_t *r, int k, const int *regions, const int32_t *keys,
+                                  int n, sp_reader_merge_t **out) {
+  return sp_merge_open(r, k, regions, keys, n, 0, 1, out);
 }
 
 /* The earliest call into *c (the heap is not empty): 1 or a reader error.
@@ -384,7 +400,7 @@ static inline int sp_merge_pop(sp_reader_merge_t *m, sp_reader_call_t *c) {
   } else {
     m->heap[0].c = sp_run_call(m, r);
     if (m->nheap == 2) {
-      if (sp_call_before(&m->heap[1].c, &m->heap[0].c)) {
+      if (sp_call_before(&m->heap[1].c, &m->heap[0].c, m->any)) {
         sp_mhead_t t = m->heap[0];
         m->heap[0] = m->heap[1];
         m->heap[1] = t;

@@ -319,7 +319,7 @@ static int64_t sp_rank_timed_calls(const sp_reader_t *r, int k, const int *regio
  * per sorted run, not the rank (the loaded rank took about 68 bytes a
  * call). Same figures as the loaded way, whose block order and repeats
  * only save time. With SP_READER_TREE_DURATIONS each pair's statistics
- * are taken from it loaded alone (memory for the largest pair). */
+ * are taken from it read in slices (sp__durations_read). */
 static int sp_tree_rank_stream(sp_reader_t *r, sp_reader_tree_t *t, int j, int k,
                                const int *regions, const int *keys, int nregions, const int *by_key,
                                unsigned flags) {
@@ -338,9 +338,11 @@ static int sp_tree_rank_stream(sp_reader_t *r, sp_reader_tree_t *t, int j, int k
     sel[n] = regions[i];
     key[n++] = keys[i];
     if (!t->dur) continue;
-    sp_reader_intervals_t iv;
+    sp_reader_durations_t *d = &t->dur[(size_t)regions[i] * (size_t)t->nranks + (size_t)j];
+    if ((rc = sp__durations_read(r, regions[i], k, info.num_intervals, d)) != 1) continue;
+    sp_reader_intervals_t iv; /* delta-encoded columns: loaded */
     rc = sp_reader_load(r, regions[i], k, &iv);
-    if (rc == 0) sp__durations(&iv, &t->dur[(size_t)regions[i] * (size_t)t->nranks + (size_t)j]);
+    if (rc == 0) sp__durations(&iv, d);
     sp_reader_intervals_free(&iv);
   }
   sp_reader_merge_t *m = NULL;

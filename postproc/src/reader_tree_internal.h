@@ -111,6 +111,14 @@ enum { SP_STAMPS_DOWN = 1u, SP_STAMPS_BAD = 2u };
 /* Statistics of the durations of iv; returns SP_STAMPS_* flags (the same pass). */
 unsigned sp__durations(const sp_reader_intervals_t *iv, sp_reader_durations_t *d);
 
+/* The same statistics of region g on rank index k (n intervals) read in
+ * slices (bounded memory: the streamed tree's region_statistics.json took
+ * 10 bytes a call of its largest pair): the same spans in the same order,
+ * so the same figures. Returns 0, 1 when the first slice cannot be read
+ * (the caller loads the pair: delta-encoded columns, or it says why), or
+ * a negative SP_READER_E* code (message set). */
+int sp__durations_read(sp_reader_t *r, int g, int k, int64_t n, sp_reader_durations_t *d);
+
 /* ---- reader_tree_ids.c: the tree from the reference tool's call ids ---- */
 
 /* Adds the j-th selected rank's calls to t by their call_ids/parent_ids:

@@ -26,12 +26,18 @@ start (the core's order), rec_end as they end (innermost first);
 also run with SCOPE_PROFILER_READER_STREAM=0; their totals are the roots'
 durations summed by numpy.
 CASE is an output: tree, tree_text, summary, summary_thread, summary_self,
-folded, summary_recursion. Runs PPROC on the file with the default bound and with
+folded, summary_recursion, charts (-o DIR with the charts that read pairs
+or ranks in slices, issue 47: gantt, durations, rank_heatmap, histogram,
+flame, timeline_density, flame_graph, with --export-data; the file holds rec and rec_end too, is
+also run with SCOPE_PROFILER_READER_STREAM=0, and every file of DIR, the
+PNGs too, must be the same bytes; the durations data's calls and totals
+of step, work, omp, rec and rec_end against numpy). Runs PPROC on the file with the default bound and with
 SCOPE_PROFILER_READER_STREAM=10^12 (nothing streamed), asserts the same
 stdout, stderr and status, and for the summaries checks calls and totals of
 step, work and omp against numpy. Prints "ok".
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -49,6 +55,9 @@ CASES = {
     "summary_self": ["--summary", "--sort-by", "self", "--format", "tsv"],
     "folded": ["--export", "folded"],
     "summary_recursion": ["--summary", "--format", "tsv"],
+    "charts": ["-o", None, "--plots",
+               "gantt,durations,rank_heatmap,histogram,flame,flame_graph,timeline_density",
+               "--export-data"],
 }
 ROOTS = 150000  # recursive roots of rec and rec_end: about 300,000 calls each, past 2^18
 
@@ -128,8 +137,20 @@ def run(pproc, path, args, env_extra):
     env = dict(os.environ)
     env.pop("SCOPE_PROFILER_READER_STREAM", None)
     env.update(env_extra)
+    out = None
+    if None in args:  # -o DIR: a directory of its own, its files (name, bytes) in the result
+        out = f"{path}.{len(os.listdir(os.path.dirname(path)))}.d"
+        shutil.rmtree(out, ignore_errors=True)
+        args = [out if a is None else a for a in args]
     p = subprocess.run([pproc, path] + args, capture_output=True, env=env, timeout=600)
-    return p.returncode, p.stdout, p.stderr
+    if out is None:
+        return p.returncode, p.stdout, p.stderr
+    files = {}
+    for name in sorted(os.listdir(out)) if os.path.isdir(out) else []:
+        with open(os.path.join(out, name), "rb") as fh:
+            files[name] = fh.read()
+    shutil.rmtree(out, ignore_errors=True)
+    return p.returncode, p.stdout, p.stderr.replace(out.encode(), b"DIR"), files
 
 
 def check_summary(out, want):
@@ -155,27 +176,68 @@ def check_summary(out, want):
     return fails
 
 
+def check_durations(files, path):
+    """durations_data.csv's avg, min, max and total (the reference tool's
+    rule: over every call of the ranks) of each region against numpy over
+    the file's arrays (h5py), and rec's and rec_end's total_per_rank (per
+    rank its busiest thread's outermost calls, mean over the 2 ranks: one
+    thread's 75,000 roots of 90 ns on rank 0)."""
+    text = files.get("durations_data.csv", b"").decode().splitlines()
+    if len(text) < 2:
+        return ["no durations_data.csv"]
+    got = {}
+    for ln in text[1:]:
+        _, region, metric, value = ln.split(",")
+        got[(region, metric)] = float(value)
+    want = {}
+    with h5py.File(path, "r") as f:
+        durs = {}
+        for rank in f:
+            for name, g in f[rank]["regions"].items():
+                if "start_times" in g:
+                    d = g["end_times"][()] - g["start_times"][()]
+                    durs.setdefault(name, []).append(d)
+    for name, parts in durs.items():
+        d = np.concatenate(parts)
+        want.update({(name, "avg"): d.mean(), (name, "min"): d.min(), (name, "max"): d.max(),
+                     (name, "total"): d.sum()})
+    for name in ("rec", "rec_end"):
+        want[(name, "total_per_rank")] = 90 * (ROOTS // 2) / 2
+    fails = []
+    for key, ns in want.items():
+        v = got.get(key)
+        if v is None or abs(v - ns * 1e-9) > 1e-9 * max(1.0, ns * 1e-9) + 1e-9:
+            fails.append(f"durations_data: {key}: {v} s, numpy {ns * 1e-9} s")
+    return fails
+
+
 def main():
     pproc, d, case = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, f"stream_big_{case}.h5")
-    want = write(path, rec=case == "summary_recursion")
+    want = write(path, rec=case in ("summary_recursion", "charts"))
     args = CASES[case]
     streamed = run(pproc, path, args, {})
     loaded = run(pproc, path, args, {"SCOPE_PROFILER_READER_STREAM": str(10**12)})
     fails = []
     both = [("streamed", streamed)]
-    if case == "summary_recursion":
+    if case in ("summary_recursion", "charts"):
         both.append(("all streamed", run(pproc, path, args, {"SCOPE_PROFILER_READER_STREAM": "0"})))
     for label, got in both:
         if got != loaded:
-            fails.append(f"{label} and loaded differ: status {got[0]} / {loaded[0]}\n"
+            diff = [n for n in set(got[3]) | set(loaded[3]) if got[3].get(n) != loaded[3].get(n)] \
+                if len(got) > 3 else []
+            fails.append(f"{label} and loaded differ: status {got[0]} / {loaded[0]}, files {diff}\n"
                          f"stderr {got[2][:300]!r} / {loaded[2][:300]!r}\n"
                          f"stdout {got[1][:300]!r} / {loaded[1][:300]!r}")
     if streamed[0] != 0:
         fails.append(f"exit {streamed[0]}: {streamed[2][:300]!r}")
     if case.startswith("summary") and case != "summary_thread" and streamed[0] == 0:
         fails += check_summary(streamed[1], want)
+    if case == "charts" and streamed[0] == 0:
+        fails += check_durations(streamed[3], path)
+        if len(streamed[3]) < 8:
+            fails.append(f"only {sorted(streamed[3])} written")
     os.remove(path)
     for m in fails:
         print("FAIL", m)

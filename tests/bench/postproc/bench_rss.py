@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_rss.py - peak RSS of every output (text, exports, charts, report) over calls per rank.
 
-usage: bench_rss.py [--only=LABEL ...] PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS [recursive]]]]
+usage: bench_rss.py [--only REGEX] PPROC GEN_THREADS DIR [SMALL [LARGE [THREADS [recursive]]]]
 
 Records DIR/rss_SMALL.h5 and DIR/rss_LARGE.h5 with gen_threads (the
 library itself; one rank, default 1e6 and 1e7 calls on 8 threads), then
@@ -10,11 +10,13 @@ a process of its own, and prints its peak RSS (wait4's ru_maxrss) and wall
 time at both sizes and the ratio LARGE/SMALL of the peaks. With
 "recursive", gen_threads records "outer" holding "outer" (recursion: the
 outermost calls found by a backward pass, summary.c) into
-DIR/rss_rec_N.h5, and only the --summary lines run. --only=LABEL (one
-or more) runs only the outputs of those labels (e.g. --only=--waits). The target
+DIR/rss_rec_N.h5, and only the --summary lines run. --only REGEX: only
+the outputs whose label it matches (e.g. "plots" for the charts); a file
+already recorded at that size in DIR is reused. The target
 (issue 47): memory flat in calls per rank, ratio <= 1.2. Nothing asserts.
 """
 import os
+import re
 import shutil
 import sys
 import time
@@ -66,21 +68,23 @@ def run(argv):
 
 
 def main():
-    only = [a[len("--only="):] for a in sys.argv[1:] if a.startswith("--only=")]
-    argv = [sys.argv[0]] + [a for a in sys.argv[1:] if not a.startswith("--only=")]
-    pproc, gen, d = argv[1], argv[2], argv[3]
-    small = int(float(argv[4])) if len(argv) > 4 else 10**6
-    large = int(float(argv[5])) if len(argv) > 5 else 10**7
-    threads = argv[6] if len(argv) > 6 else "8"
-    rec = len(argv) > 7 and argv[7] == "recursive"
+    argv, only = sys.argv[1:], None
+    if argv[:1] == ["--only"]:
+        only, argv = re.compile(argv[1]), argv[2:]
+    pproc, gen, d = argv[0], argv[1], argv[2]
+    small = int(float(argv[3])) if len(argv) > 3 else 10**6
+    large = int(float(argv[4])) if len(argv) > 4 else 10**7
+    threads = argv[5] if len(argv) > 5 else "8"
+    rec = len(argv) > 6 and argv[6] == "recursive"
     outputs = [o for o in OUTPUTS if o[0].startswith("--summary")] if rec else OUTPUTS
     if only:
-        outputs = [o for o in outputs if o[0] in only]
-        assert outputs, f"--only: no output labelled {only}"
+        outputs = [o for o in outputs if only.search(o[0])]
     os.makedirs(d, exist_ok=True)
     files = {}
     for n in (small, large):
         files[n] = f"{d}/rss_{'rec_' if rec else ''}{n}.h5"
+        if only and os.path.exists(files[n]):
+            continue
         rss, wall, rc = run([gen, files[n], str(n), threads] + (["recursive"] if rec else []))
         assert rc == 0, f"gen_threads {n}: exit {rc}"
         print(f"record {n} calls on {threads} threads: {wall:.2f} s")

@@ -444,7 +444,7 @@ static int64_t sp_merge_two(sp_reader_merge_t *m, sp_reader_call_t *c, int64_t c
     ha.c.end = a->e[i];
     ha.c.thread = a->t[i];
     ha.c.index = a->first + (int64_t)i;
-    if (sp_call_before(&hb.c, &ha.c)) {
+    if (sp_call_before(&hb.c, &ha.c, m->any)) {
       sp_mhead_t th = ha;
       ha = hb;
       hb = th;

@@ -29,14 +29,14 @@ static int sp_cell_aggregate(const sp_selection_t *sel, int g, int k, double min
   }
   c->unknown = ~ag.have & all;
   c->total = (double)ag.total;
-  c->busiest = c->total; /* threads and nesting unknown */
+  c->busiest = c->outer = c->total; /* threads and nesting unknown */
   c->min = (double)ag.min;
   c->max = (double)ag.max;
   return 0;
 }
 
 /* c->busiest: the largest over the pair's threads of the thread's outermost
- * calls (those of min_ns or longer). */
+ * calls (those of min_ns or longer); c->outer: their sum over the threads. */
 static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_cell_stats_t *c) {
   unsigned char *outer = malloc((size_t)iv->n);
   if (!outer || sp_outer_calls(iv, outer) != 0) {
@@ -65,9 +65,11 @@ static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_ce
     if (rc == 0) sum[t] += d;
   }
   free(outer);
-  c->busiest = 0;
-  for (int t = 0; t < nt; t++)
+  c->busiest = c->outer = 0;
+  for (int t = 0; t < nt; t++) {
+    c->outer += sum[t];
     if (sum[t] > c->busiest) c->busiest = sum[t];
+  }
   free(tids);
   free(sum);
   return rc;

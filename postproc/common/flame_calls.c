@@ -117,3 +117,65 @@ int sp_flame_ranks(const sp_selection_t *sel, const sp_options_t *o, const int *
   *ranks = sel->ranks;
   return o->nranks > 0 ? sel->nranks : (sel->nranks > 0 ? 1 : 0);
 }
+
+/* The selected regions' positions in name order (sp_flame_calls_load's
+ * tie-break), as the merge's keys. */
+static int sp_flame_keys(const sp_selection_t *sel, int32_t *keys) {
+  int *order = malloc((size_t)(sel->nregions ? sel->nregions : 1) * sizeof *order);
+  if (!order) return SP_EXIT_IO;
+  for (int g = 0; g < sel->nregions; g++) order[g] = g;
+  sp_sort_sel = sel;
+  qsort(order, (size_t)sel->nregions, sizeof *order, sp_cmp_row_name);
+  for (int g = 0; g < sel->nregions; g++) keys[order[g]] = g;
+  free(order);
+  return 0;
+}
+
+enum { SP_FLAME_SLICE = 4096 }; /* calls taken from the merge at once */
+
+/* The depth sweep of sp_flame_depths over one slice of the merge. */
+static int sp_flame_slice(const sp_reader_call_t *c, int64_t n, sp_flame_call_t *out,
+                          int64_t **stack, int64_t *cap, int64_t *top, int32_t *tid, int *started) {
+  for (int64_t i = 0; i < n; i++) {
+    if (!*started || c[i].thread != *tid) *top = 0;
+    *started = 1, *tid = c[i].thread;
+    while (*top > 0 && (*stack)[*top - 1] <= c[i].start) (*top)--;
+    if (*top == *cap) {
+      int64_t nc = *cap ? 2 * *cap : 64;
+      int64_t *s = realloc(*stack, (size_t)nc * sizeof *s);
+      if (!s) return SP_EXIT_IO;
+      *stack = s, *cap = nc;
+    }
+    out[i] = (sp_flame_call_t){c[i].start, c[i].end, c[i].thread, (int32_t)c[i].slot,
+                               (int32_t)(*top < INT32_MAX ? *top : INT32_MAX)};
+    (*stack)[(*top)++] = c[i].end;
+  }
+  return 0;
+}
+
+int sp_flame_calls_stream(const sp_selection_t *sel, int k, sp_flame_fn fn, void *ctx) {
+  int32_t *keys = malloc((size_t)(sel->nregions ? sel->nregions : 1) * sizeof *keys);
+  sp_reader_call_t *c = malloc(SP_FLAME_SLICE * sizeof *c);
+  sp_flame_call_t *out = malloc(SP_FLAME_SLICE * sizeof *out);
+  int64_t *stack = NULL, cap = 0, top = 0, got = 0;
+  int32_t tid = 0;
+  int started = 0, rc = keys && c && out ? sp_flame_keys(sel, keys) : SP_EXIT_IO;
+  sp_reader_merge_t *m = NULL;
+  int err = rc == 0 ? sp_reader_merge_open(sel->reader, sel->ranks[k], sel->regions, keys,
+                                           sel->nregions, &m)
+                    : 0;
+  while (rc == 0 && err == 0 && (got = sp_reader_merge_next_n(m, c, SP_FLAME_SLICE)) > 0) {
+    rc = sp_flame_slice(c, got, out, &stack, &cap, &top, &tid, &started);
+    if (rc == 0) rc = fn(ctx, out, got);
+  }
+  if (err == 0 && got < 0) err = (int)got;
+  sp_reader_merge_close(m);
+  free(keys), free(c), free(out), free(stack);
+  if (rc == SP_EXIT_IO) sp_msg(SP_QUIET, "out of memory");
+  if (rc == 0 && err < 0) {
+    sp_msg(SP_QUIET, "%s",
+           err == SP_READER_ENOMEM ? "out of memory" : sp_reader_errmsg(sel->reader));
+    rc = err == SP_READER_ENOMEM ? SP_EXIT_IO : sp_exit_for_reader(err);
+  }
+  return rc;
+}

@@ -203,38 +203,6 @@ static int sp_gantt_data(const sp_charts_t *c) {
   return d.f ? sp_data_close(&d, c, rc) : rc;
 }
 
-/* flame_data rows of one slice of a rank's calls. */
-typedef struct sp_flame_rows {
-  sp_data_file_t *d;
-  const sp_selection_t *sel;
-  const char *label;
-  int rank;
-} sp_flame_rows_t;
-
-static int sp_flame_rows(void *ctx, const sp_flame_call_t *call, int64_t n) {
-  const sp_flame_rows_t *w = ctx;
-  sp_data_file_t *d = w->d;
-  for (int64_t k = 0; k < n; k++) {
-    sp_data_key(d, 0);
-    sp_data_text(d->f, d->json, w->label);
-    sp_data_key(d, 1);
-    fprintf(d->f, "%d", w->rank);
-    sp_data_key(d, 2);
-    sp_data_text(d->f, d->json,
-                 sp_reader_region_name(w->sel->reader, w->sel->regions[call[k].row]));
-    sp_data_key(d, 3);
-    fprintf(d->f, "%d", (int)call[k].depth);
-    sp_data_key(d, 4);
-    fprintf(d->f, "%.9f", 1e-9 * sp_ns_between(w->sel->t0, call[k].start));
-    sp_data_key(d, 5);
-    fprintf(d->f, "%.9f", 1e-9 * sp_ns_between(w->sel->t0, call[k].end));
-    sp_data_end_row(d);
-  }
-  return 0;
-}
-
-/* The flame chart's ranks' calls with their depth, streamed
- * (sp_flame_calls_stream: the loaded calls took 28 bytes a call). */
 static int sp_flame_data(const sp_charts_t *c) {
   static const char *const cols[] = {"file",  "rank",          "region",
                                      "depth", "start_seconds", "end_seconds"};
@@ -245,8 +213,26 @@ static int sp_flame_data(const sp_charts_t *c) {
     const int *ranks;
     int nfr = sp_flame_ranks(sel, c->o, &ranks);
     for (int p = 0; rc == 0 && p < nfr; p++) {
-      sp_flame_rows_t w = {&d, sel, c->labels[fi], sp_reader_rank_id(sel->reader, ranks[p])};
-      rc = sp_flame_calls_stream(sel, p, sp_flame_rows, &w);
+      sp_flame_calls_t fc;
+      rc = sp_flame_calls_load(sel, p, &fc);
+      int rank = sp_reader_rank_id(sel->reader, ranks[p]);
+      for (int64_t k = 0; rc == 0 && k < fc.n; k++) {
+        const sp_flame_call_t *call = &fc.call[k];
+        sp_data_key(&d, 0);
+        sp_data_text(d.f, d.json, c->labels[fi]);
+        sp_data_key(&d, 1);
+        fprintf(d.f, "%d", rank);
+        sp_data_key(&d, 2);
+        sp_data_text(d.f, d.json, sp_reader_region_name(sel->reader, sel->regions[call->row]));
+        sp_data_key(&d, 3);
+        fprintf(d.f, "%d", (int)call->depth);
+        sp_data_key(&d, 4);
+        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->start));
+        sp_data_key(&d, 5);
+        fprintf(d.f, "%.9f", 1e-9 * sp_ns_between(sel->t0, call->end));
+        sp_data_end_row(&d);
+      }
+      if (rc == 0) sp_flame_calls_free(&fc);
     }
   }
   return d.f ? sp_data_close(&d, c, rc) : rc;

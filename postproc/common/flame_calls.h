@@ -27,15 +27,6 @@ typedef struct sp_flame_calls {
 int sp_flame_calls_load(const sp_selection_t *sel, int k, sp_flame_calls_t *fc);
 void sp_flame_calls_free(sp_flame_calls_t *fc);
 
-/* The same calls of rank sel->ranks[k], in the same order with the same
- * depths, passed to fn a slice at a time from the reader's merge
- * (sp_reader_merge_open) instead of loaded: memory flat in the rank's
- * calls (--export-data's flame_data; issue 47). fn returns 0 or an
- * sp_exit_t code that ends the pass. Returns 0 or an sp_exit_t code after
- * printing why (fn's own unchanged). */
-typedef int (*sp_flame_fn)(void *ctx, const sp_flame_call_t *calls, int64_t n);
-int sp_flame_calls_stream(const sp_selection_t *sel, int k, sp_flame_fn fn, void *ctx);
-
 /* The flame chart's ranks: the first n of sel->ranks (*ranks), all of the
  * --ranks selection when given, else the first rank. Returns n. */
 int sp_flame_ranks(const sp_selection_t *sel, const sp_options_t *o, const int **ranks);

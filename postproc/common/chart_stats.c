@@ -31,7 +31,7 @@ static int sp_cell_aggregate(const sp_selection_t *sel, int g, int k, double min
   }
   c->unknown = ~ag.have & all;
   c->total = (double)ag.total;
-  c->busiest = c->total; /* threads and nesting unknown */
+  c->busiest = c->outer = c->total; /* threads and nesting unknown */
   c->min = (double)ag.min;
   c->max = (double)ag.max;
   return 0;
@@ -62,18 +62,21 @@ static int sp_busy_add(sp_busy_t *b, int32_t tid, double d) {
   return 0;
 }
 
-/* The largest sum, and frees b. */
-static double sp_busy_done(sp_busy_t *b) {
+/* The largest sum, their total into *all, and frees b. */
+static double sp_busy_done(sp_busy_t *b, double *all) {
   double mx = 0;
-  for (int t = 0; t < b->nt; t++)
+  *all = 0;
+  for (int t = 0; t < b->nt; t++) {
+    *all += b->sum[t];
     if (b->sum[t] > mx) mx = b->sum[t];
+  }
   free(b->tids);
   free(b->sum);
   return mx;
 }
 
 /* c->busiest: the largest over the pair's threads of the thread's outermost
- * calls (those of min_ns or longer). */
+ * calls (those of min_ns or longer); c->outer: their sum over the threads. */
 static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_cell_stats_t *c) {
   unsigned char *outer = malloc((size_t)iv->n);
   if (!outer || sp_outer_calls(iv, outer) != 0) {
@@ -88,7 +91,7 @@ static int sp_cell_busiest(const sp_reader_intervals_t *iv, double min_ns, sp_ce
     rc = sp_busy_add(&b, iv->thread_ids ? iv->thread_ids[i] : 0, d);
   }
   free(outer);
-  c->busiest = sp_busy_done(&b);
+  c->busiest = sp_busy_done(&b, &c->outer);
   return rc;
 }
 
@@ -145,7 +148,7 @@ static int sp_cell_stream(const sp_selection_t *sel, int g, int k, double min_ns
   if (all != 1) return all == 0 ? 1 : all;
   sp_cell_pass_t p = {c, bits, min_ns, {NULL, NULL, 0, 0}};
   int rc = sp_pair_chunks(sel->reader, sel->file, g, k, sp_cell_slice, &p);
-  c->busiest = sp_busy_done(&p.busy);
+  c->busiest = sp_busy_done(&p.busy, &c->outer);
   free(bits);
   return rc;
 }

@@ -12,6 +12,9 @@ typedef struct sp_cell_stats {
   double max;   /* longest call, ns */
   double busiest; /* the rank's time in the region on its busiest thread, outermost calls
                    * only (recursion not counted twice), ns; aggregate files: total */
+  double outer;   /* the rank's time in the region summed over its threads, outermost calls
+                   * only (the rule of --summary and the report's Load balance), ns;
+                   * aggregate files: total */
   /* The reference tool's aggregate files (no stamps): the SP_READER_AGG_*
    * figures (TOTAL, MIN, MAX) the file does not store for this pair, which
    * are unknown, never 0; 0 for files with stamps. */

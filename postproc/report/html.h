@@ -66,6 +66,21 @@ void sp_html_tiles_free(sp_html_tiles_t *t);
 int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
                         const sp_html_span_t *sp, int64_t m);
 
+/* The same from the lane's tile counts, each call added by
+ * sp_html_tiles_span (a lane streamed call by call, html_stream.c). */
+void sp_html_tiles_span(const sp_html_tiles_t *t, uint16_t *cnt, int64_t s, int64_t e);
+int sp_html_tiles_add(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
+                      const uint16_t *cnt);
+
+/* Pass 3 of a streamed lane: the record of pair li, thread tid when it
+ * has chosen tiles (else -1); whether call [s, e] overlaps one of them;
+ * writing its tiles from the m sorted spans that do (at least) and the
+ * lane's np distinct nodes (ascending), as sp_html_tiles_lane. */
+int sp_html_tiles_find(const sp_html_tiles_t *t, int li, int tid);
+int sp_html_tiles_hit(const sp_html_tiles_t *t, int i, int64_t s, int64_t e);
+void sp_html_tiles_write(sp_html_tiles_t *t, FILE *f, int i, const sp_html_span_t *sp, int64_t m,
+                         const int32_t *paths, int np, sp_html_counts_t *c);
+
 /* Writes the tiles without calls of the lane counted last, as
  * SP_HTML_TILES / 4 hex digits (bit k of the number: tile k). */
 void sp_html_tiles_empty(const sp_html_tiles_t *t, FILE *f);
@@ -154,6 +169,18 @@ void sp_html_paths_free(sp_html_paths_t *p);
 int sp_html_paths_rank(const sp_html_paths_t *p, int k, const sp_reader_intervals_t *iv,
                        const int *regions, int npairs, int32_t **node);
 
+/* The tree node of region g (a reader index) under node parent (-1: a
+ * root), -1 when the tree has none: the step of the sweep above, for a
+ * caller that sweeps the rank's calls itself (html_stream.c). */
+int sp_html_paths_node(const sp_html_paths_t *p, int parent, int g);
+
+/* Region g's position in name order: the sweep's tie-break of calls with
+ * equal stamps. */
+int sp_html_paths_key(const sp_html_paths_t *p, int g);
+
+/* 1 when the file's call ids define the tree (the sweep does not apply). */
+int sp_html_paths_ids(const sp_html_paths_t *p);
+
 /* html_balance.c: per region and selected rank the rank's time
  * (outermost calls summed over threads, as --summary) and per region the
  * calls in the first and last third of the run, written as "balance" for
@@ -167,6 +194,13 @@ void sp_html_balance_free(sp_html_balance_t *b);
 /* Adds one loaded pair: region position pos in sel->regions, reader rank
  * index rank. Returns 0 or SP_EXIT_IO (out of memory). */
 int sp_html_balance_pair(sp_html_balance_t *b, int pos, int rank, const sp_reader_intervals_t *iv);
+
+/* The same for n calls of such a pair, in any order and any number of
+ * pieces (html_stream.c): outer[i] 1 when call i is outermost on its
+ * thread (sp_outer_calls' rule); tids NULL: thread 0. */
+int sp_html_balance_calls(sp_html_balance_t *b, int pos, int rank, const int64_t *s,
+                          const int64_t *e, const int32_t *tids, const unsigned char *outer,
+                          int64_t n);
 
 /* An aggregate file: the stored totals per (region, rank), no thirds. */
 void sp_html_balance_agg(sp_html_balance_t *b);

@@ -109,37 +109,44 @@ static sp_omp_thr_t *sp_omp_thr(sp_html_balance_t *b, int j, int32_t tid) {
 }
 
 /* An OpenMP region's outermost calls (outer[]) added to their threads. */
-static int sp_omp_add(sp_html_balance_t *b, int cls, int j, const sp_reader_intervals_t *iv,
-                      const unsigned char *outer) {
+static int sp_omp_add(sp_html_balance_t *b, int cls, int j, const int64_t *s, const int64_t *e,
+                      const int32_t *tids, const unsigned char *outer, int64_t n) {
   sp_omp_thr_t *t = NULL;
-  for (int64_t i = 0; i < iv->n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     if (!outer[i]) continue;
-    int32_t tid = iv->thread_ids ? iv->thread_ids[i] : 0;
+    int32_t tid = tids ? tids[i] : 0;
     if (!t || t->tid != tid) t = sp_omp_thr(b, j, tid);
     if (!t) return SP_EXIT_IO;
-    *(cls == SP_OMP_PAR ? &t->par : &t->wait) += sp_ns_between(iv->start[i], iv->end[i]);
+    *(cls == SP_OMP_PAR ? &t->par : &t->wait) += sp_ns_between(s[i], e[i]);
   }
   return 0;
 }
 
-int sp_html_balance_pair(sp_html_balance_t *b, int pos, int rank, const sp_reader_intervals_t *iv) {
+int sp_html_balance_calls(sp_html_balance_t *b, int pos, int rank, const int64_t *s,
+                          const int64_t *e, const int32_t *tids, const unsigned char *outer,
+                          int64_t n) {
   int j = b->rpos[rank];
-  if (j < 0 || iv->n == 0) return 0;
-  unsigned char *outer = malloc((size_t)iv->n);
-  if (!outer || sp_outer_calls(iv, outer) != 0) {
-    free(outer);
-    return SP_EXIT_IO;
-  }
+  if (j < 0 || n == 0) return 0;
   double sum = 0, *th = &b->thirds[4 * (size_t)pos];
   double a = b->span / 3.0, z = 2.0 * b->span / 3.0;
-  for (int64_t i = 0; i < iv->n; i++) {
-    double d = sp_ns_between(iv->start[i], iv->end[i]), at = sp_ns_between(b->t0, iv->start[i]);
+  for (int64_t i = 0; i < n; i++) {
+    double d = sp_ns_between(s[i], e[i]), at = sp_ns_between(b->t0, s[i]);
     if (outer[i]) sum += d;
     if (at < a) th[0] += 1, th[1] += d;
     if (at >= z) th[2] += 1, th[3] += d;
   }
   b->rt[(size_t)pos * (size_t)b->sel->nranks + (size_t)j] += sum;
-  int rc = b->omp[pos] ? sp_omp_add(b, b->omp[pos], j, iv, outer) : 0;
+  return b->omp[pos] ? sp_omp_add(b, b->omp[pos], j, s, e, tids, outer, n) : 0;
+}
+
+int sp_html_balance_pair(sp_html_balance_t *b, int pos, int rank, const sp_reader_intervals_t *iv) {
+  if (b->rpos[rank] < 0 || iv->n == 0) return 0;
+  unsigned char *outer = malloc((size_t)iv->n);
+  if (!outer || sp_outer_calls(iv, outer) != 0) {
+    free(outer);
+    return SP_EXIT_IO;
+  }
+  int rc = sp_html_balance_calls(b, pos, rank, iv->start, iv->end, iv->thread_ids, outer, iv->n);
   free(outer);
   return rc;
 }

@@ -18,44 +18,8 @@
 #include <string.h>
 
 #include "chart_stats.h"
-#include "html.h"
+#include "html_data.h"
 #include "palette.h"
-
-typedef sp_html_span_t sp_span_t;
-
-/* Per selected region: what the duration bars and the table show. */
-typedef struct sp_rstat {
-  int64_t calls, n;              /* num_calls and intervals, summed over ranks */
-  double total, min, max;        /* durations, ns */
-  double rk_min, rk_max, rk_sum; /* per-rank totals, ns */
-  int rk_n;                      /* ranks that have the region */
-} sp_rstat_t;
-
-typedef struct sp_html_ctx {
-  FILE *f;
-  const sp_selection_t *sel; /* the lanes' ranks: the file's, or representative (dist) */
-  const sp_selection_t *all; /* every selected rank: the regions' figures */
-  const sp_html_dist_t *dist;
-  int64_t t0;         /* first start, ns */
-  double span;        /* last end - first start, ns (>= 1) */
-  char *exact;        /* per selection lane: 1 = intervals embedded */
-  int fine, nlevels;  /* finest bins, number of levels */
-  double *occ;        /* fine busy fractions of one lane */
-  unsigned char *lvl; /* one level's bytes */
-  int *gpos;          /* reader region index -> position in sel->regions */
-  sp_rstat_t *rs;     /* per position */
-  sp_html_counts_t *c;
-  int64_t exact_max;           /* intervals embedded exactly, at most */
-  const char *cmap;            /* --cmap, NULL = the default */
-  double start_time, end_time; /* --start-time, --end-time, s (0: not given) */
-  int first_lane;              /* no comma before the next lane */
-  sp_reader_tree_t *tree;      /* the call tree (written as "tree") */
-  sp_html_paths_t *paths;      /* per-interval nodes of that tree */
-  sp_html_tiles_t *tiles;      /* exact intervals of binned lanes per time tile */
-  int32_t *lpaths;             /* one lane's distinct nodes */
-  int nostamps;                /* an aggregate file: no lanes, stored figures */
-  sp_html_balance_t *bal;      /* per (region, rank) times (html_balance.c) */
-} sp_html_ctx_t;
 
 /* Lane sizes for the qsort below (C11 qsort takes no context). */
 static const int64_t *sp_sort_counts;
@@ -139,116 +103,6 @@ static int sp_html_plan(sp_html_ctx_t *x) {
   return 0;
 }
 
-/* Adds sorted spans (merged where they overlap) to the fine bins. */
-static double sp_html_occupy(sp_html_ctx_t *x, const sp_span_t *sp, int64_t n) {
-  int F = x->fine;
-  double scale = F / x->span, busy = 0;
-  double *occ = x->occ;
-  double *diff = occ + F; /* F + 1 counters of fully covered bins */
-  memset(occ, 0, (2 * (size_t)F + 1) * sizeof *occ);
-  for (int64_t i = 0; i < n;) {
-    int64_t s = sp[i].s, e = sp[i].e;
-    for (i++; i < n && sp[i].s <= e; i++)
-      if (sp[i].e > e) e = sp[i].e;
-    busy += sp_ns_between(s, e);
-    double a = sp_ns_between(x->t0, s) * scale, b = sp_ns_between(x->t0, e) * scale;
-    if (b > F) b = F;
-    int ia = (int)a, ib = (int)b;
-    if (ia >= F) ia = F - 1;
-    if (ib >= F) ib = F - 1;
-    if (ia == ib) {
-      occ[ia] += b - a;
-      continue;
-    }
-    occ[ia] += ia + 1 - a;
-    occ[ib] += b - ib;
-    diff[ia + 1] += 1;
-    diff[ib] -= 1;
-  }
-  double run = 0;
-  for (int k = 0; k < F; k++) {
-    run += diff[k];
-    occ[k] += run;
-  }
-  return busy;
-}
-
-static void sp_html_levels(sp_html_ctx_t *x) {
-  FILE *f = x->f;
-  fputs(",\"occ\":[", f);
-  for (int l = 0, bins = SP_HTML_OCC_COARSE; l < x->nlevels; l++, bins *= 4) {
-    int per = x->fine / bins;
-    for (int k = 0; k < bins; k++) {
-      double s = 0;
-      for (int j = 0; j < per; j++) s += x->occ[k * per + j];
-      s /= per;
-      x->lvl[k] = (unsigned char)lround(255.0 * (s < 0 ? 0 : s > 1 ? 1 : s));
-    }
-    fputs(l ? ",\"" : "\"", f);
-    sp_html_base64(f, x->lvl, (size_t)bins);
-    fputc('"', f);
-  }
-  fputc(']', f);
-}
-
-static int sp_cmp_span(const void *a, const void *b) {
-  const sp_span_t *p = a, *q = b;
-  return p->s < q->s ? -1 : p->s > q->s ? 1 : (p->e < q->e ? -1 : p->e > q->e);
-}
-
-/* The lane's call paths: "paths" (its distinct tree nodes) and, with
- * several, "pi" (per exact interval, the index of its node in "paths"). */
-static int sp_html_lane_paths_out(sp_html_ctx_t *x, const sp_span_t *sp, int64_t m, int exact) {
-  FILE *f = x->f;
-  int np;
-  sp_html_lane_paths(sp, m, x->lpaths, &np);
-  fputs(",\"paths\":[", f);
-  for (int k = 0; k < np; k++) fprintf(f, "%s%d", k ? "," : "", (int)x->lpaths[k]);
-  fputc(']', f);
-  if (!exact || np < 2) return np;
-  fputs(",\"pi\":[", f);
-  for (int64_t i = 0; i < m; i++)
-    fprintf(f, "%s%d", i ? "," : "", sp_html_path_index(x->lpaths, np, sp[i].node));
-  fputc(']', f);
-  return np;
-}
-
-/* Writes one (region, rank, thread) lane from its spans (sorted here). */
-static int sp_html_lane_out(sp_html_ctx_t *x, int li, int tid, sp_span_t *sp, int64_t m,
-                            const sp_reader_values_t *vals) {
-  FILE *f = x->f;
-  const sp_lane_t *ln = &x->sel->lanes[li];
-  qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
-  fprintf(f, "%s\n{\"g\":%d,\"r\":%d,\"t\":%d,\"n\":%lld", x->first_lane ? "" : ",",
-          x->gpos[ln->region], sp_reader_rank_id(x->sel->reader, ln->rank), tid, (long long)m);
-  x->first_lane = 0;
-  int lane = x->c->lanes++;
-  int np = sp_html_lane_paths_out(x, sp, m, x->exact[li]);
-  if (x->exact[li]) {
-    fputs(",\"iv\":[", f);
-    int64_t prev = x->t0;
-    for (int64_t i = 0; i < m; i++) {
-      fprintf(f, "%s%.0f,%.0f", i ? "," : "", sp_ns_between(prev, sp[i].s),
-              sp_ns_between(sp[i].s, sp[i].e));
-      prev = sp[i].s;
-    }
-    fputc(']', f);
-    sp_html_lane_values(f, vals, sp, m);
-    x->c->exact += m;
-  } else {
-    double busy = sp_html_occupy(x, sp, m);
-    if (sp_html_tiles_count(x->tiles, lane, li, tid, np > 1, sp, m) != 0) return SP_EXIT_IO;
-    /* z: the tiles no call overlaps (hex, bit k = tile k; html_tiles.c). */
-    fprintf(f, ",\"busy\":%.0f,\"z\":\"", busy);
-    sp_html_tiles_empty(x->tiles, f);
-    fputc('"', f);
-    sp_html_levels(x);
-    x->c->binned_lanes++;
-  }
-  fputc('}', f);
-  return 0;
-}
-
 static int sp_cmp_i32(const void *a, const void *b) {
   int32_t p = *(const int32_t *)a, q = *(const int32_t *)b;
   return p < q ? -1 : p > q;
@@ -256,22 +110,14 @@ static int sp_cmp_i32(const void *a, const void *b) {
 
 /* Statistics of the region (durations, per-rank total) from one pair. */
 static void sp_html_stat(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *iv) {
-  sp_rstat_t *r = &x->rs[x->gpos[x->sel->lanes[li].region]];
-  double sum = 0;
+  double sum = 0, mn = 0, mx = 0;
   for (int64_t i = 0; i < iv->n; i++) {
     double d = sp_ns_between(iv->start[i], iv->end[i]);
     sum += d;
-    if (r->n == 0 && i == 0) r->min = r->max = d;
-    if (d < r->min) r->min = d;
-    if (d > r->max) r->max = d;
+    if (i == 0 || d < mn) mn = d;
+    if (i == 0 || d > mx) mx = d;
   }
-  r->n += iv->n;
-  r->calls += iv->num_calls;
-  r->total += sum;
-  r->rk_min = r->rk_n == 0 || sum < r->rk_min ? sum : r->rk_min;
-  r->rk_max = r->rk_n == 0 || sum > r->rk_max ? sum : r->rk_max;
-  r->rk_sum += sum;
-  r->rk_n++;
+  sp_html_stat_sums(x, li, iv->n, iv->num_calls, sum, mn, mx);
 }
 
 /* An aggregate file's region statistics: its stored figures per rank
@@ -350,7 +196,7 @@ static int sp_html_pair(sp_html_ctx_t *x, int li, const sp_reader_intervals_t *i
       if (!iv->thread_ids || iv->thread_ids[i] == tids[t])
         sp[m++] = (sp_span_t){iv->start[i], iv->end[i], node[i], i};
     if (tiles_pass) {
-      qsort(sp, (size_t)m, sizeof *sp, sp_cmp_span);
+      qsort(sp, (size_t)m, sizeof *sp, sp_html_span_cmp);
       sp_html_tiles_lane(x->tiles, x->f, li, tids[t], sp, m, x->c);
     } else {
       rc = sp_html_lane_out(x, li, tids[t], sp, m, &vals);
@@ -410,6 +256,23 @@ static int sp_html_rank(sp_html_ctx_t *x, const int *lis, int n, int tiles_pass)
   return rc;
 }
 
+/* 1 when the rank of lanes lis[0..n-1] is swept from the reader's merge
+ * (html_stream.c): more calls than the stream bound (sp_reader_stream_calls,
+ * as the call tree; SCOPE_PROFILER_READER_STREAM=0 streams every rank) and
+ * no call ids (their paths need the rank's calls together). Memory then
+ * follows the regions and the embedded calls, not the rank's calls. */
+static int sp_html_streamed(const sp_html_ctx_t *x, const int *lis, int n) {
+  if (sp_html_paths_ids(x->paths)) return 0;
+  int64_t calls = 0;
+  for (int q = 0; q < n; q++) {
+    sp_reader_info_t info;
+    if (sp_reader_info(x->sel->reader, x->sel->lanes[lis[q]].region, x->sel->lanes[lis[q]].rank,
+                       &info) == 0)
+      calls += info.num_intervals;
+  }
+  return calls > sp_reader_stream_calls();
+}
+
 /* Passes 2 and 3 rank by rank (lanes grouped by rank index). */
 static int sp_html_ranks(sp_html_ctx_t *x, int tiles_pass) {
   const sp_selection_t *sel = x->sel;
@@ -429,7 +292,9 @@ static int sp_html_ranks(sp_html_ctx_t *x, int tiles_pass) {
     int a = first[k], b = first[k + 1], want = !tiles_pass;
     for (int q = a; !want && q < b; q++) want = sp_html_tiles_wanted(x->tiles, lis[q]);
     sp_progress(tiles_pass ? "writing tiles of rank" : "writing rank", k, nk);
-    if (b > a && want) rc = sp_html_rank(x, lis + a, b - a, tiles_pass);
+    if (b > a && want)
+      rc = sp_html_streamed(x, lis + a, b - a) ? sp_html_rank_stream(x, lis + a, b - a, tiles_pass)
+                                               : sp_html_rank(x, lis + a, b - a, tiles_pass);
   }
   sp_progress_done();
   free(first), free(lis);
@@ -562,7 +427,7 @@ int sp_html_data_write(FILE *f, const sp_selection_t *sels, int nfiles, const ch
   if (rc == 0) rc = sp_html_tree_build(x.all, &x.tree);
   if (rc == 0) {
     x.occ = malloc((2 * (size_t)x.fine + 1) * sizeof *x.occ);
-    x.lvl = malloc((size_t)x.fine);
+    x.lvl = malloc(sp_html_levels_size(&x));
     x.gpos = malloc(((size_t)nreg + 1) * sizeof *x.gpos);
     x.rs = calloc((size_t)sel->nregions + 1, sizeof *x.rs);
     x.lpaths = malloc(((size_t)maxn + 1) * sizeof *x.lpaths);

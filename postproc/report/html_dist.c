@@ -97,9 +97,29 @@ static int sp_dv_outliers(sp_dv_t *s, int n, int *out, int *nout) {
   return all;
 }
 
+/* ,"bal":[min,mean,max,slowest rank id]: region row g's figures of the
+ * Load balance over every selected rank, by its rule (a rank's outermost
+ * calls summed over its threads, 0 without the region; the slowest: the
+ * first in selection order on ties, as report_balance.js), so that the
+ * section and its findings speak of all ranks, not of the representative
+ * ones (issue 47). */
+static void sp_html_dist_bal(FILE *f, const sp_html_dist_t *d, int g) {
+  int n = d->all->nranks, slow = 0;
+  double mn = 0, mx = 0, sum = 0;
+  for (int k = 0; k < n; k++) {
+    double v = d->st.cell[(size_t)g * n + k].outer;
+    sum += v;
+    if (k == 0 || v < mn) mn = v;
+    if (k == 0 || v > mx) mx = v, slow = k;
+  }
+  fprintf(f, ",\"bal\":[%.0f,%.1f,%.0f,%d]", mn, sum / n, mx,
+          sp_reader_rank_id(d->all->reader, d->all->ranks[slow]));
+}
+
 /* One region row g: {"g":g,"ranks":with calls,"q":[min,25%,median,75%,max],
- * "mean":..,"hist":[counts of SP_HTML_DIST_BINS equal bins from min to
- * max],"nout":outliers in all,"out":[[rank id, total],...]}. */
+ * "mean":..,"bal":[...] (sp_html_dist_bal),"hist":[counts of
+ * SP_HTML_DIST_BINS equal bins from min to max],"nout":outliers in
+ * all,"out":[[rank id, total],...]}. */
 static void sp_html_dist_region(FILE *f, const sp_html_dist_t *d, int g, sp_dv_t *s) {
   const sp_selection_t *sel = d->all;
   int n = sel->nranks, with = 0, idx[SP_RANKS_OUTLIERS], m = 0;
@@ -114,6 +134,7 @@ static void sp_html_dist_region(FILE *f, const sp_html_dist_t *d, int g, sp_dv_t
   fprintf(f, "%s\n{\"g\":%d,\"ranks\":%d,\"q\":[%.0f,%.1f,%.1f,%.1f,%.0f],\"mean\":%.1f",
           g ? "," : "", g, with, s[0].v, sp_dv_q(s, n, 0.25), sp_dv_q(s, n, 0.5),
           sp_dv_q(s, n, 0.75), s[n - 1].v, sum / n);
+  sp_html_dist_bal(f, d, g);
   int64_t hist[SP_HTML_DIST_BINS] = {0};
   double lo = s[0].v, w = (s[n - 1].v - lo) / SP_HTML_DIST_BINS;
   for (int i = 0; i < n; i++) {

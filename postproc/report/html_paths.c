@@ -107,6 +107,14 @@ static int sp_html_path_find(const sp_html_paths_t *p, int parent, int g) {
   return -1;
 }
 
+int sp_html_paths_node(const sp_html_paths_t *p, int parent, int g) {
+  return sp_html_path_find(p, parent, g);
+}
+
+int sp_html_paths_key(const sp_html_paths_t *p, int g) { return p->name_key[g]; }
+
+int sp_html_paths_ids(const sp_html_paths_t *p) { return p->ids; }
+
 static int sp_pcall_cmp(const void *a, const void *b) {
   const sp_pcall_t *x = a, *y = b;
   if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;

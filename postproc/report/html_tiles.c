@@ -72,8 +72,20 @@ static int sp_tile_of(const sp_html_tiles_t *t, int64_t s) {
   return k < 0 ? 0 : k >= SP_HTML_TILES ? SP_HTML_TILES - 1 : (int)k;
 }
 
+void sp_html_tiles_span(const sp_html_tiles_t *t, uint16_t *cnt, int64_t s, int64_t e) {
+  for (int k = sp_tile_of(t, s), k1 = sp_tile_of(t, e); k <= k1; k++)
+    if (cnt[k] < UINT16_MAX) cnt[k]++;
+}
+
 int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
                         const sp_html_span_t *sp, int64_t m) {
+  uint16_t cnt[SP_HTML_TILES] = {0};
+  for (int64_t i = 0; i < m; i++) sp_html_tiles_span(t, cnt, sp[i].s, sp[i].e);
+  return sp_html_tiles_add(t, lane, li, tid, multi, cnt);
+}
+
+int sp_html_tiles_add(sp_html_tiles_t *t, int lane, int li, int tid, int multi,
+                      const uint16_t *cnt) {
   if (t->n == t->cap) {
     int cap = t->cap ? 2 * t->cap : 64;
     sp_tlane_t *nl = realloc(t->lanes, (size_t)cap * sizeof *nl);
@@ -84,9 +96,7 @@ int sp_html_tiles_count(sp_html_tiles_t *t, int lane, int li, int tid, int multi
   sp_tlane_t *L = &t->lanes[t->n++];
   memset(L, 0, sizeof *L);
   L->li = li, L->tid = tid, L->lane = lane, L->multi = multi;
-  for (int64_t i = 0; i < m; i++)
-    for (int k = sp_tile_of(t, sp[i].s), k1 = sp_tile_of(t, sp[i].e); k <= k1; k++)
-      if (L->cnt[k] < UINT16_MAX) L->cnt[k]++;
+  memcpy(L->cnt, cnt, sizeof L->cnt);
   if (li >= t->nwant) {
     int nw = t->nwant ? t->nwant : 64;
     while (nw <= li) nw *= 2;
@@ -193,9 +203,12 @@ static void sp_varint(sp_html_tiles_t *t, size_t *len, uint64_t v) {
   } while (v);
 }
 
-/* The chosen tiles of lane L from its m sorted spans. */
+/* The chosen tiles of lane L from its m sorted spans (every call that
+ * overlaps a chosen tile, at least); paths[0..np-1]: the lane's distinct
+ * nodes (np 1: no path per call). */
 static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
-                           const sp_html_span_t *sp, int64_t m, sp_html_counts_t *c) {
+                           const sp_html_span_t *sp, int64_t m, const int32_t *paths, int np,
+                           sp_html_counts_t *c) {
   size_t need = 1;
   for (int k = 0; k < SP_HTML_TILES; k++)
     if (sp_chosen(L, k) && (size_t)L->cnt[k] * 30 + 1 > need) need = (size_t)L->cnt[k] * 30 + 1;
@@ -205,10 +218,6 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
     t->buf = nb;
     t->bufcap = need;
   }
-  int32_t *paths = malloc(((size_t)m + 1) * sizeof *paths);
-  if (!paths) return;
-  int np = 1;
-  if (L->multi) sp_html_lane_paths(sp, m, paths, &np);
   fprintf(f, "%s\n{\"l\":%d,\"k\":[", t->written++ ? "," : "", L->lane);
   for (int k = 0, first = 1; k < SP_HTML_TILES; k++)
     if (sp_chosen(L, k)) fprintf(f, "%s%d", first ? "" : ",", k), first = 0;
@@ -236,12 +245,34 @@ static void sp_tiles_write(sp_html_tiles_t *t, FILE *f, const sp_tlane_t *L,
     c->tiles++;
   }
   fputs("]}", f);
-  free(paths);
 }
 
 void sp_html_tiles_lane(sp_html_tiles_t *t, FILE *f, int li, int tid, const sp_html_span_t *sp,
                         int64_t m, sp_html_counts_t *c) {
-  if (li < 0 || li >= t->nwant || !t->first[li]) return;
+  int i = sp_html_tiles_find(t, li, tid);
+  if (i < 0) return;
+  int32_t *paths = malloc(((size_t)m + 1) * sizeof *paths);
+  if (!paths) return; /* the lane stays binned */
+  int np = 1;
+  if (t->lanes[i].multi) sp_html_lane_paths(sp, m, paths, &np);
+  sp_tiles_write(t, f, &t->lanes[i], sp, m, paths, np, c);
+  free(paths);
+}
+
+int sp_html_tiles_find(const sp_html_tiles_t *t, int li, int tid) {
+  if (li < 0 || li >= t->nwant || !t->first[li]) return -1;
   for (int i = t->first[li] - 1; i < t->n && t->lanes[i].li == li; i++)
-    if (t->lanes[i].tid == tid && t->lanes[i].any) sp_tiles_write(t, f, &t->lanes[i], sp, m, c);
+    if (t->lanes[i].tid == tid && t->lanes[i].any) return i;
+  return -1;
+}
+
+int sp_html_tiles_hit(const sp_html_tiles_t *t, int i, int64_t s, int64_t e) {
+  for (int k = sp_tile_of(t, s), k1 = sp_tile_of(t, e); k <= k1; k++)
+    if (sp_chosen(&t->lanes[i], k)) return 1;
+  return 0;
+}
+
+void sp_html_tiles_write(sp_html_tiles_t *t, FILE *f, int i, const sp_html_span_t *sp, int64_t m,
+                         const int32_t *paths, int np, sp_html_counts_t *c) {
+  sp_tiles_write(t, f, &t->lanes[i], sp, m, paths, t->lanes[i].multi ? np : 1, c);
 }

@@ -15,6 +15,14 @@
   // the run per rank or under 100 us per rank is never named as growing (an
   // empty region going from 25 to 160 ns a call is no finding).
   var FLOOR_SHARE = 0.001, FLOOR_NS = 1e5;
+  // More ranks than fit (report_dist.js): "ranks" and B.rt hold the
+  // representative ranks only; the regions' min, mean, max and slowest rank
+  // come from every rank (dist.regions[].bal, the same rule), and the tree's
+  // figures are over every rank too, so costs multiply by all of them.
+  var DIST = D.dist, nAll = DIST ? DIST.nranks : nr, distBal = [];
+  if (DIST) DIST.regions.forEach(function (d) { if (d.bal) distBal[d.g] = d.bal; });
+  var OVER = DIST ? 'all ' + nAll + ' ranks, not only the ' + nr + ' representative ranks that ' +
+    'the other per-rank views show,' : 'the ' + nr + ' selected ranks';
 
   function h(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -36,6 +44,9 @@
 
   // Per region: min, mean and max over the selected ranks of the rank's time.
   function regionRow(g) {
+    var a = distBal[g];
+    if (a) return { g: g, name: regions[g].name, ranks: regions[g].ranks, min: a[0], mean: a[1],
+      max: a[2], slow: a[3], imb: a[2] > 0 ? (a[2] - a[1]) / a[2] : 0, cost: (a[2] - a[1]) * nAll };
     var rt = B.rt[g] || [], mn = Infinity, mx = -1, slow = -1, sum = 0;
     for (var j = 0; j < nr; j++) {
       var v = rt[j] || 0;
@@ -50,7 +61,7 @@
   function pathRow(i) {
     var n = tree[i];
     return { i: i, g: n.g, name: paths[i], calls: n.calls, min: n.rmin, mean: n.rmean, max: n.rmax,
-      slow: n.maxr, imb: n.imb, cost: (n.rmax - n.rmean) * nr };
+      slow: n.maxr, imb: n.imb, cost: (n.rmax - n.rmean) * nAll };
   }
 
   // A sortable table: cols [key, heading, kind]; state {key, desc}; clicking
@@ -107,15 +118,15 @@
   secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per region: ' + RULE + (stamps ? ' (its ' +
     'outermost calls: a recursive region counts once)' : ' (this aggregate file stores no stamps: ' +
     'its stored total per rank, every call\'s duration, so a recursive region\'s nested calls ' +
-    'count again)') + ', as --summary; min, mean and max over the ' + nr +
-    ' selected ranks (a rank without the region counts 0); slowest rank: the lowest id on ' +
+    'count again)') + ', as --summary; min, mean and max over ' + OVER +
+    ' (a rank without the region counts 0); slowest rank: the lowest id on ' +
     'ties; imbalance = (max \u2212 mean) / max, as --summary and --tree; cost = ' +
-    '(max \u2212 mean) \u00d7 ' + nr + ' ranks: the time the ' +
+    '(max \u2212 mean) \u00d7 ' + nAll + ' ranks: the time the ' +
     'other ranks spend waiting for the slowest, if they wait for it.'));
   var tabRegions = h('table', { id: 'sp-balance-regions', 'class': 'sp-bal' });
   secBal.appendChild(tabRegions);
   secBal.appendChild(h('p', { 'class': 'sp-help' }, 'Per call path: a rank\'s inclusive time ' +
-    'on the path summed over its threads, min, mean and max over the ' + nr + ' ranks (0 where a ' +
+    'on the path summed over its threads, min, mean and max over ' + OVER + ' (0 where a ' +
     'rank lacks the path), as the call tree and --tree.'));
   var tabPaths = h('table', { id: 'sp-balance-paths', 'class': 'sp-bal' });
   secBal.appendChild(tabPaths);
@@ -174,8 +185,8 @@
   var run = 0;
   tree.forEach(function (n) { if (n.p < 0 && n.timed) run += n.incl; });
   secHot.appendChild(h('p', { 'class': 'sp-help' }, 'The call paths with the most exclusive time ' +
-    '(a path\'s time minus its children\'s, summed over threads): mean/rank over the ' + nr +
-    ' selected ranks (0 where a rank lacks the path) and the sum of ranks; share = the sum of ' +
+    '(a path\'s time minus its children\'s, summed over threads): mean/rank over ' + OVER +
+    ' (0 where a rank lacks the path) and the sum of ranks; share = the sum of ' +
     'ranks / the run, the inclusive time of every root path summed over ranks and threads (' +
     fmt(run) + '), so the shares of all paths add up to 100 %.'));
   var tabHot = h('table', { id: 'sp-hotspots', 'class': 'sp-bal' });
@@ -186,12 +197,13 @@
   var sortHot = { key: 'excl', desc: true };
   secHot.appendChild(h('h3', {}, 'Findings'));
   var findHelp = h('p', { 'class': 'sp-help' }, 'The region whose imbalance costs the most ' +
-    '(cost as in Load balance); the rank with the most time in MPI calls (regions named MPI_*, ' +
-    'its time summed over those regions); a region whose calls take at least ' + GROWTH +
+    '(cost as in Load balance' + (DIST ? ', over all ' + nAll + ' ranks' : '') + '); the rank ' +
+    'with the most time in MPI calls (regions named MPI_*, its time summed over those regions' +
+    (DIST ? '; of the ' + nr + ' representative ranks' : '') + '); a region whose calls take at least ' + GROWTH +
     ' times as long, on the mean, in the last third of the run as in the first (calls by their start, ' +
     'every call counted, at least ' + GROWTH_CALLS + ' in each third; as the check command, none ' +
     'under the noise floor: ' + (100 * FLOOR_SHARE) + ' % of the run or ' + fmt(FLOOR_NS) +
-    ' per rank).');
+    ' per rank' + (DIST ? '; the calls of the ' + nr + ' representative ranks' : '') + ').');
   secHot.appendChild(findHelp);
   var list = h('ul', { id: 'sp-findings' });
   secHot.appendChild(list);
@@ -209,8 +221,9 @@
     var top = rows.filter(function (r) { return r.max > 0; })
       .sort(function (a, b) { return b.mean - a.mean || a.g - b.g; }).slice(0, TOP_RANKS);
     rankHelp.textContent = 'Each cell: ' + RULE + ' (0 where it lacks the region), with a bar ' +
-      'scaled to the region\'s slowest rank, marked red (none when every rank takes the same); ' +
-      'the ' + top.length + ' shown regions with the largest mean over the ' + nr + ' ranks.' +
+      'scaled to the region\'s slowest rank' + (DIST ? ' of all ' + nAll : '') + ', marked red ' +
+      '(none when every rank takes the same); the ' + top.length + ' shown regions with the ' +
+      'largest mean over ' + OVER + '.' + (DIST ? ' Rows: the ' + nr + ' representative ranks.' : '') +
       (stamps ? ' Click a rank to highlight its lanes in the timeline (again: all ranks).' : '');
     tabRanks.textContent = '';
     var head = tabRanks.createTHead().insertRow();
@@ -245,7 +258,7 @@
       .sort(function (a, b) { return b.cost - a.cost || a.g - b.g; })[0];
     if (worst)
       finding('imbalance', { 'data-region': worst.name, 'data-rank': worst.slow }, 'Most imbalanced: ' +
-        worst.name + ' costs the run ' + fmt(worst.cost) + ' ((max \u2212 mean) \u00d7 ' + nr +
+        worst.name + ' costs the run ' + fmt(worst.cost) + ' ((max \u2212 mean) \u00d7 ' + nAll +
         ' ranks): rank ' + worst.slow + ' takes ' + fmt(worst.max) + ', the mean is ' +
         fmt(worst.mean) + ' (imbalance ' + worst.imb.toFixed(3) + ').');
     var mpi = rows.filter(function (r) { return regions[r.g].name.indexOf('MPI_') === 0; });
@@ -256,16 +269,17 @@
       var jm = per.indexOf(Math.max.apply(null, per));
       var mean = per.reduce(function (s, v) { return s + v; }, 0) / nr;
       if (per[jm] > 0)
-        finding('mpi', { 'data-rank': ranks[jm] }, 'Most time in MPI calls: rank ' + ranks[jm] +
+        finding('mpi', { 'data-rank': ranks[jm] }, 'Most time in MPI calls' + (DIST ? ' (of the ' +
+          nr + ' representative ranks)' : '') + ': rank ' + ranks[jm] +
           ' (waiting or moving data), ' + fmt(per[jm]) + ' in ' + (mpi.length > 4 ? mpi.length +
           ' MPI_* regions' : mpi.map(function (r) { return r.name; }).join(', ')) +
-          ' (mean over ranks ' + fmt(mean) + ').');
+          ' (mean over ' + (DIST ? 'them ' : 'ranks ') + fmt(mean) + ').');
     }
     if (!B.thirds) {
       list.appendChild(h('li', {}, 'No growth finding: this aggregate file stores no stamps.'));
       return;
     }
-    var grow = null, floor = Math.max(FLOOR_NS, FLOOR_SHARE * (nr ? run / nr : 0));
+    var grow = null, floor = Math.max(FLOOR_NS, FLOOR_SHARE * (nAll ? run / nAll : 0));
     rows.forEach(function (r) {
       var t = B.thirds[r.g];
       if (!t || t[0] < GROWTH_CALLS || t[2] < GROWTH_CALLS || t[1] <= 0) return;

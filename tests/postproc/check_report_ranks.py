@@ -23,6 +23,14 @@ Cases:
          region and names the slow rank; the caption names min, median, max
          and the outliers; the page holds far fewer table rows and lanes than
          ranks (no row per rank).
+  balance  (a file of a few thousand ranks) Load balance and its findings
+         over every rank, not over the representative ones: per region
+         dist.regions[].bal and the table's min, mean/rank, max/rank, slowest
+         rank and cost = (max - mean) x all ranks equal numpy's over all
+         ranks, as do the call paths' costs; the "Most imbalanced" finding
+         names numpy's costliest region, its slowest rank and "x N ranks";
+         the captions say "all N ranks". Saves OUTDIR/balance.png (the
+         section) to be looked at.
 Exit 0 when the case passes, 1 with the reason otherwise.
 """
 import os
@@ -169,5 +177,74 @@ def case_ranks(b, h5, out):
                                            len(rows)))
 
 
+def case_balance(b, h5, out):
+    import numpy as np
+    d = report_data(sys.argv[2])
+    names, tot, _, _, _, ids = oracle(h5)
+    n = len(ids)
+    dist = d.get("dist")
+    if not dist or dist["nranks"] != n:
+        fail("no 'dist' over the file's %d ranks" % n)
+    want = {}
+    for g, name in enumerate(names):
+        v = tot[g]
+        want[name] = (v.min(), v.mean(), v.max(), int(ids[int(np.argmax(v))]),
+                      (v.max() - v.mean()) * n)
+    errs = b.errors()
+    if errs:
+        fail("errors while loading: %s" % errs)
+    rows = b.eval("[...document.querySelectorAll('#sp-balance-regions tbody tr')].map(r => "
+                  "[r.getAttribute('data-name'), ...[...r.cells].slice(1).map(c => "
+                  "+c.getAttribute('data-v'))])")
+    if sorted(r[0] for r in rows) != sorted(names):
+        fail("Load balance rows %s, regions %s" % ([r[0] for r in rows], names))
+    for r in rows:
+        w = want[r[0]]
+        # columns: ranks with it, min, mean, max, slowest rank, imbalance, cost
+        close(r[1], n, r[0] + " ranks with it")
+        for x, y, what in zip((r[2], r[3], r[4], r[5], r[7]), (w[0], w[1], w[2], w[3], w[4]),
+                              ("min/rank", "mean/rank", "max/rank", "slowest rank", "cost")):
+            if abs(x - y) > 1e-6 * abs(y) + 1.0:
+                fail("Load balance %s %s: page %r, numpy over %d ranks %r" % (r[0], what, x, n, y))
+    paths = b.eval("[...document.querySelectorAll('#sp-balance-paths tbody tr')].map(r => "
+                   "[r.getAttribute('data-name'), +r.cells[r.cells.length - 1]"
+                   ".getAttribute('data-v')])")
+    for name, cost in paths:
+        if name in want and abs(cost - want[name][4]) > 1e-6 * want[name][4] + 1.0:
+            fail("call path %s cost: page %r, numpy over %d ranks %r" % (name, cost, n,
+                                                                          want[name][4]))
+    worst = max(names, key=lambda k: want[k][4])
+    li = b.eval("(() => { const e = document.querySelector('#sp-findings li[data-kind=imbalance]');"
+                " return e && [e.getAttribute('data-region'), +e.getAttribute('data-rank'),"
+                " e.textContent]; })()")
+    if not li:
+        fail("no imbalance finding")
+    if li[0] != worst or li[1] != want[worst][3] or ("\u00d7 %d ranks" % n) not in li[2]:
+        fail("finding %s; numpy: %s, rank %d, x %d ranks" % (li, worst, want[worst][3], n))
+    for rg in dist["regions"]:
+        if "bal" not in rg:
+            fail("dist.regions[%d] has no 'bal'" % rg["g"])
+        for x, y, what in zip(rg["bal"], want[names[rg["g"]]][:4],
+                              ("min", "mean", "max", "slowest rank")):
+            close(x, y, "dist %s %s" % (names[rg["g"]], what))
+    cap = b.eval("document.querySelector('#sp-balance-section p.sp-help').textContent")
+    if "all %d ranks" % n not in cap:
+        fail("the Load balance caption does not say all %d ranks: %s" % (n, cap))
+    box = b.eval("(() => { const s = document.getElementById('sp-balance-section');"
+                 " s.scrollIntoView(); const r = s.getBoundingClientRect(),"
+                 " t = document.getElementById('sp-balance-paths').getBoundingClientRect();"
+                 " return {x: 0, y: r.top + window.scrollY, width: Math.max(r.right, 800),"
+                 " height: t.bottom - r.top}; })()")
+    import base64
+    import pathlib
+    shot = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                             "clip": dict(box, scale=1)})
+    pathlib.Path(out, "balance.png").write_bytes(base64.b64decode(shot["data"]))
+    print("ok: Load balance over all %d ranks: %s costs %.1f us (numpy %.1f us), slowest r%d; "
+          "%d regions and %d paths equal numpy's" % (n, worst, rows[0][7] / 1e3 if rows else 0,
+                                                     want[worst][4] / 1e3, li[1], len(rows),
+                                                     len(paths)))
+
+
 if __name__ == "__main__":
-    drive({"ranks": case_ranks}, __doc__)
+    drive({"ranks": case_ranks, "balance": case_balance}, __doc__)

@@ -155,8 +155,11 @@ static int sp_heap(sp_stab_t *s, uint64_t heap) {
              : -1;
 }
 
-/* One more link for sp__stab_list. */
+/* One more link for sp__stab_list. The B-tree holds names in strcmp order,
+ * each once (H5Literate's order by name): any other order is a damaged
+ * file, left to HDF5. */
 static int sp_list_add(sp_stab_t *s, const char *name, uint64_t addr) {
+  if (s->ln > 0 && strcmp(s->lnames[s->ln - 1], name) >= 0) return -1;
   if (s->ln == s->lcap) {
     size_t cap = s->lcap ? s->lcap * 2 : 64;
     char **nn = realloc(s->lnames, cap * sizeof *nn);

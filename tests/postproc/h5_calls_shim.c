@@ -58,7 +58,7 @@ __attribute__((destructor)) static void sp_calls_report(void) {
   const char *path = getenv("SP_H5_CALLS_FILE");
   FILE *f = path ? fopen(path, "a") : NULL;
   if (!f) return;
-  fprintf(f, "H5Dopen2 %ld\nH5Dread %ld\nH5Gopen2 %ld\nH5Oopen_by_addr %ld\nH5Literate %ld\n", opens,
-          reads, gopens, oopens, iters);
+  fprintf(f, "H5Dopen2 %ld\nH5Dread %ld\nH5Gopen2 %ld\nH5Oopen_by_addr %ld\nH5Literate %ld\n",
+          opens, reads, gopens, oopens, iters);
   fclose(f);
 }

@@ -85,7 +85,8 @@ int main(int argc, char **argv) {
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_obj_track_times(dcpl, 0); /* as h5py's datasets */
   for (long r = 0; rc == 0 && r < nranks; r++) {
-    if (fread(starts, sizeof *starts, per, fs) != per || fread(ends, sizeof *ends, per, fe) != per) {
+    if (fread(starts, sizeof *starts, per, fs) != per ||
+        fread(ends, sizeof *ends, per, fe) != per) {
       fprintf(stderr, "write_perrank: %s or %s is short at rank %ld\n", argv[5], argv[6], r);
       rc = -1;
       break;

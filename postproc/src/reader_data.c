@@ -66,6 +66,14 @@ int sp_reader_aggregate(const sp_reader_t *r, int g, int k, sp_reader_aggregate_
 
 hid_t sp__reader_open_region(const sp_reader_t *r, int k, const sp_rank_region_t *rr) {
   hid_t regions = r->ranks[k].regions_gid;
+  if (regions == SP_REGIONS_LAZY) { /* never opened (reader_stab.c): by path */
+    char *path = malloc(strlen(rr->link) + 48);
+    if (!path) return -1;
+    sprintf(path, "rank%d/regions/%s", r->ranks[k].id, rr->link);
+    hid_t g = H5Gopen2(r->file, path, H5P_DEFAULT);
+    free(path);
+    return g;
+  }
   return regions >= 0 ? H5Gopen2(regions, rr->link, H5P_DEFAULT) : -1;
 }
 

@@ -28,10 +28,14 @@ typedef struct sp_rank_region {
   };
 } sp_rank_region_t;
 
+#define SP_REGIONS_LAZY ((hid_t)-2)
+
 typedef struct sp_rank {
   int id;                    /* N of rank<N> */
   hid_t regions_gid;         /* rank<N>/regions kept open (opening by path: postproc/README.md,
-                              * "Size"), or -1 */
+                              * "Size"), or -1, or SP_REGIONS_LAZY: read without HDF5
+                              * (reader_stab.c), opened by path when a region needs it */
+  haddr_t oh;                /* rank<N>'s object header address, or HADDR_UNDEF */
   int nregions;              /* regions on this rank */
   sp_rank_region_t *regions; /* sorted by global region index once open completes */
   char *likwid_group;        /* group attribute of rank<N>/likwid ("" if none), or NULL */
@@ -267,6 +271,33 @@ int sp__ohdr_trusted(const sp_reader_t *r);
 /* Records whether HDF5 agreed with a parse; on disagreement parsing stops
  * for the file. */
 void sp__ohdr_verify(sp_reader_t *r, int agree);
+/* len bytes (at most 8 KiB) at absolute offset at through the window of
+ * reader_ohdr.c, valid until the next call, or NULL (not in the file, or
+ * parsing off); the base that the file's relative addresses add to. */
+const unsigned char *sp__ohdr_bytes(const sp_reader_t *r, uint64_t at, size_t len);
+uint64_t sp__ohdr_base(const sp_reader_t *r);
+/* Group symbol tables (reader_stab.c): usable (not turned off by a
+ * disagreement), agreed with HDF5 once in this file, and the verdict of
+ * a comparison with HDF5's answers (on disagreement parsing them stops). */
+int sp__stab_usable(const sp_reader_t *r);
+int sp__stab_trusted(const sp_reader_t *r);
+void sp__stab_verify(sp_reader_t *r, int agree);
+
+/* reader_stab.c: the group whose object header is at oh (as a link gives
+ * it) read from its symbol table when plain (see the file's comment): 1,
+ * with kinds[i] SP_LINK_LOCAL and addrs[i] its object header address for
+ * each of names[0..n) linked in it (SP_LINK_NONE and HADDR_UNDEF for the
+ * absent); 0 when not plain or not readable: open it with HDF5. */
+int sp__stab_links(const sp_reader_t *r, haddr_t oh, const char *const *names, int n, int *kinds,
+                   haddr_t *addrs);
+/* The same group's links, every one: 1 with *names (malloc'd strings,
+ * freed by sp__names_free) and *addrs (malloc'd) of *n links in name
+ * order (H5Literate's by name, increasing); 0 when not plain, not
+ * readable or out of memory: list them with HDF5. */
+int sp__stab_list(const sp_reader_t *r, haddr_t oh, char ***names, haddr_t **addrs, size_t *n);
+/* 1 when the object header at oh is a plain old-style group's (a symbol
+ * table, no attribute: see reader_stab.c). */
+int sp__stab_group(const sp_reader_t *r, haddr_t oh);
 
 /* reader_lookup.c: names of the first n links of g in name order, in one
  * pass (H5Literate): an array of *got malloc'd strings (*got < n when the

@@ -35,16 +35,25 @@
 
 /* Bytes read around a header: the headers of a region group's datasets
  * usually sit in the same few KiB, so one read serves several. */
-#define SP_OHDR_WIN 8192
+#define SP_OHDR_WIN 32768
+/* Windows kept, the least recently used replaced: a rank's region groups
+ * in the per-rank layout interleave their headers, B-tree nodes, heaps and
+ * symbol nodes over some 100 KiB (reader_stab.c reads them all). */
+#define SP_OHDR_NWIN 8
 /* Continuation blocks followed per header (a plain dataset has none or one). */
 #define SP_OHDR_CONTS 4
 
 struct sp_ohdr {
   int trusted;          /* 1 once a parse agreed with HDF5 (sp__ohdr_verify) */
+  int stab;             /* group symbol tables (reader_stab.c): 0 unchecked, 1 agreed, -1 off */
   uint64_t base;        /* base address: addresses in the file are relative to it */
-  uint64_t win_at;      /* file offset of win[0] */
-  size_t win_len;       /* valid bytes in win, 0: empty */
-  unsigned char win[SP_OHDR_WIN];
+  uint64_t tick;        /* uses so far, for the windows' recency */
+  struct {
+    uint64_t at;        /* file offset of win[0] */
+    size_t len;         /* valid bytes in win, 0: empty */
+    uint64_t used;      /* tick of the last use */
+    unsigned char win[SP_OHDR_WIN];
+  } w[SP_OHDR_NWIN];
 };
 
 /* What the messages of one header said. */
@@ -99,27 +108,41 @@ static uint32_t sp_lookup3(const unsigned char *k, size_t len) {
   return c;
 }
 
-/* len bytes at absolute offset at, from the window (read anew when they are
- * not in it), or NULL when they are not all in the file. */
+/* len bytes at absolute offset at, from a window (the least recently used
+ * one read anew when none holds them), or NULL when they are not all in
+ * the file. */
 static const unsigned char *sp_bytes(const sp_reader_t *r, uint64_t at, size_t len) {
+  if (!r->ohdr || r->fd < 0) return NULL;
   struct sp_ohdr *o = r->ohdr;
   uint64_t fsize = (uint64_t)r->file_size;
   if (len == 0 || len > SP_OHDR_WIN || at > fsize || len > fsize - at) return NULL;
-  if (o->win_len && at >= o->win_at && at - o->win_at + len <= o->win_len)
-    return o->win + (at - o->win_at);
-  uint64_t start = at & ~(uint64_t)4095;
+  int old = 0;
+  o->tick++;
+  for (int k = 0; k < SP_OHDR_NWIN; k++) {
+    if (o->w[k].len && at >= o->w[k].at && at - o->w[k].at + len <= o->w[k].len) {
+      o->w[k].used = o->tick;
+      return o->w[k].win + (at - o->w[k].at);
+    }
+    if (o->w[k].used < o->w[old].used) old = k;
+  }
+  /* Windows at multiples of their size do not overlap, so a pass over a
+   * rank's metadata reads each byte once; one across a boundary starts at
+   * the page (or the byte) asked for. */
+  uint64_t start = at & ~(uint64_t)(SP_OHDR_WIN - 1);
+  if (at - start + len > SP_OHDR_WIN) start = at & ~(uint64_t)4095;
   if (at - start + len > SP_OHDR_WIN) start = at;
   size_t want = fsize - start < SP_OHDR_WIN ? (size_t)(fsize - start) : SP_OHDR_WIN;
   int saved = errno;
   ssize_t got;
   do
-    got = pread(r->fd, o->win, want, (off_t)start);
+    got = pread(r->fd, o->w[old].win, want, (off_t)start);
   while (got < 0 && errno == EINTR);
   errno = saved;
-  o->win_len = got > 0 ? (size_t)got : 0;
-  o->win_at = start;
-  if (at - start + len > o->win_len) return NULL;
-  return o->win + (at - start);
+  o->w[old].len = got > 0 ? (size_t)got : 0;
+  o->w[old].at = start;
+  o->w[old].used = o->tick;
+  if (at - start + len > o->w[old].len) return NULL;
+  return o->w[old].win + (at - start);
 }
 
 /* Dataspace message: version 1 or 2, rank 1, simple. */
@@ -280,6 +303,20 @@ int sp__ohdr_dataset(const sp_reader_t *r, haddr_t oh, int elem, int64_t *n, int
 }
 
 int sp__ohdr_trusted(const sp_reader_t *r) { return r->ohdr && r->ohdr->trusted; }
+
+const unsigned char *sp__ohdr_bytes(const sp_reader_t *r, uint64_t at, size_t len) {
+  return sp_bytes(r, at, len);
+}
+
+uint64_t sp__ohdr_base(const sp_reader_t *r) { return r->ohdr ? r->ohdr->base : 0; }
+
+int sp__stab_usable(const sp_reader_t *r) { return r->ohdr && r->fd >= 0 && r->ohdr->stab >= 0; }
+
+int sp__stab_trusted(const sp_reader_t *r) { return r->ohdr && r->ohdr->stab == 1; }
+
+void sp__stab_verify(sp_reader_t *r, int agree) {
+  if (r->ohdr) r->ohdr->stab = agree ? 1 : -1;
+}
 
 void sp__ohdr_verify(sp_reader_t *r, int agree) {
   if (!r->ohdr) return;

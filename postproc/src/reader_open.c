@@ -180,29 +180,74 @@ static int sp_first_start(sp_reader_t *r, hid_t g, const char *where, sp_rank_re
   return 0;
 }
 
+/* The region group at `at` read from its symbol table (reader_stab.c),
+ * without opening it: 1 when that holds start_times and end_times, no
+ * attribute (so no name or num_calls) and every dataset is plain
+ * (reader_ohdr.c), both kinds of parse having agreed with HDF5 in this
+ * file; kind[] and oh[] as sp__link_kinds_at gives them. 0: open it. */
+static int sp_region_parsed(const sp_reader_t *r, haddr_t at, const char *const *dsets, int *kind,
+                            haddr_t *oh) {
+  if (!sp__stab_trusted(r) || !sp__ohdr_trusted(r) || !sp__stab_links(r, at, dsets, 3, kind, oh))
+    return 0;
+  int64_t n, a;
+  if (kind[0] != SP_LINK_LOCAL || kind[1] != SP_LINK_LOCAL) return 0;
+  for (int i = 0; i < 3; i++)
+    if (kind[i] == SP_LINK_LOCAL && !sp__ohdr_dataset(r, oh[i], i < 2 ? 8 : 4, &n, &a)) return 0;
+  return 1;
+}
+
+/* The first region group of a file opened with HDF5 is also read from its
+ * symbol table, and the answers compared: after that, groups that parse
+ * are not opened (sp_region_parsed). */
+static void sp_region_verify(sp_reader_t *r, haddr_t at, const char *const *dsets, const int *kind,
+                             const haddr_t *oh, int attrs) {
+  int pk[3];
+  haddr_t po[3];
+  if (sp__stab_trusted(r) || !sp__stab_usable(r) || !sp__stab_links(r, at, dsets, 3, pk, po))
+    return;
+  int agree = !attrs;
+  for (int i = 0; i < 3; i++) agree = agree && pk[i] == kind[i] && po[i] == oh[i];
+  sp__stab_verify(r, agree);
+}
+
 /* Reads one region group: name, num_calls, datasets and their consistency. */
-static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_region_t *rr,
-                          char **name, haddr_t at) {
+static hid_t sp_regions_hid(sp_reader_t *r, sp_rank_t *rk);
+
+static int sp_region_scan(sp_reader_t *r, sp_rank_t *rk, sp_rank_region_t *rr, char **name,
+                          haddr_t at) {
   char where[512];
-  snprintf(where, sizeof where, "rank%d/regions/%s", rank_id, rr->link);
-  int gkind = SP_LINK_NONE;
-  hid_t g = sp_group_open(regions, rr->link, &gkind, at);
-  if (gkind == SP_LINK_FOREIGN)
-    return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
-                           where);
-  if (g < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
-  *name = sp__attr_string(r, g, "name");
-  if (!*name) {
-    size_t len = sp_reader_name_decode(rr->link, NULL, 0);
-    *name = malloc(len + 1);
-    if (*name) sp_reader_name_decode(rr->link, *name, len + 1);
-  }
-  int rc = *name ? 0 : SP_READER_ENOMEM;
-  rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
+  snprintf(where, sizeof where, "rank%d/regions/%s", rk->id, rr->link);
   static const char *const dsets[3] = {"start_times", "end_times", "thread_ids"};
   int kind[3];
   haddr_t oh[3];
-  sp__link_kinds_at(g, dsets, 3, kind, oh);
+  hid_t g = -1;
+  int rc = 0;
+  if (sp_region_parsed(r, at, dsets, kind, oh)) {
+    size_t len = sp_reader_name_decode(rr->link, NULL, 0);
+    *name = malloc(len + 1);
+    if (*name) sp_reader_name_decode(rr->link, *name, len + 1);
+    rc = *name ? 0 : SP_READER_ENOMEM;
+    rr->has_num_calls = 0;
+  } else {
+    int gkind = SP_LINK_NONE;
+    g = sp_group_open(sp_regions_hid(r, rk), rr->link, &gkind, at);
+    if (gkind == SP_LINK_FOREIGN)
+      return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
+                             where);
+    if (g < 0) return sp__reader_fail(r, SP_READER_ELAYOUT, "%s is not a group", where);
+    *name = sp__attr_string(r, g, "name");
+    int attrs = *name != NULL;
+    if (!*name) {
+      size_t len = sp_reader_name_decode(rr->link, NULL, 0);
+      *name = malloc(len + 1);
+      if (*name) sp_reader_name_decode(rr->link, *name, len + 1);
+    }
+    rc = *name ? 0 : SP_READER_ENOMEM;
+    rr->has_num_calls = sp_attr_i64(g, "num_calls", &rr->num_calls);
+    attrs = attrs || rr->has_num_calls || H5Aexists(g, "num_calls") > 0;
+    sp__link_kinds_at(g, dsets, 3, kind, oh);
+    sp_region_verify(r, at, dsets, kind, oh, attrs);
+  }
   for (int i = 0; i < 3; i++) {
     if (rc == 0 && kind[i] == SP_LINK_FOREIGN)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/%s is a link to another file: not followed",
@@ -236,7 +281,7 @@ static int sp_region_scan(sp_reader_t *r, hid_t regions, int rank_id, sp_rank_re
   rr->n = ns;
   if (!rr->has_num_calls) rr->num_calls = ns;
   if (rc == 0) rc = sp_first_start(r, g, where, rr);
-  H5Gclose(g);
+  if (g >= 0) H5Gclose(g);
   return rc;
 }
 
@@ -291,10 +336,78 @@ static int sp_region_intern(sp_reader_t *r, sp_name_map_t *m, char *name) {
   return r->nregions++;
 }
 
-/* Scans rank<id>/regions. */
-static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
-  char gname[32];
-  snprintf(gname, sizeof gname, "rank%d", rk->id);
+/* The address of g's object header, or HADDR_UNDEF. */
+static haddr_t sp_object_addr(hid_t g) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t oi;
+  haddr_t a = HADDR_UNDEF;
+  if (H5Oget_info3(g, &oi, H5O_INFO_BASIC) < 0) return HADDR_UNDEF;
+  return H5VLnative_token_to_addr(g, oi.token, &a) >= 0 ? a : HADDR_UNDEF;
+#else
+  H5O_info_t oi;
+  return H5Oget_info2(g, &oi, H5O_INFO_BASIC) >= 0 ? oi.addr : HADDR_UNDEF;
+#endif
+}
+
+/* A rank's regions group listed from its symbol table (reader_stab.c)
+ * once symbol tables have agreed with HDF5 in this file: 1 with the links
+ * and their addresses, as sp__region_links and sp__link_addrs give them. */
+static int sp_regions_listed(const sp_reader_t *r, hid_t regions, char ***links, haddr_t **at,
+                             size_t *n) {
+  if (!sp__stab_trusted(r)) return 0;
+  return sp__stab_list(r, sp_object_addr(regions), links, at, n);
+}
+
+/* Before symbol tables are trusted: the listing of HDF5 (links, at: n
+ * addresses) compared with the parse's; on disagreement parsing stops. */
+static void sp_regions_compare(sp_reader_t *r, hid_t regions, char **links, const haddr_t *at,
+                               size_t n) {
+  char **pl = NULL;
+  haddr_t *pa = NULL;
+  size_t pn = 0;
+  if (sp__stab_trusted(r) || !sp__stab_usable(r) ||
+      !sp__stab_list(r, sp_object_addr(regions), &pl, &pa, &pn))
+    return;
+  int agree = pn == n;
+  for (size_t i = 0; agree && i < n; i++) agree = strcmp(pl[i], links[i]) == 0 && pa[i] == at[i];
+  if (!agree) sp__stab_verify(r, 0);
+  sp__names_free(pl, pn);
+  free(pa);
+}
+
+/* rank<N>/regions, opened now if the rank was read without HDF5
+ * (sp_rank_parsed) and a region needs HDF5 after all; -1 on failure. */
+static hid_t sp_regions_hid(sp_reader_t *r, sp_rank_t *rk) {
+  if (rk->regions_gid == SP_REGIONS_LAZY) {
+    char path[48];
+    snprintf(path, sizeof path, "rank%d/regions", rk->id);
+    rk->regions_gid = H5Gopen2(r->file, path, H5P_DEFAULT);
+  }
+  return rk->regions_gid;
+}
+
+/* rank<N> read from its symbol table (reader_stab.c) once symbol tables
+ * have agreed with HDF5 in this file: 1 when the rank group has no
+ * attribute (so no clock offsets or host name), no likwid group and a
+ * regions group that parses, with that group's links and addresses; the
+ * regions group is then opened only when a region needs HDF5. */
+static int sp_rank_parsed(sp_reader_t *r, sp_rank_t *rk, char ***links, haddr_t **at, size_t *n) {
+  static const char *const kids[2] = {"regions", "likwid"};
+  int kind[2];
+  haddr_t oh[2];
+  if (!sp__stab_trusted(r) || rk->oh == HADDR_UNDEF ||
+      !sp__stab_links(r, rk->oh, kids, 2, kind, oh) || kind[0] != SP_LINK_LOCAL ||
+      kind[1] != SP_LINK_NONE || !sp__stab_list(r, oh[0], links, at, n))
+    return 0;
+  memset(&rk->clock, 0, sizeof rk->clock);
+  rk->regions_gid = SP_REGIONS_LAZY;
+  return 1;
+}
+
+/* rank<N>/regions and its links through HDF5 (nested names of the reference
+ * tool expanded later, reader_nested.c); *none when the rank recorded nothing. */
+static int sp_rank_links(sp_reader_t *r, sp_rank_t *rk, const char *gname, char ***links,
+                         haddr_t **at, size_t *nlinks, size_t *nat, int *none) {
   hid_t rg = H5Gopen2(r->file, gname, H5P_DEFAULT);
   if (rg < 0) return sp__reader_fail(r, SP_READER_EHDF5, "%s: cannot open group", gname);
   int rc = 0;
@@ -315,30 +428,51 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
                          gname);
   if (rc == 0 && t == H5I_BADID) {
     H5Gclose(rg);
+    *none = 1;
     return 0; /* a rank that recorded nothing */
   }
   if (rc == 0 && t != H5I_GROUP)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s/regions is not a group", gname);
   hid_t regions = rc ? -1 : H5Gopen2(rg, "regions", H5P_DEFAULT);
+  rk->regions_gid = regions; /* closed by sp_reader_close */
+  H5Gclose(rg);
   if (rc == 0 && regions < 0)
     rc = sp__reader_fail(r, SP_READER_EHDF5, "%s/regions: cannot read (truncated file?)", gname);
-  /* Link paths, nested names of the reference tool expanded (reader_nested.c). */
+  if (rc == 0 && sp_regions_listed(r, regions, links, at, nlinks)) {
+    *nat = *nlinks;
+    return 0;
+  }
+  if (rc == 0) rc = sp__region_links(r, regions, gname, links, nlinks);
+  /* The region groups' addresses, so each opens without a name lookup
+   * (none known: each is looked up by name, as for the nested names). */
+  *nat = rc == 0 ? *nlinks : 0;
+  *at = *nat ? malloc(*nat * sizeof **at) : NULL;
+  if (*at)
+    sp__link_addrs(regions, *links, *nat, *at);
+  else
+    *nat = 0;
+  if (rc == 0) sp_regions_compare(r, regions, *links, *at, *nat);
+  return rc;
+}
+
+/* Scans rank<id>/regions. */
+static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
+  char gname[32];
+  snprintf(gname, sizeof gname, "rank%d", rk->id);
   char **links = NULL;
-  size_t nlinks = 0, cap = 0;
-  if (rc == 0) rc = sp__region_links(r, regions, gname, &links, &nlinks);
+  size_t nlinks = 0, cap = 0, nat = 0;
+  haddr_t *at = NULL;
+  int rc = 0, none = 0;
+  if (sp_rank_parsed(r, rk, &links, &at, &nlinks))
+    nat = nlinks;
+  else
+    rc = sp_rank_links(r, rk, gname, &links, &at, &nlinks, &nat, &none);
+  if (none) return 0;
   cap = nlinks;
   if (rc == 0 && nlinks > 0) {
     rk->regions = calloc(nlinks, sizeof *rk->regions);
     if (!rk->regions) rc = SP_READER_ENOMEM;
   }
-  /* The region groups' addresses, so each opens without a name lookup
-   * (none known: each is looked up by name, as for the nested names). */
-  size_t nat = rc == 0 ? nlinks : 0;
-  haddr_t *at = nat ? malloc(nat * sizeof *at) : NULL;
-  if (at)
-    sp__link_addrs(regions, links, nat, at);
-  else
-    nat = 0;
   for (size_t i = 0; rc == 0 && i < nlinks; i++) {
     sp_rank_region_t *rr = &rk->regions[rk->nregions];
     memset(rr, 0, sizeof *rr);
@@ -346,12 +480,12 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
     links[i] = NULL;
     rk->nregions++;
     char *name = NULL;
-    rc = sp_region_scan(r, regions, rk->id, rr, &name, i < nat ? at[i] : HADDR_UNDEF);
+    rc = sp_region_scan(r, rk, rr, &name, i < nat ? at[i] : HADDR_UNDEF);
     /* No data: maybe a level of a nested name (reader_nested.c); then its
      * leaves are appended to the links and this record is dropped. */
     size_t before = nlinks;
     if (rc == 0 && !rr->has_times && !rr->has_num_calls)
-      rc = sp__region_expand(r, regions, rr->link, &links, &nlinks, &cap);
+      rc = sp__region_expand(r, sp_regions_hid(r, rk), rr->link, &links, &nlinks, &cap);
     if (rc == 0 && nlinks > before) {
       free(name);
       free(rr->link);
@@ -379,9 +513,22 @@ static int sp_rank_scan(sp_reader_t *r, sp_rank_t *rk, sp_name_map_t *map) {
   for (size_t i = 0; i < nlinks; i++) free(links[i]);
   free(links);
   free(at);
-  rk->regions_gid = regions; /* closed by sp_reader_close */
-  H5Gclose(rg);
   return rc;
+}
+
+/* The root's links read from its symbol table (reader_stab.c): their
+ * addresses, one per name of HDF5's listing (names, n), when the two
+ * listings name the same links in the same order; else NULL. */
+static haddr_t *sp_root_listed(const sp_reader_t *r, char **names, hsize_t n) {
+  char **pl = NULL;
+  haddr_t *pa = NULL;
+  size_t pn = 0;
+  if (!sp__stab_usable(r) || !sp__stab_list(r, sp_object_addr(r->file), &pl, &pa, &pn)) return NULL;
+  int agree = pn == n;
+  for (size_t i = 0; agree && i < pn; i++) agree = strcmp(pl[i], names[i]) == 0;
+  sp__names_free(pl, pn);
+  if (!agree) free(pa);
+  return agree ? pa : NULL;
 }
 
 /* Collects the rank<N> groups of the root, sorted by id. */
@@ -396,16 +543,22 @@ static int sp_ranks_find(sp_reader_t *r) {
   if (!names) return SP_READER_ENOMEM;
   int rc =
       got < info.nlinks ? sp__reader_fail(r, SP_READER_ENOTHDF5, "cannot read root link names") : 0;
+  haddr_t *oh = rc == 0 ? sp_root_listed(r, names, got) : NULL;
   for (hsize_t i = 0; rc == 0 && i < got; i++) {
     int id = sp_rank_name_parse(names[i]);
-    if (id >= 0 && sp__link_kind(r->file, names[i]) == SP_LINK_FOREIGN)
+    /* A hard link to an old-style group, as the root's symbol table says
+     * (sp_root_listed), needs no lookup: it is local and a group. */
+    int group = id >= 0 && oh && sp__stab_group(r, oh[i]);
+    if (id >= 0 && !group && sp__link_kind(r->file, names[i]) == SP_LINK_FOREIGN)
       rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s is a link to another file: not followed",
                            names[i]);
-    if (rc == 0 && id >= 0 && sp_object_type(r->file, names[i]) == H5I_GROUP) {
+    if (rc == 0 && id >= 0 && (group || sp_object_type(r->file, names[i]) == H5I_GROUP)) {
       r->ranks[r->nranks].regions_gid = -1;
+      r->ranks[r->nranks].oh = group ? oh[i] : HADDR_UNDEF;
       r->ranks[r->nranks++].id = id;
     }
   }
+  free(oh);
   sp__names_free(names, got);
   if (rc) return rc;
   if (r->nranks == 0 && info.nlinks == 1 && sp_object_type(r->file, "metadata") == H5I_GROUP)

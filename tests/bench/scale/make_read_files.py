@@ -3,6 +3,7 @@ layouts the postprocessor reads (issue 47: reading at 100,000 ranks), with
 h5py and numpy, from the same deterministic data.
 
 usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...] [--slow RANK]
+           [--writer PATH]
   LAYOUT: columnar (the default), perrank, shuffled, reduced, or both
   (columnar and perrank); prints one line per file written: layout, path, seconds to
   write, bytes. --slow RANK: every call of that rank lasts 0.7 SLOT minus
@@ -26,7 +27,10 @@ usage: /usr/bin/python3 make_read_files.py DIR RANKS REGIONS CALLS [LAYOUT...] [
       SCOPE_PROFILER_REDUCE=1 would write for these calls.
   DIR/read_perrank.h5   the reference tool's schema 1 (docs of the reference
       tool, hdf5-output-and-visualization): rank<N>/regions/<name>/
-      {start_times, end_times}.
+      {start_times, end_times}. --writer PATH: written by PATH, the
+      build's tests/bench/scale/write_perrank (the HDF5 C library, the same
+      objects in the same order from the same arrays), not by h5py, which
+      writes ~600 region groups a second (100,000 ranks: over two hours).
 
 The data (data() below): on rank r, region g's call c starts at
 T0 + ((c * REGIONS + g) * SLOT) + r * SKEW + jitter and lasts between 1 and
@@ -35,6 +39,7 @@ tree; the durations depend on (r, g, c) through a seeded generator, so the
 oracle (read_oracle.py) must read them, not recompute them.
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -93,6 +98,18 @@ def write_columnar(path, nranks, nregions, ncalls, shuffled=False, slow=None):
 
 def write_perrank(path, nranks, nregions, ncalls, slow=None):
     starts, ends = data(nranks, nregions, ncalls, slow=slow)
+    if WRITER:
+        raw = [path + ".starts.raw", path + ".ends.raw"]
+        try:
+            for a, p in zip((starts, ends), raw):
+                np.ascontiguousarray(a, dtype="<i8").tofile(p)
+            subprocess.run([WRITER, path, str(nranks), str(nregions), str(ncalls)] + raw,
+                           check=True)
+        finally:
+            for p in raw:
+                if os.path.exists(p):
+                    os.remove(p)
+        return
     names = region_names(nregions)
     with h5py.File(path, "w", libver="earliest") as f:
         f.attrs["scope_profiler_schema"] = np.int64(1)
@@ -106,6 +123,7 @@ def write_perrank(path, nranks, nregions, ncalls, slow=None):
 
 
 KEEP = 8  # SCOPE_PROFILER_REDUCE_KEEP's default
+WRITER = None  # --writer: the C writer of the per-rank layout
 
 
 def kept_of(tot):
@@ -200,6 +218,11 @@ WRITERS = {"columnar": ("read_columnar.h5", write_columnar),
 
 
 def main(argv):
+    global WRITER
+    if "--writer" in argv:
+        at = argv.index("--writer")
+        WRITER = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     slow = None
     if "--slow" in argv:
         at = argv.index("--slow")

@@ -70,12 +70,6 @@ static int sp_gobj_add(struct sp_gheap *h, uint64_t at, unsigned idx, uint64_t s
   return 0;
 }
 
-static uint64_t sp_le(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* Why the collection at offset at of the size bytes at b would crash or
  * hang HDF5, or NULL when it is sound (or not one HDF5 would read). */
 static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64_t at,
@@ -85,7 +79,7 @@ static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64
    * (the signature by chance in raw data, then followed by 1, 0, 0, 0,
    * where a refusal of a sound file would be worse than a missed check). */
   if (b[at + 4] != 1 || b[at + 5] || b[at + 6] || b[at + 7]) return NULL;
-  const uint64_t len = sp_le(b + at + 8, 8);
+  const uint64_t len = sp__le(b + at + 8, 8);
   if (len < SP_GCOL_MIN) return "its size is below the smallest collection (4096 bytes)";
   if (len > size - at) return "its size runs past the end of the file";
   const uint64_t end = at + len;
@@ -93,8 +87,8 @@ static const char *sp_gcol_problem(const unsigned char *b, uint64_t size, uint64
   /* As H5HG__cache_heap_deserialize walks it. */
   while (p < end) {
     if (end - p < SP_GCOL_OBJHEAD) break; /* a tail too small for a header: free space */
-    const unsigned idx = (unsigned)sp_le(b + p, 2);
-    const uint64_t osize = sp_le(b + p + 8, 8);
+    const unsigned idx = (unsigned)sp__le(b + p, 2);
+    const uint64_t osize = sp__le(b + p + 8, 8);
     uint64_t need;
     if (idx > 0) {
       if (osize > end - p - SP_GCOL_OBJHEAD) return "an object runs past the collection's end";
@@ -131,7 +125,7 @@ static const char *sp_gcol_at(int fd, uint64_t size, uint64_t at, struct sp_ghea
     *lost = 1;
     return NULL;
   }
-  const uint64_t len = sp_le(head + 8, 8);
+  const uint64_t len = sp__le(head + 8, 8);
   if (head[4] != 1 || head[5] || head[6] || head[7] || len < SP_GCOL_MIN ||
       len > size - at) /* judged from the header alone */
     return sp_gcol_problem(head, size - at, 0, NULL, at, lost);

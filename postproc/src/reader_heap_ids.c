@@ -27,12 +27,6 @@
 #define SP_ID_TAG "scope-profiler raw heap ID"
 #define SP_IDS_MAX ((hssize_t)1 << 24)
 
-static uint64_t sp_le(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* The conversion: accepted only towards our tag and from the stored form
  * (16 bytes; in memory a string is a pointer), then nothing to do: the
  * buffer already holds the stored bytes, as wide as the target's. */
@@ -86,8 +80,8 @@ static void sp_obj_name(hid_t obj, char *out, size_t cap) {
 /* NULL when the ID at p is sound, else why not (into why). */
 static const char *sp_id_problem(const sp_reader_t *r, const unsigned char *p, size_t base,
                                  char *why, size_t cap) {
-  uint64_t len = sp_le(p, 4), addr = sp_le(p + 4, 8), size = 0;
-  uint32_t idx = (uint32_t)sp_le(p + 12, 4);
+  uint64_t len = sp__le(p, 4), addr = sp__le(p + 4, 8), size = 0;
+  uint32_t idx = (uint32_t)sp__le(p + 12, 4);
   if (addr == 0) return NULL; /* a null string: HDF5 reads nothing */
   int found = sp__gheap_object(r, addr, idx, &size);
   if (found < 0)

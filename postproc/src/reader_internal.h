@@ -271,6 +271,13 @@ int sp__ohdr_trusted(const sp_reader_t *r);
 /* Records whether HDF5 agreed with a parse; on disagreement parsing stops
  * for the file. */
 void sp__ohdr_verify(sp_reader_t *r, int agree);
+/* The n-byte little-endian unsigned integer at p (HDF5's on-disk
+ * integers; reader_ohdr.c, reader_stab.c, reader_gheap.c, reader_heap_ids.c). */
+static inline uint64_t sp__le(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
 /* len bytes (at most 8 KiB) at absolute offset at through the window of
  * reader_ohdr.c, valid until the next call, or NULL (not in the file, or
  * parsing off); the base that the file's relative addresses add to. */

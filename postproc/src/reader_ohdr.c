@@ -67,12 +67,6 @@ typedef struct sp_facts {
   uint64_t cont_len[SP_OHDR_CONTS];
 } sp_facts_t;
 
-static uint64_t sp_le(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* HDF5's metadata checksum: Bob Jenkins' lookup3 hashlittle, byte by byte
  * (H5_checksum_lookup3 with initval 0). */
 #define SP_ROT(x, k) (((x) << (k)) | ((x) >> (32 - (k))))
@@ -83,9 +77,9 @@ static uint32_t sp_lookup3(const unsigned char *k, size_t len) {
     unsigned char t[12] = {0};
     size_t take = len < 12 ? len : 12;
     memcpy(t, k, take);
-    a += (uint32_t)sp_le(t, 4);
-    b += (uint32_t)sp_le(t + 4, 4);
-    c += (uint32_t)sp_le(t + 8, 4);
+    a += (uint32_t)sp__le(t, 4);
+    b += (uint32_t)sp__le(t + 4, 4);
+    c += (uint32_t)sp__le(t + 8, 4);
     if (len > 12) { /* mix */
       a -= c, a ^= SP_ROT(c, 4), c += b;
       b -= a, b ^= SP_ROT(a, 6), a += c;
@@ -152,7 +146,7 @@ static int sp_msg_space(sp_facts_t *f, const unsigned char *d, size_t size) {
   size_t at = version == 1 ? 8 : 4;
   if (version < 1 || version > 2 || rank != 1 || (version == 2 && d[3] != 1) || size < at + 8)
     return -1;
-  f->dim = sp_le(d + at, 8);
+  f->dim = sp__le(d + at, 8);
   f->space = 1;
   return 0;
 }
@@ -165,8 +159,8 @@ static int sp_msg_type(sp_facts_t *f, const unsigned char *d, size_t size) {
   if (version < 1 || version > 3 || cls != 0) return -1;
   /* bit 0 byte order (0: little), bits 1-2 padding, bit 3 signed. */
   if (d[1] != 0x08 || d[2] != 0 || d[3] != 0) return -1;
-  if (sp_le(d + 4, 4) != (uint64_t)f->elem || sp_le(d + 8, 2) != 0 ||
-      sp_le(d + 10, 2) != (uint64_t)f->elem * 8)
+  if (sp__le(d + 4, 4) != (uint64_t)f->elem || sp__le(d + 8, 2) != 0 ||
+      sp__le(d + 10, 2) != (uint64_t)f->elem * 8)
     return -1;
   f->type = 1;
   return 0;
@@ -175,8 +169,8 @@ static int sp_msg_type(sp_facts_t *f, const unsigned char *d, size_t size) {
 /* Data layout message: version 3 or 4, contiguous. */
 static int sp_msg_layout(sp_facts_t *f, const unsigned char *d, size_t size) {
   if (f->layout || size < 18 || d[0] < 3 || d[0] > 4 || d[1] != 1) return -1;
-  f->data = sp_le(d + 2, 8);
-  f->size = sp_le(d + 10, 8);
+  f->data = sp__le(d + 2, 8);
+  f->size = sp__le(d + 10, 8);
   f->layout = 1;
   return 0;
 }
@@ -204,8 +198,8 @@ static int sp_msg(sp_facts_t *f, unsigned type, unsigned flags, const unsigned c
     return sp_msg_layout(f, d, size);
   case 0x10: /* continuation: address and length of the next block */
     if (size < 16 || f->nconts == SP_OHDR_CONTS) return -1;
-    f->cont_at[f->nconts] = sp_le(d, 8);
-    f->cont_len[f->nconts++] = sp_le(d + 8, 8);
+    f->cont_at[f->nconts] = sp__le(d, 8);
+    f->cont_len[f->nconts++] = sp__le(d + 8, 8);
     return 0;
   default:
     return -1;
@@ -219,9 +213,9 @@ static int sp_msgs(sp_facts_t *f, int version, int crt, const unsigned char *p, 
   size_t hdr = version == 1 ? 8 : (crt ? 6 : 4), i = 0;
   while (i < len) {
     if (len - i < hdr) return version == 1 ? -1 : 0;
-    unsigned type = version == 1 ? (unsigned)sp_le(p + i, 2) : p[i];
+    unsigned type = version == 1 ? (unsigned)sp__le(p + i, 2) : p[i];
     size_t off = version == 1 ? 2 : 1;
-    size_t size = (size_t)sp_le(p + i + off, 2);
+    size_t size = (size_t)sp__le(p + i + off, 2);
     unsigned flags = p[i + off + 2];
     i += hdr;
     if (size > len - i || (version == 1 && size % 8 != 0)) return -1;
@@ -235,7 +229,7 @@ static int sp_msgs(sp_facts_t *f, int version, int crt, const unsigned char *p, 
 static int sp_header_v1(const sp_reader_t *r, uint64_t at, sp_facts_t *f) {
   const unsigned char *p = sp_bytes(r, at, 16);
   if (!p || p[0] != 1) return -1;
-  size_t len = (size_t)sp_le(p + 8, 4);
+  size_t len = (size_t)sp__le(p + 8, 4);
   p = sp_bytes(r, at + 16, len);
   return p ? sp_msgs(f, 1, 0, p, len) : -1;
 }
@@ -250,12 +244,12 @@ static int sp_header_v2(const sp_reader_t *r, uint64_t at, sp_facts_t *f, int *c
   int nsize = 1 << (flags & 0x03);
   p = sp_bytes(r, at, pre + (size_t)nsize);
   if (!p) return -1;
-  uint64_t len = sp_le(p + pre, nsize);
+  uint64_t len = sp__le(p + pre, nsize);
   pre += (size_t)nsize;
   if (len > SP_OHDR_WIN) return -1;
   size_t total = pre + (size_t)len + 4;
   p = sp_bytes(r, at, total);
-  if (!p || sp_lookup3(p, total - 4) != (uint32_t)sp_le(p + total - 4, 4)) return -1;
+  if (!p || sp_lookup3(p, total - 4) != (uint32_t)sp__le(p + total - 4, 4)) return -1;
   *crt = (flags & 0x04) != 0;
   return sp_msgs(f, 2, *crt, p + pre, (size_t)len);
 }
@@ -271,7 +265,7 @@ static int sp_conts(const sp_reader_t *r, int version, int crt, sp_facts_t *f) {
     if (version == 1) {
       if (sp_msgs(f, 1, 0, p, (size_t)len) < 0) return -1;
     } else if (memcmp(p, "OCHK", 4) != 0 ||
-               sp_lookup3(p, (size_t)len - 4) != (uint32_t)sp_le(p + len - 4, 4) ||
+               sp_lookup3(p, (size_t)len - 4) != (uint32_t)sp__le(p + len - 4, 4) ||
                sp_msgs(f, 2, crt, p + 4, (size_t)len - 8) < 0) {
       return -1;
     }

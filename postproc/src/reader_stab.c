@@ -61,12 +61,6 @@ typedef struct sp_stab {
   char heap[SP_STAB_HEAP];
 } sp_stab_t;
 
-static uint64_t sp_le(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 /* bytes at relative address rel, or NULL. */
 static const unsigned char *sp_at(const sp_stab_t *s, uint64_t rel, size_t len) {
   if (rel == HADDR_UNDEF || rel > UINT64_MAX - s->base) return NULL;
@@ -80,8 +74,8 @@ static int sp_msgs(int attrs_ok, const unsigned char *p, size_t len, uint64_t *b
   size_t i = 0;
   while (i < len) {
     if (len - i < 8) return -1;
-    unsigned type = (unsigned)sp_le(p + i, 2);
-    size_t size = (size_t)sp_le(p + i + 2, 2);
+    unsigned type = (unsigned)sp__le(p + i, 2);
+    size_t size = (size_t)sp__le(p + i + 2, 2);
     unsigned flags = p[i + 4];
     i += 8;
     if (size > len - i || size % 8 != 0 || (flags & 0x02)) return -1;
@@ -97,13 +91,13 @@ static int sp_msgs(int attrs_ok, const unsigned char *p, size_t len, uint64_t *b
       break;
     case 0x11: /* symbol table: B-tree address, local heap address */
       if (size < 16 || ++*nstab > 1) return -1;
-      *btree = sp_le(d, 8);
-      *heap = sp_le(d + 8, 8);
+      *btree = sp__le(d, 8);
+      *heap = sp__le(d + 8, 8);
       break;
     case 0x10:
       if (size < 16 || *nconts == SP_STAB_CONTS) return -1;
-      cont_at[*nconts] = sp_le(d, 8);
-      cont_len[(*nconts)++] = sp_le(d + 8, 8);
+      cont_at[*nconts] = sp__le(d, 8);
+      cont_len[(*nconts)++] = sp__le(d + 8, 8);
       break;
     default: /* attributes, new-style links, anything else */
       return -1;
@@ -117,7 +111,7 @@ static int sp_msgs(int attrs_ok, const unsigned char *p, size_t len, uint64_t *b
 static int sp_header(const sp_stab_t *s, uint64_t oh, uint64_t *btree, uint64_t *heap) {
   const unsigned char *p = sp_at(s, oh, 16);
   if (!p || p[0] != 1) return -1;
-  size_t len = (size_t)sp_le(p + 8, 4);
+  size_t len = (size_t)sp__le(p + 8, 4);
   uint64_t cont_at[SP_STAB_CONTS], cont_len[SP_STAB_CONTS];
   int nstab = 0, nconts = 0;
   p = sp_at(s, oh + 16, len);
@@ -137,7 +131,7 @@ static int sp_header(const sp_stab_t *s, uint64_t oh, uint64_t *btree, uint64_t 
 static int sp_heap(sp_stab_t *s, uint64_t heap) {
   const unsigned char *p = sp_at(s, heap, 32);
   if (!p || memcmp(p, "HEAP", 4) != 0 || p[4] != 0) return -1;
-  uint64_t len = sp_le(p + 8, 8), data = sp_le(p + 24, 8);
+  uint64_t len = sp__le(p + 8, 8), data = sp__le(p + 24, 8);
   if (len == 0 || len > SP_STAB_HEAP_MAX || data > UINT64_MAX - s->base) return -1;
   s->heap_len = (size_t)len;
   if (len <= SP_STAB_HEAP) {
@@ -180,14 +174,14 @@ static int sp_list_add(sp_stab_t *s, const char *name, uint64_t addr) {
 static int sp_snod(sp_stab_t *s, uint64_t at) {
   const unsigned char *p = sp_at(s, at, 8);
   if (!p || memcmp(p, "SNOD", 4) != 0 || p[4] != 1) return -1;
-  size_t nsym = (size_t)sp_le(p + 6, 2);
+  size_t nsym = (size_t)sp__le(p + 6, 2);
   if (nsym == 0) return 0;
   if (nsym > 8192 / 40 || (s->links += nsym) > SP_STAB_LINKS) return -1;
   p = sp_at(s, at + 8, nsym * 40);
   if (!p) return -1;
   for (size_t e = 0; e < nsym; e++, p += 40) {
-    uint64_t off = sp_le(p, 8), addr = sp_le(p + 8, 8);
-    uint32_t cache = (uint32_t)sp_le(p + 16, 4);
+    uint64_t off = sp__le(p, 8), addr = sp__le(p + 8, 8);
+    uint32_t cache = (uint32_t)sp__le(p + 16, 4);
     const char *name = s->names_at + off;
     if (cache > 1 || off >= s->heap_len || !memchr(name, '\0', s->heap_len - off))
       return -1; /* a soft link (2), something newer, or a name outside the heap */
@@ -209,14 +203,14 @@ static int sp_btree(sp_stab_t *s, uint64_t at, int level, int depth) {
   if (!p || memcmp(p, "TREE", 4) != 0 || p[4] != 0) return -1;
   if (level >= 0 && p[5] != level) return -1;
   int lvl = p[5];
-  size_t used = (size_t)sp_le(p + 6, 2);
+  size_t used = (size_t)sp__le(p + 6, 2);
   if (used > SP_STAB_FANOUT) return -1;
   if (used == 0) return 0;
   /* key 0, then (child, key) pairs: 8-byte heap offsets and addresses. */
   p = sp_at(s, at + 24, 8 + used * 16);
   if (!p) return -1;
   uint64_t kids[SP_STAB_FANOUT];
-  for (size_t i = 0; i < used; i++) kids[i] = sp_le(p + 8 + i * 16, 8);
+  for (size_t i = 0; i < used; i++) kids[i] = sp__le(p + 8 + i * 16, 8);
   for (size_t i = 0; i < used; i++) {
     int rc = lvl == 0 ? sp_snod(s, kids[i]) : sp_btree(s, kids[i], lvl - 1, depth + 1);
     if (rc < 0) return -1;

@@ -270,8 +270,8 @@ int sp__agg_snap_unpack_into(sp_agg_snap_t *s, const char *blob, int64_t len) {
     s->nvals = vals_before;
   }
   if (rc == 0) {
-    s->nopen += tail[0];
-    s->lost += tail[1];
+    s->nopen = sp__agg_add_sat(s->nopen, tail[0]); /* several files' counts */
+    s->lost = sp__agg_add_sat(s->lost, tail[1]);
   }
   /* A refused blob adds nothing: its names go again (its rows and buckets
    * were never counted). */

@@ -112,13 +112,6 @@ static int64_t sp_red_path(sp_red_t *t, int32_t parent, int32_t name, int32_t de
   return t->npaths++;
 }
 
-/* x + y, held at the int64 bounds: real sums stay far below (1e5 ranks of
- * a day each are 8.6e18 ns), a damaged peer's must not wrap. */
-static int64_t sp_add_sat(int64_t x, int64_t y) {
-  int64_t z;
-  return __builtin_add_overflow(x, y, &z) ? (y > 0 ? INT64_MAX : INT64_MIN) : z;
-}
-
 /* b's figure over nb ranks into a's over na (Chan et al.: the squared
  * deviations of the union from both parts' and the gap of their means). */
 static void sp_fig_merge(sp_red_fig_t *a, int32_t na, const sp_red_fig_t *b, int32_t nb) {
@@ -129,7 +122,7 @@ static void sp_fig_merge(sp_red_fig_t *a, int32_t na, const sp_red_fig_t *b, int
   }
   double ma = (double)a->sum / na, mb = (double)b->sum / nb, d = mb - ma;
   a->m2 += b->m2 + d * d * ((double)na * nb / (double)(na + nb));
-  a->sum = sp_add_sat(a->sum, b->sum);
+  a->sum = sp__agg_add_sat(a->sum, b->sum);
   if (b->min < a->min || (b->min == a->min && b->min_rank < a->min_rank))
     a->min = b->min, a->min_rank = b->min_rank;
   if (b->max > a->max || (b->max == a->max && b->max_rank < a->max_rank))
@@ -149,7 +142,7 @@ static void sp_bks_compact(sp_red_t *t) {
   int64_t n = 0;
   for (int64_t i = 0; i < t->nbks; i++) {
     if (n && t->bks[n - 1].row == t->bks[i].row && t->bks[n - 1].bucket == t->bks[i].bucket)
-      t->bks[n - 1].count = sp_add_sat(t->bks[n - 1].count, t->bks[i].count);
+      t->bks[n - 1].count = sp__agg_add_sat(t->bks[n - 1].count, t->bks[i].count);
     else
       t->bks[n++] = t->bks[i];
   }
@@ -290,7 +283,7 @@ int sp__red_merge(sp_red_t *a, const sp_red_t *b, int k) {
   if (!rc) sp_tops_compact(a, k);
   if (!rc) rc = sp__agg_vals_append(&a->vals, &a->nvals, &a->vcap, b->vals, b->nvals, pm);
   if (!rc) sp__agg_vals_compact(a->vals, &a->nvals);
-  a->lost = sp_add_sat(a->lost, b->lost), a->nopen = sp_add_sat(a->nopen, b->nopen);
+  a->lost = sp__agg_add_sat(a->lost, b->lost), a->nopen = sp__agg_add_sat(a->nopen, b->nopen);
   free(nm), free(pm);
   return rc;
 }

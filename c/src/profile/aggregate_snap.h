@@ -56,6 +56,13 @@ typedef struct sp_agg_snap {
   int64_t nvals, vcap;
 } sp_agg_snap_t;
 
+/* x + y, held at the int64 bounds: real sums stay far below (1e5 ranks of
+ * a day each are 8.6e18 ns), a damaged file's or peer's must not wrap. */
+static inline int64_t sp__agg_add_sat(int64_t x, int64_t y) {
+  int64_t z;
+  return __builtin_add_overflow(x, y, &z) ? (y > 0 ? INT64_MAX : INT64_MIN) : z;
+}
+
 /* This process's aggregates now (every thread's current window). */
 SP_HIDDEN int sp__agg_snap_take(sp_agg_snap_t *s, int32_t rank);
 

@@ -133,7 +133,7 @@ void sp__agg_vals_compact(sp_agg_val_t *v, int64_t *n) {
   for (int64_t i = 0; i < *n; i++) {
     sp_agg_val_t *y = o > 0 ? &v[o - 1] : NULL;
     if (y && y->row == v[i].row && strcmp(y->key, v[i].key) == 0) {
-      y->count += v[i].count;
+      y->count = sp__agg_add_sat(y->count, v[i].count);
       y->sum += v[i].sum; /* NaN stays NaN: a string key */
       y->min = v[i].min < y->min ? v[i].min : y->min;
       y->max = v[i].max > y->max ? v[i].max : y->max;

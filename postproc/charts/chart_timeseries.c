@@ -6,7 +6,9 @@
  * than once on a rank, largest self time first, chart_pick.h); with several files
  * one group of such panels per file, stacked, each titled with its label.
  * More steps than pixel columns are binned: a column's band spans the
- * min and max of its steps, its line the mean. */
+ * min and max of its steps, its line the mean. The steps are binned as
+ * they are read (timeseries_steps.c), a pair at a time: memory flat in
+ * calls per rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "chart_pick.h"
 #include "charts.h"
 #include "plot_device.h"
+#include "timeseries_steps.h"
 
 #define SP_TS_PANELS 8
 /* Pixels of a file's group of panels: the title and axis label margins, and
@@ -26,84 +29,18 @@
 #define SP_TS_MARGIN_PX 120
 #define SP_TS_PANEL_MIN_PX 90
 
-typedef struct sp_ts_series {
-  int64_t steps;         /* longest call count over ranks */
-  double *mn, *mx, *sum; /* per step over ranks, seconds */
-  int64_t *cnt;          /* ranks with this step */
-} sp_ts_series_t;
-
-static int sp_cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Durations of one pair in start order (stamps are pairs; sort by start). */
-static int sp_ts_pair(const sp_selection_t *sel, int g, int k, sp_ts_series_t *s, double min_d) {
-  sp_reader_intervals_t iv;
-  int err = sp_load_intervals(sel->reader, sel->regions[g], sel->ranks[k], &iv);
-  if (err) return err;
-  int64_t *p = malloc((size_t)(iv.n ? iv.n : 1) * 2 * sizeof *p);
-  if (!p) {
-    sp_reader_intervals_free(&iv);
-    return SP_EXIT_IO;
-  }
-  for (int64_t i = 0; i < iv.n; i++) {
-    p[2 * i] = iv.start[i];
-    p[2 * i + 1] = iv.end[i];
-  }
-  qsort(p, (size_t)iv.n, 2 * sizeof *p, sp_cmp_i64);
-  int rc = 0;
-  int64_t step = 0;
-  for (int64_t i = 0; i < iv.n && rc == 0; i++) {
-    double d = 1e-9 * sp_ns_between(p[2 * i], p[2 * i + 1]);
-    if (d < min_d) continue;
-    if (step >= s->steps) {
-      int64_t nc = step * 2 + 64;
-      double *a = realloc(s->mn, (size_t)nc * sizeof *a);
-      if (a) s->mn = a;
-      double *b = realloc(s->mx, (size_t)nc * sizeof *b);
-      if (b) s->mx = b;
-      double *c = realloc(s->sum, (size_t)nc * sizeof *c);
-      if (c) s->sum = c;
-      int64_t *e = realloc(s->cnt, (size_t)nc * sizeof *e);
-      if (e) s->cnt = e;
-      if (!a || !b || !c || !e) {
-        rc = SP_EXIT_IO;
-        break;
-      }
-      for (int64_t t = s->steps; t < nc; t++) s->cnt[t] = 0, s->sum[t] = 0;
-      s->steps = nc;
-    }
-    if (s->cnt[step] == 0 || d < s->mn[step]) s->mn[step] = d;
-    if (s->cnt[step] == 0 || d > s->mx[step]) s->mx[step] = d;
-    s->sum[step] += d;
-    s->cnt[step]++;
-    step++;
-  }
-  free(p);
-  sp_reader_intervals_free(&iv);
-  return rc;
-}
-
-/* One panel: binned band and mean line of a series with n steps. */
-static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colour,
-                        const char *title) {
-  int nb = n < ncols ? (int)n : ncols;
+/* One panel: the band and mean line of a series binned per column. */
+static void sp_ts_panel(const sp_ts_bins_t *s, int colour, const char *title) {
+  int64_t n = s->n;
+  int nb = s->nb;
   PLFLT *x = malloc((size_t)nb * 2 * sizeof *x), *y = malloc((size_t)nb * 2 * sizeof *y);
   PLFLT *m = malloc((size_t)nb * sizeof *m), *xm = malloc((size_t)nb * sizeof *xm);
   double ymax = 0;
   if (!x || !y || !m || !xm) nb = 0;
   for (int b = 0; b < nb; b++) {
     int64_t a = n * b / nb, e = n * (b + 1) / nb;
-    double lo = INFINITY, hi = 0, sum = 0;
-    int64_t cnt = 0;
-    for (int64_t t = a; t < e; t++) {
-      if (!s->cnt[t]) continue;
-      lo = s->mn[t] < lo ? s->mn[t] : lo;
-      hi = s->mx[t] > hi ? s->mx[t] : hi;
-      sum += s->sum[t];
-      cnt += s->cnt[t];
-    }
+    double lo = s->lo[b], hi = s->hi[b], sum = s->sum[b];
+    int64_t cnt = s->cnt[b];
     xm[b] = x[b] = x[2 * nb - 1 - b] = 0.5 * (a + e - 1);
     y[b] = isfinite(lo) ? lo : 0;
     y[2 * nb - 1 - b] = hi;
@@ -140,16 +77,11 @@ static void sp_ts_panel(const sp_ts_series_t *s, int64_t n, int ncols, int colou
 
 typedef struct sp_ts_job {
   const sp_charts_t *c;
-  sp_ts_series_t *s; /* nfiles x np */
+  sp_ts_bins_t *s; /* nfiles x np */
   int np;
+  int ncols;              /* pixel columns of a panel: its bins */
   int pick[SP_TS_PANELS]; /* common region of each panel */
 } sp_ts_job_t;
-
-static int64_t sp_ts_len(const sp_ts_series_t *s) {
-  int64_t n = s->steps;
-  while (n > 0 && s->cnt[n - 1] == 0) n--;
-  return n;
-}
 
 /* File f's panels in the page's band [y0, y1] (normalized). */
 static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
@@ -157,10 +89,9 @@ static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
   const sp_charts_t *c = j->c;
   const sp_selection_t *sel = &c->sels[f];
   double top = y1 - 50.0 / height, bottom = y0 + 60.0 / height, ph = (top - bottom) / j->np;
-  int ncols = (int)(0.86 * c->o->width);
   char name[160], what[256], title[400];
   for (int p = 0; p < j->np; p++) {
-    const sp_ts_series_t *s = &j->s[(size_t)f * j->np + p];
+    const sp_ts_bins_t *s = &j->s[(size_t)f * j->np + p];
     plvpor(0.10, 0.96, top - (p + 1) * ph + 28.0 / height, top - p * ph - 14.0 / height);
     int g = c->common[(size_t)f * c->ncommon + j->pick[p]];
     sp_plot_text(sp_reader_region_name(sel->reader, sel->regions[g]), name, sizeof name, 40);
@@ -169,7 +100,7 @@ static int sp_ts_file(void *ctx, int f, int height, double y0, double y1) {
              "line = mean",
              name);
     sp_charts_panel_title(c, f, what, title, sizeof title);
-    sp_ts_panel(s, sp_ts_len(s), ncols, p, title);
+    sp_ts_panel(s, p, title);
   }
   plschr(3.0, 1.0);
   plmtex("b", 3.2, 0.5, 0.5, "step (k-th call of each rank, in start order)");
@@ -209,7 +140,7 @@ static void sp_ts_height(const sp_ts_job_t *j, sp_charts_panels_t *panels) {
 }
 
 int sp_timeseries_plot(const sp_charts_t *c) {
-  sp_ts_job_t j = {c, NULL, 0, {0}};
+  sp_ts_job_t j = {c, NULL, 0, (int)(0.86 * c->o->width), {0}};
   j.np = sp_charts_pick_per_call(c, SP_TS_PANELS, j.pick, "duration timeseries");
   if (j.np < 0) return -j.np;
   size_t ns = (size_t)c->nfiles * (size_t)(j.np ? j.np : 1);
@@ -217,13 +148,13 @@ int sp_timeseries_plot(const sp_charts_t *c) {
   int rc = j.s ? 0 : SP_EXIT_IO;
   for (int f = 0; rc == 0 && f < c->nfiles; f++) {
     const sp_selection_t *sel = &c->sels[f];
-    for (int p = 0; rc == 0 && p < j.np; p++)
-      for (int k = 0; rc == 0 && k < sel->nranks; k++)
-        rc = sp_ts_pair(sel, c->common[(size_t)f * c->ncommon + j.pick[p]], k,
-                        &j.s[(size_t)f * j.np + p],
-                        c->o->min_duration);
+    for (int p = 0; rc == 0 && p < j.np; p++) {
+      int g = c->common[(size_t)f * c->ncommon + j.pick[p]];
+      rc = sp_ts_bins_build(sel, sel->regions[g], c->o->min_duration, j.ncols,
+                            &j.s[(size_t)f * j.np + p]);
+    }
     int any = 0;
-    for (int p = 0; rc == 0 && p < j.np; p++) any |= sp_ts_len(&j.s[(size_t)f * j.np + p]) > 0;
+    for (int p = 0; rc == 0 && p < j.np; p++) any |= j.s[(size_t)f * j.np + p].n > 0;
     if (rc == 0 && !any) {
       sp_msg(SP_QUIET, "%s: duration timeseries: no timed calls", sel->file);
       rc = SP_EXIT_DATA;
@@ -236,12 +167,7 @@ int sp_timeseries_plot(const sp_charts_t *c) {
                                .draw_one = sp_ts_file};
   if (rc == 0) sp_ts_height(&j, &panels);
   if (rc == 0) rc = sp_charts_write_panels(c, "duration_timeseries_plot", &panels, &j);
-  for (size_t i = 0; j.s && i < ns; i++) {
-    free(j.s[i].mn);
-    free(j.s[i].mx);
-    free(j.s[i].sum);
-    free(j.s[i].cnt);
-  }
+  for (size_t i = 0; j.s && i < ns; i++) sp_ts_bins_free(&j.s[i]);
   free(j.s);
   return rc;
 }

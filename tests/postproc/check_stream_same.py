@@ -28,7 +28,8 @@ durations summed by numpy.
 CASE is an output: tree, tree_text, summary, summary_thread, summary_self,
 folded, summary_recursion, charts (-o DIR with the charts that read pairs
 or ranks in slices, issue 47: gantt, durations, rank_heatmap, histogram,
-flame, timeline_density, flame_graph, with --export-data; the file holds rec and rec_end too, is
+flame, timeline_density, flame_graph, duration_timeseries (its series' values
+against numpy: check_timeseries_steps.py), with --export-data; the file holds rec and rec_end too, is
 also run with SCOPE_PROFILER_READER_STREAM=0, and every file of DIR, the
 PNGs too, must be the same bytes; the durations data's calls and totals
 of step, work, omp, rec and rec_end against numpy). Runs PPROC on the file with the default bound and with
@@ -56,7 +57,8 @@ CASES = {
     "folded": ["--export", "folded"],
     "summary_recursion": ["--summary", "--format", "tsv"],
     "charts": ["-o", None, "--plots",
-               "gantt,durations,rank_heatmap,histogram,flame,flame_graph,timeline_density",
+               "gantt,durations,rank_heatmap,histogram,flame,flame_graph,timeline_density,"
+               "duration_timeseries",
                "--export-data"],
 }
 ROOTS = 150000  # recursive roots of rec and rec_end: about 300,000 calls each, past 2^18
@@ -236,7 +238,7 @@ def main():
         fails += check_summary(streamed[1], want)
     if case == "charts" and streamed[0] == 0:
         fails += check_durations(streamed[3], path)
-        if len(streamed[3]) < 8:
+        if len(streamed[3]) < 9:
             fails.append(f"only {sorted(streamed[3])} written")
     os.remove(path)
     for m in fails:

@@ -7,9 +7,10 @@ thread by thread (the core's order), many of them starting at the same
 nanosecond on several threads with different durations (the step order is
 start, then stored order: the reader's merge by start puts the longer call
 first, which must not show), some shorter than --min-duration (no steps):
-  few    19 to 27 steps a rank: fewer steps than columns (a column a step)
-  many   1,400 to 2,200 steps a rank: more than the 688 columns of
-         --width 800 (2 to 4 steps a column, over the ranks)
+  few    14 to 27 start slots a rank (at most 83 steps): fewer steps than
+         columns (a column a step)
+  many   1,100 to 2,200 slots a rank (at most 6,725 steps): more than the
+         688 columns of --width 800 (9 or 10 steps a column, over the ranks)
 For each region (--include) draws --plots duration_timeseries --format svg
 --width 800 --min-duration 1e-6 with every pair streamed
 (SCOPE_PROFILER_READER_STREAM=0: the reader's merge by start) and loaded

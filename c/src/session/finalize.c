@@ -463,9 +463,10 @@ int sp__finalize_session(void) {
    * written. Such a rank that could not join has lost nothing of its own. */
   const int active = st->cfg.profiling_activated;
   int any = active;
-  if (began && par.active) any = sp__par_agree(&par, active ? -1 : 0) == -1;
+  if (began && par.active)
+    any = par.any_active >= 0 ? par.any_active : sp__par_agree(&par, active ? -1 : 0) == -1;
   if (!any || (!began && !active)) {
-    sp__par_end(&par);
+    sp__par_end(&par, 1); /* agreed: no rank records */
     return 0;
   }
   times.ranks_per_cpu = par.ranks_per_cpu;
@@ -488,6 +489,7 @@ int sp__finalize_session(void) {
                 .partial = partial,
                 .times = &times};
   rc = sp_fin_run(&f, rc);
+  const int agreed_ok = rc == 0; /* the same on every rank (sp_fin_run agrees) */
   if (f.h5) H5Eset_auto2(H5E_DEFAULT, f.old_fn, f.old_data);
   sp_fin_release(&f);
   const int discard = f.discard, differs = f.differs, trace_file = sp_fin_trace_file(&f);
@@ -532,7 +534,7 @@ int sp__finalize_session(void) {
     sp__spill_close(0);
   }
   sp__local_free(&local);
-  sp__par_end(&par);
+  sp__par_end(&par, agreed_ok);
   if (sp__state.set.verbose)
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"

@@ -359,7 +359,7 @@ static int sp_col_serial_rank(int fd, const sp_local_t *l, const sp_col_local_t 
                               const int64_t *before, int any_mpi, hid_t host_type,
                               const int64_t *off) {
   sp_col_local_t c;
-  int rc = sp__col_local_build_serial(l, t, &c);
+  int rc = sp__col_local_build_serial(l, t, any_mpi, &c);
   const int64_t k = c.npairs;
   uint32_t *ranks = malloc((size_t)(k ? k : 1) * sizeof *ranks);
   uint64_t *offs = malloc((size_t)(k ? k : 1) * sizeof *offs);
@@ -455,7 +455,7 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
    * events meanwhile, then take the broadcast (sp_col_root_send). */
   int64_t off[SP_COL_MAX];
   if (!collective && par->rank == 0) rc = sp_col_root_send(&j, path, rc, off);
-  if (rc == 0) rc = sp__col_local_finish(l, &c);
+  if (rc == 0) rc = sp__col_local_finish(l, j.total[2] > 0, &c);
   if (!collective && par->rank != 0) rc = sp_col_root_send(&j, path, rc, off);
   uint32_t *ranks = NULL;
   uint64_t *offs = NULL;

@@ -20,22 +20,36 @@
  * otherwise go on into a collective the other never joins, and both hang
  * (issue 43 item 2). Rank 0 compares every message with its own and, when
  * one differs, tells every rank that arrived, which returns SP_EMPI before
- * any collective, naming the ranks and what each began. */
+ * any collective, naming the ranks and what each began.
+ *
+ * The messages also carry where each rank runs and whether it records, so
+ * that rank 0's last answer tells every rank how many ranks share a CPU
+ * (mpi_crowding.c) and whether any records: a gather, a broadcast and an
+ * agreement fewer in every finalize (each a round of wake-ups where ranks
+ * share cores: docs/performance.md, "the columnar finalize's rounds"). */
 #include "mpi_arrival.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "mpi_crowding.h"
 #include "mpi_polite.h"
 #include "sp_internal.h"
 
 enum { TAG_ARRIVED = 7320, TAG_VERDICT, TAG_ACK, TAG_FINAL, GRACE_S = 5 };
 
 /* A verdict: V_MISSING ranks that did not arrive, V_OTHER that began
- * another operation than rank 0's (V_OP, V_SEQ), then the missing ranks,
- * then (rank, op, seq) of each of the others. */
-enum { V_MISSING, V_OTHER, V_OP, V_SEQ, V_HEAD };
+ * another operation than rank 0's (V_OP, V_SEQ), in the last one the most
+ * ranks per CPU and whether any rank records (V_PER_CPU, V_ANY), then the
+ * missing ranks, then (rank, op, seq) of each of the others. */
+enum { V_MISSING, V_OTHER, V_OP, V_SEQ, V_PER_CPU, V_ANY, V_HEAD };
+
+/* A rank's message: the operation, and where it runs. */
+typedef struct sp_note {
+  int32_t op, seq, active, unused;
+  sp_where_t where;
+} sp_note_t;
 #define SP_VERDICT_INTS(size) (V_HEAD + 4 * (size_t)(size))
 
 static const char *sp_op_name(int op) {
@@ -128,16 +142,16 @@ static int sp_verdict_failed(const int *v, int64_t timeout_s, int op) {
   return rc;
 }
 
-/* Rank 0: the message (op, seq) with tag from every other rank, for at
- * most timeout_s, into msg[2r..2r+1]. got[r] is 1 for each rank heard;
+/* Rank 0: the note with tag from every other rank, for at most
+ * timeout_s, into msg[r]. got[r] is 1 for each rank heard;
  * the verdict v says how many and which were not, and which began another
  * operation than (op, seq). Pending receives are cancelled. */
 static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int op, int seq,
-                      int *got, int *msg, MPI_Request *reqs, int *v) {
+                      int *got, sp_note_t *msg, MPI_Request *reqs, int *v) {
   int err = MPI_SUCCESS;
   for (int r = 1; r < size; r++) got[r] = 0;
   for (int r = 1; r < size && err == MPI_SUCCESS; r++)
-    err = MPI_Irecv(&msg[2 * r], 2, MPI_INT, r, tag, comm, &reqs[r - 1]);
+    err = MPI_Irecv(&msg[r], (int)sizeof *msg, MPI_BYTE, r, tag, comm, &reqs[r - 1]);
   if (err == MPI_SUCCESS) sp_wait_until(size - 1, reqs, sp_now_ns() + timeout_s * 1000000000, &err);
   v[V_MISSING] = v[V_OTHER] = 0;
   v[V_OP] = op;
@@ -155,9 +169,9 @@ static int sp_collect(MPI_Comm comm, int size, int tag, int64_t timeout_s, int o
   /* After the missing ones, whose count is known only now. */
   int *o = v + V_HEAD + v[V_MISSING];
   for (int r = 1; r < size && err == MPI_SUCCESS; r++) {
-    if (!got[r] || (msg[2 * r] == op && msg[2 * r + 1] == seq)) continue;
+    if (!got[r] || (msg[r].op == op && msg[r].seq == seq)) continue;
     int *e = o + 3 * v[V_OTHER]++;
-    e[0] = r, e[1] = msg[2 * r], e[2] = msg[2 * r + 1];
+    e[0] = r, e[1] = msg[r].op, e[2] = msg[r].seq;
   }
   return err;
 }
@@ -173,13 +187,29 @@ static int sp_answer(MPI_Comm comm, int size, const int *got, const int *verdict
   return err;
 }
 
+/* Rank 0's last answer: the ranks per CPU and whether any rank records,
+ * from the notes of the arrival (msg[0]: rank 0's). */
+static void sp_crowding(sp_note_t *msg, int size, int *verdict) {
+  sp_where_t *w = malloc((size_t)size * sizeof *w);
+  int any = 0;
+  for (int r = 0; r < size; r++) {
+    any |= msg[r].active != 0;
+    if (w) w[r] = msg[r].where;
+  }
+  verdict[V_PER_CPU] = w ? sp__mpi_most_per_cpu(w, size) : 1; /* 1: spin as MPI does */
+  verdict[V_ANY] = any;
+  free(w);
+}
+
 /* Rank 0: every rank arrives (1), is told to go and acknowledges (2), and
  * is told whether all did (3). A rank that gave up waiting before rank 0
  * came left its arrival behind but never acknowledges, so no rank goes on
  * into a collective that a rank which gave up would never join. */
-static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s, int op, int seq) {
+static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s, const sp_note_t *mine,
+                           sp_arrival_t *out) {
+  const int op = mine->op, seq = mine->seq;
   int *got = calloc((size_t)size, sizeof *got);
-  int *msg = calloc(2 * (size_t)size, sizeof *msg);
+  sp_note_t *msg = calloc((size_t)size, sizeof *msg);
   int *verdict = calloc(SP_VERDICT_INTS(size), sizeof *verdict);
   MPI_Request *reqs = calloc((size_t)size, sizeof *reqs);
   int err = got && msg && verdict && reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -187,8 +217,12 @@ static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s, int op, i
     err = sp_collect(comm, size, TAG_ARRIVED, timeout_s, op, seq, got, msg, reqs, verdict);
   if (err == MPI_SUCCESS) err = sp_answer(comm, size, got, verdict, TAG_VERDICT);
   int failed = err != MPI_SUCCESS || verdict[V_MISSING] > 0 || verdict[V_OTHER] > 0;
-  if (!failed) {
+  if (!failed) { /* the acknowledgements carry the same notes as the arrivals */
     err = sp_collect(comm, size, TAG_ACK, timeout_s, op, seq, got, msg, reqs, verdict);
+    msg[0] = *mine;
+    if (err == MPI_SUCCESS) sp_crowding(msg, size, verdict);
+    out->ranks_per_cpu = verdict[V_PER_CPU];
+    out->any_active = verdict[V_ANY];
     if (err == MPI_SUCCESS) err = sp_answer(comm, size, got, verdict, TAG_FINAL);
   }
   int rc = err == MPI_ERR_NO_MEM ? SP_ENOMEM
@@ -203,18 +237,18 @@ static int sp_arrival_root(MPI_Comm comm, int size, int64_t timeout_s, int op, i
   return rc;
 }
 
-/* Another rank: sends (op, seq) with tag to rank 0 (from a static buffer:
+/* Another rank: sends its note with tag to rank 0 (from a static buffer:
  * it may still be on its way when this returns) and waits for rank 0's
  * answer with answer_tag, at most timeout_s and GRACE_S more. 1 when
  * answered. */
-static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s, int op,
-                  int seq, int *verdict, int *err) {
-  static int msg[2][2]; /* one per tag: the arrival and the acknowledgement */
-  int *m = msg[tag == TAG_ARRIVED ? 0 : 1];
-  m[0] = op, m[1] = seq;
+static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t timeout_s,
+                  const sp_note_t *mine, int *verdict, int *err) {
+  static sp_note_t msg[2]; /* one per tag: the arrival and the acknowledgement */
+  sp_note_t *m = &msg[tag == TAG_ARRIVED ? 0 : 1];
+  *m = *mine;
   MPI_Request reqs[2];
   *err = MPI_Irecv(verdict, (int)SP_VERDICT_INTS(size), MPI_INT, 0, answer_tag, comm, &reqs[0]);
-  if (*err == MPI_SUCCESS) *err = MPI_Isend(m, 2, MPI_INT, 0, tag, comm, &reqs[1]);
+  if (*err == MPI_SUCCESS) *err = MPI_Isend(m, (int)sizeof *m, MPI_BYTE, 0, tag, comm, &reqs[1]);
   if (*err != MPI_SUCCESS) return 0;
   int answered = sp_wait_until(1, &reqs[0], sp_now_ns() + (timeout_s + GRACE_S) * 1000000000, err);
   if (!answered) sp_cancel(&reqs[0]);
@@ -225,13 +259,18 @@ static int sp_ask(MPI_Comm comm, int size, int tag, int answer_tag, int64_t time
   return answered;
 }
 
-static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s, int op, int seq) {
+static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s, const sp_note_t *mine,
+                            sp_arrival_t *out) {
+  const int op = mine->op;
   int *verdict = calloc(SP_VERDICT_INTS(size), sizeof *verdict);
   if (!verdict) return SP_ENOMEM;
   int err = MPI_SUCCESS;
-  int answered = sp_ask(comm, size, TAG_ARRIVED, TAG_VERDICT, timeout_s, op, seq, verdict, &err);
-  if (answered && verdict[V_MISSING] == 0 && verdict[V_OTHER] == 0)
-    answered = sp_ask(comm, size, TAG_ACK, TAG_FINAL, timeout_s, op, seq, verdict, &err);
+  int answered = sp_ask(comm, size, TAG_ARRIVED, TAG_VERDICT, timeout_s, mine, verdict, &err);
+  if (answered && verdict[V_MISSING] == 0 && verdict[V_OTHER] == 0) {
+    answered = sp_ask(comm, size, TAG_ACK, TAG_FINAL, timeout_s, mine, verdict, &err);
+    out->ranks_per_cpu = verdict[V_PER_CPU] > 0 ? verdict[V_PER_CPU] : 1;
+    out->any_active = verdict[V_ANY];
+  }
   int rc = 0;
   if (err != MPI_SUCCESS) {
     rc = SP_EMPI;
@@ -249,11 +288,17 @@ static int sp_arrival_other(MPI_Comm comm, int size, int64_t timeout_s, int op, 
   return rc;
 }
 
-int sp__mpi_arrival(MPI_Comm comm, int64_t timeout_s, int op, int seq) {
+int sp__mpi_arrival(MPI_Comm comm, int64_t timeout_s, int op, int seq, int active,
+                    sp_arrival_t *out) {
   int rank = 0, size = 1;
+  sp_note_t mine = {.op = op, .seq = seq, .active = active != 0, .where = sp__mpi_where_am_i()};
+  *out = (sp_arrival_t){.ranks_per_cpu = 1, .any_active = mine.active};
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
     return SP_EMPI;
-  if (size == 1) return 0;
-  return rank == 0 ? sp_arrival_root(comm, size, timeout_s, op, seq)
-                   : sp_arrival_other(comm, size, timeout_s, op, seq);
+  if (size == 1) {
+    out->ranks_per_cpu = sp__mpi_most_per_cpu(&mine.where, 1);
+    return 0;
+  }
+  return rank == 0 ? sp_arrival_root(comm, size, timeout_s, &mine, out)
+                   : sp_arrival_other(comm, size, timeout_s, &mine, out);
 }

@@ -29,6 +29,14 @@ static MPI_Comm sp_user_comm = MPI_COMM_NULL;
  * when MPI was initialised without going through the hooks below. */
 static MPI_Comm sp_world_own = MPI_COMM_NULL;
 static int sp_self_hook_set;
+/* A duplicate of the base communicator for the next sp_finalize or
+ * sp_report (mpi_par.c), made where the ranks are together anyway
+ * (MPI_Init, sp_mpi_set_comm) and handed back after a finalize that all
+ * ranks agreed succeeded: MPI_Comm_dup inside finalize took 1-6 ms of 16
+ * oversubscribed ranks' 30 (docs/performance.md, "the columnar finalize's
+ * collectives"). sp_fin_uses: the operations it has served. */
+static MPI_Comm sp_fin_spare = MPI_COMM_NULL;
+static unsigned sp_fin_uses;
 /* "<job>:<world rank>": this process is world rank <world rank> of the MPI
  * job <job> (rank 0's random number at MPI_Init, the same on every rank);
  * "" before MPI_Init or without it. */
@@ -58,6 +66,37 @@ static void sp_world_own_release(void) {
   if (sp_world_own != MPI_COMM_NULL) MPI_Comm_free(&sp_world_own);
 }
 
+static void sp_fin_spare_release(void) {
+  if (sp_fin_spare != MPI_COMM_NULL) MPI_Comm_free(&sp_fin_spare);
+  sp_fin_uses = 0;
+}
+
+/* A new spare duplicate of comm (collective over it). */
+static void sp_fin_spare_make(MPI_Comm comm) {
+  sp_fin_spare_release();
+  if (PMPI_Comm_dup(comm, &sp_fin_spare) == MPI_SUCCESS)
+    MPI_Comm_set_errhandler(sp_fin_spare, MPI_ERRORS_RETURN);
+  else
+    sp_fin_spare = MPI_COMM_NULL;
+}
+
+MPI_Comm sp__mpi_fin_comm_take(unsigned *uses) {
+  MPI_Comm c = sp_fin_spare;
+  *uses = sp_fin_uses;
+  sp_fin_spare = MPI_COMM_NULL;
+  sp_fin_uses = 0;
+  return c;
+}
+
+void sp__mpi_fin_comm_give_back(MPI_Comm c, unsigned uses) {
+  if (sp_fin_spare != MPI_COMM_NULL || !sp__mpi_usable()) { /* cannot happen; kept simple */
+    MPI_Comm_free(&c);
+    return;
+  }
+  sp_fin_spare = c;
+  sp_fin_uses = uses;
+}
+
 static void sp_before_mpi_finalize(void) {
   if (sp__state.session) {
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
@@ -66,6 +105,7 @@ static void sp_before_mpi_finalize(void) {
   }
   sp_user_comm_release();
   sp_world_own_release();
+  sp_fin_spare_release();
 }
 
 static int sp_self_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
@@ -115,6 +155,7 @@ int sp_mpi_set_comm(MPI_Comm comm) {
   sp_user_comm_release();
   sp_user_comm = dup;
   sp_have_user_comm = 1;
+  sp_fin_spare_make(dup);
   sp_hook_mpi_finalize(); /* to free the duplicate before MPI_Finalize */
   /* Rank 0 of this communicator is the clock reference from now on: a
    * setup measurement against another one no longer counts. Measured again
@@ -145,6 +186,7 @@ static void sp_mpi_learn(void) {
  * timeout): a rank that calls sp_setup much later than the others only
  * costs this measurement, never the program's progress for longer. */
 enum { SP_CLOCK_START_TIMEOUT_S = 10 };
+static MPI_Comm sp_clock_comm = MPI_COMM_NULL; /* of the last measurement at start */
 static void sp_clock_at_start(void) {
   sp_state_t *st = &sp__state;
   if (!st->session || st->clock_off[0].valid || !pthread_equal(pthread_self(), sp_setup_thread) ||
@@ -155,7 +197,10 @@ static void sp_clock_at_start(void) {
   int64_t timeout = st->set.finalize_timeout < SP_CLOCK_START_TIMEOUT_S ? st->set.finalize_timeout
                                                                         : SP_CLOCK_START_TIMEOUT_S;
   sp_clock_offset_t o;
-  int rc = sp__clock_offset_measure(c, timeout, &o);
+  static unsigned measurements; /* on this communicator: sp_mpi_set_comm starts anew */
+  if (c != sp_clock_comm) measurements = 0;
+  sp_clock_comm = c;
+  int rc = sp__clock_offset_measure(c, measurements++, timeout, &o);
   if (!o.valid)
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "clock offset to rank 0 not measured at setup (%s within %lld s); this rank's "
@@ -201,6 +246,7 @@ static void sp_after_mpi_init(int rc) {
   if (sp_world_own == MPI_COMM_NULL &&
       PMPI_Comm_dup(MPI_COMM_WORLD, &sp_world_own) == MPI_SUCCESS) {
     MPI_Comm_set_errhandler(sp_world_own, MPI_ERRORS_RETURN);
+    if (!sp_have_user_comm) sp_fin_spare_make(MPI_COMM_WORLD);
     sp_hook_mpi_finalize(); /* to free it before MPI_Finalize */
     /* The job's identity, rank 0's random number, for the files it
      * publishes: two writers of one job never replace each other's

@@ -17,6 +17,7 @@
 
 typedef struct sp_mpi_impl {
   MPI_Comm comm;
+  unsigned uses; /* operations comm served before this one (the spare, mpi_glue.h) */
   MPI_File fh;
   int gathers; /* polite gathers so far: each its own tag (mpi_polite.h) */
 } sp_mpi_impl_t;
@@ -40,6 +41,7 @@ int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   p->rank = 0;
   p->size = 1;
   p->ranks_per_cpu = 1;
+  p->any_active = -1;
   if (!sp__mpi_usable()) {
     if (sp__state.size > 1) {
       sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS,
@@ -51,17 +53,24 @@ int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   sp_mpi_impl_t *m = calloc(1, sizeof *m);
   if (!m) return SP_ENOMEM;
   MPI_Comm base = sp__mpi_base_comm();
+  /* Taken by every rank that begins, whether it arrives or not, so that
+   * the ranks hold the spare alike afterwards. */
+  MPI_Comm spare = sp__mpi_fin_comm_take(&m->uses);
   /* A bounded wait for all ranks first: the duplicate below would wait
    * forever for a rank that never comes. */
   MPI_Comm own = sp__mpi_own_comm();
   const int seq = ++sp_par_ops;
-  int arrived =
-      own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout, op, seq) : 0;
-  if (arrived != 0) {
+  sp_arrival_t told = {.ranks_per_cpu = 0, .any_active = -1}; /* unknown without it */
+  int arrived = own != MPI_COMM_NULL ? sp__mpi_arrival(own, sp__state.set.finalize_timeout, op, seq,
+                                                       sp__state.cfg.profiling_activated, &told)
+                                     : 0;
+  if (arrived != 0) { /* no collective ran on the spare: still good */
+    if (spare != MPI_COMM_NULL) sp__mpi_fin_comm_give_back(spare, m->uses);
     free(m);
     return arrived;
   }
-  if (MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
+  m->comm = spare;
+  if (spare == MPI_COMM_NULL && MPI_Comm_dup(base, &m->comm) != MPI_SUCCESS) {
     free(m);
     return SP_EMPI;
   }
@@ -73,7 +82,9 @@ int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   sp__state.rank = p->rank;
   sp__state.size = p->size;
   m->fh = MPI_FILE_NULL;
-  p->ranks_per_cpu = sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
+  p->ranks_per_cpu = told.ranks_per_cpu > 0 ? told.ranks_per_cpu
+                                            : sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
+  p->any_active = own != MPI_COMM_NULL ? told.any_active : -1;
   sp__mpi_polite_set_crowding(p->ranks_per_cpu);
   p->impl = m;
   p->active = 1;
@@ -86,14 +97,17 @@ int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
     return 0;
   }
   sp_mpi_impl_t *m = p->impl;
-  return sp__clock_offset_measure(m->comm, sp__state.set.finalize_timeout, out);
+  return sp__clock_offset_measure(m->comm, m->uses, sp__state.set.finalize_timeout, out);
 }
 
-void sp__par_end(sp_par_t *p) {
+void sp__par_end(sp_par_t *p, int keep) {
   sp_mpi_impl_t *m = p->impl;
   if (m) {
     if (m->fh != MPI_FILE_NULL) MPI_File_close(&m->fh);
-    MPI_Comm_free(&m->comm);
+    if (keep)
+      sp__mpi_fin_comm_give_back(m->comm, m->uses + 1);
+    else
+      MPI_Comm_free(&m->comm);
     free(m);
   }
   p->impl = NULL;

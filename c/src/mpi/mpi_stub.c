@@ -22,10 +22,11 @@ int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   p->rank = 0;
   p->size = 1;
   p->ranks_per_cpu = 1;
+  p->any_active = -1;
   p->impl = NULL;
   return 0;
 }
-void sp__par_end(sp_par_t *p) { (void)p; }
+void sp__par_end(sp_par_t *p, int keep) { (void)p, (void)keep; }
 int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
   (void)p;
   *out = (sp_clock_offset_t){0, sp__monotonic_ns(), 0, 1, 0};

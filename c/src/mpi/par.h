@@ -23,6 +23,8 @@ typedef struct sp_par {
   int ranks_per_cpu; /* the most ranks sharing a CPU on any node (same on all ranks,
                       * 1 without MPI): above 1 waiting ranks sleep instead of
                       * spinning (mpi_polite.c) */
+  int any_active;    /* some rank records (sp__state.cfg.profiling_activated): 0 or 1
+                      * as the arrival told every rank, -1 unknown */
   void *impl;        /* mpi_glue.c's communicator and file */
 } sp_par_t;
 
@@ -37,7 +39,10 @@ typedef enum sp_par_op { SP_PAR_FINALIZE = 1, SP_PAR_REPORT = 2 } sp_par_op_t;
 SP_HIDDEN int sp__par_begin(sp_par_t *p, sp_par_op_t op);
 /* sp_setup: the operations of the new session are numbered from 1. */
 SP_HIDDEN void sp__par_session_begin(void);
-SP_HIDDEN void sp__par_end(sp_par_t *p);
+/* Ends it. keep: the same on every rank, nonzero only where every rank
+ * agreed that the operation succeeded (nothing of it is left in flight):
+ * its communicator serves the next operation (mpi_glue.h, the spare). */
+SP_HIDDEN void sp__par_end(sp_par_t *p, int keep);
 /* This rank's clock offset to rank 0 (clock_offset.c), collective, bounded
  * by the finalize timeout; offset 0 without MPI. 0, or SP_ETIMEDOUT /
  * SP_EMPI with out->valid 0 when no exchange completed. */

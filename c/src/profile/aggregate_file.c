@@ -117,7 +117,7 @@ static int sp_report_impl(const char *path) {
   sp_par_t par;
   rc = sp__par_begin(&par, SP_PAR_REPORT);
   if (rc == 0) rc = sp_agg_write_at(&par, path, &was, 1);
-  sp__par_end(&par);
+  sp__par_end(&par, 0); /* a report's status is not always agreed: a fresh one next time */
   if (rc)
     sp__log(SP_LOG_ERROR, SP_LOG_ALWAYS, "sp_report: could not write '%s': %s", path,
             sp_strerror(rc));

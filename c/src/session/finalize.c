@@ -144,6 +144,8 @@ typedef struct sp_fin {
   int columnar;       /* the columnar layout (columnar_write.h), else rank<N> groups */
   int both;           /* SCOPE_PROFILER_LAYOUT=both: the two, columnar into col_partial */
   int h5;             /* HDF5 has room to be entered (hdf5_room.c) */
+  int any_vals;       /* 0: the columnar step's exchange found no rank with values per call
+                       * (the same on every rank), so their step is skipped */
   char *partial;      /* SP_TEMP_MAX bytes: this run's temporary file */
   H5E_auto2_t old_fn; /* HDF5's error printer, put back at the end */
   void *old_data;
@@ -213,7 +215,11 @@ static int sp_fin_output(sp_fin_t *f) {
 
 /* Every rank's events into the columnar layout, collectively. */
 static int sp_fin_columnar(sp_fin_t *f) {
-  return sp__columnar_write(f->par, f->both ? f->col_partial : f->partial, f->local);
+  int64_t ranks_with_values = -1;
+  int rc = sp__columnar_write(f->par, f->both ? f->col_partial : f->partial, f->local,
+                              sp__values_maybe(f->local), &ranks_with_values);
+  f->any_vals = ranks_with_values != 0; /* used only where agreed to be 0 */
+  return rc;
 }
 
 static int sp_fin_plans(sp_fin_t *f) {
@@ -381,6 +387,7 @@ static int sp_fin_aggregates(sp_fin_t *f) { return sp_write_aggregates(f->par); 
 /* Which steps run: the same on every rank (settings and agreed values), so
  * that every rank takes part in the same agreements. */
 static int sp_fin_if_trace(const sp_fin_t *f) { return sp_fin_trace_file(f); }
+static int sp_fin_if_values(const sp_fin_t *f) { return sp_fin_trace_file(f) && f->any_vals; }
 static int sp_fin_if_ranks(const sp_fin_t *f) {
   return sp_fin_trace_file(f) && (!f->columnar || f->both);
 }
@@ -418,7 +425,7 @@ static const sp_fin_step_t sp_fin_steps[] = {
     {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED},
     {"io files", sp_fin_io, sp_fin_if_io, SP_FIN_UNTIMED},
-    {"values", sp_fin_values, sp_fin_if_trace, SP_FIN_UNTIMED},
+    {"values", sp_fin_values, sp_fin_if_values, SP_FIN_UNTIMED},
     {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
     {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
 };
@@ -463,9 +470,10 @@ int sp__finalize_session(void) {
    * written. Such a rank that could not join has lost nothing of its own. */
   const int active = st->cfg.profiling_activated;
   int any = active;
-  if (began && par.active) any = sp__par_agree(&par, active ? -1 : 0) == -1;
+  if (began && par.active)
+    any = par.any_active >= 0 ? par.any_active : sp__par_agree(&par, active ? -1 : 0) == -1;
   if (!any || (!began && !active)) {
-    sp__par_end(&par);
+    sp__par_end(&par, 1); /* agreed: no rank records */
     return 0;
   }
   times.ranks_per_cpu = par.ranks_per_cpu;
@@ -486,8 +494,10 @@ int sp__finalize_session(void) {
                 .lrc = lrc,
                 .active = active,
                 .partial = partial,
+                .any_vals = 1,
                 .times = &times};
   rc = sp_fin_run(&f, rc);
+  const int agreed_ok = rc == 0; /* the same on every rank (sp_fin_run agrees) */
   if (f.h5) H5Eset_auto2(H5E_DEFAULT, f.old_fn, f.old_data);
   sp_fin_release(&f);
   const int discard = f.discard, differs = f.differs, trace_file = sp_fin_trace_file(&f);
@@ -532,7 +542,7 @@ int sp__finalize_session(void) {
     sp__spill_close(0);
   }
   sp__local_free(&local);
-  sp__par_end(&par);
+  sp__par_end(&par, agreed_ok);
   if (sp__state.set.verbose)
     sp__log(SP_LOG_INFO, SP_LOG_ALWAYS,
             "finalize: plans %.4f s, layout (%s) %.4f s, raw data (%s) %.4f s, total %.4f s;"

@@ -33,7 +33,7 @@ typedef struct sp_col_head {
 
 /* The events of l into columns in anonymous memory, through the rank<N>
  * layout's code (raw_write.c) with the columns' places as offsets. */
-static int sp_col_events(const sp_local_t *l, sp_col_local_t *c) {
+static int sp_col_events(const sp_local_t *l, int mpi_columns, sp_col_local_t *c) {
   const int64_t n = c->nevents;
   if (n == 0) return 0;
   c->map_len = (size_t)n * 40; /* start, end, bytes: 8 each; tid, peer, tag, comm: 4 each */
@@ -72,7 +72,9 @@ static int sp_col_events(const sp_local_t *l, sp_col_local_t *c) {
   c->peer = (int32_t *)(void *)(m + 28 * n);
   c->tag = (int32_t *)(void *)(m + 32 * n);
   c->comm = (int32_t *)(void *)(m + 36 * n);
-  for (int64_t p = 0; p < c->npairs; p++) /* not an MPI call region: unknown */
+  /* Not an MPI call region: unknown. Only where the columns are written:
+   * filling them touched 20 bytes an event of fresh pages for nothing. */
+  for (int64_t p = 0; mpi_columns && p < c->npairs; p++)
     for (uint64_t i = c->first[p]; !l->plan.regions[p].mpi_extra && i < c->first[p] + c->count[p];
          i++) {
       c->bytes[i] = -1;
@@ -235,14 +237,28 @@ static int sp_str_cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether rank r's names are rank r - 1's, byte for byte (as when the
+ * ranks run the same code): then they are in the set already. */
+static int sp_col_names_repeat(const char *all, const int64_t *at, int r) {
+  const int64_t h = (int64_t)sizeof(sp_col_head_t);
+  const int64_t len = at[r + 1] - at[r] - h;
+  return r > 0 && len == at[r] - at[r - 1] - h &&
+         memcmp(all + at[r] + h, all + at[r - 1] + h, (size_t)len) == 0;
+}
+
 /* Rank 0: the distinct names of all blobs, by a hash set, sorted. *out
- * (n entries) points into all. */
+ * (n entries) points into all. A rank whose names repeat the previous
+ * rank's is passed over: hashing every rank's names was 1.2 ms of rank
+ * 0's CPU at 16 ranks x 1,000 regions, on the way of every other rank
+ * (docs/performance.md, "the columnar finalize's rounds"). */
 static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char ***out,
                            int64_t *n) {
   int64_t total = 0;
-  for (int r = 0; r < nranks; r++)
-    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1]; k++)
-      total += all[k] == '\0';
+  for (int r = 0; r < nranks; r++) {
+    const int64_t from =
+        sp_col_names_repeat(all, at, r) ? at[r + 1] : at[r] + (int64_t)sizeof(sp_col_head_t);
+    for (int64_t k = from; k < at[r + 1]; k++) total += all[k] == '\0';
+  }
   uint64_t cap = 16;
   while (cap < 2 * (uint64_t)total) cap *= 2;
   const char **set = calloc(cap, sizeof *set);
@@ -253,7 +269,9 @@ static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char 
   }
   *n = 0;
   for (int r = 0; r < nranks; r++)
-    for (int64_t k = at[r] + (int64_t)sizeof(sp_col_head_t); k < at[r + 1];) {
+    for (int64_t k = sp_col_names_repeat(all, at, r) ? at[r + 1]
+                                                     : at[r] + (int64_t)sizeof(sp_col_head_t);
+         k < at[r + 1];) {
       const char *s = all + k;
       const size_t len = strlen(s);
       uint64_t h = sp__name_hash(s, len) & (cap - 1);
@@ -401,8 +419,8 @@ int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
   return rc;
 }
 
-int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c) {
-  int rc = sp_col_events(l, c);
+int sp__col_local_finish(const sp_local_t *l, int mpi_columns, sp_col_local_t *c) {
+  int rc = sp_col_events(l, mpi_columns, c);
   if (rc == 0) rc = sp_col_ids(c);
   return rc;
 }
@@ -434,14 +452,15 @@ int sp__col_table_serial(const sp_local_t *ls, int n, sp_col_local_t *t) {
   return rc;
 }
 
-int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, sp_col_local_t *c) {
+int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, int mpi_columns,
+                               sp_col_local_t *c) {
   int rc = sp_col_counts(l, c);
   c->names = t->names;
   c->nnames = t->nnames;
   c->name_max = t->name_max;
   c->borrowed = 1;
   if (rc == 0) rc = sp_col_gids(l, c);
-  if (rc == 0) rc = sp__col_local_finish(l, c);
+  if (rc == 0) rc = sp__col_local_finish(l, mpi_columns, c);
   return rc;
 }
 

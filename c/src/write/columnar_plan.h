@@ -58,15 +58,17 @@ typedef struct sp_col_local {
  * 0, broadcast) and its regions' ids. Collective; on failure a rank still
  * takes part in the exchanges. Then sp__col_local_finish, on this rank
  * alone: its events and their call ids (rank 0 creates the file in
- * between, while the others build theirs). */
+ * between, while the others build theirs); mpi_columns: the file has the
+ * MPI columns (some rank has MPI call regions), which then hold -1 for
+ * this rank's other calls. */
 SP_HIDDEN int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
-SP_HIDDEN int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c);
+SP_HIDDEN int sp__col_local_finish(const sp_local_t *l, int mpi_columns, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
 /* Recovery, serial: the name table (and head) of the n ranks ls into t, as
  * rank 0 makes it at finalize; then one rank's part with t's names
  * (borrowed: t outlives c). */
 SP_HIDDEN int sp__col_table_serial(const sp_local_t *ls, int n, sp_col_local_t *t);
 SP_HIDDEN int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t,
-                                         sp_col_local_t *c);
+                                         int mpi_columns, sp_col_local_t *c);
 
 #endif

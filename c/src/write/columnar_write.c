@@ -203,7 +203,7 @@ static int sp_col_names(hid_t file, const sp_col_local_t *c, int rank, hid_t dxp
 typedef struct sp_col_job {
   sp_par_t *par;
   const sp_col_local_t *c;
-  int64_t total[3], before[3]; /* pairs, events, ranks with MPI regions */
+  int64_t total[4], before[4]; /* pairs, events, ranks with MPI regions, the caller's flag */
   sp_col_column_t col[SP_COL_MAX];
   int ncol;
 } sp_col_job_t;
@@ -359,7 +359,7 @@ static int sp_col_serial_rank(int fd, const sp_local_t *l, const sp_col_local_t 
                               const int64_t *before, int any_mpi, hid_t host_type,
                               const int64_t *off) {
   sp_col_local_t c;
-  int rc = sp__col_local_build_serial(l, t, &c);
+  int rc = sp__col_local_build_serial(l, t, any_mpi, &c);
   const int64_t k = c.npairs;
   uint32_t *ranks = malloc((size_t)(k ? k : 1) * sizeof *ranks);
   uint64_t *offs = malloc((size_t)(k ? k : 1) * sizeof *offs);
@@ -434,14 +434,16 @@ static int sp_col_rows(sp_col_job_t *j, const sp_col_rank_t *ri, hid_t host_type
   return 0;
 }
 
-int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
+int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int64_t flag,
+                       int64_t *flag_total) {
   sp_col_local_t c;
   int rc = sp__col_local_begin(par, l, &c);
   sp_col_job_t j = {.par = par, .c = &c};
-  int64_t mine[3] = {c.npairs, c.nevents, c.any_mpi};
+  int64_t mine[4] = {c.npairs, c.nevents, c.any_mpi, flag};
   if (rc != 0) mine[0] = mine[1] = mine[2] = 0;
-  int src = sp__par_scan_i64(par, mine, 3, j.before, j.total);
+  int src = sp__par_scan_i64(par, mine, 4, j.before, j.total);
   if (rc == 0) rc = src;
+  *flag_total = j.total[3];
   if (rc == 0 && (j.total[0] > UINT32_MAX || c.nnames > UINT32_MAX))
     rc = SP_EINVAL; /* uint32 region ids (the totals are every rank's) */
   sp_col_rank_t ri;
@@ -455,7 +457,7 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l) {
    * events meanwhile, then take the broadcast (sp_col_root_send). */
   int64_t off[SP_COL_MAX];
   if (!collective && par->rank == 0) rc = sp_col_root_send(&j, path, rc, off);
-  if (rc == 0) rc = sp__col_local_finish(l, &c);
+  if (rc == 0) rc = sp__col_local_finish(l, j.total[2] > 0, &c);
   if (!collective && par->rank != 0) rc = sp_col_root_send(&j, path, rc, off);
   uint32_t *ranks = NULL;
   uint64_t *offs = NULL;

@@ -6,8 +6,11 @@
 #include "columnar_plan.h"
 
 /* Writes every rank's part into path (created) through parallel HDF5
- * with collective transfers. Collective. 0 or an SP_E code. */
-SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l);
+ * with collective transfers. Collective. 0 or an SP_E code. flag: a
+ * number of this rank's that its first exchange sums over the ranks into
+ * *flag_total (the same on every rank; valid when 0 is returned). */
+SP_HIDDEN int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int64_t flag,
+                                 int64_t *flag_total);
 
 /* Recovery, serial: the nranks ranks ls (plans and spill files; a rank
  * without a file has an empty plan) into a new columnar file at path, as

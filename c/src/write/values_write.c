@@ -368,15 +368,25 @@ static int sp_values_none(const sp_local_t *l, int32_t nh) {
   return 1;
 }
 
-static int sp_values_pack(const sp_local_t *l, char **blob, int64_t *len) {
-  *blob = NULL;
-  *len = 0;
-  if (l->spill.nvchunks == 0 && !l->threads) return 0;
-  sp_vbuild_t b = {.l = l};
+/* The region handles of l's values: one past the highest. */
+static int32_t sp_vhandles(const sp_local_t *l) {
   int32_t nh = l->spill.nnames;
   for (int32_t i = 0; i < l->plan.nregions; i++)
     if (l->handles[i] >= nh) nh = l->handles[i] + 1;
-  if (sp_values_none(l, nh)) return 0;
+  return nh;
+}
+
+int sp__values_maybe(const sp_local_t *l) {
+  if (l->spill.nvchunks == 0 && !l->threads) return 0;
+  return !sp_values_none(l, sp_vhandles(l));
+}
+
+static int sp_values_pack(const sp_local_t *l, char **blob, int64_t *len) {
+  *blob = NULL;
+  *len = 0;
+  if (!sp__values_maybe(l)) return 0;
+  sp_vbuild_t b = {.l = l};
+  const int32_t nh = sp_vhandles(l);
   b.nh = nh;
   const int32_t nr = l->plan.nregions;
   b.keys = calloc((size_t)nh + 1, sizeof *b.keys);

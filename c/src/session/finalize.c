@@ -451,6 +451,16 @@ static int sp_fin_run(sp_fin_t *f, int rc) {
   return rc;
 }
 
+/* The second clock measurement (clock_offset.c). */
+static void sp_fin_clock(sp_par_t *par) {
+  sp_clock_offset_t o;
+  if (sp__par_clock_offset(par, &o) != 0 || !o.valid)
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "clock offset to rank 0 not measured at finalize");
+  pthread_mutex_lock(&sp__state.lock);
+  if (o.valid) sp__state.clock_off[1] = o;
+  pthread_mutex_unlock(&sp__state.lock);
+}
+
 int sp__finalize_session(void) {
   sp_state_t *st = &sp__state;
   double t_begin = sp_seconds();
@@ -477,15 +487,7 @@ int sp__finalize_session(void) {
     return 0;
   }
   times.ranks_per_cpu = par.ranks_per_cpu;
-  /* The second clock measurement, before the plan takes both. */
-  if (began) {
-    sp_clock_offset_t o;
-    if (sp__par_clock_offset(&par, &o) != 0 || !o.valid)
-      sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "clock offset to rank 0 not measured at finalize");
-    pthread_mutex_lock(&st->lock);
-    if (o.valid) st->clock_off[1] = o;
-    pthread_mutex_unlock(&st->lock);
-  }
+  if (began) sp_fin_clock(&par); /* before the plan takes both measurements */
   sp_local_t local;
   int lrc = sp__local_build(&local, began ? par.rank : st->rank > 0 ? st->rank : 0);
   char partial[SP_TEMP_MAX] = "";

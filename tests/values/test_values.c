@@ -11,7 +11,8 @@
  *                program goes on); "wide" with 70 keys a call (64 kept,
  *                SP_ETOOMANY for the others).
  *   MODE killed: the same without MPI, then SIGKILL before sp_finalize
- *                (scope-profiler-merge recovers the spill file).
+ *                (scope-profiler-merge recovers the spill file); the oracle
+ *                is line-buffered, as a kill may come at any moment.
  * Every value it sets, it also prints to ORACLE.<rank> (default FILE.oracle),
  * one line per value: rank thread region seq key kind value, where seq is
  * the call's number among the thread's starts of that region (0 first): its
@@ -183,6 +184,9 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s.oracle.%d", argv[1], rank);
   oracle = fopen(path, "w");
   if (!oracle) return 2;
+  /* Killed, maybe mid-run (killed_merge.py's kill_shim.c): every line of a
+   * call whose events reached the spill file was written before its stop. */
+  if (killed) setvbuf(oracle, NULL, _IOLBF, 0);
   sp_config cfg;
   sp_config_init(&cfg);
   cfg.file_path = argv[1];

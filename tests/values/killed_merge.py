@@ -9,7 +9,7 @@ holds it to the program's oracle with CHECK (check_values.py --killed):
 every call in the file has the values the program set on it. The spill
 file is left as it was.
 
-With SHIM (kill_shim.c) and cuts K: one run per K, killed by the shim
+With SHIM (tests/common/kill_shim.c) and cuts K: one run per K, killed by the shim
 right after the K-th events record reached the spill file (by whichever
 thread wrote it), each merged and checked the same way: the values of
 the calls in the file must be there before their events, whatever the

@@ -9,7 +9,9 @@
  * writer thread, or a recording thread with SCOPE_PROFILER_ASYNC_FLUSH=0)
  * does anything else. That is the moment a SIGKILL from outside hits
  * only by chance: events of some calls on disk, whatever the library
- * meant to write after them not (killed_merge.py, docs/values.md). */
+ * meant to write after them not (killed_merge.py, docs/values.md).
+ * With SP_KILL_RANK set, only the MPI rank of that number (Open MPI's
+ * OMPI_COMM_WORLD_RANK) is killed (check_mpi_bytes_spill.py). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -45,6 +47,8 @@ __attribute__((visibility("default"))) ssize_t writev(int fd, const struct iovec
   memcpy(&head, v[0].iov_base, sizeof head);
   if (head.magic != SP_SPILL_MAGIC || head.type != SP_SPILL_EVENTS) return w;
   const char *after = getenv("SP_KILL_AFTER");
+  const char *rank = getenv("SP_KILL_RANK"), *mine = getenv("OMPI_COMM_WORLD_RANK");
+  if (rank && (!mine || strcmp(rank, mine) != 0)) return w;
   const long k = __atomic_add_fetch(&sp_events_written, 1, __ATOMIC_RELAXED);
   if (after && k == atol(after)) {
     char msg[96];

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs mpi_bytes_spill on 2 ranks and checks its bytes and peers with h5py.
 
-usage: check_mpi_bytes_spill.py DIR CALLS finalize|exit|kill MERGE MPIEXEC ARGS...
+usage: check_mpi_bytes_spill.py DIR CALLS finalize|exit|kill|kill_cut:SHIM:K MERGE MPIEXEC ARGS...
 
 MPIEXEC ARGS... runs the program (CALLS and the mode are appended). With
 `exit` the run leaves spill files and MERGE (scope-profiler-merge) rebuilds
@@ -13,6 +13,11 @@ what was spilled survives: the events of whole buffers (multiples of the
 buffer limit, 1000, as many as were written before the kill), and the
 values of every call whose event survived (they go to the spill file with
 the events, also for fewer calls than the 4096 of a full array of values).
+With `kill_cut:SHIM:K` (tests/common/kill_shim.c, LD_PRELOAD) rank 0 is
+killed right after its K-th events record reached its spill file: exactly
+K buffers of its calls recovered, each with its bytes and peer; rank 1,
+ended by mpirun at whatever moment, keeps whatever it recovered, every
+event with its values too.
 """
 import os
 import shutil
@@ -25,6 +30,10 @@ import numpy as np
 
 def main():
     d, calls, mode, merge = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    cut = None
+    if mode.startswith("kill_cut:"):
+        _, shim, cut = mode.split(":")
+        mode, cut = "kill", int(cut)
     run = sys.argv[5:] + [str(calls), mode]
     out = os.path.join(d, "spill.h5")
     for p in [out, out + ".merged.h5"]:
@@ -32,8 +41,13 @@ def main():
             os.remove(p)
     shutil.rmtree(out + ".spill", ignore_errors=True)  # a killed run's files stay
     env = dict(os.environ, SCOPE_PROFILER_FILE=out, SCOPE_PROFILER_PROFILE_MPI="1")
+    if cut:
+        env.update(LD_PRELOAD=shim, SP_KILL_AFTER=str(cut), SP_KILL_RANK="0")
     # exit: mpirun reports the ranks that ended without MPI_Finalize as failed
-    subprocess.run(run, env=env, check=mode == "finalize")
+    p = subprocess.run(run, env=env, check=mode == "finalize", stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(p.stderr)
+    if cut and f"kill_shim: SIGKILL after events record {cut}\n" not in p.stderr:
+        sys.exit(f"FAIL: rank 0 was not killed by the shim after events record {cut}")
     if mode != "finalize":
         spill = out + ".spill"
         if not os.path.isdir(spill) or not os.listdir(spill):
@@ -44,12 +58,16 @@ def main():
     fails = []
     with h5py.File(out, "r") as f:
         for r, name in [(0, "MPI_Send"), (1, "MPI_Recv")]:
+            if cut and r == 1 and f"rank{r}/regions/{name}" not in f:
+                continue  # ended before its first spill
             g = f[f"rank{r}/regions/{name}"]
             s, b, p = g["start_times"][()], g["bytes"][()], g["peer"][()]
             n = calls
-            if mode == "kill":  # whole buffers of events (those written before the kill)
+            if mode == "kill" and cut and r == 1:  # what it had written when mpirun ended it
                 n = len(s)
-                if n == 0 or n % 1000 or n > calls:
+            elif mode == "kill":  # whole buffers of events (those written before the kill)
+                n = len(s)
+                if n == 0 or n % 1000 or n > calls or (cut and n != cut * 1000):
                     fails.append(f"rank{r}/{name}: {n} events recovered, not whole buffers")
                     continue
             want = ((np.arange(n) % 7) + 1) * 4

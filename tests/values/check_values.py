@@ -14,7 +14,9 @@ check_values.py ORACLE_PREFIX NRANKS [--ranks FILE] [--columnar FILE]
   --columnar  the columnar layout: call_values/<key> over events/*, each
               pair's slice equal to the oracle the same way.
   --killed    a run killed before sp_finalize and merged: only the calls in
-              the file are held (and some must carry values).
+              the file are held, each to every value the program set on
+              it (a region's keys: those set on its calls in the file; no
+              call_values only when none was), and some must carry values.
   --lost N    call_values@values_lost of region "wide" on every rank.
 Exit 0 with an OK line, or 1 with the first failure.
 """
@@ -123,10 +125,13 @@ def check_ranks(path, want, kinds, nranks, killed, lost):
             starts = g["start_times"][:]
             tids = g["thread_ids"][:] if "thread_ids" in g else np.zeros(len(starts), np.int32)
             keys = {k for (rr, rg, k) in kinds if rr == r and rg == region}
+            if killed:  # the keys set on the calls that reached the file
+                here = set(zip(tids.tolist(), seqs(tids).tolist()))
+                keys = {k for call, kv in calls.items() if call in here for k in kv}
             if "call_values" not in g:
-                if killed:
+                if killed and not keys:
                     continue
-                fail(f"{gpath}: no call_values")
+                fail(f"{gpath}: no call_values (keys {sorted(keys)} set on its calls)")
             cv = g["call_values"]
             names = {text(cv[d].attrs["key"]): d for d in cv}
             if set(names) != keys:

@@ -11,12 +11,14 @@
  *                program goes on); "wide" with 70 keys a call (64 kept,
  *                SP_ETOOMANY for the others).
  *   MODE killed: the same without MPI, then SIGKILL before sp_finalize
- *                (scope-profiler-merge recovers the spill file).
+ *                (scope-profiler-merge recovers the spill file); the oracle
+ *                is line-buffered, as a kill may come at any moment.
  * Every value it sets, it also prints to ORACLE.<rank> (default FILE.oracle),
  * one line per value: rank thread region seq key kind value, where seq is
  * the call's number among the thread's starts of that region (0 first): its
  * place in start_times among that thread's calls. check_values.py holds
  * the file to these lines. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -183,6 +186,9 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s.oracle.%d", argv[1], rank);
   oracle = fopen(path, "w");
   if (!oracle) return 2;
+  /* Killed, maybe mid-run (killed_merge.py's kill_shim.c): every line of a
+   * call whose events reached the spill file was written before its stop. */
+  if (killed) setvbuf(oracle, NULL, _IOLBF, 0);
   sp_config cfg;
   sp_config_init(&cfg);
   cfg.file_path = argv[1];
@@ -210,6 +216,12 @@ int main(int argc, char **argv) {
   fflush(stdout);
   fclose(oracle);
   if (killed) {
+    /* Cut by killed_merge.py's shim (SP_KILL_AFTER): the writer thread may
+     * still be writing the buffers handed to it; the shim kills the run
+     * when the cut's record goes out (a cut past the last: 20 s, then the
+     * driver sees the run was not cut). */
+    for (int i = 0; getenv("SP_KILL_AFTER") && i < 200; i++)
+      nanosleep(&(struct timespec){0, 100000000L}, NULL);
     /* a last flush of what the buffers hold would be finalize's: none */
     raise(SIGKILL);
   }

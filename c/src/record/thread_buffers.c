@@ -161,11 +161,17 @@ static int64_t sp_first_open_slot(const sp_thread_t *t, int32_t h, int64_t n) {
 
 /* Appends the finished events of buffer h (those before its first open
  * call) to the spill file, through the writer thread when allowed, and
- * keeps the open ones. */
+ * keeps the open ones. The calls' values go first (queued ahead of the
+ * events, or written before them): a SIGKILL between the two records then
+ * leaves values of calls whose events are not in the file (counted lost
+ * by a merge), never events without their values (docs/values.md). Which
+ * values are finished does not change with the spill (spilled + slot). */
 static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   sp_rbuf_t *b = &t->bufs[h];
   int64_t done = sp_first_open_slot(t, h, b->n);
   if (done == 0) return 0;
+  if (t->mpix && sp__up.mpi_extra_flush) sp__up.mpi_extra_flush(t); /* its MPI values too */
+  if (t->vals) sp__vals_hooks.flush(t, async); /* the calls' values (call_values.c) */
   int rc = 0;
   sp_event_t *fresh = async ? sp__up.writer_swap(b->ev, b->cap, done, h, t->index) : NULL;
   if (fresh) {
@@ -180,8 +186,6 @@ static int sp_rbuf_spill(sp_thread_t *t, int32_t h, int async) {
   b->n -= done;
   for (int32_t d = 0; d < t->depth; d++)
     if (t->stack[d].region == h && t->stack[d].slot >= 0) t->stack[d].slot -= done;
-  if (t->mpix && sp__up.mpi_extra_flush) sp__up.mpi_extra_flush(t); /* its MPI values too */
-  if (t->vals) sp__vals_hooks.flush(t, async); /* the calls' values beside them (call_values.c) */
   return rc;
 }
 

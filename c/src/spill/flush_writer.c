@@ -10,7 +10,9 @@
  * the writer returns written arrays to a small pool. At most SP_MAX_PENDING arrays
  * wait: past that (disk slower than the program) the recording thread
  * waits, which keeps memory bounded. Records keep the order in which
- * buffers filled. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
+ * they were handed (a thread's values, call_values.c, are handed before
+ * the events they belong to, thread_buffers.c); a write the caller makes
+ * itself comes after the queue. SCOPE_PROFILER_ASYNC_FLUSH=0 turns it off. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
@@ -174,7 +176,10 @@ sp_event_t *sp__writer_swap(sp_event_t *full, int64_t cap, int64_t n, int32_t re
                             int32_t thread) {
   if (!sp__state.set.async_flush) return NULL;
   sp_job_t *j = malloc(sizeof *j);
-  if (!j) return NULL;
+  if (!j) {
+    sp__writer_drain(); /* the caller's own write must come after the queue (its values) */
+    return NULL;
+  }
   sp_event_t *fresh = NULL;
   pthread_mutex_lock(&sp_w.mu);
   if (!sp_w.running) {

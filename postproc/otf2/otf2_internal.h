@@ -2,7 +2,8 @@
  *
  * The export runs in three steps: otf2_events.c writes each (rank, thread)'s
  * calls, streamed in order by otf2_merge.c, as ENTER/LEAVE events and
- * notes the locations it used;
+ * notes the locations it used (on otf2_pipe.c's producer thread; the
+ * calling thread makes the OTF2 calls);
  * otf2_defs.c then writes the global definitions (clock, system tree,
  * locations, regions, run metadata); otf2_export.c opens and closes the
  * archive around them, once per file. */

@@ -9,10 +9,7 @@
  * location of the same thread, since OTF2 needs properly nested events.
  * A stack closes (LEAVE) its calls that end at or before the next call's
  * start, so every location's events rise in time. Durations are kept
- * exactly: each call is one ENTER and one LEAVE at its own stamps.
- *
- * This runs on otf2_pipe.c's producer thread: the events go into its
- * queue, and the calling thread makes the OTF2 calls. */
+ * exactly: each call is one ENTER and one LEAVE at its own stamps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,25 +22,27 @@ typedef struct sp_frame {
   sp_otf2_msg_t msg;
 } sp_frame_t;
 
-/* One location of the thread being written: its open calls. */
+/* One location of the thread being written: its writer and open calls. */
 typedef struct sp_layer {
+  OTF2_EvtWriter *w;
   int loc;
-  uint64_t nevents; /* ENTER and LEAVE events (added to run->locs[loc] when it closes) */
+  uint64_t request; /* next MpiIsend request id */
   sp_frame_t *st;
   size_t n, cap;
 } sp_layer_t;
 
-/* The producer's state: the thread being written, its locations, counts. */
 typedef struct sp_thread_out {
   sp_otf2_run_t *run;
-  sp_otf2_out_t *out;
   int rank_j;
   int32_t thread;
   sp_layer_t *layers;
   int nlayers, cap;
-  int64_t first, last;
-  int64_t calls, moved;
 } sp_thread_out_t;
+
+static int sp_otf2_fail(OTF2_ErrorCode e, const char *what) {
+  sp_msg(SP_QUIET, "OTF2: %s: %s", what, OTF2_Error_GetDescription(e));
+  return SP_EXIT_IO;
+}
 
 /* A new location of this thread: defined later by otf2_defs.c. */
 static int sp_layer_add(sp_thread_out_t *t) {
@@ -63,39 +62,34 @@ static int sp_layer_add(sp_thread_out_t *t) {
     run->cap = cap;
   }
   int id = run->nlocs;
-  if (id > SP_OTF2_LOC_MAX) {
-    sp_msg(SP_QUIET, "%s: more than %d OTF2 locations", run->sel->file, SP_OTF2_LOC_MAX);
-    return SP_EXIT_DATA;
-  }
-  int rc = sp_otf2_out(t->out, 0, 0, id, SP_OTF2_EV_OPEN, NULL);
-  if (rc) return rc;
+  OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(run->archive, (OTF2_LocationRef)id);
+  if (!w) return sp_otf2_fail(OTF2_ERROR_INVALID, "cannot open an event writer");
   run->locs[run->nlocs++] = (sp_otf2_loc_t){t->rank_j, t->thread, t->nlayers, 0};
-  t->layers[t->nlayers++] = (sp_layer_t){id, 0, NULL, 0, 0};
+  t->layers[t->nlayers++] = (sp_layer_t){w, id, 0, NULL, 0, 0};
   return 0;
 }
 
 /* LEAVE the open calls of L that end at or before t (all: t = INT64_MAX). */
-static int sp_layer_close(sp_thread_out_t *o, sp_layer_t *L, int64_t t) {
-  const sp_otf2_run_t *run = o->run;
+static int sp_layer_close(sp_otf2_run_t *run, sp_layer_t *L, int64_t t) {
   while (L->n && L->st[L->n - 1].end <= t) {
     const sp_frame_t *f = &L->st[--L->n];
-    int rc;
-    if (f->kind == SP_OTF2_MPI_NONE) {
-      rc =
-          sp_otf2_out(o->out, sp_otf2_time(run, f->end), f->region, L->loc, SP_OTF2_EV_LEAVE, NULL);
-    } else {
-      sp_otf2_extra_t x = {f->msg, f->kind, f->op, NULL, 0};
-      rc =
-          sp_otf2_out(o->out, sp_otf2_time(run, f->end), f->region, L->loc, SP_OTF2_EV_LEAVE_X, &x);
+    OTF2_ErrorCode e;
+    if (f->kind != SP_OTF2_MPI_NONE) { /* the rest have no MPI event: no call */
+      uint64_t before = run->locs[L->loc].nevents;
+      e = sp__otf2_mpi_leave(L->w, sp_otf2_time(run, f->end), f->kind, f->op, &f->msg,
+                             &run->locs[L->loc].nevents);
+      run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
+      if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
     }
-    if (rc) return rc;
-    L->nevents++;
-    if (f->end > o->last) o->last = f->end;
+    e = OTF2_EvtWriter_Leave(L->w, NULL, sp_otf2_time(run, f->end), f->region);
+    if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write a LEAVE event");
+    run->locs[L->loc].nevents++;
+    if (f->end > run->last) run->last = f->end;
   }
   return 0;
 }
 
-static int sp_layer_enter(sp_thread_out_t *o, sp_layer_t *L, const sp_call_t *c) {
+static int sp_layer_enter(sp_otf2_run_t *run, sp_layer_t *L, const sp_call_t *c) {
   if (L->n == L->cap) {
     size_t cap = L->cap ? 2 * L->cap : 16;
     sp_frame_t *st = realloc(L->st, cap * sizeof *st);
@@ -112,37 +106,43 @@ static int sp_layer_enter(sp_thread_out_t *o, sp_layer_t *L, const sp_call_t *c)
   f->kind = (int8_t)c->kind;
   f->op = (int8_t)c->op;
   if (c->kind != SP_OTF2_MPI_NONE) f->msg = c->msg;
-  int rc;
-  uint64_t t = sp_otf2_time(o->run, c->start);
-  if (c->kind == SP_OTF2_MPI_NONE && !c->vals) {
-    rc = sp_otf2_out(o->out, t, c->region, L->loc, SP_OTF2_EV_ENTER, NULL);
-  } else {
-    sp_otf2_extra_t x = {c->msg, c->kind, c->op, c->vals, c->index};
-    rc = sp_otf2_out(o->out, t, c->region, L->loc, SP_OTF2_EV_ENTER_X, &x);
-  }
+  int rc = 0;
+  OTF2_AttributeList *al = c->vals ? sp__otf2_values_list(run, c->vals, c->index, &rc) : NULL;
   if (rc) return rc;
-  L->nevents++;
-  if (c->start < o->first) o->first = c->start;
+  OTF2_ErrorCode e = OTF2_EvtWriter_Enter(L->w, al, sp_otf2_time(run, c->start), c->region);
+  if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an ENTER event");
+  run->locs[L->loc].nevents++;
+  if (c->kind == SP_OTF2_MPI_NONE) {
+    if (c->start < run->first) run->first = c->start;
+    return 0;
+  }
+  uint64_t before = run->locs[L->loc].nevents;
+  e = sp__otf2_mpi_enter(L->w, sp_otf2_time(run, c->start), c->kind, &c->msg, &L->request,
+                         &run->locs[L->loc].nevents);
+  run->mpi_events += (int64_t)(run->locs[L->loc].nevents - before);
+  if (e != OTF2_SUCCESS) return sp_otf2_fail(e, "cannot write an MPI event");
+  if (c->start < run->first) run->first = c->start;
   return 0;
 }
 
 /* Writes call c of the thread being written (calls come in the order of
  * otf2_merge.c): on the first stack (location) whose open calls all hold it. */
 static int sp_thread_put(sp_thread_out_t *t, const sp_call_t *c) {
+  sp_otf2_run_t *run = t->run;
   int rc = 0, l = 0;
   for (;; l++) {
     if (l == t->nlayers && (rc = sp_layer_add(t)) != 0) break;
     sp_layer_t *L = &t->layers[l];
     /* (the test first: most calls close nothing) */
-    if (L->n && L->st[L->n - 1].end <= c->start && (rc = sp_layer_close(t, L, c->start)) != 0)
+    if (L->n && L->st[L->n - 1].end <= c->start && (rc = sp_layer_close(run, L, c->start)) != 0)
       break;
     if (L->n == 0 || L->st[L->n - 1].end >= c->end) {
-      rc = sp_layer_enter(t, L, c);
+      rc = sp_layer_enter(run, L, c);
       break;
     }
   }
-  t->calls++;
-  if (l > 0) t->moved++;
+  run->calls++;
+  if (l > 0) run->moved++;
   return rc;
 }
 
@@ -151,19 +151,16 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
   sp_otf2_run_t *run = t->run;
   for (int l = 0; l < t->nlayers; l++) {
     sp_layer_t *L = &t->layers[l];
-    if (rc == 0) rc = sp_layer_close(t, L, INT64_MAX);
-    run->locs[L->loc].nevents += L->nevents;
-    /* (closed even after a failure, as OTF2 wants; not once the consumer
-     * stopped: it takes no more events) */
-    int e = rc == SP_OTF2_STOPPED ? 0 : sp_otf2_out(t->out, 0, 0, L->loc, SP_OTF2_EV_CLOSE, NULL);
-    if (rc == 0) rc = e;
+    if (rc == 0) rc = sp_layer_close(run, L, INT64_MAX);
+    OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(run->archive, L->w);
+    if (rc == 0 && e != OTF2_SUCCESS) rc = sp_otf2_fail(e, "cannot close an event writer");
     free(L->st);
   }
   t->nlayers = 0;
   return rc;
 }
 
-/* Rank position j, thread after thread; its last slot carries its merge. */
+/* Rank position j, thread after thread. */
 static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   sp_otf2_merge_t *m;
   int rc = sp__otf2_merge_open(run, j, &m), got = 0;
@@ -184,29 +181,20 @@ static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   }
   if (rc == 0 && got < 0) rc = -got;
   rc = sp_thread_finish(t, rc);
-  int e = sp__otf2_out_next(t->out, m); /* m is the consumer's now */
-  return rc ? rc : e;
-}
-
-/* The producer (otf2_pipe.c): every selected rank. */
-static int sp_produce(void *arg, sp_otf2_out_t *o) {
-  sp_thread_out_t *t = arg;
-  int rc = 0;
-  t->out = o;
-  for (int j = 0; rc == 0 && j < t->run->sel->nranks; j++) {
-    sp_progress("exporting rank", j, t->run->sel->nranks);
-    rc = sp_rank_write(t->run, t, j);
-  }
+  sp__otf2_merge_close(m);
   return rc;
 }
 
 int sp__otf2_events(sp_otf2_run_t *run) {
-  sp_thread_out_t t = {.run = run, .first = INT64_MAX, .last = INT64_MIN};
-  int rc = sp__otf2_pipe_run(run, sp_produce, &t);
+  sp_thread_out_t t = {.run = run};
+  int rc = 0;
+  run->first = INT64_MAX;
+  run->last = INT64_MIN;
+  for (int j = 0; rc == 0 && j < run->sel->nranks; j++) {
+    sp_progress("exporting rank", j, run->sel->nranks);
+    rc = sp_rank_write(run, &t, j);
+  }
+  sp_progress_done();
   free(t.layers);
-  run->first = t.first;
-  run->last = t.last;
-  run->calls = t.calls;
-  run->moved = t.moved;
   return rc;
 }

@@ -1,7 +1,6 @@
 /* otf2_export.c - --export otf2 -o DIR: one OTF2 archive per file
  * (DIR/traces.otf2, its traces.def and traces/; several files:
- * DIR/<label>/traces.otf2), written through the OTF2 library by the calling
- * thread while otf2_pipe.c's producer thread reads and places the calls. */
+ * DIR/<label>/traces.otf2), written serially through the OTF2 library. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,8 +2,7 @@
  *
  * The export runs in three steps: otf2_events.c writes each (rank, thread)'s
  * calls, streamed in order by otf2_merge.c, as ENTER/LEAVE events and
- * notes the locations it used (on otf2_pipe.c's producer thread; the
- * calling thread makes the OTF2 calls);
+ * notes the locations it used;
  * otf2_defs.c then writes the global definitions (clock, system tree,
  * locations, regions, run metadata); otf2_export.c opens and closes the
  * archive around them, once per file. */
@@ -193,77 +192,6 @@ static inline int sp__otf2_merge_call(const sp_otf2_merge_t *m, const sp_reader_
 /* otf2_events.c: every selected call, per location in time order. The
  * archive's event files are open. Returns an SP_EXIT_* code. */
 int sp__otf2_events(sp_otf2_run_t *run);
-
-/* otf2_pipe.c: the export in two threads. A producer thread reads and
- * merges each rank's calls (otf2_merge.c) and lays them on locations
- * (otf2_events.c), putting the events into slots of a bounded queue; the
- * calling thread takes the slots in order and makes every OTF2 call. The
- * OTF2 library's writing (with the kernel's copy of the archive) is most
- * of an export's time: the reading, the merge and the placement run beside
- * it on a second core. The last slot of a rank carries its merge, closed
- * by the consumer after the events (their values point into it). */
-enum {
-  SP_OTF2_EV_ENTER,
-  SP_OTF2_EV_LEAVE,
-  SP_OTF2_EV_ENTER_X, /* with the next extra: values and/or an MPI event after the ENTER */
-  SP_OTF2_EV_LEAVE_X, /* with the next extra: an MPI event before the LEAVE */
-  SP_OTF2_EV_OPEN,    /* a new location: its event writer */
-  SP_OTF2_EV_CLOSE    /* its event writer closed */
-};
-#define SP_OTF2_LOC_MAX ((1 << 28) - 1) /* locations: 28 bits of loc_op */
-typedef struct sp_otf2_ev {
-  uint64_t t;      /* the stamp as written */
-  int32_t region;  /* region definition id (ENTER, LEAVE) */
-  uint32_t loc_op; /* location id << 4 | SP_OTF2_EV_* */
-} sp_otf2_ev_t;
-typedef struct sp_otf2_extra {
-  sp_otf2_msg_t msg;
-  int32_t kind, op;               /* SP_OTF2_MPI_* (NONE: values only) and collective op */
-  const sp_reader_values_t *vals; /* ENTER_X: the pair's values (NULL: none) */
-  int64_t index;                  /* the call's position in the pair */
-} sp_otf2_extra_t;
-#define SP_OTF2_SLOT_EVENTS 4096 /* 64 KB */
-#define SP_OTF2_SLOT_EXTRAS 1024 /* 48 KB, touched only by MPI calls and values */
-#define SP_OTF2_SLOTS 16         /* slots in the queue: 1.8 MB at most */
-typedef struct sp_otf2_slot {
-  sp_otf2_ev_t ev[SP_OTF2_SLOT_EVENTS];
-  sp_otf2_extra_t x[SP_OTF2_SLOT_EXTRAS];
-  int nev, nx;
-  sp_otf2_merge_t *end; /* a rank's last slot: its merge (closed by the consumer) */
-  int done;             /* the last slot of all */
-  int rc;               /* done: the producer's SP_EXIT_* code (or SP_OTF2_RESCAN) */
-} sp_otf2_slot_t;
-/* The producer's end of the queue: the slot it fills. */
-typedef struct sp_otf2_pipe sp_otf2_pipe_t;
-typedef struct sp_otf2_out {
-  sp_otf2_pipe_t *pipe;
-  sp_otf2_slot_t *s;
-} sp_otf2_out_t;
-/* Not an SP_EXIT_* code: the producer stopped because the consumer failed
- * (the consumer's code is the export's). */
-#define SP_OTF2_STOPPED 1001
-/* Slot o->s to the consumer (end: the rank's merge, or NULL), and a new
- * one in o->s: 0, or SP_OTF2_STOPPED when the consumer failed. */
-int sp__otf2_out_next(sp_otf2_out_t *o, sp_otf2_merge_t *end);
-/* One event (with extra x for the _X ops): 0 or SP_OTF2_STOPPED. */
-static inline int sp_otf2_out(sp_otf2_out_t *o, uint64_t t, int32_t region, int loc, int op,
-                              const sp_otf2_extra_t *x) {
-  sp_otf2_slot_t *s = o->s;
-  if (s->nev == SP_OTF2_SLOT_EVENTS || s->nx == SP_OTF2_SLOT_EXTRAS) {
-    int rc = sp__otf2_out_next(o, NULL);
-    if (rc) return rc;
-    s = o->s;
-  }
-  s->ev[s->nev++] = (sp_otf2_ev_t){t, region, (uint32_t)loc << 4 | (uint32_t)op};
-  if (x) s->x[s->nx++] = *x;
-  return 0;
-}
-/* Runs produce (arg, o) on a second thread (on this one, each slot
- * consumed as it is filled, when no thread can be started) and writes the
- * events of its slots here, in order. Returns the consumer's first error,
- * else the producer's. */
-typedef int (*sp_otf2_produce_fn)(void *arg, sp_otf2_out_t *o);
-int sp__otf2_pipe_run(sp_otf2_run_t *run, sp_otf2_produce_fn produce, void *arg);
 
 /* otf2_defs.c: the global definitions after the events. Returns an
  * SP_EXIT_* code. */

@@ -13,7 +13,8 @@
  * plain OTF2 writer of as many events (bench_otf2_plain.c), the export
  * (scope-profiler-pproc, or $BENCH_PPROC), and a plain read of every pair
  * (the floor of an export's reading), each a process of its own (wall,
- * CPU, peak RSS); medians and ratios. */
+ * CPU, peak RSS); medians with their range, and export/plain per repeat
+ * (the two run one after the other, under the same load). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <stdio.h>
@@ -73,16 +74,34 @@ static int sp_plain_read_all(const char *file) {
   return rc;
 }
 
-static int sp_mcmp(const void *a, const void *b) {
-  double x = ((const sp_measure_t *)a)->wall, y = ((const sp_measure_t *)b)->wall;
-  return (x > y) - (x < y);
+/* Median, min and max of v[0..n) (sorted in place). */
+typedef struct sp_spread {
+  double med, min, max;
+} sp_spread_t;
+static sp_spread_t sp_spread(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, sp_dcmp);
+  double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return (sp_spread_t){med, v[0], v[n - 1]};
 }
 
+/* Wall and CPU (user + system) of m[0..n), each its own median and range. */
 static void sp_print(const char *what, const sp_measure_t *m, int n) {
-  double rss = 0;
-  for (int k = 0; k < n; k++) rss = m[k].rss_mib > rss ? m[k].rss_mib : rss;
-  printf("%-7s %7.3f s wall (min %.3f), %7.3f s CPU, peak RSS %7.1f MiB\n", what, m[n / 2].wall,
-         m[0].wall, m[n / 2].cpu, rss);
+  double w[15], c[15], rss = 0;
+  for (int k = 0; k < n; k++) {
+    w[k] = m[k].wall, c[k] = m[k].cpu;
+    rss = m[k].rss_mib > rss ? m[k].rss_mib : rss;
+  }
+  sp_spread_t sw = sp_spread(w, n), sc = sp_spread(c, n);
+  printf("%-7s %7.3f s wall (%.3f-%.3f), %7.3f s CPU (%.3f-%.3f), peak RSS %7.1f MiB\n", what,
+         sw.med, sw.min, sw.max, sc.med, sc.min, sc.max, rss);
+}
+
+/* Export over plain of each repeat (the two ran one after the other, so
+ * under the same load), for wall (cpu = 0) or CPU. */
+static sp_spread_t sp_ratio(const sp_measure_t *e, const sp_measure_t *p, int n, int cpu) {
+  double r[15];
+  for (int k = 0; k < n; k++) r[k] = cpu ? e[k].cpu / p[k].cpu : e[k].wall / p[k].wall;
+  return sp_spread(r, n);
 }
 
 static int sp_stream(int argc, char **argv) {
@@ -116,10 +135,7 @@ static int sp_stream(int argc, char **argv) {
       return 1;
     }
   }
-  qsort(pm, (size_t)repeats, sizeof *pm, sp_mcmp);
-  qsort(em, (size_t)repeats, sizeof *em, sp_mcmp);
-  qsort(rm, (size_t)repeats, sizeof *rm, sp_mcmp);
-  printf("%lld ENTER + LEAVE events, medians of %d:\n", 2LL * calls, repeats);
+  printf("%lld ENTER + LEAVE events, medians of %d (min-max):\n", 2LL * calls, repeats);
   sp_print("plain", pm, repeats);
   sp_print("export", em, repeats);
   sp_print("read", rm, repeats);
@@ -128,16 +144,19 @@ static int sp_stream(int argc, char **argv) {
     prss = pm[k].rss_mib > prss ? pm[k].rss_mib : prss;
     erss = em[k].rss_mib > erss ? em[k].rss_mib : erss;
   }
+  sp_spread_t rw = sp_ratio(em, pm, repeats, 0), rc = sp_ratio(em, pm, repeats, 1);
   printf(
-      "ratio   export/plain: wall %.2f, CPU %.2f (target <= 1.5), peak RSS %.2f; "
-      "export peak %.1f MB (target <= 100 MB)\n",
-      em[repeats / 2].wall / pm[repeats / 2].wall, em[repeats / 2].cpu / pm[repeats / 2].cpu,
-      erss / prss, erss * 1.048576);
+      "ratio   export/plain, per repeat: wall %.2f (%.2f-%.2f), CPU %.2f (%.2f-%.2f) "
+      "(target <= 1.5), peak RSS %.2f; export peak %.1f MB (target <= 100 MB)\n",
+      rw.med, rw.min, rw.max, rc.med, rc.min, rc.max, erss / prss, erss * 1.048576);
   /* What an export that read each call once and did nothing else would
-   * take: the plain writer plus the plain read (the reader's open included). */
-  printf("floor   (plain + read)/plain: wall %.2f, CPU %.2f\n",
-         (pm[repeats / 2].wall + rm[repeats / 2].wall) / pm[repeats / 2].wall,
-         (pm[repeats / 2].cpu + rm[repeats / 2].cpu) / pm[repeats / 2].cpu);
+   * take on one thread: the plain writer plus the plain read (the reader's
+   * open included). */
+  sp_measure_t fm[15];
+  for (int k = 0; k < repeats; k++)
+    fm[k] = (sp_measure_t){pm[k].wall + rm[k].wall, pm[k].cpu + rm[k].cpu, 0};
+  sp_spread_t fw = sp_ratio(fm, pm, repeats, 0), fc = sp_ratio(fm, pm, repeats, 1);
+  printf("floor   (plain + read)/plain: wall %.2f, CPU %.2f\n", fw.med, fc.med);
   return 0;
 }
 

@@ -152,8 +152,10 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
   for (int l = 0; l < t->nlayers; l++) {
     sp_layer_t *L = &t->layers[l];
     if (rc == 0) rc = sp_layer_close(run, L, INT64_MAX);
-    OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(run->archive, L->w);
-    if (rc == 0 && e != OTF2_SUCCESS) rc = sp_otf2_fail(e, "cannot close an event writer");
+    if (rc == 0 || *run->otf2_errors == 0) { /* else abandoned with it (otf2_internal.h) */
+      OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(run->archive, L->w);
+      if (rc == 0 && e != OTF2_SUCCESS) rc = sp_otf2_fail(e, "cannot close an event writer");
+    }
     free(L->st);
   }
   t->nlayers = 0;

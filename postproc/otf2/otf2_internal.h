@@ -73,6 +73,10 @@ typedef struct sp_otf2_run {
   /* The communicators of the MPI events (otf2_comms.c). */
   sp_otf2_comms_t comms;
   int scan; /* merges scan each pair first (a pair was met out of order) */
+  /* OTF2's errors so far (its error callback counts them): after one, the
+   * archive is abandoned, not closed: OTF2 flushes a writer whose write
+   * failed again when it is closed, and crashed doing so on a full disk. */
+  const int *otf2_errors;
 } sp_otf2_run_t;
 
 /* Not an SP_EXIT_* code: an unscanned merge met a pair out of order; the

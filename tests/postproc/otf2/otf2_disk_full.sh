@@ -1,7 +1,8 @@
 #!/bin/sh
 # otf2_disk_full.sh PPROC FILE.h5 MNT - --export otf2 on a full disk.
 # In a private mount namespace, on a 256 KiB tmpfs at MNT: the export of
-# FILE.h5 (about 0.5 MB of events for mid.h5) must fail with exit 3, say
+# FILE.h5 (about 0.5 MB of events for mid.h5, more for the stream file, whose
+# event writes themselves fail) must fail with exit 3, say
 # that no archive was written, and leave none of its files behind (a half
 # archive would block the next export into that DIR).
 # Exit 77 (skipped) where mounting is refused (not root, no namespaces).

@@ -173,9 +173,14 @@ static char *sp_archive_dir(const char *outdir, const char *label, int nfiles) {
   return dir;
 }
 
-/* Archives given up after an OTF2 error (otf2_internal.h), still pointed
- * to: they are never closed, and a leak checker need not report them. */
-static OTF2_Archive *sp_abandoned[16];
+/* Archives given up after an OTF2 error (otf2_internal.h) and the pools
+ * of their chunks, still pointed to: they are never closed or freed (OTF2
+ * keeps its writers' state in the chunks), and a leak checker need not
+ * report them. */
+static struct {
+  OTF2_Archive *archive;
+  sp_pool_t pool;
+} sp_abandoned[16];
 static int sp_nabandoned;
 
 static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *label) {
@@ -196,9 +201,10 @@ static int sp_archive_write(sp_otf2_run_t *run, const char *dir, const char *lab
   int rc = ok ? sp__otf2_properties(run) : SP_EXIT_IO;
   if (rc == 0) rc = sp__otf2_events(run);
   if (rc != 0 && *run->otf2_errors > 0) { /* abandoned, not closed (otf2_internal.h) */
-    /* Nothing calls into it again (its chunks' memory goes); its files go. */
-    sp_pool_free(&pool);
-    sp_abandoned[sp_nabandoned++ % 16] = ar;
+    /* Nothing calls into it again; its files go (the caller). */
+    const int k = sp_nabandoned++ % 16;
+    sp_abandoned[k].archive = ar;
+    sp_abandoned[k].pool = pool;
     run->archive = NULL;
     return rc;
   }

@@ -551,7 +551,7 @@ static inline __attribute__((always_inline)) int sp_vhit(sp_thread_t *t, struct 
  * session, the library on, not inside a slow path here; else NULL. */
 static inline struct sp_vals *sp_vready(sp_thread_t *t) {
   struct sp_vals *v = t ? t->vals : NULL;
-  if (SP_LIKELY(v && t->depth > 0 && sp__skips_open() == 0 && v->session == sp__session + 1u &&
+  if (SP_LIKELY(v && t->depth > 0 && sp__skips_open() <= 0 && v->session == sp__session + 1u &&
                 __atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) != SP_MODE_OFF && !sp_vbusy))
     return v;
   return NULL;

@@ -92,12 +92,45 @@ static inline int sp_trace_only(void) {
  * count is above 0 a stop is one of theirs. Relaxed atomics: the paused
  * entry below writes it outside the inside mark, where a second sp_setup
  * may clear it (docs/design.md, "A paused trace"). Plain loads and stores
- * on x86. 0 when the thread has no record yet (SP_SKIPS_NONE): the call
- * must go the slow way, which makes one and counts the call there. */
+ * on x86.
+ *
+ * The paused entry's add: 0 (the count put back) when it would leave the
+ * count at 0 or below, that is, the thread has no record (SP_SKIPS_NONE)
+ * or its record is not armed (SP_SKIPS_REST): the call must go the slow
+ * way, which makes the record, arms it and counts the call there. */
 static inline int sp_skip_add(void) {
   const int64_t n = __atomic_load_n(&sp__skips, __ATOMIC_RELAXED) + 1;
   __atomic_store_n(&sp__skips, n, __ATOMIC_RELAXED);
-  return n > 0;
+  if (SP_LIKELY(n > 0)) return 1;
+  __atomic_store_n(&sp__skips, n - 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* Counts a call left out on t's thread from a path that holds t: arms t
+ * first (the traced fast paths then take the slow path, which notes the
+ * calls), so that the count is never above -1 while t is not armed; a
+ * count at rest (-1, also met armed inside sp_skips_disarm) is none. */
+static inline void sp_skip_count(sp_thread_t *t) {
+  if (SP_UNLIKELY(!t->skips_armed)) {
+    __atomic_store_n(&t->skips_armed, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  }
+  const int64_t n = sp__skips_open();
+  __atomic_store_n(&sp__skips, (n < 0 ? 0 : n) + 1, __ATOMIC_RELAXED);
+}
+
+/* With no call left out open on t's thread: the count back at rest and t
+ * no longer armed, so that its traced calls take the fast paths again. A
+ * signal handler that counts a call between the two stores arms t again
+ * (its paused start finds the count at rest and takes the slow path): the
+ * test after them keeps t armed then. Slow paths only. */
+static void sp_skips_disarm(sp_thread_t *t) {
+  if (sp__skips_open() > 0) return;
+  __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&t->skips_armed, 0, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (sp__skips_open() != SP_SKIPS_REST) __atomic_store_n(&t->skips_armed, 1, __ATOMIC_RELAXED);
 }
 
 static inline int sp_skip_end(void) {
@@ -114,9 +147,9 @@ static inline int sp_skip_end(void) {
  * the session) is dropped. 0, or SP_ENOMEM (the count kept). */
 static int sp_skips_note(sp_thread_t *t) {
   int64_t n = sp__skips_open();
-  if (n <= 0) return 0;
-  if (!sp_trace_only()) {
-    __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED);
+  if (n <= 0 || !sp_trace_only()) {
+    if (n > 0) __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED); /* dropped */
+    sp_skips_disarm(t);
     return 0;
   }
   while (n > 0) {
@@ -137,6 +170,7 @@ static int sp_skips_note(sp_thread_t *t) {
     f->slot = SP_SLOT_SKIPPED;
   }
   __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED);
+  sp_skips_disarm(t);
   return 0;
 }
 
@@ -275,7 +309,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
     f->region = h;
     f->slot = SP_SLOT_COUNTED;
   } else if (skip && sp_trace_only()) {
-    (void)sp_skip_add(); /* t is made: the count is 0 or more */
+    sp_skip_count(t);
     return;
   } else if (skip) {
     sp_push_skipped(t, h);
@@ -300,7 +334,7 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
     int skip;
     sp_thread_t *t = sp_start_prepare(h, &skip);
     if (t && skip)
-      (void)sp_skip_add(); /* SP_MODE_TRACE: a trace-only session */
+      sp_skip_count(t); /* SP_MODE_TRACE: a trace-only session */
     else if (t)
       sp_push_traced(t, &t->bufs[h], h);
   }
@@ -338,7 +372,7 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   /* The mode first: while it is off, sp_setup may be changing the record.
    * Calls counted in sp__skips are noted as a frame first (slow path). */
   if (SP_UNLIKELY(mode != SP_MODE_TRACE || !t || (unsigned)h >= (unsigned)t->nbufs ||
-                  t->depth == t->stack_cap || sp__skips_open() != 0)) {
+                  t->depth == t->stack_cap || t->skips_armed)) {
     if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
         t->depth != t->stack_cap) { /* counts only: a frame without a slot */
       sp_frame_t *f = &t->stack[t->depth++];
@@ -347,7 +381,7 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
       return;
     }
     if (mode == SP_MODE_TRACE_SKIP && t) { /* by name: the entry did not count it */
-      (void)sp_skip_add();
+      sp_skip_count(t);
       return;
     }
     if (mode == SP_MODE_GENERAL && sp_profile_start_fast(t, h)) return;
@@ -360,7 +394,7 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   const int gate = sp__trace_gate();
   if (SP_UNLIKELY(gate)) {
     if (gate & SP_GATE_SKIP) {
-      (void)sp_skip_add();
+      sp_skip_count(t);
       return;
     }
     sp_start_slow(h);
@@ -448,6 +482,7 @@ static int sp_stop_skipped(sp_thread_t *t) {
     if (sp_trace_only()) return sp_skip_end();
     __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED); /* from another session (sp_skips_note) */
   }
+  sp_skips_disarm(t);
   if (t->depth == 0) return 0;
   sp_frame_t *f = &t->stack[t->depth - 1];
   if (f->region != SP_REGION_SKIPS) return 0;
@@ -501,7 +536,7 @@ static inline int sp_fast_mode(void) {
 /* Closes the innermost call of t at now if it is a traced call of h (not
  * while calls counted without frames are open: the innermost is one). */
 static inline int sp_stop_fast(sp_thread_t *t, int h, int64_t now) {
-  if (SP_UNLIKELY(!t || t->depth == 0 || sp__skips_open() != 0)) return 0;
+  if (SP_UNLIKELY(!t || t->depth == 0 || t->skips_armed)) return 0;
   const sp_frame_t *f = &t->stack[t->depth - 1];
   if (SP_UNLIKELY(f->region != h || f->slot < 0)) return 0;
   t->depth--;
@@ -767,7 +802,7 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   }
   int64_t now = (int64_t)sp__rdtsc();
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t && name && t->depth > 0 && sp__skips_open() == 0)) {
+  if (SP_LIKELY(t && name && t->depth > 0 && !t->skips_armed)) {
     const sp_frame_t *f = &t->stack[t->depth - 1];
     int32_t h = f->region;
     if (SP_LIKELY(f->slot >= 0 && sp_name_is(sp__region_at(h), name, len))) {

@@ -58,9 +58,10 @@ static void sp_thread_exit(void *p) {
   }
   errno = saved_errno;
   pthread_mutex_lock(&sp__state.lock);
-  __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+  t->skips_armed = 0;
   t->skips_at = &t->skips_kept; /* this thread's sp__skips goes away with it */
-  t->skips_kept = 0;
+  t->skips_kept = SP_SKIPS_REST;
   t->retired = 1;
   pthread_mutex_unlock(&sp__state.lock);
 }
@@ -94,12 +95,13 @@ sp_thread_t *sp__thread_get(void) {
   if (t) {
     t->retired = 0;
     __atomic_store_n(&t->inside, 1, __ATOMIC_RELAXED); /* made inside a call: sp_leave ends it */
-    /* Counts from before the record (SP_SKIPS_NONE and the paused start
-     * that came here for it) are no calls: the caller counts its own.
-     * Without the key the thread's exit is not seen, so its sp__skips,
-     * which goes away with it, is not reachable from other threads. */
-    __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED);
-    t->skips_kept = 0;
+    /* Counts from before the record (SP_SKIPS_NONE) are no calls: the
+     * caller counts its own (hot_path.c arms the record first). Without
+     * the key the thread's exit is not seen, so its sp__skips, which goes
+     * away with it, is not reachable from other threads. */
+    __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+    t->skips_armed = 0;
+    t->skips_kept = SP_SKIPS_REST;
     t->skips_at = sp_key_made ? &sp__skips : &t->skips_kept;
   }
   pthread_mutex_unlock(&sp__state.lock);
@@ -243,12 +245,19 @@ void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
   t->depth = d + 1;
 }
 
-/* Takes t's count of calls left out of the trace (hot_path.c), leaving 0:
- * under the lock, as its thread may be exiting (sp_thread_exit). */
+/* Takes t's count of calls left out of the trace (hot_path.c), leaving 0
+ * when it was above (0 or below is none, and stays: -1 says the record is
+ * not armed). Under the lock, as its thread may be exiting
+ * (sp_thread_exit). */
+static int64_t sp_skips_take_locked(sp_thread_t *t) {
+  const int64_t n = t->skips_at ? __atomic_load_n(t->skips_at, __ATOMIC_RELAXED) : 0;
+  if (n > 0) __atomic_store_n(t->skips_at, 0, __ATOMIC_RELAXED);
+  return n;
+}
+
 static int64_t sp_skips_take(sp_thread_t *t) {
   pthread_mutex_lock(&sp__state.lock);
-  const int64_t n = t->skips_at ? __atomic_load_n(t->skips_at, __ATOMIC_RELAXED) : 0;
-  if (t->skips_at) __atomic_store_n(t->skips_at, 0, __ATOMIC_RELAXED);
+  const int64_t n = sp_skips_take_locked(t);
   pthread_mutex_unlock(&sp__state.lock);
   return n;
 }
@@ -316,7 +325,7 @@ void sp__threads_discard(void) {
     t->nbufs = 0;
     t->bufs_cap = 0;
     t->depth = 0;
-    if (t->skips_at) __atomic_store_n(t->skips_at, 0, __ATOMIC_RELAXED);
+    (void)sp_skips_take_locked(t);
     memset(t->names, 0, sizeof t->names);
     sp__agg_thread_free(t);
   }

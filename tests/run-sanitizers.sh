@@ -80,7 +80,7 @@ if [ -f "$prefix-tsan/CTestTestfile.cmake" ]; then
   (cd "$prefix-tsan" && OMPI_MCA_btl=self,vader \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$src/tests/sanitizers/tsan.supp \
     ctest --output-on-failure -j2 --timeout 600 \
-      -R 'profile\.(concurrent|api)$|core\.write\.(flush|recursion)|core\.names\.threads|core\.cold\.(threads|turns16|fresh_many|steady_faults|steady_faults_pinned)$|core\.recovery|reliability\.misuse\.unbalanced$|reliability\.disk\.spill_full_async|reliability\.lifecycle\.(resetup_threads|resetup_inside_call|errno|thread_exit_open|finalize_other_thread)|reliability\.host\.(crash|host_)|reliability\.publish\.killed_after|mpi_profile\.threads|core\.trace_window\.(threads|cap)$|samples\.(regions_10ms|regions_1ms|long_period|unfinalized_merge|sigterm_merge)$') ||
+      -R 'profile\.(concurrent|api)$|core\.write\.(flush|recursion)|core\.names\.threads|core\.cold\.(threads|turns16|fresh_many|steady_faults|steady_faults_pinned)$|core\.recovery|reliability\.misuse\.unbalanced$|reliability\.disk\.spill_full_async|reliability\.lifecycle\.(resetup_threads|resetup_inside_call|errno|thread_exit_open|finalize_other_thread)|reliability\.host\.(crash|host_)|reliability\.publish\.killed_after|mpi_profile\.threads|core\.trace_window\.(threads|cap|sessions)$|samples\.(regions_10ms|regions_1ms|long_period|unfinalized_merge|sigterm_merge)$') ||
     fail "ctest under TSan"
 fi
 

@@ -298,7 +298,7 @@ SP_EXPORT int sp_reset(void);
  * call; pausing a paused trace (or resuming a running one) does nothing.
  * Without a trace (time_trace = 0) they change nothing. Cost: in a
  * trace-only session a paused start/stop pair is counted, without its
- * region, about what a pair with profiling_activated = 0 costs through
+ * region, at most what a pair with profiling_activated = 0 costs through
  * function calls (a stop among calls started while paused ends the
  * innermost of them, whatever region it names: docs/trace-windows.md);
  * with profile mode it costs a counted pair, the aggregates going on; the

@@ -21,7 +21,12 @@
  *   recursion, recursion_both  a region recursing across pauses and
  *                        resumes, by handle and by name, with a value set
  *                        in a paused call (mode both: the aggregates)
- *   api                  return codes, sp_trace_paused, count mode */
+ *   api                  return codes, sp_trace_paused, count mode
+ *   sessions             calls left out and open when a session ends
+ *                        (sp_finalize, or a second sp_setup) on this
+ *                        thread and a worker: counted as open then, and
+ *                        not in the next session (their stops there are
+ *                        stops without a start) */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <signal.h>
@@ -252,6 +257,57 @@ static void case_api(void) {
   ASSERT_EQ(sp_setup(&c), SP_EINVAL);
 }
 
+/* A call left out of the trace is counted in its thread's count, without
+ * a frame (docs/design.md, "A paused trace"). The count belongs to the
+ * session: sp_finalize says such calls still open and drops them, on this
+ * thread and on a worker, and the next session has none of them, so that
+ * their stops there are stops without a start (a count kept would end
+ * them silently). A second sp_setup drops them too. */
+static int sa;
+
+static void *sessions_worker(void *arg) {
+  (void)arg;
+  sp_start(sa); /* left out: the worker's first call */
+  pthread_barrier_wait(&barrier);
+  pthread_barrier_wait(&barrier); /* sp_finalize and sp_setup again */
+  sp_stop(sa);                    /* no call of sa open in this session */
+  return NULL;
+}
+
+static void case_sessions(void) {
+  setup_mode("sessions.h5", 0, 0, 1000);
+  sa = sp_region("a");
+  ASSERT_EQ(sp_trace_pause(), 0);
+  pthread_barrier_init(&barrier, NULL, 2);
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, NULL, sessions_worker, NULL), 0);
+  sp_start(sa); /* left out */
+  pthread_barrier_wait(&barrier);
+  ASSERT_EQ(sp_finalize(), 0);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_UNBALANCED), 2); /* both said open */
+  setup_mode("sessions.h5", 0, 0, 1000);
+  sa = sp_region("a");
+  int b = sp_region("b");
+  pthread_barrier_wait(&barrier);
+  pthread_join(th, NULL);
+  pthread_barrier_destroy(&barrier);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1); /* the worker's */
+  sp_stop(sa);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 2);
+  /* A session replaced by sp_setup, a call left out open in it */
+  ASSERT_EQ(sp_trace_pause(), 0);
+  sp_start(sa);
+  setup_mode("sessions.h5", 0, 0, 1000);
+  sa = sp_region("a");
+  b = sp_region("b");
+  sp_start(b); /* traced, then the stop of the dropped call */
+  sp_stop(b);
+  sp_stop(sa);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_WITHOUT_START), 1);
+  ASSERT_EQ(sp_misuse_count(SP_MISUSE_STOP_MISMATCH), 0);
+  ASSERT_EQ(sp_finalize(), 0);
+}
+
 int main(int argc, char **argv) {
   static const sp_test_case cases[] = {
       SP_TEST_CASE_NAMED(window, window),
@@ -264,6 +320,7 @@ int main(int argc, char **argv) {
       SP_TEST_CASE_NAMED(recursion, recursion),
       SP_TEST_CASE_NAMED(recursion_both, recursion),
       SP_TEST_CASE(api),
+      SP_TEST_CASE(sessions),
   };
   int status;
   const sp_test_case *c = SP_TEST_CASE_PICK(cases, argc, argv, &status);

@@ -75,7 +75,7 @@ typedef struct sp_frame {
 
 /* sp_frame_t.region of a frame (slot SP_SLOT_SKIPPED) that stands for
  * calls started while the trace was paused or truncated in a trace-only
- * session: they were counted without frames (sp_thread_t.skip_open) and
+ * session: they were counted without frames (sp__skips) and
  * noted as this frame when a call opened inside them; their regions are
  * not known, so a stop of any region ends one of them. */
 enum { SP_REGION_SKIPS = -1 };
@@ -118,11 +118,18 @@ typedef struct sp_thread {
   /* >0 while its thread runs a library call (hot_path.c; nested in a
    * signal handler: 2). Read by sp_setup again (session_quiesce.c). */
   int32_t inside;
-  /* Calls started while the trace was paused or truncated in a trace-only
-   * session, still open, all inside the innermost frame: counted, without
-   * frames (hot_path.c). Written by its thread alone, also outside the
-   * inside mark (relaxed atomics), and cleared by a discard or finalize. */
-  int64_t skip_open;
+  /* 1 while its thread's sp__skips may be above 0 (calls left out of the
+   * trace open): the traced fast paths test this field of the record they
+   * hold, and take the slow path, which notes the calls (hot_path.c).
+   * Set before the count rises above -1, cleared after it is back at -1,
+   * by its thread alone. */
+  int64_t skips_armed;
+  /* Its thread's sp__skips (the calls left out of the trace, counted
+   * without frames), for finalize and a discard on other threads, which
+   * read and clear it under the state lock; &skips_kept once its thread
+   * has exited (its thread-local storage goes with it). */
+  int64_t *skips_at;
+  int64_t skips_kept;
   /* By name, the region last started through each name pointer: programs
    * pass the same pointers (literals, arrays of names) again and again, so
    * a compare of the name with the region's own replaces the strlen, the
@@ -249,6 +256,26 @@ typedef struct sp_state {
 extern SP_HIDDEN sp_state_t sp__state;
 extern SP_HIDDEN volatile int sp__mode;
 extern SP_HIDDEN __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
+
+/* Calls started while the trace was paused or truncated in a trace-only
+ * session, still open, all inside the innermost frame: counted, without
+ * frames (hot_path.c). A thread-local of its own, not a field of the
+ * record, so that a paused start or stop reaches it as the disabled path
+ * reaches the mode: one load of its offset, one access (the record would
+ * be a load more and a test that it exists). SP_SKIPS_NONE (far below 0)
+ * until the thread has a record; SP_SKIPS_REST (-1) with none open while
+ * the record's skips_armed is 0: in both the paused start's add leaves it
+ * at 0 or below and takes the slow path, which makes the record or arms
+ * it before counting. Written by its thread alone, also outside the inside
+ * mark (relaxed atomics), and cleared (to 0, when above) through
+ * sp_thread_t.skips_at by a discard or finalize. */
+extern SP_HIDDEN __thread int64_t sp__skips __attribute__((tls_model("initial-exec")));
+#define SP_SKIPS_NONE (INT64_MIN / 2)
+#define SP_SKIPS_REST (-1)
+
+/* The calling thread's calls left out of the trace and still open (> 0),
+ * or none (0 or below). */
+static inline int64_t sp__skips_open(void) { return __atomic_load_n(&sp__skips, __ATOMIC_RELAXED); }
 
 /* The library's own I/O (host_guard.c): above 0 while this thread is inside
  * the library's own work (spill files, finalize's HDF5 file, /proc reads,

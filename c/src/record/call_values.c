@@ -484,7 +484,7 @@ static __attribute__((noinline)) int sp_vset_slow(const char *key, size_t klen, 
   if (in->kind == SP_VKIND_STR && !in->s) return sp_vbad_key(key, klen);
   if (__atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) == SP_MODE_OFF) return 0; /* quiet: off */
   sp_thread_t *t = sp__tls;
-  if (t && t->skip_open > 0) return 0; /* a call left out of the trace, no frame (hot_path.c) */
+  if (t && sp__skips_open() > 0) return 0; /* a call left out of the trace, no frame (hot_path.c) */
   if (!t || t->depth == 0) return sp_vno_call();
   const sp_frame_t *f = &t->stack[t->depth - 1];
   const int trace = f->slot >= 0 && sp__state.cfg.time_trace;
@@ -551,7 +551,7 @@ static inline __attribute__((always_inline)) int sp_vhit(sp_thread_t *t, struct 
  * session, the library on, not inside a slow path here; else NULL. */
 static inline struct sp_vals *sp_vready(sp_thread_t *t) {
   struct sp_vals *v = t ? t->vals : NULL;
-  if (SP_LIKELY(v && t->depth > 0 && !t->skip_open && v->session == sp__session + 1u &&
+  if (SP_LIKELY(v && t->depth > 0 && sp__skips_open() <= 0 && v->session == sp__session + 1u &&
                 __atomic_load_n(&sp__mode, __ATOMIC_ACQUIRE) != SP_MODE_OFF && !sp_vbusy))
     return v;
   return NULL;

@@ -87,33 +87,69 @@ static inline int sp_trace_only(void) {
 }
 
 /* In a trace-only session a call that starts while the trace is paused or
- * truncated is counted in t->skip_open, without a frame: such calls are
- * all inside the innermost frame (sp_skips_note), so while the count is
- * above 0 a stop is one of theirs. Relaxed atomics: the paused entry below
- * writes it outside the inside mark, where a second sp_setup may clear it
- * (docs/design.md, "A paused trace"). Plain loads and stores on x86. */
-static inline void sp_skip_add(sp_thread_t *t) {
-  __atomic_store_n(&t->skip_open, __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED) + 1,
-                   __ATOMIC_RELAXED);
+ * truncated is counted in the thread's sp__skips, without a frame: such
+ * calls are all inside the innermost frame (sp_skips_note), so while the
+ * count is above 0 a stop is one of theirs. Relaxed atomics: the paused
+ * entry below writes it outside the inside mark, where a second sp_setup
+ * may clear it (docs/design.md, "A paused trace"). Plain loads and stores
+ * on x86.
+ *
+ * The paused entry's add: 0 (the count put back) when it would leave the
+ * count at 0 or below, that is, the thread has no record (SP_SKIPS_NONE)
+ * or its record is not armed (SP_SKIPS_REST): the call must go the slow
+ * way, which makes the record, arms it and counts the call there. */
+static inline int sp_skip_add(void) {
+  const int64_t n = __atomic_load_n(&sp__skips, __ATOMIC_RELAXED) + 1;
+  __atomic_store_n(&sp__skips, n, __ATOMIC_RELAXED);
+  if (SP_LIKELY(n > 0)) return 1;
+  __atomic_store_n(&sp__skips, n - 1, __ATOMIC_RELAXED);
+  return 0;
 }
 
-static inline int sp_skip_end(sp_thread_t *t) {
-  const int64_t n = __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED);
+/* Counts a call left out on t's thread from a path that holds t: arms t
+ * first (the traced fast paths then take the slow path, which notes the
+ * calls), so that the count is never above -1 while t is not armed; a
+ * count at rest (-1, also met armed inside sp_skips_disarm) is none. */
+static inline void sp_skip_count(sp_thread_t *t) {
+  if (SP_UNLIKELY(!t->skips_armed)) {
+    __atomic_store_n(&t->skips_armed, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  }
+  const int64_t n = sp__skips_open();
+  __atomic_store_n(&sp__skips, (n < 0 ? 0 : n) + 1, __ATOMIC_RELAXED);
+}
+
+/* With no call left out open on t's thread: the count back at rest and t
+ * no longer armed, so that its traced calls take the fast paths again. A
+ * signal handler that counts a call between the two stores arms t again
+ * (its paused start finds the count at rest and takes the slow path): the
+ * test after them keeps t armed then. Slow paths only. */
+static void sp_skips_disarm(sp_thread_t *t) {
+  if (sp__skips_open() > 0) return;
+  __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&t->skips_armed, 0, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (sp__skips_open() != SP_SKIPS_REST) __atomic_store_n(&t->skips_armed, 1, __ATOMIC_RELAXED);
+}
+
+static inline int sp_skip_end(void) {
+  const int64_t n = __atomic_load_n(&sp__skips, __ATOMIC_RELAXED);
   if (n <= 0) return 0;
-  __atomic_store_n(&t->skip_open, n - 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&sp__skips, n - 1, __ATOMIC_RELAXED);
   return 1;
 }
 
-/* Before a frame is pushed over calls counted in t->skip_open: notes them
+/* Before a frame is pushed over calls counted in sp__skips: notes them
  * as frames of SP_REGION_SKIPS (one per INT32_MAX calls, added to such a
  * frame on top), so that the stops keep their order. A count left over from
  * another kind of session (a paused call in flight while sp_setup replaced
  * the session) is dropped. 0, or SP_ENOMEM (the count kept). */
 static int sp_skips_note(sp_thread_t *t) {
-  int64_t n = t->skip_open;
-  if (n <= 0) return 0;
-  if (!sp_trace_only()) {
-    t->skip_open = 0;
+  int64_t n = sp__skips_open();
+  if (n <= 0 || !sp_trace_only()) {
+    if (n > 0) __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED); /* dropped */
+    sp_skips_disarm(t);
     return 0;
   }
   while (n > 0) {
@@ -125,7 +161,7 @@ static int sp_skips_note(sp_thread_t *t) {
       continue;
     }
     if (t->depth == t->stack_cap && sp__stack_grow(t) != 0) {
-      t->skip_open = n;
+      __atomic_store_n(&sp__skips, n, __ATOMIC_RELAXED);
       return SP_ENOMEM;
     }
     sp_frame_t *f = &t->stack[t->depth++];
@@ -133,7 +169,8 @@ static int sp_skips_note(sp_thread_t *t) {
     f->skips = 0;
     f->slot = SP_SLOT_SKIPPED;
   }
-  t->skip_open = 0;
+  __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED);
+  sp_skips_disarm(t);
   return 0;
 }
 
@@ -231,19 +268,24 @@ static __attribute__((noinline, aligned(64))) void sp_call_off(void) {
 
 /* The entry of a start or stop: the mode off, and a trace-only session
  * whose trace is paused or truncated (SP_MODE_TRACE_SKIP, below OFF), go
- * aside by tail calls (skip: the paused way, counted without the inside
- * mark), so that the entry saves no register before these tests: the
- * traced and the disabled paths keep their code. */
-#define SP_ENTRY(skip)                          \
-  do {                                          \
-    const int sp_mode_ = SP_MODE();             \
-    if (SP_UNLIKELY(sp_mode_ <= SP_MODE_OFF)) { \
-      if (sp_mode_ == SP_MODE_OFF)              \
-        sp_call_off();                          \
-      else                                      \
-        skip;                                   \
-      return;                                   \
-    }                                           \
+ * aside without saving a register before these tests, so that the traced
+ * path keeps its code. The paused way (skip: one add to or take from the
+ * thread's count, sp__skips, else a tail call) falls through; with the
+ * mode off, a quiet no-op (profiling_activated = 0) returns after one
+ * test of the session, and a call outside a session goes to sp_call_off
+ * by a tail call. No more taken branches on either way than the disabled
+ * path had with its test of the session in sp_call_off (docs/design.md,
+ * "A paused trace"). */
+#define SP_ENTRY(skip)                                                                \
+  do {                                                                                \
+    const int sp_mode_ = SP_MODE();                                                   \
+    if (SP_UNLIKELY(sp_mode_ <= SP_MODE_OFF)) {                                       \
+      if (SP_LIKELY(sp_mode_ < SP_MODE_OFF)) {                                        \
+        skip;                                                                         \
+      } else if (SP_UNLIKELY(!__atomic_load_n(&sp__state.session, __ATOMIC_RELAXED))) \
+        sp_call_off();                                                                \
+      return;                                                                         \
+    }                                                                                 \
   } while (0)
 
 /* Calls in count-only form: count mode, or LIKWID without time_trace. */
@@ -267,7 +309,7 @@ static __attribute__((noinline)) void sp_start_other(int h) {
     f->region = h;
     f->slot = SP_SLOT_COUNTED;
   } else if (skip && sp_trace_only()) {
-    sp_skip_add(t);
+    sp_skip_count(t);
     return;
   } else if (skip) {
     sp_push_skipped(t, h);
@@ -291,8 +333,10 @@ static __attribute__((noinline)) void sp_start_slow(int h) {
   } else {
     int skip;
     sp_thread_t *t = sp_start_prepare(h, &skip);
-    if (t && skip) sp_skip_add(t); /* SP_MODE_TRACE: a trace-only session */
-    else if (t) sp_push_traced(t, &t->bufs[h], h);
+    if (t && skip)
+      sp_skip_count(t); /* SP_MODE_TRACE: a trace-only session */
+    else if (t)
+      sp_push_traced(t, &t->bufs[h], h);
   }
   errno = saved_errno;
   sp_slow_leave();
@@ -326,9 +370,9 @@ static inline int sp_profile_start_fast(sp_thread_t *t, int h) {
 static inline void sp_start_fast(sp_thread_t *t, int h) {
   const int mode = SP_MODE();
   /* The mode first: while it is off, sp_setup may be changing the record.
-   * Calls counted in skip_open are noted as a frame first (slow path). */
+   * Calls counted in sp__skips are noted as a frame first (slow path). */
   if (SP_UNLIKELY(mode != SP_MODE_TRACE || !t || (unsigned)h >= (unsigned)t->nbufs ||
-                  t->depth == t->stack_cap || t->skip_open)) {
+                  t->depth == t->stack_cap || t->skips_armed)) {
     if (mode == SP_MODE_COUNT && t && (unsigned)h < (unsigned)t->nbufs &&
         t->depth != t->stack_cap) { /* counts only: a frame without a slot */
       sp_frame_t *f = &t->stack[t->depth++];
@@ -337,7 +381,7 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
       return;
     }
     if (mode == SP_MODE_TRACE_SKIP && t) { /* by name: the entry did not count it */
-      sp_skip_add(t);
+      sp_skip_count(t);
       return;
     }
     if (mode == SP_MODE_GENERAL && sp_profile_start_fast(t, h)) return;
@@ -350,7 +394,7 @@ static inline void sp_start_fast(sp_thread_t *t, int h) {
   const int gate = sp__trace_gate();
   if (SP_UNLIKELY(gate)) {
     if (gate & SP_GATE_SKIP) {
-      sp_skip_add(t);
+      sp_skip_count(t);
       return;
     }
     sp_start_slow(h);
@@ -374,21 +418,14 @@ static __attribute__((noinline)) void sp_start_marked(int h) {
   sp_leave();
 }
 
-/* sp_start while a trace-only session's trace is paused or truncated
- * (SP_MODE_TRACE_SKIP): counted, or the marked path for a thread without
- * a record. Out of line, reached by a tail call, so that the entry saves
- * no register before its tests of the mode. */
-static __attribute__((noinline, aligned(64))) void sp_start_skip(int h) {
-  sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t)) {
-    sp_skip_add(t);
-    return;
-  }
-  sp_start_marked(h);
-}
-
+/* While a trace-only session's trace is paused or truncated
+ * (SP_MODE_TRACE_SKIP) a start is counted; a thread without a record
+ * takes the marked path, which makes one and counts the call there. */
 void sp_start(int h) {
-  SP_ENTRY(sp_start_skip(h));
+  SP_ENTRY({
+    if (SP_LIKELY(sp_skip_add())) return;
+    sp_start_marked(h);
+  });
   sp_enter();
   sp_start_fast(sp__tls, h);
   sp_leave();
@@ -439,12 +476,13 @@ static __attribute__((noinline)) void sp_stop_unusual(int h, int64_t now) {
 }
 
 /* A stop of calls left out of the trace in a trace-only session: the
- * innermost is counted (skip_open) or a frame of such calls. */
+ * innermost is counted (sp__skips) or a frame of such calls. */
 static int sp_stop_skipped(sp_thread_t *t) {
-  if (t->skip_open > 0) {
-    if (sp_trace_only()) return sp_skip_end(t);
-    t->skip_open = 0; /* left over from another session (sp_skips_note) */
+  if (sp__skips_open() > 0) {
+    if (sp_trace_only()) return sp_skip_end();
+    __atomic_store_n(&sp__skips, 0, __ATOMIC_RELAXED); /* from another session (sp_skips_note) */
   }
+  sp_skips_disarm(t);
   if (t->depth == 0) return 0;
   sp_frame_t *f = &t->stack[t->depth - 1];
   if (f->region != SP_REGION_SKIPS) return 0;
@@ -498,7 +536,7 @@ static inline int sp_fast_mode(void) {
 /* Closes the innermost call of t at now if it is a traced call of h (not
  * while calls counted without frames are open: the innermost is one). */
 static inline int sp_stop_fast(sp_thread_t *t, int h, int64_t now) {
-  if (SP_UNLIKELY(!t || t->depth == 0 || t->skip_open)) return 0;
+  if (SP_UNLIKELY(!t || t->depth == 0 || t->skips_armed)) return 0;
   const sp_frame_t *f = &t->stack[t->depth - 1];
   if (SP_UNLIKELY(f->region != h || f->slot < 0)) return 0;
   t->depth--;
@@ -534,8 +572,7 @@ static inline void sp_stop_impl(int h) {
     const int mode = SP_MODE(); /* once: each read is a load */
     if (mode == SP_MODE_COUNT && sp_stop_count_fast(sp__tls, h)) return;
     /* a trace-only session's call left out: counted (no clock read) */
-    if ((mode == SP_MODE_TRACE || mode == SP_MODE_TRACE_SKIP) && sp__tls && sp_skip_end(sp__tls))
-      return;
+    if ((mode == SP_MODE_TRACE || mode == SP_MODE_TRACE_SKIP) && sp_skip_end()) return;
     if (mode == SP_MODE_GENERAL && sp_stop_profile_fast(sp__tls, h)) return;
     sp_stop_slow(h, 0, 0);
     return;
@@ -552,16 +589,13 @@ static __attribute__((noinline)) void sp_stop_marked(int h) {
   sp_leave();
 }
 
-/* sp_stop while SP_MODE_TRACE_SKIP: ends a call counted, or takes the
+/* While SP_MODE_TRACE_SKIP a stop ends a call counted, or takes the
  * marked path (a call open before the pause). */
-static __attribute__((noinline, aligned(64))) void sp_stop_skip(int h) {
-  sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t && sp_skip_end(t))) return;
-  sp_stop_marked(h);
-}
-
 void sp_stop(int h) {
-  SP_ENTRY(sp_stop_skip(h));
+  SP_ENTRY({
+    if (SP_LIKELY(sp_skip_end())) return;
+    sp_stop_marked(h);
+  });
   sp_enter();
   sp_stop_impl(h);
   sp_leave();
@@ -768,7 +802,7 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
   }
   int64_t now = (int64_t)sp__rdtsc();
   sp_thread_t *t = sp__tls;
-  if (SP_LIKELY(t && name && t->depth > 0 && !t->skip_open)) {
+  if (SP_LIKELY(t && name && t->depth > 0 && !t->skips_armed)) {
     const sp_frame_t *f = &t->stack[t->depth - 1];
     int32_t h = f->region;
     if (SP_LIKELY(f->slot >= 0 && sp_name_is(sp__region_at(h), name, len))) {
@@ -781,31 +815,26 @@ static inline void sp_stop_name_impl(const char *name, size_t len) {
 }
 
 /* The by-name entries with the mode off or SP_MODE_TRACE_SKIP (as
- * sp_start_skip and sp_stop_skip). One tail
- * call out of the entry: with two, the compiler saved the traced path's
- * registers before the test of the mode. */
+ * sp_start and sp_stop's). One tail call out of the entry: with two, the
+ * compiler saved the traced path's registers before the test of the
+ * mode. */
 static __attribute__((noinline)) void sp_start_name_skip(const char *name, size_t len, int mode) {
-  sp_thread_t *t = sp__tls;
   if (mode == SP_MODE_OFF) {
     sp_call_off();
     return;
   }
-  if (SP_LIKELY(t)) {
-    sp_skip_add(t);
-    return;
-  }
+  if (SP_LIKELY(sp_skip_add())) return;
   sp_enter();
   (void)sp_start_name_slow(name, len);
   sp_leave();
 }
 
 static __attribute__((noinline)) void sp_stop_name_skip(const char *name, size_t len, int mode) {
-  sp_thread_t *t = sp__tls;
   if (mode == SP_MODE_OFF) {
     sp_call_off();
     return;
   }
-  if (SP_LIKELY(t && sp_skip_end(t))) return;
+  if (SP_LIKELY(sp_skip_end())) return;
   sp_enter();
   sp_stop_name_slow(name, len, 0, 0);
   sp_leave();

@@ -15,6 +15,7 @@
 #define SP_FIRST_STACK 64 /* open calls before the stack grows */
 
 __thread sp_thread_t *sp__tls __attribute__((tls_model("initial-exec")));
+__thread int64_t sp__skips __attribute__((tls_model("initial-exec"))) = SP_SKIPS_NONE;
 
 sp_vals_hooks_t sp__vals_hooks; /* set by call_values.c before any t->vals */
 
@@ -22,19 +23,18 @@ static pthread_key_t sp_thread_key;
 static pthread_once_t sp_thread_key_once = PTHREAD_ONCE_INIT;
 
 /* The calls open on t: its frames, those standing for several calls left
- * out of the trace counted as such, and the calls counted without frames
- * (hot_path.c). */
-static int64_t sp_open_calls(const sp_thread_t *t) {
-  int64_t n = __atomic_load_n(&t->skip_open, __ATOMIC_RELAXED);
+ * out of the trace counted as such, and skips, the calls counted without
+ * frames (hot_path.c). */
+static int64_t sp_open_calls(const sp_thread_t *t, int64_t skips) {
+  int64_t n = skips > 0 ? skips : 0;
   for (int32_t d = 0; d < t->depth; d++)
     n += t->stack[d].region == SP_REGION_SKIPS ? t->stack[d].skips : 1;
   return n > 0 ? n : 0;
 }
 
 /* The name of the innermost open call of t, for a message. */
-static const char *sp_innermost_name(const sp_thread_t *t) {
-  if (__atomic_load_n(&t->skip_open, __ATOMIC_RELAXED) > 0 ||
-      (t->depth > 0 && t->stack[t->depth - 1].region == SP_REGION_SKIPS))
+static const char *sp_innermost_name(const sp_thread_t *t, int64_t skips) {
+  if (skips > 0 || (t->depth > 0 && t->stack[t->depth - 1].region == SP_REGION_SKIPS))
     return "(a call started while the trace was paused)";
   int32_t h = t->depth > 0 ? t->stack[t->depth - 1].region : -1;
   return h >= 0 && h < sp__region_count() ? sp__region_get(h)->name : "?";
@@ -47,17 +47,21 @@ static const char *sp_innermost_name(const sp_thread_t *t) {
 static void sp_thread_exit(void *p) {
   sp_thread_t *t = p;
   int saved_errno = errno;
-  const int64_t open = sp_open_calls(t);
+  const int64_t skips = sp__skips_open();
+  const int64_t open = sp_open_calls(t, skips);
   if (open > 0) {
     sp__log(SP_LOG_WARNING, SP_LOG_ONCE_THREAD_OPEN,
             "%lld call(s) still open when thread %d ended (innermost: '%s'); dropped",
-            (long long)open, (int)t->index, sp_innermost_name(t));
+            (long long)open, (int)t->index, sp_innermost_name(t, skips));
     __atomic_fetch_add(&sp__state.misuse[SP_MISUSE_UNBALANCED], open, __ATOMIC_RELAXED);
     sp__frames_drop_above(t, -1);
-    __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
   }
   errno = saved_errno;
   pthread_mutex_lock(&sp__state.lock);
+  __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+  t->skips_armed = 0;
+  t->skips_at = &t->skips_kept; /* this thread's sp__skips goes away with it */
+  t->skips_kept = SP_SKIPS_REST;
   t->retired = 1;
   pthread_mutex_unlock(&sp__state.lock);
 }
@@ -91,6 +95,14 @@ sp_thread_t *sp__thread_get(void) {
   if (t) {
     t->retired = 0;
     __atomic_store_n(&t->inside, 1, __ATOMIC_RELAXED); /* made inside a call: sp_leave ends it */
+    /* Counts from before the record (SP_SKIPS_NONE) are no calls: the
+     * caller counts its own (hot_path.c arms the record first). Without
+     * the key the thread's exit is not seen, so its sp__skips, which goes
+     * away with it, is not reachable from other threads. */
+    __atomic_store_n(&sp__skips, SP_SKIPS_REST, __ATOMIC_RELAXED);
+    t->skips_armed = 0;
+    t->skips_kept = SP_SKIPS_REST;
+    t->skips_at = sp_key_made ? &sp__skips : &t->skips_kept;
   }
   pthread_mutex_unlock(&sp__state.lock);
   if (!t) return NULL;
@@ -237,16 +249,33 @@ void sp__frames_drop_above(sp_thread_t *t, int32_t d) {
   t->depth = d + 1;
 }
 
+/* Takes t's count of calls left out of the trace (hot_path.c), leaving 0
+ * when it was above (0 or below is none, and stays: -1 says the record is
+ * not armed). Under the lock, as its thread may be exiting
+ * (sp_thread_exit). */
+static int64_t sp_skips_take_locked(sp_thread_t *t) {
+  const int64_t n = t->skips_at ? __atomic_load_n(t->skips_at, __ATOMIC_RELAXED) : 0;
+  if (n > 0) __atomic_store_n(t->skips_at, 0, __ATOMIC_RELAXED);
+  return n;
+}
+
+static int64_t sp_skips_take(sp_thread_t *t) {
+  pthread_mutex_lock(&sp__state.lock);
+  const int64_t n = sp_skips_take_locked(t);
+  pthread_mutex_unlock(&sp__state.lock);
+  return n;
+}
+
 /* Calls still open at finalize are reported and dropped. */
 static int64_t sp_thread_drop_open(sp_thread_t *t) {
-  const int64_t open = sp_open_calls(t);
+  const int64_t skips = sp_skips_take(t);
+  const int64_t open = sp_open_calls(t, skips);
   if (open > 0) {
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS,
             "%lld call(s) still open at sp_finalize on thread %d (innermost: '%s'); dropped",
-            (long long)open, (int)t->index, sp_innermost_name(t));
+            (long long)open, (int)t->index, sp_innermost_name(t, skips));
   }
   sp__frames_drop_above(t, -1);
-  __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
   return open;
 }
 
@@ -286,6 +315,7 @@ void sp__threads_fork_child(void) {
   sp__state.threads = NULL;
   sp__state.nthreads = 0;
   sp__tls = NULL;
+  sp__skips = SP_SKIPS_NONE; /* the child's first paused start makes its record */
   if (sp_key_made) pthread_setspecific(sp_thread_key, NULL);
 }
 
@@ -299,7 +329,7 @@ void sp__threads_discard(void) {
     t->nbufs = 0;
     t->bufs_cap = 0;
     t->depth = 0;
-    __atomic_store_n(&t->skip_open, 0, __ATOMIC_RELAXED);
+    (void)sp_skips_take_locked(t);
     memset(t->names, 0, sizeof t->names);
     sp__agg_thread_free(t);
   }

@@ -86,7 +86,7 @@ static int sp_xbuf_room(sp_thread_t *t, int32_t h, sp_xbuf_t *b) {
 int sp__mpi_begin(int h) {
   sp_start(h);
   const sp_thread_t *t = sp__tls;
-  if (!t || t->depth <= 0 || t->skip_open) return 0; /* skip_open: left out of the trace */
+  if (!t || t->depth <= 0 || sp__skips_open() > 0) return 0; /* left out of the trace */
   const sp_frame_t *f = &t->stack[t->depth - 1];
   return f->region == h && f->slot >= 0;
 }
@@ -95,7 +95,7 @@ int64_t sp__mpi_begin_ev(int h, int64_t *t0) {
   sp_start(h);
   *t0 = -1;
   const sp_thread_t *t = sp__tls;
-  if (!t || t->depth <= 0 || t->skip_open) return -1;
+  if (!t || t->depth <= 0 || sp__skips_open() > 0) return -1;
   const sp_frame_t *f = &t->stack[t->depth - 1];
   if (f->region != h || f->slot < 0) return -1;
   *t0 = t->bufs[h].ev[f->slot].start;

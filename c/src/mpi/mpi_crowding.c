@@ -4,8 +4,8 @@
  * Rank 0 groups the ranks by node (a hash of MPI_Get_processor_name) and
  * counts the CPUs each node's ranks may run on: one gather and one
  * broadcast, or carried by the arrival's messages (mpi_arrival.c), which
- * finalize and sp_report send anyway. MPI_Comm_split_type by shared memory, then two allreduces,
- * cost more: the split allocates a communicator, which takes rounds of
+ * finalize and sp_report send anyway. MPI_Comm_split_type by shared
+ * memory, then two allreduces, cost more: the split allocates a communicator, which takes rounds of
  * allreduces in which every rank spins. Sleeping here instead
  * (MPI_Comm_idup, then the gather and broadcast as mpi_polite.c's
  * messages) was slower still: in the benchmark the ranks arrive together,

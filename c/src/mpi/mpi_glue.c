@@ -33,8 +33,8 @@ static int sp_self_hook_set;
  * sp_report (mpi_par.c), made where the ranks are together anyway
  * (MPI_Init, sp_mpi_set_comm) and handed back after a finalize that all
  * ranks agreed succeeded: MPI_Comm_dup inside finalize took 1-6 ms of 16
- * oversubscribed ranks' 30 (docs/performance.md, "the columnar finalize's
- * collectives"). sp_fin_uses: the operations it has served. */
+ * oversubscribed ranks' 30 on a loaded machine (docs/performance.md, "the
+ * columnar finalize's rounds"). sp_fin_uses: the operations it has served. */
 static MPI_Comm sp_fin_spare = MPI_COMM_NULL;
 static unsigned sp_fin_uses;
 /* "<job>:<world rank>": this process is world rank <world rank> of the MPI

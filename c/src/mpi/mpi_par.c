@@ -84,7 +84,7 @@ int sp__par_begin(sp_par_t *p, sp_par_op_t op) {
   m->fh = MPI_FILE_NULL;
   p->ranks_per_cpu = told.ranks_per_cpu > 0 ? told.ranks_per_cpu
                                             : sp__mpi_ranks_per_cpu(m->comm, p->rank, p->size);
-  p->any_active = own != MPI_COMM_NULL ? told.any_active : -1;
+  p->any_active = told.any_active; /* -1 without the arrival */
   sp__mpi_polite_set_crowding(p->ranks_per_cpu);
   p->impl = m;
   p->active = 1;

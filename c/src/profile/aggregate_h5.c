@@ -82,7 +82,7 @@ static void sp_cols_add(sp_cols_t *c, int64_t i, const sp_agg_row_t *r, int firs
   if (c->calls[i] == 0 || r->min < c->min[i]) c->min[i] = r->min;
   if (c->calls[i] == 0 || r->max > c->max[i]) c->max[i] = r->max;
   c->calls[i] += (uint64_t)r->calls; /* sums of an .aggspill's rows may be damaged */
-  c->incl[i] = sp__agg_add_sat(c->incl[i], r->incl),
+  c->incl[i] = sp__agg_add_sat(c->incl[i], r->incl);
   c->excl[i] = sp__agg_add_sat(c->excl[i], r->excl);
   c->sumsq[i] += r->sumsq;
 }

@@ -162,6 +162,108 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
   return rc;
 }
 
+/* 1 when no selected pair of the rank has MPI events or values: every
+ * call is then one ENTER and one LEAVE (sp_rank_plain). */
+static int sp_rank_is_plain(const sp_otf2_merge_t *m) {
+  for (int q = 0; q < m->npairs; q++)
+    if (m->pairs[q].mpi.present || m->pairs[q].vals.present) return 0;
+  return 1;
+}
+
+/* The calls of a plain rank (sp_rank_is_plain), the common case: a call
+ * that nests on the thread's own location is written here, its stamps
+ * straight from the batch, the location's open calls closed in this loop,
+ * the counts kept in locals; one that overlaps without nesting (extra
+ * locations) goes through sp_thread_put as a call. The events are those of
+ * the general loop (sp_rank_write), one by one. */
+static int sp_rank_plain(sp_otf2_run_t *run, sp_thread_out_t *t, sp_otf2_merge_t *m) {
+  const int64_t base = run->base, win0 = run->win0, win1 = run->win1;
+  int64_t first = run->first, last = run->last, calls = 0;
+  uint64_t nev = 0; /* events of layer 0 of the thread being written, not yet in run->locs */
+  int rc = 0, got = 0;
+  while (rc == 0 && (got = sp__otf2_merge_refill(m)) > 0) {
+    const sp_reader_call_t *x = m->batch, *xend = m->batch + m->n;
+    for (; rc == 0 && x < xend; x++) {
+      const int64_t s = x->start, e = x->end;
+      if (e < win0 || s > win1) continue;
+      if (s < base) {
+        rc = -sp__otf2_merge_early(m);
+        break;
+      }
+      if (t->nlayers == 0 || x->thread != t->thread) {
+        if (t->nlayers > 0) {
+          run->locs[t->layers[0].loc].nevents += nev;
+          nev = 0;
+          run->first = first, run->last = last;
+          rc = sp_thread_finish(t, 0);
+          first = run->first, last = run->last;
+        }
+        t->thread = x->thread;
+        if (rc == 0) rc = sp_layer_add(t);
+        if (rc) break;
+      }
+      sp_layer_t *L = &t->layers[0];
+      const int32_t region = m->pairs[x->slot].region;
+      size_t n = L->n;
+      while (n && L->st[n - 1].end <= s) { /* LEAVE what ended (sp_layer_close) */
+        const sp_frame_t *f = &L->st[--n];
+        OTF2_ErrorCode oe =
+            OTF2_EvtWriter_Leave(L->w, NULL, (uint64_t)f->end - (uint64_t)base, f->region);
+        if (oe != OTF2_SUCCESS) {
+          rc = sp_otf2_fail(oe, "cannot write a LEAVE event");
+          break;
+        }
+        nev++;
+        if (f->end > last) last = f->end;
+      }
+      L->n = n;
+      if (rc) break;
+      if (n == 0 || L->st[n - 1].end >= e) { /* nests here (sp_layer_enter) */
+        if (n == L->cap) {
+          size_t cap = L->cap ? 2 * L->cap : 16;
+          sp_frame_t *st = realloc(L->st, cap * sizeof *st);
+          if (!st) {
+            rc = SP_EXIT_IO;
+            break;
+          }
+          L->st = st;
+          L->cap = cap;
+        }
+        sp_frame_t *f = &L->st[L->n++];
+        f->end = e;
+        f->region = region;
+        f->kind = SP_OTF2_MPI_NONE;
+        OTF2_ErrorCode oe = OTF2_EvtWriter_Enter(L->w, NULL, (uint64_t)s - (uint64_t)base, region);
+        if (oe != OTF2_SUCCESS) {
+          rc = sp_otf2_fail(oe, "cannot write an ENTER event");
+          break;
+        }
+        nev++;
+        if (s < first) first = s;
+        calls++;
+        continue;
+      }
+      /* Overlaps an open call without nesting in it: the general way. */
+      sp_call_t c = {s,
+                     e,
+                     x->thread,
+                     region,
+                     {-1, -1, -1, SP_OTF2_COMM_WORLD},
+                     SP_OTF2_MPI_NONE,
+                     m->pairs[x->slot].op,
+                     NULL,
+                     x->index};
+      run->first = first, run->last = last;
+      rc = sp_thread_put(t, &c);
+      first = run->first, last = run->last;
+    }
+  }
+  if (t->nlayers > 0) run->locs[t->layers[0].loc].nevents += nev;
+  run->first = first, run->last = last;
+  run->calls += calls;
+  return rc == 0 && got < 0 ? -got : rc;
+}
+
 /* Rank position j, thread after thread. */
 static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   sp_otf2_merge_t *m;
@@ -169,6 +271,11 @@ static int sp_rank_write(sp_otf2_run_t *run, sp_thread_out_t *t, int j) {
   sp_call_t c = {0}; /* (GCC cannot see that merge_call sets it when it gives 1) */
   t->rank_j = j;
   t->nlayers = 0;
+  if (rc == 0 && sp_rank_is_plain(m)) {
+    rc = sp_thread_finish(t, sp_rank_plain(run, t, m));
+    sp__otf2_merge_close(m);
+    return rc;
+  }
   while (rc == 0 && (got = sp__otf2_merge_refill(m)) > 0) {
     const sp_reader_call_t *x = m->batch, *xend = m->batch + m->n;
     for (; rc == 0 && x < xend; x++) {

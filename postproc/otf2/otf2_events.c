@@ -162,25 +162,53 @@ static int sp_thread_finish(sp_thread_out_t *t, int rc) {
   return rc;
 }
 
+/* The most regions of a rank sp_rank_plain takes (their definition ids in
+ * a local array). */
+#define SP_PLAIN_SLOTS 64
+
 /* 1 when no selected pair of the rank has MPI events or values: every
  * call is then one ENTER and one LEAVE (sp_rank_plain). */
 static int sp_rank_is_plain(const sp_otf2_merge_t *m) {
+  if (m->npairs > SP_PLAIN_SLOTS) return 0;
   for (int q = 0; q < m->npairs; q++)
     if (m->pairs[q].mpi.present || m->pairs[q].vals.present) return 0;
   return 1;
 }
 
+/* The thread's own location (layer 0) as sp_rank_plain keeps it in locals;
+ * put back into the layer before anything else reads it. */
+typedef struct sp_plain_l0 {
+  OTF2_EvtWriter *w;
+  sp_frame_t *st;
+  size_t n, cap;
+  uint64_t nev; /* events not yet counted in run->locs */
+} sp_plain_l0_t;
+
+static inline void sp_plain_save(sp_otf2_run_t *run, sp_thread_out_t *t, sp_plain_l0_t *z) {
+  sp_layer_t *L = &t->layers[0];
+  L->st = z->st, L->n = z->n, L->cap = z->cap;
+  run->locs[L->loc].nevents += z->nev;
+  z->nev = 0;
+}
+
+static inline void sp_plain_load(const sp_thread_out_t *t, sp_plain_l0_t *z) {
+  const sp_layer_t *L = &t->layers[0];
+  *z = (sp_plain_l0_t){L->w, L->st, L->n, L->cap, 0};
+}
+
 /* The calls of a plain rank (sp_rank_is_plain), the common case: a call
  * that nests on the thread's own location is written here, its stamps
- * straight from the batch, the location's open calls closed in this loop,
- * the counts kept in locals; one that overlaps without nesting (extra
- * locations) goes through sp_thread_put as a call. The events are those of
- * the general loop (sp_rank_write), one by one. */
+ * straight from the batch, that location's open calls and the counts in
+ * locals; one that overlaps without nesting (extra locations) goes through
+ * sp_thread_put as a call. The events are those of the general loop
+ * (sp_rank_write), one by one. */
 static int sp_rank_plain(sp_otf2_run_t *run, sp_thread_out_t *t, sp_otf2_merge_t *m) {
   const int64_t base = run->base, win0 = run->win0, win1 = run->win1;
+  int32_t reg[SP_PLAIN_SLOTS]; /* slot -> region definition id */
+  for (int q = 0; q < m->npairs; q++) reg[q] = m->pairs[q].region;
   int64_t first = run->first, last = run->last, calls = 0;
-  uint64_t nev = 0; /* events of layer 0 of the thread being written, not yet in run->locs */
-  int rc = 0, got = 0;
+  sp_plain_l0_t z = {0};
+  int rc = 0, got = 0, open = 0; /* open: layer 0 of thread t->thread is in z */
   while (rc == 0 && (got = sp__otf2_merge_refill(m)) > 0) {
     const sp_reader_call_t *x = m->batch, *xend = m->batch + m->n;
     for (; rc == 0 && x < xend; x++) {
@@ -190,10 +218,10 @@ static int sp_rank_plain(sp_otf2_run_t *run, sp_thread_out_t *t, sp_otf2_merge_t
         rc = -sp__otf2_merge_early(m);
         break;
       }
-      if (t->nlayers == 0 || x->thread != t->thread) {
-        if (t->nlayers > 0) {
-          run->locs[t->layers[0].loc].nevents += nev;
-          nev = 0;
+      if (!open || x->thread != t->thread) {
+        if (open) {
+          sp_plain_save(run, t, &z);
+          open = 0;
           run->first = first, run->last = last;
           rc = sp_thread_finish(t, 0);
           first = run->first, last = run->last;
@@ -201,44 +229,43 @@ static int sp_rank_plain(sp_otf2_run_t *run, sp_thread_out_t *t, sp_otf2_merge_t
         t->thread = x->thread;
         if (rc == 0) rc = sp_layer_add(t);
         if (rc) break;
+        sp_plain_load(t, &z);
+        open = 1;
       }
-      sp_layer_t *L = &t->layers[0];
-      const int32_t region = m->pairs[x->slot].region;
-      size_t n = L->n;
-      while (n && L->st[n - 1].end <= s) { /* LEAVE what ended (sp_layer_close) */
-        const sp_frame_t *f = &L->st[--n];
+      const int32_t region = reg[x->slot];
+      while (z.n && z.st[z.n - 1].end <= s) { /* LEAVE what ended (sp_layer_close) */
+        const sp_frame_t *f = &z.st[--z.n];
         OTF2_ErrorCode oe =
-            OTF2_EvtWriter_Leave(L->w, NULL, (uint64_t)f->end - (uint64_t)base, f->region);
+            OTF2_EvtWriter_Leave(z.w, NULL, (uint64_t)f->end - (uint64_t)base, f->region);
         if (oe != OTF2_SUCCESS) {
           rc = sp_otf2_fail(oe, "cannot write a LEAVE event");
           break;
         }
-        nev++;
+        z.nev++;
         if (f->end > last) last = f->end;
       }
-      L->n = n;
       if (rc) break;
-      if (n == 0 || L->st[n - 1].end >= e) { /* nests here (sp_layer_enter) */
-        if (n == L->cap) {
-          size_t cap = L->cap ? 2 * L->cap : 16;
-          sp_frame_t *st = realloc(L->st, cap * sizeof *st);
+      if (z.n == 0 || z.st[z.n - 1].end >= e) { /* nests here (sp_layer_enter) */
+        if (z.n == z.cap) {
+          size_t cap = z.cap ? 2 * z.cap : 16;
+          sp_frame_t *st = realloc(z.st, cap * sizeof *st);
           if (!st) {
             rc = SP_EXIT_IO;
             break;
           }
-          L->st = st;
-          L->cap = cap;
+          z.st = st;
+          z.cap = cap;
         }
-        sp_frame_t *f = &L->st[L->n++];
+        sp_frame_t *f = &z.st[z.n++];
         f->end = e;
         f->region = region;
         f->kind = SP_OTF2_MPI_NONE;
-        OTF2_ErrorCode oe = OTF2_EvtWriter_Enter(L->w, NULL, (uint64_t)s - (uint64_t)base, region);
+        OTF2_ErrorCode oe = OTF2_EvtWriter_Enter(z.w, NULL, (uint64_t)s - (uint64_t)base, region);
         if (oe != OTF2_SUCCESS) {
           rc = sp_otf2_fail(oe, "cannot write an ENTER event");
           break;
         }
-        nev++;
+        z.nev++;
         if (s < first) first = s;
         calls++;
         continue;
@@ -253,12 +280,14 @@ static int sp_rank_plain(sp_otf2_run_t *run, sp_thread_out_t *t, sp_otf2_merge_t
                      m->pairs[x->slot].op,
                      NULL,
                      x->index};
+      sp_plain_save(run, t, &z);
       run->first = first, run->last = last;
       rc = sp_thread_put(t, &c);
       first = run->first, last = run->last;
+      sp_plain_load(t, &z);
     }
   }
-  if (t->nlayers > 0) run->locs[t->layers[0].loc].nevents += nev;
+  if (open) sp_plain_save(run, t, &z);
   run->first = first, run->last = last;
   run->calls += calls;
   return rc == 0 && got < 0 ? -got : rc;

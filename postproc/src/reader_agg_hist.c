@@ -60,7 +60,8 @@ int64_t *sp__agg_col_read(hid_t file, const char *path, int64_t n) {
 }
 
 /* The index of name in region_table/names, or -1. */
-static int64_t sp_name_index(hid_t file, const char *name) {
+static int64_t sp_name_index(const sp_reader_t *r, const char *name) {
+  hid_t file = r->file;
   int64_t n = sp_len(file, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES);
   if (n <= 0) return -1;
   hid_t d = H5Dopen2(file, SP_AGG_REGION_TABLE "/" SP_AGG_NAMES, H5P_DEFAULT);
@@ -71,7 +72,9 @@ static int64_t sp_name_index(hid_t file, const char *name) {
   hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
   int vlen = ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0;
   int64_t found = -1;
-  if (v && vlen && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+  /* The open's read of these names (reader_columnar.c) made the scan. */
+  if (v && vlen && sp__gheap_sound(r) == 0 &&
+      H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
     for (int64_t i = 0; i < n && found < 0; i++)
       if (v[i] && strcmp(v[i], name) == 0) found = i;
     hid_t s = H5Dget_space(d);
@@ -90,7 +93,7 @@ static int64_t sp_name_index(hid_t file, const char *name) {
  * moments; NULL when region_ids is not as long, the region is not in the
  * file's name table or a column cannot be read. */
 static unsigned char *sp_agg_rows_of(const sp_reader_t *r, int g, int k, int64_t np) {
-  int64_t want = sp_name_index(r->file, r->regions[g].name);
+  int64_t want = sp_name_index(r, r->regions[g].name);
   if (want < 0 || sp_len(r->file, SP_AGG_PATHS "/" SP_AGG_REGION_IDS) != np) return NULL;
   int64_t *ranks = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_RANKS, np);
   int64_t *regs = sp__agg_col_read(r->file, SP_AGG_PATHS "/" SP_AGG_REGION_IDS, np);

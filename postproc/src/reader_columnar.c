@@ -125,6 +125,7 @@ static int sp_read_names(sp_reader_t *r, int64_t n, char ***out) {
   hid_t t = d >= 0 ? H5Dget_type(d) : -1;
   int rc = t >= 0 && H5Tget_class(t) == H5T_STRING ? 0 : SP_READER_ELAYOUT;
   hid_t mt = H5Tcopy(H5T_C_S1);
+  if (rc == 0 && H5Tis_variable_str(t) > 0) rc = sp__gheap_guard(r); /* strings: the heap */
   if (rc == 0 && H5Tis_variable_str(t) > 0) {
     char **v = calloc((size_t)(n ? n : 1), sizeof *v);
     H5Tset_size(mt, H5T_VARIABLE);

@@ -6,28 +6,38 @@
  * what a collection says about its objects: a free-space object of size 0
  * makes its parse loop forever (a zeroed run hung every reader), an object
  * whose size runs past the collection makes H5HG_read copy past its buffer
- * (a flipped bit crashed them in memcpy). So before the file is opened,
- * every collection in it is parsed here as HDF5 will parse it: each object
- * must move the parse forward and end inside the collection, and the
- * collection inside the file. One that does not makes the open fail with
- * SP_READER_ELAYOUT and a message; HDF5 never sees it.
+ * (a flipped bit crashed them in memcpy). So every collection in the file
+ * is parsed here as HDF5 will parse it: each object must move the parse
+ * forward and end inside the collection, and the collection inside the
+ * file. One that does not makes the read fail with SP_READER_ELAYOUT and a
+ * message; HDF5 never sees it.
  *
  * Collections are found by their signature, anywhere in the file (their
  * addresses are only in the data that refers to them, and HDF5 puts them
  * between the raw data as it grows the file): the file is read in 1 MiB
- * blocks and searched for the signature (sp_find_gcol). That is one more pass over the file at
- * open, about 1.4 ms per MB from the page cache on the 2-core test machine
- * (330 ms for a 228 MB profile).
+ * blocks and searched for the signature (sp_find_gcol). That is one more
+ * pass over the file, about 0.15 ms per MB from the page cache on the
+ * 2-core test machine (30 ms for a 200 MB profile, 8 % of an export's
+ * CPU), so it is made once per open file and only when needed: by
+ * sp__gheap_guard, which every read of variable-length data from a dataset
+ * calls first (values, LIKWID, source lines, I/O names, columnar layouts,
+ * histograms' and trees' labels), and every dataset whose type holds
+ * variable-length data before its creation properties are copied (HDF5
+ * converts a fill value then). A file that refuses the scan fails that
+ * read, and every later one, with the message the open gave before.
  * A signature whose version byte is not 1 is not one HDF5 would accept
  * either (it checks both and reports an error), so it is left alone, as is
- * one whose reserved bytes are not 0 (no writer leaves them so). What
- * The scan also keeps every object it walked (collection, index, size) in
- * r->gheap, so that a reference to one (a heap ID inside a variable-length
- * attribute: collection address, object index, length) can be checked
- * before HDF5 follows it (reader_heap_ids.c): HDF5 1.10 indexes its object
- * table with the ID's index unchecked (an index past it crashed every
- * reader) and copies the object's whole size into a buffer of the ID's
- * length. */
+ * one whose reserved bytes are not 0 (no writer leaves them so).
+ *
+ * Attributes need no whole-file scan: HDF5 reads only the collections
+ * their heap IDs name (collection address, object index, length), and
+ * reader_heap_ids.c checks each ID before HDF5 follows it, through
+ * sp__gheap_object, which parses the named collection by the same rule
+ * (once; its objects are kept): HDF5 1.10 indexes its object table with the
+ * ID's index unchecked (an index past it crashed every reader) and copies
+ * the object's whole size into a buffer of the ID's length. A named
+ * collection that fails the rule runs the whole-file scan, whose message
+ * (the file's first unusable collection) the read then gives. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -49,12 +59,28 @@ typedef struct sp_gobj {
   uint32_t idx;
 } sp_gobj_t;
 
+/* What the check of one collection, named by a heap ID, found. */
+enum { SP_GC_SOUND, SP_GC_NONE, SP_GC_UNKNOWN, SP_GC_DAMAGED };
+
+typedef struct sp_gcoll {
+  uint64_t at; /* file offset */
+  int state;   /* SP_GC_* */
+} sp_gcoll_t;
+
 struct sp_gheap {
-  sp_gobj_t *obj; /* sorted by (at, idx) once the scan is done */
+  sp_gobj_t *obj; /* objects of the collections checked one by one, sorted by (at, idx) */
   size_t n, cap;
+  sp_gcoll_t *coll; /* those collections, in the order met */
+  size_t ncoll, capcoll;
   uint64_t base; /* HDF5's base address: IDs hold addresses relative to it */
-  int damaged;   /* a damaged heap ID was met (reader_heap_ids.c); why: */
+  int base_ok;   /* base known (sp__gheap_set_base) */
+  int fd;        /* the file, opened before HDF5 opens it */
+  uint64_t size; /* its size at open */
+  int scan;      /* the whole-file scan: 0 not made, 1 sound, -1 failed (why in scan_why) */
+  char scan_why[400];
+  int damaged; /* a damaged heap ID was met (reader_heap_ids.c); why: */
   char why[512];
+  char path[]; /* for the messages */
 };
 
 /* Keeps one object; -1 when out of memory (the table is then dropped). */
@@ -159,63 +185,158 @@ static int sp_gobj_cmp(const void *a, const void *b) {
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-int sp__gheap_check(sp_reader_t *r, const char *path) {
-  enum { BLOCK = 1 << 20 };
-  if (r->file_size < SP_GCOL_HEAD) return 0;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  unsigned char *buf = fd >= 0 ? malloc(BLOCK) : NULL;
-  if (!buf) { /* no check rather than no reading: HDF5 says why it cannot open it */
-    if (fd >= 0) close(fd);
+int sp__gheap_init(sp_reader_t *r, const char *path) {
+  size_t len = strlen(path);
+  struct sp_gheap *h = calloc(1, sizeof *h + len + 1);
+  if (!h) return SP_READER_ENOMEM;
+  h->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (h->fd < 0) { /* no check rather than no reading: HDF5 says why it cannot open it */
+    free(h);
     return 0;
   }
-  struct sp_gheap *keep = calloc(1, sizeof *keep);
-  const uint64_t size = (uint64_t)r->file_size;
+  memcpy(h->path, path, len + 1);
+  h->size = r->file_size > 0 ? (uint64_t)r->file_size : 0;
+  r->gheap = h;
+  return 0;
+}
+
+/* The whole-file scan: h->scan 1 when every collection is sound, else -1
+ * with why in h->scan_why. */
+static void sp_gheap_scan(struct sp_gheap *h) {
+  enum { BLOCK = 1 << 20 };
+  const uint64_t size = h->size;
+  unsigned char *buf = size >= SP_GCOL_HEAD ? malloc(BLOCK) : NULL;
+  h->scan = 1;
+  if (!buf) return; /* no check rather than no reading, as when the file cannot be opened */
   const char *why = NULL;
   uint64_t at = 0;
-  int lost = !keep;
+  int lost = 0; /* no objects are kept by the scan: not used */
   /* In blocks that overlap by 3 bytes, so a signature across two is seen. */
   for (uint64_t off = 0; !why && off < size; off += BLOCK - 3) {
     size_t n = size - off < BLOCK ? (size_t)(size - off) : BLOCK;
-    if (n < 4 || sp_pread_all(fd, buf, n, off) != 0) break;
+    if (n < 4 || sp_pread_all(h->fd, buf, n, off) != 0) break;
     for (const unsigned char *p = buf; !why && (size_t)(p - buf) + 4 <= n; p += 4) {
       p = sp_find_gcol(p, n - (size_t)(p - buf));
       if (!p) break;
       at = off + (uint64_t)(p - buf);
-      why = sp_gcol_at(fd, size, at, keep, &lost);
+      why = sp_gcol_at(h->fd, size, at, NULL, &lost);
     }
     if (n < BLOCK) break;
   }
   free(buf);
-  close(fd);
-  if (lost || why) { /* an incomplete table would refuse sound IDs: none */
-    if (keep) free(keep->obj);
-    free(keep);
-  } else {
-    if (keep->n > 1) qsort(keep->obj, keep->n, sizeof *keep->obj, sp_gobj_cmp);
-    r->gheap = keep;
-  }
-  if (!why) return 0;
-  return sp__reader_fail(r, SP_READER_ELAYOUT,
-                         "%s: damaged file: the global heap collection at byte %llu (where its "
-                         "variable-length strings are) is unusable: %s",
-                         path, (unsigned long long)at, why);
+  if (!why) return;
+  h->scan = -1;
+  snprintf(h->scan_why, sizeof h->scan_why,
+           "damaged file: the global heap collection at byte %llu (where its variable-length "
+           "strings are) is unusable: %s",
+           (unsigned long long)at, why);
+}
+
+/* 0 when the whole file's collections are sound (scanned now if not yet),
+ * -1 when not (why in h->scan_why). */
+static int sp_gheap_sound(struct sp_gheap *h) {
+  if (h->scan == 0) sp_gheap_scan(h);
+  return h->scan > 0 ? 0 : -1;
+}
+
+int sp__gheap_sound(const sp_reader_t *r) { return r && r->gheap ? sp_gheap_sound(r->gheap) : 0; }
+
+int sp__gheap_guard(sp_reader_t *r) {
+  if (sp__gheap_sound(r) == 0) return 0;
+  return sp__reader_fail(r, SP_READER_ELAYOUT, "%s: %s", r->gheap->path, r->gheap->scan_why);
+}
+
+const char *sp__gheap_scan_failed(const sp_reader_t *r) {
+  return r->gheap && r->gheap->scan < 0 ? r->gheap->scan_why : NULL;
+}
+
+int sp__gheap_vl_type(hid_t t) {
+  if (t < 0) return 0;
+  H5T_class_t c = H5Tget_class(t);
+  if (c == H5T_VLEN || c == H5T_REFERENCE) return 1;
+  if (c == H5T_STRING) return H5Tis_variable_str(t) != 0; /* an error: as if it were */
+  if (c != H5T_COMPOUND && c != H5T_ARRAY) return 0;
+  /* A member of any of these kinds may hold heap IDs: the scan, to be sure. */
+  return H5Tdetect_class(t, H5T_VLEN) != 0 || H5Tdetect_class(t, H5T_STRING) != 0 ||
+         H5Tdetect_class(t, H5T_REFERENCE) != 0;
+}
+
+int sp__gheap_dataset_guard(sp_reader_t *r, hid_t d) {
+  if (!r || !r->gheap || r->gheap->scan > 0) return 0;
+  hid_t t = H5Dget_type(d);
+  int vl = t < 0 || sp__gheap_vl_type(t);
+  if (t >= 0) H5Tclose(t);
+  return vl ? sp__gheap_guard(r) : 0;
 }
 
 void sp__gheap_set_base(sp_reader_t *r) {
   if (!r->gheap) return;
   hid_t fcpl = H5Fget_create_plist(r->file);
   hsize_t ub = 0;
-  if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) {
-    sp__gheap_free(r); /* IDs could not be placed: no check */
-  } else {
+  if (fcpl >= 0 && H5Pget_userblock(fcpl, &ub) >= 0) {
     r->gheap->base = ub; /* HDF5 takes the superblock's place as base */
-  }
+    r->gheap->base_ok = 1;
+  } /* else IDs cannot be placed: attributes take the whole-file scan */
   if (fcpl >= 0) H5Pclose(fcpl);
 }
 
+/* The state of the collection at file offset at, checked now if not yet
+ * (its objects kept in h->obj). */
+static int sp_gcoll_state(struct sp_gheap *h, uint64_t at) {
+  for (size_t i = 0; i < h->ncoll; i++)
+    if (h->coll[i].at == at) return h->coll[i].state;
+  if (h->ncoll == h->capcoll) {
+    size_t cap = h->capcoll ? 2 * h->capcoll : 8;
+    sp_gcoll_t *c = realloc(h->coll, cap * sizeof *c);
+    if (!c) return SP_GC_UNKNOWN;
+    h->coll = c;
+    h->capcoll = cap;
+  }
+  unsigned char head[8];
+  int state = SP_GC_NONE, lost = 0;
+  if (at < h->size && h->size - at >= 4) {
+    size_t got = h->size - at < sizeof head ? 4 : sizeof head;
+    if (sp_pread_all(h->fd, head, got, at) != 0) {
+      state = SP_GC_UNKNOWN;
+    } else if (memcmp(head, "GCOL", 4) == 0) {
+      /* As the scan judges the signature it finds there. */
+      const size_t n0 = h->n;
+      const char *why = sp_gcol_at(h->fd, h->size, at, h, &lost);
+      if (why)
+        state = SP_GC_DAMAGED;
+      else if (lost)
+        state = SP_GC_UNKNOWN;
+      else if (got == sizeof head && head[4] == 1 && !head[5] && !head[6] && !head[7])
+        state = SP_GC_SOUND;
+      if (state != SP_GC_SOUND) h->n = n0; /* its objects, if any, are not to be found */
+      if (h->n > n0 && h->n > 1) qsort(h->obj, h->n, sizeof *h->obj, sp_gobj_cmp);
+    }
+  }
+  h->coll[h->ncoll++] = (sp_gcoll_t){at, state};
+  return state;
+}
+
 int sp__gheap_object(const sp_reader_t *r, uint64_t addr, uint32_t idx, uint64_t *size) {
-  const struct sp_gheap *h = r->gheap;
-  if (addr > UINT64_MAX - h->base) return -1;
+  struct sp_gheap *h = r->gheap;
+  int state = SP_GC_UNKNOWN;
+  if (h->scan >= 0 && h->base_ok && addr <= UINT64_MAX - h->base)
+    state = sp_gcoll_state(h, h->base + addr);
+  else if (h->scan >= 0 && h->base_ok)
+    state = SP_GC_NONE;
+  /* Not judged by itself (not read, no base): the whole file's are. A
+   * damaged one: the whole file's scan gives the message. */
+  if (state == SP_GC_UNKNOWN || state == SP_GC_DAMAGED) {
+    if (sp_gheap_sound(h) != 0) return -3;
+    if (state == SP_GC_UNKNOWN) return 2;
+    /* Sound by the scan, damaged by itself: only if the file changed. */
+    h->scan = -1;
+    snprintf(h->scan_why, sizeof h->scan_why,
+             "damaged file: the global heap collection at byte %llu (where its variable-length "
+             "strings are) is unusable",
+             (unsigned long long)(h->base + addr));
+    return -3;
+  }
+  if (state == SP_GC_NONE) return -1;
   const sp_gobj_t key = {h->base + addr, 0, idx};
   size_t lo = 0, hi = h->n; /* the first object not below key */
   while (lo < hi) {
@@ -229,9 +350,7 @@ int sp__gheap_object(const sp_reader_t *r, uint64_t addr, uint32_t idx, uint64_t
     *size = h->obj[lo].size;
     return 1;
   }
-  /* Not there: is there a collection at that address at all? */
-  int coll = (lo < h->n && h->obj[lo].at == key.at) || (lo > 0 && h->obj[lo - 1].at == key.at);
-  return coll ? 0 : -1;
+  return 0; /* the collection is there, without that object */
 }
 
 void sp__gheap_damage(const sp_reader_t *r, const char *why) {
@@ -246,7 +365,11 @@ const char *sp__gheap_damaged(const sp_reader_t *r) {
 }
 
 void sp__gheap_free(sp_reader_t *r) {
-  if (r->gheap) free(r->gheap->obj);
+  if (r->gheap) {
+    free(r->gheap->obj);
+    free(r->gheap->coll);
+    close(r->gheap->fd);
+  }
   free(r->gheap);
   r->gheap = NULL;
 }

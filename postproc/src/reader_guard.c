@@ -243,6 +243,9 @@ int sp__dataset_size_check(sp_reader_t *r, hid_t d, const char *where, const cha
                            size_t elem) {
   int filtered = 0;
   if (!sp_dataset_plain(d)) {
+    /* Copying the list converts a fill value: of strings, from the heap. */
+    int grc = sp__gheap_dataset_guard(r, d);
+    if (grc) return grc;
     hid_t dcpl = H5Dget_create_plist(d);
     if (dcpl < 0)
       return sp__reader_fail(r, SP_READER_EHDF5, "%s/%s: cannot read its layout", where, name);

@@ -7,15 +7,18 @@
  * past the collection's object table reads past that table (a flipped
  * index crashed every reader in --summary, --list and the Python reader),
  * an absent one yields an empty string, and an object larger than the
- * length is copied whole into a buffer of the length. reader_gheap.c
- * checked the collections themselves at open; this checks the references.
+ * length is copied whole into a buffer of the length. This checks the
+ * references, and reader_gheap.c the collections they name (each parsed by
+ * the rule of its whole-file scan when first named), so that reading
+ * attributes needs no whole-file scan.
  *
  * The IDs are the attribute's raw bytes, which HDF5 has read whether the
  * attribute sits in the object header or in dense storage (a fractal
  * heap): they are taken through HDF5's own conversion machinery, with a
  * soft conversion from any variable-length type to an opaque type of our
- * tag that leaves the stored bytes as they are. No collection is touched:
- * each ID is looked up in the objects the open's scan found. */
+ * tag that leaves the stored bytes as they are. HDF5 touches no collection
+ * for this: each ID is looked up in the objects of the collection it names,
+ * read by reader_gheap.c. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +87,10 @@ static const char *sp_id_problem(const sp_reader_t *r, const unsigned char *p, s
   uint32_t idx = (uint32_t)sp__le(p + 12, 4);
   if (addr == 0) return NULL; /* a null string: HDF5 reads nothing */
   int found = sp__gheap_object(r, addr, idx, &size);
-  if (found < 0)
+  if (found == 2) return NULL; /* not judged alone; the whole file's collections are sound */
+  if (found == -3)             /* the file's collections fail the whole-file scan: its message */
+    snprintf(why, cap, "%s", sp__gheap_scan_failed(r));
+  else if (found < 0)
     snprintf(why, cap, "its heap ID points to byte %llu, where there is no global heap collection",
              (unsigned long long)addr);
   else if (found == 0)
@@ -103,27 +109,39 @@ static const char *sp_id_problem(const sp_reader_t *r, const unsigned char *p, s
   return why;
 }
 
+/* The IDs cannot be checked one by one: the whole-file scan instead. */
+static int sp_ids_unchecked(const sp_reader_t *r) {
+  if (sp__gheap_sound(r) == 0) return 0;
+  sp__gheap_damage(r, sp__gheap_scan_failed(r));
+  return -1;
+}
+
 int sp__heap_ids_check(const sp_reader_t *r, hid_t obj, hid_t a, hid_t ftype, const char *name) {
-  if (!r || !r->gheap || r->heap_id_type < 0) return 0;
+  if (!r || !r->gheap) return 0;
   H5T_class_t c = H5Tget_class(ftype);
   if (c != H5T_VLEN && !(c == H5T_STRING && H5Tis_variable_str(ftype) > 0)) return 0;
+  if (sp__gheap_scan_failed(r)) return sp_ids_unchecked(r); /* refused since */
   hid_t raw = r->heap_id_type, s = H5Aget_space(a);
   hssize_t n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   if (s >= 0) H5Sclose(s);
   size_t base = sp_base_size(ftype);
   unsigned char *ids =
       raw >= 0 && n > 0 && n <= SP_IDS_MAX && base > 0 ? malloc((size_t)n * SP_ID_SIZE) : NULL;
-  /* Not read (an ID of another width, no memory): HDF5 reads it unchecked. */
+  /* Not read (an ID of another width, no memory): the whole file's scan. */
   if (!ids || H5Aread(a, raw, ids) < 0) {
     free(ids);
-    return 0;
+    return n == 0 ? 0 : sp_ids_unchecked(r);
   }
-  char why[256], where[256], msg[600];
+  char why[400], where[256], msg[800];
   const char *bad = NULL;
   for (hssize_t i = 0; !bad && i < n; i++)
     bad = sp_id_problem(r, ids + (size_t)i * SP_ID_SIZE, base, why, sizeof why);
   free(ids);
   if (!bad) return 0;
+  if (sp__gheap_scan_failed(r)) { /* the open's message before: the collections, not this ID */
+    sp__gheap_damage(r, bad);
+    return -1;
+  }
   sp_obj_name(obj, where, sizeof where);
   snprintf(msg, sizeof msg, "damaged file: attribute '%s' of %s is not read: %s", name, where, bad);
   sp__gheap_damage(r, msg);

@@ -56,16 +56,17 @@ struct sp_reader {
   int nranks;
   sp_rank_t *ranks; /* sorted by id */
   int nregions;
-  sp_region_t *regions;   /* sorted by first start, then name */
-  int64_t file_size;      /* bytes of the file at open, to check stored sizes against */
-  int clock_raw;          /* sp_reader_set_clock_align(r, 0): stamps as recorded */
-  int nhosts;             /* distinct hostname attributes of the ranks */
-  int columnar;           /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
-  int deltas;             /* schema 3: events/start_deltas and events/durations */
-  int aggregate;          /* the reference tool's aggregate layout: counts, no events */
-  uint64_t phys_bytes;    /* physical memory at open (0: unknown), for sp__direct_alloc */
-  int fd;                 /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
-  struct sp_dcache *dcache; /* blocks of the file for small direct reads, or NULL (reader_direct.c) */
+  sp_region_t *regions; /* sorted by first start, then name */
+  int64_t file_size;    /* bytes of the file at open, to check stored sizes against */
+  int clock_raw;        /* sp_reader_set_clock_align(r, 0): stamps as recorded */
+  int nhosts;           /* distinct hostname attributes of the ranks */
+  int columnar;         /* the reference tool's schema 2/3 columnar layout (reader_columnar.c) */
+  int deltas;           /* schema 3: events/start_deltas and events/durations */
+  int aggregate;        /* the reference tool's aggregate layout: counts, no events */
+  uint64_t phys_bytes;  /* physical memory at open (0: unknown), for sp__direct_alloc */
+  int fd;               /* own descriptor of the file for direct reads, or -1 (reader_direct.c) */
+  struct sp_dcache
+      *dcache;            /* blocks of the file for small direct reads, or NULL (reader_direct.c) */
   struct sp_ohdr *ohdr;   /* dataset headers read by the reader (reader_ohdr.c), or NULL */
   hid_t col[5];           /* columnar: the start, end (or delta, duration), thread_ids,
                            * call_ids and parent_ids datasets, kept open; -1 when absent */
@@ -73,8 +74,8 @@ struct sp_reader {
   int64_t col_addr[5];    /* columnar: their byte offsets for pread (reader_direct.c), or 0 */
   struct sp_colcache *cc; /* columnar: pages of those columns (reader_colcache.c), or NULL */
   struct sp_src_cache *src; /* region sources read so far (reader_source.c), or NULL */
-  struct sp_gheap *gheap;   /* the global heap's objects found at open (reader_gheap.c),
-                             * or NULL when unknown: heap IDs are then not checked */
+  struct sp_gheap *gheap;   /* the global heap's checks (reader_gheap.c), or NULL when the
+                             * file could not be opened for them: then none */
   hid_t heap_id_type;       /* the opaque type heap IDs are read as (reader_heap_ids.c), or -1 */
   char errmsg[1024];
 };
@@ -150,15 +151,35 @@ int sp__reader_hosts_count(sp_reader_t *r);
  * SP_READER_EIO with the message set. */
 int sp__file_check(sp_reader_t *r, const char *path);
 
-/* reader_gheap.c: checks every global heap collection of the file (its
- * variable-length strings) as HDF5 will parse it, before HDF5 opens the
- * file. Returns 0 or SP_READER_ELAYOUT with the message set. */
-int sp__gheap_check(sp_reader_t *r, const char *path);
+/* reader_gheap.c: the global heap collections (variable-length data)
+ * checked as HDF5 will parse them, lazily. sp__gheap_init, before HDF5
+ * opens the file: keeps a descriptor of it (no check when that fails).
+ * Returns 0 or SP_READER_ENOMEM. */
+int sp__gheap_init(sp_reader_t *r, const char *path);
+/* THE guard: every read of variable-length data from a dataset calls it
+ * first. The whole-file scan, made once per open file: 0 when every
+ * collection is sound, else SP_READER_ELAYOUT with the message set
+ * ("PATH: damaged file: the global heap collection at byte N ... is
+ * unusable: why"), at this call and every later one. */
+int sp__gheap_guard(sp_reader_t *r);
+/* The same without the message (for a const reader): 0 or -1. */
+int sp__gheap_sound(const sp_reader_t *r);
+/* 1 when type t is or holds data HDF5 keeps in the global heap
+ * (variable-length strings or sequences, references). */
+int sp__gheap_vl_type(hid_t t);
+/* sp__gheap_guard when dataset d's type is such (or unknown): before its
+ * creation property list is copied (HDF5 converts its fill value then). */
+int sp__gheap_dataset_guard(sp_reader_t *r, hid_t d);
+/* The scan's why (without the path) once it has failed, else NULL. */
+const char *sp__gheap_scan_failed(const sp_reader_t *r);
 /* Once the file is open: the base its heap IDs' addresses are relative to. */
 void sp__gheap_set_base(sp_reader_t *r);
-/* Object idx of the collection at (relative) address addr: 1 with *size
- * set when the scan found it, 0 when the collection is there without it,
- * -1 when there is no collection there. Only with r->gheap. */
+/* Object idx of the collection at (relative) address addr, that collection
+ * checked by the scan's rule when first named: 1 with *size set when it
+ * holds it, 0 when the collection is there without it, -1 when there is no
+ * collection there, 2 when it could not be judged alone but the whole-file
+ * scan passed (no check of the ID), -3 when the whole-file scan failed
+ * (sp__gheap_scan_failed says why). Only with r->gheap. */
 int sp__gheap_object(const sp_reader_t *r, uint64_t addr, uint32_t idx, uint64_t *size);
 /* Notes a damaged heap ID and why (the latest one's why is kept, for the
  * message of the open or of the call that met it); r->gheap is mutable
@@ -170,8 +191,10 @@ void sp__gheap_free(sp_reader_t *r);
 /* reader_heap_ids.c: 0 when HDF5 may read variable-length attribute a of
  * object obj (named name; ftype its file type): every heap ID it holds
  * names an object of a sound collection, of the ID's length; -1 when one
- * does not (noted with sp__gheap_damage). 0 too when the IDs cannot be
- * checked (no table, another address size, not variable-length). */
+ * does not, or when the file's collections fail the whole-file scan
+ * (noted with sp__gheap_damage). 0 too when not variable-length; IDs that
+ * cannot be checked one by one (another address size, no memory) take the
+ * whole-file scan instead (sp__gheap_guard's). */
 int sp__heap_ids_check(const sp_reader_t *r, hid_t obj, hid_t a, hid_t ftype, const char *name);
 /* Once the file is open, with r->gheap: the type and conversion that read
  * heap IDs as stored (r->heap_id_type; -1 when they cannot be had). */

@@ -92,6 +92,8 @@ static int sp_io_read_rows(sp_reader_t *r, hid_t g, const char *where, const cha
  * out[n] (malloc'd copies). */
 static int sp_io_read_strings(sp_reader_t *r, hid_t g, const char *where, const char *name,
                               int64_t total, int64_t lo, int64_t n, char **out) {
+  int grc = sp__gheap_guard(r); /* variable-length strings: from the global heap */
+  if (grc) return grc;
   char **raw = calloc(n > 0 ? (size_t)n : 1, sizeof *raw);
   hid_t mt = H5Tcopy(H5T_C_S1);
   if (!raw || mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, H5T_CSET_UTF8) < 0) {

@@ -41,13 +41,23 @@ void sp_reader_likwid_free(sp_reader_likwid_t *lw) {
 }
 
 /* Shape of dataset name in g: rank and dims (up to 2); class in *cls.
- * Returns the rank, or -1 when missing or unreadable. */
-static int sp_lw_shape(hid_t g, const char *name, hsize_t dims[2], H5T_class_t *cls) {
+ * Returns the rank, or -1 when missing or unreadable, -2 when it holds
+ * variable-length data and the file's global heap is damaged
+ * (sp__gheap_guard says why): every string read here goes through this. */
+static int sp_lw_shape(const sp_reader_t *r, hid_t g, const char *name, hsize_t dims[2],
+                       H5T_class_t *cls) {
   dims[0] = dims[1] = 0;
   /* Data in another file (external link or storage, virtual) is not read. */
   if (sp__link_kind(g, name) != SP_LINK_LOCAL) return -1;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return -1;
+  hid_t ft = H5Dget_type(d);
+  int heap = ft < 0 || sp__gheap_vl_type(ft);
+  if (ft >= 0) H5Tclose(ft);
+  if (heap && sp__gheap_sound(r) != 0) {
+    H5Dclose(d);
+    return -2;
+  }
   if (!sp__dataset_local(d)) {
     H5Dclose(d);
     return -1;
@@ -76,7 +86,9 @@ static int sp_lw_check(sp_reader_t *r, hid_t g, const char *where, sp_reader_lik
   hsize_t dims[5][2];
   for (int i = 0; i < 5; i++) {
     H5T_class_t cls = H5T_NO_CLASS;
-    if (sp_lw_shape(g, want[i].name, dims[i], &cls) != want[i].ndims || cls != want[i].cls)
+    int nd = sp_lw_shape(r, g, want[i].name, dims[i], &cls);
+    if (nd == -2) return sp__gheap_guard(r);
+    if (nd != want[i].ndims || cls != want[i].cls)
       return sp__reader_fail(r, SP_READER_ELAYOUT,
                              "%s/%s: missing, in another file, or not a %d-D %s dataset", where,
                              want[i].name, want[i].ndims,
@@ -188,19 +200,19 @@ static int sp_lw_slab(hid_t g, const char *name, hid_t mem, int64_t off, int64_t
 }
 
 /* Length of the 1-D dataset name in g, or -1. */
-static int64_t sp_lw_len(hid_t g, const char *name) {
+static int64_t sp_lw_len(const sp_reader_t *r, hid_t g, const char *name) {
   hsize_t dims[2];
   H5T_class_t cls;
-  return sp_lw_shape(g, name, dims, &cls) == 1 ? (int64_t)dims[0] : -1;
+  return sp_lw_shape(r, g, name, dims, &cls) == 1 ? (int64_t)dims[0] : -1;
 }
 
 int sp__likwid_columnar_open(sp_reader_t *r) {
   if (sp__link_kind(r->file, "likwid") != SP_LINK_LOCAL) return 0;
   hid_t lw = H5Gopen2(r->file, "likwid", H5P_DEFAULT);
   if (lw < 0) return 0;
-  int64_t n = sp_lw_len(lw, "ranks");
+  int64_t n = sp_lw_len(r, lw, "ranks");
   int rc = 0;
-  if (n < 0 || sp_lw_len(lw, "groups") != n || n > r->nranks)
+  if (n < 0 || sp_lw_len(r, lw, "groups") != n || n > r->nranks)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "likwid/ranks, likwid/groups: missing or unequal");
   int32_t *ids = rc == 0 ? calloc((size_t)n + 1, sizeof *ids) : NULL;
   char **groups = rc == 0 ? calloc((size_t)n + 1, sizeof *groups) : NULL;
@@ -224,9 +236,10 @@ int sp__likwid_columnar_open(sp_reader_t *r) {
 
 /* The row of likwid/regions for rank id and region name, or -1; its
  * offsets and counts in o[5] (thread, event, value offsets; T, E). */
-static int64_t sp_lw_col_row(hid_t lw, int id, const char *name, int64_t o[5]) {
-  int64_t m = sp_lw_len(lw, "regions/ranks"), row = -1;
-  if (m <= 0 || sp_lw_len(lw, "regions/names") != m) return -1;
+static int64_t sp_lw_col_row(const sp_reader_t *r, hid_t lw, int id, const char *name,
+                             int64_t o[5]) {
+  int64_t m = sp_lw_len(r, lw, "regions/ranks"), row = -1;
+  if (m <= 0 || sp_lw_len(r, lw, "regions/names") != m) return -1;
   int32_t *ids = calloc((size_t)m, sizeof *ids);
   if (!ids || sp_lw_slab(lw, "regions/ranks", H5T_NATIVE_INT32, 0, m, ids) < 0) m = 0;
   for (int64_t i = 0; i < m && row < 0; i++) {
@@ -240,7 +253,7 @@ static int64_t sp_lw_col_row(hid_t lw, int id, const char *name, int64_t o[5]) {
                                 "regions/value_offsets", "regions/thread_counts",
                                 "regions/event_counts"};
   for (int c = 0; row >= 0 && c < 5; c++)
-    if (sp_lw_len(lw, cols[c]) != sp_lw_len(lw, "regions/ranks") ||
+    if (sp_lw_len(r, lw, cols[c]) != sp_lw_len(r, lw, "regions/ranks") ||
         sp_lw_slab(lw, cols[c], H5T_NATIVE_INT64, row, 1, &o[c]) < 0)
       row = -2;
   return row;
@@ -251,7 +264,7 @@ static int sp_lw_load_columnar(sp_reader_t *r, int g, int k, sp_reader_likwid_t 
   snprintf(where, sizeof where, "likwid/regions (rank %d)", r->ranks[k].id);
   hid_t lw = H5Gopen2(r->file, "likwid", H5P_DEFAULT);
   if (lw < 0) return 0;
-  int64_t o[5] = {0}, row = sp_lw_col_row(lw, r->ranks[k].id, r->regions[g].name, o);
+  int64_t o[5] = {0}, row = sp_lw_col_row(r, lw, r->ranks[k].id, r->regions[g].name, o);
   int rc = 0;
   if (row == -2)
     rc = sp__reader_fail(r, SP_READER_ELAYOUT, "%s: offset columns missing or short", where);
@@ -262,8 +275,9 @@ static int sp_lw_load_columnar(sp_reader_t *r, int g, int k, sp_reader_likwid_t 
   /* The row's extents must lie in the columns before anything is allocated:
    * its counts come from the file, not from a dataset's shape. */
   if (rc == 0 && row >= 0 &&
-      (o[0] < 0 || o[1] < 0 || o[2] < 0 || o[0] + o[3] > sp_lw_len(lw, "threads/cpus") ||
-       o[1] + o[4] > sp_lw_len(lw, "event_names") || o[2] + o[3] * o[4] > sp_lw_len(lw, "values")))
+      (o[0] < 0 || o[1] < 0 || o[2] < 0 || o[0] + o[3] > sp_lw_len(r, lw, "threads/cpus") ||
+       o[1] + o[4] > sp_lw_len(r, lw, "event_names") ||
+       o[2] + o[3] * o[4] > sp_lw_len(r, lw, "values")))
     rc =
         sp__reader_fail(r, SP_READER_ELAYOUT, "%s: offsets past the end of likwid/ columns", where);
   if (rc == 0 && row >= 0) {

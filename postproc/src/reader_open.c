@@ -606,7 +606,7 @@ static int sp_regions_order(sp_reader_t *r) {
 
 static int sp_open_file(sp_reader_t *r, const char *path) {
   int rc = sp__file_check(r, path);
-  if (rc == 0) rc = sp__gheap_check(r, path); /* before HDF5 reads any string */
+  if (rc == 0) rc = sp__gheap_init(r, path); /* its checks, made when HDF5 would need them */
   if (rc) return rc;
 #if H5_VERSION_GE(1, 12, 0)
   if (H5Fis_accessible(path, H5P_DEFAULT) <= 0)

@@ -73,7 +73,8 @@ static void sp_source_table(sp_reader_t *r) {
   hssize_t n = sf >= 0 ? H5Sget_simple_extent_npoints(sf) : -1;
   /* One entry per name in the file: the regions' old indices point in. */
   int ok = n > 0 && sl >= 0 && H5Sget_simple_extent_npoints(sl) == n && tf >= 0 &&
-           H5Tget_class(tf) == H5T_STRING && H5Tis_variable_str(tf) > 0;
+           H5Tget_class(tf) == H5T_STRING && H5Tis_variable_str(tf) > 0 &&
+           sp__gheap_sound(r) == 0; /* the open's read of the names made the scan */
   for (int g = 0; ok && g < r->nregions; g++) ok = r->regions[g].old < n;
   char **files = ok ? calloc((size_t)n, sizeof *files) : NULL;
   int64_t *lines = ok ? calloc((size_t)n, sizeof *lines) : NULL;

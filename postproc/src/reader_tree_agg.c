@@ -57,7 +57,8 @@ static int64_t *sp_name_map(const sp_reader_t *r, const int *regions, int nregio
   hsize_t n = 0;
   int ok = s >= 0 && H5Sget_simple_extent_ndims(s) == 1 &&
            H5Sget_simple_extent_dims(s, &n, NULL) == 1 && n <= SP_PATHS_MAX && ft >= 0 &&
-           H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0;
+           H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 &&
+           sp__gheap_sound(r) == 0; /* the open's read of these names made the scan */
   hid_t t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, H5T_VARIABLE);
   H5Tset_cset(t, H5T_CSET_UTF8);

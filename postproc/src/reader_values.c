@@ -131,6 +131,11 @@ static int sp_val_group(sp_reader_t *r, hid_t cv, const char *where, int64_t off
     if (sp__link_kind(cv, names[i]) != SP_LINK_LOCAL) continue;
     hid_t d = H5Dopen2(cv, names[i], H5P_DEFAULT);
     if (d < 0) continue; /* a group or other object: not a key */
+    /* Strings (or a type holding heap IDs): the global heap's check first. */
+    if ((rc = sp__gheap_dataset_guard(r, d)) != 0) {
+      H5Dclose(d);
+      break;
+    }
     int64_t dlen = 0;
     int kind = sp_val_kind(d, &dlen);
     sp_reader_value_key_t *c = &out->keys[out->nkeys];

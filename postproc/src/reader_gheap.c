@@ -74,7 +74,9 @@ struct sp_gheap {
   size_t ncoll, capcoll;
   uint64_t base; /* HDF5's base address: IDs hold addresses relative to it */
   int base_ok;   /* base known (sp__gheap_set_base) */
-  int fd;        /* the file, opened before HDF5 opens it */
+  int fd;        /* the file, opened before HDF5 opens it; once it is open, the direct
+                  * reads' descriptor of the same file when there is one (one fewer) */
+  int own_fd;    /* fd is ours to close */
   uint64_t size; /* its size at open */
   int scan;      /* the whole-file scan: 0 not made, 1 sound, -1 failed (why in scan_why) */
   char scan_why[400];
@@ -194,6 +196,7 @@ int sp__gheap_init(sp_reader_t *r, const char *path) {
     free(h);
     return 0;
   }
+  h->own_fd = 1;
   memcpy(h->path, path, len + 1);
   h->size = r->file_size > 0 ? (uint64_t)r->file_size : 0;
   r->gheap = h;
@@ -271,6 +274,11 @@ int sp__gheap_dataset_guard(sp_reader_t *r, hid_t d) {
 
 void sp__gheap_set_base(sp_reader_t *r) {
   if (!r->gheap) return;
+  if (r->fd >= 0 && r->gheap->own_fd) { /* the same file (sp__direct_open checked it) */
+    close(r->gheap->fd);
+    r->gheap->fd = r->fd;
+    r->gheap->own_fd = 0;
+  }
   hid_t fcpl = H5Fget_create_plist(r->file);
   hsize_t ub = 0;
   if (fcpl >= 0 && H5Pget_userblock(fcpl, &ub) >= 0) {
@@ -368,7 +376,7 @@ void sp__gheap_free(sp_reader_t *r) {
   if (r->gheap) {
     free(r->gheap->obj);
     free(r->gheap->coll);
-    close(r->gheap->fd);
+    if (r->gheap->own_fd) close(r->gheap->fd);
   }
   free(r->gheap);
   r->gheap = NULL;

@@ -711,10 +711,10 @@ void sp_reader_close(sp_reader_t *r) {
   free(r->regions);
   sp__columnar_close(r);
   sp__ohdr_close(r);
-  sp__direct_close(r);
   sp__source_cache_free(r);
   sp__heap_ids_close(r);
   sp__gheap_free(r);
+  sp__direct_close(r); /* after the heap's checks: they may read through its descriptor */
   if (r->file >= 0) H5Fclose(r->file);
   sp__h5_quiet_end(&q);
   free(r);

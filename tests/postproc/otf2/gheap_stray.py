@@ -62,8 +62,9 @@ if p.returncode != 0:
     failures.append(f"no_values.h5: --export otf2: exit {p.returncode}: {p.stderr}")
 else:
     q = run(otf2_print, os.path.join(work, "plain", "traces.otf2"))
-    events = [ln.split()[0] for ln in q.stdout.splitlines() if ln.split()[:1] in (["ENTER"], ["LEAVE"])]
-    if q.returncode != 0 or len(events) != 12 or '"main"' not in q.stdout or '"step"' not in q.stdout:
+    events = [ln for ln in q.stdout.splitlines() if ln.split()[:1] in (["ENTER"], ["LEAVE"])]
+    named = '"main"' in q.stdout and '"step"' in q.stdout
+    if q.returncode != 0 or len(events) != 12 or not named:
         failures.append(f"no_values.h5: otf2-print: exit {q.returncode}, {len(events)} events")
 
 vals = os.path.join(work, "values.h5")

@@ -457,8 +457,8 @@ static int sp_fin_run(sp_fin_t *f, int rc) {
     if (rc == 0) rc = s->run(f);
     /* A next step of rank 0 alone runs inside this agreement: where ranks
      * share cores its own agreement cost every rank another wake-up, 1-5 ms
-     * of a 16-rank finalize on 2 cores (docs/performance.md, "the columnar
-     * finalize's rounds"). Ranks that disagree on which step is next have
+     * of a 16-rank finalize on 2 cores (docs/performance.md, "fewer
+     * exchanges, first pages kept"). Ranks that disagree on which step is next have
      * failed: the agreement's answer is that failure on every rank. */
     size_t k = i + 1;
     while (k < n && sp_fin_steps[k].when && !sp_fin_steps[k].when(f)) k++;
@@ -482,7 +482,7 @@ static int sp_fin_run(sp_fin_t *f, int rc) {
  * on the others: a notice to rank 0 (a gather of nothing), not an
  * agreement, whose answer kept every rank waiting on rank 0's wake-up
  * and its sends one rank after the other, 1-5 ms of a 16-rank finalize
- * on 2 cores (docs/performance.md, "the columnar finalize's rounds"). */
+ * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept"). */
 static void sp_fin_spill_gone(sp_par_t *par) {
   if (!par->active) return;
   char *all = NULL;

@@ -1,16 +1,16 @@
 /* columnar_write.c - every rank's part of the columnar layout, written
  * together (columnar_write.h).
  *
- * Two exchanges: every rank's counts, names and extras gathered on rank
- * 0 (columnar_plan.c), which sums the counts into each rank's place in
- * the shared tables; then the sums, the name table and each rank's place
- * sent back (sp_col_send). Every dataset is created once, two ways,
- * chosen by SCOPE_PROFILER_METADATA as for the rank<N> layout:
+ * Every rank's counts, names and extras are gathered on rank 0
+ * (columnar_plan.c), which sums the counts into each rank's place in the
+ * shared tables; the sums, the name table and each rank's place go back
+ * in one broadcast (sp_col_send_table). Every dataset is created once,
+ * two ways, chosen by SCOPE_PROFILER_METADATA as for the rank<N> layout:
  * - root (auto): rank 0 alone creates the file with serial HDF5 (a fixed
  *   number of objects: milliseconds at any rank count), the datasets
  *   contiguous and allocated, while the other ranks build their columns;
- *   the columns' offsets go with the second exchange, and each rank
- *   writes its slice of every column with pwrite.
+ *   the columns' offsets reach every rank in one more broadcast, and each
+ *   rank writes its slice of every column with pwrite.
  * - collective: all ranks create the file together through parallel HDF5
  *   (collective metadata) and each rank's slice is one hyperslab of a
  *   collective H5Dwrite (MPI-IO collective buffering).
@@ -300,37 +300,26 @@ static int sp_col_pwrite(int fd, const char *p, int64_t len, int64_t at) {
   return 0;
 }
 
-enum { SP_COL_MSG = 1 + SP_COL_COUNTS + SP_COL_MAX }; /* status, sums, offsets */
-
-/* Rank 0, before the second exchange: the sums, the columns and (root)
- * the file, created whatever the other ranks' status: a rank that failed
- * writes nothing into it, and the step's agreement (finalize.c) decides
- * whether it is kept. off[i]: where column i begins (-1: no storage). */
-static int sp_col_prepare(sp_col_job_t *j, const char *path, int creates, int rc,
-                          const sp_col_rank_t *ri, hid_t host_type, int64_t *off) {
-  const sp_col_local_t *c = j->c;
-  memcpy(j->total, c->total, sizeof c->total);
-  if (rc == 0 && (j->total[0] > UINT32_MAX || c->nnames > UINT32_MAX))
-    rc = SP_EINVAL; /* uint32 region ids */
-  j->ncol = sp_col_columns(c, NULL, NULL, ri, host_type, j->total[2] > 0, j->col);
-  if (rc == 0 && creates) rc = sp_col_root_create(j, path, off);
-  return rc;
-}
-
-/* The columnar step's second exchange: rank 0 sends every rank its status,
- * the sums over the ranks, the columns' offsets in the file (root; unused
- * with collective) and the name table, and each rank its place in the
- * columns. The others fail with rank 0's status. rc: this rank's status
- * so far; off[]: rank 0's, the others' filled. */
-static int sp_col_send(sp_col_job_t *j, const sp_local_t *l, int rc, int64_t *off) {
+/* The columnar step's second exchange: rank 0 sends every rank its
+ * status, the sums over the ranks and the name table, and each rank its
+ * place in the columns; the others fail with rank 0's status. The others
+ * wait for it (asleep where ranks share cores) before they build their
+ * events: building them while rank 0 still took every rank's blob and
+ * made the table took the CPU from it, 27 ms for the gather at 64 ranks
+ * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept"). rc:
+ * this rank's status so far. */
+enum { SP_COL_HEAD = 1 + SP_COL_COUNTS }; /* status, sums */
+static int sp_col_send_table(sp_col_job_t *j, const sp_local_t *l, int rc) {
   sp_col_local_t *c = (sp_col_local_t *)j->c;
-  int64_t head[SP_COL_MSG] = {0};
+  int64_t head[SP_COL_HEAD] = {0};
   char *buf = NULL;
   int64_t len = -1;
   if (j->par->rank == 0) {
+    memcpy(j->total, c->total, sizeof c->total);
+    if (rc == 0 && (j->total[0] > UINT32_MAX || c->nnames > UINT32_MAX))
+      rc = SP_EINVAL; /* uint32 region ids */
     head[0] = rc;
     memcpy(head + 1, j->total, sizeof j->total);
-    memcpy(head + 1 + SP_COL_COUNTS, off, SP_COL_MAX * sizeof *off);
     const int64_t table = rc == 0 ? c->table_len : 0;
     buf = malloc(sizeof head + (size_t)table);
     if (buf) {
@@ -348,7 +337,6 @@ static int sp_col_send(sp_col_job_t *j, const sp_local_t *l, int rc, int64_t *of
   if (rc == 0 && j->par->rank != 0) {
     memcpy(head, buf, sizeof head);
     memcpy(j->total, head + 1, sizeof j->total);
-    memcpy(off, head + 1 + SP_COL_COUNTS, SP_COL_MAX * sizeof *off);
     rc = (int)head[0];
   }
   if (rc == 0 && j->par->rank != 0) {
@@ -361,6 +349,31 @@ static int sp_col_send(sp_col_job_t *j, const sp_local_t *l, int rc, int64_t *of
   }
   free(buf);
   for (int i = 0; i < SP_COL_PLACE; i++) j->before[i] = mine[i];
+  return rc;
+}
+
+/* root: rank 0 creates the file and sends every rank its status and the
+ * columns' offsets (off[]) in one broadcast, before it builds its own
+ * events; the others take it once they have built theirs, which they do
+ * while rank 0 works in HDF5 (at 16 ranks on 2 cores that left one core
+ * idle for 1-3 ms when every rank waited for the file). Rank 0 creates it
+ * whatever the other ranks' status: a rank that failed writes nothing
+ * into it, and the step's agreement (finalize.c) decides whether it is
+ * kept. rc: this rank's status so far; off[i]: where column i begins (-1:
+ * no storage). */
+static int sp_col_root_send(sp_col_job_t *j, const char *path, int rc, int64_t *off) {
+  int64_t msg[SP_COL_MAX + 1] = {0}; /* rank 0's status, then off[] */
+  for (int i = 0; i <= SP_COL_MAX; i++) msg[i] = i == 0 ? 0 : -1;
+  if (j->par->rank == 0) msg[0] = rc != 0 ? rc : sp_col_root_create(j, path, msg + 1);
+  char *buf = j->par->rank == 0 ? (char *)msg : NULL; /* the others': malloc'd */
+  int64_t len = (int64_t)sizeof msg;
+  int brc = sp__par_bcast(j->par, &buf, &len);
+  if (brc == 0 && len != (int64_t)sizeof msg) brc = SP_EMPI;
+  if (brc == 0 && j->par->rank != 0) memcpy(msg, buf, sizeof msg);
+  if (j->par->rank != 0) free(buf);
+  memcpy(off, msg + 1, SP_COL_MAX * sizeof *off);
+  if (rc == 0) rc = brc;
+  if (rc == 0) rc = (int)msg[0];
   return rc;
 }
 
@@ -481,7 +494,7 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int
   /* The extras travel with the names in the first exchange: rank 0 holds
    * them from the start and writes them without exchanges of their own,
    * which where ranks share cores cost every rank 3-5 wake-ups
-   * (docs/performance.md, "the columnar finalize's rounds"). */
+   * (docs/performance.md, "fewer exchanges, first pages kept"). */
   char *xblob = NULL;
   int64_t xlen = 0;
   int rc = sp__columnar_extras_pack(l, &xblob, &xlen);
@@ -494,15 +507,15 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int
   sp_col_rank_info(&l->plan, &ri);
   hid_t host_type = sp_col_str(sizeof ri.host);
   const int collective = par->active && sp__state.set.layout_collective;
-  /* root: rank 0 creates the file while the others build their events,
-   * then builds its own: the table it sends waits for every receiver
-   * (a message above MPI's eager size), all of which have theirs by then
-   * (sp_col_send). */
+  rc = sp_col_send_table(&j, l, rc);
+  j.ncol = sp_col_columns(&c, NULL, NULL, &ri, host_type, j.total[2] > 0, j.col);
+  /* root: rank 0 creates the file first and the others build their
+   * events meanwhile, then take the broadcast (sp_col_root_send). */
   int64_t off[SP_COL_MAX];
   for (int i = 0; i < SP_COL_MAX; i++) off[i] = -1;
-  if (par->rank == 0) rc = sp_col_prepare(&j, path, !collective, rc, &ri, host_type, off);
+  if (!collective && par->rank == 0) rc = sp_col_root_send(&j, path, rc, off);
   if (rc == 0) rc = sp__col_local_finish(l, &c);
-  rc = sp_col_send(&j, l, rc, off);
+  if (!collective && par->rank != 0) rc = sp_col_root_send(&j, path, rc, off);
   *flag_total = j.total[3];
   if (rc == 0 && j.total[2] > 0) sp__col_local_mpi_fill(l, &c);
   uint32_t *ranks = NULL;

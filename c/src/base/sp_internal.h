@@ -491,6 +491,16 @@ SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 /* SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT: never flushed. */
 SP_HIDDEN int sp__signal_is_fault(int signum);
 
+/* ---- first_pages.c ---- */
+/* Memory for a region's first buffer (SP_FIRST_CAP events), kept for the
+ * process, or NULL (then malloc); whether p is such memory; giving it
+ * back (for the next buffer); held across fork(). */
+SP_HIDDEN void *sp__first_take(void);
+SP_HIDDEN int sp__first_owns(const void *p);
+SP_HIDDEN void sp__first_give(void *p);
+SP_HIDDEN void sp__first_fork_lock(void);
+SP_HIDDEN void sp__first_fork_unlock(void);
+
 /* ---- event_arrays.c ---- */
 /* Arrays from 64 KiB up to full_cap events (the buffer_limit; 0 when
  * buffers are unbounded) live in slots of full_cap events of a slab, and

@@ -369,9 +369,24 @@ int sp__par_agree(sp_par_t *p, int rc) {
   return err == MPI_SUCCESS ? worst : SP_EMPI;
 }
 
+int sp__par_agree_then(sp_par_t *p, int rc, int (*root_then)(void *), void *arg) {
+  if (!p->active) return rc == 0 ? root_then(arg) : rc;
+  sp_mpi_impl_t *m = p->impl;
+  if (p->ranks_per_cpu > 1) {
+    int worst = rc;
+    int err = sp__mpi_polite_min_then(m->comm, p->rank, p->size, rc, &worst, root_then, arg);
+    return err == MPI_SUCCESS ? worst : SP_EMPI;
+  }
+  /* Ranks with cores of their own: an agreement, then rank 0's status. */
+  int worst = sp__par_agree(p, rc);
+  if (worst != 0) return worst; /* agreed: no rank goes on */
+  int mine = p->rank == 0 ? root_then(arg) : 0;
+  return MPI_Bcast(&mine, 1, MPI_INT, 0, m->comm) == MPI_SUCCESS ? mine : SP_EMPI;
+}
+
 /* ---- the columnar layout (columnar_write.c) ------------------------------- */
 
-enum { SP_TAG_SCAN = 7311, SP_TAG_BCAST_LEN = 7312, SP_TAG_BCAST = 7313, SP_TAG_SCAN_UP = 7314 };
+enum { SP_TAG_BCAST_LEN = 7312, SP_TAG_BCAST = 7313, SP_TAG_EACH = 7315 };
 
 /* Rank 0 sends count values of buf[r] (or of buf0 when bufs is NULL) to
  * every other rank r at once; returns when all are sent. */
@@ -396,85 +411,6 @@ static int sp_recv_politely(sp_par_t *p, void *buf, int count, MPI_Datatype t, i
   MPI_Request r;
   int err = MPI_Irecv(buf, count, t, 0, tag, ((sp_mpi_impl_t *)p->impl)->comm, &r);
   return err == MPI_SUCCESS ? sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE) : err;
-}
-
-/* Rank 0's side of sp_scan_politely: every rank's n values into all
- * (size x n), then each rank's prefix and the totals sent back. Without
- * memory it still receives every rank's values and answers every rank
- * (zeros); the status agreed next stops them. */
-static int sp_scan_at_root(sp_par_t *p, const int64_t *mine, int n, int64_t *total) {
-  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
-  const size_t size = (size_t)p->size;
-  int64_t *all = malloc(size * 3 * (size_t)n * sizeof *all); /* values, then messages */
-  MPI_Request *reqs = all ? malloc(size * sizeof *reqs) : NULL;
-  void **bufs = reqs ? malloc(size * sizeof *bufs) : NULL;
-  int err = MPI_SUCCESS;
-  if (bufs) {
-    memcpy(all, mine, (size_t)n * sizeof *all);
-    for (int r = 1; r < p->size && err == MPI_SUCCESS; r++)
-      err = MPI_Irecv(all + (size_t)r * n, n, MPI_INT64_T, r, SP_TAG_SCAN_UP, comm, &reqs[r - 1]);
-    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(p->size - 1, reqs, MPI_STATUSES_IGNORE);
-  } else {
-    int64_t junk[32];
-    for (int r = 1; r < p->size && err == MPI_SUCCESS; r++) {
-      MPI_Request q;
-      err = MPI_Irecv(junk, n, MPI_INT64_T, r, SP_TAG_SCAN_UP, comm, &q);
-      if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &q, MPI_STATUSES_IGNORE);
-    }
-  }
-  int64_t acc[32] = {0};
-  int64_t *msgs = bufs ? all + size * (size_t)n : NULL;
-  for (size_t r = 0; msgs && r < size; r++) {
-    memcpy(msgs + r * 2 * n, acc, (size_t)n * sizeof *acc);
-    for (int i = 0; i < n; i++) acc[i] += all[r * n + i];
-    bufs[r] = msgs + r * 2 * n;
-  }
-  for (size_t r = 0; msgs && r < size; r++) memcpy(msgs + r * 2 * n + n, acc, (size_t)n * 8);
-  /* Every rank gets an answer, zeros after a failure here. */
-  int64_t zeros[64] = {0};
-  const int ok = bufs && err == MPI_SUCCESS;
-  int serr = ok ? sp_send_all(p, bufs, NULL, 2 * n, MPI_INT64_T, SP_TAG_SCAN)
-                : sp_send_all(p, NULL, zeros, 2 * n, MPI_INT64_T, SP_TAG_SCAN);
-  if (ok) memcpy(total, acc, (size_t)n * sizeof *total); /* rank 0's prefix is 0 */
-  free(bufs);
-  free(reqs);
-  free(all);
-  return err != MPI_SUCCESS || serr != MPI_SUCCESS ? SP_EMPI : ok ? 0 : SP_ENOMEM;
-}
-
-/* The scan where ranks share CPUs: each rank sends rank 0 its n values
- * (of a fixed size, straight into place) and waits for its prefix and the totals, sleeping
- * (mpi_polite.c) instead of taking the CPU from ranks still working. */
-static int sp_scan_politely(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
-                            int64_t *total) {
-  if (p->rank == 0) return sp_scan_at_root(p, mine, n, total);
-  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
-  int64_t out[64] = {0};
-  MPI_Request r[2];
-  /* The answer's receive first, so it never waits for one. */
-  int err = MPI_Irecv(out, 2 * n, MPI_INT64_T, 0, SP_TAG_SCAN, comm, &r[0]);
-  if (err == MPI_SUCCESS) err = MPI_Isend(mine, n, MPI_INT64_T, 0, SP_TAG_SCAN_UP, comm, &r[1]);
-  if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(2, r, MPI_STATUSES_IGNORE);
-  memcpy(before, out, (size_t)n * sizeof *before);
-  memcpy(total, out + n, (size_t)n * sizeof *total);
-  return err == MPI_SUCCESS ? 0 : SP_EMPI;
-}
-
-int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {
-  if (n > 32) return SP_EINVAL;
-  for (int i = 0; i < n; i++) {
-    before[i] = 0;
-    total[i] = mine[i];
-  }
-  if (!p->active) return 0;
-  if (p->ranks_per_cpu > 1) return sp_scan_politely(p, mine, n, before, total);
-  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
-  int64_t tmp[32];
-  /* MPI_Exscan leaves rank 0's result undefined: it stays 0. */
-  if (MPI_Exscan(mine, tmp, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
-  for (int i = 0; p->rank > 0 && i < n; i++) before[i] = tmp[i];
-  if (MPI_Allreduce(mine, total, n, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) return SP_EMPI;
-  return 0;
 }
 
 hid_t sp__par_dxpl(sp_par_t *p) {
@@ -527,4 +463,42 @@ int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
   }
   if (!*buf) return SP_ENOMEM;
   return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
+int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *each, int k,
+                       int64_t *mine) {
+  static const int64_t zeros[8] = {0};
+  if (k > 8) return SP_EINVAL;
+  if (p->rank != 0) *len = -1; /* until rank 0's length comes */
+  if (p->rank == 0) memcpy(mine, each ? each : zeros, (size_t)k * sizeof *mine);
+  if (!p->active) return *len < 0 ? SP_EMPI : 0;
+  MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
+  if (p->ranks_per_cpu > 1) {
+    /* Each rank's values first: small, they go without waiting for their
+     * receivers, which have posted the receive before they wait for the
+     * blob (one wake-up for both). */
+    int err = MPI_SUCCESS;
+    if (p->rank == 0) {
+      void **bufs = each ? malloc((size_t)p->size * sizeof *bufs) : NULL;
+      for (int r = 0; bufs && r < p->size; r++) bufs[r] = (void *)(each + (size_t)r * (size_t)k);
+      err = sp_send_all(p, bufs, zeros, k, MPI_INT64_T, SP_TAG_EACH);
+      free(bufs);
+      if (each && !bufs) *len = -1; /* the values could not be told apart: a failure */
+      int brc = sp__par_bcast(p, buf, len);
+      return err != MPI_SUCCESS ? SP_EMPI : brc;
+    }
+    MPI_Request r;
+    err = MPI_Irecv(mine, k, MPI_INT64_T, 0, SP_TAG_EACH, comm, &r);
+    int brc = sp__par_bcast(p, buf, len);
+    if (err == MPI_SUCCESS) err = sp__mpi_polite_waitall(1, &r, MPI_STATUSES_IGNORE);
+    return err != MPI_SUCCESS ? SP_EMPI : brc;
+  }
+  int64_t *none = p->rank == 0 && !each ? calloc((size_t)p->size * (size_t)k, sizeof *none) : NULL;
+  if (p->rank == 0 && !each && !none) *len = -1; /* no values to scatter: a failure */
+  int brc = sp__par_bcast(p, buf, len);
+  int err = MPI_SUCCESS;
+  if (*len >= 0) /* rank 0's length came (the same on every rank): the values follow */
+    err = MPI_Scatter(each ? each : none, k, MPI_INT64_T, mine, k, MPI_INT64_T, 0, comm);
+  free(none);
+  return err != MPI_SUCCESS ? SP_EMPI : brc;
 }

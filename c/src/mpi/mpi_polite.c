@@ -102,6 +102,11 @@ static int sp_answer_all(MPI_Comm comm, int size, const int *answer, int down) {
 }
 
 int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst) {
+  return sp__mpi_polite_min_then(comm, rank, size, rc, worst, NULL, NULL);
+}
+
+int sp__mpi_polite_min_then(MPI_Comm comm, int rank, int size, int rc, int *worst,
+                            int (*root_then)(void *), void *arg) {
   *worst = rc;
   if (rank != 0) return sp_ask_root(comm, &rc, TAG_MIN, worst, TAG_MIN);
   /* One message at a time, from whichever rank sent it: nothing to
@@ -113,6 +118,7 @@ int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst) {
     err = sp_recv_any(comm, &theirs, MPI_INT, TAG_MIN, &from);
     if (err == MPI_SUCCESS && theirs < *worst) *worst = theirs;
   }
+  if (err == MPI_SUCCESS && *worst == 0 && root_then) *worst = root_then(arg);
   return err == MPI_SUCCESS ? sp_answer_all(comm, size, worst, TAG_MIN) : err;
 }
 

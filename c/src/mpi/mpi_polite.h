@@ -22,6 +22,11 @@ int sp__mpi_polite_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
 
 /* *worst = the smallest rc of all ranks. */
 int sp__mpi_polite_min(MPI_Comm comm, int rank, int size, int rc, int *worst);
+/* The same, and where it is 0 rank 0 runs root_then(arg) before it
+ * answers: every rank gets that call's status in *worst, in the one
+ * answer (par.h, sp__par_agree_then). */
+int sp__mpi_polite_min_then(MPI_Comm comm, int rank, int size, int rc, int *worst,
+                            int (*root_then)(void *), void *arg);
 
 /* Rank 0 gets every rank's blob of len bytes, concatenated in rank order
  * in *all, rank r's from (*offs)[r] to (*offs)[r + 1]. Other ranks get

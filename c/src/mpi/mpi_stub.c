@@ -71,13 +71,9 @@ int sp__par_agree(sp_par_t *p, int rc) {
   (void)p;
   return rc;
 }
-int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before, int64_t *total) {
+int sp__par_agree_then(sp_par_t *p, int rc, int (*root_then)(void *), void *arg) {
   (void)p;
-  for (int i = 0; i < n; i++) {
-    before[i] = 0;
-    total[i] = mine[i];
-  }
-  return 0;
+  return rc == 0 ? root_then(arg) : rc;
 }
 hid_t sp__par_dxpl(sp_par_t *p) {
   (void)p;
@@ -85,6 +81,12 @@ hid_t sp__par_dxpl(sp_par_t *p) {
 }
 int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
   (void)p, (void)buf;
+  return *len < 0 ? SP_EMPI : 0;
+}
+int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *each, int k,
+                       int64_t *mine) {
+  (void)p, (void)buf;
+  for (int i = 0; i < k; i++) mine[i] = each ? each[i] : 0;
   return *len < 0 ? SP_EMPI : 0;
 }
 int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len) {

@@ -71,15 +71,16 @@ SP_HIDDEN int sp__par_raw_round(sp_par_t *p, sp_block_t *blocks, int n, const ch
 SP_HIDDEN int sp__par_raw_close(sp_par_t *p);
 /* Writes blocks of buf at their offsets, this rank alone (independent). */
 SP_HIDDEN int sp__par_raw_write_at(sp_par_t *p, const sp_block_t *blocks, int n, const char *buf);
-/* The columnar layout (columnar_write.c): before[i] the sum of mine[i]
- * over the ranks below this one (MPI_Exscan), total[i] over all ranks;
- * n <= 32. Without MPI before is 0 and total mine. Collective. */
-SP_HIDDEN int sp__par_scan_i64(sp_par_t *p, const int64_t *mine, int n, int64_t *before,
-                               int64_t *total);
 /* Rank 0's blob (*buf, *len; len -1: rank 0 failed) to every rank: the
  * others get a malloc'd copy in *buf (NULL when rank 0 failed, then
  * SP_EMPI). Collective. */
 SP_HIDDEN int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len);
+/* sp__par_bcast, and with it rank r's k values each[r * k .. + k) from
+ * rank 0 into mine on rank r (rank 0's own too; zeros where each is NULL
+ * on rank 0); k <= 8. Where ranks share cores a waiting rank wakes once
+ * for both. Collective. */
+SP_HIDDEN int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *each, int k,
+                                 int64_t *mine);
 /* A transfer list for parallel HDF5's collective writes (H5FD_MPIO_COLLECTIVE);
  * the default one without MPI. */
 SP_HIDDEN hid_t sp__par_dxpl(sp_par_t *p);
@@ -92,5 +93,10 @@ SP_HIDDEN int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, 
 SP_HIDDEN int sp__par_recv_blob(sp_par_t *p, int from, int tag, char **blob, int64_t *len);
 /* The first nonzero rc of any rank (collective); rc when not active. */
 SP_HIDDEN int sp__par_agree(sp_par_t *p, int rc);
+/* sp__par_agree, and where that is 0, root_then(arg)'s status on rank 0,
+ * which every rank returns: rank 0's next piece of work rides in the
+ * agreement's answer, where ranks share cores one exchange instead of two
+ * (finalize.c's publish). Collective; root_then runs on rank 0 only. */
+SP_HIDDEN int sp__par_agree_then(sp_par_t *p, int rc, int (*root_then)(void *), void *arg);
 
 #endif

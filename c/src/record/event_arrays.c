@@ -13,7 +13,7 @@
  * writer traded back) wait on a free list, and all mappings are unmapped
  * together at finalize. Arrays that grow past the limit (a region open
  * across a full buffer, or no flush_to_disk) and small ones stay with
- * malloc/realloc.
+ * malloc/realloc; first buffers come from first_pages.c.
  *
  * The flush writer trades arrays between threads, so the slab belongs to
  * the process, under one mutex; it is used when an array is created,
@@ -128,7 +128,8 @@ int64_t sp__slab_slot_cap(void) {
 }
 
 sp_event_t *sp__event_array_new_cold(int64_t cap) {
-  void *p = cap > 0 && cap == sp__slab_slot_cap() ? sp__slab_take() : NULL;
+  void *p = cap == SP_FIRST_CAP ? sp__first_take() : NULL; /* first_pages.c */
+  if (!p && cap > 0 && cap == sp__slab_slot_cap()) p = sp__slab_take();
   if (!p) p = malloc((size_t)cap * sizeof(sp_event_t)); /* also when no slot could be mapped */
   return p;
 }
@@ -142,6 +143,10 @@ sp_event_t *sp__event_array_new(int64_t cap) {
 
 void sp__event_array_free(sp_event_t *ev) {
   if (!ev) return;
+  if (sp__first_owns(ev)) {
+    sp__first_give(ev);
+    return;
+  }
   if (!sp__slab_owns(ev)) {
     free(ev);
     return;
@@ -172,6 +177,12 @@ void sp__event_arrays_release(void) {
 }
 
 /* Held across fork() so the child's copy of the slab is consistent. */
-void sp__event_arrays_fork_lock(void) { pthread_mutex_lock(&sp_slab.mu); }
+void sp__event_arrays_fork_lock(void) {
+  pthread_mutex_lock(&sp_slab.mu);
+  sp__first_fork_lock();
+}
 
-void sp__event_arrays_fork_unlock(void) { pthread_mutex_unlock(&sp_slab.mu); }
+void sp__event_arrays_fork_unlock(void) {
+  sp__first_fork_unlock();
+  pthread_mutex_unlock(&sp_slab.mu);
+}

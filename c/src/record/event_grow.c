@@ -32,6 +32,7 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
   const size_t grown = (size_t)(ncap > cap ? ncap - cap : 0) * sizeof *ev;
   if (!ev) { /* a first buffer, faulted in by the stock's thread */
     sp_event_t *ne = sp__stock_take(ncap, 0);
+    if (!ne && ncap == SP_FIRST_CAP) ne = sp__event_array_new(ncap); /* first_pages.c */
     if (ne) return ne;
   }
   /* The next growth's pages are faulted in ahead (two doublings), by the
@@ -57,6 +58,13 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
   if (ne) {
     if (used > 0) memcpy(ne, ev, (size_t)used * sizeof *ev);
     sp__event_array_free(ev);
+    return ne;
+  }
+  if (sp__first_owns(ev)) { /* not malloc's: moved by hand */
+    ne = malloc((size_t)ncap * sizeof *ne);
+    if (ne && used > 0) memcpy(ne, ev, (size_t)used * sizeof *ev);
+    if (ne) sp__first_give(ev);
+    if (ne) sp__event_pages_touch(ne + used, (size_t)(ncap - used) * sizeof *ne);
     return ne;
   }
   /* realloc moves a large block by remapping it, without a copy. */

@@ -410,25 +410,38 @@ typedef struct sp_fin_step {
   int (*run)(sp_fin_t *f);        /* this rank's part: 0 or an SP_E code */
   int (*when)(const sp_fin_t *f); /* NULL: always */
   int slot;                       /* SP_FIN_PLANS.. of the verbose phase times, or UNTIMED */
+  int root_alone;                 /* run by rank 0 alone (0 elsewhere): inside the
+                                   * previous step's agreement (sp_fin_run) */
 } sp_fin_step_t;
 
 static const sp_fin_step_t sp_fin_steps[] = {
-    {"output and layout choice", sp_fin_output, NULL, SP_FIN_UNTIMED},
-    {"columnar", sp_fin_columnar, sp_fin_if_columnar, SP_FIN_LAYOUT},
-    {"plans", sp_fin_plans, sp_fin_if_ranks, SP_FIN_PLANS},
-    {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_ranks, SP_FIN_PLANS},
-    {"room", sp_fin_room, sp_fin_if_ranks, SP_FIN_LAYOUT},
-    {"layout", sp_fin_layout, sp_fin_if_ranks, SP_FIN_LAYOUT},
-    {"offsets sent", sp_fin_offsets_send, sp_fin_if_by_root, SP_FIN_LAYOUT},
-    {"raw data", sp_fin_raw, sp_fin_if_ranks, SP_FIN_RAW},
-    {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED},
-    {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED},
-    {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED},
-    {"io files", sp_fin_io, sp_fin_if_io, SP_FIN_UNTIMED},
-    {"values", sp_fin_values, sp_fin_if_values, SP_FIN_UNTIMED},
-    {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED},
-    {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED},
+    {"output and layout choice", sp_fin_output, NULL, SP_FIN_UNTIMED, 0},
+    {"columnar", sp_fin_columnar, sp_fin_if_columnar, SP_FIN_LAYOUT, 0},
+    {"plans", sp_fin_plans, sp_fin_if_ranks, SP_FIN_PLANS, 0},
+    {"offset arrays", sp_fin_offsets_alloc, sp_fin_if_ranks, SP_FIN_PLANS, 0},
+    {"room", sp_fin_room, sp_fin_if_ranks, SP_FIN_LAYOUT, 0},
+    {"layout", sp_fin_layout, sp_fin_if_ranks, SP_FIN_LAYOUT, 0},
+    {"offsets sent", sp_fin_offsets_send, sp_fin_if_by_root, SP_FIN_LAYOUT, 0},
+    {"raw data", sp_fin_raw, sp_fin_if_ranks, SP_FIN_RAW, 0},
+    {"likwid", sp_fin_likwid, sp_fin_if_likwid, SP_FIN_UNTIMED, 0},
+    {"samples", sp_fin_samples, sp_fin_if_ranks, SP_FIN_UNTIMED, 0},
+    {"completions", sp_fin_done, sp_fin_if_ranks, SP_FIN_UNTIMED, 0},
+    {"io files", sp_fin_io, sp_fin_if_io, SP_FIN_UNTIMED, 0},
+    {"values", sp_fin_values, sp_fin_if_values, SP_FIN_UNTIMED, 0},
+    {"publish", sp_fin_publish, sp_fin_if_trace, SP_FIN_UNTIMED, 1},
+    {"aggregates", sp_fin_aggregates, sp_fin_if_aggregates, SP_FIN_UNTIMED, 0},
 };
+
+/* A step to run inside an agreement (sp__par_agree_then). */
+typedef struct sp_fin_call {
+  sp_fin_t *f;
+  const sp_fin_step_t *step;
+} sp_fin_call_t;
+
+static int sp_fin_call(void *arg) {
+  const sp_fin_call_t *c = arg;
+  return c->step->run(c->f);
+}
 
 /* The deadlock rule, kept here once: every rank takes part in every
  * agreement, a rank that failed arrives with its status instead of
@@ -436,12 +449,26 @@ static const sp_fin_step_t sp_fin_steps[] = {
  * of their collectives) runs any more, on any rank. rc is this rank's
  * status on entry (sp__par_begin's); the agreed one is returned. */
 static int sp_fin_run(sp_fin_t *f, int rc) {
-  for (size_t i = 0; i < sizeof sp_fin_steps / sizeof *sp_fin_steps; i++) {
+  const size_t n = sizeof sp_fin_steps / sizeof *sp_fin_steps;
+  for (size_t i = 0; i < n; i++) {
     const sp_fin_step_t *s = &sp_fin_steps[i];
     if (s->when && !s->when(f)) continue;
     const double t0 = sp_seconds(), cpu0 = sp_cpu_seconds();
     if (rc == 0) rc = s->run(f);
-    rc = sp__par_agree(f->par, rc);
+    /* A next step of rank 0 alone runs inside this agreement: where ranks
+     * share cores its own agreement cost every rank another wake-up, 1-5 ms
+     * of a 16-rank finalize on 2 cores (docs/performance.md, "fewer
+     * exchanges, first pages kept"). Ranks that disagree on which step is next have
+     * failed: the agreement's answer is that failure on every rank. */
+    size_t k = i + 1;
+    while (k < n && sp_fin_steps[k].when && !sp_fin_steps[k].when(f)) k++;
+    if (k < n && sp_fin_steps[k].root_alone) {
+      sp_fin_call_t call = {f, &sp_fin_steps[k]};
+      rc = sp__par_agree_then(f->par, rc, sp_fin_call, &call);
+      i = k;
+    } else {
+      rc = sp__par_agree(f->par, rc);
+    }
     if (s->slot != SP_FIN_UNTIMED) {
       f->times->phase[s->slot] += sp_seconds() - t0;
       f->times->cpu[s->slot] += sp_cpu_seconds() - cpu0;
@@ -449,6 +476,20 @@ static int sp_fin_run(sp_fin_t *f, int rc) {
     if (rc != 0) break; /* agreed: every rank stops here */
   }
   return rc;
+}
+
+/* Returns on rank 0 once every rank has removed its spill file, at once
+ * on the others: a notice to rank 0 (a gather of nothing), not an
+ * agreement, whose answer kept every rank waiting on rank 0's wake-up
+ * and its sends one rank after the other, 1-5 ms of a 16-rank finalize
+ * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept"). */
+static void sp_fin_spill_gone(sp_par_t *par) {
+  if (!par->active) return;
+  char *all = NULL;
+  int64_t *at = NULL;
+  (void)sp__par_gather_root(par, "", 0, &all, &at); /* MPI failing here fails no file */
+  free(all);
+  free(at);
 }
 
 /* The second clock measurement (clock_offset.c). */
@@ -522,7 +563,7 @@ int sp__finalize_session(void) {
     }
     sp__spill_close(1);
     if (trace_file) { /* every rank's spill file is gone: then the note */
-      sp__par_agree(&par, 0);
+      sp_fin_spill_gone(&par);
       if (par.rank == 0) sp__spill_note_clear();
     }
     if (differs) rc = SP_EPATH; /* the profile is at rank 0's file_path (said there) */

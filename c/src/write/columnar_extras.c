@@ -29,9 +29,11 @@
  *                                wait_region and post_region as region_table
  *                                indices; only when some rank has any
  *
- * Every rank sends rank 0 its metadata, its regions that have a source
- * and its samples; rank 0 writes them into the finished file with serial
- * HDF5 (as the per-rank layout's samples and LIKWID results). */
+ * Every rank sends rank 0 its metadata, its regions that have a source,
+ * its samples and completions in one blob, with its names in the columnar
+ * step's first exchange (columnar_plan.c); rank 0 writes them into the
+ * file with serial HDF5 (as the per-rank layout's samples and LIKWID
+ * results) once its own slices are in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +41,6 @@
 #include "completions_write.h"
 #include "h5_attr.h"
 #include "layout_meta.h"
-#include "par_gather.h"
 #include "samples_write.h"
 
 /* A dataset of n UTF-8 strings (variable length) under g. */
@@ -297,23 +298,6 @@ static int sp_ex_done_serial(const sp_local_t *ls, int nranks, sp_ex_blobs_t *ou
   return rc;
 }
 
-/* Finalize: every rank's completions to rank 0 (nothing when no rank has any). */
-static int sp_ex_done_gather(sp_par_t *par, const sp_spill_file_t *spill, sp_ex_blobs_t *out) {
-  char *blob = NULL;
-  int64_t len = 0;
-  if (sp__done_blob(spill, &blob, &len) != 0) { /* the rest is written all the same */
-    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the MPI request completions are lost");
-    free(blob);
-    blob = NULL;
-    len = 0;
-  }
-  if (sp__par_agree(par, len > 0 ? -1 : 0) != -1) { /* no rank has any */
-    free(blob);
-    return 0;
-  }
-  return sp__par_gather_own(par, blob, len, &out->all, &out->at);
-}
-
 int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nranks,
                                const sp_col_local_t *c) {
   sp_rank_plan_t *plans = calloc((size_t)nranks + 1, sizeof *plans);
@@ -345,34 +329,80 @@ int sp__columnar_extras_serial(const char *path, const sp_local_t *ls, int nrank
   return rc;
 }
 
-int sp__columnar_extras(sp_par_t *par, const char *path, const sp_local_t *l,
-                        const sp_col_local_t *c, int rc) {
-  char *blob = NULL, *all = NULL, *sall = NULL;
-  int64_t len = 0, *at = NULL, *sat = NULL, one[2] = {0, 0};
-  if (rc == 0) rc = sp_ex_pack(l, &blob, &len);
-  if (par->active) { /* taken part in after a failure too, with nothing */
-    int grc = sp__par_gather_root(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &at);
-    if (rc == 0) rc = grc;
-  } else {
-    one[1] = len;
-    all = blob;
-    blob = NULL;
+/* The three lengths that begin a rank's extras blob. */
+typedef struct sp_ex_head {
+  int64_t plan, samples, done;
+} sp_ex_head_t;
+
+int sp__columnar_extras_pack(const sp_local_t *l, char **blob, int64_t *len) {
+  char *b[3] = {NULL, NULL, NULL};
+  int64_t n[3] = {0, 0, 0};
+  int rc = sp_ex_pack(l, &b[0], &n[0]);
+  if (rc == 0) sp__samples_blob(&l->spill, &b[1], &n[1]);
+  if (rc == 0 && sp__done_blob(&l->spill, &b[2], &n[2]) != 0) {
+    /* the rest is written all the same */
+    sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the MPI request completions are lost");
+    free(b[2]);
+    b[2] = NULL;
+    n[2] = 0;
   }
-  int any = 0;
-  int src = sp__samples_gather(par, &l->spill, &sall, &sat, &any);
-  if (rc == 0) rc = src;
-  sp_ex_blobs_t done = {NULL, NULL};
-  int drc = sp_ex_done_gather(par, &l->spill, &done);
-  if (rc == 0) rc = drc;
-  if (rc == 0 && par->rank == 0)
-    rc = sp_ex_write_gathered(path, par->size, all, par->active ? at : one, sall, any ? sat : NULL,
-                              &done, c);
-  free(done.all);
-  free(done.at);
-  free(blob);
-  free(all);
-  free(at);
-  free(sall);
-  free(sat);
+  const sp_ex_head_t h = {n[0], n[1], n[2]};
+  *len = (int64_t)sizeof h + n[0] + n[1] + n[2];
+  *blob = rc == 0 ? malloc((size_t)*len) : NULL;
+  if (rc == 0 && !*blob) rc = SP_ENOMEM;
+  if (rc == 0) {
+    memcpy(*blob, &h, sizeof h);
+    char *at = *blob + sizeof h;
+    for (int k = 0; k < 3; k++) {
+      if (n[k] > 0) memcpy(at, b[k], (size_t)n[k]);
+      at += n[k];
+    }
+  }
+  for (int k = 0; k < 3; k++) free(b[k]);
+  if (rc != 0) *len = 0;
+  return rc;
+}
+
+/* Part k (0 plan, 1 samples, 2 completions) of every rank's blob into
+ * *out and *outat (rank r's at (*outat)[r]); 0 also sets *any (some rank
+ * has one of length > 0). A damaged blob: SP_EMPI. */
+static int sp_ex_part(int nranks, const char *all, const int64_t *at, int k, char **out,
+                      int64_t **outat, int *any) {
+  *outat = calloc((size_t)nranks + 1, sizeof **outat);
+  *out = malloc((size_t)(at[nranks] > 0 ? at[nranks] : 1));
+  if (!*outat || !*out) return SP_ENOMEM;
+  *any = 0;
+  for (int r = 0; r < nranks; r++) {
+    const int64_t n = at[r + 1] - at[r];
+    sp_ex_head_t h = {0, 0, 0};
+    if (n > 0 && n < (int64_t)sizeof h) return SP_EMPI;
+    if (n > 0) memcpy(&h, all + at[r], sizeof h);
+    const int64_t len[3] = {h.plan, h.samples, h.done};
+    if (len[0] < 0 || len[1] < 0 || len[2] < 0 ||
+        (n > 0 && len[0] + len[1] + len[2] != n - (int64_t)sizeof h))
+      return SP_EMPI;
+    const int64_t from = at[r] + (int64_t)sizeof h + (k > 0 ? len[0] : 0) + (k > 1 ? len[1] : 0);
+    if (len[k] > 0) memcpy(*out + (*outat)[r], all + from, (size_t)len[k]);
+    (*outat)[r + 1] = (*outat)[r] + len[k];
+    *any |= len[k] > 0;
+  }
+  return 0;
+}
+
+int sp__columnar_extras_write(const char *path, int nranks, const char *all, const int64_t *at,
+                              const sp_col_local_t *c) {
+  char *part[3] = {NULL, NULL, NULL};
+  int64_t *pat[3] = {NULL, NULL, NULL};
+  int any[3] = {0, 0, 0}, rc = 0;
+  for (int k = 0; rc == 0 && k < 3; k++)
+    rc = sp_ex_part(nranks, all, at, k, &part[k], &pat[k], &any[k]);
+  sp_ex_blobs_t done = {part[2], any[2] ? pat[2] : NULL};
+  if (rc == 0)
+    rc = sp_ex_write_gathered(path, nranks, part[0], pat[0], part[1], any[1] ? pat[1] : NULL, &done,
+                              c);
+  for (int k = 0; k < 3; k++) {
+    free(part[k]);
+    free(pat[k]);
+  }
   return rc;
 }

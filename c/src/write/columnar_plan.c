@@ -13,9 +13,11 @@
  * call still open when it starts (postproc/src/reader_tree.c's rule), so
  * the tree the ids define is the one the stamps give.
  *
- * The names: every rank's region names are gathered on rank 0, made
- * distinct (a hash set) and sorted there, and the table is broadcast; a
- * region's id is its place in it, found by each rank in its copy. */
+ * The names: every rank's region names are gathered on rank 0 (with its
+ * counts and extras: one exchange), made distinct (a hash set) and sorted
+ * there, and the table goes back to every rank (columnar_write.c); a
+ * region's id is its place in it, found by each rank in its copy. The
+ * call ids do not wait for it: ties are broken by name, the ids' order. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,16 +26,20 @@
 #include "layout.h"
 #include "raw_write.h"
 
-/* What each rank sends besides its names: the metadata group's figures. */
+/* What each rank sends before its names and extras: the metadata
+ * group's figures, its counts (rank 0 makes every rank's place in the
+ * columns from them) and the lengths of what follows. */
 typedef struct sp_col_head {
   int64_t wall_time, events_lost;
   int32_t nthreads, clock_tsc;
   char host[64];
+  int64_t count[SP_COL_COUNTS]; /* pairs, events, any MPI region, the caller's flag */
+  int64_t names_len, extras_len;
 } sp_col_head_t;
 
 /* The events of l into columns in anonymous memory, through the rank<N>
  * layout's code (raw_write.c) with the columns' places as offsets. */
-static int sp_col_events(const sp_local_t *l, int mpi_columns, sp_col_local_t *c) {
+static int sp_col_events(const sp_local_t *l, sp_col_local_t *c) {
   const int64_t n = c->nevents;
   if (n == 0) return 0;
   c->map_len = (size_t)n * 40; /* start, end, bytes: 8 each; tid, peer, tag, comm: 4 each */
@@ -72,21 +78,26 @@ static int sp_col_events(const sp_local_t *l, int mpi_columns, sp_col_local_t *c
   c->peer = (int32_t *)(void *)(m + 28 * n);
   c->tag = (int32_t *)(void *)(m + 32 * n);
   c->comm = (int32_t *)(void *)(m + 36 * n);
+  return 0;
+}
+
+void sp__col_local_mpi_fill(const sp_local_t *l, sp_col_local_t *c) {
   /* Not an MPI call region: unknown. Only where the columns are written:
    * filling them touched 20 bytes an event of fresh pages for nothing. */
-  for (int64_t p = 0; mpi_columns && p < c->npairs; p++)
+  for (int64_t p = 0; c->map && p < c->npairs; p++)
     for (uint64_t i = c->first[p]; !l->plan.regions[p].mpi_extra && i < c->first[p] + c->count[p];
          i++) {
       c->bytes[i] = -1;
       c->peer[i] = c->tag[i] = c->comm[i] = -1;
     }
-  return 0;
 }
 
-/* The sweep's order: thread, start, end descending, region, place. */
+/* The sweep's order: thread, start, end descending, region (by name, as
+ * the ids of the name table order: known before the table is), place. */
 typedef struct sp_col_sort {
   const sp_col_local_t *c;
-  const uint32_t *gid; /* of each event */
+  const uint32_t *pair;           /* of each event */
+  const sp_plan_region_t *region; /* of each pair */
 } sp_col_sort_t;
 
 static int sp_col_cmp(const void *a, const void *b, void *arg) {
@@ -96,7 +107,10 @@ static int sp_col_cmp(const void *a, const void *b, void *arg) {
   if (c->tid[i] != c->tid[j]) return c->tid[i] < c->tid[j] ? -1 : 1;
   if (c->start[i] != c->start[j]) return c->start[i] < c->start[j] ? -1 : 1;
   if (c->end[i] != c->end[j]) return c->end[i] > c->end[j] ? -1 : 1;
-  if (s->gid[i] != s->gid[j]) return s->gid[i] < s->gid[j] ? -1 : 1;
+  if (s->pair[i] != s->pair[j]) {
+    const int o = strcmp(s->region[s->pair[i]].name, s->region[s->pair[j]].name);
+    if (o != 0) return o;
+  }
   return (i > j) - (i < j);
 }
 
@@ -174,19 +188,19 @@ static int sp_col_order(const sp_col_local_t *c, sp_col_sort_t *s, int64_t *orde
 
 /* call_id: the call's place in the sweep order; parent_id: the id of the
  * innermost call of its thread still open (ending at or after its end). */
-static int sp_col_ids(sp_col_local_t *c) {
+static int sp_col_ids(const sp_local_t *l, sp_col_local_t *c) {
   const int64_t n = c->nevents;
   if (n == 0) return 0;
   int64_t *order = malloc((size_t)n * sizeof *order);
-  uint32_t *gid = malloc((size_t)n * sizeof *gid);
+  uint32_t *pair = malloc((size_t)n * sizeof *pair);
   int64_t *stack = malloc((size_t)n * sizeof *stack);
   c->call_id = malloc((size_t)n * sizeof *c->call_id);
   c->parent_id = malloc((size_t)n * sizeof *c->parent_id);
-  int rc = order && gid && stack && c->call_id && c->parent_id ? 0 : SP_ENOMEM;
+  int rc = order && pair && stack && c->call_id && c->parent_id ? 0 : SP_ENOMEM;
   for (int64_t p = 0; rc == 0 && p < c->npairs; p++)
-    for (uint64_t i = c->first[p]; i < c->first[p] + c->count[p]; i++) gid[i] = c->gid[p];
+    for (uint64_t i = c->first[p]; i < c->first[p] + c->count[p]; i++) pair[i] = (uint32_t)p;
   if (rc == 0) {
-    sp_col_sort_t s = {c, gid};
+    sp_col_sort_t s = {c, pair, l->plan.regions};
     if (sp_col_order(c, &s, order) != 0) {
       for (int64_t i = 0; i < n; i++) order[i] = i;
       qsort_r(order, (size_t)n, sizeof *order, sp_col_cmp, &s);
@@ -204,22 +218,28 @@ static int sp_col_ids(sp_col_local_t *c) {
     }
   }
   free(order);
-  free(gid);
+  free(pair);
   free(stack);
   return rc;
 }
 
-/* This rank's blob: its head, then its names, each ending in NUL. */
-static int sp_col_pack(const sp_local_t *l, char **blob, int64_t *len) {
+/* This rank's blob: its head, its names (each ending in NUL), then its
+ * extras (xblob, xlen bytes). */
+static int sp_col_pack(const sp_local_t *l, const sp_col_local_t *c, int64_t flag,
+                       const char *xblob, int64_t xlen, char **blob, int64_t *len) {
   const sp_rank_plan_t *pl = &l->plan;
-  int64_t n = (int64_t)sizeof(sp_col_head_t);
-  for (int32_t i = 0; i < pl->nregions; i++) n += (int64_t)pl->regions[i].len + 1;
+  int64_t names = 0;
+  for (int32_t i = 0; i < pl->nregions; i++) names += (int64_t)pl->regions[i].len + 1;
+  const int64_t n = (int64_t)sizeof(sp_col_head_t) + names + xlen;
   *blob = malloc((size_t)n);
   if (!*blob) return SP_ENOMEM;
   sp_col_head_t h = {.wall_time = pl->wall_time,
                      .events_lost = pl->events_lost,
                      .nthreads = pl->nthreads,
-                     .clock_tsc = pl->clock_tsc};
+                     .clock_tsc = pl->clock_tsc,
+                     .count = {c->npairs, c->nevents, c->any_mpi, flag},
+                     .names_len = names,
+                     .extras_len = xlen};
   memcpy(h.host, pl->host, sizeof h.host);
   h.host[sizeof h.host - 1] = '\0';
   memcpy(*blob, &h, sizeof h);
@@ -229,7 +249,22 @@ static int sp_col_pack(const sp_local_t *l, char **blob, int64_t *len) {
     at[pl->regions[i].len] = '\0';
     at += pl->regions[i].len + 1;
   }
+  if (xlen > 0) memcpy(at, xblob, (size_t)xlen);
   *len = n;
+  return 0;
+}
+
+/* Rank r's head; SP_EMPI when its blob cannot hold it and its parts (a
+ * failed rank sent nothing; a damaged message). */
+static int sp_col_head_of(const char *all, const int64_t *at, int r, sp_col_head_t *h) {
+  const int64_t n = at[r + 1] - at[r];
+  if (n < (int64_t)sizeof *h) return SP_EMPI;
+  memcpy(h, all + at[r], sizeof *h);
+  if (h->names_len < 0 || h->extras_len < 0 ||
+      h->names_len + h->extras_len != n - (int64_t)sizeof *h)
+    return SP_EMPI;
+  if (h->names_len > 0 && all[at[r] + (int64_t)sizeof *h + h->names_len - 1] != '\0')
+    return SP_EMPI;
   return 0;
 }
 
@@ -239,11 +274,10 @@ static int sp_str_cmp(const void *a, const void *b) {
 
 /* Whether rank r's names are rank r - 1's, byte for byte (as when the
  * ranks run the same code): then they are in the set already. */
-static int sp_col_names_repeat(const char *all, const int64_t *at, int r) {
-  const int64_t h = (int64_t)sizeof(sp_col_head_t);
-  const int64_t len = at[r + 1] - at[r] - h;
-  return r > 0 && len == at[r] - at[r - 1] - h &&
-         memcmp(all + at[r] + h, all + at[r - 1] + h, (size_t)len) == 0;
+static int sp_col_names_repeat(const char *all, const int64_t *at, const sp_col_head_t *h, int r) {
+  const int64_t hs = (int64_t)sizeof(sp_col_head_t);
+  return r > 0 && h[r].names_len == h[r - 1].names_len &&
+         memcmp(all + at[r] + hs, all + at[r - 1] + hs, (size_t)h[r].names_len) == 0;
 }
 
 /* Rank 0: the distinct names of all blobs, by a hash set, sorted. *out
@@ -251,14 +285,14 @@ static int sp_col_names_repeat(const char *all, const int64_t *at, int r) {
  * rank's is passed over: hashing every rank's names was 1.2 ms of rank
  * 0's CPU at 16 ranks x 1,000 regions, on the way of every other rank
  * (docs/performance.md, "the columnar finalize's rounds"). */
-static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char ***out,
-                           int64_t *n) {
+static int sp_col_distinct(const char *all, const int64_t *at, const sp_col_head_t *h, int nranks,
+                           char ***out, int64_t *n) {
+  const int64_t hs = (int64_t)sizeof(sp_col_head_t);
   int64_t total = 0;
-  for (int r = 0; r < nranks; r++) {
-    const int64_t from =
-        sp_col_names_repeat(all, at, r) ? at[r + 1] : at[r] + (int64_t)sizeof(sp_col_head_t);
-    for (int64_t k = from; k < at[r + 1]; k++) total += all[k] == '\0';
-  }
+  for (int r = 0; r < nranks; r++)
+    for (int64_t k = sp_col_names_repeat(all, at, h, r) ? h[r].names_len : 0; k < h[r].names_len;
+         k++)
+      total += all[at[r] + hs + k] == '\0';
   uint64_t cap = 16;
   while (cap < 2 * (uint64_t)total) cap *= 2;
   const char **set = calloc(cap, sizeof *set);
@@ -268,43 +302,65 @@ static int sp_col_distinct(const char *all, const int64_t *at, int nranks, char 
     return SP_ENOMEM;
   }
   *n = 0;
-  for (int r = 0; r < nranks; r++)
-    for (int64_t k = sp_col_names_repeat(all, at, r) ? at[r + 1]
-                                                     : at[r] + (int64_t)sizeof(sp_col_head_t);
-         k < at[r + 1];) {
+  for (int r = 0; r < nranks; r++) {
+    const int64_t end = at[r] + hs + h[r].names_len;
+    for (int64_t k = sp_col_names_repeat(all, at, h, r) ? end : at[r] + hs; k < end;) {
       const char *s = all + k;
       const size_t len = strlen(s);
-      uint64_t h = sp__name_hash(s, len) & (cap - 1);
-      while (set[h] && strcmp(set[h], s) != 0) h = (h + 1) & (cap - 1);
-      if (!set[h]) (*out)[(*n)++] = (char *)(set[h] = s);
+      uint64_t x = sp__name_hash(s, len) & (cap - 1);
+      while (set[x] && strcmp(set[x], s) != 0) x = (x + 1) & (cap - 1);
+      if (!set[x]) (*out)[(*n)++] = (char *)(set[x] = s);
       k += (int64_t)len + 1;
     }
+  }
   free(set);
   qsort(*out, (size_t)*n, sizeof **out, sp_str_cmp);
   return 0;
 }
 
-/* Rank 0: the table every rank receives: a head (rank 0's host and time,
- * lost events summed, most threads) and the sorted distinct names. */
-static int sp_col_table_make(const char *all, const int64_t *at, int nranks, char **table,
-                             int64_t *len) {
-  sp_col_head_t head = {0};
+/* Rank 0: the sums of the counts over the ranks, each rank's place (the
+ * pairs and events of the ranks below it), and every rank's extras. */
+static int sp_col_sums(const char *all, const int64_t *at, const sp_col_head_t *h, int nranks,
+                       sp_col_local_t *c) {
+  c->before_all = calloc((size_t)nranks + 1, SP_COL_PLACE * sizeof *c->before_all);
+  c->xat = calloc((size_t)nranks + 1, sizeof *c->xat);
+  c->xall = malloc((size_t)(at[nranks] > 0 ? at[nranks] : 1));
+  if (!c->before_all || !c->xat || !c->xall) return SP_ENOMEM;
+  const int64_t hs = (int64_t)sizeof(sp_col_head_t);
   for (int r = 0; r < nranks; r++) {
-    if (at[r + 1] - at[r] < (int64_t)sizeof head) return SP_EMPI;
-    sp_col_head_t h;
-    memcpy(&h, all + at[r], sizeof h);
-    if (r == 0) head = h;
-    if (r > 0) head.events_lost += h.events_lost;
-    if (h.nthreads > head.nthreads) head.nthreads = h.nthreads;
+    for (int k = 0; k < SP_COL_PLACE; k++)
+      c->before_all[(size_t)r * SP_COL_PLACE + k] = c->total[k];
+    for (int k = 0; k < SP_COL_COUNTS; k++) c->total[k] += h[r].count[k];
+    memcpy(c->xall + c->xat[r], all + at[r] + hs + h[r].names_len, (size_t)h[r].extras_len);
+    c->xat[r + 1] = c->xat[r] + h[r].extras_len;
+  }
+  return 0;
+}
+
+/* Rank 0: the table every rank receives (a head: rank 0's host and time,
+ * lost events summed, most threads; the sorted distinct names), and into
+ * c the sums over the ranks, each rank's place and the extras. */
+static int sp_col_table_make(const char *all, const int64_t *at, int nranks, char **table,
+                             int64_t *len, sp_col_local_t *c) {
+  sp_col_head_t head = {0}, *h = calloc((size_t)nranks + 1, sizeof *h);
+  int rc = h ? 0 : SP_ENOMEM;
+  for (int r = 0; rc == 0 && r < nranks; r++) {
+    rc = sp_col_head_of(all, at, r, &h[r]);
+    if (rc != 0) break;
+    if (r == 0) head = h[r];
+    if (r > 0) head.events_lost += h[r].events_lost;
+    if (h[r].nthreads > head.nthreads) head.nthreads = h[r].nthreads;
   }
   char **names = NULL;
   int64_t n = 0;
-  int rc = sp_col_distinct(all, at, nranks, &names, &n);
+  if (rc == 0) rc = sp_col_distinct(all, at, h, nranks, &names, &n);
   int64_t bytes = (int64_t)sizeof head;
   for (int64_t i = 0; rc == 0 && i < n; i++) bytes += (int64_t)strlen(names[i]) + 1;
   *table = rc == 0 ? malloc((size_t)bytes) : NULL;
   if (rc == 0 && !*table) rc = SP_ENOMEM;
   if (rc == 0) {
+    head.names_len = bytes - (int64_t)sizeof head;
+    head.extras_len = 0;
     memcpy(*table, &head, sizeof head);
     char *p = *table + sizeof head;
     for (int64_t i = 0; i < n; i++) {
@@ -314,13 +370,16 @@ static int sp_col_table_make(const char *all, const int64_t *at, int nranks, cha
     }
     *len = bytes;
   }
+  if (rc == 0) rc = sp_col_sums(all, at, h, nranks, c);
   free(names);
+  free(h);
   return rc;
 }
 
 /* Every rank: the received table into c (names point into it). */
 static int sp_col_table_read(sp_col_local_t *c, char *table, int64_t len) {
   c->gathered = table;
+  c->table_len = len;
   if (len < (int64_t)sizeof(sp_col_head_t)) return SP_EMPI;
   sp_col_head_t h;
   memcpy(&h, table, sizeof h);
@@ -344,31 +403,29 @@ static int sp_col_table_read(sp_col_local_t *c, char *table, int64_t len) {
   return 0;
 }
 
-/* The name table: gathered on rank 0, made there, sent to every rank.
- * Rank 0 holds every rank's names once (not every rank: at 100,000 ranks
- * that would be every rank sorting 2e7 names). */
-static int sp_col_names(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+/* Every rank's blob gathered on rank 0, which makes the name table, the
+ * sums and places and keeps the extras (into c). Rank 0 holds every
+ * rank's names once (not every rank: at 100,000 ranks that would be
+ * every rank sorting 2e7 names). */
+static int sp_col_gather(sp_par_t *par, const sp_local_t *l, int64_t flag, const char *xblob,
+                         int64_t xlen, sp_col_local_t *c) {
   char *blob = NULL, *all = NULL, *table = NULL;
   int64_t len = 0, *at = NULL, tlen = -1;
-  int rc = sp_col_pack(l, &blob, &len);
+  /* xlen -1: this rank failed already; it sends nothing. */
+  int rc = xlen < 0 ? SP_ENOMEM : sp_col_pack(l, c, flag, xblob, xlen, &blob, &len);
   if (!par->active) {
     int64_t one[2] = {0, len};
-    if (rc == 0) rc = sp_col_table_make(blob, one, 1, &table, &tlen);
+    if (rc == 0) rc = sp_col_table_make(blob, one, 1, &table, &tlen, c);
   } else {
     /* Taken part in even after a failure, with an empty blob. */
     int grc = sp__par_gather_root(par, rc == 0 ? blob : "", rc == 0 ? len : 0, &all, &at);
     if (rc == 0) rc = grc;
-    if (par->rank == 0) {
-      int mrc = rc == 0 ? sp_col_table_make(all, at, par->size, &table, &tlen) : rc;
-      if (mrc != 0) tlen = -1; /* the others learn it from the broadcast */
-      if (rc == 0) rc = mrc;
-    }
-    int brc = sp__par_bcast(par, &table, &tlen);
-    if (rc == 0) rc = brc;
+    if (par->rank == 0 && rc == 0) rc = sp_col_table_make(all, at, par->size, &table, &tlen, c);
   }
   free(blob);
   free(all);
   free(at);
+  if (par->rank != 0) return rc;
   if (rc == 0) return sp_col_table_read(c, table, tlen);
   free(table);
   return rc;
@@ -410,18 +467,24 @@ static int sp_col_gids(const sp_local_t *l, sp_col_local_t *c) {
   return rc;
 }
 
-int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c) {
+int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, int64_t flag, const char *xblob,
+                        int64_t xlen, sp_col_local_t *c) {
   int rc = sp_col_counts(l, c);
   /* Collective: taken part in whatever rc is. */
-  int nrc = sp_col_names(par, l, c);
-  if (rc == 0) rc = nrc;
-  if (rc == 0) rc = sp_col_gids(l, c);
+  int grc = sp_col_gather(par, l, flag, xblob, xlen, c);
+  if (rc == 0) rc = grc;
+  if (rc == 0 && par->rank == 0) rc = sp_col_gids(l, c);
   return rc;
 }
 
-int sp__col_local_finish(const sp_local_t *l, int mpi_columns, sp_col_local_t *c) {
-  int rc = sp_col_events(l, mpi_columns, c);
-  if (rc == 0) rc = sp_col_ids(c);
+int sp__col_table_take(const sp_local_t *l, char *table, int64_t len, sp_col_local_t *c) {
+  int rc = sp_col_table_read(c, table, len);
+  return rc == 0 ? sp_col_gids(l, c) : rc;
+}
+
+int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c) {
+  int rc = sp_col_events(l, c);
+  if (rc == 0) rc = sp_col_ids(l, c);
   return rc;
 }
 
@@ -432,14 +495,15 @@ int sp__col_table_serial(const sp_local_t *ls, int n, sp_col_local_t *t) {
   int rc = at && blob ? 0 : SP_ENOMEM;
   for (int r = 0; rc == 0 && r < n; r++) {
     int64_t len = 0;
-    rc = sp_col_pack(&ls[r], &blob[r], &len);
+    const sp_col_local_t no_counts = {0}; /* the caller sums them */
+    rc = sp_col_pack(&ls[r], &no_counts, 0, NULL, 0, &blob[r], &len);
     at[r + 1] = at[r] + len;
   }
   all = rc == 0 ? malloc((size_t)at[n] + 1) : NULL;
   if (rc == 0 && !all) rc = SP_ENOMEM;
   for (int r = 0; rc == 0 && r < n; r++) memcpy(all + at[r], blob[r], (size_t)(at[r + 1] - at[r]));
   int64_t tlen = 0;
-  if (rc == 0) rc = sp_col_table_make(all, at, n, &table, &tlen);
+  if (rc == 0) rc = sp_col_table_make(all, at, n, &table, &tlen, t);
   if (rc == 0) {
     rc = sp_col_table_read(t, table, tlen);
   } else {
@@ -460,7 +524,8 @@ int sp__col_local_build_serial(const sp_local_t *l, const sp_col_local_t *t, int
   c->name_max = t->name_max;
   c->borrowed = 1;
   if (rc == 0) rc = sp_col_gids(l, c);
-  if (rc == 0) rc = sp__col_local_finish(l, mpi_columns, c);
+  if (rc == 0) rc = sp__col_local_finish(l, c);
+  if (rc == 0 && mpi_columns) sp__col_local_mpi_fill(l, c);
   return rc;
 }
 
@@ -474,5 +539,8 @@ void sp__col_local_free(sp_col_local_t *c) {
   if (c->map) munmap(c->map, c->map_len);
   if (!c->borrowed) free(c->names);
   if (!c->borrowed) free(c->gathered);
+  free(c->before_all);
+  free(c->xall);
+  free(c->xat);
   memset(c, 0, sizeof *c);
 }

@@ -18,6 +18,11 @@
 /* From this many ranks on, auto writes the columnar layout. */
 #define SP_COLUMNAR_RANKS 1024
 
+/* The counts each rank sends rank 0 and rank 0 sums: pairs, events,
+ * ranks with MPI call regions, the caller's flag; the first SP_COL_PLACE
+ * of them place a rank's rows and events in the columns. */
+enum { SP_COL_COUNTS = 4, SP_COL_PLACE = 2 };
+
 /* This rank's part of the file. Event arrays hold the events of pair p at
  * [first[p], first[p] + count[p]), in the order of the rank<N> layout
  * (thread by thread, each in recorded order). */
@@ -46,6 +51,15 @@ typedef struct sp_col_local {
   int64_t nnames;
   size_t name_max; /* longest name + 1 */
   char *gathered;  /* the table rank 0 sent: the names point into it */
+  int64_t table_len;
+  /* Rank 0 only, from the first exchange: the counts summed over the
+   * ranks, each rank's place (SP_COL_PLACE sums of the ranks below it),
+   * and every rank's extras (columnar_extras.h), rank r's at
+   * xall[xat[r] .. xat[r + 1]). */
+  int64_t total[SP_COL_COUNTS];
+  int64_t *before_all;
+  char *xall;
+  int64_t *xat;
   /* From the table: rank 0's host and time, totals over ranks. */
   char host0[64];
   int64_t wall_time0, events_lost, clock_tsc0;
@@ -54,15 +68,23 @@ typedef struct sp_col_local {
 } sp_col_local_t;
 
 /* Begins l's part: its counts (npairs, nevents, first, count, ncalls,
- * any_mpi), the name table agreed with every rank of par (gathered on rank
- * 0, broadcast) and its regions' ids. Collective; on failure a rank still
- * takes part in the exchanges. Then sp__col_local_finish, on this rank
- * alone: its events and their call ids (rank 0 creates the file in
- * between, while the others build theirs); mpi_columns: the file has the
- * MPI columns (some rank has MPI call regions), which then hold -1 for
- * this rank's other calls. */
-SP_HIDDEN int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, sp_col_local_t *c);
-SP_HIDDEN int sp__col_local_finish(const sp_local_t *l, int mpi_columns, sp_col_local_t *c);
+ * any_mpi), then every rank's head, names and extras (xblob, xlen bytes:
+ * sp__columnar_extras_pack's) gathered on rank 0, which makes the name
+ * table, the sums and places (total, before_all) and its own regions'
+ * ids. flag: a number of this rank's summed into total[3]. Collective;
+ * on failure a rank still takes part. The others take the table from
+ * rank 0 (columnar_write.c sends it with the file's offsets) with
+ * sp__col_table_take (table: malloc'd, kept by c), which gives their
+ * regions' ids. sp__col_local_finish, on this rank alone, needs neither:
+ * its events and their call ids (rank 0 creates the file in between,
+ * while the others build theirs); sp__col_local_mpi_fill then sets -1
+ * in the MPI columns for its other calls where the file has them (some
+ * rank has MPI call regions). */
+SP_HIDDEN int sp__col_local_begin(sp_par_t *par, const sp_local_t *l, int64_t flag,
+                                  const char *xblob, int64_t xlen, sp_col_local_t *c);
+SP_HIDDEN int sp__col_table_take(const sp_local_t *l, char *table, int64_t len, sp_col_local_t *c);
+SP_HIDDEN int sp__col_local_finish(const sp_local_t *l, sp_col_local_t *c);
+SP_HIDDEN void sp__col_local_mpi_fill(const sp_local_t *l, sp_col_local_t *c);
 SP_HIDDEN void sp__col_local_free(sp_col_local_t *c);
 /* Recovery, serial: the name table (and head) of the n ranks ls into t, as
  * rank 0 makes it at finalize; then one rank's part with t's names

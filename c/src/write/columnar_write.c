@@ -1,14 +1,16 @@
 /* columnar_write.c - every rank's part of the columnar layout, written
  * together (columnar_write.h).
  *
- * Each rank's place in the shared tables comes from one MPI_Exscan of its
- * pair and event counts; every dataset is created once. Then two ways,
- * chosen by SCOPE_PROFILER_METADATA as for the rank<N> layout:
+ * Every rank's counts, names and extras are gathered on rank 0
+ * (columnar_plan.c), which sums the counts into each rank's place in the
+ * shared tables; the sums, the name table and each rank's place go back
+ * in one broadcast (sp_col_send_table). Every dataset is created once,
+ * two ways, chosen by SCOPE_PROFILER_METADATA as for the rank<N> layout:
  * - root (auto): rank 0 alone creates the file with serial HDF5 (a fixed
  *   number of objects: milliseconds at any rank count), the datasets
  *   contiguous and allocated, while the other ranks build their columns;
- *   their file offsets reach every rank in one broadcast, and each rank
- *   writes its slice of every column with pwrite.
+ *   the columns' offsets reach every rank in one more broadcast, and each
+ *   rank writes its slice of every column with pwrite.
  * - collective: all ranks create the file together through parallel HDF5
  *   (collective metadata) and each rank's slice is one hyperslab of a
  *   collective H5Dwrite (MPI-IO collective buffering).
@@ -298,17 +300,70 @@ static int sp_col_pwrite(int fd, const char *p, int64_t len, int64_t at) {
   return 0;
 }
 
+/* The columnar step's second exchange: rank 0 sends every rank its
+ * status, the sums over the ranks and the name table, and each rank its
+ * place in the columns; the others fail with rank 0's status. The others
+ * wait for it (asleep where ranks share cores) before they build their
+ * events: building them while rank 0 still took every rank's blob and
+ * made the table took the CPU from it, 27 ms for the gather at 64 ranks
+ * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept"). rc:
+ * this rank's status so far. */
+enum { SP_COL_HEAD = 1 + SP_COL_COUNTS }; /* status, sums */
+static int sp_col_send_table(sp_col_job_t *j, const sp_local_t *l, int rc) {
+  sp_col_local_t *c = (sp_col_local_t *)j->c;
+  int64_t head[SP_COL_HEAD] = {0};
+  char *buf = NULL;
+  int64_t len = -1;
+  if (j->par->rank == 0) {
+    memcpy(j->total, c->total, sizeof c->total);
+    if (rc == 0 && (j->total[0] > UINT32_MAX || c->nnames > UINT32_MAX))
+      rc = SP_EINVAL; /* uint32 region ids */
+    head[0] = rc;
+    memcpy(head + 1, j->total, sizeof j->total);
+    const int64_t table = rc == 0 ? c->table_len : 0;
+    buf = malloc(sizeof head + (size_t)table);
+    if (buf) {
+      memcpy(buf, head, sizeof head);
+      if (table > 0) memcpy(buf + sizeof head, c->gathered, (size_t)table);
+      len = (int64_t)sizeof head + table;
+    }
+    if (rc == 0 && !buf) rc = SP_ENOMEM;
+  }
+  int64_t mine[SP_COL_PLACE];
+  int brc =
+      sp__par_bcast_each(j->par, &buf, &len, rc == 0 ? c->before_all : NULL, SP_COL_PLACE, mine);
+  if (rc == 0) rc = brc;
+  if (rc == 0 && len < (int64_t)sizeof head) rc = SP_EMPI;
+  if (rc == 0 && j->par->rank != 0) {
+    memcpy(head, buf, sizeof head);
+    memcpy(j->total, head + 1, sizeof j->total);
+    rc = (int)head[0];
+  }
+  if (rc == 0 && j->par->rank != 0) {
+    const int64_t n = len - (int64_t)sizeof head;
+    char *table = malloc((size_t)n + 1);
+    if (!table) rc = SP_ENOMEM;
+    if (table) memcpy(table, buf + sizeof head, (size_t)n);
+    if (rc == 0) rc = sp__col_table_take(l, table, n, c);
+    if (rc == 0 && (j->total[0] > UINT32_MAX || c->nnames > UINT32_MAX)) rc = SP_EINVAL;
+  }
+  free(buf);
+  for (int i = 0; i < SP_COL_PLACE; i++) j->before[i] = mine[i];
+  return rc;
+}
+
 /* root: rank 0 creates the file and sends every rank its status and the
  * columns' offsets (off[]) in one broadcast, before it builds its own
  * events; the others take it once they have built theirs, which they do
  * while rank 0 works in HDF5 (at 16 ranks on 2 cores that left one core
  * idle for 1-3 ms when every rank waited for the file). Rank 0 creates it
- * whatever the other ranks' status: a rank that failed writes nothing into
- * it, and the step's agreement (finalize.c) decides whether it is kept. No
- * agreement of its own, which where ranks share cores costs two wake-ups
- * of every rank. rc: this rank's status so far. */
+ * whatever the other ranks' status: a rank that failed writes nothing
+ * into it, and the step's agreement (finalize.c) decides whether it is
+ * kept. rc: this rank's status so far; off[i]: where column i begins (-1:
+ * no storage). */
 static int sp_col_root_send(sp_col_job_t *j, const char *path, int rc, int64_t *off) {
   int64_t msg[SP_COL_MAX + 1] = {0}; /* rank 0's status, then off[] */
+  for (int i = 0; i <= SP_COL_MAX; i++) msg[i] = i == 0 ? 0 : -1;
   if (j->par->rank == 0) msg[0] = rc != 0 ? rc : sp_col_root_create(j, path, msg + 1);
   char *buf = j->par->rank == 0 ? (char *)msg : NULL; /* the others': malloc'd */
   int64_t len = (int64_t)sizeof msg;
@@ -436,29 +491,33 @@ static int sp_col_rows(sp_col_job_t *j, const sp_col_rank_t *ri, hid_t host_type
 
 int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int64_t flag,
                        int64_t *flag_total) {
+  /* The extras travel with the names in the first exchange: rank 0 holds
+   * them from the start and writes them without exchanges of their own,
+   * which where ranks share cores cost every rank 3-5 wake-ups
+   * (docs/performance.md, "fewer exchanges, first pages kept"). */
+  char *xblob = NULL;
+  int64_t xlen = 0;
+  int rc = sp__columnar_extras_pack(l, &xblob, &xlen);
   sp_col_local_t c;
-  int rc = sp__col_local_begin(par, l, &c);
+  int brc = sp__col_local_begin(par, l, flag, xblob, rc == 0 ? xlen : -1, &c);
+  free(xblob);
+  if (rc == 0) rc = brc;
   sp_col_job_t j = {.par = par, .c = &c};
-  int64_t mine[4] = {c.npairs, c.nevents, c.any_mpi, flag};
-  if (rc != 0) mine[0] = mine[1] = mine[2] = 0;
-  int src = sp__par_scan_i64(par, mine, 4, j.before, j.total);
-  if (rc == 0) rc = src;
-  *flag_total = j.total[3];
-  if (rc == 0 && (j.total[0] > UINT32_MAX || c.nnames > UINT32_MAX))
-    rc = SP_EINVAL; /* uint32 region ids (the totals are every rank's) */
   sp_col_rank_t ri;
   sp_col_rank_info(&l->plan, &ri);
   hid_t host_type = sp_col_str(sizeof ri.host);
-  /* The columns' names and types, for the file's creation; their data
-   * (the events, the rows) comes after. */
-  j.ncol = sp_col_columns(&c, NULL, NULL, &ri, host_type, j.total[2] > 0, j.col);
   const int collective = par->active && sp__state.set.layout_collective;
+  rc = sp_col_send_table(&j, l, rc);
+  j.ncol = sp_col_columns(&c, NULL, NULL, &ri, host_type, j.total[2] > 0, j.col);
   /* root: rank 0 creates the file first and the others build their
    * events meanwhile, then take the broadcast (sp_col_root_send). */
   int64_t off[SP_COL_MAX];
+  for (int i = 0; i < SP_COL_MAX; i++) off[i] = -1;
   if (!collective && par->rank == 0) rc = sp_col_root_send(&j, path, rc, off);
-  if (rc == 0) rc = sp__col_local_finish(l, j.total[2] > 0, &c);
+  if (rc == 0) rc = sp__col_local_finish(l, &c);
   if (!collective && par->rank != 0) rc = sp_col_root_send(&j, path, rc, off);
+  *flag_total = j.total[3];
+  if (rc == 0 && j.total[2] > 0) sp__col_local_mpi_fill(l, &c);
   uint32_t *ranks = NULL;
   uint64_t *offs = NULL;
   if (rc == 0) rc = sp_col_rows(&j, &ri, host_type, &ranks, &offs);
@@ -469,12 +528,10 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int
   } else if (rc == 0) {
     rc = sp_col_pwrite_all(&j, path, off);
   }
-  /* Every rank takes part in the extras' gathers, after a failure too
-   * (with nothing; rank 0 writes nothing when it failed). Rank 0 has a
-   * rank's extras only once that rank's slices are in, so it reopens the
-   * file without an agreement first; the step's agreement (finalize.c)
-   * decides whether the file is kept. */
-  rc = sp__columnar_extras(par, path, l, &c, rc);
+  /* Rank 0 writes the extras once its own slices are in (the others'
+   * may still be on their way: HDF5 touches only its own objects); the
+   * step's agreement (finalize.c) decides whether the file is kept. */
+  if (rc == 0 && par->rank == 0) rc = sp__columnar_extras_write(path, par->size, c.xall, c.xat, &c);
   H5Tclose(host_type);
   free(ranks);
   free(offs);

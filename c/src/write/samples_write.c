@@ -125,25 +125,36 @@ static int sp_samples_write_rank(hid_t file, int rank, const char *blob, int64_t
   return rc;
 }
 
-int sp__samples_gather(sp_par_t *par, const sp_spill_file_t *spill, char **all, int64_t **offs,
-                       int *any) {
-  *all = NULL;
-  *offs = NULL;
+void sp__samples_blob(const sp_spill_file_t *spill, char **blob, int64_t *len) {
   int64_t ntail = 0, period_ns = 0;
   const sp_sample_t *tail = sp__sampler_tail(&ntail, &period_ns);
-  const int mine = period_ns > 0;
-  *any = sp__par_agree(par, mine ? -1 : 0) == -1;
-  if (!*any) return 0; /* no rank sampled */
-  char *blob = NULL;
-  int64_t len = 0;
-  int rc =
-      mine ? sp_samples_pack(spill, tail, ntail, sp__sampler_maxrss(), period_ns, &blob, &len) : 0;
+  *blob = NULL;
+  *len = 0;
+  if (period_ns <= 0) return; /* this rank did not sample */
+  int rc = sp_samples_pack(spill, tail, ntail, sp__sampler_maxrss(), period_ns, blob, len);
   if (rc != 0) { /* the stamps are written all the same */
     sp__log(SP_LOG_WARNING, SP_LOG_ALWAYS, "the samples of RSS and CPU time are lost: %s",
             sp_strerror(rc));
-    rc = 0;
-    len = 0;
+    *blob = NULL;
+    *len = 0;
   }
+}
+
+/* Finalize, collective over par: this rank's samples gathered on rank 0
+ * (*all, offs[r] where rank r's blob starts; the caller frees both).
+ * *any: some rank sampled, the same on every rank; nothing is gathered
+ * when none did. */
+static int sp_samples_gather(sp_par_t *par, const sp_spill_file_t *spill, char **all,
+                             int64_t **offs, int *any) {
+  *all = NULL;
+  *offs = NULL;
+  int64_t ntail = 0, period_ns = 0;
+  (void)sp__sampler_tail(&ntail, &period_ns);
+  *any = sp__par_agree(par, period_ns > 0 ? -1 : 0) == -1;
+  if (!*any) return 0; /* no rank sampled */
+  char *blob = NULL;
+  int64_t len = 0;
+  sp__samples_blob(spill, &blob, &len);
   return sp__par_gather_own(par, blob, len, all, offs);
 }
 
@@ -151,7 +162,7 @@ int sp__samples_finalize(sp_par_t *par, const char *partial_path, const sp_spill
   char *all = NULL;
   int64_t *offs = NULL;
   int any = 0;
-  int rc = sp__samples_gather(par, spill, &all, &offs, &any);
+  int rc = sp_samples_gather(par, spill, &all, &offs, &any);
   if (rc == 0 && any && par->rank == 0) {
     hid_t f = H5Fopen(partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
     int wrc = f >= 0 ? 0 : SP_EHDF5;

@@ -17,12 +17,11 @@ SP_HIDDEN int sp__samples_index_record(sp_spill_file_t *f, uint64_t len, int64_t
 struct sp_par;
 SP_HIDDEN int sp__samples_finalize(struct sp_par *par, const char *partial_path,
                                    const sp_spill_file_t *spill);
-/* Finalize, collective over par: this rank's samples (spilled ones from
- * spill, plus the sampler's tail) gathered on rank 0 (*all, offs[r] where
- * rank r's blob starts; the caller frees both). *any: some rank sampled,
- * the same on every rank; nothing is gathered when none did. */
-SP_HIDDEN int sp__samples_gather(struct sp_par *par, const sp_spill_file_t *spill, char **all,
-                                 int64_t **offs, int *any);
+/* This rank's samples (spilled ones from spill, plus the sampler's tail)
+ * as the blob rank 0 gathers (*len 0:
+ * this rank did not sample, or they are lost, which it says); the caller
+ * frees *blob. */
+SP_HIDDEN void sp__samples_blob(const sp_spill_file_t *spill, char **blob, int64_t *len);
 /* The gathered blobs of nranks ranks into the open columnar file:
  * samples/{times,rss_bytes,cpu_ns,offsets,counts,period_ns} and
  * rank_info/peak_rss_bytes (columnar_write.c lists them). */

@@ -20,6 +20,11 @@ typedef struct sp_mpi_impl {
   unsigned uses; /* operations comm served before this one (the spare, mpi_glue.h) */
   MPI_File fh;
   int gathers; /* polite gathers so far: each its own tag (mpi_polite.h) */
+  /* Rank 0's sends of a broadcast left to complete later (sp_send_all_late):
+   * the requests and the blob they send, which is freed once they have. */
+  MPI_Request *late;
+  int nlate;
+  char *late_blob;
 } sp_mpi_impl_t;
 
 /* The polite gathers' tags: SP_TAG_GATHER + (number % SP_TAG_GATHERS). */
@@ -100,9 +105,32 @@ int sp__par_clock_offset(sp_par_t *p, sp_clock_offset_t *out) {
   return sp__clock_offset_measure(m->comm, m->uses, sp__state.set.finalize_timeout, out);
 }
 
+int sp__par_late_finish(sp_par_t *p) {
+  sp_mpi_impl_t *m = p->impl;
+  if (!m || !m->late) return 0;
+  int err =
+      m->nlate > 0 ? sp__mpi_polite_waitall(m->nlate, m->late, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+  free(m->late);
+  free(m->late_blob);
+  m->late = NULL;
+  m->late_blob = NULL;
+  m->nlate = 0;
+  return err == MPI_SUCCESS ? 0 : SP_EMPI;
+}
+
 void sp__par_end(sp_par_t *p, int keep) {
   sp_mpi_impl_t *m = p->impl;
   if (m) {
+    /* Every rank agreed on success: every rank took the blob, so the sends
+     * complete. Otherwise a rank may never take it: the sends are let go
+     * and their blob is left allocated, since a rank that comes later
+     * still reads it from this rank's memory. */
+    if (keep) {
+      sp__par_late_finish(p);
+    } else {
+      for (int i = 0; i < m->nlate; i++) MPI_Request_free(&m->late[i]);
+      free(m->late);
+    }
     if (m->fh != MPI_FILE_NULL) MPI_File_close(&m->fh);
     if (keep)
       sp__mpi_fin_comm_give_back(m->comm, m->uses + 1);
@@ -406,6 +434,29 @@ static int sp_send_all(sp_par_t *p, void *const *bufs, const void *buf0, int cou
   return err;
 }
 
+/* Rank 0's sends of blob (n bytes, malloc'd: taken over) to every other
+ * rank, completed later (sp__par_late_finish): a message above MPI's eager
+ * limit (4 KiB in Open MPI's shared memory) is sent only once its receiver
+ * has taken it, and rank 0 waiting for the last rank to wake up left its
+ * own next step (creating the file) to compete for the CPU with every
+ * rank that had woken up: 2 ms of a 15-ms finalize at 16 ranks on 2 cores
+ * (docs/performance.md, "rank 0 does not wait for the table"). */
+static int sp_send_all_late(sp_par_t *p, char *blob, int n, int tag) {
+  sp_mpi_impl_t *m = p->impl;
+  int err = sp__par_late_finish(p) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER; /* one at a time */
+  m->late = malloc((size_t)p->size * sizeof *m->late);
+  if (!m->late) { /* sent now, as any other broadcast */
+    if (err == MPI_SUCCESS) err = sp_send_all(p, NULL, blob, n, MPI_BYTE, tag);
+    free(blob);
+    return err;
+  }
+  m->late_blob = blob;
+  for (int r = 1; r < p->size && err == MPI_SUCCESS; r++)
+    if ((err = MPI_Isend(blob, n, MPI_BYTE, r, tag, m->comm, &m->late[m->nlate])) == MPI_SUCCESS)
+      m->nlate++;
+  return err;
+}
+
 /* Receives count values from rank 0, sleeping while waiting. */
 static int sp_recv_politely(sp_par_t *p, void *buf, int count, MPI_Datatype t, int tag) {
   MPI_Request r;
@@ -420,13 +471,20 @@ hid_t sp__par_dxpl(sp_par_t *p) {
 }
 
 /* The broadcast where ranks share CPUs: rank 0 sends to each, the others
- * sleep while waiting. */
-static int sp_bcast_politely(sp_par_t *p, char **buf, int64_t *len) {
+ * sleep while waiting. late: rank 0's *buf is taken over and its sends
+ * complete later (sp_send_all_late). */
+static int sp_bcast_politely(sp_par_t *p, char **buf, int64_t *len, int late) {
   int64_t n = *len;
   if (p->rank == 0) {
     int err = sp_send_all(p, NULL, &n, 1, MPI_INT64_T, SP_TAG_BCAST_LEN);
-    if (err == MPI_SUCCESS && n >= 0)
+    if (late) {
+      char *blob = *buf;
+      *buf = NULL;
+      if (err == MPI_SUCCESS && n >= 0) return sp_send_all_late(p, blob, (int)n, SP_TAG_BCAST);
+      free(blob);
+    } else if (err == MPI_SUCCESS && n >= 0) {
       err = sp_send_all(p, NULL, *buf, (int)n, MPI_BYTE, SP_TAG_BCAST);
+    }
     return err != MPI_SUCCESS ? SP_EMPI : n < 0 ? SP_EMPI : 0;
   }
   if (sp_recv_politely(p, &n, 1, MPI_INT64_T, SP_TAG_BCAST_LEN) != MPI_SUCCESS) return SP_EMPI;
@@ -443,7 +501,7 @@ static int sp_bcast_politely(sp_par_t *p, char **buf, int64_t *len) {
 int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
   if (!p->active) return *len < 0 ? SP_EMPI : 0;
   if (*len > INT32_MAX) *len = -1; /* one message: more is refused */
-  if (p->ranks_per_cpu > 1) return sp_bcast_politely(p, buf, len);
+  if (p->ranks_per_cpu > 1) return sp_bcast_politely(p, buf, len, 0);
   MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
   int64_t n = p->rank == 0 ? *len : 0;
   if (MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm) != MPI_SUCCESS) return SP_EMPI;
@@ -471,7 +529,11 @@ int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *eac
   if (k > 8) return SP_EINVAL;
   if (p->rank != 0) *len = -1; /* until rank 0's length comes */
   if (p->rank == 0) memcpy(mine, each ? each : zeros, (size_t)k * sizeof *mine);
-  if (!p->active) return *len < 0 ? SP_EMPI : 0;
+  if (!p->active) {
+    free(*buf); /* rank 0's, taken over */
+    *buf = NULL;
+    return *len < 0 ? SP_EMPI : 0;
+  }
   MPI_Comm comm = ((sp_mpi_impl_t *)p->impl)->comm;
   if (p->ranks_per_cpu > 1) {
     /* Each rank's values first: small, they go without waiting for their
@@ -483,8 +545,9 @@ int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *eac
       for (int r = 0; bufs && r < p->size; r++) bufs[r] = (void *)(each + (size_t)r * (size_t)k);
       err = sp_send_all(p, bufs, zeros, k, MPI_INT64_T, SP_TAG_EACH);
       free(bufs);
-      if (each && !bufs) *len = -1; /* the values could not be told apart: a failure */
-      int brc = sp__par_bcast(p, buf, len);
+      if (each && !bufs) *len = -1;    /* the values could not be told apart: a failure */
+      if (*len > INT32_MAX) *len = -1; /* one message: more is refused */
+      int brc = sp_bcast_politely(p, buf, len, 1);
       return err != MPI_SUCCESS ? SP_EMPI : brc;
     }
     MPI_Request r;
@@ -500,5 +563,9 @@ int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *eac
   if (*len >= 0) /* rank 0's length came (the same on every rank): the values follow */
     err = MPI_Scatter(each ? each : none, k, MPI_INT64_T, mine, k, MPI_INT64_T, 0, comm);
   free(none);
+  if (p->rank == 0) {
+    free(*buf);
+    *buf = NULL;
+  }
   return err != MPI_SUCCESS ? SP_EMPI : brc;
 }

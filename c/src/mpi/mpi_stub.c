@@ -1,5 +1,7 @@
 /* mpi_stub.c - the MPI interface of finalize in a build without MPI:
  * one process, rank 0, plain POSIX writes. */
+#include <stdlib.h>
+
 #include "par.h"
 
 /* The Fortran module may pass a communicator; without MPI it is refused. */
@@ -85,9 +87,15 @@ int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len) {
 }
 int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *each, int k,
                        int64_t *mine) {
-  (void)p, (void)buf;
+  (void)p;
+  free(*buf); /* rank 0's, taken over */
+  *buf = NULL;
   for (int i = 0; i < k; i++) mine[i] = each ? each[i] : 0;
   return *len < 0 ? SP_EMPI : 0;
+}
+int sp__par_late_finish(sp_par_t *p) {
+  (void)p;
+  return 0;
 }
 int sp__par_send_blob(sp_par_t *p, int to, int tag, const char *blob, int64_t len) {
   (void)p, (void)to, (void)tag, (void)blob, (void)len;

@@ -78,9 +78,15 @@ SP_HIDDEN int sp__par_bcast(sp_par_t *p, char **buf, int64_t *len);
 /* sp__par_bcast, and with it rank r's k values each[r * k .. + k) from
  * rank 0 into mine on rank r (rank 0's own too; zeros where each is NULL
  * on rank 0); k <= 8. Where ranks share cores a waiting rank wakes once
- * for both. Collective. */
+ * for both, and rank 0 does not wait for the last one: it hands its *buf
+ * (malloc'd) over in every case (NULL after), and its sends complete in
+ * sp__par_late_finish or sp__par_end. Collective. */
 SP_HIDDEN int sp__par_bcast_each(sp_par_t *p, char **buf, int64_t *len, const int64_t *each, int k,
                                  int64_t *mine);
+/* Rank 0: waits (asleep where ranks share cores) until the sends of the
+ * last sp__par_bcast_each are complete; 0 or SP_EMPI. Nothing to do
+ * elsewhere. */
+SP_HIDDEN int sp__par_late_finish(sp_par_t *p);
 /* A transfer list for parallel HDF5's collective writes (H5FD_MPIO_COLLECTIVE);
  * the default one without MPI. */
 SP_HIDDEN hid_t sp__par_dxpl(sp_par_t *p);

@@ -306,8 +306,9 @@ static int sp_col_pwrite(int fd, const char *p, int64_t len, int64_t at) {
  * wait for it (asleep where ranks share cores) before they build their
  * events: building them while rank 0 still took every rank's blob and
  * made the table took the CPU from it, 27 ms for the gather at 64 ranks
- * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept"). rc:
- * this rank's status so far. */
+ * on 2 cores (docs/performance.md, "fewer exchanges, first pages kept").
+ * Rank 0 does not wait for them to take it (sp__par_bcast_each): it goes
+ * on to create the file. rc: this rank's status so far. */
 enum { SP_COL_HEAD = 1 + SP_COL_COUNTS }; /* status, sums */
 static int sp_col_send_table(sp_col_job_t *j, const sp_local_t *l, int rc) {
   sp_col_local_t *c = (sp_col_local_t *)j->c;
@@ -532,6 +533,10 @@ int sp__columnar_write(sp_par_t *par, const char *path, const sp_local_t *l, int
    * may still be on their way: HDF5 touches only its own objects); the
    * step's agreement (finalize.c) decides whether the file is kept. */
   if (rc == 0 && par->rank == 0) rc = sp__columnar_extras_write(path, par->size, c.xall, c.xat, &c);
+  /* Rank 0's sends of the table (sp_col_send_table), awaited last: by now
+   * every rank has taken it. */
+  const int lrc = sp__par_late_finish(par);
+  if (rc == 0) rc = lrc;
   H5Tclose(host_type);
   free(ranks);
   free(offs);

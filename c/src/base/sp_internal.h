@@ -492,10 +492,11 @@ SP_HIDDEN void sp__signal_fork_child(void); /* restores the host's actions */
 SP_HIDDEN int sp__signal_is_fault(int signum);
 
 /* ---- first_pages.c ---- */
-/* Memory for a region's first buffer (SP_FIRST_CAP events), kept for the
- * process, or NULL (then malloc); whether p is such memory; giving it
- * back (for the next buffer); held across fork(). */
-SP_HIDDEN void *sp__first_take(void);
+/* Memory for a region's first buffer (cap SP_FIRST_CAP events) or its
+ * second (SP_SECOND_CAP), kept for the process, or NULL (then malloc; any
+ * other cap); whether p is such memory; giving it back (for the next
+ * buffer of its size); held across fork(). */
+SP_HIDDEN void *sp__first_take(int64_t cap);
 SP_HIDDEN int sp__first_owns(const void *p);
 SP_HIDDEN void sp__first_give(void *p);
 SP_HIDDEN void sp__first_fork_lock(void);
@@ -535,7 +536,8 @@ SP_HIDDEN sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64
                                              int64_t ncap);
 
 /* ---- array_stock.c ---- */
-#define SP_FIRST_CAP 256    /* events in a region's first buffer (4 KiB: one page) */
+#define SP_FIRST_CAP 16     /* events in a region's first buffer (256 B: first_pages.c) */
+#define SP_SECOND_CAP 256   /* events in the buffer it grows into (4 KiB: one page) */
 #define SP_HEAD_EVENTS 2048 /* events of a stocked slot whose pages are touched (32 KiB) */
 /* Starts the thread that keeps arrays of first_cap events, and slots of
  * slot_cap events (0: none), faulted in ahead of need (sp_setup). */

@@ -128,7 +128,7 @@ int64_t sp__slab_slot_cap(void) {
 }
 
 sp_event_t *sp__event_array_new_cold(int64_t cap) {
-  void *p = cap == SP_FIRST_CAP ? sp__first_take() : NULL; /* first_pages.c */
+  void *p = sp__first_take(cap); /* first_pages.c: a first or second buffer */
   if (!p && cap > 0 && cap == sp__slab_slot_cap()) p = sp__slab_take();
   if (!p) p = malloc((size_t)cap * sizeof(sp_event_t)); /* also when no slot could be mapped */
   return p;

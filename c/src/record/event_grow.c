@@ -54,19 +54,15 @@ sp_event_t *sp__event_array_resize(sp_event_t *ev, int64_t used, int64_t cap, in
       if (ne) sp__event_pages_touch(ne, (size_t)ncap * sizeof *ev);
     }
   }
-  if (!ne && in_slot) ne = sp__event_array_new(ncap); /* past the limit: out of the slab */
+  /* Past the limit, out of the slab; or out of a first or second buffer
+   * (first_pages.c: the second's piece, else malloc), not realloc's. */
+  if (!ne && (in_slot || sp__first_owns(ev))) ne = sp__event_array_new(ncap);
   if (ne) {
     if (used > 0) memcpy(ne, ev, (size_t)used * sizeof *ev);
     sp__event_array_free(ev);
     return ne;
   }
-  if (sp__first_owns(ev)) { /* not malloc's: moved by hand */
-    ne = malloc((size_t)ncap * sizeof *ne);
-    if (ne && used > 0) memcpy(ne, ev, (size_t)used * sizeof *ev);
-    if (ne) sp__first_give(ev);
-    if (ne) sp__event_pages_touch(ne + used, (size_t)(ncap - used) * sizeof *ne);
-    return ne;
-  }
+  if (in_slot || sp__first_owns(ev)) return NULL; /* not malloc's: never realloc'd */
   /* realloc moves a large block by remapping it, without a copy. */
   ne = realloc(ev, (size_t)ncap * sizeof *ne);
   if (ne) sp__event_pages_touch(ne + cap, grown);

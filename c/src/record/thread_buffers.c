@@ -210,7 +210,8 @@ int sp__rbuf_make_room(sp_thread_t *t, int32_t h) {
   sp_rbuf_t *b = &t->bufs[h];
   const int64_t limit = sp__state.cfg.buffer_limit;
   if (b->cap < limit || !sp__state.cfg.flush_to_disk) {
-    int64_t ncap = b->cap ? b->cap * 2 : SP_FIRST_CAP;
+    /* A first buffer grows into a page (first_pages.c), then doubles. */
+    int64_t ncap = b->cap == SP_FIRST_CAP ? SP_SECOND_CAP : b->cap ? b->cap * 2 : SP_FIRST_CAP;
     if (sp__state.cfg.flush_to_disk && ncap > limit) ncap = limit;
     if (ncap <= b->cap) ncap = b->cap + 1;
     const int64_t grant = sp__trace_budget_take(ncap - b->cap, 0);

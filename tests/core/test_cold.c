@@ -95,9 +95,30 @@ static void fresh_many(const char *tag, long long limit) {
 static void case_fresh_many(void) { fresh_many("fresh_many", 0); }
 
 /* Slots smaller than a stocked slot's touched head (3000 events), and no
- * slots at all (500 events: less than a first buffer). */
+ * slots at all (500 events: 8,000 bytes, less than the smallest slot). */
 static void case_small_slots(void) { fresh_many("small_slots", 3000); }
 static void case_no_slots(void) { fresh_many("no_slots", 500); }
+
+/* Calls on each side of a buffer's sizes (first_pages.c: 16 events, then
+ * a page of 256, then doubling), the regions' calls interleaved so that
+ * their buffers grow in turn; with the default limit, a limit between the
+ * first two sizes (20: the first grows to it, then spills) and one below
+ * the first (10: the first buffer is the limit). */
+static void first_sizes(const char *tag, long long limit) {
+  static const long calls[] = {1, 15, 16, 17, 255, 256, 257, 272, 273, 512, 513, 4097};
+  enum { N = sizeof calls / sizeof *calls };
+  setup(tag, limit);
+  int h[N];
+  for (int k = 0; k < N; k++) h[k] = region("sized", (int)calls[k]);
+  for (long i = 0; i < calls[N - 1]; i++)
+    for (int k = 0; k < N; k++)
+      if (i < calls[k]) pairs(h[k], k, 1);
+  finish(tag);
+}
+
+static void case_first_sizes(void) { first_sizes("first_sizes", 0); }
+static void case_first_sizes_limit20(void) { first_sizes("first_sizes_limit20", 20); }
+static void case_first_sizes_limit10(void) { first_sizes("first_sizes_limit10", 10); }
 
 /* 16 regions used in turn: their buffers fill at the same time, and the
  * writer takes all 16 at once; 1.92e6 calls, 19 full buffers each. */
@@ -412,6 +433,9 @@ int main(int argc, char **argv) {
       SP_TEST_CASE(fresh_many),
       SP_TEST_CASE(small_slots),
       SP_TEST_CASE(no_slots),
+      SP_TEST_CASE(first_sizes),
+      SP_TEST_CASE(first_sizes_limit20),
+      SP_TEST_CASE(first_sizes_limit10),
       SP_TEST_CASE(turns16),
       SP_TEST_CASE(threads),
       SP_TEST_CASE(fork),

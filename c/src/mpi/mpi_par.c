@@ -121,16 +121,10 @@ int sp__par_late_finish(sp_par_t *p) {
 void sp__par_end(sp_par_t *p, int keep) {
   sp_mpi_impl_t *m = p->impl;
   if (m) {
-    /* Every rank agreed on success: every rank took the blob, so the sends
-     * complete. Otherwise a rank may never take it: the sends are let go
-     * and their blob is left allocated, since a rank that comes later
-     * still reads it from this rank's memory. */
-    if (keep) {
-      sp__par_late_finish(p);
-    } else {
-      for (int i = 0; i < m->nlate; i++) MPI_Request_free(&m->late[i]);
-      free(m->late);
-    }
+    /* Every rank takes rank 0's blob whatever its status (the broadcast
+     * is collective): this wait is the one the broadcast itself made before
+     * its sends were left to complete later, moved. */
+    sp__par_late_finish(p);
     if (m->fh != MPI_FILE_NULL) MPI_File_close(&m->fh);
     if (keep)
       sp__mpi_fin_comm_give_back(m->comm, m->uses + 1);

@@ -13,7 +13,7 @@ out=${3:-$(mktemp -d)}
 mkdir -p "$out"
 exe=$build/tests/bench/scale/bench_columnar
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-echo "# ranks regions calls pairs bytes ranks_s columnar_s coll_s base_s ranks_us/pair columnar_us/pair beyond_us/pair coll_us/pair columnar/base ranks/columnar"
+echo "# ranks regions calls pairs bytes ranks_s columnar_s coll_s base_s ranks_us/pair columnar_us/pair beyond_us/pair coll_us/pair columnar/base ranks/columnar columnar_cpu_ms base_cpu_ms"
 np=1
 while [ "$np" -le "$max" ]; do
   reps=2

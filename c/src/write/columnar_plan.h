@@ -73,7 +73,7 @@ typedef struct sp_col_local {
  * table, the sums and places (total, before_all) and its own regions'
  * ids. flag: a number of this rank's summed into total[3]. Collective;
  * on failure a rank still takes part. The others take the table from
- * rank 0 (columnar_write.c sends it with the file's offsets) with
+ * rank 0 (columnar_write.c sends it before the file's offsets) with
  * sp__col_table_take (table: malloc'd, kept by c), which gives their
  * regions' ids. sp__col_local_finish, on this rank alone, needs neither:
  * its events and their call ids (rank 0 creates the file in between,

@@ -341,11 +341,12 @@ static int sp_col_send_table(sp_col_job_t *j, const sp_local_t *l, int rc) {
     rc = (int)head[0];
   }
   if (rc == 0 && j->par->rank != 0) {
+    /* The table follows the head in the message: moved to its start, the
+     * received buffer is kept by c (sp__col_table_take), not copied. */
     const int64_t n = len - (int64_t)sizeof head;
-    char *table = malloc((size_t)n + 1);
-    if (!table) rc = SP_ENOMEM;
-    if (table) memcpy(table, buf + sizeof head, (size_t)n);
-    if (rc == 0) rc = sp__col_table_take(l, table, n, c);
+    memmove(buf, buf + sizeof head, (size_t)n);
+    rc = sp__col_table_take(l, buf, n, c);
+    buf = NULL;
     if (rc == 0 && (j->total[0] > UINT32_MAX || c->nnames > UINT32_MAX)) rc = SP_EINVAL;
   }
   free(buf);

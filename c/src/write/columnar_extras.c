@@ -363,15 +363,17 @@ int sp__columnar_extras_pack(const sp_local_t *l, char **blob, int64_t *len) {
   return rc;
 }
 
-/* Part k (0 plan, 1 samples, 2 completions) of every rank's blob into
- * *out and *outat (rank r's at (*outat)[r]); 0 also sets *any (some rank
- * has one of length > 0). A damaged blob: SP_EMPI. */
-static int sp_ex_part(int nranks, const char *all, const int64_t *at, int k, char **out,
-                      int64_t **outat, int *any) {
-  *outat = calloc((size_t)nranks + 1, sizeof **outat);
-  *out = malloc((size_t)(at[nranks] > 0 ? at[nranks] : 1));
-  if (!*outat || !*out) return SP_ENOMEM;
-  *any = 0;
+/* Every rank's blob split into its three parts (0 plan, 1 samples, 2
+ * completions): part k of rank r at out[k] + outat[k][r]; any[k]: some
+ * rank has one of length > 0. A damaged blob: SP_EMPI. */
+static int sp_ex_split(int nranks, const char *all, const int64_t *at, char *out[3],
+                       int64_t *outat[3], int any[3]) {
+  for (int k = 0; k < 3; k++) {
+    outat[k] = calloc((size_t)nranks + 1, sizeof *outat[k]);
+    out[k] = malloc((size_t)(at[nranks] > 0 ? at[nranks] : 1));
+    if (!outat[k] || !out[k]) return SP_ENOMEM;
+    any[k] = 0;
+  }
   for (int r = 0; r < nranks; r++) {
     const int64_t n = at[r + 1] - at[r];
     sp_ex_head_t h = {0, 0, 0};
@@ -381,10 +383,13 @@ static int sp_ex_part(int nranks, const char *all, const int64_t *at, int k, cha
     if (len[0] < 0 || len[1] < 0 || len[2] < 0 ||
         (n > 0 && len[0] + len[1] + len[2] != n - (int64_t)sizeof h))
       return SP_EMPI;
-    const int64_t from = at[r] + (int64_t)sizeof h + (k > 0 ? len[0] : 0) + (k > 1 ? len[1] : 0);
-    if (len[k] > 0) memcpy(*out + (*outat)[r], all + from, (size_t)len[k]);
-    (*outat)[r + 1] = (*outat)[r] + len[k];
-    *any |= len[k] > 0;
+    int64_t from = at[r] + (int64_t)sizeof h;
+    for (int k = 0; k < 3; k++) {
+      if (len[k] > 0) memcpy(out[k] + outat[k][r], all + from, (size_t)len[k]);
+      outat[k][r + 1] = outat[k][r] + len[k];
+      any[k] |= len[k] > 0;
+      from += len[k];
+    }
   }
   return 0;
 }
@@ -393,9 +398,8 @@ int sp__columnar_extras_write(const char *path, int nranks, const char *all, con
                               const sp_col_local_t *c) {
   char *part[3] = {NULL, NULL, NULL};
   int64_t *pat[3] = {NULL, NULL, NULL};
-  int any[3] = {0, 0, 0}, rc = 0;
-  for (int k = 0; rc == 0 && k < 3; k++)
-    rc = sp_ex_part(nranks, all, at, k, &part[k], &pat[k], &any[k]);
+  int any[3] = {0, 0, 0};
+  int rc = sp_ex_split(nranks, all, at, part, pat, any);
   sp_ex_blobs_t done = {part[2], any[2] ? pat[2] : NULL};
   if (rc == 0)
     rc = sp_ex_write_gathered(path, nranks, part[0], pat[0], part[1], any[1] ? pat[1] : NULL, &done,
